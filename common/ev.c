@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* placeholder: the runtime lands here */
+#include "common/ev.h"
