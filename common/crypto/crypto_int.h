@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* Internals of common/crypto: per-thread OpenSSL contexts and helpers. Not for other folders. */
+#ifndef SOLOCORE_COMMON_CRYPTO_INT_H
+#define SOLOCORE_COMMON_CRYPTO_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/evp.h>
+
+/* Per-thread contexts, created on first use and reused: re-keying an EVP cipher context does not
+ * allocate (checked by tests/crypto/test_nomalloc.c), creating one does. */
+struct crypto_tls {
+	EVP_CIPHER_CTX *ecb; /* AES-128-ECB, Milenage and CMAC subkeys */
+	EVP_CIPHER_CTX *cbc; /* AES-128-CBC, the CMAC chain of 128-NIA2 */
+	EVP_CIPHER_CTX *ctr; /* AES-128-CTR, 128-NEA2 */
+	/* 128-NIA2: key whose CMAC subkeys are cached (saves one block per MAC for the same key). */
+	uint8_t cmac_key[16];
+	uint8_t cmac_k1[16], cmac_k2[16];
+	int cmac_valid;
+};
+
+/* NULL if OpenSSL cannot create the contexts. */
+struct crypto_tls *crypto_tls_get(void);
+
+/* AES-128-ECB single block with a key schedule set by crypto_aes_key(). */
+int crypto_aes_key(struct crypto_tls *t, const uint8_t key[16]);
+int crypto_aes_block(struct crypto_tls *t, const uint8_t in[16], uint8_t out[16]);
+
+/* HMAC-SHA-256 over up to 4 pieces without allocation (kdf.c). */
+void crypto_hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *const piece[],
+			const size_t plen[], unsigned n, uint8_t out[32]);
+void crypto_sha256(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, uint8_t out[32]);
+
+/* SNOW 3G based 128-NEA1 / 128-NIA1 (snow3g.c) and ZUC based 128-NEA3 / 128-NIA3 (zuc.c). */
+void crypto_nea1(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t dir,
+		 const uint8_t *in, uint8_t *out, size_t bitlen);
+void crypto_nia1(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t dir,
+		 const uint8_t *msg, size_t bitlen, uint8_t mac[4]);
+void crypto_nea3(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t dir,
+		 const uint8_t *in, uint8_t *out, size_t bitlen);
+void crypto_nia3(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t dir,
+		 const uint8_t *msg, size_t bitlen, uint8_t mac[4]);
+
+static inline uint32_t crypto_get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void crypto_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+#endif

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* Per-thread OpenSSL cipher contexts: created once per thread, re-keyed per call without
+ * allocation, freed (and their key material wiped) by crypto_thread_cleanup(). */
+#include "common/crypto/crypto.h"
+#include "common/crypto/crypto_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+static __thread struct crypto_tls *tls;
+static __thread struct crypto_tls tls_store;
+
+static EVP_CIPHER_CTX *new_ctx(const EVP_CIPHER *c)
+{
+	static const uint8_t zero[16];
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+	if (!ctx)
+		return NULL;
+	if (EVP_EncryptInit_ex(ctx, c, NULL, zero, zero) != 1) {
+		EVP_CIPHER_CTX_free(ctx);
+		return NULL;
+	}
+	EVP_CIPHER_CTX_set_padding(ctx, 0);
+	return ctx;
+}
+
+struct crypto_tls *crypto_tls_get(void)
+{
+	struct crypto_tls *t = &tls_store;
+
+	if (tls)
+		return tls;
+	t->ecb = new_ctx(EVP_aes_128_ecb());
+	t->cbc = new_ctx(EVP_aes_128_cbc());
+	t->ctr = new_ctx(EVP_aes_128_ctr());
+	if (!t->ecb || !t->cbc || !t->ctr) {
+		crypto_thread_cleanup();
+		return NULL;
+	}
+	t->cmac_valid = 0;
+	tls = t;
+	return t;
+}
+
+void crypto_thread_cleanup(void)
+{
+	struct crypto_tls *t = &tls_store;
+
+	EVP_CIPHER_CTX_free(t->ecb);
+	EVP_CIPHER_CTX_free(t->cbc);
+	EVP_CIPHER_CTX_free(t->ctr);
+	OPENSSL_cleanse(t, sizeof(*t));
+	tls = NULL;
+}
+
+int crypto_aes_key(struct crypto_tls *t, const uint8_t key[16])
+{
+	return EVP_EncryptInit_ex(t->ecb, NULL, NULL, key, NULL) == 1 ? 0 : -EIO;
+}
+
+int crypto_aes_block(struct crypto_tls *t, const uint8_t in[16], uint8_t out[16])
+{
+	int olen = 0;
+
+	return EVP_EncryptUpdate(t->ecb, out, &olen, in, 16) == 1 && olen == 16 ? 0 : -EIO;
+}
