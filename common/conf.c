@@ -1,3 +1,797 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
-/* placeholder: the runtime lands here */
+/*
+ * conf - the schema engine: YAML (libyaml document API) -> struct conf,
+ * defaults, printing and comparison, all driven by the table in
+ * conf_schema.c. The table's defaults are YAML text parsed by the same code
+ * as a file, so a default can never be something the file syntax could not
+ * express, and `config print` output loads back into an identical struct.
+ */
 #include "common/conf.h"
+#include "common/conf_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#define CONF_FILE_MAX (1u << 20)   /* a config larger than 1 MiB is a mistake */
+
+struct pctx {
+	yaml_document_t *doc;
+	const char *name;
+	char *err;
+	size_t errsz;
+	char path[256];
+	size_t plen;
+};
+
+static const struct conf_item root_item = {
+	.key = "", .kind = CK_MAP, .sub = conf_schema,
+};
+
+/* ---- small helpers ---- */
+
+static void fail(struct pctx *p, const yaml_mark_t *m, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void fail(struct pctx *p, const yaml_mark_t *m, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!p->errsz)
+		return;
+	n = snprintf(p->err, p->errsz, "%s:%zu:%zu: %s%s", p->name, m ? m->line + 1 : 1,
+		     m ? m->column + 1 : 1, p->path, p->plen ? ": " : "");
+	if (n < 0 || (size_t)n >= p->errsz)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, p->errsz - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+static size_t path_push(struct pctx *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static size_t path_push(struct pctx *p, const char *fmt, ...)
+{
+	size_t old = p->plen;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(p->path + p->plen, sizeof(p->path) - p->plen, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		p->plen += (size_t)n;
+	if (p->plen >= sizeof(p->path))
+		p->plen = sizeof(p->path) - 1;
+	return old;
+}
+
+static void path_pop(struct pctx *p, size_t old)
+{
+	p->plen = old;
+	p->path[old] = 0;
+}
+
+/* "a mapping", "a list" or the scalar quoted, for "expected X, got Y". */
+static const char *got(const yaml_node_t *n, char *buf, size_t bufsz)
+{
+	if (n->type == YAML_MAPPING_NODE)
+		return "a mapping";
+	if (n->type == YAML_SEQUENCE_NODE)
+		return "a list";
+	snprintf(buf, bufsz, "\"%.*s\"", n->data.scalar.length > 40 ? 40 : (int)n->data.scalar.length,
+		 (const char *)n->data.scalar.value);
+	return buf;
+}
+
+static void set_uint(void *ptr, size_t size, uint64_t v)
+{
+	switch (size) {
+	case 1: *(uint8_t *)ptr = (uint8_t)v; break;
+	case 2: *(uint16_t *)ptr = (uint16_t)v; break;
+	case 4: *(uint32_t *)ptr = (uint32_t)v; break;
+	default: *(uint64_t *)ptr = v; break;
+	}
+}
+
+static uint64_t get_uint(const void *ptr, size_t size)
+{
+	switch (size) {
+	case 1: return *(const uint8_t *)ptr;
+	case 2: return *(const uint16_t *)ptr;
+	case 4: return *(const uint32_t *)ptr;
+	default: return *(const uint64_t *)ptr;
+	}
+}
+
+static int hexval(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	ch = tolower(ch);
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	return -1;
+}
+
+static const char *expected_what(const struct conf_item *it, char *buf, size_t bufsz)
+{
+	size_t o = 0;
+
+	switch (it->kind) {
+	case CK_MAP: return "a mapping";
+	case CK_LIST: return "a list";
+	case CK_BOOL: return "true or false";
+	case CK_INT: return "an integer";
+	case CK_STR: return "a string";
+	case CK_HEXINT:
+		snprintf(buf, bufsz, "%zu hex digits", it->size);
+		return buf;
+	case CK_HEX:
+		snprintf(buf, bufsz, "%zu hex digits", it->size * 2);
+		return buf;
+	case CK_ENUM:
+		o = (size_t)snprintf(buf, bufsz, "one of ");
+		for (unsigned i = 0; it->names[i] && o < bufsz; i++)
+			o += (size_t)snprintf(buf + o, bufsz - o, "%s%s", i ? ", " : "", it->names[i]);
+		return buf;
+	}
+	return "?";
+}
+
+/* ---- parsing ---- */
+
+static int apply(struct pctx *p, const struct conf_item *it, yaml_node_t *n, void *ptr);
+
+static int run_check(struct pctx *p, const struct conf_item *it, yaml_node_t *n, void *ptr)
+{
+	char buf[256];
+	const char *why;
+
+	if (!it->check)
+		return 0;
+	why = it->check(ptr, buf, sizeof(buf));
+	if (why) {
+		fail(p, &n->start_mark, "%s", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int apply_scalar(struct pctx *p, const struct conf_item *it, yaml_node_t *n, void *ptr)
+{
+	char b1[160], b2[64];
+	const char *s;
+	size_t len;
+
+	if (n->type != YAML_SCALAR_NODE) {
+		fail(p, &n->start_mark, "expected %s, got %s", expected_what(it, b1, sizeof(b1)),
+		     got(n, b2, sizeof(b2)));
+		return -EINVAL;
+	}
+	s = (const char *)n->data.scalar.value;
+	len = n->data.scalar.length;
+	if (strlen(s) != len) {
+		fail(p, &n->start_mark, "NUL character in value");
+		return -EINVAL;
+	}
+	switch (it->kind) {
+	case CK_BOOL:
+		if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on"))
+			*(bool *)ptr = true;
+		else if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off"))
+			*(bool *)ptr = false;
+		else
+			goto wrong;
+		break;
+	case CK_INT: {
+		char *end;
+		long long v;
+
+		if (!len || !(isdigit((unsigned char)s[0]) || s[0] == '-'))
+			goto wrong;
+		errno = 0;
+		v = strtoll(s, &end, 10);
+		if (*end)
+			goto wrong;
+		if (errno == ERANGE || v < it->min || v > it->max) {
+			fail(p, &n->start_mark, "%s is out of range %" PRId64 "..%" PRId64, s, it->min, it->max);
+			return -EINVAL;
+		}
+		set_uint(ptr, it->size, (uint64_t)v);
+		break;
+	}
+	case CK_STR:
+		if (len >= it->size) {
+			fail(p, &n->start_mark, "longer than %zu characters", it->size - 1);
+			return -EINVAL;
+		}
+		if (!len && (it->flags & CF_NONEMPTY)) {
+			fail(p, &n->start_mark, "must not be empty");
+			return -EINVAL;
+		}
+		memset(ptr, 0, it->size);
+		memcpy(ptr, s, len);
+		break;
+	case CK_ENUM:
+		for (unsigned i = 0; it->names[i]; i++) {
+			if (!strcmp(s, it->names[i])) {
+				*(uint8_t *)ptr = (uint8_t)i;
+				return run_check(p, it, n, ptr);
+			}
+		}
+		fail(p, &n->start_mark, "\"%s\" is not %s", s, expected_what(it, b1, sizeof(b1)));
+		return -EINVAL;
+	case CK_HEXINT: {
+		uint32_t v = 0;
+
+		if (len != it->size)
+			goto wrong;
+		for (size_t i = 0; i < len; i++) {
+			int h = hexval((unsigned char)s[i]);
+
+			if (h < 0)
+				goto wrong;
+			v = v << 4 | (uint32_t)h;
+		}
+		*(uint32_t *)ptr = v;
+		break;
+	}
+	case CK_HEX:
+		if (!strcmp(s, "<redacted>")) {
+			fail(p, &n->start_mark, "a redacted key cannot be loaded: give the key or a key file");
+			return -EINVAL;
+		}
+		if (len != 2 * it->size)
+			goto wrong;
+		for (size_t i = 0; i < it->size; i++) {
+			int hi = hexval((unsigned char)s[2 * i]), lo = hexval((unsigned char)s[2 * i + 1]);
+
+			if (hi < 0 || lo < 0)
+				goto wrong;
+			((uint8_t *)ptr)[i] = (uint8_t)(hi << 4 | lo);
+		}
+		break;
+	default:
+		goto wrong;
+	}
+	return run_check(p, it, n, ptr);
+wrong:
+	/* Never echo a would-be secret. */
+	fail(p, &n->start_mark, "expected %s, got %s", expected_what(it, b1, sizeof(b1)),
+	     (it->flags & CF_SECRET) ? "something else" : got(n, b2, sizeof(b2)));
+	return -EINVAL;
+}
+
+static const struct conf_item *find_child(const struct conf_item *items, const char *key)
+{
+	for (const struct conf_item *c = items; c->key; c++)
+		if (!strcmp(c->key, key))
+			return c;
+	return NULL;
+}
+
+static void apply_defaults(struct pctx *p, const struct conf_item *items, void *base);
+
+/* Nested mappings group keys of one struct: children's offsets are relative
+ * to the same base (struct conf, or a list entry's struct). */
+static int apply_map(struct pctx *p, const struct conf_item *it, yaml_node_t *n, void *base)
+{
+	void *ptr = (char *)base + it->off;
+	yaml_node_pair_t *a, *b;
+	char b2[64];
+
+	if (n->type != YAML_MAPPING_NODE) {
+		/* An empty value ("key:") stands for an empty mapping. */
+		if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length &&
+		    n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+			return run_check(p, it, n, ptr);
+		fail(p, &n->start_mark, "expected a mapping, got %s", got(n, b2, sizeof(b2)));
+		return -EINVAL;
+	}
+	for (a = n->data.mapping.pairs.start; a < n->data.mapping.pairs.top; a++) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, a->key);
+		yaml_node_t *v = yaml_document_get_node(p->doc, a->value);
+		const struct conf_item *c;
+		const char *key;
+		size_t old;
+		int rc;
+
+		if (k->type != YAML_SCALAR_NODE) {
+			fail(p, &k->start_mark, "a key must be a plain name");
+			return -EINVAL;
+		}
+		key = (const char *)k->data.scalar.value;
+		old = path_push(p, "%s%s", p->plen ? "." : "", key);
+		for (b = n->data.mapping.pairs.start; b < a; b++) {
+			yaml_node_t *k2 = yaml_document_get_node(p->doc, b->key);
+
+			if (k2->type == YAML_SCALAR_NODE && !strcmp((const char *)k2->data.scalar.value, key)) {
+				fail(p, &k->start_mark, "duplicate key");
+				return -EINVAL;
+			}
+		}
+		c = find_child(it->sub, key);
+		if (!c) {
+			fail(p, &k->start_mark, "unknown key");
+			return -EINVAL;
+		}
+		rc = apply(p, c, v, base);
+		if (rc < 0)
+			return rc;
+		if (c->flags & CF_HAS)
+			*((bool *)base + c->has_off) = true;
+		path_pop(p, old);
+	}
+	for (const struct conf_item *c = it->sub; c->key; c++) {
+		bool seen = false;
+
+		if (!(c->flags & CF_REQUIRED))
+			continue;
+		for (a = n->data.mapping.pairs.start; a < n->data.mapping.pairs.top && !seen; a++) {
+			yaml_node_t *k = yaml_document_get_node(p->doc, a->key);
+
+			seen = !strcmp((const char *)k->data.scalar.value, c->key);
+		}
+		if (!seen) {
+			fail(p, &n->start_mark, "missing key %s", c->key);
+			return -EINVAL;
+		}
+	}
+	return run_check(p, it, n, ptr);
+}
+
+static int apply_list(struct pctx *p, const struct conf_item *it, yaml_node_t *n, void *base)
+{
+	const struct conf_item *el = it->sub;
+	void *ptr = (char *)base + it->off;
+	unsigned *cnt = (unsigned *)((char *)base + it->cnt_off);
+	yaml_node_item_t *i;
+	unsigned count = 0;
+	char b2[64], buf[256];
+	int64_t len;
+
+	if (n->type != YAML_SEQUENCE_NODE) {
+		fail(p, &n->start_mark, "expected a list, got %s", got(n, b2, sizeof(b2)));
+		return -EINVAL;
+	}
+	len = n->data.sequence.items.top - n->data.sequence.items.start;
+	if (len > it->max) {
+		fail(p, &n->start_mark, "more than %" PRId64 " entries", it->max);
+		return -EINVAL;
+	}
+	if (len < it->min) {
+		fail(p, &n->start_mark, "needs at least %" PRId64 " %s", it->min,
+		     it->min == 1 ? "entry" : "entries");
+		return -EINVAL;
+	}
+	memset(ptr, 0, it->size * (size_t)it->max);
+	*cnt = 0;
+	for (i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++, count++) {
+		yaml_node_t *v = yaml_document_get_node(p->doc, *i);
+		void *eptr = (char *)ptr + it->size * count;
+		size_t old = path_push(p, "[%u]", count);
+		int rc;
+
+		if (el->kind == CK_MAP)
+			apply_defaults(p, el->sub, eptr);
+		rc = apply(p, el, v, eptr);
+		if (rc < 0)
+			return rc;
+		if ((it->flags & CF_UNIQUE) && el->kind != CK_MAP) {
+			for (unsigned j = 0; j < count; j++) {
+				if (!memcmp((char *)ptr + it->size * j, eptr, it->size)) {
+					fail(p, &v->start_mark, "duplicate value");
+					return -EINVAL;
+				}
+			}
+		}
+		path_pop(p, old);
+	}
+	*cnt = count;
+	if (it->check_list) {
+		unsigned bad = 0;
+		const char *why = it->check_list(ptr, count, &bad, buf, sizeof(buf));
+
+		if (why) {
+			yaml_node_t *v = yaml_document_get_node(p->doc, n->data.sequence.items.start[bad]);
+			size_t old = path_push(p, "[%u]", bad);
+
+			fail(p, &v->start_mark, "%s", why);
+			path_pop(p, old);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* base: the struct the item's offset is relative to. */
+static int apply(struct pctx *p, const struct conf_item *it, yaml_node_t *n, void *base)
+{
+	switch (it->kind) {
+	case CK_MAP:
+		return apply_map(p, it, n, base);
+	case CK_LIST:
+		return apply_list(p, it, n, base);
+	default:
+		return apply_scalar(p, it, n, (char *)base + it->off);
+	}
+}
+
+/* Parse text into doc; on a syntax error fill p->err and return -EINVAL. */
+static int load_doc(struct pctx *p, const char *text, size_t len, yaml_document_t *doc)
+{
+	yaml_parser_t parser;
+	yaml_document_t extra;
+	int rc = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, doc)) {
+		p->plen = 0;
+		p->path[0] = 0;
+		fail(p, &parser.problem_mark, "syntax error: %s%s%s%s", parser.problem ? parser.problem : "?",
+		     parser.context ? " (" : "", parser.context ? parser.context : "", parser.context ? ")" : "");
+		yaml_parser_delete(&parser);
+		return -EINVAL;
+	}
+	/* A second document ("---") would be silently ignored: refuse it. */
+	if (!yaml_parser_load(&parser, &extra)) {
+		fail(p, &parser.problem_mark, "syntax error: %s", parser.problem ? parser.problem : "?");
+		rc = -EINVAL;
+	} else {
+		yaml_node_t *r = yaml_document_get_root_node(&extra);
+
+		if (r) {
+			fail(p, &r->start_mark, "only one YAML document is allowed");
+			rc = -EINVAL;
+		}
+		yaml_document_delete(&extra);
+	}
+	yaml_parser_delete(&parser);
+	if (rc < 0)
+		yaml_document_delete(doc);
+	return rc;
+}
+
+/* A default is YAML text for one value; parse and apply it like file content. */
+static void apply_defaults(struct pctx *p, const struct conf_item *items, void *base)
+{
+	for (const struct conf_item *c = items; c->key; c++) {
+		if (c->def) {
+			struct pctx dp = { .name = "<default>", .err = p->err, .errsz = p->errsz };
+			yaml_document_t doc;
+			yaml_node_t *r;
+
+			path_push(&dp, "%s", c->key);
+			if (load_doc(&dp, c->def, strlen(c->def), &doc) == 0) {
+				dp.doc = &doc;
+				r = yaml_document_get_root_node(&doc);
+				if (r && apply(&dp, c, r, base) == 0 && (c->flags & CF_HAS))
+					*((bool *)base + c->has_off) = true;
+				yaml_document_delete(&doc);
+			}
+		} else if (c->kind == CK_MAP) {
+			apply_defaults(p, c->sub, base);
+		}
+	}
+}
+
+static int finish(struct pctx *p, struct conf *c, const yaml_mark_t *m)
+{
+	char buf[256];
+	const char *why = conf_schema_finish(c, buf, sizeof(buf));
+
+	if (why) {
+		p->plen = 0;
+		p->path[0] = 0;
+		fail(p, m, "%s", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int conf_defaults(struct conf *c)
+{
+	char err[512] = "";
+	struct pctx p = { .name = "<default>", .err = err, .errsz = sizeof(err) };
+
+	memset(c, 0, sizeof(*c));
+	apply_defaults(&p, conf_schema, c);
+	if (!err[0])
+		finish(&p, c, NULL);
+	if (err[0]) {
+		fprintf(stderr, "solocore: built-in configuration defaults are broken: %s\n", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int conf_load_string(struct conf *c, const char *name, const char *text, size_t len,
+		     char *err, size_t errsz)
+{
+	struct pctx p = { .name = name, .err = err, .errsz = errsz };
+	yaml_document_t doc;
+	yaml_node_t *root;
+	int rc;
+
+	if (errsz)
+		err[0] = 0;
+	memset(c, 0, sizeof(*c));
+	apply_defaults(&p, conf_schema, c);
+	if (errsz && err[0])
+		return -EINVAL;
+	rc = load_doc(&p, text, len, &doc);
+	if (rc < 0)
+		return rc;
+	p.doc = &doc;
+	root = yaml_document_get_root_node(&doc);
+	/* An empty file (or only comments) means all defaults. */
+	if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+		rc = apply(&p, &root_item, root, c);
+	if (rc == 0)
+		rc = finish(&p, c, root ? &root->start_mark : NULL);
+	yaml_document_delete(&doc);
+	return rc;
+}
+
+int conf_load(struct conf *c, const char *path, char *err, size_t errsz)
+{
+	struct stat st;
+	char *text;
+	ssize_t n;
+	size_t len = 0;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		rc = -errno;
+		snprintf(err, errsz, "%s: %s", path, strerror(-rc));
+		if (fd >= 0)
+			close(fd);
+		conf_defaults(c);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > CONF_FILE_MAX) {
+		snprintf(err, errsz, "%s: %s", path, S_ISREG(st.st_mode) ? "larger than 1 MiB" : "not a regular file");
+		close(fd);
+		conf_defaults(c);
+		return -EINVAL;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		close(fd);
+		snprintf(err, errsz, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	while (len < (size_t)st.st_size && (n = read(fd, text + len, (size_t)st.st_size - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	text[len] = 0;
+	rc = conf_load_string(c, path, text, len, err, errsz);
+	free(text);
+	return rc;
+}
+
+/* ---- printing ---- */
+
+static void print_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f)
+			fprintf(out, "\\x%02x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void print_scalar(FILE *out, const struct conf_item *it, const void *ptr, bool redact)
+{
+	switch (it->kind) {
+	case CK_BOOL:
+		fputs(*(const bool *)ptr ? "true" : "false", out);
+		break;
+	case CK_INT:
+		fprintf(out, "%" PRIu64, get_uint(ptr, it->size));
+		break;
+	case CK_STR:
+		print_str(out, ptr);
+		break;
+	case CK_ENUM:
+		fputs(it->names[*(const uint8_t *)ptr], out);
+		break;
+	case CK_HEXINT:
+		fprintf(out, "\"%0*" PRIx32 "\"", (int)it->size, *(const uint32_t *)ptr);
+		break;
+	case CK_HEX:
+		if (redact) {
+			fputs("\"<redacted>\"", out);
+			break;
+		}
+		fputc('"', out);
+		for (size_t i = 0; i < it->size; i++)
+			fprintf(out, "%02x", ((const uint8_t *)ptr)[i]);
+		fputc('"', out);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A value is "unset" when it is an optional empty string or an absent CF_HAS value. */
+static bool is_unset(const struct conf_item *it, const void *base)
+{
+	if ((it->flags & CF_OPTIONAL) && it->kind == CK_STR)
+		return !*((const char *)base + it->off);
+	if (it->flags & CF_HAS)
+		return !*((const bool *)base + it->has_off);
+	return false;
+}
+
+static void print_map(FILE *out, const struct conf_item *items, const void *base, int indent,
+		      bool list_entry, bool redact);
+
+static void print_item(FILE *out, const struct conf_item *it, const void *base, int indent,
+		       const char *lead, bool in_list, bool redact)
+{
+	const void *ptr = (const char *)base + it->off;
+
+	if (is_unset(it, base)) {
+		/* A comment line as the first line of a list entry would make it empty. */
+		if (!in_list)
+			fprintf(out, "%s# %s: (not set)\n", lead, it->key);
+		return;
+	}
+	fprintf(out, "%s%s:", lead, it->key);
+	if (it->kind == CK_MAP) {
+		fputc('\n', out);
+		print_map(out, it->sub, base, indent + 2, false, redact);
+	} else if (it->kind == CK_LIST) {
+		unsigned n = *(const unsigned *)((const char *)base + it->cnt_off);
+
+		if (it->sub->kind == CK_MAP && n) {
+			fputc('\n', out);
+			for (unsigned i = 0; i < n; i++)
+				print_map(out, it->sub->sub, (const char *)ptr + it->size * i, indent + 4,
+					  true, redact);
+		} else {
+			fputs(" [", out);
+			for (unsigned i = 0; i < n; i++) {
+				if (i)
+					fputs(", ", out);
+				print_scalar(out, it->sub, (const char *)ptr + it->size * i, redact);
+			}
+			fputs("]\n", out);
+		}
+	} else {
+		fputc(' ', out);
+		print_scalar(out, it, ptr, redact && (it->flags & CF_SECRET));
+		fputc('\n', out);
+	}
+}
+
+static void print_map(FILE *out, const struct conf_item *items, const void *base, int indent,
+		      bool list_entry, bool redact)
+{
+	char lead[64];
+	bool first = true;
+
+	for (const struct conf_item *c = items; c->key; c++) {
+		if (conf_schema_print_skip(c, base))
+			continue;
+		if (list_entry && first && !is_unset(c, base))
+			snprintf(lead, sizeof(lead), "%*s- ", indent - 2, "");
+		else
+			snprintf(lead, sizeof(lead), "%*s", indent, "");
+		print_item(out, c, base, indent, lead, list_entry, redact);
+		if (!is_unset(c, base))
+			first = false;
+	}
+}
+
+static int print_all(const struct conf *c, FILE *out, bool redact)
+{
+	fputs("# solocore configuration (solocore config print): every key with its value.\n", out);
+	if (!redact)
+		fputs("# Private keys given in hex are printed in hex: treat this output as secret.\n", out);
+	print_map(out, conf_schema, c, 0, false, redact);
+	return fflush(out) == 0 && !ferror(out) ? 0 : -EIO;
+}
+
+int conf_print(const struct conf *c, FILE *out)
+{
+	return print_all(c, out, false);
+}
+
+int conf_print_redacted(const struct conf *c, FILE *out)
+{
+	return print_all(c, out, true);
+}
+
+/* ---- comparison ---- */
+
+static bool equal_items(const struct conf_item *items, const void *a, const void *b);
+
+static bool equal_value(const struct conf_item *it, const void *pa, const void *pb)
+{
+	switch (it->kind) {
+	case CK_MAP:
+		return equal_items(it->sub, pa, pb);   /* list entries: pa/pb are their base */
+	case CK_BOOL:
+		return *(const bool *)pa == *(const bool *)pb;
+	case CK_INT:
+		return get_uint(pa, it->size) == get_uint(pb, it->size);
+	case CK_STR:
+		return !strcmp(pa, pb);
+	case CK_ENUM:
+		return *(const uint8_t *)pa == *(const uint8_t *)pb;
+	case CK_HEXINT:
+		return *(const uint32_t *)pa == *(const uint32_t *)pb;
+	case CK_HEX:
+		return !memcmp(pa, pb, it->size);
+	case CK_LIST:
+		return false;   /* handled by equal_items: needs the count */
+	}
+	return false;
+}
+
+static bool equal_items(const struct conf_item *items, const void *a, const void *b)
+{
+	for (const struct conf_item *c = items; c->key; c++) {
+		const char *pa = (const char *)a + c->off, *pb = (const char *)b + c->off;
+
+		if (c->flags & CF_HAS) {
+			bool ha = *((const bool *)a + c->has_off), hb = *((const bool *)b + c->has_off);
+
+			if (ha != hb)
+				return false;
+			if (!ha)
+				continue;
+		}
+		if (c->kind == CK_MAP) {
+			if (!equal_items(c->sub, a, b))
+				return false;
+		} else if (c->kind == CK_LIST) {
+			unsigned na = *(const unsigned *)((const char *)a + c->cnt_off);
+			unsigned nb = *(const unsigned *)((const char *)b + c->cnt_off);
+
+			if (na != nb)
+				return false;
+			for (unsigned i = 0; i < na; i++)
+				if (!equal_value(c->sub, pa + c->size * i, pb + c->size * i))
+					return false;
+		} else if (!equal_value(c, pa, pb)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+bool conf_equal(const struct conf *a, const struct conf *b)
+{
+	return equal_items(conf_schema, a, b);
+}
+
+void conf_free(struct conf *c)
+{
+	if (!c)
+		return;
+	explicit_bzero(&c->suci, sizeof(c->suci));
+}

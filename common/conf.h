@@ -1,4 +1,188 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * conf - the configuration: one YAML file, every key with a default.
+ *
+ * Modules read the typed fields of struct conf directly (conf->plmn.mcc,
+ * conf->n2.port, conf->dnns[i].pool ...). The keys, types, defaults, ranges
+ * and printing are driven by one schema table in common/conf_schema.c; the
+ * commented reference is dist/solocore.yaml.
+ *
+ * Errors are reported as "file:line:column: key.path: reason", e.g.
+ *   solocore.yaml:4:3: n2.prot: unknown key
+ *   solocore.yaml:7:11: dnns[0].mtu: 100 is out of range 576..9216
+ *
+ * Strings are NUL-terminated in fixed buffers; an optional string that is
+ * not set is "". Lists are fixed arrays with a count (the CONF_MAX_* limits).
+ *
+ * Secrets: suci.keys[].private_key. `solocore config print` prints a key
+ * given as hex in hex (its output must load again into an identical
+ * configuration, so that output is then secret too) and a key read from
+ * private_key_file as the path only. conf_print_redacted() prints
+ * "<redacted>" instead of hex keys (for logs); conf_load() rejects that text.
+ */
 #ifndef SOLOCORE_COMMON_CONF_H
 #define SOLOCORE_COMMON_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONF_MAX_TACS 64          /* TS 24.501 9.11.3.9: at most 16 TAIs per list; several lists */
+#define CONF_MAX_SLICES 8         /* TS 24.501 9.11.3.37: at most 8 S-NSSAIs in an NSSAI */
+#define CONF_MAX_DNNS 16
+#define CONF_MAX_DNS 4
+#define CONF_MAX_SUCI_KEYS 16
+#define CONF_MAX_ALGS 4           /* NIA0..NIA3, NEA0..NEA3 */
+#define CONF_STR 256              /* paths, addresses, names */
+#define CONF_DNN_NAME 64          /* TS 23.003 9.1: a DNN label is at most 63 octets */
+#define CONF_AMF_NAME 151         /* TS 38.413 9.3.3.21: AMF Name, PrintableString 1..150 */
+#define CONF_SUCI_KEY_LEN 32      /* X25519 (profile A) and P-256 (profile B) private keys */
+
+enum conf_sctp { CONF_SCTP_AUTO = 0, CONF_SCTP_KERNEL = 1, CONF_SCTP_USRSCTP = 2 };
+enum conf_encaps { CONF_ENCAPS_RAW = 0, CONF_ENCAPS_UDP = 1 };
+enum conf_xdp_mode { CONF_XDP_AUTO = 0, CONF_XDP_NATIVE = 1, CONF_XDP_GENERIC = 2 };
+/* TS 33.501 Annex C.3: protection scheme identifiers 1 (profile A) and 2 (profile B). */
+enum conf_suci_scheme { CONF_SUCI_A = 0, CONF_SUCI_B = 1 };
+
+struct conf_slice {
+	uint8_t sst;
+	bool has_sd;              /* false: no SD (TS 23.003 28.4.2: "no SD value") */
+	uint32_t sd;              /* 24 bits */
+};
+
+struct conf_dnn {
+	char name[CONF_DNN_NAME];
+	char pool[64];            /* IPv4 CIDR, e.g. "10.45.0.0/16" */
+	char dns[CONF_MAX_DNS][64];
+	unsigned n_dns;
+	uint32_t mtu;
+};
+
+struct conf_suci_key {
+	uint8_t id;               /* home network public key identifier, TS 23.003 2.2B */
+	uint8_t scheme;           /* enum conf_suci_scheme */
+	bool has_key;             /* private_key holds the key (from hex or from the file) */
+	uint8_t private_key[CONF_SUCI_KEY_LEN];
+	char private_key_file[CONF_STR];   /* "" when given as hex */
+};
+
+struct conf {
+	struct {
+		uint8_t level;    /* enum log_level: 0 error .. 3 debug */
+		char file[CONF_STR];       /* "": stderr */
+	} log;
+	struct {
+		char mcc[4];      /* 3 digits */
+		char mnc[4];      /* 2 or 3 digits */
+	} plmn;
+	struct {
+		char name[CONF_AMF_NAME];
+		uint8_t region_id;         /* TS 23.003 2.10.1: 8 bits */
+		uint16_t set_id;           /* 10 bits */
+		uint8_t pointer;           /* 6 bits */
+		uint8_t relative_capacity; /* TS 38.413 9.3.1.32 */
+		struct {
+			/* Priority order; values 0..3 = NIA0..NIA3 / NEA0..NEA3. */
+			uint8_t integrity[CONF_MAX_ALGS];
+			unsigned n_integrity;
+			uint8_t ciphering[CONF_MAX_ALGS];
+			unsigned n_ciphering;
+		} security;
+		struct {
+			char full[CONF_STR];   /* "" = not sent */
+			char short_name[CONF_STR];  /* key "short" */
+		} network_name;
+		char timezone[8];          /* "" or "+HH:MM" / "-HH:MM", quarter hours */
+	} amf;
+	uint32_t tac[CONF_MAX_TACS];       /* 24 bits each */
+	unsigned n_tac;
+	struct conf_slice slices[CONF_MAX_SLICES];
+	unsigned n_slices;
+	struct conf_dnn dnns[CONF_MAX_DNNS];
+	unsigned n_dnns;
+	struct {
+		char address[CONF_STR];
+		uint16_t port;
+		uint8_t sctp;              /* enum conf_sctp */
+		uint8_t usrsctp_encaps;    /* enum conf_encaps */
+		uint16_t udp_port;         /* RFC 6951 encapsulation port */
+	} n2;
+	/* Seconds. TS 24.501 table 10.2.2 (5GMM, network side), 10.3.2 (5GSM). */
+	struct {
+		uint32_t t3512;            /* periodic registration, sent to the UE (default 54 min) */
+		uint32_t t3502;            /* sent to the UE (default 12 min) */
+		uint32_t t3513;            /* paging */
+		uint32_t t3522;            /* deregistration request */
+		uint32_t t3550;            /* registration accept */
+		uint32_t t3555;            /* configuration update command */
+		uint32_t t3560;            /* authentication request / security mode command */
+		uint32_t t3570;            /* identity request */
+		uint32_t t3591;            /* PDU session modification command */
+		uint32_t t3592;            /* PDU session release command */
+		/* TS 24.501 5.3.7: longer than T3512; by default 4 minutes greater.
+		 * Not given in the file: t3512 + 240. */
+		uint32_t mobile_reachable;
+		/* TS 24.501 5.3.7: started when the mobile reachable timer expires;
+		 * its value is network dependent. Default 4 minutes, so a silent UE is
+		 * implicitly deregistered t3512 + 8 min after leaving CM-CONNECTED. */
+		uint32_t implicit_dereg;
+	} timers;
+	struct {
+		struct conf_suci_key keys[CONF_MAX_SUCI_KEYS];
+		unsigned n_keys;
+	} suci;
+	struct {
+		char path[CONF_STR];
+	} db;
+	struct {
+		char listen[CONF_STR];
+		uint16_t port;
+		struct {
+			char cert[CONF_STR];   /* both or neither */
+			char key[CONF_STR];
+		} tls;
+	} web;
+	struct {
+		char n3_interface[64];     /* "" = not set */
+		char n6_interface[64];
+		uint8_t xdp_mode;          /* enum conf_xdp_mode */
+		uint32_t max_sessions;
+	} upf;
+	struct {
+		uint32_t max_ues;
+		uint32_t max_gnbs;
+	} limits;
+};
+
+/* Fill every field with its default. 0, or -EINVAL if the built-in defaults
+ * are broken (a bug, reported on stderr). */
+int conf_defaults(struct conf *c);
+
+/* Defaults, then the file on top. 0, or a negative errno with a message in
+ * err: -ENOENT etc. when the file cannot be read ("path: reason"), -EINVAL
+ * for any content error ("file:line:column: key.path: reason"). On error
+ * *c holds defaults plus whatever was read before the error. */
+int conf_load(struct conf *c, const char *path, char *err, size_t errsz);
+
+/* Same, from text in memory; name is used in messages in place of a file name. */
+int conf_load_string(struct conf *c, const char *name, const char *text, size_t len,
+		     char *err, size_t errsz);
+
+/* Write the whole configuration as YAML that conf_load() accepts and that
+ * loads into an identical struct (see the note on secrets above). 0 or -EIO. */
+int conf_print(const struct conf *c, FILE *out);
+/* The same with hex private keys printed as "<redacted>" (not loadable). */
+int conf_print_redacted(const struct conf *c, FILE *out);
+
+/* Wipes the secrets; the struct owns no memory. Accepts NULL. */
+void conf_free(struct conf *c);
+
+/* Field-by-field equality, for tests and reload decisions. */
+bool conf_equal(const struct conf *a, const struct conf *b);
+
+/* Names used in the YAML: "NIA2", "NEA0", "auto", "kernel", "A" ... */
+const char *conf_sctp_name(enum conf_sctp v);
+const char *conf_xdp_mode_name(enum conf_xdp_mode v);
+
 #endif

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * conf_schema - every configuration key: type, default, range, checks.
+ * Add a key here and in struct conf (common/conf.h) and dist/solocore.yaml;
+ * parsing, defaults, `config print` and conf_equal() follow from the table.
+ */
+#include "common/conf.h"
+#include "common/conf_int.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define F(type, field) offsetof(type, field)
+#define SZ(type, field) sizeof(((type *)0)->field)
+
+/* ---- enum names ---- */
+static const char *const log_levels[] = { "error", "warn", "info", "debug", NULL };
+static const char *const sctp_names[] = { "auto", "kernel", "usrsctp", NULL };
+static const char *const encaps_names[] = { "raw", "udp", NULL };
+static const char *const xdp_names[] = { "auto", "native", "generic", NULL };
+static const char *const nia_names[] = { "NIA0", "NIA1", "NIA2", "NIA3", NULL };
+static const char *const nea_names[] = { "NEA0", "NEA1", "NEA2", "NEA3", NULL };
+static const char *const scheme_names[] = { "A", "B", NULL };
+
+const char *conf_sctp_name(enum conf_sctp v)
+{
+	return (unsigned)v < 3 ? sctp_names[v] : "?";
+}
+
+const char *conf_xdp_mode_name(enum conf_xdp_mode v)
+{
+	return (unsigned)v < 3 ? xdp_names[v] : "?";
+}
+
+/* ---- scalar checks ---- */
+
+static bool all_digits(const char *s, size_t lo, size_t hi)
+{
+	size_t n = strlen(s);
+
+	if (n < lo || n > hi)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* TS 23.003 2.2: MCC is 3 digits, MNC 2 or 3. */
+static const char *chk_mcc(void *v, char *buf, size_t n)
+{
+	(void)buf;
+	(void)n;
+	return all_digits(v, 3, 3) ? NULL : "must be 3 digits";
+}
+
+static const char *chk_mnc(void *v, char *buf, size_t n)
+{
+	(void)buf;
+	(void)n;
+	return all_digits(v, 2, 3) ? NULL : "must be 2 or 3 digits";
+}
+
+static const char *chk_ip(void *v, char *buf, size_t n)
+{
+	unsigned char a[16];
+
+	if (inet_pton(AF_INET, v, a) == 1 || inet_pton(AF_INET6, v, a) == 1)
+		return NULL;
+	snprintf(buf, n, "\"%s\" is not an IPv4 or IPv6 address", (const char *)v);
+	return buf;
+}
+
+/* An IPv4 prefix for UE addresses: a.b.c.d/len, 8 <= len <= 30, no host bits. */
+static const char *chk_pool(void *v, char *buf, size_t n)
+{
+	const char *s = v, *slash = strchr(s, '/');
+	char addr[32];
+	struct in_addr in;
+	char *end;
+	long len;
+	uint32_t a, mask;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(addr))
+		goto bad;
+	memcpy(addr, s, (size_t)(slash - s));
+	addr[slash - s] = 0;
+	if (inet_pton(AF_INET, addr, &in) != 1 || !isdigit((unsigned char)slash[1]))
+		goto bad;
+	len = strtol(slash + 1, &end, 10);
+	if (*end)
+		goto bad;
+	if (len < 8 || len > 30) {
+		snprintf(buf, n, "prefix length /%ld is out of range 8..30", len);
+		return buf;
+	}
+	a = ntohl(in.s_addr);
+	mask = ~0u << (32 - len);
+	if (a & ~mask) {
+		in.s_addr = htonl(a & mask);
+		snprintf(buf, n, "\"%s\" has host bits set (did you mean %s/%ld?)", s,
+			 inet_ntop(AF_INET, &in, addr, sizeof(addr)), len);
+		return buf;
+	}
+	return NULL;
+bad:
+	snprintf(buf, n, "\"%s\" is not an IPv4 prefix like 10.45.0.0/16", s);
+	return buf;
+}
+
+/* TS 23.003 9.1: DNN labels of letters, digits and '-', separated by '.'. */
+static const char *chk_dnn(void *v, char *buf, size_t n)
+{
+	const char *s = v;
+	size_t label = 0;
+
+	for (; *s; s++) {
+		if (*s == '.') {
+			if (!label)
+				goto bad;
+			label = 0;
+		} else if (isalnum((unsigned char)*s) || *s == '-') {
+			label++;
+		} else {
+			goto bad;
+		}
+	}
+	if (label)
+		return NULL;
+bad:
+	snprintf(buf, n, "\"%s\" is not a DNN (letters, digits, '-' in '.'-separated labels)",
+		 (const char *)v);
+	return buf;
+}
+
+/* TS 38.413 9.3.3.21: AMF Name is a PrintableString. */
+static const char *chk_printable(void *v, char *buf, size_t n)
+{
+	static const char extra[] = " '()+,-./:=?";
+
+	(void)buf;
+	(void)n;
+	for (const char *s = v; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return "must use PrintableString characters (letters, digits, space, '()+,-./:=?)";
+	return NULL;
+}
+
+/* TS 24.501 9.11.3.52: local time zone in quarter hours, we take "+HH:MM". */
+static const char *chk_tz(void *v, char *buf, size_t n)
+{
+	const char *s = v;
+	int hh, mm;
+
+	(void)buf;
+	(void)n;
+	if (!*s)
+		return NULL;
+	if (strlen(s) != 6 || (s[0] != '+' && s[0] != '-') || s[3] != ':' ||
+	    !isdigit((unsigned char)s[1]) || !isdigit((unsigned char)s[2]) ||
+	    !isdigit((unsigned char)s[4]) || !isdigit((unsigned char)s[5]))
+		return "must look like +01:00 or -05:30";
+	hh = (s[1] - '0') * 10 + s[2] - '0';
+	mm = (s[4] - '0') * 10 + s[5] - '0';
+	if (mm % 15 || mm > 45 || hh * 60 + mm > 14 * 60)
+		return "must be a multiple of 15 minutes between -14:00 and +14:00";
+	return NULL;
+}
+
+static const char *chk_ifname(void *v, char *buf, size_t n)
+{
+	(void)buf;
+	(void)n;
+	return strlen(v) > 15 ? "an interface name has at most 15 characters" : NULL;
+}
+
+/* ---- mapping checks ---- */
+
+static const char *chk_tls(void *v, char *buf, size_t n)
+{
+	const char *cert = v, *key = cert + (F(struct conf, web.tls.key) - F(struct conf, web.tls.cert));
+
+	(void)buf;
+	(void)n;
+	if (!*cert != !*key)
+		return "give both cert and key, or neither";
+	return NULL;
+}
+
+static int unhex_text(const char *s, size_t len, uint8_t *out, size_t outlen)
+{
+	size_t o = 0;
+	int hi = -1;
+
+	for (size_t i = 0; i < len; i++) {
+		int ch = (unsigned char)s[i], h;
+
+		if (isspace(ch))
+			continue;
+		h = isdigit(ch) ? ch - '0' : (ch | 0x20) >= 'a' && (ch | 0x20) <= 'f' ? (ch | 0x20) - 'a' + 10 : -1;
+		if (h < 0 || o == outlen)
+			return -EINVAL;
+		if (hi < 0) {
+			hi = h;
+		} else {
+			out[o++] = (uint8_t)(hi << 4 | h);
+			hi = -1;
+		}
+	}
+	return o == outlen && hi < 0 ? 0 : -EINVAL;
+}
+
+/* The key file holds 64 hex digits (whitespace ignored) or 32 raw bytes. */
+static const char *read_key_file(struct conf_suci_key *k, char *buf, size_t n)
+{
+	char text[256];
+	ssize_t len;
+	int fd = open(k->private_key_file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(buf, n, "private_key_file \"%s\": %s", k->private_key_file, strerror(errno));
+		return buf;
+	}
+	len = read(fd, text, sizeof(text));
+	close(fd);
+	if (len == CONF_SUCI_KEY_LEN) {
+		memcpy(k->private_key, text, CONF_SUCI_KEY_LEN);
+	} else if (len < 0 || unhex_text(text, (size_t)len, k->private_key, CONF_SUCI_KEY_LEN) < 0) {
+		explicit_bzero(text, sizeof(text));
+		snprintf(buf, n, "private_key_file \"%s\": expected 64 hex digits or 32 raw bytes",
+			 k->private_key_file);
+		return buf;
+	}
+	explicit_bzero(text, sizeof(text));
+	k->has_key = true;
+	return NULL;
+}
+
+static const char *chk_suci_key(void *v, char *buf, size_t n)
+{
+	struct conf_suci_key *k = v;
+
+	if (k->private_key_file[0]) {
+		if (k->has_key)
+			return "give private_key or private_key_file, not both";
+		return read_key_file(k, buf, n);
+	}
+	if (!k->has_key)
+		return "missing key private_key or private_key_file";
+	return NULL;
+}
+
+/* ---- list checks ---- */
+
+static const char *chk_slices(const void *first, unsigned cnt, unsigned *bad, char *buf, size_t n)
+{
+	const struct conf_slice *s = first;
+
+	(void)buf;
+	(void)n;
+	for (unsigned i = 1; i < cnt; i++) {
+		for (unsigned j = 0; j < i; j++) {
+			if (s[i].sst == s[j].sst && s[i].has_sd == s[j].has_sd &&
+			    (!s[i].has_sd || s[i].sd == s[j].sd)) {
+				*bad = i;
+				return "duplicate slice";
+			}
+		}
+	}
+	return NULL;
+}
+
+static const char *chk_dnns(const void *first, unsigned cnt, unsigned *bad, char *buf, size_t n)
+{
+	const struct conf_dnn *d = first;
+
+	/* TS 23.003 9.1: DNNs compare case-insensitively. */
+	for (unsigned i = 1; i < cnt; i++) {
+		for (unsigned j = 0; j < i; j++) {
+			if (!strcasecmp(d[i].name, d[j].name)) {
+				*bad = i;
+				snprintf(buf, n, "duplicate DNN \"%s\"", d[i].name);
+				return buf;
+			}
+		}
+	}
+	return NULL;
+}
+
+static const char *chk_suci_keys(const void *first, unsigned cnt, unsigned *bad, char *buf, size_t n)
+{
+	const struct conf_suci_key *k = first;
+
+	for (unsigned i = 1; i < cnt; i++) {
+		for (unsigned j = 0; j < i; j++) {
+			if (k[i].id == k[j].id) {
+				*bad = i;
+				snprintf(buf, n, "duplicate key id %u", k[i].id);
+				return buf;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* ---- the table ---- */
+
+#define STR(key_, type, field, flags_, def_, check_, doc_) \
+	{ .key = key_, .kind = CK_STR, .flags = (flags_), .off = F(type, field), \
+	  .size = SZ(type, field), .def = def_, .check = check_, .doc = doc_ }
+#define INT(key_, type, field, lo, hi, def_, doc_) \
+	{ .key = key_, .kind = CK_INT, .off = F(type, field), .size = SZ(type, field), \
+	  .min = lo, .max = hi, .def = def_, .doc = doc_ }
+#define ENUM(key_, type, field, names_, def_, doc_) \
+	{ .key = key_, .kind = CK_ENUM, .off = F(type, field), .size = 1, .names = names_, \
+	  .def = def_, .doc = doc_ }
+#define MAP(key_, type, field, sub_) \
+	{ .key = key_, .kind = CK_MAP, .off = F(type, field), .sub = sub_ }
+#define LIST(key_, type, field, cnt, lo, flags_, elem, chk, def_, doc_) \
+	{ .key = key_, .kind = CK_LIST, .flags = (flags_), .off = F(type, field), \
+	  .size = sizeof(((type *)0)->field[0]), .cnt_off = F(type, cnt), .min = lo, \
+	  .max = sizeof(((type *)0)->field) / sizeof(((type *)0)->field[0]), \
+	  .sub = elem, .check_list = chk, .def = def_, .doc = doc_ }
+#define END { .key = NULL }
+
+static const struct conf_item log_items[] = {
+	ENUM("level", struct conf, log.level, log_levels, "info", "error, warn, info or debug"),
+	STR("file", struct conf, log.file, CF_OPTIONAL, NULL, NULL, "log file; not set: stderr"),
+	END
+};
+
+static const struct conf_item plmn_items[] = {
+	STR("mcc", struct conf, plmn.mcc, 0, "\"001\"", chk_mcc, NULL),
+	STR("mnc", struct conf, plmn.mnc, 0, "\"01\"", chk_mnc, NULL),
+	END
+};
+
+static const struct conf_item nia_elem[] = {
+	{ .key = "", .kind = CK_ENUM, .size = 1, .names = nia_names },
+};
+static const struct conf_item nea_elem[] = {
+	{ .key = "", .kind = CK_ENUM, .size = 1, .names = nea_names },
+};
+
+static const struct conf_item security_items[] = {
+	LIST("integrity", struct conf, amf.security.integrity, amf.security.n_integrity, 1,
+	     CF_UNIQUE, nia_elem, NULL, "[NIA2, NIA1, NIA3, NIA0]", "priority order"),
+	LIST("ciphering", struct conf, amf.security.ciphering, amf.security.n_ciphering, 1,
+	     CF_UNIQUE, nea_elem, NULL, "[NEA0, NEA2, NEA1, NEA3]", "priority order"),
+	END
+};
+
+static const struct conf_item netname_items[] = {
+	STR("full", struct conf, amf.network_name.full, CF_OPTIONAL, NULL, NULL, NULL),
+	STR("short", struct conf, amf.network_name.short_name, CF_OPTIONAL, NULL, NULL, NULL),
+	END
+};
+
+static const struct conf_item amf_items[] = {
+	STR("name", struct conf, amf.name, CF_NONEMPTY, "solocore", chk_printable, NULL),
+	INT("region_id", struct conf, amf.region_id, 0, 255, "1", NULL),
+	INT("set_id", struct conf, amf.set_id, 0, 1023, "1", NULL),
+	INT("pointer", struct conf, amf.pointer, 0, 63, "0", NULL),
+	INT("relative_capacity", struct conf, amf.relative_capacity, 0, 255, "255", NULL),
+	MAP("security", struct conf, amf.security, security_items),
+	MAP("network_name", struct conf, amf.network_name, netname_items),
+	STR("timezone", struct conf, amf.timezone, CF_OPTIONAL, NULL, chk_tz, NULL),
+	END
+};
+
+static const struct conf_item tac_elem[] = {
+	{ .key = "", .kind = CK_INT, .size = 4, .min = 0, .max = 16777215 },
+};
+
+static const struct conf_item slice_items[] = {
+	INT("sst", struct conf_slice, sst, 0, 255, NULL, NULL),
+	{ .key = "sd", .kind = CK_HEXINT, .flags = CF_HAS, .off = F(struct conf_slice, sd), .size = 6,
+	  .has_off = F(struct conf_slice, has_sd) },
+	END
+};
+static const struct conf_item slice_elem[] = {
+	{ .key = "", .kind = CK_MAP, .sub = slice_items },
+};
+
+static const struct conf_item dns_elem[] = {
+	{ .key = "", .kind = CK_STR, .size = 64, .check = chk_ip },
+};
+
+static const struct conf_item dnn_items[] = {
+	STR("name", struct conf_dnn, name, CF_REQUIRED | CF_NONEMPTY, NULL, chk_dnn, NULL),
+	STR("pool", struct conf_dnn, pool, CF_REQUIRED, NULL, chk_pool, NULL),
+	LIST("dns", struct conf_dnn, dns, n_dns, 0, CF_UNIQUE, dns_elem, NULL, "[\"8.8.8.8\"]", NULL),
+	INT("mtu", struct conf_dnn, mtu, 576, 9216, "1400", NULL),
+	END
+};
+static const struct conf_item dnn_elem[] = {
+	{ .key = "", .kind = CK_MAP, .sub = dnn_items },
+};
+
+static const struct conf_item n2_items[] = {
+	STR("address", struct conf, n2.address, CF_NONEMPTY, "\"0.0.0.0\"", chk_ip, NULL),
+	INT("port", struct conf, n2.port, 1, 65535, "38412", NULL),
+	ENUM("sctp", struct conf, n2.sctp, sctp_names, "auto", NULL),
+	ENUM("usrsctp_encaps", struct conf, n2.usrsctp_encaps, encaps_names, "raw", NULL),
+	INT("udp_port", struct conf, n2.udp_port, 1, 65535, "9899", NULL),
+	END
+};
+
+#define TIMER(key_, field, def_) INT(key_, struct conf, timers.field, 1, 31 * 24 * 3600, def_, NULL)
+static const struct conf_item timer_items[] = {
+	TIMER("t3512", t3512, "3240"),
+	TIMER("t3502", t3502, "720"),
+	TIMER("t3513", t3513, "2"),
+	TIMER("t3522", t3522, "6"),
+	TIMER("t3550", t3550, "6"),
+	TIMER("t3555", t3555, "6"),
+	TIMER("t3560", t3560, "6"),
+	TIMER("t3570", t3570, "6"),
+	TIMER("t3591", t3591, "16"),
+	TIMER("t3592", t3592, "16"),
+	TIMER("mobile_reachable", mobile_reachable, NULL),   /* t3512 + 240: conf_schema_finish */
+	TIMER("implicit_dereg", implicit_dereg, "240"),
+	END
+};
+
+static const struct conf_item suci_key_items[] = {
+	INT("id", struct conf_suci_key, id, 1, 255, NULL, NULL),
+	ENUM("scheme", struct conf_suci_key, scheme, scheme_names, NULL, NULL),
+	{ .key = "private_key", .kind = CK_HEX, .flags = CF_HAS | CF_SECRET,
+	  .off = F(struct conf_suci_key, private_key), .size = CONF_SUCI_KEY_LEN,
+	  .has_off = F(struct conf_suci_key, has_key) },
+	STR("private_key_file", struct conf_suci_key, private_key_file, CF_OPTIONAL, NULL, NULL, NULL),
+	END
+};
+static const struct conf_item suci_key_elem[] = {
+	{ .key = "", .kind = CK_MAP, .sub = suci_key_items, .check = chk_suci_key },
+};
+static const struct conf_item suci_items[] = {
+	LIST("keys", struct conf, suci.keys, suci.n_keys, 0, 0, suci_key_elem, chk_suci_keys, "[]", NULL),
+	END
+};
+
+static const struct conf_item db_items[] = {
+	STR("path", struct conf, db.path, CF_NONEMPTY, "./solocore.db", NULL, NULL),
+	END
+};
+
+static const struct conf_item tls_items[] = {
+	STR("cert", struct conf, web.tls.cert, CF_OPTIONAL, NULL, NULL, NULL),
+	STR("key", struct conf, web.tls.key, CF_OPTIONAL, NULL, NULL, NULL),
+	END
+};
+
+static const struct conf_item web_items[] = {
+	STR("listen", struct conf, web.listen, CF_NONEMPTY, "\"0.0.0.0\"", chk_ip, NULL),
+	INT("port", struct conf, web.port, 1, 65535, "5000", NULL),
+	{ .key = "tls", .kind = CK_MAP, .off = F(struct conf, web.tls), .sub = tls_items, .check = chk_tls },
+	END
+};
+
+static const struct conf_item upf_items[] = {
+	STR("n3_interface", struct conf, upf.n3_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
+	STR("n6_interface", struct conf, upf.n6_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
+	ENUM("xdp_mode", struct conf, upf.xdp_mode, xdp_names, "auto", NULL),
+	INT("max_sessions", struct conf, upf.max_sessions, 1, 16777216, "1048576", NULL),
+	END
+};
+
+static const struct conf_item limits_items[] = {
+	INT("max_ues", struct conf, limits.max_ues, 1, 16777216, "1048576", NULL),
+	INT("max_gnbs", struct conf, limits.max_gnbs, 1, 65536, "1024", NULL),
+	END
+};
+
+const struct conf_item conf_schema[] = {
+	MAP("log", struct conf, log, log_items),
+	MAP("plmn", struct conf, plmn, plmn_items),
+	MAP("amf", struct conf, amf, amf_items),
+	LIST("tac", struct conf, tac, n_tac, 1, CF_UNIQUE, tac_elem, NULL, "[1]", NULL),
+	LIST("slices", struct conf, slices, n_slices, 1, 0, slice_elem, chk_slices,
+	     "[{sst: 1, sd: \"010203\"}]", NULL),
+	LIST("dnns", struct conf, dnns, n_dnns, 1, 0, dnn_elem, chk_dnns,
+	     "[{name: internet, pool: 10.45.0.0/16}]", NULL),
+	MAP("n2", struct conf, n2, n2_items),
+	MAP("timers", struct conf, timers, timer_items),
+	MAP("suci", struct conf, suci, suci_items),
+	MAP("db", struct conf, db, db_items),
+	MAP("web", struct conf, web, web_items),
+	MAP("upf", struct conf, upf, upf_items),
+	MAP("limits", struct conf, limits, limits_items),
+	END
+};
+
+/* A key read from private_key_file is printed as that path only. */
+bool conf_schema_print_skip(const struct conf_item *it, const void *base)
+{
+	const struct conf_suci_key *k = base;
+
+	return it == &suci_key_items[2] && k->private_key_file[0];
+}
+
+const char *conf_schema_finish(struct conf *c, char *buf, size_t n)
+{
+	/* TS 24.501 5.3.7: the mobile reachable timer is longer than T3512,
+	 * by default 4 minutes. 0 = not given (the file's minimum is 1). */
+	if (!c->timers.mobile_reachable)
+		c->timers.mobile_reachable = c->timers.t3512 + 240;
+	if (c->timers.mobile_reachable <= c->timers.t3512) {
+		snprintf(buf, n, "timers.mobile_reachable: %u must be greater than timers.t3512 (%u)",
+			 c->timers.mobile_reachable, c->timers.t3512);
+		return buf;
+	}
+	return NULL;
+}

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* Configuration: defaults, print -> load round trip, every kind of error with its exact text. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/conf.h"
+
+static struct conf c1, c2;
+
+static void test_defaults(void **state)
+{
+	static const uint8_t nia[] = { 2, 1, 3, 0 }, nea[] = { 0, 2, 1, 3 };
+
+	(void)state;
+	assert_int_equal(conf_defaults(&c1), 0);
+	assert_int_equal(c1.log.level, 2);
+	assert_string_equal(c1.log.file, "");
+	assert_string_equal(c1.plmn.mcc, "001");
+	assert_string_equal(c1.plmn.mnc, "01");
+	assert_string_equal(c1.amf.name, "solocore");
+	assert_int_equal(c1.amf.region_id, 1);
+	assert_int_equal(c1.amf.set_id, 1);
+	assert_int_equal(c1.amf.pointer, 0);
+	assert_int_equal(c1.amf.relative_capacity, 255);
+	assert_int_equal(c1.amf.security.n_integrity, 4);
+	assert_memory_equal(c1.amf.security.integrity, nia, 4);
+	assert_int_equal(c1.amf.security.n_ciphering, 4);
+	assert_memory_equal(c1.amf.security.ciphering, nea, 4);
+	assert_string_equal(c1.amf.network_name.full, "");
+	assert_string_equal(c1.amf.timezone, "");
+	assert_int_equal(c1.n_tac, 1);
+	assert_int_equal(c1.tac[0], 1);
+	assert_int_equal(c1.n_slices, 1);
+	assert_int_equal(c1.slices[0].sst, 1);
+	assert_true(c1.slices[0].has_sd);
+	assert_int_equal(c1.slices[0].sd, 0x010203);
+	assert_int_equal(c1.n_dnns, 1);
+	assert_string_equal(c1.dnns[0].name, "internet");
+	assert_string_equal(c1.dnns[0].pool, "10.45.0.0/16");
+	assert_int_equal(c1.dnns[0].n_dns, 1);
+	assert_string_equal(c1.dnns[0].dns[0], "8.8.8.8");
+	assert_int_equal(c1.dnns[0].mtu, 1400);
+	assert_string_equal(c1.n2.address, "0.0.0.0");
+	assert_int_equal(c1.n2.port, 38412);
+	assert_int_equal(c1.n2.sctp, CONF_SCTP_AUTO);
+	assert_int_equal(c1.n2.usrsctp_encaps, CONF_ENCAPS_RAW);
+	assert_int_equal(c1.n2.udp_port, 9899);
+	assert_int_equal(c1.timers.t3512, 3240);
+	assert_int_equal(c1.timers.t3502, 720);
+	assert_int_equal(c1.timers.t3513, 2);
+	assert_int_equal(c1.timers.t3522, 6);
+	assert_int_equal(c1.timers.t3550, 6);
+	assert_int_equal(c1.timers.t3555, 6);
+	assert_int_equal(c1.timers.t3560, 6);
+	assert_int_equal(c1.timers.t3570, 6);
+	assert_int_equal(c1.timers.t3591, 16);
+	assert_int_equal(c1.timers.t3592, 16);
+	assert_int_equal(c1.timers.mobile_reachable, 3240 + 240);
+	assert_int_equal(c1.timers.implicit_dereg, 240);
+	assert_int_equal(c1.suci.n_keys, 0);
+	assert_string_equal(c1.db.path, "./solocore.db");
+	assert_string_equal(c1.web.listen, "0.0.0.0");
+	assert_int_equal(c1.web.port, 5000);
+	assert_string_equal(c1.web.tls.cert, "");
+	assert_string_equal(c1.upf.n3_interface, "");
+	assert_int_equal(c1.upf.xdp_mode, CONF_XDP_AUTO);
+	assert_int_equal(c1.upf.max_sessions, 1048576);
+	assert_int_equal(c1.limits.max_ues, 1048576);
+	assert_int_equal(c1.limits.max_gnbs, 1024);
+	assert_string_equal(conf_sctp_name(CONF_SCTP_USRSCTP), "usrsctp");
+	assert_string_equal(conf_xdp_mode_name(CONF_XDP_GENERIC), "generic");
+}
+
+static void load_ok(struct conf *c, const char *text)
+{
+	char err[512] = "";
+	int rc = conf_load_string(c, "t.yaml", text, strlen(text), err, sizeof(err));
+
+	if (rc)
+		fail_msg("unexpected error %d: %s", rc, err);
+}
+
+/* Empty files, comment-only files and an empty mapping are all defaults. */
+static void test_empty_is_defaults(void **state)
+{
+	static const char *const texts[] = { "", "# nothing\n", "{}\n", "log:\n", "---\n" };
+
+	(void)state;
+	assert_int_equal(conf_defaults(&c1), 0);
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		load_ok(&c2, texts[i]);
+		assert_true(conf_equal(&c1, &c2));
+	}
+	/* conf_equal does look at values. */
+	load_ok(&c2, "n2:\n  port: 38413\n");
+	assert_false(conf_equal(&c1, &c2));
+}
+
+static const char full_text[] =
+	"log:\n  level: debug\n  file: /tmp/solocore-test.log\n"
+	"plmn: {mcc: \"999\", mnc: \"070\"}\n"
+	"amf:\n"
+	"  name: \"core-1 (lab)\"\n  region_id: 202\n  set_id: 1023\n  pointer: 63\n  relative_capacity: 10\n"
+	"  security:\n    integrity: [NIA1, NIA2]\n    ciphering: [NEA2]\n"
+	"  network_name: {full: \"Solo \\\"Core\\\" Net\", short: Solo}\n"
+	"  timezone: \"+05:45\"\n"
+	"tac: [1, 2, 16777215]\n"
+	"slices:\n  - {sst: 1}\n  - {sst: 1, sd: 00000a}\n  - {sst: 2, sd: FFFFFF}\n"
+	"dnns:\n"
+	"  - name: internet\n    pool: 10.45.0.0/16\n"
+	"  - name: ims\n    pool: 10.46.0.0/24\n    dns: [\"1.1.1.1\", \"2001:4860:4860::8888\"]\n    mtu: 1280\n"
+	"  - {name: iot, pool: 10.47.0.0/20, dns: []}\n"
+	"n2: {address: \"127.0.0.1\", port: 38413, sctp: usrsctp, usrsctp_encaps: udp, udp_port: 9900}\n"
+	"timers: {t3512: 600, t3550: 3, implicit_dereg: 60}\n"
+	"suci:\n  keys:\n"
+	"    - id: 1\n      scheme: A\n"
+	"      private_key: c53c22208b61860b06c62e5406a7b330c2b577aa5558981510d128247d38bd1d\n"
+	"    - {id: 2, scheme: B, private_key_file: KEYFILE}\n"
+	"db: {path: /var/lib/solocore/x.db}\n"
+	"web: {listen: \"::\", port: 8080, tls: {cert: c.pem, key: k.pem}}\n"
+	"upf: {n3_interface: eth1, n6_interface: eth2, xdp_mode: generic, max_sessions: 1000}\n"
+	"limits: {max_ues: 5000, max_gnbs: 4}\n";
+
+static char keyfile[64];
+
+static char *full_config(void)
+{
+	static char text[4096];
+	const char *at = strstr(full_text, "KEYFILE");
+	FILE *f;
+
+	strcpy(keyfile, "/tmp/solocore-key-XXXXXX");
+	int fd = mkstemp(keyfile);
+	assert_true(fd >= 0);
+	close(fd);
+	f = fopen(keyfile, "w");
+	assert_non_null(f);
+	fputs("F1F2F3F4F5F6F7F8 F9FAFBFCFDFEFF00\nF1F2F3F4F5F6F7F8F9FAFBFCFDFEFF01\n", f);
+	fclose(f);
+	snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - full_text), full_text, keyfile, at + 7);
+	return text;
+}
+
+static char *print_mem(const struct conf *c, bool redacted)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	assert_int_equal(redacted ? conf_print_redacted(c, m) : conf_print(c, m), 0);
+	fclose(m);
+	return buf;
+}
+
+static void test_full_values(void **state)
+{
+	(void)state;
+	load_ok(&c1, full_config());
+	assert_int_equal(c1.log.level, 3);
+	assert_string_equal(c1.plmn.mnc, "070");
+	assert_string_equal(c1.amf.network_name.full, "Solo \"Core\" Net");
+	assert_string_equal(c1.amf.network_name.short_name, "Solo");
+	assert_int_equal(c1.amf.security.n_integrity, 2);
+	assert_int_equal(c1.amf.security.integrity[0], 1);
+	assert_int_equal(c1.amf.security.ciphering[0], 2);
+	assert_int_equal(c1.n_tac, 3);
+	assert_int_equal(c1.tac[2], 16777215);
+	assert_int_equal(c1.n_slices, 3);
+	assert_false(c1.slices[0].has_sd);
+	assert_int_equal(c1.slices[1].sd, 0x00000a);
+	assert_int_equal(c1.slices[2].sd, 0xffffff);
+	assert_int_equal(c1.n_dnns, 3);
+	/* Fields not given in an entry take the entry defaults. */
+	assert_int_equal(c1.dnns[0].mtu, 1400);
+	assert_string_equal(c1.dnns[0].dns[0], "8.8.8.8");
+	assert_int_equal(c1.dnns[1].n_dns, 2);
+	assert_string_equal(c1.dnns[1].dns[1], "2001:4860:4860::8888");
+	assert_int_equal(c1.dnns[2].n_dns, 0);
+	assert_int_equal(c1.n2.sctp, CONF_SCTP_USRSCTP);
+	assert_int_equal(c1.n2.usrsctp_encaps, CONF_ENCAPS_UDP);
+	/* Not given: mobile reachable follows T3512 (TS 24.501 5.3.7). */
+	assert_int_equal(c1.timers.t3512, 600);
+	assert_int_equal(c1.timers.mobile_reachable, 840);
+	assert_int_equal(c1.timers.t3560, 6);
+	assert_int_equal(c1.suci.n_keys, 2);
+	assert_true(c1.suci.keys[0].has_key);
+	assert_int_equal(c1.suci.keys[0].private_key[0], 0xc5);
+	assert_int_equal(c1.suci.keys[1].scheme, CONF_SUCI_B);
+	assert_true(c1.suci.keys[1].has_key);
+	assert_int_equal(c1.suci.keys[1].private_key[0], 0xf1);
+	assert_int_equal(c1.suci.keys[1].private_key[31], 0x01);
+	assert_string_equal(c1.web.listen, "::");
+	assert_int_equal(c1.upf.xdp_mode, CONF_XDP_GENERIC);
+	assert_int_equal(c1.limits.max_gnbs, 4);
+	unlink(keyfile);
+}
+
+/* config print -> load gives an identical struct, and printing that again gives the same text. */
+static void test_round_trip(void **state)
+{
+	char err[512];
+	char *p1, *p2;
+
+	(void)state;
+	assert_int_equal(conf_defaults(&c1), 0);
+	p1 = print_mem(&c1, false);
+	load_ok(&c2, p1);
+	assert_true(conf_equal(&c1, &c2));
+	free(p1);
+
+	load_ok(&c1, full_config());
+	p1 = print_mem(&c1, false);
+	assert_int_equal(conf_load_string(&c2, "p1", p1, strlen(p1), err, sizeof(err)), 0);
+	assert_true(conf_equal(&c1, &c2));
+	p2 = print_mem(&c2, false);
+	assert_string_equal(p1, p2);
+	/* A key from a file is printed as its path, a hex key as hex. */
+	assert_non_null(strstr(p1, keyfile));
+	assert_null(strstr(p1, "f1f2f3"));
+	assert_non_null(strstr(p1, "c53c22208b61860b"));
+	free(p2);
+	/* Redacted: no key material, and it does not load. */
+	p2 = print_mem(&c1, true);
+	assert_null(strstr(p2, "c53c22208b61860b"));
+	assert_non_null(strstr(p2, "private_key: \"<redacted>\""));
+	assert_int_equal(conf_load_string(&c2, "r.yaml", p2, strlen(p2), err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "suci.keys[0].private_key: a redacted key cannot be loaded: give the key or a key file"));
+	free(p1);
+	free(p2);
+	conf_free(&c1);
+	for (size_t i = 0; i < sizeof(c1.suci); i++)
+		assert_int_equal(((uint8_t *)&c1.suci)[i], 0);
+	conf_free(NULL);
+	unlink(keyfile);
+}
+
+static void expect_err(const char *text, const char *want)
+{
+	char err[512] = "";
+	int rc = conf_load_string(&c2, "t.yaml", text, strlen(text), err, sizeof(err));
+
+	assert_int_equal(rc, -EINVAL);
+	assert_string_equal(err, want);
+}
+
+static void test_err_unknown_key(void **state)
+{
+	(void)state;
+	expect_err("n2:\n  prot: 5\n", "t.yaml:2:3: n2.prot: unknown key");
+	expect_err("amff: {}\n", "t.yaml:1:1: amff: unknown key");
+	expect_err("dnns:\n  - {name: a, pool: 10.0.0.0/8, mtux: 1}\n", "t.yaml:2:33: dnns[0].mtux: unknown key");
+}
+
+static void test_err_duplicate_key(void **state)
+{
+	(void)state;
+	expect_err("n2:\n  port: 5\n  port: 6\n", "t.yaml:3:3: n2.port: duplicate key");
+	expect_err("n2: {}\nn2: {}\n", "t.yaml:2:1: n2: duplicate key");
+}
+
+static void test_err_wrong_type(void **state)
+{
+	(void)state;
+	expect_err("n2:\n  port: abc\n", "t.yaml:2:9: n2.port: expected an integer, got \"abc\"");
+	expect_err("n2:\n  port: 1.5\n", "t.yaml:2:9: n2.port: expected an integer, got \"1.5\"");
+	expect_err("n2: 5\n", "t.yaml:1:5: n2: expected a mapping, got \"5\"");
+	expect_err("tac: 5\n", "t.yaml:1:6: tac: expected a list, got \"5\"");
+	expect_err("plmn:\n  mcc: [1]\n", "t.yaml:2:8: plmn.mcc: expected a string, got a list");
+	expect_err("n2:\n  sctp: {a: 1}\n", "t.yaml:2:9: n2.sctp: expected one of auto, kernel, usrsctp, got a mapping");
+	expect_err("- 1\n", "t.yaml:1:1: expected a mapping, got a list");
+	expect_err("slices:\n  - sst: 1\n    sd: 12345\n", "t.yaml:3:9: slices[0].sd: expected 6 hex digits, got \"12345\"");
+	/* A bad private key is not echoed. */
+	expect_err("suci: {keys: [{id: 1, scheme: A, private_key: 1234secret}]}\n",
+		   "t.yaml:1:47: suci.keys[0].private_key: expected 64 hex digits, got something else");
+}
+
+static void test_err_out_of_range(void **state)
+{
+	(void)state;
+	expect_err("amf:\n  region_id: 300\n", "t.yaml:2:14: amf.region_id: 300 is out of range 0..255");
+	expect_err("amf:\n  set_id: -1\n", "t.yaml:2:11: amf.set_id: -1 is out of range 0..1023");
+	expect_err("n2: {port: 0}\n", "t.yaml:1:12: n2.port: 0 is out of range 1..65535");
+	expect_err("tac: [1, 16777216]\n", "t.yaml:1:10: tac[1]: 16777216 is out of range 0..16777215");
+	expect_err("timers: {t3512: 99999999999999999999}\n",
+		   "t.yaml:1:17: timers.t3512: 99999999999999999999 is out of range 1..2678400");
+	expect_err("tac: []\n", "t.yaml:1:6: tac: needs at least 1 entry");
+	expect_err("amf: {security: {integrity: [NIA0, NIA1, NIA2, NIA3, NIA0]}}\n",
+		   "t.yaml:1:29: amf.security.integrity: more than 4 entries");
+	expect_err("amf: {name: \"" "0123456789012345678901234567890123456789012345678901234567890123456789"
+		   "0123456789012345678901234567890123456789012345678901234567890123456789" "01234567890\"}\n",
+		   "t.yaml:1:13: amf.name: longer than 150 characters");
+}
+
+static void test_err_bad_enum(void **state)
+{
+	(void)state;
+	expect_err("n2:\n  sctp: foo\n", "t.yaml:2:9: n2.sctp: \"foo\" is not one of auto, kernel, usrsctp");
+	expect_err("amf:\n  security:\n    integrity: [NIA2, NIA9]\n",
+		   "t.yaml:3:23: amf.security.integrity[1]: \"NIA9\" is not one of NIA0, NIA1, NIA2, NIA3");
+	expect_err("log: {level: verbose}\n", "t.yaml:1:14: log.level: \"verbose\" is not one of error, warn, info, debug");
+	expect_err("amf: {security: {ciphering: [NEA2, NEA2]}}\n",
+		   "t.yaml:1:36: amf.security.ciphering[1]: duplicate value");
+}
+
+static void test_err_syntax(void **state)
+{
+	(void)state;
+	expect_err("n2:\n  port: 5\n bad: [\n",
+		   "t.yaml:3:2: syntax error: did not find expected key (while parsing a block mapping)");
+	expect_err("tac: [1, 2\n", "t.yaml:2:1: syntax error: did not find expected ',' or ']' (while parsing a flow sequence)");
+	expect_err("log: {}\n---\nlog: {}\n", "t.yaml:3:1: only one YAML document is allowed");
+}
+
+static void test_err_values(void **state)
+{
+	(void)state;
+	expect_err("dnns:\n  - name: ims\n", "t.yaml:2:5: dnns[0]: missing key pool");
+	expect_err("dnns:\n  - {name: ims, pool: 10.46.0.1/16}\n",
+		   "t.yaml:2:23: dnns[0].pool: \"10.46.0.1/16\" has host bits set (did you mean 10.46.0.0/16?)");
+	expect_err("dnns:\n  - {name: ims, pool: 10.46.0.0}\n",
+		   "t.yaml:2:23: dnns[0].pool: \"10.46.0.0\" is not an IPv4 prefix like 10.45.0.0/16");
+	expect_err("dnns:\n  - {name: a, pool: 10.0.0.0/8}\n  - {name: A, pool: 10.1.0.0/16}\n",
+		   "t.yaml:3:5: dnns[1]: duplicate DNN \"A\"");
+	expect_err("dnns: [{name: \"a b\", pool: 10.0.0.0/8}]\n",
+		   "t.yaml:1:15: dnns[0].name: \"a b\" is not a DNN (letters, digits, '-' in '.'-separated labels)");
+	expect_err("dnns: [{name: a, pool: 10.0.0.0/8, dns: [8.8.8.300]}]\n",
+		   "t.yaml:1:42: dnns[0].dns[0]: \"8.8.8.300\" is not an IPv4 or IPv6 address");
+	expect_err("plmn: {mcc: 1a1}\n", "t.yaml:1:13: plmn.mcc: must be 3 digits");
+	expect_err("plmn: {mnc: \"1\"}\n", "t.yaml:1:13: plmn.mnc: must be 2 or 3 digits");
+	expect_err("slices: [{sst: 1, sd: \"000001\"}, {sst: 1, sd: \"000001\"}]\n",
+		   "t.yaml:1:34: slices[1]: duplicate slice");
+	expect_err("n2: {address: \"\"}\n", "t.yaml:1:15: n2.address: must not be empty");
+	expect_err("web:\n  tls:\n    cert: a.pem\n", "t.yaml:3:5: web.tls: give both cert and key, or neither");
+	expect_err("amf: {timezone: \"+01:10\"}\n",
+		   "t.yaml:1:17: amf.timezone: must be a multiple of 15 minutes between -14:00 and +14:00");
+	expect_err("upf: {n3_interface: a-very-long-ifname}\n",
+		   "t.yaml:1:21: upf.n3_interface: an interface name has at most 15 characters");
+	expect_err("timers: {mobile_reachable: 100}\n",
+		   "t.yaml:1:1: timers.mobile_reachable: 100 must be greater than timers.t3512 (3240)");
+	expect_err("suci: {keys: [{id: 1, scheme: A}]}\n",
+		   "t.yaml:1:15: suci.keys[0]: missing key private_key or private_key_file");
+	expect_err("suci: {keys: [{id: 1, scheme: A, private_key_file: /nonexistent/k}]}\n",
+		   "t.yaml:1:15: suci.keys[0]: private_key_file \"/nonexistent/k\": No such file or directory");
+	expect_err("suci: {keys: [{id: 1, scheme: C}]}\n",
+		   "t.yaml:1:31: suci.keys[0].scheme: \"C\" is not one of A, B");
+	expect_err("suci: {keys: [{id: 0, scheme: A}]}\n", "t.yaml:1:20: suci.keys[0].id: 0 is out of range 1..255");
+}
+
+static void test_load_file(void **state)
+{
+	char path[] = "/tmp/solocore-conf-XXXXXX";
+	char err[512], want[600];
+	int fd;
+
+	(void)state;
+	assert_int_equal(conf_load(&c1, "/nonexistent/solocore.yaml", err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "/nonexistent/solocore.yaml: No such file or directory");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "n2:\n  port: 1\n  prot: 2\n", 24), 24);
+	close(fd);
+	assert_int_equal(conf_load(&c1, path, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s:3:3: n2.prot: unknown key", path);
+	assert_string_equal(err, want);
+	unlink(path);
+	assert_int_equal(conf_load(&c1, "/tmp", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "/tmp: not a regular file");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_empty_is_defaults),
+		cmocka_unit_test(test_full_values),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_err_unknown_key),
+		cmocka_unit_test(test_err_duplicate_key),
+		cmocka_unit_test(test_err_wrong_type),
+		cmocka_unit_test(test_err_out_of_range),
+		cmocka_unit_test(test_err_bad_enum),
+		cmocka_unit_test(test_err_syntax),
+		cmocka_unit_test(test_err_values),
+		cmocka_unit_test(test_load_file),
+	};
+	return cmocka_run_group_tests_name("conf", tests, NULL, NULL);
+}
