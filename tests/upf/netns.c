@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+
+#include "netns.h"
+
+int tn_sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	if (rc == -1)
+		return -1;
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+int tn_require_root_bpf(const char *test)
+{
+	struct bpf_insn prog[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "\n*** %s SKIPPED: needs root (BPF, XDP, network namespaces). ***\n\n", test);
+		return 77;
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "probe", "GPL", prog, 2, NULL);
+	if (fd < 0) {
+		fprintf(stderr, "\n*** %s SKIPPED: the kernel refuses BPF XDP programs (%s). ***\n\n",
+			test, strerror(errno));
+		return 77;
+	}
+	close(fd);
+	return 0;
+}
+
+int tn_unshare_net(void)
+{
+	if (unshare(CLONE_NEWNET) < 0)
+		return -errno;
+	return tn_sh("ip link set lo up") == 0 ? 0 : -EIO;
+}
+
+int tn_wait_readable(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, timeout_ms) > 0;
+}

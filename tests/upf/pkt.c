@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "pkt.h"
+
+uint16_t pkt_csum(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(b[i] << 8 | b[i + 1]);
+	if (len & 1)
+		s += (uint32_t)b[len - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+size_t pkt_eth(uint8_t *b, const uint8_t dst[6], const uint8_t src[6])
+{
+	memcpy(b, dst, 6);
+	memcpy(b + 6, src, 6);
+	b[12] = 0x08;
+	b[13] = 0x00;
+	return PKT_ETH;
+}
+
+size_t pkt_ipv4(uint8_t *b, uint32_t src, uint32_t dst, uint8_t proto, size_t payload_len)
+{
+	uint16_t tot = (uint16_t)(PKT_IP + payload_len), c;
+
+	memset(b, 0, PKT_IP);
+	b[0] = 0x45;
+	b[2] = (uint8_t)(tot >> 8);
+	b[3] = (uint8_t)tot;
+	b[6] = 0x40;
+	b[8] = 64;
+	b[9] = proto;
+	memcpy(b + 12, &src, 4);
+	memcpy(b + 16, &dst, 4);
+	c = pkt_csum(b, PKT_IP);
+	b[10] = (uint8_t)(c >> 8);
+	b[11] = (uint8_t)c;
+	return PKT_IP;
+}
+
+size_t pkt_udp(uint8_t *b, uint16_t sport, uint16_t dport, size_t payload_len)
+{
+	uint16_t l = (uint16_t)(PKT_UDP + payload_len);
+
+	b[0] = (uint8_t)(sport >> 8);
+	b[1] = (uint8_t)sport;
+	b[2] = (uint8_t)(dport >> 8);
+	b[3] = (uint8_t)dport;
+	b[4] = (uint8_t)(l >> 8);
+	b[5] = (uint8_t)l;
+	b[6] = b[7] = 0;
+	return PKT_UDP;
+}
+
+size_t pkt_inner_udp(uint8_t *b, uint32_t src, uint32_t dst, size_t len)
+{
+	size_t pl = len - PKT_IP - PKT_UDP;
+
+	pkt_ipv4(b, src, dst, 17, PKT_UDP + pl);
+	pkt_udp(b + PKT_IP, 40000, 9, pl);
+	for (size_t i = 0; i < pl; i++)
+		b[PKT_IP + PKT_UDP + i] = (uint8_t)i;
+	return len;
+}
+
+size_t pkt_gpdu(uint8_t *b, uint32_t teid, int qfi, int ul, const uint8_t *inner, size_t len)
+{
+	size_t h = qfi < 0 ? 8 : 16;
+	size_t gl = h - 8 + len;
+
+	b[0] = qfi < 0 ? 0x30 : 0x34;
+	b[1] = 0xff;
+	b[2] = (uint8_t)(gl >> 8);
+	b[3] = (uint8_t)gl;
+	teid = htonl(teid);
+	memcpy(b + 4, &teid, 4);
+	if (qfi >= 0) {
+		/* TS 38.415 5.5.2: container length 1, PDU type, QFI, no next header. */
+		const uint8_t ext[8] = { 0, 0, 0, 0x85, 1, ul ? 0x10 : 0x00, (uint8_t)qfi, 0 };
+
+		memcpy(b + 8, ext, 8);
+	}
+	memcpy(b + h, inner, len);
+	return h + len;
+}
+
+size_t pkt_gtpu_frame(uint8_t *b, const uint8_t dmac[6], const uint8_t smac[6],
+		      uint32_t src, uint32_t dst, const uint8_t *gtp, size_t len)
+{
+	size_t o = pkt_eth(b, dmac, smac);
+
+	o += pkt_ipv4(b + o, src, dst, 17, PKT_UDP + len);
+	o += pkt_udp(b + o, 2152, 2152, len);
+	memcpy(b + o, gtp, len);
+	return o + len;
+}
+
+size_t pkt_ip_frame(uint8_t *b, const uint8_t dmac[6], const uint8_t smac[6],
+		    const uint8_t *ip, size_t len)
+{
+	size_t o = pkt_eth(b, dmac, smac);
+
+	memcpy(b + o, ip, len);
+	return o + len;
+}

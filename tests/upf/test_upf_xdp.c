@@ -1,0 +1,694 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * The XDP program on crafted frames through BPF_PROG_TEST_RUN, and the
+ * exception path (GTP-U socket, buffering) over loopback. Runs in a private
+ * network namespace with two veth pairs so bpf_fib_lookup resolves:
+ *   n3 192.0.2.1/24    gNB 192.0.2.2 = 02:00:00:00:03:02 (static neighbour)
+ *   n6 198.51.100.1/24 DN router 198.51.100.2 = 02:00:00:00:06:02, default route
+ * Needs root; skips with 77 otherwise.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+
+#include "upf/upf.h"
+#include "testlib.h"
+#include "pkt.h"
+#include "netns.h"
+
+static const uint8_t N3_MAC[6] = { 2, 0, 0, 0, 3, 1 };
+static const uint8_t GNB_MAC[6] = { 2, 0, 0, 0, 3, 2 };
+static const uint8_t N6_MAC[6] = { 2, 0, 0, 0, 6, 1 };
+static const uint8_t DN_MAC[6] = { 2, 0, 0, 0, 6, 2 };
+#define N3_ADDR "192.0.2.1"
+#define GNB_ADDR "192.0.2.2"
+
+static int n3_ifindex, n6_ifindex;
+static struct tv_file *vec;
+
+struct fx {
+	struct upf *u;
+	uint32_t notified_id;
+	int notified;
+	int sock;            /* test "gNB" on 127.0.0.2:2152 */
+};
+
+static uint32_t ip(const char *s)
+{
+	struct in_addr a;
+
+	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
+	return a.s_addr;
+}
+
+static void on_dl(void *arg, uint32_t id)
+{
+	struct fx *f = arg;
+
+	f->notified++;
+	f->notified_id = id;
+}
+
+/* Open a upf (no attach) with a UE pool; one per test, so counters start at 0. */
+static struct fx *fx_open(const char *pool, uint8_t plen, uint32_t err_ind_per_s)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct upf_params p = {
+		.xdp_mode = UPF_XDP_NONE,
+		.n3_addr = ip(N3_ADDR),
+		.ue_pool_addr = ip(pool),
+		.ue_pool_plen = plen,
+		.max_sessions = 1024,
+		.buffer_per_session = 4,
+		.buffer_total = 16,
+		.err_ind_per_s = err_ind_per_s,
+		.on_dl_data = on_dl,
+	};
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(2152) };
+	int one = 1;
+
+	assert_non_null(f);
+	p.cb_arg = f;
+	assert_int_equal(upf_open(&p, &f->u), 0);
+	f->sock = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(f->sock >= 0);
+	setsockopt(f->sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	a.sin_addr.s_addr = ip("127.0.0.2");
+	assert_int_equal(bind(f->sock, (struct sockaddr *)&a, sizeof(a)), 0);
+	return f;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	if (f) {
+		upf_close(f->u);
+		close(f->sock);
+		free(f);
+	}
+	*state = NULL;
+	return 0;
+}
+
+struct run {
+	uint32_t action;
+	uint8_t out[2048];
+	uint32_t out_len;
+};
+
+static void xdp_run(struct fx *f, int ifindex, const uint8_t *frame, size_t len, struct run *r)
+{
+	struct xdp_md ctx = { .data = 0, .data_end = (uint32_t)len, .ingress_ifindex = (uint32_t)ifindex };
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = frame, .data_size_in = (uint32_t)len,
+		.data_out = r->out, .data_size_out = sizeof(r->out),
+		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
+		.repeat = 1);
+
+	assert_int_equal(bpf_prog_test_run_opts(upf_prog_fd(f->u), &o), 0);
+	r->action = o.retval;
+	r->out_len = o.data_size_out;
+}
+
+static uint64_t cnt(struct fx *f, unsigned idx)
+{
+	uint64_t c[UPF_STAT__MAX];
+
+	assert_int_equal(upf_counters(f->u, c, UPF_STAT__MAX), 0);
+	return c[idx];
+}
+
+/* The frame a gNB would send: vector GTP-U message in IPv4/UDP to our N3 address. */
+static size_t ul_frame_from_vector(const char *name, uint8_t *frame, uint8_t *gtp, int *gtp_len)
+{
+	int s = tv_find(vec, name);
+
+	assert_true(s >= 0);
+	*gtp_len = tv_hex(vec, s, "hex", gtp, 512);
+	assert_true(*gtp_len > 0);
+	return pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB_ADDR), ip(N3_ADDR), gtp, (size_t)*gtp_len);
+}
+
+static void session(struct fx *f, uint32_t id, uint32_t teid, const char *ue, uint32_t gnb_teid,
+		    uint8_t qfi, enum upf_dl_state st)
+{
+	struct upf_session_rule r = {
+		.ul_teid = teid, .ue_addr = ip(ue), .gnb_addr = ip(GNB_ADDR), .gnb_teid = gnb_teid,
+		.qfi = qfi, .dl_state = st,
+	};
+
+	assert_int_equal(upf_session_create(f->u, id, &r), 0);
+}
+
+/* Uplink G-PDU whose inner packet starts at inner_off of the GTP-U message:
+ * decapsulated, Ethernet rewritten toward the DN router, redirected to n6. */
+static void check_ul_ok(struct fx *f, const char *vector, int inner_off)
+{
+	uint8_t frame[600], gtp[512];
+	int gl;
+	size_t len = ul_frame_from_vector(vector, frame, gtp, &gl);
+	struct upf_session_stats st;
+	struct run r;
+
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_REDIRECT);
+	assert_int_equal(r.out_len, PKT_ETH + (uint32_t)(gl - inner_off));
+	assert_memory_equal(r.out, DN_MAC, 6);
+	assert_memory_equal(r.out + 6, N6_MAC, 6);
+	assert_int_equal(r.out[12], 0x08);
+	assert_int_equal(r.out[13], 0x00);
+	assert_memory_equal(r.out + PKT_ETH, gtp + inner_off, (size_t)(gl - inner_off));
+	assert_int_equal(cnt(f, UPF_CNT_UL_FWD), 1);
+	assert_int_equal(upf_session_stats(f->u, 7, &st), 0);
+	assert_int_equal(st.ul_pkts, 1);
+	assert_int_equal(st.ul_bytes, (uint64_t)(gl - inner_off));
+	assert_int_equal(st.dl_pkts, 0);
+}
+
+static void t_ul_container(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 100);
+
+	*state = f;
+	session(f, 7, 2, "172.16.0.3", 0x99, 1, UPF_DL_ACTIVE);
+	check_ul_ok(f, "gtpu_gpdu_ul_pdu_session_container_qfi1", 16);
+}
+
+static void t_ul_plain(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 100);
+
+	*state = f;
+	session(f, 7, 1, "172.16.0.3", 0x99, 1, UPF_DL_ACTIVE);
+	check_ul_ok(f, "gtpu_gpdu_plain_teid1", 8);
+}
+
+static void t_ul_two_ext(void **state)
+{
+	struct fx *f = fx_open("10.45.0.0", 16, 100);
+
+	*state = f;
+	/* PDCP PDU Number (0xc0) then the PDU Session Container (0x85). */
+	session(f, 7, 1, "10.45.0.1", 0x99, 1, UPF_DL_ACTIVE);
+	check_ul_ok(f, "gtpu_gpdu_two_ext_pdcp_pdu_number_and_pdu_session_container", 20);
+}
+
+static void t_ul_wrong_source(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 100);
+	uint8_t frame[600], gtp[512];
+	struct upf_session_stats st;
+	struct run r;
+	int gl;
+	size_t len;
+
+	*state = f;
+	session(f, 7, 2, "172.16.0.9", 0x99, 1, UPF_DL_ACTIVE);
+	len = ul_frame_from_vector("gtpu_gpdu_ul_pdu_session_container_qfi1", frame, gtp, &gl);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_DROP_BAD_SRC), 1);
+	assert_int_equal(cnt(f, UPF_CNT_UL_FWD), 0);
+	assert_int_equal(upf_session_stats(f->u, 7, &st), 0);
+	assert_int_equal(st.ul_drops, 1);
+	assert_int_equal(st.ul_pkts, 0);
+}
+
+static void t_ul_wrong_qfi(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 100);
+	uint8_t frame[600], gtp[512];
+	struct run r;
+	int gl;
+	size_t len;
+
+	*state = f;
+	session(f, 7, 2, "172.16.0.3", 0x99, 5, UPF_DL_ACTIVE);
+	len = ul_frame_from_vector("gtpu_gpdu_ul_pdu_session_container_qfi1", frame, gtp, &gl);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_DROP_QFI), 1);
+}
+
+static void t_ul_unknown_teid(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 100);
+	uint8_t frame[600], gtp[512];
+	struct run r;
+	int gl;
+	size_t len;
+
+	*state = f;
+	/* TEID 2 not installed (another session has TEID 5); TEID beyond the map. */
+	session(f, 7, 5, "172.16.0.3", 0x99, 1, UPF_DL_ACTIVE);
+	len = ul_frame_from_vector("gtpu_gpdu_ul_pdu_session_container_qfi1", frame, gtp, &gl);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_PASS);
+	assert_int_equal(r.out_len, len);
+	assert_memory_equal(r.out, frame, len);
+	frame[PKT_ETH + PKT_IP + PKT_UDP + 4] = 0x7f;   /* TEID 0x7f000002 */
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_PASS);
+	assert_int_equal(cnt(f, UPF_CNT_UNKNOWN_TEID), 2);
+}
+
+static void t_echo_and_end_marker(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 100);
+	uint8_t frame[600], gtp[512];
+	const uint8_t em[8] = { 0x30, 0xfe, 0, 0, 0, 0, 0, 2 };
+	struct run r;
+	int gl;
+	size_t len;
+
+	*state = f;
+	session(f, 7, 2, "172.16.0.3", 0x99, 1, UPF_DL_ACTIVE);
+	len = ul_frame_from_vector("gtpu_echo_request_sn0", frame, gtp, &gl);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_PASS);
+	assert_int_equal(cnt(f, UPF_CNT_ECHO_REQ), 1);
+	/* TS 29.281 7.3.2 End Marker on a known TEID. */
+	len = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB_ADDR), ip(N3_ADDR), em, sizeof(em));
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_END_MARKER), 1);
+	assert_int_equal(cnt(f, UPF_CNT_UL_FWD), 0);
+}
+
+static void t_non_gtp(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 100);
+	uint8_t frame[128] = { 0 }, inner[64];
+	struct run r;
+	size_t len;
+
+	*state = f;
+	/* ARP request. */
+	memset(frame, 0xff, 6);
+	memcpy(frame + 6, GNB_MAC, 6);
+	frame[12] = 0x08;
+	frame[13] = 0x06;
+	xdp_run(f, n3_ifindex, frame, 60, &r);
+	assert_int_equal(r.action, XDP_PASS);
+	assert_int_equal(cnt(f, UPF_CNT_PASS_NON_IP), 1);
+	/* UDP to our N3 address, port 9: not GTP-U, not for a UE. */
+	pkt_inner_udp(inner, ip(GNB_ADDR), ip(N3_ADDR), 48);
+	len = pkt_ip_frame(frame, N3_MAC, GNB_MAC, inner, 48);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_PASS);
+	assert_memory_equal(r.out, frame, len);
+	assert_int_equal(cnt(f, UPF_CNT_PASS_OTHER), 1);
+}
+
+static void t_malformed(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 100);
+	uint8_t frame[600], gtp[512], bad[512];
+	struct run r;
+	int gl;
+	size_t len;
+
+	*state = f;
+	session(f, 7, 2, "172.16.0.3", 0x99, 1, UPF_DL_ACTIVE);
+	ul_frame_from_vector("gtpu_gpdu_ul_pdu_session_container_qfi1", frame, gtp, &gl);
+	/* 1: GTP length one more than the datagram carries. */
+	memcpy(bad, gtp, (size_t)gl);
+	bad[3]++;
+	len = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB_ADDR), ip(N3_ADDR), bad, (size_t)gl);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	/* 2: GTP version 2 (GTPv2-C flags) on the user-plane port. */
+	memcpy(bad, gtp, (size_t)gl);
+	bad[0] = 0x48;
+	len = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB_ADDR), ip(N3_ADDR), bad, (size_t)gl);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	/* 3: an extension header of length 0. */
+	memcpy(bad, gtp, (size_t)gl);
+	bad[12] = 0;
+	len = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB_ADDR), ip(N3_ADDR), bad, (size_t)gl);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	/* 4: a chain longer than UPF_GTP_MAX_EXT headers (each says "another follows"). */
+	{
+		uint8_t m[64] = { 0x34, 0xff, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0xc0 };
+		size_t o = 12;
+
+		for (int i = 0; i < UPF_GTP_MAX_EXT + 1; i++, o += 4) {
+			m[o] = 1;
+			m[o + 3] = 0xc0;
+		}
+		memcpy(m + o, gtp + 16, 20);
+		o += 20;
+		m[3] = (uint8_t)(o - 8);
+		len = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB_ADDR), ip(N3_ADDR), m, o);
+		xdp_run(f, n3_ifindex, frame, len, &r);
+		assert_int_equal(r.action, XDP_DROP);
+	}
+	/* 5: truncated inner packet. */
+	memcpy(bad, gtp, 16 + 10);
+	bad[2] = 0;
+	bad[3] = 8 + 10;
+	len = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB_ADDR), ip(N3_ADDR), bad, 26);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_DROP_MALFORMED), 4);
+	assert_int_equal(cnt(f, UPF_CNT_DROP_INNER), 1);
+	assert_int_equal(cnt(f, UPF_CNT_UL_FWD), 0);
+}
+
+/* Downlink: the inner packet of the DL vector (to 192.168.3.2) comes in on n6
+ * and must leave on n3 as exactly the vector's GTP-U message (TEID 2, DL PDU
+ * Session Container with QFI 1) in IPv4/UDP from our N3 address to the gNB. */
+static void t_dl_ok(void **state)
+{
+	struct fx *f = fx_open("192.168.0.0", 16, 100);
+	uint8_t frame[600], gtp[512];
+	struct upf_session_stats st;
+	struct run r;
+	size_t len;
+	int s, gl;
+
+	*state = f;
+	session(f, 7, 11, "192.168.3.2", 2, 1, UPF_DL_ACTIVE);
+	s = tv_find(vec, "gtpu_gpdu_dl_pdu_session_container_qfi1");
+	gl = tv_hex(vec, s, "hex", gtp, sizeof(gtp));
+	assert_int_equal(gl, 100);
+	len = pkt_ip_frame(frame, N6_MAC, DN_MAC, gtp + 16, (size_t)gl - 16);
+	xdp_run(f, n6_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_REDIRECT);
+	assert_int_equal(r.out_len, PKT_ETH + PKT_IP + PKT_UDP + (uint32_t)gl);
+	assert_memory_equal(r.out, GNB_MAC, 6);
+	assert_memory_equal(r.out + 6, N3_MAC, 6);
+	/* Outer IPv4: a valid header from N3 to the gNB, UDP 2152 -> 2152. */
+	{
+		uint8_t want[PKT_IP + PKT_UDP];
+
+		pkt_ipv4(want, ip(N3_ADDR), ip(GNB_ADDR), 17, PKT_UDP + (size_t)gl);
+		pkt_udp(want + PKT_IP, 2152, 2152, (size_t)gl);
+		assert_memory_equal(r.out + PKT_ETH, want, sizeof(want));
+		assert_int_equal(pkt_csum(r.out + PKT_ETH, PKT_IP), 0);
+	}
+	assert_memory_equal(r.out + PKT_ETH + PKT_IP + PKT_UDP, gtp, (size_t)gl);
+	assert_int_equal(cnt(f, UPF_CNT_DL_FWD), 1);
+	assert_int_equal(upf_session_stats(f->u, 7, &st), 0);
+	assert_int_equal(st.dl_pkts, 1);
+	assert_int_equal(st.dl_bytes, 84);
+	/* A pool address without a session is dropped and counted. */
+	frame[PKT_ETH + 19] = 9;
+	xdp_run(f, n6_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_DROP_NO_SESSION), 1);
+}
+
+static int recv_timeout(int fd, uint8_t *buf, size_t n)
+{
+	if (!tn_wait_readable(fd, 2000))
+		return -1;
+	return (int)recv(fd, buf, n, MSG_DONTWAIT);
+}
+
+/* Downlink for an idle session: to user space, buffered (bounded), one
+ * notification, released in order to the gNB on reactivation. */
+static void t_dl_idle(void **state)
+{
+	struct fx *f = fx_open("192.168.0.0", 16, 100);
+	uint8_t frame[256], inner[128], got[256];
+	struct upf_session_stats st;
+	struct upf_session_rule rule = {
+		.ul_teid = 11, .ue_addr = ip("192.168.3.2"), .gnb_addr = ip("127.0.0.2"), .gnb_teid = 0x1234,
+		.qfi = 9, .dl_state = UPF_DL_BUFFER,
+	};
+	struct run r;
+	size_t len;
+
+	*state = f;
+	assert_int_equal(upf_session_create(f->u, 7, &rule), 0);
+	for (int i = 0; i < 6; i++) {
+		pkt_inner_udp(inner, ip("8.8.8.8"), rule.ue_addr, 60);
+		inner[PKT_IP + PKT_UDP] = (uint8_t)(0xa0 + i);   /* sequence mark */
+		len = pkt_ip_frame(frame, N6_MAC, DN_MAC, inner, 60);
+		xdp_run(f, n6_ifindex, frame, len, &r);
+		assert_int_equal(r.action, XDP_DROP);
+	}
+	assert_int_equal(cnt(f, UPF_CNT_DL_BUFFERED), 6);
+	assert_true(upf_process(f->u) >= 6);
+	assert_int_equal(f->notified, 1);
+	assert_int_equal(f->notified_id, 7);
+	assert_int_equal(upf_session_stats(f->u, 7, &st), 0);
+	assert_int_equal(st.buffered, 4);              /* buffer_per_session */
+	assert_int_equal(cnt(f, UPF_STAT_BUF_DROPPED), 2);
+	/* A second packet while still idle does not notify again. */
+	xdp_run(f, n6_ifindex, frame, len, &r);
+	upf_process(f->u);
+	assert_int_equal(f->notified, 1);
+	assert_int_equal(recv(f->sock, got, sizeof(got), MSG_DONTWAIT), -1);
+
+	rule.dl_state = UPF_DL_ACTIVE;
+	assert_int_equal(upf_session_modify(f->u, 7, &rule), 0);
+	for (int i = 0; i < 4; i++) {
+		int n = recv_timeout(f->sock, got, sizeof(got));
+
+		assert_int_equal(n, 16 + 60);
+		assert_int_equal(got[0], 0x34);
+		assert_int_equal(got[1], 0xff);
+		assert_int_equal(got[3], 8 + 60);
+		assert_int_equal(ntohl(*(uint32_t *)(got + 4)), 0x1234);
+		assert_int_equal(got[11], 0x85);
+		assert_int_equal(got[14], 9);
+		assert_int_equal(got[16 + PKT_IP + PKT_UDP], 0xa0 + i);  /* in order */
+	}
+	assert_int_equal(cnt(f, UPF_STAT_BUF_RELEASED), 4);
+	assert_int_equal(upf_session_stats(f->u, 7, &st), 0);
+	assert_int_equal(st.buffered, 0);
+	/* Active now, no longer buffered; this "gNB" (127.0.0.2) is local so
+	 * bpf_fib_lookup cannot give a next hop: the packet takes the kernel
+	 * path through user space and still arrives, encapsulated. */
+	xdp_run(f, n6_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_DL_BUFFERED), 7);
+	assert_int_equal(cnt(f, UPF_CNT_DL_NEXTHOP), 1);
+	upf_process(f->u);
+	assert_int_equal(recv_timeout(f->sock, got, sizeof(got)), 16 + 60);
+	assert_int_equal(ntohl(*(uint32_t *)(got + 4)), 0x1234);
+	assert_int_equal(cnt(f, UPF_STAT_NEXTHOP_SENT), 1);
+}
+
+/* Session-AMBR: 8 kbit/s with a burst tolerance of three 1000-byte packets'
+ * worth: of 50 back-to-back packets some pass and the rest are policed. */
+static void t_ambr(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 100);
+	uint8_t frame[1200], gtp[1100], inner[1000];
+	struct upf_session_rule rule = {
+		.ul_teid = 2, .ue_addr = ip("172.16.0.3"), .gnb_addr = ip(GNB_ADDR), .gnb_teid = 5,
+		.qfi = 1, .ambr_ul_bps = 8000, .ambr_dl_bps = 8000,
+	};
+	struct upf_session_stats st;
+	struct run r;
+	size_t len, gl;
+	int fwd = 0, drop = 0;
+
+	*state = f;
+	assert_int_equal(upf_session_create(f->u, 7, &rule), 0);
+	pkt_inner_udp(inner, rule.ue_addr, ip("8.8.8.8"), sizeof(inner));
+	gl = pkt_gpdu(gtp, 2, 1, 1, inner, sizeof(inner));
+	len = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB_ADDR), ip(N3_ADDR), gtp, gl);
+	for (int i = 0; i < 50; i++) {
+		xdp_run(f, n3_ifindex, frame, len, &r);
+		if (r.action == XDP_REDIRECT)
+			fwd++;
+		else if (r.action == XDP_DROP)
+			drop++;
+	}
+	assert_int_equal(fwd + drop, 50);
+	assert_true(fwd >= 1);
+	assert_true(drop >= 1);
+	assert_int_equal(cnt(f, UPF_CNT_DROP_AMBR_UL), (uint64_t)drop);
+	assert_int_equal(upf_session_stats(f->u, 7, &st), 0);
+	assert_int_equal(st.ul_drops, (uint64_t)drop);
+	assert_int_equal(st.ul_pkts, (uint64_t)fwd);
+
+	/* Downlink direction, its own bucket. */
+	fwd = drop = 0;
+	pkt_inner_udp(inner, ip("8.8.8.8"), rule.ue_addr, sizeof(inner));
+	len = pkt_ip_frame(frame, N6_MAC, DN_MAC, inner, sizeof(inner));
+	for (int i = 0; i < 50; i++) {
+		xdp_run(f, n6_ifindex, frame, len, &r);
+		fwd += r.action == XDP_REDIRECT;
+		drop += r.action == XDP_DROP;
+	}
+	assert_int_equal(fwd + drop, 50);
+	assert_true(fwd >= 1 && drop >= 1);
+	assert_int_equal(cnt(f, UPF_CNT_DROP_AMBR_DL), (uint64_t)drop);
+}
+
+/* User-space exception path over loopback: Echo Response and Error Indication. */
+static void t_socket_echo_err_ind(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 2);
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(2152) };
+	const uint8_t echo[12] = { 0x32, 0x01, 0x00, 0x04, 0, 0, 0, 0, 0x12, 0x34, 0, 0 };
+	uint8_t gpdu[64], inner[40], got[256];
+	int n;
+
+	*state = f;
+	to.sin_addr.s_addr = ip(N3_ADDR);
+	assert_int_equal(sendto(f->sock, echo, sizeof(echo), 0, (struct sockaddr *)&to, sizeof(to)),
+			 (ssize_t)sizeof(echo));
+	{
+		int fd[2];
+
+		upf_fds(f->u, fd);
+		tn_wait_readable(fd[0], 2000);
+	}
+	upf_process(f->u);
+	n = recv_timeout(f->sock, got, sizeof(got));
+	/* TS 29.281 7.2.2: Echo Response, same sequence number, Recovery IE (14) = 0. */
+	{
+		const uint8_t want[14] = { 0x32, 0x02, 0x00, 0x06, 0, 0, 0, 0, 0x12, 0x34, 0, 0, 14, 0 };
+
+		assert_int_equal(n, sizeof(want));
+		assert_memory_equal(got, want, sizeof(want));
+	}
+	assert_int_equal(cnt(f, UPF_STAT_ECHO_RSP_SENT), 1);
+
+	/* Unknown TEID 0xdeadbeef: Error Indication, at most 2 per second. */
+	pkt_inner_udp(inner, ip("172.16.0.3"), ip("8.8.8.8"), sizeof(inner));
+	size_t gl = pkt_gpdu(gpdu, 0xdeadbeef, -1, 1, inner, sizeof(inner));
+
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(sendto(f->sock, gpdu, gl, 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)gl);
+	{
+		int fd[2];
+
+		upf_fds(f->u, fd);
+		tn_wait_readable(fd[0], 2000);
+	}
+	while (upf_process(f->u) > 0)
+		;
+	n = recv_timeout(f->sock, got, sizeof(got));
+	/* TS 29.281 7.3.1: flags E|S, type 26, TEID 0; UDP Port ext header (0x40)
+	 * = 2152; TEID Data I (16) = deadbeef; GTP-U Peer Address (133) = N3. */
+	{
+		uint8_t want[28] = { 0x36, 26, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0x40, 1, 0x08, 0x68, 0,
+				     16, 0xde, 0xad, 0xbe, 0xef, 133, 0, 4, 192, 0, 2, 1 };
+
+		assert_int_equal(n, sizeof(want));
+		assert_memory_equal(got, want, sizeof(want));
+	}
+	assert_int_equal(recv_timeout(f->sock, got, sizeof(got)), 28);
+	assert_int_equal(recv(f->sock, got, sizeof(got), MSG_DONTWAIT), -1);
+	assert_int_equal(cnt(f, UPF_STAT_ERR_IND_SENT), 2);
+	assert_int_equal(cnt(f, UPF_STAT_ERR_IND_LIMITED), 3);
+}
+
+static void t_api_errors(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 100);
+	struct upf_session_rule r = { .ul_teid = 2, .ue_addr = ip("172.16.0.3"), .gnb_addr = ip(GNB_ADDR),
+				      .gnb_teid = 1, .qfi = 1 };
+	struct upf_session_rule r2 = r;
+	struct upf_session_stats st;
+
+	*state = f;
+	assert_int_equal(upf_session_create(f->u, 1, &r), 0);
+	assert_int_equal(upf_session_create(f->u, 1, &r), -EEXIST);
+	assert_int_equal(upf_session_create(f->u, 1024, &r), -ERANGE);
+	r2.ue_addr = ip("172.16.0.4");
+	assert_int_equal(upf_session_create(f->u, 2, &r2), -EADDRINUSE);   /* TEID taken */
+	r2.ul_teid = 3;
+	r2.ue_addr = r.ue_addr;
+	assert_int_equal(upf_session_create(f->u, 2, &r2), -EADDRINUSE);   /* UE address taken */
+	r2.ue_addr = ip("10.0.0.1");
+	assert_int_equal(upf_session_create(f->u, 2, &r2), -ERANGE);       /* outside the pool */
+	r2.ue_addr = ip("172.16.0.4");
+	r2.ul_teid = 1025;
+	assert_int_equal(upf_session_create(f->u, 2, &r2), -ERANGE);       /* beyond max_teid */
+	r2.ul_teid = 3;
+	r2.gnb_addr = 0;
+	assert_int_equal(upf_session_create(f->u, 2, &r2), -EINVAL);       /* active without a tunnel */
+	assert_int_equal(upf_session_remove(f->u, 2), -ENOENT);
+	assert_int_equal(upf_session_modify(f->u, 2, &r), -ENOENT);
+	assert_int_equal(upf_session_stats(f->u, 2, &st), -ENOENT);
+	/* Move TEID and address: the old indexes are free afterwards. */
+	r2 = r;
+	r2.ul_teid = 9;
+	r2.ue_addr = ip("172.16.0.5");
+	assert_int_equal(upf_session_modify(f->u, 1, &r2), 0);
+	assert_int_equal(upf_session_create(f->u, 2, &r), 0);
+	assert_int_equal(upf_session_remove(f->u, 1), 0);
+	assert_int_equal(upf_session_remove(f->u, 1), -ENOENT);
+	assert_string_equal(upf_counter_name(UPF_CNT_DROP_BAD_SRC), "drop_bad_src");
+	assert_null(upf_counter_name(UPF_STAT__MAX));
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	vec = tv_open("gtpu_messages.txt");
+	if (!vec)
+		return -1;
+	if (tn_unshare_net())
+		return -1;
+	if (tn_sh("ip link add n3 address 02:00:00:00:03:01 type veth peer name n3p && "
+		  "ip link add n6 address 02:00:00:00:06:01 type veth peer name n6p && "
+		  "for d in n3 n3p n6 n6p; do ip link set $d up || exit 1; done && "
+		  "ip addr add 192.0.2.1/24 dev n3 && ip addr add 198.51.100.1/24 dev n6 && "
+		  "ip neigh replace 192.0.2.2 lladdr 02:00:00:00:03:02 dev n3 nud permanent && "
+		  "ip neigh replace 198.51.100.2 lladdr 02:00:00:00:06:02 dev n6 nud permanent && "
+		  "ip route add default via 198.51.100.2 dev n6 && "
+		  "echo 1 > /proc/sys/net/ipv4/ip_forward"))
+		return -1;
+	n3_ifindex = (int)if_nametoindex("n3");
+	n6_ifindex = (int)if_nametoindex("n6");
+	return n3_ifindex && n6_ifindex ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	tv_close(vec);
+	return 0;
+}
+
+int main(void)
+{
+	int rc = tn_require_root_bpf("upf_xdp");
+
+	if (rc)
+		return rc;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(t_ul_container, fx_teardown),
+		cmocka_unit_test_teardown(t_ul_plain, fx_teardown),
+		cmocka_unit_test_teardown(t_ul_two_ext, fx_teardown),
+		cmocka_unit_test_teardown(t_ul_wrong_source, fx_teardown),
+		cmocka_unit_test_teardown(t_ul_wrong_qfi, fx_teardown),
+		cmocka_unit_test_teardown(t_ul_unknown_teid, fx_teardown),
+		cmocka_unit_test_teardown(t_echo_and_end_marker, fx_teardown),
+		cmocka_unit_test_teardown(t_non_gtp, fx_teardown),
+		cmocka_unit_test_teardown(t_malformed, fx_teardown),
+		cmocka_unit_test_teardown(t_dl_ok, fx_teardown),
+		cmocka_unit_test_teardown(t_dl_idle, fx_teardown),
+		cmocka_unit_test_teardown(t_ambr, fx_teardown),
+		cmocka_unit_test_teardown(t_socket_echo_err_ind, fx_teardown),
+		cmocka_unit_test_teardown(t_api_errors, fx_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

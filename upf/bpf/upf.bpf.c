@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * upf.bpf.c - the solocore user plane in XDP, one program for N3 and N6.
+ *
+ *   uplink   Eth/IPv4/UDP 2152/GTP-U G-PDU [ext headers] / inner IPv4
+ *            -> rule = ul_rules[TEID]; inner source == UE; AMBR; strip;
+ *               bpf_fib_lookup(inner dst) + bpf_redirect (toward N6)
+ *   downlink Eth/IPv4 with destination inside the UE pool
+ *            -> rule = dl_rules[dst - pool]; AMBR; push IPv4/UDP/GTP-U with
+ *               the DL PDU Session Container (TS 38.415 5.5.2.1) carrying the
+ *               QFI; bpf_fib_lookup(gNB) + bpf_redirect (toward N3)
+ *
+ * Everything else is decided here with a counter: ARP, non-IPv4 and foreign
+ * IPv4 go to the kernel (XDP_PASS) on purpose; GTP-U signalling (Echo, Error
+ * Indication, unknown TEID) is passed to the UPF's UDP socket on port 2152 in
+ * user space; downlink data for an idle session is copied into a ring buffer
+ * for user space to buffer and is dropped here. Rules are read under the
+ * sequence lock described in upf/upf_bpf.h.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/in.h>
+#include <linux/udp.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "upf/upf_bpf.h"
+
+#ifndef AF_INET
+#define AF_INET 2
+#endif
+
+#define barrier() asm volatile("" ::: "memory")
+#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+
+/* Set by user space before load (skeleton .rodata). */
+const volatile __be32 cfg_n3_addr = 0;   /* local N3 address; 0: accept any outer destination */
+const volatile __u32 cfg_ue_base = 0;    /* UE pool base, host order */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct upf_ul_rule);
+	__uint(max_entries, 1);          /* resized from upf_params before load */
+} ul_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct upf_dl_rule);
+	__uint(max_entries, 1);
+} dl_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct upf_sess_stats);
+	__uint(max_entries, 1);
+} sess_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, UPF_CNT__MAX);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} exc_ring SEC(".maps");
+
+struct exc_rec {
+	struct upf_exc_hdr h;
+	__u8 data[UPF_EXC_MAX_PKT];
+};
+
+/* GTP-U header, TS 29.281 5.1 (mandatory part). */
+struct gtpu_hdr {
+	__u8 flags;
+	__u8 type;
+	__be16 len;
+	__be32 teid;
+};
+
+#define GTP_HDR_LEN 8
+#define GTP_OPT_LEN 4      /* sequence number, N-PDU number, next extension type */
+#define GTP_FLAGS_VER_PT 0x30
+#define GTP_FLAG_E 0x04
+#define GTP_FLAG_S 0x02
+#define GTP_FLAG_PN 0x01
+/* Downlink header we push: Eth is reused, then IPv4, UDP, GTP-U + options + PDU Session Container. */
+#define DL_GTP_LEN (GTP_HDR_LEN + GTP_OPT_LEN + 4)
+#define DL_ENCAP_LEN (sizeof(struct iphdr) + sizeof(struct udphdr) + DL_GTP_LEN)
+
+static __always_inline int count(__u32 c, int action)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &c);
+
+	if (v)
+		*v += 1;
+	return action;
+}
+
+/* Session-AMBR (TS 23.501 5.7.1.8) as GCRA: a token bucket expressed as a
+ * theoretical arrival time. The read-modify-write of tat is deliberately not
+ * atomic: two CPUs racing lose one packet's cost, which lets at most one extra
+ * packet through; an atomic would bounce the cache line on every packet. */
+static __always_inline int ambr_ok(__u64 *tatp, __u64 q16, __u64 tau, __u32 len)
+{
+	__u64 now, tat;
+
+	if (!q16)
+		return 1;
+	now = bpf_ktime_get_ns();
+	tat = *tatp;
+	if (tat < now)
+		tat = now;
+	if (tat - now > tau)
+		return 0;
+	*tatp = tat + (((__u64)len * q16) >> 16);
+	return 1;
+}
+
+struct ul_snap {
+	__u32 flags, sess_id;
+	__be32 ue_addr;
+	__u32 qfi;
+	__u64 q16, tau;
+};
+
+struct dl_snap {
+	__u32 flags, sess_id;
+	__be32 gnb_addr, gnb_teid;
+	__u32 qfi;
+	__u64 q16, tau;
+};
+
+/* Sequence-lock read: copy, then check seq did not move and was even. x86-64
+ * (TSO) keeps loads in order, so compiler barriers suffice; user space
+ * publishes with release stores. */
+static __always_inline int ul_read(struct upf_ul_rule *r, struct ul_snap *s)
+{
+	for (int i = 0; i < 4; i++) {
+		__u32 seq = READ_ONCE(r->seq);
+
+		barrier();
+		s->flags = READ_ONCE(r->flags);
+		s->sess_id = READ_ONCE(r->sess_id);
+		s->ue_addr = READ_ONCE(r->ue_addr);
+		s->qfi = READ_ONCE(r->qfi);
+		s->q16 = READ_ONCE(r->ns_per_byte_q16);
+		s->tau = READ_ONCE(r->tau_ns);
+		barrier();
+		if (!(seq & 1) && READ_ONCE(r->seq) == seq)
+			return 0;
+	}
+	return -1;
+}
+
+static __always_inline int dl_read(struct upf_dl_rule *r, struct dl_snap *s)
+{
+	for (int i = 0; i < 4; i++) {
+		__u32 seq = READ_ONCE(r->seq);
+
+		barrier();
+		s->flags = READ_ONCE(r->flags);
+		s->sess_id = READ_ONCE(r->sess_id);
+		s->gnb_addr = READ_ONCE(r->gnb_addr);
+		s->gnb_teid = READ_ONCE(r->gnb_teid);
+		s->qfi = READ_ONCE(r->qfi);
+		s->q16 = READ_ONCE(r->ns_per_byte_q16);
+		s->tau = READ_ONCE(r->tau_ns);
+		barrier();
+		if (!(seq & 1) && READ_ONCE(r->seq) == seq)
+			return 0;
+	}
+	return -1;
+}
+
+/* The GTP-U exceptions: signalling goes to the UDP socket in user space. */
+static __always_inline int gtp_signalling(__u8 type)
+{
+	switch (type) {
+	case UPF_GTP_ECHO_REQ:
+		return count(UPF_CNT_ECHO_REQ, XDP_PASS);
+	case UPF_GTP_ECHO_RSP:
+		return count(UPF_CNT_ECHO_RSP, XDP_PASS);
+	case UPF_GTP_ERR_IND:
+		return count(UPF_CNT_ERR_IND, XDP_PASS);
+	case UPF_GTP_END_MARKER:
+		/* TS 29.281 7.3.2: marks the end of a path; nothing to forward. */
+		return count(UPF_CNT_END_MARKER, XDP_DROP);
+	default:
+		return count(UPF_CNT_GTP_OTHER, XDP_PASS);
+	}
+}
+
+static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct udphdr *udp = (void *)(oip + 1);
+	struct gtpu_hdr *gtp = (void *)(udp + 1);
+	__u32 off, udp_len, hdr_len, pdu_qfi = 0, key;
+	struct upf_ul_rule *rule;
+	struct upf_sess_stats *st;
+	struct ul_snap r;
+	struct iphdr *iip;
+	struct ethhdr eth;
+	__u8 *p, next;
+
+	if ((void *)(gtp + 1) > end)
+		return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
+	/* TS 29.281 5.1: version 1, protocol type GTP. */
+	if ((gtp->flags & 0xf0) != GTP_FLAGS_VER_PT)
+		return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
+	udp_len = bpf_ntohs(udp->len);
+	if (udp_len < sizeof(*udp) + GTP_HDR_LEN ||
+	    udp_len > bpf_ntohs(oip->tot_len) - sizeof(*oip) ||
+	    (void *)udp + udp_len > end ||
+	    bpf_ntohs(gtp->len) != udp_len - sizeof(*udp) - GTP_HDR_LEN)
+		return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
+	if (gtp->type != UPF_GTP_GPDU)
+		return gtp_signalling(gtp->type);
+
+	/* Optional fields and the extension-header chain (TS 29.281 5.2). */
+	off = sizeof(struct ethhdr) + sizeof(*oip) + sizeof(*udp) + GTP_HDR_LEN;
+	if (gtp->flags & (GTP_FLAG_E | GTP_FLAG_S | GTP_FLAG_PN)) {
+		p = data + off;
+		if ((void *)(p + GTP_OPT_LEN) > end)
+			return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
+		next = (gtp->flags & GTP_FLAG_E) ? p[3] : 0;
+		off += GTP_OPT_LEN;
+		for (int i = 0; i < UPF_GTP_MAX_EXT && next; i++) {
+			__u32 elen;
+
+			off &= 0xff;
+			p = data + off;
+			if ((void *)(p + 4) > end)
+				return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
+			elen = (__u32)p[0] * 4;     /* length in 4-octet units */
+			if (!elen || elen > 64)
+				return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
+			if (next == UPF_GTP_EXT_PDU_SESSION) {
+				/* TS 38.415 5.5.2.2: UL PDU SESSION INFORMATION, QFI in octet 2. */
+				pdu_qfi = 0x100 | (p[2] & 0x3f);
+			}
+			/* The last octet of each header names the next one. */
+			p = data + ((off + elen - 1) & 0x1ff);
+			if ((void *)(p + 1) > end)
+				return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
+			next = *p;
+			off += elen;
+		}
+		if (next)
+			return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
+	}
+	off &= 0x1ff;
+	hdr_len = off - sizeof(struct ethhdr);
+
+	key = bpf_ntohl(gtp->teid);
+	rule = bpf_map_lookup_elem(&ul_rules, &key);
+	if (!rule)
+		return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
+	if (ul_read(rule, &r))
+		return count(UPF_CNT_DROP_RULE_BUSY, XDP_DROP);
+	if (!(r.flags & UPF_RULE_VALID))
+		return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
+	st = bpf_map_lookup_elem(&sess_stats, &r.sess_id);
+
+	iip = data + off;
+	if ((void *)(iip + 1) > end || iip->version != 4)
+		return count(UPF_CNT_DROP_INNER, XDP_DROP);
+	if (iip->saddr != r.ue_addr) {
+		if (st)
+			st->ul_drops++;
+		return count(UPF_CNT_DROP_BAD_SRC, XDP_DROP);
+	}
+	if (r.qfi && pdu_qfi && (pdu_qfi & 0x3f) != r.qfi) {
+		if (st)
+			st->ul_drops++;
+		return count(UPF_CNT_DROP_QFI, XDP_DROP);
+	}
+	__u32 ilen = udp_len - sizeof(*udp) - (hdr_len - sizeof(*oip) - sizeof(*udp));
+	if (!ambr_ok(&rule->tat_ns, r.q16, r.tau, ilen)) {
+		if (st)
+			st->ul_drops++;
+		return count(UPF_CNT_DROP_AMBR_UL, XDP_DROP);
+	}
+
+	struct bpf_fib_lookup fib = {
+		.family = AF_INET,
+		.tos = iip->tos,
+		.l4_protocol = iip->protocol,
+		.tot_len = bpf_ntohs(iip->tot_len),
+		.ipv4_src = iip->saddr,
+		.ipv4_dst = iip->daddr,
+		.ifindex = ctx->ingress_ifindex,
+	};
+
+	/* Strip: keep the Ethernet header, drop outer IPv4/UDP/GTP-U. */
+	__builtin_memcpy(&eth, data, sizeof(eth));
+	if (bpf_xdp_adjust_head(ctx, (int)hdr_len))
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	if (data + sizeof(eth) > end)
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	__builtin_memcpy(data, &eth, sizeof(eth));
+	if (st) {
+		st->ul_pkts++;
+		st->ul_bytes += ilen;
+	}
+
+	int rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+
+	if (rc == BPF_FIB_LKUP_RET_SUCCESS) {
+		struct ethhdr *e = data;
+
+		__builtin_memcpy(e->h_dest, fib.dmac, ETH_ALEN);
+		__builtin_memcpy(e->h_source, fib.smac, ETH_ALEN);
+		count(UPF_CNT_UL_FWD, 0);
+		return bpf_redirect(fib.ifindex, 0);
+	}
+	if (rc == BPF_FIB_LKUP_RET_BLACKHOLE || rc == BPF_FIB_LKUP_RET_UNREACHABLE ||
+	    rc == BPF_FIB_LKUP_RET_PROHIBIT)
+		return count(UPF_CNT_DROP_FIB, XDP_DROP);
+	/* No neighbour entry yet (or forwarding off): the kernel forwards the
+	 * decapsulated packet and resolves ARP, later packets take the fast path. */
+	return count(UPF_CNT_UL_KERNEL, XDP_PASS);
+}
+
+/* Copy a downlink inner packet to user space (buffering or no next hop). */
+static __always_inline int to_user(struct xdp_md *ctx, __u32 sess_id, __be32 ue, __u32 reason)
+{
+	__u32 len = ctx->data_end - ctx->data - sizeof(struct ethhdr);
+	struct exc_rec *rec;
+
+	if (len > UPF_EXC_MAX_PKT || len < sizeof(struct iphdr))
+		return count(UPF_CNT_DROP_EXC_FULL, XDP_DROP);
+	rec = bpf_ringbuf_reserve(&exc_ring, sizeof(*rec), 0);
+	if (!rec)
+		return count(UPF_CNT_DROP_EXC_FULL, XDP_DROP);
+	rec->h.sess_id = sess_id;
+	rec->h.len = len;
+	rec->h.ue_addr = ue;
+	rec->h.reason = reason;
+	/* Re-check next to the call so the verifier sees the bound. */
+	asm volatile("" : "+r"(len));
+	if (len < 1 || len > UPF_EXC_MAX_PKT ||
+	    bpf_xdp_load_bytes(ctx, sizeof(struct ethhdr), rec->data, len)) {
+		bpf_ringbuf_discard(rec, 0);
+		return count(UPF_CNT_DROP_EXC_FULL, XDP_DROP);
+	}
+	bpf_ringbuf_submit(rec, 0);
+	return count(reason, XDP_DROP);
+}
+
+static __always_inline __u16 csum_fold(__u32 s)
+{
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (__u16)~s;
+}
+
+static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
+{
+	void *data, *end;
+	__u32 key = bpf_ntohl(iip->daddr) - cfg_ue_base;
+	struct upf_dl_rule *rule;
+	struct upf_sess_stats *st;
+	struct dl_snap r;
+	__be32 ue = iip->daddr;
+	__u32 ilen;
+
+	rule = bpf_map_lookup_elem(&dl_rules, &key);
+	if (!rule)
+		return count(UPF_CNT_PASS_OTHER, XDP_PASS);
+	if (dl_read(rule, &r))
+		return count(UPF_CNT_DROP_RULE_BUSY, XDP_DROP);
+	if (!(r.flags & UPF_RULE_VALID))
+		return count(UPF_CNT_DROP_NO_SESSION, XDP_DROP);
+
+	ilen = bpf_ntohs(iip->tot_len);
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	if (ilen < sizeof(*iip) || (void *)iip + ilen > end)
+		return count(UPF_CNT_DROP_INNER, XDP_DROP);
+	/* Ethernet padding of short frames is not part of the IP packet. */
+	if ((void *)iip + ilen < end &&
+	    bpf_xdp_adjust_tail(ctx, -(int)(end - ((void *)iip + ilen))))
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	st = bpf_map_lookup_elem(&sess_stats, &r.sess_id);
+	if (r.flags & UPF_RULE_BUFFER)
+		return to_user(ctx, r.sess_id, ue, UPF_CNT_DL_BUFFERED);
+	if (!ambr_ok(&rule->tat_ns, r.q16, r.tau, ilen)) {
+		if (st)
+			st->dl_drops++;
+		return count(UPF_CNT_DROP_AMBR_DL, XDP_DROP);
+	}
+
+	struct bpf_fib_lookup fib = {
+		.family = AF_INET,
+		.l4_protocol = IPPROTO_UDP,
+		.tot_len = ilen + DL_ENCAP_LEN,
+		.ipv4_src = cfg_n3_addr,
+		.ipv4_dst = r.gnb_addr,
+		.ifindex = ctx->ingress_ifindex,
+	};
+	int rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+
+	if (rc == BPF_FIB_LKUP_RET_BLACKHOLE || rc == BPF_FIB_LKUP_RET_UNREACHABLE ||
+	    rc == BPF_FIB_LKUP_RET_PROHIBIT) {
+		if (st)
+			st->dl_drops++;
+		return count(UPF_CNT_DROP_FIB, XDP_DROP);
+	}
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
+		/* User space sends it through the kernel, which resolves ARP. */
+		return to_user(ctx, r.sess_id, ue, UPF_CNT_DL_NEXTHOP);
+
+	if (bpf_xdp_adjust_head(ctx, -(int)DL_ENCAP_LEN))
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+
+	struct ethhdr *eth = data;
+	struct iphdr *oip = (void *)(eth + 1);
+	struct udphdr *udp = (void *)(oip + 1);
+	__u8 *g = (void *)(udp + 1);
+
+	if ((void *)(g + DL_GTP_LEN) > end)
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	__builtin_memcpy(eth->h_dest, fib.dmac, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, fib.smac, ETH_ALEN);
+	eth->h_proto = bpf_htons(ETH_P_IP);
+
+	oip->version = 4;
+	oip->ihl = 5;
+	oip->tos = 0;
+	oip->tot_len = bpf_htons(ilen + DL_ENCAP_LEN);
+	oip->id = 0;
+	oip->frag_off = bpf_htons(0x4000);  /* DF */
+	oip->ttl = 64;
+	oip->protocol = IPPROTO_UDP;
+	oip->check = 0;
+	oip->saddr = cfg_n3_addr;
+	oip->daddr = r.gnb_addr;
+	__u32 sum = 0;
+	__u16 *w = (void *)oip;
+#pragma unroll
+	for (int i = 0; i < 10; i++)
+		sum += w[i];
+	oip->check = csum_fold(sum);
+
+	udp->source = bpf_htons(UPF_GTPU_PORT);
+	udp->dest = bpf_htons(UPF_GTPU_PORT);
+	udp->len = bpf_htons(ilen + sizeof(*udp) + DL_GTP_LEN);
+	udp->check = 0;  /* optional over IPv4 (RFC 768) */
+
+	/* TS 29.281 5.1 + TS 38.415 5.5.2.1: E=1, G-PDU, length after the first
+	 * 8 octets, TEID; seq/N-PDU 0, next type 0x85; container length 1, PDU
+	 * type 0 (DL PDU SESSION INFORMATION), QFI, no further header. */
+	g[0] = GTP_FLAGS_VER_PT | GTP_FLAG_E;
+	g[1] = UPF_GTP_GPDU;
+	*(__be16 *)(g + 2) = bpf_htons(ilen + GTP_OPT_LEN + 4);
+	*(__be32 *)(g + 4) = r.gnb_teid;
+	*(__u32 *)(g + 8) = 0;
+	g[11] = UPF_GTP_EXT_PDU_SESSION;
+	g[12] = 1;
+	g[13] = 0x00;
+	g[14] = r.qfi & 0x3f;
+	g[15] = 0;
+
+	if (st) {
+		st->dl_pkts++;
+		st->dl_bytes += ilen;
+	}
+	count(UPF_CNT_DL_FWD, 0);
+	return bpf_redirect(fib.ifindex, 0);
+}
+
+SEC("xdp")
+int upf_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip = (void *)(eth + 1);
+
+	if ((void *)(ip + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return count(UPF_CNT_PASS_NON_IP, XDP_PASS);
+	if (ip->protocol == IPPROTO_UDP && (!cfg_n3_addr || ip->daddr == cfg_n3_addr)) {
+		struct udphdr *udp = (void *)(ip + 1);
+
+		if (ip->ihl != 5 || (ip->frag_off & bpf_htons(0x3fff))) {
+			/* Options or fragments on the outer header: leave it to the
+			 * kernel (reassembly), user space sees it on the socket. */
+			if (ip->ihl == 5 && (void *)(udp + 1) <= end &&
+			    udp->dest != bpf_htons(UPF_GTPU_PORT))
+				return count(UPF_CNT_PASS_OTHER, XDP_PASS);
+			return count(UPF_CNT_PASS_FRAG, XDP_PASS);
+		}
+		if ((void *)(udp + 1) > end)
+			return count(UPF_CNT_PASS_OTHER, XDP_PASS);
+		if (udp->dest == bpf_htons(UPF_GTPU_PORT))
+			return uplink(ctx, ip);
+	}
+	return downlink(ctx, ip);
+}
+
+char LICENSE[] SEC("license") = "GPL";

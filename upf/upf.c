@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * upf.c - load the XDP program, size and mmap its maps, attach to N3/N6 (all
+ * or nothing), and the session rule API. The exception path is upf_exc.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+
+#include "common/log.h"
+#include "upf/upf_int.h"
+#include "upf/upf.skel.h"
+
+#define MOD "upf"
+#define UPF_PROG_NAME "upf_xdp"
+
+static const char *const counter_names[UPF_STAT__MAX] = {
+	[UPF_CNT_UL_FWD] = "ul_fwd",
+	[UPF_CNT_DL_FWD] = "dl_fwd",
+	[UPF_CNT_UL_KERNEL] = "ul_kernel",
+	[UPF_CNT_DL_NEXTHOP] = "dl_nexthop",
+	[UPF_CNT_PASS_NON_IP] = "pass_non_ip",
+	[UPF_CNT_PASS_OTHER] = "pass_other",
+	[UPF_CNT_PASS_FRAG] = "pass_frag",
+	[UPF_CNT_ECHO_REQ] = "echo_req",
+	[UPF_CNT_ECHO_RSP] = "echo_rsp",
+	[UPF_CNT_ERR_IND] = "err_ind",
+	[UPF_CNT_END_MARKER] = "end_marker",
+	[UPF_CNT_GTP_OTHER] = "gtp_other",
+	[UPF_CNT_UNKNOWN_TEID] = "unknown_teid",
+	[UPF_CNT_DROP_MALFORMED] = "drop_malformed",
+	[UPF_CNT_DROP_INNER] = "drop_inner",
+	[UPF_CNT_DROP_BAD_SRC] = "drop_bad_src",
+	[UPF_CNT_DROP_QFI] = "drop_qfi",
+	[UPF_CNT_DROP_AMBR_UL] = "drop_ambr_ul",
+	[UPF_CNT_DROP_AMBR_DL] = "drop_ambr_dl",
+	[UPF_CNT_DROP_NO_SESSION] = "drop_no_session",
+	[UPF_CNT_DL_BUFFERED] = "dl_buffered",
+	[UPF_CNT_DROP_EXC_FULL] = "drop_exc_full",
+	[UPF_CNT_DROP_FIB] = "drop_fib",
+	[UPF_CNT_DROP_HEADROOM] = "drop_headroom",
+	[UPF_CNT_DROP_RULE_BUSY] = "drop_rule_busy",
+	[UPF_STAT_ECHO_RSP_SENT] = "echo_rsp_sent",
+	[UPF_STAT_ERR_IND_SENT] = "err_ind_sent",
+	[UPF_STAT_ERR_IND_LIMITED] = "err_ind_limited",
+	[UPF_STAT_BUF_DROPPED] = "buf_dropped",
+	[UPF_STAT_BUF_RELEASED] = "buf_released",
+	[UPF_STAT_NEXTHOP_SENT] = "nexthop_sent",
+	[UPF_STAT_SOCK_BAD] = "sock_bad",
+};
+
+const char *upf_counter_name(unsigned idx)
+{
+	return idx < UPF_STAT__MAX ? counter_names[idx] : NULL;
+}
+
+/* ---- attach ---- */
+
+/* Is the XDP program attached to ifindex ours (from an earlier, crashed run)?
+ * 1 ours, 0 nothing attached, -EBUSY someone else's. */
+static int stale_check(int ifindex, uint32_t *mode_flags)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	uint32_t id;
+	int fd, rc;
+
+	if (bpf_xdp_query(ifindex, 0, &q))
+		return 0;
+	switch (q.attach_mode) {
+	case XDP_ATTACHED_DRV: id = q.drv_prog_id; *mode_flags = XDP_FLAGS_DRV_MODE; break;
+	case XDP_ATTACHED_SKB: id = q.skb_prog_id; *mode_flags = XDP_FLAGS_SKB_MODE; break;
+	case XDP_ATTACHED_NONE: return 0;
+	default: return -EBUSY;   /* offloaded or several */
+	}
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return -EBUSY;
+	memset(&info, 0, sizeof(info));
+	rc = bpf_obj_get_info_by_fd(fd, &info, &len);
+	close(fd);
+	if (rc || strcmp(info.name, UPF_PROG_NAME) != 0)
+		return -EBUSY;
+	return 1;
+}
+
+static int attach_one(struct upf *u, int ifindex)
+{
+	uint32_t old_flags = 0;
+	int rc = stale_check(ifindex, &old_flags);
+
+	if (rc < 0) {
+		log_error(MOD, "ifindex=%d carries a foreign XDP program, not replacing it", ifindex);
+		return rc;
+	}
+	if (rc == 1) {
+		log_warn(MOD, "ifindex=%d: replacing a stale upf program", ifindex);
+		bpf_xdp_detach(ifindex, old_flags, NULL);
+	}
+	if (u->p.xdp_mode == UPF_XDP_NATIVE || u->p.xdp_mode == UPF_XDP_AUTO) {
+		rc = bpf_xdp_attach(ifindex, u->prog_fd, XDP_FLAGS_DRV_MODE, NULL);
+		if (!rc) {
+			u->attach_flags = XDP_FLAGS_DRV_MODE;
+			return 0;
+		}
+		if (u->p.xdp_mode == UPF_XDP_NATIVE)
+			return rc;
+		log_info(MOD, "ifindex=%d: native XDP refused (%s), using generic", ifindex, strerror(-rc));
+	}
+	rc = bpf_xdp_attach(ifindex, u->prog_fd, XDP_FLAGS_SKB_MODE, NULL);
+	if (!rc)
+		u->attach_flags = XDP_FLAGS_SKB_MODE;
+	return rc;
+}
+
+static void detach_all(struct upf *u)
+{
+	for (int i = 0; i < u->nif; i++)
+		bpf_xdp_detach(u->ifindex[i], u->attach_flags, NULL);
+	u->nif = 0;
+}
+
+/* Attach to every interface or to none. One attach mode for all of them
+ * (the first interface decides in auto mode). */
+static int attach_all(struct upf *u)
+{
+	const char *names[2] = { u->p.n3_ifname, u->p.n6_ifname };
+	int n = (names[1] && strcmp(names[0], names[1]) != 0) ? 2 : 1;
+
+	for (int i = 0; i < n; i++) {
+		int ifindex = (int)if_nametoindex(names[i]);
+		int rc;
+
+		if (!ifindex) {
+			log_error(MOD, "interface %s not found", names[i]);
+			detach_all(u);
+			return -ENODEV;
+		}
+		rc = attach_one(u, ifindex);
+		if (rc) {
+			log_error(MOD, "attach to %s failed: %s; rolling back", names[i], strerror(-rc));
+			detach_all(u);
+			return rc;
+		}
+		if (i == 0 && u->p.xdp_mode == UPF_XDP_AUTO)
+			u->p.xdp_mode = u->attach_flags == XDP_FLAGS_DRV_MODE ? UPF_XDP_NATIVE : UPF_XDP_GENERIC;
+		u->ifindex[u->nif++] = ifindex;
+		log_info(MOD, "attached to %s ifindex=%d mode=%s", names[i], ifindex,
+			 u->attach_flags == XDP_FLAGS_DRV_MODE ? "native" : "generic");
+	}
+	return 0;
+}
+
+/* ---- open / close ---- */
+
+static int params_check(struct upf_params *p)
+{
+	if (!p->max_sessions)
+		p->max_sessions = 65536;
+	if (!p->max_teid)
+		p->max_teid = p->max_sessions;
+	if (!p->buffer_per_session)
+		p->buffer_per_session = 16;
+	if (!p->buffer_total)
+		p->buffer_total = 1024;
+	if (!p->err_ind_per_s)
+		p->err_ind_per_s = 100;
+	if (!p->ambr_burst_ms)
+		p->ambr_burst_ms = 10;
+	if (!p->exc_ring_bytes)
+		p->exc_ring_bytes = 1u << 20;
+	if (p->ue_pool_plen < 8 || p->ue_pool_plen > 30)
+		return -EINVAL;
+	if (p->exc_ring_bytes & (p->exc_ring_bytes - 1))
+		return -EINVAL;
+	if (p->xdp_mode != UPF_XDP_NONE && !p->n3_ifname)
+		return -EINVAL;
+	if (p->max_teid >= UINT32_MAX / sizeof(struct upf_ul_rule) || p->max_sessions > (1u << 26))
+		return -ERANGE;
+	return 0;
+}
+
+static void *map_mmap(struct bpf_map *m, size_t n, size_t esz, size_t *len)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *a;
+
+	*len = (n * esz + (size_t)pg - 1) & ~((size_t)pg - 1);
+	a = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(m), 0);
+	return a == MAP_FAILED ? NULL : a;
+}
+
+int upf_open(const struct upf_params *params, struct upf **out)
+{
+	struct upf *u;
+	int rc;
+
+	*out = NULL;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->p = *params;
+	u->sock = -1;
+	u->ring_fd = -1;
+	u->prog_fd = -1;
+	u->notify_head = UPF_NONE;
+	rc = params_check(&u->p);
+	if (rc)
+		goto fail;
+	u->ue_base = ntohl(u->p.ue_pool_addr) & ~((1u << (32 - u->p.ue_pool_plen)) - 1);
+	u->ul_n = (size_t)u->p.max_teid + 1;
+	u->dl_n = (size_t)1 << (32 - u->p.ue_pool_plen);
+
+	rc = libbpf_num_possible_cpus();
+	if (rc <= 0)
+		goto fail;
+	u->ncpus = rc;
+	u->pcpu = calloc((size_t)u->ncpus, sizeof(struct upf_sess_stats) > sizeof(uint64_t) ?
+			 sizeof(struct upf_sess_stats) : sizeof(uint64_t));
+	u->sess = calloc(u->p.max_sessions, sizeof(*u->sess));
+	u->bufs = calloc(u->p.buffer_total, sizeof(*u->bufs));
+	if (!u->pcpu || !u->sess || !u->bufs) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (uint32_t i = 0; i < u->p.buffer_total; i++)
+		u->bufs[i].next = i + 1 < u->p.buffer_total ? i + 1 : UPF_NONE;
+	u->buf_free = 0;
+
+	u->skel = upf_bpf__open();
+	if (!u->skel) {
+		rc = -errno ? -errno : -EINVAL;
+		log_error(MOD, "cannot open the BPF object: %s", strerror(-rc));
+		goto fail;
+	}
+	u->skel->rodata->cfg_n3_addr = u->p.n3_addr;
+	u->skel->rodata->cfg_ue_base = u->ue_base;
+	if ((rc = bpf_map__set_max_entries(u->skel->maps.ul_rules, (uint32_t)u->ul_n)) ||
+	    (rc = bpf_map__set_max_entries(u->skel->maps.dl_rules, (uint32_t)u->dl_n)) ||
+	    (rc = bpf_map__set_max_entries(u->skel->maps.sess_stats, u->p.max_sessions)) ||
+	    (rc = bpf_map__set_max_entries(u->skel->maps.exc_ring, u->p.exc_ring_bytes)))
+		goto fail;
+	rc = upf_bpf__load(u->skel);
+	if (rc) {
+		log_error(MOD, "the kernel refused the XDP program: %s (run with libbpf debug output for the verifier log)",
+			  strerror(-rc));
+		goto fail;
+	}
+	u->prog_fd = bpf_program__fd(u->skel->progs.upf_xdp);
+	u->ul = map_mmap(u->skel->maps.ul_rules, u->ul_n, sizeof(*u->ul), &u->ul_map_len);
+	u->dl = map_mmap(u->skel->maps.dl_rules, u->dl_n, sizeof(*u->dl), &u->dl_map_len);
+	if (!u->ul || !u->dl) {
+		rc = -errno;
+		log_error(MOD, "mmap of the rule maps failed: %s", strerror(-rc));
+		goto fail;
+	}
+	rc = upf_exc_open(u);
+	if (rc)
+		goto fail;
+	if (u->p.xdp_mode != UPF_XDP_NONE) {
+		rc = attach_all(u);
+		if (rc)
+			goto fail;
+	}
+	*out = u;
+	return 0;
+fail:
+	upf_close(u);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+void upf_close(struct upf *u)
+{
+	if (!u)
+		return;
+	detach_all(u);
+	upf_exc_close(u);
+	if (u->ul)
+		munmap(u->ul, u->ul_map_len);
+	if (u->dl)
+		munmap(u->dl, u->dl_map_len);
+	upf_bpf__destroy(u->skel);
+	free(u->bufs);
+	free(u->sess);
+	free(u->pcpu);
+	free(u);
+}
+
+int upf_prog_fd(const struct upf *u)
+{
+	return u->prog_fd;
+}
+
+/* ---- rules ---- */
+
+/* Sequence-lock writers (see upf/upf_bpf.h). tat_ns is reset: a changed rate
+ * starts from a full bucket. */
+static void ul_publish(struct upf_ul_rule *e, const struct upf_ul_rule *v)
+{
+	uint32_t s = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&e->seq, s + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	e->flags = v->flags;
+	e->sess_id = v->sess_id;
+	e->ue_addr = v->ue_addr;
+	e->qfi = v->qfi;
+	e->ns_per_byte_q16 = v->ns_per_byte_q16;
+	e->tau_ns = v->tau_ns;
+	e->tat_ns = 0;
+	__atomic_store_n(&e->seq, s + 2, __ATOMIC_RELEASE);
+}
+
+static void dl_publish(struct upf_dl_rule *e, const struct upf_dl_rule *v)
+{
+	uint32_t s = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&e->seq, s + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	e->flags = v->flags;
+	e->sess_id = v->sess_id;
+	e->gnb_addr = v->gnb_addr;
+	e->gnb_teid = v->gnb_teid;
+	e->qfi = v->qfi;
+	e->ns_per_byte_q16 = v->ns_per_byte_q16;
+	e->tau_ns = v->tau_ns;
+	e->tat_ns = 0;
+	__atomic_store_n(&e->seq, s + 2, __ATOMIC_RELEASE);
+}
+
+static void ul_clear(struct upf *u, uint32_t teid)
+{
+	struct upf_ul_rule z = { 0 };
+
+	if (teid && teid < u->ul_n)
+		ul_publish(&u->ul[teid], &z);
+}
+
+static void dl_clear(struct upf *u, uint32_t ue_addr)
+{
+	struct upf_dl_rule z = { 0 };
+	uint32_t idx = ntohl(ue_addr) - u->ue_base;
+
+	if (idx < u->dl_n)
+		dl_publish(&u->dl[idx], &z);
+}
+
+/* Cost of one byte in ns, << 16; the burst tolerance covers at least two
+ * full-size packets so a low rate still passes whole packets. */
+static void ambr_params(const struct upf *u, uint64_t bps, __u64 *q16, __u64 *tau)
+{
+	uint64_t t;
+
+	if (!bps) {
+		*q16 = *tau = 0;
+		return;
+	}
+	*q16 = (8000000000ull << 16) / bps;
+	if (!*q16)
+		*q16 = 1;
+	t = (uint64_t)u->p.ambr_burst_ms * 1000000ull;
+	if (t < ((3000 * *q16) >> 16))
+		t = (3000 * *q16) >> 16;
+	*tau = t;
+}
+
+static int rule_check(const struct upf *u, uint32_t id, const struct upf_session_rule *r)
+{
+	if (id >= u->p.max_sessions)
+		return -ERANGE;
+	if (!r || r->qfi > 63 || r->dl_state > UPF_DL_BUFFER)
+		return -EINVAL;
+	if (r->ul_teid >= u->ul_n)
+		return -ERANGE;
+	if ((uint32_t)(ntohl(r->ue_addr) - u->ue_base) >= u->dl_n)
+		return -ERANGE;
+	if (r->dl_state == UPF_DL_ACTIVE && !r->gnb_addr)
+		return -EINVAL;
+	/* Another session must not own the TEID or the address. */
+	if (r->ul_teid) {
+		const struct upf_ul_rule *e = &u->ul[r->ul_teid];
+
+		if ((e->flags & UPF_RULE_VALID) && e->sess_id != id)
+			return -EADDRINUSE;
+	}
+	const struct upf_dl_rule *d = &u->dl[ntohl(r->ue_addr) - u->ue_base];
+
+	if ((d->flags & UPF_RULE_VALID) && d->sess_id != id)
+		return -EADDRINUSE;
+	return 0;
+}
+
+static void rules_write(struct upf *u, uint32_t id, const struct upf_session_rule *r)
+{
+	struct upf_dl_rule d = {
+		.flags = UPF_RULE_VALID | (r->dl_state == UPF_DL_BUFFER ? UPF_RULE_BUFFER : 0),
+		.sess_id = id,
+		.gnb_addr = r->gnb_addr,
+		.gnb_teid = htonl(r->gnb_teid),
+		.qfi = r->qfi,
+	};
+	struct upf_ul_rule ul = {
+		.flags = UPF_RULE_VALID,
+		.sess_id = id,
+		.ue_addr = r->ue_addr,
+		.qfi = r->qfi,
+	};
+
+	ambr_params(u, r->ambr_dl_bps, &d.ns_per_byte_q16, &d.tau_ns);
+	ambr_params(u, r->ambr_ul_bps, &ul.ns_per_byte_q16, &ul.tau_ns);
+	/* Downlink first: by the time the UE can send (uplink valid) its
+	 * answers can come back. */
+	dl_publish(&u->dl[ntohl(r->ue_addr) - u->ue_base], &d);
+	if (r->ul_teid)
+		ul_publish(&u->ul[r->ul_teid], &ul);
+}
+
+int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule *r)
+{
+	int rc = rule_check(u, id, r);
+
+	if (rc)
+		return rc;
+	if (u->sess[id].used)
+		return -EEXIST;
+	/* Counters start at zero before any rule points at them. */
+	memset(u->pcpu, 0, (size_t)u->ncpus * sizeof(struct upf_sess_stats));
+	rc = bpf_map_update_elem(bpf_map__fd(u->skel->maps.sess_stats), &id, u->pcpu, BPF_ANY);
+	if (rc)
+		return rc;
+	struct upf_sess *s = &u->sess[id];
+
+	memset(s, 0, sizeof(*s));
+	s->used = true;
+	s->r = *r;
+	s->buf_head = s->buf_tail = s->notify_next = UPF_NONE;
+	rules_write(u, id, r);
+	return 0;
+}
+
+int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule *r)
+{
+	struct upf_session_rule old;
+	int rc;
+
+	if (id >= u->p.max_sessions)
+		return -ERANGE;
+	if (!u->sess[id].used)
+		return -ENOENT;
+	rc = rule_check(u, id, r);
+	if (rc)
+		return rc;
+	old = u->sess[id].r;
+	if (old.dl_state == UPF_DL_BUFFER && r->dl_state == UPF_DL_ACTIVE) {
+		/* Collect what is still in the ring, send the buffer in order,
+		 * then let the program forward directly. */
+		upf_exc_drain(u);
+		u->sess[id].r = *r;
+		upf_exc_release(u, id);
+		u->sess[id].notified = false;
+	}
+	u->sess[id].r = *r;
+	/* New rules are valid before the old indexes are cleared, so traffic
+	 * on either never meets a gap in the middle of a move. */
+	rules_write(u, id, r);
+	if (old.ul_teid && old.ul_teid != r->ul_teid)
+		ul_clear(u, old.ul_teid);
+	if (old.ue_addr != r->ue_addr)
+		dl_clear(u, old.ue_addr);
+	/* Packets that went to the ring before the switch. */
+	upf_exc_drain(u);
+	return 0;
+}
+
+int upf_session_remove(struct upf *u, uint32_t id)
+{
+	if (id >= u->p.max_sessions)
+		return -ERANGE;
+	if (!u->sess[id].used)
+		return -ENOENT;
+	ul_clear(u, u->sess[id].r.ul_teid);
+	dl_clear(u, u->sess[id].r.ue_addr);
+	upf_exc_flush(u, id);
+	u->sess[id].used = false;
+	return 0;
+}
+
+int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out)
+{
+	const struct upf_sess_stats *v = u->pcpu;
+	int rc;
+
+	if (id >= u->p.max_sessions)
+		return -ERANGE;
+	if (!u->sess[id].used)
+		return -ENOENT;
+	rc = bpf_map_lookup_elem(bpf_map__fd(u->skel->maps.sess_stats), &id, u->pcpu);
+	if (rc)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	for (int c = 0; c < u->ncpus; c++) {
+		out->ul_pkts += v[c].ul_pkts;
+		out->ul_bytes += v[c].ul_bytes;
+		out->dl_pkts += v[c].dl_pkts;
+		out->dl_bytes += v[c].dl_bytes;
+		out->ul_drops += v[c].ul_drops;
+		out->dl_drops += v[c].dl_drops;
+	}
+	out->buffered = u->sess[id].buf_count;
+	return 0;
+}
+
+int upf_counters(struct upf *u, uint64_t *out, size_t n)
+{
+	const uint64_t *v = u->pcpu;
+	int fd = bpf_map__fd(u->skel->maps.counters);
+
+	for (uint32_t i = 0; i < UPF_STAT__MAX && i < n; i++) {
+		out[i] = 0;
+		if (i >= UPF_CNT__MAX) {
+			out[i] = UPF_USTAT(u, i);
+			continue;
+		}
+		if (bpf_map_lookup_elem(fd, &i, u->pcpu))
+			return -errno;
+		for (int c = 0; c < u->ncpus; c++)
+			out[i] += v[c];
+	}
+	return 0;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * upf - the solocore user plane: an XDP program on the N3 and N6 interfaces
+ * (upf/bpf/upf.bpf.c) and the function-call API the SMF drives it with.
+ *
+ * Data path (in the kernel, per packet, no user space):
+ *   uplink   GTP-U G-PDU to UDP 2152 -> rule by TEID -> inner source must be
+ *            the UE's -> session-AMBR UL -> decapsulate -> FIB -> redirect
+ *   downlink IPv4 to a UE pool address -> rule by UE address -> AMBR DL ->
+ *            encapsulate (GTP-U + PDU Session Container, DL, QFI) -> redirect
+ *
+ * Exception path (user space, on the control thread):
+ *   - a UDP socket bound to <n3_addr>:2152 receives what the program passes
+ *     to the kernel: Echo Request (answered with Echo Response, TS 29.281
+ *     7.2.2), G-PDUs with an unknown TEID (answered with a rate-limited Error
+ *     Indication, TS 29.281 7.3.1), Error Indications and other messages
+ *     (counted). End Markers are counted and dropped in XDP.
+ *   - a BPF ring buffer carries downlink packets of sessions in the BUFFER
+ *     state: they are queued per session (bounded), on_dl_data() is called on
+ *     the first one so the SMF/AMF can page the UE, and they are sent (through
+ *     the UDP socket, encapsulated) when the session is modified to ACTIVE.
+ *     This ring replaces an AF_XDP socket: the idle path is rare and bounded,
+ *     and it needs no UMEM or queue binding on the interfaces.
+ *
+ * Identifiers we allocate ourselves, so lookups are direct array indexes:
+ *   - session id:  0 .. max_sessions-1 (the SMF's session slot)
+ *   - uplink TEID: 1 .. max_teid (local F-TEID of N3)
+ *   - UE address:  inside ue_pool_addr/ue_pool_plen
+ *
+ * Rule updates are O(1) writes into mmap'ed maps under a sequence lock, safe
+ * while traffic flows: a packet sees the old rule or the new one, never a mix.
+ *
+ * Kernel requirements: BPF, XDP, ring buffers, bpf_xdp_load_bytes (5.18+);
+ * net.ipv4.ip_forward=1 (bpf_fib_lookup refuses otherwise and the packets
+ * take the kernel path). The rule sequence lock assumes x86-64 load ordering.
+ *
+ * Thread model: every function runs on the control thread; none blocks.
+ */
+#ifndef SOLOCORE_UPF_UPF_H
+#define SOLOCORE_UPF_UPF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "upf/upf_bpf.h"   /* enum upf_counter, shared with the XDP program */
+
+struct upf;
+struct ev_loop;
+
+enum upf_xdp_mode {
+	UPF_XDP_AUTO = 0,     /* native (driver) mode, generic if the driver refuses */
+	UPF_XDP_NATIVE,
+	UPF_XDP_GENERIC,
+	UPF_XDP_NONE,         /* load the program and maps but attach nowhere (tests, benchmarks) */
+};
+
+struct upf_params {
+	const char *n3_ifname;       /* toward the gNBs */
+	const char *n6_ifname;       /* toward the data network; NULL or equal: one interface for both */
+	enum upf_xdp_mode xdp_mode;
+	uint32_t n3_addr;            /* local N3 IPv4, network order: outer source (DL), destination (UL) */
+	uint32_t ue_pool_addr;       /* UE pool, network order, e.g. 10.45.0.0 */
+	uint8_t ue_pool_plen;        /* prefix length, 8..30 */
+	uint32_t max_sessions;       /* session ids 0..max_sessions-1; default 65536 */
+	uint32_t max_teid;           /* uplink TEIDs 1..max_teid; 0: max_sessions */
+	uint32_t buffer_per_session; /* downlink packets buffered per idle session; default 16 */
+	uint32_t buffer_total;       /* packets buffered over all sessions; default 1024 */
+	uint32_t err_ind_per_s;      /* Error Indication rate limit; default 100 */
+	uint32_t ambr_burst_ms;      /* session-AMBR burst tolerance; default 10 */
+	uint32_t exc_ring_bytes;     /* exception ring size, power of two; default 1 MiB */
+	/* The exception fds are watched on this loop. NULL: call upf_process() yourself. */
+	struct ev_loop *loop;
+	/* Downlink data arrived for a session in UPF_DL_BUFFER (first packet only,
+	 * re-armed when the session becomes active). Called on the control thread. */
+	void (*on_dl_data)(void *arg, uint32_t session_id);
+	void *cb_arg;
+};
+
+enum upf_dl_state {
+	UPF_DL_ACTIVE = 0,   /* downlink forwarded to gnb_addr/gnb_teid */
+	UPF_DL_BUFFER,       /* user plane deactivated: buffer and notify */
+};
+
+struct upf_session_rule {
+	uint32_t ul_teid;        /* local uplink TEID (1..max_teid); 0: no uplink rule */
+	uint32_t ue_addr;        /* UE IPv4, network order, inside the pool */
+	uint32_t gnb_addr;       /* gNB N3 IPv4, network order (needed when ACTIVE) */
+	uint32_t gnb_teid;       /* gNB's downlink TEID */
+	uint8_t qfi;             /* QoS flow (1..63); 0 in UL accepts any */
+	uint64_t ambr_ul_bps;    /* session-AMBR, bits/s; 0 = not policed */
+	uint64_t ambr_dl_bps;
+	enum upf_dl_state dl_state;
+};
+
+struct upf_session_stats {
+	uint64_t ul_pkts, ul_bytes;    /* forwarded, inner IP bytes */
+	uint64_t dl_pkts, dl_bytes;
+	uint64_t ul_drops, dl_drops;   /* policed or refused */
+	uint32_t buffered;             /* downlink packets waiting in user space */
+};
+
+/* Load the program, size the maps, attach to n3 (and n6) in the requested
+ * mode: all interfaces or none (rollback). A program of ours left attached by
+ * a crashed run is replaced; a foreign XDP program makes it fail with -EBUSY.
+ * 0 or -errno. */
+int upf_open(const struct upf_params *p, struct upf **out);
+/* Detach, close sockets, free. Accepts NULL. */
+void upf_close(struct upf *u);
+
+/* Install the rules of a session. -EEXIST if the id is in use, -ERANGE for an
+ * id, TEID or UE address outside the configured ranges, -EADDRINUSE if the
+ * TEID or UE address belongs to another session, -EINVAL for a bad rule. */
+int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule *r);
+/* Replace the rules of a session (TEID, UE address, gNB tunnel, QFI, AMBR,
+ * state). Going from BUFFER to ACTIVE sends the buffered downlink packets.
+ * -ENOENT if not installed. */
+int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule *r);
+/* Remove; buffered packets are dropped. -ENOENT if not installed. */
+int upf_session_remove(struct upf *u, uint32_t id);
+/* Counters of one session, summed over CPUs. */
+int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out);
+
+/* Global counters (enum upf_counter), summed over CPUs, plus the user-space
+ * ones below. out must hold UPF_STAT__MAX entries. */
+enum upf_ustat {
+	UPF_STAT_ECHO_RSP_SENT = UPF_CNT__MAX,
+	UPF_STAT_ERR_IND_SENT,
+	UPF_STAT_ERR_IND_LIMITED,   /* unknown TEID, Error Indication suppressed by the rate limit */
+	UPF_STAT_BUF_DROPPED,       /* buffer bound reached, or session gone */
+	UPF_STAT_BUF_RELEASED,      /* buffered packets sent after reactivation */
+	UPF_STAT_NEXTHOP_SENT,      /* downlink sent through the kernel for lack of a neighbour */
+	UPF_STAT_SOCK_BAD,          /* malformed packet on the GTP-U socket */
+	UPF_STAT__MAX
+};
+int upf_counters(struct upf *u, uint64_t *out, size_t n);
+/* Short name of a counter ("ul_fwd", "drop_bad_src" ...), or NULL. */
+const char *upf_counter_name(unsigned idx);
+
+/* Handle pending exception work (socket and ring) without blocking. Returns
+ * the number of items handled or -errno. Called by the loop callbacks. */
+int upf_process(struct upf *u);
+/* The fds upf_process() serves (for callers without an ev_loop). */
+int upf_fds(const struct upf *u, int fds[2]);
+
+/* For benchmarks and tests: the XDP program fd and the attached ifindexes. */
+int upf_prog_fd(const struct upf *u);
+
+#endif

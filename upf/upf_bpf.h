@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * upf_bpf - the layout shared by the XDP program (upf/bpf/upf.bpf.c) and user
+ * space (upf/upf.c): rule values, per-session counters, global counters and
+ * the exception record. Only <linux/types.h> types, so both compilers read it.
+ *
+ * Rules live in two BPF_F_MMAPABLE array maps that user space writes through
+ * mmap, each element one 64-byte cache line:
+ *   ul_rules[TEID]                  uplink, indexed by the local TEID we allocate
+ *   dl_rules[UE address - pool]     downlink, indexed by the UE's offset in the pool
+ * A rule is published with a sequence lock (seq odd while being written; the
+ * program copies the fields and re-checks seq), so no packet ever acts on half
+ * a rule. The GCRA state (tat_ns) is written by the program only.
+ */
+#ifndef SOLOCORE_UPF_UPF_BPF_H
+#define SOLOCORE_UPF_UPF_BPF_H
+
+#include <linux/types.h>
+
+#define UPF_GTPU_PORT 2152
+
+/* TS 29.281 6.1: GTP-U message types we look at. */
+#define UPF_GTP_ECHO_REQ 1
+#define UPF_GTP_ECHO_RSP 2
+#define UPF_GTP_ERR_IND 26
+#define UPF_GTP_END_MARKER 254
+#define UPF_GTP_GPDU 255
+/* TS 29.281 5.2.1 / TS 38.415: extension header type of the PDU Session Container. */
+#define UPF_GTP_EXT_PDU_SESSION 0x85
+/* Longest extension-header chain the program walks (each header >= 4 octets). */
+#define UPF_GTP_MAX_EXT 4
+/* Longest packet handed to user space for buffering (inner IPv4 packet). */
+#define UPF_EXC_MAX_PKT 1600
+
+#define UPF_RULE_VALID 0x1u
+/* Downlink: the session's user plane is deactivated: hand packets to user space. */
+#define UPF_RULE_BUFFER 0x2u
+
+/* Uplink rule, ul_rules[TEID]. 64 bytes. */
+struct upf_ul_rule {
+	__u32 seq;        /* sequence lock, odd while user space writes */
+	__u32 flags;      /* UPF_RULE_* */
+	__u32 sess_id;    /* index into sess_stats */
+	__be32 ue_addr;   /* inner source must be this */
+	__u8 qfi;         /* 0: accept any QFI in the PDU Session Container */
+	__u8 pad[7];
+	__u64 ns_per_byte_q16; /* session-AMBR UL: cost of one byte in ns << 16; 0 = no limit */
+	__u64 tau_ns;     /* GCRA burst tolerance */
+	__u64 tat_ns;     /* GCRA theoretical arrival time (program-owned) */
+	__u64 pad2[2];
+};
+
+/* Downlink rule, dl_rules[UE address - pool base]. 64 bytes. */
+struct upf_dl_rule {
+	__u32 seq;
+	__u32 flags;
+	__u32 sess_id;
+	__be32 gnb_addr;  /* outer destination */
+	__be32 gnb_teid;  /* outer TEID (the gNB's) */
+	__u8 qfi;         /* QFI written into the DL PDU Session Container */
+	__u8 pad[3];
+	__u64 ns_per_byte_q16; /* session-AMBR DL */
+	__u64 tau_ns;
+	__u64 tat_ns;
+	__u64 pad2[2];
+};
+
+/* Per-session, per-CPU counters, sess_stats[sess_id]. */
+struct upf_sess_stats {
+	__u64 ul_pkts, ul_bytes;   /* forwarded, inner bytes */
+	__u64 dl_pkts, dl_bytes;
+	__u64 ul_drops, dl_drops;  /* policed or refused for this session */
+};
+
+/* Global per-CPU counters, one per outcome; names in upf.c. */
+enum upf_counter {
+	UPF_CNT_UL_FWD = 0,        /* uplink G-PDU decapsulated and redirected */
+	UPF_CNT_DL_FWD,            /* downlink packet encapsulated and redirected */
+	UPF_CNT_UL_KERNEL,         /* decapsulated, no neighbour yet: to the kernel */
+	UPF_CNT_DL_NEXTHOP,        /* encapsulation possible but no neighbour: to user space */
+	UPF_CNT_PASS_NON_IP,       /* ARP and anything not IPv4: XDP_PASS */
+	UPF_CNT_PASS_OTHER,        /* IPv4 that is neither our GTP-U nor for a UE: XDP_PASS */
+	UPF_CNT_PASS_FRAG,         /* outer IPv4 fragment or options: XDP_PASS to the kernel */
+	UPF_CNT_ECHO_REQ,          /* TS 29.281 7.2.1: to user space for the Echo Response */
+	UPF_CNT_ECHO_RSP,
+	UPF_CNT_ERR_IND,           /* Error Indication received: to user space */
+	UPF_CNT_END_MARKER,        /* TS 29.281 7.3.2: counted, dropped */
+	UPF_CNT_GTP_OTHER,         /* other GTP-U messages: to user space */
+	UPF_CNT_UNKNOWN_TEID,      /* to user space: Error Indication (TS 29.281 7.3.1) */
+	UPF_CNT_DROP_MALFORMED,    /* bad GTP-U version/PT, lengths, ext-header chain */
+	UPF_CNT_DROP_INNER,        /* inner packet not IPv4 or truncated */
+	UPF_CNT_DROP_BAD_SRC,      /* inner source is not the UE's address */
+	UPF_CNT_DROP_QFI,          /* QFI not the one installed */
+	UPF_CNT_DROP_AMBR_UL,      /* session-AMBR exceeded */
+	UPF_CNT_DROP_AMBR_DL,
+	UPF_CNT_DROP_NO_SESSION,   /* downlink to a pool address without a session */
+	UPF_CNT_DL_BUFFERED,       /* downlink for an idle session: to user space */
+	UPF_CNT_DROP_EXC_FULL,     /* exception ring full or packet too long for it */
+	UPF_CNT_DROP_FIB,          /* no route (blackhole, unreachable, prohibit) */
+	UPF_CNT_DROP_HEADROOM,     /* bpf_xdp_adjust_head refused */
+	UPF_CNT_DROP_RULE_BUSY,    /* rule being rewritten for longer than the retries */
+	UPF_CNT__MAX
+};
+
+/* Exception record in the ring buffer: a downlink inner IPv4 packet. */
+struct upf_exc_hdr {
+	__u32 sess_id;
+	__u32 len;        /* bytes of data[] */
+	__be32 ue_addr;
+	__u32 reason;     /* UPF_CNT_DL_BUFFERED or UPF_CNT_DL_NEXTHOP */
+};
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* upf internals shared by upf.c (maps, attach, rules) and upf_exc.c (exception path). */
+#ifndef SOLOCORE_UPF_UPF_INT_H
+#define SOLOCORE_UPF_UPF_INT_H
+
+#include "upf/upf.h"
+
+#define UPF_NONE UINT32_MAX
+
+struct upf_buf {
+	uint32_t next;
+	uint32_t len;
+	uint8_t data[UPF_EXC_MAX_PKT];
+};
+
+struct upf_sess {
+	bool used;
+	bool notified;          /* on_dl_data called since the last activation */
+	bool notify_queued;
+	struct upf_session_rule r;
+	uint32_t buf_head, buf_tail, buf_count;
+	uint32_t notify_next;
+};
+
+struct upf_bpf;
+struct ring_buffer;
+
+struct upf {
+	struct upf_params p;
+	struct upf_bpf *skel;
+	int prog_fd;
+	int ifindex[2];
+	int nif;
+	uint32_t attach_flags;
+
+	struct upf_ul_rule *ul;     /* mmap of ul_rules */
+	size_t ul_n, ul_map_len;
+	struct upf_dl_rule *dl;     /* mmap of dl_rules */
+	size_t dl_n, dl_map_len;
+	uint32_t ue_base;           /* host order */
+
+	struct upf_sess *sess;      /* max_sessions */
+	struct upf_buf *bufs;       /* buffer_total */
+	uint32_t buf_free;
+
+	int ncpus;
+	void *pcpu;                 /* scratch for per-CPU reads */
+
+	int sock;                   /* UDP <n3_addr>:2152 */
+	struct ring_buffer *rb;
+	int ring_fd;
+	bool in_ring;
+	uint32_t notify_head;
+
+	double ei_tokens;           /* Error Indication rate limit */
+	uint64_t ei_last_ns;
+
+	uint64_t ustat[UPF_STAT__MAX - UPF_CNT__MAX];
+};
+
+/* upf_exc.c */
+int upf_exc_open(struct upf *u);
+void upf_exc_close(struct upf *u);
+/* Drain the ring into buffers / the socket; run queued notifications. */
+int upf_exc_drain(struct upf *u);
+/* Send the buffered packets of a session (now active), in order. */
+void upf_exc_release(struct upf *u, uint32_t id);
+/* Free the buffered packets of a session. */
+void upf_exc_flush(struct upf *u, uint32_t id);
+int upf_exc_sock_rx(struct upf *u);
+/* Encapsulate an inner IPv4 packet for a session and send it over the socket. */
+int upf_exc_send_dl(struct upf *u, const struct upf_session_rule *r, const uint8_t *pkt, size_t len);
+
+#define UPF_USTAT(u, s) ((u)->ustat[(s) - UPF_CNT__MAX])
+
+#endif
