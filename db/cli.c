@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* cli - `solocore sims import|generate`. */
+#include "db/db_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#define EXIT_USAGE 2
+
+static void usage(void)
+{
+	fputs("usage: solocore sims import FILE.toml [--db PATH | -c CONFIG]\n"
+	      "       solocore sims generate --count N [--imsi-start IMSI]\n"
+	      "                              [--ki HEX --opc HEX | --random-keys]\n"
+	      "The SIM file format is described in db/SIMS.md.\n", stderr);
+}
+
+static int cmd_import(int argc, char **argv, const char *conf_db)
+{
+	const char *file = NULL, *dbpath = NULL;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--db") && i + 1 < argc) {
+			dbpath = argv[++i];
+		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
+			if (!conf_db) {
+				fputs("sims import: -c must be resolved by the caller; use --db PATH\n",
+				      stderr);
+				return EXIT_USAGE;
+			}
+			i++;
+		} else if (argv[i][0] == '-' || file) {
+			usage();
+			return EXIT_USAGE;
+		} else {
+			file = argv[i];
+		}
+	}
+	if (!file) {
+		usage();
+		return EXIT_USAGE;
+	}
+	if (!dbpath)
+		dbpath = conf_db ? conf_db : "./solocore.db";
+	struct db *db;
+	int r = db_open(dbpath, &db);
+	if (r < 0) {
+		fprintf(stderr, "%s: cannot open database: %s\n", dbpath, strerror(-r));
+		return 1;
+	}
+	char err[512];
+	r = db_import_toml(db, file, err, sizeof(err));
+	db_close(db);
+	if (r < 0) {
+		fprintf(stderr, "%s\n", err[0] ? err : strerror(-r));
+		fprintf(stderr, "%s: nothing imported\n", file);
+		return 1;
+	}
+	fprintf(stderr, "%s: imported %d subscribers into %s\n", file, r, dbpath);
+	return 0;
+}
+
+static int random_bytes(uint8_t *b, size_t n)
+{
+	while (n) {
+		ssize_t got = getrandom(b, n, 0);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		b += got;
+		n -= (size_t)got;
+	}
+	return 0;
+}
+
+static void put_hex(char *o, const uint8_t *b, size_t n)
+{
+	static const char h[] = "0123456789ABCDEF";
+	for (size_t i = 0; i < n; i++) {
+		o[2 * i] = h[b[i] >> 4];
+		o[2 * i + 1] = h[b[i] & 15];
+	}
+	o[2 * n] = 0;
+}
+
+/* Add 1 to a decimal string in place; false when it would grow. */
+static bool imsi_inc(char *d, size_t len)
+{
+	for (size_t i = len; i-- > 0;) {
+		if (d[i] != '9') {
+			d[i]++;
+			return true;
+		}
+		d[i] = '0';
+	}
+	return false;
+}
+
+static int cmd_generate(int argc, char **argv)
+{
+	const char *count_s = NULL, *start = "001010000000001", *ki_s = NULL, *opc_s = NULL;
+	bool random_keys = false;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--random-keys")) {
+			random_keys = true;
+			continue;
+		}
+		if (!v) {
+			usage();
+			return EXIT_USAGE;
+		}
+		if (!strcmp(a, "--count"))
+			count_s = v;
+		else if (!strcmp(a, "--imsi-start"))
+			start = v;
+		else if (!strcmp(a, "--ki"))
+			ki_s = v;
+		else if (!strcmp(a, "--opc"))
+			opc_s = v;
+		else {
+			usage();
+			return EXIT_USAGE;
+		}
+		i++;
+	}
+	char *e;
+	unsigned long long count = count_s ? strtoull(count_s, &e, 10) : 0;
+	if (!count_s || *e || count_s[0] == '-' || count == 0 || count > 100000000ull) {
+		fputs("sims generate: --count must be 1..100000000\n", stderr);
+		return EXIT_USAGE;
+	}
+	size_t ilen = strlen(start);
+	if (!db_imsi_valid(start, ilen)) {
+		fprintf(stderr, "sims generate: --imsi-start must be %d to %d digits\n",
+			DB_IMSI_MIN_DIGITS, DB_IMSI_MAX_DIGITS);
+		return EXIT_USAGE;
+	}
+	uint8_t ki[16], opc[16];
+	if ((ki_s || opc_s) && (random_keys || !ki_s || !opc_s)) {
+		fputs("sims generate: give --ki and --opc together, or --random-keys\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (ki_s && (db_unhex(ki_s, strlen(ki_s), ki, 16) < 0 ||
+		     db_unhex(opc_s, strlen(opc_s), opc, 16) < 0)) {
+		fputs("sims generate: --ki and --opc take 32 hex digits\n", stderr);
+		return EXIT_USAGE;
+	}
+	/* Without --ki/--opc every SIM gets its own random keys. */
+	random_keys = !ki_s;
+	char imsi[DB_IMSI_MAX_DIGITS + 1];
+	memcpy(imsi, start, ilen + 1);
+	char kh[33], oh[33];
+	if (!random_keys) {
+		put_hex(kh, ki, 16);
+		put_hex(oh, opc, 16);
+	}
+	printf("# solocore SIM file (db/SIMS.md), %llu entries\n", count);
+	int rc = 0;
+	for (unsigned long long n = 0; n < count; n++) {
+		if (n && !imsi_inc(imsi, ilen)) {
+			fprintf(stderr, "sims generate: IMSI range starting at %s overflows %zu digits\n",
+				start, ilen);
+			rc = 1;
+			break;
+		}
+		if (random_keys) {
+			uint8_t b[32];
+			if (random_bytes(b, sizeof(b)) < 0) {
+				fprintf(stderr, "sims generate: getrandom: %s\n", strerror(errno));
+				rc = 1;
+				break;
+			}
+			put_hex(kh, b, 16);
+			put_hex(oh, b + 16, 16);
+			explicit_bzero(b, sizeof(b));
+		}
+		printf("\n[imsi-%s]\nki = \"%s\"\nopc = \"%s\"\n", imsi, kh, oh);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "sims generate: write error: %s\n", strerror(errno));
+		rc = 1;
+	}
+	explicit_bzero(kh, sizeof(kh));
+	explicit_bzero(oh, sizeof(oh));
+	explicit_bzero(ki, sizeof(ki));
+	explicit_bzero(opc, sizeof(opc));
+	return rc;
+}
+
+int db_cli_sims_db(int argc, char **argv, const char *conf_db)
+{
+	if (argc < 2) {
+		usage();
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "import"))
+		return cmd_import(argc - 2, argv + 2, conf_db);
+	if (!strcmp(argv[1], "generate"))
+		return cmd_generate(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage();
+		return 0;
+	}
+	usage();
+	return EXIT_USAGE;
+}
+
+int db_cli_sims(int argc, char **argv)
+{
+	return db_cli_sims_db(argc, argv, NULL);
+}

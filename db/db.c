@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * db - connection, schema migrations and subscriber rows.
+ *
+ * Migrations: PRAGMA user_version holds the schema version; migrations[i]
+ * takes version i to i+1 in its own transaction together with the version
+ * bump, so a crash mid-upgrade leaves the previous version intact. Never
+ * edit a released step: append a new one.
+ */
+#include "db/db_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+
+static const char *const migrations[] = {
+	/* 1: subscribers. K/OPc as 16-byte blobs; slices "sst[:sd],..." and
+	 * dnns "a,b" as text (short, read once at start-up). */
+	"CREATE TABLE subscribers ("
+	" supi TEXT PRIMARY KEY NOT NULL,"
+	" k BLOB NOT NULL CHECK (length(k) = 16),"
+	" opc BLOB NOT NULL CHECK (length(opc) = 16),"
+	" op_is_opc INTEGER NOT NULL DEFAULT 1 CHECK (op_is_opc IN (0, 1)),"
+	" amf INTEGER NOT NULL DEFAULT 32768 CHECK (amf BETWEEN 0 AND 65535),"
+	" sqn INTEGER NOT NULL DEFAULT 0 CHECK (sqn BETWEEN 0 AND 281474976710655),"
+	" slices TEXT NOT NULL DEFAULT '',"
+	" dnns TEXT NOT NULL DEFAULT '',"
+	" ambr_ul INTEGER NOT NULL DEFAULT 0,"
+	" ambr_dl INTEGER NOT NULL DEFAULT 0,"
+	" default_5qi INTEGER NOT NULL DEFAULT 0 CHECK (default_5qi BETWEEN 0 AND 255),"
+	" arp INTEGER NOT NULL DEFAULT 0 CHECK (arp BETWEEN 0 AND 15),"
+	" created INTEGER NOT NULL,"
+	" updated INTEGER NOT NULL"
+	") WITHOUT ROWID;",
+};
+
+#define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+#define COLS "supi, k, opc, op_is_opc, amf, sqn, slices, dnns, ambr_ul, ambr_dl, " \
+	     "default_5qi, arp, created, updated"
+
+int db_errno(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return 0;
+	case SQLITE_NOMEM: return -ENOMEM;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED: return -EBUSY;
+	case SQLITE_CONSTRAINT: return -EEXIST;
+	case SQLITE_CANTOPEN: return -ENOENT;
+	case SQLITE_PERM:
+	case SQLITE_READONLY: return -EACCES;
+	case SQLITE_FULL: return -ENOSPC;
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT: return -EPROTO;
+	default: return -EIO;
+	}
+}
+
+int db_schema_latest(void) { return N_MIGRATIONS; }
+
+static int exec(sqlite3 *c, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(c, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		log_error("db", "sql failed: %s", msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return db_errno(rc);
+	}
+	return 0;
+}
+
+static int user_version(sqlite3 *c)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(c, "PRAGMA user_version", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	int v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -EIO;
+	sqlite3_finalize(st);
+	return v;
+}
+
+int db_migrate_steps(sqlite3 *c, const char *const *steps, int n)
+{
+	int v = user_version(c);
+	if (v < 0)
+		return v;
+	if (v > n) {
+		log_error("db", "schema version %d is newer than this solocore (%d)", v, n);
+		return -EPROTO;
+	}
+	for (; v < n; v++) {
+		char bump[64];
+		snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", v + 1);
+		int r = exec(c, "BEGIN IMMEDIATE");
+		if (r < 0)
+			return r;
+		if ((r = exec(c, steps[v])) < 0 || (r = exec(c, bump)) < 0 ||
+		    (r = exec(c, "COMMIT")) < 0) {
+			exec(c, "ROLLBACK");
+			log_error("db", "migration to schema version %d failed", v + 1);
+			return r;
+		}
+		log_info("db", "schema migrated to version %d", v + 1);
+	}
+	return 0;
+}
+
+int db_conn_open(const char *path, sqlite3 **out)
+{
+	sqlite3 *c = NULL;
+	int rc = sqlite3_open_v2(path, &c, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		log_error("db", "cannot open %s: %s", path, c ? sqlite3_errmsg(c) : sqlite3_errstr(rc));
+		sqlite3_close(c);
+		return db_errno(rc);
+	}
+	sqlite3_busy_timeout(c, 5000);
+	/* WAL: readers and the writer thread do not block each other; NORMAL:
+	 * commits do not fsync, a power cut may lose the last transactions but
+	 * never corrupts the file (SQLite docs, "WAL mode"). */
+	sqlite3_stmt *st;
+	rc = sqlite3_prepare_v2(c, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		const char *mode = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+		rc = mode && !strcmp(mode, "wal") ? SQLITE_OK : SQLITE_ERROR;
+		sqlite3_finalize(st);
+	}
+	int r = rc == SQLITE_OK ? 0 : db_errno(rc == SQLITE_ERROR ? SQLITE_CANTOPEN : rc);
+	if (r < 0)
+		log_error("db", "%s: cannot enable WAL: %s", path, sqlite3_errmsg(c));
+	if (r == 0)
+		r = exec(c, "PRAGMA synchronous = NORMAL");
+	if (r < 0) {
+		sqlite3_close(c);
+		return r;
+	}
+	*out = c;
+	return 0;
+}
+
+int db_open(const char *path, struct db **out)
+{
+	struct db *db = calloc(1, sizeof(*db));
+	if (!db)
+		return -ENOMEM;
+	db->path = strdup(path);
+	if (!db->path) {
+		free(db);
+		return -ENOMEM;
+	}
+	int r = db_conn_open(path, &db->conn);
+	if (r == 0)
+		r = db_migrate_steps(db->conn, migrations, N_MIGRATIONS);
+	if (r < 0) {
+		db_close(db);
+		return r;
+	}
+	*out = db;
+	return 0;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	sqlite3_finalize(db->st_get);
+	sqlite3_finalize(db->st_put);
+	sqlite3_finalize(db->st_del);
+	sqlite3_finalize(db->st_insert);
+	sqlite3_close(db->conn);
+	free(db->path);
+	free(db);
+}
+
+int db_schema_version(struct db *db) { return user_version(db->conn); }
+
+/* ---- text columns ---- */
+
+bool db_imsi_valid(const char *d, size_t len)
+{
+	if (len < DB_IMSI_MIN_DIGITS || len > DB_IMSI_MAX_DIGITS)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (d[i] < '0' || d[i] > '9')
+			return false;
+	return true;
+}
+
+/* TS 23.003 9.1: labels of letters, digits and hyphens separated by dots. */
+bool db_dnn_valid(const char *d, size_t len)
+{
+	if (len == 0 || len > DB_DNN_MAX || d[0] == '.' || d[len - 1] == '.')
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = d[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			  c == '-' || (c == '.' && d[i - 1] != '.');
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static int hexd(char c)
+{
+	static const char digits[] = "0123456789abcdef";
+	if (c >= 'A' && c <= 'F')
+		c = (char)(c - 'A' + 'a');
+	const char *p = c ? strchr(digits, c) : NULL;
+	return p ? (int)(p - digits) : -1;
+}
+
+int db_unhex(const char *hex, size_t hexlen, uint8_t *out, size_t n)
+{
+	if (hexlen != 2 * n)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		int hi = hexd(hex[2 * i]), lo = hexd(hex[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+int db_snssai_parse(const char *t, size_t len, struct db_snssai *out)
+{
+	size_t i = 0;
+	unsigned sst = 0;
+	for (; i < len && t[i] >= '0' && t[i] <= '9'; i++) {
+		sst = sst * 10 + (unsigned)(t[i] - '0');
+		if (sst > 255)
+			return -EINVAL;
+	}
+	if (i == 0)
+		return -EINVAL;
+	out->sst = (uint8_t)sst;
+	out->sd = DB_SD_NONE;
+	if (i == len)
+		return 0;
+	if (t[i] != ':' || len - i - 1 != 6)
+		return -EINVAL;
+	uint8_t sd[3];
+	if (db_unhex(t + i + 1, 6, sd, 3) < 0)
+		return -EINVAL;
+	out->sd = (uint32_t)sd[0] << 16 | (uint32_t)sd[1] << 8 | sd[2];
+	return 0;
+}
+
+int db_slices_parse(const char *txt, struct db_subscriber *s)
+{
+	s->n_slices = 0;
+	while (*txt) {
+		const char *e = strchr(txt, ',');
+		size_t len = e ? (size_t)(e - txt) : strlen(txt);
+		if (s->n_slices == DB_MAX_SLICES ||
+		    db_snssai_parse(txt, len, &s->slices[s->n_slices]) < 0)
+			return -EINVAL;
+		s->n_slices++;
+		txt += len + (e ? 1 : 0);
+	}
+	return 0;
+}
+
+int db_dnns_parse(const char *txt, struct db_subscriber *s)
+{
+	s->n_dnns = 0;
+	while (*txt) {
+		const char *e = strchr(txt, ',');
+		size_t len = e ? (size_t)(e - txt) : strlen(txt);
+		if (s->n_dnns == DB_MAX_DNNS || !db_dnn_valid(txt, len))
+			return -EINVAL;
+		memcpy(s->dnns[s->n_dnns], txt, len);
+		s->dnns[s->n_dnns][len] = 0;
+		s->n_dnns++;
+		txt += len + (e ? 1 : 0);
+	}
+	return 0;
+}
+
+static void slices_text(const struct db_subscriber *s, char *out, size_t outsz)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (unsigned i = 0; i < s->n_slices && n < outsz; i++) {
+		const struct db_snssai *x = &s->slices[i];
+		if (x->sd == DB_SD_NONE)
+			n += (size_t)snprintf(out + n, outsz - n, "%s%u", i ? "," : "", x->sst);
+		else
+			n += (size_t)snprintf(out + n, outsz - n, "%s%u:%06x", i ? "," : "", x->sst,
+					      x->sd);
+	}
+}
+
+static void dnns_text(const struct db_subscriber *s, char *out, size_t outsz)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (unsigned i = 0; i < s->n_dnns && n < outsz; i++)
+		n += (size_t)snprintf(out + n, outsz - n, "%s%s", i ? "," : "", s->dnns[i]);
+}
+
+int db_subscriber_check(const struct db_subscriber *s, char *err, size_t errsz)
+{
+	const char *why = NULL;
+	size_t sl = strnlen(s->supi, sizeof(s->supi));
+	if (sl >= sizeof(s->supi) || strncmp(s->supi, "imsi-", 5) ||
+	    !db_imsi_valid(s->supi + 5, sl - 5))
+		why = "supi must be imsi- followed by 5 to 15 digits";
+	else if (s->sqn > DB_SQN_MAX)
+		why = "sqn exceeds 48 bits";
+	else if (s->n_slices > DB_MAX_SLICES)
+		why = "more than 8 slices";
+	else if (s->n_dnns > DB_MAX_DNNS)
+		why = "more than 8 dnns";
+	else if (s->arp > 15)
+		why = "arp must be 1..15";
+	else if (s->ambr_ul > INT64_MAX || s->ambr_dl > INT64_MAX)
+		why = "ambr out of range";
+	for (unsigned i = 0; !why && i < s->n_slices && i < DB_MAX_SLICES; i++)
+		if (s->slices[i].sd > DB_SD_NONE)
+			why = "slice sd exceeds 24 bits";
+	for (unsigned i = 0; !why && i < s->n_dnns && i < DB_MAX_DNNS; i++)
+		if (!db_dnn_valid(s->dnns[i], strnlen(s->dnns[i], DB_DNN_MAX + 1)))
+			why = "invalid dnn";
+	if (!why)
+		return 0;
+	if (err && errsz)
+		snprintf(err, errsz, "%s", why);
+	return -EINVAL;
+}
+
+/* ---- rows ---- */
+
+int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t now)
+{
+	char slices[DB_MAX_SLICES * 12 + 1];
+	char dnns[DB_MAX_DNNS * (DB_DNN_MAX + 1) + 1];
+	slices_text(s, slices, sizeof(slices));
+	dnns_text(s, dnns, sizeof(dnns));
+	int rc = sqlite3_bind_text(st, 1, s->supi, -1, SQLITE_TRANSIENT);
+	rc |= sqlite3_bind_blob(st, 2, s->k, 16, SQLITE_TRANSIENT);
+	rc |= sqlite3_bind_blob(st, 3, s->opc, 16, SQLITE_TRANSIENT);
+	rc |= sqlite3_bind_int(st, 4, s->op_is_opc);
+	rc |= sqlite3_bind_int(st, 5, s->amf);
+	rc |= sqlite3_bind_int64(st, 6, (int64_t)s->sqn);
+	rc |= sqlite3_bind_text(st, 7, slices, -1, SQLITE_TRANSIENT);
+	rc |= sqlite3_bind_text(st, 8, dnns, -1, SQLITE_TRANSIENT);
+	rc |= sqlite3_bind_int64(st, 9, (int64_t)s->ambr_ul);
+	rc |= sqlite3_bind_int64(st, 10, (int64_t)s->ambr_dl);
+	rc |= sqlite3_bind_int(st, 11, s->default_5qi);
+	rc |= sqlite3_bind_int(st, 12, s->arp);
+	rc |= sqlite3_bind_int64(st, 13, now);
+	rc |= sqlite3_bind_int64(st, 14, now);
+	return rc == SQLITE_OK ? 0 : -EIO;
+}
+
+static int row_read(sqlite3_stmt *st, struct db_subscriber *s)
+{
+	memset(s, 0, sizeof(*s));
+	const char *supi = (const char *)sqlite3_column_text(st, 0);
+	const void *k = sqlite3_column_blob(st, 1);
+	const void *opc = sqlite3_column_blob(st, 2);
+	if (!supi || strlen(supi) >= sizeof(s->supi) || !k || !opc ||
+	    sqlite3_column_bytes(st, 1) != 16 || sqlite3_column_bytes(st, 2) != 16)
+		return -EPROTO;
+	strcpy(s->supi, supi);
+	memcpy(s->k, k, 16);
+	memcpy(s->opc, opc, 16);
+	s->op_is_opc = sqlite3_column_int(st, 3) != 0;
+	s->amf = (uint16_t)sqlite3_column_int(st, 4);
+	s->sqn = (uint64_t)sqlite3_column_int64(st, 5);
+	const char *slices = (const char *)sqlite3_column_text(st, 6);
+	const char *dnns = (const char *)sqlite3_column_text(st, 7);
+	if (db_slices_parse(slices ? slices : "", s) < 0 || db_dnns_parse(dnns ? dnns : "", s) < 0)
+		return -EPROTO;
+	s->ambr_ul = (uint64_t)sqlite3_column_int64(st, 8);
+	s->ambr_dl = (uint64_t)sqlite3_column_int64(st, 9);
+	s->default_5qi = (uint8_t)sqlite3_column_int(st, 10);
+	s->arp = (uint8_t)sqlite3_column_int(st, 11);
+	s->created = sqlite3_column_int64(st, 12);
+	s->updated = sqlite3_column_int64(st, 13);
+	return 0;
+}
+
+static int prepare(struct db *db, sqlite3_stmt **st, const char *sql)
+{
+	if (*st) {
+		sqlite3_reset(*st);
+		sqlite3_clear_bindings(*st);
+		return 0;
+	}
+	int rc = sqlite3_prepare_v3(db->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+	if (rc != SQLITE_OK) {
+		log_error("db", "prepare failed: %s", sqlite3_errmsg(db->conn));
+		return db_errno(rc);
+	}
+	return 0;
+}
+
+int db_prepare_insert(struct db *db)
+{
+	return prepare(db, &db->st_insert,
+		       "INSERT INTO subscribers (" COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+}
+
+int db_load_subscribers(struct db *db, db_subscriber_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db->conn, "SELECT " COLS " FROM subscribers ORDER BY supi", -1,
+				    &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	struct db_subscriber s;
+	int n = 0, r = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((r = row_read(st, &s)) < 0) {
+			log_error("db", "subscriber row %d is malformed", n + 1);
+			break;
+		}
+		if ((r = cb(&s, arg)) != 0)
+			break;
+		n++;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_errno(rc);
+	sqlite3_finalize(st);
+	explicit_bzero(&s, sizeof(s));
+	return r ? r : n;
+}
+
+int db_subscriber_put(struct db *db, const struct db_subscriber *s)
+{
+	char why[96];
+	if (db_subscriber_check(s, why, sizeof(why)) < 0) {
+		log_warn("db", "put %.*s refused: %s", DB_SUPI_MAX - 1, s->supi, why);
+		return -EINVAL;
+	}
+	int r = prepare(db, &db->st_put,
+			"INSERT INTO subscribers (" COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+			" ON CONFLICT (supi) DO UPDATE SET k = excluded.k, opc = excluded.opc,"
+			" op_is_opc = excluded.op_is_opc, amf = excluded.amf, sqn = excluded.sqn,"
+			" slices = excluded.slices, dnns = excluded.dnns,"
+			" ambr_ul = excluded.ambr_ul, ambr_dl = excluded.ambr_dl,"
+			" default_5qi = excluded.default_5qi, arp = excluded.arp,"
+			" updated = excluded.updated");
+	if (r < 0)
+		return r;
+	if ((r = db_bind_subscriber(db->st_put, s, (int64_t)time(NULL))) < 0)
+		return r;
+	int rc = sqlite3_step(db->st_put);
+	sqlite3_reset(db->st_put);
+	sqlite3_clear_bindings(db->st_put);   /* drop the bound key copies */
+	return rc == SQLITE_DONE ? 0 : db_errno(rc);
+}
+
+int db_subscriber_get(struct db *db, const char *supi, struct db_subscriber *out)
+{
+	int r = prepare(db, &db->st_get, "SELECT " COLS " FROM subscribers WHERE supi = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(db->st_get, 1, supi, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(db->st_get);
+	if (rc == SQLITE_ROW)
+		r = row_read(db->st_get, out);
+	else
+		r = rc == SQLITE_DONE ? -ENOENT : db_errno(rc);
+	sqlite3_reset(db->st_get);
+	sqlite3_clear_bindings(db->st_get);
+	return r;
+}
+
+int db_subscriber_delete(struct db *db, const char *supi)
+{
+	int r = prepare(db, &db->st_del, "DELETE FROM subscribers WHERE supi = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(db->st_del, 1, supi, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(db->st_del);
+	r = rc == SQLITE_DONE ? (sqlite3_changes(db->conn) ? 0 : -ENOENT) : db_errno(rc);
+	sqlite3_reset(db->st_del);
+	sqlite3_clear_bindings(db->st_del);
+	return r;
+}
+
+int64_t db_subscriber_count(struct db *db)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM subscribers", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -EIO;
+	sqlite3_finalize(st);
+	return n;
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * db - subscriber storage in SQLite: schema and migrations, SIM import from
+ * TOML (format in db/SIMS.md), the subscriber rows the UDM loads at start-up,
+ * and the write-behind writer thread that persists SQN changes.
+ *
+ * Threads: a struct db (one SQLite connection) is used by one thread, the
+ * control thread. The writer has its own connection to the same file and
+ * its own thread; db_writer_sqn() is the only function another thread's
+ * data path calls, and it never waits for I/O. The database runs in WAL
+ * mode with synchronous=NORMAL: a commit does not fsync (checkpoints do), and
+ * readers never block the writer.
+ *
+ * Secrets: K and OPc/OP only travel in struct db_subscriber; nothing in db/
+ * logs them, and buffers that held them are wiped.
+ * All functions return 0 (or a count) on success and a negative errno.
+ */
+#ifndef SOLOCORE_DB_DB_H
+#define SOLOCORE_DB_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "imsi-" + up to 15 digits (TS 23.003 2.2: MCC 3 + MNC 2-3 + MSIN, <= 15). */
+#define DB_SUPI_MAX 24
+#define DB_IMSI_MIN_DIGITS 5
+#define DB_IMSI_MAX_DIGITS 15
+/* Allowed NSSAI holds at most 8 S-NSSAIs (TS 24.501 9.11.3.37). */
+#define DB_MAX_SLICES 8
+#define DB_MAX_DNNS 8
+/* A DNN is at most 100 octets (TS 23.003 9.1). */
+#define DB_DNN_MAX 100
+/* S-NSSAI without an SD (TS 23.003 28.4.2: 0xFFFFFF means "no SD"). */
+#define DB_SD_NONE 0xffffffu
+#define DB_SQN_MAX ((1ull << 48) - 1)
+#define DB_DEFAULT_AMF 0x8000u
+
+struct db_snssai {
+	uint8_t sst;
+	uint32_t sd;   /* 24 bits, DB_SD_NONE when absent */
+};
+
+/*
+ * One subscriber. Zero / empty optional fields mean "use the network's
+ * configured default" (slices, dnns, ambr, default_5qi, arp); the UDM
+ * applies those defaults, db/ stores what was provisioned.
+ */
+struct db_subscriber {
+	char supi[DB_SUPI_MAX];          /* "imsi-001010000000001" */
+	uint8_t k[16];
+	uint8_t opc[16];                 /* OPc, or OP when op_is_opc is false */
+	bool op_is_opc;                  /* false: UDM derives OPc = E_K(OP) ^ OP (TS 35.206 4.1) */
+	uint16_t amf;                    /* AMF field of AUTN, default 0x8000 */
+	uint64_t sqn;                    /* 48-bit SQN (TS 33.102 C.3) */
+	uint8_t n_slices;
+	struct db_snssai slices[DB_MAX_SLICES];
+	uint8_t n_dnns;
+	char dnns[DB_MAX_DNNS][DB_DNN_MAX + 1];
+	uint64_t ambr_ul;                /* session-AMBR, bit/s, 0 = default */
+	uint64_t ambr_dl;
+	uint8_t default_5qi;             /* 0 = default, else 1..255 */
+	uint8_t arp;                     /* ARP priority level 1..15, 0 = default */
+	int64_t created;                 /* unix seconds, set by db/ */
+	int64_t updated;
+};
+
+struct db;
+
+/* Open (creating if needed) the SQLite file and bring its schema to the
+ * current version. A file whose schema is newer than this binary knows is
+ * refused (-EPROTO). path must be a file (the writer opens it a second time). */
+int db_open(const char *path, struct db **out);
+/* Accepts NULL. Stop the writer first. */
+void db_close(struct db *db);
+/* Schema version of the open file (PRAGMA user_version). */
+int db_schema_version(struct db *db);
+/* The version this binary migrates to. */
+int db_schema_latest(void);
+
+/* Streams every subscriber in SUPI order. cb returns 0 to go on; any other
+ * value stops the walk and is returned. Returns the number of rows passed
+ * to cb, or a negative errno. The struct is reused between calls: copy it. */
+typedef int (*db_subscriber_cb)(const struct db_subscriber *s, void *arg);
+int db_load_subscribers(struct db *db, db_subscriber_cb cb, void *arg);
+
+/* Import a SIM file (db/SIMS.md) in one transaction: any error in the file
+ * (syntax, validation, an IMSI already in the database) imports nothing.
+ * Returns the number of subscribers imported, or a negative errno with
+ * "file:line: reason" in err. */
+int db_import_toml(struct db *db, const char *path, char *err, size_t errsz);
+
+/* Single-subscriber access for the web API. put inserts or replaces (created
+ * is kept on replace); get returns -ENOENT if absent; delete returns
+ * -ENOENT if absent. */
+int db_subscriber_put(struct db *db, const struct db_subscriber *s);
+int db_subscriber_get(struct db *db, const char *supi, struct db_subscriber *out);
+int db_subscriber_delete(struct db *db, const char *supi);
+/* Number of subscribers, or a negative errno. */
+int64_t db_subscriber_count(struct db *db);
+
+/* Validate s (SUPI form, ranges, slices, DNNs); 0 or -EINVAL with a reason. */
+int db_subscriber_check(const struct db_subscriber *s, char *err, size_t errsz);
+
+/* ---- write-behind writer ---- */
+
+struct db_writer;
+
+struct db_writer_opts {
+	uint32_t queue_cap;   /* distinct subscribers pending at once (default 65536) */
+	uint32_t batch_max;   /* updates per transaction (default 1000) */
+	uint32_t batch_ms;    /* how long the first update may wait for others (default 10) */
+};
+
+struct db_writer_stats {
+	uint64_t queued;      /* updates accepted into an empty slot */
+	uint64_t coalesced;   /* updates that replaced a pending one for the same SUPI */
+	uint64_t dropped;     /* updates lost because the queue was full */
+	uint64_t written;     /* rows updated in committed transactions */
+	uint64_t batches;     /* committed transactions */
+	uint64_t failed;      /* transactions that failed (rolled back, logged) */
+};
+
+/* Start the writer thread on its own connection to db's file. opts may be
+ * NULL (defaults). */
+int db_writer_start(struct db *db, const struct db_writer_opts *opts, struct db_writer **out);
+/* Queue "SQN of supi is now sqn". Never blocks on I/O: the only lock is held
+ * by the writer for a pointer swap. Returns 0 (queued or coalesced),
+ * -ENOSPC (queue full: dropped and counted — safe, see writer.c),
+ * -EINVAL (bad SUPI), -ESHUTDOWN (writer stopping). */
+int db_writer_sqn(struct db_writer *w, const char *supi, uint64_t sqn);
+/* Wait until everything queued before this call is committed. 0, or -EIO if
+ * a transaction failed since the previous flush. Not for the control
+ * thread's hot path (it waits for SQLite). */
+int db_writer_flush(struct db_writer *w);
+/* Flush, stop and join the thread, free w. Accepts NULL. */
+void db_writer_stop(struct db_writer *w);
+void db_writer_get_stats(struct db_writer *w, struct db_writer_stats *out);
+
+/* ---- command line ---- */
+
+/*
+ * `solocore sims ...`: argv[0] is "sims".
+ *   sims import FILE.toml [--db PATH | -c CONFIG]   (default ./solocore.db)
+ *   sims generate --count N [--imsi-start IMSI] [--ki HEX --opc HEX | --random-keys]
+ * generate writes TOML to stdout; without --ki/--opc every SIM gets its own
+ * random K and OPc (getrandom). Exit codes: 0 ok, 2 usage, 1 failure;
+ * errors on stderr as "file:line: reason".
+ * db/ does not read the YAML config: db_cli_sims() refuses -c (usage error).
+ * A caller that has loaded the config calls db_cli_sims_db() with the
+ * configured database path; that skips "-c CONFIG" and uses conf_db unless
+ * --db is given.
+ */
+int db_cli_sims(int argc, char **argv);
+int db_cli_sims_db(int argc, char **argv, const char *conf_db);
+
+#endif

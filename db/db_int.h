@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* db internals shared by db.c, sims.c, writer.c and cli.c (and tests/db). */
+#ifndef SOLOCORE_DB_DB_INT_H
+#define SOLOCORE_DB_DB_INT_H
+
+#include <sqlite3.h>
+
+#include "db/db.h"
+
+struct db {
+	sqlite3 *conn;
+	char *path;
+	sqlite3_stmt *st_get, *st_put, *st_del, *st_insert;
+};
+
+/* SQLite result code to a negative errno. */
+int db_errno(int rc);
+/* Open a connection with solocore's pragmas (WAL, synchronous=NORMAL, busy timeout). */
+int db_conn_open(const char *path, sqlite3 **out);
+/* Run the migration steps: steps[i] takes user_version i to i+1, each in
+ * its own transaction. Exposed so tests can run longer lists. */
+int db_migrate_steps(sqlite3 *conn, const char *const *steps, int n);
+
+/* Insert statement used by import (plain INSERT: a duplicate SUPI fails). */
+int db_prepare_insert(struct db *db);
+int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t now);
+
+/* Slices as text "1:010203,2" and DNNs as "internet,ims" (db columns). */
+int db_slices_parse(const char *txt, struct db_subscriber *s);
+int db_dnns_parse(const char *txt, struct db_subscriber *s);
+/* Parse "sst[:sd]" (sd 6 hex digits); 0 or -EINVAL. */
+int db_snssai_parse(const char *txt, size_t len, struct db_snssai *out);
+/* Hex string of exactly 2*n digits into out; 0 or -EINVAL. */
+int db_unhex(const char *hex, size_t hexlen, uint8_t *out, size_t n);
+bool db_imsi_valid(const char *digits, size_t len);
+bool db_dnn_valid(const char *dnn, size_t len);
+
+#endif

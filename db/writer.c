@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * writer - write-behind of SQN changes on a thread of its own.
+ *
+ * The control thread issues authentication vectors and keeps each
+ * subscriber's SQN in memory; it only tells the writer "SQN of X is now N".
+ * Pending updates live in a map SUPI -> latest SQN (a fixed array plus an
+ * open-addressing index, both allocated at start): a second update for the
+ * same subscriber replaces the first (coalescing), so the queue holds at
+ * most one entry per subscriber and its capacity bounds memory.
+ *
+ * Two such maps alternate: the producer fills `pending`, the writer swaps it
+ * for the empty one under the mutex (a pointer swap, no I/O under the lock),
+ * then writes its map in transactions of batch_max rows. The first update of
+ * a batch waits at most batch_ms for company, so a burst of registrations
+ * costs one commit, not one per UE.
+ *
+ * Why dropping an update when the map is full is safe: the in-memory SQN
+ * stays correct, only the copy on disk lags. If solocore restarts with a
+ * stale SQN on disk, the next vector carries an SQN the USIM has already
+ * seen; the USIM answers with a synchronisation failure carrying AUTS, and
+ * the UDM resynchronises SQN from SQN_MS (TS 33.102 6.3.5, TS 33.501
+ * 6.1.3.2.1 / 6.1.3.3.1; DESIGN.md "Crash safety"). The UE sees one extra
+ * authentication round trip; nothing is lost for good. The same argument
+ * covers updates queued but not committed at a crash.
+ */
+#include "db/db_int.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+
+struct wentry {
+	char supi[DB_SUPI_MAX];
+	uint64_t sqn;
+};
+
+struct wmap {
+	uint32_t n;
+	struct wentry *e;   /* cap entries */
+	uint32_t *idx;      /* idx_cap slots: entry index + 1, 0 = empty */
+};
+
+struct db_writer {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t wake;   /* producer/flush/stop -> writer */
+	pthread_cond_t done;   /* writer -> flush waiters */
+	struct wmap maps[2];
+	struct wmap *pending;
+	uint32_t cap, idx_mask, batch_max, batch_ms;
+	uint64_t swap_gen, done_gen;
+	bool stop, flush_req;
+	int err;               /* first failure since the last flush */
+	struct db_writer_stats st;
+	sqlite3 *conn;
+	sqlite3_stmt *upd;
+};
+
+static uint32_t supi_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+int db_writer_sqn(struct db_writer *w, const char *supi, uint64_t sqn)
+{
+	size_t len = strnlen(supi, DB_SUPI_MAX);
+	if (len == 0 || len >= DB_SUPI_MAX || sqn > DB_SQN_MAX)
+		return -EINVAL;
+	uint32_t h = supi_hash(supi);
+	pthread_mutex_lock(&w->mu);
+	if (w->stop) {
+		pthread_mutex_unlock(&w->mu);
+		return -ESHUTDOWN;
+	}
+	struct wmap *m = w->pending;
+	uint32_t slot = h & w->idx_mask;
+	for (; m->idx[slot]; slot = (slot + 1) & w->idx_mask) {
+		struct wentry *e = &m->e[m->idx[slot] - 1];
+		if (!strcmp(e->supi, supi)) {
+			e->sqn = sqn;   /* only the latest SQN matters */
+			w->st.coalesced++;
+			pthread_mutex_unlock(&w->mu);
+			return 0;
+		}
+	}
+	if (m->n == w->cap) {
+		/* Full: drop, count, never wait (safe, see the top of the file). */
+		w->st.dropped++;
+		pthread_mutex_unlock(&w->mu);
+		log_rl(LOGL_WARN, "db", NULL, "writer queue full (%u subscribers pending): SQN update "
+		       "dropped, AKA resynchronisation covers it", w->cap);
+		return -ENOSPC;
+	}
+	struct wentry *e = &m->e[m->n];
+	memcpy(e->supi, supi, len + 1);
+	e->sqn = sqn;
+	m->idx[slot] = ++m->n;
+	w->st.queued++;
+	if (m->n == 1 || m->n == w->batch_max)
+		pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->mu);
+	return 0;
+}
+
+static int sql(sqlite3 *c, const char *s)
+{
+	int rc = sqlite3_exec(c, s, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : db_errno(rc);
+}
+
+/* One transaction of up to batch_max rows. Returns rows changed or -errno. */
+static int write_chunk(struct db_writer *w, const struct wentry *e, uint32_t n)
+{
+	int r = sql(w->conn, "BEGIN IMMEDIATE");
+	if (r < 0)
+		return r;
+	int64_t now = (int64_t)time(NULL);
+	int changed = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(w->upd, 1, (int64_t)e[i].sqn);
+		sqlite3_bind_int64(w->upd, 2, now);
+		sqlite3_bind_text(w->upd, 3, e[i].supi, -1, SQLITE_STATIC);
+		int rc = sqlite3_step(w->upd);
+		sqlite3_reset(w->upd);
+		if (rc != SQLITE_DONE) {
+			sql(w->conn, "ROLLBACK");
+			return db_errno(rc);
+		}
+		/* 0 when the subscriber was deleted meanwhile: nothing to keep. */
+		changed += sqlite3_changes(w->conn);
+	}
+	if ((r = sql(w->conn, "COMMIT")) < 0) {
+		sql(w->conn, "ROLLBACK");
+		return r;
+	}
+	return changed;
+}
+
+static void write_map(struct db_writer *w, struct wmap *m, int *err, uint64_t *written,
+		      uint64_t *batches, uint64_t *failed)
+{
+	for (uint32_t i = 0; i < m->n; i += w->batch_max) {
+		uint32_t n = m->n - i < w->batch_max ? m->n - i : w->batch_max;
+		int r = write_chunk(w, m->e + i, n);
+		if (r < 0) {
+			(*failed)++;
+			if (!*err)
+				*err = -EIO;
+			log_rl(LOGL_ERROR, "db", NULL, "writer: transaction of %u SQN updates failed: %s",
+			       n, sqlite3_errmsg(w->conn));
+			continue;
+		}
+		*written += (uint64_t)r;
+		(*batches)++;
+	}
+	/* Empty the map for its next turn: clear only the slots in use. */
+	for (uint32_t i = 0; i < m->n; i++) {
+		uint32_t slot = supi_hash(m->e[i].supi) & w->idx_mask;
+		while (m->idx[slot] != i + 1)
+			slot = (slot + 1) & w->idx_mask;
+		m->idx[slot] = 0;
+	}
+	/* Backward-shift is not needed: every used slot of this map is cleared. */
+	m->n = 0;
+}
+
+static void deadline_after(struct timespec *ts, uint32_t ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	ts->tv_sec += ms / 1000 + ts->tv_nsec / 1000000000L;
+	ts->tv_nsec %= 1000000000L;
+}
+
+static void *writer_main(void *arg)
+{
+	struct db_writer *w = arg;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (w->pending->n == 0 && !w->stop)
+			pthread_cond_wait(&w->wake, &w->mu);
+		if (w->pending->n == 0)
+			break;   /* stopping and drained */
+		/* Batch window: let more updates join unless someone waits. */
+		struct timespec dl;
+		deadline_after(&dl, w->batch_ms);
+		while (w->pending->n < w->batch_max && !w->stop && !w->flush_req)
+			if (pthread_cond_timedwait(&w->wake, &w->mu, &dl) == ETIMEDOUT)
+				break;
+		struct wmap *m = w->pending;
+		w->pending = m == &w->maps[0] ? &w->maps[1] : &w->maps[0];
+		uint64_t gen = ++w->swap_gen;
+		w->flush_req = false;
+		pthread_mutex_unlock(&w->mu);
+
+		int err = 0;
+		uint64_t written = 0, batches = 0, failed = 0;
+		write_map(w, m, &err, &written, &batches, &failed);
+
+		pthread_mutex_lock(&w->mu);
+		w->st.written += written;
+		w->st.batches += batches;
+		w->st.failed += failed;
+		if (err && !w->err)
+			w->err = err;
+		w->done_gen = gen;
+		pthread_cond_broadcast(&w->done);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+int db_writer_flush(struct db_writer *w)
+{
+	pthread_mutex_lock(&w->mu);
+	uint64_t target = w->pending->n ? w->swap_gen + 1 : w->swap_gen;
+	if (w->pending->n) {
+		w->flush_req = true;
+		pthread_cond_signal(&w->wake);
+	}
+	while (w->done_gen < target)
+		pthread_cond_wait(&w->done, &w->mu);
+	int r = w->err;
+	w->err = 0;
+	pthread_mutex_unlock(&w->mu);
+	return r;
+}
+
+void db_writer_get_stats(struct db_writer *w, struct db_writer_stats *out)
+{
+	pthread_mutex_lock(&w->mu);
+	*out = w->st;
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void writer_free(struct db_writer *w)
+{
+	for (int i = 0; i < 2; i++) {
+		free(w->maps[i].e);
+		free(w->maps[i].idx);
+	}
+	sqlite3_finalize(w->upd);
+	sqlite3_close(w->conn);
+	pthread_cond_destroy(&w->wake);
+	pthread_cond_destroy(&w->done);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+}
+
+int db_writer_start(struct db *db, const struct db_writer_opts *opts, struct db_writer **out)
+{
+	struct db_writer *w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->cap = opts && opts->queue_cap ? opts->queue_cap : 65536;
+	w->batch_max = opts && opts->batch_max ? opts->batch_max : 1000;
+	w->batch_ms = opts && opts->batch_ms ? opts->batch_ms : 10;
+	if (w->cap > (1u << 26)) {
+		free(w);
+		return -EINVAL;
+	}
+	uint32_t idx_cap = 16;
+	while (idx_cap < 2 * w->cap)
+		idx_cap <<= 1;
+	w->idx_mask = idx_cap - 1;
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->wake, &ca);
+	pthread_cond_init(&w->done, &ca);
+	pthread_condattr_destroy(&ca);
+	int r = 0;
+	for (int i = 0; i < 2 && r == 0; i++) {
+		w->maps[i].e = calloc(w->cap, sizeof(struct wentry));
+		w->maps[i].idx = calloc(idx_cap, sizeof(uint32_t));
+		if (!w->maps[i].e || !w->maps[i].idx)
+			r = -ENOMEM;
+	}
+	w->pending = &w->maps[0];
+	if (r == 0)
+		r = db_conn_open(db->path, &w->conn);
+	if (r == 0) {
+		int rc = sqlite3_prepare_v3(w->conn,
+					    "UPDATE subscribers SET sqn = ?, updated = ? WHERE supi = ?",
+					    -1, SQLITE_PREPARE_PERSISTENT, &w->upd, NULL);
+		if (rc != SQLITE_OK)
+			r = db_errno(rc);
+	}
+	if (r == 0 && (r = -pthread_create(&w->thread, NULL, writer_main, w)) == 0)
+		pthread_setname_np(w->thread, "db-writer");
+	if (r < 0) {
+		log_error("db", "writer start failed: %d", r);
+		writer_free(w);
+		return r;
+	}
+	*out = w;
+	return 0;
+}
+
+void db_writer_stop(struct db_writer *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);   /* the thread drains pending first */
+	if (w->st.dropped || w->st.failed)
+		log_warn("db", "writer stopped: %llu SQN updates dropped, %llu transactions failed",
+			 (unsigned long long)w->st.dropped, (unsigned long long)w->st.failed);
+	writer_free(w);
+}

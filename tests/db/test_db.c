@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* db: migrations on fresh and existing files, subscriber rows, loading, and the
+ * write-behind writer (flush, stop, coalescing, full queue). Real SQLite files. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include <cmocka.h>
+
+#include "db/db_int.h"
+#include "dbtest.h"
+
+static void sub_init(struct db_subscriber *s, const char *supi, uint8_t seed)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->supi, sizeof(s->supi), "%s", supi);
+	for (int i = 0; i < 16; i++) {
+		s->k[i] = (uint8_t)(seed + i);
+		s->opc[i] = (uint8_t)(seed * 3 + i);
+	}
+	s->op_is_opc = true;
+	s->amf = DB_DEFAULT_AMF;
+}
+
+static int64_t sql_int(const char *path, const char *q)
+{
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(c, q, -1, &st, NULL), SQLITE_OK);
+	int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return v;
+}
+
+static void test_migrations(void **state)
+{
+	(void)state;
+	struct dbt t;
+	dbt_init(&t);
+	/* Fresh file: created at the latest version, WAL on. */
+	struct db *db;
+	assert_int_equal(db_open(t.db, &db), 0);
+	assert_true(db_schema_latest() >= 1);
+	assert_int_equal(db_schema_version(db), db_schema_latest());
+	struct db_subscriber s;
+	sub_init(&s, "imsi-001010000000001", 1);
+	assert_int_equal(db_subscriber_put(db, &s), 0);
+	db_close(db);
+	assert_int_equal(sql_int(t.db, "PRAGMA user_version"), db_schema_latest());
+	assert_int_equal(sql_int(t.db, "SELECT count(*) FROM sqlite_master WHERE name = 'subscribers'"),
+			 1);
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open(t.db, &c), SQLITE_OK);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(c, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+
+	/* Existing file at the current version: opened as is, data kept. */
+	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(db_schema_version(db), db_schema_latest());
+	assert_int_equal(db_subscriber_count(db), 1);
+	db_close(db);
+
+	/* A file from a newer solocore is refused, not touched. */
+	assert_int_equal(sqlite3_open(t.db, &c), SQLITE_OK);
+	char q[64];
+	snprintf(q, sizeof(q), "PRAGMA user_version = %d", db_schema_latest() + 1);
+	assert_int_equal(sqlite3_exec(c, q, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(c);
+	assert_int_equal(db_open(t.db, &db), -EPROTO);
+	assert_int_equal(sql_int(t.db, "PRAGMA user_version"), db_schema_latest() + 1);
+
+	/* Not a database at all. */
+	dbt_write(t.file, "this is not sqlite, just text long enough to have a header.........\n");
+	assert_true(db_open(t.file, &db) < 0);
+	dbt_cleanup(&t);
+}
+
+/* The migration runner itself, with a longer list: an existing file at
+ * version 1 is upgraded step by step; a failing step rolls back alone. */
+static void test_migration_steps(void **state)
+{
+	(void)state;
+	struct dbt t;
+	dbt_init(&t);
+	sqlite3 *c;
+	assert_int_equal(db_conn_open(t.db, &c), 0);
+	const char *const steps[] = {
+		"CREATE TABLE a (x INTEGER); INSERT INTO a VALUES (1);",
+		"ALTER TABLE a ADD COLUMN y INTEGER NOT NULL DEFAULT 7;",
+		"CREATE TABLE b (z INTEGER); INSERT INTO nosuch VALUES (1);",   /* fails */
+	};
+	assert_int_equal(db_migrate_steps(c, steps, 1), 0);
+	sqlite3_close(c);
+	assert_int_equal(sql_int(t.db, "PRAGMA user_version"), 1);
+
+	/* Existing v1 file, list of 2: only step 2 runs, data kept. */
+	assert_int_equal(db_conn_open(t.db, &c), 0);
+	assert_int_equal(db_migrate_steps(c, steps, 2), 0);
+	sqlite3_close(c);
+	assert_int_equal(sql_int(t.db, "PRAGMA user_version"), 2);
+	assert_int_equal(sql_int(t.db, "SELECT x + y FROM a"), 8);
+
+	/* Step 3 fails: version stays 2 and table b does not exist. */
+	assert_int_equal(db_conn_open(t.db, &c), 0);
+	assert_true(db_migrate_steps(c, steps, 3) < 0);
+	sqlite3_close(c);
+	assert_int_equal(sql_int(t.db, "PRAGMA user_version"), 2);
+	assert_int_equal(sql_int(t.db, "SELECT count(*) FROM sqlite_master WHERE name = 'b'"), 0);
+	dbt_cleanup(&t);
+}
+
+static void test_put_get_delete(void **state)
+{
+	(void)state;
+	struct dbt t;
+	dbt_init(&t);
+	struct db *db;
+	assert_int_equal(db_open(t.db, &db), 0);
+	struct db_subscriber s, g;
+	sub_init(&s, "imsi-001010000000007", 7);
+	s.op_is_opc = false;
+	s.amf = 0x1234;
+	s.sqn = DB_SQN_MAX;
+	s.n_slices = 2;
+	s.slices[0] = (struct db_snssai){ .sst = 1, .sd = 0x010203 };
+	s.slices[1] = (struct db_snssai){ .sst = 255, .sd = DB_SD_NONE };
+	s.n_dnns = 1;
+	strcpy(s.dnns[0], "internet");
+	s.ambr_ul = 1000;
+	s.ambr_dl = 2000;
+	s.default_5qi = 7;
+	s.arp = 1;
+	assert_int_equal(db_subscriber_get(db, s.supi, &g), -ENOENT);
+	assert_int_equal(db_subscriber_put(db, &s), 0);
+	assert_int_equal(db_subscriber_get(db, s.supi, &g), 0);
+	assert_memory_equal(g.k, s.k, 16);
+	assert_memory_equal(g.opc, s.opc, 16);
+	assert_false(g.op_is_opc);
+	assert_int_equal(g.amf, 0x1234);
+	assert_true(g.sqn == DB_SQN_MAX);
+	assert_int_equal(g.n_slices, 2);
+	assert_int_equal(g.slices[0].sd, 0x010203);
+	assert_int_equal(g.slices[1].sst, 255);
+	assert_int_equal(g.slices[1].sd, DB_SD_NONE);
+	assert_int_equal(g.n_dnns, 1);
+	assert_string_equal(g.dnns[0], "internet");
+	assert_true(g.ambr_ul == 1000 && g.ambr_dl == 2000);
+	assert_int_equal(g.default_5qi, 7);
+	assert_int_equal(g.arp, 1);
+
+	/* Replace keeps the row's created time. */
+	int64_t created = g.created;
+	s.sqn = 5;
+	assert_int_equal(db_subscriber_put(db, &s), 0);
+	assert_int_equal(db_subscriber_get(db, s.supi, &g), 0);
+	assert_true(g.sqn == 5);
+	assert_true(g.created == created);
+	assert_int_equal(db_subscriber_count(db), 1);
+
+	/* Invalid rows are refused. */
+	struct db_subscriber bad = s;
+	strcpy(bad.supi, "imsi-12");
+	assert_int_equal(db_subscriber_put(db, &bad), -EINVAL);
+	bad = s;
+	bad.sqn = DB_SQN_MAX + 1;
+	assert_int_equal(db_subscriber_put(db, &bad), -EINVAL);
+	bad = s;
+	strcpy(bad.dnns[0], "a,b");
+	assert_int_equal(db_subscriber_put(db, &bad), -EINVAL);
+	bad = s;
+	bad.arp = 16;
+	assert_int_equal(db_subscriber_put(db, &bad), -EINVAL);
+	char why[64];
+	assert_int_equal(db_subscriber_check(&bad, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "arp must be 1..15");
+
+	assert_int_equal(db_subscriber_delete(db, s.supi), 0);
+	assert_int_equal(db_subscriber_delete(db, s.supi), -ENOENT);
+	assert_int_equal(db_subscriber_count(db), 0);
+	db_close(db);
+	dbt_cleanup(&t);
+}
+
+struct load_ctx {
+	int n;
+	int stop_at;
+	char last[DB_SUPI_MAX];
+};
+
+static int load_cb(const struct db_subscriber *s, void *arg)
+{
+	struct load_ctx *c = arg;
+	/* SUPI order and the row's own key bytes. */
+	assert_true(strcmp(c->last, s->supi) < 0);
+	assert_int_equal(s->k[0], (uint8_t)(atoi(s->supi + 5 + 10)));
+	strcpy(c->last, s->supi);
+	if (++c->n == c->stop_at)
+		return 42;
+	return 0;
+}
+
+static void test_load(void **state)
+{
+	(void)state;
+	struct dbt t;
+	dbt_init(&t);
+	struct db *db;
+	assert_int_equal(db_open(t.db, &db), 0);
+	struct load_ctx c = { 0 };
+	assert_int_equal(db_load_subscribers(db, load_cb, &c), 0);
+	for (int i = 99; i >= 0; i--) {
+		char supi[32];
+		snprintf(supi, sizeof(supi), "imsi-0010100000%05d", i);
+		struct db_subscriber s;
+		sub_init(&s, supi, (uint8_t)i);
+		assert_int_equal(db_subscriber_put(db, &s), 0);
+	}
+	assert_int_equal(db_load_subscribers(db, load_cb, &c), 100);
+	assert_int_equal(c.n, 100);
+	memset(&c, 0, sizeof(c));
+	c.stop_at = 10;
+	assert_int_equal(db_load_subscribers(db, load_cb, &c), 42);
+	assert_int_equal(c.n, 10);
+	db_close(db);
+	dbt_cleanup(&t);
+}
+
+static struct db *open_with(struct dbt *t, int n)
+{
+	struct db *db;
+	assert_int_equal(db_open(t->db, &db), 0);
+	for (int i = 0; i < n; i++) {
+		char supi[32];
+		snprintf(supi, sizeof(supi), "imsi-0010100000%05d", i);
+		struct db_subscriber s;
+		sub_init(&s, supi, (uint8_t)i);
+		assert_int_equal(db_subscriber_put(db, &s), 0);
+	}
+	return db;
+}
+
+static uint64_t sqn_of(const char *path, int i)
+{
+	struct db *db;
+	assert_int_equal(db_open(path, &db), 0);
+	char supi[32];
+	snprintf(supi, sizeof(supi), "imsi-0010100000%05d", i);
+	struct db_subscriber s;
+	assert_int_equal(db_subscriber_get(db, supi, &s), 0);
+	db_close(db);
+	return s.sqn;
+}
+
+static void test_writer_flush(void **state)
+{
+	(void)state;
+	struct dbt t;
+	dbt_init(&t);
+	enum { N = 3000 };
+	struct db *db = open_with(&t, N);
+	struct db_writer *w;
+	assert_int_equal(db_writer_start(db, NULL, &w), 0);
+	for (int round = 1; round <= 3; round++)
+		for (int i = 0; i < N; i++) {
+			char supi[32];
+			snprintf(supi, sizeof(supi), "imsi-0010100000%05d", i);
+			assert_int_equal(db_writer_sqn(w, supi, (uint64_t)(round * 100000 + i)), 0);
+		}
+	/* An update for a subscriber that is not in the table is harmless. */
+	assert_int_equal(db_writer_sqn(w, "imsi-99999", 1), 0);
+	assert_int_equal(db_writer_sqn(w, "", 1), -EINVAL);
+	assert_int_equal(db_writer_sqn(w, "imsi-00101", DB_SQN_MAX + 1), -EINVAL);
+	assert_int_equal(db_writer_flush(w), 0);
+	/* Read through a different connection: the rows are committed. */
+	assert_true(sqn_of(t.db, 0) == 300000);
+	assert_true(sqn_of(t.db, N - 1) == 300000 + N - 1);
+	struct db_writer_stats st;
+	db_writer_get_stats(w, &st);
+	assert_true(st.queued + st.coalesced == 3 * N + 1);
+	assert_int_equal(st.dropped, 0);
+	assert_int_equal(st.failed, 0);
+	assert_true(st.written >= N && st.written <= 3 * N);
+	assert_true(st.batches >= 3);   /* 1000 rows per transaction at most */
+
+	/* stop flushes what is still queued. */
+	for (int i = 0; i < N; i++) {
+		char supi[32];
+		snprintf(supi, sizeof(supi), "imsi-0010100000%05d", i);
+		assert_int_equal(db_writer_sqn(w, supi, 777), 0);
+	}
+	db_writer_stop(w);
+	db_close(db);
+	for (int i = 0; i < N; i += 499)
+		assert_true(sqn_of(t.db, i) == 777);
+	db_writer_stop(NULL);
+	dbt_cleanup(&t);
+}
+
+static void test_writer_full_queue(void **state)
+{
+	(void)state;
+	struct dbt t;
+	dbt_init(&t);
+	struct db *db = open_with(&t, 10);
+	struct db_writer *w;
+	/* Four distinct subscribers fit; the batch window is long enough that
+	 * nothing is written before the flush, so the queue really fills. */
+	struct db_writer_opts o = { .queue_cap = 4, .batch_max = 1000, .batch_ms = 60000 };
+	assert_int_equal(db_writer_start(db, &o, &w), 0);
+	char supi[10][32];
+	for (int i = 0; i < 10; i++)
+		snprintf(supi[i], sizeof(supi[i]), "imsi-0010100000%05d", i);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(db_writer_sqn(w, supi[i], 10 + (uint64_t)i), 0);
+	assert_int_equal(db_writer_sqn(w, supi[4], 14), -ENOSPC);
+	assert_int_equal(db_writer_sqn(w, supi[5], 15), -ENOSPC);
+	/* Full, but an update for a pending subscriber coalesces. */
+	assert_int_equal(db_writer_sqn(w, supi[0], 1000), 0);
+	assert_int_equal(db_writer_sqn(w, supi[0], 1001), 0);
+	assert_int_equal(db_writer_sqn(w, supi[3], 1003), 0);
+	struct db_writer_stats st;
+	db_writer_get_stats(w, &st);
+	assert_int_equal(st.queued, 4);
+	assert_int_equal(st.coalesced, 3);
+	assert_int_equal(st.dropped, 2);
+	assert_int_equal(st.written, 0);
+	assert_int_equal(db_writer_flush(w), 0);
+	db_writer_get_stats(w, &st);
+	assert_int_equal(st.written, 4);
+	assert_int_equal(st.batches, 1);
+	assert_true(sqn_of(t.db, 0) == 1001);
+	assert_true(sqn_of(t.db, 1) == 11);
+	assert_true(sqn_of(t.db, 3) == 1003);
+	assert_true(sqn_of(t.db, 4) == 0);   /* dropped: AKA resync recovers it */
+	/* After the flush the queue has room again. */
+	assert_int_equal(db_writer_sqn(w, supi[4], 44), 0);
+	db_writer_stop(w);
+	assert_true(sqn_of(t.db, 4) == 44);
+	db_close(db);
+	dbt_cleanup(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_migrations),
+		cmocka_unit_test(test_migration_steps),
+		cmocka_unit_test(test_put_get_delete),
+		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_writer_flush),
+		cmocka_unit_test(test_writer_full_queue),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
