@@ -1,3 +1,348 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
-/* placeholder: the CLI lands here */
-int main(void) { return 0; }
+/*
+ * solocore - the command line: run, config check, config print, sims,
+ * version, help. Exit codes: 0 success, 2 usage error, 1 runtime failure.
+ *
+ * `run` loads the configuration (defaults when no file), logs it with
+ * secrets redacted, starts the modules in table order on one event loop,
+ * and stops them in reverse order on SIGINT/SIGTERM. SIGHUP reopens the log
+ * file. Signals arrive through a signalfd on the loop, so handlers never run
+ * in the middle of module code.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "common/conf.h"
+#include "common/ev.h"
+#include "common/log.h"
+#include "db/db.h"
+
+#ifndef SOLOCORE_VERSION
+#define SOLOCORE_VERSION "unknown"
+#endif
+
+#define EXIT_USAGE 2
+/* A graceful stop that takes longer than this is cut short (exit 1). */
+#define STOP_DEADLINE_S 2
+
+/*
+ * Modules, started in this order and stopped in reverse. start() returns 0
+ * or -errno (it logs why); stop() must stop accepting, close sockets and
+ * flush state quickly: the whole stop has STOP_DEADLINE_S seconds.
+ */
+struct module {
+	const char *name;
+	int (*start)(struct ev_loop *loop, const struct conf *c);
+	void (*stop)(void);
+};
+
+static const struct module modules[] = {
+	/* db, udm/ausf, smf, upf, amf (N2 last: accept gNBs once all is up), web */
+	{ NULL, NULL, NULL },
+};
+
+static const char usage_text[] =
+	"usage: solocore <command> [options]\n"
+	"\n"
+	"commands:\n"
+	"  run [-c FILE]             start the core (built-in defaults without -c)\n"
+	"  config check [-c FILE]    validate the configuration, exit 0 if valid\n"
+	"  config print [-c FILE]    print the effective configuration as YAML\n"
+	"  sims import FILE.toml [--db PATH | -c FILE]\n"
+	"  sims generate --count N [--imsi-start IMSI] [--ki HEX --opc HEX | --random-keys]\n"
+	"  version                   print the version\n"
+	"  help                      this text\n"
+	"\n"
+	"exit codes: 0 success, 1 failure, 2 usage error\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("solocore: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\n(solocore help: usage)\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* Parse "[-c FILE]" after a command. Returns 0, or EXIT_USAGE (printed). */
+static int parse_conf_opt(int argc, char **argv, const char **path)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	*path = NULL;
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":c:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			*path = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return -1;
+		case ':':
+			return usage_error("%s needs a file name", argv[optind - 1]);
+		default:
+			return usage_error("unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument %s", argv[optind]);
+	return 0;
+}
+
+/* Defaults, or the file. Prints the error; returns 0 or 1. */
+static int load_conf(struct conf *c, const char *path)
+{
+	char err[512];
+
+	if (!path)
+		return conf_defaults(c) == 0 ? 0 : 1;
+	if (conf_load(c, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "solocore: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- config ---- */
+
+static int cmd_config(int argc, char **argv)
+{
+	struct conf c;
+	const char *path;
+	int rc;
+
+	if (argc < 2)
+		return usage_error("%s", "config needs check or print");
+	if (strcmp(argv[1], "check") && strcmp(argv[1], "print"))
+		return usage_error("unknown config command %s", argv[1]);
+	rc = parse_conf_opt(argc - 1, argv + 1, &path);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (load_conf(&c, path)) {
+		conf_free(&c);
+		return 1;
+	}
+	if (!strcmp(argv[1], "check")) {
+		printf("%s: ok\n", path ? path : "built-in defaults");
+		rc = 0;
+	} else {
+		rc = conf_print(&c, stdout) == 0 ? 0 : 1;
+	}
+	conf_free(&c);
+	return rc;
+}
+
+/* ---- run ---- */
+
+struct runner {
+	struct ev_loop *loop;
+	int sigfd;
+	int started;          /* modules[0..started) are running */
+	int stop_signal;
+};
+
+static void alarm_handler(int sig)
+{
+	static const char msg[] = "solocore: graceful stop took too long, exiting\n";
+
+	(void)sig;
+	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	_exit(1);
+}
+
+static void stop_modules(struct runner *r)
+{
+	while (r->started > 0) {
+		const struct module *m = &modules[--r->started];
+
+		log_info("main", "stopping %s", m->name);
+		if (m->stop)
+			m->stop();
+	}
+}
+
+static void on_signal(struct ev_loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct runner *r = arg;
+	struct signalfd_siginfo si;
+
+	(void)events;
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			int rc = log_reopen();
+
+			if (rc < 0)
+				log_error("main", "SIGHUP: reopening the log file failed: %s", strerror(-rc));
+			else
+				log_info("main", "SIGHUP: log file reopened");
+			continue;
+		}
+		if (r->stop_signal)
+			continue;     /* already stopping */
+		r->stop_signal = (int)si.ssi_signo;
+		log_info("main", "%s: stopping", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+		/* The stop must finish in bounded time even if a module hangs. */
+		signal(SIGALRM, alarm_handler);
+		alarm(STOP_DEADLINE_S);
+		stop_modules(r);
+		ev_stop(loop);
+	}
+}
+
+static void log_config(const struct conf *c)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	conf_print_redacted(c, m);
+	fclose(m);
+	log_info("main", "effective configuration:");
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (line[0] != '#')
+			log_info("main", "  %s", line);
+	free(buf);
+}
+
+static int setup_logging(const struct conf *c)
+{
+	int rc;
+
+	log_set_level((enum log_level)c->log.level);
+	if (c->log.file[0]) {
+		rc = log_open_file(c->log.file);
+		if (rc < 0) {
+			fprintf(stderr, "solocore: log.file %s: %s\n", c->log.file, strerror(-rc));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct runner r = { .sigfd = -1 };
+	struct conf c;
+	const char *path;
+	sigset_t mask;
+	int rc, err = 0, status = 1;
+
+	rc = parse_conf_opt(argc, argv, &path);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (load_conf(&c, path) || setup_logging(&c)) {
+		conf_free(&c);
+		return 1;
+	}
+	log_info("main", "solocore %s starting pid=%d config=%s", SOLOCORE_VERSION, (int)getpid(),
+		 path ? path : "built-in defaults");
+	log_config(&c);
+
+	/* Blocked before any thread exists, so every thread inherits the mask
+	 * and only the signalfd sees these signals. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	r.loop = ev_loop_new(&err);
+	if (!r.loop) {
+		log_error("main", "event loop: %s", strerror(-err));
+		goto out;
+	}
+	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (r.sigfd < 0 || ev_fd_add(r.loop, r.sigfd, EV_READ, on_signal, &r) < 0) {
+		log_error("main", "signalfd: %s", strerror(errno));
+		goto out;
+	}
+	for (const struct module *m = modules; m->name; m++) {
+		rc = m->start ? m->start(r.loop, &c) : 0;
+		if (rc < 0) {
+			log_error("main", "starting %s failed: %s", m->name, strerror(-rc));
+			stop_modules(&r);
+			goto out;
+		}
+		r.started++;
+	}
+	log_info("main", "running");
+	rc = ev_run(r.loop);
+	if (rc < 0) {
+		log_error("main", "event loop failed: %s", strerror(-rc));
+		stop_modules(&r);
+		goto out;
+	}
+	log_info("main", "stopped");
+	status = 0;
+out:
+	alarm(0);
+	if (r.sigfd >= 0)
+		close(r.sigfd);
+	ev_loop_free(r.loop);
+	conf_free(&c);
+	return status;
+}
+
+/* ---- sims: db/ owns the verbs; -c gives it the configured database ---- */
+
+static int cmd_sims(int argc, char **argv)
+{
+	const char *path = NULL;
+	struct conf c;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) {
+			if (i + 1 >= argc)
+				return usage_error("%s needs a file name", argv[i]);
+			path = argv[i + 1];
+		}
+	}
+	if (!path)
+		return db_cli_sims(argc, argv);
+	if (load_conf(&c, path))
+		return 1;
+	rc = db_cli_sims_db(argc, argv, c.db.path);
+	conf_free(&c);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd) {
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "config"))
+		return cmd_config(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sims"))
+		return cmd_sims(argc - 1, argv + 1);
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("solocore %s\n", SOLOCORE_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	return usage_error("unknown command %s", cmd);
+}
