@@ -377,7 +377,21 @@ static void test_load_file(void **state)
 	assert_string_equal(err, "/tmp: not a regular file");
 }
 
-int main(void)
+/* dist/solocore.yaml documents every default: it must load into exactly the defaults. */
+static const char *dist_yaml;
+static void test_dist_file(void **state)
+{
+	char err[512] = "";
+
+	(void)state;
+	assert_non_null(dist_yaml);
+	assert_int_equal(conf_defaults(&c1), 0);
+	if (conf_load(&c2, dist_yaml, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(conf_equal(&c1, &c2));
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
@@ -392,6 +406,9 @@ int main(void)
 		cmocka_unit_test(test_err_syntax),
 		cmocka_unit_test(test_err_values),
 		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_dist_file),
 	};
+
+	dist_yaml = argc > 1 ? argv[1] : NULL;
 	return cmocka_run_group_tests_name("conf", tests, NULL, NULL);
 }
