@@ -1,0 +1,913 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * X.691 ALIGNED PER reader and writer. Clause numbers are X.691 (02/2021).
+ * Every read is bounds-checked against the input; every write against the caller buffer.
+ */
+#include "common/aper/aper.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Number of bits needed to write x (0 for x == 0). */
+static unsigned nbits(uint64_t x)
+{
+	unsigned n = 0;
+
+	while (x) {
+		n++;
+		x >>= 1;
+	}
+	return n;
+}
+
+static unsigned nbytes(uint64_t x)
+{
+	unsigned n = (nbits(x) + 7) / 8;
+
+	return n ? n : 1;
+}
+
+/* ================= reader ================= */
+
+void aper_r_init(struct aper_r *r, const uint8_t *buf, size_t len)
+{
+	memset(r, 0, sizeof(*r));
+	r->buf = buf;
+	r->len = len;
+}
+
+int aper_r_fail(struct aper_r *r, int err, const char *why)
+{
+	if (!r->err) {
+		r->err = err;
+		r->err_bit = r->base + r->pos;
+		r->why = why;
+	}
+	return r->err;
+}
+
+int aper_r_take(struct aper_r *r, const struct aper_r *sub)
+{
+	if (sub->err && !r->err) {
+		r->err = sub->err;
+		r->err_bit = sub->err_bit;
+		r->why = sub->why;
+	}
+	return r->err;
+}
+
+size_t aper_r_left(const struct aper_r *r)
+{
+	return r->len * 8 - r->pos;
+}
+
+int aper_get_bits(struct aper_r *r, unsigned n, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	*v = 0;
+	if (r->err)
+		return r->err;
+	if (n > 64)
+		return aper_r_fail(r, -EINVAL, "bit-field wider than 64");
+	if (n > aper_r_left(r))
+		return aper_r_fail(r, -EBADMSG, "truncated");
+	while (n) {
+		unsigned off = r->pos & 7, room = 8 - off, take = n < room ? n : room;
+		uint8_t byte = r->buf[r->pos >> 3];
+
+		x = (x << take) | ((byte >> (room - take)) & ((1u << take) - 1));
+		r->pos += take;
+		n -= take;
+	}
+	*v = x;
+	return 0;
+}
+
+int aper_r_align(struct aper_r *r)
+{
+	if (r->err)
+		return r->err;
+	r->pos = (r->pos + 7) & ~(size_t)7;
+	if (r->pos > r->len * 8) {
+		r->pos = r->len * 8;
+		return aper_r_fail(r, -EBADMSG, "truncated (padding)");
+	}
+	return 0;
+}
+
+/* 11.5.7: value lb..ub without extension bit. */
+static int get_cint_root(struct aper_r *r, int64_t lb, int64_t ub, int64_t *v)
+{
+	uint64_t range = (uint64_t)(ub - lb) + 1, x = 0;
+
+	*v = lb;
+	if (ub < lb)
+		return aper_r_fail(r, -EINVAL, "bad constraint");
+	if (range == 1)
+		return r->err;
+	if (range <= 255) {
+		aper_get_bits(r, nbits(range - 1), &x);
+	} else if (range == 256) {
+		aper_r_align(r);
+		aper_get_bits(r, 8, &x);
+	} else if (range <= 65536) {
+		aper_r_align(r);
+		aper_get_bits(r, 16, &x);
+	} else {
+		/* 11.5.7.4 indefinite-length case: octet count 1..nb as a constrained number. */
+		uint64_t len;
+		unsigned nb = nbytes(range - 1);
+
+		aper_get_bits(r, nbits(nb - 1), &len);
+		len += 1;
+		if (!r->err && len > nb)
+			return aper_r_fail(r, -EBADMSG, "integer length above its bound");
+		aper_r_align(r);
+		aper_get_bits(r, (unsigned)len * 8, &x);
+	}
+	if (r->err)
+		return r->err;
+	if (x > range - 1)
+		return aper_r_fail(r, -ERANGE, "integer above upper bound");
+	*v = lb + (int64_t)x;
+	return 0;
+}
+
+int aper_get_cint(struct aper_r *r, int64_t lb, int64_t ub, bool ext, int64_t *v)
+{
+	if (ext) {
+		uint64_t e;
+
+		*v = lb;
+		if (aper_get_bits(r, 1, &e))
+			return r->err;
+		if (e) /* 12.1: a value outside the root is encoded unconstrained */
+			return aper_get_unconstr(r, v);
+	}
+	return get_cint_root(r, lb, ub, v);
+}
+
+/* Unbounded length form (11.9.3.6-8), aligned. */
+static int get_len_unbounded(struct aper_r *r, size_t *n, bool *more)
+{
+	uint64_t b, b2;
+
+	*n = 0;
+	*more = false;
+	if (aper_r_align(r) || aper_get_bits(r, 8, &b))
+		return r->err;
+	if (!(b & 0x80)) {
+		*n = b;
+	} else if ((b & 0xc0) == 0x80) {
+		if (aper_get_bits(r, 8, &b2))
+			return r->err;
+		*n = ((b & 0x3f) << 8) | b2;
+	} else {
+		unsigned m = b & 0x3f;
+
+		if (m < 1 || m > 4) {
+			r->pos -= 8;
+			return aper_r_fail(r, -EBADMSG, "bad fragment size");
+		}
+		*n = m * APER_FRAG;
+		*more = true;
+	}
+	return 0;
+}
+
+int aper_get_len(struct aper_r *r, int64_t lb, int64_t ub, size_t *n, bool *more)
+{
+	*more = false;
+	*n = 0;
+	if (r->err)
+		return r->err;
+	if (ub >= 0 && ub < 65536) { /* 11.9.4.1: a constrained whole number */
+		int64_t v;
+
+		if (get_cint_root(r, lb, ub, &v))
+			return r->err;
+		*n = (size_t)v;
+		return 0;
+	}
+	if (get_len_unbounded(r, n, more))
+		return r->err;
+	if (!*more && (*n < (size_t)lb || (ub >= 0 && *n > (size_t)ub)))
+		return aper_r_fail(r, -ERANGE, "length outside its size constraint");
+	return 0;
+}
+
+int aper_get_count(struct aper_r *r, int64_t lb, int64_t ub, size_t *n)
+{
+	bool more;
+
+	if (aper_get_len(r, lb, ub, n, &more))
+		return r->err;
+	if (more)
+		return aper_r_fail(r, -ENOTSUP, "fragmented SEQUENCE OF count");
+	return 0;
+}
+
+int aper_get_semi(struct aper_r *r, int64_t lb, int64_t *v)
+{
+	size_t n;
+	bool more;
+	uint64_t x;
+
+	*v = lb;
+	if (get_len_unbounded(r, &n, &more))
+		return r->err;
+	if (more || n == 0 || n > 8)
+		return aper_r_fail(r, n == 0 ? -EBADMSG : -ENOTSUP, "semi-constrained integer length");
+	if (aper_get_bits(r, (unsigned)n * 8, &x))
+		return r->err;
+	if (x > (uint64_t)INT64_MAX - (uint64_t)lb)
+		return aper_r_fail(r, -ERANGE, "integer too large");
+	*v = lb + (int64_t)x;
+	return 0;
+}
+
+int aper_get_unconstr(struct aper_r *r, int64_t *v)
+{
+	size_t n;
+	bool more;
+	uint64_t x;
+
+	*v = 0;
+	if (get_len_unbounded(r, &n, &more))
+		return r->err;
+	if (more || n == 0 || n > 8)
+		return aper_r_fail(r, n == 0 ? -EBADMSG : -ENOTSUP, "unconstrained integer length");
+	if (aper_get_bits(r, (unsigned)n * 8, &x))
+		return r->err;
+	if (n < 8 && (x >> (n * 8 - 1)) & 1) /* two's complement sign extension */
+		x |= ~(uint64_t)0 << (n * 8);
+	*v = (int64_t)x;
+	return 0;
+}
+
+int aper_get_nsnn(struct aper_r *r, uint64_t *v)
+{
+	uint64_t b;
+	int64_t s;
+
+	*v = 0;
+	if (aper_get_bits(r, 1, &b))
+		return r->err;
+	if (!b)
+		return aper_get_bits(r, 6, v);
+	if (aper_get_semi(r, 0, &s))
+		return r->err;
+	*v = (uint64_t)s;
+	return 0;
+}
+
+int aper_get_bool(struct aper_r *r, bool *b)
+{
+	uint64_t x;
+
+	aper_get_bits(r, 1, &x);
+	*b = x;
+	return r->err;
+}
+
+int aper_get_enum(struct aper_r *r, unsigned nroot, bool ext, unsigned *v)
+{
+	uint64_t e = 0, x;
+	int64_t c;
+
+	*v = 0;
+	if (ext && aper_get_bits(r, 1, &e))
+		return r->err;
+	if (e) {
+		if (aper_get_nsnn(r, &x))
+			return r->err;
+		if (x > 255)
+			return aper_r_fail(r, -ERANGE, "enumerated extension value too large");
+		*v = nroot + (unsigned)x;
+		return 0;
+	}
+	if (get_cint_root(r, 0, (int64_t)nroot - 1, &c))
+		return r->err;
+	*v = (unsigned)c;
+	return 0;
+}
+
+int aper_get_choice(struct aper_r *r, unsigned nroot, bool ext, unsigned *idx)
+{
+	return aper_get_enum(r, nroot, ext, idx); /* 23.6-23.8: same shape as ENUMERATED */
+}
+
+/* Decide size and alignment of a BIT/OCTET STRING or character string (16.8-16.11, 17.6-17.8). */
+static int get_size(struct aper_r *r, int64_t lb, int64_t ub, bool ext, unsigned short_max, size_t *n,
+		    bool *more)
+{
+	uint64_t e = 0;
+
+	*more = false;
+	*n = 0;
+	if (ext && aper_get_bits(r, 1, &e))
+		return r->err;
+	if (e)
+		return aper_get_len(r, 0, APER_UNBOUNDED, n, more) ? r->err : (*n ? aper_r_align(r) : 0);
+	if (ub == 0)
+		return r->err;
+	if (lb == ub && ub <= (int64_t)short_max) {
+		*n = (size_t)lb; /* short fixed size: no length, not aligned */
+		return r->err;
+	}
+	if (lb == ub && ub <= 65536) {
+		*n = (size_t)lb;
+		return aper_r_align(r);
+	}
+	if (aper_get_len(r, lb, ub, n, more))
+		return r->err;
+	return *n ? aper_r_align(r) : 0;
+}
+
+int aper_get_bitstr(struct aper_r *r, int64_t lb, int64_t ub, bool ext, uint8_t *out, size_t outcap,
+		    size_t *nbits_out)
+{
+	size_t n, i;
+	bool more;
+	uint64_t x;
+
+	*nbits_out = 0;
+	if (get_size(r, lb, ub, ext, 16, &n, &more))
+		return r->err;
+	if (more)
+		return aper_r_fail(r, -ENOTSUP, "fragmented BIT STRING");
+	if (n > outcap * 8)
+		return aper_r_fail(r, -E2BIG, "BIT STRING longer than its buffer");
+	if (n > aper_r_left(r))
+		return aper_r_fail(r, -EBADMSG, "truncated BIT STRING");
+	memset(out, 0, (n + 7) / 8);
+	for (i = 0; i < n; i += 8) {
+		unsigned take = n - i < 8 ? (unsigned)(n - i) : 8;
+
+		aper_get_bits(r, take, &x);
+		out[i / 8] = (uint8_t)(x << (8 - take));
+	}
+	*nbits_out = n;
+	return r->err;
+}
+
+int aper_get_bits_fixed(struct aper_r *r, unsigned n, bool ext, uint64_t *v)
+{
+	uint8_t b[8];
+	size_t got, i;
+
+	*v = 0;
+	if (n > 64)
+		return aper_r_fail(r, -EINVAL, "fixed BIT STRING over 64 bits");
+	if (aper_get_bitstr(r, n, n, ext, b, sizeof(b), &got))
+		return r->err;
+	if (got != n)
+		return aper_r_fail(r, -ERANGE, "BIT STRING size outside the root");
+	for (i = 0; i < (got + 7) / 8; i++)
+		*v = (*v << 8) | b[i];
+	if (got % 8)
+		*v >>= 8 - got % 8;
+	return 0;
+}
+
+static int get_bytes_ref(struct aper_r *r, size_t n, const uint8_t **p)
+{
+	if (r->err)
+		return r->err;
+	if (r->pos & 7)
+		return aper_r_fail(r, -ENOTSUP, "unaligned octets by reference");
+	if (n > aper_r_left(r) / 8)
+		return aper_r_fail(r, -EBADMSG, "truncated octets");
+	*p = r->buf + r->pos / 8;
+	r->pos += n * 8;
+	return 0;
+}
+
+int aper_get_octets(struct aper_r *r, int64_t lb, int64_t ub, bool ext, const uint8_t **p, size_t *n)
+{
+	bool more;
+
+	*p = NULL;
+	if (get_size(r, lb, ub, ext, 2, n, &more))
+		return r->err;
+	if (more)
+		return aper_r_fail(r, -ENOTSUP, "fragmented OCTET STRING by reference");
+	if (*n == 0) {
+		*p = r->buf; /* non-NULL so callers can tell "present, empty" */
+		return 0;
+	}
+	return get_bytes_ref(r, *n, p);
+}
+
+int aper_get_octets_copy(struct aper_r *r, int64_t lb, int64_t ub, bool ext, uint8_t *out, size_t outcap,
+			 size_t *n)
+{
+	size_t got = 0, chunk, i;
+	bool more;
+	uint64_t x;
+
+	*n = 0;
+	if (get_size(r, lb, ub, ext, 2, &chunk, &more))
+		return r->err;
+	for (;;) {
+		if (chunk > outcap - got)
+			return aper_r_fail(r, -E2BIG, "OCTET STRING longer than its buffer");
+		if (chunk > aper_r_left(r) / 8)
+			return aper_r_fail(r, -EBADMSG, "truncated octets");
+		for (i = 0; i < chunk; i++) {
+			aper_get_bits(r, 8, &x);
+			out[got + i] = (uint8_t)x;
+		}
+		got += chunk;
+		if (!more)
+			break;
+		if (get_len_unbounded(r, &chunk, &more)) /* 11.9.3.8.4: next fragment or the rest */
+			return r->err;
+	}
+	if (got < (size_t)lb && !ext)
+		return aper_r_fail(r, -ERANGE, "OCTET STRING shorter than its size constraint");
+	*n = got;
+	return r->err;
+}
+
+static bool str_char_ok(enum aper_str kind, uint8_t c)
+{
+	switch (kind) {
+	case APER_PRINTABLE: /* X.680 41.4 Table 10 */
+		return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		       strchr(" '()+,-./:=?", c) != NULL;
+	case APER_VISIBLE:
+		return c >= 0x20 && c <= 0x7e;
+	case APER_IA5:
+		return c <= 0x7f;
+	}
+	return false;
+}
+
+int aper_get_string(struct aper_r *r, enum aper_str kind, int64_t lb, int64_t ub, bool ext, const uint8_t **p,
+		    size_t *n)
+{
+	bool more;
+	size_t i;
+
+	*p = NULL;
+	/* 30.5.7: with 8 bits a character the short unaligned form ends at 2 characters. */
+	if (get_size(r, lb, ub, ext, 2, n, &more))
+		return r->err;
+	if (more)
+		return aper_r_fail(r, -ENOTSUP, "fragmented character string");
+	if (*n == 0) {
+		*p = r->buf;
+		return 0;
+	}
+	if (get_bytes_ref(r, *n, p))
+		return r->err;
+	for (i = 0; i < *n; i++)
+		if (!str_char_ok(kind, (*p)[i])) {
+			r->pos -= (*n - i) * 8;
+			return aper_r_fail(r, -EBADMSG, "character outside the string's alphabet");
+		}
+	return 0;
+}
+
+int aper_get_utf8(struct aper_r *r, const uint8_t **p, size_t *n)
+{
+	return aper_get_octets(r, 0, APER_UNBOUNDED, false, p, n);
+}
+
+int aper_get_seq(struct aper_r *r, bool ext, unsigned nopt, bool *extp, uint32_t *mask)
+{
+	uint64_t e = 0, b;
+	unsigned i;
+
+	*mask = 0;
+	if (nopt > 32)
+		return aper_r_fail(r, -EINVAL, "more than 32 optional fields");
+	if (ext)
+		aper_get_bits(r, 1, &e);
+	for (i = 0; i < nopt; i++) {
+		aper_get_bits(r, 1, &b);
+		*mask |= (uint32_t)b << i;
+	}
+	if (extp)
+		*extp = e;
+	return r->err;
+}
+
+int aper_skip_seq_ext(struct aper_r *r)
+{
+	uint64_t cnt, b;
+	uint64_t present = 0;
+	unsigned i;
+	struct aper_r sub;
+
+	/* 19.8: normally small length (count - 1), then the presence bitmap, then open types. */
+	if (aper_get_nsnn(r, &cnt))
+		return r->err;
+	cnt += 1;
+	if (cnt > 64)
+		return aper_r_fail(r, -ENOTSUP, "more than 64 extension additions");
+	for (i = 0; i < cnt; i++) {
+		aper_get_bits(r, 1, &b);
+		present += b;
+	}
+	while (present-- && !r->err)
+		aper_get_open(r, &sub);
+	return r->err;
+}
+
+int aper_get_open(struct aper_r *r, struct aper_r *sub)
+{
+	size_t n;
+	bool more;
+
+	aper_r_init(sub, r->buf, 0);
+	if (get_len_unbounded(r, &n, &more))
+		return r->err;
+	if (more)
+		return aper_r_fail(r, -ENOTSUP, "fragmented open type");
+	if (n > aper_r_left(r) / 8)
+		return aper_r_fail(r, -EBADMSG, "open type longer than the input");
+	aper_r_init(sub, r->buf + r->pos / 8, n);
+	sub->base = r->base + r->pos;
+	r->pos += n * 8;
+	return 0;
+}
+
+/* ================= writer ================= */
+
+void aper_w_init(struct aper_w *w, uint8_t *buf, size_t cap)
+{
+	memset(w, 0, sizeof(*w));
+	w->buf = buf;
+	w->cap = cap;
+}
+
+int aper_w_fail(struct aper_w *w, int err, const char *why)
+{
+	if (!w->err) {
+		w->err = err;
+		w->why = why;
+	}
+	return w->err;
+}
+
+int aper_w_len(const struct aper_w *w)
+{
+	if (w->err)
+		return w->err;
+	return (int)((w->pos + 7) / 8);
+}
+
+int aper_put_bits(struct aper_w *w, uint64_t v, unsigned n)
+{
+	if (w->err)
+		return w->err;
+	if (n > 64)
+		return aper_w_fail(w, -EINVAL, "bit-field wider than 64");
+	if (n > w->cap * 8 - w->pos)
+		return aper_w_fail(w, -ENOSPC, "buffer full");
+	while (n) {
+		size_t byte = w->pos >> 3;
+		unsigned off = w->pos & 7, room = 8 - off, take = n < room ? n : room;
+		uint8_t chunk = (uint8_t)((v >> (n - take)) & ((1u << take) - 1));
+
+		if (!off)
+			w->buf[byte] = 0; /* the writer zeroes each octet as it enters it */
+		w->buf[byte] |= (uint8_t)(chunk << (room - take));
+		w->pos += take;
+		n -= take;
+	}
+	return 0;
+}
+
+int aper_w_align(struct aper_w *w)
+{
+	if (w->err)
+		return w->err;
+	w->pos = (w->pos + 7) & ~(size_t)7; /* padding bits are already zero */
+	return 0;
+}
+
+static int put_bytes(struct aper_w *w, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	if (w->err)
+		return w->err;
+	if (!(w->pos & 7)) {
+		if (n > w->cap - w->pos / 8)
+			return aper_w_fail(w, -ENOSPC, "buffer full");
+		if (n)
+			memcpy(w->buf + w->pos / 8, p, n);
+		w->pos += n * 8;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		aper_put_bits(w, p[i], 8);
+	return w->err;
+}
+
+static int put_cint_root(struct aper_w *w, int64_t lb, int64_t ub, int64_t v)
+{
+	uint64_t range = (uint64_t)(ub - lb) + 1, x = (uint64_t)(v - lb);
+
+	if (v < lb || v > ub)
+		return aper_w_fail(w, -EINVAL, "integer outside its constraint");
+	if (range == 1)
+		return w->err;
+	if (range <= 255)
+		return aper_put_bits(w, x, nbits(range - 1));
+	if (range == 256)
+		return aper_w_align(w) ? w->err : aper_put_bits(w, x, 8);
+	if (range <= 65536)
+		return aper_w_align(w) ? w->err : aper_put_bits(w, x, 16);
+	{
+		unsigned nb = nbytes(range - 1), len = nbytes(x);
+
+		aper_put_bits(w, len - 1, nbits(nb - 1));
+		aper_w_align(w);
+		return aper_put_bits(w, x, len * 8);
+	}
+}
+
+int aper_put_cint(struct aper_w *w, int64_t lb, int64_t ub, bool ext, int64_t v)
+{
+	if (ext) {
+		bool out = v < lb || v > ub;
+
+		aper_put_bits(w, out, 1);
+		if (out)
+			return aper_put_unconstr(w, v);
+	}
+	return put_cint_root(w, lb, ub, v);
+}
+
+static int put_len_unbounded(struct aper_w *w, size_t n)
+{
+	aper_w_align(w);
+	if (n < 128)
+		return aper_put_bits(w, n, 8);
+	if (n < APER_FRAG)
+		return aper_put_bits(w, 0x8000 | n, 16);
+	return aper_w_fail(w, -EINVAL, "length needs fragmentation");
+}
+
+int aper_put_len(struct aper_w *w, int64_t lb, int64_t ub, size_t n)
+{
+	if (n < (size_t)lb || (ub >= 0 && n > (size_t)ub))
+		return aper_w_fail(w, -EINVAL, "length outside its size constraint");
+	if (ub >= 0 && ub < 65536)
+		return put_cint_root(w, lb, ub, (int64_t)n);
+	return put_len_unbounded(w, n);
+}
+
+int aper_put_count(struct aper_w *w, int64_t lb, int64_t ub, size_t n)
+{
+	return aper_put_len(w, lb, ub, n);
+}
+
+int aper_put_semi(struct aper_w *w, int64_t lb, int64_t v)
+{
+	uint64_t x = (uint64_t)(v - lb);
+	unsigned len = nbytes(x);
+
+	if (v < lb)
+		return aper_w_fail(w, -EINVAL, "integer below its lower bound");
+	put_len_unbounded(w, len);
+	return aper_put_bits(w, x, len * 8);
+}
+
+int aper_put_unconstr(struct aper_w *w, int64_t v)
+{
+	unsigned len = 1;
+
+	/* 11.3/11.4: minimal two's complement octets */
+	while (len < 8 && !(v >= -(INT64_C(1) << (len * 8 - 1)) && v < (INT64_C(1) << (len * 8 - 1))))
+		len++;
+	put_len_unbounded(w, len);
+	return aper_put_bits(w, len == 8 ? (uint64_t)v : (uint64_t)v & ((UINT64_C(1) << (len * 8)) - 1), len * 8);
+}
+
+int aper_put_nsnn(struct aper_w *w, uint64_t v)
+{
+	if (v <= 63)
+		return aper_put_bits(w, v, 7);
+	aper_put_bits(w, 1, 1);
+	return aper_put_semi(w, 0, (int64_t)v);
+}
+
+int aper_put_bool(struct aper_w *w, bool b)
+{
+	return aper_put_bits(w, b, 1);
+}
+
+int aper_put_enum(struct aper_w *w, unsigned nroot, bool ext, unsigned v)
+{
+	if (v >= nroot) {
+		if (!ext)
+			return aper_w_fail(w, -EINVAL, "enumerated value outside the root");
+		aper_put_bits(w, 1, 1);
+		return aper_put_nsnn(w, v - nroot);
+	}
+	if (ext)
+		aper_put_bits(w, 0, 1);
+	return put_cint_root(w, 0, (int64_t)nroot - 1, v);
+}
+
+int aper_put_choice(struct aper_w *w, unsigned nroot, bool ext, unsigned idx)
+{
+	return aper_put_enum(w, nroot, ext, idx);
+}
+
+/* Size part of strings; returns 1 when the unbounded (fragmentable) form is to be used. */
+static int put_size(struct aper_w *w, int64_t lb, int64_t ub, bool ext, unsigned short_max, size_t n)
+{
+	bool inroot = n >= (size_t)lb && (ub < 0 || n <= (size_t)ub);
+
+	if (ext)
+		aper_put_bits(w, !inroot, 1);
+	else if (!inroot)
+		return aper_w_fail(w, -EINVAL, "size outside its constraint");
+	if (w->err)
+		return w->err;
+	if (!inroot)
+		return 1;
+	if (ub == 0)
+		return 0;
+	if (lb == ub && ub <= (int64_t)short_max)
+		return 0;
+	if (lb == ub && ub <= 65536)
+		return aper_w_align(w);
+	if (ub >= 0 && ub < 65536) {
+		aper_put_len(w, lb, ub, n);
+		return n ? aper_w_align(w) : w->err;
+	}
+	return 1;
+}
+
+int aper_put_bitstr(struct aper_w *w, int64_t lb, int64_t ub, bool ext, const uint8_t *p, size_t nb)
+{
+	int rc = put_size(w, lb, ub, ext, 16, nb);
+	size_t i;
+
+	if (rc < 0)
+		return rc;
+	if (rc == 1 && put_len_unbounded(w, nb))
+		return w->err;
+	if (rc == 1 && nb)
+		aper_w_align(w);
+	for (i = 0; i < nb; i += 8) {
+		unsigned take = nb - i < 8 ? (unsigned)(nb - i) : 8;
+
+		aper_put_bits(w, p[i / 8] >> (8 - take), take);
+	}
+	return w->err;
+}
+
+int aper_put_bits_fixed(struct aper_w *w, unsigned n, bool ext, uint64_t v)
+{
+	uint8_t b[8];
+	uint64_t x;
+	unsigned i;
+
+	if (n > 64 || (n < 64 && v >> n))
+		return aper_w_fail(w, -EINVAL, "value wider than its BIT STRING");
+	x = n ? v << (64 - n) : 0;
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(x >> (56 - 8 * i));
+	return aper_put_bitstr(w, n, n, ext, b, n);
+}
+
+/* 11.9.3.8: unbounded octets, in fragments of 64K/48K/32K/16K and a final length. */
+static int put_octets_frag(struct aper_w *w, const uint8_t *p, size_t n)
+{
+	while (n >= APER_FRAG && !w->err) {
+		size_t m = n / APER_FRAG > 4 ? 4 : n / APER_FRAG;
+
+		aper_w_align(w);
+		aper_put_bits(w, 0xc0 | m, 8);
+		put_bytes(w, p, m * APER_FRAG);
+		p += m * APER_FRAG;
+		n -= m * APER_FRAG;
+	}
+	put_len_unbounded(w, n); /* may be 0: the closing determinant of a fragmented value */
+	return put_bytes(w, p, n);
+}
+
+int aper_put_octets(struct aper_w *w, int64_t lb, int64_t ub, bool ext, const uint8_t *p, size_t n)
+{
+	int rc = put_size(w, lb, ub, ext, 2, n);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		return put_octets_frag(w, p, n);
+	return put_bytes(w, p, n);
+}
+
+int aper_put_string(struct aper_w *w, enum aper_str kind, int64_t lb, int64_t ub, bool ext, const uint8_t *p,
+		    size_t n)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if (!str_char_ok(kind, p[i]))
+			return aper_w_fail(w, -EINVAL, "character outside the string's alphabet");
+	rc = put_size(w, lb, ub, ext, 2, n);
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		return put_octets_frag(w, p, n);
+	return put_bytes(w, p, n);
+}
+
+int aper_put_utf8(struct aper_w *w, const uint8_t *p, size_t n)
+{
+	return put_octets_frag(w, p, n);
+}
+
+int aper_put_seq(struct aper_w *w, bool ext, unsigned nopt, uint32_t mask)
+{
+	unsigned i;
+
+	if (ext)
+		aper_put_bits(w, 0, 1); /* we never send extension additions */
+	for (i = 0; i < nopt; i++)
+		aper_put_bits(w, (mask >> i) & 1, 1);
+	return w->err;
+}
+
+int aper_open_begin(struct aper_w *w, size_t *mark)
+{
+	aper_w_align(w);
+	*mark = w->pos / 8;
+	return aper_put_bits(w, 0, 16); /* room for a 2-octet length; fixed up by aper_open_end */
+}
+
+int aper_open_end(struct aper_w *w, size_t mark)
+{
+	size_t start = mark + 2, len, seg[64], nseg = 0, rem, hdr, dst, src, i;
+
+	if (w->err)
+		return w->err;
+	aper_w_align(w);
+	if (w->pos / 8 == start)
+		aper_put_bits(w, 0, 8); /* 11.2.1: an empty encoding becomes one zero octet */
+	if (w->err)
+		return w->err;
+	len = w->pos / 8 - start;
+	if (len < 128) {
+		memmove(w->buf + mark + 1, w->buf + start, len);
+		w->buf[mark] = (uint8_t)len;
+		w->pos = (mark + 1 + len) * 8;
+		return 0;
+	}
+	if (len < APER_FRAG) {
+		w->buf[mark] = (uint8_t)(0x80 | (len >> 8));
+		w->buf[mark + 1] = (uint8_t)len;
+		return 0;
+	}
+	/* 11.9.3.8: insert fragment headers, moving the value from its end backwards. */
+	for (rem = len; rem >= APER_FRAG; rem -= seg[nseg++]) {
+		if (nseg == 64)
+			return aper_w_fail(w, -EMSGSIZE, "open type too large");
+		seg[nseg] = (rem / APER_FRAG > 4 ? 4 : rem / APER_FRAG) * APER_FRAG;
+	}
+	hdr = nseg + (rem < 128 ? 1 : 2);
+	if (mark + hdr + len > w->cap)
+		return aper_w_fail(w, -ENOSPC, "buffer full");
+	dst = mark + hdr + len;
+	src = start + len;
+	memmove(w->buf + dst - rem, w->buf + src - rem, rem);
+	dst -= rem;
+	src -= rem;
+	if (rem < 128) {
+		w->buf[--dst] = (uint8_t)rem;
+	} else {
+		w->buf[--dst] = (uint8_t)rem;
+		w->buf[--dst] = (uint8_t)(0x80 | (rem >> 8));
+	}
+	for (i = nseg; i-- > 0;) {
+		memmove(w->buf + dst - seg[i], w->buf + src - seg[i], seg[i]);
+		dst -= seg[i];
+		src -= seg[i];
+		w->buf[--dst] = (uint8_t)(0xc0 | (seg[i] / APER_FRAG));
+	}
+	w->pos = (mark + hdr + len) * 8;
+	return 0;
+}
+
+int aper_put_open(struct aper_w *w, const uint8_t *p, size_t n)
+{
+	if (n == 0) {
+		static const uint8_t zero;
+
+		p = &zero;
+		n = 1;
+	}
+	aper_w_align(w);
+	return put_octets_frag(w, p, n);
+}

@@ -1,0 +1,653 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * NGAP-PDU and the ProtocolIE-Container walker (TS 38.413 9.4.3 / 9.4.4 / 10.3).
+ * Each message is a table of the IEs we code, in the order of its *IEs set in the ASN.1; one
+ * generic routine decodes and encodes every container from its table.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "common/ngap/ngap_int.h"
+
+#define ID_AMF_UE_NGAP_ID 10
+#define ID_RAN_UE_NGAP_ID 85
+#define MAX_IE_ROWS 64
+
+/* ---- container walker ---- */
+
+static bool ie_present(const struct ngap_ie_spec *e, const void *s)
+{
+	const char *b = s;
+
+	if (e->presence == NGAP_PRES_M)
+		return true;
+	if (e->has >= 0)
+		return *(const bool *)(b + e->has);
+	if (e->cnt >= 0)
+		return *(const uint8_t *)(b + e->cnt) > 0;
+	return ((const struct ngap_bytes *)(b + e->off))->p != NULL; /* optional OCTET STRING / name */
+}
+
+/* TS 38.413 10.3.4.2 / 10.3.5: record an IE not comprehended or missing, by its criticality. */
+static void note_ie(struct ngap_dec_info *info, uint16_t id, uint8_t crit, uint8_t type)
+{
+	uint8_t act = crit == NGAP_CRIT_REJECT ? NGAP_ACT_REJECT :
+		      crit == NGAP_CRIT_NOTIFY ? NGAP_ACT_NOTIFY : NGAP_ACT_IGNORE;
+
+	if (info->diag.n_ies < NGAP_MAX_DIAG_IES) {
+		struct ngap_diag_ie *d = &info->diag.ies[info->diag.n_ies++];
+
+		d->crit = crit;
+		d->id = id;
+		d->type_of_error = type;
+	}
+	if (act > info->action)
+		info->action = act;
+}
+
+int ngap_container_dec(struct aper_r *r, const struct ngap_container *ct, void *s, struct ngap_dec_info *info)
+{
+	uint32_t mask;
+	bool ext;
+	size_t n, i;
+	uint64_t seen = 0;
+	char *base = s;
+
+	memset(s, 0, ct->size);
+	ngap_seq_dec(r, 0, &mask, &ext); /* SEQUENCE { protocolIEs ProtocolIE-Container, ... } */
+	if (aper_get_count(r, 0, 65535, &n)) /* SEQUENCE (SIZE (0..maxProtocolIEs)) OF ProtocolIE-Field */
+		return r->err;
+	for (i = 0; i < n; i++) {
+		int64_t id;
+		unsigned crit, k;
+		struct aper_r sub;
+		const struct ngap_ie_spec *e = NULL;
+		size_t at = r->base + r->pos;
+
+		aper_get_cint(r, 0, 65535, false, &id);
+		aper_get_enum(r, 3, false, &crit);
+		if (!r->err && crit > NGAP_CRIT_NOTIFY)
+			return aper_r_fail(r, -EBADMSG, "bad criticality value");
+		if (aper_get_open(r, &sub))
+			return r->err;
+		for (k = 0; k < ct->n; k++)
+			if (ct->ies[k].id == id) {
+				e = &ct->ies[k];
+				break;
+			}
+		if (!e) { /* not comprehended: unknown id, or not expected in this message */
+			note_ie(info, (uint16_t)id, (uint8_t)crit, NGAP_ERR_NOT_UNDERSTOOD);
+			continue;
+		}
+		if (seen & (UINT64_C(1) << k)) {
+			/* 10.3.6: an IE more often than allowed is an abstract syntax error (falsely constructed) */
+			r->pos = at - r->base;
+			return aper_r_fail(r, -EBADMSG, "IE appears more than once");
+		}
+		seen |= UINT64_C(1) << k;
+		if (e->has >= 0)
+			*(bool *)(base + e->has) = true;
+		e->codec->dec(e->codec, &sub, base + e->off, e->cnt >= 0 ? (uint8_t *)(base + e->cnt) : NULL);
+		if (sub.err)
+			return aper_r_take(r, &sub);
+		if (aper_r_left(&sub) >= 8)
+			return aper_r_fail(&sub, -EBADMSG, "IE value longer than its content"),
+			       aper_r_take(r, &sub);
+		if (id == ID_AMF_UE_NGAP_ID && e->codec == &ngap_c_amf_ue_id) {
+			info->ue_ids_seen |= 1;
+			info->amf_ue_id = *(uint64_t *)(base + e->off);
+		} else if (id == ID_RAN_UE_NGAP_ID) {
+			info->ue_ids_seen |= 2;
+			info->ran_ue_id = *(uint32_t *)(base + e->off);
+		}
+	}
+	for (unsigned k = 0; k < ct->n; k++)
+		if (ct->ies[k].presence == NGAP_PRES_M && !(seen & (UINT64_C(1) << k)))
+			note_ie(info, ct->ies[k].id, ct->ies[k].crit, NGAP_ERR_MISSING);
+	return ngap_seq_end(r, 0, 0, ext);
+}
+
+int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const void *s)
+{
+	const char *base = s;
+	size_t n = 0, mark;
+
+	for (unsigned k = 0; k < ct->n; k++)
+		n += ie_present(&ct->ies[k], s);
+	aper_put_seq(w, true, 0, 0);
+	aper_put_count(w, 0, 65535, n);
+	for (unsigned k = 0; k < ct->n && !w->err; k++) {
+		const struct ngap_ie_spec *e = &ct->ies[k];
+
+		if (!ie_present(e, s))
+			continue;
+		aper_put_cint(w, 0, 65535, false, e->id);
+		aper_put_enum(w, 3, false, e->crit);
+		aper_open_begin(w, &mark);
+		e->codec->enc(e->codec, w, base + e->off, e->cnt >= 0 ? (const uint8_t *)(base + e->cnt) : NULL);
+		aper_open_end(w, mark);
+	}
+	return w->err;
+}
+
+/* ---- IE tables (TS 38.413 9.2; order and criticality as in the ASN.1 *IEs sets) ---- */
+
+#define ROW(T, id, crit, pres, fld, cnt, has, codec, ref) \
+	{ id, NGAP_CRIT_##crit, NGAP_PRES_##pres, (int16_t)offsetof(T, fld), cnt, has, &ngap_c_##codec, ref }
+/* mandatory / optional with has_* / optional OCTET STRING (present when .p) / lists / whole struct / flag */
+#define M(T, id, crit, fld, codec, ref) ROW(T, id, crit, M, fld, -1, -1, codec, ref)
+#define O(T, id, crit, fld, has, codec, ref) ROW(T, id, crit, O, fld, -1, (int16_t)offsetof(T, has), codec, ref)
+#define OB(T, id, crit, fld, codec, ref) ROW(T, id, crit, O, fld, -1, -1, codec, ref)
+#define ML(T, id, crit, fld, n, codec, ref) ROW(T, id, crit, M, fld, (int16_t)offsetof(T, n), -1, codec, ref)
+#define OL(T, id, crit, fld, n, codec, ref) ROW(T, id, crit, O, fld, (int16_t)offsetof(T, n), -1, codec, ref)
+#define OF(T, id, crit, has, ref) ROW(T, id, crit, O, has, -1, (int16_t)offsetof(T, has), flag, ref)
+#define MW(T, id, crit, codec, ref) { id, NGAP_CRIT_##crit, NGAP_PRES_M, 0, -1, -1, &ngap_c_##codec, ref }
+#define CONTAINER(nm, T) \
+	static const struct ngap_container nm = { nm##_ies, sizeof(nm##_ies) / sizeof(nm##_ies[0]), sizeof(T) }
+
+#define T struct ngap_ng_setup_request
+static const struct ngap_ie_spec ng_setup_req_ies[] = {
+	M(T, 27, REJECT, ran_node_id, global_ran_node_id, "9.3.1.5"),
+	OB(T, 82, IGNORE, ran_node_name, name, "9.3.1.4"),
+	ML(T, 102, REJECT, tas, n_tas, supported_ta_list, "9.3.3.? SupportedTAList"),
+	M(T, 21, IGNORE, default_paging_drx, paging_drx, "9.3.1.90"),
+	O(T, 147, IGNORE, ue_retention_info, has_ue_retention_info, ue_retention, "9.3.1.117"),
+};
+CONTAINER(ng_setup_req, T);
+#undef T
+
+#define T struct ngap_ng_setup_response
+static const struct ngap_ie_spec ng_setup_resp_ies[] = {
+	M(T, 1, REJECT, amf_name, name, "9.3.3.21"),
+	ML(T, 96, REJECT, guamis, n_guamis, served_guami_list, "9.3.3.? ServedGUAMIList"),
+	M(T, 86, IGNORE, relative_capacity, relative_capacity, "9.3.1.32"),
+	ML(T, 80, REJECT, plmns, n_plmns, plmn_support_list, "9.3.3.? PLMNSupportList"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	O(T, 147, IGNORE, ue_retention_info, has_ue_retention_info, ue_retention, "9.3.1.117"),
+};
+CONTAINER(ng_setup_resp, T);
+#undef T
+
+#define FAILURE_IES(T) \
+	M(T, 15, IGNORE, cause, cause, "9.3.1.2"), \
+	O(T, 107, IGNORE, time_to_wait, has_time_to_wait, time_to_wait, "9.3.1.56"), \
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3")
+
+static const struct ngap_ie_spec ng_setup_fail_ies[] = { FAILURE_IES(struct ngap_ng_setup_failure) };
+CONTAINER(ng_setup_fail, struct ngap_ng_setup_failure);
+static const struct ngap_ie_spec ran_cfg_fail_ies[] = { FAILURE_IES(struct ngap_ran_configuration_update_failure) };
+CONTAINER(ran_cfg_fail, struct ngap_ran_configuration_update_failure);
+static const struct ngap_ie_spec amf_cfg_fail_ies[] = { FAILURE_IES(struct ngap_amf_configuration_update_failure) };
+CONTAINER(amf_cfg_fail, struct ngap_amf_configuration_update_failure);
+
+#define T struct ngap_initial_ue_message
+static const struct ngap_ie_spec init_ue_ies[] = {
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	M(T, 38, REJECT, nas, nas_pdu, "9.3.3.4"),
+	M(T, 121, REJECT, uli, uli, "9.3.1.16"),
+	M(T, 90, IGNORE, rrc_cause, rrc_cause, "9.3.1.111"),
+	O(T, 26, REJECT, s_tmsi, has_s_tmsi, s_tmsi, "9.3.3.20"),
+	O(T, 3, IGNORE, amf_set_id, has_amf_set_id, amf_set_id, "9.3.3.12"),
+	OF(T, 112, IGNORE, has_ue_context_request, "9.3.1.74"),
+	OL(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "9.3.1.31"),
+};
+CONTAINER(init_ue, T);
+#undef T
+
+#define T struct ngap_downlink_nas_transport
+static const struct ngap_ie_spec dl_nas_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	OB(T, 48, REJECT, old_amf, name, "9.3.3.21"),
+	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "9.3.3.15"),
+	M(T, 38, REJECT, nas, nas_pdu, "9.3.3.4"),
+	O(T, 31, IGNORE, index_to_rfsp, has_index_to_rfsp, index_to_rfsp, "9.3.1.61"),
+	O(T, 110, IGNORE, ue_ambr, has_ue_ambr, ue_ambr, "9.3.1.58"),
+	OL(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "9.3.1.31"),
+};
+CONTAINER(dl_nas, T);
+#undef T
+
+#define T struct ngap_uplink_nas_transport
+static const struct ngap_ie_spec ul_nas_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	M(T, 38, REJECT, nas, nas_pdu, "9.3.3.4"),
+	M(T, 121, IGNORE, uli, uli, "9.3.1.16"),
+};
+CONTAINER(ul_nas, T);
+#undef T
+
+#define T struct ngap_nas_non_delivery_indication
+static const struct ngap_ie_spec nas_nd_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	M(T, 38, IGNORE, nas, nas_pdu, "9.3.3.4"),
+	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
+};
+CONTAINER(nas_nd, T);
+#undef T
+
+#define T struct ngap_reroute_nas_request
+static const struct ngap_ie_spec reroute_ies[] = {
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	O(T, 10, IGNORE, amf_ue_id, has_amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 42, REJECT, ngap_message, octets, "9.2.5.5 NGAP Message"),
+	M(T, 3, REJECT, amf_set_id, amf_set_id, "9.3.3.12"),
+	OL(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "9.3.1.31"),
+};
+CONTAINER(reroute, T);
+#undef T
+
+#define T struct ngap_initial_context_setup_request
+static const struct ngap_ie_spec ics_req_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	OB(T, 48, REJECT, old_amf, name, "9.3.3.21"),
+	O(T, 110, REJECT, ue_ambr, has_ue_ambr, ue_ambr, "9.3.1.58"),
+	M(T, 28, REJECT, guami, guami, "9.3.3.3"),
+	OL(T, 71, REJECT, sessions, n_sessions, sess_nas_snssai, "9.3.1.? PDUSessionResourceSetupListCxtReq"),
+	ML(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "9.3.1.31"),
+	M(T, 119, REJECT, ue_sec_cap, ue_sec_cap, "9.3.1.86"),
+	M(T, 94, REJECT, security_key, security_key, "9.3.1.87"),
+	OB(T, 117, IGNORE, ue_radio_capability, octets, "9.3.1.74"),
+	O(T, 31, IGNORE, index_to_rfsp, has_index_to_rfsp, index_to_rfsp, "9.3.1.61"),
+	O(T, 34, IGNORE, masked_imeisv, has_masked_imeisv, masked_imeisv, "9.3.1.54"),
+	OB(T, 38, IGNORE, nas, nas_pdu, "9.3.3.4"),
+};
+CONTAINER(ics_req, T);
+#undef T
+
+#define T struct ngap_initial_context_setup_response
+static const struct ngap_ie_spec ics_resp_ies[] = {
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	OL(T, 72, IGNORE, setup, n_setup, sess_xfer, "PDUSessionResourceSetupListCxtRes"),
+	OL(T, 55, IGNORE, failed, n_failed, sess_xfer, "PDUSessionResourceFailedToSetupListCxtRes"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+};
+CONTAINER(ics_resp, T);
+#undef T
+
+#define T struct ngap_initial_context_setup_failure
+static const struct ngap_ie_spec ics_fail_ies[] = {
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	OL(T, 132, IGNORE, failed, n_failed, sess_xfer, "PDUSessionResourceFailedToSetupListCxtFail"),
+	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+};
+CONTAINER(ics_fail, T);
+#undef T
+
+#define T struct ngap_ue_context_release_request
+static const struct ngap_ie_spec ucr_req_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	OL(T, 133, REJECT, session_ids, n_sessions, sess_ids, "PDUSessionResourceListCxtRelReq"),
+	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
+};
+CONTAINER(ucr_req, T);
+#undef T
+
+#define T struct ngap_ue_context_release_command
+static const struct ngap_ie_spec ucr_cmd_ies[] = {
+	MW(T, 114, REJECT, ue_ngap_ids, "9.3.3.? UE NGAP IDs"),
+	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
+};
+CONTAINER(ucr_cmd, T);
+#undef T
+
+#define T struct ngap_ue_context_release_complete
+static const struct ngap_ie_spec ucr_cpl_ies[] = {
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	O(T, 121, IGNORE, uli, has_uli, uli, "9.3.1.16"),
+	OL(T, 60, REJECT, session_ids, n_sessions, sess_ids, "PDUSessionResourceListCxtRelCpl"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+};
+CONTAINER(ucr_cpl, T);
+#undef T
+
+#define T struct ngap_ue_context_modification_request
+static const struct ngap_ie_spec ucm_req_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "9.3.3.15"),
+	O(T, 94, REJECT, security_key, has_security_key, security_key, "9.3.1.87"),
+	O(T, 31, IGNORE, index_to_rfsp, has_index_to_rfsp, index_to_rfsp, "9.3.1.61"),
+	O(T, 110, IGNORE, ue_ambr, has_ue_ambr, ue_ambr, "9.3.1.58"),
+	O(T, 119, REJECT, ue_sec_cap, has_ue_sec_cap, ue_sec_cap, "9.3.1.86"),
+	O(T, 40, REJECT, new_amf_ue_id, has_new_amf_ue_id, amf_ue_id, "9.3.3.1"),
+};
+CONTAINER(ucm_req, T);
+#undef T
+
+#define T struct ngap_ue_context_modification_response
+static const struct ngap_ie_spec ucm_resp_ies[] = {
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	O(T, 121, IGNORE, uli, has_uli, uli, "9.3.1.16"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+};
+CONTAINER(ucm_resp, T);
+#undef T
+
+#define T struct ngap_ue_context_modification_failure
+static const struct ngap_ie_spec ucm_fail_ies[] = {
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+};
+CONTAINER(ucm_fail, T);
+#undef T
+
+#define T struct ngap_pdu_session_resource_setup_request
+static const struct ngap_ie_spec pss_req_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "9.3.3.15"),
+	OB(T, 38, REJECT, nas, nas_pdu, "9.3.3.4"),
+	ML(T, 74, REJECT, sessions, n_sessions, sess_nas_snssai, "PDUSessionResourceSetupListSUReq"),
+	O(T, 110, IGNORE, ue_ambr, has_ue_ambr, ue_ambr, "9.3.1.58"),
+};
+CONTAINER(pss_req, T);
+#undef T
+
+#define T struct ngap_pdu_session_resource_setup_response
+static const struct ngap_ie_spec pss_resp_ies[] = {
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	OL(T, 75, IGNORE, setup, n_setup, sess_xfer, "PDUSessionResourceSetupListSURes"),
+	OL(T, 58, IGNORE, failed, n_failed, sess_xfer, "PDUSessionResourceFailedToSetupListSURes"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+};
+CONTAINER(pss_resp, T);
+#undef T
+
+#define T struct ngap_pdu_session_resource_release_command
+static const struct ngap_ie_spec psr_cmd_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "9.3.3.15"),
+	OB(T, 38, IGNORE, nas, nas_pdu, "9.3.3.4"),
+	ML(T, 79, REJECT, sessions, n_sessions, sess_xfer, "PDUSessionResourceToReleaseListRelCmd"),
+};
+CONTAINER(psr_cmd, T);
+#undef T
+
+#define T struct ngap_pdu_session_resource_release_response
+static const struct ngap_ie_spec psr_resp_ies[] = {
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	ML(T, 70, IGNORE, sessions, n_sessions, sess_xfer, "PDUSessionResourceReleasedListRelRes"),
+	O(T, 121, IGNORE, uli, has_uli, uli, "9.3.1.16"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+};
+CONTAINER(psr_resp, T);
+#undef T
+
+#define T struct ngap_pdu_session_resource_modify_request
+static const struct ngap_ie_spec psm_req_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "9.3.3.15"),
+	ML(T, 64, REJECT, sessions, n_sessions, sess_nas, "PDUSessionResourceModifyListModReq"),
+};
+CONTAINER(psm_req, T);
+#undef T
+
+#define T struct ngap_pdu_session_resource_modify_response
+static const struct ngap_ie_spec psm_resp_ies[] = {
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	OL(T, 65, IGNORE, modified, n_modified, sess_xfer, "PDUSessionResourceModifyListModRes"),
+	OL(T, 54, IGNORE, failed, n_failed, sess_xfer, "PDUSessionResourceFailedToModifyListModRes"),
+	O(T, 121, IGNORE, uli, has_uli, uli, "9.3.1.16"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+};
+CONTAINER(psm_resp, T);
+#undef T
+
+#define T struct ngap_pdu_session_resource_notify
+static const struct ngap_ie_spec psn_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	OL(T, 66, REJECT, notify, n_notify, sess_xfer, "PDUSessionResourceNotifyList"),
+	OL(T, 67, IGNORE, released, n_released, sess_xfer, "PDUSessionResourceReleasedListNot"),
+	O(T, 121, IGNORE, uli, has_uli, uli, "9.3.1.16"),
+};
+CONTAINER(psn, T);
+#undef T
+
+#define T struct ngap_error_indication
+static const struct ngap_ie_spec err_ind_ies[] = {
+	O(T, 10, IGNORE, amf_ue_id, has_amf_ue_id, amf_ue_id, "9.3.3.1"),
+	O(T, 85, IGNORE, ran_ue_id, has_ran_ue_id, ran_ue_id, "9.3.3.2"),
+	O(T, 15, IGNORE, cause, has_cause, cause, "9.3.1.2"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	O(T, 26, IGNORE, s_tmsi, has_s_tmsi, s_tmsi, "9.3.3.20"),
+};
+CONTAINER(err_ind, T);
+#undef T
+
+#define T struct ngap_ng_reset
+static const struct ngap_ie_spec ng_reset_ies[] = {
+	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
+	MW(T, 88, REJECT, reset_type, "9.3.1.? ResetType"),
+};
+CONTAINER(ng_reset, T);
+#undef T
+
+#define T struct ngap_ng_reset_ack
+static const struct ngap_ie_spec ng_reset_ack_ies[] = {
+	OL(T, 111, IGNORE, ues, n_ues, ue_assoc_list, "UE-associatedLogicalNG-connectionList"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+};
+CONTAINER(ng_reset_ack, T);
+#undef T
+
+#define T struct ngap_paging
+static const struct ngap_ie_spec paging_ies[] = {
+	M(T, 115, IGNORE, ue_paging_id, ue_paging_id, "9.3.3.18"),
+	O(T, 50, IGNORE, paging_drx, has_paging_drx, paging_drx, "9.3.1.90"),
+	ML(T, 103, IGNORE, tais, n_tais, tai_paging, "9.3.3.? TAIListForPaging"),
+	O(T, 52, IGNORE, paging_priority, has_paging_priority, paging_priority, "9.3.1.78"),
+	OF(T, 51, IGNORE, has_paging_origin, "9.3.3.? PagingOrigin"),
+};
+CONTAINER(paging, T);
+#undef T
+
+#define T struct ngap_ue_radio_capability_info_indication
+static const struct ngap_ie_spec urci_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
+	M(T, 117, IGNORE, ue_radio_capability, octets, "9.3.1.74"),
+	OB(T, 118, IGNORE, ue_radio_capability_for_paging, raw, "9.3.1.68"),
+};
+CONTAINER(urci, T);
+#undef T
+
+#define T struct ngap_ran_configuration_update
+static const struct ngap_ie_spec ran_cfg_ies[] = {
+	OB(T, 82, IGNORE, ran_node_name, name, "9.3.1.4"),
+	OL(T, 102, REJECT, tas, n_tas, supported_ta_list, "SupportedTAList"),
+	O(T, 21, IGNORE, default_paging_drx, has_default_paging_drx, paging_drx, "9.3.1.90"),
+	O(T, 27, IGNORE, ran_node_id, has_ran_node_id, global_ran_node_id, "9.3.1.5"),
+};
+CONTAINER(ran_cfg, T);
+#undef T
+
+static const struct ngap_ie_spec ran_cfg_ack_ies[] = {
+	O(struct ngap_ran_configuration_update_ack, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+};
+CONTAINER(ran_cfg_ack, struct ngap_ran_configuration_update_ack);
+
+#define T struct ngap_amf_configuration_update
+static const struct ngap_ie_spec amf_cfg_ies[] = {
+	OB(T, 1, REJECT, amf_name, name, "9.3.3.21"),
+	OL(T, 96, REJECT, guamis, n_guamis, served_guami_list, "ServedGUAMIList"),
+	O(T, 86, IGNORE, relative_capacity, has_relative_capacity, relative_capacity, "9.3.1.32"),
+	OL(T, 80, REJECT, plmns, n_plmns, plmn_support_list, "PLMNSupportList"),
+};
+CONTAINER(amf_cfg, T);
+#undef T
+
+static const struct ngap_ie_spec amf_cfg_ack_ies[] = {
+	O(struct ngap_amf_configuration_update_ack, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+};
+CONTAINER(amf_cfg_ack, struct ngap_amf_configuration_update_ack);
+
+/* ---- procedures (9.4.3 NGAP-PDU-Descriptions): type, code, procedure criticality ---- */
+
+struct msg_spec {
+	uint8_t type, proc, crit;
+	const char *name;
+	const struct ngap_container *ct;
+};
+
+#define I NGAP_INITIATING
+#define S NGAP_SUCCESSFUL
+#define U NGAP_UNSUCCESSFUL
+#define R NGAP_CRIT_REJECT
+#define G NGAP_CRIT_IGNORE
+static const struct msg_spec msgs[] = {
+	{ I, NGAP_PROC_NG_SETUP, R, "NGSetupRequest", &ng_setup_req },
+	{ S, NGAP_PROC_NG_SETUP, R, "NGSetupResponse", &ng_setup_resp },
+	{ U, NGAP_PROC_NG_SETUP, R, "NGSetupFailure", &ng_setup_fail },
+	{ I, NGAP_PROC_INITIAL_UE_MESSAGE, G, "InitialUEMessage", &init_ue },
+	{ I, NGAP_PROC_DOWNLINK_NAS_TRANSPORT, G, "DownlinkNASTransport", &dl_nas },
+	{ I, NGAP_PROC_UPLINK_NAS_TRANSPORT, G, "UplinkNASTransport", &ul_nas },
+	{ I, NGAP_PROC_NAS_NON_DELIVERY_INDICATION, G, "NASNonDeliveryIndication", &nas_nd },
+	{ I, NGAP_PROC_REROUTE_NAS_REQUEST, R, "RerouteNASRequest", &reroute },
+	{ I, NGAP_PROC_INITIAL_CONTEXT_SETUP, R, "InitialContextSetupRequest", &ics_req },
+	{ S, NGAP_PROC_INITIAL_CONTEXT_SETUP, R, "InitialContextSetupResponse", &ics_resp },
+	{ U, NGAP_PROC_INITIAL_CONTEXT_SETUP, R, "InitialContextSetupFailure", &ics_fail },
+	{ I, NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST, G, "UEContextReleaseRequest", &ucr_req },
+	{ I, NGAP_PROC_UE_CONTEXT_RELEASE, R, "UEContextReleaseCommand", &ucr_cmd },
+	{ S, NGAP_PROC_UE_CONTEXT_RELEASE, R, "UEContextReleaseComplete", &ucr_cpl },
+	{ I, NGAP_PROC_UE_CONTEXT_MODIFICATION, R, "UEContextModificationRequest", &ucm_req },
+	{ S, NGAP_PROC_UE_CONTEXT_MODIFICATION, R, "UEContextModificationResponse", &ucm_resp },
+	{ U, NGAP_PROC_UE_CONTEXT_MODIFICATION, R, "UEContextModificationFailure", &ucm_fail },
+	{ I, NGAP_PROC_PDU_SESSION_RESOURCE_SETUP, R, "PDUSessionResourceSetupRequest", &pss_req },
+	{ S, NGAP_PROC_PDU_SESSION_RESOURCE_SETUP, R, "PDUSessionResourceSetupResponse", &pss_resp },
+	{ I, NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE, R, "PDUSessionResourceReleaseCommand", &psr_cmd },
+	{ S, NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE, R, "PDUSessionResourceReleaseResponse", &psr_resp },
+	{ I, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY, R, "PDUSessionResourceModifyRequest", &psm_req },
+	{ S, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY, R, "PDUSessionResourceModifyResponse", &psm_resp },
+	{ I, NGAP_PROC_PDU_SESSION_RESOURCE_NOTIFY, G, "PDUSessionResourceNotify", &psn },
+	{ I, NGAP_PROC_ERROR_INDICATION, G, "ErrorIndication", &err_ind },
+	{ I, NGAP_PROC_NG_RESET, R, "NGReset", &ng_reset },
+	{ S, NGAP_PROC_NG_RESET, R, "NGResetAcknowledge", &ng_reset_ack },
+	{ I, NGAP_PROC_PAGING, G, "Paging", &paging },
+	{ I, NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION, G, "UERadioCapabilityInfoIndication", &urci },
+	{ I, NGAP_PROC_RAN_CONFIGURATION_UPDATE, R, "RANConfigurationUpdate", &ran_cfg },
+	{ S, NGAP_PROC_RAN_CONFIGURATION_UPDATE, R, "RANConfigurationUpdateAcknowledge", &ran_cfg_ack },
+	{ U, NGAP_PROC_RAN_CONFIGURATION_UPDATE, R, "RANConfigurationUpdateFailure", &ran_cfg_fail },
+	{ I, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdate", &amf_cfg },
+	{ S, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdateAcknowledge", &amf_cfg_ack },
+	{ U, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdateFailure", &amf_cfg_fail },
+};
+#undef I
+#undef S
+#undef U
+#undef R
+#undef G
+
+static const struct msg_spec *find_msg(uint8_t type, uint8_t proc)
+{
+	for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++)
+		if (msgs[i].type == type && msgs[i].proc == proc)
+			return &msgs[i];
+	return NULL;
+}
+
+const char *ngap_msg_name(uint8_t type, uint8_t proc)
+{
+	const struct msg_spec *ms = find_msg(type, proc);
+
+	return ms ? ms->name : "?";
+}
+
+static int dec_fail(struct ngap_dec_info *info, const struct aper_r *r)
+{
+	info->err_bit = r->err_bit;
+	info->why = r->why;
+	return r->err;
+}
+
+int ngap_decode(const uint8_t *buf, size_t len, struct ngap_msg *m, struct ngap_dec_info *info)
+{
+	struct ngap_dec_info local;
+	struct aper_r r, sub;
+	const struct msg_spec *ms;
+	unsigned idx, crit;
+	int64_t proc;
+
+	if (!info)
+		info = &local;
+	memset(info, 0, sizeof(*info));
+	aper_r_init(&r, buf, len);
+	/* NGAP-PDU ::= CHOICE { initiatingMessage, successfulOutcome, unsuccessfulOutcome, ... } */
+	if (aper_get_choice(&r, 3, true, &idx))
+		return dec_fail(info, &r);
+	if (idx >= 3) {
+		aper_r_fail(&r, -ENOTSUP, "NGAP-PDU extension alternative");
+		return dec_fail(info, &r);
+	}
+	aper_get_cint(&r, 0, 255, false, &proc);
+	aper_get_enum(&r, 3, false, &crit);
+	aper_get_open(&r, &sub);
+	if (!r.err && crit > NGAP_CRIT_NOTIFY)
+		aper_r_fail(&r, -EBADMSG, "bad criticality value");
+	if (!r.err && aper_r_left(&r) >= 8)
+		aper_r_fail(&r, -EBADMSG, "trailing octets after the NGAP-PDU");
+	if (r.err)
+		return dec_fail(info, &r);
+	m->type = (uint8_t)idx;
+	m->proc = (uint8_t)proc;
+	m->crit = (uint8_t)crit;
+	info->diag.has_proc = info->diag.has_trigger = info->diag.has_proc_crit = true;
+	info->diag.proc = m->proc;
+	info->diag.trigger = m->type;
+	info->diag.proc_crit = m->crit;
+	ms = find_msg(m->type, m->proc);
+	if (!ms) {
+		/* 10.3.4.1: procedure code not comprehended, handled by the procedure's criticality */
+		info->action = crit == NGAP_CRIT_REJECT ? NGAP_ACT_REJECT :
+			       crit == NGAP_CRIT_NOTIFY ? NGAP_ACT_NOTIFY : NGAP_ACT_IGNORE;
+		info->err_bit = 8;
+		info->why = "procedure not supported";
+		return -ENOTSUP;
+	}
+	if (ngap_container_dec(&sub, ms->ct, &m->u, info))
+		return dec_fail(info, &sub);
+	if (aper_r_left(&sub) >= 8) {
+		aper_r_fail(&sub, -EBADMSG, "message value longer than its content");
+		return dec_fail(info, &sub);
+	}
+	if (info->action == NGAP_ACT_REJECT) {
+		info->why = "IE with criticality reject not comprehended or missing";
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int ngap_encode(const struct ngap_msg *m, uint8_t *buf, size_t cap)
+{
+	const struct msg_spec *ms = find_msg(m->type, m->proc);
+	struct aper_w w;
+	size_t mark;
+
+	if (!ms)
+		return -ENOTSUP;
+	aper_w_init(&w, buf, cap);
+	aper_put_choice(&w, 3, true, m->type);
+	aper_put_cint(&w, 0, 255, false, m->proc);
+	aper_put_enum(&w, 3, false, ms->crit);
+	aper_open_begin(&w, &mark);
+	ngap_container_enc(&w, ms->ct, &m->u);
+	aper_open_end(&w, mark);
+	return aper_w_len(&w);
+}
