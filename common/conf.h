@@ -14,7 +14,8 @@
  * Strings are NUL-terminated in fixed buffers; an optional string that is
  * not set is "". Lists are fixed arrays with a count (the CONF_MAX_* limits).
  *
- * Secrets: suci.keys[].private_key. `solocore config print` prints a key
+ * Secrets: suci.keys[].private_key (from hex, or read by conf_load from
+ * private_key_file: PEM X25519 / P-256, 64 hex digits or 32 raw bytes). `solocore config print` prints a key
  * given as hex in hex (its output must load again into an identical
  * configuration, so that output is then secret too) and a key read from
  * private_key_file as the path only. conf_print_redacted() prints

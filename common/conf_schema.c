@@ -17,6 +17,12 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
 #define F(type, field) offsetof(type, field)
 #define SZ(type, field) sizeof(((type *)0)->field)
 
@@ -217,10 +223,51 @@ static int unhex_text(const char *s, size_t len, uint8_t *out, size_t outlen)
 	return o == outlen && hi < 0 ? 0 : -EINVAL;
 }
 
-/* The key file holds 64 hex digits (whitespace ignored) or 32 raw bytes. */
+/* A PEM private key (PKCS#8 or SEC1 "EC PRIVATE KEY", as written by
+ * `openssl genpkey`): X25519 for profile A, P-256 for profile B (TS 33.501
+ * C.3.4.1, C.3.4.2). Returns NULL or a reason in buf. */
+static const char *pem_key(struct conf_suci_key *k, const char *text, size_t len, char *buf, size_t n)
+{
+	BIO *bio = BIO_new_mem_buf(text, (int)len);
+	EVP_PKEY *pk = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+	const char *why = NULL;
+	char group[32] = "";
+	size_t klen = CONF_SUCI_KEY_LEN;
+	BIGNUM *bn = NULL;
+
+	BIO_free(bio);
+	if (!pk) {
+		why = "not a PEM private key";
+	} else if (k->scheme == CONF_SUCI_A) {
+		if (!EVP_PKEY_is_a(pk, "X25519"))
+			why = "scheme A needs an X25519 key";
+		else if (EVP_PKEY_get_raw_private_key(pk, k->private_key, &klen) != 1 ||
+			 klen != CONF_SUCI_KEY_LEN)
+			why = "cannot read the X25519 key";
+	} else {
+		if (!EVP_PKEY_is_a(pk, "EC") ||
+		    EVP_PKEY_get_utf8_string_param(pk, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof(group), NULL) != 1 ||
+		    strcmp(group, "prime256v1"))
+			why = "scheme B needs a P-256 (prime256v1) key";
+		else if (EVP_PKEY_get_bn_param(pk, OSSL_PKEY_PARAM_PRIV_KEY, &bn) != 1 ||
+			 BN_bn2binpad(bn, k->private_key, CONF_SUCI_KEY_LEN) != CONF_SUCI_KEY_LEN)
+			why = "cannot read the P-256 key";
+	}
+	BN_clear_free(bn);
+	EVP_PKEY_free(pk);
+	if (why) {
+		snprintf(buf, n, "private_key_file \"%s\": %s", k->private_key_file, why);
+		return buf;
+	}
+	return NULL;
+}
+
+/* The key file holds a PEM private key, 64 hex digits (whitespace ignored)
+ * or the 32 raw bytes. */
 static const char *read_key_file(struct conf_suci_key *k, char *buf, size_t n)
 {
-	char text[256];
+	char text[4096];
+	const char *why = NULL;
 	ssize_t len;
 	int fd = open(k->private_key_file, O_RDONLY | O_CLOEXEC);
 
@@ -230,15 +277,20 @@ static const char *read_key_file(struct conf_suci_key *k, char *buf, size_t n)
 	}
 	len = read(fd, text, sizeof(text));
 	close(fd);
-	if (len == CONF_SUCI_KEY_LEN) {
+	if (len >= 10 && !memcmp(text, "-----BEGIN", 10)) {
+		why = pem_key(k, text, (size_t)len, buf, n);
+	} else if (len == CONF_SUCI_KEY_LEN) {
 		memcpy(k->private_key, text, CONF_SUCI_KEY_LEN);
 	} else if (len < 0 || unhex_text(text, (size_t)len, k->private_key, CONF_SUCI_KEY_LEN) < 0) {
-		explicit_bzero(text, sizeof(text));
-		snprintf(buf, n, "private_key_file \"%s\": expected 64 hex digits or 32 raw bytes",
+		snprintf(buf, n, "private_key_file \"%s\": expected a PEM key, 64 hex digits or 32 raw bytes",
 			 k->private_key_file);
-		return buf;
+		why = buf;
 	}
 	explicit_bzero(text, sizeof(text));
+	if (why) {
+		explicit_bzero(k->private_key, sizeof(k->private_key));
+		return why;
+	}
 	k->has_key = true;
 	return NULL;
 }

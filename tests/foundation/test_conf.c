@@ -377,6 +377,78 @@ static void test_load_file(void **state)
 	assert_string_equal(err, "/tmp: not a regular file");
 }
 
+/* Key files in PEM as written by openssl genpkey / ecparam (keys made for this test only). */
+static const char pem_x25519[] =
+	"-----BEGIN PRIVATE KEY-----\n"
+	"MC4CAQAwBQYDK2VuBCIEIJDtERBi0JozRu/SYmV/YOaRXf/zmJkI+bykYAX2o2Rx\n"
+	"-----END PRIVATE KEY-----\n";
+static const char pem_p256_pkcs8[] =
+	"-----BEGIN PRIVATE KEY-----\n"
+	"MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgIjis86EyyLg4P6NI\n"
+	"QdtVzdAWUjtrDzl/U5bSEb7CkD+hRANCAATpWZaDmlFpiFYMr5ba+WxnUNTsq2FX\n"
+	"OyN2BPKCr5m2DK4+52GaSROmakaFUY85y4McrFASFXu2x5oTLXGAlf/S\n"
+	"-----END PRIVATE KEY-----\n";
+static const char pem_p256_sec1[] =
+	"-----BEGIN EC PRIVATE KEY-----\n"
+	"MHcCAQEEIPGScztb5ajwpP08IujQDuRYFWcupkvmzbtf4hfQb/63oAoGCCqGSM49\n"
+	"AwEHoUQDQgAEodXsK4tbrr3ee75irbKT4GneUQdLpiSDZ37F2yiA4p8WWjjymVua\n"
+	"sb5zeOd4AquI7O9hz06AKnKX+OiYP+dTXA==\n"
+	"-----END EC PRIVATE KEY-----\n";
+
+static const char *key_file(const char *content)
+{
+	static char path[64];
+	FILE *f;
+
+	strcpy(path, "/tmp/solocore-pem-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(content, f);
+	fclose(f);
+	return path;
+}
+
+static void load_key(const char *scheme, const char *content, char *err, size_t errsz, int want_rc)
+{
+	char text[256];
+	const char *path = key_file(content);
+
+	snprintf(text, sizeof(text), "suci: {keys: [{id: 7, scheme: %s, private_key_file: %s}]}\n", scheme, path);
+	assert_int_equal(conf_load_string(&c1, "k.yaml", text, strlen(text), err, errsz), want_rc);
+	unlink(path);
+}
+
+static void test_pem_keys(void **state)
+{
+	static const uint8_t x[4] = { 0x90, 0xed, 0x11, 0x10 }, x_end = 0x71;
+	static const uint8_t p8[4] = { 0x22, 0x38, 0xac, 0xf3 }, p8_end = 0x3f;
+	static const uint8_t s1[4] = { 0xf1, 0x92, 0x73, 0x3b }, s1_end = 0xb7;
+	char err[512];
+
+	(void)state;
+	load_key("A", pem_x25519, err, sizeof(err), 0);
+	assert_memory_equal(c1.suci.keys[0].private_key, x, 4);
+	assert_int_equal(c1.suci.keys[0].private_key[31], x_end);
+	load_key("B", pem_p256_pkcs8, err, sizeof(err), 0);
+	assert_memory_equal(c1.suci.keys[0].private_key, p8, 4);
+	assert_int_equal(c1.suci.keys[0].private_key[31], p8_end);
+	load_key("B", pem_p256_sec1, err, sizeof(err), 0);
+	assert_memory_equal(c1.suci.keys[0].private_key, s1, 4);
+	assert_int_equal(c1.suci.keys[0].private_key[31], s1_end);
+	load_key("B", pem_x25519, err, sizeof(err), -EINVAL);
+	assert_non_null(strstr(err, "k.yaml:1:15: suci.keys[0]: private_key_file \""));
+	assert_non_null(strstr(err, "\": scheme B needs a P-256 (prime256v1) key"));
+	load_key("A", pem_p256_sec1, err, sizeof(err), -EINVAL);
+	assert_non_null(strstr(err, "\": scheme A needs an X25519 key"));
+	load_key("A", "-----BEGIN PRIVATE KEY-----\nnonsense\n-----END PRIVATE KEY-----\n", err, sizeof(err), -EINVAL);
+	assert_non_null(strstr(err, "\": not a PEM private key"));
+	load_key("A", "0123", err, sizeof(err), -EINVAL);
+	assert_non_null(strstr(err, "\": expected a PEM key, 64 hex digits or 32 raw bytes"));
+}
+
 /* dist/solocore.yaml documents every default: it must load into exactly the defaults. */
 static const char *dist_yaml;
 static void test_dist_file(void **state)
@@ -406,6 +478,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_err_syntax),
 		cmocka_unit_test(test_err_values),
 		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_pem_keys),
 		cmocka_unit_test(test_dist_file),
 	};
 
