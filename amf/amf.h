@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * amf - Access and Mobility Management Function (TS 23.501 6.2.1).
+ *
+ * N2 (NGAP, TS 38.413) towards gNBs, N1 (5GMM, TS 24.501) towards UEs, 5G-AKA
+ * through ausf/ (TS 33.501 6.1.3.2) and security mode control (TS 33.501 6.7.2).
+ *
+ * Transport: the AMF never touches sockets itself. Bytes arrive through
+ * amf_n2_rx() tagged with an association id and an SCTP stream, association
+ * state through amf_n2_assoc_up()/amf_n2_assoc_down(), and every NGAP PDU the
+ * AMF emits leaves through the send hook of struct amf_n2_ops. amf_start()
+ * wires that hook to common/sctp (the configured backend); in-process tests
+ * use amf_new() with their own hook.
+ *
+ * Threading: everything runs on the thread of the ev_loop given at creation.
+ */
+#ifndef SOLOCORE_AMF_AMF_H
+#define SOLOCORE_AMF_AMF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ev_loop;
+struct conf;
+struct ausf;
+struct udm;
+struct amf;
+
+#define AMF_MAX_TACS 16
+#define AMF_MAX_SLICES 8
+#define AMF_NAME_MAX 64
+
+struct amf_snssai {
+	uint8_t sst;
+	uint32_t sd; /* 24 bits; AMF_SD_NONE when absent */
+};
+#define AMF_SD_NONE 0xffffffu
+
+/* NAS security algorithm identifiers (TS 24.501 9.11.3.34): 0..3 = NIA0..3 / NEA0..3 */
+struct amf_cfg {
+	uint8_t plmn[3];           /* PLMN identity as encoded on the wire (TS 24.008 10.5.1.13) */
+	uint8_t amf_region_id;     /* 8 bits */
+	uint16_t amf_set_id;       /* 10 bits */
+	uint8_t amf_pointer;       /* 6 bits */
+	char amf_name[AMF_NAME_MAX];
+	uint8_t relative_capacity;
+	uint32_t tacs[AMF_MAX_TACS]; /* 24-bit TACs served */
+	unsigned n_tacs;
+	struct amf_snssai slices[AMF_MAX_SLICES];
+	unsigned n_slices;
+	uint8_t integ_prio[4];     /* NIA ids, most preferred first */
+	unsigned n_integ;
+	uint8_t ciph_prio[4];      /* NEA ids, most preferred first */
+	unsigned n_ciph;
+	bool request_imeisv;       /* IMEISV request in Security Mode Command */
+	/* Timers, seconds or milliseconds as named (TS 24.501 10.2). */
+	uint32_t t3512_s;          /* periodic registration update */
+	uint32_t t3513_ms;         /* paging (issue 6) */
+	uint32_t t3522_ms;         /* network-initiated deregistration */
+	uint32_t t3550_ms;         /* registration accept → complete */
+	uint32_t t3555_ms;         /* configuration update command */
+	uint32_t t3560_ms;         /* authentication / security mode */
+	uint32_t t3570_ms;         /* identification */
+	uint32_t mobile_reachable_s;   /* default T3512 + 4 min (TS 24.501 5.3.7) */
+	uint32_t implicit_dereg_s;     /* default mobile reachable + 4 min */
+	uint8_t ng_setup_time_to_wait; /* TS 38.413 9.3.1.56 TimeToWait enum (v1s=0 .. v60s=5) */
+	uint32_t max_ues;
+	uint32_t max_gnbs;
+	char network_full_name[AMF_NAME_MAX];  /* "" = not sent */
+	char network_short_name[AMF_NAME_MAX];
+	bool send_tz;              /* local time zone in Configuration Update Command */
+	int8_t tz_quarters;        /* offset from UTC in 15-minute steps */
+	/* N2 */
+	char n2_addr[64];
+	uint16_t n2_port;
+	char n2_backend[16];       /* "auto" | "kernel" | "usrsctp" */
+	bool n2_udp_encap;         /* usrsctp over UDP (RFC 6951) instead of raw IP */
+	uint16_t n2_udp_port;
+};
+
+/* Fill cfg with the defaults of DESIGN.md (PLMN 001/01, TAC 1, SST 1 SD 010203 ...). */
+void amf_cfg_default(struct amf_cfg *cfg);
+/* Translate the runtime's configuration into cfg (starts from the defaults). 0 or -EINVAL. */
+int amf_cfg_from_conf(struct amf_cfg *cfg, const struct conf *conf);
+
+struct amf_n2_ops {
+	/* Send one NGAP PDU on (assoc, stream) with PPID 60. Copy the bytes if needed;
+	 * the AMF reuses buf after return. 0 or -errno. */
+	int (*send)(void *arg, uint32_t assoc, uint16_t stream, const uint8_t *buf, size_t len);
+	/* Ask the transport to abort an association (optional, may be NULL). */
+	void (*close)(void *arg, uint32_t assoc);
+	void *arg;
+};
+
+/* Create an AMF with an explicit transport (tests, ransim-in-process). ausf and udm must outlive it.
+ * NULL with *err = -errno on failure. */
+struct amf *amf_new(struct ev_loop *loop, const struct amf_cfg *cfg, struct ausf *ausf,
+		    struct udm *udm, const struct amf_n2_ops *ops, int *err);
+/* Accepts NULL. Stops timers, releases every context. */
+void amf_free(struct amf *amf);
+
+/* Production entry point: translate conf, create the AMF and open the N2 listener on the
+ * configured address/port with the configured SCTP backend (n2.sctp). NULL + *err on failure. */
+struct amf *amf_start(struct ev_loop *loop, const struct conf *conf, struct ausf *ausf,
+		      struct udm *udm, int *err);
+/* Close the listener and free the AMF. Accepts NULL. */
+void amf_stop(struct amf *amf);
+/* Local SCTP port of the N2 listener (0 when created with amf_new). */
+uint16_t amf_n2_port(const struct amf *amf);
+
+/* Transport → AMF. */
+void amf_n2_assoc_up(struct amf *amf, uint32_t assoc, uint16_t in_streams, uint16_t out_streams);
+/* Association lost or restarted: every UE bound to that gNB is cleaned up (TS 23.502 4.2.6). */
+void amf_n2_assoc_down(struct amf *amf, uint32_t assoc);
+/* AMF-initiated NG Reset of the whole interface of one gNB (TS 38.413 8.7.4.2.1): every UE of
+ * that gNB loses its N2 connection. 0 or -ENOENT. */
+int amf_n2_reset(struct amf *amf, uint32_t assoc);
+/* One NGAP PDU received. Returns 0, or -errno when the PDU was dropped (counted). */
+int amf_n2_rx(struct amf *amf, uint32_t assoc, uint16_t stream, const uint8_t *buf, size_t len);
+
+/* ---- observation (tests, web, metrics) ---- */
+enum amf_gmm_state {
+	AMF_GMM_DEREGISTERED = 0,
+	AMF_GMM_COMMON_PROCEDURE_INITIATED,
+	AMF_GMM_REGISTERED,
+	AMF_GMM_DEREGISTERED_INITIATED,
+};
+const char *amf_gmm_state_name(enum amf_gmm_state s);
+
+struct amf_stats {
+	uint64_t ngap_rx, ngap_tx, ngap_rx_bad;
+	uint64_t gnbs;                 /* gNBs with a successful NG Setup */
+	uint64_t ues;                  /* contexts in use */
+	uint64_t registered;           /* UEs in REGISTERED */
+	uint64_t reg_accepted, reg_rejected;
+	uint64_t auth_ok, auth_mac_fail, auth_sync_fail, auth_reject;
+	uint64_t smc_ok, smc_reject;
+	uint64_t nas_mac_fail;         /* uplink NAS with a bad MAC, discarded (TS 24.501 4.4.4) */
+	uint64_t nas_dropped;          /* other uplink NAS discarded */
+	uint64_t t3550_expired, t3560_expired, t3570_expired, t3522_expired;
+	uint64_t implicit_dereg;
+	uint64_t dereg_ue, dereg_net;
+};
+void amf_get_stats(const struct amf *amf, struct amf_stats *out);
+
+/* Snapshot of one UE, looked up by SUPI ("imsi-001010000000001"). */
+struct amf_ue_info {
+	enum amf_gmm_state state;
+	uint64_t amf_ue_ngap_id;   /* UINT64_MAX when no NGAP association */
+	uint32_t ran_ue_ngap_id;
+	uint32_t assoc;
+	uint32_t tmsi;             /* 5G-TMSI of the current 5G-GUTI */
+	bool has_guti;
+	bool sec_active;           /* NAS security context in use */
+	uint8_t nia, nea;
+	uint8_t ngksi;
+	uint32_t ul_count, dl_count; /* NAS COUNTs (overflow << 8 | sqn) */
+	uint32_t nas_mac_fail;     /* this UE's discarded messages */
+};
+/* 0, or -ENOENT. */
+int amf_ue_info_by_supi(const struct amf *amf, const char *supi, struct amf_ue_info *out);
+/* Number of UE contexts bound to the gNB of assoc. */
+unsigned amf_gnb_ue_count(const struct amf *amf, uint32_t assoc);
+
+/* Network-initiated deregistration (TS 24.501 5.5.2.3), e.g. from the web UI. 0 or -ENOENT. */
+int amf_deregister_supi(struct amf *amf, const char *supi, bool reregister);
+
+#endif

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * amf internals shared by the files of amf/ (never included outside amf/).
+ *
+ *   amf.c        life cycle, config defaults, stats, observation API
+ *   ue_store.c   UE context pool and its O(1) indexes
+ *   guti.c       5G-TMSI allocation
+ *   gmm_fsm.c    the 5GMM state table and dispatcher
+ *   timers.c     the 3GPP-named NAS timers with retransmission / give-up
+ *   ngap_*.c     N2: non-UE and UE-associated NGAP
+ *   nas_*.c      N1: NAS security wrapping and the 5GMM procedures
+ */
+#ifndef SOLOCORE_AMF_AMF_INT_H
+#define SOLOCORE_AMF_AMF_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "amf/amf.h"
+#include "ausf/ausf.h"
+#include "common/ev.h"
+#include "common/nas/nas.h"
+#include "common/ngap/ngap.h"
+
+/* NGAP cause values by their index in TS 38.413 9.4.5 (v17.3.0) enumerations. */
+#define AMF_CAUSE_RN_UNSPECIFIED 0
+#define AMF_CAUSE_RN_RELEASE_5GC 4           /* release-due-to-5gc-generated-reason */
+#define AMF_CAUSE_RN_UNKNOWN_LOCAL_UE_ID 14
+#define AMF_CAUSE_RN_INCONSISTENT_REMOTE_UE_ID 15
+#define AMF_CAUSE_RN_SLICE_NOT_SUPPORTED 39
+#define AMF_CAUSE_NAS_NORMAL_RELEASE 0
+#define AMF_CAUSE_NAS_AUTH_FAILURE 1
+#define AMF_CAUSE_NAS_DEREGISTER 2
+#define AMF_CAUSE_NAS_UNSPECIFIED 3
+#define AMF_CAUSE_PROT_TRANSFER_SYNTAX 0
+#define AMF_CAUSE_PROT_ABSTRACT_REJECT 1
+#define AMF_CAUSE_PROT_NOT_COMPATIBLE_STATE 3
+#define AMF_CAUSE_PROT_SEMANTIC 4
+#define AMF_CAUSE_PROT_UNSPECIFIED 6
+#define AMF_CAUSE_MISC_UNKNOWN_PLMN 4        /* unknown-PLMN-or-SNPN */
+#define AMF_CAUSE_MISC_UNSPECIFIED 5
+
+#define AMF_NIL UINT32_MAX
+#define AMF_SUPI_MAX 24
+#define AMF_NAS_KEEP 512       /* bytes of the last downlink NAS PDU kept for retransmission */
+#define AMF_MAX_NSSAI 8        /* TS 24.501 9.11.3.37: at most 8 S-NSSAIs in an NSSAI */
+#define AMF_GNB_TAC_MAX 16
+#define AMF_AUTH_MAX_RESYNC 1  /* one resynchronisation per registration, then reject */
+
+/* NGAP IDs (TS 38.413 9.3.3.1-2). */
+#define AMF_UE_NGAP_ID_MAX ((1ull << 40) - 1)
+
+/* ---- timers (TS 24.501 10.2) ---- */
+enum amf_tmr {
+	AMF_T3550 = 0,     /* REGISTRATION ACCEPT sent, waiting for COMPLETE */
+	AMF_T3560,         /* AUTHENTICATION REQUEST / SECURITY MODE COMMAND */
+	AMF_T3570,         /* IDENTITY REQUEST */
+	AMF_T3522,         /* network-initiated DEREGISTRATION REQUEST */
+	AMF_T3555,         /* CONFIGURATION UPDATE COMMAND (acknowledged) */
+	AMF_TMR_MOBILE_REACHABLE,
+	AMF_TMR_IMPLICIT_DEREG,
+	AMF_TMR_COUNT,
+};
+/* TS 24.501 5.4.1.3.7 b), 5.4.2.7 b), 5.4.3.7 b), 5.5.1.2.8 c), 5.5.2.3.5 a):
+ * "on the fifth expiry" -> four retransmissions. */
+#define AMF_NAS_MAX_RETX 4
+
+/* ---- child procedures of registration (STYLE.md 7) ---- */
+enum amf_proc {
+	AMF_PROC_NONE = 0,
+	AMF_PROC_IDENT,        /* TS 24.501 5.4.3 */
+	AMF_PROC_AUTH,         /* TS 24.501 5.4.1.3 */
+	AMF_PROC_SMC,          /* TS 24.501 5.4.2 */
+};
+enum amf_proc_result { AMF_PROC_OK = 0, AMF_PROC_FAIL, AMF_PROC_ABORT };
+
+/* Registration progress (the parent of the procedures above). */
+enum amf_reg_phase {
+	AMF_REG_IDLE = 0,
+	AMF_REG_IDENT,
+	AMF_REG_AUTH,
+	AMF_REG_SMC,
+	AMF_REG_WAIT_COMPLETE,  /* accept sent, T3550 running */
+};
+
+struct amf_gnb;
+struct amf;
+
+struct amf_nssai {
+	struct amf_snssai s[AMF_MAX_NSSAI];
+	uint8_t n;
+};
+
+struct amf_ue {
+	struct amf *amf;
+	uint32_t idx;            /* pool index */
+	bool in_use;
+	bool reaping;            /* freed from a deferred call */
+
+	/* N2 association (absent while CM-IDLE) */
+	struct amf_gnb *gnb;
+	struct amf_ue *gnb_prev, *gnb_next;
+	uint64_t amf_ue_ngap_id;   /* AMF_NIL64 when unbound */
+	uint32_t ran_ue_ngap_id;
+	uint16_t stream;
+	bool ics_sent;             /* InitialContextSetupRequest sent (AS security in RAN) */
+	bool release_pending;      /* UEContextReleaseCommand sent */
+	uint32_t tac;              /* from User Location Information */
+	uint32_t nr_cell_id_hi;    /* NR CGI (36 bits) */
+	uint32_t nr_cell_id_lo;
+
+	/* identities */
+	char supi[AMF_SUPI_MAX];
+	bool has_supi;
+	uint32_t tmsi;
+	bool has_guti;
+	bool tmsi_indexed;
+	char imeisv[17];
+
+	/* index chains (ue_store.c) */
+	uint32_t hnext[3];
+
+	/* 5GMM */
+	uint8_t state;             /* enum amf_gmm_state */
+	uint8_t reg_phase;         /* enum amf_reg_phase */
+	uint8_t proc;              /* enum amf_proc running */
+	uint8_t reg_type;          /* TS 24.501 9.11.3.7 */
+	bool follow_on;
+	bool reg_accept_had_guti;  /* a new GUTI was in the accept: COMPLETE expected */
+	struct amf_nssai requested;
+	struct amf_nssai allowed;
+	uint8_t ue_sec_cap[8];     /* TS 24.501 9.11.3.54 value part, replayed in SMC */
+	uint8_t ue_sec_cap_len;
+	bool ue_sec_cap_valid;
+	uint8_t auth_resyncs;
+	uint8_t ident_type;        /* type asked in IDENTITY REQUEST */
+	uint8_t ue_ngksi;          /* ngKSI the UE sent in its request (7 = none) */
+	bool initial_ok;           /* initial NAS message passed the integrity check */
+	bool auth_done;            /* this registration authenticated the UE */
+	bool smc_done;
+	struct nas_ue_sec_cap sec_cap; /* as received, replayed in SMC */
+
+	/* security (TS 33.501 6.2, 6.4, 6.7) */
+	struct ausf_auth auth;
+	uint8_t ngksi;             /* 0..6, 7 = no key available */
+	uint8_t pending_ngksi;
+	uint8_t kamf[32];
+	uint8_t knas_int[16], knas_enc[16];
+	uint8_t nia, nea;
+	bool sec_ctx;              /* a native 5G security context exists */
+	bool sec_active;           /* NAS messages are protected with it (SMC done) */
+	uint32_t ul_count;         /* NAS COUNT of the last accepted uplink message (overflow << 8 | SQN) */
+	bool ul_count_valid;       /* false until the first protected uplink message */
+	uint32_t dl_count;         /* NAS COUNT for the next downlink message */
+	uint32_t nas_mac_fail;
+
+	/* timers */
+	struct ev_timer tmr[AMF_TMR_COUNT];
+	uint8_t retx[AMF_TMR_COUNT];
+	uint8_t last_nas[AMF_NAS_KEEP];  /* last downlink NAS PDU, as sent, for T3550/60/70/22 */
+	uint16_t last_nas_len;
+	uint8_t last_nas_tmr;            /* which timer owns last_nas */
+	uint8_t last_nas_kind;           /* enum amf_nas_kind it was sent with */
+	char logpfx[48];
+};
+
+#define AMF_NIL64 UINT64_MAX
+
+struct amf_gnb {
+	uint32_t assoc;
+	bool in_use;
+	bool setup_done;
+	uint16_t out_streams;
+	uint16_t next_stream;
+	uint8_t plmn[3];
+	uint32_t gnb_id;
+	uint8_t gnb_id_bits;
+	char name[AMF_NAME_MAX];
+	uint32_t tacs[AMF_GNB_TAC_MAX];
+	unsigned n_tacs;
+	uint8_t paging_drx;
+	struct amf_ue *ue_head;
+	uint32_t n_ues;
+	uint32_t hnext;
+	void *tx_handle;           /* transport's association (n2.c) */
+};
+
+struct amf {
+	struct ev_loop *loop;
+	struct amf_cfg cfg;
+	struct ausf *ausf;
+	struct udm *udm;
+	struct amf_n2_ops ops;
+	struct amf_stats st;
+	char snname[AUSF_SNNAME_MAX];
+	char mcc[4], mnc[4];
+
+	/* UE store */
+	struct amf_ue *ues;
+	uint32_t free_head;        /* chained through hnext[0] while free */
+	uint32_t *ht[3];           /* AMF_H_RAN, AMF_H_SUPI, AMF_H_TMSI */
+	uint32_t ht_mask;
+	uint8_t idx_bits;
+	uint64_t ngap_gen;         /* generation for AMF UE NGAP IDs */
+
+	/* gNBs */
+	struct amf_gnb *gnbs;
+	uint32_t gnb_buckets[256];
+
+	/* 5G-TMSI permutation state (guti.c) */
+	uint32_t tmsi_ctr;
+	uint16_t tmsi_rk[4];
+
+	/* scratch PDUs (one control thread, handlers never nest a decode) */
+	struct ngap_msg rx;
+	struct ngap_msg tx;
+	struct nas_msg nrx;        /* decoded uplink NAS */
+	struct nas_msg nrx2;       /* inner message of a NAS message container */
+	struct nas_msg ntx;        /* downlink NAS being built */
+	uint32_t cur_assoc;
+	uint16_t cur_stream;
+
+	/* production transport (amf_start) */
+	void *n2;
+	uint8_t txbuf[8192];
+	uint8_t nasbuf[2048];
+};
+
+/* ---- ue_store.c ---- */
+enum amf_htab { AMF_H_RAN = 0, AMF_H_SUPI = 1, AMF_H_TMSI = 2 };
+int amf_store_init(struct amf *amf);
+void amf_store_fini(struct amf *amf);
+struct amf_ue *amf_ue_alloc(struct amf *amf);
+/* Detach from everything, stop timers, wipe keys and return to the pool. */
+void amf_ue_free(struct amf_ue *ue);
+/* Bind / unbind the N2 association: assigns a fresh AMF UE NGAP ID. */
+int amf_ue_bind(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id);
+void amf_ue_unbind(struct amf_ue *ue);
+int amf_ue_set_supi(struct amf_ue *ue, const char *supi);
+int amf_ue_set_tmsi(struct amf_ue *ue, uint32_t tmsi);
+struct amf_ue *amf_ue_by_ran(struct amf *amf, const struct amf_gnb *gnb, uint32_t ran_ue_ngap_id);
+struct amf_ue *amf_ue_by_amf_id(struct amf *amf, uint64_t amf_ue_ngap_id);
+struct amf_ue *amf_ue_by_supi(const struct amf *amf, const char *supi);
+struct amf_ue *amf_ue_by_tmsi(struct amf *amf, uint32_t tmsi);
+void amf_ue_update_logpfx(struct amf_ue *ue);
+
+struct amf_gnb *amf_gnb_by_assoc(const struct amf *amf, uint32_t assoc);
+struct amf_gnb *amf_gnb_add(struct amf *amf, uint32_t assoc);
+void amf_gnb_del(struct amf *amf, struct amf_gnb *gnb);
+
+/* ---- guti.c ---- */
+void amf_tmsi_init(struct amf *amf);
+/* A fresh 5G-TMSI not in use by another UE. */
+uint32_t amf_tmsi_alloc(struct amf *amf);
+
+/* ---- gmm_fsm.c ---- */
+enum amf_gmm_event {
+	AMF_EV_REG_REQUEST = 0,   /* REGISTRATION REQUEST received */
+	AMF_EV_PROC_OK,           /* all child procedures done, accept sent */
+	AMF_EV_REG_COMPLETE,
+	AMF_EV_REG_REJECT,        /* registration rejected or aborted */
+	AMF_EV_DEREG_UE,          /* UE-initiated DEREGISTRATION REQUEST */
+	AMF_EV_DEREG_NET,         /* network-initiated deregistration started */
+	AMF_EV_DEREG_ACCEPT,      /* UE answered the network-initiated deregistration */
+	AMF_EV_T3522_GIVEUP,
+	AMF_EV_IMPLICIT_DEREG,
+	AMF_EV_SERVICE_REQ,       /* issue 6 */
+	AMF_EV_COUNT,
+};
+const char *amf_gmm_event_name(enum amf_gmm_event ev);
+/* Check ev against the table and move to next (logs; returns -EPERM when not allowed). */
+int amf_gmm_transition(struct amf_ue *ue, enum amf_gmm_event ev, enum amf_gmm_state next);
+bool amf_gmm_accepts(const struct amf_ue *ue, enum amf_gmm_event ev);
+
+/* ---- amf.c ---- */
+int amf_plmn_encode(const char *mcc, const char *mnc, uint8_t out[3]);
+void amf_plmn_decode(const uint8_t p[3], char mcc[4], char mnc[4]);
+
+/* ---- timers.c ---- */
+void amf_timers_init(struct amf_ue *ue);
+void amf_tmr_start(struct amf_ue *ue, enum amf_tmr t);
+void amf_tmr_stop(struct amf_ue *ue, enum amf_tmr t);
+void amf_tmr_stop_all(struct amf_ue *ue);
+const char *amf_tmr_name(enum amf_tmr t);
+/* Give-up paths (nas_*.c), called on the last expiry. */
+void amf_on_t3550_giveup(struct amf_ue *ue);
+void amf_on_t3560_giveup(struct amf_ue *ue);
+void amf_on_t3570_giveup(struct amf_ue *ue);
+void amf_on_t3522_giveup(struct amf_ue *ue);
+void amf_on_t3555_giveup(struct amf_ue *ue);
+void amf_on_mobile_reachable(struct amf_ue *ue);
+void amf_on_implicit_dereg(struct amf_ue *ue);
+/* Resend ue->last_nas (re-protected with a fresh downlink COUNT). 0 or -errno. */
+int amf_nas_retransmit(struct amf_ue *ue);
+
+/* ---- ngap_rx.c / ngap_tx.c ---- */
+/* Encode m and hand it to the transport. 0 or -errno. */
+int amf_ngap_send(struct amf *amf, uint32_t assoc, uint16_t stream, const struct ngap_msg *m);
+int amf_ngap_dl_nas(struct amf_ue *ue, const uint8_t *nas, size_t len);
+/* InitialContextSetupRequest with K_gNB (from the current uplink COUNT), UE security
+ * capabilities, allowed NSSAI, GUAMI and nas (may be NULL). */
+int amf_ngap_ics_request(struct amf_ue *ue, const uint8_t *nas, size_t len);
+/* AMF-initiated UE Context Release (TS 38.413 8.3.3). */
+int amf_ngap_release(struct amf_ue *ue, uint8_t cause_group, uint8_t cause_value);
+int amf_ngap_error_ind(struct amf *amf, uint32_t assoc, uint16_t stream, const uint64_t *amf_ue_id,
+		       const uint32_t *ran_ue_id, uint8_t cause_group, uint8_t cause_value,
+		       const struct ngap_crit_diag *diag);
+/* The N2 side of a UE went away (release complete, reset, association loss). */
+void amf_ue_an_released(struct amf_ue *ue);
+
+/* ---- nas_sec.c ---- */
+enum amf_nas_kind {
+	AMF_NAS_AUTO = 0,     /* protected (integrity + ciphering) once security is active, else plain */
+	AMF_NAS_PLAIN,        /* never protected (rejects before security) */
+	AMF_NAS_SMC,          /* SECURITY MODE COMMAND: integrity with the new context (sht 3) */
+};
+enum amf_nas_via { AMF_VIA_DL_NAS = 0, AMF_VIA_ICS };
+struct amf_nas_in {
+	const uint8_t *msg;   /* plain (deciphered) message */
+	size_t len;
+	uint8_t sht;          /* enum nas_sht as received */
+	bool integrity_ok;    /* MAC verified with the current context */
+	uint32_t count;       /* estimated uplink NAS COUNT when integrity_ok */
+};
+/* Unwrap one uplink NAS PDU. 0, or -EBADMSG when not even the framing decodes.
+ * On success the caller applies TS 24.501 4.4.4.3 with in->integrity_ok. */
+int amf_nas_unwrap(struct amf_ue *ue, const uint8_t *buf, size_t len, struct amf_nas_in *in);
+/* Accept in->count as the latest uplink NAS COUNT. */
+void amf_nas_count_accept(struct amf_ue *ue, const struct amf_nas_in *in);
+/* Encode m, protect per kind, send. keep_tmr (an enum amf_tmr, or AMF_TMR_COUNT for none)
+ * keeps the plain message for retransmission by that timer. 0 or -errno. */
+int amf_nas_send(struct amf_ue *ue, const struct nas_msg *m, enum amf_nas_kind kind,
+		 enum amf_nas_via via, enum amf_tmr keep_tmr);
+/* Derive K_NASint / K_NASenc for the selected algorithms (TS 33.501 A.8). */
+int amf_nas_derive_keys(struct amf_ue *ue);
+
+/* ---- nas_*.c ---- */
+/* NAS-PDU of an InitialUEMessage (first message of a NAS signalling connection). */
+void amf_nas_rx_initial(struct amf_ue *ue, const uint8_t *nas, size_t len);
+/* NAS-PDU of an UplinkNASTransport. */
+void amf_nas_rx(struct amf_ue *ue, const uint8_t *nas, size_t len);
+/* Initial Context Setup answered (ok) or failed. */
+void amf_nas_ics_result(struct amf_ue *ue, bool ok);
+/* Release and forget a UE from any context (deferred while inside its own handler). */
+void amf_ue_discard(struct amf_ue *ue);
+
+/* nas_reg.c: registration (TS 24.501 5.5.1) and identification (5.4.3) */
+void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r,
+		     const struct amf_nas_in *in, const uint8_t *raw, size_t raw_len, bool initial);
+void amf_reg_continue(struct amf_ue *ue);
+void amf_reg_complete(struct amf_ue *ue);
+void amf_reg_reject(struct amf_ue *ue, uint8_t cause);
+/* Abort a registration in progress (procedure failed) and release the connection. */
+void amf_reg_abort(struct amf_ue *ue, uint8_t ngap_cause_group, uint8_t ngap_cause);
+void amf_ident_response(struct amf_ue *ue, const struct nas_identity_response *r);
+void amf_cfg_update_complete(struct amf_ue *ue);
+/* Take the fields of a REGISTRATION REQUEST we need later. */
+void amf_reg_take_ies(struct amf_ue *ue, const struct nas_registration_request *r);
+/* Resolve a SUCI to a SUPI and attach it to ue; 0 or a 5GMM cause. */
+int amf_reg_suci(struct amf_ue *ue, const struct nas_suci *suci);
+
+/* nas_auth.c: authentication (TS 24.501 5.4.1.3) and security mode control (5.4.2) */
+void amf_auth_start(struct amf_ue *ue);
+void amf_auth_response(struct amf_ue *ue, const struct nas_authentication_response *r);
+void amf_auth_failure(struct amf_ue *ue, const struct nas_authentication_failure *r);
+void amf_smc_start(struct amf_ue *ue);
+void amf_smc_complete(struct amf_ue *ue, const struct nas_security_mode_complete *r);
+void amf_smc_reject(struct amf_ue *ue, const struct nas_security_mode_reject *r);
+
+/* nas_conn.c */
+void amf_dereg_request(struct amf_ue *ue, const struct nas_deregistration_request *r);
+/* DEREGISTRATION REQUEST / SERVICE REQUEST as the initial message of a connection. */
+void amf_dereg_initial(struct amf_ue *ue, const struct nas_deregistration_request *r,
+		       const struct amf_nas_in *in, const uint8_t *raw, size_t raw_len);
+void amf_service_request(struct amf_ue *ue, const struct nas_service_request *r,
+			 const struct amf_nas_in *in, const uint8_t *raw, size_t raw_len);
+/* The context a 5G-GUTI names, when the GUAMI is ours. */
+struct amf_ue *amf_ue_by_guti(struct amf *amf, const struct nas_guti *g);
+/* Verify an integrity-protected initial message with the context of ue (after adopt).
+ * On success the connection's secure exchange is established. */
+bool amf_initial_verify(struct amf_ue *ue, const uint8_t *raw, size_t raw_len);
+void amf_gmm_status_send(struct amf_ue *ue, uint8_t cause);
+/* Move the N2 binding of ue (a fresh context) to old and free ue. Returns old. */
+struct amf_ue *amf_ue_adopt(struct amf_ue *ue, struct amf_ue *old);
+/* Release the N2 connection of a UE (UE Context Release Command) or, when it has
+ * none, apply the release at once. */
+void amf_ue_release(struct amf_ue *ue, uint8_t cause_group, uint8_t cause);
+
+/* ---- logging ---- */
+#define amf_ue_log(lvl, ue, ...) log_msg(lvl, "amf", (ue)->logpfx, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * Child procedures of registration: 5G-AKA authentication (TS 24.501 5.4.1.3,
+ * TS 33.501 6.1.3.2) through ausf/, and NAS security mode control
+ * (TS 24.501 5.4.2, TS 33.501 6.7.2). Each reports to amf_reg_continue() on
+ * success, or ends the registration on failure.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "amf/amf_int.h"
+#include "common/crypto/crypto.h"
+#include "common/log.h"
+
+/* TS 33.501 A.7.1: ABBA for this release, 0x0000. */
+static const uint8_t abba[2] = { 0x00, 0x00 };
+
+static void auth_reject(struct amf_ue *ue)
+{
+	struct amf *amf = ue->amf;
+	struct nas_msg *m = &amf->ntx;
+
+	amf->st.auth_reject++;
+	amf_tmr_stop(ue, AMF_T3560);
+	ausf_auth_clear(&ue->auth);
+	amf_ue_log(LOGL_INFO, ue, "authentication rejected");
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_AUTHENTICATION_REJECT;
+	/* TS 24.501 5.4.1.3.5: sent without new protection (there is none). */
+	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_TMR_COUNT);
+	ue->proc = AMF_PROC_NONE;
+	ue->reg_phase = AMF_REG_IDLE;
+	if (amf_gmm_accepts(ue, AMF_EV_REG_REJECT))
+		amf_gmm_transition(ue, AMF_EV_REG_REJECT, AMF_GMM_DEREGISTERED);
+	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_AUTH_FAILURE);
+}
+
+/* TS 24.501 5.4.1.3.2: a ngKSI different from the one the UE holds (and ours). */
+static uint8_t next_ngksi(const struct amf_ue *ue)
+{
+	uint8_t k = 0;
+
+	while (k == ue->ue_ngksi || k == ue->ngksi)
+		k++;
+	return k;
+}
+
+static void auth_send(struct amf_ue *ue)
+{
+	struct nas_msg *m = &ue->amf->ntx;
+	struct nas_authentication_request *r = &m->auth_req;
+
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_AUTHENTICATION_REQUEST;
+	r->ngksi = ue->pending_ngksi;
+	r->abba.p = abba;
+	r->abba.len = sizeof(abba);
+	r->has_rand = true;
+	r->rand.p = ue->auth.rand;
+	r->rand.len = 16;
+	r->has_autn = true;
+	r->autn.p = ue->auth.autn;
+	r->autn.len = 16;
+	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_T3560);
+	amf_tmr_start(ue, AMF_T3560);
+}
+
+void amf_auth_start(struct amf_ue *ue)
+{
+	struct amf *amf = ue->amf;
+	int rc;
+
+	rc = ausf_5gaka_start(amf->ausf, ue->supi, amf->snname, &ue->auth);
+	if (rc == -ENOENT) {
+		/* Unknown subscriber. TS 24.501 5.5.1.2.5 / Annex A: #7 "5GS services not
+		 * allowed" makes the UE consider its USIM invalid for 5GS until switched off,
+		 * instead of retrying (#3 would say it failed authentication, which it did not). */
+		amf_ue_log(LOGL_INFO, ue, "unknown subscriber");
+		amf_reg_reject(ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
+		return;
+	}
+	if (rc < 0) {
+		amf_ue_log(LOGL_ERROR, ue, "AKA start failed rc=%d", rc);
+		amf_reg_reject(ue, NAS_5GMM_PROTOCOL_ERROR_UNSPECIFIED);
+		return;
+	}
+	ue->pending_ngksi = next_ngksi(ue);
+	ue->proc = AMF_PROC_AUTH;
+	auth_send(ue);
+}
+
+void amf_auth_response(struct amf_ue *ue, const struct nas_authentication_response *r)
+{
+	struct amf *amf = ue->amf;
+	uint8_t kseaf[32];
+	int rc;
+
+	if (ue->proc != AMF_PROC_AUTH) {
+		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
+		return;
+	}
+	amf_tmr_stop(ue, AMF_T3560);
+	if (!r->has_res_star || r->res_star.len != 16) {
+		auth_reject(ue);
+		return;
+	}
+	/* TS 33.501 6.1.3.2.0 step 9: the SEAF checks HRES* against HXRES* first. */
+	if (crypto_aka_check_hres_star(ue->auth.rand, r->res_star.p, ue->auth.hxres_star) < 0) {
+		amf_ue_log(LOGL_INFO, ue, "HRES* mismatch");
+		auth_reject(ue);
+		return;
+	}
+	/* Step 10-12: the AUSF compares RES* with XRES* and returns K_SEAF. */
+	rc = ausf_5gaka_confirm(amf->ausf, &ue->auth, r->res_star.p, kseaf);
+	if (rc < 0) {
+		auth_reject(ue);
+		return;
+	}
+	/* TS 33.501 A.7: K_AMF from K_SEAF, SUPI and ABBA. */
+	rc = crypto_kdf_kamf(kseaf, ue->supi, abba, sizeof(abba), ue->kamf);
+	explicit_bzero(kseaf, sizeof(kseaf));
+	ausf_auth_clear(&ue->auth);
+	if (rc < 0) {
+		auth_reject(ue);
+		return;
+	}
+	amf->st.auth_ok++;
+	ue->ngksi = ue->pending_ngksi;
+	ue->proc = AMF_PROC_NONE;
+	ue->auth_done = true;
+	/* The new K_AMF needs a security mode before anything uses it. */
+	ue->smc_done = false;
+	amf_ue_log(LOGL_INFO, ue, "authenticated ngksi=%u", ue->ngksi);
+	amf_reg_continue(ue);
+}
+
+void amf_auth_failure(struct amf_ue *ue, const struct nas_authentication_failure *r)
+{
+	struct amf *amf = ue->amf;
+	int rc;
+
+	if (ue->proc != AMF_PROC_AUTH) {
+		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
+		return;
+	}
+	amf_tmr_stop(ue, AMF_T3560);
+	amf_ue_log(LOGL_INFO, ue, "authentication failure cause=%u (%s)", r->cause,
+		   nas_5gmm_cause_name(r->cause));
+	switch (r->cause) {
+	case NAS_5GMM_SYNCH_FAILURE:
+		amf->st.auth_sync_fail++;
+		/* TS 24.501 5.4.1.3.7 f) / TS 33.501 6.1.3.3.2: resynchronise once with AUTS
+		 * and send a fresh vector; a second failure in a row rejects. */
+		if (!r->has_auts || r->auts.len != 14 || ue->auth_resyncs >= AMF_AUTH_MAX_RESYNC) {
+			auth_reject(ue);
+			return;
+		}
+		ue->auth_resyncs++;
+		rc = ausf_5gaka_resync(amf->ausf, &ue->auth, r->auts.p);
+		if (rc < 0) {
+			amf_ue_log(LOGL_WARN, ue, "resync failed rc=%d", rc);
+			auth_reject(ue);
+			return;
+		}
+		auth_send(ue);
+		return;
+	case NAS_5GMM_MAC_FAILURE:
+		/* TS 24.501 5.4.1.3.7 c): the UE found AUTN forged; identified by SUCI, so
+		 * no identification retry: reject. */
+		amf->st.auth_mac_fail++;
+		auth_reject(ue);
+		return;
+	default:
+		/* #26 non-5G authentication unacceptable, #71 ngKSI already in use... */
+		auth_reject(ue);
+		return;
+	}
+}
+
+/* First algorithm of prio the UE supports (bit 8 = algorithm 0, TS 24.501 9.11.3.54). */
+static int pick_alg(const uint8_t *prio, unsigned n, uint8_t caps)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (prio[i] < 8 && (caps & (0x80u >> prio[i])))
+			return prio[i];
+	return -1;
+}
+
+void amf_smc_start(struct amf_ue *ue)
+{
+	struct amf *amf = ue->amf;
+	struct nas_msg *m = &amf->ntx;
+	struct nas_security_mode_command *c = &m->smc;
+	int nia, nea;
+
+	nia = pick_alg(amf->cfg.integ_prio, amf->cfg.n_integ, ue->sec_cap.ia);
+	nea = pick_alg(amf->cfg.ciph_prio, amf->cfg.n_ciph, ue->sec_cap.ea);
+	if (nia < 0 || nea < 0) {
+		/* TS 24.501 5.5.1.2.5 #23: nothing in common with our configured lists. */
+		amf_ue_log(LOGL_INFO, ue, "no common algorithm ue ia=%02x ea=%02x", ue->sec_cap.ia,
+			   ue->sec_cap.ea);
+		amf_reg_reject(ue, NAS_5GMM_UE_SECURITY_CAP_MISMATCH);
+		return;
+	}
+	ue->nia = (uint8_t)nia;
+	ue->nea = (uint8_t)nea;
+	if (amf_nas_derive_keys(ue) < 0) {
+		amf_reg_reject(ue, NAS_5GMM_PROTOCOL_ERROR_UNSPECIFIED);
+		return;
+	}
+	/* TS 33.501 6.7.2: a new K_AMF starts both NAS COUNTs at 0. */
+	ue->sec_ctx = true;
+	ue->sec_active = false;
+	ue->dl_count = 0;
+	ue->ul_count = 0;
+	ue->ul_count_valid = false;
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_SECURITY_MODE_COMMAND;
+	c->algs = (uint8_t)(nea << 4 | nia);
+	c->ngksi = ue->ngksi;
+	/* TS 24.501 5.4.2.2: replay the UE's capabilities exactly as received. */
+	c->replayed_ue_sec_cap = ue->sec_cap;
+	if (amf->cfg.request_imeisv) {
+		c->has_imeisv_request = true;
+		c->imeisv_request = 1;
+	}
+	/* TS 24.501 5.4.2.2: ask for the whole initial message again (RINMR, 9.11.3.12
+	 * bit 2) when it came without a verified integrity check. */
+	c->has_additional_sec_info = true;
+	c->additional_sec_info = ue->initial_ok ? 0x00 : 0x02;
+	c->has_abba = true;
+	c->abba.p = abba;
+	c->abba.len = sizeof(abba);
+	ue->proc = AMF_PROC_SMC;
+	amf_nas_send(ue, m, AMF_NAS_SMC, AMF_VIA_DL_NAS, AMF_T3560);
+	amf_tmr_start(ue, AMF_T3560);
+}
+
+void amf_smc_complete(struct amf_ue *ue, const struct nas_security_mode_complete *r)
+{
+	struct amf *amf = ue->amf;
+	struct nas_err err;
+
+	if (ue->proc != AMF_PROC_SMC) {
+		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
+		return;
+	}
+	/* Only reached with integrity verified by the new context (nas_conn.c). */
+	amf_tmr_stop(ue, AMF_T3560);
+	amf->st.smc_ok++;
+	ue->sec_active = true;
+	ue->smc_done = true;
+	ue->proc = AMF_PROC_NONE;
+	if (r->has_imeisv && r->imeisv.type == NAS_MOBID_IMEISV) {
+		memcpy(ue->imeisv, r->imeisv.digits.d, sizeof(ue->imeisv) - 1);
+		ue->imeisv[sizeof(ue->imeisv) - 1] = '\0';
+	}
+	if (r->has_nas_container) {
+		/* TS 24.501 4.4.6: the complete initial message (all IEs, not only the
+		 * cleartext ones) is in the NAS message container. */
+		if (nas_decode(r->nas_container.p, r->nas_container.len, &amf->nrx2, &err) == 0 &&
+		    amf->nrx2.type == NAS_REGISTRATION_REQUEST) {
+			struct nas_ue_sec_cap before = ue->sec_cap;
+
+			amf_reg_take_ies(ue, &amf->nrx2.reg_req);
+			if (memcmp(&before, &ue->sec_cap, sizeof(before)) != 0)
+				amf_ue_log(LOGL_WARN, ue, "UE security capabilities changed in container");
+		} else {
+			amf_ue_log(LOGL_WARN, ue, "undecodable NAS message container ignored");
+		}
+	}
+	amf_reg_continue(ue);
+}
+
+void amf_smc_reject(struct amf_ue *ue, const struct nas_security_mode_reject *r)
+{
+	if (ue->proc != AMF_PROC_SMC) {
+		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
+		return;
+	}
+	ue->amf->st.smc_reject++;
+	amf_ue_log(LOGL_INFO, ue, "security mode rejected cause=%u (%s)", r->cause,
+		   nas_5gmm_cause_name(r->cause));
+	/* TS 24.501 5.4.2.5: stop T3560 and abort the procedure that triggered it. */
+	ue->sec_ctx = false;
+	amf_reg_abort(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
+}

@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * Registration (TS 24.501 5.5.1, TS 23.502 4.2.2.2) as the parent procedure:
+ * identification, authentication and security mode run as its children and
+ * report back through amf_reg_continue(). Also identification (5.4.3), the
+ * registration reject / accept / complete and the configuration update (5.4.4).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "amf/amf_int.h"
+#include "common/log.h"
+#include "udm/udm.h"
+
+/* TS 24.501 9.11.3.2 cause #62 "No network slices available". */
+#define AMF_5GMM_NO_NETWORK_SLICES 62
+
+static void plmn_to_nas(const struct amf *amf, struct nas_plmn *p)
+{
+	nas_plmn_dec(amf->cfg.plmn, p);
+}
+
+void amf_reg_take_ies(struct amf_ue *ue, const struct nas_registration_request *r)
+{
+	unsigned i;
+
+	if (r->has_ue_sec_cap) {
+		ue->sec_cap = r->ue_sec_cap;
+		ue->ue_sec_cap[0] = r->ue_sec_cap.ea;
+		ue->ue_sec_cap[1] = r->ue_sec_cap.ia;
+		ue->ue_sec_cap[2] = r->ue_sec_cap.eea;
+		ue->ue_sec_cap[3] = r->ue_sec_cap.eia;
+		ue->ue_sec_cap_len = r->ue_sec_cap.has_eps ? 4 : 2;
+		ue->ue_sec_cap_valid = true;
+	}
+	if (r->has_requested_nssai) {
+		ue->requested.n = 0;
+		for (i = 0; i < r->requested_nssai.n && ue->requested.n < AMF_MAX_NSSAI; i++) {
+			ue->requested.s[ue->requested.n].sst = r->requested_nssai.s[i].sst;
+			ue->requested.s[ue->requested.n].sd =
+				r->requested_nssai.s[i].has_sd ? r->requested_nssai.s[i].sd : AMF_SD_NONE;
+			ue->requested.n++;
+		}
+	}
+}
+
+int amf_reg_suci(struct amf_ue *ue, const struct nas_suci *suci)
+{
+	struct amf *amf = ue->amf;
+	struct udm_suci us;
+	struct amf_ue *dup;
+	char supi[UDM_SUPI_MAX];
+	uint8_t plmn[3];
+	struct nas_plmn p = suci->plmn;
+	int rc;
+
+	if (suci->supi_format != 0)
+		return NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED; /* NAI SUPIs: not provisioned here */
+	nas_plmn_enc(&p, plmn);
+	if (memcmp(plmn, amf->cfg.plmn, 3) != 0) {
+		/* TS 24.501 5.5.1.2.5 #11: the home network of this UE is not ours and we
+		 * have no roaming agreements. */
+		return NAS_5GMM_PLMN_NOT_ALLOWED;
+	}
+	snprintf(us.mcc, sizeof(us.mcc), "%03u", suci->plmn.mcc % 1000);
+	snprintf(us.mnc, sizeof(us.mnc), suci->plmn.mnc3 ? "%03u" : "%02u", suci->plmn.mnc % 1000);
+	us.scheme = suci->scheme;
+	us.hnpki = suci->hn_key_id;
+	us.out = suci->output.p;
+	us.out_len = suci->output.len;
+	rc = udm_suci_to_supi(amf->udm, &us, supi);
+	if (rc < 0) {
+		amf_ue_log(LOGL_WARN, ue, "SUCI not resolvable scheme=%u key=%u rc=%d", us.scheme, us.hnpki, rc);
+		/* TS 33.501 6.12.5: de-concealment failed; the UE's identity is unknown. */
+		return NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED;
+	}
+	dup = amf_ue_by_supi(amf, supi);
+	if (dup && dup != ue) {
+		/* A new registration replaces any old context of the same SUPI
+		 * (TS 23.502 4.2.2.2.2 step 4: the old one is implicitly gone). */
+		amf_ue_log(LOGL_INFO, dup, "replaced by a new registration");
+		if (dup->gnb && !dup->release_pending)
+			amf_ngap_release(dup, NGAP_CAUSE_RADIO_NETWORK, AMF_CAUSE_RN_RELEASE_5GC);
+		if (dup->state == AMF_GMM_REGISTERED && ue->amf->st.registered)
+			ue->amf->st.registered--;
+		dup->state = AMF_GMM_DEREGISTERED;
+		amf_ue_free(dup);
+	}
+	amf_ue_set_supi(ue, supi);
+	amf_ue_log(LOGL_INFO, ue, "identified supi=%s", supi);
+	return 0;
+}
+
+static void ident_start(struct amf_ue *ue)
+{
+	struct nas_msg *m = &ue->amf->ntx;
+
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_IDENTITY_REQUEST;
+	m->id_req.identity_type = NAS_MOBID_SUCI;
+	ue->ident_type = NAS_MOBID_SUCI;
+	ue->proc = AMF_PROC_IDENT;
+	ue->reg_phase = AMF_REG_IDENT;
+	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_T3570);
+	amf_tmr_start(ue, AMF_T3570);
+}
+
+void amf_ident_response(struct amf_ue *ue, const struct nas_identity_response *r)
+{
+	int cause;
+
+	if (ue->proc != AMF_PROC_IDENT) {
+		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
+		return;
+	}
+	amf_tmr_stop(ue, AMF_T3570);
+	ue->proc = AMF_PROC_NONE;
+	if (r->mobile_id.type != NAS_MOBID_SUCI) {
+		amf_reg_reject(ue, NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED);
+		return;
+	}
+	cause = amf_reg_suci(ue, &r->mobile_id.suci);
+	if (cause) {
+		amf_reg_reject(ue, (uint8_t)cause);
+		return;
+	}
+	amf_reg_continue(ue);
+}
+
+void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r,
+		     const struct amf_nas_in *in, const uint8_t *raw, size_t raw_len, bool initial)
+{
+	struct amf *amf = ue->amf;
+	uint8_t type = r->reg_type & 0x07;
+	int cause = 0;
+
+	/* TS 24.501 9.11.3.7: 1 initial, 2 mobility updating, 3 periodic updating. */
+	if (type < 1 || type > 3) {
+		amf_reg_reject(ue, NAS_5GMM_SEMANTICALLY_INCORRECT);
+		return;
+	}
+	if (!initial && ue->state == AMF_GMM_COMMON_PROCEDURE_INITIATED) {
+		/* TS 24.501 5.5.1.2.8 f): a new REGISTRATION REQUEST during a common procedure
+		 * aborts it and starts again. */
+		amf_tmr_stop(ue, AMF_T3560);
+		amf_tmr_stop(ue, AMF_T3570);
+	}
+	if (r->mobile_id.type == NAS_MOBID_5G_GUTI) {
+		struct amf_ue *old = amf_ue_by_guti(amf, &r->mobile_id.guti);
+
+		if (old && old->has_supi) {
+			if (initial) {
+				ue = amf_ue_adopt(ue, old);
+				ue->initial_ok = amf_initial_verify(ue, raw, raw_len);
+			}
+		} else if (!ue->has_supi) {
+			/* Unknown 5G-GUTI: ask for the SUCI (TS 24.501 5.5.1.2.2, 5.4.3). */
+			ue->reg_type = r->reg_type;
+			ue->follow_on = (r->reg_type & 0x08) != 0;
+			ue->ue_ngksi = r->ngksi & 0x07;
+			amf_reg_take_ies(ue, r);
+			amf_gmm_transition(ue, AMF_EV_REG_REQUEST, AMF_GMM_COMMON_PROCEDURE_INITIATED);
+			ident_start(ue);
+			return;
+		}
+	} else if (r->mobile_id.type == NAS_MOBID_SUCI) {
+		if (initial)
+			ue->initial_ok = false;
+		cause = amf_reg_suci(ue, &r->mobile_id.suci);
+	} else {
+		/* TS 24.501 5.5.1.2.2: SUCI or 5G-GUTI only (IMEI is for emergency). */
+		cause = NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED;
+	}
+	(void)in;
+	ue->reg_type = r->reg_type;
+	ue->follow_on = (r->reg_type & 0x08) != 0;
+	ue->ue_ngksi = r->ngksi & 0x07;
+	amf_reg_take_ies(ue, r);
+	if (cause) {
+		amf_reg_reject(ue, (uint8_t)cause);
+		return;
+	}
+	if (!ue->ue_sec_cap_valid && type == 1) {
+		/* TS 24.501 8.2.6.4: mandatory for initial registration. */
+		amf_reg_reject(ue, NAS_5GMM_INVALID_MANDATORY_INFO);
+		return;
+	}
+	amf_gmm_transition(ue, AMF_EV_REG_REQUEST, AMF_GMM_COMMON_PROCEDURE_INITIATED);
+	ue->auth_done = false;
+	ue->smc_done = false;
+	ue->auth_resyncs = 0;
+	/* TS 24.501 5.5.1.3.2: a periodic / mobility registration over a verified
+	 * security context needs neither authentication nor security mode. */
+	if (ue->sec_active && type != 1) {
+		ue->auth_done = true;
+		ue->smc_done = true;
+	}
+	amf_reg_continue(ue);
+}
+
+static bool snssai_eq(const struct amf_snssai *a, uint8_t sst, uint32_t sd)
+{
+	return a->sst == sst && a->sd == sd;
+}
+
+static bool served(const struct amf *amf, uint8_t sst, uint32_t sd)
+{
+	unsigned i;
+
+	for (i = 0; i < amf->cfg.n_slices; i++)
+		if (snssai_eq(&amf->cfg.slices[i], sst, sd))
+			return true;
+	return false;
+}
+
+/* TS 23.501 5.15.5.2.1: allowed = requested ∩ subscribed ∩ served; with nothing
+ * requested (or nothing of it allowed), the subscribed S-NSSAIs we serve. */
+static void compute_allowed(struct amf_ue *ue, const struct udm_sub_data *sub)
+{
+	struct amf *amf = ue->amf;
+	unsigned i, j;
+
+	ue->allowed.n = 0;
+	for (i = 0; i < ue->requested.n; i++) {
+		const struct amf_snssai *rq = &ue->requested.s[i];
+
+		for (j = 0; j < sub->n_slices; j++)
+			if (sub->slices[j].sst == rq->sst && sub->slices[j].sd == rq->sd &&
+			    served(amf, rq->sst, rq->sd) && ue->allowed.n < AMF_MAX_NSSAI)
+				ue->allowed.s[ue->allowed.n++] = *rq;
+	}
+	if (ue->allowed.n)
+		return;
+	for (j = 0; j < sub->n_slices && ue->allowed.n < AMF_MAX_NSSAI; j++)
+		if (served(amf, sub->slices[j].sst, sub->slices[j].sd)) {
+			ue->allowed.s[ue->allowed.n].sst = sub->slices[j].sst;
+			ue->allowed.s[ue->allowed.n].sd = sub->slices[j].sd;
+			ue->allowed.n++;
+		}
+}
+
+static void nssai_to_nas(const struct amf_nssai *in, struct nas_nssai *out)
+{
+	unsigned i;
+
+	memset(out, 0, sizeof(*out));
+	out->n = in->n;
+	for (i = 0; i < in->n; i++) {
+		out->s[i].sst = in->s[i].sst;
+		out->s[i].has_sd = in->s[i].sd != AMF_SD_NONE;
+		out->s[i].sd = in->s[i].sd;
+	}
+}
+
+static void guti_to_nas(const struct amf_ue *ue, struct nas_mobile_id *id)
+{
+	const struct amf *amf = ue->amf;
+
+	memset(id, 0, sizeof(*id));
+	id->type = NAS_MOBID_5G_GUTI;
+	plmn_to_nas(amf, &id->guti.plmn);
+	id->guti.amf_region_id = amf->cfg.amf_region_id;
+	id->guti.amf_set_id = amf->cfg.amf_set_id;
+	id->guti.amf_pointer = amf->cfg.amf_pointer;
+	id->guti.tmsi = ue->tmsi;
+}
+
+/* TS 24.501 9.11.3.5: no optional network features (IMS VoPS, EMC, ... all 0). */
+static const uint8_t nw_feature_support[2] = { 0x00, 0x00 };
+
+static void reg_accept(struct amf_ue *ue)
+{
+	struct amf *amf = ue->amf;
+	struct nas_msg *m = &amf->ntx;
+	struct nas_registration_accept *a = &m->reg_acc;
+	const struct udm_sub_data *sub = udm_get(amf->udm, ue->supi);
+	unsigned i;
+
+	if (!sub) {
+		amf_reg_reject(ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
+		return;
+	}
+	compute_allowed(ue, sub);
+	if (!ue->allowed.n) {
+		/* TS 24.501 5.5.1.2.5 #62: no S-NSSAI can be allowed. */
+		amf_reg_reject(ue, AMF_5GMM_NO_NETWORK_SLICES);
+		return;
+	}
+	/* TS 33.501 6.12.3: a fresh 5G-GUTI on every initial / mobility registration. */
+	amf_ue_set_tmsi(ue, amf_tmsi_alloc(amf));
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_REGISTRATION_ACCEPT;
+	a->reg_result = 0x01;            /* 9.11.3.6: 3GPP access */
+	a->has_guti = true;
+	guti_to_nas(ue, &a->guti);
+	a->has_tai_list = true;
+	for (i = 0; i < amf->cfg.n_tacs && i < NAS_TAI_MAX; i++) {
+		plmn_to_nas(amf, &a->tai_list.tai[i].plmn);
+		a->tai_list.tai[i].tac = amf->cfg.tacs[i];
+	}
+	a->tai_list.n = (uint8_t)i;
+	a->has_allowed_nssai = true;
+	nssai_to_nas(&ue->allowed, &a->allowed_nssai);
+	a->has_nw_feature_support = true;
+	a->nw_feature_support.p = nw_feature_support;
+	a->nw_feature_support.len = sizeof(nw_feature_support);
+	a->has_t3512 = true;
+	a->t3512 = nas_gprs_timer3_enc(amf->cfg.t3512_s);
+	amf_gmm_transition(ue, AMF_EV_PROC_OK, AMF_GMM_REGISTERED);
+	ue->reg_phase = AMF_REG_WAIT_COMPLETE;
+	ue->proc = AMF_PROC_NONE;
+	amf->st.reg_accepted++;
+	amf_ue_log(LOGL_INFO, ue, "registration accepted tmsi=%08x nia=%u nea=%u slices=%u",
+		   ue->tmsi, ue->nia, ue->nea, ue->allowed.n);
+	/* TS 23.502 4.2.2.2.2 step 21: the accept rides on Initial Context Setup
+	 * when the RAN has no UE context yet. */
+	amf_nas_send(ue, m, AMF_NAS_AUTO, ue->ics_sent ? AMF_VIA_DL_NAS : AMF_VIA_ICS, AMF_T3550);
+	/* TS 24.501 5.5.1.2.4: T3550 because a new 5G-GUTI is in the accept. */
+	amf_tmr_start(ue, AMF_T3550);
+}
+
+void amf_reg_continue(struct amf_ue *ue)
+{
+	if (!ue->has_supi) {
+		ident_start(ue);
+		return;
+	}
+	if (!ue->auth_done) {
+		ue->reg_phase = AMF_REG_AUTH;
+		amf_auth_start(ue);
+		return;
+	}
+	if (!ue->smc_done) {
+		ue->reg_phase = AMF_REG_SMC;
+		amf_smc_start(ue);
+		return;
+	}
+	reg_accept(ue);
+}
+
+void amf_reg_reject(struct amf_ue *ue, uint8_t cause)
+{
+	struct amf *amf = ue->amf;
+	struct nas_msg *m = &amf->ntx;
+
+	amf->st.reg_rejected++;
+	amf_ue_log(LOGL_INFO, ue, "registration rejected cause=%u (%s)", cause, nas_5gmm_cause_name(cause));
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_REGISTRATION_REJECT;
+	m->reg_rej.cause = cause;
+	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_TMR_COUNT);
+	amf_tmr_stop_all(ue);
+	ue->reg_phase = AMF_REG_IDLE;
+	ue->proc = AMF_PROC_NONE;
+	/* TS 33.501 6.8.1.1.1: a reject removes the security parameters. */
+	if (amf_gmm_accepts(ue, AMF_EV_REG_REJECT))
+		amf_gmm_transition(ue, AMF_EV_REG_REJECT, AMF_GMM_DEREGISTERED);
+	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_NORMAL_RELEASE);
+}
+
+void amf_reg_abort(struct amf_ue *ue, uint8_t ngap_cause_group, uint8_t ngap_cause)
+{
+	amf_tmr_stop(ue, AMF_T3560);
+	amf_tmr_stop(ue, AMF_T3570);
+	ue->proc = AMF_PROC_NONE;
+	ue->reg_phase = AMF_REG_IDLE;
+	if (ue->state == AMF_GMM_COMMON_PROCEDURE_INITIATED)
+		amf_gmm_transition(ue, AMF_EV_REG_REJECT, AMF_GMM_DEREGISTERED);
+	amf_ue_log(LOGL_INFO, ue, "registration aborted");
+	amf_ue_release(ue, ngap_cause_group, ngap_cause);
+}
+
+static void cfg_update_send(struct amf_ue *ue)
+{
+	struct amf *amf = ue->amf;
+	struct nas_msg *m = &amf->ntx;
+	struct nas_configuration_update_command *c = &m->cuc;
+	static uint8_t full[AMF_NAME_MAX * 2], shrt[AMF_NAME_MAX * 2];
+
+	if (!amf->cfg.network_full_name[0] && !amf->cfg.network_short_name[0] && !amf->cfg.send_tz)
+		return;
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_CONFIGURATION_UPDATE_COMMAND;
+	/* TS 24.501 9.11.3.18: acknowledgement requested (bit 1). */
+	c->has_cfg_update_ind = true;
+	c->cfg_update_ind = 0x01;
+	if (amf->cfg.network_full_name[0] &&
+	    nas_network_name_set_ascii(&c->full_name, amf->cfg.network_full_name, full, sizeof(full)) >= 0)
+		c->has_full_name = true;
+	if (amf->cfg.network_short_name[0] &&
+	    nas_network_name_set_ascii(&c->short_name, amf->cfg.network_short_name, shrt, sizeof(shrt)) >= 0)
+		c->has_short_name = true;
+	if (amf->cfg.send_tz) {
+		/* TS 24.008 10.5.3.8: quarter hours, BCD swapped, bit 4 of octet = sign. */
+		int q = amf->cfg.tz_quarters < 0 ? -amf->cfg.tz_quarters : amf->cfg.tz_quarters;
+
+		c->has_local_time_zone = true;
+		c->local_time_zone = (uint8_t)(((q % 10) << 4) | (q / 10) | (amf->cfg.tz_quarters < 0 ? 0x08 : 0));
+	}
+	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_T3555);
+	amf_tmr_start(ue, AMF_T3555);
+}
+
+void amf_reg_complete(struct amf_ue *ue)
+{
+	if (ue->reg_phase != AMF_REG_WAIT_COMPLETE) {
+		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
+		return;
+	}
+	amf_tmr_stop(ue, AMF_T3550);
+	ue->reg_phase = AMF_REG_IDLE;
+	amf_gmm_transition(ue, AMF_EV_REG_COMPLETE, AMF_GMM_REGISTERED);
+	amf_ue_log(LOGL_INFO, ue, "registration complete");
+	/* TS 24.501 5.4.4.2: network name and time zone after registration. */
+	cfg_update_send(ue);
+}
+
+void amf_cfg_update_complete(struct amf_ue *ue)
+{
+	/* TS 24.501 5.4.4.4 */
+	amf_tmr_stop(ue, AMF_T3555);
+}

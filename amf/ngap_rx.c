@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * N2 receive side: association state, the non-UE-associated procedures
+ * (NG Setup, RAN Configuration Update, NG Reset, Error Indication; TS 38.413 8.7)
+ * and the dispatch of UE-associated messages to their UE context.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "amf/amf_int.h"
+#include "common/log.h"
+
+static uint32_t tac24(const uint8_t t[3])
+{
+	return (uint32_t)t[0] << 16 | (uint32_t)t[1] << 8 | t[2];
+}
+
+static bool tac_served(const struct amf *amf, uint32_t tac)
+{
+	unsigned i;
+
+	for (i = 0; i < amf->cfg.n_tacs; i++)
+		if (amf->cfg.tacs[i] == tac)
+			return true;
+	return false;
+}
+
+static bool slice_served(const struct amf *amf, const struct ngap_snssai *s)
+{
+	uint32_t sd = s->has_sd ? (uint32_t)s->sd[0] << 16 | s->sd[1] << 8 | s->sd[2] : AMF_SD_NONE;
+	unsigned i;
+
+	for (i = 0; i < amf->cfg.n_slices; i++)
+		if (amf->cfg.slices[i].sst == s->sst && amf->cfg.slices[i].sd == sd)
+			return true;
+	return false;
+}
+
+void amf_n2_assoc_up(struct amf *amf, uint32_t assoc, uint16_t in_streams, uint16_t out_streams)
+{
+	struct amf_gnb *gnb = amf_gnb_by_assoc(amf, assoc);
+
+	(void)in_streams;
+	if (gnb) /* restart reported as down+up normally; be safe */
+		amf_n2_assoc_down(amf, assoc);
+	gnb = amf_gnb_add(amf, assoc);
+	if (!gnb) {
+		log_warn("amf", "assoc=%u refused: max_gnbs=%u reached", assoc, amf->cfg.max_gnbs);
+		if (amf->ops.close)
+			amf->ops.close(amf->ops.arg, assoc);
+		return;
+	}
+	gnb->out_streams = out_streams ? out_streams : 1;
+	log_info("amf", "assoc=%u up streams=%u/%u", assoc, in_streams, out_streams);
+}
+
+/* Every UE bound to gnb loses its N2 connection (reset or association loss). */
+static void gnb_release_all_ues(struct amf_gnb *gnb)
+{
+	while (gnb->ue_head)
+		amf_ue_an_released(gnb->ue_head);
+}
+
+void amf_n2_assoc_down(struct amf *amf, uint32_t assoc)
+{
+	struct amf_gnb *gnb = amf_gnb_by_assoc(amf, assoc);
+
+	if (!gnb)
+		return;
+	log_info("amf", "assoc=%u down gnb=%s ues=%u", assoc, gnb->name, gnb->n_ues);
+	/* TS 23.502 4.2.6 / TS 38.413 8.7.1: the NGAP UE associations of this gNB are gone. */
+	gnb_release_all_ues(gnb);
+	amf_gnb_del(amf, gnb);
+}
+
+static void fill_setup_response(struct amf *amf, struct ngap_ng_setup_response *r)
+{
+	unsigned i;
+
+	r->amf_name.p = (const uint8_t *)amf->cfg.amf_name;
+	r->amf_name.len = strlen(amf->cfg.amf_name);
+	r->n_guamis = 1;
+	memcpy(r->guamis[0].guami.plmn.v, amf->cfg.plmn, 3);
+	r->guamis[0].guami.region = amf->cfg.amf_region_id;
+	r->guamis[0].guami.set_id = amf->cfg.amf_set_id;
+	r->guamis[0].guami.pointer = amf->cfg.amf_pointer;
+	r->relative_capacity = amf->cfg.relative_capacity;
+	r->n_plmns = 1;
+	memcpy(r->plmns[0].plmn.v, amf->cfg.plmn, 3);
+	r->plmns[0].n_slices = (uint8_t)amf->cfg.n_slices;
+	for (i = 0; i < amf->cfg.n_slices; i++) {
+		struct ngap_snssai *s = &r->plmns[0].slices[i];
+		uint32_t sd = amf->cfg.slices[i].sd;
+
+		s->sst = amf->cfg.slices[i].sst;
+		s->has_sd = sd != AMF_SD_NONE;
+		s->sd[0] = (uint8_t)(sd >> 16);
+		s->sd[1] = (uint8_t)(sd >> 8);
+		s->sd[2] = (uint8_t)sd;
+	}
+}
+
+/* TS 38.413 8.7.1: accept when at least one supported TA is in our PLMN with a TAC we
+ * serve and a slice we serve. Returns 0 or fills the failure cause. */
+static int check_tas(struct amf *amf, struct amf_gnb *gnb, uint8_t n_tas,
+		     const struct ngap_supported_ta *tas, struct ngap_cause *cause)
+{
+	bool plmn_ok = false, tac_ok = false, slice_ok = false;
+	unsigned i, j, k;
+
+	gnb->n_tacs = 0;
+	for (i = 0; i < n_tas; i++) {
+		uint32_t tac = tac24(tas[i].tac);
+
+		for (j = 0; j < tas[i].n_plmns; j++) {
+			if (memcmp(tas[i].plmns[j].plmn.v, amf->cfg.plmn, 3) != 0)
+				continue;
+			plmn_ok = true;
+			if (!tac_served(amf, tac))
+				continue;
+			tac_ok = true;
+			for (k = 0; k < tas[i].plmns[j].n_slices; k++)
+				if (slice_served(amf, &tas[i].plmns[j].slices[k]))
+					slice_ok = true;
+			if (gnb->n_tacs < AMF_GNB_TAC_MAX)
+				gnb->tacs[gnb->n_tacs++] = tac;
+		}
+	}
+	if (!plmn_ok || !tac_ok) {
+		/* No tracking area of ours: the gNB serves another network. */
+		*cause = (struct ngap_cause){ NGAP_CAUSE_MISC, AMF_CAUSE_MISC_UNKNOWN_PLMN };
+		return -EINVAL;
+	}
+	if (!slice_ok) {
+		*cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, AMF_CAUSE_RN_SLICE_NOT_SUPPORTED };
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void ng_setup(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ng_setup_request *rq)
+{
+	struct ngap_msg *tx = &amf->tx;
+	struct ngap_cause cause;
+	size_t nl = rq->ran_node_name.len < sizeof(gnb->name) - 1 ? rq->ran_node_name.len
+								 : sizeof(gnb->name) - 1;
+
+	memcpy(gnb->name, rq->ran_node_name.p ? (const char *)rq->ran_node_name.p : "", nl);
+	gnb->name[nl] = '\0';
+	memcpy(gnb->plmn, rq->ran_node_id.plmn.v, 3);
+	gnb->gnb_id = rq->ran_node_id.id;
+	gnb->gnb_id_bits = rq->ran_node_id.id_bits;
+	gnb->paging_drx = rq->default_paging_drx;
+	memset(tx, 0, sizeof(*tx));
+	tx->proc = NGAP_PROC_NG_SETUP;
+	if (check_tas(amf, gnb, rq->n_tas, rq->tas, &cause) < 0) {
+		tx->type = NGAP_UNSUCCESSFUL;
+		tx->u.ng_setup_failure.cause = cause;
+		/* TS 38.413 8.7.1.3: time to wait before the gNB retries. */
+		tx->u.ng_setup_failure.has_time_to_wait = true;
+		tx->u.ng_setup_failure.time_to_wait = amf->cfg.ng_setup_time_to_wait;
+		log_warn("amf", "assoc=%u NG Setup Failure gnb-id=%x cause=%u/%u", gnb->assoc,
+			 gnb->gnb_id, cause.group, cause.value);
+		amf_ngap_send(amf, gnb->assoc, 0, tx);
+		return;
+	}
+	tx->type = NGAP_SUCCESSFUL;
+	fill_setup_response(amf, &tx->u.ng_setup_response);
+	if (!gnb->setup_done)
+		amf->st.gnbs++;
+	gnb->setup_done = true;
+	log_info("amf", "assoc=%u NG Setup gnb-id=%x name=%s tacs=%u", gnb->assoc, gnb->gnb_id,
+		 gnb->name, gnb->n_tacs);
+	amf_ngap_send(amf, gnb->assoc, 0, tx);
+}
+
+static void ran_config_update(struct amf *amf, struct amf_gnb *gnb,
+			      const struct ngap_ran_configuration_update *rq)
+{
+	struct ngap_msg *tx = &amf->tx;
+	struct ngap_cause cause;
+
+	memset(tx, 0, sizeof(*tx));
+	tx->proc = NGAP_PROC_RAN_CONFIGURATION_UPDATE;
+	/* TS 38.413 8.7.2: the supported TA list, when present, replaces the old one. */
+	if (rq->n_tas && check_tas(amf, gnb, rq->n_tas, rq->tas, &cause) < 0) {
+		tx->type = NGAP_UNSUCCESSFUL;
+		tx->u.ran_configuration_update_failure.cause = cause;
+		tx->u.ran_configuration_update_failure.has_time_to_wait = true;
+		tx->u.ran_configuration_update_failure.time_to_wait = amf->cfg.ng_setup_time_to_wait;
+		amf_ngap_send(amf, gnb->assoc, 0, tx);
+		return;
+	}
+	if (rq->ran_node_name.len) {
+		size_t nl = rq->ran_node_name.len < sizeof(gnb->name) - 1 ? rq->ran_node_name.len
+									 : sizeof(gnb->name) - 1;
+		memcpy(gnb->name, rq->ran_node_name.p, nl);
+		gnb->name[nl] = '\0';
+	}
+	if (rq->has_default_paging_drx)
+		gnb->paging_drx = rq->default_paging_drx;
+	tx->type = NGAP_SUCCESSFUL;
+	amf_ngap_send(amf, gnb->assoc, 0, tx);
+}
+
+static void ng_reset(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ng_reset *rq)
+{
+	struct ngap_msg *tx = &amf->tx;
+	struct ngap_ng_reset_ack *ack = &tx->u.ng_reset_ack;
+	unsigned i;
+
+	memset(tx, 0, sizeof(*tx));
+	tx->type = NGAP_SUCCESSFUL;
+	tx->proc = NGAP_PROC_NG_RESET;
+	log_info("amf", "assoc=%u NG Reset from gNB all=%d n=%u", gnb->assoc, rq->reset_all, rq->n_ues);
+	if (rq->reset_all) {
+		/* TS 38.413 8.7.4.2.2: release every UE-associated logical NG-connection. */
+		gnb_release_all_ues(gnb);
+	} else {
+		ack->n_ues = rq->n_ues;
+		for (i = 0; i < rq->n_ues; i++) {
+			const struct ngap_ue_assoc *ua = &rq->ues[i];
+			struct amf_ue *ue = NULL;
+
+			ack->ues[i] = *ua;
+			if (ua->has_amf_ue_id)
+				ue = amf_ue_by_amf_id(amf, ua->amf_ue_id);
+			if (!ue && ua->has_ran_ue_id)
+				ue = amf_ue_by_ran(amf, gnb, ua->ran_ue_id);
+			if (ue && ue->gnb == gnb)
+				amf_ue_an_released(ue);
+		}
+	}
+	amf_ngap_send(amf, gnb->assoc, 0, tx);
+}
+
+int amf_n2_reset(struct amf *amf, uint32_t assoc)
+{
+	struct amf_gnb *gnb = amf_gnb_by_assoc(amf, assoc);
+	struct ngap_msg *tx = &amf->tx;
+
+	if (!gnb || !gnb->setup_done)
+		return -ENOENT;
+	/* TS 38.413 8.7.4.2.1: AMF-initiated reset of the whole NG interface. */
+	gnb_release_all_ues(gnb);
+	memset(tx, 0, sizeof(*tx));
+	tx->type = NGAP_INITIATING;
+	tx->proc = NGAP_PROC_NG_RESET;
+	tx->u.ng_reset.cause = (struct ngap_cause){ NGAP_CAUSE_MISC, AMF_CAUSE_MISC_UNSPECIFIED };
+	tx->u.ng_reset.reset_all = true;
+	return amf_ngap_send(amf, assoc, 0, tx);
+}
+
+static void error_indication(struct amf *amf, struct amf_gnb *gnb, const struct ngap_error_indication *e)
+{
+	/* TS 38.413 8.7.5: informational; the procedure it refers to handles its own failure. */
+	log_rl(LOGL_WARN, "amf", NULL, "assoc=%u Error Indication amf-ue=%lld ran-ue=%lld cause=%d/%d",
+	       gnb->assoc, e->has_amf_ue_id ? (long long)e->amf_ue_id : -1LL,
+	       e->has_ran_ue_id ? (long long)e->ran_ue_id : -1LL,
+	       e->has_cause ? e->cause.group : -1, e->has_cause ? e->cause.value : -1);
+	(void)amf;
+}
+
+/* The UE context of a UE-associated message, checking both IDs (TS 38.413 10.6). */
+static struct amf_ue *ue_of(struct amf *amf, struct amf_gnb *gnb, uint64_t amf_id, uint32_t ran_id)
+{
+	struct amf_ue *ue = amf_ue_by_amf_id(amf, amf_id);
+
+	if (!ue || ue->gnb != gnb) {
+		amf_ngap_error_ind(amf, gnb->assoc, amf->cur_stream, &amf_id, &ran_id,
+				   NGAP_CAUSE_RADIO_NETWORK, AMF_CAUSE_RN_UNKNOWN_LOCAL_UE_ID, NULL);
+		return NULL;
+	}
+	if (ue->ran_ue_ngap_id != ran_id) {
+		amf_ngap_error_ind(amf, gnb->assoc, amf->cur_stream, &amf_id, &ran_id,
+				   NGAP_CAUSE_RADIO_NETWORK, AMF_CAUSE_RN_INCONSISTENT_REMOTE_UE_ID, NULL);
+		return NULL;
+	}
+	return ue;
+}
+
+static void initial_ue_message(struct amf *amf, struct amf_gnb *gnb, const struct ngap_initial_ue_message *m)
+{
+	struct amf_ue *ue = amf_ue_by_ran(amf, gnb, m->ran_ue_id);
+
+	if (ue) {
+		/* A second InitialUEMessage on the same RAN UE NGAP ID: the gNB lost the
+		 * old connection; drop the old association (TS 38.413 10.6). */
+		amf_ue_an_released(ue);
+	}
+	ue = amf_ue_alloc(amf);
+	if (!ue) {
+		log_rl(LOGL_WARN, "amf", NULL, "assoc=%u no UE context free (max_ues=%u)", gnb->assoc,
+		       amf->cfg.max_ues);
+		return;
+	}
+	amf_ue_bind(ue, gnb, m->ran_ue_id);
+	ue->tac = tac24(m->uli.tai.tac);
+	ue->nr_cell_id_hi = (uint32_t)(m->uli.nr_cgi.cell_id >> 32);
+	ue->nr_cell_id_lo = (uint32_t)m->uli.nr_cgi.cell_id;
+	amf_nas_rx_initial(ue, m->nas.p, m->nas.len);
+}
+
+static void ue_release_request(struct amf *amf, struct amf_gnb *gnb,
+			       const struct ngap_ue_context_release_request *m)
+{
+	struct amf_ue *ue = ue_of(amf, gnb, m->amf_ue_id, m->ran_ue_id);
+
+	if (!ue)
+		return;
+	/* TS 38.413 8.3.2: answered with UE CONTEXT RELEASE COMMAND. */
+	amf_ngap_release(ue, m->cause.group, m->cause.value);
+}
+
+static void ue_release_complete(struct amf *amf, struct amf_gnb *gnb,
+				const struct ngap_ue_context_release_complete *m)
+{
+	struct amf_ue *ue = amf_ue_by_amf_id(amf, m->amf_ue_id);
+
+	if (!ue || ue->gnb != gnb)
+		return;   /* already gone: nothing to release */
+	amf_ue_an_released(ue);
+}
+
+static void dispatch_initiating(struct amf *amf, struct amf_gnb *gnb, struct ngap_msg *m)
+{
+	struct amf_ue *ue;
+
+	switch (m->proc) {
+	case NGAP_PROC_NG_SETUP:
+		ng_setup(amf, gnb, &m->u.ng_setup_request);
+		return;
+	case NGAP_PROC_ERROR_INDICATION:
+		error_indication(amf, gnb, &m->u.error_indication);
+		return;
+	default:
+		break;
+	}
+	if (!gnb->setup_done) {
+		/* TS 38.413 8.7.1.1: nothing else before NG Setup. */
+		amf_ngap_error_ind(amf, gnb->assoc, amf->cur_stream, NULL, NULL, NGAP_CAUSE_PROTOCOL,
+				   AMF_CAUSE_PROT_NOT_COMPATIBLE_STATE, NULL);
+		return;
+	}
+	switch (m->proc) {
+	case NGAP_PROC_RAN_CONFIGURATION_UPDATE:
+		ran_config_update(amf, gnb, &m->u.ran_configuration_update);
+		break;
+	case NGAP_PROC_NG_RESET:
+		ng_reset(amf, gnb, &m->u.ng_reset);
+		break;
+	case NGAP_PROC_INITIAL_UE_MESSAGE:
+		initial_ue_message(amf, gnb, &m->u.initial_ue_message);
+		break;
+	case NGAP_PROC_UPLINK_NAS_TRANSPORT:
+		ue = ue_of(amf, gnb, m->u.uplink_nas_transport.amf_ue_id, m->u.uplink_nas_transport.ran_ue_id);
+		if (ue) {
+			ue->tac = tac24(m->u.uplink_nas_transport.uli.tai.tac);
+			amf_nas_rx(ue, m->u.uplink_nas_transport.nas.p, m->u.uplink_nas_transport.nas.len);
+		}
+		break;
+	case NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST:
+		ue_release_request(amf, gnb, &m->u.ue_context_release_request);
+		break;
+	case NGAP_PROC_NAS_NON_DELIVERY_INDICATION:
+		log_rl(LOGL_INFO, "amf", NULL, "assoc=%u NAS non delivery amf-ue=%llu", gnb->assoc,
+		       (unsigned long long)m->u.nas_non_delivery_indication.amf_ue_id);
+		break;
+	case NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION:
+		/* Kept by the gNB for us; paging optimisation not used yet. */
+		break;
+	default:
+		log_rl(LOGL_INFO, "amf", NULL, "assoc=%u %s not handled", gnb->assoc,
+		       ngap_msg_name(m->type, m->proc));
+		break;
+	}
+}
+
+static void dispatch_outcome(struct amf *amf, struct amf_gnb *gnb, struct ngap_msg *m)
+{
+	struct amf_ue *ue;
+
+	switch (m->proc) {
+	case NGAP_PROC_INITIAL_CONTEXT_SETUP:
+		if (m->type == NGAP_SUCCESSFUL) {
+			ue = ue_of(amf, gnb, m->u.initial_context_setup_response.amf_ue_id,
+				   m->u.initial_context_setup_response.ran_ue_id);
+			if (ue)
+				amf_nas_ics_result(ue, true);
+		} else {
+			ue = ue_of(amf, gnb, m->u.initial_context_setup_failure.amf_ue_id,
+				   m->u.initial_context_setup_failure.ran_ue_id);
+			if (ue)
+				amf_nas_ics_result(ue, false);
+		}
+		break;
+	case NGAP_PROC_UE_CONTEXT_RELEASE:
+		if (m->type == NGAP_SUCCESSFUL)
+			ue_release_complete(amf, gnb, &m->u.ue_context_release_complete);
+		break;
+	case NGAP_PROC_NG_RESET:
+		log_info("amf", "assoc=%u NG Reset acknowledged", gnb->assoc);
+		break;
+	default:
+		log_rl(LOGL_INFO, "amf", NULL, "assoc=%u %s not handled", gnb->assoc,
+		       ngap_msg_name(m->type, m->proc));
+		break;
+	}
+}
+
+int amf_n2_rx(struct amf *amf, uint32_t assoc, uint16_t stream, const uint8_t *buf, size_t len)
+{
+	struct amf_gnb *gnb = amf_gnb_by_assoc(amf, assoc);
+	struct ngap_dec_info info;
+	struct ngap_msg *m = &amf->rx;
+	int rc;
+
+	amf->st.ngap_rx++;
+	if (!gnb) {
+		amf_n2_assoc_up(amf, assoc, 1, 1);
+		gnb = amf_gnb_by_assoc(amf, assoc);
+		if (!gnb)
+			return -ENOSPC;
+	}
+	amf->cur_assoc = assoc;
+	amf->cur_stream = stream;
+	memset(&info, 0, sizeof(info));
+	rc = ngap_decode(buf, len, m, &info);
+	if (rc < 0 || info.action == NGAP_ACT_REJECT) {
+		const uint64_t *aid = info.ue_ids_seen & 1 ? &info.amf_ue_id : NULL;
+		const uint32_t *rid = info.ue_ids_seen & 2 ? &info.ran_ue_id : NULL;
+
+		amf->st.ngap_rx_bad++;
+		log_rl(LOGL_WARN, "amf", NULL, "assoc=%u bad NGAP rc=%d why=%s bit=%zu", assoc, rc,
+		       info.why ? info.why : "-", info.err_bit);
+		/* TS 38.413 10.3 / 10.4: transfer syntax errors and "reject" IEs get an Error
+		 * Indication (we have no failure message for most procedures). An unknown
+		 * procedure with criticality "ignore" is dropped silently. */
+		if (rc == -ENOTSUP && info.action != NGAP_ACT_REJECT && info.action != NGAP_ACT_NOTIFY)
+			return rc;
+		if (rc == -EBADMSG || rc == -E2BIG)
+			amf_ngap_error_ind(amf, assoc, stream, aid, rid, NGAP_CAUSE_PROTOCOL,
+					   AMF_CAUSE_PROT_TRANSFER_SYNTAX, NULL);
+		else
+			amf_ngap_error_ind(amf, assoc, stream, aid, rid, NGAP_CAUSE_PROTOCOL,
+					   AMF_CAUSE_PROT_ABSTRACT_REJECT, &info.diag);
+		return rc < 0 ? rc : -EPROTO;
+	}
+	if (info.action == NGAP_ACT_NOTIFY)
+		amf_ngap_error_ind(amf, assoc, stream, info.ue_ids_seen & 1 ? &info.amf_ue_id : NULL,
+				   info.ue_ids_seen & 2 ? &info.ran_ue_id : NULL, NGAP_CAUSE_PROTOCOL,
+				   2 /* abstract-syntax-error-ignore-and-notify */, &info.diag);
+	if (m->type == NGAP_INITIATING)
+		dispatch_initiating(amf, gnb, m);
+	else
+		dispatch_outcome(amf, gnb, m);
+	return 0;
+}

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * UE context store: a pool of contexts sized by max_ues and three intrusive
+ * chained hash indexes over pool indices — (gNB, RAN UE NGAP ID), SUPI and
+ * 5G-TMSI. The AMF UE NGAP ID needs no index: it encodes the pool index in its
+ * low bits and a generation above them, so a lookup is one array access and
+ * one compare, and a stale ID (older generation) never matches a reused slot.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amf/amf_int.h"
+#include "common/log.h"
+
+static uint32_t mix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x7feb352du;
+	h ^= h >> 15;
+	h *= 0x846ca68bu;
+	h ^= h >> 16;
+	return h;
+}
+
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s) {
+		h ^= (uint8_t)*s++;
+		h *= 16777619u;
+	}
+	return mix32(h);
+}
+
+static uint32_t ran_hash(uint32_t assoc, uint32_t ran_id)
+{
+	return mix32(assoc * 0x9e3779b1u ^ ran_id);
+}
+
+int amf_store_init(struct amf *amf)
+{
+	uint32_t n = amf->cfg.max_ues, nb = 16, i;
+	int t;
+
+	if (n == 0 || n > (1u << 24))
+		return -EINVAL;
+	while (nb < n * 2)
+		nb <<= 1;
+	amf->ht_mask = nb - 1;
+	amf->idx_bits = 1;
+	while ((1u << amf->idx_bits) < n)
+		amf->idx_bits++;
+	amf->ues = calloc(n, sizeof(*amf->ues));
+	if (!amf->ues)
+		return -ENOMEM;
+	for (t = 0; t < 3; t++) {
+		amf->ht[t] = malloc((size_t)nb * sizeof(uint32_t));
+		if (!amf->ht[t])
+			return -ENOMEM;
+		memset(amf->ht[t], 0xff, (size_t)nb * sizeof(uint32_t));
+	}
+	for (i = 0; i < n; i++) {
+		amf->ues[i].idx = i;
+		amf->ues[i].amf = amf;
+		amf->ues[i].hnext[0] = i + 1 < n ? i + 1 : AMF_NIL;
+	}
+	amf->free_head = 0;
+	amf->gnbs = calloc(amf->cfg.max_gnbs, sizeof(*amf->gnbs));
+	if (!amf->gnbs)
+		return -ENOMEM;
+	memset(amf->gnb_buckets, 0xff, sizeof(amf->gnb_buckets));
+	return 0;
+}
+
+void amf_store_fini(struct amf *amf)
+{
+	int t;
+
+	if (amf->ues) {
+		explicit_bzero(amf->ues, (size_t)amf->cfg.max_ues * sizeof(*amf->ues));
+		free(amf->ues);
+	}
+	for (t = 0; t < 3; t++)
+		free(amf->ht[t]);
+	free(amf->gnbs);
+}
+
+static bool h_match(const struct amf_ue *ue, enum amf_htab t, const void *key, uint32_t k2)
+{
+	switch (t) {
+	case AMF_H_RAN:
+		return ue->gnb == key && ue->ran_ue_ngap_id == k2;
+	case AMF_H_SUPI:
+		return strcmp(ue->supi, key) == 0;
+	case AMF_H_TMSI:
+		return ue->tmsi == k2;
+	}
+	return false;
+}
+
+static void h_insert(struct amf *amf, enum amf_htab t, struct amf_ue *ue, uint32_t h)
+{
+	uint32_t *b = &amf->ht[t][h & amf->ht_mask];
+
+	ue->hnext[t] = *b;
+	*b = ue->idx;
+}
+
+static void h_remove(struct amf *amf, enum amf_htab t, struct amf_ue *ue, uint32_t h)
+{
+	uint32_t *pp = &amf->ht[t][h & amf->ht_mask];
+
+	while (*pp != AMF_NIL) {
+		if (*pp == ue->idx) {
+			*pp = ue->hnext[t];
+			ue->hnext[t] = AMF_NIL;
+			return;
+		}
+		pp = &amf->ues[*pp].hnext[t];
+	}
+}
+
+static struct amf_ue *h_find(const struct amf *amf, enum amf_htab t, uint32_t h,
+			     const void *key, uint32_t k2)
+{
+	uint32_t i = amf->ht[t][h & amf->ht_mask];
+
+	while (i != AMF_NIL) {
+		struct amf_ue *ue = &amf->ues[i];
+
+		if (h_match(ue, t, key, k2))
+			return ue;
+		i = ue->hnext[t];
+	}
+	return NULL;
+}
+
+void amf_ue_update_logpfx(struct amf_ue *ue)
+{
+	snprintf(ue->logpfx, sizeof(ue->logpfx), "ue=%u gmm{%s}", ue->idx,
+		 amf_gmm_state_name((enum amf_gmm_state)ue->state));
+}
+
+struct amf_ue *amf_ue_alloc(struct amf *amf)
+{
+	struct amf_ue *ue;
+	uint32_t idx = amf->free_head;
+
+	if (idx == AMF_NIL)
+		return NULL;
+	ue = &amf->ues[idx];
+	amf->free_head = ue->hnext[0];
+	memset(ue, 0, sizeof(*ue));
+	ue->idx = idx;
+	ue->amf = amf;
+	ue->in_use = true;
+	ue->hnext[0] = ue->hnext[1] = ue->hnext[2] = AMF_NIL;
+	ue->amf_ue_ngap_id = AMF_NIL64;
+	ue->ngksi = 7;   /* TS 24.501 9.11.3.32: 7 = no key is available */
+	ue->state = AMF_GMM_DEREGISTERED;
+	amf_timers_init(ue);
+	amf_ue_update_logpfx(ue);
+	amf->st.ues++;
+	return ue;
+}
+
+void amf_ue_free(struct amf_ue *ue)
+{
+	struct amf *amf = ue->amf;
+	uint32_t idx = ue->idx;
+
+	if (!ue->in_use)
+		return;
+	amf_tmr_stop_all(ue);
+	amf_ue_unbind(ue);
+	if (ue->has_supi)
+		h_remove(amf, AMF_H_SUPI, ue, str_hash(ue->supi));
+	if (ue->tmsi_indexed)
+		h_remove(amf, AMF_H_TMSI, ue, mix32(ue->tmsi));
+	if (ue->state == AMF_GMM_REGISTERED && amf->st.registered)
+		amf->st.registered--;
+	explicit_bzero(ue, sizeof(*ue));
+	ue->idx = idx;
+	ue->amf = amf;
+	ue->hnext[0] = amf->free_head;
+	amf->free_head = idx;
+	amf->st.ues--;
+}
+
+int amf_ue_bind(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id)
+{
+	struct amf *amf = ue->amf;
+	uint64_t gen_max = AMF_UE_NGAP_ID_MAX >> amf->idx_bits;
+
+	amf_ue_unbind(ue);
+	ue->gnb = gnb;
+	ue->ran_ue_ngap_id = ran_ue_ngap_id;
+	/* A fresh AMF UE NGAP ID per association: generation << idx_bits | idx. */
+	amf->ngap_gen = amf->ngap_gen >= gen_max ? 1 : amf->ngap_gen + 1;
+	ue->amf_ue_ngap_id = (amf->ngap_gen << amf->idx_bits) | ue->idx;
+	h_insert(amf, AMF_H_RAN, ue, ran_hash(gnb->assoc, ran_ue_ngap_id));
+	ue->gnb_prev = NULL;
+	ue->gnb_next = gnb->ue_head;
+	if (gnb->ue_head)
+		gnb->ue_head->gnb_prev = ue;
+	gnb->ue_head = ue;
+	gnb->n_ues++;
+	/* UE-associated signalling spread over streams 1..n-1 (TS 38.412 7). */
+	if (gnb->out_streams > 1) {
+		ue->stream = (uint16_t)(1 + gnb->next_stream);
+		gnb->next_stream = (uint16_t)((gnb->next_stream + 1) % (gnb->out_streams - 1));
+	} else {
+		ue->stream = 0;
+	}
+	return 0;
+}
+
+void amf_ue_unbind(struct amf_ue *ue)
+{
+	struct amf_gnb *gnb = ue->gnb;
+
+	if (!gnb)
+		return;
+	h_remove(ue->amf, AMF_H_RAN, ue, ran_hash(gnb->assoc, ue->ran_ue_ngap_id));
+	if (ue->gnb_prev)
+		ue->gnb_prev->gnb_next = ue->gnb_next;
+	else
+		gnb->ue_head = ue->gnb_next;
+	if (ue->gnb_next)
+		ue->gnb_next->gnb_prev = ue->gnb_prev;
+	gnb->n_ues--;
+	ue->gnb = NULL;
+	ue->gnb_prev = ue->gnb_next = NULL;
+	ue->amf_ue_ngap_id = AMF_NIL64;
+	ue->ics_sent = false;
+	ue->release_pending = false;
+}
+
+int amf_ue_set_supi(struct amf_ue *ue, const char *supi)
+{
+	struct amf *amf = ue->amf;
+
+	if (strlen(supi) >= sizeof(ue->supi))
+		return -EINVAL;
+	if (ue->has_supi)
+		h_remove(amf, AMF_H_SUPI, ue, str_hash(ue->supi));
+	strcpy(ue->supi, supi);
+	ue->has_supi = true;
+	h_insert(amf, AMF_H_SUPI, ue, str_hash(supi));
+	return 0;
+}
+
+int amf_ue_set_tmsi(struct amf_ue *ue, uint32_t tmsi)
+{
+	struct amf *amf = ue->amf;
+
+	if (ue->tmsi_indexed)
+		h_remove(amf, AMF_H_TMSI, ue, mix32(ue->tmsi));
+	ue->tmsi = tmsi;
+	ue->has_guti = true;
+	ue->tmsi_indexed = true;
+	h_insert(amf, AMF_H_TMSI, ue, mix32(tmsi));
+	return 0;
+}
+
+struct amf_ue *amf_ue_by_ran(struct amf *amf, const struct amf_gnb *gnb, uint32_t ran_ue_ngap_id)
+{
+	return h_find(amf, AMF_H_RAN, ran_hash(gnb->assoc, ran_ue_ngap_id), gnb, ran_ue_ngap_id);
+}
+
+struct amf_ue *amf_ue_by_amf_id(struct amf *amf, uint64_t id)
+{
+	uint64_t idx = id & ((1ull << amf->idx_bits) - 1);
+	struct amf_ue *ue;
+
+	if (id > AMF_UE_NGAP_ID_MAX || idx >= amf->cfg.max_ues)
+		return NULL;
+	ue = &amf->ues[idx];
+	return ue->in_use && ue->amf_ue_ngap_id == id ? ue : NULL;
+}
+
+struct amf_ue *amf_ue_by_supi(const struct amf *amf, const char *supi)
+{
+	return h_find(amf, AMF_H_SUPI, str_hash(supi), supi, 0);
+}
+
+struct amf_ue *amf_ue_by_tmsi(struct amf *amf, uint32_t tmsi)
+{
+	return h_find(amf, AMF_H_TMSI, mix32(tmsi), NULL, tmsi);
+}
+
+/* ---- gNBs: a fixed array with a small chained hash by association id ---- */
+struct amf_gnb *amf_gnb_by_assoc(const struct amf *amf, uint32_t assoc)
+{
+	uint32_t i = amf->gnb_buckets[mix32(assoc) & 255];
+
+	while (i != AMF_NIL) {
+		if (amf->gnbs[i].assoc == assoc)
+			return &amf->gnbs[i];
+		i = amf->gnbs[i].hnext;
+	}
+	return NULL;
+}
+
+struct amf_gnb *amf_gnb_add(struct amf *amf, uint32_t assoc)
+{
+	uint32_t i, *b;
+
+	for (i = 0; i < amf->cfg.max_gnbs; i++)
+		if (!amf->gnbs[i].in_use)
+			break;
+	if (i == amf->cfg.max_gnbs)
+		return NULL;
+	memset(&amf->gnbs[i], 0, sizeof(amf->gnbs[i]));
+	amf->gnbs[i].in_use = true;
+	amf->gnbs[i].assoc = assoc;
+	amf->gnbs[i].out_streams = 1;
+	b = &amf->gnb_buckets[mix32(assoc) & 255];
+	amf->gnbs[i].hnext = *b;
+	*b = i;
+	return &amf->gnbs[i];
+}
+
+void amf_gnb_del(struct amf *amf, struct amf_gnb *gnb)
+{
+	uint32_t gi = (uint32_t)(gnb - amf->gnbs);
+	uint32_t *pp = &amf->gnb_buckets[mix32(gnb->assoc) & 255];
+
+	while (*pp != AMF_NIL) {
+		if (*pp == gi) {
+			*pp = gnb->hnext;
+			break;
+		}
+		pp = &amf->gnbs[*pp].hnext;
+	}
+	if (gnb->setup_done && amf->st.gnbs)
+		amf->st.gnbs--;
+	memset(gnb, 0, sizeof(*gnb));
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * udm subscriber store: a fixed pool of subscribers with an intrusive chained
+ * hash by SUPI. Sized once at creation (no growth at runtime, O(1) lookups).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "udm/udm_int.h"
+
+/* FNV-1a: SUPIs are short decimal strings; good enough spread with a pow2 table. */
+static uint32_t supi_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s) {
+		h ^= (uint8_t)*s++;
+		h *= 16777619u;
+	}
+	return h ^ (h >> 15);
+}
+
+/* TS 23.003 2.2: "imsi-" followed by 5..15 digits. */
+static bool supi_valid(const char *s)
+{
+	size_t n;
+
+	if (strncmp(s, "imsi-", 5) != 0)
+		return false;
+	s += 5;
+	for (n = 0; s[n]; n++)
+		if (s[n] < '0' || s[n] > '9')
+			return false;
+	return n >= 5 && n <= 15;
+}
+
+struct udm *udm_new(uint32_t max_subs, int *err)
+{
+	struct udm *udm;
+	uint32_t i;
+
+	if (max_subs == 0 || max_subs > (1u << 28)) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	udm = calloc(1, sizeof(*udm));
+	if (!udm) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	udm->cap = max_subs;
+	udm->nbuckets = 16;
+	while (udm->nbuckets < max_subs)
+		udm->nbuckets <<= 1;
+	udm->subs = calloc(max_subs, sizeof(*udm->subs));
+	udm->buckets = malloc((size_t)udm->nbuckets * sizeof(*udm->buckets));
+	if (!udm->subs || !udm->buckets) {
+		udm_free(udm);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	memset(udm->buckets, 0xff, (size_t)udm->nbuckets * sizeof(*udm->buckets));
+	/* Free list threaded through next, lowest index first. calloc'd pages stay
+	 * untouched until used except for this one word per entry. */
+	for (i = 0; i < max_subs; i++)
+		udm->subs[i].next = i + 1 < max_subs ? i + 1 : UDM_NIL;
+	udm->free_head = 0;
+	return udm;
+}
+
+void udm_free(struct udm *udm)
+{
+	if (!udm)
+		return;
+	if (udm->subs) {
+		/* Wipe keys (STYLE.md 11). */
+		explicit_bzero(udm->subs, (size_t)udm->cap * sizeof(*udm->subs));
+		free(udm->subs);
+	}
+	free(udm->buckets);
+	free(udm);
+}
+
+void udm_set_sqn_sink(struct udm *udm, udm_sqn_sink fn, void *arg)
+{
+	udm->sqn_sink = fn;
+	udm->sqn_arg = arg;
+}
+
+void udm_set_keyring(struct udm *udm, const struct crypto_keyring *kr)
+{
+	udm->keyring = kr;
+}
+
+uint32_t udm_count(const struct udm *udm)
+{
+	return udm->count;
+}
+
+struct udm_subscriber *udm_find(const struct udm *udm, const char *supi)
+{
+	uint32_t i = udm->buckets[supi_hash(supi) & (udm->nbuckets - 1)];
+
+	while (i != UDM_NIL) {
+		struct udm_subscriber *s = &udm->subs[i];
+
+		if (strcmp(s->data.supi, supi) == 0)
+			return s;
+		i = s->next;
+	}
+	return NULL;
+}
+
+const struct udm_sub_data *udm_get(const struct udm *udm, const char *supi)
+{
+	const struct udm_subscriber *s = udm_find(udm, supi);
+
+	return s ? &s->data : NULL;
+}
+
+int udm_get_sqn(const struct udm *udm, const char *supi, uint64_t *sqn)
+{
+	const struct udm_subscriber *s = udm_find(udm, supi);
+
+	if (!s)
+		return -ENOENT;
+	*sqn = s->sqn;
+	return 0;
+}
+
+void udm_sqn_set(struct udm *udm, struct udm_subscriber *s, uint64_t sqn)
+{
+	s->sqn = sqn & 0xffffffffffffull;
+	if (udm->sqn_sink)
+		udm->sqn_sink(udm->sqn_arg, s->data.supi, s->sqn);
+}
+
+const char *udm_dnn_intern(struct udm *udm, const char *dnn)
+{
+	unsigned i;
+
+	if (!dnn || !*dnn || strlen(dnn) > UDM_DNN_MAX)
+		return NULL;
+	for (i = 0; i < udm->n_dnn_pool; i++)
+		if (strcmp(udm->dnn_pool[i], dnn) == 0)
+			return udm->dnn_pool[i];
+	if (udm->n_dnn_pool == UDM_MAX_DISTINCT_DNNS)
+		return NULL;
+	strcpy(udm->dnn_pool[udm->n_dnn_pool], dnn);
+	return udm->dnn_pool[udm->n_dnn_pool++];
+}
+
+int udm_add(struct udm *udm, const struct udm_sub_in *in)
+{
+	struct udm_subscriber *s;
+	struct udm_sub_data d = in->data;
+	uint32_t idx, b;
+	unsigned i;
+	int rc;
+
+	if (!supi_valid(d.supi) || d.n_slices > UDM_MAX_SLICES || d.n_dnns > UDM_MAX_DNNS)
+		return -EINVAL;
+	for (i = 0; i < d.n_dnns; i++) {
+		d.dnns[i] = udm_dnn_intern(udm, in->data.dnns[i]);
+		if (!d.dnns[i])
+			return -EINVAL;
+	}
+	s = udm_find(udm, d.supi);
+	if (!s) {
+		if (udm->free_head == UDM_NIL)
+			return -ENOSPC;
+		idx = udm->free_head;
+		s = &udm->subs[idx];
+		udm->free_head = s->next;
+		b = supi_hash(d.supi) & (udm->nbuckets - 1);
+		s->next = udm->buckets[b];
+		udm->buckets[b] = idx;
+		s->used = true;
+		udm->count++;
+	}
+	s->data = d;
+	memcpy(s->k, in->k, 16);
+	if (in->op_is_opc) {
+		memcpy(s->opc, in->opc, 16);
+	} else {
+		rc = udm_opc_from_op(in->k, in->opc, s->opc);
+		if (rc < 0) {
+			udm_remove(udm, d.supi);
+			return rc;
+		}
+	}
+	memcpy(s->amf, in->amf, 2);
+	s->sqn = in->sqn & 0xffffffffffffull;
+	return 0;
+}
+
+int udm_remove(struct udm *udm, const char *supi)
+{
+	uint32_t *pp = &udm->buckets[supi_hash(supi) & (udm->nbuckets - 1)];
+
+	while (*pp != UDM_NIL) {
+		uint32_t idx = *pp;
+		struct udm_subscriber *s = &udm->subs[idx];
+
+		if (strcmp(s->data.supi, supi) == 0) {
+			*pp = s->next;
+			explicit_bzero(s, sizeof(*s));
+			s->next = udm->free_head;
+			udm->free_head = idx;
+			udm->count--;
+			return 0;
+		}
+		pp = &s->next;
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * udm - Unified Data Management with its ARPF and SIDF (TS 33.501 6.1.3.2, 6.12.5).
+ *
+ * Subscribers live in memory (hash by SUPI, sized at creation), loaded from db/
+ * at start-up. The ARPF generates 5G HE authentication vectors with Milenage and
+ * manages SQN (TS 33.102 C.3.2: SQN = SEQ || IND, IND 5 bits); every SQN change is
+ * handed to the SQN sink (the db write-behind writer) and never waits for it.
+ * K, OPc and the home-network private keys never leave this module.
+ *
+ * Called by ausf/ (vectors, resync), amf/ (SUCI, subscription data) and smf/.
+ * Single thread: the control thread.
+ */
+#ifndef SOLOCORE_UDM_UDM_H
+#define SOLOCORE_UDM_UDM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct udm;
+struct db;
+struct crypto_keyring;
+
+#define UDM_SUPI_MAX 24     /* "imsi-" + 15 digits + NUL */
+#define UDM_MAX_SLICES 4      /* per subscriber (kept small: the store holds 10^6 of them) */
+#define UDM_MAX_DNNS 4
+#define UDM_DNN_MAX 63        /* TS 23.003 9.1: APN/DNN up to 100 octets; ours are short names */
+#define UDM_MAX_DISTINCT_DNNS 64 /* DNN strings are interned once per store */
+#define UDM_SD_NONE 0xffffffu
+
+struct udm_snssai {
+	uint8_t sst;
+	uint32_t sd;        /* UDM_SD_NONE when absent */
+};
+
+/* Subscription data the AMF and SMF read (no keys). */
+struct udm_sub_data {
+	char supi[UDM_SUPI_MAX];
+	struct udm_snssai slices[UDM_MAX_SLICES];
+	uint8_t n_slices;
+	const char *dnns[UDM_MAX_DNNS]; /* interned by the store (udm_add copies the caller's) */
+	uint8_t n_dnns;
+	uint64_t ambr_ul_bps, ambr_dl_bps;  /* session-AMBR */
+	uint8_t qi5;                        /* default 5QI */
+	uint8_t arp;                        /* default ARP priority level */
+};
+
+/* One subscriber as provisioned. */
+struct udm_sub_in {
+	struct udm_sub_data data;
+	uint8_t k[16];
+	uint8_t opc[16];    /* or OP when op_is_opc is false: OPc is derived at add time */
+	bool op_is_opc;
+	uint8_t amf[2];     /* AMF field of AUTN (TS 33.102 6.3.2); the ARPF sets the separation bit (TS 33.501 6.1.3.2) */
+	uint64_t sqn;       /* 48 bits: the last SQN issued */
+};
+
+/* 5G HE AV (TS 33.501 6.1.3.2 step 3/4). */
+struct udm_av {
+	uint8_t rand[16];
+	uint8_t autn[16];
+	uint8_t xres_star[16];
+	uint8_t kausf[32];
+};
+
+/* SUCI as carried in the 5GS mobile identity (TS 24.501 9.11.3.4, TS 23.003 2.2B). */
+struct udm_suci {
+	char mcc[4];
+	char mnc[4];
+	uint8_t scheme;     /* 0 null, 1 profile A, 2 profile B */
+	uint8_t hnpki;      /* home network public key id */
+	const uint8_t *out; /* scheme output */
+	size_t out_len;
+};
+
+/* SQN sink: called for every SQN change (issue or resync). Must not block. */
+typedef void (*udm_sqn_sink)(void *arg, const char *supi, uint64_t sqn);
+
+/* NULL with *err. max_subs bounds the store (the table never grows at runtime). */
+struct udm *udm_new(uint32_t max_subs, int *err);
+void udm_free(struct udm *udm);   /* accepts NULL; wipes keys */
+
+void udm_set_sqn_sink(struct udm *udm, udm_sqn_sink fn, void *arg);
+/* Home-network keys used by the SIDF (owned by the caller, must outlive udm). */
+void udm_set_keyring(struct udm *udm, const struct crypto_keyring *kr);
+
+/* Add or replace one subscriber. 0, -ENOSPC (store full), -EINVAL (bad SUPI). */
+int udm_add(struct udm *udm, const struct udm_sub_in *in);
+/* Remove. 0 or -ENOENT. */
+int udm_remove(struct udm *udm, const char *supi);
+uint32_t udm_count(const struct udm *udm);
+/* Network defaults for subscribers provisioned without slices, DNNs, AMBR, 5QI or ARP
+ * (db/ stores 0 / empty for "default"). Copied; DNN strings are interned. */
+void udm_set_defaults(struct udm *udm, const struct udm_sub_data *d);
+/* Send every SQN change to db's write-behind writer (NULL: stop). */
+struct db_writer;
+void udm_use_db_writer(struct udm *udm, struct db_writer *w);
+/* Load every subscriber of db into the store. Returns the number loaded or -errno. */
+int udm_load_db(struct udm *udm, struct db *db);
+
+/* Subscription data, or NULL. The pointer stays valid until the subscriber is removed. */
+const struct udm_sub_data *udm_get(const struct udm *udm, const char *supi);
+
+/* SIDF: de-conceal a SUCI into "imsi-..." (null scheme, profile A, profile B).
+ * 0, -ENOENT (unknown key id), -EINVAL (malformed), -EBADMSG (MAC check failed). */
+int udm_suci_to_supi(struct udm *udm, const struct udm_suci *suci, char supi[UDM_SUPI_MAX]);
+
+/* ARPF: next SQN and a fresh 5G HE AV for supi and serving network name.
+ * 0, -ENOENT (unknown subscriber). */
+int udm_generate_av(struct udm *udm, const char *supi, const char *snname, struct udm_av *av);
+/* ARPF resynchronisation (TS 33.102 6.3.5, TS 33.501 6.1.3.3.2): check MAC-S of AUTS for
+ * the RAND we sent, adopt SQN_MS when valid. 0, -ENOENT, -EBADMSG (MAC-S wrong). */
+int udm_resync(struct udm *udm, const char *supi, const uint8_t rand[16], const uint8_t auts[14]);
+/* Current SQN of a subscriber (tests, web). 0 or -ENOENT. */
+int udm_get_sqn(const struct udm *udm, const char *supi, uint64_t *sqn);
+
+#endif
