@@ -23,6 +23,7 @@ int db_migrate_steps(sqlite3 *conn, const char *const *steps, int n);
 
 /* Insert statement used by import (plain INSERT: a duplicate SUPI fails). */
 int db_prepare_insert(struct db *db);
+/* Binds s by reference (SQLITE_STATIC): s must stay valid until the step. */
 int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t now);
 
 /* Slices as text "1:010203,2" and DNNs as "internet,ims" (db columns). */
