@@ -180,7 +180,8 @@ enum nas_5gsm_cause {
 /* ---- error report ---- */
 struct nas_err {
 	size_t off;         /* byte offset of the problem in the decoded buffer */
-	const char *reason; /* static string, e.g. "5GS mobile identity: truncated SUCI" */
+	const char *reason; /* static string, e.g. "SUCI: truncated" */
+	const char *ie;     /* name of the IE being decoded, or NULL */
 };
 
 /* A run of bytes inside the decoded input (or, for encoding, caller memory). */
@@ -389,7 +390,7 @@ struct nas_registration_request {
 	uint8_t ngksi;                  /* 9.11.3.32: bit 4 TSC, bits 1-3 KSI (7 = no key) */
 	struct nas_mobile_id mobile_id;
 	bool has_non_current_ngksi;     uint8_t non_current_ngksi;            /* C- */
-	bool has_5gmm_cap;              struct nas_buf gmm_cap;               /* 10 */
+	bool has_gmm_cap;               struct nas_buf gmm_cap;               /* 10 */
 	bool has_ue_sec_cap;            struct nas_ue_sec_cap ue_sec_cap;     /* 2E */
 	bool has_requested_nssai;       struct nas_nssai requested_nssai;     /* 2F */
 	bool has_last_visited_tai;      struct nas_buf last_visited_tai;      /* 52 */
@@ -675,7 +676,7 @@ struct nas_pdu_session_establishment_request {
 	struct nas_buf integrity_max_rate;                                    /* V 2 */
 	bool has_pdu_session_type;      uint8_t pdu_session_type;             /* 9- */
 	bool has_ssc_mode;              uint8_t ssc_mode;                     /* A- */
-	bool has_5gsm_cap;              struct nas_buf gsm_cap;               /* 28 */
+	bool has_gsm_cap;               struct nas_buf gsm_cap;               /* 28 */
 	bool has_max_pkt_filters;       struct nas_buf max_pkt_filters;       /* 55, 2 octets */
 	bool has_always_on_requested;   uint8_t always_on_requested;          /* B- */
 	bool has_sm_pdu_dn_container;   struct nas_buf sm_pdu_dn_container;   /* 39 */
@@ -703,7 +704,7 @@ struct nas_pdu_session_establishment_accept {
 	bool has_qos_flows;             struct nas_buf qos_flows;             /* 79, see nas_qos_flows_dec() */
 	bool has_epco;                  struct nas_buf epco;                  /* 7B */
 	bool has_dnn;                   struct nas_buf dnn;                   /* 25 */
-	bool has_5gsm_nw_feature;       struct nas_buf gsm_nw_feature;        /* 17 */
+	bool has_gsm_nw_feature;        struct nas_buf gsm_nw_feature;        /* 17 */
 	bool has_serving_plmn_rate;     struct nas_buf serving_plmn_rate;     /* 18 */
 	bool has_atsss_container;       struct nas_buf atsss_container;       /* 77 */
 	bool has_cp_only_ind;           uint8_t cp_only_ind;                  /* C- */
@@ -722,7 +723,7 @@ struct nas_pdu_session_establishment_reject {
 };
 /* 8.3.7 PDU session modification request */
 struct nas_pdu_session_modification_request {
-	bool has_5gsm_cap;              struct nas_buf gsm_cap;               /* 28 */
+	bool has_gsm_cap;               struct nas_buf gsm_cap;               /* 28 */
 	bool has_cause;                 uint8_t cause;                        /* 59 */
 	bool has_max_pkt_filters;       struct nas_buf max_pkt_filters;       /* 55 */
 	bool has_always_on_requested;   uint8_t always_on_requested;          /* B- */
