@@ -879,23 +879,21 @@ int aper_open_end(struct aper_w *w, size_t mark)
 	hdr = nseg + (rem < 128 ? 1 : 2);
 	if (mark + hdr + len > w->cap)
 		return aper_w_fail(w, -ENOSPC, "buffer full");
-	dst = mark + hdr + len;
-	src = start + len;
-	memmove(w->buf + dst - rem, w->buf + src - rem, rem);
-	dst -= rem;
-	src -= rem;
-	if (rem < 128) {
-		w->buf[--dst] = (uint8_t)rem;
-	} else {
-		w->buf[--dst] = (uint8_t)rem;
-		w->buf[--dst] = (uint8_t)(0x80 | (rem >> 8));
+	/* shift the value right so that it starts after all headers, then pack it back front to back:
+	 * every move goes to a lower address and never over data not yet moved */
+	memmove(w->buf + mark + hdr, w->buf + start, len);
+	src = mark + hdr;
+	dst = mark;
+	for (i = 0; i < nseg; i++) {
+		w->buf[dst++] = (uint8_t)(0xc0 | (seg[i] / APER_FRAG));
+		memmove(w->buf + dst, w->buf + src, seg[i]);
+		dst += seg[i];
+		src += seg[i];
 	}
-	for (i = nseg; i-- > 0;) {
-		memmove(w->buf + dst - seg[i], w->buf + src - seg[i], seg[i]);
-		dst -= seg[i];
-		src -= seg[i];
-		w->buf[--dst] = (uint8_t)(0xc0 | (seg[i] / APER_FRAG));
-	}
+	if (rem >= 128)
+		w->buf[dst++] = (uint8_t)(0x80 | (rem >> 8));
+	w->buf[dst++] = (uint8_t)rem;
+	memmove(w->buf + dst, w->buf + src, rem);
 	w->pos = (mark + hdr + len) * 8;
 	return 0;
 }

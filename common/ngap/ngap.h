@@ -704,13 +704,18 @@ struct ngap_setup_request_transfer {
 	struct ngap_qos_flow_setup flows[NGAP_MAX_QOS_FLOWS];
 };
 
+struct ngap_qos_flow_cause {                      /* QosFlowWithCauseItem */
+	uint8_t qfi;
+	struct ngap_cause cause;
+};
+
 /* 9.3.4.2 PDU Session Resource Setup Response Transfer */
 struct ngap_setup_response_transfer {
 	struct ngap_gtp_tunnel dl_tunnel;
 	uint8_t n_flows;                          /* associatedQosFlowList */
 	uint8_t qfis[NGAP_MAX_QOS_FLOWS];
 	uint8_t n_failed;                         /* qosFlowFailedToSetupList (optional) */
-	struct { uint8_t qfi; struct ngap_cause cause; } failed[NGAP_MAX_QOS_FLOWS];
+	struct ngap_qos_flow_cause failed[NGAP_MAX_QOS_FLOWS];
 };
 
 /* 9.3.4.16 PDU Session Resource Setup Unsuccessful Transfer */
@@ -737,7 +742,7 @@ struct ngap_modify_request_transfer {
 	uint8_t n_flows;                          /* QosFlowAddOrModifyRequestList (optional) */
 	struct ngap_qos_flow_setup flows[NGAP_MAX_QOS_FLOWS];
 	uint8_t n_release;                        /* QosFlowToReleaseList (optional) */
-	struct { uint8_t qfi; struct ngap_cause cause; } release[NGAP_MAX_QOS_FLOWS];
+	struct ngap_qos_flow_cause release[NGAP_MAX_QOS_FLOWS];
 };
 
 /* 9.3.4.4 PDU Session Resource Modify Response Transfer (subset) */
