@@ -23,9 +23,9 @@ struct crypto_tls {
 /* NULL if OpenSSL cannot create the contexts. */
 struct crypto_tls *crypto_tls_get(void);
 
-/* AES-128-ECB single block with a key schedule set by crypto_aes_key(). */
+/* AES-128-ECB over n blocks with the key schedule set by crypto_aes_key(). */
 int crypto_aes_key(struct crypto_tls *t, const uint8_t key[16]);
-int crypto_aes_block(struct crypto_tls *t, const uint8_t in[16], uint8_t out[16]);
+int crypto_aes_blocks(struct crypto_tls *t, const uint8_t *in, uint8_t *out, unsigned n);
 
 /* HMAC-SHA-256 over up to 4 pieces without allocation (kdf.c). */
 void crypto_hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *const piece[],

@@ -30,27 +30,24 @@ static void xor16(uint8_t *d, const uint8_t *a, const uint8_t *b)
 		d[i] = a[i] ^ b[i];
 }
 
-/* OUTn for n = 2..5: rotate TEMP xor OPc left by r octets, xor cn into the last octet. */
-static int out_n(struct crypto_tls *t, const uint8_t opc[16], const uint8_t temp[16],
-		 unsigned rot, uint8_t c, uint8_t out[16])
+/* Input block of OUTn, n = 2..5: TEMP xor OPc rotated left by rot octets, xor cn into the
+ * last octet. */
+static void in_n(const uint8_t opc[16], const uint8_t temp[16], unsigned rot, uint8_t c,
+		 uint8_t x[16])
 {
-	uint8_t x[16];
-	int rc;
-
 	for (unsigned i = 0; i < 16; i++)
 		x[i] = temp[(i + rot) % 16] ^ opc[(i + rot) % 16];
 	x[15] ^= c;
-	rc = crypto_aes_block(t, x, out);
-	xor16(out, out, opc);
-	OPENSSL_cleanse(x, sizeof(x));
-	return rc;
 }
 
+/* After TEMP every block input is known, so all wanted OUTn go through one EVP call. */
 static int milenage(const uint8_t k[16], const uint8_t opc[16], const uint8_t rand[16],
 		    const uint8_t *sqn, const uint8_t *amf, unsigned what, struct milenage_res *r)
 {
 	struct crypto_tls *t = crypto_tls_get();
-	uint8_t x[16], temp[16];
+	uint8_t x[5][16], y[5][16], temp[16], in1[16];
+	uint8_t *dst[5];
+	unsigned n = 0;
 	int rc;
 
 	if (!t)
@@ -60,32 +57,41 @@ static int milenage(const uint8_t k[16], const uint8_t opc[16], const uint8_t ra
 	rc = crypto_aes_key(t, k);
 	if (rc)
 		return rc;
-	xor16(x, rand, opc);
-	rc = crypto_aes_block(t, x, temp);
-	if (!rc && (what & (M_F1 | M_F1S))) {
-		uint8_t in1[16];
-
+	for (int i = 0; i < 16; i++)
+		x[0][i] = rand[i] ^ opc[i];
+	rc = crypto_aes_blocks(t, x[0], temp, 1);
+	if (rc)
+		goto out;
+	if (what & (M_F1 | M_F1S)) {
 		memcpy(in1, sqn, 6);
 		memcpy(in1 + 6, amf, 2);
 		memcpy(in1 + 8, in1, 8);
-		/* rot(IN1 xor OPc, r1 = 64 bits), c1 = 0 */
+		/* OUT1: TEMP xor rot(IN1 xor OPc, r1 = 64 bits), c1 = 0 */
 		for (int i = 0; i < 16; i++)
-			x[i] = temp[i] ^ in1[(i + 8) % 16] ^ opc[(i + 8) % 16];
-		rc = crypto_aes_block(t, x, r->out1);
-		xor16(r->out1, r->out1, opc);
-		OPENSSL_cleanse(in1, sizeof(in1));
+			x[n][i] = temp[i] ^ in1[(i + 8) % 16] ^ opc[(i + 8) % 16];
+		dst[n++] = r->out1;
 	}
-	if (!rc && (what & M_F2345)) {
-		rc = out_n(t, opc, temp, 0, 0x01, r->out2);
-		if (!rc)
-			rc = out_n(t, opc, temp, 4, 0x02, r->out3);  /* r3 = 32 bits: left by 4 octets */
-		if (!rc)
-			rc = out_n(t, opc, temp, 8, 0x04, r->out4);  /* r4 = 64 bits */
+	if (what & M_F2345) {
+		in_n(opc, temp, 0, 0x01, x[n]);  /* r2 = 0 */
+		dst[n++] = r->out2;
+		in_n(opc, temp, 4, 0x02, x[n]);  /* r3 = 32 bits */
+		dst[n++] = r->out3;
+		in_n(opc, temp, 8, 0x04, x[n]);  /* r4 = 64 bits */
+		dst[n++] = r->out4;
 	}
-	if (!rc && (what & M_F5S))
-		rc = out_n(t, opc, temp, 12, 0x08, r->out5);         /* r5 = 96 bits */
+	if (what & M_F5S) {
+		in_n(opc, temp, 12, 0x08, x[n]); /* r5 = 96 bits */
+		dst[n++] = r->out5;
+	}
+	rc = crypto_aes_blocks(t, x[0], y[0], n);
+	for (unsigned b = 0; !rc && b < n; b++)
+		for (int i = 0; i < 16; i++)
+			dst[b][i] = y[b][i] ^ opc[i];
+out:
 	OPENSSL_cleanse(x, sizeof(x));
+	OPENSSL_cleanse(y, sizeof(y));
 	OPENSSL_cleanse(temp, sizeof(temp));
+	OPENSSL_cleanse(in1, sizeof(in1));
 	return rc;
 }
 
@@ -99,7 +105,7 @@ int crypto_milenage_opc(const uint8_t k[16], const uint8_t op[16], uint8_t opc[1
 		return -ENOMEM;
 	rc = crypto_aes_key(t, k);
 	if (!rc)
-		rc = crypto_aes_block(t, op, e);
+		rc = crypto_aes_blocks(t, op, e, 1);
 	if (!rc)
 		xor16(opc, e, op); /* OPc = OP xor E_K(OP) */
 	OPENSSL_cleanse(e, sizeof(e));

@@ -46,7 +46,7 @@ static int cmac_key(struct crypto_tls *t, const uint8_t key[16])
 	t->cmac_valid = 0;
 	rc = crypto_aes_key(t, key);
 	if (!rc)
-		rc = crypto_aes_block(t, zero, l);
+		rc = crypto_aes_blocks(t, zero, l, 1);
 	if (!rc && EVP_EncryptInit_ex(t->cbc, NULL, NULL, key, zero) != 1)
 		rc = -EIO;
 	if (!rc) {

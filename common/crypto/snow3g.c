@@ -113,10 +113,14 @@ static void tables_init(void)
 	}
 }
 
+/* The LFSR is a ring: s_i is ring[(p + i) % 16], so a clock writes one word. */
 struct snow3g {
-	uint32_t s[16];
+	uint32_t ring[16];
+	unsigned p;
 	uint32_t r1, r2, r3;
 };
+
+#define S(g, i) ((g)->ring[((g)->p + (i)) & 15])
 
 static uint32_t s1(uint32_t w)
 {
@@ -133,8 +137,8 @@ static uint32_t s2(uint32_t w)
 /* FSM clock (3.4.6): returns F. */
 static uint32_t clock_fsm(struct snow3g *g)
 {
-	uint32_t f = (g->s[15] + g->r1) ^ g->r2;
-	uint32_t r = g->r2 + (g->r3 ^ g->s[5]);
+	uint32_t f = (S(g, 15) + g->r1) ^ g->r2;
+	uint32_t r = g->r2 + (g->r3 ^ S(g, 5));
 
 	g->r3 = s2(g->r2);
 	g->r2 = s1(g->r1);
@@ -145,11 +149,10 @@ static uint32_t clock_fsm(struct snow3g *g)
 /* LFSR clock (3.4.4 initialisation mode with f, 3.4.5 keystream mode with f = 0). */
 static void clock_lfsr(struct snow3g *g, uint32_t f)
 {
-	uint32_t v = (g->s[0] << 8) ^ mul_a[g->s[0] >> 24] ^ g->s[2] ^ (g->s[11] >> 8) ^
-		     div_a[g->s[11] & 0xff] ^ f;
+	uint32_t s0 = S(g, 0), s11 = S(g, 11);
 
-	memmove(g->s, g->s + 1, 15 * sizeof(g->s[0]));
-	g->s[15] = v;
+	S(g, 0) = (s0 << 8) ^ mul_a[s0 >> 24] ^ S(g, 2) ^ (s11 >> 8) ^ div_a[s11 & 0xff] ^ f;
+	g->p = (g->p + 1) & 15; /* the new word is s15 */
 }
 
 /* Initialisation (4.1): key words k0..k3 with k3 = the first four key octets (UEA2 4.3). */
@@ -160,17 +163,18 @@ static void snow3g_init(struct snow3g *g, const uint8_t key[16], const uint32_t 
 	pthread_once(&tables_once, tables_init);
 	for (int i = 0; i < 4; i++)
 		k[3 - i] = crypto_get_be32(key + 4 * i);
-	g->s[15] = k[3] ^ iv[0];
-	g->s[14] = k[2];
-	g->s[13] = k[1];
-	g->s[12] = k[0] ^ iv[1];
-	g->s[11] = k[3] ^ one;
-	g->s[10] = k[2] ^ one ^ iv[2];
-	g->s[9] = k[1] ^ one ^ iv[3];
-	g->s[8] = k[0] ^ one;
+	g->p = 0;
+	g->ring[15] = k[3] ^ iv[0];
+	g->ring[14] = k[2];
+	g->ring[13] = k[1];
+	g->ring[12] = k[0] ^ iv[1];
+	g->ring[11] = k[3] ^ one;
+	g->ring[10] = k[2] ^ one ^ iv[2];
+	g->ring[9] = k[1] ^ one ^ iv[3];
+	g->ring[8] = k[0] ^ one;
 	for (int i = 0; i < 4; i++) {
-		g->s[4 + i] = k[i];
-		g->s[i] = k[i] ^ one;
+		g->ring[4 + i] = k[i];
+		g->ring[i] = k[i] ^ one;
 	}
 	g->r1 = g->r2 = g->r3 = 0;
 	for (int i = 0; i < 32; i++)
@@ -183,7 +187,7 @@ static void snow3g_init(struct snow3g *g, const uint8_t key[16], const uint32_t 
 
 static uint32_t snow3g_word(struct snow3g *g)
 {
-	uint32_t z = clock_fsm(g) ^ g->s[0];
+	uint32_t z = clock_fsm(g) ^ S(g, 0);
 
 	clock_lfsr(g, 0);
 	return z;
@@ -221,6 +225,38 @@ static uint64_t mul64(uint64_t v, uint64_t p)
 	return r;
 }
 
+/* V * P with P fixed for a whole message: t[j][n] = (n * x^(4j)) * P, so one product is 16
+ * lookups instead of 64 shift-and-add steps. */
+struct mul64_tab {
+	uint64_t t[16][16];
+};
+
+static void mul64_tab_init(struct mul64_tab *m, uint64_t p)
+{
+	uint64_t b = p; /* P * x^i */
+
+	for (int j = 0; j < 16; j++) {
+		uint64_t base[4];
+
+		for (int i = 0; i < 4; i++) {
+			base[i] = b;
+			b = (b << 1) ^ (0x1bULL & (0 - (b >> 63)));
+		}
+		m->t[j][0] = 0;
+		for (unsigned n = 1; n < 16; n++)
+			m->t[j][n] = m->t[j][n & (n - 1)] ^ base[__builtin_ctz(n)];
+	}
+}
+
+static uint64_t mul64_t(const struct mul64_tab *m, uint64_t v)
+{
+	uint64_t r = 0;
+
+	for (int j = 0; j < 16; j++, v >>= 4)
+		r ^= m->t[j][v & 15];
+	return r;
+}
+
 static uint64_t get_be64_part(const uint8_t *p, size_t avail)
 {
 	uint64_t v = 0;
@@ -242,6 +278,7 @@ void crypto_nia1(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t 
 	uint64_t p, q, eval = 0;
 	uint32_t z5;
 	struct snow3g g;
+	struct mul64_tab tab;
 
 	snow3g_init(&g, key, iv);
 	p = (uint64_t)snow3g_word(&g) << 32;
@@ -249,15 +286,17 @@ void crypto_nia1(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t 
 	q = (uint64_t)snow3g_word(&g) << 32;
 	q |= snow3g_word(&g);
 	z5 = snow3g_word(&g);
+	mul64_tab_init(&tab, p);
 	for (size_t i = 0; i < nblk; i++) {
 		uint64_t m = get_be64_part(msg + 8 * i, nbytes - 8 * i);
 
 		if (i == nblk - 1 && bitlen % 64) /* bits past LENGTH are zero padding */
 			m &= ~0ULL << (64 - bitlen % 64);
-		eval = mul64(eval ^ m, p);
+		eval = mul64_t(&tab, eval ^ m);
 	}
 	eval = mul64(eval ^ (uint64_t)bitlen, q); /* M_(D-1) = LENGTH */
 	crypto_put_be32(mac, (uint32_t)(eval >> 32) ^ z5);
 	OPENSSL_cleanse(&g, sizeof(g));
+	OPENSSL_cleanse(&tab, sizeof(tab));
 	p = q = 0;
 }

@@ -311,9 +311,11 @@ static int ecdh(EVP_PKEY *priv, EVP_PKEY *peer, uint8_t z[ECIES_KEY_LEN])
 
 	if (!ctx)
 		return -ENOMEM;
-	/* set_peer checks the peer key against our group; X25519 derive refuses an all-zero
-	 * result (a small-order peer point) */
-	if (EVP_PKEY_derive_init(ctx) == 1 && EVP_PKEY_derive_set_peer(ctx, peer) == 1 &&
+	/* No second validation of the peer (EVP_PKEY_derive_set_peer would run a full public key
+	 * check, n * Q = O, a third of the profile B time): a P-256 peer was checked to be on the
+	 * curve when it was imported (p256_pkey) and the cofactor is 1; X25519 derive refuses an
+	 * all-zero result (a small-order peer point). */
+	if (EVP_PKEY_derive_init(ctx) == 1 && EVP_PKEY_derive_set_peer_ex(ctx, peer, 0) == 1 &&
 	    EVP_PKEY_derive(ctx, z, &zlen) == 1 && zlen == ECIES_KEY_LEN)
 		rc = 0;
 	EVP_PKEY_CTX_free(ctx);

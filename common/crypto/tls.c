@@ -61,9 +61,10 @@ int crypto_aes_key(struct crypto_tls *t, const uint8_t key[16])
 	return EVP_EncryptInit_ex(t->ecb, NULL, NULL, key, NULL) == 1 ? 0 : -EIO;
 }
 
-int crypto_aes_block(struct crypto_tls *t, const uint8_t in[16], uint8_t out[16])
+int crypto_aes_blocks(struct crypto_tls *t, const uint8_t *in, uint8_t *out, unsigned n)
 {
 	int olen = 0;
 
-	return EVP_EncryptUpdate(t->ecb, out, &olen, in, 16) == 1 && olen == 16 ? 0 : -EIO;
+	return EVP_EncryptUpdate(t->ecb, out, &olen, in, (int)(16 * n)) == 1 &&
+	       olen == (int)(16 * n) ? 0 : -EIO;
 }

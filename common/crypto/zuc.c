@@ -55,23 +55,19 @@ static const uint16_t zuc_d[16] = {
 	0x4d78, 0x2f13, 0x6bc4, 0x1af1, 0x5e26, 0x3c4d, 0x789a, 0x47ac,
 };
 
+/* The LFSR is a ring: cell s_i is ring[(p + i) % 16], so a clock writes one word. */
 struct zuc {
-	uint32_t s[16]; /* 31-bit cells */
+	uint32_t ring[16]; /* 31-bit cells */
+	unsigned p;
 	uint32_t r1, r2;
 	uint32_t x0, x1, x2, x3;
 };
 
+#define S(z, i) ((z)->ring[((z)->p + (i)) & 15])
+
 static uint32_t rotl32(uint32_t x, unsigned k)
 {
 	return x << k | x >> (32 - k);
-}
-
-/* a + b mod 2^31 - 1 (3.2.4) */
-static uint32_t add31(uint32_t a, uint32_t b)
-{
-	uint32_t c = a + b;
-
-	return (c & 0x7fffffff) + (c >> 31);
 }
 
 /* x * 2^k mod 2^31 - 1 is a 31-bit rotation */
@@ -84,28 +80,26 @@ static uint32_t rot31(uint32_t x, unsigned k)
  * mode s16 = v + u; 0 is replaced by 2^31 - 1. */
 static void lfsr(struct zuc *z, uint32_t u)
 {
-	uint32_t v = z->s[0];
+	/* the sum of 7 terms < 2^31 fits in 34 bits; two folds (2^31 = 1 mod 2^31 - 1) bring it
+	 * into [1, 2^31 - 1], where 2^31 - 1 stands for 0 as 3.2.4 requires */
+	uint64_t v = (uint64_t)S(z, 0) + rot31(S(z, 0), 8) + rot31(S(z, 4), 20) +
+		     rot31(S(z, 10), 21) + rot31(S(z, 13), 17) + rot31(S(z, 15), 15) + u;
 
-	v = add31(v, rot31(z->s[0], 8));
-	v = add31(v, rot31(z->s[4], 20));
-	v = add31(v, rot31(z->s[10], 21));
-	v = add31(v, rot31(z->s[13], 17));
-	v = add31(v, rot31(z->s[15], 15));
-	if (u)
-		v = add31(v, u);
+	v = (v & 0x7fffffff) + (v >> 31);
+	v = (v & 0x7fffffff) + (v >> 31);
 	if (v == 0)
 		v = 0x7fffffff;
-	memmove(z->s, z->s + 1, 15 * sizeof(z->s[0]));
-	z->s[15] = v;
+	S(z, 0) = (uint32_t)v; /* s0 leaves, the new s15 takes its place */
+	z->p = (z->p + 1) & 15;
 }
 
 /* Bit reorganisation (3.3): H = bits 30..15, L = bits 15..0 of a cell. */
 static void bit_reorg(struct zuc *z)
 {
-	z->x0 = (z->s[15] & 0x7fff8000) << 1 | (z->s[14] & 0xffff);
-	z->x1 = (z->s[11] & 0xffff) << 16 | z->s[9] >> 15;
-	z->x2 = (z->s[7] & 0xffff) << 16 | z->s[5] >> 15;
-	z->x3 = (z->s[2] & 0xffff) << 16 | z->s[0] >> 15;
+	z->x0 = (S(z, 15) & 0x7fff8000) << 1 | (S(z, 14) & 0xffff);
+	z->x1 = (S(z, 11) & 0xffff) << 16 | S(z, 9) >> 15;
+	z->x2 = (S(z, 7) & 0xffff) << 16 | S(z, 5) >> 15;
+	z->x3 = (S(z, 2) & 0xffff) << 16 | S(z, 0) >> 15;
 }
 
 static uint32_t sbox(uint32_t x)
@@ -132,7 +126,8 @@ static uint32_t fn(struct zuc *z)
 static void zuc_init(struct zuc *z, const uint8_t key[16], const uint8_t iv[16])
 {
 	for (int i = 0; i < 16; i++)
-		z->s[i] = (uint32_t)key[i] << 23 | (uint32_t)zuc_d[i] << 8 | iv[i];
+		z->ring[i] = (uint32_t)key[i] << 23 | (uint32_t)zuc_d[i] << 8 | iv[i];
+	z->p = 0;
 	z->r1 = z->r2 = 0;
 	for (int i = 0; i < 32; i++) {
 		bit_reorg(z);

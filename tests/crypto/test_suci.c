@@ -185,13 +185,16 @@ static void test_point_not_on_curve(void **state)
 	memset(bad, 0, 32);
 	assert_int_equal(crypto_suci_deconceal(ka, bad, (size_t)a.out_len, plain, sizeof(plain)),
 			 -EINVAL);
-	/* a key that is not a scalar of the group */
+	crypto_hn_key_free(ka);
+	crypto_hn_key_free(kb);
+	/* a key that is not a scalar of the group, a short key, not hex */
 	assert_int_equal(crypto_hn_key_from_hex(&kb, CRYPTO_SUCI_PROFILE_B, 1,
 		"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"), -EINVAL);
+	assert_null(kb);
 	assert_int_equal(crypto_hn_key_from_hex(&kb, CRYPTO_SUCI_PROFILE_B, 1, "00ff"), -EINVAL);
+	assert_int_equal(crypto_hn_key_from_hex(&ka, CRYPTO_SUCI_PROFILE_A, 1, "zz"), -EINVAL);
 	EC_POINT_free(pt);
 	EC_GROUP_free(g);
-	crypto_hn_key_free(ka);
 	tv_close(f);
 }
 
