@@ -302,44 +302,73 @@ int upf_prog_fd(const struct upf *u)
 
 /* ---- rules ---- */
 
-/* Sequence-lock writers (see upf/upf_bpf.h). tat_ns is reset: a changed rate
- * starts from a full bucket. */
-static void ul_publish(struct upf_ul_rule *e, const struct upf_ul_rule *v)
+/* Rule writers (see upf/upf_bpf.h): rewrite the older slot under its
+ * sequence number, which ends larger than the other slot's. */
+static uint32_t slot_next(uint32_t s0, uint32_t s1, int *k)
 {
-	uint32_t s = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+	uint32_t hi = (int32_t)(s0 - s1) >= 0 ? s0 : s1;
 
-	__atomic_store_n(&e->seq, s + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	e->flags = v->flags;
-	e->sess_id = v->sess_id;
-	e->ue_addr = v->ue_addr;
-	e->qfi = v->qfi;
-	e->ns_per_byte_q16 = v->ns_per_byte_q16;
-	e->tau_ns = v->tau_ns;
-	e->tat_ns = 0;
-	__atomic_store_n(&e->seq, s + 2, __ATOMIC_RELEASE);
+	*k = hi == s0 ? 1 : 0;
+	return (hi | 1u) + 0u;   /* odd: being written */
 }
 
-static void dl_publish(struct upf_dl_rule *e, const struct upf_dl_rule *v)
+static void ul_publish(struct upf_ul_rule *e, const struct upf_ul_slot *v)
 {
-	uint32_t s = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+	int k;
+	uint32_t odd = slot_next(__atomic_load_n(&e->s[0].seq, __ATOMIC_RELAXED),
+				 __atomic_load_n(&e->s[1].seq, __ATOMIC_RELAXED), &k);
+	struct upf_ul_slot *sl = &e->s[k];
 
-	__atomic_store_n(&e->seq, s + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&sl->seq, odd, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	e->flags = v->flags;
-	e->sess_id = v->sess_id;
-	e->gnb_addr = v->gnb_addr;
-	e->gnb_teid = v->gnb_teid;
-	e->qfi = v->qfi;
-	e->ns_per_byte_q16 = v->ns_per_byte_q16;
-	e->tau_ns = v->tau_ns;
-	e->tat_ns = 0;
-	__atomic_store_n(&e->seq, s + 2, __ATOMIC_RELEASE);
+	sl->flags = v->flags;
+	sl->qfi = v->qfi;
+	sl->sess_id = v->sess_id;
+	sl->ue_addr = v->ue_addr;
+	sl->cost_q8 = v->cost_q8;
+	sl->tau_us = v->tau_us;
+	__atomic_store_n(&sl->seq, odd + 1, __ATOMIC_RELEASE);
+}
+
+static void dl_publish(struct upf_dl_rule *e, const struct upf_dl_slot *v)
+{
+	int k;
+	uint32_t odd = slot_next(__atomic_load_n(&e->s[0].seq, __ATOMIC_RELAXED),
+				 __atomic_load_n(&e->s[1].seq, __ATOMIC_RELAXED), &k);
+	struct upf_dl_slot *sl = &e->s[k];
+
+	__atomic_store_n(&sl->seq, odd, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	sl->flags = v->flags;
+	sl->qfi = v->qfi;
+	sl->sess_id = v->sess_id;
+	sl->gnb_addr = v->gnb_addr;
+	sl->gnb_teid = v->gnb_teid;
+	sl->cost_q8 = v->cost_q8;
+	sl->tau_us = v->tau_us;
+	__atomic_store_n(&sl->seq, odd + 1, __ATOMIC_RELEASE);
+}
+
+/* The current version of a rule, as the program would pick it (only the
+ * control thread writes, so no race with ourselves). */
+static const struct upf_ul_slot *ul_cur(const struct upf_ul_rule *e)
+{
+	return (int32_t)(e->s[0].seq - e->s[1].seq) >= 0 ? &e->s[0] : &e->s[1];
+}
+
+static const struct upf_dl_slot *dl_cur(const struct upf_dl_rule *e)
+{
+	return (int32_t)(e->s[0].seq - e->s[1].seq) >= 0 ? &e->s[0] : &e->s[1];
+}
+
+bool upf_ul_valid(const struct upf *u, uint32_t teid)
+{
+	return teid < u->ul_n && (ul_cur(&u->ul[teid])->flags & UPF_RULE_VALID);
 }
 
 static void ul_clear(struct upf *u, uint32_t teid)
 {
-	struct upf_ul_rule z = { 0 };
+	struct upf_ul_slot z = { 0 };
 
 	if (teid && teid < u->ul_n)
 		ul_publish(&u->ul[teid], &z);
@@ -347,30 +376,33 @@ static void ul_clear(struct upf *u, uint32_t teid)
 
 static void dl_clear(struct upf *u, uint32_t ue_addr)
 {
-	struct upf_dl_rule z = { 0 };
+	struct upf_dl_slot z = { 0 };
 	uint32_t idx = ntohl(ue_addr) - u->ue_base;
 
 	if (idx < u->dl_n)
 		dl_publish(&u->dl[idx], &z);
 }
 
-/* Cost of one byte in ns, << 16; the burst tolerance covers at least two
+/* Cost of one byte in ns << 8; the burst tolerance covers at least two
  * full-size packets so a low rate still passes whole packets. */
-static void ambr_params(const struct upf *u, uint64_t bps, __u64 *q16, __u64 *tau)
+static void ambr_params(const struct upf *u, uint64_t bps, __u32 *cost_q8, __u32 *tau_us)
 {
-	uint64_t t;
+	uint64_t c, t;
 
 	if (!bps) {
-		*q16 = *tau = 0;
+		*cost_q8 = *tau_us = 0;
 		return;
 	}
-	*q16 = (8000000000ull << 16) / bps;
-	if (!*q16)
-		*q16 = 1;
-	t = (uint64_t)u->p.ambr_burst_ms * 1000000ull;
-	if (t < ((3000 * *q16) >> 16))
-		t = (3000 * *q16) >> 16;
-	*tau = t;
+	c = (8000000000ull * 256) / bps;
+	if (c > UINT32_MAX)
+		c = UINT32_MAX;     /* below ~480 bit/s: police at that rate */
+	if (!c)
+		c = 1;
+	t = (uint64_t)u->p.ambr_burst_ms * 1000;
+	if (t < ((3000 * c) >> 8) / 1000)
+		t = ((3000 * c) >> 8) / 1000;
+	*cost_q8 = (__u32)c;
+	*tau_us = t > UINT32_MAX ? UINT32_MAX : (__u32)t;
 }
 
 static int rule_check(const struct upf *u, uint32_t id, const struct upf_session_rule *r)
@@ -387,12 +419,12 @@ static int rule_check(const struct upf *u, uint32_t id, const struct upf_session
 		return -EINVAL;
 	/* Another session must not own the TEID or the address. */
 	if (r->ul_teid) {
-		const struct upf_ul_rule *e = &u->ul[r->ul_teid];
+		const struct upf_ul_slot *e = ul_cur(&u->ul[r->ul_teid]);
 
 		if ((e->flags & UPF_RULE_VALID) && e->sess_id != id)
 			return -EADDRINUSE;
 	}
-	const struct upf_dl_rule *d = &u->dl[ntohl(r->ue_addr) - u->ue_base];
+	const struct upf_dl_slot *d = dl_cur(&u->dl[ntohl(r->ue_addr) - u->ue_base]);
 
 	if ((d->flags & UPF_RULE_VALID) && d->sess_id != id)
 		return -EADDRINUSE;
@@ -401,22 +433,22 @@ static int rule_check(const struct upf *u, uint32_t id, const struct upf_session
 
 static void rules_write(struct upf *u, uint32_t id, const struct upf_session_rule *r)
 {
-	struct upf_dl_rule d = {
+	struct upf_dl_slot d = {
 		.flags = UPF_RULE_VALID | (r->dl_state == UPF_DL_BUFFER ? UPF_RULE_BUFFER : 0),
 		.sess_id = id,
 		.gnb_addr = r->gnb_addr,
 		.gnb_teid = htonl(r->gnb_teid),
 		.qfi = r->qfi,
 	};
-	struct upf_ul_rule ul = {
+	struct upf_ul_slot ul = {
 		.flags = UPF_RULE_VALID,
 		.sess_id = id,
 		.ue_addr = r->ue_addr,
 		.qfi = r->qfi,
 	};
 
-	ambr_params(u, r->ambr_dl_bps, &d.ns_per_byte_q16, &d.tau_ns);
-	ambr_params(u, r->ambr_ul_bps, &ul.ns_per_byte_q16, &ul.tau_ns);
+	ambr_params(u, r->ambr_dl_bps, &d.cost_q8, &d.tau_us);
+	ambr_params(u, r->ambr_ul_bps, &ul.cost_q8, &ul.tau_us);
 	/* Downlink first: by the time the UE can send (uplink valid) its
 	 * answers can come back. */
 	dl_publish(&u->dl[ntohl(r->ue_addr) - u->ue_base], &d);

@@ -8,9 +8,13 @@
  * mmap, each element one 64-byte cache line:
  *   ul_rules[TEID]                  uplink, indexed by the local TEID we allocate
  *   dl_rules[UE address - pool]     downlink, indexed by the UE's offset in the pool
- * A rule is published with a sequence lock (seq odd while being written; the
- * program copies the fields and re-checks seq), so no packet ever acts on half
- * a rule. The GCRA state (tat_ns) is written by the program only.
+ * A rule element holds two slots. User space rewrites the older slot, bracketed
+ * by its sequence number (odd while being written, then the next even number,
+ * larger than the other slot's); the program reads the slot with the larger
+ * even number and re-checks it after copying. A writer stalled in mid-write
+ * (preempted, page fault) therefore never stalls the traffic: readers keep
+ * using the other, complete slot. No packet ever acts on half a rule. The
+ * AMBR state (tat_ns) is written by the program only.
  */
 #ifndef SOLOCORE_UPF_UPF_BPF_H
 #define SOLOCORE_UPF_UPF_BPF_H
@@ -36,33 +40,45 @@
 /* Downlink: the session's user plane is deactivated: hand packets to user space. */
 #define UPF_RULE_BUFFER 0x2u
 
-/* Uplink rule, ul_rules[TEID]. 64 bytes. */
-struct upf_ul_rule {
-	__u32 seq;        /* sequence lock, odd while user space writes */
-	__u32 flags;      /* UPF_RULE_* */
+/* Session-AMBR (TS 23.501 5.7.1.8) as GCRA: cost_q8 is the cost of one byte
+ * in ns << 8 (0: not policed), tau_us the burst tolerance. */
+
+/* One version of an uplink rule. 24 bytes. */
+struct upf_ul_slot {
+	__u32 seq;        /* odd while user space writes this slot */
+	__u8 flags;       /* UPF_RULE_* */
+	__u8 qfi;         /* 0: accept any QFI in the PDU Session Container */
+	__u16 pad;
 	__u32 sess_id;    /* index into sess_stats */
 	__be32 ue_addr;   /* inner source must be this */
-	__u8 qfi;         /* 0: accept any QFI in the PDU Session Container */
-	__u8 pad[7];
-	__u64 ns_per_byte_q16; /* session-AMBR UL: cost of one byte in ns << 16; 0 = no limit */
-	__u64 tau_ns;     /* GCRA burst tolerance */
-	__u64 tat_ns;     /* GCRA theoretical arrival time (program-owned) */
-	__u64 pad2[2];
+	__u32 cost_q8;
+	__u32 tau_us;
 };
 
-/* Downlink rule, dl_rules[UE address - pool base]. 64 bytes. */
-struct upf_dl_rule {
+/* ul_rules[TEID]: one cache line. */
+struct upf_ul_rule {
+	struct upf_ul_slot s[2];
+	__u64 pad;
+	__u64 tat_ns;     /* GCRA theoretical arrival time (program-owned) */
+};
+
+/* One version of a downlink rule. 28 bytes. */
+struct upf_dl_slot {
 	__u32 seq;
-	__u32 flags;
+	__u8 flags;
+	__u8 qfi;         /* QFI written into the DL PDU Session Container */
+	__u16 pad;
 	__u32 sess_id;
 	__be32 gnb_addr;  /* outer destination */
 	__be32 gnb_teid;  /* outer TEID (the gNB's) */
-	__u8 qfi;         /* QFI written into the DL PDU Session Container */
-	__u8 pad[3];
-	__u64 ns_per_byte_q16; /* session-AMBR DL */
-	__u64 tau_ns;
+	__u32 cost_q8;
+	__u32 tau_us;
+};
+
+/* dl_rules[UE address - pool base]: one cache line. */
+struct upf_dl_rule {
+	struct upf_dl_slot s[2];
 	__u64 tat_ns;
-	__u64 pad2[2];
 };
 
 /* Per-session, per-CPU counters, sess_stats[sess_id]. */

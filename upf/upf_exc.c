@@ -277,7 +277,7 @@ int upf_exc_sock_rx(struct upf *u)
 			uint32_t teid = ((uint32_t)buf[4] << 24) | ((uint32_t)buf[5] << 16) |
 					((uint32_t)buf[6] << 8) | buf[7];
 
-			if (teid && teid < u->ul_n && (u->ul[teid].flags & UPF_RULE_VALID)) {
+			if (teid && teid < u->ul_n && upf_ul_valid(u, teid)) {
 				/* A known TEID reaches the socket only as a
 				 * reassembled outer fragment: not forwarded. */
 				UPF_USTAT(u, UPF_STAT_SOCK_BAD)++;

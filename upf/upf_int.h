@@ -58,6 +58,9 @@ struct upf {
 	uint64_t ustat[UPF_STAT__MAX - UPF_CNT__MAX];
 };
 
+/* upf.c: is an uplink rule installed for this TEID? */
+bool upf_ul_valid(const struct upf *u, uint32_t teid);
+
 /* upf_exc.c */
 int upf_exc_open(struct upf *u);
 void upf_exc_close(struct upf *u);

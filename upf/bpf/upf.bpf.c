@@ -109,73 +109,74 @@ static __always_inline int count(__u32 c, int action)
  * theoretical arrival time. The read-modify-write of tat is deliberately not
  * atomic: two CPUs racing lose one packet's cost, which lets at most one extra
  * packet through; an atomic would bounce the cache line on every packet. */
-static __always_inline int ambr_ok(__u64 *tatp, __u64 q16, __u64 tau, __u32 len)
+static __always_inline int ambr_ok(__u64 *tatp, __u32 cost_q8, __u32 tau_us, __u32 len)
 {
 	__u64 now, tat;
 
-	if (!q16)
+	if (!cost_q8)
 		return 1;
 	now = bpf_ktime_get_ns();
 	tat = *tatp;
 	if (tat < now)
 		tat = now;
-	if (tat - now > tau)
+	if (tat - now > (__u64)tau_us * 1000)
 		return 0;
-	*tatp = tat + (((__u64)len * q16) >> 16);
+	*tatp = tat + (((__u64)len * cost_q8) >> 8);
 	return 1;
 }
 
-struct ul_snap {
-	__u32 flags, sess_id;
-	__be32 ue_addr;
-	__u32 qfi;
-	__u64 q16, tau;
-};
+/* Retries cover a reader that raced two complete rewrites of its rule
+ * (each retry is a cache-line transfer); a writer stalled mid-write
+ * never makes a reader retry: it reads the other slot. */
+#define UPF_RULE_RETRIES 8
 
-struct dl_snap {
-	__u32 flags, sess_id;
-	__be32 gnb_addr, gnb_teid;
-	__u32 qfi;
-	__u64 q16, tau;
-};
-
-/* Sequence-lock read: copy, then check seq did not move and was even. x86-64
- * (TSO) keeps loads in order, so compiler barriers suffice; user space
- * publishes with release stores. */
-static __always_inline int ul_read(struct upf_ul_rule *r, struct ul_snap *s)
+/* The newest complete slot: even sequence number, the larger of the two.
+ * x86-64 (TSO) keeps loads in order, so compiler barriers suffice; user space
+ * publishes with release stores. Returns the slot index or -1. */
+static __always_inline int slot_pick(__u32 s0, __u32 s1)
 {
-	for (int i = 0; i < 4; i++) {
-		__u32 seq = READ_ONCE(r->seq);
+	if (!(s0 & 1) && ((s1 & 1) || (__s32)(s0 - s1) >= 0))
+		return 0;
+	if (!(s1 & 1))
+		return 1;
+	return -1;
+}
 
+static __always_inline int ul_read(struct upf_ul_rule *r, struct upf_ul_slot *out)
+{
+#pragma clang loop unroll(disable)
+	for (int i = 0; i < UPF_RULE_RETRIES; i++) {
+		__u32 s0 = READ_ONCE(r->s[0].seq), s1 = READ_ONCE(r->s[1].seq);
+		int k = slot_pick(s0, s1);
+		struct upf_ul_slot *sl;
+
+		if (k < 0)
+			continue;
+		sl = &r->s[k & 1];
 		barrier();
-		s->flags = READ_ONCE(r->flags);
-		s->sess_id = READ_ONCE(r->sess_id);
-		s->ue_addr = READ_ONCE(r->ue_addr);
-		s->qfi = READ_ONCE(r->qfi);
-		s->q16 = READ_ONCE(r->ns_per_byte_q16);
-		s->tau = READ_ONCE(r->tau_ns);
+		*out = *(volatile struct upf_ul_slot *)sl;
 		barrier();
-		if (!(seq & 1) && READ_ONCE(r->seq) == seq)
+		if (READ_ONCE(sl->seq) == (k ? s1 : s0))
 			return 0;
 	}
 	return -1;
 }
 
-static __always_inline int dl_read(struct upf_dl_rule *r, struct dl_snap *s)
+static __always_inline int dl_read(struct upf_dl_rule *r, struct upf_dl_slot *out)
 {
-	for (int i = 0; i < 4; i++) {
-		__u32 seq = READ_ONCE(r->seq);
+#pragma clang loop unroll(disable)
+	for (int i = 0; i < UPF_RULE_RETRIES; i++) {
+		__u32 s0 = READ_ONCE(r->s[0].seq), s1 = READ_ONCE(r->s[1].seq);
+		int k = slot_pick(s0, s1);
+		struct upf_dl_slot *sl;
 
+		if (k < 0)
+			continue;
+		sl = &r->s[k & 1];
 		barrier();
-		s->flags = READ_ONCE(r->flags);
-		s->sess_id = READ_ONCE(r->sess_id);
-		s->gnb_addr = READ_ONCE(r->gnb_addr);
-		s->gnb_teid = READ_ONCE(r->gnb_teid);
-		s->qfi = READ_ONCE(r->qfi);
-		s->q16 = READ_ONCE(r->ns_per_byte_q16);
-		s->tau = READ_ONCE(r->tau_ns);
+		*out = *(volatile struct upf_dl_slot *)sl;
 		barrier();
-		if (!(seq & 1) && READ_ONCE(r->seq) == seq)
+		if (READ_ONCE(sl->seq) == (k ? s1 : s0))
 			return 0;
 	}
 	return -1;
@@ -208,7 +209,7 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	__u32 off, udp_len, hdr_len, pdu_qfi = 0, key;
 	struct upf_ul_rule *rule;
 	struct upf_sess_stats *st;
-	struct ul_snap r;
+	struct upf_ul_slot r;
 	struct iphdr *iip;
 	struct ethhdr eth;
 	__u8 *p, next;
@@ -286,7 +287,7 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 		return count(UPF_CNT_DROP_QFI, XDP_DROP);
 	}
 	__u32 ilen = udp_len - sizeof(*udp) - (hdr_len - sizeof(*oip) - sizeof(*udp));
-	if (!ambr_ok(&rule->tat_ns, r.q16, r.tau, ilen)) {
+	if (!ambr_ok(&rule->tat_ns, r.cost_q8, r.tau_us, ilen)) {
 		if (st)
 			st->ul_drops++;
 		return count(UPF_CNT_DROP_AMBR_UL, XDP_DROP);
@@ -373,7 +374,7 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 	__u32 key = bpf_ntohl(iip->daddr) - cfg_ue_base;
 	struct upf_dl_rule *rule;
 	struct upf_sess_stats *st;
-	struct dl_snap r;
+	struct upf_dl_slot r;
 	__be32 ue = iip->daddr;
 	__u32 ilen;
 
@@ -397,7 +398,7 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 	st = bpf_map_lookup_elem(&sess_stats, &r.sess_id);
 	if (r.flags & UPF_RULE_BUFFER)
 		return to_user(ctx, r.sess_id, ue, UPF_CNT_DL_BUFFERED);
-	if (!ambr_ok(&rule->tat_ns, r.q16, r.tau, ilen)) {
+	if (!ambr_ok(&rule->tat_ns, r.cost_q8, r.tau_us, ilen)) {
 		if (st)
 			st->dl_drops++;
 		return count(UPF_CNT_DROP_AMBR_DL, XDP_DROP);
