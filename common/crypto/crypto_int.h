@@ -55,4 +55,15 @@ static inline void crypto_put_be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
+/* XOR one keystream word (MSB first) into the next min(4, left) octets of a stream. */
+static inline void crypto_xor_ks32(uint8_t *out, const uint8_t *in, size_t left, uint32_t ks)
+{
+	if (left >= 4) {
+		crypto_put_be32(out, crypto_get_be32(in) ^ ks);
+		return;
+	}
+	for (size_t j = 0; j < left; j++)
+		out[j] = in[j] ^ (uint8_t)(ks >> (24 - 8 * j));
+}
+
 #endif

@@ -103,46 +103,52 @@ static int str_len16(const char *s, uint16_t *len)
 	return 0;
 }
 
-/* Key = CK || IK for the derivations from the AKA outputs. */
-static void ckik(uint8_t key[32], const uint8_t ck[16], const uint8_t ik[16])
+/* The derivations keyed with CK || IK: P0 = a network name string, then n more parameters. */
+static int kdf_ckik(const uint8_t ck[16], const uint8_t ik[16], uint8_t fc, const char *name,
+		    const uint8_t *const more[], const uint16_t more_len[], unsigned n, uint8_t out[32])
 {
+	uint8_t key[32];
+	const uint8_t *p[3] = { (const uint8_t *)name };
+	uint16_t l[3];
+	int rc = str_len16(name, &l[0]);
+
+	if (rc || n > 2)
+		return rc ? rc : -EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		p[i + 1] = more[i];
+		l[i + 1] = more_len[i];
+	}
 	memcpy(key, ck, 16);
 	memcpy(key + 16, ik, 16);
+	rc = crypto_kdf(key, sizeof(key), fc, p, l, n + 1, out);
+	OPENSSL_cleanse(key, sizeof(key));
+	return rc;
 }
 
 int crypto_kdf_kausf(const uint8_t ck[16], const uint8_t ik[16], const char *snn,
 		     const uint8_t sqn_xor_ak[6], uint8_t kausf[32])
 {
-	uint8_t key[32];
-	const uint8_t *p[2] = { (const uint8_t *)snn, sqn_xor_ak };
-	uint16_t l[2] = { 0, 6 };
-	int rc = str_len16(snn, &l[0]);
+	const uint8_t *p[1] = { sqn_xor_ak };
+	const uint16_t l[1] = { 6 };
 
-	if (rc)
-		return rc;
-	ckik(key, ck, ik);
-	rc = crypto_kdf(key, sizeof(key), 0x6a, p, l, 2, kausf); /* TS 33.501 A.2 */
-	OPENSSL_cleanse(key, sizeof(key));
-	return rc;
+	return kdf_ckik(ck, ik, 0x6a, snn, p, l, 1, kausf); /* TS 33.501 A.2 */
 }
 
 int crypto_kdf_res_star(const uint8_t ck[16], const uint8_t ik[16], const char *snn,
 			const uint8_t rand[16], const uint8_t *res, size_t res_len,
 			uint8_t res_star[16])
 {
-	uint8_t key[32], o[32];
-	const uint8_t *p[3] = { (const uint8_t *)snn, rand, res };
-	uint16_t l[3] = { 0, 16, (uint16_t)res_len };
-	int rc = str_len16(snn, &l[0]);
+	const uint8_t *p[2] = { rand, res };
+	const uint16_t l[2] = { 16, (uint16_t)res_len };
+	uint8_t o[32];
+	int rc;
 
 	/* TS 33.102: RES is 4..16 octets (Milenage gives 8). */
-	if (rc || !res || res_len < 4 || res_len > 16)
+	if (!res || res_len < 4 || res_len > 16)
 		return -EINVAL;
-	ckik(key, ck, ik);
-	rc = crypto_kdf(key, sizeof(key), 0x6b, p, l, 3, o); /* TS 33.501 A.4 */
+	rc = kdf_ckik(ck, ik, 0x6b, snn, p, l, 2, o); /* TS 33.501 A.4 */
 	if (!rc)
-		memcpy(res_star, o + 16, 16);                /* 128 least significant bits */
-	OPENSSL_cleanse(key, sizeof(key));
+		memcpy(res_star, o + 16, 16);         /* 128 least significant bits */
 	OPENSSL_cleanse(o, sizeof(o));
 	return rc;
 }
@@ -244,20 +250,15 @@ int crypto_kdf_kamf_prime(const uint8_t kamf[32], enum crypto_kamf_dir dir, uint
 int crypto_kdf_ck_ik_prime(const uint8_t ck[16], const uint8_t ik[16], const char *net_name,
 			   const uint8_t sqn_xor_ak[6], uint8_t ck_prime[16], uint8_t ik_prime[16])
 {
-	uint8_t key[32], o[32];
-	const uint8_t *p[2] = { (const uint8_t *)net_name, sqn_xor_ak };
-	uint16_t l[2] = { 0, 6 };
-	int rc = str_len16(net_name, &l[0]);
+	const uint8_t *p[1] = { sqn_xor_ak };
+	const uint16_t l[1] = { 6 };
+	uint8_t o[32];
+	int rc = kdf_ckik(ck, ik, 0x20, net_name, p, l, 1, o); /* TS 33.402 A.2 */
 
-	if (rc)
-		return rc;
-	ckik(key, ck, ik);
-	rc = crypto_kdf(key, sizeof(key), 0x20, p, l, 2, o); /* TS 33.402 A.2 */
 	if (!rc) {
 		memcpy(ck_prime, o, 16);
 		memcpy(ik_prime, o + 16, 16);
 	}
-	OPENSSL_cleanse(key, sizeof(key));
 	OPENSSL_cleanse(o, sizeof(o));
 	return rc;
 }

@@ -201,16 +201,11 @@ void crypto_nea1(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t 
 	uint32_t iv[4] = { bd, count, bd, count };
 	size_t n = (bitlen + 7) / 8;
 	struct snow3g g;
-	uint8_t ks[4];
 
 	snow3g_init(&g, key, iv);
-	for (size_t i = 0; i < n; i += 4) {
-		crypto_put_be32(ks, snow3g_word(&g));
-		for (size_t j = 0; j < 4 && i + j < n; j++)
-			out[i + j] = in[i + j] ^ ks[j];
-	}
+	for (size_t i = 0; i < n; i += 4)
+		crypto_xor_ks32(out + i, in + i, n - i, snow3g_word(&g));
 	OPENSSL_cleanse(&g, sizeof(g));
-	OPENSSL_cleanse(ks, sizeof(ks));
 }
 
 /* MUL64 (Document 1, 4.3): V * P in GF(2^64) modulo x^64 + x^4 + x^3 + x + 1. */

@@ -152,7 +152,7 @@ void crypto_nea3(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t 
 		 const uint8_t *in, uint8_t *out, size_t bitlen)
 {
 	/* 128-EEA3 (Document 1, 3.3): IV = COUNT || BEARER || DIRECTION || 0^26, twice */
-	uint8_t iv[16], ks[4];
+	uint8_t iv[16];
 	size_t n = (bitlen + 7) / 8;
 	struct zuc z;
 
@@ -161,13 +161,9 @@ void crypto_nea3(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t 
 	iv[5] = iv[6] = iv[7] = 0;
 	memcpy(iv + 8, iv, 8);
 	zuc_init(&z, key, iv);
-	for (size_t i = 0; i < n; i += 4) {
-		crypto_put_be32(ks, zuc_word(&z));
-		for (size_t j = 0; j < 4 && i + j < n; j++)
-			out[i + j] = in[i + j] ^ ks[j];
-	}
+	for (size_t i = 0; i < n; i += 4)
+		crypto_xor_ks32(out + i, in + i, n - i, zuc_word(&z));
 	OPENSSL_cleanse(&z, sizeof(z));
-	OPENSSL_cleanse(ks, sizeof(ks));
 }
 
 void crypto_nia3(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t dir,
