@@ -271,8 +271,9 @@ static void test_duplicate_imsi(void **state)
 	dbt_cleanup(&t);
 }
 
-/* Run db_cli_sims in a child with stdout to `out`; returns the exit code. */
-static int run_cli(const char *out, int argc, char **argv)
+/* Run db_cli_sims (or db_cli_sims_db when conf_db is set) in a child with
+ * stdout to `out`; returns the exit code. */
+static int run_cli_db(const char *out, int argc, char **argv, const char *conf_db)
 {
 	fflush(stdout);
 	fflush(stderr);
@@ -285,7 +286,7 @@ static int run_cli(const char *out, int argc, char **argv)
 				_exit(99);
 			close(fd);
 		}
-		int rc = db_cli_sims(argc, argv);
+		int rc = conf_db ? db_cli_sims_db(argc, argv, conf_db) : db_cli_sims(argc, argv);
 		fflush(stdout);
 		_exit(rc);
 	}
@@ -293,6 +294,11 @@ static int run_cli(const char *out, int argc, char **argv)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
 	return WEXITSTATUS(st);
+}
+
+static int run_cli(const char *out, int argc, char **argv)
+{
+	return run_cli_db(out, argc, argv, NULL);
 }
 
 static int count_cb(const struct db_subscriber *s, void *arg)
@@ -342,6 +348,23 @@ static void test_generate_import(void **state)
 	memset(&prev, 0, sizeof(prev));
 	assert_int_equal(db_load_subscribers(db, count_cb, &prev), 100);
 	assert_string_equal(prev.supi, "imsi-001010000000100");
+	db_close(db);
+
+	/* The config's database path (db_cli_sims_db): -c CONFIG is skipped,
+	 * --db still wins. */
+	char db3[128];
+	snprintf(db3, sizeof(db3), "%s/conf.db", t.dir);
+	char *imp3[] = { "sims", "import", "-c", "solocore.yaml", t.file, NULL };
+	assert_int_equal(run_cli_db(NULL, 5, imp3, db3), 0);
+	assert_int_equal(db_open(db3, &db), 0);
+	assert_int_equal(db_subscriber_count(db), 100);
+	db_close(db);
+	char db4[128];
+	snprintf(db4, sizeof(db4), "%s/explicit.db", t.dir);
+	char *imp4[] = { "sims", "import", t.file, "--db", db4, NULL };
+	assert_int_equal(run_cli_db(NULL, 5, imp4, db3), 0);
+	assert_int_equal(db_open(db4, &db), 0);
+	assert_int_equal(db_subscriber_count(db), 100);
 	db_close(db);
 	dbt_cleanup(&t);
 }

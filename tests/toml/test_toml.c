@@ -96,7 +96,8 @@ static void test_syntax(void **state)
 		"[a]\n"          /* implicit table defined later: allowed */
 		"y = 2\n"
 		"[a.b.d]\n"
-		"z = 3\n";
+		"z = 3\n"
+		"\"dot.ted\" = 5\n";   /* one key with a dot in it, not a path */
 	struct toml_doc *d = parse_ok(text);
 	expect_str(d, "title", "solocore", 8);
 	expect_int(d, "bare_key-1", 1);
@@ -160,6 +161,8 @@ static void test_syntax(void **state)
 	expect_int(d, "a/b/c/x", 1);
 	expect_int(d, "a/y", 2);
 	expect_int(d, "a/b/d/z", 3);
+	expect_int(d, "a/b/d/dot.ted", 5);
+	assert_null(toml_get(path(d, "a/b/d"), "dot"));
 
 	/* File order is kept. */
 	assert_string_equal(toml_key(toml_first(toml_root(d))), "title");
