@@ -84,10 +84,14 @@ struct parser {
 
 /* ---- arena ---- */
 
-static void *arena_alloc(struct toml_doc *d, size_t n)
+/* align: 8 for nodes, 1 for string bytes (a SIM file is mostly strings). */
+static void *arena_alloc_align(struct toml_doc *d, size_t n, size_t align)
 {
-	n = (n + 7) & ~(size_t)7;
 	struct toml_chunk *c = d->chunks;
+	if (c) {
+		size_t u = (c->used + align - 1) & ~(align - 1);
+		c->used = u < c->cap ? u : c->cap;
+	}
 	if (!c || c->cap - c->used < n) {
 		size_t cap = n > TOML_CHUNK ? n : TOML_CHUNK;
 		c = malloc(sizeof(*c) + cap);
@@ -102,6 +106,11 @@ static void *arena_alloc(struct toml_doc *d, size_t n)
 	void *r = c->mem + c->used;
 	c->used += n;
 	return r;
+}
+
+static void *arena_alloc(struct toml_doc *d, size_t n)
+{
+	return arena_alloc_align(d, n, 8);
 }
 
 /* ---- errors ---- */
@@ -323,7 +332,7 @@ static int parse_string(struct parser *ps, const char **out, uint32_t *outlen)
 	}
 	if (e >= ps->end || *e != q)
 		return perr(ps, ps->line, "unterminated string");
-	char *o = arena_alloc(ps->doc, (size_t)(e - s) + 1);
+	char *o = arena_alloc_align(ps->doc, (size_t)(e - s) + 1, 1);
 	if (!o)
 		return -ENOMEM;
 	size_t n = 0;
@@ -383,7 +392,7 @@ static int parse_key_part(struct parser *ps, const char **key, uint32_t *len)
 		ps->p++;
 	if (ps->p == s)
 		return perr(ps, ps->line, "invalid key");
-	char *k = arena_alloc(ps->doc, (size_t)(ps->p - s) + 1);
+	char *k = arena_alloc_align(ps->doc, (size_t)(ps->p - s) + 1, 1);
 	if (!k)
 		return -ENOMEM;
 	memcpy(k, s, (size_t)(ps->p - s));
