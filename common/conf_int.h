@@ -53,6 +53,17 @@ struct conf_item {
 	const char *doc;         /* one-line comment for conf_print */
 };
 
+/* Read an unsigned field of 1, 2, 4 or 8 bytes. */
+static inline uint64_t conf_get_uint(const void *ptr, size_t size)
+{
+	switch (size) {
+	case 1: return *(const uint8_t *)ptr;
+	case 2: return *(const uint16_t *)ptr;
+	case 4: return *(const uint32_t *)ptr;
+	default: return *(const uint64_t *)ptr;
+	}
+}
+
 /* The top-level mapping of struct conf. */
 extern const struct conf_item conf_schema[];
 /* Cross-section rules and derived defaults, run on the whole struct after
