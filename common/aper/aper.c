@@ -100,6 +100,7 @@ int aper_r_align(struct aper_r *r)
 static int get_cint_root(struct aper_r *r, int64_t lb, int64_t ub, int64_t *v)
 {
 	uint64_t range = (uint64_t)(ub - lb) + 1, x = 0;
+	size_t at = r->pos;
 
 	*v = lb;
 	if (ub < lb)
@@ -128,8 +129,10 @@ static int get_cint_root(struct aper_r *r, int64_t lb, int64_t ub, int64_t *v)
 	}
 	if (r->err)
 		return r->err;
-	if (x > range - 1)
+	if (x > range - 1) {
+		r->pos = at; /* report the start of the offending field */
 		return aper_r_fail(r, -ERANGE, "integer above upper bound");
+	}
 	*v = lb + (int64_t)x;
 	return 0;
 }
@@ -521,14 +524,22 @@ int aper_get_open(struct aper_r *r, struct aper_r *sub)
 {
 	size_t n;
 	bool more;
+	size_t at;
 
 	aper_r_init(sub, r->buf, 0);
+	if (aper_r_align(r))
+		return r->err;
+	at = r->pos; /* errors below are reported at the length determinant */
 	if (get_len_unbounded(r, &n, &more))
 		return r->err;
-	if (more)
+	if (more) {
+		r->pos = at;
 		return aper_r_fail(r, -ENOTSUP, "fragmented open type");
-	if (n > aper_r_left(r) / 8)
+	}
+	if (n > aper_r_left(r) / 8) {
+		r->pos = at;
 		return aper_r_fail(r, -EBADMSG, "open type longer than the input");
+	}
 	aper_r_init(sub, r->buf + r->pos / 8, n);
 	sub->base = r->base + r->pos;
 	r->pos += n * 8;

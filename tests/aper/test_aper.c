@@ -88,7 +88,7 @@ static void test_cint_errors(void **state)
 	(void)state;
 	aper_r_init(&r, over, 1);
 	assert_int_equal(aper_get_cint(&r, 0, 9, false, &v), -ERANGE);
-	assert_int_equal(r.err_bit, 4);
+	assert_int_equal(r.err_bit, 0); /* the start of the field */
 	assert_non_null(r.why);
 	/* sticky */
 	assert_int_equal(aper_get_bits(&r, 1, &(uint64_t){ 0 }), -ERANGE);
@@ -457,7 +457,7 @@ static void test_sequence(void **state)
 	static const uint8_t shortot[] = { 0x05, 0x01 };
 	aper_r_init(&r, shortot, 2);
 	assert_int_equal(aper_get_open(&r, &sub), -EBADMSG);
-	assert_int_equal(r.err_bit, 8);
+	assert_int_equal(r.err_bit, 0); /* at its length determinant */
 }
 
 static void test_writer_full(void **state)
