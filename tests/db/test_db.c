@@ -349,6 +349,42 @@ static void test_writer_full_queue(void **state)
 	dbt_cleanup(&t);
 }
 
+/* A transaction that fails is rolled back, counted, logged, and reported by
+ * the next flush; the writer carries on with later batches. */
+static void test_writer_failure(void **state)
+{
+	(void)state;
+	struct dbt t;
+	dbt_init(&t);
+	struct db *db = open_with(&t, 3);
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open(t.db, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(c, "CREATE TRIGGER no_sqn BEFORE UPDATE OF sqn ON subscribers "
+				      "WHEN NEW.supi = 'imsi-001010000000001' BEGIN "
+				      "SELECT RAISE(ABORT, 'refused'); END", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(c);
+	struct db_writer *w;
+	/* Long window: both updates are surely in the one transaction. */
+	struct db_writer_opts o = { .batch_ms = 60000 };
+	assert_int_equal(db_writer_start(db, &o, &w), 0);
+	assert_int_equal(db_writer_sqn(w, "imsi-001010000000000", 5), 0);
+	assert_int_equal(db_writer_sqn(w, "imsi-001010000000001", 5), 0);
+	assert_int_equal(db_writer_flush(w), -EIO);
+	struct db_writer_stats st;
+	db_writer_get_stats(w, &st);
+	assert_int_equal(st.failed, 1);
+	assert_int_equal(st.written, 0);
+	assert_true(sqn_of(t.db, 0) == 0);   /* same transaction: rolled back */
+	/* The error is reported once; later batches are written. */
+	assert_int_equal(db_writer_sqn(w, "imsi-001010000000002", 9), 0);
+	assert_int_equal(db_writer_flush(w), 0);
+	assert_true(sqn_of(t.db, 2) == 9);
+	db_writer_stop(w);
+	db_close(db);
+	dbt_cleanup(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_writer_flush),
 		cmocka_unit_test(test_writer_full_queue),
+		cmocka_unit_test(test_writer_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
