@@ -223,6 +223,8 @@ static int setup_logging(const struct conf *c)
 	int rc;
 
 	log_set_level((enum log_level)c->log.level);
+	for (unsigned i = 0; i < c->log.n_modules; i++)
+		log_set_module_level(c->log.modules[i].name, (enum log_level)c->log.modules[i].level);
 	if (c->log.file[0]) {
 		rc = log_open_file(c->log.file);
 		if (rc < 0) {

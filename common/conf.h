@@ -68,10 +68,20 @@ struct conf_suci_key {
 	char private_key_file[CONF_STR];   /* "" when given as hex */
 };
 
+#define CONF_MAX_LOG_MODULES 16
+
+/* A per-module log level override (log_set_module_level). */
+struct conf_log_module {
+	char name[24];
+	uint8_t level;            /* enum log_level */
+};
+
 struct conf {
 	struct {
 		uint8_t level;    /* enum log_level: 0 error .. 3 debug */
 		char file[CONF_STR];       /* "": stderr */
+		struct conf_log_module modules[CONF_MAX_LOG_MODULES];
+		unsigned n_modules;
 	} log;
 	struct {
 		char mcc[4];      /* 3 digits */

@@ -382,9 +382,37 @@ static const char *chk_suci_keys(const void *first, unsigned cnt, unsigned *bad,
 	  .sub = elem, .check_list = chk, .def = def_, .doc = doc_ }
 #define END { .key = NULL }
 
+static const char *chk_log_modules(const void *first, unsigned cnt, unsigned *bad, char *buf, size_t n)
+{
+	const struct conf_log_module *m = first;
+
+	for (unsigned i = 1; i < cnt; i++) {
+		for (unsigned j = 0; j < i; j++) {
+			if (!strcmp(m[i].name, m[j].name)) {
+				*bad = i;
+				snprintf(buf, n, "duplicate module \"%s\"", m[i].name);
+				return buf;
+			}
+		}
+	}
+	return NULL;
+}
+
+static const struct conf_item log_module_items[] = {
+	STR("name", struct conf_log_module, name, CF_REQUIRED | CF_NONEMPTY, NULL, NULL, NULL),
+	{ .key = "level", .kind = CK_ENUM, .flags = CF_REQUIRED, .off = F(struct conf_log_module, level),
+	  .size = 1, .names = log_levels },
+	END
+};
+static const struct conf_item log_module_elem[] = {
+	{ .key = "", .kind = CK_MAP, .sub = log_module_items },
+};
+
 static const struct conf_item log_items[] = {
 	ENUM("level", struct conf, log.level, log_levels, "info", "error, warn, info or debug"),
 	STR("file", struct conf, log.file, CF_OPTIONAL, NULL, NULL, "log file; not set: stderr"),
+	LIST("modules", struct conf, log.modules, log.n_modules, 0, 0, log_module_elem, chk_log_modules,
+	     "[]", NULL),
 	END
 };
 

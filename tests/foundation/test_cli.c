@@ -227,7 +227,8 @@ static void test_run_redact_and_sighup(void **state)
 
 	(void)state;
 	snprintf(conf, sizeof(conf),
-		 "log: {file: \"%s\"}\n"
+		 /* Global level error, main at info: the lines waited for prove the override. */
+		 "log: {file: \"%s\", level: error, modules: [{name: main, level: info}]}\n"
 		 "suci:\n  keys:\n    - id: 1\n      scheme: A\n"
 		 "      private_key: c53c22208b61860b06c62e5406a7b330c2b577aa5558981510d128247d38bd1d\n",
 		 path_in_dir("s.log"));

@@ -107,6 +107,7 @@ static void test_empty_is_defaults(void **state)
 
 static const char full_text[] =
 	"log:\n  level: debug\n  file: /tmp/solocore-test.log\n"
+	"  modules:\n    - {name: ngap, level: debug}\n    - name: sctp\n      level: error\n"
 	"plmn: {mcc: \"999\", mnc: \"070\"}\n"
 	"amf:\n"
 	"  name: \"core-1 (lab)\"\n  region_id: 202\n  set_id: 1023\n  pointer: 63\n  relative_capacity: 10\n"
@@ -168,6 +169,9 @@ static void test_full_values(void **state)
 	load_ok(&c1, full_config());
 	assert_int_equal(c1.log.level, 3);
 	assert_string_equal(c1.plmn.mnc, "070");
+	assert_int_equal(c1.log.n_modules, 2);
+	assert_string_equal(c1.log.modules[1].name, "sctp");
+	assert_int_equal(c1.log.modules[1].level, 0);
 	assert_string_equal(c1.amf.network_name.full, "Solo \"Core\" Net");
 	assert_string_equal(c1.amf.network_name.short_name, "Solo");
 	assert_int_equal(c1.amf.security.n_integrity, 2);
@@ -335,6 +339,9 @@ static void test_err_values(void **state)
 		   "t.yaml:1:15: dnns[0].name: \"a b\" is not a DNN (letters, digits, '-' in '.'-separated labels)");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/8, dns: [8.8.8.300]}]\n",
 		   "t.yaml:1:42: dnns[0].dns[0]: \"8.8.8.300\" is not an IPv4 or IPv6 address");
+	expect_err("log: {modules: [{name: ngap, level: debug}, {name: ngap, level: info}]}\n",
+		   "t.yaml:1:45: log.modules[1]: duplicate module \"ngap\"");
+	expect_err("log: {modules: [{name: ngap}]}\n", "t.yaml:1:17: log.modules[0]: missing key level");
 	expect_err("plmn: {mcc: 1a1}\n", "t.yaml:1:13: plmn.mcc: must be 3 digits");
 	expect_err("plmn: {mnc: \"1\"}\n", "t.yaml:1:13: plmn.mnc: must be 2 or 3 digits");
 	expect_err("slices: [{sst: 1, sd: \"000001\"}, {sst: 1, sd: \"000001\"}]\n",
