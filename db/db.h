@@ -52,7 +52,7 @@ struct db_subscriber {
 	uint8_t opc[16];                 /* OPc, or OP when op_is_opc is false */
 	bool op_is_opc;                  /* false: UDM derives OPc = E_K(OP) ^ OP (TS 35.206 4.1) */
 	uint16_t amf;                    /* AMF field of AUTN, default 0x8000 */
-	uint64_t sqn;                    /* 48-bit SQN (TS 33.102 C.3) */
+	uint64_t sqn;                    /* 48-bit SQN (TS 33.102 6.3.2, Annex C) */
 	uint8_t n_slices;
 	struct db_snssai slices[DB_MAX_SLICES];
 	uint8_t n_dnns;

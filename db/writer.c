@@ -19,8 +19,8 @@
  * stays correct, only the copy on disk lags. If solocore restarts with a
  * stale SQN on disk, the next vector carries an SQN the USIM has already
  * seen; the USIM answers with a synchronisation failure carrying AUTS, and
- * the UDM resynchronises SQN from SQN_MS (TS 33.102 6.3.5, TS 33.501
- * 6.1.3.2.1 / 6.1.3.3.1; DESIGN.md "Crash safety"). The UE sees one extra
+ * the UDM resynchronises SQN from SQN_MS (TS 33.102 6.3.5; TS 33.501
+ * 6.1.3.3; DESIGN.md, "Crash safety"). The UE sees one extra
  * authentication round trip; nothing is lost for good. The same argument
  * covers updates queued but not committed at a crash.
  */
@@ -168,7 +168,8 @@ static void write_map(struct db_writer *w, struct wmap *m, int *err, uint64_t *w
 			slot = (slot + 1) & w->idx_mask;
 		m->idx[slot] = 0;
 	}
-	/* Backward-shift is not needed: every used slot of this map is cleared. */
+	/* No tombstones needed: every used slot of this map is cleared, and the
+	 * probe above walks past slots already zeroed. */
 	m->n = 0;
 }
 
