@@ -33,6 +33,34 @@ static const uint8_t int_rate[] = { 0xff, 0xff };
 static const uint8_t ut_tz[] = { 0x62, 0x11, 0x92, 0x32, 0x00, 0x00, 0x40 };
 static const uint8_t rej_nssai[] = { 0x12, 0x01 };         /* 9.11.3.46: len 1, cause 1, SST 1 */
 static const uint8_t emerg[] = { 0x03, 0x01, 0x11, 0xf2 };  /* police, "112" */
+static const uint8_t eps_detach_accept[] = { 0x07, 0x46 };   /* TS 24.301 EMM, plain */
+static const uint8_t mapped_nssai[] = { 0x01, 0x01 };
+static const uint8_t tai_part[] = { 0x00, 0x00, 0xf1, 0x10, 0x00, 0x00, 0x01 }; /* one TAI, type 0 */
+static const uint8_t ladn[] = { 0x08, 'i', 'n', 't', 'e', 'r', 'n', 'e', 't', 0x07,
+				0x00, 0x00, 0xf1, 0x10, 0x00, 0x00, 0x01 };
+static const uint8_t ext_emerg[] = { 0x00, 0x02, 0x21, 0xf3, 0x01, 0x41 };
+static const uint8_t sor_ack[17] = { 0x01 };                /* SOR data type 1: acknowledgement */
+static const uint8_t cag[] = { 0x04, 0x00, 0xf1, 0x10, 0x00 };
+static const uint8_t react_err[] = { 0x05, 0x5b };          /* PSI 5, cause 91 */
+static const uint8_t iid[] = { 0x02, 1, 2, 3, 4, 5, 6, 7, 8 };
+static const uint8_t ckd[] = { 0x00, 0x01, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc,
+			       0xdd, 0xee, 0xff, 0x00, 0x00, 0x00, 0x00, 0x62, 0x11, 0x92, 0x32, 0x00, 0x00, 0x01, 0x00 };
+
+struct named { const char *name; const uint8_t *p; size_t n; };
+#define NB(nm, a) { nm, a, sizeof(a) }
+static const struct named named[] = {
+	NB("eap", eap_success), NB("abba", abba), NB("payload", gsm_status), NB("payload_container", gsm_status),
+	NB("nas_container", inner_reg_req), NB("qos_rules", qos_rules), NB("qos_flows", qos_flows),
+	NB("epco", epco), NB("last_visited_tai", tai_001_01), NB("equivalent_plmns", plmns),
+	NB("nw_feature_support", nw_feat), NB("ms_classmark2", ms_cm2), NB("supported_codecs", codecs),
+	NB("integrity_max_rate", int_rate), NB("universal_time", ut_tz), NB("rejected_nssai", rej_nssai),
+	NB("emergency_numbers", emerg), NB("eps_nas_container", eps_detach_accept),
+	NB("requested_mapped_nssai", mapped_nssai), NB("pending_nssai", mapped_nssai),
+	NB("service_area_list", tai_part), NB("forbidden_tais_roaming", tai_part),
+	NB("forbidden_tais_service", tai_part), NB("ladn_info", ladn), NB("ext_emergency_numbers", ext_emerg),
+	NB("sor_container", sor_ack), NB("cag_info_list", cag), NB("ext_cag_info_list", cag),
+	NB("reactivation_error", react_err), NB("suggested_iid", iid), NB("ciphering_key_data", ckd),
+};
 
 int nas_sample_types(uint8_t *types, int max)
 {
@@ -48,48 +76,23 @@ static void set_buf(struct nas_buf *b, const uint8_t *p, size_t n) { b->p = p; b
 
 static void sample_buf(const struct nas_ie_desc *d, struct nas_buf *b)
 {
-	size_t n = d->min ? d->min : 1;
-	const char *nm = d->name;
+	size_t n = d->min;
 
 	if (n > d->max)
 		n = d->max;
 	set_buf(b, zeros, n);
-	if (d->str == NAS_S_DNN)
+	if (d->str == NAS_S_DNN) {
 		set_buf(b, dnn_internet, sizeof(dnn_internet));
-	else if (!strcmp(nm, "eap"))
-		set_buf(b, eap_success, sizeof(eap_success));
-	else if (!strcmp(nm, "abba"))
-		set_buf(b, abba, sizeof(abba));
-	else if (!strcmp(nm, "rand") || !strcmp(nm, "autn") || !strcmp(nm, "res_star") || !strcmp(nm, "auts"))
+		return;
+	}
+	if (!strcmp(d->name, "rand") || !strcmp(d->name, "autn") || !strcmp(d->name, "res_star") ||
+	    !strcmp(d->name, "auts")) {
 		set_buf(b, bytes16, d->min);
-	else if (!strcmp(nm, "payload") || !strcmp(nm, "payload_container"))
-		set_buf(b, gsm_status, sizeof(gsm_status));
-	else if (!strcmp(nm, "nas_container"))
-		set_buf(b, inner_reg_req, sizeof(inner_reg_req));
-	else if (!strcmp(nm, "qos_rules"))
-		set_buf(b, qos_rules, sizeof(qos_rules));
-	else if (!strcmp(nm, "qos_flows"))
-		set_buf(b, qos_flows, sizeof(qos_flows));
-	else if (!strcmp(nm, "epco"))
-		set_buf(b, epco, sizeof(epco));
-	else if (!strcmp(nm, "last_visited_tai"))
-		set_buf(b, tai_001_01, sizeof(tai_001_01));
-	else if (!strcmp(nm, "equivalent_plmns"))
-		set_buf(b, plmns, sizeof(plmns));
-	else if (!strcmp(nm, "nw_feature_support"))
-		set_buf(b, nw_feat, sizeof(nw_feat));
-	else if (!strcmp(nm, "ms_classmark2"))
-		set_buf(b, ms_cm2, sizeof(ms_cm2));
-	else if (!strcmp(nm, "supported_codecs"))
-		set_buf(b, codecs, sizeof(codecs));
-	else if (!strcmp(nm, "integrity_max_rate"))
-		set_buf(b, int_rate, sizeof(int_rate));
-	else if (!strcmp(nm, "universal_time"))
-		set_buf(b, ut_tz, sizeof(ut_tz));
-	else if (!strcmp(nm, "rejected_nssai"))
-		set_buf(b, rej_nssai, sizeof(rej_nssai));
-	else if (!strcmp(nm, "emergency_numbers"))
-		set_buf(b, emerg, sizeof(emerg));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!strcmp(d->name, named[i].name))
+			set_buf(b, named[i].p, named[i].n);
 }
 
 static void sample_mobid(const char *nm, struct nas_mobile_id *id)

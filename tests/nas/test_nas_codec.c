@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * NAS codec: round trip of every message with no optional IE, each optional
+ * IE alone and all of them; IE codecs one by one; bad input (truncated,
+ * overlong, wrong length, out of range, unknown) gives an error with an
+ * offset and a reason; encoders never write past their buffer.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/nas/nas_int.h"
+#include "nas_sample.h"
+
+static uint8_t b1[8192], b2[8192];
+static char s1[16384], s2[16384];
+
+/* encode m, decode, re-encode: same bytes, same to_str, same has_ flags */
+static void roundtrip(const struct nas_msg *m, const char *what)
+{
+	const struct nas_msg_desc *md = nas_msg_desc_get(m->type);
+	struct nas_msg d;
+	struct nas_err e;
+	int n1, n2;
+
+	n1 = nas_encode(m, b1, sizeof(b1), &e);
+	if (n1 < 0)
+		fail_msg("%s %s: encode %d (%s: %s)", md->name, what, n1, e.ie ? e.ie : "-", e.reason);
+	if (nas_decode(b1, (size_t)n1, &d, &e) < 0)
+		fail_msg("%s %s: decode at %zu: %s (%s)", md->name, what, e.off, e.reason, e.ie ? e.ie : "-");
+	n2 = nas_encode(&d, b2, sizeof(b2), &e);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(b1, b2, (size_t)n1);
+	assert_true(nas_msg_to_str(m, s1, sizeof(s1)) > 0);
+	assert_true(nas_msg_to_str(&d, s2, sizeof(s2)) > 0);
+	assert_string_equal(s1, s2);
+	for (unsigned i = 0; i < md->n_ies; i++)
+		if (md->ies[i].has >= 0)
+			assert_int_equal(*(const bool *)((const uint8_t *)m + md->ies[i].has),
+					 *(const bool *)((const uint8_t *)&d + md->ies[i].has));
+	assert_int_equal(d.psi, m->psi);
+	assert_int_equal(d.pti, m->pti);
+}
+
+static void test_roundtrip_all_messages(void **st)
+{
+	uint8_t types[64];
+	int nt = nas_sample_types(types, 64);
+	struct nas_msg m;
+	(void)st;
+
+	assert_int_equal(nt, 39);       /* every message of the brief */
+	for (int i = 0; i < nt; i++) {
+		assert_int_equal(nas_sample_fill(&m, types[i], 0), 0);
+		roundtrip(&m, "no optional IE");
+		assert_int_equal(nas_sample_fill(&m, types[i], 1), 0);
+		roundtrip(&m, "all optional IEs");
+		for (int k = 0; k < nas_sample_n_opt(types[i]); k++) {
+			assert_int_equal(nas_sample_fill_one(&m, types[i], k), 0);
+			roundtrip(&m, "one optional IE");
+		}
+	}
+}
+
+/* Truncation anywhere inside the mandatory part is an error with a reason;
+ * any prefix decodes or fails cleanly; encoders respect cap exactly. */
+static void test_truncation_and_short_buffers(void **st)
+{
+	uint8_t types[64];
+	int nt = nas_sample_types(types, 64);
+	struct nas_msg m, d;
+	struct nas_err e;
+	(void)st;
+
+	for (int i = 0; i < nt; i++) {
+		nas_sample_fill(&m, types[i], 0);
+		int nmand = nas_encode(&m, b1, sizeof(b1), NULL);
+		nas_sample_fill(&m, types[i], 1);
+		int n = nas_encode(&m, b1, sizeof(b1), NULL);
+		assert_true(nmand > 0 && n >= nmand);
+		for (int l = 0; l < n; l++) {
+			int r = nas_decode(b1, (size_t)l, &d, &e);
+			if (l < nmand)
+				assert_int_equal(r, -EBADMSG);
+			if (r < 0) {
+				assert_non_null(e.reason);
+				assert_true(e.off <= (size_t)l);
+			}
+		}
+		for (int cap = 0; cap < n; cap++) {
+			memset(b2, 0xa5, sizeof(b2));
+			assert_int_equal(nas_encode(&m, b2, (size_t)cap, NULL), -ENOSPC);
+			for (size_t k = (size_t)cap; k < (size_t)n + 16; k++)
+				assert_int_equal(b2[k], 0xa5);
+		}
+	}
+}
+
+struct bad { const char *name; const char *hex; int err; size_t off; };
+
+static const struct bad bad_inputs[] = {
+	{ "empty", "", -EBADMSG, 0 },
+	{ "unknown EPD", "12 00 41", -ENOMSG, 0 },
+	{ "unknown 5GMM message type", "7e 00 99", -ENOMSG, 2 },
+	{ "5GSM type under 5GMM EPD", "7e 00 c1", -ENOMSG, 2 },
+	{ "5GMM type under 5GSM EPD", "2e 01 01 41", -ENOMSG, 3 },
+	{ "security protected to nas_decode", "7e 02 00 00 00 00 01 7e 00 43", -EPROTO, 1 },
+	{ "truncated 5GSM header", "2e 01 01", -EBADMSG, 3 },
+	{ "registration request without identity", "7e 00 41 79", -EBADMSG, 4 },
+	{ "mobile identity length past the end", "7e 00 41 79 00 0b f2 00 f1 10", -EBADMSG, 4 },
+	{ "5G-GUTI of wrong length", "7e 00 41 79 00 05 f2 00 f1 10 01", -EBADMSG, 6 },
+	{ "5G-GUTI PLMN digit out of range", "7e 00 41 79 00 0b f2 0a f1 10 01 00 40 00 00 00 01", -ERANGE, 7 },
+	{ "IMEI digit not BCD", "7e 00 5c 00 08 3b 45 67 89 01 23 45 6a", -ERANGE, 12 },
+	{ "SUCI reserved SUPI format", "7e 00 5c 00 02 71 00", -ERANGE, 5 },
+	{ "SUCI profile A output too short", "7e 00 5c 00 0a 01 00 f1 10 00 00 01 01 aa bb", -EBADMSG, 13 },
+	{ "UE security capability length 3", "7e 00 41 79 00 01 00 2e 03 80 20 00", -EBADMSG, 9 },
+	{ "UE security capability overlong", "7e 00 41 79 00 01 00 2e 09 80 20 00 00 00 00 00 00 00", -EBADMSG, 9 },
+	{ "S-NSSAI length 3", "7e 00 67 01 00 01 00 22 03 01 02 03", -EBADMSG, 9 },
+	{ "TLV past the end", "7e 00 67 01 00 01 00 25 09 08 69", -EBADMSG, 7 },
+	{ "RAND truncated", "7e 00 56 00 02 00 00 21 00 11 22", -EBADMSG, 7 },
+	{ "AUTN wrong length", "7e 00 56 00 02 00 00 20 02 00 11", -EBADMSG, 9 },
+	{ "unknown comprehension-required IE", "7e 00 43 05 01 00", -EPROTO, 3 },
+	{ "TAI list reserved type", "7e 00 42 01 01 54 07 60 00 f1 10 00 00 01", -ERANGE, 7 },
+	{ "TAI list partial list truncated", "7e 00 42 01 01 54 07 01 00 f1 10 00 00 01", -EBADMSG, 7 },
+	{ "registration result length 2", "7e 00 42 02 01 01", -EBADMSG, 4 },
+	{ "PDU address type not IP", "2e 05 01 c2 11 00 04 01 00 01 01 06 06 03 e8 06 03 e8 29 05 04 0a 00 00 01", -ERANGE, 20 },
+	{ "PDU address length vs type", "2e 05 01 c2 11 00 04 01 00 01 01 06 06 03 e8 06 03 e8 29 06 01 0a 00 00 01 00", -EBADMSG, 20 },
+	{ "session-AMBR unit 0", "2e 05 01 c2 11 00 04 01 00 01 01 06 00 03 e8 06 03 e8", -ERANGE, 12 },
+	{ "session-AMBR wrong length", "2e 05 01 c2 11 00 04 01 00 01 01 05 06 03 e8 06 03", -EBADMSG, 12 },
+	{ "5GSM cause missing", "2e 05 01 d6", -EBADMSG, 4 },
+	{ "network name reserved coding", "7e 00 54 43 02 e0 41", -ERANGE, 5 },
+};
+
+static void test_bad_inputs(void **st)
+{
+	uint8_t buf[256];
+	struct nas_msg m;
+	struct nas_err e;
+	(void)st;
+
+	for (size_t i = 0; i < sizeof(bad_inputs) / sizeof(bad_inputs[0]); i++) {
+		const struct bad *b = &bad_inputs[i];
+		size_t n = 0;
+		for (const char *p = b->hex; *p;) {
+			unsigned v;
+			if (*p == ' ') { p++; continue; }
+			assert_int_equal(sscanf(p, "%2x", &v), 1);
+			buf[n++] = (uint8_t)v;
+			p += 2;
+		}
+		int r = nas_decode(buf, n, &m, &e);
+		if (r != b->err || e.off != b->off)
+			fail_msg("%s: got %d at %zu (%s), want %d at %zu", b->name, r, e.off, e.reason ? e.reason : "-",
+				 b->err, b->off);
+		assert_non_null(e.reason);
+	}
+}
+
+static void test_unknown_and_repeated_ies(void **st)
+{
+	/* registration complete + unknown TLV 5a, unknown TLV-E 7f, unknown type-1 c1 */
+	static const uint8_t unk[] = { 0x7e, 0x00, 0x43, 0x5a, 0x02, 0xaa, 0xbb, 0x7f, 0x00, 0x01, 0xcc, 0xc1 };
+	/* authentication response with RES* twice: the first one counts (TS 24.501 7.6.3) */
+	uint8_t rep[3 + 2 * 18] = { 0x7e, 0x00, 0x57 };
+	struct nas_msg m;
+	struct nas_err e;
+	(void)st;
+
+	assert_int_equal(nas_decode(unk, sizeof(unk), &m, &e), 0);
+	assert_false(m.reg_cpl.has_sor_container);
+	for (int k = 0; k < 2; k++) {
+		rep[3 + 18 * k] = 0x2d;
+		rep[4 + 18 * k] = 16;
+		memset(rep + 5 + 18 * k, k + 1, 16);
+	}
+	assert_int_equal(nas_decode(rep, sizeof(rep), &m, &e), 0);
+	assert_int_equal(m.auth_resp.res_star.p[0], 1);
+}
+
+static void test_security_header(void **st)
+{
+	uint8_t msg[] = { 0x7e, 0x02, 0x01, 0x02, 0x03, 0x04, 0x05, 0x7e, 0x00, 0x43 };
+	struct nas_sec_hdr h;
+	struct nas_err e;
+	uint8_t epd, sht;
+	(void)st;
+
+	assert_int_equal(nas_peek(msg, sizeof(msg), &epd, &sht), 0);
+	assert_int_equal(sht, 2);
+	assert_int_equal(nas_sec_decode(msg, sizeof(msg), &h, &e), 0);
+	assert_int_equal(h.mac, 0x01020304);
+	assert_int_equal(h.sqn, 5);
+	assert_int_equal(h.msg.len, 3);
+	assert_int_equal(nas_sec_decode(msg, 7, &h, &e), -EBADMSG);  /* no inner message */
+	msg[1] = 5;
+	assert_int_equal(nas_sec_decode(msg, sizeof(msg), &h, &e), -ERANGE);
+	assert_int_equal(e.off, 1);
+	msg[1] = 0;
+	assert_int_equal(nas_sec_decode(msg, sizeof(msg), &h, &e), -EPROTO);
+	msg[0] = 0x2e;
+	assert_int_equal(nas_sec_decode(msg, sizeof(msg), &h, &e), -ENOMSG);
+	assert_int_equal(nas_sec_hdr_enc(b1, 6, 2, 0, 0), -ENOSPC);
+	assert_int_equal(nas_sec_hdr_enc(b1, 7, 0, 0, 0), -EINVAL);
+}
+
+static void mobid_rt(const struct nas_mobile_id *id, const char *want)
+{
+	struct nas_mobile_id d;
+	char s[256];
+	int n = nas_mobile_id_enc(id, b1, sizeof(b1));
+	assert_true(n > 0);
+	assert_int_equal(nas_mobile_id_dec(b1, (size_t)n, &d, NULL), 0);
+	assert_int_equal(nas_mobile_id_enc(&d, b2, sizeof(b2)), n);
+	assert_memory_equal(b1, b2, (size_t)n);
+	nas_mobile_id_to_str(&d, s, sizeof(s));
+	assert_string_equal(s, want);
+}
+
+static void test_mobile_identities(void **st)
+{
+	static const uint8_t eph[33 + 5 + 8] = { 0x02 };
+	static const uint8_t nai[] = "user@example.org";
+	struct nas_mobile_id id;
+	struct nas_buf ek, ct, mac;
+	(void)st;
+
+	memset(&id, 0, sizeof(id));
+	id.type = NAS_MOBID_5G_GUTI;
+	id.guti = (struct nas_guti){ { 999, 70, 0 }, 0xca, 0x3f8, 0x21, 0xdeadbeef };
+	mobid_rt(&id, "5g-guti{plmn=999-70 region=202 set=1016 ptr=33 tmsi=0xdeadbeef}");
+	assert_int_equal(b1[0], 0xf2);
+	id.type = NAS_MOBID_5G_S_TMSI;
+	mobid_rt(&id, "5g-s-tmsi{set=1016 ptr=33 tmsi=0xdeadbeef}");
+	assert_int_equal(nas_mobile_id_enc(&id, b1, sizeof(b1)), 7);
+	memset(&id, 0, sizeof(id));
+	id.type = NAS_MOBID_IMEI;
+	strcpy(id.digits.d, "490154203237518");
+	id.digits.n = 15;
+	mobid_rt(&id, "imei-490154203237518");
+	assert_int_equal(b1[0], 0x4b);  /* digit 4, odd, type 3 */
+	id.type = NAS_MOBID_IMEISV;
+	strcpy(id.digits.d, "4901542032375181");
+	id.digits.n = 16;
+	mobid_rt(&id, "imeisv-4901542032375181");
+	assert_int_equal(b1[8], 0xf1);  /* filler */
+	memset(&id, 0, sizeof(id));
+	id.type = NAS_MOBID_SUCI;
+	id.suci.plmn = (struct nas_plmn){ 310, 410, 1 };
+	memcpy(id.suci.rid, (uint8_t[]){ 1, 2, 3, 4 }, 4);
+	id.suci.scheme = NAS_SUCI_PROFILE_B;
+	id.suci.hn_key_id = 3;
+	id.suci.output = (struct nas_buf){ eph, sizeof(eph) };
+	assert_int_equal(nas_suci_ecies_parts(&id.suci, &ek, &ct, &mac), 0);
+	assert_int_equal(ct.len, 5);
+	assert_int_equal(nas_mobile_id_enc(&id, b1, sizeof(b1)), 8 + (int)sizeof(eph));
+	assert_memory_equal(b1, ((uint8_t[]){ 0x01, 0x13, 0x00, 0x14, 0x21, 0x43, 0x02, 0x03 }), 8);
+	memset(&id, 0, sizeof(id));
+	id.type = NAS_MOBID_SUCI;
+	id.suci.supi_format = 1;
+	id.suci.nai = (struct nas_buf){ nai, sizeof(nai) - 1 };
+	mobid_rt(&id, "suci{nai=user@example.org}");
+	memset(&id, 0, sizeof(id));
+	id.type = NAS_MOBID_NONE;
+	assert_int_equal(nas_mobile_id_enc(&id, b1, sizeof(b1)), 1);
+	assert_int_equal(b1[0], 0);
+	id.type = NAS_MOBID_IMEI;       /* no digits: cannot be encoded */
+	assert_int_equal(nas_mobile_id_enc(&id, b1, sizeof(b1)), -EINVAL);
+}
+
+static void test_tai_list_types(void **st)
+{
+	struct nas_tai_list t, d;
+	char s[256];
+	(void)st;
+
+	memset(&t, 0, sizeof(t));
+	t.n = 3;
+	for (int i = 0; i < 3; i++)
+		t.tai[i] = (struct nas_tai){ { 1, 1, 0 }, 0x10 + (uint32_t)i };
+	t.n_lists = 1;
+	t.lists[0].type = 1;            /* consecutive TACs */
+	t.lists[0].n = 3;
+	assert_int_equal(nas_tai_list_enc(&t, b1, sizeof(b1)), 7);
+	assert_int_equal(b1[0], 0x22);
+	assert_int_equal(nas_tai_list_dec(b1, 7, &d, NULL), 0);
+	assert_int_equal(d.n, 3);
+	assert_int_equal(d.tai[2].tac, 0x12);
+	t.tai[2].plmn.mcc = 2;          /* type 1 needs one PLMN */
+	assert_int_equal(nas_tai_list_enc(&t, b1, sizeof(b1)), -EINVAL);
+	t.n_lists = 0;                  /* automatic: two PLMNs -> type 2 */
+	assert_int_equal(nas_tai_list_enc(&t, b1, sizeof(b1)), 1 + 18);
+	assert_int_equal(b1[0], 0x42);
+	assert_int_equal(nas_tai_list_dec(b1, 19, &d, NULL), 0);
+	nas_tai_list_to_str(&d, s, sizeof(s));
+	assert_string_equal(s, "[001-01/000010,001-01/000011,002-01/000012]");
+	/* 17 TAIs in one type-1 list is over NAS_TAI_MAX */
+	static const uint8_t big[] = { 0x30, 0x00, 0xf1, 0x10, 0x00, 0x00, 0x01 };
+	assert_int_equal(nas_tai_list_dec(big, sizeof(big), &d, NULL), -E2BIG);
+}
+
+static void test_nssai_limits(void **st)
+{
+	uint8_t v[2 * (NAS_NSSAI_MAX + 1)];
+	struct nas_nssai s;
+	struct nas_snssai one = { .sst = 1, .has_sd = 1, .sd = 0xabcdef, .has_mapped_sst = 1, .mapped_sst = 2,
+				  .has_mapped_sd = 1, .mapped_sd = 0x123456 };
+	struct nas_snssai d;
+	char str[128];
+	(void)st;
+
+	for (int i = 0; i <= NAS_NSSAI_MAX; i++) {
+		v[2 * i] = 1;
+		v[2 * i + 1] = (uint8_t)i;
+	}
+	assert_int_equal(nas_nssai_dec(v, sizeof(v) - 2, &s, NULL), 0);
+	assert_int_equal(s.n, NAS_NSSAI_MAX);
+	assert_int_equal(nas_nssai_dec(v, sizeof(v), &s, NULL), -E2BIG);
+	assert_int_equal(nas_snssai_enc(&one, b1, sizeof(b1)), 8);
+	assert_int_equal(nas_snssai_dec(b1, 8, &d, NULL), 0);
+	nas_snssai_to_str(&d, str, sizeof(str));
+	assert_string_equal(str, "sst=1/sd=abcdef(mapped sst=2/sd=123456)");
+	one.has_mapped_sst = 0;         /* mapped SD without mapped SST */
+	assert_int_equal(nas_snssai_enc(&one, b1, sizeof(b1)), -EINVAL);
+}
+
+static void test_qos_rules_and_flows(void **st)
+{
+	static const uint8_t pf[] = { 0x01 };   /* match-all */
+	struct nas_qos_rules r, d;
+	struct nas_qos_flows f, fd;
+	static const uint8_t five_qi[] = { 9 };
+	char s[256];
+	(void)st;
+
+	memset(&r, 0, sizeof(r));
+	r.n = 3;
+	r.r[0] = (struct nas_qos_rule){ .id = 1, .op = NAS_QOS_RULE_CREATE, .dqr = 1, .n_filters = 1,
+					.has_prec_qfi = 1, .precedence = 255, .qfi = 1 };
+	r.r[0].f[0] = (struct nas_pkt_filter){ 3, 1, { pf, 1 } };
+	r.r[1] = (struct nas_qos_rule){ .id = 2, .op = NAS_QOS_RULE_DELETE };
+	r.r[2] = (struct nas_qos_rule){ .id = 3, .op = NAS_QOS_RULE_DELETE_FILTERS, .n_filters = 2,
+					.has_prec_qfi = 1, .precedence = 10, .segregation = 1, .qfi = 5 };
+	r.r[2].f[0].id = 1;
+	r.r[2].f[1].id = 2;
+	int n = nas_qos_rules_enc(&r, b1, sizeof(b1));
+	assert_int_equal(n, 9 + 4 + 8);
+	assert_int_equal(nas_qos_rules_dec(b1, (size_t)n, &d, NULL), 0);
+	assert_int_equal(d.n, 3);
+	assert_false(d.r[1].has_prec_qfi);
+	assert_int_equal(d.r[2].f[1].id, 2);
+	assert_int_equal(d.r[2].segregation, 1);
+	assert_int_equal(nas_qos_rules_enc(&d, b2, sizeof(b2)), n);
+	assert_memory_equal(b1, b2, (size_t)n);
+	nas_qos_rules_to_str(&d, s, sizeof(s));
+	assert_string_equal(s, "[{id=1 op=1 dqr=1 filters=1 prec=255 qfi=1},{id=2 op=2 dqr=0 filters=0},"
+			       "{id=3 op=5 dqr=0 filters=2 prec=10 qfi=5}]");
+	b1[2] = 0x40;                   /* rule length past the IE */
+	assert_int_equal(nas_qos_rules_dec(b1, (size_t)n, &d, NULL), -EBADMSG);
+
+	memset(&f, 0, sizeof(f));
+	f.n = 1;
+	f.f[0] = (struct nas_qos_flow){ .qfi = 1, .op = 1, .e = 1, .n = 1 };
+	f.f[0].p[0] = (struct nas_qos_param){ NAS_QOS_P_5QI, { five_qi, 1 } };
+	n = nas_qos_flows_enc(&f, b1, sizeof(b1));
+	assert_int_equal(n, 6);
+	assert_memory_equal(b1, ((uint8_t[]){ 0x01, 0x20, 0x41, 0x01, 0x01, 0x09 }), 6);
+	assert_int_equal(nas_qos_flows_dec(b1, 6, &fd, NULL), 0);
+	assert_int_equal(fd.f[0].p[0].v.p[0], 9);
+	assert_int_equal(nas_qos_flows_dec(b1, 5, &fd, NULL), -EBADMSG);
+}
+
+static void test_epco(void **st)
+{
+	/* what UEs send: DNS IPv4 request, IP address via NAS, MTU request (empty containers) */
+	static const uint8_t ue[] = { 0x80, 0x00, 0x0d, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x10, 0x00, 0x80, 0x21, 0x03,
+				      0x01, 0x00, 0x03 };
+	static const uint8_t dns[] = { 10, 45, 0, 1 }, mtu[] = { 0x05, 0x78 };
+	struct nas_pco p, d;
+	char s[256];
+	(void)st;
+
+	assert_int_equal(nas_pco_dec(ue, sizeof(ue), &p, NULL), 0);
+	assert_int_equal(p.n, 4);
+	assert_non_null(nas_pco_find(&p, NAS_PCO_DNS_IPV4));
+	assert_non_null(nas_pco_find(&p, NAS_PCO_IPV4_LINK_MTU));
+	assert_null(nas_pco_find(&p, NAS_PCO_DNS_IPV6));
+	assert_int_equal(nas_pco_find(&p, NAS_PCO_IPCP)->v.len, 3);
+	assert_int_equal(nas_pco_enc(&p, b1, sizeof(b1)), (int)sizeof(ue));
+	assert_memory_equal(b1, ue, sizeof(ue));
+	/* the network's answer */
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(nas_pco_add(&p, NAS_PCO_DNS_IPV4, dns, 4), 0);
+	assert_int_equal(nas_pco_add(&p, NAS_PCO_IPV4_LINK_MTU, mtu, 2), 0);
+	int n = nas_pco_enc(&p, b1, sizeof(b1));
+	assert_int_equal(n, 1 + 7 + 5);
+	assert_int_equal(nas_pco_dec(b1, (size_t)n, &d, NULL), 0);
+	nas_pco_to_str(&d, s, sizeof(s));
+	assert_string_equal(s, "[000d=dns4:10.45.0.1,0010=mtu:1400]");
+	assert_int_equal(nas_pco_dec(ue, sizeof(ue) - 1, &d, NULL), -EBADMSG);
+	for (int i = 0; i < NAS_PCO_MAX - 2; i++)
+		assert_int_equal(nas_pco_add(&p, 1, NULL, 0), 0);
+	assert_int_equal(nas_pco_add(&p, 1, NULL, 0), -E2BIG);
+}
+
+static void test_small_ies(void **st)
+{
+	struct nas_network_name nn, d;
+	struct nas_buf dnn;
+	uint8_t text[32];
+	char s[128];
+	(void)st;
+
+	assert_int_equal(nas_network_name_set_ascii(&nn, "solocore_1", text, sizeof(text)), 9);
+	assert_int_equal(nn.spare_bits, 2);
+	int n = nas_network_name_enc(&nn, b1, sizeof(b1));
+	assert_int_equal(nas_network_name_dec(b1, (size_t)n, &d, NULL), 0);
+	nas_network_name_to_str(&d, s, sizeof(s));
+	assert_string_equal(s, "\"solocore_1\"");
+
+	n = nas_dnn_enc("ims.mnc001.mcc001.gprs", b1, sizeof(b1));
+	assert_int_equal(n, 23);
+	dnn = (struct nas_buf){ b1, (uint16_t)n };
+	assert_int_equal(nas_dnn_to_str(&dnn, s, sizeof(s)), 22);
+	assert_string_equal(s, "ims.mnc001.mcc001.gprs");
+	assert_int_equal(nas_dnn_enc("a..b", b1, sizeof(b1)), -EINVAL);
+	assert_int_equal(nas_dnn_enc("internet.", b1, sizeof(b1)), -EINVAL);
+	b1[0] = 30;                     /* label past the end */
+	assert_int_equal(nas_dnn_to_str(&dnn, s, sizeof(s)), -EBADMSG);
+
+	assert_int_equal(nas_gprs_timer3_secs(0x06), 3600);   /* 6 x 10 min */
+	assert_int_equal(nas_gprs_timer3_secs(0xe0), UINT32_MAX);
+	assert_int_equal(nas_gprs_timer2_secs(0x2c), 720);
+	assert_int_equal(nas_gprs_timer3_enc(25 * 60), 0xb9);  /* 25 min: 1-min unit */
+	assert_int_equal(nas_gprs_timer3_enc(54 * 60), 0x06);  /* 54 min rounds up to 6 x 10 min */
+	assert_int_equal(nas_gprs_timer3_secs(nas_gprs_timer3_enc(1500)), 1500);
+	assert_int_equal(nas_gprs_timer2_enc(10), 0x05);
+	assert_int_equal(nas_gprs_timer2_enc(UINT32_MAX), 0xe0);
+
+	assert_int_equal(nas_ambr_kbps(1, 100), 100);
+	assert_int_equal(nas_ambr_kbps(6, 1000), 1000000);
+	assert_int_equal(nas_ambr_kbps(11, 2), 2000000);
+	assert_int_equal(nas_ambr_kbps(0, 5), 0);
+
+	nas_psi_map_to_str(0x0420, s, sizeof(s));
+	assert_string_equal(s, "{5,10}");
+	assert_string_equal(nas_5gmm_cause_name(NAS_5GMM_SYNCH_FAILURE), "Synch failure");
+	assert_string_equal(nas_msg_name(NAS_PDU_SESSION_RELEASE_COMMAND), "PDU session release command");
+	assert_string_equal(nas_msg_name(0x01), "unknown message type");
+}
+
+static void test_encode_invalid_values(void **st)
+{
+	static uint8_t long_dnn[101];
+	struct nas_msg m;
+	struct nas_err e;
+	(void)st;
+
+	nas_sample_fill(&m, NAS_UL_NAS_TRANSPORT, 0);
+	m.ul_nas.has_dnn = true;
+	m.ul_nas.dnn = (struct nas_buf){ long_dnn, sizeof(long_dnn) };
+	assert_int_equal(nas_encode(&m, b1, sizeof(b1), &e), -EINVAL);
+	assert_string_equal(e.ie, "dnn");
+	m.ul_nas.has_dnn = false;
+	m.ul_nas.payload = (struct nas_buf){ NULL, 5 };
+	assert_int_equal(nas_encode(&m, b1, sizeof(b1), &e), -EINVAL);
+	m.type = 0x01;
+	assert_int_equal(nas_encode(&m, b1, sizeof(b1), &e), -ENOMSG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip_all_messages),
+		cmocka_unit_test(test_truncation_and_short_buffers),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_unknown_and_repeated_ies),
+		cmocka_unit_test(test_security_header),
+		cmocka_unit_test(test_mobile_identities),
+		cmocka_unit_test(test_tai_list_types),
+		cmocka_unit_test(test_nssai_limits),
+		cmocka_unit_test(test_qos_rules_and_flows),
+		cmocka_unit_test(test_epco),
+		cmocka_unit_test(test_small_ies),
+		cmocka_unit_test(test_encode_invalid_values),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
