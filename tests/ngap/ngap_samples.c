@@ -11,8 +11,11 @@ static const uint8_t nas_auth_req[] = { 0x7e, 0x00, 0x56, 0x00, 0x02, 0x00, 0x00
 					0x20, 0x10, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
 					0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10 };
 static const uint8_t nas_5gmm_status[] = { 0x7e, 0x00, 0x64, 0x6f };
-static const uint8_t ue_radio_cap[] = { 0x04, 0x01, 0x02, 0x03, 0x04, 0x05 };
-static const uint8_t ue_radio_cap_paging[] = { 0x40, 0x01, 0x00 }; /* UERadioCapabilityForPaging: NR part, one octet */
+/* TS 38.331 UERadioAccessCapabilityInformation (UPER): c1, ueRadioAccessCapabilityInformation, an empty
+ * UE-CapabilityRAT-ContainerList in its OCTET STRING */
+static const uint8_t ue_radio_cap[] = { 0x00, 0x08, 0x00 };
+/* UERadioCapabilityForPaging with the NR part: an empty UERadioPagingInformation (TS 38.331) */
+static const uint8_t ue_radio_cap_paging[] = { 0x40, 0x01, 0x00 };
 
 static uint8_t xfer_buf[NGAP_SAMPLE_XFERS][2][256];
 static size_t xfer_len[NGAP_SAMPLE_XFERS][2];
@@ -650,9 +653,10 @@ static void fill_b(struct ngap_msg *m, bool f)
 		x->amf_ue_id = AMF_ID;
 		x->ran_ue_id = RAN_ID;
 		if (f) {
-			/* the notify transfers are not coded by us; carry a release response transfer's bytes */
+			/* PDUSessionResourceNotifyReleasedTransfer is {cause, iE-Extensions, ...}: the same
+			 * encoding as a Release Command Transfer */
 			x->n_released = 1;
-			sess(&x->released[0], 1, false, false, 4, f);
+			sess(&x->released[0], 1, false, false, 3, f);
 		}
 		if ((x->has_uli = f))
 			uli(&x->uli, f);
