@@ -109,6 +109,8 @@ void h_send(struct h *h, uint32_t assoc, uint16_t stream, const struct ngap_msg 
 	int n = ngap_encode(m, buf, sizeof(buf));
 
 	assert_true(n > 0);
+	/* As the loop does before each callback: timers start from the real now. */
+	ev_update_now(h->loop);
 	amf_n2_rx(h->amf, assoc, stream, buf, (size_t)n);
 }
 
@@ -318,8 +320,6 @@ void sue_initial(struct h *h, struct sue *ue, const struct nas_msg *m, uint8_t s
 	ngap_uli(&g.u.initial_ue_message.uli);
 	g.u.initial_ue_message.rrc_cause = 3;
 	h_send(h, ue->assoc, 1, &g);
-	/* Contexts are freed by a deferred call (STYLE.md 8): let it run. */
-	ev_run_once(h->loop, 0);
 }
 
 static void sue_ul_ex(struct h *h, struct sue *ue, const struct nas_msg *m, uint8_t sht, bool badmac)
@@ -338,8 +338,6 @@ static void sue_ul_ex(struct h *h, struct sue *ue, const struct nas_msg *m, uint
 	g.u.uplink_nas_transport.nas.len = n;
 	ngap_uli(&g.u.uplink_nas_transport.uli);
 	h_send(h, ue->assoc, 1, &g);
-	/* Contexts are freed by a deferred call (STYLE.md 8): let it run. */
-	ev_run_once(h->loop, 0);
 }
 
 void sue_ul(struct h *h, struct sue *ue, const struct nas_msg *m, uint8_t sht)
