@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,6 +28,16 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds of this process (and of its children with who = RUSAGE_CHILDREN):
+ * on a loaded machine wall time says little, CPU time still compares. */
+static double cpu_s(int who)
+{
+	struct rusage ru;
+	getrusage(who, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 static long long fsize(const char *p)
@@ -94,10 +105,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	double t_gen = now_s() - t0;
-	printf("generate:        %8.3f s  (%lld bytes of TOML)\n", t_gen, fsize(toml));
+	printf("generate:        %8.3f s  cpu %6.3f s  (%lld bytes of TOML)\n", t_gen,
+	       cpu_s(RUSAGE_CHILDREN), fsize(toml));
 
 	/* 2. TOML parse alone */
 	t0 = now_s();
+	double c0 = cpu_s(RUSAGE_SELF);
 	struct toml_doc *doc;
 	char err[512];
 	if (toml_parse_file(toml, &doc, err, sizeof(err)) < 0) {
@@ -106,7 +119,8 @@ int main(int argc, char **argv)
 	}
 	double t_parse = now_s() - t0;
 	size_t tables = toml_count(toml_root(doc));
-	printf("toml parse:      %8.3f s  (%zu tables, %.1f MB arena+index)\n", t_parse, tables,
+	printf("toml parse:      %8.3f s  cpu %6.3f s  (%zu tables, %.1f MB arena+index)\n", t_parse,
+	       cpu_s(RUSAGE_SELF) - c0, tables,
 	       (double)toml_mem(doc) / 1e6);
 	toml_free(doc);
 	if ((long)tables != count)
@@ -118,19 +132,22 @@ int main(int argc, char **argv)
 	if (db_open(dbp, &db) < 0)
 		return 1;
 	t0 = now_s();
+	c0 = cpu_s(RUSAGE_SELF);
 	int n = db_import_toml(db, toml, err, sizeof(err));
-	double t_imp = now_s() - t0;
+	double t_imp = now_s() - t0, c_imp = cpu_s(RUSAGE_SELF) - c0;
 	if (n != count) {
 		fprintf(stderr, "import: %d %s\n", n, err);
 		return 1;
 	}
-	printf("import:          %8.3f s  (%.0f rows/s)\n", t_imp, (double)n / t_imp);
+	printf("import:          %8.3f s  cpu %6.3f s  (%.0f rows/s)\n", t_imp, c_imp,
+	       (double)n / t_imp);
 	db_close(db);
 	printf("database file:   %lld bytes\n", fsize(dbp));
 
 	/* 4a. start-up load, db side only: open + stream every row */
 	long rows = 0;
 	t0 = now_s();
+	c0 = cpu_s(RUSAGE_SELF);
 	if (db_open(dbp, &db) < 0)
 		return 1;
 	n = db_load_subscribers(db, count_only, &rows);
@@ -138,8 +155,8 @@ int main(int argc, char **argv)
 	db_close(db);
 	if (n != count || rows != count)
 		return 1;
-	printf("open + load:     %8.3f s  (%.0f rows/s, callback only counts)\n", t_scan,
-	       (double)n / t_scan);
+	printf("open + load:     %8.3f s  cpu %6.3f s  (%.0f rows/s, callback only counts)\n",
+	       t_scan, cpu_s(RUSAGE_SELF) - c0, (double)n / t_scan);
 
 	/* 4b. the same, copying every row into an array as a store would */
 	struct store st = { .cap = (size_t)count };
@@ -147,14 +164,15 @@ int main(int argc, char **argv)
 	if (!st.v)
 		return 1;
 	t0 = now_s();
+	c0 = cpu_s(RUSAGE_SELF);
 	if (db_open(dbp, &db) < 0)
 		return 1;
 	n = db_load_subscribers(db, keep, &st);
-	double t_load = now_s() - t0;
+	double t_load = now_s() - t0, c_load = cpu_s(RUSAGE_SELF) - c0;
 	if (n != count)
 		return 1;
-	printf("open + load+copy:%8.3f s  (%.0f rows/s, %zu bytes per struct db_subscriber)\n",
-	       t_load, (double)n / t_load, sizeof(struct db_subscriber));
+	printf("open + load+copy:%8.3f s  cpu %6.3f s  (%.0f rows/s, %zu bytes per struct "
+	       "db_subscriber)\n", t_load, c_load, (double)n / t_load, sizeof(struct db_subscriber));
 
 	/* 5. writer: one SQN update per subscriber from this thread, then flush */
 	struct db_writer *w;
@@ -162,18 +180,20 @@ int main(int argc, char **argv)
 	if (db_writer_start(db, &o, &w) < 0)
 		return 1;
 	t0 = now_s();
+	c0 = cpu_s(RUSAGE_SELF);
 	for (size_t i = 0; i < st.n; i++)
 		db_writer_sqn(w, st.v[i].supi, 32 + i);
 	double t_enq = now_s() - t0;
 	if (db_writer_flush(w) < 0)
 		return 1;
-	double t_all = now_s() - t0;
+	double t_all = now_s() - t0, c_all = cpu_s(RUSAGE_SELF) - c0;
 	struct db_writer_stats ws;
 	db_writer_get_stats(w, &ws);
 	db_writer_stop(w);
 	printf("writer enqueue:  %8.3f s  (%.0f ns per db_writer_sqn)\n", t_enq, t_enq * 1e9 / (double)n);
-	printf("writer to disk:  %8.3f s  (written %llu in %llu transactions, dropped %llu, "
-	       "coalesced %llu)\n", t_all, (unsigned long long)ws.written,
+	printf("writer to disk:  %8.3f s  cpu %6.3f s  (both threads; written %llu in %llu "
+	       "transactions, dropped %llu, coalesced %llu)\n", t_all, c_all,
+	       (unsigned long long)ws.written,
 	       (unsigned long long)ws.batches, (unsigned long long)ws.dropped,
 	       (unsigned long long)ws.coalesced);
 	explicit_bzero(st.v, st.n * sizeof(*st.v));
