@@ -88,17 +88,16 @@ static void put_hex(char *o, const uint8_t *b, size_t n)
 	o[2 * n] = 0;
 }
 
-/* Add 1 to a decimal string in place; false when it would grow. */
-static bool imsi_inc(char *d, size_t len)
+/* Add 1 to a decimal string in place (leading zeros kept). */
+static void imsi_inc(char *d, size_t len)
 {
 	for (size_t i = len; i-- > 0;) {
 		if (d[i] != '9') {
 			d[i]++;
-			return true;
+			return;
 		}
 		d[i] = '0';
 	}
-	return false;
 }
 
 static int cmd_generate(int argc, char **argv)
@@ -142,6 +141,15 @@ static int cmd_generate(int argc, char **argv)
 			DB_IMSI_MIN_DIGITS, DB_IMSI_MAX_DIGITS);
 		return EXIT_USAGE;
 	}
+	/* The whole range must fit in the IMSI's length: check before printing. */
+	uint64_t first = strtoull(start, NULL, 10), limit = 1;
+	for (size_t i = 0; i < ilen; i++)
+		limit *= 10;
+	if (count > limit - first) {
+		fprintf(stderr, "sims generate: %llu IMSIs from %s do not fit in %zu digits\n", count,
+			start, ilen);
+		return EXIT_USAGE;
+	}
 	uint8_t ki[16], opc[16];
 	if ((ki_s || opc_s) && (random_keys || !ki_s || !opc_s)) {
 		fputs("sims generate: give --ki and --opc together, or --random-keys\n", stderr);
@@ -164,12 +172,8 @@ static int cmd_generate(int argc, char **argv)
 	printf("# solocore SIM file (db/SIMS.md), %llu entries\n", count);
 	int rc = 0;
 	for (unsigned long long n = 0; n < count; n++) {
-		if (n && !imsi_inc(imsi, ilen)) {
-			fprintf(stderr, "sims generate: IMSI range starting at %s overflows %zu digits\n",
-				start, ilen);
-			rc = 1;
-			break;
-		}
+		if (n)
+			imsi_inc(imsi, ilen);   /* cannot overflow: range checked above */
 		if (random_keys) {
 			uint8_t b[32];
 			if (random_bytes(b, sizeof(b)) < 0) {

@@ -81,7 +81,8 @@ static int parse_rate(const char *s, uint64_t *out)
 	uint64_t frac = 0, fdiv = 1;
 	if (*e == '.') {
 		for (e++; *e >= '0' && *e <= '9'; e++) {
-			if (fdiv < 1000000000000ull) {
+			/* 6 fraction digits: frac * mul stays below 2^64. */
+			if (fdiv < 1000000ull) {
 				frac = frac * 10 + (uint64_t)(*e - '0');
 				fdiv *= 10;
 			}

@@ -384,9 +384,19 @@ static void test_cli_usage(void **state)
 	assert_int_equal(run_cli("/dev/null", 4, a5), 2);
 	char *a6[] = { "sims", "generate", "--count", "3", "--imsi-start", "12a45", NULL };
 	assert_int_equal(run_cli("/dev/null", 6, a6), 2);
-	/* 99998, 99999, then the range would need a sixth digit. */
+	/* 99998, 99999, then the range would need a sixth digit: refused
+	 * before anything is written. */
 	char *a7[] = { "sims", "generate", "--count", "3", "--imsi-start", "99998", NULL };
-	assert_int_equal(run_cli("/dev/null", 6, a7), 1);
+	char out[64];
+	snprintf(out, sizeof(out), "/tmp/solocore-gen-%d.toml", (int)getpid());
+	assert_int_equal(run_cli(out, 6, a7), 2);
+	FILE *f = fopen(out, "r");
+	assert_non_null(f);
+	assert_int_equal(fgetc(f), EOF);
+	fclose(f);
+	unlink(out);
+	char *a7b[] = { "sims", "generate", "--count", "2", "--imsi-start", "99998", NULL };
+	assert_int_equal(run_cli("/dev/null", 6, a7b), 0);
 	char *a8[] = { "sims", "import", NULL };
 	assert_int_equal(run_cli(NULL, 2, a8), 2);
 	char *a9[] = { "sims", "import", "x.toml", "-c", "solocore.yaml", NULL };
