@@ -140,6 +140,10 @@ int crypto_hn_key_from_hex(struct crypto_hn_key **out, enum crypto_suci_scheme s
 /* PEM file with a PKCS#8 (or for P-256 "EC PRIVATE KEY") private key of the scheme's curve. */
 int crypto_hn_key_from_pem(struct crypto_hn_key **out, enum crypto_suci_scheme scheme,
 			   uint8_t key_id, const char *path);
+/* A config value (TS 33.501 keys in solocore.yaml): 64 hex digits are a raw private key, anything
+ * else is the path of a PEM file. */
+int crypto_hn_key_load(struct crypto_hn_key **out, enum crypto_suci_scheme scheme, uint8_t key_id,
+		       const char *value);
 /* Accepts NULL. */
 void crypto_hn_key_free(struct crypto_hn_key *key);
 uint8_t crypto_hn_key_id(const struct crypto_hn_key *key);

@@ -227,6 +227,19 @@ int crypto_hn_key_from_pem(struct crypto_hn_key **out, enum crypto_suci_scheme s
 	return key_new(out, scheme, key_id, pk);
 }
 
+int crypto_hn_key_load(struct crypto_hn_key **out, enum crypto_suci_scheme scheme, uint8_t key_id,
+		       const char *value)
+{
+	size_t n;
+
+	if (!value)
+		return -EINVAL;
+	n = strspn(value, "0123456789abcdefABCDEF");
+	if (n == 2 * ECIES_KEY_LEN && value[n] == '\0')
+		return crypto_hn_key_from_hex(out, scheme, key_id, value);
+	return crypto_hn_key_from_pem(out, scheme, key_id, value);
+}
+
 void crypto_hn_key_free(struct crypto_hn_key *key)
 {
 	if (!key)

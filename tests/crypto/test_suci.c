@@ -59,7 +59,7 @@ static void test_annex_c4(void **state)
 		uint8_t pub[33], plain[64], out[128];
 
 		load(f, c4_sections[i], &v);
-		assert_int_equal(crypto_hn_key_from_hex(&k, v.scheme, 1, v.hn_priv), 0);
+		assert_int_equal(crypto_hn_key_load(&k, v.scheme, 1, v.hn_priv), 0);
 		assert_int_equal(crypto_hn_key_public(k, pub, sizeof(pub)), v.hn_pub_len);
 		CT_MEM(pub, v.hn_pub, (size_t)v.hn_pub_len, "home network public key");
 		/* HN side */
@@ -221,7 +221,8 @@ static void test_pem_round_trip(void **state)
 		assert_int_equal(PEM_write_PrivateKey(fp, pk, NULL, NULL, 0, NULL, NULL), 1);
 		fclose(fp);
 		EVP_PKEY_free(pk);
-		assert_int_equal(crypto_hn_key_from_pem(&k, sc, 9, path), 0);
+		/* a config value that is not 64 hex digits is a PEM path */
+		assert_int_equal(crypto_hn_key_load(&k, sc, 9, path), 0);
 		/* the same file for the other profile is refused */
 		assert_int_equal(crypto_hn_key_from_pem(&wrong, i ? CRYPTO_SUCI_PROFILE_A
 								  : CRYPTO_SUCI_PROFILE_B, 9, path),
