@@ -284,10 +284,14 @@ static void kern_explain_enosys(void)
 			alg[strcspn(alg, "\n")] = 0;
 		fclose(f);
 	}
-	log_error(MOD, "kernel: listen() failed with ENOSYS: the kernel cannot load the SCTP cookie HMAC "
-		  "(net.sctp.cookie_hmac_alg=%s). Fix: 'modprobe hmac' and the hash module (sha1 or sha256), "
-		  "or 'sysctl -w net.sctp.cookie_hmac_alg=sha1' for a built-in hash, "
-		  "or run with n2.sctp: usrsctp", alg);
+	/* Measured in UML 6.1: every algorithm (md5, sha1, sha256) needs the hmac
+	 * template; only "none" works without it, leaving the State Cookie
+	 * unsigned (RFC 9260 5.1.3 wants it authenticated). */
+	log_error(MOD, "kernel: listen() failed with ENOSYS: the kernel cannot build the SCTP cookie HMAC "
+		  "hmac(%s) (net.sctp.cookie_hmac_alg=%s). Fix: 'modprobe hmac' (and the %s hash module if it "
+		  "is not built in), or 'sysctl -w net.sctp.cookie_hmac_alg=' an algorithm the kernel can HMAC; "
+		  "'none' needs no hmac but leaves SCTP cookies unsigned (only on a trusted network); "
+		  "or run with n2.sctp: usrsctp", alg, alg, alg);
 }
 
 int n2sctp_kern_listen(struct n2sctp *ep, const struct sockaddr *local, socklen_t locallen)

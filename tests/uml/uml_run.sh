@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: AGPL-3.0-or-later
 # Run one job inside User-Mode Linux and return the job's exit status.
 #
-#   uml_run.sh --helper PATH [--timeout SECS] [--mem SIZE] [--keep] -- COMMAND [ARGS...]
+#   uml_run.sh --helper PATH [--timeout SECS] [--mem SIZE] [--env KEY=VALUE]... [--keep] -- COMMAND [ARGS...]
 #
+# --env puts KEY=VALUE on the kernel command line: init and the job see it in
+# their environment (no spaces). init itself understands UML_NO_HMAC=1 (do not
+# load hmac: kernel SCTP listeners then fail with ENOSYS, for testing that).
 # Boots /usr/bin/linux.uml (Debian's user-mode-linux: kernel 6.1 with the sctp,
 # hmac, tun and veth modules) with the host's / as a read-only hostfs root and
 # tests/uml/init.sh as init. init mounts the usual pseudo file systems, loads
@@ -19,18 +22,20 @@ TIMEOUT=120
 MEM=512M
 KEEP=0
 HELPER=
+EXTRA=${UML_EXTRA:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--helper) HELPER=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--mem) MEM=$2; shift 2 ;;
 	--keep) KEEP=1; shift ;;
+	--env) EXTRA="$EXTRA $2"; shift 2 ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
 done
 if [ $# -lt 1 ] || [ -z "$HELPER" ]; then
-	echo "usage: uml_run.sh --helper PATH [--timeout SECS] [--mem SIZE] [--keep] -- COMMAND [ARGS...]" >&2
+	echo "usage: uml_run.sh --helper PATH [--timeout SECS] [--mem SIZE] [--env K=V]... [--keep] -- COMMAND [ARGS...]" >&2
 	exit 2
 fi
 # Absolute: init runs from / inside UML.
@@ -76,7 +81,7 @@ TUNABLES=glibc.cpu.hwcaps=-AVX,-AVX2,-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX
 setsid "$HELPER" launch "$UML" mem="$MEM" root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	init="$HERE/init.sh" UML_RESULTS="$R" UML_HELPER="$HELPER" \
 	GLIBC_TUNABLES="$TUNABLES" OPENSSL_ia32cap="~0x1000000000000000:0" \
-	${UML_EXTRA:-} umid="solocore-$$" con=null con0=null,fd:1 \
+	$EXTRA umid="solocore-$$" con=null con0=null,fd:1 \
 	</dev/null >"$R/console.log" 2>&1 &
 UPID=$!
 ticks=0
