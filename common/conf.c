@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,14 +493,37 @@ static int finish(struct pctx *p, struct conf *c, const yaml_mark_t *m)
 	return 0;
 }
 
+/* The schema defaults before conf_schema_finish(): computed once (about 70
+ * small YAML documents) and copied for every load. */
+static struct conf g_defaults;
+static char g_defaults_err[512];
+static pthread_once_t g_defaults_once = PTHREAD_ONCE_INIT;
+
+static void build_defaults(void)
+{
+	struct pctx p = { .name = "<default>", .err = g_defaults_err, .errsz = sizeof(g_defaults_err) };
+
+	apply_defaults(&p, conf_schema, &g_defaults);
+}
+
+/* Copy the raw defaults into c; -EINVAL (message in err) if they are broken. */
+static int raw_defaults(struct conf *c, char *err, size_t errsz)
+{
+	pthread_once(&g_defaults_once, build_defaults);
+	memcpy(c, &g_defaults, sizeof(*c));
+	if (g_defaults_err[0]) {
+		snprintf(err, errsz, "%s", g_defaults_err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int conf_defaults(struct conf *c)
 {
 	char err[512] = "";
 	struct pctx p = { .name = "<default>", .err = err, .errsz = sizeof(err) };
 
-	memset(c, 0, sizeof(*c));
-	apply_defaults(&p, conf_schema, c);
-	if (!err[0])
+	if (raw_defaults(c, err, sizeof(err)) == 0)
 		finish(&p, c, NULL);
 	if (err[0]) {
 		fprintf(stderr, "solocore: built-in configuration defaults are broken: %s\n", err);
@@ -518,10 +542,9 @@ int conf_load_string(struct conf *c, const char *name, const char *text, size_t 
 
 	if (errsz)
 		err[0] = 0;
-	memset(c, 0, sizeof(*c));
-	apply_defaults(&p, conf_schema, c);
-	if (errsz && err[0])
-		return -EINVAL;
+	rc = raw_defaults(c, err, errsz);
+	if (rc < 0)
+		return rc;
 	rc = load_doc(&p, text, len, &doc);
 	if (rc < 0)
 		return rc;

@@ -456,6 +456,50 @@ static void test_pem_keys(void **state)
 	assert_non_null(strstr(err, "\": expected a PEM key, 64 hex digits or 32 raw bytes"));
 }
 
+/* Mutated configs (deterministic): every outcome is success or an error
+ * with a position; under ASan this also shows no out-of-bounds access. */
+static void test_mutations(void **state)
+{
+	const char *base = full_config();
+	size_t len = strlen(base);
+	char *buf = malloc(len + 64), err[512];
+	static const char alphabet[] = ":-[]{},#&*!|>'\"%@` \n\t0aZ\\";
+	uint64_t rng = 12345;
+	unsigned ok = 0, bad = 0;
+
+	(void)state;
+	assert_non_null(buf);
+	for (int round = 0; round < 5000; round++) {
+		size_t n = len;
+
+		memcpy(buf, base, len);
+		for (int m = 0; m < 1 + round % 4; m++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			if (n < 2)
+				break;
+			size_t at = rng % n;
+
+			switch ((rng >> 32) % 3) {
+			case 0: buf[at] = alphabet[(rng >> 40) % (sizeof(alphabet) - 1)]; break;
+			case 1: memmove(buf + at, buf + at + 1, n - at - 1); n--; break;
+			default: n = at + 1; break;   /* truncate */
+			}
+		}
+		int rc = conf_load_string(&c2, "t.yaml", buf, n, err, sizeof(err));
+
+		if (rc == 0) {
+			ok++;
+		} else {
+			assert_int_equal(rc, -EINVAL);
+			assert_memory_equal(err, "t.yaml:", 7);
+			bad++;
+		}
+	}
+	assert_true(ok > 0 && bad > 0);
+	free(buf);
+	unlink(keyfile);
+}
+
 /* dist/solocore.yaml documents every default: it must load into exactly the defaults. */
 static const char *dist_yaml;
 static void test_dist_file(void **state)
@@ -486,6 +530,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_err_values),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_pem_keys),
+		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_dist_file),
 	};
 
