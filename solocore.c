@@ -246,6 +246,15 @@ static int cmd_run(int argc, char **argv)
 	rc = parse_conf_opt(argc, argv, &path);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	/* Blocked first, before any thread exists: every thread inherits the
+	 * mask, only the signalfd sees these signals, and a SIGTERM that comes
+	 * during start-up waits for the loop instead of killing the process. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	if (load_conf(&c, path) || setup_logging(&c)) {
 		conf_free(&c);
 		return 1;
@@ -253,15 +262,6 @@ static int cmd_run(int argc, char **argv)
 	log_info("main", "solocore %s starting pid=%d config=%s", SOLOCORE_VERSION, (int)getpid(),
 		 path ? path : "built-in defaults");
 	log_config(&c);
-
-	/* Blocked before any thread exists, so every thread inherits the mask
-	 * and only the signalfd sees these signals. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	r.loop = ev_loop_new(&err);
 	if (!r.loop) {
