@@ -25,7 +25,7 @@ static int cmd_import(int argc, char **argv, const char *conf_db)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--db") && i + 1 < argc) {
 			dbpath = argv[++i];
-		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
+		} else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc) {
 			if (!conf_db) {
 				fputs("sims import: -c must be resolved by the caller; use --db PATH\n",
 				      stderr);

@@ -148,7 +148,7 @@ void db_writer_get_stats(struct db_writer *w, struct db_writer_stats *out);
  * errors on stderr as "file:line: reason".
  * db/ does not read the YAML config: db_cli_sims() refuses -c (usage error).
  * A caller that has loaded the config calls db_cli_sims_db() with the
- * configured database path; that skips "-c CONFIG" and uses conf_db unless
+ * configured database path; that skips "-c/--config CONFIG" and uses conf_db unless
  * --db is given.
  */
 int db_cli_sims(int argc, char **argv);

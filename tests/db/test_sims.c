@@ -361,8 +361,8 @@ static void test_generate_import(void **state)
 	db_close(db);
 	char db4[128];
 	snprintf(db4, sizeof(db4), "%s/explicit.db", t.dir);
-	char *imp4[] = { "sims", "import", t.file, "--db", db4, NULL };
-	assert_int_equal(run_cli_db(NULL, 5, imp4, db3), 0);
+	char *imp4[] = { "sims", "import", "--config", "x.yaml", t.file, "--db", db4, NULL };
+	assert_int_equal(run_cli_db(NULL, 7, imp4, db3), 0);
 	assert_int_equal(db_open(db4, &db), 0);
 	assert_int_equal(db_subscriber_count(db), 100);
 	db_close(db);
