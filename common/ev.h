@@ -12,6 +12,14 @@
  *
  * Thread model: one loop per thread, no locking. ev_wake() is the only
  * function other threads may call.
+ *
+ * One iteration: deferred calls queued since the last one, the before-sleep
+ * hook, epoll_wait (timeout 0 if deferred calls are pending), the fd events
+ * of the batch, the expired timers (by deadline, equal deadlines in start
+ * order; a timer (re)started inside this pass fires in a later one), then
+ * the deferred calls queued by those callbacks. Timer delays count from
+ * ev_now_ns(), the time cached after the last wait: call ev_update_now()
+ * first after a long computation.
  */
 #ifndef SOLOCORE_COMMON_EV_H
 #define SOLOCORE_COMMON_EV_H
