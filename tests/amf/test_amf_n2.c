@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * AMF scenario tests of the N2 side (TS 38.413 8.7): NG Setup and its failures,
+ * procedures before setup, malformed PDUs, RAN Configuration Update, NG Reset both
+ * ways, Error Indication both ways, UE-associated ID checks, gNB-initiated UE
+ * Context Release; and of the NAS paths that follow a release: CM-IDLE, periodic
+ * registration over the stored security context, service request, T3550,
+ * configuration update and the mobile reachable / implicit deregistration timers.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+#define ASSOC 5
+
+static struct h H;
+static struct ngap_msg M;
+static const uint8_t plmn00101[3] = { 0x00, 0xf1, 0x10 };
+
+static int setup_plain(void **state)
+{
+	struct amf_cfg cfg;
+
+	(void)state;
+	h_cfg(&cfg);
+	h_init(&H, &cfg);
+	h_add_sub(&H, "imsi-001010000000001", 1, 0x010203, 0);
+	return 0;
+}
+
+static int setup(void **state)
+{
+	setup_plain(state);
+	h_ng_setup(&H, ASSOC);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	h_fini(&H);
+	return 0;
+}
+
+static void ng_setup_req(const uint8_t plmn[3], uint32_t tac, uint8_t sst, uint32_t sd)
+{
+	struct ngap_ng_setup_request *r = &M.u.ng_setup_request;
+
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_NG_SETUP;
+	r->ran_node_id.kind = NGAP_RAN_GNB;
+	memcpy(r->ran_node_id.plmn.v, plmn, 3);
+	r->ran_node_id.id = 0x55;
+	r->ran_node_id.id_bits = 22;
+	r->n_tas = 1;
+	r->tas[0].tac[2] = (uint8_t)tac;
+	r->tas[0].n_plmns = 1;
+	memcpy(r->tas[0].plmns[0].plmn.v, plmn, 3);
+	r->tas[0].plmns[0].n_slices = 1;
+	r->tas[0].plmns[0].slices[0].sst = sst;
+	r->tas[0].plmns[0].slices[0].has_sd = sd != 0xffffff;
+	r->tas[0].plmns[0].slices[0].sd[0] = (uint8_t)(sd >> 16);
+	r->tas[0].plmns[0].slices[0].sd[1] = (uint8_t)(sd >> 8);
+	r->tas[0].plmns[0].slices[0].sd[2] = (uint8_t)sd;
+}
+
+/* TS 38.413 8.7.1.3: another PLMN → NG SETUP FAILURE, misc/unknown-PLMN-or-SNPN, time to wait. */
+static void test_ng_setup_fail_plmn(void **state)
+{
+	static const uint8_t other[3] = { 0x99, 0xf9, 0x07 };
+	struct amf_stats st;
+
+	(void)state;
+	amf_n2_assoc_up(H.amf, ASSOC, 2, 2);
+	ng_setup_req(other, 1, 1, 0x010203);
+	h_send(&H, ASSOC, 0, &M);
+	h_expect(&H, NGAP_UNSUCCESSFUL, NGAP_PROC_NG_SETUP);
+	assert_int_equal(H.m.u.ng_setup_failure.cause.group, NGAP_CAUSE_MISC);
+	assert_int_equal(H.m.u.ng_setup_failure.cause.value, 4);
+	assert_true(H.m.u.ng_setup_failure.has_time_to_wait);
+	assert_int_equal(H.m.u.ng_setup_failure.time_to_wait, H.cfg.ng_setup_time_to_wait);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.gnbs, 0);
+}
+
+/* A TAC we do not serve is the same failure. */
+static void test_ng_setup_fail_tac(void **state)
+{
+	(void)state;
+	amf_n2_assoc_up(H.amf, ASSOC, 2, 2);
+	ng_setup_req(plmn00101, 77, 1, 0x010203);
+	h_send(&H, ASSOC, 0, &M);
+	h_expect(&H, NGAP_UNSUCCESSFUL, NGAP_PROC_NG_SETUP);
+	assert_int_equal(H.m.u.ng_setup_failure.cause.group, NGAP_CAUSE_MISC);
+}
+
+/* Our PLMN and TAC but no common slice: radioNetwork/slice-not-supported. */
+static void test_ng_setup_fail_slice(void **state)
+{
+	(void)state;
+	amf_n2_assoc_up(H.amf, ASSOC, 2, 2);
+	ng_setup_req(plmn00101, 1, 3, 0xffffff);
+	h_send(&H, ASSOC, 0, &M);
+	h_expect(&H, NGAP_UNSUCCESSFUL, NGAP_PROC_NG_SETUP);
+	assert_int_equal(H.m.u.ng_setup_failure.cause.group, NGAP_CAUSE_RADIO_NETWORK);
+	assert_int_equal(H.m.u.ng_setup_failure.cause.value, 39);
+	/* The gNB may retry with a good configuration on the same association. */
+	ng_setup_req(plmn00101, 1, 1, 0x010203);
+	h_send(&H, ASSOC, 0, &M);
+	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_NG_SETUP);
+	assert_int_equal(H.m.u.ng_setup_response.n_plmns, 1);
+	assert_int_equal(H.m.u.ng_setup_response.plmns[0].n_slices, 1);
+}
+
+/* TS 38.413 8.7.1.1: an InitialUEMessage before NG Setup gets an Error Indication. */
+static void test_before_setup(void **state)
+{
+	struct sue ue;
+	struct nas_msg m;
+	struct amf_stats st;
+
+	(void)state;
+	amf_n2_assoc_up(H.amf, ASSOC, 2, 2);
+	sue_init(&ue, "0000000001", ASSOC, 1);
+	sue_reg_req(&ue, &m, false);
+	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_ERROR_INDICATION);
+	assert_true(H.m.u.error_indication.has_cause);
+	assert_int_equal(H.m.u.error_indication.cause.group, NGAP_CAUSE_PROTOCOL);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.ues, 0);
+}
+
+/* Garbage bytes: Error Indication with a protocol cause, counted, nothing else. */
+static void test_garbage_pdu(void **state)
+{
+	static const uint8_t junk[] = { 0x00, 0x15, 0x00, 0x40, 0xff, 0xff };
+	struct amf_stats st;
+
+	(void)state;
+	assert_true(amf_n2_rx(H.amf, ASSOC, 0, junk, sizeof(junk)) < 0);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_ERROR_INDICATION);
+	assert_int_equal(H.m.u.error_indication.cause.group, NGAP_CAUSE_PROTOCOL);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.ngap_rx_bad, 1);
+	assert_int_equal(h_pending(&H), 0);
+}
+
+/* Error Indication from the gNB: logged, never answered (TS 38.413 8.7.5). */
+static void test_error_indication_rx(void **state)
+{
+	(void)state;
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_ERROR_INDICATION;
+	M.u.error_indication.has_cause = true;
+	M.u.error_indication.cause.group = NGAP_CAUSE_PROTOCOL;
+	M.u.error_indication.cause.value = 4;
+	h_send(&H, ASSOC, 0, &M);
+	assert_int_equal(h_pending(&H), 0);
+}
+
+/* RAN Configuration Update: acknowledged; a TA list with nothing of ours fails. */
+static void test_ran_config_update(void **state)
+{
+	struct ngap_ran_configuration_update *u = &M.u.ran_configuration_update;
+
+	(void)state;
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_RAN_CONFIGURATION_UPDATE;
+	u->has_default_paging_drx = true;
+	u->default_paging_drx = 2;
+	h_send(&H, ASSOC, 0, &M);
+	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_RAN_CONFIGURATION_UPDATE);
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_RAN_CONFIGURATION_UPDATE;
+	u->n_tas = 1;
+	u->tas[0].tac[2] = 99;
+	u->tas[0].n_plmns = 1;
+	memcpy(u->tas[0].plmns[0].plmn.v, plmn00101, 3);
+	u->tas[0].plmns[0].n_slices = 1;
+	u->tas[0].plmns[0].slices[0].sst = 1;
+	h_send(&H, ASSOC, 0, &M);
+	h_expect(&H, NGAP_UNSUCCESSFUL, NGAP_PROC_RAN_CONFIGURATION_UPDATE);
+	assert_true(H.m.u.ran_configuration_update_failure.has_time_to_wait);
+}
+
+static void registered_ue(struct sue *ue)
+{
+	sue_init(ue, "0000000001", ASSOC, 42);
+	sue_register(&H, ue, 2, 0);
+	assert_int_equal(h_pending(&H), 0);
+}
+
+/* NG Reset from the gNB (whole interface): acknowledged, every UE loses its N2 link. */
+static void test_ng_reset_from_gnb(void **state)
+{
+	struct sue ue;
+	struct amf_ue_info info;
+
+	(void)state;
+	registered_ue(&ue);
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_NG_RESET;
+	M.u.ng_reset.cause.group = NGAP_CAUSE_MISC;
+	M.u.ng_reset.cause.value = 3;
+	M.u.ng_reset.reset_all = true;
+	h_send(&H, ASSOC, 0, &M);
+	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_NG_RESET);
+	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 0);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.state, AMF_GMM_REGISTERED);
+	assert_true(info.amf_ue_ngap_id == UINT64_MAX);
+}
+
+/* Partial NG Reset naming one UE: the list is echoed in the acknowledge. */
+static void test_ng_reset_partial(void **state)
+{
+	struct sue ue;
+
+	(void)state;
+	registered_ue(&ue);
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_NG_RESET;
+	M.u.ng_reset.cause.group = NGAP_CAUSE_MISC;
+	M.u.ng_reset.n_ues = 1;
+	M.u.ng_reset.ues[0].has_amf_ue_id = true;
+	M.u.ng_reset.ues[0].amf_ue_id = ue.amf_id;
+	M.u.ng_reset.ues[0].has_ran_ue_id = true;
+	M.u.ng_reset.ues[0].ran_ue_id = ue.ran_id;
+	h_send(&H, ASSOC, 0, &M);
+	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_NG_RESET);
+	assert_int_equal(H.m.u.ng_reset_ack.n_ues, 1);
+	assert_int_equal(H.m.u.ng_reset_ack.ues[0].amf_ue_id, ue.amf_id);
+	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 0);
+}
+
+/* AMF-initiated NG Reset. */
+static void test_ng_reset_from_amf(void **state)
+{
+	struct sue ue;
+
+	(void)state;
+	registered_ue(&ue);
+	assert_int_equal(amf_n2_reset(H.amf, ASSOC), 0);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_NG_RESET);
+	assert_true(H.m.u.ng_reset.reset_all);
+	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 0);
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_SUCCESSFUL;
+	M.proc = NGAP_PROC_NG_RESET;
+	h_send(&H, ASSOC, 0, &M);
+	assert_int_equal(h_pending(&H), 0);
+	assert_int_equal(amf_n2_reset(H.amf, 999), -ENOENT);
+}
+
+/* Uplink NAS naming an AMF UE NGAP ID we never gave, or a stale RAN ID: Error Indication. */
+static void test_ue_id_checks(void **state)
+{
+	struct sue ue, ghost;
+	struct nas_msg m;
+
+	(void)state;
+	registered_ue(&ue);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_5GMM_STATUS;
+	m.gmm_status.cause = 111;
+	ghost = ue;
+	ghost.amf_id = ue.amf_id + (1ull << 20);   /* same pool slot, other generation */
+	sue_ul(&H, &ghost, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_ERROR_INDICATION);
+	assert_int_equal(H.m.u.error_indication.cause.group, NGAP_CAUSE_RADIO_NETWORK);
+	assert_int_equal(H.m.u.error_indication.cause.value, 14);
+	ghost = ue;
+	ghost.ran_id = ue.ran_id + 1;
+	sue_ul(&H, &ghost, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_ERROR_INDICATION);
+	assert_int_equal(H.m.u.error_indication.cause.value, 15);
+}
+
+/* gNB-initiated release: UE CONTEXT RELEASE REQUEST → COMMAND (same cause) → COMPLETE →
+ * CM-IDLE with the mobile reachable timer; on expiry the implicit deregistration timer, and
+ * on its expiry the context goes (TS 24.501 5.3.7). */
+static void test_gnb_release_and_implicit_dereg(void **state)
+{
+	struct sue ue;
+	struct amf_ue_info info;
+	struct amf_stats st;
+
+	(void)state;
+	registered_ue(&ue);
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST;
+	M.u.ue_context_release_request.amf_ue_id = ue.amf_id;
+	M.u.ue_context_release_request.ran_ue_id = ue.ran_id;
+	M.u.ue_context_release_request.cause.group = NGAP_CAUSE_RADIO_NETWORK;
+	M.u.ue_context_release_request.cause.value = 20;  /* user-inactivity */
+	h_send(&H, ASSOC, 1, &M);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	assert_int_equal(H.m.u.ue_context_release_command.cause.value, 20);
+	sue_release_complete(&H, &ue);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.state, AMF_GMM_REGISTERED);
+	/* Timers in seconds in the config; 0 s here so the loop expires them at once. */
+	{
+		uint64_t end = ev_update_now(H.loop) + 3000000000ull;
+
+		while (amf_ue_info_by_supi(H.amf, ue.supi, &info) == 0 && ev_update_now(H.loop) < end)
+			ev_run_once(H.loop, 5);
+	}
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), -ENOENT);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.implicit_dereg, 1);
+	assert_int_equal(st.ues, 0);
+}
+
+static int setup_zero_reach(void **state)
+{
+	struct amf_cfg cfg;
+
+	(void)state;
+	h_cfg(&cfg);
+	cfg.mobile_reachable_s = 0;
+	cfg.implicit_dereg_s = 0;
+	h_init(&H, &cfg);
+	h_add_sub(&H, "imsi-001010000000001", 1, 0x010203, 0);
+	h_ng_setup(&H, ASSOC);
+	return 0;
+}
+
+/* Back from CM-IDLE with an integrity-protected periodic registration carrying the
+ * 5G-GUTI: accepted without AKA or SMC, COUNTs continue, a new GUTI is given. */
+static void test_periodic_registration(void **state)
+{
+	struct sue ue;
+	struct nas_msg m, dl;
+	struct amf_stats st;
+	struct amf_ue_info info;
+	uint32_t old_tmsi;
+
+	(void)state;
+	registered_ue(&ue);
+	old_tmsi = ue.guti.guti.tmsi;
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.tmsi, old_tmsi);
+	/* gNB releases the UE (inactivity). */
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST;
+	M.u.ue_context_release_request.amf_ue_id = ue.amf_id;
+	M.u.ue_context_release_request.ran_ue_id = ue.ran_id;
+	M.u.ue_context_release_request.cause.group = NGAP_CAUSE_RADIO_NETWORK;
+	M.u.ue_context_release_request.cause.value = 20;
+	h_send(&H, ASSOC, 1, &M);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	sue_release_complete(&H, &ue);
+	/* New connection, new RAN UE NGAP ID. */
+	ue.ran_id = 77;
+	sue_reg_req(&ue, &m, true);
+	m.reg_req.reg_type = 0x03;   /* periodic registration updating */
+	sue_initial(&H, &ue, &m, NAS_SHT_INTEGRITY);
+	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+	assert_int_equal(dl.type, NAS_REGISTRATION_ACCEPT);
+	assert_true(dl.reg_acc.guti.guti.tmsi != old_tmsi);
+	ue.guti = dl.reg_acc.guti;
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_REGISTRATION_COMPLETE;
+	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	assert_int_equal(h_pending(&H), 0);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.auth_ok, 1);          /* only the first registration authenticated */
+	assert_int_equal(st.reg_accepted, 2);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.state, AMF_GMM_REGISTERED);
+	assert_int_equal(info.ran_ue_ngap_id, 77);
+	assert_int_equal(info.tmsi, ue.guti.guti.tmsi);
+}
+
+/* SERVICE REQUEST with a 5G-S-TMSI nobody has: SERVICE REJECT #9 and release. */
+static void test_service_request_unknown(void **state)
+{
+	struct sue ue;
+	struct nas_msg m, dl;
+
+	(void)state;
+	sue_init(&ue, "0000000001", ASSOC, 3);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_SERVICE_REQUEST;
+	m.svc_req.ngksi = 0;
+	m.svc_req.s_tmsi.type = NAS_MOBID_5G_S_TMSI;
+	m.svc_req.s_tmsi.guti.amf_set_id = H.cfg.amf_set_id;
+	m.svc_req.s_tmsi.guti.amf_pointer = H.cfg.amf_pointer;
+	m.svc_req.s_tmsi.guti.tmsi = 0xdeadbeef;
+	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(dl.type, NAS_SERVICE_REJECT);
+	assert_int_equal(dl.svc_rej.cause, NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+}
+
+/* T3550: REGISTRATION ACCEPT retransmitted (DownlinkNASTransport, fresh COUNT), then
+ * the procedure is aborted and the connection released; the UE stays registered. */
+static void test_t3550(void **state)
+{
+	struct sue ue;
+	struct nas_msg m, dl;
+	uint8_t res[16], auts[14];
+	struct amf_ue_info info;
+	struct amf_stats st;
+	int i;
+
+	(void)state;
+	sue_init(&ue, "0000000001", ASSOC, 42);
+	sue_reg_req(&ue, &m, false);
+	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(sue_aka(&H, &ue, &dl, res, auts), 0);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_AUTHENTICATION_RESPONSE;
+	m.auth_resp.has_res_star = true;
+	m.auth_resp.res_star.p = res;
+	m.auth_resp.res_star.len = 16;
+	sue_ul(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_dl(&H, &ue, &dl);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_SECURITY_MODE_COMPLETE;
+	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX);
+	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+	assert_int_equal(dl.type, NAS_REGISTRATION_ACCEPT);
+	for (i = 0; i < 4; i++) {
+		h_run_until_tx(&H, 2000);
+		assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+		assert_int_equal(dl.type, NAS_REGISTRATION_ACCEPT);
+	}
+	h_run_until_tx(&H, 2000);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.t3550_expired, 5);
+	sue_release_complete(&H, &ue);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.state, AMF_GMM_REGISTERED);
+}
+
+static int setup_names(void **state)
+{
+	struct amf_cfg cfg;
+
+	(void)state;
+	h_cfg(&cfg);
+	snprintf(cfg.network_full_name, sizeof(cfg.network_full_name), "Solocore Lab");
+	snprintf(cfg.network_short_name, sizeof(cfg.network_short_name), "SOLO");
+	cfg.send_tz = true;
+	cfg.tz_quarters = 4;   /* UTC+1 */
+	h_init(&H, &cfg);
+	h_add_sub(&H, "imsi-001010000000001", 1, 0x010203, 0);
+	h_ng_setup(&H, ASSOC);
+	return 0;
+}
+
+/* With a network name and time zone configured, REGISTRATION COMPLETE is followed by a
+ * CONFIGURATION UPDATE COMMAND asking for acknowledgement (T3555), then COMPLETE. */
+static void test_configuration_update(void **state)
+{
+	struct sue ue;
+	struct nas_msg m, dl;
+
+	(void)state;
+	sue_init(&ue, "0000000001", ASSOC, 42);
+	sue_register(&H, &ue, 2, 0);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(dl.type, NAS_CONFIGURATION_UPDATE_COMMAND);
+	assert_true(dl.cuc.has_cfg_update_ind);
+	assert_int_equal(dl.cuc.cfg_update_ind & 1, 1);
+	assert_true(dl.cuc.has_full_name);
+	assert_true(dl.cuc.has_short_name);
+	assert_true(dl.cuc.has_local_time_zone);
+	assert_int_equal(dl.cuc.local_time_zone, 0x40);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_CONFIGURATION_UPDATE_COMPLETE;
+	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	/* T3555 stopped: nothing is retransmitted. */
+	h_run_until_tx(&H, 100);
+	assert_int_equal(h_pending(&H), 0);
+}
+
+/* Association restart while a UE is connected; the new association gets a fresh gNB. */
+static void test_assoc_restart(void **state)
+{
+	struct sue ue;
+	struct amf_stats st;
+
+	(void)state;
+	registered_ue(&ue);
+	amf_n2_assoc_down(H.amf, ASSOC);
+	h_ng_setup(&H, ASSOC);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.gnbs, 1);
+	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ng_setup_fail_plmn, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(test_ng_setup_fail_tac, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(test_ng_setup_fail_slice, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(test_before_setup, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_pdu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_error_indication_rx, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ran_config_update, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ng_reset_from_gnb, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ng_reset_partial, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ng_reset_from_amf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ue_id_checks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gnb_release_and_implicit_dereg, setup_zero_reach, teardown),
+		cmocka_unit_test_setup_teardown(test_periodic_registration, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_service_request_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_t3550, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_configuration_update, setup_names, teardown),
+		cmocka_unit_test_setup_teardown(test_assoc_restart, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("amf_n2", tests, NULL, NULL);
+}
