@@ -105,8 +105,8 @@ static int digits_dec(const uint8_t *v, size_t n, struct nas_mobile_id *id, stru
 	unsigned odd = (v[0] >> 3) & 1, k = 0;
 	size_t total = 1 + 2 * (n - 1) - (odd ? 0 : 1);
 
-	if (total > NAS_MOBID_DIGITS_MAX)
-		return nas_fail(e, 0, -EBADMSG, "IMEI/IMEISV: too many digits");
+	if (total < 1 || total > NAS_MOBID_DIGITS_MAX)
+		return nas_fail(e, 0, -EBADMSG, "IMEI/IMEISV: no digits or too many digits");
 	for (size_t i = 0; i < 2 * n - 1 && k < total; i++) {
 		/* digit 1 is in bits 8-5 of the first octet, then low nibble first */
 		uint8_t d = (i == 0) ? v[0] >> 4 : ((i - 1) % 2 == 0 ? v[1 + (i - 1) / 2] & 0xf : v[1 + (i - 1) / 2] >> 4);
