@@ -133,6 +133,8 @@ int ngap_dec_simple(const struct ngap_codec *c, struct aper_r *r, void *f, uint8
 		b->len = n;
 		return r->err;
 	case NGAP_K_RAW:
+		if (!r->len)
+			return aper_r_fail(r, -EBADMSG, "empty open type");
 		b->p = r->buf;
 		b->len = r->len;
 		r->pos = r->len * 8;

@@ -58,6 +58,8 @@ static int dec_tunnel(struct aper_r *r, struct ngap_gtp_tunnel *t)
 	/* TransportLayerAddress ::= BIT STRING (SIZE(1..160, ...)) */
 	if (aper_get_bitstr(r, 1, 160, true, t->addr, sizeof(t->addr), &n))
 		return r->err;
+	if (n == 0) /* legal PER after the extension bit, but no address (TS 38.414 5.1: 32, 128 or 160) */
+		return aper_r_fail(r, -ERANGE, "empty transport layer address");
 	t->addr_bits = (uint8_t)n;
 	aper_get_octets_copy(r, 4, 4, false, t->teid, 4, &got);
 	return ngap_seq_end(r, 1, mask, ext);

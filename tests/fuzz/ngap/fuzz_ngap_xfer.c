@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * libFuzzer target for one SM transfer decoder, chosen at build time by NGAP_XFER_KIND (0..6, see
+ * tests/ngap/ngap_samples.h). Same properties as fuzz_ngap.c: no crash, no read past the input, and
+ * encode(decode(x)) is a fixed point.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/ngap/ngap.h"
+
+#ifndef NGAP_XFER_KIND
+#error "NGAP_XFER_KIND not set"
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+union xfer {
+	struct ngap_setup_request_transfer srq;
+	struct ngap_setup_response_transfer srs;
+	struct ngap_setup_unsuccessful_transfer su;
+	struct ngap_release_command_transfer rc;
+	struct ngap_release_response_transfer rr;
+	struct ngap_modify_request_transfer mrq;
+	struct ngap_modify_response_transfer mrs;
+};
+
+static int dec(const uint8_t *p, size_t n, union xfer *x, struct ngap_dec_info *i)
+{
+	switch (NGAP_XFER_KIND) {
+	case 0: return ngap_dec_setup_request_transfer(p, n, &x->srq, i);
+	case 1: return ngap_dec_setup_response_transfer(p, n, &x->srs, i);
+	case 2: return ngap_dec_setup_unsuccessful_transfer(p, n, &x->su, i);
+	case 3: return ngap_dec_release_command_transfer(p, n, &x->rc, i);
+	case 4: return ngap_dec_release_response_transfer(p, n, &x->rr, i);
+	case 5: return ngap_dec_modify_request_transfer(p, n, &x->mrq, i);
+	default: return ngap_dec_modify_response_transfer(p, n, &x->mrs, i);
+	}
+}
+
+static int enc(const union xfer *x, uint8_t *p, size_t cap)
+{
+	switch (NGAP_XFER_KIND) {
+	case 0: return ngap_enc_setup_request_transfer(&x->srq, p, cap);
+	case 1: return ngap_enc_setup_response_transfer(&x->srs, p, cap);
+	case 2: return ngap_enc_setup_unsuccessful_transfer(&x->su, p, cap);
+	case 3: return ngap_enc_release_command_transfer(&x->rc, p, cap);
+	case 4: return ngap_enc_release_response_transfer(&x->rr, p, cap);
+	case 5: return ngap_enc_modify_request_transfer(&x->mrq, p, cap);
+	default: return ngap_enc_modify_response_transfer(&x->mrs, p, cap);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static union xfer x, y;
+	static uint8_t a[16384], b[16384];
+	struct ngap_dec_info info;
+	int la, lb;
+
+	if (dec(data, size, &x, &info) != 0) {
+		if (!info.why)
+			abort();
+		return 0;
+	}
+	if (info.action != NGAP_ACT_NONE)
+		return 0;
+	la = enc(&x, a, sizeof(a));
+	if (la <= 0 || dec(a, (size_t)la, &y, &info) != 0)
+		abort();
+	lb = enc(&y, b, sizeof(b));
+	if (lb != la || memcmp(a, b, (size_t)la))
+		abort();
+	return 0;
+}
