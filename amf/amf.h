@@ -108,6 +108,8 @@ struct amf *amf_start(struct ev_loop *loop, const struct conf *conf, struct ausf
 void amf_stop(struct amf *amf);
 /* Local SCTP port of the N2 listener (0 when created with amf_new). */
 uint16_t amf_n2_port(const struct amf *amf);
+/* usrsctp over UDP: the local UDP port of the listener (0 otherwise). */
+uint16_t amf_n2_udp_port(const struct amf *amf);
 
 /* Transport → AMF. */
 void amf_n2_assoc_up(struct amf *amf, uint32_t assoc, uint16_t in_streams, uint16_t out_streams);

@@ -110,7 +110,7 @@ struct amf *amf_start(struct ev_loop *loop, const struct conf *conf, struct ausf
 	if (rc == 0) {
 		scfg.encap = cfg.n2_udp_encap ? N2SCTP_ENCAP_UDP : N2SCTP_ENCAP_RAW;
 		if (cfg.n2_udp_encap)
-			scfg.udp_port = cfg.n2_udp_port ? cfg.n2_udp_port : N2SCTP_PORT_UDP_ENCAP;
+			scfg.udp_port = cfg.n2_udp_port;   /* 0: ephemeral (tests) */
 		rc = n2sctp_listen(loop, &scfg, (struct sockaddr *)&ss, sl, &cbs,
 				   (struct n2sctp **)&amf->n2);
 	}
@@ -138,4 +138,9 @@ void amf_stop(struct amf *amf)
 uint16_t amf_n2_port(const struct amf *amf)
 {
 	return amf->n2 ? n2sctp_local_port(amf->n2) : 0;
+}
+
+uint16_t amf_n2_udp_port(const struct amf *amf)
+{
+	return amf->n2 ? n2sctp_local_udp_port(amf->n2) : 0;
 }
