@@ -15,6 +15,8 @@
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 
+#include <time.h>
+
 #include "common/log.h"
 #include "upf/upf_int.h"
 #include "upf/upf.skel.h"
@@ -160,6 +162,30 @@ static int attach_all(struct upf *u)
 	return 0;
 }
 
+/* ---- next-hop cache ---- */
+
+uint64_t upf_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void upf_nexthop_flush(struct upf *u)
+{
+	__atomic_add_fetch(&u->skel->data->nh_gen, 1, __ATOMIC_RELEASE);
+	u->nh_last_ns = upf_mono_ns();
+}
+
+static void nh_timer_cb(struct ev_loop *loop, struct ev_timer *t)
+{
+	struct upf *u = t->arg;
+
+	upf_nexthop_flush(u);
+	ev_timer_start(loop, &u->nh_timer, UPF_NH_REVALIDATE_MS);
+}
+
 /* ---- open / close ---- */
 
 static int params_check(struct upf_params *p)
@@ -213,6 +239,7 @@ int upf_open(const struct upf_params *params, struct upf **out)
 	u->ring_fd = -1;
 	u->prog_fd = -1;
 	u->notify_head = UPF_NONE;
+	ev_timer_init(&u->nh_timer, nh_timer_cb, u);
 	rc = params_check(&u->p);
 	if (rc)
 		goto fail;
@@ -244,6 +271,7 @@ int upf_open(const struct upf_params *params, struct upf **out)
 	}
 	u->skel->rodata->cfg_n3_addr = u->p.n3_addr;
 	u->skel->rodata->cfg_ue_base = u->ue_base;
+	u->skel->rodata->cfg_nh_cache = u->p.no_nh_cache ? 0 : 1;
 	if ((rc = bpf_map__set_max_entries(u->skel->maps.ul_rules, (uint32_t)u->ul_n)) ||
 	    (rc = bpf_map__set_max_entries(u->skel->maps.dl_rules, (uint32_t)u->dl_n)) ||
 	    (rc = bpf_map__set_max_entries(u->skel->maps.sess_stats, u->p.max_sessions)) ||
@@ -266,6 +294,12 @@ int upf_open(const struct upf_params *params, struct upf **out)
 	rc = upf_exc_open(u);
 	if (rc)
 		goto fail;
+	u->nh_last_ns = upf_mono_ns();
+	if (u->p.loop) {
+		rc = ev_timer_start(u->p.loop, &u->nh_timer, UPF_NH_REVALIDATE_MS);
+		if (rc)
+			goto fail;
+	}
 	if (u->p.xdp_mode != UPF_XDP_NONE) {
 		rc = attach_all(u);
 		if (rc)
@@ -283,6 +317,8 @@ void upf_close(struct upf *u)
 	if (!u)
 		return;
 	detach_all(u);
+	if (u->p.loop)
+		ev_timer_stop(u->p.loop, &u->nh_timer);
 	upf_exc_close(u);
 	if (u->ul)
 		munmap(u->ul, u->ul_map_len);

@@ -69,7 +69,13 @@ struct upf_params {
 	uint32_t err_ind_per_s;      /* Error Indication rate limit; default 100 */
 	uint32_t ambr_burst_ms;      /* session-AMBR burst tolerance; default 10 */
 	uint32_t exc_ring_bytes;     /* exception ring size, power of two; default 1 MiB */
-	/* The exception fds are watched on this loop. NULL: call upf_process() yourself. */
+	/* The next-hop cache (in front of bpf_fib_lookup) keys on the destination
+	 * and the ingress interface; set this if routing depends on more
+	 * (policy routing by source address, marks). */
+	bool no_nh_cache;
+	/* The exception fds and the next-hop revalidation timer (every 100 ms)
+	 * run on this loop. NULL: call upf_process() yourself, at least every
+	 * 100 ms while forwarding. */
 	struct ev_loop *loop;
 	/* Downlink data arrived for a session in UPF_DL_BUFFER (first packet only,
 	 * re-armed when the session becomes active). Called on the control thread. */
@@ -140,6 +146,9 @@ const char *upf_counter_name(unsigned idx);
 /* Handle pending exception work (socket and ring) without blocking. Returns
  * the number of items handled or -errno. Called by the loop callbacks. */
 int upf_process(struct upf *u);
+/* Forget every cached next hop now (after a route or neighbour change that
+ * must take effect before the next periodic revalidation). */
+void upf_nexthop_flush(struct upf *u);
 /* The fds upf_process() serves (for callers without an ev_loop). */
 int upf_fds(const struct upf *u, int fds[2]);
 

@@ -81,6 +81,20 @@ struct upf_dl_rule {
 	__u64 tat_ns;
 };
 
+/* Next-hop cache entry (per CPU), see route() in upf.bpf.c. */
+#define UPF_NH_SLOTS_LOG2 10
+#define UPF_NH_SLOTS (1u << UPF_NH_SLOTS_LOG2)
+#define UPF_NH_REVALIDATE_MS 100
+struct upf_nh {
+	__u32 gen;        /* nh_gen when filled */
+	__be32 dst;
+	__u32 iif;        /* ingress ifindex of the lookup */
+	__u32 oif;        /* egress ifindex */
+	__u8 dmac[6];
+	__u8 smac[6];
+	__u32 pad;
+};
+
 /* Per-session, per-CPU counters, sess_stats[sess_id]. */
 struct upf_sess_stats {
 	__u64 ul_pkts, ul_bytes;   /* forwarded, inner bytes */

@@ -35,14 +35,6 @@
 /* TS 29.281 5.2.2.1 UDP Port extension header. */
 #define EXT_UDP_PORT 0x40
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int send_to(struct upf *u, uint32_t addr, const struct iovec *iov, int n)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(UPF_GTPU_PORT),
@@ -215,7 +207,7 @@ static void echo_response(struct upf *u, const uint8_t *req, size_t len, uint32_
 
 static bool err_ind_allowed(struct upf *u)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = upf_mono_ns();
 	double burst = u->p.err_ind_per_s;
 
 	u->ei_tokens += (double)(now - u->ei_last_ns) * u->p.err_ind_per_s / 1e9;
@@ -300,6 +292,9 @@ int upf_exc_sock_rx(struct upf *u)
 int upf_process(struct upf *u)
 {
 	int a = upf_exc_sock_rx(u);
+
+	if (upf_mono_ns() - u->nh_last_ns >= UPF_NH_REVALIDATE_MS * 1000000ull)
+		upf_nexthop_flush(u);
 	int b = upf_exc_drain(u);
 
 	if (b < 0)

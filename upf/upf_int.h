@@ -3,6 +3,7 @@
 #ifndef SOLOCORE_UPF_UPF_INT_H
 #define SOLOCORE_UPF_UPF_INT_H
 
+#include "common/ev.h"
 #include "upf/upf.h"
 
 #define UPF_NONE UINT32_MAX
@@ -52,6 +53,9 @@ struct upf {
 	bool in_ring;
 	uint32_t notify_head;
 
+	struct ev_timer nh_timer;   /* next-hop cache revalidation */
+	uint64_t nh_last_ns;
+
 	double ei_tokens;           /* Error Indication rate limit */
 	uint64_t ei_last_ns;
 
@@ -60,6 +64,9 @@ struct upf {
 
 /* upf.c: is an uplink rule installed for this TEID? */
 bool upf_ul_valid(const struct upf *u, uint32_t teid);
+
+/* upf.c: monotonic clock in ns. */
+uint64_t upf_mono_ns(void);
 
 /* upf_exc.c */
 int upf_exc_open(struct upf *u);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 #include <errno.h>
+#include <net/if.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -63,4 +64,20 @@ int tn_wait_readable(int fd, int timeout_ms)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	return poll(&p, 1, timeout_ms) > 0;
+}
+
+int tn_fib_setup(int *n3_ifindex, int *n6_ifindex)
+{
+	if (tn_sh("ip link add n3 address 02:00:00:00:03:01 type veth peer name n3p && "
+		  "ip link add n6 address 02:00:00:00:06:01 type veth peer name n6p && "
+		  "for d in n3 n3p n6 n6p; do ip link set $d up || exit 1; done && "
+		  "ip addr add 192.0.2.1/24 dev n3 && ip addr add 198.51.100.1/24 dev n6 && "
+		  "ip neigh replace 192.0.2.2 lladdr 02:00:00:00:03:02 dev n3 nud permanent && "
+		  "ip neigh replace 198.51.100.2 lladdr 02:00:00:00:06:02 dev n6 nud permanent && "
+		  "ip route add default via 198.51.100.2 dev n6 && "
+		  "echo 1 > /proc/sys/net/ipv4/ip_forward"))
+		return -1;
+	*n3_ifindex = (int)if_nametoindex("n3");
+	*n6_ifindex = (int)if_nametoindex("n6");
+	return *n3_ifindex && *n6_ifindex ? 0 : -1;
 }

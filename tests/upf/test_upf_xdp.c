@@ -598,6 +598,33 @@ static void t_socket_echo_err_ind(void **state)
 	assert_int_equal(cnt(f, UPF_STAT_ERR_IND_LIMITED), 3);
 }
 
+/* The next-hop cache follows a neighbour change once revalidated. */
+static void t_nexthop_cache(void **state)
+{
+	struct fx *f = fx_open("172.16.0.0", 16, 100);
+	const uint8_t NEW_MAC[6] = { 2, 0, 0, 0, 6, 3 };
+	uint8_t frame[600], gtp[512];
+	struct run r;
+	int gl;
+	size_t len;
+
+	*state = f;
+	session(f, 7, 2, "172.16.0.3", 0x99, 1, UPF_DL_ACTIVE);
+	len = ul_frame_from_vector("gtpu_gpdu_ul_pdu_session_container_qfi1", frame, gtp, &gl);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_REDIRECT);
+	assert_memory_equal(r.out, DN_MAC, 6);
+	assert_int_equal(tn_sh("ip neigh replace 198.51.100.2 lladdr 02:00:00:00:06:03 dev n6 nud permanent"), 0);
+	upf_nexthop_flush(f->u);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_int_equal(tn_sh("ip neigh replace 198.51.100.2 lladdr 02:00:00:00:06:02 dev n6 nud permanent"), 0);
+	assert_int_equal(r.action, XDP_REDIRECT);
+	assert_memory_equal(r.out, NEW_MAC, 6);
+	upf_nexthop_flush(f->u);
+	xdp_run(f, n3_ifindex, frame, len, &r);
+	assert_memory_equal(r.out, DN_MAC, 6);
+}
+
 static void t_api_errors(void **state)
 {
 	struct fx *f = fx_open("172.16.0.0", 16, 100);
@@ -646,18 +673,7 @@ static int group_setup(void **state)
 		return -1;
 	if (tn_unshare_net())
 		return -1;
-	if (tn_sh("ip link add n3 address 02:00:00:00:03:01 type veth peer name n3p && "
-		  "ip link add n6 address 02:00:00:00:06:01 type veth peer name n6p && "
-		  "for d in n3 n3p n6 n6p; do ip link set $d up || exit 1; done && "
-		  "ip addr add 192.0.2.1/24 dev n3 && ip addr add 198.51.100.1/24 dev n6 && "
-		  "ip neigh replace 192.0.2.2 lladdr 02:00:00:00:03:02 dev n3 nud permanent && "
-		  "ip neigh replace 198.51.100.2 lladdr 02:00:00:00:06:02 dev n6 nud permanent && "
-		  "ip route add default via 198.51.100.2 dev n6 && "
-		  "echo 1 > /proc/sys/net/ipv4/ip_forward"))
-		return -1;
-	n3_ifindex = (int)if_nametoindex("n3");
-	n6_ifindex = (int)if_nametoindex("n6");
-	return n3_ifindex && n6_ifindex ? 0 : -1;
+	return tn_fib_setup(&n3_ifindex, &n6_ifindex);
 }
 
 static int group_teardown(void **state)
@@ -687,6 +703,7 @@ int main(void)
 		cmocka_unit_test_teardown(t_dl_idle, fx_teardown),
 		cmocka_unit_test_teardown(t_ambr, fx_teardown),
 		cmocka_unit_test_teardown(t_socket_echo_err_ind, fx_teardown),
+		cmocka_unit_test_teardown(t_nexthop_cache, fx_teardown),
 		cmocka_unit_test_teardown(t_api_errors, fx_teardown),
 	};
 

@@ -4,11 +4,11 @@
  *
  *   uplink   Eth/IPv4/UDP 2152/GTP-U G-PDU [ext headers] / inner IPv4
  *            -> rule = ul_rules[TEID]; inner source == UE; AMBR; strip;
- *               bpf_fib_lookup(inner dst) + bpf_redirect (toward N6)
+ *               next hop (cache, else bpf_fib_lookup) + bpf_redirect (toward N6)
  *   downlink Eth/IPv4 with destination inside the UE pool
  *            -> rule = dl_rules[dst - pool]; AMBR; push IPv4/UDP/GTP-U with
  *               the DL PDU Session Container (TS 38.415 5.5.2.1) carrying the
- *               QFI; bpf_fib_lookup(gNB) + bpf_redirect (toward N3)
+ *               QFI; next hop to the gNB + bpf_redirect (toward N3)
  *
  * Everything else is decided here with a counter: ARP, non-IPv4 and foreign
  * IPv4 go to the kernel (XDP_PASS) on purpose; GTP-U signalling (Echo, Error
@@ -72,6 +72,21 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
 } exc_ring SEC(".maps");
+
+/* Next-hop cache in front of bpf_fib_lookup (which costs more than the rest
+ * of the program): per CPU, direct-mapped by destination, valid while its
+ * generation equals nh_gen. User space bumps nh_gen every
+ * UPF_NH_REVALIDATE_MS (and on demand), so a route or neighbour change is
+ * seen within that time. Only successful lookups are cached. */
+volatile __u32 nh_gen = 1;
+const volatile __u32 cfg_nh_cache = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct upf_nh);
+	__uint(max_entries, UPF_NH_SLOTS);
+} nh_cache SEC(".maps");
 
 struct exc_rec {
 	struct upf_exc_hdr h;
@@ -180,6 +195,46 @@ static __always_inline int dl_read(struct upf_dl_rule *r, struct upf_dl_slot *ou
 			return 0;
 	}
 	return -1;
+}
+
+/* Next hop toward dst for a packet that came in on iif: the cache, else
+ * bpf_fib_lookup (filling the cache). 0 with *out set, or the
+ * BPF_FIB_LKUP_RET_* code of the failed lookup. */
+static __always_inline int route(struct xdp_md *ctx, __be32 src, __be32 dst, __u8 tos, __u8 proto,
+				 __u16 tot_len, struct upf_nh *out)
+{
+	__u32 iif = ctx->ingress_ifindex;
+	__u32 k = (bpf_ntohl(dst) * 2654435761u) >> (32 - UPF_NH_SLOTS_LOG2);
+	struct upf_nh *e = cfg_nh_cache ? bpf_map_lookup_elem(&nh_cache, &k) : NULL;
+	__u32 gen = nh_gen;
+
+	if (e && e->gen == gen && e->dst == dst && e->iif == iif) {
+		*out = *e;
+		return 0;
+	}
+
+	struct bpf_fib_lookup fib = {
+		.family = AF_INET,
+		.tos = tos,
+		.l4_protocol = proto,
+		.tot_len = tot_len,
+		.ipv4_src = src,
+		.ipv4_dst = dst,
+		.ifindex = iif,
+	};
+	int rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
+		return rc;
+	out->gen = gen;
+	out->dst = dst;
+	out->iif = iif;
+	out->oif = fib.ifindex;
+	__builtin_memcpy(out->dmac, fib.dmac, ETH_ALEN);
+	__builtin_memcpy(out->smac, fib.smac, ETH_ALEN);
+	if (e)
+		*e = *out;
+	return 0;
 }
 
 /* The GTP-U exceptions: signalling goes to the UDP socket in user space. */
@@ -293,15 +348,10 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 		return count(UPF_CNT_DROP_AMBR_UL, XDP_DROP);
 	}
 
-	struct bpf_fib_lookup fib = {
-		.family = AF_INET,
-		.tos = iip->tos,
-		.l4_protocol = iip->protocol,
-		.tot_len = bpf_ntohs(iip->tot_len),
-		.ipv4_src = iip->saddr,
-		.ipv4_dst = iip->daddr,
-		.ifindex = ctx->ingress_ifindex,
-	};
+	__be32 isrc = iip->saddr, idst = iip->daddr;
+	__u8 itos = iip->tos, iproto = iip->protocol;
+	__u16 itot = bpf_ntohs(iip->tot_len);
+	struct upf_nh nh;
 
 	/* Strip: keep the Ethernet header, drop outer IPv4/UDP/GTP-U. */
 	__builtin_memcpy(&eth, data, sizeof(eth));
@@ -317,15 +367,15 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 		st->ul_bytes += ilen;
 	}
 
-	int rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+	int rc = route(ctx, isrc, idst, itos, iproto, itot, &nh);
 
 	if (rc == BPF_FIB_LKUP_RET_SUCCESS) {
 		struct ethhdr *e = data;
 
-		__builtin_memcpy(e->h_dest, fib.dmac, ETH_ALEN);
-		__builtin_memcpy(e->h_source, fib.smac, ETH_ALEN);
+		__builtin_memcpy(e->h_dest, nh.dmac, ETH_ALEN);
+		__builtin_memcpy(e->h_source, nh.smac, ETH_ALEN);
 		count(UPF_CNT_UL_FWD, 0);
-		return bpf_redirect(fib.ifindex, 0);
+		return bpf_redirect(nh.oif, 0);
 	}
 	if (rc == BPF_FIB_LKUP_RET_BLACKHOLE || rc == BPF_FIB_LKUP_RET_UNREACHABLE ||
 	    rc == BPF_FIB_LKUP_RET_PROHIBIT)
@@ -404,15 +454,8 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 		return count(UPF_CNT_DROP_AMBR_DL, XDP_DROP);
 	}
 
-	struct bpf_fib_lookup fib = {
-		.family = AF_INET,
-		.l4_protocol = IPPROTO_UDP,
-		.tot_len = ilen + DL_ENCAP_LEN,
-		.ipv4_src = cfg_n3_addr,
-		.ipv4_dst = r.gnb_addr,
-		.ifindex = ctx->ingress_ifindex,
-	};
-	int rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+	struct upf_nh nh;
+	int rc = route(ctx, cfg_n3_addr, r.gnb_addr, 0, IPPROTO_UDP, ilen + DL_ENCAP_LEN, &nh);
 
 	if (rc == BPF_FIB_LKUP_RET_BLACKHOLE || rc == BPF_FIB_LKUP_RET_UNREACHABLE ||
 	    rc == BPF_FIB_LKUP_RET_PROHIBIT) {
@@ -436,8 +479,8 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 
 	if ((void *)(g + DL_GTP_LEN) > end)
 		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
-	__builtin_memcpy(eth->h_dest, fib.dmac, ETH_ALEN);
-	__builtin_memcpy(eth->h_source, fib.smac, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, nh.dmac, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, nh.smac, ETH_ALEN);
 	eth->h_proto = bpf_htons(ETH_P_IP);
 
 	oip->version = 4;
@@ -482,7 +525,7 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 		st->dl_bytes += ilen;
 	}
 	count(UPF_CNT_DL_FWD, 0);
-	return bpf_redirect(fib.ifindex, 0);
+	return bpf_redirect(nh.oif, 0);
 }
 
 SEC("xdp")
