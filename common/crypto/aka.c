@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 
 #define SEQ(sqn) (((sqn) & CRYPTO_SQN_MASK) >> CRYPTO_SQN_IND_BITS)
 #define IND(sqn) ((sqn) & (CRYPTO_SQN_IND_COUNT - 1))
@@ -57,10 +56,15 @@ int crypto_aka_generate(const uint8_t k[16], const uint8_t opc[16], uint64_t sqn
 
 	if (!k || !opc || !amf || !snn || !av)
 		return -EINVAL;
-	if (rand)
+	if (rand) {
 		memcpy(av->rand, rand, 16);
-	else if (RAND_bytes(av->rand, 16) != 1)
-		return -EIO;
+	} else {
+		struct crypto_tls *t = crypto_tls_get();
+
+		rc = t ? crypto_random(t, av->rand, 16) : -ENOMEM;
+		if (rc)
+			return rc;
+	}
 	/* TS 33.501 6.1.3.2.0 / TS 33.102 Annex H: AMF separation bit (bit 0) = 1 */
 	amf_sep[0] = amf[0] | 0x80;
 	amf_sep[1] = amf[1];

@@ -197,7 +197,8 @@ struct crypto_he_av {
 	uint8_t kausf[32];
 };
 /* amf: the 2 AMF octets as provisioned; the separation bit (bit 0, TS 33.102 Annex H,
- * TS 33.501 6.1.3.2.0) is set here. rand: NULL = fresh from RAND_bytes. */
+ * TS 33.501 6.1.3.2.0) is set here. rand: NULL = fresh from the CSPRNG (RAND_bytes, drawn
+ * 1 KiB at a time into a per-thread buffer; reset in a forked child). */
 int crypto_aka_generate(const uint8_t k[16], const uint8_t opc[16], uint64_t sqn,
 			const uint8_t amf[2], const char *snn, const uint8_t *rand,
 			struct crypto_he_av *av);

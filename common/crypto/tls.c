@@ -5,12 +5,27 @@
 #include "common/crypto/crypto_int.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 static __thread struct crypto_tls *tls;
 static __thread struct crypto_tls tls_store;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* A forked child must not hand out the parent's buffered random octets again. */
+static void atfork_child(void)
+{
+	OPENSSL_cleanse(tls_store.rnd, sizeof(tls_store.rnd));
+	tls_store.rnd_pos = sizeof(tls_store.rnd);
+}
+
+static void atfork_register(void)
+{
+	pthread_atfork(NULL, NULL, atfork_child);
+}
 
 static EVP_CIPHER_CTX *new_ctx(const EVP_CIPHER *c)
 {
@@ -33,6 +48,7 @@ struct crypto_tls *crypto_tls_get(void)
 
 	if (tls)
 		return tls;
+	pthread_once(&atfork_once, atfork_register);
 	t->ecb = new_ctx(EVP_aes_128_ecb());
 	t->cbc = new_ctx(EVP_aes_128_cbc());
 	t->ctr = new_ctx(EVP_aes_128_ctr());
@@ -41,6 +57,7 @@ struct crypto_tls *crypto_tls_get(void)
 		return NULL;
 	}
 	t->cmac_valid = 0;
+	t->rnd_pos = sizeof(t->rnd);
 	tls = t;
 	return t;
 }
@@ -67,4 +84,19 @@ int crypto_aes_blocks(struct crypto_tls *t, const uint8_t *in, uint8_t *out, uns
 
 	return EVP_EncryptUpdate(t->ecb, out, &olen, in, (int)(16 * n)) == 1 &&
 	       olen == (int)(16 * n) ? 0 : -EIO;
+}
+
+int crypto_random(struct crypto_tls *t, uint8_t *out, size_t n)
+{
+	if (n > 64)
+		return -EINVAL;
+	if (sizeof(t->rnd) - t->rnd_pos < n) {
+		if (RAND_bytes(t->rnd, sizeof(t->rnd)) != 1)
+			return -EIO;
+		t->rnd_pos = 0;
+	}
+	memcpy(out, t->rnd + t->rnd_pos, n);
+	OPENSSL_cleanse(t->rnd + t->rnd_pos, n);
+	t->rnd_pos += n;
+	return 0;
 }

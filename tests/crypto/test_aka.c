@@ -5,6 +5,9 @@
  * TS 33.102 Annex C SQN scheme. */
 #include "crypto_test.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "common/crypto/crypto.h"
 
 static const char snn[] = "5G:mnc001.mcc001.3gppnetwork.org";
@@ -205,6 +208,43 @@ static void test_sqn_scheme(void **state)
 	assert_int_equal(crypto_usim_sqn_check(&usim, x), 0);
 }
 
+/* RAND comes from a per-thread buffer of CSPRNG output: values stay distinct across refills,
+ * and a forked child does not repeat the parent's next RAND. */
+static void test_rand_buffer(void **state)
+{
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	static uint8_t seen[300][16];
+	struct crypto_he_av av;
+	struct sub sub;
+	int pipefd[2];
+	uint8_t child_rand[16];
+	pid_t pid;
+
+	(void)state;
+	set1(&sub);
+	for (int i = 0; i < 300; i++) { /* 4800 octets: several refills */
+		assert_int_equal(crypto_aka_generate(sub.k, sub.opc, 0x21, amf, snn, NULL, &av), 0);
+		memcpy(seen[i], av.rand, 16);
+		for (int j = 0; j < i; j++)
+			assert_memory_not_equal(seen[i], seen[j], 16);
+	}
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int ok = crypto_aka_generate(sub.k, sub.opc, 0x21, amf, snn, NULL, &av) == 0 &&
+			 write(pipefd[1], av.rand, 16) == 16;
+
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(read(pipefd[0], child_rand, 16), 16);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_int_equal(crypto_aka_generate(sub.k, sub.opc, 0x21, amf, snn, NULL, &av), 0);
+	assert_memory_not_equal(av.rand, child_rand, 16);
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_mac_failure),
 		cmocka_unit_test(test_resync),
 		cmocka_unit_test(test_sqn_scheme),
+		cmocka_unit_test(test_rand_buffer),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
