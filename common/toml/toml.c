@@ -39,7 +39,9 @@ static void *arena_alloc_align(struct toml_doc *d, size_t n, size_t align)
 		c->used = u < c->cap ? u : c->cap;
 	}
 	if (!c || c->cap - c->used < n) {
-		size_t cap = n > TOML_CHUNK ? n : TOML_CHUNK;
+		size_t cap = n > d->chunk ? n : d->chunk;
+		if (d->chunk < TOML_CHUNK)
+			d->chunk *= 2;
 		c = malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
@@ -682,6 +684,8 @@ int toml_parse_buf(const char *name, const char *buf, size_t len, struct toml_do
 	struct toml_doc *d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
+	/* A short config needs a few KB, a SIM file ~300 bytes per entry. */
+	d->chunk = len < TOML_CHUNK / 4 ? 4096 : TOML_CHUNK;
 	d->root.type = TOML_TABLE;
 	d->root.flags = TF_SEALED;
 	d->root.line = 1;

@@ -59,6 +59,8 @@ const char *toml_type_name(enum toml_type t);
 /* Key of a table member (NUL-terminated; may contain any byte a quoted key
  * can hold), NULL for an array element. */
 const char *toml_key(const struct toml_node *n);
+/* Its length in bytes (a quoted key may hold "\u0000"); 0 for array elements. */
+size_t toml_key_len(const struct toml_node *n);
 /* Line where the value (or, for a table, its header/first key) appears. */
 uint32_t toml_line(const struct toml_node *n);
 

@@ -74,6 +74,7 @@ const char *toml_name(const struct toml_doc *d) { return d->name; }
 size_t toml_mem(const struct toml_doc *d) { return d->mem; }
 enum toml_type toml_type(const struct toml_node *n) { return (enum toml_type)n->type; }
 const char *toml_key(const struct toml_node *n) { return n->key; }
+size_t toml_key_len(const struct toml_node *n) { return n->keylen; }
 uint32_t toml_line(const struct toml_node *n) { return n->line; }
 const struct toml_node *toml_next(const struct toml_node *n) { return n->next; }
 

@@ -9,7 +9,7 @@
 
 #include "common/toml/toml.h"
 
-#define TOML_CHUNK (1u << 20)      /* arena chunk size */
+#define TOML_CHUNK (1u << 20)      /* largest arena chunk */
 #define TOML_INDEX_MIN 8           /* members before a table gets a hash index */
 #define TOML_MAX_DEPTH 64          /* nesting of arrays/inline tables */
 
@@ -56,6 +56,7 @@ struct toml_doc {
 	struct toml_chunk *chunks;
 	struct toml_index *indexes;
 	size_t mem;
+	size_t chunk;   /* size of the next chunk: small first, doubling to TOML_CHUNK */
 	struct toml_node root;
 	char *name;
 };
