@@ -89,6 +89,13 @@ struct n2sctp_cfg {
 	uint16_t udp_peer_port;    /* usrsctp UDP client: the peer's UDP port (default 9899) */
 	uint16_t ostreams;         /* requested outbound streams (default 16) */
 	uint16_t istreams;         /* maximum inbound streams (default 16) */
+	/* Failure detection, RFC 9260 15 protocol parameters; 0 keeps the stack's
+	 * default (RTO 1 s..60 s, initial 3 s, 10/5 retransmissions, heartbeat
+	 * 30 s). A lost gNB is declared after about max_retrans RTOs. */
+	uint32_t rto_initial_ms, rto_min_ms, rto_max_ms;
+	uint32_t hb_interval_ms;   /* HEARTBEAT interval on idle paths */
+	uint16_t max_retrans;      /* Association.Max.Retrans and Path.Max.Retrans */
+	uint16_t max_init_retrans; /* Max.Init.Retransmits (connect attempts) */
 };
 
 /* Defaults: AUTO, RAW, udp_port 0, udp_peer_port 9899, 16/16 streams. */

@@ -206,6 +206,37 @@ static void kern_read(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 }
 
 /* ---- set-up ---- */
+/* RFC 6458 8.1.1, 8.1.2, 8.1.12: defaults for the socket's future associations. */
+static int kern_timers(int s, const struct n2sctp_cfg *c)
+{
+	struct sctp_rtoinfo rto;
+	struct sctp_assocparams ap;
+	struct sctp_paddrparams pp;
+
+	memset(&rto, 0, sizeof(rto));
+	rto.srto_assoc_id = 0;
+	rto.srto_initial = c->rto_initial_ms;
+	rto.srto_max = c->rto_max_ms;
+	rto.srto_min = c->rto_min_ms;
+	memset(&ap, 0, sizeof(ap));
+	ap.sasoc_assoc_id = 0;
+	ap.sasoc_asocmaxrxt = c->max_retrans;
+	memset(&pp, 0, sizeof(pp));
+	pp.spp_assoc_id = 0;
+	pp.spp_hbinterval = c->hb_interval_ms;
+	pp.spp_pathmaxrxt = c->max_retrans;
+	pp.spp_flags = c->hb_interval_ms ? SPP_HB_ENABLE : 0;
+	if ((rto.srto_initial || rto.srto_max || rto.srto_min) &&
+	    setsockopt(s, IPPROTO_SCTP, SCTP_RTOINFO, &rto, sizeof(rto)) < 0)
+		return -errno;
+	if (c->max_retrans && setsockopt(s, IPPROTO_SCTP, SCTP_ASSOCINFO, &ap, sizeof(ap)) < 0)
+		return -errno;
+	if ((c->hb_interval_ms || c->max_retrans) &&
+	    setsockopt(s, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp)) < 0)
+		return -errno;
+	return 0;
+}
+
 
 static int kern_socket(struct n2sctp *ep, int family, const struct sockaddr *local, socklen_t locallen)
 {
@@ -233,11 +264,18 @@ static int kern_socket(struct n2sctp *ep, int family, const struct sockaddr *loc
 	memset(&im, 0, sizeof(im));
 	im.sinit_num_ostreams = ep->cfg.ostreams;
 	im.sinit_max_instreams = ep->cfg.istreams;
+	im.sinit_max_attempts = ep->cfg.max_init_retrans;
+	im.sinit_max_init_timeo = (uint16_t)(ep->cfg.rto_max_ms > 65535 ? 65535 : ep->cfg.rto_max_ms);
 	if (setsockopt(fd, IPPROTO_SCTP, SCTP_EVENTS, &evs, sizeof(evs)) < 0 ||
 	    setsockopt(fd, IPPROTO_SCTP, SCTP_INITMSG, &im, sizeof(im)) < 0 ||
 	    /* NGAP is request/response: no Nagle-like bundling delay. */
 	    setsockopt(fd, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one)) < 0)
 		return -errno;
+	rc = kern_timers(fd, &ep->cfg);
+	if (rc < 0) {
+		log_error(MOD, "kernel: RTO/heartbeat settings refused: %s", strerror(-rc));
+		return rc;
+	}
 	if (local) {
 		if (bind(fd, local, locallen) < 0) {
 			rc = -errno;

@@ -298,6 +298,17 @@ static void usr_tick(struct ev_loop *loop, struct ev_timer *t)
 		G.last_tick_ns += ms * 1000000u;
 		usrsctp_handle_timers((uint32_t)ms);
 	}
+	/* Notifications raised from usrsctp's timers (CANT_STR_ASSOC after the
+	 * last INIT, COMM_LOST after the last HEARTBEAT) are queued on the socket
+	 * without an upcall (measured with usrsctp 0.9.5), so every endpoint is
+	 * checked here; usrsctp_get_events is a cheap readability test. */
+	for (struct usr_wire *w = G.wires; w; w = w->next)
+		for (struct usr_ep *e = w->eps; e; e = e->wnext)
+			if (!e->queued && (usrsctp_get_events(e->so) & SCTP_EVENT_READ)) {
+				e->queued = true;
+				e->qnext = G.q;
+				G.q = e;
+			}
 	usr_drain();
 	G.in_engine = false;
 	if (now - G.last_gc_ns > USR_GC_NS) {
@@ -680,6 +691,37 @@ static void usr_ep_read(struct usr_ep *e)
 }
 
 /* ---- set-up ---- */
+/* RFC 6458 8.1.1, 8.1.2, 8.1.12: defaults for the socket's future associations. */
+static int usr_timers(struct socket *s, const struct n2sctp_cfg *c)
+{
+	struct sctp_rtoinfo rto;
+	struct sctp_assocparams ap;
+	struct sctp_paddrparams pp;
+
+	memset(&rto, 0, sizeof(rto));
+	rto.srto_assoc_id = SCTP_FUTURE_ASSOC;
+	rto.srto_initial = c->rto_initial_ms;
+	rto.srto_max = c->rto_max_ms;
+	rto.srto_min = c->rto_min_ms;
+	memset(&ap, 0, sizeof(ap));
+	ap.sasoc_assoc_id = SCTP_FUTURE_ASSOC;
+	ap.sasoc_asocmaxrxt = c->max_retrans;
+	memset(&pp, 0, sizeof(pp));
+	pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
+	pp.spp_hbinterval = c->hb_interval_ms;
+	pp.spp_pathmaxrxt = c->max_retrans;
+	pp.spp_flags = c->hb_interval_ms ? SPP_HB_ENABLE : 0;
+	if ((rto.srto_initial || rto.srto_max || rto.srto_min) &&
+	    usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RTOINFO, &rto, sizeof(rto)) < 0)
+		return -errno;
+	if (c->max_retrans && usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_ASSOCINFO, &ap, sizeof(ap)) < 0)
+		return -errno;
+	if ((c->hb_interval_ms || c->max_retrans) &&
+	    usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp)) < 0)
+		return -errno;
+	return 0;
+}
+
 
 static int usr_bind_port(struct usr_ep *e, uint16_t want)
 {
@@ -733,6 +775,8 @@ static int usr_open(struct n2sctp *ep, int family, const struct sockaddr *local)
 	memset(&im, 0, sizeof(im));
 	im.sinit_num_ostreams = ep->cfg.ostreams;
 	im.sinit_max_instreams = ep->cfg.istreams;
+	im.sinit_max_attempts = ep->cfg.max_init_retrans;
+	im.sinit_max_init_timeo = (uint16_t)(ep->cfg.rto_max_ms > 65535 ? 65535 : ep->cfg.rto_max_ms);
 	if (usrsctp_setsockopt(e->so, IPPROTO_SCTP, SCTP_INITMSG, &im, sizeof(im)) < 0 ||
 	    usrsctp_setsockopt(e->so, IPPROTO_SCTP, SCTP_RECVRCVINFO, &one, sizeof(one)) < 0 ||
 	    usrsctp_setsockopt(e->so, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one)) < 0)
@@ -741,6 +785,11 @@ static int usr_open(struct n2sctp *ep, int family, const struct sockaddr *local)
 		struct sctp_event ev = { .se_assoc_id = SCTP_FUTURE_ASSOC, .se_type = evtypes[i], .se_on = 1 };
 		if (usrsctp_setsockopt(e->so, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev)) < 0)
 			return -errno;
+	}
+	rc = usr_timers(e->so, &ep->cfg);
+	if (rc < 0) {
+		log_error(MOD, "usrsctp: RTO/heartbeat settings refused: %s", strerror(-rc));
+		return rc;
 	}
 	uint16_t want = 0;
 	if (local)

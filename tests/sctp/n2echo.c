@@ -13,6 +13,9 @@
  *          --assocs N (server: exit 0 after N associations ended)
  *          --ready FILE (server: write "<sctp port> <udp port>\n" once listening)
  *          --timeout SECS (default 30)  -v (debug logs)
+ *          --local-port N (client: its SCTP port; a restarted client reusing
+ *          it makes the server see an association restart)
+ *          --hb MS --rto-min MS --rto-max MS --rto-initial MS --max-retrans N
  * Exit: 0 pass, 1 failure, 77 backend not available here (skip).
  */
 #include "common/ev.h"
@@ -45,6 +48,7 @@ static struct {
 	uint8_t *pp_buf;
 	struct ev_timer deadline;
 	int next_k[1024];
+	uint16_t local_port;
 } O = { .addr = "127.0.0.1", .port = N2SCTP_PORT_NGAP, .msgs = 200, .size = 100, .timeout = 30, .rc = 1 };
 
 static uint64_t mono_ns(void)
@@ -241,7 +245,9 @@ int main(int argc, char **argv)
 		{ "backend", 1, 0, 'b' }, { "encap", 1, 0, 'e' }, { "addr", 1, 0, 'a' }, { "port", 1, 0, 'p' },
 		{ "udp-port", 1, 0, 'u' }, { "udp-peer-port", 1, 0, 'U' }, { "msgs", 1, 0, 'n' },
 		{ "size", 1, 0, 's' }, { "pingpong", 1, 0, 'P' }, { "assocs", 1, 0, 'A' },
-		{ "ready", 1, 0, 'r' }, { "timeout", 1, 0, 't' }, { 0, 0, 0, 0 },
+		{ "ready", 1, 0, 'r' }, { "timeout", 1, 0, 't' }, { "local-port", 1, 0, 'l' },
+		{ "hb", 1, 0, 'H' }, { "rto-min", 1, 0, 'm' }, { "rto-max", 1, 0, 'M' },
+		{ "rto-initial", 1, 0, 'I' }, { "max-retrans", 1, 0, 'R' }, { 0, 0, 0, 0 },
 	};
 	int c, err = 0;
 
@@ -268,6 +274,12 @@ int main(int argc, char **argv)
 		case 'r': O.ready = optarg; break;
 		case 't': O.timeout = atoi(optarg); break;
 		case 'v': log_set_level(LOGL_DEBUG); break;
+		case 'l': O.local_port = (uint16_t)atoi(optarg); break;
+		case 'H': O.cfg.hb_interval_ms = (uint32_t)atoi(optarg); break;
+		case 'm': O.cfg.rto_min_ms = (uint32_t)atoi(optarg); break;
+		case 'M': O.cfg.rto_max_ms = (uint32_t)atoi(optarg); break;
+		case 'I': O.cfg.rto_initial_ms = (uint32_t)atoi(optarg); break;
+		case 'R': O.cfg.max_retrans = (uint16_t)atoi(optarg); break;
 		default: usage();
 		}
 	}
@@ -318,7 +330,15 @@ int main(int argc, char **argv)
 			O.timeout = 0; /* a plain server runs until killed */
 	} else {
 		struct n2sctp_cbs cbs = { .up = cli_up, .data = cli_data, .down = cli_down };
-		err = n2sctp_connect(O.loop, &O.cfg, NULL, 0, (struct sockaddr *)&ss, sl, &cbs, &O.ep);
+		struct sockaddr_storage ls;
+		memset(&ls, 0, sizeof(ls));
+		ls.ss_family = ss.ss_family; /* any address */
+		if (ss.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&ls)->sin6_port = htons(O.local_port);
+		else
+			((struct sockaddr_in *)&ls)->sin_port = htons(O.local_port);
+		err = n2sctp_connect(O.loop, &O.cfg, O.local_port ? (struct sockaddr *)&ls : NULL, sl,
+				     (struct sockaddr *)&ss, sl, &cbs, &O.ep);
 		if (err < 0) {
 			fprintf(stderr, "n2echo: connect: %s\n", strerror(-err));
 			return 1;

@@ -444,6 +444,38 @@ static void test_abort_inside_callback(void **state)
 	n2sctp_abort(NULL); /* accepted */
 }
 
+/* Nobody answers the INIT (a silent UDP socket): with short timers and two
+ * INIT retransmissions the connect ends in down(CANT_START), driven purely by
+ * usrsctp_handle_timers from the ev timer. */
+static void test_cant_start(void **state)
+{
+	struct cli *c = &W.c[0];
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sin);
+	struct n2sctp_cfg cfg;
+	struct n2sctp_cbs cbs = { .up = cli_up, .data = cli_data, .down = cli_down, .arg = c };
+	(void)state;
+
+	int silent = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(silent >= 0);
+	assert_int_equal(bind(silent, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(silent, (struct sockaddr *)&sin, &sl), 0);
+	n2sctp_cfg_init(&cfg);
+	cfg.backend = N2SCTP_BACKEND_USRSCTP;
+	cfg.encap = N2SCTP_ENCAP_UDP;
+	cfg.udp_peer_port = ntohs(sin.sin_port);
+	cfg.rto_initial_ms = 100;
+	cfg.rto_min_ms = 50;
+	cfg.rto_max_ms = 200;
+	cfg.max_init_retrans = 2;
+	sin.sin_port = htons(N2SCTP_PORT_NGAP);
+	assert_int_equal(n2sctp_connect(W.loop, &cfg, NULL, 0, (struct sockaddr *)&sin, sizeof(sin), &cbs, &c->ep), 0);
+	assert_true(run_until(c0_down1));
+	assert_int_equal(c->reason, N2SCTP_DOWN_CANT_START);
+	assert_int_equal(c->ups, 0);
+	close(silent);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +488,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shutdown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_inside_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_inside_callback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cant_start, setup, teardown),
 	};
 	log_set_level(LOGL_WARN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
