@@ -122,20 +122,20 @@ struct snow3g {
 
 #define S(g, i) ((g)->ring[((g)->p + (i)) & 15])
 
-static uint32_t s1(uint32_t w)
+CRYPTO_ALWAYS_INLINE uint32_t s1(uint32_t w)
 {
 	return s1_t[0][w >> 24] ^ s1_t[1][(w >> 16) & 0xff] ^ s1_t[2][(w >> 8) & 0xff] ^
 	       s1_t[3][w & 0xff];
 }
 
-static uint32_t s2(uint32_t w)
+CRYPTO_ALWAYS_INLINE uint32_t s2(uint32_t w)
 {
 	return s2_t[0][w >> 24] ^ s2_t[1][(w >> 16) & 0xff] ^ s2_t[2][(w >> 8) & 0xff] ^
 	       s2_t[3][w & 0xff];
 }
 
 /* FSM clock (3.4.6): returns F. */
-static uint32_t clock_fsm(struct snow3g *g)
+CRYPTO_ALWAYS_INLINE uint32_t clock_fsm(struct snow3g *g)
 {
 	uint32_t f = (S(g, 15) + g->r1) ^ g->r2;
 	uint32_t r = g->r2 + (g->r3 ^ S(g, 5));
@@ -147,7 +147,7 @@ static uint32_t clock_fsm(struct snow3g *g)
 }
 
 /* LFSR clock (3.4.4 initialisation mode with f, 3.4.5 keystream mode with f = 0). */
-static void clock_lfsr(struct snow3g *g, uint32_t f)
+CRYPTO_ALWAYS_INLINE void clock_lfsr(struct snow3g *g, uint32_t f)
 {
 	uint32_t s0 = S(g, 0), s11 = S(g, 11);
 
@@ -185,7 +185,7 @@ static void snow3g_init(struct snow3g *g, const uint8_t key[16], const uint32_t 
 	OPENSSL_cleanse(k, sizeof(k));
 }
 
-static uint32_t snow3g_word(struct snow3g *g)
+CRYPTO_ALWAYS_INLINE uint32_t snow3g_word(struct snow3g *g)
 {
 	uint32_t z = clock_fsm(g) ^ S(g, 0);
 
@@ -243,7 +243,7 @@ static void mul64_tab_init(struct mul64_tab *m, uint64_t p)
 	}
 }
 
-static uint64_t mul64_t(const struct mul64_tab *m, uint64_t v)
+CRYPTO_ALWAYS_INLINE uint64_t mul64_t(const struct mul64_tab *m, uint64_t v)
 {
 	uint64_t r = 0;
 

@@ -65,20 +65,20 @@ struct zuc {
 
 #define S(z, i) ((z)->ring[((z)->p + (i)) & 15])
 
-static uint32_t rotl32(uint32_t x, unsigned k)
+CRYPTO_ALWAYS_INLINE uint32_t rotl32(uint32_t x, unsigned k)
 {
 	return x << k | x >> (32 - k);
 }
 
 /* x * 2^k mod 2^31 - 1 is a 31-bit rotation */
-static uint32_t rot31(uint32_t x, unsigned k)
+CRYPTO_ALWAYS_INLINE uint32_t rot31(uint32_t x, unsigned k)
 {
 	return ((x << k) | (x >> (31 - k))) & 0x7fffffff;
 }
 
 /* LFSR (3.2): v = 2^15 s15 + 2^17 s13 + 2^21 s10 + 2^20 s4 + (1 + 2^8) s0; in initialisation
  * mode s16 = v + u; 0 is replaced by 2^31 - 1. */
-static void lfsr(struct zuc *z, uint32_t u)
+CRYPTO_ALWAYS_INLINE void lfsr(struct zuc *z, uint32_t u)
 {
 	/* the sum of 7 terms < 2^31 fits in 34 bits; two folds (2^31 = 1 mod 2^31 - 1) bring it
 	 * into [1, 2^31 - 1], where 2^31 - 1 stands for 0 as 3.2.4 requires */
@@ -94,7 +94,7 @@ static void lfsr(struct zuc *z, uint32_t u)
 }
 
 /* Bit reorganisation (3.3): H = bits 30..15, L = bits 15..0 of a cell. */
-static void bit_reorg(struct zuc *z)
+CRYPTO_ALWAYS_INLINE void bit_reorg(struct zuc *z)
 {
 	z->x0 = (S(z, 15) & 0x7fff8000) << 1 | (S(z, 14) & 0xffff);
 	z->x1 = (S(z, 11) & 0xffff) << 16 | S(z, 9) >> 15;
@@ -102,14 +102,14 @@ static void bit_reorg(struct zuc *z)
 	z->x3 = (S(z, 2) & 0xffff) << 16 | S(z, 0) >> 15;
 }
 
-static uint32_t sbox(uint32_t x)
+CRYPTO_ALWAYS_INLINE uint32_t sbox(uint32_t x)
 {
 	return (uint32_t)zuc_s0[x >> 24] << 24 | (uint32_t)zuc_s1[(x >> 16) & 0xff] << 16 |
 	       (uint32_t)zuc_s0[(x >> 8) & 0xff] << 8 | zuc_s1[x & 0xff];
 }
 
 /* Nonlinear function F (3.4) with the linear transforms L1 and L2. */
-static uint32_t fn(struct zuc *z)
+CRYPTO_ALWAYS_INLINE uint32_t fn(struct zuc *z)
 {
 	uint32_t w = (z->x0 ^ z->r1) + z->r2;
 	uint32_t w1 = z->r1 + z->x1, w2 = z->r2 ^ z->x2;
@@ -138,7 +138,7 @@ static void zuc_init(struct zuc *z, const uint8_t key[16], const uint8_t iv[16])
 	lfsr(z, 0);
 }
 
-static uint32_t zuc_word(struct zuc *z)
+CRYPTO_ALWAYS_INLINE uint32_t zuc_word(struct zuc *z)
 {
 	uint32_t k;
 
