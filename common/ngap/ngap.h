@@ -414,7 +414,7 @@ struct ngap_ue_context_modification_failure {
 	struct ngap_crit_diag crit_diag;
 };
 
-/* 9.2.4.1 PDU SESSION RESOURCE SETUP REQUEST */
+/* 9.2.1.1 PDU SESSION RESOURCE SETUP REQUEST */
 struct ngap_pdu_session_resource_setup_request {
 	uint64_t amf_ue_id;
 	uint32_t ran_ue_id;
@@ -496,7 +496,7 @@ struct ngap_pdu_session_resource_notify {
 	struct ngap_uli uli;
 };
 
-/* 9.2.7.1 ERROR INDICATION */
+/* ERROR INDICATION (TS 38.413 9.2.6) */
 struct ngap_error_indication {
 	bool has_amf_ue_id;
 	uint64_t amf_ue_id;
@@ -546,7 +546,7 @@ struct ngap_paging {
 	bool has_paging_origin;                   /* PagingOrigin ::= ENUMERATED {non-3gpp, ...} */
 };
 
-/* 9.2.8.1 UE RADIO CAPABILITY INFO INDICATION */
+/* UE RADIO CAPABILITY INFO INDICATION (TS 38.413 9.2.2) */
 struct ngap_ue_radio_capability_info_indication {
 	uint64_t amf_ue_id;
 	uint32_t ran_ue_id;
@@ -669,6 +669,12 @@ int ngap_encode(const struct ngap_msg *m, uint8_t *buf, size_t cap);
 
 /* Name of a message ("NGSetupRequest"), or "?" */
 const char *ngap_msg_name(uint8_t type, uint8_t proc);
+
+/* The message on one line for a log: its name, then IE=value for each present IE, e.g.
+ * "UplinkNASTransport AMF-UE-NGAP-ID=7 RAN-UE-NGAP-ID=9 NAS-PDU=<2 octets> UserLocationInformation=NR ...".
+ * SecurityKey is printed as <redacted>; NAS-PDUs and transfers by length only. snprintf semantics:
+ * returns the length the full text needs (truncated to cap - 1), or -ENOTSUP for an unknown message. */
+int ngap_msg_str(const struct ngap_msg *m, char *buf, size_t cap);
 
 /* ---- SM transfer containers (TS 38.413 9.3.4), carried as OCTET STRINGs between SMF and gNB ---- */
 struct ngap_gtp_tunnel {                          /* UPTransportLayerInformation: gTPTunnel */

@@ -47,7 +47,7 @@ struct ngap_ie_spec {
 	int16_t cnt;             /* offset of the uint8_t item count for lists, else -1 */
 	int16_t has;             /* offset of the bool has_* for optional scalars, else -1 */
 	const struct ngap_codec *codec;
-	const char *ref;         /* spec clause of the IE */
+	const char *ref;         /* the IE's ProtocolIE-ID name in TS 38.413 9.4.7, e.g. "id-NAS-PDU" */
 };
 
 struct ngap_container {
@@ -59,6 +59,9 @@ struct ngap_container {
 /* Generic walkers over a SEQUENCE { protocolIEs ProtocolIE-Container, ... }. */
 int ngap_container_dec(struct aper_r *r, const struct ngap_container *ct, void *s, struct ngap_dec_info *info);
 int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const void *s);
+
+/* One IE value as text (ngap_str.c); snprintf semantics. */
+int ngap_ie_str(const struct ngap_ie_spec *e, const void *f, const uint8_t *cnt, char *buf, size_t cap);
 
 /* Start / finish decoding a SEQUENCE with nopt optional fields where the last one is iE-Extensions. */
 int ngap_seq_dec(struct aper_r *r, unsigned nopt, uint32_t *mask, bool *ext);

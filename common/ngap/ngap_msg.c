@@ -5,6 +5,7 @@
  * generic routine decodes and encodes every container from its table.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/ngap/ngap_int.h"
@@ -130,7 +131,8 @@ int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const 
 	return w->err;
 }
 
-/* ---- IE tables (TS 38.413 9.2; order and criticality as in the ASN.1 *IEs sets) ---- */
+/* ---- IE tables (TS 38.413 9.2; order, criticality and presence as in the ASN.1 *IEs sets of 9.4.4;
+ * the last column is the IE's ProtocolIE-ID name in 9.4.7, which names it in the tabular text) ---- */
 
 #define ROW(T, id, crit, pres, fld, cnt, has, codec, ref) \
 	{ id, NGAP_CRIT_##crit, NGAP_PRES_##pres, (int16_t)offsetof(T, fld), cnt, has, &ngap_c_##codec, ref }
@@ -147,31 +149,31 @@ int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const 
 
 #define T struct ngap_ng_setup_request
 static const struct ngap_ie_spec ng_setup_req_ies[] = {
-	M(T, 27, REJECT, ran_node_id, global_ran_node_id, "9.3.1.5"),
-	OB(T, 82, IGNORE, ran_node_name, name, "9.3.1.4"),
-	ML(T, 102, REJECT, tas, n_tas, supported_ta_list, "9.3.3.? SupportedTAList"),
-	M(T, 21, IGNORE, default_paging_drx, paging_drx, "9.3.1.90"),
-	O(T, 147, IGNORE, ue_retention_info, has_ue_retention_info, ue_retention, "9.3.1.117"),
+	M(T, 27, REJECT, ran_node_id, global_ran_node_id, "id-GlobalRANNodeID"),
+	OB(T, 82, IGNORE, ran_node_name, name, "id-RANNodeName"),
+	ML(T, 102, REJECT, tas, n_tas, supported_ta_list, "id-SupportedTAList"),
+	M(T, 21, IGNORE, default_paging_drx, paging_drx, "id-DefaultPagingDRX"),
+	O(T, 147, IGNORE, ue_retention_info, has_ue_retention_info, ue_retention, "id-UERetentionInformation"),
 };
 CONTAINER(ng_setup_req, T);
 #undef T
 
 #define T struct ngap_ng_setup_response
 static const struct ngap_ie_spec ng_setup_resp_ies[] = {
-	M(T, 1, REJECT, amf_name, name, "9.3.3.21"),
-	ML(T, 96, REJECT, guamis, n_guamis, served_guami_list, "9.3.3.? ServedGUAMIList"),
-	M(T, 86, IGNORE, relative_capacity, relative_capacity, "9.3.1.32"),
-	ML(T, 80, REJECT, plmns, n_plmns, plmn_support_list, "9.3.3.? PLMNSupportList"),
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
-	O(T, 147, IGNORE, ue_retention_info, has_ue_retention_info, ue_retention, "9.3.1.117"),
+	M(T, 1, REJECT, amf_name, name, "id-AMFName"),
+	ML(T, 96, REJECT, guamis, n_guamis, served_guami_list, "id-ServedGUAMIList"),
+	M(T, 86, IGNORE, relative_capacity, relative_capacity, "id-RelativeAMFCapacity"),
+	ML(T, 80, REJECT, plmns, n_plmns, plmn_support_list, "id-PLMNSupportList"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
+	O(T, 147, IGNORE, ue_retention_info, has_ue_retention_info, ue_retention, "id-UERetentionInformation"),
 };
 CONTAINER(ng_setup_resp, T);
 #undef T
 
 #define FAILURE_IES(T) \
-	M(T, 15, IGNORE, cause, cause, "9.3.1.2"), \
-	O(T, 107, IGNORE, time_to_wait, has_time_to_wait, time_to_wait, "9.3.1.56"), \
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3")
+	M(T, 15, IGNORE, cause, cause, "id-Cause"), \
+	O(T, 107, IGNORE, time_to_wait, has_time_to_wait, time_to_wait, "id-TimeToWait"), \
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics")
 
 static const struct ngap_ie_spec ng_setup_fail_ies[] = { FAILURE_IES(struct ngap_ng_setup_failure) };
 CONTAINER(ng_setup_fail, struct ngap_ng_setup_failure);
@@ -182,320 +184,320 @@ CONTAINER(amf_cfg_fail, struct ngap_amf_configuration_update_failure);
 
 #define T struct ngap_initial_ue_message
 static const struct ngap_ie_spec init_ue_ies[] = {
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	M(T, 38, REJECT, nas, nas_pdu, "9.3.3.4"),
-	M(T, 121, REJECT, uli, uli, "9.3.1.16"),
-	M(T, 90, IGNORE, rrc_cause, rrc_cause, "9.3.1.111"),
-	O(T, 26, REJECT, s_tmsi, has_s_tmsi, s_tmsi, "9.3.3.20"),
-	O(T, 3, IGNORE, amf_set_id, has_amf_set_id, amf_set_id, "9.3.3.12"),
-	OF(T, 112, IGNORE, has_ue_context_request, "9.3.1.74"),
-	OL(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "9.3.1.31"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	M(T, 38, REJECT, nas, nas_pdu, "id-NAS-PDU"),
+	M(T, 121, REJECT, uli, uli, "id-UserLocationInformation"),
+	M(T, 90, IGNORE, rrc_cause, rrc_cause, "id-RRCEstablishmentCause"),
+	O(T, 26, REJECT, s_tmsi, has_s_tmsi, s_tmsi, "id-FiveG-S-TMSI"),
+	O(T, 3, IGNORE, amf_set_id, has_amf_set_id, amf_set_id, "id-AMFSetID"),
+	OF(T, 112, IGNORE, has_ue_context_request, "id-UEContextRequest"),
+	OL(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "id-AllowedNSSAI"),
 };
 CONTAINER(init_ue, T);
 #undef T
 
 #define T struct ngap_downlink_nas_transport
 static const struct ngap_ie_spec dl_nas_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	OB(T, 48, REJECT, old_amf, name, "9.3.3.21"),
-	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "9.3.3.15"),
-	M(T, 38, REJECT, nas, nas_pdu, "9.3.3.4"),
-	O(T, 31, IGNORE, index_to_rfsp, has_index_to_rfsp, index_to_rfsp, "9.3.1.61"),
-	O(T, 110, IGNORE, ue_ambr, has_ue_ambr, ue_ambr, "9.3.1.58"),
-	OL(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "9.3.1.31"),
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	OB(T, 48, REJECT, old_amf, name, "id-OldAMF"),
+	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "id-RANPagingPriority"),
+	M(T, 38, REJECT, nas, nas_pdu, "id-NAS-PDU"),
+	O(T, 31, IGNORE, index_to_rfsp, has_index_to_rfsp, index_to_rfsp, "id-IndexToRFSP"),
+	O(T, 110, IGNORE, ue_ambr, has_ue_ambr, ue_ambr, "id-UEAggregateMaximumBitRate"),
+	OL(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "id-AllowedNSSAI"),
 };
 CONTAINER(dl_nas, T);
 #undef T
 
 #define T struct ngap_uplink_nas_transport
 static const struct ngap_ie_spec ul_nas_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	M(T, 38, REJECT, nas, nas_pdu, "9.3.3.4"),
-	M(T, 121, IGNORE, uli, uli, "9.3.1.16"),
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	M(T, 38, REJECT, nas, nas_pdu, "id-NAS-PDU"),
+	M(T, 121, IGNORE, uli, uli, "id-UserLocationInformation"),
 };
 CONTAINER(ul_nas, T);
 #undef T
 
 #define T struct ngap_nas_non_delivery_indication
 static const struct ngap_ie_spec nas_nd_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	M(T, 38, IGNORE, nas, nas_pdu, "9.3.3.4"),
-	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	M(T, 38, IGNORE, nas, nas_pdu, "id-NAS-PDU"),
+	M(T, 15, IGNORE, cause, cause, "id-Cause"),
 };
 CONTAINER(nas_nd, T);
 #undef T
 
 #define T struct ngap_reroute_nas_request
 static const struct ngap_ie_spec reroute_ies[] = {
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	O(T, 10, IGNORE, amf_ue_id, has_amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 42, REJECT, ngap_message, octets, "9.2.5.5 NGAP Message"),
-	M(T, 3, REJECT, amf_set_id, amf_set_id, "9.3.3.12"),
-	OL(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "9.3.1.31"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	O(T, 10, IGNORE, amf_ue_id, has_amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 42, REJECT, ngap_message, octets, "id-NGAP-Message"),
+	M(T, 3, REJECT, amf_set_id, amf_set_id, "id-AMFSetID"),
+	OL(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "id-AllowedNSSAI"),
 };
 CONTAINER(reroute, T);
 #undef T
 
 #define T struct ngap_initial_context_setup_request
 static const struct ngap_ie_spec ics_req_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	OB(T, 48, REJECT, old_amf, name, "9.3.3.21"),
-	O(T, 110, REJECT, ue_ambr, has_ue_ambr, ue_ambr, "9.3.1.58"),
-	M(T, 28, REJECT, guami, guami, "9.3.3.3"),
-	OL(T, 71, REJECT, sessions, n_sessions, sess_nas_snssai, "9.3.1.? PDUSessionResourceSetupListCxtReq"),
-	ML(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "9.3.1.31"),
-	M(T, 119, REJECT, ue_sec_cap, ue_sec_cap, "9.3.1.86"),
-	M(T, 94, REJECT, security_key, security_key, "9.3.1.87"),
-	OB(T, 117, IGNORE, ue_radio_capability, octets, "9.3.1.74"),
-	O(T, 31, IGNORE, index_to_rfsp, has_index_to_rfsp, index_to_rfsp, "9.3.1.61"),
-	O(T, 34, IGNORE, masked_imeisv, has_masked_imeisv, masked_imeisv, "9.3.1.54"),
-	OB(T, 38, IGNORE, nas, nas_pdu, "9.3.3.4"),
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	OB(T, 48, REJECT, old_amf, name, "id-OldAMF"),
+	O(T, 110, REJECT, ue_ambr, has_ue_ambr, ue_ambr, "id-UEAggregateMaximumBitRate"),
+	M(T, 28, REJECT, guami, guami, "id-GUAMI"),
+	OL(T, 71, REJECT, sessions, n_sessions, sess_nas_snssai, "id-PDUSessionResourceSetupListCxtReq"),
+	ML(T, 0, REJECT, allowed_nssai, n_allowed_nssai, allowed_nssai, "id-AllowedNSSAI"),
+	M(T, 119, REJECT, ue_sec_cap, ue_sec_cap, "id-UESecurityCapabilities"),
+	M(T, 94, REJECT, security_key, security_key, "id-SecurityKey"),
+	OB(T, 117, IGNORE, ue_radio_capability, octets, "id-UERadioCapability"),
+	O(T, 31, IGNORE, index_to_rfsp, has_index_to_rfsp, index_to_rfsp, "id-IndexToRFSP"),
+	O(T, 34, IGNORE, masked_imeisv, has_masked_imeisv, masked_imeisv, "id-MaskedIMEISV"),
+	OB(T, 38, IGNORE, nas, nas_pdu, "id-NAS-PDU"),
 };
 CONTAINER(ics_req, T);
 #undef T
 
 #define T struct ngap_initial_context_setup_response
 static const struct ngap_ie_spec ics_resp_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	OL(T, 72, IGNORE, setup, n_setup, sess_xfer, "PDUSessionResourceSetupListCxtRes"),
-	OL(T, 55, IGNORE, failed, n_failed, sess_xfer, "PDUSessionResourceFailedToSetupListCxtRes"),
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	OL(T, 72, IGNORE, setup, n_setup, sess_xfer, "id-PDUSessionResourceSetupListCxtRes"),
+	OL(T, 55, IGNORE, failed, n_failed, sess_xfer, "id-PDUSessionResourceFailedToSetupListCxtRes"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(ics_resp, T);
 #undef T
 
 #define T struct ngap_initial_context_setup_failure
 static const struct ngap_ie_spec ics_fail_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	OL(T, 132, IGNORE, failed, n_failed, sess_xfer, "PDUSessionResourceFailedToSetupListCxtFail"),
-	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	OL(T, 132, IGNORE, failed, n_failed, sess_xfer, "id-PDUSessionResourceFailedToSetupListCxtFail"),
+	M(T, 15, IGNORE, cause, cause, "id-Cause"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(ics_fail, T);
 #undef T
 
 #define T struct ngap_ue_context_release_request
 static const struct ngap_ie_spec ucr_req_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	OL(T, 133, REJECT, session_ids, n_sessions, sess_ids, "PDUSessionResourceListCxtRelReq"),
-	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	OL(T, 133, REJECT, session_ids, n_sessions, sess_ids, "id-PDUSessionResourceListCxtRelReq"),
+	M(T, 15, IGNORE, cause, cause, "id-Cause"),
 };
 CONTAINER(ucr_req, T);
 #undef T
 
 #define T struct ngap_ue_context_release_command
 static const struct ngap_ie_spec ucr_cmd_ies[] = {
-	MW(T, 114, REJECT, ue_ngap_ids, "9.3.3.? UE NGAP IDs"),
-	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
+	MW(T, 114, REJECT, ue_ngap_ids, "id-UE-NGAP-IDs"),
+	M(T, 15, IGNORE, cause, cause, "id-Cause"),
 };
 CONTAINER(ucr_cmd, T);
 #undef T
 
 #define T struct ngap_ue_context_release_complete
 static const struct ngap_ie_spec ucr_cpl_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	O(T, 121, IGNORE, uli, has_uli, uli, "9.3.1.16"),
-	OL(T, 60, REJECT, session_ids, n_sessions, sess_ids, "PDUSessionResourceListCxtRelCpl"),
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
+	OL(T, 60, REJECT, session_ids, n_sessions, sess_ids, "id-PDUSessionResourceListCxtRelCpl"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(ucr_cpl, T);
 #undef T
 
 #define T struct ngap_ue_context_modification_request
 static const struct ngap_ie_spec ucm_req_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "9.3.3.15"),
-	O(T, 94, REJECT, security_key, has_security_key, security_key, "9.3.1.87"),
-	O(T, 31, IGNORE, index_to_rfsp, has_index_to_rfsp, index_to_rfsp, "9.3.1.61"),
-	O(T, 110, IGNORE, ue_ambr, has_ue_ambr, ue_ambr, "9.3.1.58"),
-	O(T, 119, REJECT, ue_sec_cap, has_ue_sec_cap, ue_sec_cap, "9.3.1.86"),
-	O(T, 40, REJECT, new_amf_ue_id, has_new_amf_ue_id, amf_ue_id, "9.3.3.1"),
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "id-RANPagingPriority"),
+	O(T, 94, REJECT, security_key, has_security_key, security_key, "id-SecurityKey"),
+	O(T, 31, IGNORE, index_to_rfsp, has_index_to_rfsp, index_to_rfsp, "id-IndexToRFSP"),
+	O(T, 110, IGNORE, ue_ambr, has_ue_ambr, ue_ambr, "id-UEAggregateMaximumBitRate"),
+	O(T, 119, REJECT, ue_sec_cap, has_ue_sec_cap, ue_sec_cap, "id-UESecurityCapabilities"),
+	O(T, 40, REJECT, new_amf_ue_id, has_new_amf_ue_id, amf_ue_id, "id-NewAMF-UE-NGAP-ID"),
 };
 CONTAINER(ucm_req, T);
 #undef T
 
 #define T struct ngap_ue_context_modification_response
 static const struct ngap_ie_spec ucm_resp_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	O(T, 121, IGNORE, uli, has_uli, uli, "9.3.1.16"),
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(ucm_resp, T);
 #undef T
 
 #define T struct ngap_ue_context_modification_failure
 static const struct ngap_ie_spec ucm_fail_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	M(T, 15, IGNORE, cause, cause, "id-Cause"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(ucm_fail, T);
 #undef T
 
 #define T struct ngap_pdu_session_resource_setup_request
 static const struct ngap_ie_spec pss_req_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "9.3.3.15"),
-	OB(T, 38, REJECT, nas, nas_pdu, "9.3.3.4"),
-	ML(T, 74, REJECT, sessions, n_sessions, sess_nas_snssai, "PDUSessionResourceSetupListSUReq"),
-	O(T, 110, IGNORE, ue_ambr, has_ue_ambr, ue_ambr, "9.3.1.58"),
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "id-RANPagingPriority"),
+	OB(T, 38, REJECT, nas, nas_pdu, "id-NAS-PDU"),
+	ML(T, 74, REJECT, sessions, n_sessions, sess_nas_snssai, "id-PDUSessionResourceSetupListSUReq"),
+	O(T, 110, IGNORE, ue_ambr, has_ue_ambr, ue_ambr, "id-UEAggregateMaximumBitRate"),
 };
 CONTAINER(pss_req, T);
 #undef T
 
 #define T struct ngap_pdu_session_resource_setup_response
 static const struct ngap_ie_spec pss_resp_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	OL(T, 75, IGNORE, setup, n_setup, sess_xfer, "PDUSessionResourceSetupListSURes"),
-	OL(T, 58, IGNORE, failed, n_failed, sess_xfer, "PDUSessionResourceFailedToSetupListSURes"),
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	OL(T, 75, IGNORE, setup, n_setup, sess_xfer, "id-PDUSessionResourceSetupListSURes"),
+	OL(T, 58, IGNORE, failed, n_failed, sess_xfer, "id-PDUSessionResourceFailedToSetupListSURes"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(pss_resp, T);
 #undef T
 
 #define T struct ngap_pdu_session_resource_release_command
 static const struct ngap_ie_spec psr_cmd_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "9.3.3.15"),
-	OB(T, 38, IGNORE, nas, nas_pdu, "9.3.3.4"),
-	ML(T, 79, REJECT, sessions, n_sessions, sess_xfer, "PDUSessionResourceToReleaseListRelCmd"),
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "id-RANPagingPriority"),
+	OB(T, 38, IGNORE, nas, nas_pdu, "id-NAS-PDU"),
+	ML(T, 79, REJECT, sessions, n_sessions, sess_xfer, "id-PDUSessionResourceToReleaseListRelCmd"),
 };
 CONTAINER(psr_cmd, T);
 #undef T
 
 #define T struct ngap_pdu_session_resource_release_response
 static const struct ngap_ie_spec psr_resp_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	ML(T, 70, IGNORE, sessions, n_sessions, sess_xfer, "PDUSessionResourceReleasedListRelRes"),
-	O(T, 121, IGNORE, uli, has_uli, uli, "9.3.1.16"),
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	ML(T, 70, IGNORE, sessions, n_sessions, sess_xfer, "id-PDUSessionResourceReleasedListRelRes"),
+	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(psr_resp, T);
 #undef T
 
 #define T struct ngap_pdu_session_resource_modify_request
 static const struct ngap_ie_spec psm_req_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "9.3.3.15"),
-	ML(T, 64, REJECT, sessions, n_sessions, sess_nas, "PDUSessionResourceModifyListModReq"),
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "id-RANPagingPriority"),
+	ML(T, 64, REJECT, sessions, n_sessions, sess_nas, "id-PDUSessionResourceModifyListModReq"),
 };
 CONTAINER(psm_req, T);
 #undef T
 
 #define T struct ngap_pdu_session_resource_modify_response
 static const struct ngap_ie_spec psm_resp_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	OL(T, 65, IGNORE, modified, n_modified, sess_xfer, "PDUSessionResourceModifyListModRes"),
-	OL(T, 54, IGNORE, failed, n_failed, sess_xfer, "PDUSessionResourceFailedToModifyListModRes"),
-	O(T, 121, IGNORE, uli, has_uli, uli, "9.3.1.16"),
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	OL(T, 65, IGNORE, modified, n_modified, sess_xfer, "id-PDUSessionResourceModifyListModRes"),
+	OL(T, 54, IGNORE, failed, n_failed, sess_xfer, "id-PDUSessionResourceFailedToModifyListModRes"),
+	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(psm_resp, T);
 #undef T
 
 #define T struct ngap_pdu_session_resource_notify
 static const struct ngap_ie_spec psn_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	OL(T, 66, REJECT, notify, n_notify, sess_xfer, "PDUSessionResourceNotifyList"),
-	OL(T, 67, IGNORE, released, n_released, sess_xfer, "PDUSessionResourceReleasedListNot"),
-	O(T, 121, IGNORE, uli, has_uli, uli, "9.3.1.16"),
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	OL(T, 66, REJECT, notify, n_notify, sess_xfer, "id-PDUSessionResourceNotifyList"),
+	OL(T, 67, IGNORE, released, n_released, sess_xfer, "id-PDUSessionResourceReleasedListNot"),
+	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
 };
 CONTAINER(psn, T);
 #undef T
 
 #define T struct ngap_error_indication
 static const struct ngap_ie_spec err_ind_ies[] = {
-	O(T, 10, IGNORE, amf_ue_id, has_amf_ue_id, amf_ue_id, "9.3.3.1"),
-	O(T, 85, IGNORE, ran_ue_id, has_ran_ue_id, ran_ue_id, "9.3.3.2"),
-	O(T, 15, IGNORE, cause, has_cause, cause, "9.3.1.2"),
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
-	O(T, 26, IGNORE, s_tmsi, has_s_tmsi, s_tmsi, "9.3.3.20"),
+	O(T, 10, IGNORE, amf_ue_id, has_amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	O(T, 85, IGNORE, ran_ue_id, has_ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	O(T, 15, IGNORE, cause, has_cause, cause, "id-Cause"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
+	O(T, 26, IGNORE, s_tmsi, has_s_tmsi, s_tmsi, "id-FiveG-S-TMSI"),
 };
 CONTAINER(err_ind, T);
 #undef T
 
 #define T struct ngap_ng_reset
 static const struct ngap_ie_spec ng_reset_ies[] = {
-	M(T, 15, IGNORE, cause, cause, "9.3.1.2"),
-	MW(T, 88, REJECT, reset_type, "9.3.1.? ResetType"),
+	M(T, 15, IGNORE, cause, cause, "id-Cause"),
+	MW(T, 88, REJECT, reset_type, "id-ResetType"),
 };
 CONTAINER(ng_reset, T);
 #undef T
 
 #define T struct ngap_ng_reset_ack
 static const struct ngap_ie_spec ng_reset_ack_ies[] = {
-	OL(T, 111, IGNORE, ues, n_ues, ue_assoc_list, "UE-associatedLogicalNG-connectionList"),
-	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	OL(T, 111, IGNORE, ues, n_ues, ue_assoc_list, "id-UE-associatedLogicalNG-connectionList"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(ng_reset_ack, T);
 #undef T
 
 #define T struct ngap_paging
 static const struct ngap_ie_spec paging_ies[] = {
-	M(T, 115, IGNORE, ue_paging_id, ue_paging_id, "9.3.3.18"),
-	O(T, 50, IGNORE, paging_drx, has_paging_drx, paging_drx, "9.3.1.90"),
-	ML(T, 103, IGNORE, tais, n_tais, tai_paging, "9.3.3.? TAIListForPaging"),
-	O(T, 52, IGNORE, paging_priority, has_paging_priority, paging_priority, "9.3.1.78"),
-	OF(T, 51, IGNORE, has_paging_origin, "9.3.3.? PagingOrigin"),
+	M(T, 115, IGNORE, ue_paging_id, ue_paging_id, "id-UEPagingIdentity"),
+	O(T, 50, IGNORE, paging_drx, has_paging_drx, paging_drx, "id-PagingDRX"),
+	ML(T, 103, IGNORE, tais, n_tais, tai_paging, "id-TAIListForPaging"),
+	O(T, 52, IGNORE, paging_priority, has_paging_priority, paging_priority, "id-PagingPriority"),
+	OF(T, 51, IGNORE, has_paging_origin, "id-PagingOrigin"),
 };
 CONTAINER(paging, T);
 #undef T
 
 #define T struct ngap_ue_radio_capability_info_indication
 static const struct ngap_ie_spec urci_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "9.3.3.1"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "9.3.3.2"),
-	M(T, 117, IGNORE, ue_radio_capability, octets, "9.3.1.74"),
-	OB(T, 118, IGNORE, ue_radio_capability_for_paging, raw, "9.3.1.68"),
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	M(T, 117, IGNORE, ue_radio_capability, octets, "id-UERadioCapability"),
+	OB(T, 118, IGNORE, ue_radio_capability_for_paging, raw, "id-UERadioCapabilityForPaging"),
 };
 CONTAINER(urci, T);
 #undef T
 
 #define T struct ngap_ran_configuration_update
 static const struct ngap_ie_spec ran_cfg_ies[] = {
-	OB(T, 82, IGNORE, ran_node_name, name, "9.3.1.4"),
-	OL(T, 102, REJECT, tas, n_tas, supported_ta_list, "SupportedTAList"),
-	O(T, 21, IGNORE, default_paging_drx, has_default_paging_drx, paging_drx, "9.3.1.90"),
-	O(T, 27, IGNORE, ran_node_id, has_ran_node_id, global_ran_node_id, "9.3.1.5"),
+	OB(T, 82, IGNORE, ran_node_name, name, "id-RANNodeName"),
+	OL(T, 102, REJECT, tas, n_tas, supported_ta_list, "id-SupportedTAList"),
+	O(T, 21, IGNORE, default_paging_drx, has_default_paging_drx, paging_drx, "id-DefaultPagingDRX"),
+	O(T, 27, IGNORE, ran_node_id, has_ran_node_id, global_ran_node_id, "id-GlobalRANNodeID"),
 };
 CONTAINER(ran_cfg, T);
 #undef T
 
 static const struct ngap_ie_spec ran_cfg_ack_ies[] = {
-	O(struct ngap_ran_configuration_update_ack, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	O(struct ngap_ran_configuration_update_ack, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(ran_cfg_ack, struct ngap_ran_configuration_update_ack);
 
 #define T struct ngap_amf_configuration_update
 static const struct ngap_ie_spec amf_cfg_ies[] = {
-	OB(T, 1, REJECT, amf_name, name, "9.3.3.21"),
-	OL(T, 96, REJECT, guamis, n_guamis, served_guami_list, "ServedGUAMIList"),
-	O(T, 86, IGNORE, relative_capacity, has_relative_capacity, relative_capacity, "9.3.1.32"),
-	OL(T, 80, REJECT, plmns, n_plmns, plmn_support_list, "PLMNSupportList"),
+	OB(T, 1, REJECT, amf_name, name, "id-AMFName"),
+	OL(T, 96, REJECT, guamis, n_guamis, served_guami_list, "id-ServedGUAMIList"),
+	O(T, 86, IGNORE, relative_capacity, has_relative_capacity, relative_capacity, "id-RelativeAMFCapacity"),
+	OL(T, 80, REJECT, plmns, n_plmns, plmn_support_list, "id-PLMNSupportList"),
 };
 CONTAINER(amf_cfg, T);
 #undef T
 
 static const struct ngap_ie_spec amf_cfg_ack_ies[] = {
-	O(struct ngap_amf_configuration_update_ack, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "9.3.1.3"),
+	O(struct ngap_amf_configuration_update_ack, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(amf_cfg_ack, struct ngap_amf_configuration_update_ack);
 
@@ -568,6 +570,34 @@ const char *ngap_msg_name(uint8_t type, uint8_t proc)
 	const struct msg_spec *ms = find_msg(type, proc);
 
 	return ms ? ms->name : "?";
+}
+
+int ngap_msg_str(const struct ngap_msg *m, char *buf, size_t cap)
+{
+	const struct msg_spec *ms = find_msg(m->type, m->proc);
+	const char *base = (const char *)&m->u;
+	size_t n;
+	int k;
+
+	if (!ms)
+		return -ENOTSUP;
+	k = snprintf(buf, cap, "%s", ms->name);
+	n = k > 0 ? (size_t)k : 0;
+	for (unsigned i = 0; i < ms->ct->n; i++) {
+		const struct ngap_ie_spec *e = &ms->ct->ies[i];
+		char *p = n < cap ? buf + n : NULL;
+		size_t left = n < cap ? cap - n : 0;
+
+		if (!ie_present(e, &m->u))
+			continue;
+		k = snprintf(p, left, " %s=", e->ref + 3); /* drop "id-" */
+		n += k > 0 ? (size_t)k : 0;
+		p = n < cap ? buf + n : NULL;
+		left = n < cap ? cap - n : 0;
+		k = ngap_ie_str(e, base + e->off, e->cnt >= 0 ? (const uint8_t *)(base + e->cnt) : NULL, p, left);
+		n += k > 0 ? (size_t)k : 0;
+	}
+	return (int)n;
 }
 
 static int dec_fail(struct ngap_dec_info *info, const struct aper_r *r)

@@ -358,10 +358,10 @@ static int skip_per_tnl_list(struct aper_r *r)
 #define T struct ngap_setup_request_transfer
 static const struct ngap_ie_spec srq_ies[] = {
 	ROW(T, 130, REJECT, O, session_ambr, -1, (int16_t)offsetof(T, has_session_ambr), &ngap_c_ue_ambr,
-	    "9.3.1.102"),
-	ROW(T, 139, REJECT, M, ul_tunnel, -1, -1, &c_tunnel, "9.3.2.2"),
-	ROW(T, 134, REJECT, M, pdu_session_type, -1, -1, &c_pdu_session_type, "9.3.1.52"),
-	ROW(T, 136, REJECT, M, flows, (int16_t)offsetof(T, n_flows), -1, &c_flows_setup, "9.3.4.1"),
+	    "id-PDUSessionAggregateMaximumBitRate"),
+	ROW(T, 139, REJECT, M, ul_tunnel, -1, -1, &c_tunnel, "id-UL-NGU-UP-TNLInformation"),
+	ROW(T, 134, REJECT, M, pdu_session_type, -1, -1, &c_pdu_session_type, "id-PDUSessionType"),
+	ROW(T, 136, REJECT, M, flows, (int16_t)offsetof(T, n_flows), -1, &c_flows_setup, "id-QosFlowSetupRequestList"),
 };
 static const struct ngap_container srq_ct = { srq_ies, 4, sizeof(T) };
 #undef T
@@ -394,9 +394,9 @@ int ngap_enc_setup_request_transfer(const struct ngap_setup_request_transfer *t,
 #define T struct ngap_modify_request_transfer
 static const struct ngap_ie_spec mrq_ies[] = {
 	ROW(T, 130, REJECT, O, session_ambr, -1, (int16_t)offsetof(T, has_session_ambr), &ngap_c_ue_ambr,
-	    "9.3.1.102"),
-	ROW(T, 135, REJECT, O, flows, (int16_t)offsetof(T, n_flows), -1, &c_flows_modify, "9.3.4.3"),
-	ROW(T, 137, REJECT, O, release, (int16_t)offsetof(T, n_release), -1, &c_flow_causes, "9.3.4.3"),
+	    "id-PDUSessionAggregateMaximumBitRate"),
+	ROW(T, 135, REJECT, O, flows, (int16_t)offsetof(T, n_flows), -1, &c_flows_modify, "id-QosFlowAddOrModifyRequestList"),
+	ROW(T, 137, REJECT, O, release, (int16_t)offsetof(T, n_release), -1, &c_flow_causes, "id-QosFlowToReleaseList"),
 };
 static const struct ngap_container mrq_ct = { mrq_ies, 3, sizeof(T) };
 #undef T

@@ -573,6 +573,39 @@ static void test_limits_and_encoder_errors(void **state)
 	assert_string_equal(ngap_msg_name(NGAP_INITIATING, NGAP_PROC_PAGING), "Paging");
 }
 
+static void test_to_str(void **state)
+{
+	char line[2048];
+	int n;
+
+	(void)state;
+	/* every sample prints, with its name first */
+	for (int i = 0; i < ngap_sample_count(); i++) {
+		ngap_sample(i, true, &m);
+		n = ngap_msg_str(&m, line, sizeof(line));
+		assert_true(n > 0 && (size_t)n < sizeof(line));
+		assert_int_equal(strncmp(line, ngap_msg_name(m.type, m.proc), strlen(ngap_msg_name(m.type, m.proc))), 0);
+	}
+	/* the K_gNB never reaches a log line */
+	for (int i = 0; i < ngap_sample_count(); i++) {
+		ngap_sample(i, true, &m);
+		if (m.type == NGAP_INITIATING && m.proc == NGAP_PROC_INITIAL_CONTEXT_SETUP)
+			break;
+	}
+	ngap_msg_str(&m, line, sizeof(line));
+	assert_non_null(strstr(line, "SecurityKey=<redacted>"));
+	assert_null(strstr(line, "a0a1"));
+	assert_null(strstr(line, "160")); /* 0xa0 in decimal */
+	assert_non_null(strstr(line, "AMF-UE-NGAP-ID=78187493530"));
+	assert_non_null(strstr(line, "GUAMI=00f110/2/1/1"));
+	/* snprintf semantics: truncated output, full length returned */
+	n = ngap_msg_str(&m, line, 10);
+	assert_true(n > 10);
+	assert_int_equal(strlen(line), 9);
+	m.type = 7;
+	assert_int_equal(ngap_msg_str(&m, line, sizeof(line)), -ENOTSUP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -587,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_missing_and_duplicate),
 		cmocka_unit_test(test_unknown_values),
 		cmocka_unit_test(test_limits_and_encoder_errors),
+		cmocka_unit_test(test_to_str),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
