@@ -6,6 +6,7 @@
  */
 #include "common/nas/nas_int.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -195,7 +196,8 @@ int nas_decode(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err
 	unsigned first_opt;
 	int r;
 
-	memset(m, 0, sizeof(*m));
+	/* only the header here; the message's own part is zeroed once its type is known */
+	memset(m, 0, offsetof(struct nas_msg, reg_req));
 	if (e)
 		*e = (struct nas_err){ 0, NULL, NULL };
 	if (len > NAS_MSG_MAX_LEN)
@@ -223,6 +225,7 @@ int nas_decode(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err
 	md = nas_msg_desc_get(m->type);
 	if (!md || md->epd != m->epd)
 		return nas_fail(e, off - 1, -ENOMSG, "unknown message type");
+	memset((uint8_t *)m + offsetof(struct nas_msg, reg_req), 0, md->clear - offsetof(struct nas_msg, reg_req));
 	r = dec_mandatory(md, buf, len, &off, m, e, &first_opt);
 	if (r < 0)
 		return r;

@@ -70,6 +70,7 @@ struct nas_msg_desc {
 	const char *ref;    /* TS 24.501 clause of the message */
 	const struct nas_ie_desc *ies;
 	uint8_t n_ies;
+	uint16_t clear;     /* bytes of struct nas_msg this message uses (zeroed by decode) */
 };
 
 /* Description of a message type, or NULL. */

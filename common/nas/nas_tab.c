@@ -435,9 +435,11 @@ static const struct nas_ie_desc gsm_status[] = {
 	SMCAUSE(gsm_status),
 };
 
-#define MM(t, name, ref, ies) [t] = { t, NAS_EPD_5GMM, name, ref, ies, N(ies) }
-#define MM0(t, name, ref) [t] = { t, NAS_EPD_5GMM, name, ref, NULL, 0 }
-#define SM(t, name, ref, ies) [t] = { t, NAS_EPD_5GSM, name, ref, ies, N(ies) }
+/* the member of struct nas_msg named like the IE table */
+#define CLR(ies) (uint16_t)(offsetof(struct nas_msg, ies) + sizeof(((struct nas_msg *)0)->ies))
+#define MM(t, name, ref, ies) [t] = { t, NAS_EPD_5GMM, name, ref, ies, N(ies), CLR(ies) }
+#define MM0(t, name, ref) [t] = { t, NAS_EPD_5GMM, name, ref, NULL, 0, (uint16_t)offsetof(struct nas_msg, reg_req) }
+#define SM(t, name, ref, ies) [t] = { t, NAS_EPD_5GSM, name, ref, ies, N(ies), CLR(ies) }
 
 /* 5GMM and 5GSM message type ranges do not overlap (TS 24.501 9.7), so one table */
 static const struct nas_msg_desc msgs[256] = {
@@ -445,9 +447,11 @@ static const struct nas_msg_desc msgs[256] = {
 	MM(NAS_REGISTRATION_ACCEPT, "Registration accept", "8.2.7", reg_acc),
 	MM(NAS_REGISTRATION_COMPLETE, "Registration complete", "8.2.8", reg_cpl),
 	MM(NAS_REGISTRATION_REJECT, "Registration reject", "8.2.9", reg_rej),
-	MM(NAS_DEREGISTRATION_REQUEST_UE_ORIG, "Deregistration request (UE originating)", "8.2.12", dereg_req_orig),
+	[NAS_DEREGISTRATION_REQUEST_UE_ORIG] = { NAS_DEREGISTRATION_REQUEST_UE_ORIG, NAS_EPD_5GMM,
+		"Deregistration request (UE originating)", "8.2.12", dereg_req_orig, N(dereg_req_orig), CLR(dereg_req) },
 	MM0(NAS_DEREGISTRATION_ACCEPT_UE_ORIG, "Deregistration accept (UE originating)", "8.2.13"),
-	MM(NAS_DEREGISTRATION_REQUEST_UE_TERM, "Deregistration request (UE terminated)", "8.2.14", dereg_req_term),
+	[NAS_DEREGISTRATION_REQUEST_UE_TERM] = { NAS_DEREGISTRATION_REQUEST_UE_TERM, NAS_EPD_5GMM,
+		"Deregistration request (UE terminated)", "8.2.14", dereg_req_term, N(dereg_req_term), CLR(dereg_req) },
 	MM0(NAS_DEREGISTRATION_ACCEPT_UE_TERM, "Deregistration accept (UE terminated)", "8.2.15"),
 	MM(NAS_SERVICE_REQUEST, "Service request", "8.2.16", svc_req),
 	MM(NAS_SERVICE_REJECT, "Service reject", "8.2.18", svc_rej),
