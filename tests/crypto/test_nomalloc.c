@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
-/* The hot paths (Milenage, KDFs, AV generation and UE check, NIA/NEA 0-3) do not allocate once
- * the thread's contexts exist. Allocations are counted twice over: our own objects through
+/* The hot paths (Milenage, KDFs, AV generation with its RAND and the UE check, NIA/NEA 0-3) do
+ * not allocate once the thread's contexts exist. Allocations are counted twice over: our own objects through
  * nomalloc_dep's --wrap, and OpenSSL's through CRYPTO_set_mem_functions (its allocator calls
  * land in malloc here, which is wrapped). SUCI deconcealment is not a per-message path and does
  * allocate (one EVP_PKEY for the peer key and one EVP_PKEY_CTX per call): not checked here. */
@@ -81,6 +81,9 @@ static int hot_paths(struct keys *x, unsigned round)
 	bad += crypto_kdf_ck_ik_prime(mo.ck, mo.ik, snn, x->sqn, o16, o16) != 0;
 	bad += crypto_aka_generate(x->k, x->opc, 0x21 + round * 32, x->amf, snn, x->rand, &av) != 0;
 	bad += crypto_aka_ue_check(x->k, x->opc, av.rand, av.autn, snn, &usim, &ue) != 0;
+	/* RAND from the CSPRNG buffer: 3 per round, so the 49 rounds refill it twice */
+	for (int i = 0; i < 3; i++)
+		bad += crypto_aka_generate(x->k, x->opc, 0x21, x->amf, snn, NULL, &av) != 0;
 	for (int alg = 0; alg < 4; alg++) {
 		/* the key changes per round so the NIA2 subkey cache does not hide a re-key */
 		x->key16[0] = (uint8_t)(round + alg);
