@@ -10,7 +10,8 @@
 #include "common/log.h"
 #include "udm/udm_int.h"
 
-/* FNV-1a: SUPIs are short decimal strings; good enough spread with a pow2 table. */
+/* FNV-1a over the SUPI, then the murmur3 finaliser: SUPIs differ only in their
+ * last digits, and a power-of-two table takes the low bits. */
 static uint32_t supi_hash(const char *s)
 {
 	uint32_t h = 2166136261u;
@@ -19,7 +20,12 @@ static uint32_t supi_hash(const char *s)
 		h ^= (uint8_t)*s++;
 		h *= 16777619u;
 	}
-	return h ^ (h >> 15);
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
 }
 
 /* TS 23.003 2.2: "imsi-" followed by 5..15 digits. */
