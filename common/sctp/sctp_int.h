@@ -12,6 +12,11 @@
 
 #include <netinet/in.h>
 
+/* Send buffer of each socket. One-to-many sockets share it between all their
+ * associations, so a stalled gNB must not be able to fill it for the others
+ * quickly; n2sctp_send refuses (-EAGAIN, counted) rather than queue more. */
+#define N2SCTP_SNDBUF (4 * 1024 * 1024)
+
 #define N2SCTP_SEND_EOF   1u /* graceful shutdown, no data */
 #define N2SCTP_SEND_ABORT 2u /* ABORT, no data */
 

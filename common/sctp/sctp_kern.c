@@ -206,7 +206,9 @@ static void kern_read(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 }
 
 /* ---- set-up ---- */
-/* RFC 6458 8.1.1, 8.1.2, 8.1.12: defaults for the socket's future associations. */
+/* RFC 6458 8.1.1, 8.1.2, 8.1.12: defaults for the socket's future associations.
+ * Same shape as usr_timers in sctp_usr.c: the struct layouts and option numbers come
+ * from two headers that cannot be included in one file. */
 static int kern_timers(int s, const struct n2sctp_cfg *c)
 {
 	struct sctp_rtoinfo rto;
@@ -271,6 +273,8 @@ static int kern_socket(struct n2sctp *ep, int family, const struct sockaddr *loc
 	    /* NGAP is request/response: no Nagle-like bundling delay. */
 	    setsockopt(fd, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one)) < 0)
 		return -errno;
+	int sndbuf = N2SCTP_SNDBUF; /* capped by net.core.wmem_max; best effort */
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	rc = kern_timers(fd, &ep->cfg);
 	if (rc < 0) {
 		log_error(MOD, "kernel: RTO/heartbeat settings refused: %s", strerror(-rc));
@@ -297,6 +301,23 @@ static uint16_t kern_port(int fd)
 	if (ss.ss_family == AF_INET6)
 		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/* With net.sctp.sndbuf_policy=0 every association of the listener draws on
+ * the one socket send buffer: a gNB that stops reading can starve the rest. */
+static void kern_check_sndbuf_policy(const struct n2sctp *ep)
+{
+	FILE *f = fopen("/proc/sys/net/sctp/sndbuf_policy", "r");
+	int v = -1;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	if (v == 0)
+		log_info(MOD, "%s: net.sctp.sndbuf_policy=0: associations share the socket send buffer; "
+			 "'sysctl -w net.sctp.sndbuf_policy=1' accounts it per gNB", ep->name);
 }
 
 /* Common tail of listen/connect: watch the socket, or undo everything on error. */
@@ -348,6 +369,7 @@ int n2sctp_kern_listen(struct n2sctp *ep, const struct sockaddr *local, socklen_
 		return rc;
 	snprintf(ep->name, sizeof(ep->name), "kern lis :%u", ep->port);
 	log_info(MOD, "%s: listening (streams %u/%u)", ep->name, ep->cfg.ostreams, ep->cfg.istreams);
+	kern_check_sndbuf_policy(ep);
 	return 0;
 }
 

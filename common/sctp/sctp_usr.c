@@ -691,7 +691,9 @@ static void usr_ep_read(struct usr_ep *e)
 }
 
 /* ---- set-up ---- */
-/* RFC 6458 8.1.1, 8.1.2, 8.1.12: defaults for the socket's future associations. */
+/* RFC 6458 8.1.1, 8.1.2, 8.1.12: defaults for the socket's future associations.
+ * Same shape as kern_timers in sctp_kern.c: the struct layouts and option numbers come
+ * from two headers that cannot be included in one file. */
 static int usr_timers(struct socket *s, const struct n2sctp_cfg *c)
 {
 	struct sctp_rtoinfo rto;
@@ -786,6 +788,8 @@ static int usr_open(struct n2sctp *ep, int family, const struct sockaddr *local)
 		if (usrsctp_setsockopt(e->so, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev)) < 0)
 			return -errno;
 	}
+	int sndbuf = N2SCTP_SNDBUF;
+	usrsctp_setsockopt(e->so, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	rc = usr_timers(e->so, &ep->cfg);
 	if (rc < 0) {
 		log_error(MOD, "usrsctp: RTO/heartbeat settings refused: %s", strerror(-rc));

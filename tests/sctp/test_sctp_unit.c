@@ -197,6 +197,18 @@ static void connect_cli(int i)
 
 static bool c0_up(void) { return W.c[0].ups == 1 && W.srv_ups == 1; }
 static bool c0_got4(void) { return W.c[0].nrx == 4; }
+static bool c0_got1(void) { return W.c[0].nrx == 1; }
+static bool c0_up6(void) { return W.c[0].ups == 1; }
+
+static void cli_up6(struct n2sctp_assoc *a, const struct sockaddr *peer, socklen_t len, void *arg)
+{
+	struct cli *c = arg;
+	c->a = a;
+	c->ups++;
+	assert_int_equal(peer->sa_family, AF_INET6);
+	assert_int_equal(len, sizeof(struct sockaddr_in6));
+	assert_true(IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)peer)->sin6_addr));
+}
 static bool c0_down1(void) { return W.c[0].downs == 1; }
 static bool srv_down1(void) { return W.srv_downs == 1; }
 static bool both_down1(void) { return W.c[0].downs == 1 && W.srv_downs == 1; }
@@ -476,6 +488,42 @@ static void test_cant_start(void **state)
 	close(silent);
 }
 
+/* IPv6 end to end: listener on [::1], UDP encapsulation over IPv6. */
+static void test_ipv6(void **state)
+{
+	struct sockaddr_in6 l6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct n2sctp_cfg cfg;
+	struct n2sctp *srv6 = NULL;
+	struct cli *c = &W.c[0];
+	struct n2sctp_cbs scbs = { .data = srv_data };
+	struct n2sctp_cbs ccbs = { .up = NULL, .data = cli_data, .down = cli_down, .arg = c };
+	(void)state;
+
+	int probe = socket(AF_INET6, SOCK_DGRAM, 0);
+	if (probe < 0 || bind(probe, (struct sockaddr *)&l6, sizeof(l6)) < 0) {
+		if (probe >= 0)
+			close(probe);
+		skip(); /* no IPv6 loopback in this environment */
+	}
+	close(probe);
+	n2sctp_cfg_init(&cfg);
+	cfg.backend = N2SCTP_BACKEND_USRSCTP;
+	cfg.encap = N2SCTP_ENCAP_UDP;
+	assert_int_equal(n2sctp_listen(W.loop, &cfg, (struct sockaddr *)&l6, sizeof(l6), &scbs, &srv6), 0);
+	l6.sin6_port = htons(n2sctp_local_port(srv6));
+	cfg.udp_peer_port = n2sctp_local_udp_port(srv6);
+	ccbs.up = cli_up6;
+	assert_int_equal(n2sctp_connect(W.loop, &cfg, NULL, 0, (struct sockaddr *)&l6, sizeof(l6), &ccbs, &c->ep), 0);
+	assert_true(run_until(c0_up6));
+	assert_int_equal(n2sctp_send(c->a, 2, N2SCTP_PPID_NGAP, "v6", 2), 0);
+	assert_true(run_until(c0_got1));
+	assert_int_equal(c->rx[0].stream, 2);
+	assert_memory_equal(c->rx[0].buf, "v6", 2);
+	n2sctp_free(c->ep);
+	c->ep = NULL;
+	n2sctp_free(srv6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +537,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_free_inside_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_inside_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cant_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ipv6, setup, teardown),
 	};
 	log_set_level(LOGL_WARN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
