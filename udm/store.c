@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/crypto/crypto.h"
 #include "common/log.h"
 #include "udm/udm_int.h"
 
@@ -86,6 +87,7 @@ void udm_free(struct udm *udm)
 		free(udm->subs);
 	}
 	free(udm->buckets);
+	crypto_keyring_free(udm->owned_keyring);
 	free(udm);
 }
 

@@ -77,6 +77,14 @@ struct udm_suci {
 /* SQN sink: called for every SQN change (issue or resync). Must not block. */
 typedef void (*udm_sqn_sink)(void *arg, const char *supi, uint64_t sqn);
 
+/* Production start-up: a store sized from db's subscriber count (+25 % + 1024 for runtime
+ * provisioning), network defaults from conf (slices, DNNs; 5QI 9, ARP 8, 1 Gbit/s AMBR), the
+ * SIDF keyring from conf->suci.keys (owned by the udm), every subscriber of db loaded, and SQN
+ * changes sent to w (may be NULL). db may be NULL (empty store). NULL + *err on failure. */
+struct conf;
+struct db_writer;
+struct udm *udm_start(const struct conf *conf, struct db *db, struct db_writer *w, int *err);
+
 /* NULL with *err. max_subs bounds the store (the table never grows at runtime). */
 struct udm *udm_new(uint32_t max_subs, int *err);
 void udm_free(struct udm *udm);   /* accepts NULL; wipes keys */
@@ -94,7 +102,6 @@ uint32_t udm_count(const struct udm *udm);
  * (db/ stores 0 / empty for "default"). Copied; DNN strings are interned. */
 void udm_set_defaults(struct udm *udm, const struct udm_sub_data *d);
 /* Send every SQN change to db's write-behind writer (NULL: stop). */
-struct db_writer;
 void udm_use_db_writer(struct udm *udm, struct db_writer *w);
 /* Load every subscriber of db into the store. Returns the number loaded or -errno. */
 int udm_load_db(struct udm *udm, struct db *db);

@@ -30,6 +30,7 @@ struct udm {
 	void *sqn_arg;
 	const struct crypto_keyring *keyring;
 	struct udm_sub_data defaults;   /* applied to db rows that leave a field at 0 */
+	struct crypto_keyring *owned_keyring; /* built by udm_start(), freed with the udm */
 };
 
 const char *udm_dnn_intern(struct udm *udm, const char *dnn);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "ausf/ausf.h"
+#include "common/conf.h"
 #include "common/crypto/crypto.h"
 #include "common/log.h"
 #include "db/db.h"
@@ -345,6 +346,70 @@ static void test_db_load_and_writer(void **state)
 	unlink(path);
 }
 
+/* udm_start(): conf defaults and SUCI keys, db rows loaded, store sized from the count. */
+static void test_udm_start(void **state)
+{
+	char path[] = "/tmp/solocore-udm-XXXXXX";
+	struct db_subscriber s;
+	struct conf *conf = calloc(1, sizeof(*conf));
+	struct tv_file *f = tv_open("suci_ts33501_annex_c4.txt");
+	struct udm_suci su;
+	struct db *db = NULL;
+	struct udm *udm;
+	const struct udm_sub_data *d;
+	char supi[UDM_SUPI_MAX];
+	uint8_t out[128];
+	int fd, err = 0, sec, n;
+
+	(void)state;
+	assert_non_null(conf);
+	assert_non_null(f);
+	assert_int_equal(conf_defaults(conf), 0);
+	sec = tv_find(f, "c_4_3_1_profile_a_imsi");
+	conf->suci.n_keys = 1;
+	conf->suci.keys[0].id = 3;
+	conf->suci.keys[0].scheme = CONF_SUCI_A;
+	conf->suci.keys[0].has_key = true;
+	assert_int_equal(tv_hex(f, sec, "home_network_private_key", conf->suci.keys[0].private_key, 32), 32);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(db_open(path, &db), 0);
+	memset(&s, 0, sizeof(s));
+	snprintf(s.supi, sizeof(s.supi), "imsi-274012001002086");
+	memcpy(s.k, K1, 16);
+	memcpy(s.opc, OPC1, 16);
+	s.op_is_opc = true;
+	s.amf = DB_DEFAULT_AMF;
+	assert_int_equal(db_subscriber_put(db, &s), 0);
+	udm = udm_start(conf, db, NULL, &err);
+	assert_non_null(udm);
+	assert_int_equal(udm_count(udm), 1);
+	d = udm_get(udm, "imsi-274012001002086");
+	assert_non_null(d);
+	assert_int_equal(d->n_slices, conf->n_slices);
+	assert_int_equal(d->slices[0].sst, conf->slices[0].sst);
+	assert_int_equal(d->n_dnns, conf->n_dnns);
+	assert_string_equal(d->dnns[0], conf->dnns[0].name);
+	n = tv_hex(f, sec, "scheme_output", out, sizeof(out));
+	memset(&su, 0, sizeof(su));
+	snprintf(su.mcc, sizeof(su.mcc), "274");
+	snprintf(su.mnc, sizeof(su.mnc), "012");
+	su.scheme = 1;
+	su.hnpki = 3;
+	su.out = out;
+	su.out_len = (size_t)n;
+	assert_int_equal(udm_suci_to_supi(udm, &su, supi), 0);
+	assert_string_equal(supi, "imsi-274012001002086");
+	udm_free(udm);
+	db_close(db);
+	unlink(path);
+	conf_free(conf);
+	free(conf);
+	tv_close(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_sidf_annex_c4),
 		cmocka_unit_test(test_ausf),
 		cmocka_unit_test(test_db_load_and_writer),
+		cmocka_unit_test(test_udm_start),
 	};
 
 	log_set_level(LOGL_WARN);
