@@ -315,15 +315,13 @@ int nas_encode(const struct nas_msg *m, uint8_t *out, size_t cap, struct nas_err
 	}
 	for (unsigned i = 0; i < md->n_ies; i++) {
 		const struct nas_ie_desc *d = &md->ies[i];
-		uint8_t v4 = d->codec == NAS_C_U4 ? *(const uint8_t *)cfield(m, d->off) & 0xf : 0;
 		int r;
 
-		if (e)
-			e->ie = d->name;
 		if (d->fmt == NAS_F_V4) {
+			uint8_t v4 = d->codec == NAS_C_U4 ? *(const uint8_t *)cfield(m, d->off) & 0xf : 0;
 			if (half < 0) {
 				if (off >= cap)
-					return -ENOSPC;
+					return nas_fail(e, off, -ENOSPC, "output buffer too small");
 				half = (long)off;
 				out[off++] = v4;
 			} else {
@@ -354,12 +352,13 @@ int nas_encode(const struct nas_msg *m, uint8_t *out, size_t cap, struct nas_err
 				r++;
 			break;
 		}
-		if (r < 0)
+		if (r < 0) {
+			if (e)
+				e->ie = d->name;
 			return nas_fail(e, off, r, r == -ENOSPC ? "output buffer too small" : "IE value cannot be encoded");
+		}
 		off += (size_t)r;
 	}
-	if (e)
-		e->ie = NULL;
 	return (int)off;
 }
 
