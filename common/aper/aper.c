@@ -72,6 +72,15 @@ int aper_get_bits(struct aper_r *r, unsigned n, uint64_t *v)
 		return aper_r_fail(r, -EINVAL, "bit-field wider than 64");
 	if (n > aper_r_left(r))
 		return aper_r_fail(r, -EBADMSG, "truncated");
+	if (!(r->pos & 7) && !(n & 7)) { /* whole aligned octets: the common case in APER */
+		const uint8_t *p = r->buf + (r->pos >> 3);
+
+		for (unsigned i = 0; i < n / 8; i++)
+			x = (x << 8) | p[i];
+		r->pos += n;
+		*v = x;
+		return 0;
+	}
 	while (n) {
 		unsigned off = r->pos & 7, room = 8 - off, take = n < room ? n : room;
 		uint8_t byte = r->buf[r->pos >> 3];
@@ -345,7 +354,14 @@ int aper_get_bitstr(struct aper_r *r, int64_t lb, int64_t ub, bool ext, uint8_t 
 	if (n > aper_r_left(r))
 		return aper_r_fail(r, -EBADMSG, "truncated BIT STRING");
 	memset(out, 0, (n + 7) / 8);
-	for (i = 0; i < n; i += 8) {
+	if (!(r->pos & 7)) { /* aligned: copy whole octets, then the last partial one */
+		memcpy(out, r->buf + r->pos / 8, n / 8);
+		r->pos += n / 8 * 8;
+		i = n / 8 * 8;
+	} else {
+		i = 0;
+	}
+	for (; i < n; i += 8) {
 		unsigned take = n - i < 8 ? (unsigned)(n - i) : 8;
 
 		aper_get_bits(r, take, &x);
@@ -418,9 +434,14 @@ int aper_get_octets_copy(struct aper_r *r, int64_t lb, int64_t ub, bool ext, uin
 			return aper_r_fail(r, -E2BIG, "OCTET STRING longer than its buffer");
 		if (chunk > aper_r_left(r) / 8)
 			return aper_r_fail(r, -EBADMSG, "truncated octets");
-		for (i = 0; i < chunk; i++) {
-			aper_get_bits(r, 8, &x);
-			out[got + i] = (uint8_t)x;
+		if (!(r->pos & 7)) {
+			memcpy(out + got, r->buf + r->pos / 8, chunk);
+			r->pos += chunk * 8;
+		} else {
+			for (i = 0; i < chunk; i++) {
+				aper_get_bits(r, 8, &x);
+				out[got + i] = (uint8_t)x;
+			}
 		}
 		got += chunk;
 		if (!more)
@@ -489,10 +510,9 @@ int aper_get_seq(struct aper_r *r, bool ext, unsigned nopt, bool *extp, uint32_t
 		return aper_r_fail(r, -EINVAL, "more than 32 optional fields");
 	if (ext)
 		aper_get_bits(r, 1, &e);
-	for (i = 0; i < nopt; i++) {
-		aper_get_bits(r, 1, &b);
-		*mask |= (uint32_t)b << i;
-	}
+	if (nopt && !aper_get_bits(r, nopt, &b)) /* first optional field = most significant bit */
+		for (i = 0; i < nopt; i++)
+			*mask |= (uint32_t)((b >> (nopt - 1 - i)) & 1) << i;
 	if (extp)
 		*extp = e;
 	return r->err;
@@ -579,6 +599,14 @@ int aper_put_bits(struct aper_w *w, uint64_t v, unsigned n)
 		return aper_w_fail(w, -EINVAL, "bit-field wider than 64");
 	if (n > w->cap * 8 - w->pos)
 		return aper_w_fail(w, -ENOSPC, "buffer full");
+	if (!(w->pos & 7) && !(n & 7)) { /* whole aligned octets */
+		uint8_t *p = w->buf + (w->pos >> 3);
+
+		for (unsigned i = n / 8; i-- > 0; v >>= 8)
+			p[i] = (uint8_t)v;
+		w->pos += n;
+		return 0;
+	}
 	while (n) {
 		size_t byte = w->pos >> 3;
 		unsigned off = w->pos & 7, room = 8 - off, take = n < room ? n : room;
@@ -769,7 +797,11 @@ int aper_put_bitstr(struct aper_w *w, int64_t lb, int64_t ub, bool ext, const ui
 		return w->err;
 	if (rc == 1 && nb)
 		aper_w_align(w);
-	for (i = 0; i < nb; i += 8) {
+	if (!(w->pos & 7) && put_bytes(w, p, nb / 8) == 0) /* aligned: whole octets at once */
+		i = nb / 8 * 8;
+	else
+		i = 0;
+	for (; i < nb; i += 8) {
 		unsigned take = nb - i < 8 ? (unsigned)(nb - i) : 8;
 
 		aper_put_bits(w, p[i / 8] >> (8 - take), take);
@@ -842,13 +874,13 @@ int aper_put_utf8(struct aper_w *w, const uint8_t *p, size_t n)
 
 int aper_put_seq(struct aper_w *w, bool ext, unsigned nopt, uint32_t mask)
 {
+	uint64_t bits = 0;
 	unsigned i;
 
-	if (ext)
-		aper_put_bits(w, 0, 1); /* we never send extension additions */
 	for (i = 0; i < nopt; i++)
-		aper_put_bits(w, (mask >> i) & 1, 1);
-	return w->err;
+		bits = (bits << 1) | ((mask >> i) & 1);
+	/* the extension bit (we never send extension additions), then optional i as bit nopt-1-i */
+	return aper_put_bits(w, bits, nopt + (ext ? 1 : 0));
 }
 
 int aper_open_begin(struct aper_w *w, size_t *mark)
