@@ -95,6 +95,12 @@ void n2sctp_core_data(struct n2sctp *ep, uint32_t id, uint16_t stream, uint32_t 
 void n2sctp_core_enter(struct n2sctp *ep);
 bool n2sctp_core_leave(struct n2sctp *ep);
 
+/* Length of an AF_INET / AF_INET6 address. */
+static inline int n2sctp_sa_len(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 ? (int)sizeof(struct sockaddr_in6) : (int)sizeof(struct sockaddr_in);
+}
+
 /* "1.2.3.4:38412" / "[::1]:38412" */
 const char *n2sctp_addr_str(const struct sockaddr *sa, char *out, size_t outsz);
 

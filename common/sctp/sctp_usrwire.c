@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * usrsctp backend, the wire side: real sockets (raw IP protocol 132 or UDP,
+ * RFC 6951) owned by the ev loop, and peer objects - one per remote address
+ * on a wire - whose addresses are usrsctp's AF_CONN "addresses".
+ */
+#include "common/sctp/sctp_usr_int.h"
+
+#include "common/log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MOD "sctp"
+
+/* ---- peers ---- */
+
+static uint32_t addr_hash(const struct usr_wire *w, const struct sockaddr_storage *ss)
+{
+	uint32_t h = (uint32_t)(uintptr_t)w * 2654435761u;
+	const uint8_t *p;
+	size_t n;
+
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+		p = s6->sin6_addr.s6_addr;
+		n = 16;
+		h ^= s6->sin6_port;
+	} else {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+		p = (const uint8_t *)&s4->sin_addr;
+		n = 4;
+		h ^= s4->sin_port;
+	}
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h & (USR_PEER_BUCKETS - 1);
+}
+
+static uint32_t ptr_hash(const void *p)
+{
+	return (uint32_t)(((uintptr_t)p >> 4) * 2654435761u) & (USR_PEER_BUCKETS - 1);
+}
+
+static bool addr_eq(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+		return x->sin6_port == y->sin6_port && !memcmp(&x->sin6_addr, &y->sin6_addr, 16);
+	}
+	const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+	return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+}
+
+/* Key of a real address on a wire: raw IP has no port. */
+static void peer_key(const struct usr_wire *w, const struct sockaddr *sa, struct sockaddr_storage *key,
+		     socklen_t *len)
+{
+	memset(key, 0, sizeof(*key));
+	if (sa->sa_family == AF_INET6) {
+		memcpy(key, sa, sizeof(struct sockaddr_in6));
+		((struct sockaddr_in6 *)key)->sin6_flowinfo = 0;
+		if (w->encap == N2SCTP_ENCAP_RAW)
+			((struct sockaddr_in6 *)key)->sin6_port = 0;
+		*len = sizeof(struct sockaddr_in6);
+	} else {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+		struct sockaddr_in *k4 = (struct sockaddr_in *)key;
+		k4->sin_family = AF_INET;
+		k4->sin_addr = s4->sin_addr;
+		k4->sin_port = w->encap == N2SCTP_ENCAP_RAW ? 0 : s4->sin_port;
+		*len = sizeof(struct sockaddr_in);
+	}
+}
+
+static struct usr_peer *peer_find(struct usr_wire *w, const struct sockaddr_storage *key)
+{
+	struct usr_peer *p = G.by_addr[addr_hash(w, key)];
+
+	while (p && !(p->w == w && addr_eq(&p->addr, key)))
+		p = p->anext;
+	return p;
+}
+
+struct usr_peer *n2sctp_usr_peer_valid(void *handle)
+{
+	struct usr_peer *p = G.by_ptr[ptr_hash(handle)];
+
+	while (p && p != handle)
+		p = p->pnext;
+	return p;
+}
+
+struct usr_peer *n2sctp_usr_peer_get(struct usr_wire *w, const struct sockaddr *sa)
+{
+	struct sockaddr_storage key;
+	socklen_t len;
+	struct usr_peer *p;
+
+	peer_key(w, sa, &key, &len);
+	p = peer_find(w, &key);
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->w = w;
+	p->addr = key;
+	p->len = len;
+	p->last_rx_ns = G.loop ? ev_now_ns(G.loop) : 0;
+	uint32_t h = addr_hash(w, &key);
+	p->anext = G.by_addr[h];
+	G.by_addr[h] = p;
+	h = ptr_hash(p);
+	p->pnext = G.by_ptr[h];
+	G.by_ptr[h] = p;
+	usrsctp_register_address(p);
+	return p;
+}
+
+static void peer_free(struct usr_peer *p)
+{
+	struct usr_peer **pp = &G.by_addr[addr_hash(p->w, &p->addr)];
+
+	while (*pp && *pp != p)
+		pp = &(*pp)->anext;
+	if (*pp)
+		*pp = p->anext;
+	pp = &G.by_ptr[ptr_hash(p)];
+	while (*pp && *pp != p)
+		pp = &(*pp)->pnext;
+	if (*pp)
+		*pp = p->pnext;
+	usrsctp_deregister_address(p);
+	free(p);
+}
+
+void n2sctp_usr_peers_sweep(struct usr_wire *w, uint64_t now)
+{
+	for (uint32_t i = 0; i < USR_PEER_BUCKETS; i++) {
+		struct usr_peer *p = G.by_addr[i], *next;
+		for (; p; p = next) {
+			next = p->anext;
+			if (w ? p->w == w : (p->refs == 0 && now - p->last_rx_ns > USR_PEER_IDLE_NS))
+				peer_free(p);
+		}
+	}
+}
+
+int n2sctp_usr_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t set_df)
+{
+	struct usr_peer *p = n2sctp_usr_peer_valid(addr);
+	(void)tos;
+	(void)set_df;
+
+	if (!p)
+		return 0; /* a dying association of a closed endpoint: nowhere to send */
+	if (sendto(p->w->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&p->addr, p->len) < 0) {
+		p->w->tx_errors++;
+		return -1; /* usrsctp treats it as a loss and retransmits */
+	}
+	p->w->tx_pkts++;
+	return 0;
+}
+
+/* ---- wires ---- */
+
+static bool wire_port_ours(const struct usr_wire *w, uint16_t port)
+{
+	for (const struct usr_ep *e = w->eps; e; e = e->wnext)
+		if (e->ep->port == port)
+			return true;
+	return false;
+}
+
+static void wire_read(struct ev_loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct usr_wire *w = arg;
+	uint64_t now = ev_now_ns(loop);
+	(void)events;
+
+	G.in_engine = true;
+	for (int i = 0; i < USR_RX_BATCH; i++) {
+		struct sockaddr_storage from;
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(fd, G.pkt, sizeof(G.pkt), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+		if (n < 0)
+			break;
+		const uint8_t *p = G.pkt;
+		size_t len = (size_t)n;
+		uint8_t ecn = 0;
+		if (w->encap == N2SCTP_ENCAP_RAW && w->family == AF_INET) {
+			/* IPv4 raw sockets deliver the IP header (raw(7)); IPv6 ones do not. */
+			size_t ihl = len ? (size_t)(p[0] & 0x0f) * 4 : 0;
+			if (len < 20 || ihl < 20 || ihl > len || p[9] != IPPROTO_SCTP) {
+				w->rx_bad++;
+				continue;
+			}
+			ecn = p[1] & 3;
+			p += ihl;
+			len -= ihl;
+		}
+		if (len < 12) { /* RFC 9260 3.1: common header */
+			w->rx_bad++;
+			continue;
+		}
+		if (!wire_port_ours(w, (uint16_t)(p[2] << 8 | p[3]))) {
+			w->rx_foreign++;
+			continue;
+		}
+		struct usr_peer *peer = n2sctp_usr_peer_get(w, (struct sockaddr *)&from);
+		if (!peer) {
+			w->rx_bad++;
+			continue;
+		}
+		peer->last_rx_ns = now;
+		w->rx_pkts++;
+		usrsctp_conninput(peer, p, len, ecn);
+	}
+	n2sctp_usr_drain();
+	G.in_engine = false;
+}
+
+int n2sctp_usr_wire_get(int family, enum n2sctp_encap encap, const struct sockaddr *local, uint16_t udp_port,
+		    struct usr_wire **out)
+{
+	struct sockaddr_storage bind_addr;
+	struct usr_wire *w;
+	int fd, rc, rcvbuf = USR_WIRE_RCVBUF;
+
+	memset(&bind_addr, 0, sizeof(bind_addr));
+	if (local && local->sa_family == family)
+		memcpy(&bind_addr, local, (size_t)n2sctp_sa_len(local));
+	bind_addr.ss_family = (sa_family_t)family;
+	/* The wire's port: UDP port for encapsulation, none for raw IP. */
+	if (family == AF_INET6)
+		((struct sockaddr_in6 *)&bind_addr)->sin6_port = encap == N2SCTP_ENCAP_UDP ? htons(udp_port) : 0;
+	else
+		((struct sockaddr_in *)&bind_addr)->sin_port = encap == N2SCTP_ENCAP_UDP ? htons(udp_port) : 0;
+
+	bool shareable = encap == N2SCTP_ENCAP_RAW || udp_port != 0;
+	for (w = G.wires; shareable && w; w = w->next) {
+		if (w->shared && w->encap == encap && w->family == family &&
+		    addr_eq(&w->local, &bind_addr)) {
+			w->refs++;
+			*out = w;
+			return 0;
+		}
+	}
+	fd = encap == N2SCTP_ENCAP_RAW ? socket(family, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_SCTP)
+				       : socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (fd < 0) {
+		rc = -errno;
+		if (encap == N2SCTP_ENCAP_RAW)
+			log_error(MOD, "usrsctp: raw IP socket (protocol 132): %s%s", strerror(-rc),
+				  rc == -EPERM ? " (needs root or CAP_NET_RAW; or use UDP encapsulation)" : "");
+		else
+			log_error(MOD, "usrsctp: UDP socket: %s", strerror(-rc));
+		return rc;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (bind(fd, (struct sockaddr *)&bind_addr, (socklen_t)n2sctp_sa_len((struct sockaddr *)&bind_addr)) < 0) {
+		char as[64];
+		rc = -errno;
+		log_error(MOD, "usrsctp: bind %s wire %s: %s", encap == N2SCTP_ENCAP_RAW ? "raw" : "udp",
+			  n2sctp_addr_str((struct sockaddr *)&bind_addr, as, sizeof(as)), strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		close(fd);
+		return -ENOMEM;
+	}
+	socklen_t bl = sizeof(w->local);
+	getsockname(fd, (struct sockaddr *)&w->local, &bl);
+	w->udp_port = encap == N2SCTP_ENCAP_UDP ? ntohs(family == AF_INET6
+			? ((struct sockaddr_in6 *)&w->local)->sin6_port
+			: ((struct sockaddr_in *)&w->local)->sin_port) : 0;
+	/* Share key: as asked (port 0 stays 0 for raw). */
+	if (encap == N2SCTP_ENCAP_RAW)
+		w->local = bind_addr;
+	w->fd = fd;
+	w->family = family;
+	w->encap = encap;
+	w->shared = shareable;
+	w->refs = 1;
+	rc = ev_fd_add(G.loop, fd, EV_READ, wire_read, w);
+	if (rc < 0) {
+		close(fd);
+		free(w);
+		return rc;
+	}
+	w->next = G.wires;
+	G.wires = w;
+	*out = w;
+	return 0;
+}
+
+void n2sctp_usr_wire_put(struct usr_wire *w)
+{
+	if (--w->refs)
+		return;
+	struct usr_wire **pp = &G.wires;
+	while (*pp && *pp != w)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = w->next;
+	n2sctp_usr_peers_sweep(w, 0);
+	ev_fd_del(G.loop, w->fd);
+	close(w->fd);
+	free(w);
+}
