@@ -411,7 +411,10 @@ int nas_sec_hdr_enc(uint8_t *out, size_t cap, uint8_t sht, uint32_t mac, uint8_t
 
 /* ---- to_str ---- */
 
-static void val_str(const struct nas_ie_desc *d, const struct nas_msg *m, char *buf, size_t sz, int *pos)
+static void msg_str(const struct nas_msg *m, const struct nas_msg_desc *md, char *buf, size_t sz, int *pos,
+		    int depth);
+
+static void val_str(const struct nas_ie_desc *d, const struct nas_msg *m, char *buf, size_t sz, int *pos, int depth)
 {
 	const void *f = cfield(m, d->off);
 	char tmp[512];
@@ -435,6 +438,7 @@ static void val_str(const struct nas_ie_desc *d, const struct nas_msg *m, char *
 				nas_sappend(buf, sz, pos, "%us", s);
 			return;
 		}
+		case NAS_S_DEC: nas_sappend(buf, sz, pos, "%u", v); return;
 		default: nas_sappend(buf, sz, pos, "0x%02x", v); return;
 		}
 	}
@@ -445,7 +449,15 @@ static void val_str(const struct nas_ie_desc *d, const struct nas_msg *m, char *
 		} else if (d->str == NAS_S_DNN && nas_dnn_to_str(b, tmp, sizeof(tmp)) >= 0) {
 			nas_sappend(buf, sz, pos, "%s", tmp);
 		} else if (d->str == NAS_S_NESTED) {
-			nas_sappend(buf, sz, pos, "<%u octets>", b->len);
+			/* one level of nesting: N1 SM in UL/DL NAS transport, the NAS message container */
+			struct nas_msg in;
+			if (depth == 0 && nas_decode(b->p, b->len, &in, NULL) == 0) {
+				nas_sappend(buf, sz, pos, "{");
+				msg_str(&in, nas_msg_desc_get(in.type), buf, sz, pos, depth + 1);
+				nas_sappend(buf, sz, pos, "}");
+			} else {
+				nas_sappend(buf, sz, pos, "<%u octets>", b->len);
+			}
 		} else {
 			nas_shex(buf, sz, pos, b->p, b->len);
 		}
@@ -465,6 +477,23 @@ static void val_str(const struct nas_ie_desc *d, const struct nas_msg *m, char *
 	nas_sappend(buf, sz, pos, "%s", tmp);
 }
 
+static void msg_str(const struct nas_msg *m, const struct nas_msg_desc *md, char *buf, size_t sz, int *pos,
+		    int depth)
+{
+	nas_sappend(buf, sz, pos, "%s", md->name);
+	if (md->epd == NAS_EPD_5GSM)
+		nas_sappend(buf, sz, pos, " psi=%u pti=%u", m->psi, m->pti);
+	for (unsigned i = 0; i < md->n_ies; i++) {
+		const struct nas_ie_desc *d = &md->ies[i];
+		if (d->codec == NAS_C_SPARE4)
+			continue;
+		if (!is_mandatory(d) && !*(const bool *)cfield(m, (uint16_t)d->has))
+			continue;
+		nas_sappend(buf, sz, pos, " %s=", d->name);
+		val_str(d, m, buf, sz, pos, depth);
+	}
+}
+
 int nas_msg_to_str(const struct nas_msg *m, char *buf, size_t sz)
 {
 	const struct nas_msg_desc *md = nas_msg_desc_get(m->type);
@@ -474,18 +503,7 @@ int nas_msg_to_str(const struct nas_msg *m, char *buf, size_t sz)
 		buf[0] = 0;
 	if (!md)
 		return -ENOMSG;
-	nas_sappend(buf, sz, &pos, "%s", md->name);
-	if (md->epd == NAS_EPD_5GSM)
-		nas_sappend(buf, sz, &pos, " psi=%u pti=%u", m->psi, m->pti);
-	for (unsigned i = 0; i < md->n_ies; i++) {
-		const struct nas_ie_desc *d = &md->ies[i];
-		if (d->codec == NAS_C_SPARE4)
-			continue;
-		if (!is_mandatory(d) && !*(const bool *)cfield(m, (uint16_t)d->has))
-			continue;
-		nas_sappend(buf, sz, &pos, " %s=", d->name);
-		val_str(d, m, buf, sz, &pos);
-	}
+	msg_str(m, md, buf, sz, &pos, 0);
 	return pos;
 }
 

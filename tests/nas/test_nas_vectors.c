@@ -257,6 +257,10 @@ static void test_ul_nas_transport(void **st)
 	assert_true(m.ul_nas.has_dnn);
 	assert_true(nas_dnn_to_str(&m.ul_nas.dnn, dnn, sizeof(dnn)) > 0);
 	assert_string_equal(dnn, "internet");
+	char s[512];
+	assert_true(nas_msg_to_str(&m, s, sizeof(s)) > 0);
+	assert_string_equal(s, "UL NAS transport payload_type=1 payload={PDU session establishment request psi=10 "
+			       "pti=0 integrity_max_rate=ffff} psi=10 request_type=1 snssai=sst=1/sd=010203 dnn=internet");
 	plain_roundtrip(m.ul_nas.payload.p, m.ul_nas.payload.len, &sm);
 	assert_int_equal(sm.type, NAS_PDU_SESSION_ESTABLISHMENT_REQUEST);
 	assert_int_equal(sm.psi, 10);
