@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -511,6 +512,156 @@ static void test_assoc_restart(void **state)
 	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 0);
 }
 
+/* A message the state does not expect gets 5GMM STATUS #98 (TS 24.501 7.4); nothing changes. */
+static void test_gmm_status_unexpected(void **state)
+{
+	struct sue ue;
+	struct nas_msg m, dl;
+	static const uint8_t res[16];
+	struct amf_ue_info info;
+
+	(void)state;
+	registered_ue(&ue);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_AUTHENTICATION_RESPONSE;
+	m.auth_resp.has_res_star = true;
+	m.auth_resp.res_star.p = res;
+	m.auth_resp.res_star.len = 16;
+	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(dl.type, NAS_5GMM_STATUS);
+	assert_int_equal(dl.gmm_status.cause, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.state, AMF_GMM_REGISTERED);
+}
+
+static void expire_n(struct sue *ue, uint8_t type, int n)
+{
+	struct nas_msg dl;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		h_run_until_tx(&H, 2000);
+		sue_dl(&H, ue, &dl);
+		assert_int_equal(dl.type, type);
+	}
+	h_run_until_tx(&H, 2000);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+}
+
+/* T3570: IDENTITY REQUEST four more times, then abort and release; the context goes. */
+static void test_t3570_giveup(void **state)
+{
+	struct sue ue;
+	struct nas_msg m, dl;
+	struct amf_stats st;
+
+	(void)state;
+	sue_init(&ue, "0000000001", ASSOC, 8);
+	ue.has_guti = true;
+	ue.guti.type = NAS_MOBID_5G_GUTI;
+	ue.guti.guti.plmn.mcc = 1;
+	ue.guti.guti.plmn.mnc = 1;
+	ue.guti.guti.amf_region_id = H.cfg.amf_region_id;
+	ue.guti.guti.amf_set_id = H.cfg.amf_set_id;
+	ue.guti.guti.tmsi = 0x0badf00d;
+	sue_reg_req(&ue, &m, true);
+	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(dl.type, NAS_IDENTITY_REQUEST);
+	expire_n(&ue, NAS_IDENTITY_REQUEST, 4);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.t3570_expired, 5);
+	sue_release_complete(&H, &ue);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.ues, 0);
+}
+
+/* T3522: DEREGISTRATION REQUEST four more times, then the UE is deregistered anyway. */
+static void test_t3522_giveup(void **state)
+{
+	struct sue ue;
+	struct nas_msg dl;
+	struct amf_ue_info info;
+
+	(void)state;
+	registered_ue(&ue);
+	assert_int_equal(amf_deregister_supi(H.amf, ue.supi, true), 0);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(dl.type, NAS_DEREGISTRATION_REQUEST_UE_TERM);
+	assert_int_equal(dl.dereg_req.dereg_type & 0x08, 0x08);   /* re-registration required */
+	expire_n(&ue, NAS_DEREGISTRATION_REQUEST_UE_TERM, 4);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.state, AMF_GMM_DEREGISTERED);
+	sue_release_complete(&H, &ue);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), -ENOENT);
+	assert_int_equal(amf_deregister_supi(H.amf, ue.supi, false), -ENOENT);
+}
+
+/* Untrusted input: random NAS PDUs (some with a valid 5GMM header) in InitialUEMessage and
+ * in UplinkNASTransport of a registered UE. No crash, no context leak, and the registered
+ * UE is unchanged (protected garbage fails integrity; plain garbage is discarded). */
+static void test_garbage_nas(void **state)
+{
+	struct sue ue, junk;
+	struct amf_ue_info before, after;
+	struct amf_stats st;
+	uint8_t nas[96];
+	unsigned seed = 12345, i, j, n;
+
+	(void)state;
+	registered_ue(&ue);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &before), 0);
+	for (i = 0; i < 3000; i++) {
+		n = 1 + rand_r(&seed) % sizeof(nas);
+		for (j = 0; j < n; j++)
+			nas[j] = (uint8_t)rand_r(&seed);
+		if (i & 1) {
+			nas[0] = 0x7e;
+			if (n > 1)
+				nas[1] = (uint8_t)(rand_r(&seed) % 5);
+			if (n > 2 && (nas[1] == 0))
+				nas[2] = (uint8_t)(0x41 + rand_r(&seed) % 0x28);
+		}
+		memset(&M, 0, sizeof(M));
+		M.type = NGAP_INITIATING;
+		if (i % 3 == 0) {
+			M.proc = NGAP_PROC_UPLINK_NAS_TRANSPORT;
+			M.u.uplink_nas_transport.amf_ue_id = ue.amf_id;
+			M.u.uplink_nas_transport.ran_ue_id = ue.ran_id;
+			M.u.uplink_nas_transport.nas.p = nas;
+			M.u.uplink_nas_transport.nas.len = n;
+			M.u.uplink_nas_transport.uli.tai.tac[2] = 1;
+		} else {
+			sue_init(&junk, "0000000002", ASSOC, 1000 + i);
+			M.proc = NGAP_PROC_INITIAL_UE_MESSAGE;
+			M.u.initial_ue_message.ran_ue_id = junk.ran_id;
+			M.u.initial_ue_message.nas.p = nas;
+			M.u.initial_ue_message.nas.len = n;
+			M.u.initial_ue_message.uli.tai.tac[2] = 1;
+		}
+		h_send(&H, ASSOC, 1, &M);
+		/* Answer whatever the AMF sent: release commands get their complete. */
+		while (h_pop(&H)) {
+			if (H.m.type == NGAP_INITIATING && H.m.proc == NGAP_PROC_UE_CONTEXT_RELEASE) {
+				junk.amf_id = H.m.u.ue_context_release_command.amf_ue_id;
+				junk.ran_id = H.m.u.ue_context_release_command.ran_ue_id;
+				sue_release_complete(&H, &junk);
+			}
+		}
+	}
+	ev_run_once(H.loop, 0);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &after), 0);
+	assert_int_equal(after.state, AMF_GMM_REGISTERED);
+	assert_int_equal(after.ul_count, before.ul_count);
+	assert_int_equal(after.amf_ue_ngap_id, before.amf_ue_ngap_id);
+	amf_get_stats(H.amf, &st);
+	assert_true(st.nas_mac_fail + st.nas_dropped > 0);
+	/* Contexts opened by garbage are either released (freed) or waiting for an answer
+	 * they will never get (at most a handful, bounded by the pool). */
+	assert_true(st.ues < H.cfg.max_ues);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +682,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_t3550, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configuration_update, setup_names, teardown),
 		cmocka_unit_test_setup_teardown(test_assoc_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gmm_status_unexpected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_t3570_giveup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_t3522_giveup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_nas, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("amf_n2", tests, NULL, NULL);
