@@ -177,6 +177,40 @@ enum nas_5gsm_cause {
 	NAS_5GSM_PROTOCOL_ERROR_UNSPECIFIED = 111,
 };
 
+/* Values of the small IEs (half octets and single octets), TS 24.501 9.11 */
+enum nas_reg_type {                     /* 9.11.3.7, bits 1-3 of reg_type */
+	NAS_REG_INITIAL = 1, NAS_REG_MOBILITY = 2, NAS_REG_PERIODIC = 3, NAS_REG_EMERGENCY = 4,
+	NAS_REG_SNPN_ONBOARDING = 5,
+};
+#define NAS_REG_FOLLOW_ON_REQ   0x8     /* 9.11.3.7 bit 4: follow-on request pending */
+#define NAS_NGKSI_NO_KEY        7       /* 9.11.3.32: no key is available */
+#define NAS_NGKSI_TSC_MAPPED    0x8     /* 9.11.3.32 bit 4: mapped security context */
+enum nas_reg_result {                   /* 9.11.3.6 bits 1-3 */
+	NAS_REG_RESULT_3GPP = 1, NAS_REG_RESULT_NON_3GPP = 2, NAS_REG_RESULT_BOTH = 3,
+};
+#define NAS_REG_RESULT_SMS_ALLOWED 0x8  /* 9.11.3.6 bit 4 */
+#define NAS_DEREG_SWITCH_OFF    0x8     /* 9.11.3.20 bit 4, UE originating */
+#define NAS_DEREG_REREG_REQUIRED 0x8    /* 9.11.3.20 bit 4, UE terminated */
+enum nas_access_type { NAS_ACCESS_3GPP = 1, NAS_ACCESS_NON_3GPP = 2, NAS_ACCESS_BOTH = 3 }; /* bits 1-2 */
+enum nas_payload_type {                 /* 9.11.3.40 */
+	NAS_PAYLOAD_N1_SM = 1, NAS_PAYLOAD_SMS = 2, NAS_PAYLOAD_LPP = 3, NAS_PAYLOAD_SOR = 4,
+	NAS_PAYLOAD_UE_POLICY = 5, NAS_PAYLOAD_UE_PARAMS_UPDATE = 6, NAS_PAYLOAD_LCS = 7,
+	NAS_PAYLOAD_CIOT = 8, NAS_PAYLOAD_MULTIPLE = 15,
+};
+enum nas_request_type {                 /* 9.11.3.47 */
+	NAS_REQ_INITIAL = 1, NAS_REQ_EXISTING_PDU_SESSION = 2, NAS_REQ_INITIAL_EMERGENCY = 3,
+	NAS_REQ_EXISTING_EMERGENCY = 4, NAS_REQ_MODIFICATION = 5, NAS_REQ_MA_PDU = 6,
+};
+enum nas_service_type {                 /* 9.11.3.50 */
+	NAS_SVC_SIGNALLING = 0, NAS_SVC_DATA = 1, NAS_SVC_MT_SERVICES = 2, NAS_SVC_EMERGENCY = 3,
+	NAS_SVC_EMERGENCY_FALLBACK = 4, NAS_SVC_HIGH_PRIORITY = 5, NAS_SVC_ELEVATED_SIGNALLING = 6,
+};
+enum nas_ssc_mode { NAS_SSC_MODE_1 = 1, NAS_SSC_MODE_2 = 2, NAS_SSC_MODE_3 = 3 }; /* 9.11.4.16 */
+/* 9.11.3.34 NAS security algorithms octet: ciphering bits 8-5, integrity bits 4-1 */
+#define NAS_ALGS(nea, nia)      (uint8_t)(((nea) & 0xf) << 4 | ((nia) & 0xf))
+#define NAS_ALGS_NEA(algs)      ((uint8_t)(algs) >> 4)
+#define NAS_ALGS_NIA(algs)      ((uint8_t)(algs) & 0xf)
+
 /* ---- error report ---- */
 struct nas_err {
 	size_t off;         /* byte offset of the problem in the decoded buffer */

@@ -68,8 +68,8 @@ static void test_registration_request_guti(void **st)
 	load(nasf, "nas5gs_registration_request_guti");
 	plain_roundtrip(in, (size_t)in_len, &m);
 	assert_int_equal(m.type, NAS_REGISTRATION_REQUEST);
-	assert_int_equal(m.reg_req.reg_type, 9);   /* initial registration, follow-on request */
-	assert_int_equal(m.reg_req.ngksi, 7);      /* no key available */
+	assert_int_equal(m.reg_req.reg_type, NAS_REG_INITIAL | NAS_REG_FOLLOW_ON_REQ);
+	assert_int_equal(m.reg_req.ngksi, NAS_NGKSI_NO_KEY);
 	assert_int_equal(m.reg_req.mobile_id.type, NAS_MOBID_5G_GUTI);
 	assert_int_equal(m.reg_req.mobile_id.guti.tmsi, 0);
 	assert_true(m.reg_req.has_ue_sec_cap);
@@ -154,7 +154,8 @@ static void test_security_mode_command(void **st)
 	load(nasf, "nas5gs_security_mode_command");
 	protected_roundtrip(NAS_SHT_INTEGRITY_NEW_CTX, 0x533fcb29, 0, &m);
 	assert_int_equal(m.type, NAS_SECURITY_MODE_COMMAND);
-	assert_int_equal(m.smc.algs, 0x02);            /* NEA0, 128-NIA2 */
+	assert_int_equal(m.smc.algs, NAS_ALGS(0, 2)); /* NEA0, 128-NIA2 */
+	assert_int_equal(NAS_ALGS_NIA(m.smc.algs), 2);
 	assert_int_equal(m.smc.ngksi, 0);
 	assert_int_equal(m.smc.replayed_ue_sec_cap.ea, 0xf0);
 	assert_int_equal(m.smc.replayed_ue_sec_cap.eia, 0x70);
@@ -232,7 +233,7 @@ static void test_deregistration_request(void **st)
 	load(nasf, "nas5gs_deregistration_request");
 	protected_roundtrip(NAS_SHT_INTEGRITY, 0x6f0325f5, 2, &m);
 	assert_int_equal(m.type, NAS_DEREGISTRATION_REQUEST_UE_ORIG);
-	assert_int_equal(m.dereg_req.dereg_type, 9);   /* switch off, 3GPP access */
+	assert_int_equal(m.dereg_req.dereg_type, NAS_DEREG_SWITCH_OFF | NAS_ACCESS_3GPP);
 	assert_int_equal(m.dereg_req.mobile_id.type, NAS_MOBID_5G_GUTI);
 	/* this UE sent 0000 in the spare bits; kept so the re-encode matches */
 	assert_true(m.dereg_req.mobile_id.spare_hi_set);
@@ -246,11 +247,11 @@ static void test_ul_nas_transport(void **st)
 	(void)st;
 	load(nasf, "nas5gs_ul_nas_transport_pdu_session_establishment_request");
 	protected_roundtrip(NAS_SHT_INTEGRITY_CIPHERED, 0xdcf91d1b, 2, &m);
-	assert_int_equal(m.ul_nas.payload_type, 1);    /* N1 SM information */
+	assert_int_equal(m.ul_nas.payload_type, NAS_PAYLOAD_N1_SM);
 	assert_true(m.ul_nas.has_psi);
 	assert_int_equal(m.ul_nas.psi, 10);
 	assert_true(m.ul_nas.has_request_type);
-	assert_int_equal(m.ul_nas.request_type, 1);    /* initial request */
+	assert_int_equal(m.ul_nas.request_type, NAS_REQ_INITIAL);
 	assert_true(m.ul_nas.has_snssai);
 	assert_int_equal(m.ul_nas.snssai.sst, 1);
 	assert_int_equal(m.ul_nas.snssai.sd, 0x010203);
