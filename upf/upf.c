@@ -251,8 +251,7 @@ int upf_open(const struct upf_params *params, struct upf **out)
 	if (rc <= 0)
 		goto fail;
 	u->ncpus = rc;
-	u->pcpu = calloc((size_t)u->ncpus, sizeof(struct upf_sess_stats) > sizeof(uint64_t) ?
-			 sizeof(struct upf_sess_stats) : sizeof(uint64_t));
+	u->pcpu = calloc((size_t)u->ncpus, sizeof(uint64_t));
 	u->sess = calloc(u->p.max_sessions, sizeof(*u->sess));
 	u->bufs = calloc(u->p.buffer_total, sizeof(*u->bufs));
 	if (!u->pcpu || !u->sess || !u->bufs) {
@@ -274,7 +273,6 @@ int upf_open(const struct upf_params *params, struct upf **out)
 	u->skel->rodata->cfg_nh_cache = u->p.no_nh_cache ? 0 : 1;
 	if ((rc = bpf_map__set_max_entries(u->skel->maps.ul_rules, (uint32_t)u->ul_n)) ||
 	    (rc = bpf_map__set_max_entries(u->skel->maps.dl_rules, (uint32_t)u->dl_n)) ||
-	    (rc = bpf_map__set_max_entries(u->skel->maps.sess_stats, u->p.max_sessions)) ||
 	    (rc = bpf_map__set_max_entries(u->skel->maps.exc_ring, u->p.exc_ring_bytes)))
 		goto fail;
 	rc = upf_bpf__load(u->skel);
@@ -492,6 +490,26 @@ static void rules_write(struct upf *u, uint32_t id, const struct upf_session_rul
 		ul_publish(&u->ul[r->ul_teid], &ul);
 }
 
+static void dir_stats_take(struct upf_dir_stats *st, uint64_t base[3])
+{
+	/* The entry starts from zero for its new owner; what it held for us
+	 * (when moving) is kept in base. */
+	if (base) {
+		base[0] += __atomic_exchange_n(&st->pkts, 0, __ATOMIC_RELAXED);
+		base[1] += __atomic_exchange_n(&st->bytes, 0, __ATOMIC_RELAXED);
+		base[2] += __atomic_exchange_n(&st->drops, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_store_n(&st->pkts, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->bytes, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->drops, 0, __ATOMIC_RELAXED);
+}
+
+static struct upf_dl_rule *dl_entry(struct upf *u, uint32_t ue_addr)
+{
+	return &u->dl[ntohl(ue_addr) - u->ue_base];
+}
+
 int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule *r)
 {
 	int rc = rule_check(u, id, r);
@@ -500,17 +518,16 @@ int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule
 		return rc;
 	if (u->sess[id].used)
 		return -EEXIST;
-	/* Counters start at zero before any rule points at them. */
-	memset(u->pcpu, 0, (size_t)u->ncpus * sizeof(struct upf_sess_stats));
-	rc = bpf_map_update_elem(bpf_map__fd(u->skel->maps.sess_stats), &id, u->pcpu, BPF_ANY);
-	if (rc)
-		return rc;
 	struct upf_sess *s = &u->sess[id];
 
 	memset(s, 0, sizeof(*s));
 	s->used = true;
 	s->r = *r;
 	s->buf_head = s->buf_tail = s->notify_next = UPF_NONE;
+	/* Counters start at zero before any rule points at them. */
+	if (r->ul_teid)
+		dir_stats_take(&u->ul[r->ul_teid].st, NULL);
+	dir_stats_take(&dl_entry(u, r->ue_addr)->st, NULL);
 	rules_write(u, id, r);
 	return 0;
 }
@@ -528,6 +545,12 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 	if (rc)
 		return rc;
 	old = u->sess[id].r;
+	if (r->ul_teid != old.ul_teid) {
+		if (r->ul_teid)
+			dir_stats_take(&u->ul[r->ul_teid].st, NULL);
+	}
+	if (r->ue_addr != old.ue_addr)
+		dir_stats_take(&dl_entry(u, r->ue_addr)->st, NULL);
 	if (old.dl_state == UPF_DL_BUFFER && r->dl_state == UPF_DL_ACTIVE) {
 		/* Collect what is still in the ring, send the buffer in order,
 		 * then let the program forward directly. */
@@ -540,10 +563,14 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 	/* New rules are valid before the old indexes are cleared, so traffic
 	 * on either never meets a gap in the middle of a move. */
 	rules_write(u, id, r);
-	if (old.ul_teid && old.ul_teid != r->ul_teid)
+	if (old.ul_teid && old.ul_teid != r->ul_teid) {
 		ul_clear(u, old.ul_teid);
-	if (old.ue_addr != r->ue_addr)
+		dir_stats_take(&u->ul[old.ul_teid].st, u->sess[id].base[0]);
+	}
+	if (old.ue_addr != r->ue_addr) {
 		dl_clear(u, old.ue_addr);
+		dir_stats_take(&dl_entry(u, old.ue_addr)->st, u->sess[id].base[1]);
+	}
 	/* Packets that went to the ring before the switch. */
 	upf_exc_drain(u);
 	return 0;
@@ -564,26 +591,24 @@ int upf_session_remove(struct upf *u, uint32_t id)
 
 int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out)
 {
-	const struct upf_sess_stats *v = u->pcpu;
-	int rc;
+	const struct upf_sess *s;
+	const struct upf_dir_stats *ul, *dl;
 
 	if (id >= u->p.max_sessions)
 		return -ERANGE;
-	if (!u->sess[id].used)
+	s = &u->sess[id];
+	if (!s->used)
 		return -ENOENT;
-	rc = bpf_map_lookup_elem(bpf_map__fd(u->skel->maps.sess_stats), &id, u->pcpu);
-	if (rc)
-		return rc;
+	dl = &dl_entry(u, s->r.ue_addr)->st;
+	ul = s->r.ul_teid ? &u->ul[s->r.ul_teid].st : NULL;
 	memset(out, 0, sizeof(*out));
-	for (int c = 0; c < u->ncpus; c++) {
-		out->ul_pkts += v[c].ul_pkts;
-		out->ul_bytes += v[c].ul_bytes;
-		out->dl_pkts += v[c].dl_pkts;
-		out->dl_bytes += v[c].dl_bytes;
-		out->ul_drops += v[c].ul_drops;
-		out->dl_drops += v[c].dl_drops;
-	}
-	out->buffered = u->sess[id].buf_count;
+	out->ul_pkts = s->base[0][0] + (ul ? __atomic_load_n(&ul->pkts, __ATOMIC_RELAXED) : 0);
+	out->ul_bytes = s->base[0][1] + (ul ? __atomic_load_n(&ul->bytes, __ATOMIC_RELAXED) : 0);
+	out->ul_drops = s->base[0][2] + (ul ? __atomic_load_n(&ul->drops, __ATOMIC_RELAXED) : 0);
+	out->dl_pkts = s->base[1][0] + __atomic_load_n(&dl->pkts, __ATOMIC_RELAXED);
+	out->dl_bytes = s->base[1][1] + __atomic_load_n(&dl->bytes, __ATOMIC_RELAXED);
+	out->dl_drops = s->base[1][2] + __atomic_load_n(&dl->drops, __ATOMIC_RELAXED);
+	out->buffered = s->buf_count;
 	return 0;
 }
 

@@ -5,9 +5,10 @@
  * the exception record. Only <linux/types.h> types, so both compilers read it.
  *
  * Rules live in two BPF_F_MMAPABLE array maps that user space writes through
- * mmap, each element one 64-byte cache line:
+ * mmap:
  *   ul_rules[TEID]                  uplink, indexed by the local TEID we allocate
  *   dl_rules[UE address - pool]     downlink, indexed by the UE's offset in the pool
+ * (128 bytes each: the rule line, then the session's counters for that direction).
  * A rule element holds two slots. User space rewrites the older slot, bracketed
  * by its sequence number (odd while being written, then the next even number,
  * larger than the other slot's); the program reads the slot with the larger
@@ -55,11 +56,24 @@ struct upf_ul_slot {
 	__u32 tau_us;
 };
 
-/* ul_rules[TEID]: one cache line. */
+/* Counters of one direction of a session, in the second cache line of its
+ * rule (same page, adjacent line): one random memory access per packet
+ * instead of three for a per-CPU map (pointer table + per-CPU chunk).
+ * Added atomically; contended only when one session is processed on
+ * several CPUs at once. */
+struct upf_dir_stats {
+	__u64 pkts;       /* forwarded */
+	__u64 bytes;      /* inner IP bytes forwarded */
+	__u64 drops;      /* policed or refused for this session */
+	__u64 pad[5];
+};
+
+/* ul_rules[TEID]: two cache lines, 128-byte aligned. */
 struct upf_ul_rule {
 	struct upf_ul_slot s[2];
 	__u64 pad;
 	__u64 tat_ns;     /* GCRA theoretical arrival time (program-owned) */
+	struct upf_dir_stats st;
 };
 
 /* One version of a downlink rule. 28 bytes. */
@@ -75,10 +89,11 @@ struct upf_dl_slot {
 	__u32 tau_us;
 };
 
-/* dl_rules[UE address - pool base]: one cache line. */
+/* dl_rules[UE address - pool base]: two cache lines. */
 struct upf_dl_rule {
 	struct upf_dl_slot s[2];
 	__u64 tat_ns;
+	struct upf_dir_stats st;
 };
 
 /* Next-hop cache entry (per CPU), see route() in upf.bpf.c. */
@@ -93,13 +108,6 @@ struct upf_nh {
 	__u8 dmac[6];
 	__u8 smac[6];
 	__u32 pad;
-};
-
-/* Per-session, per-CPU counters, sess_stats[sess_id]. */
-struct upf_sess_stats {
-	__u64 ul_pkts, ul_bytes;   /* forwarded, inner bytes */
-	__u64 dl_pkts, dl_bytes;
-	__u64 ul_drops, dl_drops;  /* policed or refused for this session */
 };
 
 /* Global per-CPU counters, one per outcome; names in upf.c. */

@@ -21,6 +21,8 @@ struct upf_sess {
 	struct upf_session_rule r;
 	uint32_t buf_head, buf_tail, buf_count;
 	uint32_t notify_next;
+	/* Counters carried over from rule entries the session moved away from. */
+	uint64_t base[2][3];   /* [ul, dl][pkts, bytes, drops] */
 };
 
 struct upf_bpf;

@@ -187,6 +187,21 @@ static void t_ul_container(void **state)
 	*state = f;
 	session(f, 7, 2, "172.16.0.3", 0x99, 1, UPF_DL_ACTIVE);
 	check_ul_ok(f, "gtpu_gpdu_ul_pdu_session_container_qfi1", 16);
+	/* Counters follow the session when its TEID moves; the old TEID is unknown. */
+	struct upf_session_rule r = { .ul_teid = 3, .ue_addr = ip("172.16.0.3"), .gnb_addr = ip(GNB_ADDR),
+				      .gnb_teid = 0x99, .qfi = 1 };
+	struct upf_session_stats st;
+	uint8_t frame[600], gtp[512];
+	struct run out;
+	int gl;
+	size_t len = ul_frame_from_vector("gtpu_gpdu_ul_pdu_session_container_qfi1", frame, gtp, &gl);
+
+	assert_int_equal(upf_session_modify(f->u, 7, &r), 0);
+	assert_int_equal(upf_session_stats(f->u, 7, &st), 0);
+	assert_int_equal(st.ul_pkts, 1);
+	xdp_run(f, n3_ifindex, frame, len, &out);
+	assert_int_equal(out.action, XDP_PASS);
+	assert_int_equal(cnt(f, UPF_CNT_UNKNOWN_TEID), 1);
 }
 
 static void t_ul_plain(void **state)

@@ -57,13 +57,6 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
-	__type(value, struct upf_sess_stats);
-	__uint(max_entries, 1);
-} sess_stats SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
 	__type(value, __u64);
 	__uint(max_entries, UPF_CNT__MAX);
 } counters SEC(".maps");
@@ -263,7 +256,6 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	struct gtpu_hdr *gtp = (void *)(udp + 1);
 	__u32 off, udp_len, hdr_len, pdu_qfi = 0, key;
 	struct upf_ul_rule *rule;
-	struct upf_sess_stats *st;
 	struct upf_ul_slot r;
 	struct iphdr *iip;
 	struct ethhdr eth;
@@ -326,25 +318,21 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 		return count(UPF_CNT_DROP_RULE_BUSY, XDP_DROP);
 	if (!(r.flags & UPF_RULE_VALID))
 		return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
-	st = bpf_map_lookup_elem(&sess_stats, &r.sess_id);
 
 	iip = data + off;
 	if ((void *)(iip + 1) > end || iip->version != 4)
 		return count(UPF_CNT_DROP_INNER, XDP_DROP);
 	if (iip->saddr != r.ue_addr) {
-		if (st)
-			st->ul_drops++;
+		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_BAD_SRC, XDP_DROP);
 	}
 	if (r.qfi && pdu_qfi && (pdu_qfi & 0x3f) != r.qfi) {
-		if (st)
-			st->ul_drops++;
+		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_QFI, XDP_DROP);
 	}
 	__u32 ilen = udp_len - sizeof(*udp) - (hdr_len - sizeof(*oip) - sizeof(*udp));
 	if (!ambr_ok(&rule->tat_ns, r.cost_q8, r.tau_us, ilen)) {
-		if (st)
-			st->ul_drops++;
+		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_AMBR_UL, XDP_DROP);
 	}
 
@@ -362,10 +350,8 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	if (data + sizeof(eth) > end)
 		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
 	__builtin_memcpy(data, &eth, sizeof(eth));
-	if (st) {
-		st->ul_pkts++;
-		st->ul_bytes += ilen;
-	}
+	__sync_fetch_and_add(&rule->st.pkts, 1);
+	__sync_fetch_and_add(&rule->st.bytes, ilen);
 
 	int rc = route(ctx, isrc, idst, itos, iproto, itot, &nh);
 
@@ -423,7 +409,6 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 	void *data, *end;
 	__u32 key = bpf_ntohl(iip->daddr) - cfg_ue_base;
 	struct upf_dl_rule *rule;
-	struct upf_sess_stats *st;
 	struct upf_dl_slot r;
 	__be32 ue = iip->daddr;
 	__u32 ilen;
@@ -445,12 +430,10 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 	if ((void *)iip + ilen < end &&
 	    bpf_xdp_adjust_tail(ctx, -(int)(end - ((void *)iip + ilen))))
 		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
-	st = bpf_map_lookup_elem(&sess_stats, &r.sess_id);
 	if (r.flags & UPF_RULE_BUFFER)
 		return to_user(ctx, r.sess_id, ue, UPF_CNT_DL_BUFFERED);
 	if (!ambr_ok(&rule->tat_ns, r.cost_q8, r.tau_us, ilen)) {
-		if (st)
-			st->dl_drops++;
+		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_AMBR_DL, XDP_DROP);
 	}
 
@@ -459,8 +442,7 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 
 	if (rc == BPF_FIB_LKUP_RET_BLACKHOLE || rc == BPF_FIB_LKUP_RET_UNREACHABLE ||
 	    rc == BPF_FIB_LKUP_RET_PROHIBIT) {
-		if (st)
-			st->dl_drops++;
+		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_FIB, XDP_DROP);
 	}
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
@@ -520,10 +502,8 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 	g[14] = r.qfi & 0x3f;
 	g[15] = 0;
 
-	if (st) {
-		st->dl_pkts++;
-		st->dl_bytes += ilen;
-	}
+	__sync_fetch_and_add(&rule->st.pkts, 1);
+	__sync_fetch_and_add(&rule->st.bytes, ilen);
 	count(UPF_CNT_DL_FWD, 0);
 	return bpf_redirect(nh.oif, 0);
 }

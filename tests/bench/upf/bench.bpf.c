@@ -7,7 +7,8 @@
  * output (decapsulated or encapsulated), miss and return XDP_PASS. bench_wrap
  * restores the original frame (length and bytes) before every repetition,
  * optionally rewrites the TEID / UE address to cycle through the installed
- * sessions ("cold"), and tail-calls jmp[0]: the UPF program for a timed run,
+ * sessions ("cold": in order, or scattered with a large prime step so the
+ * hardware prefetcher cannot follow), and tail-calls jmp[0]: the UPF program for a timed run,
  * bench_empty for the baseline that measures the wrapper itself.
  */
 #include <linux/bpf.h>
@@ -24,7 +25,7 @@ struct bench_cfg {
 	__u32 ue_off;     /* offset of the UE address to rewrite */
 	__u32 teid_base;  /* TEID of session 0 (host order) */
 	__u32 ue_base;    /* UE address of session 0 (host order) */
-	__u32 pad;
+	__u32 step;       /* 1: sessions in order; a large prime: scattered */
 	__u8 frame[BENCH_MAX_FRAME];
 };
 
@@ -63,11 +64,11 @@ int bench_wrap(struct xdp_md *ctx)
 	if (bpf_xdp_store_bytes(ctx, 0, c->frame, len))
 		return XDP_ABORTED;
 	if (c->n > 1) {
-		__u32 i = c->idx + 1;
+		__u32 i = c->idx + c->step;
 		__be32 v;
 
 		if (i >= c->n)
-			i = 0;
+			i -= c->n;
 		c->idx = i;
 		if (c->teid_off) {
 			v = bpf_htonl(c->teid_base + i);
