@@ -165,6 +165,10 @@ int amf_ue_info_by_supi(const struct amf *amf, const char *supi, struct amf_ue_i
 /* Number of UE contexts bound to the gNB of assoc. */
 unsigned amf_gnb_ue_count(const struct amf *amf, uint32_t assoc);
 
+/* GUTI reallocation by CONFIGURATION UPDATE COMMAND (TS 24.501 5.4.4). 0, -ENOENT, or -EAGAIN
+ * when the UE is not connected and registered with no procedure running. */
+int amf_guti_reallocate(struct amf *amf, const char *supi);
+
 /* Network-initiated deregistration (TS 24.501 5.5.2.3), e.g. from the web UI. 0 or -ENOENT. */
 int amf_deregister_supi(struct amf *amf, const char *supi, bool reregister);
 

@@ -114,6 +114,8 @@ struct amf_ue {
 	bool has_supi;
 	uint32_t tmsi;
 	bool has_guti;
+	uint32_t pending_tmsi;     /* sent in CONFIGURATION UPDATE COMMAND, not yet acknowledged */
+	bool has_pending_tmsi;
 	bool tmsi_indexed;
 	char imeisv[17];
 

@@ -289,7 +289,9 @@ void amf_on_t3522_giveup(struct amf_ue *ue)
 
 void amf_on_t3555_giveup(struct amf_ue *ue)
 {
-	/* TS 24.501 5.4.4.5 a): abort the configuration update; nothing else changes. */
+	/* TS 24.501 5.4.4.5 a): abort the configuration update. The old 5G-GUTI stays the
+	 * one we index (the spec lets both be valid; the UE re-registers with either). */
+	ue->has_pending_tmsi = false;
 	amf_ue_log(LOGL_INFO, ue, "configuration update aborted");
 }
 

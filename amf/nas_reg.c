@@ -371,20 +371,30 @@ void amf_reg_abort(struct amf_ue *ue, uint8_t ngap_cause_group, uint8_t ngap_cau
 	amf_ue_release(ue, ngap_cause_group, ngap_cause);
 }
 
-static void cfg_update_send(struct amf_ue *ue)
+/* TS 24.501 5.4.4.2: network name and time zone when configured, and / or a new
+ * 5G-GUTI; always with "acknowledgement requested" so T3555 guards it. */
+static void cfg_update_send(struct amf_ue *ue, bool new_guti)
 {
 	struct amf *amf = ue->amf;
 	struct nas_msg *m = &amf->ntx;
 	struct nas_configuration_update_command *c = &m->cuc;
 	static uint8_t full[AMF_NAME_MAX * 2], shrt[AMF_NAME_MAX * 2];
+	bool names = amf->cfg.network_full_name[0] || amf->cfg.network_short_name[0] || amf->cfg.send_tz;
 
-	if (!amf->cfg.network_full_name[0] && !amf->cfg.network_short_name[0] && !amf->cfg.send_tz)
+	if (!names && !new_guti)
 		return;
 	memset(m, 0, sizeof(*m));
 	m->type = NAS_CONFIGURATION_UPDATE_COMMAND;
 	/* TS 24.501 9.11.3.18: acknowledgement requested (bit 1). */
 	c->has_cfg_update_ind = true;
 	c->cfg_update_ind = 0x01;
+	if (new_guti) {
+		ue->pending_tmsi = amf_tmsi_alloc(amf);
+		ue->has_pending_tmsi = true;
+		c->has_guti = true;
+		guti_to_nas(ue, &c->guti);
+		c->guti.guti.tmsi = ue->pending_tmsi;
+	}
 	if (amf->cfg.network_full_name[0] &&
 	    nas_network_name_set_ascii(&c->full_name, amf->cfg.network_full_name, full, sizeof(full)) >= 0)
 		c->has_full_name = true;
@@ -402,6 +412,18 @@ static void cfg_update_send(struct amf_ue *ue)
 	amf_tmr_start(ue, AMF_T3555);
 }
 
+int amf_guti_reallocate(struct amf *amf, const char *supi)
+{
+	struct amf_ue *ue = amf_ue_by_supi(amf, supi);
+
+	if (!ue || ue->reaping)
+		return -ENOENT;
+	if (!ue->gnb || !ue->sec_active || ue->state != AMF_GMM_REGISTERED || ue->proc != AMF_PROC_NONE)
+		return -EAGAIN;   /* needs a connected UE with no procedure running */
+	cfg_update_send(ue, true);
+	return 0;
+}
+
 void amf_reg_complete(struct amf_ue *ue)
 {
 	if (ue->reg_phase != AMF_REG_WAIT_COMPLETE) {
@@ -413,11 +435,20 @@ void amf_reg_complete(struct amf_ue *ue)
 	amf_gmm_transition(ue, AMF_EV_REG_COMPLETE, AMF_GMM_REGISTERED);
 	amf_ue_log(LOGL_INFO, ue, "registration complete");
 	/* TS 24.501 5.4.4.2: network name and time zone after registration. */
-	cfg_update_send(ue);
+	cfg_update_send(ue, false);
 }
 
 void amf_cfg_update_complete(struct amf_ue *ue)
 {
-	/* TS 24.501 5.4.4.4 */
+	/* TS 24.501 5.4.4.4: the new 5G-GUTI is in use from now on, the old one is not. */
+	if (!ev_timer_pending(&ue->tmr[AMF_T3555])) {
+		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
+		return;
+	}
 	amf_tmr_stop(ue, AMF_T3555);
+	if (ue->has_pending_tmsi) {
+		amf_ue_set_tmsi(ue, ue->pending_tmsi);
+		ue->has_pending_tmsi = false;
+		amf_ue_log(LOGL_INFO, ue, "5G-GUTI reallocated tmsi=%08x", ue->tmsi);
+	}
 }

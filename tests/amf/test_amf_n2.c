@@ -662,6 +662,53 @@ static void test_garbage_nas(void **state)
 	assert_true(st.ues < H.cfg.max_ues);
 }
 
+/* GUTI reallocation (TS 24.501 5.4.4): CONFIGURATION UPDATE COMMAND with a new 5G-GUTI;
+ * the AMF switches to it on COMPLETE. Without an answer (T3555 x5) the old one stays. */
+static void test_guti_reallocation(void **state)
+{
+	struct sue ue;
+	struct nas_msg m, dl;
+	struct amf_ue_info info;
+	uint32_t old = 0, fresh;
+	int i;
+
+	(void)state;
+	registered_ue(&ue);
+	old = ue.guti.guti.tmsi;
+	assert_int_equal(amf_guti_reallocate(H.amf, ue.supi), 0);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(dl.type, NAS_CONFIGURATION_UPDATE_COMMAND);
+	assert_true(dl.cuc.has_guti);
+	fresh = dl.cuc.guti.guti.tmsi;
+	assert_true(fresh != old);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.tmsi, old);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_CONFIGURATION_UPDATE_COMPLETE;
+	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.tmsi, fresh);
+	/* A second reallocation left unanswered: retransmitted, then abandoned. */
+	assert_int_equal(amf_guti_reallocate(H.amf, ue.supi), 0);
+	sue_dl(&H, &ue, &dl);
+	for (i = 0; i < 4; i++) {
+		h_run_until_tx(&H, 2000);
+		sue_dl(&H, &ue, &dl);
+		assert_int_equal(dl.type, NAS_CONFIGURATION_UPDATE_COMMAND);
+	}
+	{
+		uint64_t end = ev_update_now(H.loop) + 200000000ull;
+
+		while (ev_update_now(H.loop) < end)
+			ev_run_once(H.loop, 5);
+	}
+	assert_int_equal(h_pending(&H), 0);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.tmsi, fresh);
+	assert_int_equal(info.state, AMF_GMM_REGISTERED);
+	assert_int_equal(amf_guti_reallocate(H.amf, "imsi-001019999999999"), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -686,6 +733,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_t3570_giveup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_t3522_giveup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_nas, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guti_reallocation, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("amf_n2", tests, NULL, NULL);
