@@ -493,7 +493,7 @@ struct nas_registration_accept {
 	bool has_eps_bearer_ctx_status; struct nas_buf eps_bearer_ctx_status; /* 60 */
 	bool has_negotiated_edrx;       struct nas_buf negotiated_edrx;       /* 6E */
 	bool has_t3447;                 uint8_t t3447;                        /* 6C */
-	bool has_t3448;                 uint8_t t3448;                        /* 6B */
+	bool has_t3448;                 uint8_t t3448;                        /* 6B, GPRS timer 2 */
 	bool has_t3324;                 uint8_t t3324;                        /* 6A */
 	bool has_ue_radio_cap_id;       struct nas_buf ue_radio_cap_id;       /* 67 */
 	bool has_ue_radio_cap_id_del;   uint8_t ue_radio_cap_id_del;          /* E- */
@@ -612,7 +612,7 @@ struct nas_service_accept {
 	bool has_reactivation_result;   uint16_t reactivation_result;         /* 26 */
 	bool has_reactivation_error;    struct nas_buf reactivation_error;    /* 72 */
 	bool has_eap;                   struct nas_buf eap;                   /* 78 */
-	bool has_t3448;                 uint8_t t3448;                        /* 6B */
+	bool has_t3448;                 uint8_t t3448;                        /* 6B, GPRS timer 2 */
 	bool has_additional_req_result; uint8_t additional_req_result;        /* 34 */
 	bool has_forbidden_tais_roaming; struct nas_buf forbidden_tais_roaming; /* 1D */
 	bool has_forbidden_tais_service; struct nas_buf forbidden_tais_service; /* 1E */
@@ -623,7 +623,7 @@ struct nas_service_reject {
 	bool has_pdu_session_status;    uint16_t pdu_session_status;          /* 50 */
 	bool has_t3346;                 uint8_t t3346;                        /* 5F */
 	bool has_eap;                   struct nas_buf eap;                   /* 78 */
-	bool has_t3448;                 uint8_t t3448;                        /* 6B */
+	bool has_t3448;                 uint8_t t3448;                        /* 6B, GPRS timer 2 */
 	bool has_cag_info_list;         struct nas_buf cag_info_list;         /* 75 */
 	bool has_disaster_return_wait;  struct nas_buf disaster_return_wait;  /* 2C */
 	bool has_ext_cag_info_list;     struct nas_buf ext_cag_info_list;     /* 71 */

@@ -247,6 +247,15 @@ static int run_expert(const char *tshark, const char *pcap)
 	return bad;
 }
 
+static const char *opt_name(uint8_t type, int k)
+{
+	const struct nas_msg_desc *md = nas_msg_desc_get(type);
+	for (unsigned i = 0; i < md->n_ies; i++)
+		if (md->ies[i].has >= 0 && k-- == 0)
+			return md->ies[i].name;
+	return "?";
+}
+
 int main(int argc, char **argv)
 {
 	uint8_t types[64];
@@ -273,13 +282,16 @@ int main(int argc, char **argv)
 		for (int k = 0; k < nas_sample_n_opt(types[i]); k++) {
 			char what[64];
 			nas_sample_fill_one(&m, types[i], k);
-			snprintf(what, sizeof(what), "optional IE #%d", k);
+			snprintf(what, sizeof(what), "optional IE #%d %s", k, opt_name(types[i], k));
 			if (add(w, &m, what, 0) < 0)
 				return 1;
 		}
 	}
 	pcapw_close(w);
 	bad = run_tshark(argv[1], pcap) + run_expert(argv[1], pcap);
+	if (getenv("NAS_TSHARK_LIST"))  /* frame list, for reading tshark -V output by hand */
+		for (int i = 0; i < nframes; i++)
+			printf("frame %d: %s\n", i + 1, ex[i].what);
 	printf("%d NAS messages checked by tshark, %d problems\n", nframes, bad);
 	return bad ? 1 : 0;
 }
