@@ -13,7 +13,8 @@
 
 #include <usrsctp.h>
 
-#define USR_RX_BATCH      64
+#define USR_RX_BATCH      64   /* packets per wake-up */
+#define USR_MMSG          16   /* packets per recvmmsg */
 #define USR_PEER_BUCKETS  1024u
 #define USR_PEER_IDLE_NS  (30ull * 1000000000ull) /* forget an unused peer after this */
 #define USR_WIRE_RCVBUF   (4 * 1024 * 1024)
@@ -66,7 +67,7 @@ struct n2sctp_usr_state {
 	struct usr_peer *by_addr[USR_PEER_BUCKETS];
 	struct usr_peer *by_ptr[USR_PEER_BUCKETS];
 	struct usr_ep *q;
-	uint8_t pkt[65536];
+	uint8_t pkt[USR_MMSG][65536]; /* recvmmsg batch; 64 KB: SCTP over loopback (MTU 64 KB) */
 };
 extern struct n2sctp_usr_state n2sctp_usr_g;
 #define G n2sctp_usr_g /* short name inside the two backend files only */

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static struct {
@@ -162,10 +163,17 @@ static void cli_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, con
 		O.pp_rounds++;
 		if ((O.pp_rounds & 1023) == 0 && mono_ns() - O.pp_start_ns >= (uint64_t)(O.pingpong * 1e9)) {
 			double s = (double)(mono_ns() - O.pp_start_ns) / 1e9;
+			struct rusage ru;
+			getrusage(RUSAGE_SELF, &ru);
+			double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+				     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+			/* CPU per round trip of this (client) process: one message sent and
+			 * one received; less sensitive to a busy machine than the rate. */
 			printf("pingpong backend=%s size=%d rounds=%llu seconds=%.2f round_trips_per_s=%.0f "
-			       "messages_per_s=%.0f\n", n2sctp_backend_name(n2sctp_backend_of(O.ep)), O.size,
+			       "messages_per_s=%.0f client_cpu_us_per_round_trip=%.2f\n",
+			       n2sctp_backend_name(n2sctp_backend_of(O.ep)), O.size,
 			       (unsigned long long)O.pp_rounds, s, (double)O.pp_rounds / s,
-			       2.0 * (double)O.pp_rounds / s);
+			       2.0 * (double)O.pp_rounds / s, cpu * 1e6 / (double)O.pp_rounds);
 			fflush(stdout);
 			n2sctp_shutdown(a);
 			return;
