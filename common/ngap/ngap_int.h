@@ -67,7 +67,14 @@ int ngap_ie_str(const struct ngap_ie_spec *e, const void *f, const uint8_t *cnt,
 int ngap_seq_dec(struct aper_r *r, unsigned nopt, uint32_t *mask, bool *ext);
 int ngap_seq_end(struct aper_r *r, unsigned nopt, uint32_t mask, bool ext);
 
-/* Shared IE codecs (ngap_ie.c) */
+/* Helpers shared by the IE codec files */
+int ngap_fixed_octets(struct aper_r *r, uint8_t *out, size_t n);
+int ngap_get_count(struct aper_r *r, int64_t ub, size_t limit, uint8_t *cnt);
+int ngap_put_count(struct aper_w *w, int64_t ub, size_t limit, size_t n);
+int ngap_dec_tai(struct aper_r *r, struct ngap_tai *t);
+int ngap_enc_tai(struct aper_w *w, const struct ngap_tai *t);
+
+/* Shared IE codecs (ngap_ie.c, ngap_ie_ue.c) */
 int ngap_dec_plmn(struct aper_r *r, struct ngap_plmn *p);
 int ngap_enc_plmn(struct aper_w *w, const struct ngap_plmn *p);
 int ngap_dec_cause(struct aper_r *r, struct ngap_cause *c);

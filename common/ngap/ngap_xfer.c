@@ -27,19 +27,6 @@ static int dec_done(struct aper_r *r, struct ngap_dec_info *info)
 	return 0;
 }
 
-static int get_list_count(struct aper_r *r, int64_t ub, size_t limit, uint8_t *cnt)
-{
-	size_t n;
-
-	*cnt = 0;
-	if (aper_get_count(r, 1, ub, &n))
-		return r->err;
-	if (n > limit)
-		return aper_r_fail(r, -E2BIG, "list longer than our limit");
-	*cnt = (uint8_t)n;
-	return 0;
-}
-
 /* ---- UPTransportLayerInformation 9.3.2.2 (gTPTunnel) ---- */
 
 static int dec_tunnel(struct aper_r *r, struct ngap_gtp_tunnel *t)
@@ -196,7 +183,7 @@ static int d_flows(const struct ngap_codec *c, struct aper_r *r, void *f, uint8_
 	bool ext;
 	int64_t x;
 
-	if (get_list_count(r, MAX_QOS_FLOWS_ASN, NGAP_MAX_QOS_FLOWS, cnt))
+	if (ngap_get_count(r, MAX_QOS_FLOWS_ASN, NGAP_MAX_QOS_FLOWS, cnt))
 		return r->err;
 	for (unsigned i = 0; i < *cnt && !r->err; i++) {
 		memset(&q[i], 0, sizeof(q[i]));
@@ -239,7 +226,7 @@ static int dec_flow_causes(struct aper_r *r, struct ngap_qos_flow_cause *fc, uin
 	bool ext;
 	int64_t x;
 
-	if (get_list_count(r, MAX_QOS_FLOWS_ASN, NGAP_MAX_QOS_FLOWS, cnt))
+	if (ngap_get_count(r, MAX_QOS_FLOWS_ASN, NGAP_MAX_QOS_FLOWS, cnt))
 		return r->err;
 	for (unsigned i = 0; i < *cnt && !r->err; i++) {
 		ngap_seq_dec(r, 1, &mask, &ext);
@@ -288,7 +275,7 @@ static int dec_qfis(struct aper_r *r, uint8_t *qfis, uint8_t *cnt, bool associat
 	bool ext;
 	int64_t x;
 
-	if (get_list_count(r, MAX_QOS_FLOWS_ASN, NGAP_MAX_QOS_FLOWS, cnt))
+	if (ngap_get_count(r, MAX_QOS_FLOWS_ASN, NGAP_MAX_QOS_FLOWS, cnt))
 		return r->err;
 	for (unsigned i = 0; i < *cnt && !r->err; i++) {
 		ngap_seq_dec(r, nopt, &mask, &ext);
@@ -340,7 +327,7 @@ static int skip_per_tnl_list(struct aper_r *r)
 	uint32_t mask;
 	bool ext;
 
-	if (get_list_count(r, 3, 3, &n)) /* maxnoofMultiConnectivityMinusOne */
+	if (ngap_get_count(r, 3, 3, &n)) /* maxnoofMultiConnectivityMinusOne */
 		return r->err;
 	for (unsigned i = 0; i < n && !r->err; i++) {
 		ngap_seq_dec(r, 1, &mask, &ext);

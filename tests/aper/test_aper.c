@@ -394,6 +394,9 @@ static void test_octets_strings(void **state)
 	aper_r_init(&r, buf, (size_t)aper_w_len(&w));
 	assert_int_equal(aper_get_string(&r, APER_PRINTABLE, 1, 150, true, &p, &n), -EBADMSG);
 	assert_int_equal(r.err_bit, 24); /* the offending character */
+	/* NUL is in no alphabet here */
+	aper_w_init(&w, buf, sizeof(buf));
+	assert_int_equal(aper_put_string(&w, APER_PRINTABLE, 1, 150, true, (const uint8_t *)"a\0b", 3), -EINVAL);
 	/* empty string where SIZE(1..) is required */
 	aper_w_init(&w, buf, sizeof(buf));
 	assert_int_equal(aper_put_string(&w, APER_PRINTABLE, 1, 150, false, (const uint8_t *)"", 0), -EINVAL);
