@@ -199,20 +199,28 @@ int aper_get_count(struct aper_r *r, int64_t lb, int64_t ub, size_t *n)
 	return 0;
 }
 
+/* 11.7 / 11.8: an unbounded octet count (1..8 here), then that many value octets. */
+static int get_int_octets(struct aper_r *r, uint64_t *x, size_t *n, const char *what)
+{
+	bool more;
+
+	*x = 0;
+	if (get_len_unbounded(r, n, &more))
+		return r->err;
+	if (more || *n == 0 || *n > 8)
+		return aper_r_fail(r, *n == 0 ? -EBADMSG : -ENOTSUP, what);
+	return aper_get_bits(r, (unsigned)*n * 8, x);
+}
+
 int aper_get_semi(struct aper_r *r, int64_t lb, int64_t *v)
 {
 	size_t n;
-	bool more;
 	uint64_t x;
 
 	*v = lb;
-	if (get_len_unbounded(r, &n, &more))
+	if (get_int_octets(r, &x, &n, "semi-constrained integer length"))
 		return r->err;
-	if (more || n == 0 || n > 8)
-		return aper_r_fail(r, n == 0 ? -EBADMSG : -ENOTSUP, "semi-constrained integer length");
-	if (aper_get_bits(r, (unsigned)n * 8, &x))
-		return r->err;
-	if (x > (uint64_t)INT64_MAX - (uint64_t)lb)
+	if (x > (uint64_t)INT64_MAX || (lb > 0 && x > (uint64_t)(INT64_MAX - lb)))
 		return aper_r_fail(r, -ERANGE, "integer too large");
 	*v = lb + (int64_t)x;
 	return 0;
@@ -221,15 +229,10 @@ int aper_get_semi(struct aper_r *r, int64_t lb, int64_t *v)
 int aper_get_unconstr(struct aper_r *r, int64_t *v)
 {
 	size_t n;
-	bool more;
 	uint64_t x;
 
 	*v = 0;
-	if (get_len_unbounded(r, &n, &more))
-		return r->err;
-	if (more || n == 0 || n > 8)
-		return aper_r_fail(r, n == 0 ? -EBADMSG : -ENOTSUP, "unconstrained integer length");
-	if (aper_get_bits(r, (unsigned)n * 8, &x))
+	if (get_int_octets(r, &x, &n, "unconstrained integer length"))
 		return r->err;
 	if (n < 8 && (x >> (n * 8 - 1)) & 1) /* two's complement sign extension */
 		x |= ~(uint64_t)0 << (n * 8);
