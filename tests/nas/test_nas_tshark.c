@@ -25,7 +25,8 @@ struct expect {
 	uint8_t type, epd;
 	int mm_cause, sm_cause, type_id, psi;
 	char msin[24], dnn[64];
-	long tmsi;
+	long tmsi, sst, ambr_dl, amf_set;
+	char ipv4[20], text[32];
 	char what[96];
 };
 
@@ -53,6 +54,21 @@ static void expect_walk(const struct nas_msg *m, struct expect *x, int depth)
 			x->sm_cause = *(const uint8_t *)f;
 		if (d->str == NAS_S_DNN && !x->dnn[0])
 			nas_dnn_to_str(f, x->dnn, sizeof(x->dnn));
+		if (d->codec == NAS_C_NSSAI && x->sst < 0 && ((const struct nas_nssai *)f)->n)
+			x->sst = ((const struct nas_nssai *)f)->s[0].sst;
+		if (d->codec == NAS_C_SNSSAI && x->sst < 0)
+			x->sst = ((const struct nas_snssai *)f)->sst;
+		if (d->codec == NAS_C_AMBR && x->ambr_dl < 0)
+			x->ambr_dl = ((const struct nas_session_ambr *)f)->dl;
+		if (d->codec == NAS_C_PDUADDR && !x->ipv4[0] && ((const struct nas_pdu_address *)f)->type == NAS_PDU_IPV4) {
+			const uint8_t *a = ((const struct nas_pdu_address *)f)->ipv4;
+			snprintf(x->ipv4, sizeof(x->ipv4), "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+		}
+		if (d->codec == NAS_C_NETNAME && !x->text[0]) {
+			char t[64];
+			nas_network_name_to_str(f, t, sizeof(t));        /* "text" */
+			snprintf(x->text, sizeof(x->text), "%.*s", (int)strlen(t) - 2, t + 1);
+		}
 		if (!strcmp(d->name, "identity_type") && x->type_id < 0)
 			x->type_id = *(const uint8_t *)f;
 		if (!strcmp(d->name, "reactivation_error") && b->len >= 2) {
@@ -67,8 +83,10 @@ static void expect_walk(const struct nas_msg *m, struct expect *x, int depth)
 			x->type_id = id->type;
 			if (id->type == NAS_MOBID_SUCI && nas_suci_null_supi(&id->suci, supi, sizeof(supi)) > 0)
 				snprintf(x->msin, sizeof(x->msin), "%s", supi + 5 + 3 + (id->suci.plmn.mnc3 ? 3 : 2));
-			if (id->type == NAS_MOBID_5G_GUTI || id->type == NAS_MOBID_5G_S_TMSI)
+			if (id->type == NAS_MOBID_5G_GUTI || id->type == NAS_MOBID_5G_S_TMSI) {
 				x->tmsi = id->guti.tmsi;
+				x->amf_set = id->guti.amf_set_id;
+			}
 		}
 		if (!strcmp(d->name, "psi") && x->psi < 0)
 			x->psi = *(const uint8_t *)f;
@@ -88,8 +106,8 @@ static void expect_from(const struct nas_msg *m, struct expect *x)
 	x->type = m->type;
 	x->epd = nas_msg_desc_get(m->type)->epd;
 	x->mm_cause = x->sm_cause = x->type_id = x->psi = -1;
-	x->tmsi = -1;
-	x->msin[0] = x->dnn[0] = 0;
+	x->tmsi = x->sst = x->ambr_dl = x->amf_set = -1;
+	x->msin[0] = x->dnn[0] = x->ipv4[0] = x->text[0] = 0;
 	expect_walk(m, x, 0);
 }
 
@@ -161,16 +179,17 @@ static int run_tshark(const char *tshark, const char *pcap)
 		 "-E aggregator=, -e frame.number -e nas_5gs.mm.message_type -e nas_5gs.sm.message_type "
 		 "-e nas_5gs.mm.5gmm_cause -e nas_5gs.sm.5gsm_cause -e nas_5gs.mm.type_id -e nas_5gs.mm.suci.msin "
 		 "-e nas_5gs.pdu_session_id -e nas_5gs.cmn.dnn -e nas_5gs.5g_tmsi -e _ws.malformed "
-		 "-e _ws.expert.severity -e _ws.expert.message 2>&1",
+		 "-e _ws.expert.severity -e _ws.expert.message -e nas_5gs.mm.sst -e nas_5gs.sm.session_ambr_dl "
+		 "-e nas_5gs.sm.pdu_addr_inf_ipv4 -e nas_5gs.amf_set_id -e gsm_a.dtap.text_string 2>&1",
 		 tshark, pcap);
 	p = popen(cmd, "r");
 	if (!p)
 		return -1;
 	while (fgets(line, sizeof(line), p)) {
-		char *f[13] = { 0 };
+		char *f[18] = { 0 };
 		int nf = 0;
 		line[strcspn(line, "\n")] = 0;
-		for (char *s = line; nf < 13; nf++) {
+		for (char *s = line; nf < 18; nf++) {
 			f[nf] = s;
 			s = strchr(s, '\t');
 			if (!s)
@@ -179,7 +198,7 @@ static int run_tshark(const char *tshark, const char *pcap)
 		}
 		if (!strncmp(line, "Running as user", 15))
 			continue;       /* tshark's notice when run as root */
-		if (nf < 12) {
+		if (nf < 17) {
 			fprintf(stderr, "tshark: %s\n", line);
 			bad++;
 			continue;
@@ -203,6 +222,16 @@ static int run_tshark(const char *tshark, const char *pcap)
 			bad += check_str(fr, "dnn", f[8], x->dnn);
 		if (x->tmsi >= 0)
 			bad += check_int(fr, "5g_tmsi", f[9], x->tmsi);
+		if (x->sst >= 0)
+			bad += check_int(fr, "sst", f[13], x->sst);
+		if (x->ambr_dl >= 0)
+			bad += check_int(fr, "session_ambr_dl", f[14], x->ambr_dl);
+		if (x->ipv4[0])
+			bad += check_str(fr, "pdu_addr_inf_ipv4", f[15], x->ipv4);
+		if (x->amf_set >= 0)
+			bad += check_int(fr, "amf_set_id", f[16], x->amf_set);
+		if (x->text[0])
+			bad += check_str(fr, "network name text", f[17], x->text);
 		if (f[10][0]) {
 			fprintf(stderr, "frame %d (%s): Malformed\n", fr, x->what);
 			bad++;
