@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * bench_upf_veth - packets per second end to end over the veth topology of
+ * tests/upf/e2e_topo.h (gnb | core | dn), the upf XDP program attached to
+ * the core's n3 and n6.
+ *
+ *   uplink:   AF_PACKET generator on gnb0 sends GTP-U G-PDUs (inner 64 B,
+ *             PDU Session Container) -> upf decapsulates -> counted on dn0
+ *   downlink: AF_PACKET generator on dn0 sends IPv4/UDP to the UE -> upf
+ *             encapsulates -> counted on gnb0
+ *
+ * Frames cycle over 64 sessions. Received = the sink interface's rx_packets
+ * over the run (a bound, unread UDP socket keeps the sink from answering).
+ *
+ * Usage: bench_upf_veth [seconds per run, default 3] [generic|native, default generic]
+ * Needs root; exits 77 with a message otherwise.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "upf/upf.h"
+#include "e2e_topo.h"
+#include "netns.h"
+#include "pkt.h"
+
+#define NSESS 64
+#define BATCH 64
+
+static struct e2e topo;
+static struct upf *U;
+
+struct gen {
+	int fd;
+	uint8_t frames[NSESS][128];
+	size_t len;
+	uint64_t stop_ns;
+	uint64_t sent;
+};
+
+static int hwaddr(const char *ns, const char *ifname, uint8_t mac[6])
+{
+	struct ifreq ifr;
+	int fd = e2e_socket(&topo, ns, AF_INET, SOCK_DGRAM, 0), rc;
+
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	rc = ioctl(fd, SIOCGIFHWADDR, &ifr);
+	close(fd);
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return rc;
+}
+
+static int packet_socket(const char *ns, const char *ifname)
+{
+	struct sockaddr_ll a = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_IP) };
+	int one = 1, fd;
+
+	if (e2e_enter(ns))
+		return -1;
+	fd = socket(AF_PACKET, SOCK_RAW, 0);
+	a.sll_ifindex = (int)if_nametoindex(ifname);
+	if (fd >= 0) {
+		setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	e2e_enter(topo.core);
+	return fd;
+}
+
+static void *generate(void *arg)
+{
+	struct gen *g = arg;
+	struct mmsghdr m[BATCH];
+	struct iovec iov[BATCH];
+	unsigned k = 0;
+
+	while (e2e_now_ns() < g->stop_ns) {
+		for (int i = 0; i < BATCH; i++, k++) {
+			iov[i].iov_base = g->frames[k % NSESS];
+			iov[i].iov_len = g->len;
+			memset(&m[i], 0, sizeof(m[i]));
+			m[i].msg_hdr.msg_iov = &iov[i];
+			m[i].msg_hdr.msg_iovlen = 1;
+		}
+		int n = sendmmsg(g->fd, m, BATCH, 0);
+
+		if (n > 0)
+			g->sent += (uint64_t)n;
+	}
+	return NULL;
+}
+
+static uint64_t rx_packets(const char *ns, const char *ifname)
+{
+	char cmd[256], buf[8192];
+	uint64_t v = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "ip -n %s -j -s link show dev %s", ns, ifname);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	pclose(f);
+	buf[n] = 0;
+	char *p = strstr(buf, "\"rx\":");
+
+	if (p && (p = strstr(p, "\"packets\":")))
+		v = strtoull(p + 10, NULL, 10);
+	return v;
+}
+
+static uint64_t counter(unsigned idx)
+{
+	uint64_t c[UPF_STAT__MAX];
+
+	return upf_counters(U, c, UPF_STAT__MAX) ? 0 : c[idx];
+}
+
+static int run(int ul, double secs, const char *mode)
+{
+	static struct gen g;
+	uint8_t gnb_mac[6], n3_mac[6], n6_mac[6], dn_mac[6], inner[64], gtp[128];
+	const char *gen_ns = ul ? topo.gnb : topo.dn, *sink_ns = ul ? topo.dn : topo.gnb;
+	const char *gen_if = ul ? "gnb0" : "dn0", *sink_if = ul ? "dn0" : "gnb0";
+	unsigned fwd = ul ? UPF_CNT_UL_FWD : UPF_CNT_DL_FWD;
+	pthread_t th;
+
+	if (hwaddr(topo.gnb, "gnb0", gnb_mac) || hwaddr(topo.core, "n3", n3_mac) ||
+	    hwaddr(topo.core, "n6", n6_mac) || hwaddr(topo.dn, "dn0", dn_mac))
+		return -1;
+	memset(&g, 0, sizeof(g));
+	for (int i = 0; i < NSESS; i++) {
+		uint32_t ue = htonl(ntohl(e2e_ip(E2E_POOL)) + 1 + (uint32_t)i);
+
+		if (ul) {
+			pkt_inner_udp(inner, ue, e2e_ip(E2E_DN_ADDR), sizeof(inner));
+			size_t gl = pkt_gpdu(gtp, 0x100 + (uint32_t)i, 9, 1, inner, sizeof(inner));
+
+			g.len = pkt_gtpu_frame(g.frames[i], n3_mac, gnb_mac, e2e_ip(E2E_GNB_ADDR),
+					       e2e_ip(E2E_N3_ADDR), gtp, gl);
+		} else {
+			pkt_inner_udp(inner, e2e_ip(E2E_DN_ADDR), ue, sizeof(inner));
+			g.len = pkt_ip_frame(g.frames[i], n6_mac, dn_mac, inner, sizeof(inner));
+		}
+	}
+	g.fd = packet_socket(gen_ns, gen_if);
+	if (g.fd < 0)
+		return -1;
+	/* Warm-up: neighbours resolved, next-hop cache filled. */
+	g.stop_ns = e2e_now_ns() + 300000000ull;
+	generate(&g);
+	usleep(100000);
+	upf_process(U);
+
+	uint64_t rx0 = rx_packets(sink_ns, sink_if), f0 = counter(fwd);
+	uint64_t t0 = e2e_now_ns();
+
+	g.sent = 0;
+	g.stop_ns = t0 + (uint64_t)(secs * 1e9);
+	pthread_create(&th, NULL, generate, &g);
+	while (e2e_now_ns() < g.stop_ns) {
+		usleep(20000);
+		upf_process(U);
+	}
+	pthread_join(th, NULL);
+	double el = (double)(e2e_now_ns() - t0) / 1e9;
+
+	usleep(200000);
+	uint64_t rx = rx_packets(sink_ns, sink_if) - rx0, f = counter(fwd) - f0;
+
+	printf("| %-8s | %-7s | %10.0f | %10.0f | %10.0f |\n", ul ? "uplink" : "downlink", mode,
+	       (double)g.sent / el, (double)f / el, (double)rx / el);
+	fflush(stdout);
+	close(g.fd);
+	return 0;
+}
+
+static int attach_pass(const char *ns, const char *ifname)
+{
+	struct bpf_insn prog[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "pass", "GPL", prog, 2, NULL), rc;
+
+	if (fd < 0 || e2e_enter(ns))
+		return -1;
+	rc = bpf_xdp_attach((int)if_nametoindex(ifname), fd, XDP_FLAGS_DRV_MODE, NULL);
+	e2e_enter(topo.core);
+	close(fd);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 3.0;
+	const char *mode = argc > 2 ? argv[2] : "generic";
+	int rc = tn_require_root_bpf("bench_upf_veth");
+
+	if (rc)
+		return rc;
+	if (e2e_up(&topo))
+		return 1;
+	if (!strcmp(mode, "native") && (attach_pass(topo.gnb, "gnb0") || attach_pass(topo.dn, "dn0"))) {
+		fprintf(stderr, "cannot attach the peers' XDP programs for native mode\n");
+		return 1;
+	}
+	struct upf_params p = {
+		.n3_ifname = "n3", .n6_ifname = "n6",
+		.xdp_mode = !strcmp(mode, "native") ? UPF_XDP_NATIVE : UPF_XDP_GENERIC,
+		.n3_addr = e2e_ip(E2E_N3_ADDR), .ue_pool_addr = e2e_ip(E2E_POOL),
+		.ue_pool_plen = E2E_POOL_PLEN, .max_sessions = 1024,
+	};
+
+	rc = upf_open(&p, &U);
+	if (rc) {
+		fprintf(stderr, "upf_open: %s\n", strerror(-rc));
+		return 1;
+	}
+	for (uint32_t i = 0; i < NSESS; i++) {
+		struct upf_session_rule r = {
+			.ul_teid = 0x100 + i, .ue_addr = htonl(ntohl(e2e_ip(E2E_POOL)) + 1 + i),
+			.gnb_addr = e2e_ip(E2E_GNB_ADDR), .gnb_teid = 0x1000 + i, .qfi = 9,
+		};
+
+		if (upf_session_create(U, i, &r))
+			return 1;
+	}
+	/* Unread sockets on the sinks: no ICMP port unreachable back into the test. */
+	int s1 = e2e_udp(&topo, topo.dn, E2E_DN_ADDR, 9), s2 = e2e_udp(&topo, topo.gnb, E2E_GNB_ADDR, 2152);
+
+	if (s1 < 0 || s2 < 0)
+		return 1;
+	printf("upf end to end over veth, %d sessions, inner 64 B, %.1f s per run, packets/s\n", NSESS, secs);
+	printf("| dir      | XDP     | offered    | forwarded  | received   |\n");
+	printf("|----------|---------|------------|------------|------------|\n");
+	if (run(1, secs, mode) || run(0, secs, mode))
+		return 1;
+	upf_close(U);
+	e2e_down();
+	return 0;
+}
