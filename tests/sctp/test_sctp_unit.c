@@ -524,6 +524,104 @@ static void test_ipv6(void **state)
 	n2sctp_free(srv6);
 }
 
+static uint64_t srv_rx_msgs(void)
+{
+	struct n2sctp_stats st;
+	n2sctp_get_stats(W.srv, &st);
+	return st.rx_msgs;
+}
+
+static uint64_t g_sent;
+static bool srv_got_all(void) { return srv_rx_msgs() == g_sent; }
+
+/* Back-pressure: without turning the loop nothing is acknowledged, so the
+ * client's send buffer fills; n2sctp_send then refuses with -EAGAIN (counted)
+ * instead of blocking or queueing without bound, and everything accepted
+ * before arrives once the loop runs. */
+static void test_backpressure(void **state)
+{
+	static uint8_t m[1000];
+	struct cli *c = &W.c[0];
+	struct n2sctp_stats st;
+	int rc = 0;
+	(void)state;
+
+	W.srv_echo = false;
+	connect_cli(0);
+	assert_true(run_until(c0_up));
+	g_sent = 0;
+	for (int i = 0; i < 100000; i++) {
+		rc = n2sctp_send(c->a, (uint16_t)(i % 16), N2SCTP_PPID_NGAP, m, sizeof(m));
+		if (rc < 0)
+			break;
+		g_sent++;
+	}
+	assert_int_equal(rc, -EAGAIN);
+	assert_true(g_sent > 100);
+	n2sctp_get_stats(c->ep, &st);
+	assert_int_equal(st.tx_eagain, 1);
+	assert_int_equal(st.tx_msgs, g_sent);
+	assert_true(run_until(srv_got_all));
+	assert_int_equal(n2sctp_send(c->a, 0, N2SCTP_PPID_NGAP, m, sizeof(m)), 0);
+}
+
+/* Many gNBs: 200 client endpoints (each its own UDP socket and SCTP port)
+ * against one listener; every association up, one message each way. */
+#define MANY 200
+static struct n2sctp *many_ep[MANY];
+static int many_up, many_rx;
+
+static void many_up_cb(struct n2sctp_assoc *a, const struct sockaddr *peer, socklen_t len, void *arg)
+{
+	(void)peer;
+	(void)len;
+	(void)arg;
+	many_up++;
+	assert_int_equal(n2sctp_send(a, 1, N2SCTP_PPID_NGAP, "hi", 2), 0);
+}
+
+static void many_data_cb(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, const uint8_t *buf, size_t len,
+			 void *arg)
+{
+	(void)a;
+	(void)arg;
+	assert_int_equal(stream, 1);
+	assert_int_equal(ppid, N2SCTP_PPID_NGAP);
+	assert_int_equal(len, 2);
+	assert_memory_equal(buf, "hi", 2);
+	many_rx++;
+}
+
+static bool many_done(void) { return many_up == MANY && many_rx == MANY && W.srv_ups == MANY; }
+static bool srv_all_down(void) { return W.srv_downs == MANY; }
+
+static void test_many_gnbs(void **state)
+{
+	struct n2sctp_cfg cfg;
+	struct sockaddr_in peer = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				    .sin_port = htons(n2sctp_local_port(W.srv)) };
+	struct n2sctp_cbs cbs = { .up = many_up_cb, .data = many_data_cb };
+	(void)state;
+
+	n2sctp_cfg_init(&cfg);
+	cfg.backend = N2SCTP_BACKEND_USRSCTP;
+	cfg.encap = N2SCTP_ENCAP_UDP;
+	cfg.udp_peer_port = n2sctp_local_udp_port(W.srv);
+	many_up = many_rx = 0;
+	for (int i = 0; i < MANY; i++)
+		assert_int_equal(n2sctp_connect(W.loop, &cfg, NULL, 0, (struct sockaddr *)&peer, sizeof(peer), &cbs,
+						&many_ep[i]), 0);
+	assert_true(run_until(many_done));
+	assert_int_equal(n2sctp_assoc_count(W.srv), MANY);
+	for (int i = 0; i < MANY; i++) {
+		n2sctp_free(many_ep[i]);
+		many_ep[i] = NULL;
+	}
+	/* The listener sees every ABORT. */
+	assert_true(run_until(srv_all_down));
+	assert_int_equal(n2sctp_assoc_count(W.srv), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +636,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_abort_inside_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cant_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ipv6, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backpressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_gnbs, setup, teardown),
 	};
 	log_set_level(LOGL_WARN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
