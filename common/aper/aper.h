@@ -32,6 +32,7 @@ struct aper_r {
 	int err;                         /* first error, 0 if none */
 	size_t err_bit;                  /* absolute: base + pos at the error */
 	const char *why;
+	void *user;                      /* for the codec on top (inherited by open-type sub-readers) */
 };
 
 struct aper_w {

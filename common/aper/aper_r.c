@@ -530,6 +530,7 @@ int aper_get_open(struct aper_r *r, struct aper_r *sub)
 	}
 	aper_r_init(sub, r->buf + r->pos / 8, n);
 	sub->base = r->base + r->pos;
+	sub->user = r->user;
 	r->pos += n * 8;
 	return 0;
 }

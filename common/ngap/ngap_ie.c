@@ -27,7 +27,12 @@ static int skip_ext_container(struct aper_r *r)
 	for (i = 0; i < n && !r->err; i++) {
 		aper_get_cint(r, 0, 65535, false, &id);
 		aper_get_enum(r, 3, false, &crit);
+		if (!r->err && crit > NGAP_CRIT_NOTIFY)
+			return aper_r_fail(r, -EBADMSG, "bad criticality value");
 		aper_get_open(r, &sub);
+		/* we comprehend no extension IE: 10.3.4.2 applies to them by their criticality */
+		if (!r->err && r->user)
+			ngap_note_ie(r->user, (uint16_t)id, (uint8_t)crit, NGAP_ERR_NOT_UNDERSTOOD);
 	}
 	return r->err;
 }

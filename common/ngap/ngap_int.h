@@ -56,6 +56,10 @@ struct ngap_container {
 	uint16_t size;           /* sizeof the struct being filled */
 };
 
+/* TS 38.413 10.3.4.2 / 10.3.5: record an IE not comprehended or missing and raise info->action by its
+ * criticality. Readers of a decode carry the info in aper_r.user. */
+void ngap_note_ie(struct ngap_dec_info *info, uint16_t id, uint8_t crit, uint8_t type);
+
 /* Generic walkers over a SEQUENCE { protocolIEs ProtocolIE-Container, ... }. */
 int ngap_container_dec(struct aper_r *r, const struct ngap_container *ct, void *s, struct ngap_dec_info *info);
 int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const void *s);

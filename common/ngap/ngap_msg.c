@@ -30,7 +30,7 @@ static bool ie_present(const struct ngap_ie_spec *e, const void *s)
 }
 
 /* TS 38.413 10.3.4.2 / 10.3.5: record an IE not comprehended or missing, by its criticality. */
-static void note_ie(struct ngap_dec_info *info, uint16_t id, uint8_t crit, uint8_t type)
+void ngap_note_ie(struct ngap_dec_info *info, uint16_t id, uint8_t crit, uint8_t type)
 {
 	uint8_t act = crit == NGAP_CRIT_REJECT ? NGAP_ACT_REJECT :
 		      crit == NGAP_CRIT_NOTIFY ? NGAP_ACT_NOTIFY : NGAP_ACT_IGNORE;
@@ -77,7 +77,7 @@ int ngap_container_dec(struct aper_r *r, const struct ngap_container *ct, void *
 				break;
 			}
 		if (!e) { /* not comprehended: unknown id, or not expected in this message */
-			note_ie(info, (uint16_t)id, (uint8_t)crit, NGAP_ERR_NOT_UNDERSTOOD);
+			ngap_note_ie(info, (uint16_t)id, (uint8_t)crit, NGAP_ERR_NOT_UNDERSTOOD);
 			continue;
 		}
 		if (seen & (UINT64_C(1) << k)) {
@@ -104,7 +104,7 @@ int ngap_container_dec(struct aper_r *r, const struct ngap_container *ct, void *
 	}
 	for (unsigned k = 0; k < ct->n; k++)
 		if (ct->ies[k].presence == NGAP_PRES_M && !(seen & (UINT64_C(1) << k)))
-			note_ie(info, ct->ies[k].id, ct->ies[k].crit, NGAP_ERR_MISSING);
+			ngap_note_ie(info, ct->ies[k].id, ct->ies[k].crit, NGAP_ERR_MISSING);
 	return ngap_seq_end(r, 0, 0, ext);
 }
 
@@ -619,6 +619,7 @@ int ngap_decode(const uint8_t *buf, size_t len, struct ngap_msg *m, struct ngap_
 		info = &local;
 	memset(info, 0, sizeof(*info));
 	aper_r_init(&r, buf, len);
+	r.user = info; /* extension containers report what they skip (ngap_ie.c) */
 	/* NGAP-PDU ::= CHOICE { initiatingMessage, successfulOutcome, unsuccessfulOutcome, ... } */
 	if (aper_get_choice(&r, 3, true, &idx))
 		return dec_fail(info, &r);

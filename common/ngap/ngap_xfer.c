@@ -363,6 +363,7 @@ int ngap_dec_setup_request_transfer(const uint8_t *buf, size_t len, struct ngap_
 		info = &local;
 	memset(info, 0, sizeof(*info));
 	aper_r_init(&r, buf, len);
+	r.user = info;
 	ngap_container_dec(&r, &srq_ct, t, info);
 	return dec_done(&r, info);
 }
@@ -398,6 +399,7 @@ int ngap_dec_modify_request_transfer(const uint8_t *buf, size_t len, struct ngap
 		info = &local;
 	memset(info, 0, sizeof(*info));
 	aper_r_init(&r, buf, len);
+	r.user = info;
 	ngap_container_dec(&r, &mrq_ct, t, info);
 	return dec_done(&r, info);
 }
@@ -420,6 +422,7 @@ static void dec_start(struct aper_r *r, const uint8_t *buf, size_t len, struct n
 		*info = local;
 	memset(*info, 0, sizeof(**info));
 	aper_r_init(r, buf, len);
+	r->user = *info;
 }
 
 /* 9.3.4.2 */

@@ -461,6 +461,36 @@ static void test_unknown_ie_criticality(void **state)
 	}
 }
 
+/* 10.3.4.2 also covers IEs inside ProtocolExtensionContainers: UserLocationInformationNR with an
+ * extension IE 999 we do not comprehend. */
+static void test_extension_ie_criticality(void **state)
+{
+	struct ngap_dec_info info;
+	int n;
+	uint8_t uli_ext[] = { 0x48, 0x00, 0xf1, 0x10, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0xf1, 0x10, 0x00, 0x00,
+			      0x01, 0x00, 0x00, 0x03, 0xe7, 0x00, 0x01, 0x00 };
+	struct raw_ie ies[4] = {
+		{ 10, 0, v_amf, 2 }, { 85, 0, v_ran, 2 }, { 38, 0, v_nas, 3 }, { 121, 1, uli_ext, sizeof(uli_ext) },
+	};
+
+	(void)state;
+	n = build(NGAP_INITIATING, NGAP_PROC_UPLINK_NAS_TRANSPORT, NGAP_CRIT_IGNORE, ies, 4, in);
+	assert_int_equal(ngap_decode(in, (size_t)n, &m, &info), -EPROTO);
+	assert_int_equal(info.action, NGAP_ACT_REJECT);
+	assert_int_equal(info.diag.n_ies, 1);
+	assert_int_equal(info.diag.ies[0].id, 999);
+	assert_int_equal(info.diag.ies[0].crit, NGAP_CRIT_REJECT);
+	uli_ext[19] = 0x40; /* ignore */
+	n = build(NGAP_INITIATING, NGAP_PROC_UPLINK_NAS_TRANSPORT, NGAP_CRIT_IGNORE, ies, 4, in);
+	assert_int_equal(ngap_decode(in, (size_t)n, &m, &info), 0);
+	assert_int_equal(info.action, NGAP_ACT_IGNORE);
+	assert_memory_equal(m.u.uplink_nas_transport.uli.tai.tac, "\x00\x00\x01", 3);
+	uli_ext[19] = 0x80; /* ignore and notify */
+	n = build(NGAP_INITIATING, NGAP_PROC_UPLINK_NAS_TRANSPORT, NGAP_CRIT_IGNORE, ies, 4, in);
+	assert_int_equal(ngap_decode(in, (size_t)n, &m, &info), 0);
+	assert_int_equal(info.action, NGAP_ACT_NOTIFY);
+}
+
 static void test_missing_and_duplicate(void **state)
 {
 	struct ngap_dec_info info;
@@ -617,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_overlong_and_wrong_length),
 		cmocka_unit_test(test_unknown_ie_criticality),
+		cmocka_unit_test(test_extension_ie_criticality),
 		cmocka_unit_test(test_missing_and_duplicate),
 		cmocka_unit_test(test_unknown_values),
 		cmocka_unit_test(test_limits_and_encoder_errors),
