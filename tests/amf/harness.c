@@ -12,6 +12,11 @@
 
 #include "common/log.h"
 #include "harness.h"
+#include "testlib.h"
+
+/* Addresses in the pcap: 10.0.0.1 = gNB, 10.0.0.2 = AMF. */
+#define PCAP_GNB 0x0a000001u
+#define PCAP_AMF 0x0a000002u
 
 const uint8_t h_k1[16] = { 0x46, 0x5b, 0x5c, 0xe8, 0xb1, 0x99, 0xb4, 0x9f,
 			   0xaa, 0x5f, 0x0a, 0x2e, 0xe2, 0x38, 0xa6, 0xbc };
@@ -27,6 +32,9 @@ static int cap_send(void *arg, uint32_t assoc, uint16_t stream, const uint8_t *b
 
 	assert_true(h->q_len < H_TXQ);
 	assert_true(len <= H_PDU_MAX);
+	if (h->pcap)
+		assert_int_equal(pcapw_sctp(h->pcap, PCAP_AMF, PCAP_GNB, 38412, (uint16_t)(40000 + assoc),
+					    stream, 60, buf, len), 0);
 	p = &h->q[(h->q_head + h->q_len) % H_TXQ];
 	p->assoc = assoc;
 	p->stream = stream;
@@ -109,6 +117,9 @@ void h_send(struct h *h, uint32_t assoc, uint16_t stream, const struct ngap_msg 
 	int n = ngap_encode(m, buf, sizeof(buf));
 
 	assert_true(n > 0);
+	if (h->pcap)
+		assert_int_equal(pcapw_sctp(h->pcap, PCAP_GNB, PCAP_AMF, (uint16_t)(40000 + assoc), 38412,
+					    stream, 60, buf, (size_t)n), 0);
 	/* As the loop does before each callback: timers start from the real now. */
 	ev_update_now(h->loop);
 	amf_n2_rx(h->amf, assoc, stream, buf, (size_t)n);

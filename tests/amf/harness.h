@@ -22,6 +22,8 @@
 #define H_TXQ 64
 #define H_PDU_MAX 4096
 
+struct pcapw;
+
 struct h_pdu {
 	uint32_t assoc;
 	uint16_t stream;
@@ -41,6 +43,7 @@ struct h {
 	struct ngap_msg m;         /* last popped NGAP message */
 	uint8_t nasplain[H_PDU_MAX];
 	char snn[64];
+	struct pcapw *pcap;        /* when set, every N2 PDU both ways is written to it */
 };
 
 struct sue {
