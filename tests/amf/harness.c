@@ -73,7 +73,7 @@ void h_init(struct h *h, const struct amf_cfg *cfg)
 	h->cfg = *cfg;
 	h->loop = ev_loop_new(&err);
 	assert_non_null(h->loop);
-	h->udm = udm_new(64, &err);
+	h->udm = udm_new(cfg->max_ues > 64 ? cfg->max_ues : 64, &err);
 	assert_non_null(h->udm);
 	h->ausf = ausf_new(h->udm, &err);
 	assert_non_null(h->ausf);
@@ -121,8 +121,13 @@ void h_send(struct h *h, uint32_t assoc, uint16_t stream, const struct ngap_msg 
 		assert_int_equal(pcapw_sctp(h->pcap, PCAP_GNB, PCAP_AMF, (uint16_t)(40000 + assoc), 38412,
 					    stream, 60, buf, (size_t)n), 0);
 	/* As the loop does before each callback: timers start from the real now. */
-	ev_update_now(h->loop);
-	amf_n2_rx(h->amf, assoc, stream, buf, (size_t)n);
+	{
+		uint64_t t0 = ev_update_now(h->loop);
+
+		amf_n2_rx(h->amf, assoc, stream, buf, (size_t)n);
+		h->amf_ns += ev_update_now(h->loop) - t0;
+		h->amf_calls++;
+	}
 }
 
 unsigned h_pending(const struct h *h)

@@ -44,6 +44,8 @@ struct h {
 	uint8_t nasplain[H_PDU_MAX];
 	char snn[64];
 	struct pcapw *pcap;        /* when set, every N2 PDU both ways is written to it */
+	uint64_t amf_ns;           /* time spent inside amf_n2_rx() (benchmarks) */
+	uint64_t amf_calls;
 };
 
 struct sue {
