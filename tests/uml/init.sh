@@ -5,7 +5,9 @@
 # kernel does not know reach us as environment variables:
 #   UML_RESULTS  host directory for results, mounted writable (hostfs)
 #   UML_HELPER   host path of umlhelper (module loading, poweroff)
-#   UML_NO_HMAC  1: leave hmac unloaded (tests the ENOSYS report)
+#   UML_NO_HMAC  1: leave hmac unloaded and module auto-loading off
+#                (tests the ENOSYS report)
+#   UML_MODULES  comma-separated extra modules to load (e.g. veth,tun)
 # The job is $UML_RESULTS/job.sh (written by uml_run.sh); its output goes to
 # job.log and its exit status to rc in the results directory. Then power off.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -37,13 +39,23 @@ KVER=$(uname -r)
 MODDIR=/usr/lib/uml/modules/$KVER
 {
 	echo "uml-init: kernel $KVER"
-	# The host (Debian's layout) has no /lib/modules for this kernel, and the
-	# root is read-only: modules are loaded straight from the UML package.
+	# The host has no /lib/modules for this kernel (and no kmod), and the root
+	# is read-only: umlhelper loads modules straight from the UML package.
 	"$UML_HELPER" modload "$MODDIR" sctp
 	# The SCTP cookie is signed with HMAC (net.sctp.cookie_hmac_alg, sha256 by
 	# default): without the hmac template a listener fails with ENOSYS.
 	if [ "${UML_NO_HMAC:-0}" = 1 ]; then
-		echo "uml-init: UML_NO_HMAC=1: hmac not loaded"
+		echo "uml-init: UML_NO_HMAC=1: hmac not loaded, kernel module auto-loading off"
+	else
+		# The kernel's own module requests (crypto templates, rtnl-link-veth,
+		# ...) go to umlhelper, which resolves modules.alias like modprobe.
+		echo "$UML_HELPER" >/proc/sys/kernel/modprobe
+	fi
+	for m in $(echo "${UML_MODULES:-}" | tr ',' ' '); do
+		"$UML_HELPER" modload "$MODDIR" "$m"
+	done
+	if [ "${UML_NO_HMAC:-0}" = 1 ]; then
+		:
 	elif ! "$UML_HELPER" modload "$MODDIR" hmac; then
 		# Every cookie_hmac_alg but 'none' needs hmac (md5, sha1 and sha256
 		# all fail with ENOSYS without it): unsigned cookies, test use only.

@@ -7,6 +7,11 @@
  *                                  dependencies from DIR/modules.dep with
  *                                  finit_module(2); already loaded is fine
  *   umlhelper poweroff             sync and reboot(RB_POWER_OFF)
+ *   umlhelper -q -- NAME           the kernel's modprobe call (init writes our
+ *                                  path to /proc/sys/kernel/modprobe): NAME is a
+ *                                  module or an alias from modules.alias (e.g.
+ *                                  crypto-hmac, rtnl-link-veth), loaded from
+ *                                  /usr/lib/uml/modules/`uname -r`
  *   umlhelper launch UML ARGS...   (host side) exec UML under a seccomp filter
  *                                  that fails ptrace(PTRACE_GETREGSET,
  *                                  NT_X86_XSTATE) with EIO, see below
@@ -34,12 +39,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/reboot.h>
+#include <fnmatch.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define MAXDEP 64
 
 static char *deps_text;
+static char path_buf[512];
 
 /* The modules.dep line for a module file "kernel/.../NAME.ko", or NULL. */
 static char *dep_line(const char *name)
@@ -68,6 +76,54 @@ static char *dep_line(const char *name)
 		line = nl ? nl + 1 : NULL;
 	}
 	return NULL;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 1 << 20, len = 0, n;
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = malloc(cap + 1);
+	while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			char *p = realloc(buf, cap * 2 + 1);
+			if (!p) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = p;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (buf)
+		buf[len] = 0;
+	return buf;
+}
+
+/* modules.alias: "alias PATTERN MODULE" lines, PATTERN a shell glob. */
+static int resolve_alias(const char *dir, const char *name, char *out, size_t outsz)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/modules.alias", dir);
+	char *text = read_file(path);
+	int rc = -1;
+
+	for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+		char pat[256], mod[128];
+		if (sscanf(line, "alias %255s %127s", pat, mod) == 2 && fnmatch(pat, name, 0) == 0) {
+			snprintf(out, outsz, "%s", mod);
+			rc = 0;
+			break;
+		}
+	}
+	free(text);
+	return rc;
 }
 
 static int load_path(const char *dir, const char *rel, size_t rellen)
@@ -164,34 +220,35 @@ int main(int argc, char **argv)
 		perror("umlhelper: reboot");
 		return 1;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "-q")) {
+		/* Called by the kernel as "modprobe -q -- NAME". */
+		struct utsname u;
+		char dir[256], mod[128];
+		const char *name = argv[argc - 1];
+		if (uname(&u) < 0)
+			return 1;
+		snprintf(dir, sizeof(dir), "/usr/lib/uml/modules/%s", u.release);
+		snprintf(path_buf, sizeof(path_buf), "%s/modules.dep", dir);
+		deps_text = read_file(path_buf);
+		if (!deps_text)
+			return 1;
+		if (!dep_line(name) && resolve_alias(dir, name, mod, sizeof(mod)) == 0)
+			name = mod;
+		int rc = load_module(dir, name) < 0;
+		free(deps_text);
+		return rc;
+	}
 	if (argc < 4 || strcmp(argv[1], "modload")) {
 		fprintf(stderr, "usage: umlhelper modload DIR NAME... | umlhelper poweroff\n");
 		return 2;
 	}
 	char path[512];
 	snprintf(path, sizeof(path), "%s/modules.dep", argv[2]);
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	deps_text = read_file(path);
+	if (!deps_text) {
 		perror(path);
 		return 1;
 	}
-	size_t cap = 1 << 20, len = 0;
-	deps_text = malloc(cap + 1);
-	if (!deps_text)
-		return 1;
-	size_t n;
-	while ((n = fread(deps_text + len, 1, cap - len, f)) > 0) {
-		len += n;
-		if (len == cap) {
-			char *p = realloc(deps_text, cap * 2 + 1);
-			if (!p)
-				return 1;
-			deps_text = p;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	deps_text[len] = 0;
 	int rc = 0;
 	for (int i = 3; i < argc; i++)
 		if (load_module(argv[2], argv[i]) < 0)
