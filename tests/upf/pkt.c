@@ -18,6 +18,11 @@ uint16_t pkt_csum(const void *p, size_t len)
 	return (uint16_t)~s;
 }
 
+uint32_t pkt_rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 size_t pkt_eth(uint8_t *b, const uint8_t dst[6], const uint8_t src[6])
 {
 	memcpy(b, dst, 6);

@@ -12,6 +12,8 @@
 #define PKT_UDP 8
 
 uint16_t pkt_csum(const void *p, size_t len);
+/* Big-endian 32-bit field at any alignment, in host order. */
+uint32_t pkt_rd32(const uint8_t *p);
 /* Ethernet header, EtherType IPv4. */
 size_t pkt_eth(uint8_t *b, const uint8_t dst[6], const uint8_t src[6]);
 /* IPv4 header (no options, DF, TTL 64) with a correct checksum. */

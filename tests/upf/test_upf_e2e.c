@@ -182,13 +182,13 @@ static void t_downlink(void **state)
 		assert_int_equal(n, 16 + PKT_IP + PKT_UDP + (int)sizeof(payload));
 		assert_int_equal(got[0], 0x34);
 		assert_int_equal(got[1], 0xff);
-		assert_int_equal(ntohl(*(uint32_t *)(got + 4)), TEID_DL);
+		assert_int_equal(pkt_rd32(got + 4), TEID_DL);
 		assert_int_equal(got[11], 0x85);
 		assert_int_equal(got[12], 1);
 		assert_int_equal(got[13] >> 4, 0);    /* DL PDU SESSION INFORMATION */
 		assert_int_equal(got[14] & 0x3f, 1); /* QFI */
-		assert_int_equal(*(uint32_t *)(got + 16 + 16), e2e_ip(UE));
-		assert_int_equal(*(uint32_t *)(got + 16 + 12), e2e_ip(E2E_DN_ADDR));
+		assert_int_equal(htonl(pkt_rd32(got + 16 + 16)), e2e_ip(UE));
+		assert_int_equal(htonl(pkt_rd32(got + 16 + 12)), e2e_ip(E2E_DN_ADDR));
 		assert_memory_equal(got + 16 + PKT_IP + PKT_UDP, payload, sizeof(payload));
 	}
 	assert_true(cnt(UPF_CNT_DL_FWD) >= 18);
@@ -222,7 +222,7 @@ static void t_exceptions(void **state)
 	assert_int_equal(n, 28);
 	assert_int_equal(got[1], 26);
 	assert_int_equal(got[16], 16);
-	assert_int_equal(ntohl(*(uint32_t *)(got + 17)), 0x4242);
+	assert_int_equal(pkt_rd32(got + 17), 0x4242);
 	assert_int_equal(cnt(UPF_CNT_UNKNOWN_TEID), 1);
 
 	/* Wrong inner source, malformed GTP-U, End Marker: counted, nothing in the DN. */
@@ -327,7 +327,7 @@ static void t_modify_under_traffic(void **state)
 		int n;
 
 		while ((n = (int)recv(gnb_sock, got, sizeof(got), MSG_DONTWAIT)) >= 0) {
-			uint32_t teid = ntohl(*(uint32_t *)(got + 4));
+			uint32_t teid = pkt_rd32(got + 4);
 
 			assert_true(n >= 16);
 			if (teid == 0x100) {

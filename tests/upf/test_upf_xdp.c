@@ -483,7 +483,7 @@ static void t_dl_idle(void **state)
 		assert_int_equal(got[0], 0x34);
 		assert_int_equal(got[1], 0xff);
 		assert_int_equal(got[3], 8 + 60);
-		assert_int_equal(ntohl(*(uint32_t *)(got + 4)), 0x1234);
+		assert_int_equal(pkt_rd32(got + 4), 0x1234);
 		assert_int_equal(got[11], 0x85);
 		assert_int_equal(got[14], 9);
 		assert_int_equal(got[16 + PKT_IP + PKT_UDP], 0xa0 + i);  /* in order */
@@ -500,7 +500,7 @@ static void t_dl_idle(void **state)
 	assert_int_equal(cnt(f, UPF_CNT_DL_NEXTHOP), 1);
 	upf_process(f->u);
 	assert_int_equal(recv_timeout(f->sock, got, sizeof(got)), 16 + 60);
-	assert_int_equal(ntohl(*(uint32_t *)(got + 4)), 0x1234);
+	assert_int_equal(pkt_rd32(got + 4), 0x1234);
 	assert_int_equal(cnt(f, UPF_STAT_NEXTHOP_SENT), 1);
 }
 
