@@ -229,6 +229,8 @@ static void usr_close(struct n2sctp *ep)
 		usrsctp_set_upcall(e->so, NULL, NULL);
 		usrsctp_setsockopt(e->so, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 		usrsctp_close(e->so);
+		if (ep->port) /* later packets to it are someone else's business */
+			G.ports[ep->port >> 3] &= (uint8_t)~(1u << (ep->port & 7));
 	}
 	if (e->cpeer)
 		e->cpeer->refs--;
@@ -383,6 +385,7 @@ static int usr_bind_port(struct usr_ep *e, uint16_t want)
 		sc.sconn_addr = NULL; /* wildcard: any peer handle */
 		if (usrsctp_bind(e->so, (struct sockaddr *)&sc, sizeof(sc)) == 0) {
 			e->ep->port = port;
+			G.ports[port >> 3] |= (uint8_t)(1u << (port & 7));
 			return 0;
 		}
 		if (want || errno != EADDRINUSE)

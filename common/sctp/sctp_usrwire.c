@@ -169,12 +169,12 @@ int n2sctp_usr_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t se
 
 /* ---- wires ---- */
 
-static bool wire_port_ours(const struct usr_wire *w, uint16_t port)
+/* O(1) even with thousands of client endpoints on one shared raw wire. SCTP
+ * ports are unique per process (usrsctp is one stack), so one bitmap serves
+ * every wire. */
+static bool wire_port_ours(uint16_t port)
 {
-	for (const struct usr_ep *e = w->eps; e; e = e->wnext)
-		if (e->ep->port == port)
-			return true;
-	return false;
+	return G.ports[port >> 3] & (1u << (port & 7));
 }
 
 /* One received datagram: strip what the socket adds, check the common header,
@@ -199,7 +199,7 @@ static void wire_input(struct usr_wire *w, const uint8_t *p, size_t len, const s
 		w->rx_bad++;
 		return;
 	}
-	if (!wire_port_ours(w, (uint16_t)(p[2] << 8 | p[3]))) {
+	if (!wire_port_ours((uint16_t)(p[2] << 8 | p[3]))) {
 		w->rx_foreign++;
 		return;
 	}
