@@ -17,9 +17,9 @@
  *    mandatory IE with criticality "reject": ngap_decode() returns -EPROTO and sets
  *    info->action = NGAP_ACT_REJECT;
  *  - "ignore and notify": decoding continues, returns 0, info->action = NGAP_ACT_NOTIFY;
- *  - "ignore": decoding continues silently (the IE is still listed in info->diag).
+ *  - "ignore": decoding continues silently, info->action = NGAP_ACT_IGNORE (not listed in info->diag).
  * info->diag holds what the caller needs to build CriticalityDiagnostics (procedure code,
- * triggering message, procedure criticality and the offending IEs with their type of error),
+ * triggering message, procedure criticality and the reported IEs with their type of error),
  * and can be passed straight into an Error Indication / failure message (ngap_crit_diag).
  * An unknown procedure code gives -ENOTSUP with info->action set from the procedure criticality
  * (TS 38.413 10.3.4.1).

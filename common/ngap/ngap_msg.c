@@ -35,7 +35,8 @@ void ngap_note_ie(struct ngap_dec_info *info, uint16_t id, uint8_t crit, uint8_t
 	uint8_t act = crit == NGAP_CRIT_REJECT ? NGAP_ACT_REJECT :
 		      crit == NGAP_CRIT_NOTIFY ? NGAP_ACT_NOTIFY : NGAP_ACT_IGNORE;
 
-	if (info->diag.n_ies < NGAP_MAX_DIAG_IES) {
+	/* only what is to be reported goes into the diagnostics: "ignore" IEs are dropped silently */
+	if (crit != NGAP_CRIT_IGNORE && info->diag.n_ies < NGAP_MAX_DIAG_IES) {
 		struct ngap_diag_ie *d = &info->diag.ies[info->diag.n_ies++];
 
 		d->crit = crit;
