@@ -617,6 +617,13 @@ void n2sctp_abort(struct n2sctp_assoc *a)
 	assoc_release(a);
 }
 
+uint16_t n2sctp_ue_stream(const struct n2sctp_assoc *a, uint64_t ue_key)
+{
+	if (a->ostreams < 2)
+		return 0;
+	return (uint16_t)(1 + ue_key % (uint64_t)(a->ostreams - 1u));
+}
+
 struct n2sctp *n2sctp_assoc_endpoint(const struct n2sctp_assoc *a) { return a->ep; }
 uint32_t n2sctp_assoc_num(const struct n2sctp_assoc *a) { return a->num; }
 uint16_t n2sctp_assoc_ostreams(const struct n2sctp_assoc *a) { return a->ostreams; }

@@ -150,6 +150,14 @@ int n2sctp_shutdown(struct n2sctp_assoc *a);
 /* Send ABORT and free the association now, without a down() callback. */
 void n2sctp_abort(struct n2sctp_assoc *a);
 
+/*
+ * Stream for UE-associated signalling of one UE (TS 38.412 7: stream 0 is
+ * kept for non-UE-associated signalling; a UE's messages stay on one stream
+ * so they keep their order). Maps ue_key (e.g. the AMF or RAN UE NGAP ID)
+ * onto 1..ostreams-1; 0 when the association has a single stream.
+ */
+uint16_t n2sctp_ue_stream(const struct n2sctp_assoc *a, uint64_t ue_key);
+
 struct n2sctp *n2sctp_assoc_endpoint(const struct n2sctp_assoc *a);
 /* Process-unique number for logs (not the SCTP assoc id, which backends reuse). */
 uint32_t n2sctp_assoc_num(const struct n2sctp_assoc *a);

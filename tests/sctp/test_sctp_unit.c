@@ -302,6 +302,14 @@ static void test_connect_and_exchange(void **state)
 	const struct sockaddr_in *pa = (const struct sockaddr_in *)n2sctp_assoc_peer(W.sa[0], &pl);
 	assert_int_equal(pa->sin_port, htons(n2sctp_local_port(c->ep)));
 
+	/* TS 38.412 7: UE-associated streams avoid stream 0 and are stable per UE. */
+	for (uint64_t ue = 0; ue < 1000; ue++) {
+		uint16_t st = n2sctp_ue_stream(c->a, ue);
+		assert_true(st >= 1 && st < 16);
+		assert_int_equal(st, n2sctp_ue_stream(c->a, ue));
+	}
+	assert_int_not_equal(n2sctp_ue_stream(c->a, 1), n2sctp_ue_stream(c->a, 2));
+
 	assert_int_equal(n2sctp_send(c->a, 0, N2SCTP_PPID_NGAP, hello, sizeof(hello)), 0);
 	assert_int_equal(n2sctp_send(c->a, 7, N2SCTP_PPID_NGAP, "ue", 2), 0);
 	assert_int_equal(n2sctp_send(c->a, 15, 0x01020304, "x", 1), 0);
