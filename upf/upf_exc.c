@@ -35,9 +35,11 @@
 /* TS 29.281 5.2.2.1 UDP Port extension header. */
 #define EXT_UDP_PORT 0x40
 
-static int send_to(struct upf *u, uint32_t addr, const struct iovec *iov, int n)
+/* port in host order: 2152 for requests and G-PDUs,
+ * the request's source port for responses (TS 29.281 4.4.2). */
+static int send_to(struct upf *u, uint32_t addr, uint16_t port, const struct iovec *iov, int n)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(UPF_GTPU_PORT),
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port),
 				  .sin_addr.s_addr = addr };
 	struct msghdr m = { .msg_name = &to, .msg_namelen = sizeof(to),
 			    .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
@@ -57,7 +59,7 @@ int upf_exc_send_dl(struct upf *u, const struct upf_session_rule *r, const uint8
 	h[2] = (uint8_t)((len + 8) >> 8);
 	h[3] = (uint8_t)(len + 8);
 	memcpy(h + 4, &teid, 4);
-	return send_to(u, r->gnb_addr, iov, 2);
+	return send_to(u, r->gnb_addr, UPF_GTPU_PORT, iov, 2);
 }
 
 /* ---- buffering ---- */
@@ -191,7 +193,7 @@ int upf_exc_drain(struct upf *u)
 
 /* ---- GTP-U socket ---- */
 
-static void echo_response(struct upf *u, const uint8_t *req, size_t len, uint32_t from)
+static void echo_response(struct upf *u, const uint8_t *req, size_t len, uint32_t from, uint16_t sport)
 {
 	/* TS 29.281 7.2.2: same sequence number, Recovery IE with value 0. */
 	uint8_t r[14] = { 0x32, UPF_GTP_ECHO_RSP, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, IE_RECOVERY, 0 };
@@ -201,7 +203,7 @@ static void echo_response(struct upf *u, const uint8_t *req, size_t len, uint32_
 		r[8] = req[8];
 		r[9] = req[9];
 	}
-	if (send_to(u, from, &iov, 1) == 0)
+	if (send_to(u, from, sport, &iov, 1) == 0)
 		UPF_USTAT(u, UPF_STAT_ECHO_RSP_SENT)++;
 }
 
@@ -239,7 +241,8 @@ static void error_indication(struct upf *u, const uint8_t *gpdu, uint32_t from, 
 		UPF_USTAT(u, UPF_STAT_ERR_IND_LIMITED)++;
 		return;
 	}
-	if (send_to(u, from, &iov, 1) == 0)
+	/* TS 29.281 4.4.2: Error Indication to the user plane port. */
+	if (send_to(u, from, UPF_GTPU_PORT, &iov, 1) == 0)
 		UPF_USTAT(u, UPF_STAT_ERR_IND_SENT)++;
 }
 
@@ -263,7 +266,7 @@ int upf_exc_sock_rx(struct upf *u)
 		}
 		switch (buf[1]) {
 		case UPF_GTP_ECHO_REQ:
-			echo_response(u, buf, (size_t)len, from.sin_addr.s_addr);
+			echo_response(u, buf, (size_t)len, from.sin_addr.s_addr, ntohs(from.sin_port));
 			break;
 		case UPF_GTP_GPDU: {
 			uint32_t teid = ((uint32_t)buf[4] << 24) | ((uint32_t)buf[5] << 16) |

@@ -25,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
+#include "common/ev.h"
 #include "upf/upf.h"
 #include "testlib.h"
 #include "pkt.h"
@@ -211,6 +212,17 @@ static void t_ul_plain(void **state)
 	*state = f;
 	session(f, 7, 1, "172.16.0.3", 0x99, 1, UPF_DL_ACTIVE);
 	check_ul_ok(f, "gtpu_gpdu_plain_teid1", 8);
+	/* Link-layer padding after the datagram is not carried into the DN. */
+	uint8_t frame[600], gtp[512];
+	struct run r;
+	int gl;
+	size_t len = ul_frame_from_vector("gtpu_gpdu_plain_teid1", frame, gtp, &gl);
+
+	memset(frame + len, 0xee, 10);
+	xdp_run(f, n3_ifindex, frame, len + 10, &r);
+	assert_int_equal(r.action, XDP_REDIRECT);
+	assert_int_equal(r.out_len, PKT_ETH + (uint32_t)gl - 8);
+	assert_memory_equal(r.out + PKT_ETH, gtp + 8, (size_t)gl - 8);
 }
 
 static void t_ul_two_ext(void **state)
@@ -640,6 +652,43 @@ static void t_nexthop_cache(void **state)
 	assert_memory_equal(r.out, DN_MAC, 6);
 }
 
+/* With an ev_loop the exception socket is served by the loop, and the
+ * next-hop revalidation timer is armed. */
+static void t_ev_loop(void **state)
+{
+	int err = 0;
+	struct ev_loop *loop = ev_loop_new(&err);
+	struct upf *u = NULL;
+	struct upf_params p = {
+		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip(N3_ADDR), .ue_pool_addr = ip("172.16.0.0"),
+		.ue_pool_plen = 16, .max_sessions = 16, .loop = loop,
+	};
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(2152) };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(40001) };
+	const uint8_t echo[12] = { 0x32, 0x01, 0x00, 0x04, 0, 0, 0, 0, 0x00, 0x09, 0, 0 };
+	uint8_t got[64];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	(void)state;
+	assert_non_null(loop);
+	assert_int_equal(upf_open(&p, &u), 0);
+	assert_int_equal(ev_timer_count(loop), 1);
+	a.sin_addr.s_addr = ip("127.0.0.3");
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	to.sin_addr.s_addr = ip(N3_ADDR);
+	assert_int_equal(sendto(fd, echo, sizeof(echo), 0, (struct sockaddr *)&to, sizeof(to)), 12);
+	for (int i = 0; i < 20 && !tn_wait_readable(fd, 0); i++)
+		ev_run_once(loop, 100);
+	/* Echo Response to the request's source port (TS 29.281 4.4.2). */
+	assert_int_equal(recv(fd, got, sizeof(got), MSG_DONTWAIT), 14);
+	assert_int_equal(got[1], 2);
+	assert_int_equal(got[9], 9);
+	upf_close(u);
+	assert_int_equal(ev_timer_count(loop), 0);
+	ev_loop_free(loop);
+	close(fd);
+}
+
 static void t_api_errors(void **state)
 {
 	struct fx *f = fx_open("172.16.0.0", 16, 100);
@@ -720,6 +769,7 @@ int main(void)
 		cmocka_unit_test_teardown(t_socket_echo_err_ind, fx_teardown),
 		cmocka_unit_test_teardown(t_nexthop_cache, fx_teardown),
 		cmocka_unit_test_teardown(t_api_errors, fx_teardown),
+		cmocka_unit_test(t_ev_loop),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

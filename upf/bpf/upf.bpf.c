@@ -341,6 +341,14 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	__u16 itot = bpf_ntohs(iip->tot_len);
 	struct upf_nh nh;
 
+	/* Bytes after the UDP datagram (outer IPv4 padding) are not part of
+	 * the inner packet. */
+	if ((void *)udp + udp_len < end &&
+	    bpf_xdp_adjust_tail(ctx, -(int)(end - ((void *)udp + udp_len))))
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	data = (void *)(long)ctx->data;
+	if (data + sizeof(eth) > (void *)(long)ctx->data_end)
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
 	/* Strip: keep the Ethernet header, drop outer IPv4/UDP/GTP-U. */
 	__builtin_memcpy(&eth, data, sizeof(eth));
 	if (bpf_xdp_adjust_head(ctx, (int)hdr_len))
