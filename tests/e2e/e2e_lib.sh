@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: AGPL-3.0-or-later
+# Shared shell helpers of the registration end-to-end tests (sourced by e2e_reg.sh and
+# the UML job). Needs: SOLOCORE, CORE, RANSIM, TMP set by the caller; NSC / NSR are
+# "ip netns exec <ns>" prefixes (empty when core and ransim share a network stack).
+
+FAILS=0
+
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+
+# mk_config FILE ADDR SCTP [integrity list] [ciphering list]
+mk_config() {
+	cat >"$1" <<EOF
+log:
+  level: ${CORE_LOG:-warn}
+plmn: { mcc: "001", mnc: "01" }
+amf:
+  security:
+    integrity: [${4:-NIA2, NIA1, NIA3, NIA0}]
+    ciphering: [${5:-NEA0, NEA2, NEA1, NEA3}]
+  network_name: { full: "solocore e2e", short: "e2e" }
+  timezone: "+01:00"
+n2:
+  address: "$2"
+  sctp: $3
+  usrsctp_encaps: raw
+suci:
+  keys:
+    - { id: 1, scheme: A, private_key: "c53c22208b61860b06c62e5406a7b330c2b577aa5558981510d128247d38bd1d" }
+    - { id: 2, scheme: B, private_key: "f1ab1074477ebcc7f554ea1c5fc368b1616730155e0041ac447d6301975fecda" }
+db:
+  path: "$TMP/core.db"
+limits: { max_ues: 4096, max_gnbs: 16 }
+EOF
+}
+
+# gen_sims FILE COUNT IMSI_START: random keys, written by `solocore sims generate`.
+gen_sims() {
+	"$SOLOCORE" sims generate --count "$2" --imsi-start "$3" --random-keys >"$1" || return 1
+}
+
+import_sims() {
+	"$SOLOCORE" sims import "$1" --db "$TMP/core.db" >"$TMP/import.log" 2>&1 ||
+		{ cat "$TMP/import.log"; return 1; }
+}
+
+# start_core CONFIG: e2e_core in the core namespace; waits until N2 listens.
+start_core() {
+	rm -f "$TMP/ready" "$TMP/stats"
+	$NSC "$CORE" -c "$1" --ready "$TMP/ready" --stats "$TMP/stats" >>"$TMP/core.log" 2>&1 &
+	CORE_PID=$!
+	i=0
+	while [ ! -f "$TMP/ready" ] && [ $i -lt 100 ]; do
+		kill -0 "$CORE_PID" 2>/dev/null || break
+		sleep 0.1; i=$((i + 1))
+	done
+	if [ ! -f "$TMP/ready" ]; then
+		echo "FAIL: core did not start"; tail -n 30 "$TMP/core.log"; return 1
+	fi
+}
+
+# stop_core: SIGTERM, wait; the AMF counters are then in $TMP/stats.
+stop_core() {
+	[ -n "${CORE_PID:-}" ] || return 0
+	kill -TERM "$CORE_PID" 2>/dev/null
+	wait "$CORE_PID" 2>/dev/null
+	CORE_PID=
+}
+
+# core_stats: refresh $TMP/stats from the running core (SIGUSR1).
+core_stats() {
+	rm -f "$TMP/stats"
+	kill -USR1 "$CORE_PID" 2>/dev/null
+	i=0
+	while [ ! -f "$TMP/stats" ] && [ $i -lt 50 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
+# run_ransim NAME ARGS...: report in $TMP/NAME.out, log in $TMP/NAME.log; returns ransim's status.
+run_ransim() {
+	name=$1; shift
+	$NSR "$RANSIM" "$@" >"$TMP/$name.out" 2>"$TMP/$name.log"
+	RS_RC=$?
+	return 0
+}
+
+# expect NAME KEY VALUE: the report line "KEY VALUE" (KEY may contain spaces).
+expect() {
+	if ! grep -qx "$2 $3" "$TMP/$1.out"; then
+		fail "$1: expected '$2 $3', got '$(grep "^$2 " "$TMP/$1.out" | head -n 1)'"
+		return 1
+	fi
+}
+
+# expect_stat KEY VALUE: the AMF counter (from the last stats file).
+expect_stat() {
+	if ! grep -qx "$1 $2" "$TMP/stats" 2>/dev/null; then
+		fail "amf counter: expected '$1 $2', got '$(grep "^$1 " "$TMP/stats" 2>/dev/null)'"
+		return 1
+	fi
+}
+
+expect_rc() {
+	[ "$RS_RC" = "$2" ] || fail "$1: ransim exit status $RS_RC, expected $2"
+}
+
+show_logs() {
+	for f in "$TMP"/*.out; do [ -f "$f" ] && { echo "---- $(basename "$f")"; cat "$f"; }; done
+	for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "---- $(basename "$f") (tail)"; tail -n 40 "$f"; }; done
+	[ -f "$TMP/stats" ] && { echo "---- amf stats"; cat "$TMP/stats"; }
+}

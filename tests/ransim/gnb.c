@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * ransim gNB: one SCTP association to the AMF (common/sctp), NG Setup (TS 38.413 8.7.1),
+ * then routing of UE-associated NGAP by RAN-UE-NGAP-ID to the UE state machines, and the
+ * gNB's own answers: Initial Context Setup Response (8.3.1), UE Context Release Complete
+ * (8.3.3). Non-UE signalling uses stream 0, each UE a stream of 1..ostreams-1 (TS 38.412 7).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "rs_int.h"
+#include "testlib.h"
+
+static void gnb_log(enum log_level lvl, const struct rs_gnb *g, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void gnb_log(enum log_level lvl, const struct rs_gnb *g, const char *fmt, ...)
+{
+	char obj[32];
+	va_list ap;
+
+	if (!log_enabled(lvl, "ransim"))
+		return;
+	snprintf(obj, sizeof(obj), "gnb=%u", g->idx);
+	va_start(ap, fmt);
+	log_vmsg(lvl, "ransim", obj, fmt, ap);
+	va_end(ap);
+}
+
+void rs_uli(const struct ransim *rs, struct ngap_uli *uli)
+{
+	memset(uli, 0, sizeof(*uli));
+	memcpy(uli->nr_cgi.plmn.v, rs->plmn, 3);
+	uli->nr_cgi.cell_id = 0x10;
+	memcpy(uli->tai.plmn.v, rs->plmn, 3);
+	uli->tai.tac[0] = (uint8_t)(rs->cfg.tac >> 16);
+	uli->tai.tac[1] = (uint8_t)(rs->cfg.tac >> 8);
+	uli->tai.tac[2] = (uint8_t)rs->cfg.tac;
+}
+
+static int gnb_send(struct rs_gnb *g, uint16_t stream, const struct ngap_msg *m)
+{
+	struct ransim *rs = g->rs;
+	int n = ngap_encode(m, rs->ngap_buf, sizeof(rs->ngap_buf));
+
+	if (n < 0) {
+		gnb_log(LOGL_ERROR, g, "encoding %s failed: %d", ngap_msg_name(m->type, m->proc), n);
+		return n;
+	}
+	if (!g->a || g->st == RS_GNB_DOWN)
+		return -ENOTCONN;
+	n = n2sctp_send(g->a, stream, N2SCTP_PPID_NGAP, rs->ngap_buf, (size_t)n) < 0 ? -EIO : n;
+	if (n < 0)
+		return n;
+	rs->st.ngap_tx++;
+	rs_count_ngap(rs, 0, rs->ngap_buf, (size_t)n);
+	if (rs->pcap)
+		pcapw_sctp(rs->pcap, g->local_ip, g->peer_ip, g->local_port, rs->cfg.port, stream,
+			   N2SCTP_PPID_NGAP, rs->ngap_buf, (size_t)n);
+	return 0;
+}
+
+static uint16_t ue_stream(const struct rs_gnb *g, const struct rs_ue *ue)
+{
+	return g->ostreams > 1 ? (uint16_t)(1 + ue->idx % (g->ostreams - 1u)) : 0;
+}
+
+int rs_gnb_send_ue(struct rs_gnb *g, const struct rs_ue *ue, const struct ngap_msg *m)
+{
+	return gnb_send(g, ue_stream(g, ue), m);
+}
+
+static void ng_setup(struct rs_gnb *g)
+{
+	struct ransim *rs = g->rs;
+	struct ngap_msg *m = &rs->tx;
+	struct ngap_ng_setup_request *r = &m->u.ng_setup_request;
+	static const char name[] = "ransim";
+	struct ngap_supported_ta *ta;
+
+	memset(m, 0, sizeof(*m));
+	m->type = NGAP_INITIATING;
+	m->proc = NGAP_PROC_NG_SETUP;
+	r->ran_node_id.kind = NGAP_RAN_GNB;
+	memcpy(r->ran_node_id.plmn.v, rs->plmn, 3);
+	r->ran_node_id.id = g->gnb_id;
+	r->ran_node_id.id_bits = 22;
+	r->ran_node_name.p = (const uint8_t *)name;
+	r->ran_node_name.len = sizeof(name) - 1;
+	r->n_tas = 1;
+	ta = &r->tas[0];
+	ta->tac[0] = (uint8_t)(rs->cfg.tac >> 16);
+	ta->tac[1] = (uint8_t)(rs->cfg.tac >> 8);
+	ta->tac[2] = (uint8_t)rs->cfg.tac;
+	ta->n_plmns = 1;
+	memcpy(ta->plmns[0].plmn.v, rs->plmn, 3);
+	ta->plmns[0].n_slices = 1;
+	ta->plmns[0].slices[0].sst = rs->cfg.sst;
+	if (rs->cfg.sd != 0xffffff) {
+		ta->plmns[0].slices[0].has_sd = true;
+		ta->plmns[0].slices[0].sd[0] = (uint8_t)(rs->cfg.sd >> 16);
+		ta->plmns[0].slices[0].sd[1] = (uint8_t)(rs->cfg.sd >> 8);
+		ta->plmns[0].slices[0].sd[2] = (uint8_t)rs->cfg.sd;
+	}
+	r->default_paging_drx = 1; /* v64 */
+	g->t_setup = rs_now_ns();
+	rs->st.started[RANSIM_P_NG_SETUP]++;
+	g->st = RS_GNB_SETUP;
+	if (gnb_send(g, 0, m) < 0)
+		gnb_log(LOGL_ERROR, g, "NG Setup Request not sent");
+}
+
+/* Every unfinished UE of g fails with cause (the gNB is gone for good). */
+static void fail_ues(struct rs_gnb *g, const char *cause)
+{
+	struct ransim *rs = g->rs;
+	unsigned i;
+
+	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs) {
+		struct rs_ue *ue = &rs->ues[i];
+
+		if (ue->finished)
+			continue;
+		rs_ue_fail(ue, cause);
+		if (ue->started) {
+			rs_ue_assoc_lost(ue);
+		} else {
+			/* never started: account it here so that the run ends */
+			ue->started = true;
+			ue->finished = true;
+			rs_ue_finished(ue);
+		}
+	}
+}
+
+static void on_up(struct n2sctp_assoc *a, const struct sockaddr *peer, socklen_t peerlen, void *arg)
+{
+	struct rs_gnb *g = arg;
+
+	(void)peer;
+	(void)peerlen;
+	g->a = a;
+	g->ostreams = n2sctp_assoc_ostreams(a);
+	g->local_port = n2sctp_local_port(n2sctp_assoc_endpoint(a));
+	gnb_log(LOGL_INFO, g, "association up, %u outbound streams", g->ostreams);
+	ng_setup(g);
+}
+
+static struct rs_ue *ue_of(struct rs_gnb *g, uint32_t ran_ue_id)
+{
+	struct ransim *rs = g->rs;
+
+	if (ran_ue_id >= rs->cfg.n_ues || rs->ues[ran_ue_id].gnb != g || !rs->ues[ran_ue_id].started) {
+		gnb_log(LOGL_WARN, g, "PDU for unknown RAN-UE-NGAP-ID %u", ran_ue_id);
+		rs_cause_add(rs, "unknown_ran_ue_id");
+		return NULL;
+	}
+	return &rs->ues[ran_ue_id];
+}
+
+static void on_ng_setup(struct rs_gnb *g, bool ok)
+{
+	struct ransim *rs = g->rs;
+	unsigned i;
+
+	if (!ok) {
+		gnb_log(LOGL_ERROR, g, "NG Setup Failure");
+		rs_cause_add(rs, "ng_setup_failure");
+		g->st = RS_GNB_DOWN;
+		fail_ues(g, "ng_setup_failure");
+		return;
+	}
+	rs->st.done[RANSIM_P_NG_SETUP]++;
+	if (rs->lat[RANSIM_P_NG_SETUP].n < rs->lat[RANSIM_P_NG_SETUP].cap)
+		rs->lat[RANSIM_P_NG_SETUP].us[rs->lat[RANSIM_P_NG_SETUP].n++] =
+			(uint32_t)((rs_now_ns() - g->t_setup) / 1000);
+	g->st = RS_GNB_READY;
+	gnb_log(LOGL_INFO, g, "NG Setup done");
+	/* UEs interrupted by a reconnect (drop_assoc) start again. */
+	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs)
+		if (rs->ues[i].started && !rs->ues[i].finished && rs->ues[i].st == RS_UE_NULL)
+			rs_ue_start(&rs->ues[i]);
+	rs_schedule(rs);
+}
+
+/* drop_assoc scenario: peek at a plain NAS message type (TS 24.501 9.7: octet 3). */
+static bool is_plain_auth_request(const struct ngap_bytes *nas)
+{
+	return nas->len >= 3 && nas->p[0] == NAS_EPD_5GMM && (nas->p[1] & 0x0f) == 0 &&
+	       nas->p[2] == NAS_AUTHENTICATION_REQUEST;
+}
+
+static void reconnect_cb(void *arg)
+{
+	struct rs_gnb *g = arg;
+
+	if (rs_gnb_connect(g) < 0) {
+		rs_cause_add(g->rs, "reconnect_failed");
+		fail_ues(g, "reconnect_failed");
+	}
+}
+
+void rs_gnb_drop(struct rs_gnb *g)
+{
+	struct ransim *rs = g->rs;
+	unsigned i;
+
+	gnb_log(LOGL_INFO, g, "dropping the association (ABORT) mid-registration");
+	rs->st.assoc_drops++;
+	n2sctp_free(g->ep);   /* aborts the association, no callbacks */
+	g->ep = NULL;
+	g->a = NULL;
+	g->st = RS_GNB_DOWN;
+	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs)
+		if (rs->ues[i].started && !rs->ues[i].finished)
+			rs_ue_reset(&rs->ues[i]);
+	ev_defer(rs->loop, reconnect_cb, g);
+}
+
+static void on_dl_nas(struct rs_gnb *g, const struct ngap_downlink_nas_transport *d)
+{
+	struct rs_ue *ue = ue_of(g, d->ran_ue_id);
+
+	if (!ue)
+		return;
+	ue->amf_ue_id = d->amf_ue_id;
+	ue->has_amf_id = true;
+	if (g->rs->cfg.drop_assoc && !g->rs->dropped_once && is_plain_auth_request(&d->nas)) {
+		g->rs->dropped_once = true;
+		rs_gnb_drop(g);
+		return;
+	}
+	rs_ue_nas_rx(ue, d->nas.p, d->nas.len);
+}
+
+static void on_ics_request(struct rs_gnb *g, const struct ngap_initial_context_setup_request *r)
+{
+	struct ransim *rs = g->rs;
+	struct rs_ue *ue = ue_of(g, r->ran_ue_id);
+	struct ngap_msg *m = &rs->tx;
+
+	if (!ue)
+		return;
+	ue->amf_ue_id = r->amf_ue_id;
+	ue->has_amf_id = true;
+	rs_ue_check_kgnb(ue, r->security_key);
+	/* TS 38.413 8.3.1.2: the gNB answers once the UE context is set up. */
+	memset(m, 0, sizeof(*m));
+	m->type = NGAP_SUCCESSFUL;
+	m->proc = NGAP_PROC_INITIAL_CONTEXT_SETUP;
+	m->u.initial_context_setup_response.amf_ue_id = ue->amf_ue_id;
+	m->u.initial_context_setup_response.ran_ue_id = ue->idx;
+	rs_gnb_send_ue(g, ue, m);
+	if (r->nas.len)
+		rs_ue_nas_rx(ue, r->nas.p, r->nas.len);
+}
+
+static void on_release_cmd(struct rs_gnb *g, const struct ngap_ue_context_release_command *c)
+{
+	struct ransim *rs = g->rs;
+	struct rs_ue *ue = NULL;
+	struct ngap_msg *m = &rs->tx;
+	unsigned i;
+
+	if (c->has_ran_ue_id) {
+		ue = ue_of(g, c->ran_ue_id);
+	} else {
+		for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs)
+			if (rs->ues[i].has_amf_id && rs->ues[i].amf_ue_id == c->amf_ue_id)
+				ue = &rs->ues[i];
+	}
+	if (!ue)
+		return;
+	/* TS 38.413 8.3.3.2 */
+	memset(m, 0, sizeof(*m));
+	m->type = NGAP_SUCCESSFUL;
+	m->proc = NGAP_PROC_UE_CONTEXT_RELEASE;
+	m->u.ue_context_release_complete.amf_ue_id = c->amf_ue_id;
+	m->u.ue_context_release_complete.ran_ue_id = ue->idx;
+	rs_gnb_send_ue(g, ue, m);
+	rs_ue_release_cmd(ue);
+}
+
+static void on_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, const uint8_t *buf, size_t len,
+		    void *arg)
+{
+	struct rs_gnb *g = arg;
+	struct ransim *rs = g->rs;
+	struct ngap_msg *m = &rs->rx;
+	struct ngap_dec_info info;
+	int rc;
+
+	(void)a;
+	rs->st.ngap_rx++;
+	rs_count_ngap(rs, 1, buf, len);
+	if (rs->pcap)
+		pcapw_sctp(rs->pcap, g->peer_ip, g->local_ip, rs->cfg.port, g->local_port, stream, ppid, buf, len);
+	memset(&info, 0, sizeof(info));
+	rc = ngap_decode(buf, len, m, &info);
+	if (rc < 0) {
+		gnb_log(LOGL_WARN, g, "undecodable NGAP PDU (%d: %s)", rc, info.why ? info.why : "-");
+		rs_cause_add(rs, "ngap_undecodable");
+		return;
+	}
+	if (m->type == NGAP_SUCCESSFUL && m->proc == NGAP_PROC_NG_SETUP)
+		on_ng_setup(g, true);
+	else if (m->type == NGAP_UNSUCCESSFUL && m->proc == NGAP_PROC_NG_SETUP)
+		on_ng_setup(g, false);
+	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_DOWNLINK_NAS_TRANSPORT)
+		on_dl_nas(g, &m->u.downlink_nas_transport);
+	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_INITIAL_CONTEXT_SETUP)
+		on_ics_request(g, &m->u.initial_context_setup_request);
+	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_UE_CONTEXT_RELEASE)
+		on_release_cmd(g, &m->u.ue_context_release_command);
+	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_ERROR_INDICATION) {
+		gnb_log(LOGL_WARN, g, "Error Indication cause %u/%u", m->u.error_indication.cause.group,
+			m->u.error_indication.cause.value);
+		rs_cause_add(rs, "error_indication");
+	} else {
+		gnb_log(LOGL_INFO, g, "ignored %s", ngap_msg_name(m->type, m->proc));
+	}
+}
+
+static void on_down(struct n2sctp_assoc *a, enum n2sctp_down_reason reason, void *arg)
+{
+	struct rs_gnb *g = arg;
+	char cause[32];
+
+	(void)a;
+	g->a = NULL;
+	if (g->st == RS_GNB_DOWN)
+		return;
+	g->st = RS_GNB_DOWN;
+	gnb_log(LOGL_INFO, g, "association down: %s", n2sctp_down_reason_name(reason));
+	snprintf(cause, sizeof(cause), "assoc_%s", n2sctp_down_reason_name(reason));
+	fail_ues(g, cause);
+}
+
+int rs_gnb_connect(struct rs_gnb *g)
+{
+	struct ransim *rs = g->rs;
+	struct n2sctp_cbs cbs = { .up = on_up, .data = on_data, .down = on_down, .arg = g };
+	struct sockaddr_in peer = { .sin_family = AF_INET }, local = { .sin_family = AF_INET };
+	int rc;
+
+	if (inet_pton(AF_INET, rs->cfg.addr, &peer.sin_addr) != 1)
+		return -EINVAL;
+	peer.sin_port = htons(rs->cfg.port);
+	g->peer_ip = ntohl(peer.sin_addr.s_addr);
+	g->generation++;
+	g->gnb_id = 0x100 + g->idx;
+	if (rs->cfg.local_addr[0]) {
+		if (inet_pton(AF_INET, rs->cfg.local_addr, &local.sin_addr) != 1)
+			return -EINVAL;
+		g->local_ip = ntohl(local.sin_addr.s_addr);
+	} else {
+		g->local_ip = 0x7f000002u + g->idx;  /* only used to label the pcap */
+	}
+	g->st = RS_GNB_CONNECTING;
+	rc = n2sctp_connect(rs->loop, &rs->cfg.sctp, rs->cfg.local_addr[0] ? (struct sockaddr *)&local : NULL,
+			    rs->cfg.local_addr[0] ? sizeof(local) : 0, (struct sockaddr *)&peer, sizeof(peer),
+			    &cbs, &g->ep);
+	if (rc < 0) {
+		g->st = RS_GNB_DOWN;
+		gnb_log(LOGL_ERROR, g, "connect to %s:%u failed: %s", rs->cfg.addr, rs->cfg.port, strerror(-rc));
+	}
+	return rc;
+}

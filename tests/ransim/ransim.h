@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * ransim - a gNB and UE simulator for solocore's N2/N1 (tests, e2e, later solocore-load).
+ *
+ * One ransim drives G simulated gNBs (one SCTP association each, over common/sctp:
+ * kernel SCTP or usrsctp raw IP / UDP) and N simulated UEs on ONE ev loop. Each
+ * gNB runs NG Setup (PLMN, TAC, slices), then carries the UE-associated
+ * signalling of its UEs, spread over streams 1..ostreams-1 (TS 38.412 7).
+ *
+ * Each UE behaves like a real UE with a USIM (TS 24.501, TS 33.501):
+ *  - Registration Request with a SUCI (null scheme, profile A or profile B,
+ *    concealed with common/crypto), or a 5G-GUTI that the AMF does not know
+ *    (answered with Identity Response, SUCI);
+ *  - 5G-AKA, UE side: AUTN MAC and SQN freshness checked like a USIM (MAC
+ *    failure -> Authentication Failure #20, stale SQN -> #21 with AUTS);
+ *  - Security Mode Command: the MAC of every protected downlink message is
+ *    verified (a failure is counted and the message dropped, TS 24.501 4.4.4),
+ *    ciphered downlink is deciphered, the uplink is integrity protected and
+ *    ciphered with the selected NIA/NEA;
+ *  - Registration Complete, Configuration Update Complete, deregistration
+ *    (normal or switch-off), UE Context Release Complete.
+ * Every UE procedure is an explicit state machine driven by received messages
+ * (ue.c); the gNB (gnb.c) only routes PDUs by RAN-UE-NGAP-ID. At most
+ * `concurrency` UEs are in flight at once; nothing is allocated per message.
+ *
+ * Results: per-procedure counts and latencies, failures by cause, NGAP PDUs
+ * counted in each direction by message type (ransim_report()).
+ */
+#ifndef SOLOCORE_TESTS_RANSIM_RANSIM_H
+#define SOLOCORE_TESTS_RANSIM_RANSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/sctp/sctp.h"
+
+struct ev_loop;
+struct ransim;
+
+#define RANSIM_MAX_GNBS 64
+#define RANSIM_SUPI_MAX 24
+
+/* One SIM (db/SIMS.md TOML: [imsi-...] ki, opc or op, amf, sqn). */
+struct ransim_sim {
+	char supi[RANSIM_SUPI_MAX];  /* "imsi-001010000000001" */
+	uint8_t k[16], opc[16];
+	uint64_t sqn;                /* SQN the USIM has already accepted (0: fresh card) */
+};
+
+/* Load every [imsi-...] table of a SIM file. *out is malloc'd (free()). 0 or -errno (err filled). */
+int ransim_sims_load(const char *path, struct ransim_sim **out, unsigned *n, char *err, size_t errsz);
+
+enum ransim_dereg {
+	RANSIM_DEREG_NONE = 0,    /* stay registered until the end */
+	RANSIM_DEREG_NORMAL,      /* Deregistration Request, wait for Accept and the release */
+	RANSIM_DEREG_SWITCH_OFF,  /* switch-off: no Accept expected, only the N2 release */
+};
+
+enum ransim_suci {
+	RANSIM_SUCI_NULL = 0, RANSIM_SUCI_A = 1, RANSIM_SUCI_B = 2,
+};
+
+struct ransim_cfg {
+	/* transport */
+	struct n2sctp_cfg sctp;      /* backend, encap, UDP ports ... */
+	char addr[64];               /* AMF address */
+	uint16_t port;               /* AMF SCTP port (38412) */
+	char local_addr[64];         /* "" = any */
+	/* network */
+	char mcc[4], mnc[4];         /* serving PLMN (gNB) */
+	char home_mcc[4], home_mnc[4]; /* UE home PLMN in the SUCI ("" = serving PLMN) */
+	uint32_t tac;
+	uint8_t sst;                 /* gNB's supported slice and the UE's requested slice */
+	uint32_t sd;                 /* 0xffffff = none */
+	uint8_t req_sst;             /* requested S-NSSAI (defaults to sst/sd) */
+	uint32_t req_sd;
+	/* load */
+	unsigned n_gnbs, n_ues, concurrency;
+	/* UE behaviour */
+	uint8_t ue_ia, ue_ea;        /* UE security capability octets (0x80 = IA0/EA0 ...) */
+	int expect_nia, expect_nea;  /* -1: any; else the algorithm the AMF must pick */
+	enum ransim_suci suci;
+	uint8_t hn_key_id;
+	uint8_t hn_pub[65];
+	size_t hn_pub_len;
+	bool unknown_guti;           /* first Registration Request carries an unknown 5G-GUTI */
+	bool expect_cuc;             /* wait for Configuration Update Command after Registration Complete */
+	bool bad_mac;                /* send one Registration Complete with a corrupted MAC first */
+	bool drop_assoc;             /* abort gNB 0's association on the first Authentication Request,
+				      * reconnect, and register its UEs again */
+	enum ransim_dereg dereg;
+	uint32_t ue_timeout_ms;      /* a UE waiting longer for the network fails ("timeout") */
+	/* output */
+	const char *pcap;            /* write every NGAP PDU as IPv4/SCTP to this pcap file */
+	bool verbose;
+};
+
+/* Defaults: 127.0.0.1:38412, usrsctp raw, PLMN 001/01, TAC 1, SST 1 SD 010203, 1 gNB, 1 UE,
+ * concurrency 1, all algorithms offered, null-scheme SUCI, normal deregistration. */
+void ransim_cfg_init(struct ransim_cfg *cfg);
+
+/* Create. sims[0..n_sims) are used round robin by the UEs (UE i: sims[i % n_sims]);
+ * they are copied. NULL + *err on failure. */
+struct ransim *ransim_new(struct ev_loop *loop, const struct ransim_cfg *cfg,
+			  const struct ransim_sim *sims, unsigned n_sims, int *err);
+/* Connect the gNBs; UEs start once their gNB's NG Setup succeeded. 0 or -errno. */
+int ransim_start(struct ransim *rs);
+/* True when every UE has finished (success or failure) or the run failed as a whole. */
+bool ransim_done(const struct ransim *rs);
+/* Gracefully SHUTDOWN the associations (call when done, then run the loop briefly). */
+void ransim_shutdown(struct ransim *rs);
+/* Accepts NULL. */
+void ransim_free(struct ransim *rs);
+
+enum ransim_proc { RANSIM_P_NG_SETUP = 0, RANSIM_P_REGISTRATION, RANSIM_P_AUTH, RANSIM_P_SMC,
+		   RANSIM_P_CUC, RANSIM_P_DEREGISTRATION, RANSIM_P_COUNT };
+const char *ransim_proc_name(enum ransim_proc p);
+
+struct ransim_stats {
+	uint64_t started[RANSIM_P_COUNT], done[RANSIM_P_COUNT];
+	uint64_t ues_registered;     /* UEs that reached REGISTERED at least once */
+	uint64_t ues_ok;             /* UEs that finished their whole plan */
+	uint64_t ues_failed;
+	uint64_t ngap_tx, ngap_rx;
+	uint64_t dl_mac_fail;        /* protected downlink NAS whose MAC did not verify */
+	uint64_t auth_mac_fail, auth_sync_fail; /* USIM verdicts sent as Authentication Failure */
+	uint64_t identity_requests, bad_mac_sent, assoc_drops, cuc_received;
+};
+void ransim_get_stats(const struct ransim *rs, struct ransim_stats *out);
+/* Failures of one cause, e.g. "reg_reject_7", "auth_reject", "timeout". 0 if none. */
+uint64_t ransim_failures(const struct ransim *rs, const char *cause);
+/* Human readable report, one "key value" item per line (stable for scripts). */
+void ransim_report(const struct ransim *rs, FILE *out);
+
+#endif

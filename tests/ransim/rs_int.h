@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* ransim internals: shared by gnb.c, ue.c, ue_nas.c, stats.c (not a public header). */
+#ifndef SOLOCORE_TESTS_RANSIM_RS_INT_H
+#define SOLOCORE_TESTS_RANSIM_RS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/crypto/crypto.h"
+#include "common/ev.h"
+#include "common/nas/nas.h"
+#include "common/ngap/ngap.h"
+#include "ransim.h"
+
+#define RS_PDU_MAX 4096            /* largest NGAP PDU / NAS message we build */
+#define RS_MAX_CAUSES 48           /* distinct failure causes kept in the report */
+#define RS_NGAP_PROCS 64           /* procedure codes counted (TS 38.413 9.4: 0..55 used) */
+
+/* UE procedure states (TS 24.501 5.1.3.2 seen from the UE, reduced to what the simulator drives). */
+enum rs_ue_state {
+	RS_UE_NULL = 0,          /* not started yet */
+	RS_UE_WAIT_AUTH,         /* Registration Request sent: identity, authentication or reject */
+	RS_UE_WAIT_SMC,          /* Authentication Response sent: security mode, re-auth or reject */
+	RS_UE_WAIT_ACCEPT,       /* Security Mode Complete sent: Registration Accept or Reject */
+	RS_UE_WAIT_CUC,          /* Registration Complete sent: Configuration Update Command */
+	RS_UE_REGISTERED,        /* plan has no deregistration: stays here */
+	RS_UE_WAIT_DEREG_ACCEPT, /* Deregistration Request (normal) sent */
+	RS_UE_WAIT_RELEASE,      /* waiting for UE Context Release Command */
+	RS_UE_DONE,              /* finished (ok or failed: see fail_cause) */
+	RS_UE_STATE_COUNT
+};
+
+struct rs_gnb;
+
+struct rs_ue {
+	struct ransim *rs;
+	struct rs_gnb *gnb;
+	const struct ransim_sim *sim;
+	uint32_t idx;              /* RAN-UE-NGAP-ID = index in rs->ues */
+	enum rs_ue_state st;
+	char fail[32];             /* "" while all goes to plan, else the first failure cause */
+	bool started, finished, registered_once, fake_guti_sent;
+	bool has_amf_id;
+	uint64_t amf_ue_id;
+	/* USIM */
+	struct crypto_usim_sqn usim;
+	/* NAS security context (TS 33.501 6.7.2) */
+	uint8_t ngksi;             /* 7 = no key */
+	uint8_t kamf[32], kint[16], kenc[16];
+	bool has_kamf, sec;
+	uint8_t nia, nea;
+	uint32_t ul_count, dl_count;
+	uint32_t kgnb_count;       /* uplink COUNT of Security Mode Complete (K_gNB input, TS 33.501 A.9) */
+	bool has_guti;
+	struct nas_guti guti;
+	uint8_t initial[192];      /* the initial NAS message as sent (TS 24.501 4.4.6 container) */
+	uint8_t initial_len;
+	uint64_t t0[RANSIM_P_COUNT]; /* procedure start times (ns) */
+	struct ev_timer guard;
+	struct rs_ue *next;        /* waiting list of a gNB not yet set up */
+};
+
+enum rs_gnb_state { RS_GNB_IDLE = 0, RS_GNB_CONNECTING, RS_GNB_SETUP, RS_GNB_READY, RS_GNB_DOWN };
+
+struct rs_gnb {
+	struct ransim *rs;
+	unsigned idx;
+	enum rs_gnb_state st;
+	struct n2sctp *ep;
+	struct n2sctp_assoc *a;
+	uint16_t ostreams;
+	uint32_t gnb_id;
+	uint32_t local_ip, peer_ip;  /* for the pcap */
+	uint16_t local_port;
+	uint64_t t_setup;
+	unsigned generation;         /* bumped on each reconnect */
+};
+
+struct rs_cause {
+	char name[32];
+	uint64_t n;
+};
+
+struct rs_lat {
+	uint32_t *us;                /* samples, capacity cap */
+	uint32_t n, cap;
+};
+
+struct ransim {
+	struct ev_loop *loop;
+	struct ransim_cfg cfg;
+	struct ransim_sim *sims;
+	unsigned n_sims;
+	struct rs_ue *ues;
+	struct rs_gnb gnbs[RANSIM_MAX_GNBS];
+	unsigned next_ue;            /* next UE index to start */
+	unsigned in_flight, finished;
+	bool fatal, dropped_once;
+	uint8_t plmn[3];             /* serving PLMN, wire coding */
+	struct nas_plmn nplmn, home;
+	char snn[64];                /* serving network name (TS 24.501 9.12.1) */
+	struct ransim_stats st;
+	struct rs_cause causes[RS_MAX_CAUSES];
+	unsigned n_causes;
+	uint64_t ngap_cnt[2][3][RS_NGAP_PROCS]; /* [0 tx / 1 rx][pdu type][proc] */
+	struct rs_lat lat[RANSIM_P_COUNT];
+	struct pcapw *pcap;
+	/* scratch, reused per message (no allocation on the message path) */
+	struct ngap_msg rx, tx;
+	struct nas_msg nas_rx, nas_tx;
+	uint8_t ngap_buf[RS_PDU_MAX];
+	uint8_t nas_buf[RS_PDU_MAX];
+	uint8_t nas_plain[RS_PDU_MAX];
+	uint8_t suci_out[128];
+};
+
+/* ---- gnb.c ---- */
+int rs_gnb_connect(struct rs_gnb *g);
+/* Send UE-associated NGAP on the UE's stream; counts and writes the pcap. 0 or -errno. */
+int rs_gnb_send_ue(struct rs_gnb *g, const struct rs_ue *ue, const struct ngap_msg *m);
+/* Drop the association abruptly (drop_assoc scenario) and reconnect. */
+void rs_gnb_drop(struct rs_gnb *g);
+void rs_uli(const struct ransim *rs, struct ngap_uli *uli);
+
+/* ---- ue.c ---- */
+void rs_ue_init(struct ransim *rs, struct rs_ue *ue, uint32_t idx);
+/* Start the UE's plan (Registration Request in an Initial UE Message). */
+void rs_ue_start(struct rs_ue *ue);
+/* One downlink NAS PDU for this UE (from DL NAS Transport or ICS Request). */
+void rs_ue_nas_rx(struct rs_ue *ue, const uint8_t *nas, size_t len);
+/* UE Context Release Command for this UE. */
+void rs_ue_release_cmd(struct rs_ue *ue);
+/* The gNB's association went away: the UE's procedure is over. */
+void rs_ue_assoc_lost(struct rs_ue *ue);
+/* Initial Context Setup Request: check K_gNB (TS 33.501 A.9). */
+void rs_ue_check_kgnb(struct rs_ue *ue, const uint8_t key[32]);
+/* Reset an unfinished UE so that it can be started again (drop_assoc scenario). */
+void rs_ue_reset(struct rs_ue *ue);
+/* Record the first failure cause of the UE (later ones are ignored). */
+void rs_ue_fail(struct rs_ue *ue, const char *cause);
+const char *rs_ue_state_name(enum rs_ue_state s);
+
+/* ---- ue_nas.c ---- */
+/* Encode m for ue: plain (sht 0) or protected (2 / 4) with the current context. Returns the
+ * length in out or -errno. corrupt_mac: flip MAC bits (and do not advance the COUNT). */
+int rs_nas_wrap(struct rs_ue *ue, const struct nas_msg *m, uint8_t sht, uint8_t *out, size_t cap,
+		bool corrupt_mac);
+/* Unprotect and decode a downlink NAS PDU into *m (pointing into rs scratch or nas).
+ * 0; -EBADMSG undecodable; -EACCES MAC failure (counted, drop); -EPERM unprotected
+ * message not allowed once security is on. */
+int rs_nas_unwrap(struct rs_ue *ue, const uint8_t *nas, size_t len, struct nas_msg *m);
+/* Build the UE's mobile identity for a Registration Request / Identity Response. */
+int rs_nas_suci(struct rs_ue *ue, struct nas_mobile_id *id);
+
+/* ---- stats.c ---- */
+void rs_count_ngap(struct ransim *rs, int dir, const uint8_t *buf, size_t len);
+void rs_cause_add(struct ransim *rs, const char *cause);
+void rs_proc_start(struct rs_ue *ue, enum ransim_proc p);
+void rs_proc_done(struct rs_ue *ue, enum ransim_proc p);
+/* The scheduler: start UEs while below the concurrency limit. */
+void rs_schedule(struct ransim *rs);
+/* A UE finished (DONE): account and schedule the next one. */
+void rs_ue_finished(struct rs_ue *ue);
+uint64_t rs_now_ns(void);
+
+#endif

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* ransim: counters, failure causes, per-procedure latency and the final report. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rs_int.h"
+
+static const char *const proc_names[RANSIM_P_COUNT] = {
+	[RANSIM_P_NG_SETUP] = "ng_setup",
+	[RANSIM_P_REGISTRATION] = "registration",
+	[RANSIM_P_AUTH] = "auth_response_to_smc",
+	[RANSIM_P_SMC] = "smc_complete_to_accept",
+	[RANSIM_P_CUC] = "configuration_update",
+	[RANSIM_P_DEREGISTRATION] = "deregistration",
+};
+
+const char *ransim_proc_name(enum ransim_proc p)
+{
+	return p < RANSIM_P_COUNT ? proc_names[p] : "?";
+}
+
+uint64_t rs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* NGAP-PDU (TS 38.413 9.4): CHOICE index in the top 3 bits of octet 0 (extension bit first),
+ * procedureCode in octet 1. Counted before decoding so that every PDU on the wire counts. */
+void rs_count_ngap(struct ransim *rs, int dir, const uint8_t *buf, size_t len)
+{
+	unsigned type, proc;
+
+	if (len < 2)
+		return;
+	type = (buf[0] >> 5) & 3;
+	proc = buf[1];
+	if (type < 3 && proc < RS_NGAP_PROCS)
+		rs->ngap_cnt[dir][type][proc]++;
+}
+
+void rs_cause_add(struct ransim *rs, const char *cause)
+{
+	unsigned i;
+
+	for (i = 0; i < rs->n_causes; i++) {
+		if (!strcmp(rs->causes[i].name, cause)) {
+			rs->causes[i].n++;
+			return;
+		}
+	}
+	if (rs->n_causes == RS_MAX_CAUSES)
+		i = RS_MAX_CAUSES - 1;  /* last slot collects the overflow */
+	else
+		i = rs->n_causes++;
+	snprintf(rs->causes[i].name, sizeof(rs->causes[i].name), "%s", cause);
+	rs->causes[i].n++;
+}
+
+void rs_proc_start(struct rs_ue *ue, enum ransim_proc p)
+{
+	ue->t0[p] = rs_now_ns();
+	ue->rs->st.started[p]++;
+}
+
+void rs_proc_done(struct rs_ue *ue, enum ransim_proc p)
+{
+	struct rs_lat *l = &ue->rs->lat[p];
+
+	if (!ue->t0[p])
+		return;
+	ue->rs->st.done[p]++;
+	if (l->n < l->cap)
+		l->us[l->n++] = (uint32_t)((rs_now_ns() - ue->t0[p]) / 1000);
+	ue->t0[p] = 0;
+}
+
+void rs_ue_finished(struct rs_ue *ue)
+{
+	struct ransim *rs = ue->rs;
+
+	rs->finished++;
+	if (rs->in_flight)
+		rs->in_flight--;
+	if (ue->fail[0]) {
+		rs->st.ues_failed++;
+		rs_cause_add(rs, ue->fail);
+	} else {
+		rs->st.ues_ok++;
+	}
+	rs_schedule(rs);
+}
+
+void rs_schedule(struct ransim *rs)
+{
+	while (rs->in_flight < rs->cfg.concurrency && rs->next_ue < rs->cfg.n_ues) {
+		struct rs_ue *ue = &rs->ues[rs->next_ue];
+
+		if (ue->finished) {           /* failed before start (its gNB is gone) */
+			rs->next_ue++;
+			continue;
+		}
+		if (ue->gnb->st != RS_GNB_READY)
+			return;
+		rs->next_ue++;
+		rs->in_flight++;
+		rs_ue_start(ue);
+	}
+}
+
+void ransim_get_stats(const struct ransim *rs, struct ransim_stats *out)
+{
+	*out = rs->st;
+}
+
+uint64_t ransim_failures(const struct ransim *rs, const char *cause)
+{
+	unsigned i;
+
+	for (i = 0; i < rs->n_causes; i++)
+		if (!strcmp(rs->causes[i].name, cause))
+			return rs->causes[i].n;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t pct(const struct rs_lat *l, unsigned p)
+{
+	size_t i = ((size_t)l->n * p + 99) / 100;
+
+	return l->us[i ? i - 1 : 0];
+}
+
+void ransim_report(const struct ransim *rs, FILE *out)
+{
+	const struct ransim_stats *s = &rs->st;
+	static const char *const dir[2] = { "tx", "rx" };
+	unsigned p, d, t, c;
+
+	fprintf(out, "ues %u\n", rs->cfg.n_ues);
+	fprintf(out, "ues_ok %llu\n", (unsigned long long)s->ues_ok);
+	fprintf(out, "ues_failed %llu\n", (unsigned long long)s->ues_failed);
+	fprintf(out, "ues_registered %llu\n", (unsigned long long)s->ues_registered);
+	fprintf(out, "ngap_tx %llu\n", (unsigned long long)s->ngap_tx);
+	fprintf(out, "ngap_rx %llu\n", (unsigned long long)s->ngap_rx);
+	fprintf(out, "dl_mac_fail %llu\n", (unsigned long long)s->dl_mac_fail);
+	fprintf(out, "auth_mac_fail %llu\n", (unsigned long long)s->auth_mac_fail);
+	fprintf(out, "auth_sync_fail %llu\n", (unsigned long long)s->auth_sync_fail);
+	fprintf(out, "identity_requests %llu\n", (unsigned long long)s->identity_requests);
+	fprintf(out, "bad_mac_sent %llu\n", (unsigned long long)s->bad_mac_sent);
+	fprintf(out, "assoc_drops %llu\n", (unsigned long long)s->assoc_drops);
+	fprintf(out, "cuc_received %llu\n", (unsigned long long)s->cuc_received);
+	for (p = 0; p < RANSIM_P_COUNT; p++) {
+		struct rs_lat *l = (struct rs_lat *)&rs->lat[p];
+
+		fprintf(out, "proc %s started %llu done %llu", proc_names[p],
+			(unsigned long long)s->started[p], (unsigned long long)s->done[p]);
+		if (l->n) {
+			uint64_t sum = 0;
+
+			qsort(l->us, l->n, sizeof(l->us[0]), cmp_u32);
+			for (c = 0; c < l->n; c++)
+				sum += l->us[c];
+			fprintf(out, " mean_us %llu p50_us %u p90_us %u p99_us %u max_us %u",
+				(unsigned long long)(sum / l->n), pct(l, 50), pct(l, 90), pct(l, 99),
+				l->us[l->n - 1]);
+		}
+		fputc('\n', out);
+	}
+	for (c = 0; c < rs->n_causes; c++)
+		fprintf(out, "failure %s %llu\n", rs->causes[c].name, (unsigned long long)rs->causes[c].n);
+	for (d = 0; d < 2; d++)
+		for (t = 0; t < 3; t++)
+			for (p = 0; p < RS_NGAP_PROCS; p++)
+				if (rs->ngap_cnt[d][t][p])
+					fprintf(out, "ngap_%s %s %llu\n", dir[d], ngap_msg_name((uint8_t)t, (uint8_t)p),
+						(unsigned long long)rs->ngap_cnt[d][t][p]);
+}
