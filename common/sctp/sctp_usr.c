@@ -43,16 +43,48 @@ struct n2sctp_usr_state n2sctp_usr_g;
 
 /* ---- usrsctp glue ---- */
 
-
 static void usr_ep_read(struct usr_ep *e);
+
+/* Mark an endpoint readable; n2sctp_usr_drain reads it (in arrival order). */
+static void usr_queue(struct usr_ep *e)
+{
+	if (e->queued)
+		return;
+	e->queued = true;
+	e->qnext = NULL;
+	if (G.qtail)
+		G.qtail->qnext = e;
+	else
+		G.q = e;
+	G.qtail = e;
+}
+
+static void usr_unqueue(struct usr_ep *e)
+{
+	struct usr_ep *prev = NULL;
+
+	if (!e->queued)
+		return;
+	for (struct usr_ep *x = G.q; x; prev = x, x = x->qnext) {
+		if (x != e)
+			continue;
+		if (prev)
+			prev->qnext = e->qnext;
+		else
+			G.q = e->qnext;
+		if (G.qtail == e)
+			G.qtail = prev;
+		break;
+	}
+	e->queued = false;
+}
 
 void n2sctp_usr_drain(void)
 {
 	struct usr_ep *e;
 
 	while ((e = G.q)) {
-		G.q = e->qnext;
-		e->queued = false;
+		usr_unqueue(e);
 		usr_ep_read(e);
 	}
 }
@@ -61,7 +93,9 @@ static void usr_deferred_drain(void *arg)
 {
 	(void)arg;
 	G.defer_pending = false;
+	G.in_engine = true;
 	n2sctp_usr_drain();
+	G.in_engine = false;
 }
 
 static void usr_upcall(struct socket *so, void *arg, int flags)
@@ -70,11 +104,7 @@ static void usr_upcall(struct socket *so, void *arg, int flags)
 	(void)so;
 	(void)flags;
 
-	if (!e->queued) {
-		e->queued = true;
-		e->qnext = G.q;
-		G.q = e;
-	}
+	usr_queue(e);
 	/* An upcall outside our own input/timer path (after a user send, say):
 	 * drain before the loop sleeps. */
 	if (!G.in_engine && !G.defer_pending && G.loop && ev_defer(G.loop, usr_deferred_drain, NULL) == 0)
@@ -98,11 +128,8 @@ static void usr_tick(struct ev_loop *loop, struct ev_timer *t)
 	 * checked here; usrsctp_get_events is a cheap readability test. */
 	for (struct usr_wire *w = G.wires; w; w = w->next)
 		for (struct usr_ep *e = w->eps; e; e = e->wnext)
-			if (!e->queued && (usrsctp_get_events(e->so) & SCTP_EVENT_READ)) {
-				e->queued = true;
-				e->qnext = G.q;
-				G.q = e;
-			}
+			if (!e->queued && (usrsctp_get_events(e->so) & SCTP_EVENT_READ))
+				usr_queue(e);
 	n2sctp_usr_drain();
 	G.in_engine = false;
 	if (now - G.last_gc_ns > USR_GC_NS) {
@@ -216,13 +243,7 @@ static void usr_close(struct n2sctp *ep)
 
 	if (!e)
 		return;
-	if (e->queued) {
-		struct usr_ep **pp = &G.q;
-		while (*pp && *pp != e)
-			pp = &(*pp)->qnext;
-		if (*pp)
-			*pp = e->qnext;
-	}
+	usr_unqueue(e);
 	if (e->so) {
 		/* SO_LINGER 0: ABORT every association now (RFC 6458 8.1.4). */
 		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
@@ -324,11 +345,8 @@ static void usr_ep_read(struct usr_ep *e)
 		}
 		n2sctp_core_data(ep, ri.rcv_assoc_id, ri.rcv_sid, ntohl(ri.rcv_ppid), ep->rdbuf, (size_t)n, eor);
 	}
-	if (i == USR_READ_BATCH && !ep->doomed && !e->queued) {
-		e->queued = true; /* more to read: after the others had their turn */
-		e->qnext = G.q;
-		G.q = e;
-	}
+	if (i == USR_READ_BATCH && !ep->doomed)
+		usr_queue(e); /* more to read: after the others had their turn */
 	n2sctp_core_leave(ep);
 }
 

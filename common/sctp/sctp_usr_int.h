@@ -66,7 +66,7 @@ struct n2sctp_usr_state {
 	struct usr_wire *wires;
 	struct usr_peer *by_addr[USR_PEER_BUCKETS];
 	struct usr_peer *by_ptr[USR_PEER_BUCKETS];
-	struct usr_ep *q;
+	struct usr_ep *q, *qtail;      /* readable endpoints, FIFO */
 	uint8_t ports[65536 / 8];      /* SCTP ports bound by our endpoints */
 	uint8_t pkt[USR_MMSG][65536]; /* recvmmsg batch; 64 KB: SCTP over loopback (MTU 64 KB) */
 };
