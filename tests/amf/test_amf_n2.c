@@ -709,6 +709,71 @@ static void test_guti_reallocation(void **state)
 	assert_int_equal(amf_guti_reallocate(H.amf, "imsi-001019999999999"), -ENOENT);
 }
 
+/* INITIAL CONTEXT SETUP FAILURE: the AMF releases the UE (TS 38.413 8.3.1.3). */
+static void test_ics_failure(void **state)
+{
+	struct sue ue;
+	struct nas_msg m, dl;
+	uint8_t res[16], auts[14];
+
+	(void)state;
+	sue_init(&ue, "0000000001", ASSOC, 42);
+	sue_reg_req(&ue, &m, false);
+	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(sue_aka(&H, &ue, &dl, res, auts), 0);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_AUTHENTICATION_RESPONSE;
+	m.auth_resp.has_res_star = true;
+	m.auth_resp.res_star.p = res;
+	m.auth_resp.res_star.len = 16;
+	sue_ul(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_dl(&H, &ue, &dl);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_SECURITY_MODE_COMPLETE;
+	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX);
+	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_UNSUCCESSFUL;
+	M.proc = NGAP_PROC_INITIAL_CONTEXT_SETUP;
+	M.u.initial_context_setup_failure.amf_ue_id = ue.amf_id;
+	M.u.initial_context_setup_failure.ran_ue_id = ue.ran_id;
+	M.u.initial_context_setup_failure.cause.group = NGAP_CAUSE_RADIO_NETWORK;
+	M.u.initial_context_setup_failure.cause.value = 0;
+	h_send(&H, ASSOC, 1, &M);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+}
+
+/* A second InitialUEMessage on a RAN UE NGAP ID still in use replaces the old connection;
+ * UE Radio Capability Info Indication is accepted silently. */
+static void test_duplicate_initial(void **state)
+{
+	struct sue ue, again;
+	struct nas_msg m, dl;
+	struct amf_stats st;
+
+	(void)state;
+	registered_ue(&ue);
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION;
+	M.u.ue_radio_capability_info_indication.amf_ue_id = ue.amf_id;
+	M.u.ue_radio_capability_info_indication.ran_ue_id = ue.ran_id;
+	M.u.ue_radio_capability_info_indication.ue_radio_capability.p = (const uint8_t *)"\x01\x02";
+	M.u.ue_radio_capability_info_indication.ue_radio_capability.len = 2;
+	h_send(&H, ASSOC, 1, &M);
+	assert_int_equal(h_pending(&H), 0);
+	sue_init(&again, "0000000001", ASSOC, ue.ran_id);
+	sue_reg_req(&again, &m, false);
+	sue_initial(&H, &again, &m, NAS_SHT_PLAIN);
+	sue_dl(&H, &again, &dl);
+	assert_int_equal(dl.type, NAS_AUTHENTICATION_REQUEST);
+	assert_true(again.amf_id != ue.amf_id);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.ues, 1);
+	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -734,6 +799,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_t3522_giveup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_nas, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guti_reallocation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ics_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_initial, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("amf_n2", tests, NULL, NULL);
