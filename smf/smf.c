@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * smf: creation, UE handles, session slots, the UPF rules and the entry
+ * points for N2 transfers, the user plane and network-initiated procedures.
+ * The 5GSM receive side is in smf_n1.c, the state machine in smf_fsm.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/ngap/ngap.h"
+#include "smf/smf_int.h"
+#include "upf/upf.h"
+
+void smf_slog(enum log_level lvl, const struct smf *smf, const struct smf_sess *s, const char *fmt, ...)
+{
+	char obj[96];
+	va_list ap;
+
+	if (!log_enabled(lvl, MOD))
+		return;
+	snprintf(obj, sizeof(obj), "ue=%s psi=%u sm{%s}", smf->ues[s->ue].supi, s->psi,
+		 smf_state_name(s->state));
+	va_start(ap, fmt);
+	log_vmsg(lvl, MOD, obj, fmt, ap);
+	va_end(ap);
+}
+
+static int parse_dns(struct smf *smf, unsigned d)
+{
+	const struct conf_dnn *dn = &smf->conf->dnns[d];
+
+	for (unsigned i = 0; i < dn->n_dns && i < CONF_MAX_DNS; i++) {
+		struct in_addr a;
+		/* IPv6 DNS servers are for IPv6 sessions, which we do not grant. */
+		if (inet_pton(AF_INET, dn->dns[i], &a) == 1)
+			smf->dns[d][smf->n_dns[d]++] = a.s_addr;
+	}
+	return 0;
+}
+
+struct smf *smf_new(const struct smf_params *p, int *err)
+{
+	struct smf *smf;
+	const struct conf *cf = p->conf;
+	int rc = -EINVAL;
+
+	if (!cf || !p->loop) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	smf = calloc(1, sizeof(*smf));
+	if (!smf) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	smf->p = *p;
+	smf->conf = cf;
+	smf->upf = p->upf;
+	smf->n_sess = p->max_sessions ? p->max_sessions : cf->upf.max_sessions;
+	smf->n_ues = p->max_ues ? p->max_ues : cf->limits.max_ues;
+	smf->max_per_ue = p->max_per_ue && p->max_per_ue <= SMF_PSI_MAX ? p->max_per_ue : SMF_PSI_MAX;
+	smf->t3591_ms = p->t3591_ms ? p->t3591_ms : cf->timers.t3591 * 1000u;
+	smf->t3592_ms = p->t3592_ms ? p->t3592_ms : cf->timers.t3592 * 1000u;
+	smf->max_retx = p->max_retx ? p->max_retx : 4;
+	if (!smf->n_sess || !smf->n_ues || smf->n_sess >= SMF_NONE || smf->n_ues >= SMF_NONE)
+		goto fail;
+	for (unsigned d = 0; d < cf->n_dnns && d < CONF_MAX_DNNS; d++) {
+		rc = smf_pool_init(&smf->pools[d], cf->dnns[d].pool, smf->n_sess);
+		if (rc < 0) {
+			log_error(MOD, "dnn %s: bad pool \"%s\"", cf->dnns[d].name, cf->dnns[d].pool);
+			goto fail;
+		}
+		parse_dns(smf, d);
+	}
+	rc = -ENOMEM;
+	smf->sess = calloc(smf->n_sess, sizeof(*smf->sess));
+	smf->ues = calloc(smf->n_ues, sizeof(*smf->ues));
+	if (!smf->sess || !smf->ues)
+		goto fail;
+	for (uint32_t i = 0; i < smf->n_sess; i++) {
+		smf->sess[i].next_free = i + 1 < smf->n_sess ? i + 1 : SMF_NONE;
+		smf->sess[i].smf = smf;
+		ev_timer_init(&smf->sess[i].timer, smf_timer_cb, &smf->sess[i]);
+	}
+	for (uint32_t i = 0; i < smf->n_ues; i++)
+		smf->ues[i].next_free = i + 1 < smf->n_ues ? i + 1 : SMF_NONE;
+	smf->sess_free = 0;
+	smf->ue_free = 0;
+	log_info(MOD, "started: %u dnns, %u sessions, %u ues, user plane %s", cf->n_dnns, smf->n_sess,
+		 smf->n_ues, smf->upf ? "attached" : "none");
+	*err = 0;
+	return smf;
+fail:
+	smf_free(smf);
+	*err = rc;
+	return NULL;
+}
+
+void smf_free(struct smf *smf)
+{
+	if (!smf)
+		return;
+	if (smf->ues)
+		for (uint32_t i = 0; i < smf->n_ues; i++)
+			if (smf->ues[i].in_use)
+				smf_ue_detach(smf, &smf->ues[i]);
+	for (unsigned d = 0; d < CONF_MAX_DNNS; d++)
+		smf_pool_fini(&smf->pools[d]);
+	free(smf->sess);
+	free(smf->ues);
+	free(smf);
+}
+
+void smf_set_upf(struct smf *smf, struct upf *upf)
+{
+	smf->upf = upf;
+}
+
+/* ---- UE handles ---- */
+
+int smf_ue_attach(struct smf *smf, const char *supi, void *ue_cookie, struct smf_ue **out)
+{
+	struct smf_ue *ue;
+
+	if (smf->ue_free == SMF_NONE)
+		return -ENOSPC;
+	ue = &smf->ues[smf->ue_free];
+	smf->ue_free = ue->next_free;
+	ue->in_use = 1;
+	ue->cookie = ue_cookie;
+	ue->n_sess = 0;
+	snprintf(ue->supi, sizeof(ue->supi), "%s", supi ? supi : "");
+	for (unsigned i = 0; i <= SMF_PSI_MAX; i++)
+		ue->sess[i] = SMF_NONE;
+	*out = ue;
+	return 0;
+}
+
+int smf_ue_detach(struct smf *smf, struct smf_ue *ue)
+{
+	struct smf_ev_ctx c = { 0 };
+	int n = 0;
+
+	if (!ue || !ue->in_use)
+		return 0;
+	for (uint8_t psi = SMF_PSI_MIN; psi <= SMF_PSI_MAX; psi++) {
+		struct smf_sess *s = smf_sess_get(smf, ue, psi);
+		if (s && smf_fsm_dispatch(smf, s, SMF_EV_LOCAL_REL, &c) == SMF_ST_INACTIVE)
+			n++;
+	}
+	ue->in_use = 0;
+	ue->cookie = NULL;
+	ue->next_free = smf->ue_free;
+	smf->ue_free = (uint32_t)(ue - smf->ues);
+	return n;
+}
+
+uint16_t smf_ue_psi_map(const struct smf_ue *ue)
+{
+	uint16_t m = 0;
+
+	for (unsigned psi = SMF_PSI_MIN; psi <= SMF_PSI_MAX; psi++)
+		if (ue->sess[psi] != SMF_NONE)
+			m |= (uint16_t)(1u << psi);
+	return m;
+}
+
+uint16_t smf_ue_up_map(const struct smf *smf, const struct smf_ue *ue)
+{
+	uint16_t m = 0;
+
+	for (uint8_t psi = SMF_PSI_MIN; psi <= SMF_PSI_MAX; psi++) {
+		const struct smf_sess *s = smf_sess_get(smf, ue, psi);
+		if (s && (s->up == SMF_UP_ACTIVE || s->up == SMF_UP_PENDING))
+			m |= (uint16_t)(1u << psi);
+	}
+	return m;
+}
+
+uint16_t smf_ue_status_sync(struct smf *smf, struct smf_ue *ue, uint16_t ue_map)
+{
+	struct smf_ev_ctx c = { 0 };
+
+	for (uint8_t psi = SMF_PSI_MIN; psi <= SMF_PSI_MAX; psi++) {
+		struct smf_sess *s = smf_sess_get(smf, ue, psi);
+		if (s && !(ue_map & (1u << psi))) {
+			smf_slog(LOGL_INFO, smf, s, "not active in the UE: local release");
+			smf_fsm_dispatch(smf, s, SMF_EV_LOCAL_REL, &c);
+		}
+	}
+	return smf_ue_psi_map(ue);
+}
+
+/* ---- sessions ---- */
+
+struct smf_sess *smf_sess_get(const struct smf *smf, const struct smf_ue *ue, uint8_t psi)
+{
+	if (!ue || psi < SMF_PSI_MIN || psi > SMF_PSI_MAX || ue->sess[psi] == SMF_NONE)
+		return NULL;
+	return &smf->sess[ue->sess[psi]];
+}
+
+struct smf_ue *smf_sess_ue(const struct smf *smf, const struct smf_sess *s)
+{
+	return &smf->ues[s->ue];
+}
+
+struct smf_sess *smf_sess_alloc(struct smf *smf, struct smf_ue *ue, uint8_t psi)
+{
+	struct smf_sess *s;
+	uint32_t idx = smf->sess_free;
+
+	if (idx == SMF_NONE)
+		return NULL;
+	s = &smf->sess[idx];
+	smf->sess_free = s->next_free;
+	memset(&s->psi, 0, offsetof(struct smf_sess, timer) - offsetof(struct smf_sess, psi));
+	s->in_use = 1;
+	s->ue = (uint32_t)(ue - smf->ues);
+	s->psi = psi;
+	s->state = SMF_ST_INACTIVE;
+	s->teid = idx + 1;     /* unique while the session lives: the slot; the UPF indexes by it */
+	ue->sess[psi] = idx;
+	ue->n_sess++;
+	smf->st.sessions++;
+	return s;
+}
+
+void smf_sess_free(struct smf *smf, struct smf_sess *s)
+{
+	struct smf_ue *ue = &smf->ues[s->ue];
+	uint32_t idx = (uint32_t)(s - smf->sess);
+
+	if (!s->in_use)
+		return;
+	if (smf->p.loop)
+		ev_timer_stop(smf->p.loop, &s->timer);
+	if (s->upf_installed) {
+		if (!smf->upf)
+			smf->st.upf_skipped++;
+		else if (upf_session_remove(smf->upf, idx) < 0)
+			smf->st.upf_errors++;
+		s->upf_installed = 0;
+	}
+	if (s->ue_addr && smf_pool_free(&smf->pools[s->dnn], s->ue_addr) < 0)
+		smf_slog(LOGL_ERROR, smf, s, "address not from its pool");
+	s->ue_addr = 0;
+	s->state = SMF_ST_INACTIVE;
+	s->in_use = 0;
+	if (ue->sess[s->psi] == idx) {
+		ue->sess[s->psi] = SMF_NONE;
+		ue->n_sess--;
+	}
+	s->next_free = smf->sess_free;
+	smf->sess_free = idx;
+	smf->st.sessions--;
+}
+
+/* The session's rules as the UPF should hold them now (upf/upf.h). With no user
+ * plane attached nothing is installed: counted, never pretended. */
+int smf_upf_apply(struct smf *smf, struct smf_sess *s)
+{
+	uint32_t idx = (uint32_t)(s - smf->sess);
+	struct upf_session_rule r = {
+		.ul_teid = s->teid,
+		.ue_addr = s->ue_addr,
+		.gnb_addr = s->gnb_addr,
+		.gnb_teid = s->gnb_teid,
+		.qfi = SMF_QFI_DEFAULT,
+		.ambr_ul_bps = s->ambr_ul,
+		.ambr_dl_bps = s->ambr_dl,
+		.dl_state = s->up == SMF_UP_ACTIVE ? UPF_DL_ACTIVE : UPF_DL_BUFFER,
+	};
+	int rc;
+
+	if (!smf->upf) {
+		smf->st.upf_skipped++;
+		s->upf_installed = 1;
+		return 0;
+	}
+	rc = s->upf_installed ? upf_session_modify(smf->upf, idx, &r) : upf_session_create(smf->upf, idx, &r);
+	if (rc < 0) {
+		smf->st.upf_errors++;
+		smf_slog(LOGL_ERROR, smf, s, "upf rule %s failed: %d", s->upf_installed ? "modify" : "create", rc);
+		return rc;
+	}
+	s->upf_installed = 1;
+	return 0;
+}
+
+int smf_send(struct smf *smf, struct smf_sess *s, const struct smf_out *o)
+{
+	int rc = -ENOTCONN;
+
+	if (smf->p.ops.send)
+		rc = smf->p.ops.send(smf->p.ops.arg, smf->ues[s->ue].cookie, o);
+	if (rc < 0)
+		smf->st.send_failed++;
+	return rc;
+}
+
+void smf_upf_dl_data(void *arg, uint32_t session_id)
+{
+	struct smf *smf = arg;
+	struct smf_sess *s;
+
+	if (!smf || session_id >= smf->n_sess)
+		return;
+	s = &smf->sess[session_id];
+	if (!s->in_use || s->up != SMF_UP_INACTIVE)
+		return;
+	smf->st.dl_data_notified++;
+	smf_slog(LOGL_DEBUG, smf, s, "downlink data waiting: notify the AMF");
+	if (smf->p.ops.dl_data)
+		smf->p.ops.dl_data(smf->p.ops.arg, smf->ues[s->ue].cookie, s->psi);
+}
+
+/* ---- N2 ---- */
+
+int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg kind,
+	      const uint8_t *transfer, size_t len, struct smf_out *out)
+{
+	struct smf_sess *s = smf_sess_get(smf, ue, psi);
+	union {
+		struct ngap_setup_response_transfer rsp;
+		struct ngap_setup_unsuccessful_transfer fail;
+		struct ngap_release_response_transfer rel;
+		struct ngap_modify_response_transfer mod;
+	} t;
+	struct smf_ev_ctx c = { .out = out, .n2 = &t };
+	enum smf_event ev;
+	int rc;
+
+	if (out) {
+		out->n1_len = out->n2_len = 0;
+		out->n2_proc = SMF_N2_NONE;
+	}
+	if (!s)
+		return -ENOENT;
+	switch (kind) {
+	case SMF_N2_SETUP_RSP:
+		rc = ngap_dec_setup_response_transfer(transfer, len, &t.rsp, NULL);
+		ev = SMF_EV_N2_SETUP_OK;
+		break;
+	case SMF_N2_SETUP_FAIL:
+		rc = ngap_dec_setup_unsuccessful_transfer(transfer, len, &t.fail, NULL);
+		ev = SMF_EV_N2_SETUP_FAIL;
+		break;
+	case SMF_N2_RELEASE_RSP:
+		rc = ngap_dec_release_response_transfer(transfer, len, &t.rel, NULL);
+		ev = SMF_EV_N2_REL_RSP;
+		break;
+	case SMF_N2_MODIFY_RSP:
+		rc = ngap_dec_modify_response_transfer(transfer, len, &t.mod, NULL);
+		ev = SMF_EV_N2_MOD_RSP;
+		break;
+	case SMF_N2_MODIFY_FAIL:
+		/* Modify Unsuccessful Transfer is not coded by common/ngap; its content
+		 * (a cause) changes nothing here: the NAS side decides the outcome. */
+		rc = 0;
+		ev = SMF_EV_N2_MOD_RSP;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (rc < 0) {
+		smf->st.n2_bad++;
+		smf_slog(LOGL_INFO, smf, s, "undecodable N2 SM transfer (%d)", rc);
+		return -EBADMSG;
+	}
+	if (ev == SMF_EV_N2_SETUP_FAIL && !out)
+		return -EINVAL;
+	rc = smf_fsm_dispatch(smf, s, ev, &c);
+	if (rc == -EPROTO)
+		smf->st.n2_unexpected++;
+	else if (rc == -EBADMSG)
+		smf->st.n2_bad++;
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- user plane ---- */
+
+int smf_up_deactivate(struct smf *smf, struct smf_ue *ue)
+{
+	struct smf_ev_ctx c = { 0 };
+	int n = 0;
+
+	for (uint8_t psi = SMF_PSI_MIN; psi <= SMF_PSI_MAX; psi++) {
+		struct smf_sess *s = smf_sess_get(smf, ue, psi);
+		if (!s)
+			continue;
+		bool had = s->up == SMF_UP_ACTIVE || s->up == SMF_UP_PENDING;
+		if (smf_fsm_dispatch(smf, s, SMF_EV_UP_DEACT, &c) >= 0 && had)
+			n++;
+	}
+	return n;
+}
+
+int smf_up_reactivate(struct smf *smf, struct smf_ue *ue, uint8_t psi, struct smf_out *out)
+{
+	struct smf_sess *s = smf_sess_get(smf, ue, psi);
+	struct smf_ev_ctx c = { .out = out };
+	int rc;
+
+	out->n1_len = out->n2_len = 0;
+	out->n2_proc = SMF_N2_NONE;
+	if (!s)
+		return -ENOENT;
+	if (s->state != SMF_ST_ACTIVE)
+		return -EBUSY;
+	rc = smf_fsm_dispatch(smf, s, SMF_EV_UP_REACT, &c);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- network-initiated ---- */
+
+int smf_release(struct smf *smf, struct smf_ue *ue, uint8_t psi, uint8_t cause)
+{
+	struct smf_sess *s = smf_sess_get(smf, ue, psi);
+	struct smf_out o;
+	struct smf_ev_ctx c = { .out = &o, .cause = cause };
+	int rc;
+
+	if (!s)
+		return -ENOENT;
+	if (s->state == SMF_ST_INACTIVE_PENDING)
+		return -EBUSY;
+	smf_out_init(&o, smf->scratch_n1, sizeof(smf->scratch_n1), smf->scratch_n2, sizeof(smf->scratch_n2));
+	rc = smf_fsm_dispatch(smf, s, SMF_EV_NET_REL, &c);
+	if (rc < 0)
+		return rc;
+	if (smf_send(smf, s, &o) < 0) {
+		/* TS 23.502 4.3.4.2: UE unreachable: release locally, the UE
+		 * learns it from the PDU session status at its next contact. */
+		struct smf_ev_ctx l = { 0 };
+		smf_slog(LOGL_INFO, smf, s, "UE not reachable: local release");
+		smf_fsm_dispatch(smf, s, SMF_EV_LOCAL_REL, &l);
+	}
+	return 0;
+}
+
+int smf_modify_ambr(struct smf *smf, struct smf_ue *ue, uint8_t psi, uint64_t ul_bps, uint64_t dl_bps)
+{
+	struct smf_sess *s = smf_sess_get(smf, ue, psi);
+	struct smf_out o;
+	struct smf_ev_ctx c = { .out = &o };
+	int rc;
+
+	if (!s)
+		return -ENOENT;
+	if (s->state != SMF_ST_ACTIVE)
+		return -EBUSY;
+	s->new_ambr_ul = ul_bps;
+	s->new_ambr_dl = dl_bps;
+	smf_out_init(&o, smf->scratch_n1, sizeof(smf->scratch_n1), smf->scratch_n2, sizeof(smf->scratch_n2));
+	rc = smf_fsm_dispatch(smf, s, SMF_EV_NET_MOD, &c);
+	if (rc < 0)
+		return rc;
+	rc = smf_send(smf, s, &o);
+	if (rc < 0) {
+		struct smf_ev_ctx l = { 0 };
+		smf_fsm_dispatch(smf, s, SMF_EV_STATUS_ABORT, &l);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/* ---- observation ---- */
+
+int smf_sess_info(const struct smf *smf, const struct smf_ue *ue, uint8_t psi, struct smf_sess_info *o)
+{
+	const struct smf_sess *s = smf_sess_get(smf, ue, psi);
+
+	if (!s)
+		return -ENOENT;
+	memset(o, 0, sizeof(*o));
+	o->state = s->state;
+	o->up_active = s->up == SMF_UP_ACTIVE;
+	o->session_id = (uint32_t)(s - smf->sess);
+	o->ue_addr = s->ue_addr;
+	o->ul_teid = s->teid;
+	o->gnb_addr = s->gnb_addr;
+	o->gnb_teid = s->gnb_teid;
+	o->pdu_type = s->pdu_type;
+	o->five_qi = s->five_qi;
+	o->arp = s->arp;
+	o->qfi = SMF_QFI_DEFAULT;
+	o->pti = s->pti;
+	o->ambr_ul_bps = s->ambr_ul;
+	o->ambr_dl_bps = s->ambr_dl;
+	snprintf(o->dnn, sizeof(o->dnn), "%s", smf->conf->dnns[s->dnn].name);
+	o->snssai = s->snssai;
+	o->retx = s->retx;
+	return 0;
+}
+
+void smf_get_stats(const struct smf *smf, struct smf_stats *out)
+{
+	*out = smf->st;
+}
+
+int smf_pool_usage(const struct smf *smf, const char *dnn, uint32_t *used, uint32_t *size)
+{
+	for (unsigned d = 0; d < smf->conf->n_dnns && d < CONF_MAX_DNNS; d++) {
+		if (!strcasecmp(smf->conf->dnns[d].name, dnn)) {
+			*used = smf->pools[d].used;
+			*size = smf->pools[d].size > 2 ? smf->pools[d].size - 2 : 0;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

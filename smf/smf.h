@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * smf - Session Management Function (TS 23.501 6.2.2), called by the AMF as
+ * plain functions, driving the UPF through upf/upf.h.
+ *
+ * What it does: PDU session establishment, user-plane deactivation and
+ * reactivation, UE- and network-requested release, network-requested
+ * modification (session-AMBR), 5GSM status (TS 24.501 6.3-6.5, 7.3, 7.4;
+ * TS 23.502 4.3.2, 4.3.3, 4.3.4, 4.2.3, 4.2.6), with IPv4 pools per DNN
+ * from the configuration and the timers T3591 / T3592.
+ *
+ * Calling convention
+ *  - The AMF attaches each registered UE once (smf_ue_attach), keeps the
+ *    returned handle in its UE context and passes it to every call. The
+ *    SMF never looks at the AMF's context: ue_cookie is handed back in the
+ *    callbacks only.
+ *  - A call made because of a message from the UE or the gNB returns what
+ *    to send in a struct smf_out (caller buffers, see smf_out_init). The
+ *    AMF sends it right away:
+ *      n2_proc NONE:    n1 in a DOWNLINK NAS TRANSPORT (DL NAS Transport,
+ *                       payload container type N1 SM, PDU session ID = psi)
+ *      n2_proc SETUP:   PDU SESSION RESOURCE SETUP REQUEST, item {psi,
+ *                       NAS-PDU = DL NAS Transport(n1) if n1_len, snssai,
+ *                       transfer = n2}; during a service request the item
+ *                       goes into INITIAL CONTEXT SETUP REQUEST instead
+ *      n2_proc RELEASE: PDU SESSION RESOURCE RELEASE COMMAND, item {psi,
+ *                       transfer = n2}, NAS-PDU = DL NAS Transport(n1)
+ *      n2_proc MODIFY:  PDU SESSION RESOURCE MODIFY REQUEST, item {psi,
+ *                       NAS-PDU = DL NAS Transport(n1), transfer = n2}
+ *    n1_len == 0 and n2_proc NONE: nothing to send.
+ *  - What the SMF starts itself (timer retransmissions, network-requested
+ *    release and modification) goes out through ops.send with the same
+ *    struct; the AMF returns -EAGAIN from send when the UE cannot be
+ *    reached now (CM-IDLE): a release then completes locally and the UE
+ *    learns it from the PDU session status IE (TS 23.502 4.3.4.2).
+ *  - Downlink data for a session whose user plane is deactivated reaches
+ *    ops.dl_data (from upf's on_dl_data via smf_upf_dl_data): the AMF pages
+ *    the UE, or if it is connected calls smf_up_reactivate.
+ *
+ * User plane: the upf handle may be NULL, meaning "no user plane attached"
+ * (unit tests, a control-plane-only run). Every rule operation is then
+ * skipped and counted in smf_stats.upf_skipped; TEIDs and addresses are
+ * still allocated and signalled, but no packet flows.
+ *
+ * Order of calls for the 27-message cycle (see smf/README.md):
+ *   registration accepted     -> smf_ue_attach
+ *   UL NAS Transport (N1 SM)  -> smf_n1_rx -> out: SETUP (accept)
+ *   PDUSessionResourceSetupResponse / ICS Response item
+ *                             -> smf_n2_rx(SMF_N2_SETUP_RSP)  (or SETUP_FAIL)
+ *   UE context release        -> smf_up_deactivate
+ *   Service Request           -> smf_ue_status_sync, then for each PSI to
+ *                                reactivate smf_up_reactivate -> out: SETUP
+ *                                (item of Initial Context Setup Request)
+ *   ICS Response item         -> smf_n2_rx(SMF_N2_SETUP_RSP)
+ *   UL NAS Transport (release request) -> smf_n1_rx -> out: RELEASE
+ *   PDUSessionResourceReleaseResponse -> smf_n2_rx(SMF_N2_RELEASE_RSP)
+ *   UL NAS Transport (release complete) -> smf_n1_rx (nothing to send)
+ *   deregistration / context gone -> smf_ue_detach (local release of all)
+ *
+ * Threading: the control thread (the ev_loop's). No call allocates after
+ * smf_new; everything is sized by smf_params.
+ */
+#ifndef SOLOCORE_SMF_SMF_H
+#define SOLOCORE_SMF_SMF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/ngap/ngap.h"
+
+struct smf;
+struct smf_ue;
+struct ev_loop;
+struct conf;
+struct udm;
+struct upf;
+struct nas_ul_nas_transport;
+
+#define SMF_PSI_MIN 1         /* TS 24.007 11.2.3.1b: PDU session identity values 1..15 */
+#define SMF_PSI_MAX 15
+#define SMF_N1_MAX 512        /* enough for any 5GSM message the SMF sends */
+#define SMF_N2_MAX 256        /* enough for any SM transfer the SMF sends */
+
+/* Which NGAP procedure carries the output (see the top of this file). */
+enum smf_n2_proc {
+	SMF_N2_NONE = 0,
+	SMF_N2_SETUP,          /* PDU Session Resource Setup Request Transfer */
+	SMF_N2_MODIFY,         /* PDU Session Resource Modify Request Transfer */
+	SMF_N2_RELEASE,        /* PDU Session Resource Release Command Transfer */
+};
+
+struct smf_out {
+	/* caller's buffers (smf_out_init) */
+	uint8_t *n1;
+	size_t n1_cap;
+	uint8_t *n2;
+	size_t n2_cap;
+	/* filled by the SMF */
+	size_t n1_len;         /* plain 5GSM message; 0: none */
+	size_t n2_len;         /* SM transfer; 0: none */
+	uint8_t n2_proc;       /* enum smf_n2_proc */
+	uint8_t psi;           /* PDU session ID of both */
+	struct ngap_snssai snssai; /* S-NSSAI of the session (SETUP items) */
+	uint64_t ambr_ul_bps, ambr_dl_bps; /* session-AMBR (the AMF may derive UE-AMBR) */
+};
+
+static inline void smf_out_init(struct smf_out *o, uint8_t *n1, size_t n1_cap, uint8_t *n2, size_t n2_cap)
+{
+	*o = (struct smf_out){ .n1 = n1, .n1_cap = n1_cap, .n2 = n2, .n2_cap = n2_cap };
+}
+
+/* Callbacks into the AMF (control thread). */
+struct smf_amf_ops {
+	/* SMF-initiated N1/N2 (same meaning as a returned smf_out). The bytes
+	 * are valid during the call only. 0, -EAGAIN (UE not reachable now),
+	 * or another -errno (counted, treated like -EAGAIN). */
+	int (*send)(void *arg, void *ue_cookie, const struct smf_out *out);
+	/* Downlink data waits for PDU session psi of this UE (user plane
+	 * deactivated): page the UE (TS 23.502 4.2.3.3). Optional. */
+	void (*dl_data)(void *arg, void *ue_cookie, uint8_t psi);
+	void *arg;
+};
+
+struct smf_params {
+	const struct conf *conf;    /* dnns (name, pool, dns, mtu), slices, timers; must outlive smf */
+	struct ev_loop *loop;       /* T3591 / T3592 */
+	struct udm *udm;            /* subscription data by SUPI; NULL: conf defaults for everyone */
+	struct upf *upf;            /* NULL: no user plane attached (see above); smf_set_upf later */
+	uint32_t n3_addr;           /* UPF N3 IPv4, network order: UL NG-U UP TNL address */
+	uint32_t max_sessions;      /* PDU sessions in total = upf session ids; 0: conf->upf.max_sessions */
+	uint32_t max_ues;           /* attached UEs; 0: conf->limits.max_ues */
+	uint8_t max_per_ue;         /* sessions per UE, 1..15; 0: 15 */
+	uint32_t t3591_ms;          /* 0: conf->timers.t3591 seconds */
+	uint32_t t3592_ms;          /* 0: conf->timers.t3592 seconds */
+	uint8_t max_retx;           /* retransmissions before giving up; 0: 4 (TS 24.501 6.3.2.5, 6.3.3.5) */
+	struct smf_amf_ops ops;
+};
+
+/* NULL with *err = -errno (-EINVAL for a bad DNN pool in conf, -ENOMEM). */
+struct smf *smf_new(const struct smf_params *p, int *err);
+/* Releases every session locally (UPF rules removed), stops timers. Accepts NULL. */
+void smf_free(struct smf *smf);
+/* Attach / replace the user plane (NULL: none). Sessions already installed are not re-sent. */
+void smf_set_upf(struct smf *smf, struct upf *upf);
+/* Matches upf_params.on_dl_data: pass it with cb_arg = the smf. */
+void smf_upf_dl_data(void *smf, uint32_t session_id);
+
+/* ---- UE handles ---- */
+/* Attach a registered UE. supi is copied. -ENOSPC when max_ues are attached. */
+int smf_ue_attach(struct smf *smf, const char *supi, void *ue_cookie, struct smf_ue **out);
+/* Local release of every session (TS 24.501 5.5.1.2.4, deregistration; TS 23.502 4.2.2.3),
+ * then forget the handle. Returns the number of sessions released. Accepts NULL ue. */
+int smf_ue_detach(struct smf *smf, struct smf_ue *ue);
+/* PDU session status bitmap (bit i = PSI i) of the sessions that exist for this UE. */
+uint16_t smf_ue_psi_map(const struct smf_ue *ue);
+/* Sessions whose user plane is active (or being set up). */
+uint16_t smf_ue_up_map(const struct smf *smf, const struct smf_ue *ue);
+/* PDU session status from the UE (registration / service request): release locally the
+ * sessions the UE does not have (TS 24.501 5.6.1.4.1, 5.5.1.3.4). Returns the map after. */
+uint16_t smf_ue_status_sync(struct smf *smf, struct smf_ue *ue, uint16_t ue_map);
+
+/* ---- N1: a 5GSM message from the UE ----
+ * ul is the decoded UL NAS TRANSPORT with payload container type N1 SM: its
+ * PDU session ID, request type, S-NSSAI and DNN IEs are used, the payload is
+ * the 5GSM message. Returns 0 (out says what to send, maybe nothing), or
+ * -EINVAL (not N1 SM), -ENOSPC (out buffers too small). Protocol errors of the
+ * UE are answered in out (reject or 5GSM STATUS), never returned. */
+int smf_n1_rx(struct smf *smf, struct smf_ue *ue, const struct nas_ul_nas_transport *ul,
+	      struct smf_out *out);
+
+/* ---- N2: an SM transfer from the gNB ---- */
+enum smf_n2_msg {
+	SMF_N2_SETUP_RSP = 0,   /* PDU Session Resource Setup Response Transfer */
+	SMF_N2_SETUP_FAIL,      /* PDU Session Resource Setup Unsuccessful Transfer */
+	SMF_N2_RELEASE_RSP,     /* PDU Session Resource Release Response Transfer */
+	SMF_N2_MODIFY_RSP,      /* PDU Session Resource Modify Response Transfer */
+	SMF_N2_MODIFY_FAIL,     /* PDU Session Resource Modify Unsuccessful Transfer */
+};
+/* 0 (out may hold something to send, e.g. a release after a failed setup),
+ * -ENOENT (no such session), -EBADMSG (transfer undecodable; counted),
+ * -EPROTO (not expected in the session's state; counted, ignored). */
+int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg kind,
+	      const uint8_t *transfer, size_t len, struct smf_out *out);
+
+/* ---- user plane ---- */
+/* AN release (UE context release): every session's downlink goes to buffering
+ * (TS 23.502 4.2.6). Returns the number of sessions deactivated. */
+int smf_up_deactivate(struct smf *smf, struct smf_ue *ue);
+/* Service request (TS 23.502 4.2.3.2): out gets the Setup Request Transfer for psi
+ * (n2_proc SETUP, no n1). -ENOENT (no session), -EALREADY (user plane active),
+ * -EBUSY (a procedure is running on it). */
+int smf_up_reactivate(struct smf *smf, struct smf_ue *ue, uint8_t psi, struct smf_out *out);
+
+/* ---- network-initiated procedures (sent through ops.send) ---- */
+/* Network-requested release (TS 24.501 6.3.3) with a 5GSM cause (e.g. 36, 39, 26).
+ * 0 (command sent, T3592 running, or released locally when the UE is unreachable),
+ * -ENOENT, -EBUSY (release already running). */
+int smf_release(struct smf *smf, struct smf_ue *ue, uint8_t psi, uint8_t cause);
+/* Network-requested modification of the session-AMBR (TS 24.501 6.3.2), T3591.
+ * The UPF gets the new AMBR when the UE completes. 0, -ENOENT, -EBUSY, -EAGAIN (UE unreachable). */
+int smf_modify_ambr(struct smf *smf, struct smf_ue *ue, uint8_t psi, uint64_t ul_bps, uint64_t dl_bps);
+
+/* ---- observation ---- */
+enum smf_state {
+	SMF_ST_INACTIVE = 0,       /* TS 24.501 6.1.3.3: PDU SESSION INACTIVE */
+	SMF_ST_ACTIVE_PENDING,     /* accept sent, waiting for the gNB (TS 23.502 4.3.2.2.1 steps 11-15) */
+	SMF_ST_ACTIVE,             /* PDU SESSION ACTIVE */
+	SMF_ST_MODIFICATION_PENDING, /* PDU SESSION MODIFICATION PENDING (T3591) */
+	SMF_ST_INACTIVE_PENDING,   /* PDU SESSION INACTIVE PENDING (T3592) */
+	SMF_ST__MAX
+};
+const char *smf_state_name(unsigned s);
+
+struct smf_sess_info {
+	uint8_t state;             /* enum smf_state */
+	bool up_active;            /* downlink forwarded to the gNB */
+	uint32_t session_id;       /* = upf session id */
+	uint32_t ue_addr;          /* network order */
+	uint32_t ul_teid;          /* ours (UPF N3) */
+	uint32_t gnb_addr, gnb_teid;
+	uint8_t pdu_type;          /* enum nas_pdu_type granted */
+	uint8_t five_qi, arp, qfi, pti;
+	uint64_t ambr_ul_bps, ambr_dl_bps;
+	char dnn[64];
+	struct ngap_snssai snssai;
+	uint8_t retx;              /* retransmissions of the running T3591 / T3592 procedure */
+};
+/* 0 or -ENOENT. */
+int smf_sess_info(const struct smf *smf, const struct smf_ue *ue, uint8_t psi, struct smf_sess_info *out);
+
+struct smf_stats {
+	uint64_t sessions;         /* existing now */
+	uint64_t est_accepted, est_rejected;
+	uint64_t rel_ue, rel_net, rel_local;  /* completed releases by origin */
+	uint64_t mod_ok, mod_failed;
+	uint64_t up_deactivated, up_reactivated;
+	uint64_t t3591_expired, t3592_expired, t3591_gave_up, t3592_gave_up;
+	uint64_t gsm_status_tx, gsm_status_rx;
+	uint64_t n1_ignored;       /* 5GSM messages ignored (TS 24.501 7.3.2, too short ...) */
+	uint64_t n2_bad, n2_unexpected;
+	uint64_t dl_data_notified;
+	uint64_t upf_skipped;      /* rule operations not done: no user plane attached */
+	uint64_t upf_errors;
+	uint64_t send_failed;      /* ops.send returned an error */
+};
+void smf_get_stats(const struct smf *smf, struct smf_stats *out);
+
+/* Addresses in use / size of the pool of a DNN (tests, metrics). 0 or -ENOENT. */
+int smf_pool_usage(const struct smf *smf, const char *dnn, uint32_t *used, uint32_t *size);
+
+#endif

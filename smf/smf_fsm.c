@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * The PDU session state machine of the network side, TS 24.501 6.1.3.3
+ * (PDU SESSION INACTIVE / ACTIVE / MODIFICATION PENDING / INACTIVE PENDING),
+ * with ACTIVE_PENDING for the wait on the gNB after the accept (TS 23.502
+ * 4.3.2.2.1 steps 11-15; the UE is told ACTIVE already). The user plane
+ * (none / pending / active / inactive) is a sub-state of the session, changed
+ * by the same actions.
+ *
+ * A const table lists per state the events it takes and the states it may go
+ * to; one action function per event returns the next state. smf_fsm_dispatch()
+ * refuses what the table does not allow and logs every transition. A session
+ * that reaches INACTIVE is freed there (rules, address, TEID, slot).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "common/ngap/ngap.h"
+#include "smf/smf_int.h"
+
+#define EVB(e) (1u << (e))
+#define STB(s) (1u << (s))
+
+struct smf_state_desc {
+	const char *name;
+	uint32_t events;       /* EVB() of the events taken in this state */
+	uint32_t next;         /* STB() of the states an action may lead to */
+};
+
+static const struct smf_state_desc states[SMF_ST__MAX] = {
+	[SMF_ST_INACTIVE] = { "INACTIVE",
+		EVB(SMF_EV_EST_REQ),
+		STB(SMF_ST_ACTIVE_PENDING) | STB(SMF_ST_INACTIVE) },
+	[SMF_ST_ACTIVE_PENDING] = { "ACTIVE_PENDING",
+		EVB(SMF_EV_EST_REQ) | EVB(SMF_EV_N2_SETUP_OK) | EVB(SMF_EV_N2_SETUP_FAIL) |
+		EVB(SMF_EV_REL_REQ) | EVB(SMF_EV_NET_REL) | EVB(SMF_EV_UP_DEACT) | EVB(SMF_EV_LOCAL_REL),
+		STB(SMF_ST_ACTIVE_PENDING) | STB(SMF_ST_ACTIVE) | STB(SMF_ST_INACTIVE_PENDING) |
+		STB(SMF_ST_INACTIVE) },
+	[SMF_ST_ACTIVE] = { "ACTIVE",
+		EVB(SMF_EV_N2_SETUP_OK) | EVB(SMF_EV_N2_SETUP_FAIL) | EVB(SMF_EV_REL_REQ) |
+		EVB(SMF_EV_NET_REL) | EVB(SMF_EV_NET_MOD) | EVB(SMF_EV_UP_DEACT) | EVB(SMF_EV_UP_REACT) |
+		EVB(SMF_EV_LOCAL_REL),
+		STB(SMF_ST_ACTIVE) | STB(SMF_ST_MODIFICATION_PENDING) | STB(SMF_ST_INACTIVE_PENDING) |
+		STB(SMF_ST_INACTIVE) },
+	[SMF_ST_MODIFICATION_PENDING] = { "MODIFICATION_PENDING",
+		EVB(SMF_EV_MOD_CPL) | EVB(SMF_EV_MOD_CMD_REJ) | EVB(SMF_EV_N2_MOD_RSP) | EVB(SMF_EV_T3591) |
+		EVB(SMF_EV_REL_REQ) | EVB(SMF_EV_NET_REL) | EVB(SMF_EV_UP_DEACT) | EVB(SMF_EV_STATUS_ABORT) |
+		EVB(SMF_EV_LOCAL_REL),
+		STB(SMF_ST_MODIFICATION_PENDING) | STB(SMF_ST_ACTIVE) | STB(SMF_ST_INACTIVE_PENDING) |
+		STB(SMF_ST_INACTIVE) },
+	[SMF_ST_INACTIVE_PENDING] = { "INACTIVE_PENDING",
+		EVB(SMF_EV_REL_REQ) | EVB(SMF_EV_REL_CPL) | EVB(SMF_EV_N2_REL_RSP) | EVB(SMF_EV_T3592) |
+		EVB(SMF_EV_UP_DEACT) | EVB(SMF_EV_STATUS_ABORT) | EVB(SMF_EV_LOCAL_REL),
+		STB(SMF_ST_INACTIVE_PENDING) | STB(SMF_ST_INACTIVE) },
+};
+
+static const char *const ev_names[SMF_EV__MAX] = {
+	[SMF_EV_EST_REQ] = "EST_REQ", [SMF_EV_N2_SETUP_OK] = "N2_SETUP_OK",
+	[SMF_EV_N2_SETUP_FAIL] = "N2_SETUP_FAIL", [SMF_EV_REL_REQ] = "REL_REQ",
+	[SMF_EV_NET_REL] = "NET_REL", [SMF_EV_REL_CPL] = "REL_CPL", [SMF_EV_N2_REL_RSP] = "N2_REL_RSP",
+	[SMF_EV_NET_MOD] = "NET_MOD", [SMF_EV_MOD_CPL] = "MOD_CPL", [SMF_EV_MOD_CMD_REJ] = "MOD_CMD_REJ",
+	[SMF_EV_N2_MOD_RSP] = "N2_MOD_RSP", [SMF_EV_UP_DEACT] = "UP_DEACT", [SMF_EV_UP_REACT] = "UP_REACT",
+	[SMF_EV_T3591] = "T3591", [SMF_EV_T3592] = "T3592", [SMF_EV_STATUS_ABORT] = "STATUS_ABORT",
+	[SMF_EV_LOCAL_REL] = "LOCAL_REL",
+};
+
+const char *smf_state_name(unsigned s)
+{
+	return s < SMF_ST__MAX ? states[s].name : "?";
+}
+
+const char *smf_event_name(unsigned ev)
+{
+	return ev < SMF_EV__MAX ? ev_names[ev] : "?";
+}
+
+static void timer_start(struct smf *smf, struct smf_sess *s, uint32_t ms)
+{
+	if (smf->p.loop && ev_timer_start(smf->p.loop, &s->timer, ms) < 0)
+		smf_slog(LOGL_ERROR, smf, s, "cannot start timer");
+}
+
+static void timer_stop(struct smf *smf, struct smf_sess *s)
+{
+	if (smf->p.loop)
+		ev_timer_stop(smf->p.loop, &s->timer);
+}
+
+/* ---- actions: one per event; each returns the next state or -errno ---- */
+
+/* TS 23.502 4.3.2.2.1 steps 3-11: rules installed (downlink buffered until the
+ * gNB answers), accept and Setup Request Transfer out. A second request with
+ * the same PTI while we wait for the gNB is the UE's retransmission (T3580):
+ * answer it again with the same session. */
+static int a_est_req(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	int rc;
+
+	if (s->state == SMF_ST_INACTIVE) {
+		rc = smf_upf_apply(smf, s);
+		if (rc < 0)
+			return rc;
+	}
+	rc = smf_msg_est_accept(smf, s, c->msg, c->out);
+	if (!rc)
+		rc = smf_msg_setup_transfer(smf, s, c->out);
+	if (rc < 0)
+		return rc;
+	s->up = SMF_UP_PENDING;
+	return SMF_ST_ACTIVE_PENDING;
+}
+
+/* TS 23.502 4.3.2.2.1 step 15 / 4.2.3.2 step 12: the gNB's DL tunnel; downlink active. */
+static int a_n2_setup_ok(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	const struct ngap_setup_response_transfer *t = c->n2;
+
+	if (s->up != SMF_UP_PENDING)
+		return -EPROTO;
+	if (t->dl_tunnel.addr_bits != 32 && t->dl_tunnel.addr_bits != 160)
+		return -EBADMSG;    /* no IPv4 in the gNB's address: we run IPv4 N3 only */
+	memcpy(&s->gnb_addr, t->dl_tunnel.addr, 4);
+	s->gnb_teid = (uint32_t)t->dl_tunnel.teid[0] << 24 | (uint32_t)t->dl_tunnel.teid[1] << 16 |
+		      (uint32_t)t->dl_tunnel.teid[2] << 8 | t->dl_tunnel.teid[3];
+	s->up = SMF_UP_ACTIVE;
+	smf_upf_apply(smf, s);
+	if (s->state == SMF_ST_ACTIVE)
+		smf->st.up_reactivated++;
+	return SMF_ST_ACTIVE;
+}
+
+static int start_release(struct smf *smf, struct smf_sess *s, struct smf_out *out, uint8_t pti);
+
+/* TS 23.502 4.3.2.2.1: the gNB could not set the session up. At establishment the
+ * session is released by the network (N1 only: the gNB has nothing to release); at
+ * reactivation the session stays with its user plane deactivated (4.2.3.2). */
+static int a_n2_setup_fail(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	if (s->up != SMF_UP_PENDING)
+		return -EPROTO;
+	s->up = SMF_UP_INACTIVE;
+	if (s->state == SMF_ST_ACTIVE)
+		return SMF_ST_ACTIVE;
+	s->up = SMF_UP_NONE;
+	s->rel_cause = NAS_5GSM_NETWORK_FAILURE;
+	s->rel_net = 1;
+	return start_release(smf, s, c->out, 0);
+}
+
+/* Release command (N1) plus, when the gNB holds resources, the Release Command
+ * Transfer (N2); T3592 (TS 24.501 6.3.3.2). */
+static int start_release(struct smf *smf, struct smf_sess *s, struct smf_out *out, uint8_t pti)
+{
+	int rc;
+
+	s->pti = pti;
+	s->retx = 0;
+	s->rel_n1_done = 0;
+	s->rel_n2_done = 0;
+	s->rel_n2_wait = s->up == SMF_UP_ACTIVE || s->up == SMF_UP_PENDING;
+	rc = smf_msg_rel_command(s, pti, out);
+	if (!rc && s->rel_n2_wait)
+		rc = smf_msg_rel_transfer(s, out);
+	if (!rc && !s->rel_n2_wait)
+		out->psi = s->psi;
+	if (rc < 0)
+		return rc;
+	timer_start(smf, s, smf->t3592_ms);
+	return SMF_ST_INACTIVE_PENDING;
+}
+
+/* TS 24.501 6.4.3.2/6.4.3.3: UE-requested release, #36 regular deactivation.
+ * While a network release runs, the UE's request is dropped (collision,
+ * TS 24.501 6.4.3.5: the network-requested release goes on). */
+static int a_rel_req(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	if (s->state == SMF_ST_INACTIVE_PENDING)
+		return SMF_ST_INACTIVE_PENDING;
+	timer_stop(smf, s);        /* a modification in progress is abandoned */
+	s->rel_cause = NAS_5GSM_REGULAR_DEACTIVATION;
+	s->rel_net = 0;
+	return start_release(smf, s, c->out, c->msg->pti);
+}
+
+/* TS 24.501 6.3.3.2: network-requested release, PTI 0. */
+static int a_net_rel(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	timer_stop(smf, s);
+	s->rel_cause = c->cause;
+	s->rel_net = 1;
+	return start_release(smf, s, c->out, 0);
+}
+
+/* TS 24.501 6.3.3.3: release complete ends the procedure; the session is gone
+ * (TS 23.502 4.3.4.2 step 11: N4 session release follows). */
+static int a_rel_cpl(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	(void)c;
+	timer_stop(smf, s);
+	s->rel_n1_done = 1;
+	if (s->rel_net)
+		smf->st.rel_net++;
+	else
+		smf->st.rel_ue++;
+	return SMF_ST_INACTIVE;
+}
+
+static int a_n2_rel_rsp(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	(void)c;
+	if (!s->rel_n2_wait || s->rel_n2_done)
+		return -EPROTO;
+	s->rel_n2_done = 1;
+	s->up = SMF_UP_NONE;
+	smf_slog(LOGL_DEBUG, smf, s, "gNB released the resources");
+	return SMF_ST_INACTIVE_PENDING;
+}
+
+/* TS 24.501 6.3.2.2: modification command (session-AMBR), T3591; N2 Modify
+ * Request Transfer when the gNB holds the session. */
+static int a_net_mod(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	int rc;
+
+	s->retx = 0;
+	s->pti = 0;
+	rc = smf_msg_mod_command(s, c->out);
+	s->mod_n2_wait = s->up == SMF_UP_ACTIVE;
+	if (!rc && s->mod_n2_wait)
+		rc = smf_msg_mod_transfer(s, c->out);
+	if (rc < 0)
+		return rc;
+	timer_start(smf, s, smf->t3591_ms);
+	return SMF_ST_MODIFICATION_PENDING;
+}
+
+/* TS 24.501 6.3.2.3: the UE took the new AMBR; the UPF polices it now. */
+static int a_mod_cpl(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	(void)c;
+	timer_stop(smf, s);
+	s->ambr_ul = s->new_ambr_ul;
+	s->ambr_dl = s->new_ambr_dl;
+	smf_upf_apply(smf, s);
+	smf->st.mod_ok++;
+	return SMF_ST_ACTIVE;
+}
+
+/* TS 24.501 6.3.2.4 (command reject) and 6.5.3 (status aborting it): keep the
+ * previous configuration. */
+static int a_mod_cmd_rej(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	(void)c;
+	timer_stop(smf, s);
+	smf->st.mod_failed++;
+	return SMF_ST_ACTIVE;
+}
+
+static int a_n2_mod_rsp(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	(void)smf;
+	(void)c;
+	if (!s->mod_n2_wait)
+		return -EPROTO;
+	s->mod_n2_wait = 0;
+	return SMF_ST_MODIFICATION_PENDING;
+}
+
+/* TS 23.502 4.2.6 step 5: AN release; downlink buffered (UPF notifies). */
+static int a_up_deact(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	(void)c;
+	if (s->state == SMF_ST_INACTIVE_PENDING) {
+		/* nothing left at the gNB for the release either */
+		if (s->rel_n2_wait)
+			s->rel_n2_done = 1;
+		s->up = SMF_UP_NONE;
+		return SMF_ST_INACTIVE_PENDING;
+	}
+	if (s->up == SMF_UP_ACTIVE || s->up == SMF_UP_PENDING) {
+		s->up = SMF_UP_INACTIVE;
+		smf->st.up_deactivated++;
+		smf_upf_apply(smf, s);
+	}
+	s->mod_n2_wait = 0;
+	return s->state == SMF_ST_ACTIVE_PENDING ? SMF_ST_ACTIVE : s->state;
+}
+
+/* TS 23.502 4.2.3.2 step 4-11: the Setup Request Transfer again (same UL TEID). */
+static int a_up_react(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	int rc;
+
+	if (s->up != SMF_UP_INACTIVE)
+		return -EALREADY;
+	rc = smf_msg_setup_transfer(smf, s, c->out);
+	if (rc < 0)
+		return rc;
+	s->up = SMF_UP_PENDING;
+	return SMF_ST_ACTIVE;
+}
+
+/* Retransmission of the N1 part alone (DL NAS Transport) through ops.send. */
+static int retransmit(struct smf *smf, struct smf_sess *s, bool release)
+{
+	struct smf_out o;
+	int rc;
+
+	smf_out_init(&o, smf->scratch_n1, sizeof(smf->scratch_n1), smf->scratch_n2, sizeof(smf->scratch_n2));
+	rc = release ? smf_msg_rel_command(s, s->pti, &o) : smf_msg_mod_command(s, &o);
+	if (rc < 0)
+		return rc;
+	o.psi = s->psi;
+	o.snssai = s->snssai;
+	return smf_send(smf, s, &o);
+}
+
+/* TS 24.501 6.3.2.5 a): retransmit four times; on the fifth expiry abort the
+ * modification and keep the previous configuration. */
+static int a_t3591(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	(void)c;
+	smf->st.t3591_expired++;
+	if (s->retx >= smf->max_retx) {
+		smf->st.t3591_gave_up++;
+		smf->st.mod_failed++;
+		smf_slog(LOGL_WARN, smf, s, "T3591 expired %u times: modification aborted", s->retx + 1u);
+		return SMF_ST_ACTIVE;
+	}
+	s->retx++;
+	if (retransmit(smf, s, false) < 0) {
+		smf->st.mod_failed++;
+		return SMF_ST_ACTIVE;
+	}
+	timer_start(smf, s, smf->t3591_ms);
+	return SMF_ST_MODIFICATION_PENDING;
+}
+
+/* TS 24.501 6.3.3.5 a): retransmit four times; on the fifth expiry release locally. */
+static int a_t3592(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	(void)c;
+	smf->st.t3592_expired++;
+	if (s->retx >= smf->max_retx) {
+		smf->st.t3592_gave_up++;
+		smf->st.rel_local++;
+		smf_slog(LOGL_WARN, smf, s, "T3592 expired %u times: released locally", s->retx + 1u);
+		return SMF_ST_INACTIVE;
+	}
+	s->retx++;
+	if (retransmit(smf, s, true) < 0) {
+		smf->st.rel_local++;
+		return SMF_ST_INACTIVE;
+	}
+	timer_start(smf, s, smf->t3592_ms);
+	return SMF_ST_INACTIVE_PENDING;
+}
+
+/* TS 24.501 6.5.3: a 5GSM STATUS (#81, #97, #98 ...) aborts the running procedure. */
+static int a_status_abort(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	(void)c;
+	timer_stop(smf, s);
+	if (s->state == SMF_ST_MODIFICATION_PENDING) {
+		smf->st.mod_failed++;
+		return SMF_ST_ACTIVE;
+	}
+	smf->st.rel_local++;
+	return SMF_ST_INACTIVE;
+}
+
+static int a_local_rel(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	(void)c;
+	timer_stop(smf, s);
+	smf->st.rel_local++;
+	return SMF_ST_INACTIVE;
+}
+
+typedef int (*smf_action)(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c);
+
+static const smf_action actions[SMF_EV__MAX] = {
+	[SMF_EV_EST_REQ] = a_est_req,
+	[SMF_EV_N2_SETUP_OK] = a_n2_setup_ok,
+	[SMF_EV_N2_SETUP_FAIL] = a_n2_setup_fail,
+	[SMF_EV_REL_REQ] = a_rel_req,
+	[SMF_EV_NET_REL] = a_net_rel,
+	[SMF_EV_REL_CPL] = a_rel_cpl,
+	[SMF_EV_N2_REL_RSP] = a_n2_rel_rsp,
+	[SMF_EV_NET_MOD] = a_net_mod,
+	[SMF_EV_MOD_CPL] = a_mod_cpl,
+	[SMF_EV_MOD_CMD_REJ] = a_mod_cmd_rej,
+	[SMF_EV_N2_MOD_RSP] = a_n2_mod_rsp,
+	[SMF_EV_UP_DEACT] = a_up_deact,
+	[SMF_EV_UP_REACT] = a_up_react,
+	[SMF_EV_T3591] = a_t3591,
+	[SMF_EV_T3592] = a_t3592,
+	[SMF_EV_STATUS_ABORT] = a_status_abort,
+	[SMF_EV_LOCAL_REL] = a_local_rel,
+};
+
+/* Returns the new state, -EPROTO when the state does not take the event, or the
+ * action's -errno (the state is then unchanged). */
+int smf_fsm_dispatch(struct smf *smf, struct smf_sess *s, enum smf_event ev, struct smf_ev_ctx *c)
+{
+	uint8_t from = s->state;
+	int to;
+
+	if (ev >= SMF_EV__MAX || !(states[from].events & EVB(ev))) {
+		smf_slog(LOGL_INFO, smf, s, "event %s not allowed", smf_event_name(ev));
+		return -EPROTO;
+	}
+	to = actions[ev](smf, s, c);
+	if (to < 0) {
+		smf_slog(LOGL_INFO, smf, s, "event %s refused: %d", smf_event_name(ev), to);
+		return to;
+	}
+	if (!(states[from].next & STB(to))) {
+		/* a bug in an action: keep the state, say so loudly */
+		smf_slog(LOGL_ERROR, smf, s, "event %s: transition to %s not allowed", smf_event_name(ev),
+			 smf_state_name((unsigned)to));
+		return -EINVAL;
+	}
+	if (to != from)
+		smf_slog(LOGL_DEBUG, smf, s, "%s -> %s on %s", states[from].name, states[to].name,
+			 smf_event_name(ev));
+	s->state = (uint8_t)to;
+	if (to == SMF_ST_INACTIVE)
+		smf_sess_free(smf, s);
+	return to;
+}
+
+void smf_timer_cb(struct ev_loop *loop, struct ev_timer *t)
+{
+	struct smf_sess *s = t->arg;
+	struct smf_ev_ctx c = { 0 };
+
+	(void)loop;
+	if (!s->in_use)
+		return;
+	if (s->state == SMF_ST_MODIFICATION_PENDING)
+		smf_fsm_dispatch(s->smf, s, SMF_EV_T3591, &c);
+	else if (s->state == SMF_ST_INACTIVE_PENDING)
+		smf_fsm_dispatch(s->smf, s, SMF_EV_T3592, &c);
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* smf internals: shared by the files of smf/ only. */
+#ifndef SOLOCORE_SMF_SMF_INT_H
+#define SOLOCORE_SMF_SMF_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/conf.h"
+#include "common/ev.h"
+#include "common/log.h"
+#include "common/nas/nas.h"
+#include "smf/smf.h"
+
+#define MOD "smf"
+#define SMF_NONE UINT32_MAX
+#define SMF_QFI_DEFAULT 1          /* QFI of the default QoS flow */
+#define SMF_QOS_RULE_DEFAULT 1     /* id of the default QoS rule */
+#define SMF_CAUSE_MAX_SESSIONS 65  /* TS 24.501 9.11.4.2: maximum number of PDU sessions reached */
+
+/* ---- IP pools (smf_pool.c) ---- */
+struct smf_pool {
+	uint32_t base;             /* host order, network address of the prefix */
+	uint32_t size;             /* addresses in the prefix */
+	uint32_t hwm;              /* next never-used offset (starts at 1: .0 is the network) */
+	uint32_t *stack;           /* freed offsets, LIFO */
+	uint32_t n_stack, cap_stack;
+	uint64_t *inuse;           /* one bit per offset */
+	uint32_t used;
+};
+int smf_pool_init(struct smf_pool *p, const char *cidr, uint32_t max_alloc);
+void smf_pool_fini(struct smf_pool *p);
+/* Network-order address, or 0 when exhausted. O(1). */
+uint32_t smf_pool_alloc(struct smf_pool *p);
+/* -EINVAL if not from this pool or not in use. O(1). */
+int smf_pool_free(struct smf_pool *p, uint32_t addr);
+
+/* ---- FSM (smf_fsm.c) ---- */
+enum smf_event {
+	SMF_EV_EST_REQ = 0,        /* PDU SESSION ESTABLISHMENT REQUEST (accepted checks) */
+	SMF_EV_N2_SETUP_OK,        /* Setup Response Transfer */
+	SMF_EV_N2_SETUP_FAIL,      /* Setup Unsuccessful Transfer */
+	SMF_EV_REL_REQ,            /* PDU SESSION RELEASE REQUEST */
+	SMF_EV_NET_REL,            /* network-requested release */
+	SMF_EV_REL_CPL,            /* PDU SESSION RELEASE COMPLETE */
+	SMF_EV_N2_REL_RSP,         /* Release Response Transfer */
+	SMF_EV_NET_MOD,            /* network-requested modification */
+	SMF_EV_MOD_CPL,            /* PDU SESSION MODIFICATION COMPLETE */
+	SMF_EV_MOD_CMD_REJ,        /* PDU SESSION MODIFICATION COMMAND REJECT */
+	SMF_EV_N2_MOD_RSP,         /* Modify Response / Unsuccessful Transfer */
+	SMF_EV_UP_DEACT,           /* AN release */
+	SMF_EV_UP_REACT,           /* service request */
+	SMF_EV_T3591,              /* expiry */
+	SMF_EV_T3592,
+	SMF_EV_STATUS_ABORT,       /* 5GSM STATUS from the UE aborting the running procedure */
+	SMF_EV_LOCAL_REL,          /* local release (deregistration, status sync, #43) */
+	SMF_EV__MAX
+};
+
+enum smf_up { SMF_UP_NONE = 0, SMF_UP_PENDING, SMF_UP_ACTIVE, SMF_UP_INACTIVE };
+
+struct smf_sess {
+	uint32_t ue;               /* index in smf->ues */
+	uint32_t next_free;
+	uint8_t in_use;
+	uint8_t psi, pti;
+	uint8_t state;             /* enum smf_state */
+	uint8_t up;                /* enum smf_up */
+	uint8_t dnn;               /* index in conf->dnns */
+	uint8_t pdu_type, pdu_cause; /* granted type; cause #50 when narrowed */
+	uint8_t five_qi, arp;
+	uint8_t rel_cause;         /* 5GSM cause of the running release */
+	uint8_t retx;
+	uint8_t rel_n1_done, rel_n2_done, rel_n2_wait, rel_net;
+	uint8_t mod_n2_wait;
+	uint8_t upf_installed;
+	struct ngap_snssai snssai;
+	uint32_t ue_addr;          /* network order */
+	uint32_t teid;             /* ours: slot + 1 */
+	uint32_t gnb_addr, gnb_teid; /* network order / host order */
+	uint64_t ambr_ul, ambr_dl, new_ambr_ul, new_ambr_dl;
+	struct ev_timer timer;     /* T3591 or T3592 */
+	struct smf *smf;
+};
+
+struct smf_ue {
+	void *cookie;
+	uint32_t next_free;
+	uint8_t in_use;
+	char supi[24];
+	uint32_t sess[SMF_PSI_MAX + 1]; /* slot per PSI, SMF_NONE when absent */
+	uint8_t n_sess;
+};
+
+struct smf {
+	struct smf_params p;
+	const struct conf *conf;
+	struct upf *upf;
+	struct smf_pool pools[CONF_MAX_DNNS];
+	uint32_t dns[CONF_MAX_DNNS][CONF_MAX_DNS]; /* network order, IPv4 only */
+	uint8_t n_dns[CONF_MAX_DNNS];
+	struct smf_sess *sess;
+	uint32_t n_sess, sess_free;
+	struct smf_ue *ues;
+	uint32_t n_ues, ue_free;
+	uint32_t t3591_ms, t3592_ms;
+	uint8_t max_retx, max_per_ue;
+	struct smf_stats st;
+	uint8_t scratch_n1[SMF_N1_MAX];    /* for ops.send */
+	uint8_t scratch_n2[SMF_N2_MAX];
+};
+
+/* An event with its input and output. */
+struct smf_ev_ctx {
+	struct smf_out *out;       /* may be NULL for events that send nothing */
+	const struct nas_msg *msg; /* the 5GSM message, when there is one */
+	uint8_t cause;
+	const void *n2;            /* decoded transfer */
+	int rc;                    /* result of the action for the caller */
+};
+
+int smf_fsm_dispatch(struct smf *smf, struct smf_sess *s, enum smf_event ev, struct smf_ev_ctx *c);
+const char *smf_event_name(unsigned ev);
+void smf_timer_cb(struct ev_loop *loop, struct ev_timer *t);
+
+/* ---- sessions (smf.c) ---- */
+struct smf_sess *smf_sess_get(const struct smf *smf, const struct smf_ue *ue, uint8_t psi);
+struct smf_sess *smf_sess_alloc(struct smf *smf, struct smf_ue *ue, uint8_t psi);
+/* Remove UPF rules, free address, TEID and slot; state INACTIVE. */
+void smf_sess_free(struct smf *smf, struct smf_sess *s);
+struct smf_ue *smf_sess_ue(const struct smf *smf, const struct smf_sess *s);
+/* UPF rule install / update from the session's state. */
+int smf_upf_apply(struct smf *smf, struct smf_sess *s);
+/* Hand an SMF-initiated output to the AMF. */
+int smf_send(struct smf *smf, struct smf_sess *s, const struct smf_out *o);
+/* Log with the per-session prefix "ue=<supi> psi=N sm{STATE}". */
+void smf_slog(enum log_level lvl, const struct smf *smf, const struct smf_sess *s, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ---- messages (smf_msg.c) ---- */
+/* Encode into out->n1 / out->n2; each 0 or -ENOSPC / -EINVAL. */
+int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, const struct nas_msg *req, struct smf_out *out);
+int smf_msg_est_reject(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);
+int smf_msg_setup_transfer(struct smf *smf, const struct smf_sess *s, struct smf_out *out);
+int smf_msg_rel_command(const struct smf_sess *s, uint8_t pti, struct smf_out *out);
+int smf_msg_rel_reject(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);
+int smf_msg_rel_transfer(const struct smf_sess *s, struct smf_out *out);
+int smf_msg_mod_command(const struct smf_sess *s, struct smf_out *out);
+int smf_msg_mod_reject(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);
+int smf_msg_mod_transfer(const struct smf_sess *s, struct smf_out *out);
+int smf_msg_status(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);
+void smf_nas_ambr(uint64_t bps, uint8_t *unit, uint16_t *val);
+
+#endif

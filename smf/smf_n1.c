@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * 5GSM from the UE: decode, the PDU session identity / PTI checks of
+ * TS 24.501 7.3, the message checks of 7.4 / 7.5, the establishment checks
+ * against the subscription (TS 24.501 6.4.1, TS 23.502 4.3.2.2.1), and the
+ * dispatch of everything else to the state machine.
+ */
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+#include "smf/smf_int.h"
+#include "udm/udm.h"
+
+#define PTI_UNASSIGNED 0
+#define PTI_RESERVED 255
+#define DEFAULT_AMBR_BPS 1000000000ull  /* used when the subscription has none */
+
+/* What the establishment checks need of a subscription. */
+struct sub_view {
+	const struct udm_sub_data *d;   /* NULL: no UDM, everything configured is allowed */
+	uint64_t ambr_ul, ambr_dl;
+	uint8_t qi5, arp;
+};
+
+static void sub_view(const struct smf *smf, const struct smf_ue *ue, struct sub_view *v)
+{
+	v->d = smf->p.udm ? udm_get(smf->p.udm, ue->supi) : NULL;
+	v->ambr_ul = v->d && v->d->ambr_ul_bps ? v->d->ambr_ul_bps : DEFAULT_AMBR_BPS;
+	v->ambr_dl = v->d && v->d->ambr_dl_bps ? v->d->ambr_dl_bps : DEFAULT_AMBR_BPS;
+	v->qi5 = v->d && v->d->qi5 ? v->d->qi5 : 9;     /* TS 23.501 5.7.4: 5QI 9 default bearer class */
+	v->arp = v->d && v->d->arp >= 1 && v->d->arp <= 15 ? v->d->arp : 8;
+}
+
+static bool conf_has_slice(const struct conf *cf, uint8_t sst, uint32_t sd)
+{
+	for (unsigned i = 0; i < cf->n_slices; i++) {
+		const struct conf_slice *c = &cf->slices[i];
+		if (c->sst == sst && (c->has_sd ? c->sd : UDM_SD_NONE) == sd)
+			return true;
+	}
+	return false;
+}
+
+/* S-NSSAI: the UE's, or the subscription's first (TS 23.501 5.15.5.2.1 default S-NSSAI).
+ * 0 or a 5GSM cause. */
+static int pick_slice(const struct smf *smf, const struct sub_view *v, const struct nas_ul_nas_transport *ul,
+		      struct ngap_snssai *out)
+{
+	uint8_t sst;
+	uint32_t sd;
+
+	if (ul->has_snssai) {
+		sst = ul->snssai.sst;
+		sd = ul->snssai.has_sd ? ul->snssai.sd : UDM_SD_NONE;
+	} else if (v->d && v->d->n_slices) {
+		sst = v->d->slices[0].sst;
+		sd = v->d->slices[0].sd;
+	} else if (smf->conf->n_slices) {
+		sst = smf->conf->slices[0].sst;
+		sd = smf->conf->slices[0].has_sd ? smf->conf->slices[0].sd : UDM_SD_NONE;
+	} else {
+		return NAS_5GSM_SERVICE_OPTION_NOT_SUBSCRIBED;
+	}
+	if (!conf_has_slice(smf->conf, sst, sd))
+		return NAS_5GSM_SERVICE_OPTION_NOT_SUBSCRIBED;
+	if (v->d && v->d->n_slices) {    /* none provisioned: the network's slices (udm defaults) */
+		bool ok = false;
+		for (unsigned i = 0; i < v->d->n_slices && !ok; i++)
+			ok = v->d->slices[i].sst == sst && v->d->slices[i].sd == sd;
+		if (!ok)
+			return NAS_5GSM_SERVICE_OPTION_NOT_SUBSCRIBED;
+	}
+	memset(out, 0, sizeof(*out));
+	out->sst = sst;
+	if (sd != UDM_SD_NONE) {
+		out->has_sd = true;
+		out->sd[0] = (uint8_t)(sd >> 16);
+		out->sd[1] = (uint8_t)(sd >> 8);
+		out->sd[2] = (uint8_t)sd;
+	}
+	return 0;
+}
+
+static int conf_dnn_idx(const struct conf *cf, const char *name)
+{
+	/* TS 23.003 9.1: DNNs compare case-insensitively. */
+	for (unsigned i = 0; i < cf->n_dnns && i < CONF_MAX_DNNS; i++)
+		if (!strcasecmp(cf->dnns[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* DNN: the UE's or the subscription's first (default DNN). The index in conf, or -cause:
+ * unknown to this network #27, not subscribed #33. */
+static int pick_dnn(const struct smf *smf, const struct sub_view *v, const struct nas_ul_nas_transport *ul)
+{
+	char name[CONF_DNN_NAME + 8];
+	int idx;
+
+	if (ul->has_dnn) {
+		if (nas_dnn_to_str(&ul->dnn, name, sizeof(name)) < 0)
+			return -NAS_5GSM_MISSING_OR_UNKNOWN_DNN;
+		idx = conf_dnn_idx(smf->conf, name);
+		if (idx < 0)
+			return -NAS_5GSM_MISSING_OR_UNKNOWN_DNN;
+		if (v->d && v->d->n_dnns) {
+			for (unsigned i = 0; i < v->d->n_dnns; i++)
+				if (v->d->dnns[i] && !strcasecmp(v->d->dnns[i], name))
+					return idx;
+			return -NAS_5GSM_SERVICE_OPTION_NOT_SUBSCRIBED;
+		}
+		return idx;
+	}
+	if (v->d && v->d->n_dnns) {
+		idx = v->d->dnns[0] ? conf_dnn_idx(smf->conf, v->d->dnns[0]) : -1;
+		return idx < 0 ? -NAS_5GSM_MISSING_OR_UNKNOWN_DNN : idx;
+	}
+	return smf->conf->n_dnns ? 0 : -NAS_5GSM_MISSING_OR_UNKNOWN_DNN;
+}
+
+static void reject(struct smf *smf, struct smf_out *out, const struct nas_msg *m, uint8_t cause)
+{
+	smf->st.est_rejected++;
+	log_msg(LOGL_INFO, MOD, NULL, "psi=%u pti=%u establishment rejected: #%u %s", m->psi, m->pti, cause,
+		nas_5gsm_cause_name(cause));
+	smf_msg_est_reject(out, m->psi, m->pti, cause);
+}
+
+/* TS 24.501 6.4.1.2 / 6.4.1.4: PDU SESSION ESTABLISHMENT REQUEST. */
+static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_nas_transport *ul,
+		       const struct nas_msg *m, struct smf_out *out)
+{
+	const struct nas_pdu_session_establishment_request *r = &m->pdu_est_req;
+	struct smf_ev_ctx c = { .out = out, .msg = m };
+	struct smf_sess *s;
+	struct sub_view v;
+	struct ngap_snssai snssai;
+	uint8_t pdu_type = NAS_PDU_IPV4, pdu_cause = 0;
+	int dnn, rc;
+
+	/* TS 24.501 7.3.2 a) and 7.3.1 a) */
+	if (m->psi < SMF_PSI_MIN || m->psi > SMF_PSI_MAX || (ul->has_psi && ul->psi != m->psi)) {
+		reject(smf, out, m, NAS_5GSM_INVALID_PDU_SESSION_ID);
+		return 0;
+	}
+	if (m->pti == PTI_UNASSIGNED || m->pti == PTI_RESERVED) {
+		reject(smf, out, m, NAS_5GSM_INVALID_PTI);
+		return 0;
+	}
+	if (ul->has_request_type && ul->request_type != NAS_REQ_INITIAL) {
+		/* Handover of an existing session (from non-3GPP / EPS), emergency and MA
+		 * sessions are not offered: there is no such session here. */
+		reject(smf, out, m, ul->request_type == NAS_REQ_EXISTING_PDU_SESSION
+			       ? NAS_5GSM_PDU_SESSION_DOES_NOT_EXIST : NAS_5GSM_SERVICE_OPTION_NOT_SUPPORTED);
+		return 0;
+	}
+	s = smf_sess_get(smf, ue, m->psi);
+	if (s) {
+		if (s->state == SMF_ST_ACTIVE_PENDING && s->pti == m->pti) {
+			/* the UE's retransmission (T3580): same answer, same session */
+			rc = smf_fsm_dispatch(smf, s, SMF_EV_EST_REQ, &c);
+			return rc < 0 ? rc : 0;
+		}
+		/* TS 24.501 6.4.1.2: an initial request for the PSI of an existing
+		 * session: release the old one locally and go on with the new. */
+		struct smf_ev_ctx l = { 0 };
+		smf_slog(LOGL_INFO, smf, s, "new establishment on this PSI: local release of the old session");
+		smf_fsm_dispatch(smf, s, SMF_EV_LOCAL_REL, &l);
+	}
+	if (ue->n_sess >= smf->max_per_ue) {
+		reject(smf, out, m, SMF_CAUSE_MAX_SESSIONS);
+		return 0;
+	}
+	sub_view(smf, ue, &v);
+	if (smf->p.udm && !v.d) {
+		reject(smf, out, m, NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED);
+		return 0;
+	}
+	rc = pick_slice(smf, &v, ul, &snssai);
+	if (rc) {
+		reject(smf, out, m, (uint8_t)rc);
+		return 0;
+	}
+	dnn = pick_dnn(smf, &v, ul);
+	if (dnn < 0) {
+		reject(smf, out, m, (uint8_t)-dnn);
+		return 0;
+	}
+	/* TS 24.501 6.4.1.2 / 6.4.1.4.1: IPv4 is what we grant; IPv4v6 is narrowed
+	 * with #50, IPv6 alone is refused with #50, non-IP types with #28. */
+	if (r->has_pdu_session_type) {
+		switch (r->pdu_session_type & 7) {
+		case NAS_PDU_IPV4:
+			break;
+		case NAS_PDU_IPV4V6:
+			pdu_cause = NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED;
+			break;
+		case NAS_PDU_IPV6:
+			reject(smf, out, m, NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED);
+			return 0;
+		default:
+			reject(smf, out, m, NAS_5GSM_UNKNOWN_PDU_SESSION_TYPE);
+			return 0;
+		}
+	}
+	if (r->has_ssc_mode && (r->ssc_mode & 7) != NAS_SSC_MODE_1) {
+		reject(smf, out, m, NAS_5GSM_NOT_SUPPORTED_SSC_MODE);
+		return 0;
+	}
+	s = smf_sess_alloc(smf, ue, m->psi);
+	if (!s) {
+		reject(smf, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
+		return 0;
+	}
+	s->dnn = (uint8_t)dnn;
+	s->ue_addr = smf_pool_alloc(&smf->pools[dnn]);
+	if (!s->ue_addr) {
+		smf_slog(LOGL_WARN, smf, s, "pool of dnn %s exhausted", smf->conf->dnns[dnn].name);
+		smf_sess_free(smf, s);
+		reject(smf, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
+		return 0;
+	}
+	s->pti = m->pti;
+	s->snssai = snssai;
+	s->pdu_type = pdu_type;
+	s->pdu_cause = pdu_cause;
+	s->five_qi = v.qi5;
+	s->arp = v.arp;
+	s->ambr_ul = v.ambr_ul;
+	s->ambr_dl = v.ambr_dl;
+	rc = smf_fsm_dispatch(smf, s, SMF_EV_EST_REQ, &c);
+	if (rc < 0) {
+		/* rules refused by the UPF, or an encoding failure: nothing was sent */
+		smf_sess_free(smf, s);
+		out->n1_len = out->n2_len = 0;
+		out->n2_proc = SMF_N2_NONE;
+		if (rc == -ENOSPC)
+			return rc;
+		reject(smf, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
+		return 0;
+	}
+	smf->st.est_accepted++;
+	smf_slog(LOGL_INFO, smf, s, "established dnn=%s addr=%u.%u.%u.%u teid=%u%s", smf->conf->dnns[dnn].name,
+		 ((uint8_t *)&s->ue_addr)[0], ((uint8_t *)&s->ue_addr)[1], ((uint8_t *)&s->ue_addr)[2],
+		 ((uint8_t *)&s->ue_addr)[3], s->teid, pdu_cause ? " (IPv4 only, #50)" : "");
+	return 0;
+}
+
+static void status(struct smf *smf, struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause)
+{
+	smf->st.gsm_status_tx++;
+	log_msg(LOGL_INFO, MOD, NULL, "psi=%u pti=%u 5GSM status #%u %s", psi, pti, cause,
+		nas_5gsm_cause_name(cause));
+	smf_msg_status(out, psi, pti, cause);
+}
+
+/* A 5GSM message for an existing or missing session, other than establishment. */
+static int sm_other(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m, struct smf_out *out)
+{
+	bool psi_ok = m->psi >= SMF_PSI_MIN && m->psi <= SMF_PSI_MAX;
+	struct smf_sess *s = psi_ok ? smf_sess_get(smf, ue, m->psi) : NULL;
+	struct smf_ev_ctx c = { .out = out, .msg = m };
+	enum smf_event ev;
+	int rc;
+
+	switch (m->type) {
+	case NAS_PDU_SESSION_RELEASE_REQUEST:
+		/* TS 24.501 7.3.2: unassigned / reserved PSI or no such session: #43 */
+		if (!s) {
+			smf_msg_rel_reject(out, m->psi, m->pti, NAS_5GSM_INVALID_PDU_SESSION_ID);
+			return 0;
+		}
+		if (m->pti == PTI_UNASSIGNED || m->pti == PTI_RESERVED) {
+			smf_msg_rel_reject(out, m->psi, m->pti, NAS_5GSM_INVALID_PTI);
+			return 0;
+		}
+		ev = SMF_EV_REL_REQ;
+		break;
+	case NAS_PDU_SESSION_MODIFICATION_REQUEST:
+		if (!psi_ok) {
+			smf_msg_mod_reject(out, m->psi, m->pti, NAS_5GSM_INVALID_PDU_SESSION_ID);
+			return 0;
+		}
+		if (!s) {
+			smf_msg_mod_reject(out, m->psi, m->pti, NAS_5GSM_PDU_SESSION_DOES_NOT_EXIST);
+			return 0;
+		}
+		/* UE-requested modification is not offered: the default flow is all we have. */
+		smf_msg_mod_reject(out, m->psi, m->pti, NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED);
+		return 0;
+	case NAS_PDU_SESSION_RELEASE_COMPLETE:
+		ev = SMF_EV_REL_CPL;
+		break;
+	case NAS_PDU_SESSION_MODIFICATION_COMPLETE:
+		ev = SMF_EV_MOD_CPL;
+		break;
+	case NAS_PDU_SESSION_MODIFICATION_COMMAND_REJECT:
+		ev = SMF_EV_MOD_CMD_REJ;
+		break;
+	case NAS_5GSM_STATUS:
+		/* TS 24.501 6.5.3: #43 the UE has no such session: release it locally;
+		 * other causes abort the procedure that is running. */
+		smf->st.gsm_status_rx++;
+		if (!s)
+			return 0;
+		ev = m->gsm_status.cause == NAS_5GSM_INVALID_PDU_SESSION_ID ? SMF_EV_LOCAL_REL : SMF_EV_STATUS_ABORT;
+		if (ev == SMF_EV_STATUS_ABORT && s->state != SMF_ST_MODIFICATION_PENDING &&
+		    s->state != SMF_ST_INACTIVE_PENDING)
+			return 0;
+		smf_fsm_dispatch(smf, s, ev, &c);
+		return 0;
+	default:
+		/* TS 24.501 7.4: a network-to-UE message type from the UE */
+		status(smf, out, m->psi, m->pti, NAS_5GSM_MSG_TYPE_NON_EXISTENT);
+		return 0;
+	}
+	if (!psi_ok) {
+		smf->st.n1_ignored++;     /* TS 24.501 7.3.2: ignored */
+		return 0;
+	}
+	if (!s) {
+		status(smf, out, m->psi, m->pti, NAS_5GSM_INVALID_PDU_SESSION_ID);
+		return 0;
+	}
+	if ((ev == SMF_EV_REL_CPL || ev == SMF_EV_MOD_CPL || ev == SMF_EV_MOD_CMD_REJ) && m->pti != s->pti &&
+	    (s->state == SMF_ST_INACTIVE_PENDING || s->state == SMF_ST_MODIFICATION_PENDING)) {
+		/* TS 24.501 7.3.1: a PTI that matches no procedure in progress: #81 */
+		status(smf, out, m->psi, m->pti, NAS_5GSM_INVALID_PTI);
+		return 0;
+	}
+	rc = smf_fsm_dispatch(smf, s, ev, &c);
+	if (rc == -EPROTO) {
+		/* TS 24.501 7.4: message not compatible with the protocol state */
+		status(smf, out, m->psi, m->pti, NAS_5GSM_MSG_TYPE_NOT_COMPATIBLE);
+		return 0;
+	}
+	return rc == -ENOSPC ? rc : 0;
+}
+
+int smf_n1_rx(struct smf *smf, struct smf_ue *ue, const struct nas_ul_nas_transport *ul, struct smf_out *out)
+{
+	struct nas_msg m;
+	struct nas_err err;
+	const uint8_t *p = ul->payload.p;
+	size_t len = ul->payload.len;
+	int rc;
+
+	out->n1_len = out->n2_len = 0;
+	out->n2_proc = SMF_N2_NONE;
+	out->psi = 0;
+	if (!ue || !ue->in_use || ul->payload_type != NAS_PAYLOAD_N1_SM)
+		return -EINVAL;
+	if (out->n1_cap < SMF_N1_MAX || out->n2_cap < SMF_N2_MAX)
+		return -ENOSPC;
+	/* TS 24.501 7.2: too short for the 5GSM header: ignored */
+	if (len < 4 || p[0] != NAS_EPD_5GSM) {
+		smf->st.n1_ignored++;
+		return 0;
+	}
+	rc = nas_decode(p, len, &m, &err);
+	if (rc == -ENOMSG) {
+		status(smf, out, p[1], p[2], NAS_5GSM_MSG_TYPE_NON_EXISTENT);
+		return 0;
+	}
+	if (rc < 0) {
+		/* TS 24.501 7.5: a mandatory IE missing or wrong */
+		log_msg(LOGL_INFO, MOD, NULL, "psi=%u 5GSM decode failed at %zu: %s", p[1], err.off,
+			err.reason ? err.reason : "?");
+		if (p[3] == NAS_PDU_SESSION_ESTABLISHMENT_REQUEST) {
+			m.psi = p[1];
+			m.pti = p[2];
+			reject(smf, out, &m, NAS_5GSM_INVALID_MANDATORY_INFO);
+		} else {
+			status(smf, out, p[1], p[2], NAS_5GSM_INVALID_MANDATORY_INFO);
+		}
+		return 0;
+	}
+	if (m.type == NAS_PDU_SESSION_ESTABLISHMENT_REQUEST)
+		return est_request(smf, ue, ul, &m, out);
+	return sm_other(smf, ue, &m, out);
+}
