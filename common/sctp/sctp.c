@@ -387,6 +387,14 @@ void n2sctp_core_data(struct n2sctp *ep, uint32_t id, uint16_t stream, uint32_t 
 		deliver(ep, a, stream, ppid, buf, len);
 		return;
 	}
+	if ((ep->asmlen || ep->asm_drop) && ep->asm_id != id) {
+		/* Another association's data in the middle of a partial message:
+		 * cannot happen at interleave level 0; drop the orphan, counted. */
+		ep->st.rx_oversize++;
+		ep->asmlen = 0;
+		ep->asm_drop = false;
+	}
+	ep->asm_id = id;
 	/* Partial delivery (RFC 6458 3.1.4): the socket hands a long message in
 	 * pieces, never interleaved with another (fragment interleave level 0). */
 	if (!ep->asm_drop && ep->asmlen + len <= N2SCTP_MAX_MSG) {

@@ -71,6 +71,7 @@ struct n2sctp {
 	uint8_t *rdbuf;               /* receive buffer, N2SCTP_MAX_MSG */
 	uint8_t *asmbuf;              /* reassembly of a partially delivered message */
 	size_t asmlen;
+	uint32_t asm_id;              /* association of the partial message */
 	bool asm_drop;                /* current partial message overflowed: drop until EOR */
 
 	struct n2sctp_stats st;

@@ -268,7 +268,9 @@ static int kern_socket(struct n2sctp *ep, int family, const struct sockaddr *loc
 	im.sinit_max_instreams = ep->cfg.istreams;
 	im.sinit_max_attempts = ep->cfg.max_init_retrans;
 	im.sinit_max_init_timeo = (uint16_t)(ep->cfg.rto_max_ms > 65535 ? 65535 : ep->cfg.rto_max_ms);
-	if (setsockopt(fd, IPPROTO_SCTP, SCTP_EVENTS, &evs, sizeof(evs)) < 0 ||
+	int zero = 0; /* RFC 6458 8.1.20 level 0 (Linux's default): see sctp_usr.c */
+	if (setsockopt(fd, IPPROTO_SCTP, SCTP_FRAGMENT_INTERLEAVE, &zero, sizeof(zero)) < 0 ||
+	    setsockopt(fd, IPPROTO_SCTP, SCTP_EVENTS, &evs, sizeof(evs)) < 0 ||
 	    setsockopt(fd, IPPROTO_SCTP, SCTP_INITMSG, &im, sizeof(im)) < 0 ||
 	    /* NGAP is request/response: no Nagle-like bundling delay. */
 	    setsockopt(fd, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one)) < 0)

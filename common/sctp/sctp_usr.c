@@ -440,7 +440,12 @@ static int usr_open(struct n2sctp *ep, int family, const struct sockaddr *local)
 	im.sinit_max_instreams = ep->cfg.istreams;
 	im.sinit_max_attempts = ep->cfg.max_init_retrans;
 	im.sinit_max_init_timeo = (uint16_t)(ep->cfg.rto_max_ms > 65535 ? 65535 : ep->cfg.rto_max_ms);
-	if (usrsctp_setsockopt(e->so, IPPROTO_SCTP, SCTP_INITMSG, &im, sizeof(im)) < 0 ||
+	/* RFC 6458 8.1.20 level 0: a message delivered in parts is never
+	 * interleaved with another association's (usrsctp defaults to level 1),
+	 * which the endpoint's single reassembly buffer relies on. */
+	int zero = 0;
+	if (usrsctp_setsockopt(e->so, IPPROTO_SCTP, SCTP_FRAGMENT_INTERLEAVE, &zero, sizeof(zero)) < 0 ||
+	    usrsctp_setsockopt(e->so, IPPROTO_SCTP, SCTP_INITMSG, &im, sizeof(im)) < 0 ||
 	    usrsctp_setsockopt(e->so, IPPROTO_SCTP, SCTP_RECVRCVINFO, &one, sizeof(one)) < 0 ||
 	    usrsctp_setsockopt(e->so, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one)) < 0)
 		return -errno;

@@ -62,7 +62,8 @@ static uint64_t mono_ns(void)
 /* Message k of the check: length and content derived from k, stream k mod ostreams. */
 static size_t check_msg(int k, uint8_t *buf)
 {
-	size_t len = 1 + (size_t)(k * 37) % 3000;
+	/* Mostly NGAP-sized, every 97th the largest n2sctp delivers. */
+	size_t len = k % 97 == 96 ? N2SCTP_MAX_MSG : 1 + (size_t)(k * 37) % 3000;
 	for (size_t i = 0; i < len; i++)
 		buf[i] = (uint8_t)(k + i * 13);
 	return len;
@@ -119,7 +120,7 @@ static void srv_down(struct n2sctp_assoc *a, enum n2sctp_down_reason r, void *ar
 
 static void cli_send_next(void)
 {
-	static uint8_t buf[4096];
+	static uint8_t buf[N2SCTP_MAX_MSG];
 
 	while (O.sent < O.msgs && O.sent - O.echoed < 32) {
 		size_t len = check_msg(O.sent, buf);
@@ -156,7 +157,7 @@ static void cli_up(struct n2sctp_assoc *a, const struct sockaddr *peer, socklen_
 static void cli_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, const uint8_t *buf, size_t len,
 		     void *arg)
 {
-	static uint8_t want[4096];
+	static uint8_t want[N2SCTP_MAX_MSG];
 	(void)arg;
 
 	if (O.pingpong > 0) {

@@ -48,6 +48,8 @@ static struct {
 	enum n2sctp_down_reason srv_reason;
 	bool srv_echo;
 	bool srv_abort_on_data;
+	size_t srv_last_len;
+	uint32_t srv_last_sum;
 	struct cli c[NCLI];
 } W;
 
@@ -68,6 +70,10 @@ static void srv_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, con
 		     void *arg)
 {
 	(void)arg;
+	W.srv_last_len = len;
+	W.srv_last_sum = 0;
+	for (size_t i = 0; i < len; i++)
+		W.srv_last_sum = W.srv_last_sum * 31u + buf[i];
 	if (W.srv_echo)
 		assert_int_equal(n2sctp_send(a, stream, ppid, buf, len), 0);
 	if (W.srv_abort_on_data) {
@@ -540,6 +546,32 @@ static uint64_t srv_rx_msgs(void)
 }
 
 static uint64_t g_sent;
+
+static bool srv_got_big(void) { return W.srv_last_len == N2SCTP_MAX_MSG; }
+
+/* The largest message (N2SCTP_MAX_MSG) crosses in one piece, however the
+ * stack splits it into chunks and hands it to the reader. */
+static void test_max_message(void **state)
+{
+	static uint8_t big[N2SCTP_MAX_MSG];
+	struct cli *c = &W.c[0];
+	uint32_t sum = 0;
+	(void)state;
+
+	W.srv_echo = false;
+	connect_cli(0);
+	assert_true(run_until(c0_up));
+	fill(big, sizeof(big), 9);
+	for (size_t i = 0; i < sizeof(big); i++)
+		sum = sum * 31u + big[i];
+	assert_int_equal(n2sctp_send(c->a, 4, N2SCTP_PPID_NGAP, big, sizeof(big) + 1), -EINVAL);
+	assert_int_equal(n2sctp_send(c->a, 4, N2SCTP_PPID_NGAP, big, sizeof(big)), 0);
+	assert_true(run_until(srv_got_big));
+	assert_int_equal(W.srv_last_sum, sum);
+	struct n2sctp_stats st;
+	n2sctp_get_stats(W.srv, &st);
+	assert_int_equal(st.rx_oversize, 0);
+}
 static bool srv_got_all(void) { return srv_rx_msgs() == g_sent; }
 
 /* Back-pressure: without turning the loop nothing is acknowledged, so the
@@ -645,6 +677,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cant_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ipv6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backpressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_gnbs, setup, teardown),
 	};
 	log_set_level(LOGL_WARN);
