@@ -451,28 +451,54 @@ int sue_aka(struct h *h, struct sue *ue, const struct nas_msg *ar, uint8_t res_s
 	return 0;
 }
 
-void sue_register(struct h *h, struct sue *ue, uint8_t nia, uint8_t nea)
+void sue_auth_resp(struct h *h, struct sue *ue, const uint8_t res[16])
 {
-	struct nas_msg m, dl, full;
-	uint8_t res[16], auts[14], kgnb[32];
-	static uint8_t container[H_PDU_MAX];
-	struct nas_err err;
-	int n;
+	struct nas_msg m;
 
-	sue_reg_req(ue, &m, false);
-	sue_initial(h, ue, &m, NAS_SHT_PLAIN);
-	assert_int_equal(sue_dl(h, ue, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
-	assert_int_equal(dl.type, NAS_AUTHENTICATION_REQUEST);
-	assert_int_equal(sue_aka(h, ue, &dl, res, auts), 0);
 	memset(&m, 0, sizeof(m));
 	m.type = NAS_AUTHENTICATION_RESPONSE;
 	m.auth_resp.has_res_star = true;
 	m.auth_resp.res_star.p = res;
 	m.auth_resp.res_star.len = 16;
 	sue_ul(h, ue, &m, NAS_SHT_PLAIN);
+}
 
+void sue_to_smc(struct h *h, struct sue *ue, struct nas_msg *smc)
+{
+	struct nas_msg m, dl;
+	uint8_t res[16], auts[14];
+
+	sue_reg_req(ue, &m, false);
+	sue_initial(h, ue, &m, NAS_SHT_PLAIN);
 	assert_int_equal(sue_dl(h, ue, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
-	assert_int_equal(dl.type, NAS_SECURITY_MODE_COMMAND);
+	assert_int_equal(dl.type, NAS_AUTHENTICATION_REQUEST);
+	assert_int_equal(sue_aka(h, ue, &dl, res, auts), 0);
+	sue_auth_resp(h, ue, res);
+	assert_int_equal(sue_dl(h, ue, smc), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	assert_int_equal(smc->type, NAS_SECURITY_MODE_COMMAND);
+}
+
+void sue_dereg(struct h *h, struct sue *ue, uint8_t dereg_type)
+{
+	struct nas_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_DEREGISTRATION_REQUEST_UE_ORIG;
+	m.dereg_req.dereg_type = dereg_type;
+	m.dereg_req.ngksi = ue->ngksi;
+	m.dereg_req.mobile_id = ue->guti;
+	sue_ul(h, ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+}
+
+void sue_register(struct h *h, struct sue *ue, uint8_t nia, uint8_t nea)
+{
+	struct nas_msg m, dl, full;
+	uint8_t kgnb[32];
+	static uint8_t container[H_PDU_MAX];
+	struct nas_err err;
+	int n;
+
+	sue_to_smc(h, ue, &dl);
 	assert_int_equal(ue->last_sht, NAS_SHT_INTEGRITY_NEW_CTX);
 	assert_int_equal(ue->nia, nia);
 	assert_int_equal(ue->nea, nea);

@@ -110,6 +110,12 @@ int sue_aka(struct h *h, struct sue *ue, const struct nas_msg *auth_req, uint8_t
 	    uint8_t auts[14]);
 /* Full registration up to REGISTERED (asserts every step); nia/nea are the expected algorithms. */
 void sue_register(struct h *h, struct sue *ue, uint8_t nia, uint8_t nea);
+/* Send AUTHENTICATION RESPONSE with res (plain). */
+void sue_auth_resp(struct h *h, struct sue *ue, const uint8_t res[16]);
+/* Initial registration up to the SECURITY MODE COMMAND (asserted), which is left in smc. */
+void sue_to_smc(struct h *h, struct sue *ue, struct nas_msg *smc);
+/* UE-originating DEREGISTRATION REQUEST (dereg_type 0x01 normal, 0x09 switch-off), protected. */
+void sue_dereg(struct h *h, struct sue *ue, uint8_t dereg_type);
 /* Answer a UEContextReleaseCommand with Complete. */
 void sue_release_complete(struct h *h, struct sue *ue);
 

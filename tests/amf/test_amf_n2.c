@@ -418,24 +418,13 @@ static void test_t3550(void **state)
 {
 	struct sue ue;
 	struct nas_msg m, dl;
-	uint8_t res[16], auts[14];
 	struct amf_ue_info info;
 	struct amf_stats st;
 	int i;
 
 	(void)state;
 	sue_init(&ue, "0000000001", ASSOC, 42);
-	sue_reg_req(&ue, &m, false);
-	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
-	sue_dl(&H, &ue, &dl);
-	assert_int_equal(sue_aka(&H, &ue, &dl, res, auts), 0);
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_AUTHENTICATION_RESPONSE;
-	m.auth_resp.has_res_star = true;
-	m.auth_resp.res_star.p = res;
-	m.auth_resp.res_star.len = 16;
-	sue_ul(&H, &ue, &m, NAS_SHT_PLAIN);
-	sue_dl(&H, &ue, &dl);
+	sue_to_smc(&H, &ue, &dl);
 	memset(&m, 0, sizeof(m));
 	m.type = NAS_SECURITY_MODE_COMPLETE;
 	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX);
@@ -714,21 +703,10 @@ static void test_ics_failure(void **state)
 {
 	struct sue ue;
 	struct nas_msg m, dl;
-	uint8_t res[16], auts[14];
 
 	(void)state;
 	sue_init(&ue, "0000000001", ASSOC, 42);
-	sue_reg_req(&ue, &m, false);
-	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
-	sue_dl(&H, &ue, &dl);
-	assert_int_equal(sue_aka(&H, &ue, &dl, res, auts), 0);
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_AUTHENTICATION_RESPONSE;
-	m.auth_resp.has_res_star = true;
-	m.auth_resp.res_star.p = res;
-	m.auth_resp.res_star.len = 16;
-	sue_ul(&H, &ue, &m, NAS_SHT_PLAIN);
-	sue_dl(&H, &ue, &dl);
+	sue_to_smc(&H, &ue, &dl);
 	memset(&m, 0, sizeof(m));
 	m.type = NAS_SECURITY_MODE_COMPLETE;
 	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX);

@@ -79,12 +79,7 @@ static void test_tshark_clean(void **state)
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
 	sue_release_complete(&H, &bad);
 	/* Deregistration. */
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_DEREGISTRATION_REQUEST_UE_ORIG;
-	m.dereg_req.dereg_type = 0x01;
-	m.dereg_req.ngksi = ue.ngksi;
-	m.dereg_req.mobile_id = ue.guti;
-	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	sue_dereg(&H, &ue, 0x01);
 	sue_dl(&H, &ue, &dl);
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
 	sue_release_complete(&H, &ue);

@@ -164,22 +164,10 @@ static void test_reject_no_slice(void **state)
 {
 	struct sue ue;
 	struct nas_msg m, dl;
-	uint8_t res[16], auts[14];
 
 	(void)state;
 	sue_init(&ue, "0000000009", ASSOC_A, 100);
-	sue_reg_req(&ue, &m, false);
-	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
-	sue_dl(&H, &ue, &dl);
-	assert_int_equal(sue_aka(&H, &ue, &dl, res, auts), 0);
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_AUTHENTICATION_RESPONSE;
-	m.auth_resp.has_res_star = true;
-	m.auth_resp.res_star.p = res;
-	m.auth_resp.res_star.len = 16;
-	sue_ul(&H, &ue, &m, NAS_SHT_PLAIN);
-	sue_dl(&H, &ue, &dl);
-	assert_int_equal(dl.type, NAS_SECURITY_MODE_COMMAND);
+	sue_to_smc(&H, &ue, &dl);
 	memset(&m, 0, sizeof(m));
 	m.type = NAS_SECURITY_MODE_COMPLETE;
 	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX);
@@ -237,12 +225,7 @@ static void test_auth_wrong_res(void **state)
 	sue_dl(&H, &ue, &dl);
 	assert_int_equal(sue_aka(&H, &ue, &dl, res, auts), 0);
 	res[5] ^= 0xff;
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_AUTHENTICATION_RESPONSE;
-	m.auth_resp.has_res_star = true;
-	m.auth_resp.res_star.p = res;
-	m.auth_resp.res_star.len = 16;
-	sue_ul(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_auth_resp(&H, &ue, res);
 	sue_dl(&H, &ue, &dl);
 	assert_int_equal(dl.type, NAS_AUTHENTICATION_REJECT);
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
@@ -262,12 +245,7 @@ static void test_reject_no_common_alg(void **state)
 	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
 	sue_dl(&H, &ue, &dl);
 	assert_int_equal(sue_aka(&H, &ue, &dl, res, auts), 0);
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_AUTHENTICATION_RESPONSE;
-	m.auth_resp.has_res_star = true;
-	m.auth_resp.res_star.p = res;
-	m.auth_resp.res_star.len = 16;
-	sue_ul(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_auth_resp(&H, &ue, res);
 	expect_reg_reject(&ue, NAS_5GMM_UE_SECURITY_CAP_MISMATCH);
 }
 
@@ -291,23 +269,11 @@ static void test_smc_reject(void **state)
 {
 	struct sue ue;
 	struct nas_msg m, dl;
-	uint8_t res[16], auts[14];
 	struct amf_stats st;
 
 	(void)state;
 	sue_init(&ue, "0000000001", ASSOC_A, 100);
-	sue_reg_req(&ue, &m, false);
-	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
-	sue_dl(&H, &ue, &dl);
-	assert_int_equal(sue_aka(&H, &ue, &dl, res, auts), 0);
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_AUTHENTICATION_RESPONSE;
-	m.auth_resp.has_res_star = true;
-	m.auth_resp.res_star.p = res;
-	m.auth_resp.res_star.len = 16;
-	sue_ul(&H, &ue, &m, NAS_SHT_PLAIN);
-	sue_dl(&H, &ue, &dl);
-	assert_int_equal(dl.type, NAS_SECURITY_MODE_COMMAND);
+	sue_to_smc(&H, &ue, &dl);
 	memset(&m, 0, sizeof(m));
 	m.type = NAS_SECURITY_MODE_REJECT;
 	m.smc_rej.cause = NAS_5GMM_UE_SECURITY_CAP_MISMATCH;
@@ -354,12 +320,7 @@ static void test_resync(void **state)
 	assert_int_equal(sue_aka(&H, &ue, &dl, res, auts), 0);
 	assert_int_equal(udm_get_sqn(H.udm, ue.supi, &sqn_he), 0);
 	assert_true((sqn_he >> 5) > (sqn_ue >> 5));
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_AUTHENTICATION_RESPONSE;
-	m.auth_resp.has_res_star = true;
-	m.auth_resp.res_star.p = res;
-	m.auth_resp.res_star.len = 16;
-	sue_ul(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_auth_resp(&H, &ue, res);
 	sue_dl(&H, &ue, &dl);
 	assert_int_equal(dl.type, NAS_SECURITY_MODE_COMMAND);
 	amf_get_stats(H.amf, &st);
@@ -495,23 +456,11 @@ static void test_t3560_retx_giveup(void **state)
 static void test_t3560_smc_retx(void **state)
 {
 	struct sue ue;
-	struct nas_msg m, dl;
-	uint8_t res[16], auts[14];
+	struct nas_msg dl;
 
 	(void)state;
 	sue_init(&ue, "0000000001", ASSOC_A, 100);
-	sue_reg_req(&ue, &m, false);
-	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
-	sue_dl(&H, &ue, &dl);
-	assert_int_equal(sue_aka(&H, &ue, &dl, res, auts), 0);
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_AUTHENTICATION_RESPONSE;
-	m.auth_resp.has_res_star = true;
-	m.auth_resp.res_star.p = res;
-	m.auth_resp.res_star.len = 16;
-	sue_ul(&H, &ue, &m, NAS_SHT_PLAIN);
-	sue_dl(&H, &ue, &dl);
-	assert_int_equal(dl.type, NAS_SECURITY_MODE_COMMAND);
+	sue_to_smc(&H, &ue, &dl);
 	h_run_until_tx(&H, 2000);
 	sue_dl(&H, &ue, &dl);    /* MAC verified inside with the (new) count */
 	assert_int_equal(dl.type, NAS_SECURITY_MODE_COMMAND);
@@ -522,19 +471,14 @@ static void test_t3560_smc_retx(void **state)
 static void test_ue_dereg(void **state)
 {
 	struct sue ue;
-	struct nas_msg m, dl;
+	struct nas_msg dl;
 	struct amf_ue_info info;
 	struct amf_stats st;
 
 	(void)state;
 	sue_init(&ue, "0000000001", ASSOC_A, 100);
 	sue_register(&H, &ue, 2, 0);
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_DEREGISTRATION_REQUEST_UE_ORIG;
-	m.dereg_req.dereg_type = 0x01;
-	m.dereg_req.ngksi = ue.ngksi;
-	m.dereg_req.mobile_id = ue.guti;
-	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	sue_dereg(&H, &ue, 0x01);
 	sue_dl(&H, &ue, &dl);
 	assert_int_equal(dl.type, NAS_DEREGISTRATION_ACCEPT_UE_ORIG);
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
@@ -555,17 +499,11 @@ static void test_ue_dereg(void **state)
 static void test_ue_dereg_switch_off(void **state)
 {
 	struct sue ue;
-	struct nas_msg m;
 
 	(void)state;
 	sue_init(&ue, "0000000001", ASSOC_A, 100);
 	sue_register(&H, &ue, 2, 0);
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_DEREGISTRATION_REQUEST_UE_ORIG;
-	m.dereg_req.dereg_type = 0x09;
-	m.dereg_req.ngksi = ue.ngksi;
-	m.dereg_req.mobile_id = ue.guti;
-	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	sue_dereg(&H, &ue, 0x09);
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
 	assert_int_equal(h_pending(&H), 0);
 }
