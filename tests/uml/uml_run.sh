@@ -81,7 +81,7 @@ TUNABLES=glibc.cpu.hwcaps=-AVX,-AVX2,-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX
 setsid "$HELPER" launch "$UML" mem="$MEM" root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	init="$HERE/init.sh" UML_RESULTS="$R" UML_HELPER="$HELPER" \
 	GLIBC_TUNABLES="$TUNABLES" OPENSSL_ia32cap="~0x1000000000000000:0" \
-	$EXTRA umid="solocore-$$" con=null con0=null,fd:1 \
+	$EXTRA umid="solocore-$$" uml_dir="$R" con=null con0=null,fd:1 \
 	</dev/null >"$R/console.log" 2>&1 &
 UPID=$!
 ticks=0
