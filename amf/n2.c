@@ -25,6 +25,8 @@ static void n2_up(struct n2sctp_assoc *a, const struct sockaddr *peer, socklen_t
 	gnb = amf_gnb_by_assoc(amf, id);
 	if (gnb)
 		gnb->tx_handle = a;
+	else
+		n2sctp_abort(a);   /* refused (max_gnbs): safe inside the callback (sctp.h) */
 }
 
 static void n2_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, const uint8_t *buf,
