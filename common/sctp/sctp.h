@@ -19,14 +19,17 @@
  *   data(a, ...)     one message; buf is valid only during the call.
  *   down(a, reason)  association gone; `a` is freed when down() returns.
  *                    Exactly once per up (and once for a connect that never
- *                    came up: N2SCTP_DOWN_CANT_START).
+ *                    came up: N2SCTP_DOWN_CANT_START), except after the
+ *                    application's own n2sctp_abort / n2sctp_free.
  *   A peer restart (RFC 9260 5.2.4) is reported as down(a, N2SCTP_DOWN_RESTART)
  *   followed at once by up(a, ...) on the SAME handle: the upper layer drops
  *   all state bound to the association (NGAP: every UE of that gNB) and keeps
  *   the handle.
  *
  * Ownership: n2sctp_send copies the message (into the kernel socket or the
- * usrsctp send buffer) and never blocks. n2sctp_abort frees the association
+ * usrsctp send buffer) and never blocks. A listener's associations share its
+ * socket's send buffer (4 MB requested; kernel: per association with
+ * net.sctp.sndbuf_policy=1), so a stalled gNB shows as -EAGAIN, counted. n2sctp_abort frees the association
  * without a down() callback. n2sctp_free aborts every association of the
  * endpoint without callbacks. Both are safe from inside any callback.
  * Endpoints must be freed before their ev loop.
@@ -84,8 +87,8 @@ struct n2sctp_cbs {
 struct n2sctp_cfg {
 	enum n2sctp_backend backend;
 	enum n2sctp_encap encap;   /* usrsctp only */
-	uint16_t udp_port;         /* usrsctp UDP: local UDP port; 0 = ephemeral
-				    * (n2sctp_cfg_init: 9899 for listeners is the caller's choice) */
+	uint16_t udp_port;         /* usrsctp UDP: local UDP port, 0 = ephemeral (a listener
+				    * that gNBs must find sets it, e.g. N2SCTP_PORT_UDP_ENCAP) */
 	uint16_t udp_peer_port;    /* usrsctp UDP client: the peer's UDP port (default 9899) */
 	uint16_t ostreams;         /* requested outbound streams (default 16) */
 	uint16_t istreams;         /* maximum inbound streams (default 16) */
