@@ -182,9 +182,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	log_info("e2e", "%d subscribers loaded", rc);
-	if (db_writer_start(db, NULL, &w) < 0)
-		goto out;
-	udm_use_db_writer(udm, w);
+	/* E2E_NO_SQN_WRITER=1: SQNs stay in memory (diagnostics: isolates the writer's cost). */
+	if (!getenv("E2E_NO_SQN_WRITER")) {
+		if (db_writer_start(db, NULL, &w) < 0)
+			goto out;
+		udm_use_db_writer(udm, w);
+	}
 	ausf = ausf_new(udm, &rc);
 	if (!ausf)
 		goto out;

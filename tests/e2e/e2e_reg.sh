@@ -8,7 +8,7 @@
 #   e2e_reg.sh SOLOCORE E2E_CORE RANSIM CASE
 #
 # Cases: one hundred suci algs unknown plmn slice authmac noalg badmac guti resync drop
-#        twognb pcap.  Needs root and `ip netns`: exits 77 (skip) otherwise.
+#        switchoff twognb pcap.  Needs root and `ip netns`: exits 77 (skip) otherwise.
 set -u
 SOLOCORE=$1 CORE=$2 RANSIM=$3 CASE=$4
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -189,15 +189,27 @@ resync)
 	;;
 drop)
 	# gNB 0 aborts its association when the Authentication Request arrives; it reconnects
-	# and the same UE registers on the new association. The AMF must have dropped the
-	# half-done context: no UE context is left once the UE has deregistered.
-	start_core "$TMP/core.yaml" || exit 1
+	# and the same UE registers on the new association. The AMF must have released the
+	# half-done context with the association (its log names the gNB and the UE count) and
+	# no UE context or gNB may be left once the UE has deregistered and ransim has gone.
+	CORE_LOG=info mk_config "$TMP/info.yaml" "$AMF" usrsctp
+	start_core "$TMP/info.yaml" || exit 1
 	run_ransim drop $R --sims "$TMP/sims.toml" --ues 1 --drop-assoc
 	expect_all_ok drop 1
 	expect drop assoc_drops 1
 	expect drop "ngap_tx NGSetupRequest" 2
+	grep -q "assoc=[0-9]* down gnb=.* ues=1" "$TMP/core.log" || fail "AMF did not report releasing 1 UE with the dropped association"
 	core_stats
-	expect_stat reg_accepted 1; expect_stat ues 0; expect_stat registered 0
+	expect_stat reg_accepted 1; expect_stat ues 0; expect_stat registered 0; expect_stat gnbs 0
+	;;
+switchoff)
+	start_core "$TMP/core.yaml" || exit 1
+	run_ransim switchoff $R --sims "$TMP/sims.toml" --ues 4 --concurrency 4 --dereg switch-off
+	expect_all_ok switchoff 4
+	grep -q "^proc deregistration started 4 done 4" "$TMP/switchoff.out" || fail "switch-off deregistrations not all done"
+	expect switchoff "ngap_rx DownlinkNASTransport" 12   # auth, SMC, CUC; no Deregistration Accept
+	core_stats
+	expect_stat dereg_ue 4; expect_stat registered 0; expect_stat ues 0
 	;;
 twognb)
 	start_core "$TMP/core.yaml" || exit 1
@@ -237,5 +249,5 @@ if [ $FAILS != 0 ]; then
 	exit 1
 fi
 echo "PASS: $CASE"
-grep -E '^(ues_ok|ues_registered|ues_failed|failure|proc registration|ngap_(tx|rx) )' "$TMP"/*.out | sed 's|.*/||'
+grep -E '^(ues_ok|ues_registered|ues_failed|failure|proc |ngap_(tx|rx) )' "$TMP"/*.out | sed 's|.*/||'
 exit 0

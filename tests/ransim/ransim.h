@@ -114,8 +114,13 @@ void ransim_shutdown(struct ransim *rs);
 /* Accepts NULL. */
 void ransim_free(struct ransim *rs);
 
-enum ransim_proc { RANSIM_P_NG_SETUP = 0, RANSIM_P_REGISTRATION, RANSIM_P_AUTH, RANSIM_P_SMC,
-		   RANSIM_P_CUC, RANSIM_P_DEREGISTRATION, RANSIM_P_COUNT };
+/* Measured procedures. Registration: Initial UE Message -> Registration Accept; the steps
+ * inside it: Initial UE (or Identity Response) -> Authentication Request, Authentication
+ * Response -> Security Mode Command, Security Mode Complete -> Registration Accept;
+ * configuration update: Registration Complete -> Configuration Update Command;
+ * deregistration: Deregistration Request -> UE Context Release Command. */
+enum ransim_proc { RANSIM_P_NG_SETUP = 0, RANSIM_P_REGISTRATION, RANSIM_P_AUTH_REQ, RANSIM_P_AUTH,
+		   RANSIM_P_SMC, RANSIM_P_CUC, RANSIM_P_DEREGISTRATION, RANSIM_P_COUNT };
 const char *ransim_proc_name(enum ransim_proc p);
 
 struct ransim_stats {

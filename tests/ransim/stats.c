@@ -9,6 +9,7 @@
 static const char *const proc_names[RANSIM_P_COUNT] = {
 	[RANSIM_P_NG_SETUP] = "ng_setup",
 	[RANSIM_P_REGISTRATION] = "registration",
+	[RANSIM_P_AUTH_REQ] = "request_to_auth_request",
 	[RANSIM_P_AUTH] = "auth_response_to_smc",
 	[RANSIM_P_SMC] = "smc_complete_to_accept",
 	[RANSIM_P_CUC] = "configuration_update",

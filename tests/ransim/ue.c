@@ -203,6 +203,7 @@ void rs_ue_start(struct rs_ue *ue)
 	ue->has_kamf = false;
 	ue->ngksi = 7;
 	rs_proc_start(ue, RANSIM_P_REGISTRATION);
+	rs_proc_start(ue, RANSIM_P_AUTH_REQ);
 	build_reg_req(ue, m);
 	if (ue->fail[0]) {
 		set_state(ue, RS_UE_DONE);
@@ -242,6 +243,7 @@ static enum rs_ue_state on_identity_req(struct rs_ue *ue, const struct nas_msg *
 		rs_ue_fail(ue, "suci");
 		return ue->st;
 	}
+	rs_proc_start(ue, RANSIM_P_AUTH_REQ);
 	send_nas(ue, r, ue->sec ? NAS_SHT_INTEGRITY_CIPHERED : NAS_SHT_PLAIN, false, false);
 	return RS_UE_WAIT_AUTH;
 }
@@ -271,6 +273,7 @@ static enum rs_ue_state on_auth_req(struct rs_ue *ue, const struct nas_msg *m)
 	struct nas_msg *r = &rs->nas_tx;
 	int rc;
 
+	rs_proc_done(ue, RANSIM_P_AUTH_REQ);
 	if (!a->has_rand || a->rand.len != 16 || !a->has_autn || a->autn.len != 16) {
 		rs_ue_fail(ue, "auth_req_malformed");
 		return auth_failure(ue, NAS_5GMM_NON_5G_AUTH_UNACCEPTABLE, NULL);

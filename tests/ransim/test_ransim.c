@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * ransim against the real AMF in one process, over usrsctp UDP encapsulation on loopback
+ * (no root, no namespaces): the library's state machines end to end, with the AMF's
+ * counters and the UDM's SQN as the second witness. Suite 'unit'; the namespace and UML
+ * variants are in tests/e2e.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "amf/amf.h"
+#include "ausf/ausf.h"
+#include "common/conf.h"
+#include "common/crypto/crypto.h"
+#include "common/ev.h"
+#include "common/log.h"
+#include "ransim.h"
+#include "udm/udm.h"
+
+#define N_SUBS 8
+
+/* TS 35.208 test set 1 K / OPc; the IMSIs differ. */
+static const uint8_t k1[16] = { 0x46, 0x5b, 0x5c, 0xe8, 0xb1, 0x99, 0xb4, 0x9f,
+				0xaa, 0x5f, 0x0a, 0x2e, 0xe2, 0x38, 0xa6, 0xbc };
+static const uint8_t opc1[16] = { 0xcd, 0x63, 0xcb, 0x71, 0x95, 0x4a, 0x9f, 0x4e,
+				  0x48, 0xa5, 0x99, 0x4e, 0x37, 0xa0, 0x2b, 0xaf };
+/* TS 33.501 Annex C.4.3 profile A home network private key. */
+static const char hn_priv_a[] = "c53c22208b61860b06c62e5406a7b330c2b577aa5558981510d128247d38bd1d";
+
+static struct {
+	struct ev_loop *loop;    /* one loop for the process: usrsctp is a singleton */
+	struct conf *conf;
+	struct udm *udm;
+	struct ausf *ausf;
+	struct amf *amf;
+	struct crypto_keyring *kr;
+	struct ransim_sim sims[N_SUBS];
+	bool skipped;
+} T;
+
+static void sub_add(unsigned i)
+{
+	struct udm_sub_in in;
+	static const char *const dnn = "internet";
+
+	memset(&in, 0, sizeof(in));
+	snprintf(in.data.supi, sizeof(in.data.supi), "imsi-0010100000000%02u", i + 1);
+	in.data.n_slices = 1;
+	in.data.slices[0].sst = 1;
+	in.data.slices[0].sd = 0x010203;
+	in.data.n_dnns = 1;
+	in.data.dnns[0] = dnn;
+	memcpy(in.k, k1, 16);
+	memcpy(in.opc, opc1, 16);
+	in.op_is_opc = true;
+	in.amf[0] = 0x80;
+	assert_int_equal(udm_add(T.udm, &in), 0);
+	memset(&T.sims[i], 0, sizeof(T.sims[i]));
+	snprintf(T.sims[i].supi, sizeof(T.sims[i].supi), "%s", in.data.supi);
+	memcpy(T.sims[i].k, k1, 16);
+	memcpy(T.sims[i].opc, opc1, 16);
+}
+
+/* AMF over usrsctp UDP on 127.0.0.1 with the given priority lists ("" = defaults). */
+static int amf_up(const uint8_t *integ, unsigned ni, const uint8_t *ciph, unsigned nc)
+{
+	struct crypto_hn_key *key;
+	int err = 0;
+	unsigned i;
+
+	T.conf = calloc(1, sizeof(*T.conf));
+	assert_non_null(T.conf);
+	assert_int_equal(conf_defaults(T.conf), 0);
+	snprintf(T.conf->n2.address, sizeof(T.conf->n2.address), "127.0.0.1");
+	T.conf->n2.port = 0;
+	T.conf->n2.sctp = CONF_SCTP_USRSCTP;
+	T.conf->n2.usrsctp_encaps = CONF_ENCAPS_UDP;
+	T.conf->n2.udp_port = 0;
+	T.conf->limits.max_ues = 64;
+	snprintf(T.conf->amf.network_name.full, sizeof(T.conf->amf.network_name.full), "ransim test");
+	if (ni) {
+		memcpy(T.conf->amf.security.integrity, integ, ni);
+		T.conf->amf.security.n_integrity = ni;
+	}
+	if (nc) {
+		memcpy(T.conf->amf.security.ciphering, ciph, nc);
+		T.conf->amf.security.n_ciphering = nc;
+	}
+	T.udm = udm_new(64, &err);
+	assert_non_null(T.udm);
+	T.kr = crypto_keyring_new();
+	assert_non_null(T.kr);
+	assert_int_equal(crypto_hn_key_from_hex(&key, CRYPTO_SUCI_PROFILE_A, 1, hn_priv_a), 0);
+	assert_int_equal(crypto_keyring_add(T.kr, key), 0);
+	udm_set_keyring(T.udm, T.kr);
+	for (i = 0; i < N_SUBS; i++)
+		sub_add(i);
+	T.ausf = ausf_new(T.udm, &err);
+	assert_non_null(T.ausf);
+	T.amf = amf_start(T.loop, T.conf, T.ausf, T.udm, &err);
+	if (!T.amf) {
+		printf("SKIP: N2 listener over usrsctp/UDP could not start here (rc=%d)\n", err);
+		T.skipped = true;
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	amf_stop(T.amf);
+	T.amf = NULL;
+	ausf_free(T.ausf);
+	udm_free(T.udm);
+	crypto_keyring_free(T.kr);
+	free(T.conf);
+	return 0;
+}
+
+static void rs_cfg(struct ransim_cfg *c, unsigned ues, unsigned conc)
+{
+	ransim_cfg_init(c);
+	c->sctp.encap = N2SCTP_ENCAP_UDP;
+	c->sctp.udp_peer_port = amf_n2_udp_port(T.amf);
+	c->port = amf_n2_port(T.amf);
+	c->n_ues = ues;
+	c->concurrency = conc;
+	c->expect_cuc = true;
+	c->ue_timeout_ms = 3000;
+}
+
+/* Run to completion, shut the associations down; returns the ransim (caller frees). */
+static struct ransim *run(const struct ransim_cfg *c, const struct ransim_sim *sims, unsigned n)
+{
+	int err = 0;
+	struct ransim *rs = ransim_new(T.loop, c, sims, n, &err);
+	uint64_t end;
+
+	assert_non_null(rs);
+	assert_int_equal(ransim_start(rs), 0);
+	end = ev_update_now(T.loop) + 20000000000ull;
+	while (!ransim_done(rs) && ev_update_now(T.loop) < end)
+		ev_run_once(T.loop, 10);
+	assert_true(ransim_done(rs));
+	ransim_shutdown(rs);
+	end = ev_update_now(T.loop) + 300000000ull;
+	while (ev_update_now(T.loop) < end)
+		ev_run_once(T.loop, 10);
+	if (getenv("RANSIM_TEST_REPORT"))
+		ransim_report(rs, stdout);
+	return rs;
+}
+
+/* 8 UEs, 4 at a time, NIA2/NEA2: registered, CUC answered, deregistered. */
+static void test_register_dereg(void **state)
+{
+	static const uint8_t ia[] = { 2 }, ea[] = { 2 };
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct amf_stats a;
+	struct ransim *rs;
+
+	(void)state;
+	if (amf_up(ia, 1, ea, 1) < 0)
+		return;
+	rs_cfg(&c, N_SUBS, 4);
+	c.expect_nia = 2;
+	c.expect_nea = 2;
+	rs = run(&c, T.sims, N_SUBS);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ues_ok, N_SUBS);
+	assert_int_equal(s.ues_failed, 0);
+	assert_int_equal(s.ues_registered, N_SUBS);
+	assert_int_equal(s.cuc_received, N_SUBS);
+	assert_int_equal(s.done[RANSIM_P_DEREGISTRATION], N_SUBS);
+	assert_int_equal(s.dl_mac_fail, 0);
+	/* per UE: 8 PDUs up (Initial UE, 5 UL NAS, ICS response, release complete) + NG Setup;
+	 * 6 down (4 DL NAS, ICS request, release command) + NG Setup Response */
+	assert_int_equal(s.ngap_tx, 8 * N_SUBS + 1);
+	assert_int_equal(s.ngap_rx, 6 * N_SUBS + 1);
+	ransim_free(rs);
+	amf_get_stats(T.amf, &a);
+	assert_int_equal(a.reg_accepted, N_SUBS);
+	assert_int_equal(a.dereg_ue, N_SUBS);
+	assert_int_equal(a.registered, 0);
+	assert_int_equal(a.nas_mac_fail, 0);
+}
+
+/* Switch-off deregistration: no Deregistration Accept, only the N2 release. */
+static void test_switch_off(void **state)
+{
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct amf_stats a;
+	struct ransim *rs;
+
+	(void)state;
+	if (amf_up(NULL, 0, NULL, 0) < 0)
+		return;
+	rs_cfg(&c, 2, 2);
+	c.dereg = RANSIM_DEREG_SWITCH_OFF;
+	rs = run(&c, T.sims, N_SUBS);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ues_ok, 2);
+	assert_int_equal(s.done[RANSIM_P_DEREGISTRATION], 2);
+	assert_int_equal(s.ngap_rx, 5 * 2 + 1);   /* no Deregistration Accept */
+	ransim_free(rs);
+	amf_get_stats(T.amf, &a);
+	assert_int_equal(a.dereg_ue, 2);
+	assert_int_equal(a.registered, 0);
+}
+
+/* SUCI profile A with the public key of the AMF's key 1; then a USIM whose SQN is ahead
+ * of the UDM's: AUTS, resynchronisation, and the UDM adopts SQN_MS. */
+static void test_suci_a_and_resync(void **state)
+{
+	struct ransim_sim sims[2];
+	struct crypto_hn_key *key;
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct amf_stats a;
+	struct ransim *rs;
+	uint64_t sqn;
+	int n;
+
+	(void)state;
+	if (amf_up(NULL, 0, NULL, 0) < 0)
+		return;
+	rs_cfg(&c, 2, 2);
+	c.suci = RANSIM_SUCI_A;
+	c.hn_key_id = 1;
+	assert_int_equal(crypto_hn_key_from_hex(&key, CRYPTO_SUCI_PROFILE_A, 1, hn_priv_a), 0);
+	n = crypto_hn_key_public(key, c.hn_pub, sizeof(c.hn_pub));
+	crypto_hn_key_free(key);
+	assert_int_equal(n, 32);
+	c.hn_pub_len = (size_t)n;
+	memcpy(sims, T.sims, sizeof(sims));
+	sims[1].sqn = 0x100000;     /* this card has seen SEQ 0x8000 */
+	rs = run(&c, sims, 2);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ues_ok, 2);
+	assert_int_equal(s.auth_sync_fail, 1);
+	assert_int_equal(s.auth_mac_fail, 0);
+	ransim_free(rs);
+	amf_get_stats(T.amf, &a);
+	assert_int_equal(a.auth_sync_fail, 1);
+	assert_int_equal(a.reg_accepted, 2);
+	assert_int_equal(udm_get_sqn(T.udm, sims[1].supi, &sqn), 0);
+	assert_true((sqn >> 5) > (0x100000 >> 5));  /* TS 33.102 C.3.2: next SEQ after SQN_MS */
+}
+
+/* A SIM with the wrong K: Authentication Failure #20, Authentication Reject; and a UE
+ * offering only NIA1 against an AMF that allows NIA2 only: Registration Reject #23. */
+static void test_auth_reject_and_no_alg(void **state)
+{
+	static const uint8_t ia[] = { 2 };
+	struct ransim_sim bad;
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct amf_stats a;
+	struct ransim *rs;
+
+	(void)state;
+	if (amf_up(ia, 1, NULL, 0) < 0)
+		return;
+	rs_cfg(&c, 1, 1);
+	bad = T.sims[0];
+	bad.k[0] ^= 1;
+	rs = run(&c, &bad, 1);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ues_failed, 1);
+	assert_int_equal(s.auth_mac_fail, 1);
+	assert_int_equal(ransim_failures(rs, "auth_reject"), 1);
+	ransim_free(rs);
+
+	rs_cfg(&c, 1, 1);
+	c.ue_ia = 0x40;   /* IA1 only */
+	rs = run(&c, T.sims, 1);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ues_registered, 0);
+	assert_int_equal(ransim_failures(rs, "reg_reject_23"), 1);
+	ransim_free(rs);
+	amf_get_stats(T.amf, &a);
+	assert_int_equal(a.auth_reject, 1);
+	assert_int_equal(a.reg_rejected, 1);   /* #23; the Authentication Reject is counted apart */
+	assert_int_equal(a.ues, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_register_dereg, teardown),
+		cmocka_unit_test_teardown(test_switch_off, teardown),
+		cmocka_unit_test_teardown(test_suci_a_and_resync, teardown),
+		cmocka_unit_test_teardown(test_auth_reject_and_no_alg, teardown),
+	};
+	int err = 0, rc;
+
+	log_set_level(getenv("RANSIM_TEST_DEBUG") ? LOGL_DEBUG : LOGL_ERROR);
+	T.loop = ev_loop_new(&err);
+	if (!T.loop)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	ev_loop_free(T.loop);
+	crypto_thread_cleanup();
+	if (T.skipped && rc == 0)
+		return 77;
+	return rc;
+}
