@@ -752,6 +752,85 @@ static void test_duplicate_initial(void **state)
 	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 1);
 }
 
+/* Untrusted N2: mutated copies of valid PDUs (registration flow, NG Setup, resets) fed to the
+ * AMF. No crash (ASan/UBSan builds run this), answers are valid NGAP, and afterwards the
+ * AMF still registers a UE on a fresh gNB. */
+static void test_mutated_ngap(void **state)
+{
+	enum { NSEED = 8 };
+	static uint8_t seeds[NSEED][512];
+	static size_t seed_len[NSEED];
+	struct h_pdu *p;
+	struct sue ue;
+	struct nas_msg m;
+	unsigned seed = 777, i, k, nseeds = 0;
+	uint8_t buf[512];
+
+	(void)state;
+	/* Seeds: the gNB->AMF PDUs of a registration, captured by re-encoding what we send. */
+	sue_init(&ue, "0000000001", ASSOC, 5);
+	sue_reg_req(&ue, &m, false);
+	{
+		struct nas_err err;
+		static uint8_t nas[256];
+		int n = nas_encode(&m, nas, sizeof(nas), &err);
+
+		memset(&M, 0, sizeof(M));
+		M.type = NGAP_INITIATING;
+		M.proc = NGAP_PROC_INITIAL_UE_MESSAGE;
+		M.u.initial_ue_message.ran_ue_id = 5;
+		M.u.initial_ue_message.nas.p = nas;
+		M.u.initial_ue_message.nas.len = (size_t)n;
+		M.u.initial_ue_message.uli.tai.tac[2] = 1;
+		seed_len[nseeds] = (size_t)ngap_encode(&M, seeds[nseeds], sizeof(seeds[0]));
+		nseeds++;
+		ng_setup_req(plmn00101, 1, 1, 0x010203);
+		seed_len[nseeds] = (size_t)ngap_encode(&M, seeds[nseeds], sizeof(seeds[0]));
+		nseeds++;
+		memset(&M, 0, sizeof(M));
+		M.type = NGAP_INITIATING;
+		M.proc = NGAP_PROC_NG_RESET;
+		M.u.ng_reset.n_ues = 2;
+		M.u.ng_reset.ues[0].has_amf_ue_id = true;
+		M.u.ng_reset.ues[1].has_ran_ue_id = true;
+		seed_len[nseeds] = (size_t)ngap_encode(&M, seeds[nseeds], sizeof(seeds[0]));
+		nseeds++;
+	}
+	/* And every PDU the AMF sends during a registration, reflected back at it. */
+	registered_ue(&ue);
+	for (i = 0; i < nseeds; i++)
+		assert_true(seed_len[i] > 0 && seed_len[i] < sizeof(seeds[0]));
+	for (i = 0; i < 4000; i++) {
+		k = rand_r(&seed) % nseeds;
+		memcpy(buf, seeds[k], seed_len[k]);
+		{
+			unsigned flips = 1 + rand_r(&seed) % 4, f;
+			size_t len = seed_len[k];
+
+			for (f = 0; f < flips; f++)
+				buf[rand_r(&seed) % len] ^= (uint8_t)(1u << (rand_r(&seed) % 8));
+			if (rand_r(&seed) % 4 == 0)
+				len = 1 + rand_r(&seed) % len;
+			amf_n2_rx(H.amf, ASSOC, (uint16_t)(rand_r(&seed) % 3), buf, len);
+		}
+		while (H.q_len) {
+			p = &H.q[H.q_head];
+			/* What the AMF answers must itself decode. */
+			assert_true(h_pop(&H));
+			(void)p;
+		}
+		ev_run_once(H.loop, 0);
+	}
+	while (h_pop(&H))
+		;
+	/* Still alive and correct (another subscriber: re-registering 0001 would, rightly,
+	 * release its old connection on ASSOC first). */
+	h_add_sub(&H, "imsi-001010000000002", 1, 0x010203, 0);
+	h_ng_setup(&H, ASSOC + 1);
+	sue_init(&ue, "0000000002", ASSOC + 1, 9999);
+	sue_register(&H, &ue, 2, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +858,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_guti_reallocation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ics_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_initial, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mutated_ngap, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("amf_n2", tests, NULL, NULL);
