@@ -344,50 +344,78 @@ static int setup_zero_reach(void **state)
 
 /* Back from CM-IDLE with an integrity-protected periodic registration carrying the
  * 5G-GUTI: accepted without AKA or SMC, COUNTs continue, a new GUTI is given. */
+static void gnb_releases(struct sue *ue)
+{
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST;
+	M.u.ue_context_release_request.amf_ue_id = ue->amf_id;
+	M.u.ue_context_release_request.ran_ue_id = ue->ran_id;
+	M.u.ue_context_release_request.cause.group = NGAP_CAUSE_RADIO_NETWORK;
+	M.u.ue_context_release_request.cause.value = 20;   /* user-inactivity */
+	h_send(&H, ASSOC, 1, &M);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	sue_release_complete(&H, ue);
+}
+
+/* Back from CM-IDLE with the 5G-GUTI, integrity protected with the stored context:
+ * periodic (3) then mobility (2) registration updating are accepted without AKA or SMC,
+ * COUNTs continue, a new GUTI each time. Then a SERVICE REQUEST (5G-S-TMSI) is accepted
+ * with an Initial Context Setup whose K_gNB uses the service request's uplink COUNT. */
 static void test_periodic_registration(void **state)
 {
+	static const uint8_t types[2] = { 0x03, 0x02 };
 	struct sue ue;
 	struct nas_msg m, dl;
 	struct amf_stats st;
 	struct amf_ue_info info;
-	uint32_t old_tmsi;
+	uint8_t kgnb[32];
+	uint32_t old_tmsi, count;
+	unsigned k;
 
 	(void)state;
 	registered_ue(&ue);
-	old_tmsi = ue.guti.guti.tmsi;
-	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
-	assert_int_equal(info.tmsi, old_tmsi);
-	/* gNB releases the UE (inactivity). */
-	memset(&M, 0, sizeof(M));
-	M.type = NGAP_INITIATING;
-	M.proc = NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST;
-	M.u.ue_context_release_request.amf_ue_id = ue.amf_id;
-	M.u.ue_context_release_request.ran_ue_id = ue.ran_id;
-	M.u.ue_context_release_request.cause.group = NGAP_CAUSE_RADIO_NETWORK;
-	M.u.ue_context_release_request.cause.value = 20;
-	h_send(&H, ASSOC, 1, &M);
-	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
-	sue_release_complete(&H, &ue);
-	/* New connection, new RAN UE NGAP ID. */
-	ue.ran_id = 77;
-	sue_reg_req(&ue, &m, true);
-	m.reg_req.reg_type = 0x03;   /* periodic registration updating */
-	sue_initial(&H, &ue, &m, NAS_SHT_INTEGRITY);
-	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
-	assert_int_equal(dl.type, NAS_REGISTRATION_ACCEPT);
-	assert_true(dl.reg_acc.guti.guti.tmsi != old_tmsi);
-	ue.guti = dl.reg_acc.guti;
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_REGISTRATION_COMPLETE;
-	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
-	assert_int_equal(h_pending(&H), 0);
+	for (k = 0; k < 2; k++) {
+		old_tmsi = ue.guti.guti.tmsi;
+		assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+		assert_int_equal(info.tmsi, old_tmsi);
+		gnb_releases(&ue);
+		ue.ran_id = 77 + k;   /* new connection, new RAN UE NGAP ID */
+		sue_reg_req(&ue, &m, true);
+		m.reg_req.reg_type = types[k];
+		sue_initial(&H, &ue, &m, NAS_SHT_INTEGRITY);
+		assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+		assert_int_equal(dl.type, NAS_REGISTRATION_ACCEPT);
+		assert_true(dl.reg_acc.guti.guti.tmsi != old_tmsi);
+		ue.guti = dl.reg_acc.guti;
+		memset(&m, 0, sizeof(m));
+		m.type = NAS_REGISTRATION_COMPLETE;
+		sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+		assert_int_equal(h_pending(&H), 0);
+		assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+		assert_int_equal(info.state, AMF_GMM_REGISTERED);
+		assert_int_equal(info.ran_ue_ngap_id, 77 + k);
+		assert_int_equal(info.tmsi, ue.guti.guti.tmsi);
+	}
 	amf_get_stats(H.amf, &st);
 	assert_int_equal(st.auth_ok, 1);          /* only the first registration authenticated */
-	assert_int_equal(st.reg_accepted, 2);
-	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
-	assert_int_equal(info.state, AMF_GMM_REGISTERED);
-	assert_int_equal(info.ran_ue_ngap_id, 77);
-	assert_int_equal(info.tmsi, ue.guti.guti.tmsi);
+	assert_int_equal(st.reg_accepted, 3);
+	/* Service request from CM-IDLE. */
+	gnb_releases(&ue);
+	ue.ran_id = 90;
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_SERVICE_REQUEST;
+	m.svc_req.ngksi = ue.ngksi;
+	m.svc_req.s_tmsi.type = NAS_MOBID_5G_S_TMSI;
+	m.svc_req.s_tmsi.guti.amf_set_id = H.cfg.amf_set_id;
+	m.svc_req.s_tmsi.guti.amf_pointer = H.cfg.amf_pointer;
+	m.svc_req.s_tmsi.guti.tmsi = ue.guti.guti.tmsi;
+	count = ue.ul;
+	sue_initial(&H, &ue, &m, NAS_SHT_INTEGRITY);
+	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+	assert_int_equal(dl.type, NAS_SERVICE_ACCEPT);
+	assert_int_equal(crypto_kdf_kgnb(ue.kamf, count, CRYPTO_ACCESS_3GPP, kgnb), 0);
+	assert_memory_equal(H.m.u.initial_context_setup_request.security_key, kgnb, 32);
 }
 
 /* SERVICE REQUEST with a 5G-S-TMSI nobody has: SERVICE REJECT #9 and release. */
