@@ -204,7 +204,8 @@ static int params_check(struct upf_params *p)
 		p->ambr_burst_ms = 10;
 	if (!p->exc_ring_bytes)
 		p->exc_ring_bytes = 1u << 20;
-	if (p->ue_pool_plen < 8 || p->ue_pool_plen > 30)
+	/* dl_rules has one 128-byte entry per pool address: /10 is 512 MiB. */
+	if (p->ue_pool_plen < 10 || p->ue_pool_plen > 30)
 		return -EINVAL;
 	if (p->exc_ring_bytes & (p->exc_ring_bytes - 1))
 		return -EINVAL;
@@ -519,11 +520,17 @@ int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule
 	if (u->sess[id].used)
 		return -EEXIST;
 	struct upf_sess *s = &u->sess[id];
+	/* A removed session may still sit in the notification list (removed
+	 * from inside on_dl_data): keep its link so the list stays whole. */
+	bool queued = s->notify_queued;
+	uint32_t next = s->notify_next;
 
 	memset(s, 0, sizeof(*s));
 	s->used = true;
 	s->r = *r;
-	s->buf_head = s->buf_tail = s->notify_next = UPF_NONE;
+	s->buf_head = s->buf_tail = UPF_NONE;
+	s->notify_queued = queued;
+	s->notify_next = queued ? next : UPF_NONE;
 	/* Counters start at zero before any rule points at them. */
 	if (r->ul_teid)
 		dir_stats_take(&u->ul[r->ul_teid].st, NULL);

@@ -61,7 +61,7 @@ struct upf_params {
 	enum upf_xdp_mode xdp_mode;
 	uint32_t n3_addr;            /* local N3 IPv4, network order: outer source (DL), destination (UL) */
 	uint32_t ue_pool_addr;       /* UE pool, network order, e.g. 10.45.0.0 */
-	uint8_t ue_pool_plen;        /* prefix length, 8..30 */
+	uint8_t ue_pool_plen;        /* prefix length, 10..30 (128 bytes of map per address) */
 	uint32_t max_sessions;       /* session ids 0..max_sessions-1; default 65536 */
 	uint32_t max_teid;           /* uplink TEIDs 1..max_teid; 0: max_sessions */
 	uint32_t buffer_per_session; /* downlink packets buffered per idle session; default 16 */

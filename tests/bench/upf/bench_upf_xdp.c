@@ -173,7 +173,7 @@ static int row(int ul, size_t inner_len, uint32_t nsess, int cold)
 	}
 	c.n = cold ? nsess : 1;
 	/* 65537 is prime and does not divide 100,000 or 1,000,000: every session
-	 * is visited once per cycle, 4 MiB apart in the rule maps. */
+	 * is visited once per cycle, 8 MiB apart in the rule maps. */
 	c.step = cold == 2 ? 65537 % nsess : 1;
 	if (!c.step)
 		c.step = 1;
