@@ -694,6 +694,7 @@ struct ngap_qos_flow_setup {                      /* QosFlowSetupRequestItem */
 	uint8_t arp_preempt_vuln;                 /* 0 not-pre-emptable, 1 pre-emptable */
 	bool has_gbr;
 	struct ngap_ambr gbr_max, gbr_guaranteed; /* GBR-QosInformation: maximum / guaranteed flow bit rates */
+	bool params_absent;                       /* Modify Request Transfer only: no qosFlowLevelQosParameters */
 };
 
 enum ngap_pdu_session_type { NGAP_PDU_IPV4 = 0, NGAP_PDU_IPV6 = 1, NGAP_PDU_IPV4V6 = 2, NGAP_PDU_ETHERNET = 3,

@@ -192,6 +192,8 @@ static int d_flows(const struct ngap_codec *c, struct aper_r *r, void *f, uint8_
 		q[i].qfi = (uint8_t)x;
 		if (!c->kind || (mask & 1))
 			dec_qos_params(r, &q[i]);
+		else
+			q[i].params_absent = true;
 		if (mask & (c->kind ? 2 : 1))
 			skip_cint(r, 0, 15, true); /* E-RAB-ID */
 		ngap_seq_end(r, nopt, mask, ext);
@@ -207,9 +209,12 @@ static int e_flows(const struct ngap_codec *c, struct aper_w *w, const void *f, 
 		return aper_w_fail(w, -EINVAL, "too many QoS flows");
 	aper_put_count(w, 1, MAX_QOS_FLOWS_ASN, *cnt);
 	for (unsigned i = 0; i < *cnt && !w->err; i++) {
-		aper_put_seq(w, true, c->kind ? 3 : 2, c->kind ? 1 : 0);
+		bool params = !c->kind || !q[i].params_absent; /* mandatory in QosFlowSetupRequestItem */
+
+		aper_put_seq(w, true, c->kind ? 3 : 2, c->kind && params ? 1 : 0);
 		aper_put_cint(w, 0, 63, true, q[i].qfi);
-		enc_qos_params(w, &q[i]);
+		if (params)
+			enc_qos_params(w, &q[i]);
 	}
 	return w->err;
 }

@@ -252,11 +252,14 @@ static void test_round_trip_transfers(void **state)
 		struct ngap_modify_request_transfer c;
 	} scratch;
 	struct ngap_dec_info info;
+	int l2;
 
 	(void)state;
 	for (int k = 0; k < NGAP_SAMPLE_XFERS; k++)
 		for (int full = 0; full < 2; full++) {
-			int l = ngap_sample_xfer(k, full, out, sizeof(out)), l2 = -1;
+			int l = ngap_sample_xfer(k, full, out, sizeof(out));
+
+			l2 = -1;
 
 			assert_true(l > 0);
 			if (ngap_sample_xfer_decode(k, out, (size_t)l, &scratch, &info) != 0)
@@ -273,6 +276,21 @@ static void test_round_trip_transfers(void **state)
 			assert_int_equal(l2, l);
 			assert_memory_equal(out2, out, (size_t)l);
 		}
+	/* a modified flow without new QoS parameters (fuzz finding: the encoder used to add them) */
+	{
+		struct ngap_modify_request_transfer t = { 0 };
+
+		t.n_flows = 1;
+		t.flows[0].qfi = 4;
+		t.flows[0].params_absent = true;
+		l2 = ngap_enc_modify_request_transfer(&t, out, sizeof(out));
+		assert_true(l2 > 0);
+		assert_int_equal(ngap_dec_modify_request_transfer(out, (size_t)l2, &scratch.c, NULL), 0);
+		assert_true(scratch.c.flows[0].params_absent);
+		assert_int_equal(scratch.c.flows[0].qfi, 4);
+		assert_int_equal(ngap_enc_modify_request_transfer(&scratch.c, out2, sizeof(out2)), l2);
+		assert_memory_equal(out, out2, (size_t)l2);
+	}
 	/* field check on the full setup request transfer: GBR flow kept */
 	int l = ngap_sample_xfer(0, true, out, sizeof(out));
 	assert_int_equal(ngap_dec_setup_request_transfer(out, (size_t)l, &scratch.a, NULL), 0);
