@@ -214,14 +214,11 @@ void amf_dereg_initial(struct amf_ue *ue, const struct nas_deregistration_reques
 		return;
 	}
 	ue = amf_ue_adopt(ue, old);
-	/* TS 24.501 4.4.4.3: processed even when the check fails (no secure exchange yet). */
+	/* TS 24.501 4.4.4.3: processed even when the check fails (no secure exchange yet).
+	 * r still points into the (unciphered) initial message: verification does not decode. */
 	if (!amf_initial_verify(ue, raw, raw_len))
 		amf_ue_log(LOGL_INFO, ue, "deregistration request not integrity protected");
-	{
-		struct nas_deregistration_request copy = { .dereg_type = dtype };
-
-		amf_dereg_request(ue, &copy);
-	}
+	amf_dereg_request(ue, r);
 }
 
 void amf_service_request(struct amf_ue *ue, const struct nas_service_request *r,

@@ -418,6 +418,32 @@ static void test_periodic_registration(void **state)
 	assert_memory_equal(H.m.u.initial_context_setup_request.security_key, kgnb, 32);
 }
 
+/* DEREGISTRATION REQUEST (normal) as the first message of a new connection from CM-IDLE:
+ * the stored context is found by its 5G-GUTI, ACCEPT is sent, and the context goes. */
+static void test_dereg_from_idle(void **state)
+{
+	struct sue ue;
+	struct nas_msg m, dl;
+	struct amf_ue_info info;
+
+	(void)state;
+	registered_ue(&ue);
+	gnb_releases(&ue);
+	ue.ran_id = 55;
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_DEREGISTRATION_REQUEST_UE_ORIG;
+	m.dereg_req.dereg_type = 0x01;
+	m.dereg_req.ngksi = ue.ngksi;
+	m.dereg_req.mobile_id = ue.guti;
+	sue_initial(&H, &ue, &m, NAS_SHT_INTEGRITY);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(dl.type, NAS_DEREGISTRATION_ACCEPT_UE_ORIG);
+	assert_int_equal(ue.last_sht, NAS_SHT_INTEGRITY_CIPHERED);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	sue_release_complete(&H, &ue);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), -ENOENT);
+}
+
 /* SERVICE REQUEST with a 5G-S-TMSI nobody has: SERVICE REJECT #9 and release. */
 static void test_service_request_unknown(void **state)
 {
@@ -876,6 +902,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gnb_release_and_implicit_dereg, setup_zero_reach, teardown),
 		cmocka_unit_test_setup_teardown(test_periodic_registration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_service_request_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dereg_from_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_t3550, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configuration_update, setup_names, teardown),
 		cmocka_unit_test_setup_teardown(test_assoc_restart, setup, teardown),
