@@ -327,6 +327,29 @@ static bool allowed_unprotected(uint8_t type)
 	}
 }
 
+/* UL NAS TRANSPORT (TS 24.501 5.4.5.2). Session management is smf/'s (issue 6): until it
+ * is wired here, an N1 SM payload goes back to the UE in DL NAS TRANSPORT with 5GMM cause
+ * #90 "payload was not forwarded" (5.4.5.2.5), so the UE gets an answer instead of waiting
+ * for T3580; other payload types are not supported (#90 as well). */
+static void ul_nas_transport(struct amf_ue *ue, const struct nas_ul_nas_transport *t)
+{
+	struct nas_msg *m = &ue->amf->ntx;
+
+	amf_ue_log(LOGL_INFO, ue, "UL NAS transport payload type %u psi=%d not forwarded", t->payload_type,
+		   t->has_psi ? t->psi : -1);
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_DL_NAS_TRANSPORT;
+	m->dl_nas.payload_type = t->payload_type;
+	m->dl_nas.payload = t->payload;
+	if (t->has_psi) {
+		m->dl_nas.has_psi = true;
+		m->dl_nas.psi = t->psi;
+	}
+	m->dl_nas.has_cause = true;
+	m->dl_nas.cause = NAS_5GMM_PAYLOAD_NOT_FORWARDED;
+	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_TMR_COUNT);
+}
+
 static void dispatch(struct amf_ue *ue, const struct nas_msg *m, const struct amf_nas_in *in)
 {
 	switch (m->type) {
@@ -366,9 +389,7 @@ static void dispatch(struct amf_ue *ue, const struct nas_msg *m, const struct am
 			   nas_5gmm_cause_name(m->gmm_status.cause));
 		break;
 	case NAS_UL_NAS_TRANSPORT:
-		/* 5GSM goes to the SMF (issue 6). */
-		amf_ue_log(LOGL_INFO, ue, "UL NAS transport payload type %u not handled yet",
-			   m->ul_nas.payload_type);
+		ul_nas_transport(ue, &m->ul_nas);
 		break;
 	default:
 		/* TS 24.501 7.4: known but not expected here. */

@@ -444,6 +444,37 @@ static void test_dereg_from_idle(void **state)
 	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), -ENOENT);
 }
 
+/* Without an SMF wired in, a PDU SESSION ESTABLISHMENT REQUEST in UL NAS TRANSPORT comes
+ * back in DL NAS TRANSPORT with #90 "payload was not forwarded" (TS 24.501 5.4.5.2.5). */
+static void test_ul_nas_transport_not_forwarded(void **state)
+{
+	static const uint8_t sm[] = { 0x2e, 0x01, 0x01, 0xc1, 0xff, 0xff, 0x91 };
+	struct sue ue;
+	struct nas_msg m, dl;
+
+	(void)state;
+	registered_ue(&ue);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_UL_NAS_TRANSPORT;
+	m.ul_nas.payload_type = 1;
+	m.ul_nas.payload.p = sm;
+	m.ul_nas.payload.len = sizeof(sm);
+	m.ul_nas.has_psi = true;
+	m.ul_nas.psi = 1;
+	m.ul_nas.has_request_type = true;
+	m.ul_nas.request_type = 1;
+	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(dl.type, NAS_DL_NAS_TRANSPORT);
+	assert_int_equal(dl.dl_nas.payload_type, 1);
+	assert_true(dl.dl_nas.has_cause);
+	assert_int_equal(dl.dl_nas.cause, NAS_5GMM_PAYLOAD_NOT_FORWARDED);
+	assert_true(dl.dl_nas.has_psi);
+	assert_int_equal(dl.dl_nas.psi, 1);
+	assert_int_equal(dl.dl_nas.payload.len, sizeof(sm));
+	assert_memory_equal(dl.dl_nas.payload.p, sm, sizeof(sm));
+}
+
 /* SERVICE REQUEST with a 5G-S-TMSI nobody has: SERVICE REJECT #9 and release. */
 static void test_service_request_unknown(void **state)
 {
@@ -903,6 +934,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_periodic_registration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_service_request_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dereg_from_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ul_nas_transport_not_forwarded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_t3550, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configuration_update, setup_names, teardown),
 		cmocka_unit_test_setup_teardown(test_assoc_restart, setup, teardown),
