@@ -170,8 +170,19 @@ void amf_auth_failure(struct amf_ue *ue, const struct nas_authentication_failure
 		amf->st.auth_mac_fail++;
 		auth_reject(ue);
 		return;
+	case NAS_5GMM_NGKSI_ALREADY_IN_USE:
+		/* TS 24.501 5.4.1.3.7 e): start again with another ngKSI (and a fresh vector);
+		 * once only, through the same counter as resynchronisation. */
+		if (ue->auth_resyncs >= AMF_AUTH_MAX_RESYNC) {
+			auth_reject(ue);
+			return;
+		}
+		ue->auth_resyncs++;
+		ue->ue_ngksi = ue->pending_ngksi;
+		amf_auth_start(ue);
+		return;
 	default:
-		/* #26 non-5G authentication unacceptable, #71 ngKSI already in use... */
+		/* #26 non-5G authentication unacceptable, ... */
 		auth_reject(ue);
 		return;
 	}

@@ -211,6 +211,34 @@ static void test_auth_mac_failure(void **state)
 	assert_int_equal(st.ues, 0);
 }
 
+/* #71 ngKSI already in use: a new AUTHENTICATION REQUEST with another ngKSI, which then works. */
+static void test_auth_ngksi_in_use(void **state)
+{
+	struct sue ue;
+	struct nas_msg m, dl;
+	uint8_t res[16], auts[14], first;
+
+	(void)state;
+	sue_init(&ue, "0000000001", ASSOC_A, 100);
+	sue_reg_req(&ue, &m, false);
+	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(dl.type, NAS_AUTHENTICATION_REQUEST);
+	first = dl.auth_req.ngksi & 7;
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_AUTHENTICATION_FAILURE;
+	m.auth_fail.cause = NAS_5GMM_NGKSI_ALREADY_IN_USE;
+	sue_ul(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(dl.type, NAS_AUTHENTICATION_REQUEST);
+	assert_true((dl.auth_req.ngksi & 7) != first);
+	assert_int_equal(sue_aka(&H, &ue, &dl, res, auts), 0);
+	sue_auth_resp(&H, &ue, res);
+	sue_dl(&H, &ue, &dl);
+	assert_int_equal(dl.type, NAS_SECURITY_MODE_COMMAND);
+	assert_int_equal(dl.smc.ngksi & 7, ue.ngksi);
+}
+
 /* A wrong RES* (HRES* mismatch) is also rejected. */
 static void test_auth_wrong_res(void **state)
 {
@@ -593,6 +621,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reject_no_slice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_mac_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_wrong_res, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auth_ngksi_in_use, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reject_no_common_alg, setup_no_nia0, teardown),
 		cmocka_unit_test_setup_teardown(test_smc_reject, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
