@@ -125,7 +125,7 @@ static int tlv_span(const uint8_t *buf, size_t len, size_t off, unsigned fmt, si
 }
 
 static int dec_mandatory(const struct nas_msg_desc *md, const uint8_t *buf, size_t len, size_t *poff,
-			 struct nas_msg *m, struct nas_err *e, unsigned *pi)
+			 struct nas_msg *m, struct nas_err *e)
 {
 	size_t off = *poff;
 	long half = -1;         /* offset of a half-used octet */
@@ -174,26 +174,13 @@ static int dec_mandatory(const struct nas_msg_desc *md, const uint8_t *buf, size
 		off = voff + vlen;
 	}
 	*poff = off;
-	*pi = i;
 	return 0;
-}
-
-static const struct nas_ie_desc *find_opt(const struct nas_msg_desc *md, unsigned first, uint8_t t)
-{
-	for (unsigned i = first; i < md->n_ies; i++) {
-		const struct nas_ie_desc *d = &md->ies[i];
-		/* TS 24.007 11.2.4: IEIs with bit 8 set are type 1 (or 2): 4-bit IEI */
-		if (d->fmt == NAS_F_TV1 ? (t & 0x80) && (t >> 4) == d->iei : t == d->iei)
-			return d;
-	}
-	return NULL;
 }
 
 int nas_decode(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err *e)
 {
 	const struct nas_msg_desc *md;
 	size_t off;
-	unsigned first_opt;
 	int r;
 
 	/* only the header here; the message's own part is zeroed once its type is known */
@@ -226,13 +213,13 @@ int nas_decode(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err
 	if (!md || md->epd != m->epd)
 		return nas_fail(e, off - 1, -ENOMSG, "unknown message type");
 	memset((uint8_t *)m + offsetof(struct nas_msg, reg_req), 0, md->clear - offsetof(struct nas_msg, reg_req));
-	r = dec_mandatory(md, buf, len, &off, m, e, &first_opt);
+	r = dec_mandatory(md, buf, len, &off, m, e);
 	if (r < 0)
 		return r;
 
 	while (off < len) {
 		uint8_t t = buf[off];
-		const struct nas_ie_desc *d = find_opt(md, first_opt, t);
+		const struct nas_ie_desc *d = nas_ie_lookup(md, t);
 		size_t voff, vlen;
 		unsigned fmt;
 

@@ -76,6 +76,8 @@ struct nas_msg_desc {
 
 /* Description of a message type, or NULL. */
 const struct nas_msg_desc *nas_msg_desc_get(uint8_t type);
+/* The optional IE of message md that the IEI octet t starts, or NULL. */
+const struct nas_ie_desc *nas_ie_lookup(const struct nas_msg_desc *md, uint8_t t);
 
 /* Record a decode error; returns code. */
 static inline int nas_fail(struct nas_err *e, size_t off, int code, const char *reason)

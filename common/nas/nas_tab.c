@@ -492,6 +492,40 @@ const struct nas_msg_desc *nas_msg_desc_get(uint8_t type)
 	return msgs[type].name ? &msgs[type] : NULL;
 }
 
+/* Optional IE lookup by the IEI octet: per message type, 256 entries of
+ * (index in ies[] + 1), 0 = not an IE of this message. A type 1 IE (TS 24.007
+ * 11.2.4: IEI in bits 8-5) fills the 16 octet values it can take. Built
+ * once before main() from the tables above, read-only afterwards. */
+#define N_SLOTS 48
+static uint8_t slot_of[256];
+static uint8_t iei_map[N_SLOTS][256];
+
+__attribute__((constructor)) static void build_iei_maps(void)
+{
+	unsigned slot = 0;
+
+	for (unsigned t = 0; t < 256; t++) {
+		const struct nas_msg_desc *md = &msgs[t];
+		if (!md->name || slot >= N_SLOTS - 1)
+			continue;
+		slot_of[t] = (uint8_t)++slot;
+		for (unsigned i = md->n_ies; i-- > 0;) {        /* backwards: the first entry wins */
+			const struct nas_ie_desc *d = &md->ies[i];
+			if (d->fmt == NAS_F_TV1)
+				for (unsigned v = 0; v < 16; v++)
+					iei_map[slot][d->iei << 4 | v] = (uint8_t)(i + 1);
+			else if (d->fmt > NAS_F_LVE)
+				iei_map[slot][d->iei] = (uint8_t)(i + 1);
+		}
+	}
+}
+
+const struct nas_ie_desc *nas_ie_lookup(const struct nas_msg_desc *md, uint8_t iei)
+{
+	unsigned k = iei_map[slot_of[md->type]][iei];
+	return k ? &md->ies[k - 1] : NULL;
+}
+
 const char *nas_5gmm_cause_name(uint8_t c)
 {
 	switch (c) {
