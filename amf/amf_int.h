@@ -9,6 +9,17 @@
  *   timers.c     the 3GPP-named NAS timers with retransmission / give-up
  *   ngap_*.c     N2: non-UE and UE-associated NGAP
  *   nas_*.c      N1: NAS security wrapping and the 5GMM procedures
+ *   n2.c         amf_start(): the N2 listener over common/sctp
+ *
+ * Where session management (issue 6, smf/) plugs in:
+ *   - nas_conn.c ul_nas_transport(): N1 SM payloads (today answered with #90) go to smf/;
+ *   - amf_ue_an_released(): the one place an N2 connection ends (release complete, NG
+ *     Reset, association loss) — deactivate user planes there;
+ *   - amf_dereg_request() / implicit deregistration / amf_ue_discard(): release sessions;
+ *   - amf_service_request(): today accepts with no PDU session list; add the
+ *     PDU Session Resource Setup list of the sessions to reactivate to the ICS request
+ *     (amf_ngap_ics_request) and the PDU session status / reactivation result IEs.
+ * A PDU session table belongs in struct amf_ue (bounded: 16 PSIs, TS 24.501 9.4).
  */
 #ifndef SOLOCORE_AMF_AMF_INT_H
 #define SOLOCORE_AMF_AMF_INT_H
