@@ -336,10 +336,10 @@ int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg k
 	enum smf_event ev;
 	int rc;
 
-	if (out) {
-		out->n1_len = out->n2_len = 0;
-		out->n2_proc = SMF_N2_NONE;
-	}
+	if (!out || out->n1_cap < SMF_N1_MAX || out->n2_cap < SMF_N2_MAX)
+		return -ENOSPC;
+	out->n1_len = out->n2_len = 0;
+	out->n2_proc = SMF_N2_NONE;
 	if (!s)
 		return -ENOENT;
 	switch (kind) {
@@ -373,8 +373,6 @@ int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg k
 		smf_slog(LOGL_INFO, smf, s, "undecodable N2 SM transfer (%d)", rc);
 		return -EBADMSG;
 	}
-	if (ev == SMF_EV_N2_SETUP_FAIL && !out)
-		return -EINVAL;
 	rc = smf_fsm_dispatch(smf, s, ev, &c);
 	if (rc == -EPROTO)
 		smf->st.n2_unexpected++;
@@ -407,6 +405,8 @@ int smf_up_reactivate(struct smf *smf, struct smf_ue *ue, uint8_t psi, struct sm
 	struct smf_ev_ctx c = { .out = out };
 	int rc;
 
+	if (out->n1_cap < SMF_N1_MAX || out->n2_cap < SMF_N2_MAX)
+		return -ENOSPC;
 	out->n1_len = out->n2_len = 0;
 	out->n2_proc = SMF_N2_NONE;
 	if (!s)

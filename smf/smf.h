@@ -91,7 +91,7 @@ enum smf_n2_proc {
 };
 
 struct smf_out {
-	/* caller's buffers (smf_out_init) */
+	/* caller's buffers (smf_out_init), at least SMF_N1_MAX and SMF_N2_MAX bytes */
 	uint8_t *n1;
 	size_t n1_cap;
 	uint8_t *n2;
@@ -177,9 +177,10 @@ enum smf_n2_msg {
 	SMF_N2_MODIFY_RSP,      /* PDU Session Resource Modify Response Transfer */
 	SMF_N2_MODIFY_FAIL,     /* PDU Session Resource Modify Unsuccessful Transfer */
 };
-/* 0 (out may hold something to send, e.g. a release after a failed setup),
+/* out is required (a failed setup answers with a release command).
+ * 0 (out may hold something to send, e.g. a release after a failed setup),
  * -ENOENT (no such session), -EBADMSG (transfer undecodable; counted),
- * -EPROTO (not expected in the session's state; counted, ignored). */
+ * -EPROTO (not expected in the session's state; counted, ignored), -ENOSPC (out too small). */
 int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg kind,
 	      const uint8_t *transfer, size_t len, struct smf_out *out);
 
@@ -189,7 +190,7 @@ int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg k
 int smf_up_deactivate(struct smf *smf, struct smf_ue *ue);
 /* Service request (TS 23.502 4.2.3.2): out gets the Setup Request Transfer for psi
  * (n2_proc SETUP, no n1). -ENOENT (no session), -EALREADY (user plane active),
- * -EBUSY (a procedure is running on it). */
+ * -EBUSY (a procedure is running on it), -ENOSPC (out too small). */
 int smf_up_reactivate(struct smf *smf, struct smf_ue *ue, uint8_t psi, struct smf_out *out);
 
 /* ---- network-initiated procedures (sent through ops.send) ---- */
