@@ -83,6 +83,44 @@ static void test_tshark_clean(void **state)
 	sue_dl(&H, &ue, &dl);
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
 	sue_release_complete(&H, &ue);
+	/* NG Setup failures on a second association: our cause numbering, as tshark reads it. */
+	{
+		static struct ngap_msg g;
+		static const uint8_t other[3] = { 0x99, 0xf9, 0x07 };
+
+		amf_n2_assoc_up(H.amf, 2, 2, 2);
+		memset(&g, 0, sizeof(g));
+		g.type = NGAP_INITIATING;
+		g.proc = NGAP_PROC_NG_SETUP;
+		g.u.ng_setup_request.ran_node_id.kind = NGAP_RAN_GNB;
+		memcpy(g.u.ng_setup_request.ran_node_id.plmn.v, other, 3);
+		g.u.ng_setup_request.ran_node_id.id = 2;
+		g.u.ng_setup_request.ran_node_id.id_bits = 22;
+		g.u.ng_setup_request.n_tas = 1;
+		g.u.ng_setup_request.tas[0].tac[2] = 1;
+		g.u.ng_setup_request.tas[0].n_plmns = 1;
+		memcpy(g.u.ng_setup_request.tas[0].plmns[0].plmn.v, other, 3);
+		g.u.ng_setup_request.tas[0].plmns[0].n_slices = 1;
+		g.u.ng_setup_request.tas[0].plmns[0].slices[0].sst = 1;
+		h_send(&H, 2, 0, &g);
+		h_expect(&H, NGAP_UNSUCCESSFUL, NGAP_PROC_NG_SETUP);
+		memcpy(g.u.ng_setup_request.ran_node_id.plmn.v, "\x00\xf1\x10", 3);
+		memcpy(g.u.ng_setup_request.tas[0].plmns[0].plmn.v, "\x00\xf1\x10", 3);
+		g.u.ng_setup_request.tas[0].plmns[0].slices[0].sst = 77;
+		h_send(&H, 2, 0, &g);
+		h_expect(&H, NGAP_UNSUCCESSFUL, NGAP_PROC_NG_SETUP);
+		/* An uplink NAS for an unknown AMF UE NGAP ID: Error Indication. */
+		memset(&g, 0, sizeof(g));
+		g.type = NGAP_INITIATING;
+		g.proc = NGAP_PROC_UPLINK_NAS_TRANSPORT;
+		g.u.uplink_nas_transport.amf_ue_id = 123456;
+		g.u.uplink_nas_transport.ran_ue_id = 1;
+		g.u.uplink_nas_transport.nas.p = (const uint8_t *)"\x7e\x00\x43";
+		g.u.uplink_nas_transport.nas.len = 3;
+		g.u.uplink_nas_transport.uli.tai.tac[2] = 1;
+		h_send(&H, 1, 1, &g);
+		h_expect(&H, NGAP_INITIATING, NGAP_PROC_ERROR_INDICATION);
+	}
 	assert_int_equal(pcapw_close(H.pcap), 0);
 	H.pcap = NULL;
 	h_fini(&H);
@@ -97,6 +135,20 @@ static void test_tshark_clean(void **state)
 		 "%s -n -r %s -o nas-5gs.null_decipher:TRUE -Y '_ws.malformed || _ws.expert.severity >= \"Error\"' 2>/dev/null",
 		 TSHARK, pcap_path);
 	assert_int_equal(count_lines(cmd), 0);
+	/* The cause values as Wireshark names them (TS 38.413 9.3.1.2 enumerations). */
+	snprintf(cmd, sizeof(cmd), "%s -n -r %s -V 2>/dev/null | grep -E "
+		 "'misc: unknown-PLMN-or-SNPN|radioNetwork: slice-not-supported|radioNetwork: unknown-local-UE-NGAP-ID|"
+		 "nas: deregister|nas: normal-release'", TSHARK, pcap_path);
+	assert_true(count_lines(cmd) >= 5);
+	snprintf(cmd, sizeof(cmd), "%s -n -r %s -V 2>/dev/null | grep -c 'misc: unknown-PLMN-or-SNPN' | grep -x 1",
+		 TSHARK, pcap_path);
+	assert_int_equal(count_lines(cmd), 1);
+	snprintf(cmd, sizeof(cmd), "%s -n -r %s -V 2>/dev/null | grep -c 'radioNetwork: slice-not-supported' | grep -x 1",
+		 TSHARK, pcap_path);
+	assert_int_equal(count_lines(cmd), 1);
+	snprintf(cmd, sizeof(cmd), "%s -n -r %s -V 2>/dev/null | grep -c 'radioNetwork: unknown-local-UE-NGAP-ID' | grep -x 1",
+		 TSHARK, pcap_path);
+	assert_int_equal(count_lines(cmd), 1);
 	unlink(pcap_path);
 }
 
