@@ -63,7 +63,10 @@ stop_core() {
 	[ -n "${CORE_PID:-}" ] || return 0
 	kill -TERM "$CORE_PID" 2>/dev/null
 	wait "$CORE_PID" 2>/dev/null
+	rc=$?
 	CORE_PID=
+	# A clean stop exits 0 (a sanitizer report makes it non-zero).
+	[ $rc = 0 ] || { fail "core exited with status $rc"; tail -n 40 "$TMP/core.log"; }
 }
 
 # core_stats: refresh $TMP/stats from the running core (SIGUSR1).
