@@ -236,7 +236,8 @@ struct amf {
 	/* production transport (amf_start) */
 	void *n2;
 	uint8_t txbuf[8192];
-	uint8_t nasbuf[2048];
+	uint8_t nasbuf[2048];      /* downlink NAS being protected */
+	uint8_t nasrx[2048];       /* deciphered uplink NAS (decoded messages point into it) */
 };
 
 /* ---- ue_store.c ---- */

@@ -81,13 +81,14 @@ int amf_nas_unwrap(struct amf_ue *ue, const uint8_t *buf, size_t len, struct amf
 	in->count = count;
 	if ((sht == NAS_SHT_INTEGRITY_CIPHERED || sht == NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX) &&
 	    ue->nea != 0) {
-		if (h.msg.len > sizeof(amf->nasbuf))
+		/* Not nasbuf: handlers send while the decoded message still points here. */
+		if (h.msg.len > sizeof(amf->nasrx))
 			return -EMSGSIZE;
 		rc = crypto_nea(ue->nea, ue->knas_enc, count, NAS_BEARER_3GPP, CRYPTO_DIR_UPLINK,
-				h.msg.p, amf->nasbuf, (size_t)h.msg.len * 8);
+				h.msg.p, amf->nasrx, (size_t)h.msg.len * 8);
 		if (rc < 0)
 			return rc;
-		in->msg = amf->nasbuf;
+		in->msg = amf->nasrx;
 	}
 	return 0;
 }

@@ -446,6 +446,19 @@ static void test_dereg_from_idle(void **state)
 
 /* Without an SMF wired in, a PDU SESSION ESTABLISHMENT REQUEST in UL NAS TRANSPORT comes
  * back in DL NAS TRANSPORT with #90 "payload was not forwarded" (TS 24.501 5.4.5.2.5). */
+static int setup_nea2(void **state)
+{
+	struct amf_cfg cfg;
+
+	(void)state;
+	h_cfg(&cfg);
+	memcpy(cfg.ciph_prio, (uint8_t[]){ 2, 0, 1, 3 }, 4);
+	h_init(&H, &cfg);
+	h_add_sub(&H, "imsi-001010000000001", 1, 0x010203, 0);
+	h_ng_setup(&H, ASSOC);
+	return 0;
+}
+
 static void test_ul_nas_transport_not_forwarded(void **state)
 {
 	static const uint8_t sm[] = { 0x2e, 0x01, 0x01, 0xc1, 0xff, 0xff, 0x91 };
@@ -453,7 +466,8 @@ static void test_ul_nas_transport_not_forwarded(void **state)
 	struct nas_msg m, dl;
 
 	(void)state;
-	registered_ue(&ue);
+	sue_init(&ue, "0000000001", ASSOC, 42);
+	sue_register(&H, &ue, 2, H.cfg.ciph_prio[0]);
 	memset(&m, 0, sizeof(m));
 	m.type = NAS_UL_NAS_TRANSPORT;
 	m.ul_nas.payload_type = 1;
@@ -935,6 +949,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_service_request_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dereg_from_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ul_nas_transport_not_forwarded, setup, teardown),
+		/* Ciphered (NEA2): the echoed payload comes from the deciphered uplink buffer. */
+		cmocka_unit_test_setup_teardown(test_ul_nas_transport_not_forwarded, setup_nea2, teardown),
 		cmocka_unit_test_setup_teardown(test_t3550, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configuration_update, setup_names, teardown),
 		cmocka_unit_test_setup_teardown(test_assoc_restart, setup, teardown),
