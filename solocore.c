@@ -21,7 +21,11 @@
 #include "common/conf.h"
 #include "common/ev.h"
 #include "common/log.h"
+#include "amf/amf.h"
+#include "ausf/ausf.h"
+#include "common/crypto/crypto.h"
 #include "db/db.h"
+#include "udm/udm.h"
 
 #ifndef SOLOCORE_VERSION
 #define SOLOCORE_VERSION "unknown"
@@ -42,8 +46,94 @@ struct module {
 	void (*stop)(void);
 };
 
+/* The running core: each module's object, owned by its start/stop pair. */
+static struct {
+	struct db *db;
+	struct db_writer *writer;
+	struct udm *udm;
+	struct ausf *ausf;
+	struct amf *amf;
+} core;
+
+static int db_start(struct ev_loop *loop, const struct conf *c)
+{
+	(void)loop;
+	int rc = db_open(c->db.path, &core.db);
+	if (rc < 0) {
+		log_error("core", "db: cannot open path=%s: %s", c->db.path, strerror(-rc));
+		return rc;
+	}
+	/* SQN changes are written behind on the writer thread: the control
+	 * thread never waits on fsync (DESIGN.md). */
+	rc = db_writer_start(core.db, NULL, &core.writer);
+	if (rc < 0) {
+		log_error("core", "db: writer thread: %s", strerror(-rc));
+		db_close(core.db);
+		core.db = NULL;
+		return rc;
+	}
+	log_info("core", "db: open path=%s subscribers=%lld", c->db.path,
+		 (long long)db_subscriber_count(core.db));
+	return 0;
+}
+
+static void db_stop(void)
+{
+	db_writer_stop(core.writer); /* flushes queued SQNs */
+	core.writer = NULL;
+	db_close(core.db);
+	core.db = NULL;
+}
+
+static int udm_ausf_start(struct ev_loop *loop, const struct conf *c)
+{
+	int err = 0;
+	(void)loop;
+	core.udm = udm_start(c, core.db, core.writer, &err);
+	if (!core.udm) {
+		log_error("core", "udm: start failed: %s", strerror(-err));
+		return err ? err : -EINVAL;
+	}
+	core.ausf = ausf_new(core.udm, &err);
+	if (!core.ausf) {
+		log_error("core", "ausf: start failed: %s", strerror(-err));
+		udm_free(core.udm);
+		core.udm = NULL;
+		return err ? err : -ENOMEM;
+	}
+	return 0;
+}
+
+static void udm_ausf_stop(void)
+{
+	ausf_free(core.ausf);
+	core.ausf = NULL;
+	udm_free(core.udm);
+	core.udm = NULL;
+}
+
+static int amf_mod_start(struct ev_loop *loop, const struct conf *c)
+{
+	int err = 0;
+	core.amf = amf_start(loop, c, core.ausf, core.udm, &err);
+	if (!core.amf) {
+		log_error("core", "amf: start failed: %s", strerror(-err));
+		return err ? err : -EINVAL;
+	}
+	return 0;
+}
+
+static void amf_mod_stop(void)
+{
+	amf_stop(core.amf);
+	core.amf = NULL;
+}
+
 static const struct module modules[] = {
-	/* db, udm/ausf, smf, upf, amf (N2 last: accept gNBs once all is up), web */
+	/* N2 last: gNBs are accepted only once everything behind the AMF is up. */
+	{ "db", db_start, db_stop },
+	{ "udm+ausf", udm_ausf_start, udm_ausf_stop },
+	{ "amf", amf_mod_start, amf_mod_stop },
 	{ NULL, NULL, NULL },
 };
 
@@ -297,6 +387,7 @@ out:
 		close(r.sigfd);
 	ev_loop_free(r.loop);
 	conf_free(&c);
+	crypto_thread_cleanup();
 	return status;
 }
 
