@@ -1,0 +1,802 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * web/ over HTTP/1.1 on real sockets: every route's happy path, each error
+ * status with its message and field, authentication and roles, keep-alive,
+ * limits, subscriber CRUD mirrored into the UDM, TOML import (all or
+ * nothing) and export, secrets, /metrics in Prometheus text format.
+ */
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/log.h"
+#include "db/db.h"
+#include "udm/udm.h"
+#include "webcli.h"
+
+#define K1 "465B5CE8B199B49FAA5F0A2EE238A6BC"
+#define OPC1 "E8ED289DEBA952E4283B54E88E6183CA"
+
+static json_t *jbody(const struct resp *r)
+{
+	json_t *j = json_loads(r->body, 0, NULL);
+
+	if (!j)
+		fail_msg("not JSON: %s", r->body);
+	return j;
+}
+
+/* Status and, for errors, {"error": non-empty, "field": field}. */
+static void expect_err(const struct resp *r, int status, const char *field)
+{
+	json_t *j;
+	json_t *f;
+
+	if (r->status != status)
+		fail_msg("status %d, expected %d: %s", r->status, status, r->body);
+	j = jbody(r);
+	assert_true(json_is_string(json_object_get(j, "error")));
+	assert_true(json_string_length(json_object_get(j, "error")) > 0);
+	f = json_object_get(j, "field");
+	if (field) {
+		if (!json_is_string(f) || strcmp(json_string_value(f), field))
+			fail_msg("field %s, expected %s: %s", json_is_string(f) ? json_string_value(f) : "(none)",
+				 field, r->body);
+	}
+	json_decref(j);
+}
+
+static int do_req(struct srv *s, const char *m, const char *path, const char *tok, const char *body,
+		  struct resp *r)
+{
+	int st = h1(s->port, m, path, tok, body, r);
+
+	assert_int_not_equal(st, -1);
+	return st;
+}
+
+static const char sub1[] =
+	"{\"imsi\":\"001010000000001\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\","
+	"\"slices\":[{\"sst\":1,\"sd\":\"010203\"}],\"dnns\":[\"internet\"],\"ambr_ul\":100000000}";
+
+static void test_health_version_openapi(void **state)
+{
+	struct srv s;
+	struct resp r;
+	json_t *j, *paths;
+	static const char *const want[] = {
+		"/api/v1/health", "/api/v1/version", "/api/v1/openapi.json", "/metrics",
+		"/api/v1/subscribers", "/api/v1/subscribers/import", "/api/v1/subscribers/export",
+		"/api/v1/subscribers/{imsi}",
+	};
+
+	(void)state;
+	srv_start(&s, NULL);
+	/* No token needed for these three. */
+	assert_int_equal(do_req(&s, "GET", "/api/v1/health", NULL, NULL, &r), 200);
+	j = jbody(&r);
+	assert_string_equal(json_string_value(json_object_get(j, "status")), "ok");
+	assert_string_equal(json_string_value(json_object_get(j, "database")), "ok");
+	json_decref(j);
+	assert_string_equal(r.ctype, "application/json");
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/version", NULL, NULL, &r), 200);
+	j = jbody(&r);
+	assert_string_equal(json_string_value(json_object_get(j, "api")), "v1");
+	assert_true(json_is_string(json_object_get(j, "version")));
+	json_decref(j);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/openapi.json", NULL, NULL, &r), 200);
+	j = jbody(&r);
+	assert_string_equal(json_string_value(json_object_get(j, "openapi")), "3.0.3");
+	paths = json_object_get(j, "paths");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!json_object_get(paths, want[i]))
+			fail_msg("openapi.json lacks %s", want[i]);
+	json_decref(j);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/", NULL, NULL, &r), 200);
+	assert_non_null(strstr(r.ctype, "text/html"));
+	assert_non_null(strstr(r.body, "solocore"));
+	resp_free(&r);
+	srv_free(&s);
+}
+
+static void test_auth_roles(void **state)
+{
+	struct srv s;
+	struct resp r;
+
+	(void)state;
+	srv_start(&s, NULL);
+	/* Tokens configured: loopback is no exception. */
+	do_req(&s, "GET", "/api/v1/subscribers", NULL, NULL, &r);
+	expect_err(&r, 401, "Authorization");
+	resp_free(&r);
+	do_req(&s, "GET", "/api/v1/subscribers", "wrong-token", NULL, &r);
+	expect_err(&r, 401, "Authorization");
+	resp_free(&r);
+	do_req(&s, "GET", "/metrics", NULL, NULL, &r);
+	expect_err(&r, 401, "Authorization");
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers", TOK_RO, NULL, &r), 200);
+	resp_free(&r);
+	/* Read-only may not write. */
+	do_req(&s, "POST", "/api/v1/subscribers", TOK_RO, sub1, &r);
+	expect_err(&r, 403, NULL);
+	resp_free(&r);
+	do_req(&s, "DELETE", "/api/v1/subscribers/001010000000001", TOK_RO, NULL, &r);
+	expect_err(&r, 403, NULL);
+	resp_free(&r);
+	assert_int_equal(db_subscriber_count(s.db), 0);
+	assert_int_equal(do_req(&s, "POST", "/api/v1/subscribers", TOK_OP, sub1, &r), 201);
+	resp_free(&r);
+	/* Secrets need admin. */
+	do_req(&s, "GET", "/api/v1/subscribers/001010000000001?secrets=1", TOK_OP, NULL, &r);
+	expect_err(&r, 403, "secrets");
+	resp_free(&r);
+	do_req(&s, "GET", "/api/v1/subscribers/export?secrets=1", TOK_RO, NULL, &r);
+	expect_err(&r, 403, "secrets");
+	resp_free(&r);
+	srv_free(&s);
+}
+
+static void test_loopback_default(void **state)
+{
+	struct srv s;
+	struct srv_opts o = { .no_tokens = true };
+	struct resp r;
+
+	(void)state;
+	srv_start(&s, &o);
+	/* No token configured: a loopback client is an operator. */
+	assert_int_equal(do_req(&s, "POST", "/api/v1/subscribers", NULL, sub1, &r), 201);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers/001010000000001", NULL, NULL, &r), 200);
+	resp_free(&r);
+	do_req(&s, "GET", "/api/v1/subscribers/001010000000001?secrets=1", NULL, NULL, &r);
+	expect_err(&r, 403, "secrets");
+	resp_free(&r);
+	/* A made-up token is still refused. */
+	do_req(&s, "GET", "/api/v1/subscribers", "x", NULL, &r);
+	expect_err(&r, 401, "Authorization");
+	resp_free(&r);
+	srv_free(&s);
+}
+
+static void test_crud(void **state)
+{
+	struct srv s;
+	struct resp r;
+	json_t *j;
+	const struct udm_sub_data *d;
+	uint64_t sqn;
+
+	(void)state;
+	srv_start(&s, NULL);
+	assert_int_equal(do_req(&s, "POST", "/api/v1/subscribers", TOK_OP, sub1, &r), 201);
+	j = jbody(&r);
+	assert_string_equal(json_string_value(json_object_get(j, "supi")), "imsi-001010000000001");
+	assert_null(json_object_get(j, "k"));
+	assert_null(json_object_get(j, "opc"));
+	json_decref(j);
+	resp_free(&r);
+	/* In the database and in the UDM, with the UDM's defaults where unset. */
+	assert_int_equal(db_subscriber_count(s.db), 1);
+	d = udm_get(s.udm, "imsi-001010000000001");
+	assert_non_null(d);
+	assert_int_equal(d->n_slices, 1);
+	assert_int_equal(d->slices[0].sd, 0x010203);
+	assert_int_equal(d->n_dnns, 1);
+	assert_string_equal(d->dnns[0], "internet");
+	assert_int_equal(d->ambr_ul_bps, 100000000);
+	assert_int_equal(d->ambr_dl_bps, 1000000000);
+	assert_int_equal(d->qi5, 9);
+
+	do_req(&s, "POST", "/api/v1/subscribers", TOK_OP, sub1, &r);
+	expect_err(&r, 409, "imsi");
+	resp_free(&r);
+
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers/imsi-001010000000001", TOK_RO, NULL, &r), 200);
+	assert_null(strstr(r.body, K1));
+	assert_null(strstr(r.body, OPC1));
+	j = jbody(&r);
+	assert_string_equal(json_string_value(json_object_get(j, "imsi")), "001010000000001");
+	assert_int_equal(json_integer_value(json_object_get(j, "ambr_ul")), 100000000);
+	json_decref(j);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers/001010000000001?secrets=1", TOK_ADMIN,
+				NULL, &r), 200);
+	j = jbody(&r);
+	assert_string_equal(json_string_value(json_object_get(j, "k")), K1);
+	assert_string_equal(json_string_value(json_object_get(j, "opc")), OPC1);
+	json_decref(j);
+	resp_free(&r);
+
+	/* The UDM's SQN moves on (AKA); GET shows it, an update keeps it. */
+	assert_int_equal(udm_get_sqn(s.udm, "imsi-001010000000001", &sqn), 0);
+	assert_int_equal(do_req(&s, "PUT", "/api/v1/subscribers/001010000000001", TOK_OP,
+				"{\"dnns\":[\"ims\",\"internet\"],\"arp\":3}", &r), 200);
+	j = jbody(&r);
+	assert_int_equal(json_array_size(json_object_get(j, "dnns")), 2);
+	assert_int_equal(json_integer_value(json_object_get(j, "arp")), 3);
+	assert_null(json_object_get(j, "k"));
+	json_decref(j);
+	resp_free(&r);
+	d = udm_get(s.udm, "imsi-001010000000001");
+	assert_int_equal(d->n_dnns, 2);
+	assert_string_equal(d->dnns[0], "ims");
+	assert_int_equal(d->arp, 3);
+	/* K kept by the partial update. */
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers/001010000000001?secrets=1", TOK_ADMIN,
+				NULL, &r), 200);
+	assert_non_null(strstr(r.body, K1));
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "PATCH", "/api/v1/subscribers/001010000000001", TOK_OP,
+				"{\"sqn\":4096}", &r), 200);
+	resp_free(&r);
+	assert_int_equal(udm_get_sqn(s.udm, "imsi-001010000000001", &sqn), 0);
+	assert_int_equal(sqn, 4096);
+	do_req(&s, "PUT", "/api/v1/subscribers/001010000000009", TOK_OP, "{\"arp\":3}", &r);
+	expect_err(&r, 404, "imsi");
+	resp_free(&r);
+	do_req(&s, "PUT", "/api/v1/subscribers/001010000000001", TOK_OP, "{\"imsi\":\"001010000000002\"}", &r);
+	expect_err(&r, 400, "imsi");
+	resp_free(&r);
+
+	assert_int_equal(do_req(&s, "DELETE", "/api/v1/subscribers/001010000000001", TOK_OP, NULL, &r), 204);
+	assert_int_equal(r.len, 0);
+	resp_free(&r);
+	assert_null(udm_get(s.udm, "imsi-001010000000001"));
+	assert_int_equal(db_subscriber_count(s.db), 0);
+	do_req(&s, "GET", "/api/v1/subscribers/001010000000001", TOK_RO, NULL, &r);
+	expect_err(&r, 404, "imsi");
+	resp_free(&r);
+	do_req(&s, "DELETE", "/api/v1/subscribers/001010000000001", TOK_OP, NULL, &r);
+	expect_err(&r, 404, "imsi");
+	resp_free(&r);
+	srv_free(&s);
+}
+
+static void test_bad_values(void **state)
+{
+	static const struct {
+		const char *body, *field;
+	} cases[] = {
+		{ "{\"imsi\":\"001010000000001\",", "body" },                     /* truncated JSON */
+		{ "[1,2]", "body" },                                               /* not an object */
+		{ "{\"imsi\":\"00101x\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\"}", "imsi" },
+		{ "{\"imsi\":\"001010000000001\",\"k\":\"12\",\"opc\":\"" OPC1 "\"}", "k" },
+		{ "{\"imsi\":\"001010000000001\",\"k\":\"" K1 "\"}", "opc" },
+		{ "{\"imsi\":\"001010000000001\",\"opc\":\"" OPC1 "\"}", "k" },
+		{ "{\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\"}", "imsi" },
+		{ "{\"imsi\":\"001010000000001\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\",\"colour\":1}", "colour" },
+		{ "{\"imsi\":\"001010000000001\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\",\"arp\":16}", "arp" },
+		{ "{\"imsi\":\"001010000000001\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\",\"sqn\":-1}", "sqn" },
+		{ "{\"imsi\":\"001010000000001\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\",\"amf\":\"80\"}", "amf" },
+		{ "{\"imsi\":\"001010000000001\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\",\"slices\":[{\"sst\":300}]}", "slices" },
+		{ "{\"imsi\":\"001010000000001\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\",\"slices\":[{\"sst\":1,\"sd\":\"xyz\"}]}", "slices" },
+		{ "{\"imsi\":\"001010000000001\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\",\"dnns\":\"internet\"}", "dnns" },
+		{ "{\"imsi\":\"001010000000001\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\",\"op\":\"" OPC1 "\"}", "op" },
+		{ "{\"imsi\":\"001010000000001\",\"imsi\":\"001010000000002\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\"}", "body" },
+	};
+	struct srv s;
+	struct resp r;
+
+	(void)state;
+	srv_start(&s, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		do_req(&s, "POST", "/api/v1/subscribers", TOK_OP, cases[i].body, &r);
+		expect_err(&r, 400, cases[i].field);
+		resp_free(&r);
+	}
+	assert_int_equal(db_subscriber_count(s.db), 0);
+	assert_int_equal(udm_count(s.udm), 0);
+	do_req(&s, "GET", "/api/v1/subscribers/12", TOK_RO, NULL, &r);
+	expect_err(&r, 400, "imsi");
+	resp_free(&r);
+	do_req(&s, "GET", "/api/v1/subscribers?limit=0", TOK_RO, NULL, &r);
+	expect_err(&r, 400, "limit");
+	resp_free(&r);
+	do_req(&s, "GET", "/api/v1/subscribers?offset=-3", TOK_RO, NULL, &r);
+	expect_err(&r, 400, "offset");
+	resp_free(&r);
+	do_req(&s, "GET", "/api/v1/subscribers?imsi=00a", TOK_RO, NULL, &r);
+	expect_err(&r, 400, "imsi");
+	resp_free(&r);
+	srv_free(&s);
+}
+
+static void test_404_405(void **state)
+{
+	struct srv s;
+	struct resp r;
+
+	(void)state;
+	srv_start(&s, NULL);
+	do_req(&s, "GET", "/api/v1/nothing", TOK_RO, NULL, &r);
+	expect_err(&r, 404, NULL);
+	resp_free(&r);
+	do_req(&s, "GET", "/api/v2/subscribers", TOK_RO, NULL, &r);
+	expect_err(&r, 404, NULL);
+	resp_free(&r);
+	do_req(&s, "DELETE", "/api/v1/subscribers", TOK_ADMIN, NULL, &r);
+	expect_err(&r, 405, NULL);
+	assert_string_equal(r.allow, "GET, POST");
+	resp_free(&r);
+	do_req(&s, "POST", "/api/v1/health", NULL, "{}", &r);
+	expect_err(&r, 405, NULL);
+	assert_string_equal(r.allow, "GET");
+	resp_free(&r);
+	srv_free(&s);
+}
+
+/* 25 SIMs 001010000000100..124, the second half with optional keys. */
+static char *sims_toml(unsigned first, unsigned n, const char *bad_at)
+{
+	size_t cap = 256 * n + 256, len = 0;
+	char *t = malloc(cap);
+
+	assert_non_null(t);
+	for (unsigned i = 0; i < n; i++) {
+		len += (size_t)snprintf(t + len, cap - len, "[imsi-00101%010u]\nki = \"%s\"\nopc = \"%s\"\n%s\n",
+					first + i, K1, OPC1,
+					i % 2 ? "dnns = [ \"internet\" ]\nslices = [ \"1:010203\", \"2\" ]\narp = 8" : "");
+		if (bad_at && i == n / 2)
+			len += (size_t)snprintf(t + len, cap - len, "%s\n", bad_at);
+	}
+	return t;
+}
+
+static void test_import_export_list(void **state)
+{
+	struct srv s;
+	struct resp r;
+	json_t *j, *items;
+	char *t;
+
+	(void)state;
+	srv_start(&s, NULL);
+	t = sims_toml(100, 25, NULL);
+	assert_int_equal(do_req(&s, "POST", "/api/v1/subscribers/import", TOK_OP, t, &r), 200);
+	free(t);
+	j = jbody(&r);
+	assert_int_equal(json_integer_value(json_object_get(j, "imported")), 25);
+	json_decref(j);
+	resp_free(&r);
+	assert_int_equal(db_subscriber_count(s.db), 25);
+	assert_int_equal(udm_count(s.udm), 25);
+	assert_non_null(udm_get(s.udm, "imsi-001010000000124"));
+
+	/* One bad entry in the middle: nothing imported, the line named. */
+	t = sims_toml(200, 10, "colour = \"red\"");
+	do_req(&s, "POST", "/api/v1/subscribers/import", TOK_OP, t, &r);
+	free(t);
+	expect_err(&r, 400, "body");
+	assert_non_null(strstr(r.body, "body:"));
+	assert_null(strstr(r.body, "/proc/self/fd"));
+	resp_free(&r);
+	assert_int_equal(db_subscriber_count(s.db), 25);
+	assert_int_equal(udm_count(s.udm), 25);
+	/* An IMSI already provisioned: 409, nothing imported. */
+	t = sims_toml(120, 10, NULL);
+	do_req(&s, "POST", "/api/v1/subscribers/import", TOK_OP, t, &r);
+	free(t);
+	expect_err(&r, 409, "body");
+	resp_free(&r);
+	assert_int_equal(db_subscriber_count(s.db), 25);
+	do_req(&s, "POST", "/api/v1/subscribers/import", TOK_RO, "", &r);
+	expect_err(&r, 403, NULL);
+	resp_free(&r);
+
+	/* Paging and prefix search. */
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers?offset=10&limit=5", TOK_RO, NULL, &r), 200);
+	j = jbody(&r);
+	items = json_object_get(j, "items");
+	assert_int_equal(json_integer_value(json_object_get(j, "total")), 25);
+	assert_int_equal(json_array_size(items), 5);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(items, 0), "imsi")),
+			    "001010000000110");
+	assert_null(json_object_get(json_array_get(items, 0), "k"));
+	json_decref(j);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers?imsi=00101000000012", TOK_RO, NULL, &r), 200);
+	j = jbody(&r);
+	assert_int_equal(json_integer_value(json_object_get(j, "total")), 5);
+	assert_int_equal(json_array_size(json_object_get(j, "items")), 5);
+	json_decref(j);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers?offset=100", TOK_RO, NULL, &r), 200);
+	j = jbody(&r);
+	assert_int_equal(json_array_size(json_object_get(j, "items")), 0);
+	json_decref(j);
+	resp_free(&r);
+
+	/* Export: no keys without secrets; with them the file imports again. */
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers/export", TOK_RO, NULL, &r), 200);
+	assert_string_equal(r.ctype, "application/toml");
+	assert_non_null(strstr(r.body, "[imsi-001010000000100]"));
+	assert_non_null(strstr(r.body, "slices = [ \"1:010203\", \"2\" ]"));
+	assert_null(strstr(r.body, K1));
+	assert_null(strstr(r.body, OPC1));
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers/export?secrets=1", TOK_ADMIN, NULL, &r), 200);
+	assert_non_null(strstr(r.body, "ki = \"" K1 "\""));
+	{
+		struct srv s2;
+		struct resp r2;
+
+		srv_start(&s2, NULL);
+		assert_int_equal(do_req(&s2, "POST", "/api/v1/subscribers/import", TOK_OP, r.body, &r2), 200);
+		resp_free(&r2);
+		assert_int_equal(db_subscriber_count(s2.db), 25);
+		srv_free(&s2);
+	}
+	resp_free(&r);
+	srv_free(&s);
+}
+
+struct logcap {
+	char *text;
+	size_t len;
+};
+
+static void cap_sink(enum log_level lvl, const char *line, size_t len, void *arg)
+{
+	struct logcap *c = arg;
+	char *p = realloc(c->text, c->len + len + 2);
+
+	(void)lvl;
+	if (!p)
+		return;
+	memcpy(p + c->len, line, len);
+	c->len += len;
+	p[c->len++] = '\n';
+	p[c->len] = 0;
+	c->text = p;
+}
+
+static void test_secrets_never_logged(void **state)
+{
+	struct srv s;
+	struct resp r;
+	struct logcap cap = { 0 };
+	char *t;
+
+	(void)state;
+	log_set_level(LOGL_DEBUG);
+	log_set_sink(cap_sink, &cap);
+	srv_start(&s, NULL);
+	do_req(&s, "POST", "/api/v1/subscribers", TOK_OP, sub1, &r);
+	resp_free(&r);
+	do_req(&s, "GET", "/api/v1/subscribers/001010000000001?secrets=1", TOK_ADMIN, NULL, &r);
+	resp_free(&r);
+	t = sims_toml(300, 3, "ki = \"" K1 "\"");   /* duplicate key: error path */
+	do_req(&s, "POST", "/api/v1/subscribers/import", TOK_OP, t, &r);
+	resp_free(&r);
+	free(t);
+	do_req(&s, "PUT", "/api/v1/subscribers/001010000000001", TOK_OP, "{\"k\":\"" K1 "\",\"arp\":99}", &r);
+	resp_free(&r);
+	do_req(&s, "GET", "/api/v1/subscribers/export?secrets=1", TOK_ADMIN, NULL, &r);
+	resp_free(&r);
+	srv_free(&s);
+	log_set_sink(NULL, NULL);
+	log_set_level(LOGL_INFO);
+	assert_non_null(cap.text);   /* the debug lines were captured */
+	assert_non_null(strstr(cap.text, "subscribers"));
+	assert_null(strstr(cap.text, K1));
+	assert_null(strstr(cap.text, OPC1));
+	assert_null(strstr(cap.text, TOK_ADMIN));
+	free(cap.text);
+}
+
+static void test_keepalive(void **state)
+{
+	struct srv s;
+	struct resp r;
+	struct cli c;
+	static const char two[] = "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
+				  "GET /api/v1/version HTTP/1.1\r\nHost: x\r\n\r\n";
+
+	(void)state;
+	srv_start(&s, NULL);
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	assert_int_equal(h1_req(&c, "GET", "/api/v1/health", NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_true(r.keep_alive);
+	resp_free(&r);
+	assert_int_equal(h1_req(&c, "POST", "/api/v1/subscribers", TOK_OP, sub1, &r), 0);
+	assert_int_equal(r.status, 201);
+	resp_free(&r);
+	assert_int_equal(h1_req(&c, "GET", "/api/v1/subscribers/001010000000001", TOK_RO, NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	resp_free(&r);
+	/* Pipelined: both answered, in order, on the same connection. */
+	assert_int_equal(cli_write(&c, two, sizeof(two) - 1), 0);
+	assert_int_equal(h1_read(&c, &r), 0);
+	assert_non_null(strstr(r.body, "uptime_seconds"));
+	resp_free(&r);
+	assert_int_equal(h1_read(&c, &r), 0);
+	assert_non_null(strstr(r.body, "\"api\""));
+	resp_free(&r);
+	cli_close(&c);
+	/* Connection: close is honoured. */
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	{
+		static const char q[] = "GET /api/v1/health HTTP/1.1\r\nConnection: close\r\n\r\n";
+
+		assert_int_equal(cli_write(&c, q, sizeof(q) - 1), 0);
+	}
+	assert_int_equal(h1_read(&c, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_false(r.keep_alive);
+	resp_free(&r);
+	{
+		char b[16];
+
+		assert_int_equal(cli_read(&c, b, sizeof(b)), 0);   /* server closed */
+	}
+	cli_close(&c);
+	srv_free(&s);
+}
+
+static void test_limits(void **state)
+{
+	struct web_limits lim;
+	struct srv_opts o = { .lim = &lim };
+	struct srv s;
+	struct resp r;
+	struct cli c, c2, c3;
+	char *big;
+	char b[64];
+
+	(void)state;
+	web_limits_default(&lim);
+	lim.max_head = 2048;
+	lim.max_body = 4096;
+	lim.max_conns = 3;
+	lim.idle_ms = 300;
+	srv_start(&s, &o);
+
+	/* Head over the limit: 431, connection closed. */
+	big = malloc(8192);
+	assert_non_null(big);
+	memset(big, 'a', 8191);
+	big[8191] = 0;
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	{
+		char *req = malloc(9000);
+
+		snprintf(req, 9000, "GET /api/v1/health HTTP/1.1\r\nX-Pad: %s\r\n\r\n", big);
+		cli_write(&c, req, strlen(req));
+		free(req);
+	}
+	assert_int_equal(h1_read(&c, &r), 0);
+	expect_err(&r, 431, "headers");
+	assert_false(r.keep_alive);
+	resp_free(&r);
+	cli_close(&c);
+
+	/* Body over the limit by Content-Length: 413 before the body is read. */
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	{
+		static const char q[] = "POST /api/v1/subscribers HTTP/1.1\r\nAuthorization: Bearer " TOK_OP
+					"\r\nContent-Length: 100000\r\n\r\n{";
+
+		assert_int_equal(cli_write(&c, q, sizeof(q) - 1), 0);
+	}
+	assert_int_equal(h1_read(&c, &r), 0);
+	expect_err(&r, 413, "body");
+	resp_free(&r);
+	cli_close(&c);
+	/* ... and chunked, counted as it arrives. */
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	{
+		char req[6000];
+		int n = snprintf(req, sizeof(req), "POST /api/v1/subscribers/import HTTP/1.1\r\n"
+				 "Authorization: Bearer " TOK_OP "\r\nTransfer-Encoding: chunked\r\n\r\n"
+				 "1388\r\n%.5000s\r\n0\r\n\r\n", big);
+
+		assert_int_equal(cli_write(&c, req, (size_t)n), 0);
+	}
+	assert_int_equal(h1_read(&c, &r), 0);
+	expect_err(&r, 413, "body");
+	resp_free(&r);
+	cli_close(&c);
+	free(big);
+
+	/* Malformed request line: 400, closed. */
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	assert_int_equal(cli_write(&c, "GET /x HTTP/1.1 extra\r\n\r\n", 25), 0);
+	assert_int_equal(h1_read(&c, &r), 0);
+	expect_err(&r, 400, NULL);
+	resp_free(&r);
+	assert_int_equal(cli_read(&c, b, sizeof(b)), 0);
+	cli_close(&c);
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	assert_int_equal(cli_write(&c, "\x01\x02garbage\r\n\r\n", 13), 0);
+	assert_int_equal(h1_read(&c, &r), 0);
+	expect_err(&r, 400, NULL);
+	resp_free(&r);
+	cli_close(&c);
+
+	/* Connections: the 4th over a limit of 3 gets a 503. */
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	assert_int_equal(cli_connect(&c2, s.port, NULL), 0);
+	assert_int_equal(cli_connect(&c3, s.port, NULL), 0);
+	/* make sure all three are accepted before the fourth */
+	assert_int_equal(h1_req(&c, "GET", "/api/v1/health", NULL, NULL, &r), 0);
+	resp_free(&r);
+	assert_int_equal(h1_req(&c2, "GET", "/api/v1/health", NULL, NULL, &r), 0);
+	resp_free(&r);
+	assert_int_equal(h1_req(&c3, "GET", "/api/v1/health", NULL, NULL, &r), 0);
+	resp_free(&r);
+	{
+		struct cli c4;
+
+		assert_int_equal(cli_connect(&c4, s.port, NULL), 0);
+		assert_int_equal(h1_read(&c4, &r), 0);
+		assert_int_equal(r.status, 503);
+		resp_free(&r);
+		cli_close(&c4);
+	}
+	/* Idle: the server closes a silent connection (here after 300 ms). */
+	assert_int_equal(cli_read(&c, b, sizeof(b)), 0);
+	cli_close(&c);
+	cli_close(&c2);
+	cli_close(&c3);
+	srv_free(&s);
+}
+
+/* Prometheus text format 0.0.4: comments, or `name{labels} value`. */
+static void check_prom_line(const char *l, size_t n)
+{
+	char buf[512], name[128], *sp;
+	double v;
+	size_t i;
+
+	assert_true(n < sizeof(buf));
+	memcpy(buf, l, n);
+	buf[n] = 0;
+	if (buf[0] == '#') {
+		if (strncmp(buf, "# HELP ", 7) && strncmp(buf, "# TYPE ", 7))
+			fail_msg("bad comment: %s", buf);
+		if (!strncmp(buf, "# TYPE ", 7) && !strstr(buf, " gauge") && !strstr(buf, " counter") &&
+		    !strstr(buf, " histogram") && !strstr(buf, " summary") && !strstr(buf, " untyped"))
+			fail_msg("bad type: %s", buf);
+		return;
+	}
+	for (i = 0; buf[i] && buf[i] != '{' && buf[i] != ' '; i++)
+		if (!((buf[i] >= 'a' && buf[i] <= 'z') || (buf[i] >= 'A' && buf[i] <= 'Z') ||
+		      buf[i] == '_' || buf[i] == ':' || (i && buf[i] >= '0' && buf[i] <= '9')))
+			fail_msg("bad metric name: %s", buf);
+	assert_true(i > 0 && i < sizeof(name));
+	if (buf[i] == '{') {
+		char *e = strchr(buf + i, '}');
+
+		if (!e || !strchr(buf + i, '=') || !strchr(buf + i, '"'))
+			fail_msg("bad labels: %s", buf);
+		i = (size_t)(e - buf) + 1;
+	}
+	if (buf[i] != ' ')
+		fail_msg("no value: %s", buf);
+	v = strtod(buf + i + 1, &sp);
+	if (sp == buf + i + 1 || (*sp && *sp != ' '))
+		fail_msg("bad value: %s", buf);
+	(void)v;
+}
+
+static void extra_metrics(struct web_metrics_out *o, void *arg)
+{
+	web_metrics_printf(o, "# HELP test_gnbs gNBs.\n# TYPE test_gnbs gauge\ntest_gnbs %d\n", *(int *)arg);
+}
+
+static int h_view(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	(void)w;
+	(void)arg;
+	web_resp_json(resp, 200, json_pack("{s:s}", "ue", web_req_param(req, 0)));
+	return 0;
+}
+
+static void test_metrics_and_plugins(void **state)
+{
+	struct srv s;
+	struct resp r;
+	const char *p;
+	int gnbs = 7;
+	long rss = 0;
+
+	(void)state;
+	srv_start(&s, NULL);
+	srv_halt(&s);   /* register while the loop is idle, as the lead does before ev_run */
+	assert_int_equal(web_metrics_register(s.web, extra_metrics, &gnbs), 0);
+	assert_int_equal(web_route_add(s.web, WEB_GET, "/api/v1/ues/{supi}", WEB_ROLE_READ, h_view, NULL), 0);
+	assert_int_equal(web_route_add(s.web, WEB_GET, "relative", WEB_ROLE_READ, h_view, NULL), -EINVAL);
+	srv_resume(&s);
+	assert_int_equal(do_req(&s, "POST", "/api/v1/subscribers", TOK_OP, sub1, &r), 201);
+	resp_free(&r);
+	do_req(&s, "GET", "/nope", TOK_RO, NULL, &r);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/ues/imsi-001010000000001", TOK_RO, NULL, &r), 200);
+	assert_non_null(strstr(r.body, "\"ue\":\"imsi-001010000000001\""));
+	resp_free(&r);
+	do_req(&s, "GET", "/api/v1/ues/x", NULL, NULL, &r);
+	expect_err(&r, 401, "Authorization");
+	resp_free(&r);
+
+	assert_int_equal(do_req(&s, "GET", "/metrics", TOK_RO, NULL, &r), 200);
+	assert_non_null(strstr(r.ctype, "text/plain; version=0.0.4"));
+	for (p = r.body; *p;) {
+		const char *e = strchr(p, '\n');
+
+		assert_non_null(e);   /* every line ends with \n */
+		check_prom_line(p, (size_t)(e - p));
+		p = e + 1;
+	}
+	assert_non_null(strstr(r.body, "solocore_http_requests_total{code=\"201\"} 1\n"));
+	assert_non_null(strstr(r.body, "solocore_http_requests_total{code=\"404\"} 1\n"));
+	assert_non_null(strstr(r.body, "solocore_http_requests_total{code=\"401\"} 1\n"));
+	assert_non_null(strstr(r.body, "solocore_subscribers 1\n"));
+	assert_non_null(strstr(r.body, "solocore_udm_subscribers 1\n"));
+	assert_non_null(strstr(r.body, "solocore_uptime_seconds "));
+	assert_non_null(strstr(r.body, "test_gnbs 7\n"));
+	p = strstr(r.body, "\nprocess_resident_memory_bytes ");
+	assert_non_null(p);
+	rss = atol(p + 31);
+	assert_true(rss > 0);
+	resp_free(&r);
+	srv_free(&s);
+}
+
+static void test_stop_closes(void **state)
+{
+	struct srv s;
+	struct resp r;
+	struct cli c;
+	char b[16];
+
+	(void)state;
+	srv_start(&s, NULL);
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	assert_int_equal(h1_req(&c, "GET", "/api/v1/health", NULL, NULL, &r), 0);
+	resp_free(&r);
+	assert_int_equal(web_conn_count(s.web), 1);
+	srv_halt(&s);
+	web_stop(s.web);
+	s.web = NULL;
+	assert_int_equal(cli_read(&c, b, sizeof(b)), 0);   /* EOF, not a hang */
+	cli_close(&c);
+	srv_free(&s);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);   /* a server closing first must fail a check, not kill the test */
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_health_version_openapi),
+		cmocka_unit_test(test_auth_roles),
+		cmocka_unit_test(test_loopback_default),
+		cmocka_unit_test(test_crud),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_404_405),
+		cmocka_unit_test(test_import_export_list),
+		cmocka_unit_test(test_secrets_never_logged),
+		cmocka_unit_test(test_keepalive),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_metrics_and_plugins),
+		cmocka_unit_test(test_stop_closes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* Test harness for web/: see webcli.h. */
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <http_parser.h>
+#include <nghttp2/nghttp2.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include "common/ev.h"
+#include "db/db.h"
+#include "udm/udm.h"
+#include "webcli.h"
+
+/* ---- server ---- */
+
+static void *loop_thread(void *arg)
+{
+	struct srv *s = arg;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
+		ev_run_once(s->loop, 20);
+	return NULL;
+}
+
+/* A self-signed P-256 certificate for CN=localhost, made with OpenSSL. */
+static void make_cert(const char *certpath, const char *keypath)
+{
+	EVP_PKEY *pk = EVP_EC_gen("P-256");
+	X509 *x = X509_new();
+	X509_NAME *n;
+	FILE *f;
+
+	assert_non_null(pk);
+	assert_non_null(x);
+	X509_set_version(x, 2);
+	ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
+	X509_gmtime_adj(X509_getm_notBefore(x), -60);
+	X509_gmtime_adj(X509_getm_notAfter(x), 3600);
+	X509_set_pubkey(x, pk);
+	n = X509_get_subject_name(x);
+	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC, (const unsigned char *)"localhost", -1, -1, 0);
+	X509_set_issuer_name(x, n);
+	assert_true(X509_sign(x, pk, EVP_sha256()) > 0);
+	f = fopen(certpath, "w");
+	assert_non_null(f);
+	assert_int_equal(PEM_write_X509(f, x), 1);
+	fclose(f);
+	f = fopen(keypath, "w");
+	assert_non_null(f);
+	assert_int_equal(PEM_write_PrivateKey(f, pk, NULL, NULL, 0, NULL, NULL), 1);
+	fclose(f);
+	X509_free(x);
+	EVP_PKEY_free(pk);
+}
+
+void srv_start(struct srv *s, const struct srv_opts *o)
+{
+	static const struct srv_opts none;
+	pthread_t th;
+	int err = 0;
+
+	if (!o)
+		o = &none;
+	memset(s, 0, sizeof(*s));
+	snprintf(s->dir, sizeof(s->dir), "%s/webtest.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(s->dir));
+	snprintf(s->dbpath, sizeof(s->dbpath), "%s/solocore.db", s->dir);
+	assert_int_equal(conf_defaults(&s->conf), 0);
+	snprintf(s->conf.web.listen, sizeof(s->conf.web.listen), "127.0.0.1");
+	s->conf.web.port = 0;
+	if (o->tls) {
+		snprintf(s->conf.web.tls.cert, sizeof(s->conf.web.tls.cert), "%s/cert.pem", s->dir);
+		snprintf(s->conf.web.tls.key, sizeof(s->conf.web.tls.key), "%s/key.pem", s->dir);
+		make_cert(s->conf.web.tls.cert, s->conf.web.tls.key);
+	}
+	assert_int_equal(db_open(s->dbpath, &s->db), 0);
+	s->udm = udm_new(4096, &err);
+	assert_non_null(s->udm);
+	s->loop = ev_loop_new(&err);
+	assert_non_null(s->loop);
+	assert_int_equal(web_start(s->loop, &s->conf, s->db, s->udm, o->lim, &s->web), 0);
+	if (!o->no_tokens) {
+		assert_int_equal(web_token_add(s->web, TOK_ADMIN, WEB_ROLE_ADMIN), 0);
+		assert_int_equal(web_token_add(s->web, TOK_OP, WEB_ROLE_OPERATOR), 0);
+		assert_int_equal(web_token_add(s->web, TOK_RO, WEB_ROLE_READ), 0);
+	}
+	s->port = web_port(s->web);
+	assert_true(s->port != 0);
+	assert_int_equal(pthread_create(&th, NULL, loop_thread, s), 0);
+	s->thread = (unsigned long)th;
+	s->running = true;
+}
+
+void srv_halt(struct srv *s)
+{
+	if (!s->running)
+		return;
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+	pthread_join((pthread_t)s->thread, NULL);
+	s->running = false;
+}
+
+void srv_resume(struct srv *s)
+{
+	pthread_t th;
+
+	s->stop = 0;
+	assert_int_equal(pthread_create(&th, NULL, loop_thread, s), 0);
+	s->thread = (unsigned long)th;
+	s->running = true;
+}
+
+void srv_free(struct srv *s)
+{
+	char cmd[400];
+
+	srv_halt(s);
+	web_stop(s->web);
+	udm_free(s->udm);
+	db_close(s->db);
+	ev_loop_free(s->loop);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", s->dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", s->dir);
+}
+
+/* ---- client transport ---- */
+
+int cli_connect(struct cli *c, uint16_t port, const char *alpn)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+	memset(c, 0, sizeof(*c));
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -1;
+	if (!alpn)
+		return 0;
+	c->ctx = SSL_CTX_new(TLS_client_method());
+	c->ssl = c->ctx ? SSL_new(c->ctx) : NULL;
+	if (!c->ssl)
+		return -1;
+	if (alpn[0]) {
+		unsigned char wire[32];
+		size_t n = strlen(alpn);
+
+		wire[0] = (unsigned char)n;
+		memcpy(wire + 1, alpn, n);
+		SSL_set_alpn_protos(c->ssl, wire, (unsigned)n + 1);
+	}
+	SSL_set_fd(c->ssl, c->fd);
+	/* Self-signed test certificate: no verification here. */
+	return SSL_connect(c->ssl) == 1 ? 0 : -1;
+}
+
+int cli_write(struct cli *c, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t k = c->ssl ? SSL_write(c->ssl, b, (int)n) : send(c->fd, b, n, MSG_NOSIGNAL);
+
+		if (k <= 0)
+			return -1;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int cli_read(struct cli *c, void *p, size_t n)
+{
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	int k;
+
+	if (!(c->ssl && SSL_pending(c->ssl)) && poll(&pfd, 1, 10000) <= 0)
+		return -1;
+	if (c->ssl) {
+		k = SSL_read(c->ssl, p, (int)n);
+		if (k <= 0)
+			return SSL_get_error(c->ssl, k) == SSL_ERROR_ZERO_RETURN ? 0 : -1;
+		return k;
+	}
+	k = (int)recv(c->fd, p, n, 0);
+	return k < 0 && errno == ECONNRESET ? 0 : k;
+}
+
+void cli_close(struct cli *c)
+{
+	if (c->h2)
+		nghttp2_session_del(c->h2);
+	free(c->h2x);
+	if (c->ssl)
+		SSL_free(c->ssl);
+	SSL_CTX_free(c->ctx);
+	if (c->fd >= 0)
+		close(c->fd);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
+/* ---- HTTP/1.1 client (responses parsed by http-parser) ---- */
+
+void resp_free(struct resp *r)
+{
+	free(r->body);
+	memset(r, 0, sizeof(*r));
+}
+
+struct h1p {
+	struct resp *r;
+	char field[64];
+	int hdr;   /* 1 allow, 2 content-type */
+	bool done;
+};
+
+static int rp_field(http_parser *p, const char *at, size_t n)
+{
+	struct h1p *x = p->data;
+
+	snprintf(x->field, sizeof(x->field), "%.*s", (int)n, at);
+	x->hdr = !strcasecmp(x->field, "allow") ? 1 : !strcasecmp(x->field, "content-type") ? 2 : 0;
+	return 0;
+}
+
+static int rp_value(http_parser *p, const char *at, size_t n)
+{
+	struct h1p *x = p->data;
+
+	if (x->hdr == 1)
+		snprintf(x->r->allow, sizeof(x->r->allow), "%.*s", (int)n, at);
+	else if (x->hdr == 2)
+		snprintf(x->r->ctype, sizeof(x->r->ctype), "%.*s", (int)n, at);
+	return 0;
+}
+
+static int rp_body(http_parser *p, const char *at, size_t n)
+{
+	struct h1p *x = p->data;
+	char *b = realloc(x->r->body, x->r->len + n + 1);
+
+	if (!b)
+		return -1;
+	memcpy(b + x->r->len, at, n);
+	x->r->len += n;
+	b[x->r->len] = 0;
+	x->r->body = b;
+	return 0;
+}
+
+static int rp_complete(http_parser *p)
+{
+	struct h1p *x = p->data;
+
+	if (p->status_code == 100) {
+		http_parser_init(p, HTTP_RESPONSE);
+		p->data = x;
+		return 0;
+	}
+	x->r->status = p->status_code;
+	x->r->keep_alive = http_should_keep_alive(p);
+	x->done = true;
+	http_parser_pause(p, 1);
+	return 0;
+}
+
+static const http_parser_settings rp_settings = {
+	.on_header_field = rp_field, .on_header_value = rp_value, .on_body = rp_body,
+	.on_message_complete = rp_complete,
+};
+
+/* Bytes after the end of one response (pipelining) stay in c->rbuf. */
+int h1_read(struct cli *c, struct resp *r)
+{
+	http_parser p;
+	struct h1p x = { .r = r };
+
+	memset(r, 0, sizeof(*r));
+	http_parser_init(&p, HTTP_RESPONSE);
+	p.data = &x;
+	while (!x.done) {
+		size_t used;
+		int n;
+
+		if (!c->rlen) {
+			n = cli_read(c, c->rbuf, sizeof(c->rbuf));
+			if (n <= 0) {
+				if (n == 0)   /* EOF ends a close-delimited body */
+					http_parser_execute(&p, &rp_settings, NULL, 0);
+				return x.done ? 0 : -1;
+			}
+			c->rlen = (size_t)n;
+		}
+		used = http_parser_execute(&p, &rp_settings, c->rbuf, c->rlen);
+		if (!x.done && HTTP_PARSER_ERRNO(&p) != HPE_OK)
+			return -1;
+		memmove(c->rbuf, c->rbuf + used, c->rlen - used);
+		c->rlen -= used;
+	}
+	if (!r->body) {
+		r->body = calloc(1, 1);
+		r->len = 0;
+	}
+	return 0;
+}
+
+int h1_req(struct cli *c, const char *method, const char *path, const char *token,
+	   const char *body, struct resp *r)
+{
+	char head[1024];
+	size_t bl = body ? strlen(body) : 0;
+	int n;
+
+	n = snprintf(head, sizeof(head), "%s %s HTTP/1.1\r\nHost: localhost\r\n", method, path);
+	if (token)
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "Authorization: Bearer %s\r\n", token);
+	if (body)
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "Content-Length: %zu\r\n", bl);
+	n += snprintf(head + n, sizeof(head) - (size_t)n, "\r\n");
+	if (cli_write(c, head, (size_t)n) < 0 || (bl && cli_write(c, body, bl) < 0))
+		return -1;
+	return h1_read(c, r);
+}
+
+int h1(uint16_t port, const char *method, const char *path, const char *token, const char *body,
+       struct resp *r)
+{
+	struct cli c;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (cli_connect(&c, port, NULL) < 0) {
+		cli_close(&c);
+		return -1;
+	}
+	rc = h1_req(&c, method, path, token, body, r);
+	cli_close(&c);
+	return rc < 0 ? -1 : r->status;
+}
+
+/* ---- HTTP/2 client (nghttp2) ---- */
+
+struct h2c {
+	int32_t id;
+	struct resp *r;
+	const char *body;
+	size_t body_len, body_off;
+	bool closed;
+};
+
+static int c_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name, size_t nl,
+		    const uint8_t *value, size_t vl, uint8_t flags, void *user)
+{
+	struct h2c *x = user;
+
+	(void)s;
+	(void)f;
+	(void)flags;
+	if (nl == 7 && !memcmp(name, ":status", 7))
+		x->r->status = atoi((const char *)value);
+	else if (nl == 12 && !memcmp(name, "content-type", 12))
+		snprintf(x->r->ctype, sizeof(x->r->ctype), "%.*s", (int)vl, value);
+	return 0;
+}
+
+static int c_data(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *d, size_t n, void *user)
+{
+	struct h2c *x = user;
+	char *b = realloc(x->r->body, x->r->len + n + 1);
+
+	(void)s;
+	(void)flags;
+	(void)id;
+	if (!b)
+		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	memcpy(b + x->r->len, d, n);
+	x->r->len += n;
+	b[x->r->len] = 0;
+	x->r->body = b;
+	return 0;
+}
+
+static int c_close(nghttp2_session *s, int32_t id, uint32_t code, void *user)
+{
+	struct h2c *x = user;
+
+	(void)s;
+	(void)code;
+	if (id == x->id)
+		x->closed = true;
+	return 0;
+}
+
+static ssize_t c_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+		      nghttp2_data_source *src, void *user)
+{
+	struct h2c *x = user;
+	size_t n = x->body_len - x->body_off;
+
+	(void)s;
+	(void)id;
+	(void)src;
+	if (n > len)
+		n = len;
+	memcpy(buf, x->body + x->body_off, n);
+	x->body_off += n;
+	if (x->body_off == x->body_len)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+#define CNV(n, v) { (uint8_t *)(n), (uint8_t *)(v), strlen(n), strlen(v), NGHTTP2_NV_FLAG_NONE }
+
+int h2_req(struct cli *c, const char *method, const char *path, const char *token,
+	   const char *body, struct resp *r)
+{
+	nghttp2_session *s = c->h2;
+	struct h2c *x = c->h2x;
+	char auth[300];
+	nghttp2_nv nva[5] = {
+		CNV(":method", method), CNV(":path", path), CNV(":scheme", c->ssl ? "https" : "http"),
+		CNV(":authority", "localhost"),
+	};
+	size_t nn = 4;
+	nghttp2_data_provider prd = { .read_callback = c_body };
+
+	memset(r, 0, sizeof(*r));
+	if (!s) {
+		nghttp2_session_callbacks *cb;
+
+		x = calloc(1, sizeof(*x));
+		if (!x)
+			return -1;
+		nghttp2_session_callbacks_new(&cb);
+		nghttp2_session_callbacks_set_on_header_callback(cb, c_header);
+		nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, c_data);
+		nghttp2_session_callbacks_set_on_stream_close_callback(cb, c_close);
+		nghttp2_session_client_new(&s, cb, x);
+		nghttp2_session_callbacks_del(cb);
+		nghttp2_submit_settings(s, NGHTTP2_FLAG_NONE, NULL, 0);
+		c->h2 = s;
+		c->h2x = x;
+	}
+	memset(x, 0, sizeof(*x));
+	x->r = r;
+	x->body = body;
+	x->body_len = body ? strlen(body) : 0;
+	if (token) {
+		snprintf(auth, sizeof(auth), "Bearer %s", token);
+		nva[nn++] = (nghttp2_nv)CNV("authorization", auth);
+	}
+	x->id = nghttp2_submit_request(s, NULL, nva, nn, body ? &prd : NULL, NULL);
+	if (x->id < 0)
+		return -1;
+	while (!x->closed) {
+		const uint8_t *p;
+		ssize_t n;
+		uint8_t buf[16384];
+		int k;
+
+		while ((n = nghttp2_session_mem_send(s, &p)) > 0)
+			if (cli_write(c, p, (size_t)n) < 0)
+				return -1;
+		if (n < 0)
+			return -1;
+		if (x->closed)
+			break;
+		k = cli_read(c, buf, sizeof(buf));
+		if (k <= 0)
+			return -1;
+		if (nghttp2_session_mem_recv(s, buf, (size_t)k) < 0)
+			return -1;
+	}
+	if (!r->body)
+		r->body = calloc(1, 1);
+	return r->status ? 0 : -1;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * Test harness for web/: a server on 127.0.0.1 (ephemeral port) with a real
+ * SQLite file in a temp dir and a UDM store, its ev loop on a thread; and
+ * blocking clients: HTTP/1.1 (responses parsed with http-parser), HTTP/2
+ * (nghttp2 client session), both optionally over TLS (OpenSSL).
+ */
+#ifndef TESTS_WEB_WEBCLI_H
+#define TESTS_WEB_WEBCLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/ssl.h>
+
+#include "common/conf.h"
+#include "web/web.h"
+
+#define TOK_ADMIN "admin-token-0123456789"
+#define TOK_OP    "operator-token-abcdef"
+#define TOK_RO    "readonly-token-xyz"
+
+struct srv {
+	char dir[200];
+	char dbpath[300];
+	struct conf conf;
+	struct ev_loop *loop;
+	struct db *db;
+	struct udm *udm;
+	struct web *web;
+	uint16_t port;
+	bool running;
+	unsigned long thread;
+	volatile int stop;
+};
+
+struct srv_opts {
+	bool no_tokens;               /* leave the config-less default */
+	const struct web_limits *lim; /* NULL: defaults */
+	bool tls;                     /* make a self-signed cert and serve TLS */
+};
+
+/* Set up and start the loop thread. Fails the test on error. */
+void srv_start(struct srv *s, const struct srv_opts *o);
+/* Stop the thread only (the loop is idle afterwards: safe to call web_stop). */
+void srv_halt(struct srv *s);
+/* Start the loop thread again after srv_halt(). */
+void srv_resume(struct srv *s);
+/* Everything: thread, web, udm, db, temp dir. */
+void srv_free(struct srv *s);
+
+struct cli {
+	int fd;
+	SSL_CTX *ctx;
+	SSL *ssl;
+	void *h2;    /* nghttp2 client session, made by the first h2_req() */
+	void *h2x;
+	char rbuf[16384];   /* bytes read past the end of the last HTTP/1.1 response */
+	size_t rlen;
+};
+
+/* alpn: NULL (no TLS), "" (TLS, no ALPN), "h2" or "http/1.1". */
+int cli_connect(struct cli *c, uint16_t port, const char *alpn);
+int cli_write(struct cli *c, const void *p, size_t n);
+/* >0 bytes, 0 EOF, <0 error; waits at most 10 s. */
+int cli_read(struct cli *c, void *p, size_t n);
+void cli_close(struct cli *c);
+
+struct resp {
+	int status;
+	char allow[128];
+	char ctype[128];
+	char *body;      /* NUL-terminated, malloc'd */
+	size_t len;
+	bool keep_alive;
+};
+
+void resp_free(struct resp *r);
+/* Read one HTTP/1.1 response. 0, or -1 (EOF/error before a full response). */
+int h1_read(struct cli *c, struct resp *r);
+/* method path [token] [body] on c (keep-alive). 0 or -1. */
+int h1_req(struct cli *c, const char *method, const char *path, const char *token,
+	   const char *body, struct resp *r);
+/* The same on a fresh connection to port. Returns the status or -1. */
+int h1(uint16_t port, const char *method, const char *path, const char *token, const char *body,
+       struct resp *r);
+
+/* One HTTP/2 request on c (after cli_connect; prior knowledge or ALPN h2). 0 or -1. */
+int h2_req(struct cli *c, const char *method, const char *path, const char *token,
+	   const char *body, struct resp *r);
+
+#endif

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * /api/v1/subscribers: list (paging, IMSI prefix search), get, create,
+ * update, delete, TOML import (all-or-nothing, db_import_toml) and export.
+ * Every change goes to the database first, then to the UDM's memory, so the
+ * AMF sees exactly what is stored.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/log.h"
+#include "udm/udm.h"
+#include "web/sub_int.h"
+#include "web/web_int.h"
+
+#define LIST_LIMIT_DEFAULT 50
+#define LIST_LIMIT_MAX 1000
+
+/* 400 when ?name= is present but not an integer in [min, max]. */
+static int query_uint(const struct web_req *req, struct web_resp *resp, const char *name,
+		      unsigned long min, unsigned long max, unsigned long *out)
+{
+	char buf[32], *end;
+	unsigned long v;
+	int n = web_req_query(req, name, buf, sizeof(buf));
+
+	if (n == -ENOENT)
+		return 0;
+	if (n <= 0 || buf[0] < '0' || buf[0] > '9')
+		goto bad;
+	errno = 0;
+	v = strtoul(buf, &end, 10);
+	if (errno || *end || v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	web_resp_error(resp, 400, name, "%s must be an integer %lu..%lu", name, min, max);
+	return -EINVAL;
+}
+
+/* ?secrets=1: admin only (web.h). 1 yes, 0 no, -EPERM (resp filled). */
+static int want_secrets(const struct web_req *req, struct web_resp *resp)
+{
+	char v[4];
+
+	if (web_req_query(req, "secrets", v, sizeof(v)) < 0 || strcmp(v, "1") != 0)
+		return 0;
+	if (web_req_role(req) < WEB_ROLE_ADMIN) {
+		web_resp_error(resp, 403, "secrets", "secrets=1 needs an admin token");
+		return -EPERM;
+	}
+	return 1;
+}
+
+struct list_ctx {
+	const char *prefix;
+	size_t plen;
+	unsigned long offset, limit;
+	unsigned long matched;
+	json_t *items;
+};
+
+static int list_one(const struct db_subscriber *s, void *arg)
+{
+	struct list_ctx *l = arg;
+
+	if (l->plen && strncmp(s->supi + 5, l->prefix, l->plen) != 0)
+		return 0;
+	if (l->matched >= l->offset && l->matched - l->offset < l->limit)
+		json_array_append_new(l->items, web_sub_to_json(s, false));
+	l->matched++;
+	return 0;
+}
+
+static int h_list(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	struct list_ctx l = { .limit = LIST_LIMIT_DEFAULT };
+	char prefix[DB_IMSI_MAX_DIGITS + 8];
+	int rc;
+
+	(void)arg;
+	if (query_uint(req, resp, "offset", 0, INT32_MAX, &l.offset) < 0 ||
+	    query_uint(req, resp, "limit", 1, LIST_LIMIT_MAX, &l.limit) < 0)
+		return 0;
+	rc = web_req_query(req, "imsi", prefix, sizeof(prefix));
+	if (rc >= 0) {
+		if (strncmp(prefix, "imsi-", 5) == 0)
+			memmove(prefix, prefix + 5, strlen(prefix + 5) + 1);
+		if (!web_imsi_digits(prefix, 0, DB_IMSI_MAX_DIGITS)) {
+			web_resp_error(resp, 400, "imsi", "imsi must be a prefix of up to 15 digits");
+			return 0;
+		}
+		l.prefix = prefix;
+		l.plen = strlen(prefix);
+	} else if (rc != -ENOENT) {
+		web_resp_error(resp, 400, "imsi", "imsi must be a prefix of up to 15 digits");
+		return 0;
+	}
+	l.items = json_array();
+	if (!l.items)
+		return -ENOMEM;
+	/* A full walk: the db API streams in SUPI order and has no paged query. */
+	rc = db_load_subscribers(w->db, list_one, &l);
+	if (rc < 0) {
+		json_decref(l.items);
+		return rc;
+	}
+	web_resp_json(resp, 200, json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)l.matched,
+					   "offset", (json_int_t)l.offset, "limit", (json_int_t)l.limit,
+					   "items", l.items));
+	return 0;
+}
+
+/* The {imsi} of the path as a SUPI; 400 if malformed. */
+static int path_supi(const struct web_req *req, struct web_resp *resp, char supi[DB_SUPI_MAX])
+{
+	if (web_supi_from_param(web_req_param(req, 0), supi) < 0) {
+		web_resp_error(resp, 400, "imsi", "imsi must be 5 to 15 digits");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The subscriber named by the path, with the UDM's current SQN. 0 found,
+ * 1 resp filled (400 or 404), or -errno. */
+static int load_sub(struct web *w, const struct web_req *req, struct web_resp *resp,
+		    struct db_subscriber *s)
+{
+	char supi[DB_SUPI_MAX];
+	int rc;
+
+	if (path_supi(req, resp, supi) < 0)
+		return 1;
+	rc = db_subscriber_get(w->db, supi, s);
+	if (rc == -ENOENT) {
+		web_resp_error(resp, 404, "imsi", "no subscriber %s", supi);
+		return 1;
+	}
+	if (rc < 0)
+		return rc;
+	if (w->udm)   /* the UDM's SQN is ahead of the write-behind copy */
+		udm_get_sqn(w->udm, supi, &s->sqn);
+	return 0;
+}
+
+static int h_get(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	struct db_subscriber s;
+	int sec, rc;
+
+	(void)arg;
+	if ((sec = want_secrets(req, resp)) < 0)
+		return 0;
+	rc = load_sub(w, req, resp, &s);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	web_resp_json(resp, 200, web_sub_to_json(&s, sec == 1));
+	explicit_bzero(&s, sizeof(s));
+	return 0;
+}
+
+static json_t *body_json(const struct web_req *req, struct web_resp *resp)
+{
+	json_error_t je;
+	size_t len;
+	const uint8_t *b = web_req_body(req, &len);
+	json_t *j = json_loadb((const char *)b, len, JSON_REJECT_DUPLICATES, &je);
+
+	if (!j)
+		web_resp_error(resp, 400, "body", "invalid JSON at line %d column %d: %s", je.line,
+			       je.column, je.text);
+	return j;
+}
+
+/* Store s in the database, then in the UDM; on a UDM failure the database
+ * change is undone (old: the previous row for an update, NULL for a create). */
+static int store(struct web *w, const struct db_subscriber *s, const struct db_subscriber *old,
+		 struct web_resp *resp)
+{
+	char why[128];
+	int rc;
+
+	if (db_subscriber_check(s, why, sizeof(why)) < 0) {
+		web_resp_error(resp, 400, NULL, "%s", why);
+		return -EINVAL;
+	}
+	rc = db_subscriber_put(w->db, s);
+	if (rc < 0)
+		return rc;
+	if (w->udm) {
+		rc = web_sub_to_udm(w->udm, w->conf, s);
+		if (rc < 0) {
+			if (old)
+				db_subscriber_put(w->db, old);
+			else
+				db_subscriber_delete(w->db, s->supi);
+			web_resp_error(resp, 503, NULL, "subscriber store in memory refused it (%s)",
+				       rc == -ENOSPC ? "full: restart to resize" : strerror(-rc));
+			return -ENOSPC;
+		}
+	}
+	return 0;
+}
+
+static int h_create(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	struct db_subscriber s, old;
+	struct web_field_err e;
+	json_t *j = body_json(req, resp);
+	int rc;
+
+	(void)arg;
+	if (!j)
+		return 0;
+	memset(&s, 0, sizeof(s));
+	s.op_is_opc = true;
+	s.amf = DB_DEFAULT_AMF;
+	rc = web_sub_from_json(j, &s, true, &e);
+	json_decref(j);
+	if (rc < 0) {
+		web_resp_error(resp, 400, e.field, "%s", e.msg);
+		goto out;
+	}
+	rc = db_subscriber_get(w->db, s.supi, &old);
+	explicit_bzero(&old, sizeof(old));
+	if (rc == 0) {
+		web_resp_error(resp, 409, "imsi", "subscriber %s already exists", s.supi);
+		goto out;
+	}
+	if (rc != -ENOENT)
+		goto fail;
+	rc = store(w, &s, NULL, resp);
+	if (rc == -EINVAL || rc == -ENOSPC)
+		goto out;
+	if (rc < 0)
+		goto fail;
+	db_subscriber_get(w->db, s.supi, &s);   /* created/updated as stored */
+	log_info("web", "subscriber %s created", s.supi);
+	web_resp_json(resp, 201, web_sub_to_json(&s, false));
+out:
+	explicit_bzero(&s, sizeof(s));
+	return 0;
+fail:
+	explicit_bzero(&s, sizeof(s));
+	return rc;
+}
+
+/* PUT and PATCH: the fields given replace the stored ones; absent fields
+ * (K and OPc included) are kept. */
+static int h_update(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	struct db_subscriber s, old;
+	struct web_field_err e;
+	json_t *j;
+	int rc;
+
+	(void)arg;
+	rc = load_sub(w, req, resp, &old);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	s = old;
+	j = body_json(req, resp);
+	rc = j ? web_sub_from_json(j, &s, false, &e) : -EINVAL;
+	json_decref(j);
+	if (j && rc < 0)
+		web_resp_error(resp, 400, e.field, "%s", e.msg);
+	if (rc == 0)
+		rc = store(w, &s, &old, resp);
+	if (rc == 0) {
+		db_subscriber_get(w->db, old.supi, &s);
+		if (w->udm)
+			udm_get_sqn(w->udm, old.supi, &s.sqn);
+		log_info("web", "subscriber %s updated", old.supi);
+		web_resp_json(resp, 200, web_sub_to_json(&s, false));
+	}
+	explicit_bzero(&s, sizeof(s));
+	explicit_bzero(&old, sizeof(old));
+	return rc == -EINVAL || rc == -ENOSPC ? 0 : rc;
+}
+
+static int h_delete(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	char supi[DB_SUPI_MAX];
+	int rc;
+
+	(void)arg;
+	if (path_supi(req, resp, supi) < 0)
+		return 0;
+	rc = db_subscriber_delete(w->db, supi);
+	if (rc == -ENOENT) {
+		web_resp_error(resp, 404, "imsi", "no subscriber %s", supi);
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	if (w->udm)
+		udm_remove(w->udm, supi);
+	log_info("web", "subscriber %s deleted", supi);
+	web_resp_text(resp, 204, NULL, NULL, 0);
+	return 0;
+}
+
+/* After an import: the new rows into the UDM (rows it has keep its SQN). */
+static int import_to_udm(const struct db_subscriber *s, void *arg)
+{
+	struct web *w = arg;
+
+	if (!udm_get(w->udm, s->supi) && web_sub_to_udm(w->udm, w->conf, s) < 0)
+		log_rl(LOGL_ERROR, "web", NULL, "imported %s not added to the UDM (store full?)", s->supi);
+	return 0;
+}
+
+static int h_import(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	char path[64], err[512];
+	const char *why;
+	size_t len;
+	const uint8_t *b = web_req_body(req, &len);
+	int fd, n;
+
+	(void)arg;
+	/* db_import_toml() reads a file: give it an anonymous memory file, so
+	 * the keys in the body never touch a disk. */
+	fd = memfd_create("solocore-import", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (len && write(fd, b, len) != (ssize_t)len) {
+		close(fd);
+		return -EIO;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = db_import_toml(w->db, path, err, sizeof(err));
+	close(fd);
+	if (n < 0) {
+		/* "path:line: reason" -> "body:line: reason" */
+		why = strncmp(err, path, strlen(path)) == 0 ? err + strlen(path) : err;
+		web_resp_error(resp, strstr(err, "already in the database") ? 409 : 400, "body",
+			       "body%s%s; nothing imported", why[0] == ':' ? "" : ": ", why);
+		return 0;
+	}
+	if (w->udm && n > 0)
+		db_load_subscribers(w->db, import_to_udm, w);
+	log_info("web", "imported %d subscribers", n);
+	web_resp_json(resp, 200, json_pack("{s:i}", "imported", n));
+	return 0;
+}
+
+struct export_ctx {
+	struct web_metrics_out *o;
+	bool secrets;
+	struct web *w;
+};
+
+static int export_one(const struct db_subscriber *s, void *arg)
+{
+	struct export_ctx *x = arg;
+	struct db_subscriber c = *s;
+	char buf[2048];
+	int n;
+
+	if (x->w->udm)
+		udm_get_sqn(x->w->udm, c.supi, &c.sqn);
+	n = web_sub_to_toml(&c, x->secrets, buf, sizeof(buf));
+	explicit_bzero(&c, sizeof(c));
+	if (n > 0)
+		web_metrics_printf(x->o, "%s", buf);
+	explicit_bzero(buf, sizeof(buf));
+	return 0;
+}
+
+static int h_export(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	struct web_metrics_out *o;
+	struct export_ctx x = { .w = w };
+	int sec, rc;
+
+	(void)arg;
+	if ((sec = want_secrets(req, resp)) < 0)
+		return 0;
+	x.secrets = sec == 1;
+	o = web_textbuf_new();
+	if (!o)
+		return -ENOMEM;
+	x.o = o;
+	web_metrics_printf(o, "# solocore subscribers (db/SIMS.md format)\n%s\n",
+			   x.secrets ? "" : "# ki/opc omitted: export with ?secrets=1 and an admin token "
+					    "for a file that imports\n");
+	rc = db_load_subscribers(w->db, export_one, &x);
+	if (rc < 0) {
+		web_textbuf_free(o);
+		return rc;
+	}
+	return web_textbuf_to_resp(o, resp, "application/toml");
+}
+
+int web_api_subs_routes(struct web *w)
+{
+	static const struct {
+		enum web_method m;
+		const char *pat;
+		enum web_role role;
+		web_handler fn;
+	} r[] = {
+		{ WEB_GET, "/api/v1/subscribers", WEB_ROLE_READ, h_list },
+		{ WEB_POST, "/api/v1/subscribers", WEB_ROLE_OPERATOR, h_create },
+		{ WEB_POST, "/api/v1/subscribers/import", WEB_ROLE_OPERATOR, h_import },
+		{ WEB_GET, "/api/v1/subscribers/export", WEB_ROLE_READ, h_export },
+		{ WEB_GET, "/api/v1/subscribers/{imsi}", WEB_ROLE_READ, h_get },
+		{ WEB_PUT, "/api/v1/subscribers/{imsi}", WEB_ROLE_OPERATOR, h_update },
+		{ WEB_PATCH, "/api/v1/subscribers/{imsi}", WEB_ROLE_OPERATOR, h_update },
+		{ WEB_DELETE, "/api/v1/subscribers/{imsi}", WEB_ROLE_OPERATOR, h_delete },
+	};
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		rc = web_route_add(w, r[i].m, r[i].pat, r[i].role, r[i].fn, NULL);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * HTTP/1.1 framing (RFC 9112) on http-parser: request head and body
+ * collected under the limits, one dispatch per message, responses with
+ * Content-Length, keep-alive as http_should_keep_alive() says, pipelined
+ * requests answered in order.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/log.h"
+#include "web/web_int.h"
+
+#define H1_URL_MAX 4096
+#define H1_FIELD_MAX 32
+#define H1_AUTH_MAX 300
+
+enum h1_hdr { HDR_OTHER, HDR_AUTH, HDR_EXPECT };
+
+struct h1_state {
+	http_parser p;
+	char url[H1_URL_MAX + 1];
+	size_t url_len;
+	size_t head_bytes;
+	char field[H1_FIELD_MAX + 1];
+	size_t field_len;
+	bool in_value;
+	enum h1_hdr hdr;
+	char auth[H1_AUTH_MAX + 1];
+	size_t auth_len;
+	bool has_auth;
+	bool expect_continue;
+	uint8_t *body;
+	size_t body_len, body_cap;
+	int err_status;          /* limit hit: answer this and close */
+	const char *err_field;
+	struct web_conn *c;
+};
+
+static int head_add(struct h1_state *h, size_t n)
+{
+	h->head_bytes += n;
+	if (h->head_bytes > h->c->web->lim.max_head) {
+		h->err_status = 431;
+		h->err_field = "headers";
+		return -1;
+	}
+	return 0;
+}
+
+static int on_message_begin(http_parser *p)
+{
+	struct h1_state *h = p->data;
+
+	h->url_len = h->head_bytes = h->field_len = h->auth_len = h->body_len = 0;
+	h->in_value = false;
+	h->has_auth = h->expect_continue = false;
+	return 0;
+}
+
+static int on_url(http_parser *p, const char *at, size_t n)
+{
+	struct h1_state *h = p->data;
+
+	if (head_add(h, n) < 0)
+		return -1;
+	if (h->url_len + n > H1_URL_MAX) {
+		h->err_status = 414;
+		h->err_field = "path";
+		return -1;
+	}
+	memcpy(h->url + h->url_len, at, n);
+	h->url_len += n;
+	return 0;
+}
+
+static int on_header_field(http_parser *p, const char *at, size_t n)
+{
+	struct h1_state *h = p->data;
+
+	if (head_add(h, n + 4) < 0)   /* ": " and CRLF count too */
+		return -1;
+	if (h->in_value) {
+		h->in_value = false;
+		h->field_len = 0;
+	}
+	if (h->field_len + n > H1_FIELD_MAX) {
+		h->field_len = H1_FIELD_MAX + 1;   /* too long for a header we care about */
+		return 0;
+	}
+	memcpy(h->field + h->field_len, at, n);
+	h->field_len += n;
+	return 0;
+}
+
+static int on_header_value(http_parser *p, const char *at, size_t n)
+{
+	struct h1_state *h = p->data;
+
+	if (head_add(h, n) < 0)
+		return -1;
+	if (!h->in_value) {
+		size_t fl = h->field_len <= H1_FIELD_MAX ? h->field_len : 0;
+
+		h->in_value = true;
+		h->field[fl] = 0;
+		h->hdr = HDR_OTHER;
+		if (strcasecmp(h->field, "authorization") == 0) {
+			h->hdr = HDR_AUTH;
+			h->auth_len = 0;
+			h->has_auth = true;
+		} else if (strcasecmp(h->field, "expect") == 0) {
+			h->hdr = HDR_EXPECT;
+		}
+	}
+	if (h->hdr == HDR_AUTH) {
+		if (h->auth_len + n > H1_AUTH_MAX) {
+			h->err_status = 431;
+			h->err_field = "Authorization";
+			return -1;
+		}
+		memcpy(h->auth + h->auth_len, at, n);
+		h->auth_len += n;
+	} else if (h->hdr == HDR_EXPECT && n >= 12 && strncasecmp(at, "100-continue", 12) == 0) {
+		h->expect_continue = true;
+	}
+	return 0;
+}
+
+static int on_headers_complete(http_parser *p)
+{
+	struct h1_state *h = p->data;
+
+	if ((p->flags & F_CONTENTLENGTH) && p->content_length > h->c->web->lim.max_body) {
+		h->err_status = 413;
+		h->err_field = "body";
+		return -1;   /* neither 0, 1 nor 2: the parser stops with an error */
+	}
+	/* RFC 9110 10.1.1: tell the client to go on sending the body. */
+	if (h->expect_continue && p->http_major == 1 && p->http_minor >= 1) {
+		static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+		if (web_conn_send(h->c, cont, sizeof(cont) - 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int on_body(http_parser *p, const char *at, size_t n)
+{
+	struct h1_state *h = p->data;
+
+	if (h->body_len + n > h->c->web->lim.max_body) {   /* chunked bodies end here */
+		h->err_status = 413;
+		h->err_field = "body";
+		return -1;
+	}
+	return web_bytes_append(&h->body, &h->body_len, &h->body_cap, at, n);
+}
+
+/* Serialise one response. */
+static int send_resp(struct web_conn *c, const struct web_resp *r, bool keep)
+{
+	char head[512];
+	int n;
+
+	n = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\n", r->status, web_status_text(r->status));
+	/* RFC 9110 8.6: no Content-Length in a 204. */
+	if (r->status != 204)
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "Content-Type: %s\r\nContent-Length: %zu\r\n",
+			      r->content_type ? r->content_type : "application/json", r->len);
+	if (r->allow[0])
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "Allow: %s\r\n", r->allow);
+	if (r->status == 401)
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "WWW-Authenticate: Bearer realm=\"solocore\"\r\n");
+	n += snprintf(head + n, sizeof(head) - (size_t)n, "Cache-Control: no-store\r\n%s\r\n",
+		      keep ? "" : "Connection: close\r\n");
+	if (web_conn_send(c, head, (size_t)n) < 0)
+		return -ENOMEM;
+	return r->len ? web_conn_send(c, r->body, r->len) : 0;
+}
+
+static int on_message_complete(http_parser *p)
+{
+	struct h1_state *h = p->data;
+	struct web_conn *c = h->c;
+	struct web_resp resp;
+	bool keep = http_should_keep_alive(p);
+	int rc;
+
+	h->url[h->url_len] = 0;
+	h->auth[h->auth_len] = 0;
+	web_dispatch(c->web, http_method_str(p->method), h->url, h->has_auth ? h->auth : NULL,
+		     c->loopback, h->body, h->body_len, &resp);
+	rc = send_resp(c, &resp, keep);
+	web_resp_free(&resp);
+	explicit_bzero(h->auth, sizeof(h->auth));
+	if (h->body_cap > 65536) {   /* don't keep a big import's buffer for the connection's life */
+		free(h->body);
+		h->body = NULL;
+		h->body_cap = 0;
+	} else if (h->body_len) {
+		explicit_bzero(h->body, h->body_len);   /* bodies may hold K/OPc */
+	}
+	h->body_len = 0;
+	if (rc < 0)
+		return -1;
+	if (!keep) {
+		c->close_after_flush = true;
+		http_parser_pause(p, 1);
+	}
+	return 0;
+}
+
+static const http_parser_settings h1_settings = {
+	.on_message_begin = on_message_begin,
+	.on_url = on_url,
+	.on_header_field = on_header_field,
+	.on_header_value = on_header_value,
+	.on_headers_complete = on_headers_complete,
+	.on_body = on_body,
+	.on_message_complete = on_message_complete,
+};
+
+int web_h1_init(struct web_conn *c)
+{
+	struct h1_state *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	http_parser_init(&h->p, HTTP_REQUEST);
+	h->p.data = h;
+	h->c = c;
+	c->h1 = h;
+	return 0;
+}
+
+void web_h1_free(struct web_conn *c)
+{
+	struct h1_state *h = c->h1;
+
+	if (!h)
+		return;
+	if (h->body)
+		explicit_bzero(h->body, h->body_cap);
+	free(h->body);
+	explicit_bzero(h->auth, sizeof(h->auth));
+	free(h);
+	c->h1 = NULL;
+}
+
+/* A request we cannot parse or accept: answer with a JSON error and close. */
+static int fail(struct web_conn *c, int status, const char *field, const char *msg)
+{
+	struct web_resp r;
+
+	memset(&r, 0, sizeof(r));
+	web_resp_error(&r, status, field, "%s", msg);
+	web_count_status(c->web, status);
+	send_resp(c, &r, false);
+	web_resp_free(&r);
+	c->close_after_flush = true;
+	return 0;
+}
+
+int web_h1_input(struct web_conn *c, const uint8_t *data, size_t len)
+{
+	struct h1_state *h = c->h1;
+	enum http_errno e;
+
+	if (c->close_after_flush)
+		return 0;   /* after "Connection: close" nothing more is read */
+	http_parser_execute(&h->p, &h1_settings, (const char *)data, len);
+	e = HTTP_PARSER_ERRNO(&h->p);
+	if (e == HPE_OK || e == HPE_PAUSED)
+		return 0;
+	if (h->err_status == 413)
+		return fail(c, 413, h->err_field, "request body exceeds the limit");
+	if (h->err_status == 431)
+		return fail(c, 431, h->err_field, "request head exceeds the limit");
+	if (h->err_status == 414)
+		return fail(c, 414, h->err_field, "request target too long");
+	if (e == HPE_CB_message_complete || e == HPE_CB_body || e == HPE_CB_headers_complete)
+		return -ENOMEM;
+	log_rl(LOGL_INFO, "web", NULL, "malformed HTTP/1.1 request: %s", http_errno_name(e));
+	return fail(c, 400, NULL, http_errno_description(e));
+}

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * HTTP/2 (RFC 9113) through nghttp2's server session in memory mode: bytes
+ * in with nghttp2_session_mem_recv(), frames out with mem_send() into the
+ * connection's buffer. One request per stream, dispatched on END_STREAM.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "web/web_int.h"
+
+#define H2_PATH_MAX 4096
+#define H2_AUTH_MAX 300
+
+struct h2_stream {
+	int32_t id;
+	char method[16];
+	char path[H2_PATH_MAX + 1];
+	char auth[H2_AUTH_MAX + 1];
+	bool has_auth;
+	size_t head_bytes;
+	uint8_t *body;
+	size_t body_len, body_cap;
+	int err_status;
+	bool responded;
+	struct web_resp resp;
+	size_t resp_off;
+	struct h2_stream *prev, *next;   /* every open stream, freed with the session */
+};
+
+struct h2_state {
+	nghttp2_session *s;
+	struct web_conn *c;
+	struct h2_stream *streams;
+};
+
+static void stream_free(struct h2_state *h, struct h2_stream *st)
+{
+	if (st->prev)
+		st->prev->next = st->next;
+	else
+		h->streams = st->next;
+	if (st->next)
+		st->next->prev = st->prev;
+	if (st->body)
+		explicit_bzero(st->body, st->body_cap);
+	free(st->body);
+	web_resp_free(&st->resp);
+	explicit_bzero(st->auth, sizeof(st->auth));
+	free(st);
+}
+
+static ssize_t resp_read(nghttp2_session *s, int32_t id, uint8_t *buf, size_t len,
+			 uint32_t *flags, nghttp2_data_source *src, void *user)
+{
+	struct h2_stream *st = src->ptr;
+	size_t n = st->resp.len - st->resp_off;
+
+	(void)s;
+	(void)id;
+	(void)user;
+	if (n > len)
+		n = len;
+	memcpy(buf, st->resp.body + st->resp_off, n);
+	st->resp_off += n;
+	if (st->resp_off == st->resp.len)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+#define NV(n, v) { (uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v), NGHTTP2_NV_FLAG_NONE }
+
+static int submit(nghttp2_session *s, struct h2_stream *st)
+{
+	char status[4], clen[24];
+	nghttp2_nv nva[6];
+	size_t n = 0;
+	nghttp2_data_provider prd = { .source.ptr = st, .read_callback = resp_read };
+
+	st->responded = true;
+	snprintf(status, sizeof(status), "%03d", st->resp.status);
+	snprintf(clen, sizeof(clen), "%zu", st->resp.len);
+	nva[n++] = (nghttp2_nv)NV(":status", status);
+	if (st->resp.status != 204) {
+		nva[n++] = (nghttp2_nv)NV("content-type",
+					   st->resp.content_type ? st->resp.content_type : "application/json");
+		nva[n++] = (nghttp2_nv)NV("content-length", clen);
+	}
+	if (st->resp.allow[0])
+		nva[n++] = (nghttp2_nv)NV("allow", st->resp.allow);
+	if (st->resp.status == 401)
+		nva[n++] = (nghttp2_nv)NV("www-authenticate", "Bearer realm=\"solocore\"");
+	nva[n++] = (nghttp2_nv)NV("cache-control", "no-store");
+	return nghttp2_submit_response(s, st->id, nva, n, st->resp.len ? &prd : NULL);
+}
+
+static int respond_error(nghttp2_session *s, struct h2_stream *st, struct web *w, int status,
+			 const char *field, const char *msg)
+{
+	web_resp_error(&st->resp, status, field, "%s", msg);
+	web_count_status(w, status);
+	return submit(s, st);
+}
+
+static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *user)
+{
+	struct h2_state *h = user;
+	struct h2_stream *st;
+
+	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return 0;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	st->id = f->hd.stream_id;
+	st->next = h->streams;
+	if (h->streams)
+		h->streams->prev = st;
+	h->streams = st;
+	nghttp2_session_set_stream_user_data(s, st->id, st);
+	return 0;
+}
+
+static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name, size_t nlen,
+		     const uint8_t *value, size_t vlen, uint8_t flags, void *user)
+{
+	struct h2_state *h = user;
+	struct h2_stream *st = nghttp2_session_get_stream_user_data(s, f->hd.stream_id);
+
+	(void)flags;
+	if (!st || f->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	/* RFC 9113 6.5.2: size as SETTINGS_MAX_HEADER_LIST_SIZE counts it. */
+	st->head_bytes += nlen + vlen + 32;
+	if (st->head_bytes > h->c->web->lim.max_head) {
+		st->err_status = 431;
+		return 0;
+	}
+	if (nlen == 7 && memcmp(name, ":method", 7) == 0 && vlen < sizeof(st->method)) {
+		memcpy(st->method, value, vlen);
+		st->method[vlen] = 0;
+	} else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
+		if (vlen > H2_PATH_MAX) {
+			st->err_status = 414;
+			return 0;
+		}
+		memcpy(st->path, value, vlen);
+		st->path[vlen] = 0;
+	} else if (nlen == 13 && memcmp(name, "authorization", 13) == 0) {
+		if (vlen > H2_AUTH_MAX) {
+			st->err_status = 431;
+			return 0;
+		}
+		memcpy(st->auth, value, vlen);
+		st->auth[vlen] = 0;
+		st->has_auth = true;
+	}
+	return 0;
+}
+
+static int on_data(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data, size_t len,
+		   void *user)
+{
+	struct h2_state *h = user;
+	struct h2_stream *st = nghttp2_session_get_stream_user_data(s, id);
+
+	(void)flags;
+	if (!st || st->err_status || st->responded)
+		return 0;
+	if (st->body_len + len > h->c->web->lim.max_body) {
+		/* Answer now; the rest of the body is read and dropped. */
+		st->err_status = 413;
+		return respond_error(s, st, h->c->web, 413, "body", "request body exceeds the limit") == 0
+			       ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
+	}
+	return web_bytes_append(&st->body, &st->body_len, &st->body_cap, data, len) == 0
+		       ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
+}
+
+static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *user)
+{
+	struct h2_state *h = user;
+	struct h2_stream *st;
+
+	if ((f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA) ||
+	    !(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	st = nghttp2_session_get_stream_user_data(s, f->hd.stream_id);
+	if (!st || st->responded)
+		return 0;
+	if (st->err_status == 431)
+		return respond_error(s, st, h->c->web, 431, "headers", "request head exceeds the limit");
+	if (st->err_status == 414)
+		return respond_error(s, st, h->c->web, 414, "path", "request target too long");
+	if (!st->method[0] || !st->path[0])
+		return respond_error(s, st, h->c->web, 400, NULL, "missing :method or :path");
+	web_dispatch(h->c->web, st->method, st->path, st->has_auth ? st->auth : NULL, h->c->loopback,
+		     st->body, st->body_len, &st->resp);
+	explicit_bzero(st->auth, sizeof(st->auth));
+	return submit(s, st) == 0 ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
+}
+
+static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *user)
+{
+	struct h2_stream *st = nghttp2_session_get_stream_user_data(s, id);
+
+	(void)code;
+	if (st) {
+		nghttp2_session_set_stream_user_data(s, id, NULL);
+		stream_free(user, st);
+	}
+	return 0;
+}
+
+int web_h2_init(struct web_conn *c)
+{
+	nghttp2_session_callbacks *cb;
+	nghttp2_settings_entry iv[3];
+	struct h2_state *h;
+	int rc;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->c = c;
+	if (nghttp2_session_callbacks_new(&cb) != 0) {
+		free(h);
+		return -ENOMEM;
+	}
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
+	nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+	rc = nghttp2_session_server_new(&h->s, cb, h);
+	nghttp2_session_callbacks_del(cb);
+	if (rc != 0) {
+		free(h);
+		return -ENOMEM;
+	}
+	c->h2 = h;
+	iv[0] = (nghttp2_settings_entry){ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, c->web->lim.h2_max_streams };
+	iv[1] = (nghttp2_settings_entry){ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, c->web->lim.max_head };
+	iv[2] = (nghttp2_settings_entry){ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 1u << 20 };
+	if (nghttp2_submit_settings(h->s, NGHTTP2_FLAG_NONE, iv, 3) != 0)
+		return -ENOMEM;
+	return 0;
+}
+
+void web_h2_free(struct web_conn *c)
+{
+	struct h2_state *h = c->h2;
+
+	if (!h)
+		return;
+	nghttp2_session_del(h->s);
+	/* Streams still open: their user data is ours to free. */
+	while (h->streams)
+		stream_free(h, h->streams);
+	free(h);
+	c->h2 = NULL;
+}
+
+nghttp2_session *web_h2_session(struct web_conn *c)
+{
+	return c->h2 ? c->h2->s : NULL;
+}
+
+int web_h2_input(struct web_conn *c, const uint8_t *data, size_t len)
+{
+	ssize_t n = nghttp2_session_mem_recv(c->h2->s, data, len);
+
+	if (n < 0) {
+		log_rl(LOGL_INFO, "web", NULL, "HTTP/2 connection error: %s", nghttp2_strerror((int)n));
+		/* Let nghttp2 send its GOAWAY, then close. */
+		web_h2_flush(c);
+		c->close_after_flush = true;
+		return 0;
+	}
+	return 0;
+}
+
+int web_h2_flush(struct web_conn *c)
+{
+	struct h2_state *h = c->h2;
+
+	if (!h)
+		return 0;
+	for (;;) {
+		const uint8_t *p;
+		ssize_t n = nghttp2_session_mem_send(h->s, &p);
+
+		if (n < 0)
+			return -EIO;
+		if (n == 0)
+			break;
+		if (web_conn_send(c, p, (size_t)n) < 0)
+			return -ENOMEM;
+	}
+	if (!nghttp2_session_want_read(h->s) && !nghttp2_session_want_write(h->s))
+		c->close_after_flush = true;
+	return 0;
+}

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * web router: request target parsing, bearer-token authentication, the route
+ * table (method + path pattern), JSON responses and errors, status counters.
+ * Transport independent: h1.c and h2.c call web_dispatch() with the parts.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include "common/log.h"
+#include "web/web_int.h"
+
+static const char *const method_names[WEB_METHOD_N] = {
+	[WEB_GET] = "GET", [WEB_POST] = "POST", [WEB_PUT] = "PUT",
+	[WEB_PATCH] = "PATCH", [WEB_DELETE] = "DELETE",
+};
+
+const char *web_status_text(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 201: return "Created";
+	case 204: return "No Content";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 409: return "Conflict";
+	case 413: return "Content Too Large";
+	case 414: return "URI Too Long";
+	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
+	case 503: return "Service Unavailable";
+	default: return "Unknown";
+	}
+}
+
+void web_count_status(struct web *w, int status)
+{
+	unsigned i;
+
+	for (i = 0; i < WEB_STATUS_SLOTS && w->status_code[i]; i++)
+		if (w->status_code[i] == status)
+			break;
+	if (i == WEB_STATUS_SLOTS)
+		i = WEB_STATUS_SLOTS - 1;   /* more distinct codes than slots: lump into the last */
+	else if (!w->status_code[i])
+		w->status_code[i] = (uint16_t)status;
+	w->status_count[i]++;
+}
+
+void web_resp_free(struct web_resp *r)
+{
+	free(r->body);
+	r->body = NULL;
+	r->len = 0;
+}
+
+void web_resp_text(struct web_resp *r, int status, const char *ctype, const char *body, size_t len)
+{
+	web_resp_free(r);
+	r->status = status;
+	r->content_type = ctype;
+	if (!len)
+		return;
+	r->body = malloc(len);
+	if (!r->body) {
+		r->status = 500;
+		return;
+	}
+	memcpy(r->body, body, len);
+	r->len = len;
+}
+
+void web_resp_json(struct web_resp *r, int status, json_t *j)
+{
+	char *s;
+
+	web_resp_free(r);
+	r->status = status;
+	r->content_type = "application/json";
+	s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	if (!s) {
+		static const char oom[] = "{\"error\":\"out of memory\"}";
+
+		r->status = 500;
+		r->body = strdup(oom);
+		r->len = r->body ? sizeof(oom) - 1 : 0;
+		return;
+	}
+	r->len = strlen(s);
+	r->body = s;
+}
+
+void web_resp_error(struct web_resp *r, int status, const char *field, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	json_t *j;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	j = json_pack("{s:s}", "error", msg);
+	if (j && field)
+		json_object_set_new(j, "field", json_string(field));
+	web_resp_json(r, status, j);
+}
+
+int web_token_add(struct web *w, const char *token, enum web_role role)
+{
+	size_t n = token ? strlen(token) : 0;
+	unsigned len = 32;
+
+	if (!n || n > 256 || role == WEB_ROLE_NONE || role > WEB_ROLE_ADMIN)
+		return -EINVAL;
+	if (w->ntokens == WEB_MAX_TOKENS)
+		return -ENOSPC;
+	if (!EVP_Digest(token, n, w->tokens[w->ntokens].hash, &len, EVP_sha256(), NULL))
+		return -EIO;
+	w->tokens[w->ntokens++].role = role;
+	return 0;
+}
+
+/* The role the request has: from its bearer token, or the loopback default
+ * when no token is configured (web.h). A bad token is WEB_ROLE_NONE. */
+static enum web_role authenticate(struct web *w, const char *auth, bool loopback, bool *bad)
+{
+	uint8_t h[32];
+	unsigned len = 32, i;
+	enum web_role role = WEB_ROLE_NONE;
+
+	*bad = false;
+	if (!auth)
+		return w->ntokens == 0 && loopback ? WEB_ROLE_OPERATOR : WEB_ROLE_NONE;
+	/* RFC 6750 2.1: "Bearer" is case-insensitive, one space then the token. */
+	if (strncasecmp(auth, "Bearer ", 7) != 0 || !auth[7] ||
+	    !EVP_Digest(auth + 7, strlen(auth + 7), h, &len, EVP_sha256(), NULL)) {
+		*bad = true;
+		return WEB_ROLE_NONE;
+	}
+	/* Constant time over every token: no timing hint of which one matched. */
+	for (i = 0; i < w->ntokens; i++)
+		if (CRYPTO_memcmp(h, w->tokens[i].hash, 32) == 0)
+			role = w->tokens[i].role;
+	*bad = role == WEB_ROLE_NONE;
+	return role;
+}
+
+int web_route_add(struct web *w, enum web_method m, const char *pattern, enum web_role min_role,
+		  web_handler fn, void *arg)
+{
+	struct web_route *r;
+
+	if (!pattern || pattern[0] != '/' || !fn || m >= WEB_METHOD_N ||
+	    strlen(pattern) >= sizeof(r->pattern))
+		return -EINVAL;
+	if (w->nroutes == WEB_MAX_ROUTES)
+		return -ENOSPC;
+	r = &w->routes[w->nroutes++];
+	r->method = m;
+	snprintf(r->pattern, sizeof(r->pattern), "%s", pattern);
+	r->min_role = min_role;
+	r->fn = fn;
+	r->arg = arg;
+	return 0;
+}
+
+/* Match path against pattern segment by segment; "{x}" takes one segment,
+ * copied to req->param_buf. */
+static bool route_match(const char *pat, const char *path, struct web_req *req)
+{
+	size_t used = 0;
+	unsigned np = 0;
+
+	while (*pat && *path) {
+		const char *pe, *se;
+
+		if (*pat != '/' || *path != '/')
+			return false;
+		pat++;
+		path++;
+		pe = strchrnul(pat, '/');
+		se = strchrnul(path, '/');
+		if (*pat == '{' && pe > pat && pe[-1] == '}') {
+			size_t n = (size_t)(se - path);
+
+			if (!n || np == WEB_MAX_PARAMS || used + n + 1 > sizeof(req->param_buf))
+				return false;
+			memcpy(req->param_buf + used, path, n);
+			req->param_buf[used + n] = 0;
+			req->params[np++] = req->param_buf + used;
+			used += n + 1;
+		} else if (pe - pat != se - path || memcmp(pat, path, (size_t)(pe - pat)) != 0) {
+			return false;
+		}
+		pat = pe;
+		path = se;
+	}
+	return *pat == 0 && *path == 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* RFC 3986 2.1 percent-decoding into out; plus_space for query values
+ * (application/x-www-form-urlencoded). -EINVAL on a bad escape or a NUL. */
+static int pct_decode(const char *in, size_t n, char *out, size_t outsz, bool plus_space)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		int c = (unsigned char)in[i];
+
+		if (c == '%') {
+			int hi, lo;
+
+			if (n - i < 3)
+				return -EINVAL;
+			hi = hexval(in[i + 1]);
+			lo = hexval(in[i + 2]);
+			if (hi < 0 || lo < 0)
+				return -EINVAL;
+			c = hi * 16 + lo;
+			i += 2;
+			if (c == 0)
+				return -EINVAL;
+		} else if (c == '+' && plus_space) {
+			c = ' ';
+		}
+		if (o + 1 >= outsz)
+			return -ENOSPC;
+		out[o++] = (char)c;
+	}
+	out[o] = 0;
+	return (int)o;
+}
+
+const char *web_req_param(const struct web_req *req, unsigned n)
+{
+	return n < WEB_MAX_PARAMS ? req->params[n] : NULL;
+}
+
+int web_req_query(const struct web_req *req, const char *key, char *buf, size_t bufsz)
+{
+	const char *p = req->query;
+	size_t kl = strlen(key);
+
+	while (p && *p) {
+		const char *end = strchrnul(p, '&');
+		const char *eq = memchr(p, '=', (size_t)(end - p));
+		const char *kend = eq ? eq : end;
+
+		if ((size_t)(kend - p) == kl && memcmp(p, key, kl) == 0) {
+			const char *v = eq ? eq + 1 : end;
+
+			return pct_decode(v, (size_t)(end - v), buf, bufsz, true);
+		}
+		p = *end ? end + 1 : end;
+	}
+	return -ENOENT;
+}
+
+const uint8_t *web_req_body(const struct web_req *req, size_t *len)
+{
+	*len = req->body_len;
+	return req->body;
+}
+
+enum web_role web_req_role(const struct web_req *req)
+{
+	return req->role;
+}
+
+static int method_parse(const char *m)
+{
+	int i;
+
+	for (i = 0; i < WEB_METHOD_N; i++)
+		if (strcmp(m, method_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+void web_dispatch(struct web *w, const char *method, const char *target, const char *auth,
+		  bool loopback, const uint8_t *body, size_t body_len, struct web_resp *resp)
+{
+	struct web_req *req;
+	const char *q = strchr(target, '?');
+	size_t plen = q ? (size_t)(q - target) : strlen(target);
+	int m = method_parse(method);
+	const struct web_route *hit = NULL;
+	bool path_hit = false, bad_token;
+	unsigned i;
+	size_t al = 0;
+
+	memset(resp, 0, sizeof(*resp));
+	req = calloc(1, sizeof(*req));
+	if (!req) {
+		resp->status = 503;
+		goto out;
+	}
+	req->query = q ? q + 1 : "";
+	req->body = body;
+	req->body_len = body_len;
+	req->loopback = loopback;
+	if (target[0] != '/' || pct_decode(target, plen, req->path, sizeof(req->path), false) < 0) {
+		web_resp_error(resp, 400, "path", "request target must be an absolute path");
+		goto out;
+	}
+	for (i = 0; i < w->nroutes; i++) {
+		struct web_route *r = &w->routes[i];
+
+		memset(req->params, 0, sizeof(req->params));
+		if (!route_match(r->pattern, req->path, req))
+			continue;
+		path_hit = true;
+		if (m >= 0 && r->method == (enum web_method)m) {
+			hit = r;
+			break;
+		}
+		/* RFC 9110 15.5.6: a 405 lists the methods the resource has. */
+		if (al + 8 < sizeof(resp->allow) && !strstr(resp->allow, method_names[r->method]))
+			al += (size_t)snprintf(resp->allow + al, sizeof(resp->allow) - al, "%s%s",
+					       al ? ", " : "", method_names[r->method]);
+	}
+	if (!hit) {
+		if (path_hit)
+			web_resp_error(resp, 405, NULL, "method %s not allowed on %s", method, req->path);
+		else
+			web_resp_error(resp, 404, NULL, "no such resource: %s", req->path);
+		goto out;
+	}
+	req->method = (enum web_method)m;
+	req->method_known = true;
+	req->role = authenticate(w, auth, loopback, &bad_token);
+	if (hit->min_role != WEB_ROLE_NONE && req->role == WEB_ROLE_NONE) {
+		/* RFC 6750 3: 401 with the scheme to use. */
+		web_resp_error(resp, 401, "Authorization",
+			       bad_token ? "invalid bearer token" : "authentication required (Authorization: Bearer <token>)");
+		goto out;
+	}
+	if (req->role < hit->min_role) {
+		web_resp_error(resp, 403, NULL, "this token's role may not %s %s", method, req->path);
+		goto out;
+	}
+	if (hit->fn(w, req, resp, hit->arg) < 0 || !resp->status)
+		web_resp_error(resp, 500, NULL, "internal error");
+out:
+	if (!resp->status)
+		web_resp_error(resp, 500, NULL, "internal error");
+	if (resp->status != 405)
+		resp->allow[0] = 0;
+	web_count_status(w, resp->status);
+	/* Path only: query strings and bodies may carry secrets. */
+	log_debug("web", "%s %s -> %d", method, req ? req->path : "?", resp->status);
+	free(req);
+}

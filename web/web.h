@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * web - the HTTP server of the control thread: REST API under /api/v1,
+ * Prometheus /metrics, the embedded UI page.
+ *
+ * Transports, all on one port, all non-blocking on the caller's ev loop:
+ *   - HTTP/1.1 (http-parser), keep-alive and pipelining;
+ *   - HTTP/2 cleartext with prior knowledge (RFC 9113 3.3): a connection that
+ *     opens with the client preface "PRI * HTTP/2.0..." goes to nghttp2;
+ *   - TLS (OpenSSL) when conf->web.tls.cert/key are set: then the port speaks
+ *     TLS only, ALPN chooses "h2" or "http/1.1" (RFC 7301).
+ *
+ * Limits (struct web_limits, defaults below): request head size (431),
+ * body size (413), connections (503 then close), idle time per connection.
+ *
+ * Authentication: `Authorization: Bearer <token>` checked against tokens
+ * added with web_token_add(), each with a role. Config-less default (no
+ * token added and none in the environment): requests from a loopback peer
+ * are accepted with the operator role (read and write, never secrets), any
+ * other peer gets 401. web_start() also adds $SOLOCORE_WEB_TOKEN as an admin
+ * token when that variable is set. Once at least one token exists, every
+ * request needs one, loopback included, except GET /api/v1/health,
+ * /api/v1/version, /api/v1/openapi.json and the UI page.
+ *
+ * Secrets: K, OPc and OP are accepted on writes and only returned by GET
+ * /api/v1/subscribers/{imsi}?secrets=1 or the export with ?secrets=1, with an
+ * admin token. They are never logged; request bodies are never logged.
+ *
+ * Other modules plug in read views (gNBs, UEs, sessions) with web_route_add()
+ * and their counters with web_metrics_register().
+ */
+#ifndef SOLOCORE_WEB_WEB_H
+#define SOLOCORE_WEB_WEB_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ev_loop;
+struct conf;
+struct db;
+struct udm;
+struct web;
+struct web_req;
+struct web_resp;
+struct json_t;   /* jansson */
+
+struct web_limits {
+	uint32_t max_conns;        /* default 256 */
+	uint32_t max_head;         /* request line + headers, bytes; default 16384 */
+	uint32_t max_body;         /* default 16 MiB (a TOML import of ~100k SIMs) */
+	uint32_t idle_ms;          /* default 60000 */
+	uint32_t h2_max_streams;   /* SETTINGS_MAX_CONCURRENT_STREAMS, default 100 */
+};
+
+/* Fill l with the defaults above. */
+void web_limits_default(struct web_limits *l);
+
+/*
+ * Start listening on conf->web.listen:conf->web.port (port 0: ephemeral, see
+ * web_port()) on loop. db is the subscriber store the API writes; udm (may be
+ * NULL) is the in-memory store the AMF uses: subscribers created, changed or
+ * deleted through the API are changed there too. limits may be NULL.
+ * 0 or -errno (-EINVAL for an unusable TLS cert/key, logged).
+ */
+int web_start(struct ev_loop *loop, const struct conf *conf, struct db *db, struct udm *udm,
+	      const struct web_limits *limits, struct web **out);
+/* Close the listener and every connection (pending output is flushed once,
+ * without waiting), free everything. Accepts NULL. */
+void web_stop(struct web *web);
+/* The bound TCP port (useful with port 0). */
+uint16_t web_port(const struct web *web);
+/* Open connections. */
+uint32_t web_conn_count(const struct web *web);
+
+enum web_role { WEB_ROLE_NONE = 0, WEB_ROLE_READ = 1, WEB_ROLE_OPERATOR = 2, WEB_ROLE_ADMIN = 3 };
+
+/* Accept `Authorization: Bearer token` with role. Only a SHA-256 of the token
+ * is kept. 0, -EINVAL (empty or too long, > 256), -ENOSPC (32 tokens). */
+int web_token_add(struct web *web, const char *token, enum web_role role);
+
+/* ---- routes (for other modules' views) ---- */
+
+enum web_method { WEB_GET, WEB_POST, WEB_PUT, WEB_PATCH, WEB_DELETE, WEB_METHOD_N };
+
+/* A handler fills resp (web_resp_json / web_resp_error / web_resp_text) and returns 0;
+ * a negative return becomes a 500. Runs on the control thread; must not block. */
+typedef int (*web_handler)(struct web *web, const struct web_req *req, struct web_resp *resp,
+			   void *arg);
+
+/* pattern: a path whose segments are literal or "{name}" (one segment), e.g.
+ * "/api/v1/ues/{supi}". min_role: the least role allowed (WEB_ROLE_NONE: no
+ * authentication). Routes are matched in the order added. 0, -ENOSPC, -EINVAL. */
+int web_route_add(struct web *web, enum web_method m, const char *pattern, enum web_role min_role,
+		  web_handler fn, void *arg);
+
+/* n-th "{name}" segment of the matched pattern (percent-decoded), or NULL. */
+const char *web_req_param(const struct web_req *req, unsigned n);
+/* Query parameter key (percent-decoded, '+' is a space) copied to buf. Returns its
+ * length, -ENOENT if absent, -ENOSPC if it does not fit. */
+int web_req_query(const struct web_req *req, const char *key, char *buf, size_t bufsz);
+const uint8_t *web_req_body(const struct web_req *req, size_t *len);
+enum web_role web_req_role(const struct web_req *req);
+
+/* Respond with json (reference stolen, even on failure). */
+void web_resp_json(struct web_resp *resp, int status, struct json_t *json);
+/* {"error": msg, "field": field} (field may be NULL: omitted). */
+void web_resp_error(struct web_resp *resp, int status, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A body copied as is. */
+void web_resp_text(struct web_resp *resp, int status, const char *content_type, const char *body,
+		   size_t len);
+
+/* ---- metrics ---- */
+
+struct web_metrics_out;
+/* Write Prometheus text-format lines (with their # HELP / # TYPE) through web_metrics_printf. */
+typedef void (*web_metrics_fn)(struct web_metrics_out *out, void *arg);
+/* Called on every scrape of /metrics, in registration order. 0 or -ENOSPC (32). */
+int web_metrics_register(struct web *web, web_metrics_fn fn, void *arg);
+void web_metrics_printf(struct web_metrics_out *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* web internals: shared by the files of web/ only. */
+#ifndef SOLOCORE_WEB_WEB_INT_H
+#define SOLOCORE_WEB_WEB_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <http_parser.h>
+#include <nghttp2/nghttp2.h>
+#include <openssl/ssl.h>
+
+#include "common/ev.h"
+#include "web/web.h"
+
+#define WEB_MAX_ROUTES 64
+#define WEB_MAX_PARAMS 4
+#define WEB_MAX_TOKENS 32
+#define WEB_MAX_METRICS_FNS 32
+#define WEB_PATH_MAX 2048
+#define WEB_STATUS_SLOTS 16
+
+/* A parsed request, independent of the transport. */
+struct web_req {
+	enum web_method method;
+	bool method_known;
+	char path[WEB_PATH_MAX];       /* decoded path, without query */
+	const char *query;             /* raw query string (after '?'), "" if none */
+	const uint8_t *body;
+	size_t body_len;
+	const char *params[WEB_MAX_PARAMS];
+	char param_buf[WEB_PATH_MAX];
+	enum web_role role;
+	const char *bearer;            /* token, or NULL */
+	bool loopback;
+};
+
+struct web_resp {
+	int status;
+	const char *content_type;
+	char *body;                    /* malloc'd, owned */
+	size_t len;
+	char allow[64];                /* Allow header for 405 */
+};
+
+enum conn_state { CONN_DETECT, CONN_TLS_HS, CONN_H1, CONN_H2 };
+
+/* Buffer of bytes waiting for the socket. */
+struct web_buf {
+	uint8_t *p;
+	size_t len, off, cap;
+};
+
+struct h1_state;
+struct h2_state;
+
+struct web_conn {
+	struct web *web;
+	int fd;
+	enum conn_state state;
+	bool dead;              /* closed: waiting for the deferred free */
+	bool close_after_flush;
+	bool want_write;
+	bool loopback;
+	uint32_t events;        /* current ev mask */
+	SSL *ssl;
+	struct ev_timer idle;
+	struct web_buf out;
+	uint8_t detect[24];     /* first bytes, to spot the HTTP/2 preface */
+	size_t detect_len;
+	struct h1_state *h1;
+	struct h2_state *h2;
+	struct web_conn *prev, *next;
+};
+
+struct web_route {
+	enum web_method method;
+	char pattern[128];
+	enum web_role min_role;
+	web_handler fn;
+	void *arg;
+};
+
+struct web_token {
+	uint8_t hash[32];
+	enum web_role role;
+};
+
+struct web_metrics_reg {
+	web_metrics_fn fn;
+	void *arg;
+};
+
+struct web {
+	struct ev_loop *loop;
+	struct db *db;
+	struct udm *udm;
+	const struct conf *conf;
+	struct web_limits lim;
+	int lfd;
+	uint16_t port;
+	SSL_CTX *tls;
+	struct web_conn *conns;
+	uint32_t nconns;
+	struct web_route routes[WEB_MAX_ROUTES];
+	unsigned nroutes;
+	struct web_token tokens[WEB_MAX_TOKENS];
+	unsigned ntokens;
+	struct web_metrics_reg metrics[WEB_MAX_METRICS_FNS];
+	unsigned nmetrics;
+	uint64_t start_ns;
+	uint64_t start_unix;
+	/* requests by status: codes seen so far, and a counter per code */
+	uint16_t status_code[WEB_STATUS_SLOTS];
+	uint64_t status_count[WEB_STATUS_SLOTS];
+	uint64_t conns_rejected;
+	uint64_t conns_accepted;
+};
+
+/* server.c: append n bytes to a growing buffer (doubling). 0 or -ENOMEM. */
+int web_bytes_append(uint8_t **p, size_t *len, size_t *cap, const void *d, size_t n);
+/* server.c: queue bytes on the connection and try to send them. */
+int web_conn_send(struct web_conn *c, const void *data, size_t len);
+void web_conn_close(struct web_conn *c);
+
+/* h1.c */
+int web_h1_init(struct web_conn *c);
+void web_h1_free(struct web_conn *c);
+/* Feed received bytes. Negative: close the connection. */
+int web_h1_input(struct web_conn *c, const uint8_t *data, size_t len);
+
+/* h2.c */
+int web_h2_init(struct web_conn *c);
+void web_h2_free(struct web_conn *c);
+int web_h2_input(struct web_conn *c, const uint8_t *data, size_t len);
+/* Let nghttp2 produce frames into c->out. Negative: close. */
+int web_h2_flush(struct web_conn *c);
+nghttp2_session *web_h2_session(struct web_conn *c);
+
+/* tls.c */
+int web_tls_ctx(const char *cert, const char *key, SSL_CTX **out);
+
+/* router.c: parse path and query, authenticate, route, fill resp. */
+void web_dispatch(struct web *web, const char *method, const char *target, const char *auth,
+		  bool loopback, const uint8_t *body, size_t body_len, struct web_resp *resp);
+void web_resp_free(struct web_resp *resp);
+const char *web_status_text(int status);
+void web_count_status(struct web *web, int status);
+
+/* api_misc.c: a growing text buffer (the one /metrics writes into). */
+struct web_metrics_out *web_textbuf_new(void);
+void web_textbuf_free(struct web_metrics_out *o);
+/* Hand the text to resp as a 200 and free o. 0 or -ENOMEM. */
+int web_textbuf_to_resp(struct web_metrics_out *o, struct web_resp *resp, const char *ctype);
+
+/* api_subs.c, api_misc.c: the built-in routes. */
+int web_api_subs_routes(struct web *web);
+int web_api_misc_routes(struct web *web);
+
+#endif
