@@ -58,6 +58,12 @@ start_core() {
 	fi
 }
 
+# stop_ransim: kill a ransim still running (cleanup paths).
+stop_ransim() {
+	[ -n "${RS_PID:-}" ] && kill -KILL "$RS_PID" 2>/dev/null
+	RS_PID=
+}
+
 # stop_core: SIGTERM, wait; the AMF counters are then in $TMP/stats.
 stop_core() {
 	[ -n "${CORE_PID:-}" ] || return 0
@@ -80,8 +86,13 @@ core_stats() {
 # run_ransim NAME ARGS...: report in $TMP/NAME.out, log in $TMP/NAME.log; returns ransim's status.
 run_ransim() {
 	name=$1; shift
-	$NSR "$RANSIM" "$@" >"$TMP/$name.out" 2>"$TMP/$name.log"
+	# In the background so that a signal to the test (meson's timeout) reaches the trap,
+	# which kills it (RS_PID) with the core and the namespaces.
+	$NSR "$RANSIM" "$@" >"$TMP/$name.out" 2>"$TMP/$name.log" &
+	RS_PID=$!
+	wait "$RS_PID"
 	RS_RC=$?
+	RS_PID=
 	return 0
 }
 

@@ -12,7 +12,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TMP=$(mktemp -d /tmp/e2e-uml.XXXXXX)
 NSC= NSR=
 CORE_PID=
-trap 'stop_core' EXIT
+trap 'stop_ransim; stop_core' EXIT
 
 gen_sims "$TMP/sims.toml" 10 001010000000001 || exit 1
 import_sims "$TMP/sims.toml" || exit 1
