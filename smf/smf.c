@@ -235,6 +235,7 @@ void smf_sess_free(struct smf *smf, struct smf_sess *s)
 {
 	struct smf_ue *ue = &smf->ues[s->ue];
 	uint32_t idx = (uint32_t)(s - smf->sess);
+	int rc;
 
 	if (!s->in_use)
 		return;
@@ -243,8 +244,8 @@ void smf_sess_free(struct smf *smf, struct smf_sess *s)
 	if (s->upf_installed) {
 		if (!smf->upf)
 			smf->st.upf_skipped++;
-		else if (upf_session_remove(smf->upf, idx) < 0)
-			smf->st.upf_errors++;
+		else if ((rc = upf_session_remove(smf->upf, idx)) < 0 && rc != -ENOENT)
+			smf->st.upf_errors++;   /* -ENOENT: installed before smf_set_upf() */
 		s->upf_installed = 0;
 	}
 	if (s->ue_addr && smf_pool_free(&smf->pools[s->dnn], s->ue_addr) < 0)
@@ -284,6 +285,8 @@ int smf_upf_apply(struct smf *smf, struct smf_sess *s)
 		return 0;
 	}
 	rc = s->upf_installed ? upf_session_modify(smf->upf, idx, &r) : upf_session_create(smf->upf, idx, &r);
+	if (rc == -ENOENT && s->upf_installed)
+		rc = upf_session_create(smf->upf, idx, &r);   /* installed before smf_set_upf() */
 	if (rc < 0) {
 		smf->st.upf_errors++;
 		smf_slog(LOGL_ERROR, smf, s, "upf rule %s failed: %d", s->upf_installed ? "modify" : "create", rc);
