@@ -472,6 +472,178 @@ static void test_encode_invalid_values(void **st)
 	assert_int_equal(nas_encode(&m, b1, sizeof(b1), &e), -ENOMSG);
 }
 
+/* IE decoders on their own: each error path with its code and offset */
+enum ie_kind { IE_MOBID, IE_SNSSAI, IE_NSSAI, IE_TAIL, IE_PSIMAP, IE_AMBR, IE_PDUADDR, IE_NETNAME, IE_RULES,
+	       IE_FLOWS, IE_PCO };
+struct ie_bad { enum ie_kind k; const char *hex; int err; size_t off; };
+
+static const struct ie_bad ie_bads[] = {
+	{ IE_MOBID, "", -EBADMSG, 0 },
+	{ IE_MOBID, "11", -EBADMSG, 0 },                                 /* SUCI NAI, empty */
+	{ IE_MOBID, "01 00 f1 10 00 00 00 01", -EBADMSG, 0 },            /* SUCI, no scheme output */
+	{ IE_MOBID, "01 0a f1 10 00 00 00 01 aa", -ERANGE, 1 },          /* SUCI PLMN not BCD */
+	{ IE_MOBID, "21", -ERANGE, 0 },                                  /* SUCI SUPI format 2 */
+	{ IE_MOBID, "01 00 f1 10 00 00 02 01 aa bb", -EBADMSG, 8 },      /* profile B output too short */
+	{ IE_MOBID, "f4 00 40 00 00 00", -EBADMSG, 0 },                  /* 5G-S-TMSI length 6 */
+	{ IE_MOBID, "f3", -EBADMSG, 0 },                                 /* IMEI without digits */
+	{ IE_MOBID, "33 45 67 89 01 23 45 67 89 01", -EBADMSG, 0 },      /* 19 digits */
+	{ IE_MOBID, "35 45 67 89 01 23 45 67 89", -EBADMSG, 8 },         /* even count, no filler */
+	{ IE_MOBID, "06 00 11 22 33 44", -EBADMSG, 0 },                  /* MAC of 5 octets */
+	{ IE_MOBID, "07 00 11 22 33 44 55 66", -EBADMSG, 0 },            /* EUI-64 of 7 octets */
+	{ IE_SNSSAI, "01 02 03", -EBADMSG, 0 },
+	{ IE_SNSSAI, "01 02 03 04 05 06", -EBADMSG, 0 },
+	{ IE_NSSAI, "04 01 02 03", -EBADMSG, 0 },                        /* S-NSSAI past the end */
+	{ IE_NSSAI, "01 01 03 01 02 03", -EBADMSG, 3 },                  /* second S-NSSAI length 3 */
+	{ IE_TAIL, "", -EBADMSG, 0 },
+	{ IE_TAIL, "00 0a f1 10 00 00 01", -ERANGE, 1 },                 /* PLMN not BCD */
+	{ IE_TAIL, "41 00 f1 10 00 00 01", -EBADMSG, 0 },                /* type 2, 2 TAIs, 1 present */
+	{ IE_PSIMAP, "20", -EBADMSG, 0 },
+	{ IE_AMBR, "06 03 e8 06 03", -EBADMSG, 0 },
+	{ IE_AMBR, "06 03 e8 00 03 e8", -ERANGE, 3 },
+	{ IE_PDUADDR, "", -EBADMSG, 0 },
+	{ IE_PDUADDR, "0a 0a 00 00 01", -EBADMSG, 0 },                   /* SI6LLA set, no address */
+	{ IE_PDUADDR, "02 00 00 00 00 00 00 00", -EBADMSG, 0 },          /* IPv6 IID of 7 octets */
+	{ IE_NETNAME, "", -EBADMSG, 0 },
+	{ IE_RULES, "01 00", -EBADMSG, 0 },                              /* rule header truncated */
+	{ IE_RULES, "01 00 00", -EBADMSG, 3 },                           /* empty rule */
+	{ IE_RULES, "01 00 01 e0", -ERANGE, 3 },                         /* reserved operation code */
+	{ IE_RULES, "01 00 01 22", -EBADMSG, 4 },                        /* 2 filters announced, none */
+	{ IE_RULES, "01 00 04 21 31 05 01", -EBADMSG, 4 },               /* filter contents past the rule */
+	{ IE_RULES, "01 00 04 20 ff 01 00", -EBADMSG, 4 },               /* 3 octets after the filters */
+	{ IE_FLOWS, "01 20", -EBADMSG, 0 },
+	{ IE_FLOWS, "01 20 49", -E2BIG, 2 },                             /* 9 parameters */
+	{ IE_FLOWS, "01 20 41 01 02 09", -EBADMSG, 3 },
+	{ IE_PCO, "", -EBADMSG, 0 },
+	{ IE_PCO, "81", -ERANGE, 0 },                                    /* configuration protocol 1 */
+};
+
+static int ie_dec(enum ie_kind k, const uint8_t *v, size_t n, struct nas_err *e)
+{
+	static union {
+		struct nas_mobile_id id; struct nas_snssai sn; struct nas_nssai ns; struct nas_tai_list t;
+		struct nas_session_ambr a; struct nas_pdu_address pa; struct nas_network_name nn;
+		struct nas_qos_rules r; struct nas_qos_flows f; struct nas_pco p; uint16_t map;
+	} u;
+	switch (k) {
+	case IE_MOBID: return nas_mobile_id_dec(v, n, &u.id, e);
+	case IE_SNSSAI: return nas_snssai_dec(v, n, &u.sn, e);
+	case IE_NSSAI: return nas_nssai_dec(v, n, &u.ns, e);
+	case IE_TAIL: return nas_tai_list_dec(v, n, &u.t, e);
+	case IE_PSIMAP: return nas_psi_map_dec(v, n, &u.map, e);
+	case IE_AMBR: return nas_ambr_dec(v, n, &u.a, e);
+	case IE_PDUADDR: return nas_pdu_address_dec(v, n, &u.pa, e);
+	case IE_NETNAME: return nas_network_name_dec(v, n, &u.nn, e);
+	case IE_RULES: return nas_qos_rules_dec(v, n, &u.r, e);
+	case IE_FLOWS: return nas_qos_flows_dec(v, n, &u.f, e);
+	default: return nas_pco_dec(v, n, &u.p, e);
+	}
+}
+
+static size_t unhex(const char *hex, uint8_t *buf)
+{
+	size_t n = 0;
+	for (const char *p = hex; *p;) {
+		unsigned v;
+		if (*p == ' ') { p++; continue; }
+		assert_int_equal(sscanf(p, "%2x", &v), 1);
+		buf[n++] = (uint8_t)v;
+		p += 2;
+	}
+	return n;
+}
+
+static void test_ie_bad_inputs(void **st)
+{
+	uint8_t buf[64];
+	(void)st;
+	for (size_t i = 0; i < sizeof(ie_bads) / sizeof(ie_bads[0]); i++) {
+		struct nas_err e = { 0 };
+		size_t n = unhex(ie_bads[i].hex, buf);
+		int r = ie_dec(ie_bads[i].k, buf, n, &e);
+		if (r != ie_bads[i].err || e.off != ie_bads[i].off)
+			fail_msg("IE case %zu (%s): got %d at %zu (%s), want %d at %zu", i, ie_bads[i].hex, r, e.off,
+				 e.reason ? e.reason : "-", ie_bads[i].err, ie_bads[i].off);
+		assert_non_null(e.reason);
+	}
+}
+
+static void test_ie_more_roundtrips(void **st)
+{
+	static const uint8_t v6[] = { 0x02, 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint8_t v46ll[] = { 0x0b, 1, 2, 3, 4, 5, 6, 7, 8, 10, 45, 0, 9,
+					 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+	static const uint8_t mac[] = { 0x06, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55 };
+	static const uint8_t eui[] = { 0x07, 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint8_t sn2[] = { 0x01, 0x02 };
+	static const uint8_t ucs2[] = { 0x90, 0x00, 0x41 };
+	struct nas_pdu_address a;
+	struct nas_mobile_id id;
+	struct nas_snssai sn;
+	struct nas_network_name nn;
+	char s[128];
+	(void)st;
+
+	assert_int_equal(nas_pdu_address_dec(v6, sizeof(v6), &a, NULL), 0);
+	assert_int_equal(nas_pdu_address_enc(&a, b1, sizeof(b1)), (int)sizeof(v6));
+	assert_memory_equal(b1, v6, sizeof(v6));
+	nas_pdu_address_to_str(&a, s, sizeof(s));
+	assert_string_equal(s, "iid=0102030405060708");
+	assert_int_equal(nas_pdu_address_dec(v46ll, sizeof(v46ll), &a, NULL), 0);
+	assert_int_equal(a.si6lla, 1);
+	assert_int_equal(a.ipv4[3], 9);
+	assert_int_equal(nas_pdu_address_enc(&a, b1, sizeof(b1)), (int)sizeof(v46ll));
+	assert_memory_equal(b1, v46ll, sizeof(v46ll));
+	nas_pdu_address_to_str(&a, s, sizeof(s));
+	assert_string_equal(s, "ipv4=10.45.0.9 iid=0102030405060708");
+	assert_int_equal(nas_pdu_address_enc(&a, b1, 28), -ENOSPC);
+
+	assert_int_equal(nas_mobile_id_dec(mac, sizeof(mac), &id, NULL), 0);
+	assert_int_equal(id.type, NAS_MOBID_MAC);
+	assert_int_equal(nas_mobile_id_enc(&id, b1, sizeof(b1)), (int)sizeof(mac));
+	nas_mobile_id_to_str(&id, s, sizeof(s));
+	assert_string_equal(s, "identity{type=6 06001122334455}");
+	assert_int_equal(nas_mobile_id_dec(eui, sizeof(eui), &id, NULL), 0);
+	assert_int_equal(nas_mobile_id_enc(&id, b1, 8), -ENOSPC);
+	assert_int_equal(nas_mobile_id_enc(&id, b1, sizeof(b1)), (int)sizeof(eui));
+
+	assert_int_equal(nas_snssai_dec(sn2, sizeof(sn2), &sn, NULL), 0);
+	assert_true(sn.has_mapped_sst && !sn.has_sd);
+	assert_int_equal(nas_snssai_enc(&sn, b1, sizeof(b1)), 2);
+	assert_memory_equal(b1, sn2, 2);
+
+	assert_int_equal(nas_network_name_dec(ucs2, sizeof(ucs2), &nn, NULL), 0);
+	assert_int_equal(nn.coding, 1);
+	nas_network_name_to_str(&nn, s, sizeof(s));
+	assert_string_equal(s, "ucs2:0041");
+	assert_int_equal(nas_network_name_set_ascii(&nn, "$@", b2, sizeof(b2)), 2);
+	nas_network_name_to_str(&nn, s, sizeof(s));
+	assert_string_equal(s, "\"$@\"");
+	assert_int_equal(nas_network_name_set_ascii(&nn, "", b2, sizeof(b2)), -EINVAL);
+}
+
+static void test_secrets_redacted(void **st)
+{
+	static const uint8_t auts[14] = { 0xde, 0xad, 0xbe, 0xef, 0xde, 0xad, 0xbe, 0xef, 0xde, 0xad, 0xbe, 0xef, 0xde, 0xad };
+	static const uint8_t eap[] = { 0x01, 0x02, 0x00, 0x08, 0xde, 0xad, 0xbe, 0xef };
+	struct nas_msg m;
+	(void)st;
+
+	nas_sample_fill(&m, NAS_AUTHENTICATION_FAILURE, 1);
+	m.auth_fail.auts = (struct nas_buf){ auts, sizeof(auts) };
+	assert_true(nas_msg_to_str(&m, s1, sizeof(s1)) > 0);
+	assert_null(strstr(s1, "dead"));
+	assert_non_null(strstr(s1, "auts=<redacted 14 octets>"));
+	nas_sample_fill(&m, NAS_AUTHENTICATION_RESULT, 1);
+	m.auth_result.eap = (struct nas_buf){ eap, sizeof(eap) };
+	assert_true(nas_msg_to_str(&m, s1, sizeof(s1)) > 0);
+	assert_null(strstr(s1, "dead"));
+	assert_non_null(strstr(s1, "eap=<redacted 8 octets>"));
+	/* to_str output is cut at the buffer size and says how long it would be */
+	int full = nas_msg_to_str(&m, s1, sizeof(s1));
+	assert_int_equal(nas_msg_to_str(&m, s2, 10), full);
+	assert_int_equal(strlen(s2), 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +659,9 @@ int main(void)
 		cmocka_unit_test(test_epco),
 		cmocka_unit_test(test_small_ies),
 		cmocka_unit_test(test_encode_invalid_values),
+		cmocka_unit_test(test_ie_bad_inputs),
+		cmocka_unit_test(test_ie_more_roundtrips),
+		cmocka_unit_test(test_secrets_redacted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
