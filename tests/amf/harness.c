@@ -14,6 +14,9 @@
 #include "harness.h"
 #include "testlib.h"
 
+/* NAS connection identifier of 3GPP access = BEARER of NIA/NEA (TS 33.501 6.4.3.1). */
+#define H_NAS_BEARER 1
+
 /* Addresses in the pcap: 10.0.0.1 = gNB, 10.0.0.2 = AMF. */
 #define PCAP_GNB 0x0a000001u
 #define PCAP_AMF 0x0a000002u
@@ -305,10 +308,10 @@ static size_t sue_wrap(struct sue *ue, const struct nas_msg *m, uint8_t sht, uin
 	n = nas_encode(m, out + NAS_SEC_HDR_LEN, H_PDU_MAX - NAS_SEC_HDR_LEN, &err);
 	assert_true(n > 0);
 	if ((sht == NAS_SHT_INTEGRITY_CIPHERED || sht == NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX) && ue->nea)
-		assert_int_equal(crypto_nea(ue->nea, ue->kenc, ue->ul, 0, CRYPTO_DIR_UPLINK,
+		assert_int_equal(crypto_nea(ue->nea, ue->kenc, ue->ul, H_NAS_BEARER, CRYPTO_DIR_UPLINK,
 					    out + NAS_SEC_HDR_LEN, out + NAS_SEC_HDR_LEN, (size_t)n * 8), 0);
 	out[NAS_SEC_MAC_OFF] = (uint8_t)ue->ul;
-	assert_int_equal(crypto_nia(ue->nia, ue->kint, ue->ul, 0, CRYPTO_DIR_UPLINK, out + NAS_SEC_MAC_OFF,
+	assert_int_equal(crypto_nia(ue->nia, ue->kint, ue->ul, H_NAS_BEARER, CRYPTO_DIR_UPLINK, out + NAS_SEC_MAC_OFF,
 				    ((size_t)n + 1) * 8, mac), 0);
 	if (badmac)
 		mac[3] ^= 0x5a;
@@ -412,12 +415,12 @@ uint8_t sue_dl(struct h *h, struct sue *ue, struct nas_msg *out)
 	}
 	assert_true(ue->sec);
 	/* Test flows stay below 256 downlink messages: COUNT = SQN. */
-	assert_int_equal(crypto_nia(ue->nia, ue->kint, hdr.sqn, 0, CRYPTO_DIR_DOWNLINK, hdr.mac_input.p,
+	assert_int_equal(crypto_nia(ue->nia, ue->kint, hdr.sqn, H_NAS_BEARER, CRYPTO_DIR_DOWNLINK, hdr.mac_input.p,
 				    (size_t)hdr.mac_input.len * 8, mac), 0);
 	wmac = (uint32_t)mac[0] << 24 | (uint32_t)mac[1] << 16 | (uint32_t)mac[2] << 8 | mac[3];
 	assert_int_equal(wmac, hdr.mac);
 	if (sht == NAS_SHT_INTEGRITY_CIPHERED && ue->nea) {
-		assert_int_equal(crypto_nea(ue->nea, ue->kenc, hdr.sqn, 0, CRYPTO_DIR_DOWNLINK, hdr.msg.p,
+		assert_int_equal(crypto_nea(ue->nea, ue->kenc, hdr.sqn, H_NAS_BEARER, CRYPTO_DIR_DOWNLINK, hdr.msg.p,
 					    h->nasplain, (size_t)hdr.msg.len * 8), 0);
 		assert_int_equal(nas_decode(h->nasplain, hdr.msg.len, out, &err), 0);
 	} else {
