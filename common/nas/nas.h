@@ -986,6 +986,16 @@ uint32_t nas_gprs_timer3_secs(uint8_t v);
 uint8_t nas_gprs_timer2_enc(uint32_t secs);
 uint8_t nas_gprs_timer3_enc(uint32_t secs);
 
+/* Time zone (9.11.3.52 -> TS 24.008 10.5.3.8): offset from UTC in quarter
+ * hours, BCD with swapped digits, sign in bit 4. enc rounds to 15 minutes
+ * (valid range -14:00..+14:00, else 0xff). */
+uint8_t nas_time_zone_enc(int minutes_east);
+int nas_time_zone_minutes(uint8_t v);
+/* Universal time and local time zone (9.11.3.53 -> TS 24.008 10.5.3.9):
+ * 7 octets, year (2 digits) month day hour minute second and time zone. */
+int nas_universal_time_enc(uint8_t out[7], int year, int mon, int mday, int hour, int min, int sec,
+			   int tz_minutes_east);
+
 int nas_qos_rules_dec(const uint8_t *v, size_t n, struct nas_qos_rules *r, struct nas_err *err);
 int nas_qos_rules_enc(const struct nas_qos_rules *r, uint8_t *out, size_t cap);
 int nas_qos_rules_to_str(const struct nas_qos_rules *r, char *buf, size_t sz);

@@ -426,6 +426,12 @@ static void val_str(const struct nas_ie_desc *d, const struct nas_msg *m, char *
 			return;
 		}
 		case NAS_S_DEC: nas_sappend(buf, sz, pos, "%u", v); return;
+		case NAS_S_TZ: {
+			int tz = nas_time_zone_minutes(v);
+			nas_sappend(buf, sz, pos, "UTC%c%02d:%02d", tz < 0 ? '-' : '+', (tz < 0 ? -tz : tz) / 60,
+				    (tz < 0 ? -tz : tz) % 60);
+			return;
+		}
 		default: nas_sappend(buf, sz, pos, "0x%02x", v); return;
 		}
 	}

@@ -703,3 +703,40 @@ uint8_t nas_gprs_timer3_enc(uint32_t secs)
 	static const uint8_t c[] = { 3, 4, 5, 0, 1, 2, 6 };
 	return timer_enc(secs, u, c, 7);
 }
+
+/* ---- time zone, TS 24.008 10.5.3.8 / 10.5.3.9 ---- */
+
+static uint8_t bcd_swapped(unsigned v) { return (uint8_t)((v % 10) << 4 | (v / 10 % 10)); }
+
+uint8_t nas_time_zone_enc(int minutes_east)
+{
+	int q = (minutes_east >= 0 ? minutes_east + 7 : minutes_east - 7) / 15;  /* nearest quarter */
+	unsigned a = (unsigned)(q < 0 ? -q : q);
+
+	if (a > 56)
+		return 0xff;
+	/* tens digit in bits 1-3, sign in bit 4, units digit in bits 5-8 */
+	return (uint8_t)((a % 10) << 4 | (q < 0 ? 0x08 : 0) | (a / 10));
+}
+
+int nas_time_zone_minutes(uint8_t v)
+{
+	int q = (v & 0x07) * 10 + (v >> 4);
+	return (v & 0x08 ? -q : q) * 15;
+}
+
+int nas_universal_time_enc(uint8_t out[7], int year, int mon, int mday, int hour, int min, int sec,
+			   int tz_minutes_east)
+{
+	if (mon < 1 || mon > 12 || mday < 1 || mday > 31 || hour < 0 || hour > 23 || min < 0 || min > 59 ||
+	    sec < 0 || sec > 60 || year < 0)
+		return -EINVAL;
+	out[0] = bcd_swapped((unsigned)year % 100);
+	out[1] = bcd_swapped((unsigned)mon);
+	out[2] = bcd_swapped((unsigned)mday);
+	out[3] = bcd_swapped((unsigned)hour);
+	out[4] = bcd_swapped((unsigned)min);
+	out[5] = bcd_swapped((unsigned)sec);
+	out[6] = nas_time_zone_enc(tz_minutes_east);
+	return out[6] == 0xff ? -ERANGE : 7;
+}

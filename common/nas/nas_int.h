@@ -50,6 +50,7 @@ enum nas_str {
 	NAS_S_SMCAUSE,
 	NAS_S_NESTED,   /* a NAS message inside (payload / NAS message container) */
 	NAS_S_DEC,      /* decimal number (PDU session identity) */
+	NAS_S_TZ,       /* time zone octet */
 };
 
 struct nas_ie_desc {

@@ -249,7 +249,7 @@ static const struct nas_ie_desc cuc[] = {
 	TLVB(0x27, 4, 112, cuc, service_area_list, "9.11.3.49"),
 	OPT(0x43, NAS_F_TLV, NAS_C_NETNAME, NAS_S_DEF, 1, 255, cuc, full_name, "9.11.3.35"),
 	OPT(0x45, NAS_F_TLV, NAS_C_NETNAME, NAS_S_DEF, 1, 255, cuc, short_name, "9.11.3.35"),
-	TV8(0x46, NAS_S_DEF, cuc, local_time_zone, "9.11.3.52"),
+	TV8(0x46, NAS_S_TZ, cuc, local_time_zone, "9.11.3.52"),
 	OPT(0x47, NAS_F_TV, NAS_C_BUF, NAS_S_DEF, 7, 7, cuc, universal_time, "9.11.3.53"),
 	TLV8(0x49, NAS_S_DEF, cuc, dst, "9.11.3.19"),
 	TLVEB(0x79, 9, 1712, cuc, ladn_info, "9.11.3.30"),

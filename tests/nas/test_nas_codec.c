@@ -446,6 +446,17 @@ static void test_small_ies(void **st)
 	assert_int_equal(nas_ambr_kbps(11, 2), 2000000);
 	assert_int_equal(nas_ambr_kbps(0, 5), 0);
 
+	/* time zone: TS 24.008 10.5.3.8 example coding, +8 h = 32 quarters -> 0x23 */
+	assert_int_equal(nas_time_zone_enc(480), 0x23);
+	assert_int_equal(nas_time_zone_minutes(0x23), 480);
+	assert_int_equal(nas_time_zone_enc(-330), 0x2a);       /* -5:30 = -22 quarters */
+	assert_int_equal(nas_time_zone_minutes(0x2a), -330);
+	assert_int_equal(nas_time_zone_enc(15 * 60), 0xff);
+	uint8_t ut[7];
+	assert_int_equal(nas_universal_time_enc(ut, 2026, 11, 29, 23, 59, 7, 60), 7);
+	assert_memory_equal(ut, ((uint8_t[]){ 0x62, 0x11, 0x92, 0x32, 0x95, 0x70, 0x40 }), 7);
+	assert_int_equal(nas_universal_time_enc(ut, 2026, 13, 1, 0, 0, 0, 0), -EINVAL);
+
 	nas_psi_map_to_str(0x0420, s, sizeof(s));
 	assert_string_equal(s, "{5,10}");
 	assert_string_equal(nas_5gmm_cause_name(NAS_5GMM_SYNCH_FAILURE), "Synch failure");
