@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -276,6 +277,8 @@ struct flood {
 	uint64_t pps;        /* 0: as fast as possible */
 	volatile int done;
 	int rt;              /* run the sender SCHED_FIFO (paced runs on a busy machine) */
+	uint64_t max_late_ns; /* worst lateness of a paced send */
+	uint64_t t_first, t_last;
 };
 
 static void *dn_flood(void *arg)
@@ -293,15 +296,27 @@ static void *dn_flood(void *arg)
 		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	}
 	t0 = e2e_now_ns();
+	f->max_late_ns = 0;
+	f->t_first = t0;
 	for (int i = 0; i < f->count; i++) {
 		if (f->pps) {
-			uint64_t due = t0 + (uint64_t)i * 1000000000ull / f->pps;
+			uint64_t due = t0 + (uint64_t)i * 1000000000ull / f->pps, now;
 
-			while (e2e_now_ns() < due)
-				;
+			/* Sleep, not spin: a spinning SCHED_FIFO thread is
+			 * throttled by the kernel after 950 ms of each second. */
+			if (e2e_now_ns() < due) {
+				struct timespec ts = { .tv_sec = (time_t)(due / 1000000000ull),
+						       .tv_nsec = (long)(due % 1000000000ull) };
+
+				clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+			}
+			now = e2e_now_ns();
+			if (now > due && now - due > f->max_late_ns)
+				f->max_late_ns = now - due;
 		}
 		sendto(dn_sock, payload, f->len, 0, (struct sockaddr *)&to, sizeof(to));
 	}
+	f->t_last = e2e_now_ns();
 	__atomic_store_n(&f->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -374,43 +389,56 @@ static void t_modify_under_traffic(void **state)
 
 /* Session-AMBR DL 20 Mbit/s, offered 40 Mbit/s for one second: the gNB
  * receives within 10% of 20 Mbit/s. */
+/* Session-AMBR DL 20 Mbit/s, offered 40 Mbit/s for one second: the gNB
+ * receives within 10% of 20 Mbit/s. A policer cannot make up for time the
+ * sender did not offer, so the sender runs SCHED_FIFO, and a run in which it
+ * still fell more than 5 ms behind its schedule (a starved machine) is
+ * repeated, at most three times. */
 static void t_ambr_rate(void **state)
 {
 	struct upf_session_rule r = rule_a();
 	const uint64_t rate = 20000000;
-	/* A starved sender offers less than the rate part of the time, and a
-	 * policer cannot make that up: the sender runs SCHED_FIFO. */
 	struct flood fl = { .count = 5000, .len = 1000 - PKT_IP - PKT_UDP, .pps = 5000, .rt = 1 };
 	uint8_t got[2048];
-	uint64_t bytes = 0, t0, t1;
-	pthread_t th;
+	double got_bps = 0;
+	int valid = 0;
 
 	(void)state;
-	r.ambr_dl_bps = rate;
-	assert_int_equal(upf_session_modify(U, 1, &r), 0);
-	drain(gnb_sock);
-	t0 = e2e_now_ns();
-	assert_int_equal(pthread_create(&th, NULL, dn_flood, &fl), 0);
-	pthread_join(th, NULL);
-	t1 = e2e_now_ns();
-	for (;;) {
-		int n = (int)recv(gnb_sock, got, sizeof(got), MSG_DONTWAIT);
+	for (int attempt = 0; attempt < 3 && !valid; attempt++) {
+		uint64_t bytes = 0, drops0 = cnt(UPF_CNT_DROP_AMBR_DL);
+		pthread_t th;
 
-		if (n < 0) {
-			if (!tn_wait_readable(gnb_sock, 200))
-				break;
-			continue;
+		r.ambr_dl_bps = rate;
+		assert_int_equal(upf_session_modify(U, 1, &r), 0);
+		drain(gnb_sock);
+		assert_int_equal(pthread_create(&th, NULL, dn_flood, &fl), 0);
+		pthread_join(th, NULL);
+		for (;;) {
+			int n = (int)recv(gnb_sock, got, sizeof(got), MSG_DONTWAIT);
+
+			if (n < 0) {
+				if (!tn_wait_readable(gnb_sock, 200))
+					break;
+				continue;
+			}
+			bytes += (uint64_t)(n - 16);   /* inner IP bytes, what the AMBR counts */
 		}
-		bytes += (uint64_t)(n - 16);   /* inner IP bytes, what the AMBR counts */
-	}
-	double secs = (double)(t1 - t0) / 1e9, got_bps = (double)bytes * 8 / secs;
+		double secs = (double)(fl.t_last - fl.t_first) / 1e9;
 
-	printf("AMBR: configured %.1f Mbit/s, offered %.1f Mbit/s, received %.2f Mbit/s over %.2f s\n",
-	       rate / 1e6, fl.pps * 1000 * 8 / 1e6, got_bps / 1e6, secs);
-	assert_true(cnt(UPF_CNT_DROP_AMBR_DL) > 0);
+		got_bps = (double)bytes * 8 / secs;
+		/* Lateness below the burst tolerance (10 ms) loses no capacity. */
+		valid = fl.max_late_ns < 5000000;
+		printf("AMBR: configured %.1f Mbit/s, offered %.1f Mbit/s, received %.2f Mbit/s over %.2f s, "
+		       "sender at most %.2f ms late%s\n", rate / 1e6, fl.pps * 1000 * 8 / 1e6, got_bps / 1e6, secs,
+		       fl.max_late_ns / 1e6, valid ? "" : ": run disturbed, repeating");
+		assert_true(cnt(UPF_CNT_DROP_AMBR_DL) > drops0);
+		/* Disturbed or not, policing never lets more through. */
+		assert_true(got_bps < rate * 1.1);
+		r.ambr_dl_bps = 0;
+		assert_int_equal(upf_session_modify(U, 1, &r), 0);
+	}
+	assert_true(valid);
 	assert_true(got_bps > rate * 0.9 && got_bps < rate * 1.1);
-	r.ambr_dl_bps = 0;
-	assert_int_equal(upf_session_modify(U, 1, &r), 0);
 }
 
 static uint32_t xdp_prog_id(const char *ns, const char *ifname)

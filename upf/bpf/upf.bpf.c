@@ -32,6 +32,9 @@
 #endif
 
 #define barrier() asm volatile("" ::: "memory")
+/* Make a 16-bit wire value visibly bounded for older verifiers (6.1 loses
+ * the bounds of a byte swap); clang would drop a plain & 0xffff. */
+#define BOUND16(x) asm volatile("%[v] &= 0xffff" : [v] "+r"(x))
 #define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
 
 /* Set by user space before load (skeleton .rodata). */
@@ -191,8 +194,18 @@ static __always_inline int dl_read(struct upf_dl_rule *r, struct upf_dl_slot *ou
 }
 
 /* Next hop toward dst for a packet that came in on iif: the cache, else
- * bpf_fib_lookup (filling the cache). 0 with *out set, or the
- * BPF_FIB_LKUP_RET_* code of the failed lookup. */
+ * bpf_fib_lookup (filling the cache). 0 with *out set, or RT_FAIL | the
+ * BPF_FIB_LKUP_RET_* code of the failed lookup: visibly non-zero, so no
+ * verifier (6.1 tracks no "!= 0") walks a failure into the success path. */
+#define RT_FAIL 0x100
+/* A next hop in memory, zeroed: defined on every path, including the ones
+ * only an older verifier (6.1, which ignores ranges on "== 0") walks from a
+ * failed lookup into the success branch. */
+#define NH_DECLARE(nh) \
+	struct upf_nh nh; \
+	__builtin_memset(&nh, 0, sizeof(nh)); \
+	asm volatile("" : : "r"(&nh) : "memory")
+#define RT_IS(rc, code) ((rc) == (RT_FAIL | (code)))
 static __always_inline int route(struct xdp_md *ctx, __be32 src, __be32 dst, __u8 tos, __u8 proto,
 				 __u16 tot_len, struct upf_nh *out)
 {
@@ -218,7 +231,7 @@ static __always_inline int route(struct xdp_md *ctx, __be32 src, __be32 dst, __u
 	int rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
 
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
-		return rc;
+		return RT_FAIL | (rc & 0xff);
 	out->gen = gen;
 	out->dst = dst;
 	out->iif = iif;
@@ -267,6 +280,7 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	if ((gtp->flags & 0xf0) != GTP_FLAGS_VER_PT)
 		return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
 	udp_len = bpf_ntohs(udp->len);
+	BOUND16(udp_len);
 	if (udp_len < sizeof(*udp) + GTP_HDR_LEN ||
 	    udp_len > bpf_ntohs(oip->tot_len) - sizeof(*oip) ||
 	    (void *)udp + udp_len > end ||
@@ -339,7 +353,7 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	__be32 isrc = iip->saddr, idst = iip->daddr;
 	__u8 itos = iip->tos, iproto = iip->protocol;
 	__u16 itot = bpf_ntohs(iip->tot_len);
-	struct upf_nh nh;
+	NH_DECLARE(nh);
 
 	/* Bytes after the UDP datagram (outer IPv4 padding) are not part of
 	 * the inner packet. */
@@ -363,7 +377,7 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 
 	int rc = route(ctx, isrc, idst, itos, iproto, itot, &nh);
 
-	if (rc == BPF_FIB_LKUP_RET_SUCCESS) {
+	if (rc == 0) {
 		struct ethhdr *e = data;
 
 		__builtin_memcpy(e->h_dest, nh.dmac, ETH_ALEN);
@@ -371,8 +385,8 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 		count(UPF_CNT_UL_FWD, 0);
 		return bpf_redirect(nh.oif, 0);
 	}
-	if (rc == BPF_FIB_LKUP_RET_BLACKHOLE || rc == BPF_FIB_LKUP_RET_UNREACHABLE ||
-	    rc == BPF_FIB_LKUP_RET_PROHIBIT)
+	if (RT_IS(rc, BPF_FIB_LKUP_RET_BLACKHOLE) || RT_IS(rc, BPF_FIB_LKUP_RET_UNREACHABLE) ||
+	    RT_IS(rc, BPF_FIB_LKUP_RET_PROHIBIT))
 		return count(UPF_CNT_DROP_FIB, XDP_DROP);
 	/* No neighbour entry yet (or forwarding off): the kernel forwards the
 	 * decapsulated packet and resolves ARP, later packets take the fast path. */
@@ -394,10 +408,17 @@ static __always_inline int to_user(struct xdp_md *ctx, __u32 sess_id, __be32 ue,
 	rec->h.len = len;
 	rec->h.ue_addr = ue;
 	rec->h.reason = reason;
-	/* Re-check next to the call so the verifier sees the bound. */
+	/* Re-check next to the call so the verifier sees both bounds; the
+	 * barriers stop clang from folding them into one unsigned compare,
+	 * which the 6.1 verifier reads as "may be zero". */
 	asm volatile("" : "+r"(len));
-	if (len < 1 || len > UPF_EXC_MAX_PKT ||
-	    bpf_xdp_load_bytes(ctx, sizeof(struct ethhdr), rec->data, len)) {
+	if (len > UPF_EXC_MAX_PKT)
+		goto discard;
+	asm volatile("" : "+r"(len));
+	if (len < sizeof(struct iphdr))
+		goto discard;
+	if (bpf_xdp_load_bytes(ctx, sizeof(struct ethhdr), rec->data, len)) {
+discard:
 		bpf_ringbuf_discard(rec, 0);
 		return count(UPF_CNT_DROP_EXC_FULL, XDP_DROP);
 	}
@@ -430,6 +451,7 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 		return count(UPF_CNT_DROP_NO_SESSION, XDP_DROP);
 
 	ilen = bpf_ntohs(iip->tot_len);
+	BOUND16(ilen);
 	data = (void *)(long)ctx->data;
 	end = (void *)(long)ctx->data_end;
 	if (ilen < sizeof(*iip) || (void *)iip + ilen > end)
@@ -445,15 +467,15 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 		return count(UPF_CNT_DROP_AMBR_DL, XDP_DROP);
 	}
 
-	struct upf_nh nh;
+	NH_DECLARE(nh);
 	int rc = route(ctx, cfg_n3_addr, r.gnb_addr, 0, IPPROTO_UDP, ilen + DL_ENCAP_LEN, &nh);
 
-	if (rc == BPF_FIB_LKUP_RET_BLACKHOLE || rc == BPF_FIB_LKUP_RET_UNREACHABLE ||
-	    rc == BPF_FIB_LKUP_RET_PROHIBIT) {
+	if (RT_IS(rc, BPF_FIB_LKUP_RET_BLACKHOLE) || RT_IS(rc, BPF_FIB_LKUP_RET_UNREACHABLE) ||
+	    RT_IS(rc, BPF_FIB_LKUP_RET_PROHIBIT)) {
 		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_FIB, XDP_DROP);
 	}
-	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
+	if (rc != 0)
 		/* User space sends it through the kernel, which resolves ARP. */
 		return to_user(ctx, r.sess_id, ue, UPF_CNT_DL_NEXTHOP);
 
