@@ -8,7 +8,9 @@
  * sending more items than a limit gets -E2BIG, reason in the info struct).
  *
  * Encoding: fill a struct ngap_msg (type, proc, the matching union member; optional IEs are
- * present when their has_* flag is true or their count is non-zero) and call ngap_encode(): it
+ * present when their has_* flag is true, their count is non-zero, or, for an optional
+ * struct ngap_bytes field such as nas / old_amf / ran_node_name / a session item's nas, its .p is
+ * non-NULL; a served GUAMI's backup_amf_name when its len is non-zero) and call ngap_encode(): it
  * writes into the caller's buffer and returns the length, or -ENOSPC (buffer too small),
  * -EINVAL (a value out of its ASN.1 range), -ENOTSUP (message not supported).
  *
@@ -21,8 +23,9 @@
  * info->diag holds what the caller needs to build CriticalityDiagnostics (procedure code,
  * triggering message, procedure criticality and the reported IEs with their type of error),
  * and can be passed straight into an Error Indication / failure message (ngap_crit_diag).
+ * IEs inside ProtocolExtensionContainers are all "not comprehended" here and follow the same rules.
  * An unknown procedure code gives -ENOTSUP with info->action set from the procedure criticality
- * (TS 38.413 10.3.4.1).
+ * (TS 38.413 10.3.4.1). The IE order within a container is not checked.
  *
  * Transfer-syntax errors (truncated, overlong, out of range ...) return a negative errno with
  * info->err_bit (bit offset into the input) and info->why (a static string for a log line).
@@ -660,8 +663,10 @@ struct ngap_dec_info {
 	struct ngap_crit_diag diag;               /* procedure, trigger, crit and the offending IEs */
 };
 
-/* Decode one NGAP-PDU. info may be NULL. Returns 0, or -EBADMSG (transfer syntax), -E2BIG (more items
- * than our limits), -EPROTO (IE reject, see above), -ENOTSUP (procedure or alternative we do not code). */
+/* Decode one NGAP-PDU. info may be NULL. Returns 0, or -EBADMSG (transfer syntax: truncated, overlong,
+ * bad length), -ERANGE (a value outside its ASN.1 constraint), -E2BIG (more items than our limits),
+ * -EPROTO (an IE to reject, see above), -ENOTSUP (a procedure or CHOICE alternative we do not code).
+ * On 0, info->action may still be NGAP_ACT_NOTIFY (send the diagnostics) or NGAP_ACT_IGNORE. */
 int ngap_decode(const uint8_t *buf, size_t len, struct ngap_msg *m, struct ngap_dec_info *info);
 
 /* Encode; m->crit is ignored and the procedure's criticality from TS 38.413 9.4 is used. */
