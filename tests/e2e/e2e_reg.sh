@@ -56,7 +56,7 @@ mk_config "$TMP/core.yaml" "$AMF" usrsctp
 # Registered, configuration update answered, deregistered: the whole plan of every UE.
 expect_all_ok() { # NAME COUNT
 	expect "$1" ues_ok "$2"; expect "$1" ues_registered "$2"; expect "$1" ues_failed 0
-	expect "$1" cuc_received "$2"; expect "$1" dl_mac_fail 0
+	expect "$1" cuc_received "$2"; expect "$1" dl_mac_fail 0; expect "$1" stream_violations 0
 	expect_rc "$1" 0
 }
 

@@ -306,6 +306,14 @@ static void on_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, cons
 		rs_cause_add(rs, "ngap_undecodable");
 		return;
 	}
+	/* TS 38.412 7: stream 0 carries only non-UE-associated signalling, and it all. */
+	if ((stream == 0) != (m->proc == NGAP_PROC_NG_SETUP || m->proc == NGAP_PROC_NG_RESET ||
+			      m->proc == NGAP_PROC_AMF_CONFIGURATION_UPDATE ||
+			      m->proc == NGAP_PROC_RAN_CONFIGURATION_UPDATE ||
+			      (m->proc == NGAP_PROC_ERROR_INDICATION && stream == 0))) {
+		gnb_log(LOGL_WARN, g, "%s on stream %u", ngap_msg_name(m->type, m->proc), stream);
+		rs->st.stream_violations++;
+	}
 	if (m->type == NGAP_SUCCESSFUL && m->proc == NGAP_PROC_NG_SETUP)
 		on_ng_setup(g, true);
 	else if (m->type == NGAP_UNSUCCESSFUL && m->proc == NGAP_PROC_NG_SETUP)

@@ -132,6 +132,7 @@ struct ransim_stats {
 	uint64_t dl_mac_fail;        /* protected downlink NAS whose MAC did not verify */
 	uint64_t auth_mac_fail, auth_sync_fail; /* USIM verdicts sent as Authentication Failure */
 	uint64_t identity_requests, bad_mac_sent, assoc_drops, cuc_received;
+	uint64_t stream_violations;  /* UE-associated PDU on stream 0 or the reverse (TS 38.412 7) */
 };
 void ransim_get_stats(const struct ransim *rs, struct ransim_stats *out);
 /* Failures of one cause, e.g. "reg_reject_7", "auth_reject", "timeout". 0 if none. */

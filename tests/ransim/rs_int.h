@@ -15,6 +15,9 @@
 #define RS_PDU_MAX 4096            /* largest NGAP PDU / NAS message we build */
 #define RS_MAX_CAUSES 48           /* distinct failure causes kept in the report */
 #define RS_NGAP_PROCS 64           /* procedure codes counted (TS 38.413 9.4: 0..55 used) */
+/* TS 33.501 6.4.3.1: the BEARER input of NIA/NEA is the NAS connection identifier, 1 for
+ * 3GPP access (2 for non-3GPP) as real UEs, UERANSIM, Open5GS, free5gc and our AMF use it. */
+#define RS_NAS_BEARER 1
 
 /* UE procedure states (TS 24.501 5.1.3.2 seen from the UE, reduced to what the simulator drives). */
 enum rs_ue_state {

@@ -160,6 +160,7 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	fprintf(out, "bad_mac_sent %llu\n", (unsigned long long)s->bad_mac_sent);
 	fprintf(out, "assoc_drops %llu\n", (unsigned long long)s->assoc_drops);
 	fprintf(out, "cuc_received %llu\n", (unsigned long long)s->cuc_received);
+	fprintf(out, "stream_violations %llu\n", (unsigned long long)s->stream_violations);
 	for (p = 0; p < RANSIM_P_COUNT; p++) {
 		struct rs_lat *l = (struct rs_lat *)&rs->lat[p];
 

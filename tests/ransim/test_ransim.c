@@ -182,6 +182,7 @@ static void test_register_dereg(void **state)
 	assert_int_equal(s.cuc_received, N_SUBS);
 	assert_int_equal(s.done[RANSIM_P_DEREGISTRATION], N_SUBS);
 	assert_int_equal(s.dl_mac_fail, 0);
+	assert_int_equal(s.stream_violations, 0);
 	/* per UE: 8 PDUs up (Initial UE, 5 UL NAS, ICS response, release complete) + NG Setup;
 	 * 6 down (4 DL NAS, ICS request, release command) + NG Setup Response */
 	assert_int_equal(s.ngap_tx, 8 * N_SUBS + 1);

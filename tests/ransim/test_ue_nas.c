@@ -60,10 +60,10 @@ static size_t net_protect(const struct rs_ue *ue, const struct nas_msg *m, uint8
 
 	assert_true(n > 0);
 	if (sht == NAS_SHT_INTEGRITY_CIPHERED && ue->nea)
-		assert_int_equal(crypto_nea(ue->nea, ue->kenc, count, 0, CRYPTO_DIR_DOWNLINK, out + NAS_SEC_HDR_LEN,
+		assert_int_equal(crypto_nea(ue->nea, ue->kenc, count, RS_NAS_BEARER, CRYPTO_DIR_DOWNLINK, out + NAS_SEC_HDR_LEN,
 					    out + NAS_SEC_HDR_LEN, (size_t)n * 8), 0);
 	out[NAS_SEC_MAC_OFF] = (uint8_t)count;
-	assert_int_equal(crypto_nia(ue->nia, ue->kint, count, 0, CRYPTO_DIR_DOWNLINK, out + NAS_SEC_MAC_OFF,
+	assert_int_equal(crypto_nia(ue->nia, ue->kint, count, RS_NAS_BEARER, CRYPTO_DIR_DOWNLINK, out + NAS_SEC_MAC_OFF,
 				    ((size_t)n + 1) * 8, mac), 0);
 	assert_int_equal(nas_sec_hdr_enc(out, NAS_SEC_HDR_LEN, sht,
 					 (uint32_t)mac[0] << 24 | (uint32_t)mac[1] << 16 | (uint32_t)mac[2] << 8 | mac[3],
@@ -179,10 +179,10 @@ static void test_ul_wrap(void **state)
 	assert_int_equal(ue->ul_count, 8);
 	assert_int_equal(nas_sec_decode(pdu, (size_t)n, &hdr, &nerr), 0);
 	assert_int_equal(hdr.sqn, 7);
-	assert_int_equal(crypto_nia(3, ue->kint, 7, 0, CRYPTO_DIR_UPLINK, hdr.mac_input.p,
+	assert_int_equal(crypto_nia(3, ue->kint, 7, RS_NAS_BEARER, CRYPTO_DIR_UPLINK, hdr.mac_input.p,
 				    (size_t)hdr.mac_input.len * 8, mac), 0);
 	assert_int_equal((uint32_t)mac[0] << 24 | (uint32_t)mac[1] << 16 | (uint32_t)mac[2] << 8 | mac[3], hdr.mac);
-	assert_int_equal(crypto_nea(1, ue->kenc, 7, 0, CRYPTO_DIR_UPLINK, hdr.msg.p, plain,
+	assert_int_equal(crypto_nea(1, ue->kenc, 7, RS_NAS_BEARER, CRYPTO_DIR_UPLINK, hdr.msg.p, plain,
 				    (size_t)hdr.msg.len * 8), 0);
 	assert_int_equal(nas_decode(plain, hdr.msg.len, &out, &nerr), 0);
 	assert_int_equal(out.type, NAS_REGISTRATION_COMPLETE);
@@ -190,7 +190,7 @@ static void test_ul_wrap(void **state)
 	n = rs_nas_wrap(ue, &m, NAS_SHT_INTEGRITY_CIPHERED, pdu, sizeof(pdu), true);
 	assert_int_equal(ue->ul_count, 8);
 	assert_int_equal(nas_sec_decode(pdu, (size_t)n, &hdr, &nerr), 0);
-	assert_int_equal(crypto_nia(3, ue->kint, 8, 0, CRYPTO_DIR_UPLINK, hdr.mac_input.p,
+	assert_int_equal(crypto_nia(3, ue->kint, 8, RS_NAS_BEARER, CRYPTO_DIR_UPLINK, hdr.mac_input.p,
 				    (size_t)hdr.mac_input.len * 8, mac), 0);
 	assert_true(((uint32_t)mac[0] << 24 | (uint32_t)mac[1] << 16 | (uint32_t)mac[2] << 8 | mac[3]) != hdr.mac);
 	ransim_free(rs);

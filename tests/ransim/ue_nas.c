@@ -79,16 +79,16 @@ int rs_nas_wrap(struct rs_ue *ue, const struct nas_msg *m, uint8_t sht, uint8_t 
 	n = nas_encode(m, out + NAS_SEC_HDR_LEN, cap - NAS_SEC_HDR_LEN, NULL);
 	if (n < 0)
 		return n;
-	/* TS 33.501 6.4.3.1 / 6.4.4.1: bearer 0 (3GPP access), direction 0 = uplink. */
+	/* TS 33.501 6.4.3.1 / 6.4.4.1: BEARER = NAS connection identifier, direction 0 = uplink. */
 	if ((sht == NAS_SHT_INTEGRITY_CIPHERED || sht == NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX) && ue->nea) {
-		rc = crypto_nea(ue->nea, ue->kenc, ue->ul_count, 0, CRYPTO_DIR_UPLINK, out + NAS_SEC_HDR_LEN,
+		rc = crypto_nea(ue->nea, ue->kenc, ue->ul_count, RS_NAS_BEARER, CRYPTO_DIR_UPLINK, out + NAS_SEC_HDR_LEN,
 				out + NAS_SEC_HDR_LEN, (size_t)n * 8);
 		if (rc < 0)
 			return rc;
 	}
 	/* TS 24.501 4.4.3.1: the MAC covers the sequence number and the (ciphered) message. */
 	out[NAS_SEC_MAC_OFF] = (uint8_t)ue->ul_count;
-	rc = crypto_nia(ue->nia, ue->kint, ue->ul_count, 0, CRYPTO_DIR_UPLINK, out + NAS_SEC_MAC_OFF,
+	rc = crypto_nia(ue->nia, ue->kint, ue->ul_count, RS_NAS_BEARER, CRYPTO_DIR_UPLINK, out + NAS_SEC_MAC_OFF,
 			((size_t)n + 1) * 8, mac);
 	if (rc < 0)
 		return rc;
@@ -178,7 +178,7 @@ int rs_nas_unwrap(struct rs_ue *ue, const uint8_t *nas, size_t len, struct nas_m
 		nea = ue->nea;
 		count = dl_count_estimate(ue, hdr.sqn);
 	}
-	rc = crypto_nia(nia, kint, count, 0, CRYPTO_DIR_DOWNLINK, hdr.mac_input.p,
+	rc = crypto_nia(nia, kint, count, RS_NAS_BEARER, CRYPTO_DIR_DOWNLINK, hdr.mac_input.p,
 			(size_t)hdr.mac_input.len * 8, mac);
 	if (rc < 0 || ((uint32_t)mac[0] << 24 | (uint32_t)mac[1] << 16 | (uint32_t)mac[2] << 8 | mac[3]) != hdr.mac) {
 		/* TS 24.501 4.4.4.2: discard a message whose integrity check fails. */
@@ -197,7 +197,7 @@ int rs_nas_unwrap(struct rs_ue *ue, const uint8_t *nas, size_t len, struct nas_m
 	}
 	ue->dl_count = count;
 	if (sht == NAS_SHT_INTEGRITY_CIPHERED && nea) {
-		if (crypto_nea(nea, kenc, count, 0, CRYPTO_DIR_DOWNLINK, hdr.msg.p, rs->nas_plain,
+		if (crypto_nea(nea, kenc, count, RS_NAS_BEARER, CRYPTO_DIR_DOWNLINK, hdr.msg.p, rs->nas_plain,
 			       (size_t)hdr.msg.len * 8) < 0)
 			return -EIO;
 		rc = nas_decode(rs->nas_plain, hdr.msg.len, m, &err);
