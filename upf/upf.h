@@ -27,12 +27,19 @@
  *   - uplink TEID: 1 .. max_teid (local F-TEID of N3)
  *   - UE address:  inside ue_pool_addr/ue_pool_plen
  *
- * Rule updates are O(1) writes into mmap'ed maps under a sequence lock, safe
- * while traffic flows: a packet sees the old rule or the new one, never a mix.
+ * Rule updates are O(1) writes into mmap'ed maps, each rule in two versioned
+ * slots (upf/upf_bpf.h), safe while traffic flows: a packet sees the old rule
+ * or the new one, never a mix, and a writer stalled mid-update never stalls
+ * traffic. Per-session counters live next to the rules (atomic adds).
+ *
+ * Next hops: bpf_fib_lookup, behind a per-CPU cache revalidated every 100 ms
+ * (see no_nh_cache and upf_nexthop_flush()).
  *
  * Kernel requirements: BPF, XDP, ring buffers, bpf_xdp_load_bytes (5.18+);
+ * checked on 6.1 (Debian 12, in UML) and 6.18.
  * net.ipv4.ip_forward=1 (bpf_fib_lookup refuses otherwise and the packets
- * take the kernel path). The rule sequence lock assumes x86-64 load ordering.
+ * take the kernel path). The rule slots assume x86-64 load ordering. The XDP
+ * object is GPL (bpf_fib_lookup is a GPL-only helper).
  *
  * Thread model: every function runs on the control thread; none blocks.
  */
