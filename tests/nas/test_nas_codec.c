@@ -204,6 +204,18 @@ static void test_security_header(void **st)
 	assert_int_equal(nas_sec_decode(msg, sizeof(msg), &h, &e), -EPROTO);
 	msg[0] = 0x2e;
 	assert_int_equal(nas_sec_decode(msg, sizeof(msg), &h, &e), -ENOMSG);
+	/* over NAS_MSG_MAX_LEN: refused before anything is read */
+	static uint8_t big[NAS_MSG_MAX_LEN + 1] = { 0x7e, 0x02 };
+	struct nas_msg m;
+	assert_int_equal(nas_sec_decode(big, sizeof(big), &h, &e), -EBADMSG);
+	assert_int_equal(e.off, NAS_MSG_MAX_LEN);
+	big[1] = 0;
+	assert_int_equal(nas_decode(big, sizeof(big), &m, &e), -EBADMSG);
+	assert_int_equal(e.off, NAS_MSG_MAX_LEN);
+	assert_int_equal(nas_peek(big, 0, &epd, &sht), -EBADMSG);
+	big[0] = 0x12;
+	assert_int_equal(nas_peek(big, 1, &epd, &sht), -ENOMSG);
+	assert_int_equal(nas_sec_decode((const uint8_t[]){ 0x7e }, 1, &h, &e), -EBADMSG);
 	assert_int_equal(nas_sec_hdr_enc(b1, 6, 2, 0, 0), -ENOSPC);
 	assert_int_equal(nas_sec_hdr_enc(b1, 7, 0, 0, 0), -EINVAL);
 }
