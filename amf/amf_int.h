@@ -56,7 +56,10 @@
 #define AMF_NAS_KEEP 512       /* bytes of the last downlink NAS PDU kept for retransmission */
 #define AMF_MAX_NSSAI 8        /* TS 24.501 9.11.3.37: at most 8 S-NSSAIs in an NSSAI */
 #define AMF_GNB_TAC_MAX 16
-#define AMF_AUTH_MAX_RESYNC 1  /* one resynchronisation per registration, then reject */
+#define AMF_AUTH_MAX_RESYNC 1
+/* TS 33.501 6.4.3.1: NIA/NEA BEARER = NAS connection identifier, 1 for 3GPP access (2 for
+ * non-3GPP), as UEs, UERANSIM, Open5GS and free5gc use it. */
+#define AMF_NAS_BEARER_3GPP 1  /* one resynchronisation per registration, then reject */
 
 /* NGAP IDs (TS 38.413 9.3.3.1-2). */
 #define AMF_UE_NGAP_ID_MAX ((1ull << 40) - 1)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "amf/amf_int.h"
+#include "common/crypto/crypto.h"
 #include "common/log.h"
 #include "udm/udm.h"
 
@@ -128,6 +129,30 @@ void amf_ident_response(struct amf_ue *ue, const struct nas_identity_response *r
 	amf_reg_continue(ue);
 }
 
+/* TS 24.501 4.4.6 b): with a valid context the UE sends only the cleartext IEs in the
+ * clear and the whole REGISTRATION REQUEST in the NAS message container, ciphered with
+ * the current context and the COUNT of the message carrying it (just accepted). */
+static void take_container(struct amf_ue *ue, const struct nas_registration_request *r)
+{
+	struct amf *amf = ue->amf;
+	struct nas_err err;
+	uint8_t *plain = amf->nasrx;
+
+	if (r->nas_container.len > sizeof(amf->nasrx))
+		return;
+	if (ue->nea == 0) {
+		memcpy(plain, r->nas_container.p, r->nas_container.len);
+	} else if (crypto_nea(ue->nea, ue->knas_enc, ue->ul_count, AMF_NAS_BEARER_3GPP, CRYPTO_DIR_UPLINK,
+			      r->nas_container.p, plain, (size_t)r->nas_container.len * 8) < 0) {
+		return;
+	}
+	if (nas_decode(plain, r->nas_container.len, &amf->nrx2, &err) == 0 &&
+	    amf->nrx2.type == NAS_REGISTRATION_REQUEST)
+		amf_reg_take_ies(ue, &amf->nrx2.reg_req);
+	else
+		amf_ue_log(LOGL_WARN, ue, "undecodable NAS message container ignored");
+}
+
 void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r,
 		     const struct amf_nas_in *in, const uint8_t *raw, size_t raw_len, bool initial)
 {
@@ -177,6 +202,8 @@ void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r
 	ue->follow_on = (r->reg_type & 0x08) != 0;
 	ue->ue_ngksi = r->ngksi & 0x07;
 	amf_reg_take_ies(ue, r);
+	if (initial && ue->initial_ok && r->has_nas_container)
+		take_container(ue, r);
 	if (cause) {
 		amf_reg_reject(ue, (uint8_t)cause);
 		return;

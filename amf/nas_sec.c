@@ -11,9 +11,7 @@
 #include "common/crypto/crypto.h"
 #include "common/log.h"
 
-/* TS 33.501 6.4.3.1: BEARER = the NAS connection identifier, which is 1 for 3GPP access
- * (2 for non-3GPP), as UEs, UERANSIM and Open5GS use it (OGS_NAS_SECURITY_BEARER_3GPP). */
-#define NAS_BEARER_3GPP 1
+#define NAS_BEARER_3GPP AMF_NAS_BEARER_3GPP
 
 int amf_nas_derive_keys(struct amf_ue *ue)
 {

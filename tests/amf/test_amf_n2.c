@@ -489,6 +489,71 @@ static void test_ul_nas_transport_not_forwarded(void **state)
 	assert_memory_equal(dl.dl_nas.payload.p, sm, sizeof(sm));
 }
 
+static int setup_two_slices(void **state)
+{
+	static const char *const dnn = "internet";
+	struct amf_cfg cfg;
+	struct udm_sub_in in;
+
+	(void)state;
+	h_cfg(&cfg);
+	memcpy(cfg.ciph_prio, (uint8_t[]){ 2, 0, 1, 3 }, 4);
+	cfg.slices[1] = (struct amf_snssai){ .sst = 1, .sd = 0x000042 };
+	cfg.n_slices = 2;
+	h_init(&H, &cfg);
+	memset(&in, 0, sizeof(in));
+	snprintf(in.data.supi, sizeof(in.data.supi), "imsi-001010000000001");
+	in.data.n_slices = 2;
+	in.data.slices[0] = (struct udm_snssai){ 1, 0x010203 };
+	in.data.slices[1] = (struct udm_snssai){ 1, 0x000042 };
+	in.data.n_dnns = 1;
+	in.data.dnns[0] = dnn;
+	memcpy(in.k, h_k1, 16);
+	memcpy(in.opc, h_opc1, 16);
+	in.op_is_opc = true;
+	in.amf[0] = 0x80;
+	assert_int_equal(udm_add(H.udm, &in), 0);
+	h_ng_setup(&H, ASSOC);
+	return 0;
+}
+
+/* TS 24.501 4.4.6 b): from CM-IDLE with a context, the whole REGISTRATION REQUEST rides
+ * ciphered (NEA2) in the NAS message container; its requested NSSAI (the second slice)
+ * is the one the AMF uses. */
+static void test_initial_nas_container(void **state)
+{
+	static uint8_t container[512];
+	struct nas_msg m, full, dl;
+	struct nas_err err;
+	struct sue ue;
+	int n;
+
+	(void)state;
+	sue_init(&ue, "0000000001", ASSOC, 42);
+	sue_register(&H, &ue, 2, 2);
+	gnb_releases(&ue);
+	ue.ran_id = 43;
+	ue.requested.s[0].sd = 0x000042;
+	sue_reg_req(&ue, &full, true);
+	full.reg_req.reg_type = 0x02;
+	n = nas_encode(&full, container, sizeof(container), &err);
+	assert_true(n > 0);
+	/* Ciphered with the COUNT the outer message will carry. */
+	assert_int_equal(crypto_nea(ue.nea, ue.kenc, ue.ul, 1, CRYPTO_DIR_UPLINK, container, container,
+				    (size_t)n * 8), 0);
+	sue_reg_req(&ue, &m, true);
+	m.reg_req.reg_type = 0x02;
+	m.reg_req.has_requested_nssai = false;   /* not a cleartext IE */
+	m.reg_req.has_nas_container = true;
+	m.reg_req.nas_container.p = container;
+	m.reg_req.nas_container.len = (uint16_t)n;
+	sue_initial(&H, &ue, &m, NAS_SHT_INTEGRITY);
+	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+	assert_int_equal(dl.type, NAS_REGISTRATION_ACCEPT);
+	assert_int_equal(dl.reg_acc.allowed_nssai.n, 1);
+	assert_int_equal(dl.reg_acc.allowed_nssai.s[0].sd, 0x000042);
+}
+
 /* SERVICE REQUEST with a 5G-S-TMSI nobody has: SERVICE REJECT #9 and release. */
 static void test_service_request_unknown(void **state)
 {
@@ -948,6 +1013,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_periodic_registration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_service_request_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dereg_from_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_initial_nas_container, setup_two_slices, teardown),
 		cmocka_unit_test_setup_teardown(test_ul_nas_transport_not_forwarded, setup, teardown),
 		/* Ciphered (NEA2): the echoed payload comes from the deciphered uplink buffer. */
 		cmocka_unit_test_setup_teardown(test_ul_nas_transport_not_forwarded, setup_nea2, teardown),
