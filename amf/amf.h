@@ -97,7 +97,9 @@ struct amf_n2_ops {
  * NULL with *err = -errno on failure. */
 struct amf *amf_new(struct ev_loop *loop, const struct amf_cfg *cfg, struct ausf *ausf,
 		    struct udm *udm, const struct amf_n2_ops *ops, int *err);
-/* Accepts NULL. Stops timers, releases every context. */
+/* Accepts NULL. Stops timers, releases every context. UE contexts are freed by deferred
+ * calls (ev_defer) that reference the AMF: free it either when the loop will not run again
+ * (then ev_loop_free, which drops deferred calls) or after one more ev_run_once(). */
 void amf_free(struct amf *amf);
 
 /* Production entry point: translate conf, create the AMF and open the N2 listener on the
