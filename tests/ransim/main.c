@@ -96,55 +96,52 @@ static uint32_t parse_sd(const char *s)
 	return strcmp(s, "none") ? (uint32_t)strtoul(s, NULL, 16) & 0xffffff : 0xffffff;
 }
 
-/* Network and SUCI key from a solocore configuration file. */
-static int apply_conf(struct ransim_cfg *cfg, const char *path, int want_key_id)
+/* The network (PLMN, first TAC and slice, N2 port) of a solocore configuration file. */
+static int conf_network(struct ransim_cfg *cfg, const struct conf *c)
 {
-	struct conf *c = calloc(1, sizeof(*c));
-	char err[512], hex[65];
-	struct crypto_hn_key *key;
-	unsigned i, j;
-	int rc;
-
-	if (!c)
-		return -ENOMEM;
-	if (conf_load(c, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ransim: %s\n", err);
-		free(c);
-		return -EINVAL;
-	}
 	snprintf(cfg->mcc, sizeof(cfg->mcc), "%s", c->plmn.mcc);
 	snprintf(cfg->mnc, sizeof(cfg->mnc), "%s", c->plmn.mnc);
 	if (c->n_tac)
 		cfg->tac = c->tac[0];
 	if (c->n_slices) {
-		cfg->sst = cfg->req_sst = c->slices[0].sst;
-		cfg->sd = cfg->req_sd = c->slices[0].has_sd ? c->slices[0].sd : 0xffffff;
+		cfg->sst = c->slices[0].sst;
+		cfg->sd = c->slices[0].has_sd ? c->slices[0].sd : 0xffffff;
 	}
 	cfg->port = c->n2.port;
+	return 0;
+}
+
+/* The home network public key (TS 33.501 C.3) of the configuration's private key for the
+ * chosen scheme (and key id when want_id >= 0), as a USIM would have it provisioned. */
+static int conf_hn_key(struct ransim_cfg *cfg, const struct conf *c, int want_id)
+{
+	enum crypto_suci_scheme want = cfg->suci == RANSIM_SUCI_A ? CRYPTO_SUCI_PROFILE_A : CRYPTO_SUCI_PROFILE_B;
+	struct crypto_hn_key *key;
+	char hex[65];
+	unsigned i, j;
+	int rc;
+
 	for (i = 0; i < c->suci.n_keys; i++) {
 		const struct conf_suci_key *k = &c->suci.keys[i];
 		enum crypto_suci_scheme sch = k->scheme == CONF_SUCI_A ? CRYPTO_SUCI_PROFILE_A : CRYPTO_SUCI_PROFILE_B;
 
-		if (!k->has_key || (want_key_id >= 0 && k->id != want_key_id) ||
-		    (cfg->suci == RANSIM_SUCI_A && sch != CRYPTO_SUCI_PROFILE_A) ||
-		    (cfg->suci == RANSIM_SUCI_B && sch != CRYPTO_SUCI_PROFILE_B) || cfg->hn_pub_len)
+		if (!k->has_key || sch != want || (want_id >= 0 && k->id != want_id))
 			continue;
 		for (j = 0; j < 32; j++)
 			snprintf(hex + 2 * j, 3, "%02x", k->private_key[j]);
 		rc = crypto_hn_key_from_hex(&key, sch, k->id, hex);
 		memset(hex, 0, sizeof(hex));
 		if (rc < 0)
-			continue;
+			return rc;
 		rc = crypto_hn_key_public(key, cfg->hn_pub, sizeof(cfg->hn_pub));
 		crypto_hn_key_free(key);
-		if (rc > 0) {
-			cfg->hn_pub_len = (size_t)rc;
-			cfg->hn_key_id = k->id;
-		}
+		if (rc < 0)
+			return rc;
+		cfg->hn_pub_len = (size_t)rc;
+		cfg->hn_key_id = k->id;
+		return 0;
 	}
-	conf_free(c);
-	free(c);
-	return 0;
+	return -ENOENT;
 }
 
 enum {
@@ -153,6 +150,150 @@ enum {
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS,
 };
 
+static const struct option opts[] = {
+	{ "config", 1, NULL, 'c' }, { "sims", 1, NULL, O_SIMS }, { "addr", 1, NULL, O_ADDR },
+	{ "port", 1, NULL, O_PORT }, { "local-addr", 1, NULL, O_LOCAL }, { "backend", 1, NULL, O_BACKEND },
+	{ "encap", 1, NULL, O_ENCAP }, { "udp-port", 1, NULL, O_UDP }, { "udp-peer-port", 1, NULL, O_UDPPEER },
+	{ "gnbs", 1, NULL, O_GNBS }, { "ues", 1, NULL, O_UES }, { "concurrency", 1, NULL, O_CONC },
+	{ "nia", 1, NULL, O_NIA }, { "nea", 1, NULL, O_NEA }, { "expect-nia", 1, NULL, O_XNIA },
+	{ "expect-nea", 1, NULL, O_XNEA }, { "suci", 1, NULL, O_SUCI }, { "hn-key-id", 1, NULL, O_KEYID },
+	{ "hn-pub", 1, NULL, O_HNPUB }, { "plmn", 1, NULL, O_PLMN }, { "home-plmn", 1, NULL, O_HPLMN },
+	{ "tac", 1, NULL, O_TAC }, { "sst", 1, NULL, O_SST }, { "sd", 1, NULL, O_SD },
+	{ "req-sst", 1, NULL, O_RSST }, { "req-sd", 1, NULL, O_RSD }, { "unknown-guti", 0, NULL, O_GUTI },
+	{ "cuc", 0, NULL, O_CUC }, { "bad-mac", 0, NULL, O_BADMAC }, { "drop-assoc", 0, NULL, O_DROP },
+	{ "dereg", 1, NULL, O_DEREG }, { "timeout", 1, NULL, O_TIMEOUT }, { "ue-timeout", 1, NULL, O_UETO },
+	{ "pcap", 1, NULL, O_PCAP }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+};
+
+struct args {
+	struct ransim_cfg cfg;
+	const char *conf_path, *sims_path;
+	unsigned timeout_s;
+	int key_id;
+	bool req_sst_set, req_sd_set;
+};
+
+/* One option (pass 2). 0, or an exit status. */
+static int one_opt(struct args *a, int ch, const char *v)
+{
+	struct ransim_cfg *c = &a->cfg;
+	int rc;
+
+	switch (ch) {
+	case 'c': break;   /* pass 1 */
+	case 'v': c->verbose = true; break;
+	case O_SIMS: a->sims_path = v; break;
+	case O_ADDR: snprintf(c->addr, sizeof(c->addr), "%s", v); break;
+	case O_PORT: c->port = (uint16_t)atoi(v); break;
+	case O_LOCAL: snprintf(c->local_addr, sizeof(c->local_addr), "%s", v); break;
+	case O_BACKEND: return n2sctp_backend_parse(v, &c->sctp.backend) < 0 ? usage("bad --backend") : 0;
+	case O_ENCAP: return n2sctp_encap_parse(v, &c->sctp.encap) < 0 ? usage("bad --encap") : 0;
+	case O_UDP: c->sctp.udp_port = (uint16_t)atoi(v); break;
+	case O_UDPPEER: c->sctp.udp_peer_port = (uint16_t)atoi(v); break;
+	case O_GNBS: c->n_gnbs = (unsigned)atoi(v); break;
+	case O_UES: c->n_ues = (unsigned)atoi(v); break;
+	case O_CONC: c->concurrency = (unsigned)atoi(v); break;
+	case O_NIA: return alg_list(v, &c->ue_ia) < 0 ? usage("bad --nia") : 0;
+	case O_NEA: return alg_list(v, &c->ue_ea) < 0 ? usage("bad --nea") : 0;
+	case O_XNIA: c->expect_nia = atoi(v); break;
+	case O_XNEA: c->expect_nea = atoi(v); break;
+	case O_SUCI:
+		if (!strcmp(v, "null"))
+			c->suci = RANSIM_SUCI_NULL;
+		else if (!strcmp(v, "A"))
+			c->suci = RANSIM_SUCI_A;
+		else if (!strcmp(v, "B"))
+			c->suci = RANSIM_SUCI_B;
+		else
+			return usage("bad --suci");
+		break;
+	case O_KEYID: a->key_id = atoi(v); c->hn_key_id = (uint8_t)a->key_id; break;
+	case O_HNPUB:
+		rc = unhex(v, c->hn_pub, sizeof(c->hn_pub));
+		if (rc <= 0)
+			return usage("bad --hn-pub");
+		c->hn_pub_len = (size_t)rc;
+		break;
+	case O_PLMN: return split_plmn(v, c->mcc, c->mnc) < 0 ? usage("bad --plmn") : 0;
+	case O_HPLMN: return split_plmn(v, c->home_mcc, c->home_mnc) < 0 ? usage("bad --home-plmn") : 0;
+	case O_TAC: c->tac = (uint32_t)strtoul(v, NULL, 0) & 0xffffff; break;
+	case O_SST: c->sst = (uint8_t)atoi(v); break;
+	case O_SD: c->sd = parse_sd(v); break;
+	case O_RSST: c->req_sst = (uint8_t)atoi(v); a->req_sst_set = true; break;
+	case O_RSD: c->req_sd = parse_sd(v); a->req_sd_set = true; break;
+	case O_GUTI: c->unknown_guti = true; break;
+	case O_CUC: c->expect_cuc = true; break;
+	case O_BADMAC: c->bad_mac = true; break;
+	case O_DROP: c->drop_assoc = true; break;
+	case O_DEREG:
+		if (!strcmp(v, "normal"))
+			c->dereg = RANSIM_DEREG_NORMAL;
+		else if (!strcmp(v, "switch-off"))
+			c->dereg = RANSIM_DEREG_SWITCH_OFF;
+		else if (!strcmp(v, "none"))
+			c->dereg = RANSIM_DEREG_NONE;
+		else
+			return usage("bad --dereg");
+		break;
+	case O_TIMEOUT: a->timeout_s = (unsigned)atoi(v); break;
+	case O_UETO: c->ue_timeout_ms = (uint32_t)atoi(v); break;
+	case O_PCAP: c->pcap = v; break;
+	default: return usage("unknown option");
+	}
+	return 0;
+}
+
+/* Pass 1 reads -c (the network of the configuration file is the base), pass 2 every
+ * option (explicit options win); then the SUCI key from the file if none was given. */
+static int parse_args(struct args *a, int argc, char **argv)
+{
+	struct conf *c = NULL;
+	char err[512];
+	int ch, rc = 0;
+
+	memset(a, 0, sizeof(*a));
+	ransim_cfg_init(&a->cfg);
+	a->timeout_s = 60;
+	a->key_id = -1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
+		if (ch == 'h') {
+			fputs(usage_text, stdout);
+			return -1;
+		}
+		if (ch == 'c')
+			a->conf_path = optarg;
+	}
+	if (a->conf_path) {
+		c = calloc(1, sizeof(*c));
+		if (!c || conf_load(c, a->conf_path, err, sizeof(err)) < 0) {
+			fprintf(stderr, "ransim: %s\n", c ? err : "out of memory");
+			free(c);
+			return 1;
+		}
+		conf_network(&a->cfg, c);
+	}
+	optind = 1;
+	while (!rc && (ch = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1)
+		rc = one_opt(a, ch, optarg);
+	if (!rc && !a->req_sst_set)
+		a->cfg.req_sst = a->cfg.sst;
+	if (!rc && !a->req_sd_set)
+		a->cfg.req_sd = a->cfg.sd;
+	if (!rc && a->cfg.suci != RANSIM_SUCI_NULL && !a->cfg.hn_pub_len && c &&
+	    conf_hn_key(&a->cfg, c, a->key_id) < 0)
+		rc = usage("no SUCI key of that scheme (and id) in the -c file");
+	if (!rc && a->cfg.suci != RANSIM_SUCI_NULL && !a->cfg.hn_pub_len)
+		rc = usage("SUCI profile A/B needs --hn-pub or a key in the -c file");
+	if (!rc && !a->sims_path)
+		rc = usage("--sims FILE is required");
+	if (c) {
+		conf_free(c);
+		free(c);
+	}
+	return rc;
+}
+
 static volatile sig_atomic_t stop_req;
 static void on_sig(int s)
 {
@@ -160,149 +301,54 @@ static void on_sig(int s)
 	stop_req = 1;
 }
 
+/* Run to completion (or timeout / signal), then a graceful SHUTDOWN; prints the report. */
+static int run(struct ev_loop *loop, struct ransim *rs, unsigned timeout_s)
+{
+	struct ransim_stats st;
+	uint64_t t0, t_end, until;
+
+	t0 = ev_update_now(loop);
+	if (ransim_start(rs) < 0) {
+		fprintf(stderr, "ransim: cannot connect to the AMF\n");
+		return 1;
+	}
+	t_end = t0 + (uint64_t)timeout_s * 1000000000ull;
+	while (!ransim_done(rs) && !stop_req && ev_update_now(loop) < t_end)
+		ev_run_once(loop, 50);
+	t_end = ev_update_now(loop);
+	if (!ransim_done(rs))
+		fprintf(stderr, "ransim: %s before every UE finished\n", stop_req ? "stopped" : "timed out");
+	/* So that the AMF sees a normal end of the associations; bounded wait. */
+	ransim_shutdown(rs);
+	until = ev_update_now(loop) + 500000000ull;
+	while (ev_update_now(loop) < until)
+		ev_run_once(loop, 20);
+	ransim_get_stats(rs, &st);
+	printf("elapsed_ms %llu\n", (unsigned long long)((t_end - t0) / 1000000));
+	ransim_report(rs, stdout);
+	return (ransim_done(rs) && st.ues_failed == 0) ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", 1, NULL, 'c' }, { "sims", 1, NULL, O_SIMS }, { "addr", 1, NULL, O_ADDR },
-		{ "port", 1, NULL, O_PORT }, { "local-addr", 1, NULL, O_LOCAL }, { "backend", 1, NULL, O_BACKEND },
-		{ "encap", 1, NULL, O_ENCAP }, { "udp-port", 1, NULL, O_UDP }, { "udp-peer-port", 1, NULL, O_UDPPEER },
-		{ "gnbs", 1, NULL, O_GNBS }, { "ues", 1, NULL, O_UES }, { "concurrency", 1, NULL, O_CONC },
-		{ "nia", 1, NULL, O_NIA }, { "nea", 1, NULL, O_NEA }, { "expect-nia", 1, NULL, O_XNIA },
-		{ "expect-nea", 1, NULL, O_XNEA }, { "suci", 1, NULL, O_SUCI }, { "hn-key-id", 1, NULL, O_KEYID },
-		{ "hn-pub", 1, NULL, O_HNPUB }, { "plmn", 1, NULL, O_PLMN }, { "home-plmn", 1, NULL, O_HPLMN },
-		{ "tac", 1, NULL, O_TAC }, { "sst", 1, NULL, O_SST }, { "sd", 1, NULL, O_SD },
-		{ "req-sst", 1, NULL, O_RSST }, { "req-sd", 1, NULL, O_RSD }, { "unknown-guti", 0, NULL, O_GUTI },
-		{ "cuc", 0, NULL, O_CUC }, { "bad-mac", 0, NULL, O_BADMAC }, { "drop-assoc", 0, NULL, O_DROP },
-		{ "dereg", 1, NULL, O_DEREG }, { "timeout", 1, NULL, O_TIMEOUT }, { "ue-timeout", 1, NULL, O_UETO },
-		{ "pcap", 1, NULL, O_PCAP }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
-	struct ransim_cfg cfg;
+	struct args a;
 	struct ransim_sim *sims = NULL;
-	struct ransim *rs = NULL;
+	struct ransim *rs;
 	struct ev_loop *loop;
-	struct ransim_stats st;
 	enum n2sctp_backend got;
-	const char *conf_path = NULL, *sims_path = NULL;
 	char err[512];
-	unsigned n_sims = 0, timeout_s = 60;
-	int ch, rc, key_id = -1, status = 1;
-	bool req_sst_set = false, req_sd_set = false;
-	uint64_t t0, t_end;
+	unsigned n_sims = 0;
+	int rc, status;
 
-	ransim_cfg_init(&cfg);
-	log_set_level(LOGL_WARN);
-	while ((ch = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'c': conf_path = optarg; break;
-		case 'v': cfg.verbose = true; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		case O_SIMS: sims_path = optarg; break;
-		case O_ADDR: snprintf(cfg.addr, sizeof(cfg.addr), "%s", optarg); break;
-		case O_PORT: cfg.port = (uint16_t)atoi(optarg); break;
-		case O_LOCAL: snprintf(cfg.local_addr, sizeof(cfg.local_addr), "%s", optarg); break;
-		case O_BACKEND:
-			if (n2sctp_backend_parse(optarg, &cfg.sctp.backend) < 0)
-				return usage("bad --backend");
-			break;
-		case O_ENCAP:
-			if (n2sctp_encap_parse(optarg, &cfg.sctp.encap) < 0)
-				return usage("bad --encap");
-			break;
-		case O_UDP: cfg.sctp.udp_port = (uint16_t)atoi(optarg); break;
-		case O_UDPPEER: cfg.sctp.udp_peer_port = (uint16_t)atoi(optarg); break;
-		case O_GNBS: cfg.n_gnbs = (unsigned)atoi(optarg); break;
-		case O_UES: cfg.n_ues = (unsigned)atoi(optarg); break;
-		case O_CONC: cfg.concurrency = (unsigned)atoi(optarg); break;
-		case O_NIA:
-			if (alg_list(optarg, &cfg.ue_ia) < 0)
-				return usage("bad --nia");
-			break;
-		case O_NEA:
-			if (alg_list(optarg, &cfg.ue_ea) < 0)
-				return usage("bad --nea");
-			break;
-		case O_XNIA: cfg.expect_nia = atoi(optarg); break;
-		case O_XNEA: cfg.expect_nea = atoi(optarg); break;
-		case O_SUCI:
-			if (!strcmp(optarg, "null"))
-				cfg.suci = RANSIM_SUCI_NULL;
-			else if (!strcmp(optarg, "A"))
-				cfg.suci = RANSIM_SUCI_A;
-			else if (!strcmp(optarg, "B"))
-				cfg.suci = RANSIM_SUCI_B;
-			else
-				return usage("bad --suci");
-			break;
-		case O_KEYID: key_id = atoi(optarg); cfg.hn_key_id = (uint8_t)key_id; break;
-		case O_HNPUB:
-			rc = unhex(optarg, cfg.hn_pub, sizeof(cfg.hn_pub));
-			if (rc <= 0)
-				return usage("bad --hn-pub");
-			cfg.hn_pub_len = (size_t)rc;
-			break;
-		case O_PLMN:
-			if (split_plmn(optarg, cfg.mcc, cfg.mnc) < 0)
-				return usage("bad --plmn");
-			break;
-		case O_HPLMN:
-			if (split_plmn(optarg, cfg.home_mcc, cfg.home_mnc) < 0)
-				return usage("bad --home-plmn");
-			break;
-		case O_TAC: cfg.tac = (uint32_t)strtoul(optarg, NULL, 0) & 0xffffff; break;
-		case O_SST: cfg.sst = (uint8_t)atoi(optarg); break;
-		case O_SD: cfg.sd = parse_sd(optarg); break;
-		case O_RSST: cfg.req_sst = (uint8_t)atoi(optarg); req_sst_set = true; break;
-		case O_RSD: cfg.req_sd = parse_sd(optarg); req_sd_set = true; break;
-		case O_GUTI: cfg.unknown_guti = true; break;
-		case O_CUC: cfg.expect_cuc = true; break;
-		case O_BADMAC: cfg.bad_mac = true; break;
-		case O_DROP: cfg.drop_assoc = true; break;
-		case O_DEREG:
-			if (!strcmp(optarg, "normal"))
-				cfg.dereg = RANSIM_DEREG_NORMAL;
-			else if (!strcmp(optarg, "switch-off"))
-				cfg.dereg = RANSIM_DEREG_SWITCH_OFF;
-			else if (!strcmp(optarg, "none"))
-				cfg.dereg = RANSIM_DEREG_NONE;
-			else
-				return usage("bad --dereg");
-			break;
-		case O_TIMEOUT: timeout_s = (unsigned)atoi(optarg); break;
-		case O_UETO: cfg.ue_timeout_ms = (uint32_t)atoi(optarg); break;
-		case O_PCAP: cfg.pcap = optarg; break;
-		default: return usage("unknown option");
-		}
-	}
-	if (!sims_path)
-		return usage("--sims FILE is required");
-	if (cfg.verbose)
-		log_set_level(LOGL_DEBUG);
-	if (conf_path) {
-		/* The file gives the defaults; explicit options given after still win for the slice. */
-		uint8_t sst = cfg.sst, rsst = cfg.req_sst;
-		uint32_t sd = cfg.sd, rsd = cfg.req_sd;
-
-		if (apply_conf(&cfg, conf_path, key_id) < 0)
-			return 1;
-		if (req_sst_set)
-			cfg.req_sst = rsst;
-		if (req_sd_set)
-			cfg.req_sd = rsd;
-		(void)sst;
-		(void)sd;
-	} else {
-		if (!req_sst_set)
-			cfg.req_sst = cfg.sst;
-		if (!req_sd_set)
-			cfg.req_sd = cfg.sd;
-	}
-	if (cfg.suci != RANSIM_SUCI_NULL && !cfg.hn_pub_len)
-		return usage("SUCI profile A/B needs --hn-pub or a key in the -c file");
-	if (n2sctp_backend_resolve(cfg.sctp.backend, &got, err, sizeof(err)) < 0) {
+	rc = parse_args(&a, argc, argv);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	log_set_level(a.cfg.verbose ? LOGL_DEBUG : LOGL_WARN);
+	if (n2sctp_backend_resolve(a.cfg.sctp.backend, &got, err, sizeof(err)) < 0) {
 		printf("SKIP: %s\n", err);
 		return 77;
 	}
-	rc = ransim_sims_load(sims_path, &sims, &n_sims, err, sizeof(err));
+	rc = ransim_sims_load(a.sims_path, &sims, &n_sims, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "ransim: %s\n", err);
 		return 1;
@@ -310,8 +356,8 @@ int main(int argc, char **argv)
 	loop = ev_loop_new(&rc);
 	if (!loop)
 		return 1;
-	rs = ransim_new(loop, &cfg, sims, n_sims, &rc);
-	memset(sims, 0, n_sims * sizeof(*sims));
+	rs = ransim_new(loop, &a.cfg, sims, n_sims, &rc);
+	memset(sims, 0, n_sims * sizeof(*sims));   /* keys */
 	free(sims);
 	if (!rs) {
 		fprintf(stderr, "ransim: setup failed: %s\n", strerror(-rc));
@@ -321,30 +367,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
 	signal(SIGPIPE, SIG_IGN);
-	t0 = ev_update_now(loop);
-	if (ransim_start(rs) < 0) {
-		fprintf(stderr, "ransim: cannot connect to %s:%u\n", cfg.addr, cfg.port);
-		goto out;
-	}
-	t_end = t0 + (uint64_t)timeout_s * 1000000000ull;
-	while (!ransim_done(rs) && !stop_req && ev_update_now(loop) < t_end)
-		ev_run_once(loop, 50);
-	t_end = ev_update_now(loop);
-	if (!ransim_done(rs))
-		fprintf(stderr, "ransim: %s before every UE finished\n", stop_req ? "stopped" : "timed out");
-	/* Graceful SHUTDOWN so the AMF sees a normal association end; bounded wait. */
-	ransim_shutdown(rs);
-	{
-		uint64_t until = ev_update_now(loop) + 500000000ull;
-
-		while (ev_update_now(loop) < until)
-			ev_run_once(loop, 20);
-	}
-	ransim_get_stats(rs, &st);
-	printf("elapsed_ms %llu\n", (unsigned long long)((t_end - t0) / 1000000));
-	ransim_report(rs, stdout);
-	status = (ransim_done(rs) && st.ues_failed == 0) ? 0 : 1;
-out:
+	status = run(loop, rs, a.timeout_s);
 	ransim_free(rs);
 	ev_loop_free(loop);
 	crypto_thread_cleanup();

@@ -99,6 +99,7 @@ struct ransim {
 	unsigned next_ue;            /* next UE index to start */
 	unsigned in_flight, finished;
 	bool fatal, dropped_once;
+	bool in_schedule, resched;   /* rs_schedule() re-entry guard */
 	uint8_t plmn[3];             /* serving PLMN, wire coding */
 	struct nas_plmn nplmn, home;
 	char snn[64];                /* serving network name (TS 24.501 9.12.1) */

@@ -95,21 +95,33 @@ void rs_ue_finished(struct rs_ue *ue)
 	rs_schedule(rs);
 }
 
+/* Not re-entered: a UE that fails inside rs_ue_start() finishes and asks for the next one
+ * from within this loop; that request only sets `resched`, so the stack stays flat even
+ * when every UE fails at once. */
 void rs_schedule(struct ransim *rs)
 {
-	while (rs->in_flight < rs->cfg.concurrency && rs->next_ue < rs->cfg.n_ues) {
-		struct rs_ue *ue = &rs->ues[rs->next_ue];
-
-		if (ue->finished) {           /* failed before start (its gNB is gone) */
-			rs->next_ue++;
-			continue;
-		}
-		if (ue->gnb->st != RS_GNB_READY)
-			return;
-		rs->next_ue++;
-		rs->in_flight++;
-		rs_ue_start(ue);
+	if (rs->in_schedule) {
+		rs->resched = true;
+		return;
 	}
+	rs->in_schedule = true;
+	do {
+		rs->resched = false;
+		while (rs->in_flight < rs->cfg.concurrency && rs->next_ue < rs->cfg.n_ues) {
+			struct rs_ue *ue = &rs->ues[rs->next_ue];
+
+			if (ue->finished) {           /* failed before start (its gNB is gone) */
+				rs->next_ue++;
+				continue;
+			}
+			if (ue->gnb->st != RS_GNB_READY)
+				break;
+			rs->next_ue++;
+			rs->in_flight++;
+			rs_ue_start(ue);
+		}
+	} while (rs->resched);
+	rs->in_schedule = false;
 }
 
 void ransim_get_stats(const struct ransim *rs, struct ransim_stats *out)
