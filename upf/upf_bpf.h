@@ -107,7 +107,8 @@ struct upf_nh {
 	__u32 oif;        /* egress ifindex */
 	__u8 dmac[6];
 	__u8 smac[6];
-	__u32 pad;
+	__u16 max_len;    /* largest L3 length the lookup accepted (MTU check) */
+	__u16 pad;
 };
 
 /* Global per-CPU counters, one per outcome; names in upf.c. */

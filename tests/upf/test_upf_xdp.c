@@ -689,6 +689,33 @@ static void t_ev_loop(void **state)
 	close(fd);
 }
 
+/* A downlink packet whose encapsulation exceeds the N3 MTU is not
+ * redirected (the driver would drop it): it goes to user space and leaves
+ * through the kernel, which fragments the outer packet. The next-hop cache,
+ * filled by a small packet, must not hide the MTU. */
+static void t_dl_mtu(void **state)
+{
+	struct fx *f = fx_open("192.168.0.0", 16, 100);
+	uint8_t frame[1600], inner[1500];
+	struct run r;
+	size_t len;
+
+	*state = f;
+	session(f, 7, 11, "192.168.3.2", 2, 1, UPF_DL_ACTIVE);
+	assert_int_equal(tn_sh("ip link set dev n3 mtu 1000"), 0);
+	pkt_inner_udp(inner, ip("8.8.8.8"), ip("192.168.3.2"), 100);
+	len = pkt_ip_frame(frame, N6_MAC, DN_MAC, inner, 100);
+	xdp_run(f, n6_ifindex, frame, len, &r);
+	assert_int_equal(r.action, XDP_REDIRECT);
+	pkt_inner_udp(inner, ip("8.8.8.8"), ip("192.168.3.2"), 980);
+	len = pkt_ip_frame(frame, N6_MAC, DN_MAC, inner, 980);
+	xdp_run(f, n6_ifindex, frame, len, &r);
+	assert_int_equal(tn_sh("ip link set dev n3 mtu 1500"), 0);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_DL_NEXTHOP), 1);
+	assert_int_equal(cnt(f, UPF_CNT_DL_FWD), 1);
+}
+
 static void t_api_errors(void **state)
 {
 	struct fx *f = fx_open("172.16.0.0", 16, 100);
@@ -768,6 +795,7 @@ int main(void)
 		cmocka_unit_test_teardown(t_ambr, fx_teardown),
 		cmocka_unit_test_teardown(t_socket_echo_err_ind, fx_teardown),
 		cmocka_unit_test_teardown(t_nexthop_cache, fx_teardown),
+		cmocka_unit_test_teardown(t_dl_mtu, fx_teardown),
 		cmocka_unit_test_teardown(t_api_errors, fx_teardown),
 		cmocka_unit_test(t_ev_loop),
 	};

@@ -214,7 +214,9 @@ static __always_inline int route(struct xdp_md *ctx, __be32 src, __be32 dst, __u
 	struct upf_nh *e = cfg_nh_cache ? bpf_map_lookup_elem(&nh_cache, &k) : NULL;
 	__u32 gen = nh_gen;
 
-	if (e && e->gen == gen && e->dst == dst && e->iif == iif) {
+	/* A longer packet than the lookup saw goes through bpf_fib_lookup
+	 * again: it checks the egress MTU (BPF_FIB_LKUP_RET_FRAG_NEEDED). */
+	if (e && e->gen == gen && e->dst == dst && e->iif == iif && tot_len <= e->max_len) {
 		*out = *e;
 		return 0;
 	}
@@ -236,6 +238,7 @@ static __always_inline int route(struct xdp_md *ctx, __be32 src, __be32 dst, __u
 	out->dst = dst;
 	out->iif = iif;
 	out->oif = fib.ifindex;
+	out->max_len = tot_len;
 	__builtin_memcpy(out->dmac, fib.dmac, ETH_ALEN);
 	__builtin_memcpy(out->smac, fib.smac, ETH_ALEN);
 	if (e)
