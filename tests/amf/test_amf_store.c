@@ -16,6 +16,7 @@
 
 #include "amf/amf_int.h"
 #include "harness.h"
+#include "testlib.h"
 
 static struct h H;
 
@@ -168,6 +169,45 @@ static void test_ul_count_overflow(void **state)
 	assert_int_equal(h_pending(&H), 0);
 }
 
+/* No allocator call from our code on the per-message paths: a full registration (AKA
+ * through ausf/udm, SMC, ICS, complete) and a deregistration of a second UE, after a
+ * first one warmed up the timer heap and the deferred-call ring. (OpenSSL's own
+ * allocations inside libcrypto are not visible to the wrapper.) */
+static void test_no_alloc_registration(void **state)
+{
+	struct sue a, b;
+	struct nas_msg dl;
+	unsigned n;
+
+	(void)state;
+	/* Control: the wrapper does see allocations made from this executable's objects. */
+	{
+		void *volatile p;
+
+		nomalloc_begin();
+		p = malloc(16);
+		free(p);
+		assert_int_equal(nomalloc_end(), 1);
+	}
+	h_add_sub(&H, "imsi-001010000000002", 1, 0x010203, 0);
+	sue_init(&a, "0000000001", 3, 1);
+	sue_register(&H, &a, 2, 0);
+	sue_dereg(&H, &a, 0x01);
+	sue_dl(&H, &a, &dl);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	sue_release_complete(&H, &a);
+
+	sue_init(&b, "0000000002", 3, 2);
+	nomalloc_begin();
+	sue_register(&H, &b, 2, 0);
+	sue_dereg(&H, &b, 0x01);
+	sue_dl(&H, &b, &dl);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	sue_release_complete(&H, &b);
+	n = nomalloc_end();
+	assert_int_equal(n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +216,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_indexes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gmm_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ul_count_overflow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_alloc_registration, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("amf_store", tests, NULL, NULL);
