@@ -216,6 +216,8 @@ struct nas_err {
 	size_t off;         /* byte offset of the problem in the decoded buffer */
 	const char *reason; /* static string, e.g. "SUCI: truncated" */
 	const char *ie;     /* name of the IE being decoded, or NULL */
+	unsigned ignored;   /* NAS_DEC_LENIENT: optional IEs dropped as malformed (the first
+			     * one's off/reason/ie above); 0 otherwise */
 };
 
 /* A run of bytes inside the decoded input (or, for encoding, caller memory). */
@@ -896,6 +898,18 @@ int nas_peek(const uint8_t *buf, size_t len, uint8_t *epd, uint8_t *sht);
 /* Decode a plain 5GMM or 5GSM message. Pointers in *m point into buf.
  * Returns 0 or a negative errno (see top of file) with *err filled. */
 int nas_decode(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err *err);
+
+/* nas_decode() with flags. NAS_DEC_LENIENT applies the receiver rules of
+ * TS 24.501 7.5 and TS 24.007 11.4.2 instead of failing: a syntactically
+ * incorrect optional IE is treated as not present (counted in err->ignored,
+ * the first one described by err->off/reason/ie while the call returns 0);
+ * a type 4/6 IE longer than this release defines has its extra octets
+ * ignored, and opaque (struct nas_buf) values of any length are kept.
+ * Mandatory IE errors, truncation and unknown comprehension-required IEs
+ * still fail. Meant for messages from UEs; nas_decode() (strict) for tests
+ * and for checking our own encodings. */
+#define NAS_DEC_LENIENT 0x1u
+int nas_decode_ex(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err *err, unsigned flags);
 
 /* Encode a plain message; returns length or negative errno (err may be NULL). */
 int nas_encode(const struct nas_msg *m, uint8_t *out, size_t cap, struct nas_err *err);

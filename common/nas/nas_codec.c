@@ -17,11 +17,24 @@ static int is_mandatory(const struct nas_ie_desc *d) { return d->fmt <= NAS_F_LV
 
 /* Decode the value v[0..n) of IE d into m. base = offset of v in the message. */
 static int val_dec(const struct nas_ie_desc *d, const uint8_t *v, size_t n, struct nas_msg *m, size_t base,
-		   struct nas_err *e)
+		   struct nas_err *e, unsigned flags)
 {
 	void *f = field(m, d->off);
 	int r = 0;
 
+	if ((flags & NAS_DEC_LENIENT) && d->fmt != NAS_F_V && d->fmt != NAS_F_TV) {
+		/* TS 24.007 11.4.2: a type 4/6 IE longer than its value part needs
+		 * is not an error (the extra octets are ignored), and one shorter
+		 * than this release defines may be an earlier release's encoding.
+		 * Variable-size opaque values are kept whole; fixed-size ones
+		 * (RAND, AUTN, RES*, AUTS...) and decoded ones use what they need. */
+		if (d->codec == NAS_C_BUF && d->min != d->max) {
+			*(struct nas_buf *)f = (struct nas_buf){ v, (uint16_t)n };
+			return 0;
+		}
+		if (n > d->max)
+			n = d->max;
+	}
 	if (n < d->min || n > d->max)
 		return nas_fail(e, base, -EBADMSG, "IE length out of range");
 	switch (d->codec) {
@@ -125,7 +138,7 @@ static int tlv_span(const uint8_t *buf, size_t len, size_t off, unsigned fmt, si
 }
 
 static int dec_mandatory(const struct nas_msg_desc *md, const uint8_t *buf, size_t len, size_t *poff,
-			 struct nas_msg *m, struct nas_err *e)
+			 struct nas_msg *m, struct nas_err *e, unsigned flags)
 {
 	size_t off = *poff;
 	long half = -1;         /* offset of a half-used octet */
@@ -168,7 +181,7 @@ static int dec_mandatory(const struct nas_msg_desc *md, const uint8_t *buf, size
 		}
 		if (voff + vlen > len)
 			return nas_fail(e, off, -EBADMSG, "truncated: IE runs past the end of the message");
-		r = val_dec(d, buf + voff, vlen, m, voff, e);
+		r = val_dec(d, buf + voff, vlen, m, voff, e, flags);
 		if (r < 0)
 			return r;
 		off = voff + vlen;
@@ -179,14 +192,20 @@ static int dec_mandatory(const struct nas_msg_desc *md, const uint8_t *buf, size
 
 int nas_decode(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err *e)
 {
+	return nas_decode_ex(buf, len, m, e, 0);
+}
+
+int nas_decode_ex(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err *e, unsigned flags)
+{
 	const struct nas_msg_desc *md;
+	struct nas_err first_bad = { 0 };
 	size_t off;
 	int r;
 
 	/* only the header here; the message's own part is zeroed once its type is known */
 	memset(m, 0, offsetof(struct nas_msg, reg_req));
 	if (e)
-		*e = (struct nas_err){ 0, NULL, NULL };
+		*e = (struct nas_err){ 0 };
 	if (len > NAS_MSG_MAX_LEN)
 		return nas_fail(e, NAS_MSG_MAX_LEN, -EBADMSG, "message longer than NAS_MSG_MAX_LEN");
 	if (len < 1)
@@ -213,7 +232,7 @@ int nas_decode(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err
 	if (!md || md->epd != m->epd)
 		return nas_fail(e, off - 1, -ENOMSG, "unknown message type");
 	memset((uint8_t *)m + offsetof(struct nas_msg, reg_req), 0, md->clear - offsetof(struct nas_msg, reg_req));
-	r = dec_mandatory(md, buf, len, &off, m, e);
+	r = dec_mandatory(md, buf, len, &off, m, e, flags);
 	if (r < 0)
 		return r;
 
@@ -240,19 +259,29 @@ int nas_decode(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err
 		if (r < 0)
 			return nas_fail(e, off, -EBADMSG, "truncated: optional IE runs past the end of the message");
 		if (d && !*(bool *)field(m, (uint16_t)d->has)) {        /* 7.6.3: first occurrence wins */
-			if (fmt == NAS_F_TV1) {
+			int rr = 0;
+			if (fmt == NAS_F_TV1)
 				*(uint8_t *)field(m, d->off) = t & 0xf;
+			else
+				rr = val_dec(d, buf + voff, vlen, m, voff, e, flags);
+			if (rr < 0 && !(flags & NAS_DEC_LENIENT))
+				return rr;
+			if (rr < 0) {
+				/* TS 24.501 7.5: a syntactically incorrect optional IE
+				 * is treated as not present; the first one stays in *e */
+				if (e && ++e->ignored == 1)
+					first_bad = *e;
 			} else {
-				int rr = val_dec(d, buf + voff, vlen, m, voff, e);
-				if (rr < 0)
-					return rr;
+				*(bool *)field(m, (uint16_t)d->has) = true;
 			}
-			*(bool *)field(m, (uint16_t)d->has) = true;
 		}
 		off += (size_t)r;
 	}
-	if (e)
-		e->ie = NULL;
+	if (e) {
+		unsigned ignored = e->ignored;
+		*e = ignored ? first_bad : (struct nas_err){ 0 };
+		e->ignored = ignored;
+	}
 	return 0;
 }
 
@@ -281,7 +310,7 @@ int nas_encode(const struct nas_msg *m, uint8_t *out, size_t cap, struct nas_err
 	long half = -1;
 
 	if (e)
-		*e = (struct nas_err){ 0, NULL, NULL };
+		*e = (struct nas_err){ 0 };
 	if (!md)
 		return nas_fail(e, 0, -ENOMSG, "unknown message type");
 	if (md->epd == NAS_EPD_5GMM) {
@@ -355,7 +384,7 @@ int nas_sec_decode(const uint8_t *buf, size_t len, struct nas_sec_hdr *h, struct
 {
 	memset(h, 0, sizeof(*h));
 	if (e)
-		*e = (struct nas_err){ 0, NULL, "security protected header" };
+		*e = (struct nas_err){ .ie = "security protected header" };
 	if (len < 1)
 		return nas_fail(e, 0, -EBADMSG, "truncated: empty message");
 	if (buf[0] != NAS_EPD_5GMM)

@@ -102,6 +102,7 @@ static void test_truncation_and_short_buffers(void **st)
 }
 
 struct bad { const char *name; const char *hex; int err; size_t off; };
+static size_t unhex(const char *hex, uint8_t *buf);
 
 static const struct bad bad_inputs[] = {
 	{ "empty", "", -EBADMSG, 0 },
@@ -667,6 +668,76 @@ static void test_secrets_redacted(void **st)
 	assert_int_equal(strlen(s2), 9);
 }
 
+/* NAS_DEC_LENIENT: the receiver rules of TS 24.501 7.5 / TS 24.007 11.4.2 */
+static void test_lenient_decoding(void **st)
+{
+	/* UL NAS transport: S-NSSAI of length 3 (malformed optional IE), then a good DNN */
+	static const uint8_t bad_opt[] = { 0x7e, 0x00, 0x67, 0x01, 0x00, 0x01, 0x00, 0x22, 0x03, 0x01, 0x02, 0x03,
+					   0x25, 0x02, 0x01, 'x' };
+	/* registration request with a 5GMM capability of 16 octets (a later release) */
+	uint8_t long_cap[7 + 2 + 16] = { 0x7e, 0x00, 0x41, 0x79, 0x00, 0x01, 0x00, 0x10, 16 };
+	/* registration accept: result LV of 2 octets (extra octet ignored) */
+	static const uint8_t long_lv[] = { 0x7e, 0x00, 0x42, 0x02, 0x01, 0xff };
+	/* UE security capability of 10 octets: first 8 used */
+	static const uint8_t long_sec[] = { 0x7e, 0x00, 0x41, 0x79, 0x00, 0x01, 0x00, 0x2e, 0x0a, 0x80, 0x20, 0, 0, 0, 0,
+					    0, 0, 0x11, 0x22 };
+	struct nas_msg m;
+	struct nas_err e;
+	(void)st;
+
+	assert_int_equal(nas_decode(bad_opt, sizeof(bad_opt), &m, &e), -EBADMSG);
+	assert_int_equal(nas_decode_ex(bad_opt, sizeof(bad_opt), &m, &e, NAS_DEC_LENIENT), 0);
+	assert_false(m.ul_nas.has_snssai);
+	assert_true(m.ul_nas.has_dnn);
+	assert_int_equal(e.ignored, 1);
+	assert_int_equal(e.off, 9);
+	assert_string_equal(e.ie, "snssai");
+	assert_non_null(e.reason);
+
+	assert_int_equal(nas_decode(long_cap, sizeof(long_cap), &m, &e), -EBADMSG);
+	assert_int_equal(nas_decode_ex(long_cap, sizeof(long_cap), &m, &e, NAS_DEC_LENIENT), 0);
+	assert_true(m.reg_req.has_gmm_cap);
+	assert_int_equal(m.reg_req.gmm_cap.len, 16);
+	assert_int_equal(e.ignored, 0);
+	assert_null(e.reason);
+
+	assert_int_equal(nas_decode(long_lv, sizeof(long_lv), &m, &e), -EBADMSG);
+	assert_int_equal(nas_decode_ex(long_lv, sizeof(long_lv), &m, &e, NAS_DEC_LENIENT), 0);
+	assert_int_equal(m.reg_acc.reg_result, 1);
+
+	assert_int_equal(nas_decode(long_sec, sizeof(long_sec), &m, &e), -EBADMSG);
+	assert_int_equal(nas_decode_ex(long_sec, sizeof(long_sec), &m, &e, NAS_DEC_LENIENT), 0);
+	assert_int_equal(m.reg_req.ue_sec_cap.ea, 0x80);
+	assert_int_equal(m.reg_req.ue_sec_cap.n_spare, 4);
+
+	/* the bad messages again: lenient accepts exactly those whose fault is an
+	 * optional IE's value (dropped, counted) or an over-long type 4 value */
+	static const struct { int idx, ignored; } ok[] = {
+		{ 14, 1 }, { 15, 0 }, { 16, 1 }, { 19, 1 }, { 21, 1 }, { 22, 1 }, { 23, 0 }, { 24, 1 }, { 25, 1 }, { 29, 1 },
+	};
+	assert_int_equal(sizeof(bad_inputs) / sizeof(bad_inputs[0]), 30);
+	for (int i = 0; i < 30; i++) {
+		uint8_t buf[256];
+		size_t n = unhex(bad_inputs[i].hex, buf);
+		int want = -1, r;
+		for (size_t k = 0; k < sizeof(ok) / sizeof(ok[0]); k++)
+			if (ok[k].idx == i)
+				want = ok[k].ignored;
+		r = nas_decode_ex(buf, n, &m, &e, NAS_DEC_LENIENT);
+		if (want < 0 && r != bad_inputs[i].err)
+			fail_msg("lenient %s: %d, want %d", bad_inputs[i].name, r, bad_inputs[i].err);
+		if (want >= 0 && (r != 0 || (int)e.ignored != want))
+			fail_msg("lenient %s: %d ignored %u, want 0 ignored %d", bad_inputs[i].name, r, e.ignored, want);
+	}
+	static const uint8_t compreq[] = { 0x7e, 0x00, 0x43, 0x05, 0x01, 0x00 };
+	assert_int_equal(nas_decode_ex(compreq, sizeof(compreq), &m, &e, NAS_DEC_LENIENT), -EPROTO);
+	static const uint8_t trunc[] = { 0x7e, 0x00, 0x67, 0x01, 0x00, 0x01, 0x00, 0x25, 0x09, 0x08, 0x69 };
+	assert_int_equal(nas_decode_ex(trunc, sizeof(trunc), &m, &e, NAS_DEC_LENIENT), -EBADMSG);
+	static const uint8_t badguti[] = { 0x7e, 0x00, 0x41, 0x79, 0x00, 0x0b, 0xf2, 0x0a, 0xf1, 0x10, 0x01,
+					   0x00, 0x40, 0x00, 0x00, 0x00, 0x01 };
+	assert_int_equal(nas_decode_ex(badguti, sizeof(badguti), &m, &e, NAS_DEC_LENIENT), -ERANGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -685,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_ie_bad_inputs),
 		cmocka_unit_test(test_ie_more_roundtrips),
 		cmocka_unit_test(test_secrets_redacted),
+		cmocka_unit_test(test_lenient_decoding),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /*
- * libFuzzer target: plain 5GMM/5GSM decoder (nas_decode) and what the AMF and
+ * libFuzzer target: plain 5GMM/5GSM decoder (nas_decode, and nas_decode_ex
+ * with NAS_DEC_LENIENT) and what the AMF and
  * SMF do next with a decoded message: to_str, re-encode, nested payloads,
  * QoS rules / QoS flow descriptions / ePCO parsing. Properties checked
  * beyond "no crash": a decoded message re-encodes, the re-encoding decodes,
@@ -72,11 +73,19 @@ static void one(const uint8_t *data, size_t size, int depth)
 	struct nas_err e;
 	int n1, n2;
 
+	/* lenient decoding (TS 24.501 7.5) first: it must not crash either */
+	int lr = nas_decode_ex(data, size, &m2, &e, NAS_DEC_LENIENT);
+	if (lr == 0)
+		nas_msg_to_str(&m2, str, sizeof(str));
+	if ((lr < 0 || e.ignored) && (!e.reason || e.off > size))
+		abort();
 	if (nas_decode(data, size, &m, &e) < 0) {
 		if (!e.reason || e.off > size)
 			abort();        /* every error names a reason and an offset inside the input */
 		return;
 	}
+	if (lr < 0)
+		abort();                /* lenient accepts whatever strict accepts */
 	nas_msg_to_str(&m, str, sizeof(str));
 	sm_ies(&m);
 	n1 = nas_encode(&m, out1, sizeof(out1), &e);
