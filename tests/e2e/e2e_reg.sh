@@ -8,7 +8,7 @@
 #   e2e_reg.sh SOLOCORE E2E_CORE RANSIM CASE
 #
 # Cases: one hundred suci algs unknown plmn slice authmac noalg badmac guti resync drop
-#        switchoff twognb pcap solocore (the last runs `solocore run` itself).  Needs root and `ip netns`: exits 77 (skip) otherwise.
+#        switchoff rereg twognb pcap solocore (the last runs `solocore run` itself).  Needs root and `ip netns`: exits 77 (skip) otherwise.
 set -u
 SOLOCORE=$1 CORE=$2 RANSIM=$3 CASE=$4
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -202,6 +202,20 @@ drop)
 	grep -q "assoc=[0-9]* down gnb=.* ues=1" "$TMP/core.log" || fail "AMF did not report releasing 1 UE with the dropped association"
 	core_stats
 	expect_stat reg_accepted 1; expect_stat ues 0; expect_stat registered 0; expect_stat gnbs 0
+	;;
+rereg)
+	# NIA2/NEA2. After registering, the gNB releases each UE to CM-IDLE; the UE comes back
+	# with a periodic registration update carrying its 5G-GUTI, integrity protected with
+	# the current context (TS 24.501 4.4.6); then deregisters.
+	mk_config "$TMP/nea2.yaml" "$AMF" usrsctp "NIA2" "NEA2"
+	start_core "$TMP/nea2.yaml" || exit 1
+	run_ransim rereg $R --sims "$TMP/sims.toml" --ues 5 --concurrency 5 --reregister --expect-nea 2
+	expect rereg ues_ok 5; expect rereg ues_failed 0; expect rereg reregistrations 5
+	expect rereg dl_mac_fail 0; expect rereg stream_violations 0; expect_rc rereg 0
+	expect rereg "ngap_tx UEContextReleaseRequest" 5
+	grep -q "^proc registration started 10 done 10" "$TMP/rereg.out" || fail "10 registrations expected"
+	core_stats
+	expect_stat reg_accepted 10; expect_stat dereg_ue 5; expect_stat registered 0; expect_stat ues 0
 	;;
 switchoff)
 	start_core "$TMP/core.yaml" || exit 1

@@ -154,12 +154,14 @@ static struct rs_ue *ue_of(struct rs_gnb *g, uint32_t ran_ue_id)
 {
 	struct ransim *rs = g->rs;
 
-	if (ran_ue_id >= rs->cfg.n_ues || rs->ues[ran_ue_id].gnb != g || !rs->ues[ran_ue_id].started) {
+	struct rs_ue *ue = &rs->ues[ran_ue_id % rs->cfg.n_ues];
+
+	if (ue->ran_id != ran_ue_id || ue->gnb != g || !ue->started) {
 		gnb_log(LOGL_WARN, g, "PDU for unknown RAN-UE-NGAP-ID %u", ran_ue_id);
 		rs_cause_add(rs, "unknown_ran_ue_id");
 		return NULL;
 	}
-	return &rs->ues[ran_ue_id];
+	return ue;
 }
 
 static void on_ng_setup(struct rs_gnb *g, bool ok)
@@ -253,10 +255,24 @@ static void on_ics_request(struct rs_gnb *g, const struct ngap_initial_context_s
 	m->type = NGAP_SUCCESSFUL;
 	m->proc = NGAP_PROC_INITIAL_CONTEXT_SETUP;
 	m->u.initial_context_setup_response.amf_ue_id = ue->amf_ue_id;
-	m->u.initial_context_setup_response.ran_ue_id = ue->idx;
+	m->u.initial_context_setup_response.ran_ue_id = ue->ran_id;
 	rs_gnb_send_ue(g, ue, m);
 	if (r->nas.len)
 		rs_ue_nas_rx(ue, r->nas.p, r->nas.len);
+}
+
+int rs_gnb_release_request(struct rs_gnb *g, const struct rs_ue *ue)
+{
+	struct ngap_msg *m = &g->rs->tx;
+
+	memset(m, 0, sizeof(*m));
+	m->type = NGAP_INITIATING;
+	m->proc = NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST;
+	m->u.ue_context_release_request.amf_ue_id = ue->amf_ue_id;
+	m->u.ue_context_release_request.ran_ue_id = ue->ran_id;
+	m->u.ue_context_release_request.cause.group = NGAP_CAUSE_RADIO_NETWORK;
+	m->u.ue_context_release_request.cause.value = NGAP_CAUSE_RN_USER_INACTIVITY;
+	return rs_gnb_send_ue(g, ue, m);
 }
 
 static void on_release_cmd(struct rs_gnb *g, const struct ngap_ue_context_release_command *c)
@@ -280,7 +296,7 @@ static void on_release_cmd(struct rs_gnb *g, const struct ngap_ue_context_releas
 	m->type = NGAP_SUCCESSFUL;
 	m->proc = NGAP_PROC_UE_CONTEXT_RELEASE;
 	m->u.ue_context_release_complete.amf_ue_id = c->amf_ue_id;
-	m->u.ue_context_release_complete.ran_ue_id = ue->idx;
+	m->u.ue_context_release_complete.ran_ue_id = ue->ran_id;
 	rs_gnb_send_ue(g, ue, m);
 	rs_ue_release_cmd(ue);
 }

@@ -39,6 +39,8 @@ static const char usage_text[] =
 	"  --bad-mac             send each Registration Complete once with a corrupted MAC first\n"
 	"  --drop-assoc          abort gNB 0's association on the first Authentication Request,\n"
 	"                        reconnect and register again\n"
+	"  --reregister          after registering: gNB release to CM-IDLE, then a periodic\n"
+	"                        registration update with the 5G-GUTI (integrity protected)\n"
 	"  --dereg normal|switch-off|none\n"
 	"  --timeout SECS (60)   whole run;  --ue-timeout MS (10000) per network answer\n"
 	"  --pcap FILE           write every NGAP PDU (IPv4/SCTP, PPID 60)\n"
@@ -147,7 +149,7 @@ static int conf_hn_key(struct ransim_cfg *cfg, const struct conf *c, int want_id
 enum {
 	O_ADDR = 256, O_PORT, O_LOCAL, O_BACKEND, O_ENCAP, O_UDP, O_UDPPEER, O_GNBS, O_UES, O_CONC, O_NIA,
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_SST, O_SD, O_RSST, O_RSD,
-	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS,
+	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG,
 };
 
 static const struct option opts[] = {
@@ -162,7 +164,8 @@ static const struct option opts[] = {
 	{ "req-sst", 1, NULL, O_RSST }, { "req-sd", 1, NULL, O_RSD }, { "unknown-guti", 0, NULL, O_GUTI },
 	{ "cuc", 0, NULL, O_CUC }, { "bad-mac", 0, NULL, O_BADMAC }, { "drop-assoc", 0, NULL, O_DROP },
 	{ "dereg", 1, NULL, O_DEREG }, { "timeout", 1, NULL, O_TIMEOUT }, { "ue-timeout", 1, NULL, O_UETO },
-	{ "pcap", 1, NULL, O_PCAP }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	{ "pcap", 1, NULL, O_PCAP }, { "reregister", 0, NULL, O_REREG }, { "help", 0, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
 };
 
 struct args {
@@ -225,6 +228,7 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_CUC: c->expect_cuc = true; break;
 	case O_BADMAC: c->bad_mac = true; break;
 	case O_DROP: c->drop_assoc = true; break;
+	case O_REREG: c->reregister = true; break;
 	case O_DEREG:
 		if (!strcmp(v, "normal"))
 			c->dereg = RANSIM_DEREG_NORMAL;

@@ -90,6 +90,9 @@ struct ransim_cfg {
 	bool bad_mac;                /* send one Registration Complete with a corrupted MAC first */
 	bool drop_assoc;             /* abort gNB 0's association on the first Authentication Request,
 				      * reconnect, and register its UEs again */
+	bool reregister;             /* after registering: gNB-initiated release to CM-IDLE, then a
+				      * periodic registration update with the 5G-GUTI, integrity
+				      * protected with the current context (TS 24.501 4.4.6, 5.5.1.3) */
 	enum ransim_dereg dereg;
 	uint32_t ue_timeout_ms;      /* a UE waiting longer for the network fails ("timeout") */
 	/* output */
@@ -133,6 +136,7 @@ struct ransim_stats {
 	uint64_t auth_mac_fail, auth_sync_fail; /* USIM verdicts sent as Authentication Failure */
 	uint64_t identity_requests, bad_mac_sent, assoc_drops, cuc_received;
 	uint64_t stream_violations;  /* UE-associated PDU on stream 0 or the reverse (TS 38.412 7) */
+	uint64_t reregistrations;    /* periodic registration updates accepted */
 };
 void ransim_get_stats(const struct ransim *rs, struct ransim_stats *out);
 /* Failures of one cause, e.g. "reg_reject_7", "auth_reject", "timeout". 0 if none. */

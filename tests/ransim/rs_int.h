@@ -27,6 +27,7 @@ enum rs_ue_state {
 	RS_UE_WAIT_ACCEPT,       /* Security Mode Complete sent: Registration Accept or Reject */
 	RS_UE_WAIT_CUC,          /* Registration Complete sent: Configuration Update Command */
 	RS_UE_REGISTERED,        /* plan has no deregistration: stays here */
+	RS_UE_WAIT_IDLE,         /* UE Context Release Request sent (going to CM-IDLE) */
 	RS_UE_WAIT_DEREG_ACCEPT, /* Deregistration Request (normal) sent */
 	RS_UE_WAIT_RELEASE,      /* waiting for UE Context Release Command */
 	RS_UE_DONE,              /* finished (ok or failed: see fail_cause) */
@@ -39,10 +40,12 @@ struct rs_ue {
 	struct ransim *rs;
 	struct rs_gnb *gnb;
 	const struct ransim_sim *sim;
-	uint32_t idx;              /* RAN-UE-NGAP-ID = index in rs->ues */
+	uint32_t idx;              /* index in rs->ues */
+	uint32_t ran_id;           /* RAN-UE-NGAP-ID of the current N2 connection: idx + k * n_ues,
+				    * a fresh one per connection as gNBs do (ran_id % n_ues = idx) */
 	enum rs_ue_state st;
 	char fail[32];             /* "" while all goes to plan, else the first failure cause */
-	bool started, finished, registered_once, fake_guti_sent;
+	bool started, finished, registered_once, fake_guti_sent, rereg_done;
 	bool has_amf_id;
 	uint64_t amf_ue_id;
 	/* USIM */
@@ -124,6 +127,8 @@ int rs_gnb_connect(struct rs_gnb *g);
 int rs_gnb_send_ue(struct rs_gnb *g, const struct rs_ue *ue, const struct ngap_msg *m);
 /* Drop the association abruptly (drop_assoc scenario) and reconnect. */
 void rs_gnb_drop(struct rs_gnb *g);
+/* gNB-initiated UE Context Release Request (TS 38.413 8.3.2), cause user inactivity. */
+int rs_gnb_release_request(struct rs_gnb *g, const struct rs_ue *ue);
 void rs_uli(const struct ransim *rs, struct ngap_uli *uli);
 
 /* ---- ue.c ---- */

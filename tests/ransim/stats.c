@@ -173,6 +173,7 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	fprintf(out, "assoc_drops %llu\n", (unsigned long long)s->assoc_drops);
 	fprintf(out, "cuc_received %llu\n", (unsigned long long)s->cuc_received);
 	fprintf(out, "stream_violations %llu\n", (unsigned long long)s->stream_violations);
+	fprintf(out, "reregistrations %llu\n", (unsigned long long)s->reregistrations);
 	for (p = 0; p < RANSIM_P_COUNT; p++) {
 		struct rs_lat *l = (struct rs_lat *)&rs->lat[p];
 

@@ -295,6 +295,35 @@ static void test_auth_reject_and_no_alg(void **state)
 	assert_int_equal(a.ues, 0);
 }
 
+/* Registered, released to CM-IDLE by the gNB, then a periodic registration update with
+ * the 5G-GUTI protected by the current context (TS 24.501 4.4.6, 5.5.1.3), then deregistered. */
+static void test_reregister(void **state)
+{
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct amf_stats a;
+	struct ransim *rs;
+
+	(void)state;
+	if (amf_up(NULL, 0, NULL, 0) < 0)
+		return;
+	rs_cfg(&c, 3, 3);
+	c.reregister = true;
+	rs = run(&c, T.sims, N_SUBS);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ues_ok, 3);
+	assert_int_equal(s.reregistrations, 3);
+	assert_int_equal(s.done[RANSIM_P_REGISTRATION], 6);
+	assert_int_equal(s.done[RANSIM_P_DEREGISTRATION], 3);
+	assert_int_equal(s.dl_mac_fail, 0);
+	ransim_free(rs);
+	amf_get_stats(T.amf, &a);
+	assert_int_equal(a.reg_accepted, 6);
+	assert_int_equal(a.dereg_ue, 3);
+	assert_int_equal(a.registered, 0);
+	assert_int_equal(a.ues, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +331,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_switch_off, teardown),
 		cmocka_unit_test_teardown(test_suci_a_and_resync, teardown),
 		cmocka_unit_test_teardown(test_auth_reject_and_no_alg, teardown),
+		cmocka_unit_test_teardown(test_reregister, teardown),
 	};
 	int err = 0, rc;
 

@@ -23,6 +23,7 @@ static const char *const state_names[RS_UE_STATE_COUNT] = {
 	[RS_UE_WAIT_ACCEPT] = "WAIT_ACCEPT",
 	[RS_UE_WAIT_CUC] = "WAIT_CUC",
 	[RS_UE_REGISTERED] = "REGISTERED",
+	[RS_UE_WAIT_IDLE] = "WAIT_IDLE",
 	[RS_UE_WAIT_DEREG_ACCEPT] = "WAIT_DEREG_ACCEPT",
 	[RS_UE_WAIT_RELEASE] = "WAIT_RELEASE",
 	[RS_UE_DONE] = "DONE",
@@ -90,6 +91,7 @@ static void set_state(struct rs_ue *ue, enum rs_ue_state st)
 	case RS_UE_WAIT_SMC:
 	case RS_UE_WAIT_ACCEPT:
 	case RS_UE_WAIT_CUC:
+	case RS_UE_WAIT_IDLE:
 	case RS_UE_WAIT_DEREG_ACCEPT:
 	case RS_UE_WAIT_RELEASE:
 		ev_timer_start(ue->rs->loop, &ue->guard, ue->rs->cfg.ue_timeout_ms);
@@ -135,12 +137,16 @@ static int send_nas(struct rs_ue *ue, const struct nas_msg *m, uint8_t sht, bool
 	memset(g, 0, sizeof(*g));
 	g->type = NGAP_INITIATING;
 	if (initial) {
+		/* TS 33.501 A.9: without a Security Mode Command, K_gNB comes from the COUNT of
+		 * the (protected) initial message. */
+		if (sht != NAS_SHT_PLAIN)
+			ue->kgnb_count = (ue->ul_count - 1) & 0xffffff;
 		if ((size_t)n <= sizeof(ue->initial)) {
 			memcpy(ue->initial, rs->nas_buf, (size_t)n);
 			ue->initial_len = (uint8_t)n;
 		}
 		g->proc = NGAP_PROC_INITIAL_UE_MESSAGE;
-		g->u.initial_ue_message.ran_ue_id = ue->idx;
+		g->u.initial_ue_message.ran_ue_id = ue->ran_id;
 		g->u.initial_ue_message.nas.p = rs->nas_buf;
 		g->u.initial_ue_message.nas.len = (size_t)n;
 		rs_uli(rs, &g->u.initial_ue_message.uli);
@@ -148,7 +154,7 @@ static int send_nas(struct rs_ue *ue, const struct nas_msg *m, uint8_t sht, bool
 	} else {
 		g->proc = NGAP_PROC_UPLINK_NAS_TRANSPORT;
 		g->u.uplink_nas_transport.amf_ue_id = ue->amf_ue_id;
-		g->u.uplink_nas_transport.ran_ue_id = ue->idx;
+		g->u.uplink_nas_transport.ran_ue_id = ue->ran_id;
 		g->u.uplink_nas_transport.nas.p = rs->nas_buf;
 		g->u.uplink_nas_transport.nas.len = (size_t)n;
 		rs_uli(rs, &g->u.uplink_nas_transport.uli);
@@ -198,6 +204,7 @@ void rs_ue_start(struct rs_ue *ue)
 	struct nas_msg *m = &ue->rs->nas_tx;
 
 	ue->started = true;
+	ue->ran_id = ue->idx;
 	ue->has_amf_id = false;
 	ue->sec = false;
 	ue->has_kamf = false;
@@ -212,6 +219,30 @@ void rs_ue_start(struct rs_ue *ue)
 	}
 	set_state(ue, RS_UE_WAIT_AUTH);
 	send_nas(ue, m, NAS_SHT_PLAIN, true, false);
+}
+
+/* TS 24.501 5.5.1.3.2 / 4.4.6: periodic registration update from CM-IDLE with the
+ * 5G-GUTI; only cleartext IEs, integrity protected with the current context. */
+static void start_reregistration(struct rs_ue *ue)
+{
+	struct nas_msg *m = &ue->rs->nas_tx;
+	struct nas_registration_request *r = &m->reg_req;
+
+	ue->rereg_done = true;
+	ue->has_amf_id = false;
+	ue->ran_id += ue->rs->cfg.n_ues;   /* a new N2 connection, a new RAN-UE-NGAP-ID */
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_REGISTRATION_REQUEST;
+	r->reg_type = 0x0b;        /* periodic registration updating, follow-on request pending */
+	r->ngksi = ue->ngksi;
+	r->mobile_id.type = NAS_MOBID_5G_GUTI;
+	r->mobile_id.guti = ue->guti;
+	r->has_ue_sec_cap = true;
+	r->ue_sec_cap.ea = ue->rs->cfg.ue_ea;
+	r->ue_sec_cap.ia = ue->rs->cfg.ue_ia;
+	rs_proc_start(ue, RANSIM_P_REGISTRATION);
+	set_state(ue, RS_UE_WAIT_AUTH);
+	send_nas(ue, m, NAS_SHT_INTEGRITY, true, false);
 }
 
 void rs_ue_reset(struct rs_ue *ue)
@@ -374,6 +405,11 @@ static enum rs_ue_state after_registration(struct rs_ue *ue)
 	struct ransim *rs = ue->rs;
 	struct nas_msg *r = &rs->nas_tx;
 
+	if (rs->cfg.reregister && !ue->rereg_done) {
+		/* The gNB releases the UE to CM-IDLE (TS 23.502 4.2.6). */
+		rs_gnb_release_request(ue->gnb, ue);
+		return RS_UE_WAIT_IDLE;
+	}
 	if (rs->cfg.dereg == RANSIM_DEREG_NONE) {
 		finish(ue);
 		return RS_UE_REGISTERED;
@@ -396,21 +432,28 @@ static enum rs_ue_state on_reg_accept(struct rs_ue *ue, const struct nas_msg *m)
 	const struct nas_registration_accept *a = &m->reg_acc;
 	struct nas_msg *r = &rs->nas_tx;
 
+	rs_proc_done(ue, RANSIM_P_AUTH_REQ);
 	rs_proc_done(ue, RANSIM_P_SMC);
 	rs_proc_done(ue, RANSIM_P_REGISTRATION);
-	if (!a->has_guti || a->guti.type != NAS_MOBID_5G_GUTI) {
-		rs_ue_fail(ue, "accept_without_guti");
-	} else {
+	if (a->has_guti && a->guti.type == NAS_MOBID_5G_GUTI) {
 		ue->has_guti = true;
 		ue->guti = a->guti.guti;
+	} else if (!ue->rereg_done) {
+		/* TS 24.501 5.5.1.2.4: an initial registration always assigns a 5G-GUTI. */
+		rs_ue_fail(ue, "accept_without_guti");
 	}
-	if (!ue->registered_once) {
+	if (ue->rereg_done) {
+		rs->st.reregistrations++;
+		/* TS 24.501 5.5.1.3.4: Registration Complete only for a new 5G-GUTI. */
+		if (!a->has_guti)
+			return after_registration(ue);
+	} else if (!ue->registered_once) {
 		ue->registered_once = true;
 		rs->st.ues_registered++;
 	}
 	memset(r, 0, sizeof(*r));
 	r->type = NAS_REGISTRATION_COMPLETE;
-	if (rs->cfg.bad_mac) {
+	if (rs->cfg.bad_mac && !ue->rereg_done) {
 		/* The AMF must discard this one (TS 24.501 4.4.4.3) and keep the context. */
 		rs->st.bad_mac_sent++;
 		send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, true);
@@ -470,11 +513,16 @@ static const struct {
 	{ RS_UE_WAIT_SMC, NAS_AUTHENTICATION_REJECT, on_auth_reject },
 	{ RS_UE_WAIT_SMC, NAS_SECURITY_MODE_COMMAND, on_smc },
 	{ RS_UE_WAIT_ACCEPT, NAS_REGISTRATION_ACCEPT, on_reg_accept },
+	/* with a valid context (re-registration) the AMF may skip authentication and even the
+	 * security mode control; without one, rs_nas_unwrap() refuses these messages */
+	{ RS_UE_WAIT_AUTH, NAS_SECURITY_MODE_COMMAND, on_smc },
+	{ RS_UE_WAIT_AUTH, NAS_REGISTRATION_ACCEPT, on_reg_accept },
 	{ RS_UE_WAIT_AUTH, NAS_REGISTRATION_REJECT, on_reg_reject },
 	{ RS_UE_WAIT_SMC, NAS_REGISTRATION_REJECT, on_reg_reject },
 	{ RS_UE_WAIT_ACCEPT, NAS_REGISTRATION_REJECT, on_reg_reject },
 	{ RS_UE_WAIT_CUC, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
 	{ RS_UE_REGISTERED, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
+	{ RS_UE_WAIT_IDLE, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
 	{ RS_UE_WAIT_DEREG_ACCEPT, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
 	{ RS_UE_WAIT_DEREG_ACCEPT, NAS_DEREGISTRATION_ACCEPT_UE_ORIG, on_dereg_accept },
 	{ ANY_STATE, NAS_5GMM_STATUS, on_status },
@@ -524,6 +572,10 @@ void rs_ue_check_kgnb(struct rs_ue *ue, const uint8_t key[32])
 
 void rs_ue_release_cmd(struct rs_ue *ue)
 {
+	if (ue->st == RS_UE_WAIT_IDLE) {
+		start_reregistration(ue);
+		return;
+	}
 	if (ue->st == RS_UE_WAIT_RELEASE && ue->rs->cfg.dereg != RANSIM_DEREG_NONE && !ue->fail[0])
 		rs_proc_done(ue, RANSIM_P_DEREGISTRATION);
 	else if (ue->st != RS_UE_WAIT_RELEASE && ue->st != RS_UE_REGISTERED && ue->st != RS_UE_DONE) {
