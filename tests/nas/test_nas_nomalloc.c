@@ -107,12 +107,15 @@ static void test_no_allocation(void **st)
 		int n = nas_encode(&samples[i], buf, sizeof(buf), &e);
 		if (n > 0)
 			done += exercise(buf, (size_t)n, 0);
-		for (int l = 0; l < n; l++)     /* every truncation: error paths too */
+		for (int l = 0; l < n; l++) {   /* every truncation: error paths too, both modes */
 			nas_decode(buf, (size_t)l, &m, &e);
+			nas_decode_ex(buf, (size_t)l, &m, &e, NAS_DEC_LENIENT);
+		}
 	}
 	for (int v = 0; v < nvec; v++)
 		done += exercise(vec[v], (size_t)vec_len[v], 0);
 	nas_decode(bad, sizeof(bad), &m, &e);
+	nas_decode_ex(bad, sizeof(bad), &m, &e, NAS_DEC_LENIENT);
 	nas_mobile_id_dec(vec[1] + 6, 0x36, &id, &e);
 	nas_mobile_id_to_str(&id, s, sizeof(s));
 	nas_gprs_timer3_enc(3600);
