@@ -381,6 +381,8 @@ void amf_auth_start(struct amf_ue *ue);
 void amf_auth_response(struct amf_ue *ue, const struct nas_authentication_response *r);
 void amf_auth_failure(struct amf_ue *ue, const struct nas_authentication_failure *r);
 void amf_smc_start(struct amf_ue *ue);
+/* The UE's capabilities share an integrity and a ciphering algorithm with our lists. */
+bool amf_algs_acceptable(const struct amf_ue *ue);
 void amf_smc_complete(struct amf_ue *ue, const struct nas_security_mode_complete *r);
 void amf_smc_reject(struct amf_ue *ue, const struct nas_security_mode_reject *r);
 

@@ -199,6 +199,14 @@ static int pick_alg(const uint8_t *prio, unsigned n, uint8_t caps)
 	return -1;
 }
 
+bool amf_algs_acceptable(const struct amf_ue *ue)
+{
+	const struct amf_cfg *c = &ue->amf->cfg;
+
+	return pick_alg(c->integ_prio, c->n_integ, ue->sec_cap.ia) >= 0 &&
+	       pick_alg(c->ciph_prio, c->n_ciph, ue->sec_cap.ea) >= 0;
+}
+
 void amf_smc_start(struct amf_ue *ue)
 {
 	struct amf *amf = ue->amf;

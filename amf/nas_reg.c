@@ -213,6 +213,14 @@ void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r
 		amf_reg_reject(ue, NAS_5GMM_INVALID_MANDATORY_INFO);
 		return;
 	}
+	if (ue->ue_sec_cap_valid && !amf_algs_acceptable(ue)) {
+		/* TS 24.501 5.5.1.2.5 #23: nothing in common with amf.security lists; said before
+		 * spending an authentication vector (and an SQN) on a UE we cannot protect. */
+		amf_ue_log(LOGL_INFO, ue, "no common algorithm ue ia=%02x ea=%02x", ue->sec_cap.ia,
+			   ue->sec_cap.ea);
+		amf_reg_reject(ue, NAS_5GMM_UE_SECURITY_CAP_MISMATCH);
+		return;
+	}
 	amf_gmm_transition(ue, AMF_EV_REG_REQUEST, AMF_GMM_COMMON_PROCEDURE_INITIATED);
 	ue->auth_done = false;
 	ue->smc_done = false;
