@@ -146,6 +146,10 @@ static void ng_setup(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ng_
 	size_t nl = rq->ran_node_name.len < sizeof(gnb->name) - 1 ? rq->ran_node_name.len
 								 : sizeof(gnb->name) - 1;
 
+	/* TS 38.413 8.7.1.1: NG Setup erases existing application level configuration
+	 * data; UE-associated connections of this gNB do not survive it. */
+	if (gnb->setup_done)
+		gnb_release_all_ues(gnb);
 	memcpy(gnb->name, rq->ran_node_name.p ? (const char *)rq->ran_node_name.p : "", nl);
 	gnb->name[nl] = '\0';
 	memcpy(gnb->plmn, rq->ran_node_id.plmn.v, 3);

@@ -663,6 +663,16 @@ static void test_assoc_restart(void **state)
 	amf_get_stats(H.amf, &st);
 	assert_int_equal(st.gnbs, 1);
 	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 0);
+	/* A second NG Setup on a live association also drops its UE connections. */
+	sue_init(&ue, "0000000001", ASSOC, 43);
+	sue_register(&H, &ue, 2, 0);
+	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 1);
+	ng_setup_req(plmn00101, 1, 1, 0x010203);
+	h_send(&H, ASSOC, 0, &M);
+	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_NG_SETUP);
+	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 0);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.gnbs, 1);
 }
 
 /* A message the state does not expect gets 5GMM STATUS #98 (TS 24.501 7.4); nothing changes. */
