@@ -166,6 +166,9 @@ static void ng_setup(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ng_
 		tx->u.ng_setup_failure.time_to_wait = amf->cfg.ng_setup_time_to_wait;
 		log_warn("amf", "assoc=%u NG Setup Failure gnb-id=%x cause=%u/%u", gnb->assoc,
 			 gnb->gnb_id, cause.group, cause.value);
+		if (gnb->setup_done && amf->st.gnbs)
+			amf->st.gnbs--;
+		gnb->setup_done = false;
 		amf_ngap_send(amf, gnb->assoc, 0, tx);
 		return;
 	}
