@@ -184,9 +184,9 @@ static int h_health(struct web *w, const struct web_req *req, struct web_resp *r
 	(void)req;
 	(void)arg;
 	web_resp_json(resp, ok ? 200 : 503,
-		      json_pack("{s:s, s:s, s:f}", "status", ok ? "ok" : "degraded",
+		      json_pack("{s:s, s:s, s:I}", "status", ok ? "ok" : "degraded",
 				"database", !w->db ? "none" : ok ? "ok" : "error",
-				"uptime_seconds", uptime_s(w)));
+				"uptime_seconds", (json_int_t)uptime_s(w)));
 	return 0;
 }
 

@@ -307,14 +307,52 @@ static int h_delete(struct web *w, const struct web_req *req, struct web_resp *r
 	return 0;
 }
 
-/* After an import: the new rows into the UDM (rows it has keep its SQN). */
+/* After an import: the rows the UDM lacks (the new ones) go into it; rows
+ * it has keep their SQN. Every new SUPI is recorded so that a full UDM
+ * store can undo the whole import. */
+struct import_ctx {
+	struct web *w;
+	char (*supi)[DB_SUPI_MAX];
+	size_t n, cap;
+	bool full;
+};
+
 static int import_to_udm(const struct db_subscriber *s, void *arg)
 {
-	struct web *w = arg;
+	struct import_ctx *x = arg;
 
-	if (!udm_get(w->udm, s->supi) && web_sub_to_udm(w->udm, w->conf, s) < 0)
-		log_rl(LOGL_ERROR, "web", NULL, "imported %s not added to the UDM (store full?)", s->supi);
+	if (udm_get(x->w->udm, s->supi))
+		return 0;
+	if (x->n == x->cap)
+		return -EOVERFLOW;   /* more new rows than imported: db and UDM were out of step */
+	memcpy(x->supi[x->n++], s->supi, DB_SUPI_MAX);
+	if (!x->full && web_sub_to_udm(x->w->udm, x->w->conf, s) < 0)
+		x->full = true;
 	return 0;
+}
+
+/* 0, or -ENOSPC after undoing the import in the UDM and the database. */
+static int import_sync_udm(struct web *w, int n)
+{
+	struct import_ctx x = { .w = w, .cap = (size_t)n };
+	int rc;
+
+	x.supi = calloc(x.cap, sizeof(*x.supi));
+	if (!x.supi)
+		return -ENOMEM;
+	rc = db_load_subscribers(w->db, import_to_udm, &x);
+	if (rc >= 0 && !x.full) {
+		free(x.supi);
+		return 0;
+	}
+	for (size_t i = 0; i < x.n; i++) {
+		udm_remove(w->udm, x.supi[i]);
+		db_subscriber_delete(w->db, x.supi[i]);
+	}
+	log_error("web", "import of %d subscribers undone: %s", n,
+		  x.full ? "the UDM store is full" : "database walk failed");
+	free(x.supi);
+	return x.full ? -ENOSPC : (rc < 0 ? rc : -EIO);
 }
 
 static int h_import(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
@@ -345,8 +383,17 @@ static int h_import(struct web *w, const struct web_req *req, struct web_resp *r
 			       "body%s%s; nothing imported", why[0] == ':' ? "" : ": ", why);
 		return 0;
 	}
-	if (w->udm && n > 0)
-		db_load_subscribers(w->db, import_to_udm, w);
+	if (w->udm && n > 0) {
+		int rc = import_sync_udm(w, n);
+
+		if (rc == -ENOSPC) {
+			web_resp_error(resp, 503, NULL, "subscriber store in memory is full: restart to "
+				       "resize it; nothing imported");
+			return 0;
+		}
+		if (rc < 0)
+			return rc;
+	}
 	log_info("web", "imported %d subscribers", n);
 	web_resp_json(resp, 200, json_pack("{s:i}", "imported", n));
 	return 0;

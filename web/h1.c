@@ -279,7 +279,7 @@ int web_h1_input(struct web_conn *c, const uint8_t *data, size_t len)
 		return 0;
 	if (h->err_status == 413)
 		return fail(c, 413, h->err_field, "request body exceeds the limit");
-	if (h->err_status == 431)
+	if (h->err_status == 431 || e == HPE_HEADER_OVERFLOW)
 		return fail(c, 431, h->err_field, "request head exceeds the limit");
 	if (h->err_status == 414)
 		return fail(c, 414, h->err_field, "request target too long");

@@ -160,18 +160,33 @@ int web_conn_send(struct web_conn *c, const void *data, size_t len)
 	return web_bytes_append(&b->p, &b->len, &b->cap, data, len);
 }
 
+static int conn_read(struct web_conn *c);
+
+/* Produce and send what is pending. 0 or -errno (close the connection). */
+static int conn_push(struct web_conn *c)
+{
+	if (c->state == CONN_H2 && web_h2_flush(c) < 0)
+		return -EIO;
+	return conn_flush(c);
+}
+
 /* After input or output: send, rearm, close when done. */
 static void conn_after_io(struct web_conn *c)
 {
 	if (c->dead)
 		return;
-	if (c->state == CONN_H2 && web_h2_flush(c) < 0) {
+	if (conn_push(c) < 0) {
 		web_conn_close(c);
 		return;
 	}
-	if (conn_flush(c) < 0) {
-		web_conn_close(c);
-		return;
+	/* TLS may hold decrypted bytes the socket no longer signals (reading
+	 * stopped at the high-water mark): take them once output has drained. */
+	if (c->ssl && c->state != CONN_TLS_HS && SSL_pending(c->ssl) && !c->close_after_flush &&
+	    c->out.len - c->out.off < OUT_HIGH_WATER) {
+		if (conn_read(c) < 0 || c->dead || conn_push(c) < 0) {
+			web_conn_close(c);
+			return;
+		}
 	}
 	if (c->close_after_flush && c->out.len == 0) {
 		/* Half-close first so the peer reads the whole response (RFC 9112 9.6). */
@@ -329,8 +344,18 @@ static void idle_cb(struct ev_loop *loop, struct ev_timer *t)
 {
 	struct web_conn *c = t->arg;
 
-	(void)loop;
 	log_debug("web", "idle connection closed fd=%d", c->fd);
+	if (c->state == CONN_H2 && web_h2_session(c)) {
+		/* RFC 9113 6.8: tell the peer before closing. */
+		nghttp2_session_terminate_session(web_h2_session(c), NGHTTP2_NO_ERROR);
+		if (web_h2_flush(c) == 0 && conn_flush(c) == 0 && c->out.len) {
+			c->close_after_flush = true;   /* let the GOAWAY out, then close */
+			conn_set_events(c);
+			ev_timer_start(loop, &c->idle, 1000);
+			if (c->idle_goaway++ == 0)
+				return;
+		}
+	}
 	web_conn_close(c);
 }
 
@@ -503,7 +528,7 @@ int web_start(struct ev_loop *loop, const struct conf *conf, struct db *db, stru
 		return rc;
 	}
 	log_info("web", "listening on %s:%u (%s, HTTP/1.1 and HTTP/2)%s", conf->web.listen, w->port,
-		 w->tls ? "TLS" : "cleartext", w->ntokens ? "" : ", no API token: loopback only");
+		 w->tls ? "TLS" : "cleartext", w->ntokens ? "" : "; no API token yet: loopback clients only");
 	*out = w;
 	return 0;
 }

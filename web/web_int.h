@@ -64,6 +64,7 @@ struct web_conn {
 	bool close_after_flush;
 	bool want_write;
 	bool loopback;
+	uint8_t idle_goaway;    /* idle timer fired once already (GOAWAY pending) */
 	uint32_t events;        /* current ev mask */
 	SSL *ssl;
 	struct ev_timer idle;

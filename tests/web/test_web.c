@@ -108,6 +108,11 @@ static void test_health_version_openapi(void **state)
 	assert_int_equal(do_req(&s, "GET", "/", NULL, NULL, &r), 200);
 	assert_non_null(strstr(r.ctype, "text/html"));
 	assert_non_null(strstr(r.body, "solocore"));
+	assert_non_null(strstr(r.body, "/api/v1/subscribers"));
+	/* Nothing fetched from elsewhere at run time. */
+	assert_null(strstr(r.body, "http://"));
+	assert_null(strstr(r.body, "https://"));
+	assert_null(strstr(r.body, "src=\"//"));
 	resp_free(&r);
 	srv_free(&s);
 }
@@ -442,6 +447,44 @@ static void test_import_export_list(void **state)
 		assert_int_equal(db_subscriber_count(s2.db), 25);
 		srv_free(&s2);
 	}
+	resp_free(&r);
+	srv_free(&s);
+}
+
+/* The UDM's store is sized at start: a create or an import it cannot hold
+ * is refused (503) and leaves the database as it was. */
+static void test_udm_full(void **state)
+{
+	struct srv_opts o = { .udm_cap = 10 };
+	struct srv s;
+	struct resp r;
+	char *t;
+
+	(void)state;
+	srv_start(&s, &o);
+	t = sims_toml(100, 8, NULL);
+	assert_int_equal(do_req(&s, "POST", "/api/v1/subscribers/import", TOK_OP, t, &r), 200);
+	resp_free(&r);
+	free(t);
+	t = sims_toml(200, 5, NULL);
+	do_req(&s, "POST", "/api/v1/subscribers/import", TOK_OP, t, &r);
+	expect_err(&r, 503, NULL);
+	resp_free(&r);
+	free(t);
+	assert_int_equal(db_subscriber_count(s.db), 8);
+	assert_int_equal(udm_count(s.udm), 8);
+	assert_null(udm_get(s.udm, "imsi-001010000000200"));
+	assert_int_equal(do_req(&s, "POST", "/api/v1/subscribers", TOK_OP, sub1, &r), 201);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "POST", "/api/v1/subscribers", TOK_OP,
+				"{\"imsi\":\"001010000000002\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\"}", &r), 201);
+	resp_free(&r);
+	do_req(&s, "POST", "/api/v1/subscribers", TOK_OP,
+	       "{\"imsi\":\"001010000000003\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\"}", &r);
+	expect_err(&r, 503, NULL);
+	resp_free(&r);
+	assert_int_equal(db_subscriber_count(s.db), 10);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers/001010000000003", TOK_RO, NULL, &r), 404);
 	resp_free(&r);
 	srv_free(&s);
 }
@@ -791,6 +834,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_404_405),
 		cmocka_unit_test(test_import_export_list),
+		cmocka_unit_test(test_udm_full),
 		cmocka_unit_test(test_secrets_never_logged),
 		cmocka_unit_test(test_keepalive),
 		cmocka_unit_test(test_limits),

@@ -90,7 +90,7 @@ void srv_start(struct srv *s, const struct srv_opts *o)
 		make_cert(s->conf.web.tls.cert, s->conf.web.tls.key);
 	}
 	assert_int_equal(db_open(s->dbpath, &s->db), 0);
-	s->udm = udm_new(4096, &err);
+	s->udm = udm_new(o->udm_cap ? o->udm_cap : 4096, &err);
 	assert_non_null(s->udm);
 	s->loop = ev_loop_new(&err);
 	assert_non_null(s->loop);

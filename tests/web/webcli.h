@@ -39,6 +39,7 @@ struct srv_opts {
 	bool no_tokens;               /* leave the config-less default */
 	const struct web_limits *lim; /* NULL: defaults */
 	bool tls;                     /* make a self-signed cert and serve TLS */
+	uint32_t udm_cap;             /* UDM store size, 0: 4096 */
 };
 
 /* Set up and start the loop thread. Fails the test on error. */
