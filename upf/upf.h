@@ -13,8 +13,9 @@
  *   - a UDP socket bound to <n3_addr>:2152 receives what the program passes
  *     to the kernel: Echo Request (answered with Echo Response, TS 29.281
  *     7.2.2), G-PDUs with an unknown TEID (answered with a rate-limited Error
- *     Indication, TS 29.281 7.3.1), Error Indications and other messages
- *     (counted). End Markers are counted and dropped in XDP.
+ *     Indication, TS 29.281 7.3.1), Error Indications from peers (handed to
+ *     on_err_ind) and other messages (counted). End Markers are counted and
+ *     dropped in XDP.
  *   - a BPF ring buffer carries downlink packets of sessions in the BUFFER
  *     state: they are queued per session (bounded), on_dl_data() is called on
  *     the first one so the SMF/AMF can page the UE, and they are sent (through
@@ -87,6 +88,11 @@ struct upf_params {
 	/* Downlink data arrived for a session in UPF_DL_BUFFER (first packet only,
 	 * re-armed when the session becomes active). Called on the control thread. */
 	void (*on_dl_data)(void *arg, uint32_t session_id);
+	/* A peer (gNB) sent an Error Indication (TS 29.281 7.3.1): it does not
+	 * know teid, the TEID we encapsulate toward peer_addr (network order).
+	 * The control plane finds the session and releases or repairs it
+	 * (TS 23.527 / TS 29.244 5.2.2 behaviour belongs there). May be NULL. */
+	void (*on_err_ind)(void *arg, uint32_t peer_addr, uint32_t teid);
 	void *cb_arg;
 };
 

@@ -246,6 +246,68 @@ static void error_indication(struct upf *u, const uint8_t *gpdu, uint32_t from, 
 		UPF_USTAT(u, UPF_STAT_ERR_IND_SENT)++;
 }
 
+/* TS 29.281 7.3.1: a peer does not know the TEID we sent to. Hand TEID Data I
+ * and the GTP-U Peer Address to the control plane, which owns the sessions. */
+static void err_ind_rx(struct upf *u, const uint8_t *m, size_t len, uint32_t from)
+{
+	size_t end = 8 + (((size_t)m[2] << 8) | m[3]), off = 8;
+	uint32_t teid = 0, peer = from;
+	bool have_teid = false;
+	uint8_t next = 0;
+
+	if (end > len)
+		end = len;
+	if (m[0] & 0x07) {
+		if (off + 4 > end)
+			goto bad;
+		next = (m[0] & 0x04) ? m[off + 3] : 0;
+		off += 4;
+	}
+	for (int i = 0; next && i < 8; i++) {           /* extension headers (5.2) */
+		size_t el;
+
+		if (off >= end)
+			goto bad;
+		el = (size_t)m[off] * 4;
+		if (!el || off + el > end)
+			goto bad;
+		next = m[off + el - 1];
+		off += el;
+	}
+	if (next)
+		goto bad;
+	while (off < end) {
+		uint8_t t = m[off];
+
+		if (t == IE_TEID_DATA_I && off + 5 <= end) {
+			teid = (uint32_t)m[off + 1] << 24 | (uint32_t)m[off + 2] << 16 |
+			       (uint32_t)m[off + 3] << 8 | m[off + 4];
+			have_teid = true;
+			off += 5;
+		} else if (t == IE_RECOVERY && off + 2 <= end) {
+			off += 2;
+		} else if (t >= 128 && off + 3 <= end) {        /* TLV IEs (8.1) */
+			size_t l = ((size_t)m[off + 1] << 8) | m[off + 2];
+
+			if (off + 3 + l > end)
+				goto bad;
+			if (t == IE_PEER_ADDR && l == 4)
+				memcpy(&peer, m + off + 3, 4);
+			off += 3 + l;
+		} else {
+			break;
+		}
+	}
+	if (!have_teid)
+		goto bad;
+	log_rl(LOGL_WARN, MOD, NULL, "Error Indication from peer: teid=0x%x unknown there", teid);
+	if (u->p.on_err_ind)
+		u->p.on_err_ind(u->p.cb_arg, peer, teid);
+	return;
+bad:
+	UPF_USTAT(u, UPF_STAT_SOCK_BAD)++;
+}
+
 int upf_exc_sock_rx(struct upf *u)
 {
 	uint8_t buf[2048];
@@ -283,7 +345,7 @@ int upf_exc_sock_rx(struct upf *u)
 			break;
 		}
 		case UPF_GTP_ERR_IND:
-			log_rl(LOGL_WARN, MOD, NULL, "Error Indication received from peer");
+			err_ind_rx(u, buf, (size_t)len, from.sin_addr.s_addr);
 			break;
 		default:
 			break;

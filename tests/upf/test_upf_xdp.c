@@ -43,6 +43,8 @@ static struct tv_file *vec;
 
 struct fx {
 	struct upf *u;
+	uint32_t ei_peer, ei_teid;
+	int ei;
 	uint32_t notified_id;
 	int notified;
 	int sock;            /* test "gNB" on 127.0.0.2:2152 */
@@ -54,6 +56,15 @@ static uint32_t ip(const char *s)
 
 	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
 	return a.s_addr;
+}
+
+static void on_ei(void *arg, uint32_t peer, uint32_t teid)
+{
+	struct fx *f = arg;
+
+	f->ei++;
+	f->ei_peer = peer;
+	f->ei_teid = teid;
 }
 
 static void on_dl(void *arg, uint32_t id)
@@ -78,6 +89,7 @@ static struct fx *fx_open(const char *pool, uint8_t plen, uint32_t err_ind_per_s
 		.buffer_total = 16,
 		.err_ind_per_s = err_ind_per_s,
 		.on_dl_data = on_dl,
+		.on_err_ind = on_ei,
 	};
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(2152) };
 	int one = 1;
@@ -623,6 +635,29 @@ static void t_socket_echo_err_ind(void **state)
 	assert_int_equal(recv(f->sock, got, sizeof(got), MSG_DONTWAIT), -1);
 	assert_int_equal(cnt(f, UPF_STAT_ERR_IND_SENT), 2);
 	assert_int_equal(cnt(f, UPF_STAT_ERR_IND_LIMITED), 3);
+
+	/* An Error Indication from the "gNB" (the srsRAN-style message: S flag,
+	 * TEID Data I, Peer Address) reaches the control plane callback. */
+	{
+		const uint8_t ei[] = { 0x32, 26, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0,
+				       16, 0x00, 0x00, 0x12, 0x34, 133, 0, 4, 127, 0, 0, 2 };
+		int fd[2];
+
+		assert_int_equal(sendto(f->sock, ei, sizeof(ei), 0, (struct sockaddr *)&to, sizeof(to)),
+				 (ssize_t)sizeof(ei));
+		upf_fds(f->u, fd);
+		tn_wait_readable(fd[0], 2000);
+		upf_process(f->u);
+		assert_int_equal(f->ei, 1);
+		assert_int_equal(f->ei_teid, 0x1234);
+		assert_int_equal(f->ei_peer, ip("127.0.0.2"));
+		/* Truncated: counted, no callback. */
+		assert_int_equal(sendto(f->sock, ei, 14, 0, (struct sockaddr *)&to, sizeof(to)), 14);
+		tn_wait_readable(fd[0], 2000);
+		upf_process(f->u);
+		assert_int_equal(f->ei, 1);
+		assert_int_equal(cnt(f, UPF_STAT_SOCK_BAD), 1);
+	}
 }
 
 /* The next-hop cache follows a neighbour change once revalidated. */
