@@ -153,7 +153,7 @@ static uint32_t pct(const struct rs_lat *l, unsigned p)
 	return l->us[i ? i - 1 : 0];
 }
 
-void ransim_report(const struct ransim *rs, FILE *out)
+void ransim_report(struct ransim *rs, FILE *out)
 {
 	const struct ransim_stats *s = &rs->st;
 	static const char *const dir[2] = { "tx", "rx" };
@@ -175,7 +175,7 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	fprintf(out, "stream_violations %llu\n", (unsigned long long)s->stream_violations);
 	fprintf(out, "reregistrations %llu\n", (unsigned long long)s->reregistrations);
 	for (p = 0; p < RANSIM_P_COUNT; p++) {
-		struct rs_lat *l = (struct rs_lat *)&rs->lat[p];
+		struct rs_lat *l = &rs->lat[p];
 
 		fprintf(out, "proc %s started %llu done %llu", proc_names[p],
 			(unsigned long long)s->started[p], (unsigned long long)s->done[p]);
