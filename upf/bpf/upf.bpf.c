@@ -375,11 +375,17 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	if (data + sizeof(eth) > end)
 		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
 	__builtin_memcpy(data, &eth, sizeof(eth));
-	__sync_fetch_and_add(&rule->st.pkts, 1);
-	__sync_fetch_and_add(&rule->st.bytes, ilen);
 
 	int rc = route(ctx, isrc, idst, itos, iproto, itot, &nh);
 
+	if (RT_IS(rc, BPF_FIB_LKUP_RET_BLACKHOLE) || RT_IS(rc, BPF_FIB_LKUP_RET_UNREACHABLE) ||
+	    RT_IS(rc, BPF_FIB_LKUP_RET_PROHIBIT)) {
+		__sync_fetch_and_add(&rule->st.drops, 1);
+		return count(UPF_CNT_DROP_FIB, XDP_DROP);
+	}
+	/* Forwarded here or by the kernel below. */
+	__sync_fetch_and_add(&rule->st.pkts, 1);
+	__sync_fetch_and_add(&rule->st.bytes, ilen);
 	if (rc == 0) {
 		struct ethhdr *e = data;
 
@@ -388,9 +394,6 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 		count(UPF_CNT_UL_FWD, 0);
 		return bpf_redirect(nh.oif, 0);
 	}
-	if (RT_IS(rc, BPF_FIB_LKUP_RET_BLACKHOLE) || RT_IS(rc, BPF_FIB_LKUP_RET_UNREACHABLE) ||
-	    RT_IS(rc, BPF_FIB_LKUP_RET_PROHIBIT))
-		return count(UPF_CNT_DROP_FIB, XDP_DROP);
 	/* No neighbour entry yet (or forwarding off): the kernel forwards the
 	 * decapsulated packet and resolves ARP, later packets take the fast path. */
 	return count(UPF_CNT_UL_KERNEL, XDP_PASS);
