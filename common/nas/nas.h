@@ -23,10 +23,13 @@
  *      -ERANGE   a value outside its allowed range
  *      -ENOMSG   unknown extended protocol discriminator or message type
  *      -E2BIG    more items than a NAS_*_MAX limit
- *      -EPROTO   unknown comprehension-required IE (TS 24.501 7.5.1 / 24.007 11.2.4),
+ *      -EPROTO   unknown comprehension-required IE (TS 24.501 7.5, TS 24.007 11.2.4),
  *                or a security-protected message passed to nas_decode()
  *  - Unknown optional IEs are skipped (TS 24.501 7.6.1); a repeated IE keeps
  *    its first occurrence (7.6.3); optional IEs are accepted in any order.
+ *  - nas_decode() is strict about malformed optional IEs too;
+ *    nas_decode_ex(NAS_DEC_LENIENT) drops them as TS 24.501 7.5 says a
+ *    receiver should (see there), for messages coming from UEs.
  *  - Security: this codec frames the security-protected header and exposes
  *    the MAC, the sequence number and the byte range the MAC covers
  *    (TS 24.501 4.4.3 / TS 33.501 D.3: the sequence number and the NAS
@@ -835,8 +838,9 @@ struct nas_5gsm_status {
 	uint8_t cause;
 };
 
-/* A plain NAS message. Set epd-independent fields: type (and psi/pti for
- * 5GSM) then the member of the union named after the message. */
+/* A plain NAS message. To encode: zero it, set type (and psi/pti for 5GSM),
+ * then the fields and has_* flags of the union member named after the
+ * message (reg_req, auth_req, pdu_est_acc ...). */
 struct nas_msg {
 	uint8_t epd;            /* enum nas_epd; set by nas_decode, derived from type by nas_encode */
 	uint8_t type;           /* enum nas_msg_type */
