@@ -204,6 +204,12 @@ int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, const struct n
 	a->has_qos_flows = true;
 	a->qos_flows = (struct nas_buf){ flows_buf, (uint16_t)n };
 
+	/* TS 24.501 6.4.1.3: a UE asking for an always-on session gets an answer;
+	 * we have no URLLC flows, so: not allowed (9.11.4.3, APSI = 0). */
+	if (req->pdu_est_req.has_always_on_requested) {
+		a->has_always_on = true;
+		a->always_on = 0;
+	}
 	n = epco_answer(smf, s, req, epco_buf, sizeof(epco_buf));
 	if (n < 0)
 		return n;

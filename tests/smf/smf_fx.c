@@ -185,6 +185,10 @@ int fx_est(struct fx *f, struct smf_ue *ue, const struct est_opt *o)
 		m.pdu_est_req.has_ssc_mode = true;
 		m.pdu_est_req.ssc_mode = o->ssc;
 	}
+	if (o->always_on) {
+		m.pdu_est_req.has_always_on_requested = true;
+		m.pdu_est_req.always_on_requested = 1;
+	}
 	if (!o->no_epco) {
 		assert_int_equal(nas_pco_add(&pco, NAS_PCO_DNS_IPV4, NULL, 0), 0);
 		assert_int_equal(nas_pco_add(&pco, NAS_PCO_IPV4_LINK_MTU, NULL, 0), 0);

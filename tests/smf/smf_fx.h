@@ -57,6 +57,7 @@ struct est_opt {
 	bool no_epco;
 	uint8_t req_type;          /* 0: initial */
 	bool wrong_ul_psi;
+	bool always_on;
 };
 
 struct fx *fx_new(uint32_t max_sessions, uint8_t max_per_ue);

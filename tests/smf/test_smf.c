@@ -63,6 +63,7 @@ static void test_establish_fields(void **state)
 	assert_int_equal(a->pdu_session_type, NAS_PDU_IPV4);
 	assert_int_equal(a->ssc_mode, NAS_SSC_MODE_1);
 	assert_false(a->has_cause);
+	assert_false(a->has_always_on);
 	/* default QoS rule: create, DQR, one match-all filter, precedence 255, QFI 1 */
 	assert_int_equal(nas_qos_rules_dec(a->qos_rules.p, a->qos_rules.len, &rules, &err), 0);
 	assert_int_equal(rules.n, 1);
@@ -189,11 +190,11 @@ static void test_establish_defaults(void **state)
 	assert_int_equal(info.arp, 8);
 }
 
-/* IPv4v6 requested: IPv4 granted with #50. */
+/* IPv4v6 requested: IPv4 granted with #50; always-on asked: answered "not allowed". */
 static void test_establish_ipv4v6(void **state)
 {
 	struct fx *f = *state;
-	struct est_opt o = { .psi = 2, .pti = 3, .type = NAS_PDU_IPV4V6 };
+	struct est_opt o = { .psi = 2, .pti = 3, .type = NAS_PDU_IPV4V6, .always_on = true };
 	struct nas_msg m;
 
 	assert_int_equal(fx_est(f, f->ue1, &o), 0);
@@ -202,6 +203,8 @@ static void test_establish_ipv4v6(void **state)
 	assert_true(m.pdu_est_acc.has_cause);
 	assert_int_equal(m.pdu_est_acc.cause, NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED);
 	assert_int_equal(m.pdu_est_acc.pdu_address.type, NAS_PDU_IPV4);
+	assert_true(m.pdu_est_acc.has_always_on);
+	assert_int_equal(m.pdu_est_acc.always_on, 0);
 }
 
 static void expect_reject(struct fx *f, struct smf_ue *ue, const struct est_opt *o, uint8_t cause)
