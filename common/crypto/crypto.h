@@ -108,7 +108,7 @@ int crypto_kdf_ck_ik_prime(const uint8_t ck[16], const uint8_t ik[16], const cha
 /* ---------------------------------------------------------------------------------------------
  * NAS integrity and ciphering (TS 33.501 D.4; TS 33.401 Annex B). alg 0..3 = NIA0/NEA0, 128-NIA1/
  * NEA1 (SNOW 3G), 128-NIA2/NEA2 (AES), 128-NIA3/NEA3 (ZUC). bearer is 5 bits (NAS: TS 33.501 6.4.3.1
- * uses the access-type based value, 0 for 3GPP access), direction 0 = uplink, 1 = downlink.
+ * = the NAS connection identifier: 1 for 3GPP access, as UEs and other cores use), direction 0 = uplink, 1 = downlink.
  * msg/in hold ceil(bitlen/8) octets.
  */
 enum crypto_dir { CRYPTO_DIR_UPLINK = 0, CRYPTO_DIR_DOWNLINK = 1 };

@@ -29,6 +29,12 @@ mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=755 tmpfs /run
+# Host directories under /tmp the job needs (uml_run.sh names them): the tmpfs
+# above hides them, so mount them back from the host, read-only.
+for d in $(echo "${UML_BIND:-}" | tr ':' ' '); do
+	mkdir -p "$d"
+	mount -t hostfs -r none "$d" -o "$d" || echo "uml-init: cannot mount $d" >&2
+done
 mkdir -p /tmp/results
 if ! mount -t hostfs none /tmp/results -o "$UML_RESULTS"; then
 	echo "uml-init: cannot mount results dir $UML_RESULTS" >&2

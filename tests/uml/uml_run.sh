@@ -68,6 +68,20 @@ q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 	printf '\n'
 } >"$R/job.sh"
 
+# init mounts a fresh tmpfs on /tmp, which would hide a checkout, build or
+# working directory that lives under the host's /tmp (CI clones often do):
+# name their top-level /tmp/<dir> so init mounts them back (hostfs, read-only).
+BIND=
+for p in "$HERE" "$HELPER" "$(pwd)"; do
+	case $p in
+	/tmp/*)
+		top=/tmp/$(printf '%s' "${p#/tmp/}" | cut -d/ -f1)
+		case ":$BIND:" in *":$top:"*) ;; *) BIND="${BIND:+$BIND:}$top" ;; esac
+		;;
+	esac
+done
+[ -n "$BIND" ] && EXTRA="$EXTRA UML_BIND=$BIND"
+
 # setsid: UML and its helper processes form one process group we can kill.
 # umlhelper launch: works around the 6.1 UML / large-XSAVE-host FP bug (see
 # umlhelper.c). With that fallback UML carries only the FXSAVE image (x87/SSE)
