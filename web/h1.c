@@ -58,6 +58,7 @@ static int on_message_begin(http_parser *p)
 	h->url_len = h->head_bytes = h->field_len = h->auth_len = h->body_len = 0;
 	h->in_value = false;
 	h->has_auth = h->expect_continue = false;
+	web_conn_req_begin(h->c);
 	return 0;
 }
 
@@ -191,6 +192,7 @@ static int on_message_complete(http_parser *p)
 	bool keep = http_should_keep_alive(p);
 	int rc;
 
+	web_conn_req_end(c);
 	h->url[h->url_len] = 0;
 	h->auth[h->auth_len] = 0;
 	web_dispatch(c->web, http_method_str(p->method), h->url, h->has_auth ? h->auth : NULL,
@@ -264,6 +266,12 @@ static int fail(struct web_conn *c, int status, const char *field, const char *m
 	web_resp_free(&r);
 	c->close_after_flush = true;
 	return 0;
+}
+
+void web_h1_timeout(struct web_conn *c)
+{
+	if (!c->close_after_flush)
+		fail(c, 408, NULL, "request not received in time");
 }
 
 int web_h1_input(struct web_conn *c, const uint8_t *data, size_t len)

@@ -8,12 +8,14 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <openssl/err.h>
 
 #include "common/conf.h"
@@ -32,6 +34,7 @@ void web_limits_default(struct web_limits *l)
 	l->max_head = 16384;
 	l->max_body = 16u << 20;
 	l->idle_ms = 60000;
+	l->request_ms = 30000;
 	l->h2_max_streams = 100;
 }
 
@@ -70,6 +73,7 @@ static void conn_unlink(struct web_conn *c)
 
 	c->dead = true;
 	ev_timer_stop(w->loop, &c->idle);
+	ev_timer_stop(w->loop, &c->req);
 	ev_fd_del(w->loop, c->fd);
 	close(c->fd);
 	c->fd = -1;
@@ -202,6 +206,7 @@ static int conn_start_proto(struct web_conn *c, bool h2)
 	int rc;
 
 	if (h2) {
+		web_conn_req_end(c);   /* HTTP/2: streams, the idle timer guards the connection */
 		c->state = CONN_H2;
 		rc = web_h2_init(c);
 	} else {
@@ -340,6 +345,32 @@ static void conn_cb(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 	conn_after_io(c);
 }
 
+static void req_cb(struct ev_loop *loop, struct ev_timer *t)
+{
+	struct web_conn *c = t->arg;
+
+	(void)loop;
+	log_rl(LOGL_INFO, "web", NULL, "request not complete after %u ms: connection closed",
+	       c->web->lim.request_ms);
+	if (c->state == CONN_H1) {
+		web_h1_timeout(c);
+		conn_after_io(c);
+	} else {
+		web_conn_close(c);
+	}
+}
+
+void web_conn_req_begin(struct web_conn *c)
+{
+	if (!ev_timer_pending(&c->req))
+		ev_timer_start(c->web->loop, &c->req, c->web->lim.request_ms);
+}
+
+void web_conn_req_end(struct web_conn *c)
+{
+	ev_timer_stop(c->web->loop, &c->req);
+}
+
 static void idle_cb(struct ev_loop *loop, struct ev_timer *t)
 {
 	struct web_conn *c = t->arg;
@@ -401,6 +432,7 @@ static void accept_one(struct web *w, int fd, bool loopback)
 	c->state = CONN_DETECT;
 	c->events = EV_READ;
 	ev_timer_init(&c->idle, idle_cb, c);
+	ev_timer_init(&c->req, req_cb, c);
 	if (w->tls) {
 		c->ssl = SSL_new(w->tls);
 		if (!c->ssl || SSL_set_fd(c->ssl, fd) != 1) {
@@ -419,6 +451,9 @@ static void accept_one(struct web *w, int fd, bool loopback)
 		return;
 	}
 	ev_timer_start(w->loop, &c->idle, w->lim.idle_ms);
+	/* The TLS handshake and the protocol detection count as part of the
+	 * first request. */
+	web_conn_req_begin(c);
 	c->next = w->conns;
 	if (w->conns)
 		w->conns->prev = c;
@@ -483,6 +518,15 @@ static int listen_socket(const char *addr, uint16_t port, uint16_t *bound)
 	return fd;
 }
 
+/* jansson's buffers hold K and OPc on their way in and out: wipe on free. */
+static void json_wipe_free(void *p)
+{
+	if (!p)
+		return;
+	explicit_bzero(p, malloc_usable_size(p));
+	free(p);
+}
+
 int web_start(struct ev_loop *loop, const struct conf *conf, struct db *db, struct udm *udm,
 	      const struct web_limits *limits, struct web **out)
 {
@@ -494,6 +538,7 @@ int web_start(struct ev_loop *loop, const struct conf *conf, struct db *db, stru
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	json_set_alloc_funcs(malloc, json_wipe_free);
 	w->loop = loop;
 	w->db = db;
 	w->udm = udm;

@@ -11,7 +11,12 @@
  *     TLS only, ALPN chooses "h2" or "http/1.1" (RFC 7301).
  *
  * Limits (struct web_limits, defaults below): request head size (431),
- * body size (413), connections (503 then close), idle time per connection.
+ * body size (413), connections (503 then close), idle time per connection,
+ * time to receive one whole HTTP/1.1 request or finish a TLS handshake (408
+ * then close: a client trickling bytes cannot hold a connection forever).
+ *
+ * The process must ignore SIGPIPE (solocore.c does): OpenSSL writes to the
+ * socket with write(2).
  *
  * Authentication: `Authorization: Bearer <token>` checked against tokens
  * added with web_token_add(), each with a role. Config-less default (no
@@ -50,6 +55,7 @@ struct web_limits {
 	uint32_t max_head;         /* request line + headers, bytes; default 16384 */
 	uint32_t max_body;         /* default 16 MiB (a TOML import of ~100k SIMs) */
 	uint32_t idle_ms;          /* default 60000 */
+	uint32_t request_ms;       /* default 30000 */
 	uint32_t h2_max_streams;   /* SETTINGS_MAX_CONCURRENT_STREAMS, default 100 */
 };
 

@@ -68,6 +68,7 @@ struct web_conn {
 	uint32_t events;        /* current ev mask */
 	SSL *ssl;
 	struct ev_timer idle;
+	struct ev_timer req;    /* one request (or the TLS handshake) must be in by then */
 	struct web_buf out;
 	uint8_t detect[24];     /* first bytes, to spot the HTTP/2 preface */
 	size_t detect_len;
@@ -125,12 +126,17 @@ int web_bytes_append(uint8_t **p, size_t *len, size_t *cap, const void *d, size_
 /* server.c: queue bytes on the connection and try to send them. */
 int web_conn_send(struct web_conn *c, const void *data, size_t len);
 void web_conn_close(struct web_conn *c);
+/* Start / stop the request deadline (limits.request_ms). */
+void web_conn_req_begin(struct web_conn *c);
+void web_conn_req_end(struct web_conn *c);
 
 /* h1.c */
 int web_h1_init(struct web_conn *c);
 void web_h1_free(struct web_conn *c);
 /* Feed received bytes. Negative: close the connection. */
 int web_h1_input(struct web_conn *c, const uint8_t *data, size_t len);
+/* The request deadline passed: answer 408 and close. */
+void web_h1_timeout(struct web_conn *c);
 
 /* h2.c */
 int web_h2_init(struct web_conn *c);

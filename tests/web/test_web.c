@@ -609,6 +609,7 @@ static void test_limits(void **state)
 	lim.max_body = 4096;
 	lim.max_conns = 3;
 	lim.idle_ms = 300;
+	lim.request_ms = 200;
 	srv_start(&s, &o);
 
 	/* Head over the limit: 431, connection closed. */
@@ -671,6 +672,15 @@ static void test_limits(void **state)
 	assert_int_equal(h1_read(&c, &r), 0);
 	expect_err(&r, 400, NULL);
 	resp_free(&r);
+	cli_close(&c);
+
+	/* A request that never completes: 408 after request_ms, closed. */
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	assert_int_equal(cli_write(&c, "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n", 38), 0);
+	assert_int_equal(h1_read(&c, &r), 0);
+	expect_err(&r, 408, NULL);
+	resp_free(&r);
+	assert_int_equal(cli_read(&c, b, sizeof(b)), 0);
 	cli_close(&c);
 
 	/* Connections: the 4th over a limit of 3 gets a 503. */
