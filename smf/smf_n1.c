@@ -6,6 +6,7 @@
  * dispatch of everything else to the state machine.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -119,10 +120,14 @@ static int pick_dnn(const struct smf *smf, const struct sub_view *v, const struc
 	return smf->conf->n_dnns ? 0 : -NAS_5GSM_MISSING_OR_UNKNOWN_DNN;
 }
 
-static void reject(struct smf *smf, struct smf_out *out, const struct nas_msg *m, uint8_t cause)
+static void reject(struct smf *smf, const struct smf_ue *ue, struct smf_out *out, const struct nas_msg *m,
+		   uint8_t cause)
 {
+	char obj[48];
+
 	smf->st.est_rejected++;
-	log_msg(LOGL_INFO, MOD, NULL, "psi=%u pti=%u establishment rejected: #%u %s", m->psi, m->pti, cause,
+	snprintf(obj, sizeof(obj), "ue=%s psi=%u", ue->supi, m->psi);
+	log_msg(LOGL_INFO, MOD, obj, "pti=%u establishment rejected: #%u %s", m->pti, cause,
 		nas_5gsm_cause_name(cause));
 	smf_msg_est_reject(out, m->psi, m->pti, cause);
 }
@@ -141,17 +146,17 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 
 	/* TS 24.501 7.3.2 a) and 7.3.1 a) */
 	if (m->psi < SMF_PSI_MIN || m->psi > SMF_PSI_MAX || (ul->has_psi && ul->psi != m->psi)) {
-		reject(smf, out, m, NAS_5GSM_INVALID_PDU_SESSION_ID);
+		reject(smf, ue, out, m, NAS_5GSM_INVALID_PDU_SESSION_ID);
 		return 0;
 	}
 	if (m->pti == PTI_UNASSIGNED || m->pti == PTI_RESERVED) {
-		reject(smf, out, m, NAS_5GSM_INVALID_PTI);
+		reject(smf, ue, out, m, NAS_5GSM_INVALID_PTI);
 		return 0;
 	}
 	if (ul->has_request_type && ul->request_type != NAS_REQ_INITIAL) {
 		/* Handover of an existing session (from non-3GPP / EPS), emergency and MA
 		 * sessions are not offered: there is no such session here. */
-		reject(smf, out, m, ul->request_type == NAS_REQ_EXISTING_PDU_SESSION
+		reject(smf, ue, out, m, ul->request_type == NAS_REQ_EXISTING_PDU_SESSION
 			       ? NAS_5GSM_PDU_SESSION_DOES_NOT_EXIST : NAS_5GSM_SERVICE_OPTION_NOT_SUPPORTED);
 		return 0;
 	}
@@ -169,22 +174,22 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 		smf_fsm_dispatch(smf, s, SMF_EV_LOCAL_REL, &l);
 	}
 	if (ue->n_sess >= smf->max_per_ue) {
-		reject(smf, out, m, SMF_CAUSE_MAX_SESSIONS);
+		reject(smf, ue, out, m, SMF_CAUSE_MAX_SESSIONS);
 		return 0;
 	}
 	sub_view(smf, ue, &v);
 	if (smf->p.udm && !v.d) {
-		reject(smf, out, m, NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED);
+		reject(smf, ue, out, m, NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED);
 		return 0;
 	}
 	rc = pick_slice(smf, &v, ul, &snssai);
 	if (rc) {
-		reject(smf, out, m, (uint8_t)rc);
+		reject(smf, ue, out, m, (uint8_t)rc);
 		return 0;
 	}
 	dnn = pick_dnn(smf, &v, ul);
 	if (dnn < 0) {
-		reject(smf, out, m, (uint8_t)-dnn);
+		reject(smf, ue, out, m, (uint8_t)-dnn);
 		return 0;
 	}
 	/* TS 24.501 6.4.1.2 / 6.4.1.4.1: IPv4 is what we grant; IPv4v6 is narrowed
@@ -197,20 +202,20 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 			pdu_cause = NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED;
 			break;
 		case NAS_PDU_IPV6:
-			reject(smf, out, m, NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED);
+			reject(smf, ue, out, m, NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED);
 			return 0;
 		default:
-			reject(smf, out, m, NAS_5GSM_UNKNOWN_PDU_SESSION_TYPE);
+			reject(smf, ue, out, m, NAS_5GSM_UNKNOWN_PDU_SESSION_TYPE);
 			return 0;
 		}
 	}
 	if (r->has_ssc_mode && (r->ssc_mode & 7) != NAS_SSC_MODE_1) {
-		reject(smf, out, m, NAS_5GSM_NOT_SUPPORTED_SSC_MODE);
+		reject(smf, ue, out, m, NAS_5GSM_NOT_SUPPORTED_SSC_MODE);
 		return 0;
 	}
 	s = smf_sess_alloc(smf, ue, m->psi);
 	if (!s) {
-		reject(smf, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
+		reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
 		return 0;
 	}
 	s->dnn = (uint8_t)dnn;
@@ -218,7 +223,7 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 	if (!s->ue_addr) {
 		smf_slog(LOGL_WARN, smf, s, "pool of dnn %s exhausted", smf->conf->dnns[dnn].name);
 		smf_sess_free(smf, s);
-		reject(smf, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
+		reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
 		return 0;
 	}
 	s->pti = m->pti;
@@ -237,7 +242,7 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 		out->n2_proc = SMF_N2_NONE;
 		if (rc == -ENOSPC)
 			return rc;
-		reject(smf, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
+		reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
 		return 0;
 	}
 	smf->st.est_accepted++;
@@ -247,11 +252,14 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 	return 0;
 }
 
-static void status(struct smf *smf, struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause)
+static void status(struct smf *smf, const struct smf_ue *ue, struct smf_out *out, uint8_t psi, uint8_t pti,
+		   uint8_t cause)
 {
+	char obj[48];
+
 	smf->st.gsm_status_tx++;
-	log_msg(LOGL_INFO, MOD, NULL, "psi=%u pti=%u 5GSM status #%u %s", psi, pti, cause,
-		nas_5gsm_cause_name(cause));
+	snprintf(obj, sizeof(obj), "ue=%s psi=%u", ue->supi, psi);
+	log_msg(LOGL_INFO, MOD, obj, "pti=%u 5GSM status #%u %s", pti, cause, nas_5gsm_cause_name(cause));
 	smf_msg_status(out, psi, pti, cause);
 }
 
@@ -312,7 +320,7 @@ static int sm_other(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m,
 		return 0;
 	default:
 		/* TS 24.501 7.4: a network-to-UE message type from the UE */
-		status(smf, out, m->psi, m->pti, NAS_5GSM_MSG_TYPE_NON_EXISTENT);
+		status(smf, ue, out, m->psi, m->pti, NAS_5GSM_MSG_TYPE_NON_EXISTENT);
 		return 0;
 	}
 	if (!psi_ok) {
@@ -320,19 +328,19 @@ static int sm_other(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m,
 		return 0;
 	}
 	if (!s) {
-		status(smf, out, m->psi, m->pti, NAS_5GSM_INVALID_PDU_SESSION_ID);
+		status(smf, ue, out, m->psi, m->pti, NAS_5GSM_INVALID_PDU_SESSION_ID);
 		return 0;
 	}
 	if ((ev == SMF_EV_REL_CPL || ev == SMF_EV_MOD_CPL || ev == SMF_EV_MOD_CMD_REJ) && m->pti != s->pti &&
 	    (s->state == SMF_ST_INACTIVE_PENDING || s->state == SMF_ST_MODIFICATION_PENDING)) {
 		/* TS 24.501 7.3.1: a PTI that matches no procedure in progress: #81 */
-		status(smf, out, m->psi, m->pti, NAS_5GSM_INVALID_PTI);
+		status(smf, ue, out, m->psi, m->pti, NAS_5GSM_INVALID_PTI);
 		return 0;
 	}
 	rc = smf_fsm_dispatch(smf, s, ev, &c);
 	if (rc == -EPROTO) {
 		/* TS 24.501 7.4: message not compatible with the protocol state */
-		status(smf, out, m->psi, m->pti, NAS_5GSM_MSG_TYPE_NOT_COMPATIBLE);
+		status(smf, ue, out, m->psi, m->pti, NAS_5GSM_MSG_TYPE_NOT_COMPATIBLE);
 		return 0;
 	}
 	return rc == -ENOSPC ? rc : 0;
@@ -360,19 +368,19 @@ int smf_n1_rx(struct smf *smf, struct smf_ue *ue, const struct nas_ul_nas_transp
 	}
 	rc = nas_decode(p, len, &m, &err);
 	if (rc == -ENOMSG) {
-		status(smf, out, p[1], p[2], NAS_5GSM_MSG_TYPE_NON_EXISTENT);
+		status(smf, ue, out, p[1], p[2], NAS_5GSM_MSG_TYPE_NON_EXISTENT);
 		return 0;
 	}
 	if (rc < 0) {
 		/* TS 24.501 7.5: a mandatory IE missing or wrong */
-		log_msg(LOGL_INFO, MOD, NULL, "psi=%u 5GSM decode failed at %zu: %s", p[1], err.off,
-			err.reason ? err.reason : "?");
+		log_msg(LOGL_INFO, MOD, NULL, "ue=%s psi=%u 5GSM decode failed at %zu: %s", ue->supi, p[1],
+			err.off, err.reason ? err.reason : "?");
 		if (p[3] == NAS_PDU_SESSION_ESTABLISHMENT_REQUEST) {
 			m.psi = p[1];
 			m.pti = p[2];
-			reject(smf, out, &m, NAS_5GSM_INVALID_MANDATORY_INFO);
+			reject(smf, ue, out, &m, NAS_5GSM_INVALID_MANDATORY_INFO);
 		} else {
-			status(smf, out, p[1], p[2], NAS_5GSM_INVALID_MANDATORY_INFO);
+			status(smf, ue, out, p[1], p[2], NAS_5GSM_INVALID_MANDATORY_INFO);
 		}
 		return 0;
 	}

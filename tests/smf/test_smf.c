@@ -440,6 +440,32 @@ static void test_deactivate_reactivate(void **state)
 	assert_int_equal(st.dl_data_notified, 1);
 }
 
+/* AN release racing the procedures: before the gNB's setup response (the session
+ * stays, idle) and during a release (nothing left to release at the gNB). */
+static void test_deactivate_races(void **state)
+{
+	struct fx *f = *state;
+	struct smf_sess_info info;
+	struct nas_msg m;
+
+	assert_int_equal(fx_est(f, f->ue1, &(struct est_opt){ .psi = 1, .pti = 1 }), 0);
+	assert_int_equal(smf_up_deactivate(f->smf, f->ue1), 1);
+	assert_int_equal(smf_sess_info(f->smf, f->ue1, 1, &info), 0);
+	assert_int_equal(info.state, SMF_ST_ACTIVE);
+	assert_false(info.up_active);
+	assert_int_equal(fx_setup_rsp(f, f->ue1, 1, 3), -EPROTO);   /* late response: ignored */
+	assert_int_equal(smf_up_reactivate(f->smf, f->ue1, 1, &f->out), 0);
+	assert_int_equal(fx_setup_rsp(f, f->ue1, 1, 3), 0);
+	assert_int_equal(fx_gsm(f, f->ue1, NAS_PDU_SESSION_RELEASE_REQUEST, 1, 2, 0), 0);
+	fx_dec_n1(f, &m, NAS_PDU_SESSION_RELEASE_COMMAND);
+	assert_int_equal(f->out.n2_proc, SMF_N2_RELEASE);
+	assert_int_equal(smf_up_deactivate(f->smf, f->ue1), 1);      /* gNB context gone */
+	assert_int_equal(fx_n2(f, f->ue1, 1, SMF_N2_RELEASE_RSP), -EPROTO);
+	assert_int_equal(smf_up_reactivate(f->smf, f->ue1, 1, &f->out), -EBUSY);
+	assert_int_equal(fx_gsm(f, f->ue1, NAS_PDU_SESSION_RELEASE_COMPLETE, 1, 2, 0), 0);
+	assert_int_equal(smf_ue_psi_map(f->ue1), 0);
+}
+
 /* UE-requested release: #36, both transfers, then everything freed. */
 static void test_release_ue(void **state)
 {
@@ -806,7 +832,7 @@ static void test_detach_and_sync(void **state)
 	fx_establish(f, f->ue1, 1, "internet", &info);
 }
 
-/* The 5GSM AMBR unit choice (TS 24.501 9.11.4.14) round-trips typical rates. */
+/* A pool that does not parse, or no loop: smf_new refuses. */
 static void test_bad_pool_config(void **state)
 {
 	struct conf c;
@@ -841,6 +867,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pool_exhaustion_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_psi, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deactivate_reactivate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deactivate_races, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release_ue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release_network, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_unsuccessful, setup, teardown),
