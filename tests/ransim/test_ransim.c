@@ -21,6 +21,10 @@
 #include "common/crypto/crypto.h"
 #include "common/ev.h"
 #include "common/log.h"
+#include "common/ngap/ngap.h"
+#include "common/sctp/sctp.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include "ransim.h"
 #include "udm/udm.h"
 
@@ -324,6 +328,119 @@ static void test_reregister(void **state)
 	assert_int_equal(a.ues, 0);
 }
 
+/* NG Setup Failure (the gNB's TAC is not served): every UE fails with that cause, the run ends. */
+static void test_ng_setup_failure(void **state)
+{
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct ransim *rs;
+
+	(void)state;
+	if (amf_up(NULL, 0, NULL, 0) < 0)
+		return;
+	rs_cfg(&c, 4, 2);
+	c.tac = 7;
+	rs = run(&c, T.sims, N_SUBS);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ues_failed, 4);
+	assert_int_equal(s.ues_registered, 0);
+	assert_int_equal(s.done[RANSIM_P_NG_SETUP], 0);
+	assert_int_equal(ransim_failures(rs, "ng_setup_failure"), 4 + 1);  /* the gNB's + each UE's */
+	assert_int_equal(s.ngap_tx, 1);
+	ransim_free(rs);
+}
+
+/* A peer that completes NG Setup and then never answers: each UE fails once its guard
+ * timer expires, with the state it waited in as the cause. */
+static struct n2sctp_assoc *silent_a;
+
+static void silent_up(struct n2sctp_assoc *a, const struct sockaddr *p, socklen_t l, void *arg)
+{
+	(void)p;
+	(void)l;
+	(void)arg;
+	silent_a = a;
+}
+
+static void silent_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, const uint8_t *buf,
+			size_t len, void *arg)
+{
+	static const char name[] = "silent";
+	static struct ngap_msg m;
+	static uint8_t out[512];
+	int n;
+
+	(void)stream;
+	(void)ppid;
+	(void)arg;
+	if (len < 2 || buf[1] != NGAP_PROC_NG_SETUP)
+		return;       /* everything after NG Setup is ignored */
+	memset(&m, 0, sizeof(m));
+	m.type = NGAP_SUCCESSFUL;
+	m.proc = NGAP_PROC_NG_SETUP;
+	m.u.ng_setup_response.amf_name.p = (const uint8_t *)name;
+	m.u.ng_setup_response.amf_name.len = sizeof(name) - 1;
+	m.u.ng_setup_response.n_guamis = 1;
+	memcpy(m.u.ng_setup_response.guamis[0].guami.plmn.v, "\x00\xf1\x10", 3);
+	m.u.ng_setup_response.guamis[0].guami.region = 1;
+	m.u.ng_setup_response.guamis[0].guami.set_id = 1;
+	m.u.ng_setup_response.relative_capacity = 255;
+	m.u.ng_setup_response.n_plmns = 1;
+	memcpy(m.u.ng_setup_response.plmns[0].plmn.v, "\x00\xf1\x10", 3);
+	m.u.ng_setup_response.plmns[0].n_slices = 1;
+	m.u.ng_setup_response.plmns[0].slices[0].sst = 1;
+	n = ngap_encode(&m, out, sizeof(out));
+	assert_true(n > 0);
+	assert_int_equal(n2sctp_send(a, 0, N2SCTP_PPID_NGAP, out, (size_t)n), 0);
+}
+
+static void silent_down(struct n2sctp_assoc *a, enum n2sctp_down_reason r, void *arg)
+{
+	(void)a;
+	(void)r;
+	(void)arg;
+	silent_a = NULL;
+}
+
+static void test_guard_timeout(void **state)
+{
+	struct n2sctp_cbs cbs = { .up = silent_up, .data = silent_data, .down = silent_down };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct n2sctp_cfg lc;
+	struct n2sctp *lis = NULL;
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct ransim *rs;
+	int rc;
+
+	(void)state;
+	n2sctp_cfg_init(&lc);
+	lc.backend = N2SCTP_BACKEND_USRSCTP;
+	lc.encap = N2SCTP_ENCAP_UDP;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rc = n2sctp_listen(T.loop, &lc, (struct sockaddr *)&sin, sizeof(sin), &cbs, &lis);
+	if (rc < 0) {
+		printf("SKIP: usrsctp UDP listener: %d\n", rc);
+		T.skipped = true;
+		return;
+	}
+	ransim_cfg_init(&c);
+	c.sctp.encap = N2SCTP_ENCAP_UDP;
+	c.sctp.udp_peer_port = n2sctp_local_udp_port(lis);
+	c.port = n2sctp_local_port(lis);
+	c.n_ues = 3;
+	c.concurrency = 3;
+	c.ue_timeout_ms = 200;
+	rs = run(&c, T.sims, N_SUBS);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.done[RANSIM_P_NG_SETUP], 1);
+	assert_int_equal(s.ues_failed, 3);
+	assert_int_equal(ransim_failures(rs, "timeout_WAIT_AUTH"), 3);
+	assert_int_equal(s.ngap_tx, 1 + 3);    /* NG Setup, 3 Initial UE Messages */
+	ransim_free(rs);
+	n2sctp_free(lis);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +449,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_suci_a_and_resync, teardown),
 		cmocka_unit_test_teardown(test_auth_reject_and_no_alg, teardown),
 		cmocka_unit_test_teardown(test_reregister, teardown),
+		cmocka_unit_test_teardown(test_ng_setup_failure, teardown),
+		cmocka_unit_test(test_guard_timeout),
 	};
 	int err = 0, rc;
 
