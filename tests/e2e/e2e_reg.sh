@@ -239,12 +239,30 @@ pcap)
 		echo "SKIP: tshark not installed"; exit 77
 	fi
 	start_core "$TMP/core.yaml" || exit 1
+	# Also the real wire: dumpcap on ransim's veth end sees usrsctp's own packets.
+	WIRE=
+	if command -v dumpcap >/dev/null 2>&1; then
+		$NSR dumpcap -q -i "${tag}b" -f sctp -w "$TMP/wire.pcapng" >"$TMP/dumpcap.log" 2>&1 &
+		WIRE=$!
+		i=0
+		while ! grep -q "Capturing on" "$TMP/dumpcap.log" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	fi
 	run_ransim pcap $R --sims "$TMP/sims.toml" --ues 3 --concurrency 3 --pcap "$TMP/n2.pcap" --expect-nea 0
 	expect_all_ok pcap 3
+	if [ -n "$WIRE" ]; then
+		sleep 0.3
+		kill -INT "$WIRE" 2>/dev/null; wait "$WIRE" 2>/dev/null
+		# SCTP may bundle several DATA chunks in one packet: count NGAP PDUs, not frames.
+		wire=$(tshark -r "$TMP/wire.pcapng" -T fields -e ngap.procedureCode 2>>"$TMP/tshark.log" | tr ',' '\n' | grep -c .)
+		wbad=$(tshark -r "$TMP/wire.pcapng" -Y '_ws.malformed || _ws.expert.severity >= error' 2>>"$TMP/tshark.log" | wc -l)
+		[ "$wbad" = 0 ] || fail "wire capture: $wbad malformed/error frames"
+	fi
 	frames=$(tshark -r "$TMP/n2.pcap" -Y ngap 2>"$TMP/tshark.log" | wc -l)
 	bad=$(tshark -r "$TMP/n2.pcap" -o nas-5gs.null_decipher:TRUE -Y '_ws.malformed || _ws.expert.severity >= error' 2>>"$TMP/tshark.log" | wc -l)
 	want=$(( $(grep '^ngap_tx [0-9]' "$TMP/pcap.out" | cut -d' ' -f2) + $(grep '^ngap_rx [0-9]' "$TMP/pcap.out" | cut -d' ' -f2) ))
 	[ "$frames" = "$want" ] || fail "pcap: $frames NGAP frames decoded, $want exchanged"
+	[ -z "$WIRE" ] || [ "$wire" = "$want" ] || fail "wire capture: $wire NGAP PDUs decoded, $want exchanged"
+	echo "pcap: $want NGAP PDUs exchanged, $frames decoded from ransim's pcap, ${wire:-(no dumpcap)} from the wire"
 	[ "$bad" = 0 ] || { fail "pcap: $bad malformed/error frames"; tshark -r "$TMP/n2.pcap" -Y '_ws.malformed || _ws.expert.severity >= error' -V | head -n 60; }
 	# NEA0: NAS stays readable; every registration step is visible to the dissector (the
 	# Registration Request twice per UE: initial message and Security Mode Complete container).
