@@ -82,15 +82,10 @@ struct smf *smf_new(const struct smf_params *p, int *err)
 	smf->ues = calloc(smf->n_ues, sizeof(*smf->ues));
 	if (!smf->sess || !smf->ues)
 		goto fail;
-	for (uint32_t i = 0; i < smf->n_sess; i++) {
-		smf->sess[i].next_free = i + 1 < smf->n_sess ? i + 1 : SMF_NONE;
-		smf->sess[i].smf = smf;
-		ev_timer_init(&smf->sess[i].timer, smf_timer_cb, &smf->sess[i]);
-	}
-	for (uint32_t i = 0; i < smf->n_ues; i++)
-		smf->ues[i].next_free = i + 1 < smf->n_ues ? i + 1 : SMF_NONE;
-	smf->sess_free = 0;
-	smf->ue_free = 0;
+	/* Slots are handed out from a high-water mark before the free lists, so the
+	 * arrays (sized for the configured maximum) are only touched when used. */
+	smf->sess_free = SMF_NONE;
+	smf->ue_free = SMF_NONE;
 	log_info(MOD, "started: %u dnns, %u sessions, %u ues, user plane %s", cf->n_dnns, smf->n_sess,
 		 smf->n_ues, smf->upf ? "attached" : "none");
 	*err = 0;
@@ -106,7 +101,7 @@ void smf_free(struct smf *smf)
 	if (!smf)
 		return;
 	if (smf->ues)
-		for (uint32_t i = 0; i < smf->n_ues; i++)
+		for (uint32_t i = 0; i < smf->ue_hwm; i++)
 			if (smf->ues[i].in_use)
 				smf_ue_detach(smf, &smf->ues[i]);
 	for (unsigned d = 0; d < CONF_MAX_DNNS; d++)
@@ -121,16 +116,25 @@ void smf_set_upf(struct smf *smf, struct upf *upf)
 	smf->upf = upf;
 }
 
+void smf_set_amf_ops(struct smf *smf, const struct smf_amf_ops *ops)
+{
+	smf->p.ops = *ops;
+}
+
 /* ---- UE handles ---- */
 
 int smf_ue_attach(struct smf *smf, const char *supi, void *ue_cookie, struct smf_ue **out)
 {
 	struct smf_ue *ue;
 
-	if (smf->ue_free == SMF_NONE)
+	if (smf->ue_free != SMF_NONE) {
+		ue = &smf->ues[smf->ue_free];
+		smf->ue_free = ue->next_free;
+	} else if (smf->ue_hwm < smf->n_ues) {
+		ue = &smf->ues[smf->ue_hwm++];
+	} else {
 		return -ENOSPC;
-	ue = &smf->ues[smf->ue_free];
-	smf->ue_free = ue->next_free;
+	}
 	ue->in_use = 1;
 	ue->cookie = ue_cookie;
 	ue->n_sess = 0;
@@ -215,10 +219,17 @@ struct smf_sess *smf_sess_alloc(struct smf *smf, struct smf_ue *ue, uint8_t psi)
 	struct smf_sess *s;
 	uint32_t idx = smf->sess_free;
 
-	if (idx == SMF_NONE)
+	if (idx != SMF_NONE) {
+		s = &smf->sess[idx];
+		smf->sess_free = s->next_free;
+	} else if (smf->sess_hwm < smf->n_sess) {
+		idx = smf->sess_hwm++;
+		s = &smf->sess[idx];
+		s->smf = smf;
+		ev_timer_init(&s->timer, smf_timer_cb, s);
+	} else {
 		return NULL;
-	s = &smf->sess[idx];
-	smf->sess_free = s->next_free;
+	}
 	memset(&s->psi, 0, offsetof(struct smf_sess, timer) - offsetof(struct smf_sess, psi));
 	s->in_use = 1;
 	s->ue = (uint32_t)(ue - smf->ues);
@@ -312,7 +323,7 @@ void smf_upf_dl_data(void *arg, uint32_t session_id)
 	struct smf *smf = arg;
 	struct smf_sess *s;
 
-	if (!smf || session_id >= smf->n_sess)
+	if (!smf || session_id >= smf->sess_hwm)
 		return;
 	s = &smf->sess[session_id];
 	if (!s->in_use || s->up != SMF_UP_INACTIVE)

@@ -139,10 +139,13 @@ struct smf_params {
 
 /* NULL with *err = -errno (-EINVAL for a bad DNN pool in conf, -ENOMEM). */
 struct smf *smf_new(const struct smf_params *p, int *err);
-/* Releases every session locally (UPF rules removed), stops timers. Accepts NULL. */
+/* Releases every session locally (UPF rules removed), stops timers; call it before
+ * freeing the loop and closing the upf. Accepts NULL. */
 void smf_free(struct smf *smf);
 /* Attach / replace the user plane (NULL: none). Sessions already installed are not re-sent. */
 void smf_set_upf(struct smf *smf, struct upf *upf);
+/* Set the AMF callbacks after creation (the AMF is usually created after the SMF). */
+void smf_set_amf_ops(struct smf *smf, const struct smf_amf_ops *ops);
 /* Matches upf_params.on_dl_data: pass it with cb_arg = the smf. */
 void smf_upf_dl_data(void *smf, uint32_t session_id);
 

@@ -100,9 +100,9 @@ struct smf {
 	uint32_t dns[CONF_MAX_DNNS][CONF_MAX_DNS]; /* network order, IPv4 only */
 	uint8_t n_dns[CONF_MAX_DNNS];
 	struct smf_sess *sess;
-	uint32_t n_sess, sess_free;
+	uint32_t n_sess, sess_free, sess_hwm;
 	struct smf_ue *ues;
-	uint32_t n_ues, ue_free;
+	uint32_t n_ues, ue_free, ue_hwm;
 	uint32_t t3591_ms, t3592_ms;
 	uint8_t max_retx, max_per_ue;
 	struct smf_stats st;

@@ -111,11 +111,13 @@ struct fx *fx_new(uint32_t max_sessions, uint8_t max_per_ue)
 		.max_per_ue = max_per_ue,
 		.t3591_ms = 5,
 		.t3592_ms = 5,
-		.ops = { .send = on_send, .dl_data = on_dl, .arg = f },
 	};
+	struct smf_amf_ops ops = { .send = on_send, .dl_data = on_dl, .arg = f };
+
 	f->smf = smf_new(&p, &err);
 	assert_int_equal(err, 0);
 	assert_non_null(f->smf);
+	smf_set_amf_ops(f->smf, &ops);
 	assert_int_equal(smf_ue_attach(f->smf, SUPI1, &f->cookie1, &f->ue1), 0);
 	assert_int_equal(smf_ue_attach(f->smf, SUPI2, &f->cookie2, &f->ue2), 0);
 	smf_out_init(&f->out, f->n1, sizeof(f->n1), f->n2, sizeof(f->n2));
