@@ -33,6 +33,7 @@ int web_tls_ctx(const char *cert, const char *key, SSL_CTX **out)
 {
 	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
 	unsigned long e;
+	char why[256];
 
 	if (!ctx)
 		return -ENOMEM;
@@ -44,10 +45,10 @@ int web_tls_ctx(const char *cert, const char *key, SSL_CTX **out)
 	if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1 ||
 	    SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1 ||
 	    SSL_CTX_check_private_key(ctx) != 1) {
-		e = ERR_get_error();
-		/* The reason string names the failure, never key material. */
-		log_error("web", "web.tls: cert %s / key %s unusable: %s", cert, key,
-			  ERR_reason_error_string(e) ? ERR_reason_error_string(e) : "unknown error");
+		e = ERR_peek_last_error();
+		ERR_error_string_n(e, why, sizeof(why));
+		/* The error string names the failure, never key material. */
+		log_error("web", "web.tls: cert %s / key %s unusable: %s", cert, key, why);
 		ERR_clear_error();
 		SSL_CTX_free(ctx);
 		return -EINVAL;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -812,6 +813,42 @@ static void test_metrics_and_plugins(void **state)
 	srv_free(&s);
 }
 
+/* Random bytes, raw or after a valid start, over HTTP/1.1 and after the
+ * HTTP/2 preface: the server answers or closes, and stays up. */
+static void test_garbage(void **state)
+{
+	static const char *const starts[] = {
+		"", "GET / HTTP/1.1\r\n", "POST /api/v1/subscribers HTTP/1.1\r\nContent-Length: 40\r\n\r\n",
+		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "POST /api/v1/subscribers/import HTTP/1.1\r\n"
+		"Transfer-Encoding: chunked\r\n\r\n",
+	};
+	struct srv s;
+	struct resp r;
+	unsigned seed = 12345;
+
+	(void)state;
+	srv_start(&s, NULL);
+	for (int i = 0; i < 300; i++) {
+		struct cli c;
+		char buf[2048], rd[4096];
+		const char *st = starts[i % 5];
+		size_t n = strlen(st), len = n + (size_t)(rand_r(&seed) % (int)(sizeof(buf) - n));
+
+		memcpy(buf, st, n);
+		for (size_t k = n; k < len; k++)
+			buf[k] = (char)rand_r(&seed);
+		assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+		cli_write(&c, buf, len);
+		shutdown(c.fd, SHUT_WR);
+		while (cli_read(&c, rd, sizeof(rd)) > 0)
+			;
+		cli_close(&c);
+	}
+	assert_int_equal(do_req(&s, "GET", "/api/v1/health", NULL, NULL, &r), 200);
+	resp_free(&r);
+	srv_free(&s);
+}
+
 static void test_stop_closes(void **state)
 {
 	struct srv s;
@@ -849,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_keepalive),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_metrics_and_plugins),
+		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_stop_closes),
 	};
 

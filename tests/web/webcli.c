@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -151,6 +152,7 @@ int cli_connect(struct cli *c, uint16_t port, const char *alpn)
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -1;
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 	if (!alpn)
 		return 0;
 	c->ctx = SSL_CTX_new(TLS_client_method());
