@@ -177,9 +177,7 @@ static void on_ng_setup(struct rs_gnb *g, bool ok)
 		return;
 	}
 	rs->st.done[RANSIM_P_NG_SETUP]++;
-	if (rs->lat[RANSIM_P_NG_SETUP].n < rs->lat[RANSIM_P_NG_SETUP].cap)
-		rs->lat[RANSIM_P_NG_SETUP].us[rs->lat[RANSIM_P_NG_SETUP].n++] =
-			(uint32_t)((rs_now_ns() - g->t_setup) / 1000);
+	rs_lat_add(&rs->lat[RANSIM_P_NG_SETUP], (uint32_t)((rs_now_ns() - g->t_setup) / 1000));
 	g->st = RS_GNB_READY;
 	gnb_log(LOGL_INFO, g, "NG Setup done");
 	/* UEs interrupted by a reconnect (drop_assoc) start again. */

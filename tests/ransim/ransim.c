@@ -85,13 +85,6 @@ struct ransim *ransim_new(struct ev_loop *loop, const struct ransim_cfg *cfg,
 		goto fail;
 	memcpy(rs->sims, sims, n_sims * sizeof(*sims));
 	rs->n_sims = n_sims;
-	for (i = 0; i < RANSIM_P_COUNT; i++) {
-		/* Registrations can repeat (drop_assoc, resync): room for a few per UE. */
-		rs->lat[i].cap = i == RANSIM_P_NG_SETUP ? 2 * RANSIM_MAX_GNBS : 2 * cfg->n_ues;
-		rs->lat[i].us = calloc(rs->lat[i].cap, sizeof(uint32_t));
-		if (!rs->lat[i].us)
-			goto fail;
-	}
 	for (i = 0; i < cfg->n_gnbs; i++) {
 		rs->gnbs[i].rs = rs;
 		rs->gnbs[i].idx = i;
@@ -155,8 +148,6 @@ void ransim_free(struct ransim *rs)
 	if (rs->ues)
 		for (i = 0; i < rs->cfg.n_ues; i++)
 			ev_timer_stop(rs->loop, &rs->ues[i].guard);
-	for (i = 0; i < RANSIM_P_COUNT; i++)
-		free(rs->lat[i].us);
 	if (rs->pcap)
 		pcapw_close(rs->pcap);
 	free(rs->ues);

@@ -142,7 +142,6 @@ void ransim_get_stats(const struct ransim *rs, struct ransim_stats *out);
 /* Failures of one cause, e.g. "reg_reject_7", "auth_reject", "timeout". 0 if none. */
 uint64_t ransim_failures(const struct ransim *rs, const char *cause);
 /* Human readable report, one "key value" item per line (stable for scripts). */
-/* Sorts the latency samples in place (hence not const). */
-void ransim_report(struct ransim *rs, FILE *out);
+void ransim_report(const struct ransim *rs, FILE *out);
 
 #endif

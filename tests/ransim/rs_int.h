@@ -87,10 +87,18 @@ struct rs_cause {
 	uint64_t n;
 };
 
+/* Latency histogram in microseconds, log-linear (32 sub-buckets per power of two: within
+ * 3 %), fixed size whatever the run length; mean, min and max are exact. */
+#define RS_LAT_SUB 32
+#define RS_LAT_BUCKETS (28 * RS_LAT_SUB)
 struct rs_lat {
-	uint32_t *us;                /* samples, capacity cap */
-	uint32_t n, cap;
+	uint64_t n, sum;
+	uint32_t min, max;
+	uint32_t b[RS_LAT_BUCKETS];
 };
+void rs_lat_add(struct rs_lat *l, uint32_t us);
+/* Upper bound of the bucket holding the p-th percentile (capped at max). */
+uint32_t rs_lat_pct(const struct rs_lat *l, unsigned p);
 
 struct ransim {
 	struct ev_loop *loop;

@@ -69,13 +69,10 @@ void rs_proc_start(struct rs_ue *ue, enum ransim_proc p)
 
 void rs_proc_done(struct rs_ue *ue, enum ransim_proc p)
 {
-	struct rs_lat *l = &ue->rs->lat[p];
-
 	if (!ue->t0[p])
 		return;
 	ue->rs->st.done[p]++;
-	if (l->n < l->cap)
-		l->us[l->n++] = (uint32_t)((rs_now_ns() - ue->t0[p]) / 1000);
+	rs_lat_add(&ue->rs->lat[p], (uint32_t)((rs_now_ns() - ue->t0[p]) / 1000));
 	ue->t0[p] = 0;
 }
 
@@ -139,21 +136,53 @@ uint64_t ransim_failures(const struct ransim *rs, const char *cause)
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
+static unsigned lat_idx(uint32_t v)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	unsigned e;
 
-	return x < y ? -1 : x > y;
+	if (v < RS_LAT_SUB)
+		return v;
+	e = 31u - (unsigned)__builtin_clz(v);          /* 5..31 */
+	return (e - 4) * RS_LAT_SUB + ((v >> (e - 5)) & (RS_LAT_SUB - 1));
 }
 
-static uint32_t pct(const struct rs_lat *l, unsigned p)
+static uint32_t lat_upper(unsigned idx)
 {
-	size_t i = ((size_t)l->n * p + 99) / 100;
+	unsigned g = idx / RS_LAT_SUB, sub = idx % RS_LAT_SUB;
+	uint64_t lo;
 
-	return l->us[i ? i - 1 : 0];
+	if (!g)
+		return idx;
+	lo = (uint64_t)(RS_LAT_SUB + sub) << (g - 1);
+	lo += ((uint64_t)1 << (g - 1)) - 1;
+	return lo > UINT32_MAX ? UINT32_MAX : (uint32_t)lo;
 }
 
-void ransim_report(struct ransim *rs, FILE *out)
+void rs_lat_add(struct rs_lat *l, uint32_t us)
+{
+	if (!l->n || us < l->min)
+		l->min = us;
+	if (us > l->max)
+		l->max = us;
+	l->n++;
+	l->sum += us;
+	l->b[lat_idx(us)]++;
+}
+
+uint32_t rs_lat_pct(const struct rs_lat *l, unsigned p)
+{
+	uint64_t want = (l->n * p + 99) / 100, seen = 0;
+	unsigned i;
+
+	for (i = 0; i < RS_LAT_BUCKETS; i++) {
+		seen += l->b[i];
+		if (seen >= want && seen)
+			return lat_upper(i) < l->max ? lat_upper(i) : l->max;
+	}
+	return l->max;
+}
+
+void ransim_report(const struct ransim *rs, FILE *out)
 {
 	const struct ransim_stats *s = &rs->st;
 	static const char *const dir[2] = { "tx", "rx" };
@@ -175,20 +204,14 @@ void ransim_report(struct ransim *rs, FILE *out)
 	fprintf(out, "stream_violations %llu\n", (unsigned long long)s->stream_violations);
 	fprintf(out, "reregistrations %llu\n", (unsigned long long)s->reregistrations);
 	for (p = 0; p < RANSIM_P_COUNT; p++) {
-		struct rs_lat *l = &rs->lat[p];
+		const struct rs_lat *l = &rs->lat[p];
 
 		fprintf(out, "proc %s started %llu done %llu", proc_names[p],
 			(unsigned long long)s->started[p], (unsigned long long)s->done[p]);
-		if (l->n) {
-			uint64_t sum = 0;
-
-			qsort(l->us, l->n, sizeof(l->us[0]), cmp_u32);
-			for (c = 0; c < l->n; c++)
-				sum += l->us[c];
+		if (l->n)
 			fprintf(out, " mean_us %llu p50_us %u p90_us %u p99_us %u max_us %u",
-				(unsigned long long)(sum / l->n), pct(l, 50), pct(l, 90), pct(l, 99),
-				l->us[l->n - 1]);
-		}
+				(unsigned long long)(l->sum / l->n), rs_lat_pct(l, 50), rs_lat_pct(l, 90),
+				rs_lat_pct(l, 99), l->max);
 		fputc('\n', out);
 	}
 	for (c = 0; c < rs->n_causes; c++)

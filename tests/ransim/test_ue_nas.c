@@ -212,6 +212,29 @@ static void test_suci_null(void **state)
 	ransim_free(rs);
 }
 
+/* The latency histogram: exact mean/min/max, percentiles within the 3 % bucket width. */
+static void test_latency_histogram(void **state)
+{
+	static struct rs_lat l;
+	uint32_t v;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	for (v = 1; v <= 1000; v++)
+		rs_lat_add(&l, v);
+	rs_lat_add(&l, 4000000000u);
+	assert_int_equal(l.n, 1001);
+	assert_int_equal(l.min, 1);
+	assert_int_equal(l.max, 4000000000u);
+	assert_true(rs_lat_pct(&l, 50) >= 501 && rs_lat_pct(&l, 50) <= 501 * 103 / 100);
+	assert_true(rs_lat_pct(&l, 90) >= 901 && rs_lat_pct(&l, 90) <= 901 * 103 / 100);
+	assert_int_equal(rs_lat_pct(&l, 100), 4000000000u);
+	memset(&l, 0, sizeof(l));
+	rs_lat_add(&l, 7);
+	assert_int_equal(rs_lat_pct(&l, 50), 7);   /* small values are exact */
+	assert_int_equal(rs_lat_pct(&l, 99), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_plain_after_security),
 		cmocka_unit_test(test_ul_wrap),
 		cmocka_unit_test(test_suci_null),
+		cmocka_unit_test(test_latency_histogram),
 	};
 	int err = 0, rc;
 
