@@ -18,7 +18,7 @@
 #define H1_FIELD_MAX 32
 #define H1_AUTH_MAX 300
 
-enum h1_hdr { HDR_OTHER, HDR_AUTH, HDR_EXPECT };
+enum h1_hdr { HDR_OTHER, HDR_AUTH, HDR_EXPECT, HDR_HOST };
 
 struct h1_state {
 	http_parser p;
@@ -32,6 +32,7 @@ struct h1_state {
 	char auth[H1_AUTH_MAX + 1];
 	size_t auth_len;
 	bool has_auth;
+	bool has_host;
 	bool expect_continue;
 	uint8_t *body;
 	size_t body_len, body_cap;
@@ -57,7 +58,7 @@ static int on_message_begin(http_parser *p)
 
 	h->url_len = h->head_bytes = h->field_len = h->auth_len = h->body_len = 0;
 	h->in_value = false;
-	h->has_auth = h->expect_continue = false;
+	h->has_auth = h->has_host = h->expect_continue = false;
 	web_conn_req_begin(h->c);
 	return 0;
 }
@@ -115,6 +116,8 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
 			h->has_auth = true;
 		} else if (strcasecmp(h->field, "expect") == 0) {
 			h->hdr = HDR_EXPECT;
+		} else if (strcasecmp(h->field, "host") == 0) {
+			h->has_host = true;
 		}
 	}
 	if (h->hdr == HDR_AUTH) {
@@ -139,6 +142,12 @@ static int on_headers_complete(http_parser *p)
 		h->err_status = 413;
 		h->err_field = "body";
 		return -1;   /* neither 0, 1 nor 2: the parser stops with an error */
+	}
+	/* RFC 9112 3.2: an HTTP/1.1 request without Host is a 400. */
+	if (!h->has_host && p->http_major == 1 && p->http_minor >= 1) {
+		h->err_status = 400;
+		h->err_field = "Host";
+		return -1;
 	}
 	/* RFC 9110 10.1.1: tell the client to go on sending the body. */
 	if (h->expect_continue && p->http_major == 1 && p->http_minor >= 1) {
@@ -289,6 +298,8 @@ int web_h1_input(struct web_conn *c, const uint8_t *data, size_t len)
 		return fail(c, 413, h->err_field, "request body exceeds the limit");
 	if (h->err_status == 431 || e == HPE_HEADER_OVERFLOW)
 		return fail(c, 431, h->err_field, "request head exceeds the limit");
+	if (h->err_status == 400)
+		return fail(c, 400, h->err_field, "HTTP/1.1 request without Host");
 	if (h->err_status == 414)
 		return fail(c, 414, h->err_field, "request target too long");
 	if (e == HPE_CB_message_complete || e == HPE_CB_body || e == HPE_CB_headers_complete)

@@ -577,7 +577,7 @@ static void test_keepalive(void **state)
 	/* Connection: close is honoured. */
 	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
 	{
-		static const char q[] = "GET /api/v1/health HTTP/1.1\r\nConnection: close\r\n\r\n";
+		static const char q[] = "GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
 
 		assert_int_equal(cli_write(&c, q, sizeof(q) - 1), 0);
 	}
@@ -649,7 +649,7 @@ static void test_limits(void **state)
 	{
 		char req[6000];
 		int n = snprintf(req, sizeof(req), "POST /api/v1/subscribers/import HTTP/1.1\r\n"
-				 "Authorization: Bearer " TOK_OP "\r\nTransfer-Encoding: chunked\r\n\r\n"
+				 "Host: x\r\nAuthorization: Bearer " TOK_OP "\r\nTransfer-Encoding: chunked\r\n\r\n"
 				 "1388\r\n%.5000s\r\n0\r\n\r\n", big);
 
 		assert_int_equal(cli_write(&c, req, (size_t)n), 0);
@@ -659,6 +659,21 @@ static void test_limits(void **state)
 	resp_free(&r);
 	cli_close(&c);
 	free(big);
+
+	/* HTTP/1.1 without Host: 400 naming it; HTTP/1.0 needs none. */
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	assert_int_equal(cli_write(&c, "GET /api/v1/health HTTP/1.1\r\n\r\n", 31), 0);
+	assert_int_equal(h1_read(&c, &r), 0);
+	expect_err(&r, 400, "Host");
+	resp_free(&r);
+	cli_close(&c);
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	assert_int_equal(cli_write(&c, "GET /api/v1/health HTTP/1.0\r\n\r\n", 31), 0);
+	assert_int_equal(h1_read(&c, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_false(r.keep_alive);
+	resp_free(&r);
+	cli_close(&c);
 
 	/* Malformed request line: 400, closed. */
 	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
