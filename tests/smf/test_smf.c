@@ -832,6 +832,110 @@ static void test_detach_and_sync(void **state)
 	fx_establish(f, f->ue1, 1, "internet", &info);
 }
 
+static uint32_t rnd_state = 12345;
+static uint32_t rnd(void)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return rnd_state >> 8;
+}
+
+/* Untrusted input: 5000 5GSM payloads (valid messages with random bytes changed,
+ * cut or extended, and pure noise) and 2000 random N2 transfers. Nothing may
+ * crash (ASan/UBSan builds check memory), and the books must balance after
+ * every message: sessions == addresses in use. */
+static void test_random_input(void **state)
+{
+	struct fx *f = *state;
+	static const uint8_t types[] = {
+		NAS_PDU_SESSION_RELEASE_REQUEST, NAS_PDU_SESSION_RELEASE_COMPLETE,
+		NAS_PDU_SESSION_MODIFICATION_REQUEST, NAS_PDU_SESSION_MODIFICATION_COMPLETE,
+		NAS_PDU_SESSION_MODIFICATION_COMMAND_REJECT, NAS_5GSM_STATUS,
+	};
+	uint8_t est[256], buf[300];
+	struct nas_msg m;
+	struct smf_stats st;
+	uint32_t u1, u2, size;
+	int n_est;
+
+	/* a valid establishment request to mutate */
+	static const uint8_t imr[2] = { 0xff, 0xff };
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_PDU_SESSION_ESTABLISHMENT_REQUEST;
+	m.psi = 1;
+	m.pti = 1;
+	m.pdu_est_req.integrity_max_rate = (struct nas_buf){ imr, 2 };
+	m.pdu_est_req.has_pdu_session_type = true;
+	m.pdu_est_req.pdu_session_type = NAS_PDU_IPV4;
+	n_est = nas_encode(&m, est, sizeof(est), NULL);
+	assert_true(n_est > 0);
+
+	for (int i = 0; i < 7000; i++) {
+		size_t len;
+		uint8_t psi = (uint8_t)(1 + rnd() % 4);
+		if (i >= 5000) {
+			len = rnd() % 64;
+			for (size_t k = 0; k < len; k++)
+				buf[k] = (uint8_t)rnd();
+			smf_n2_rx(f->smf, f->ue1, psi, (enum smf_n2_msg)(rnd() % 5), buf, len, &f->out);
+		} else {
+			switch (rnd() % 4) {
+			case 0:     /* a valid request, psi varied, sometimes a valid accept follows */
+				memcpy(buf, est, (size_t)n_est);
+				buf[1] = psi;
+				buf[2] = (uint8_t)(1 + rnd() % 3);
+				len = (size_t)n_est;
+				break;
+			case 1:     /* another valid 5GSM type */
+				memset(&m, 0, sizeof(m));
+				m.type = types[rnd() % sizeof(types)];
+				m.psi = psi;
+				m.pti = (uint8_t)(rnd() % 3);
+				if (m.type == NAS_5GSM_STATUS)
+					m.gsm_status.cause = (uint8_t)rnd();
+				{
+					int n = nas_encode(&m, buf, sizeof(buf), NULL);
+					assert_true(n > 0);
+					len = (size_t)n;
+				}
+				break;
+			case 2:     /* mutated */
+				memcpy(buf, est, (size_t)n_est);
+				len = (size_t)n_est;
+				for (int k = 0; k < 3; k++)
+					buf[rnd() % len] = (uint8_t)rnd();
+				if (rnd() % 2)
+					len = rnd() % (len + 1);
+				break;
+			default:    /* noise behind a 5GSM header */
+				len = 4 + rnd() % 60;
+				for (size_t k = 0; k < len; k++)
+					buf[k] = (uint8_t)rnd();
+				buf[0] = NAS_EPD_5GSM;
+				break;
+			}
+			fx_n1(f, f->ue1, buf[1], buf, len);
+			if (f->out.n2_proc == SMF_N2_SETUP && rnd() % 2)
+				fx_setup_rsp(f, f->ue1, f->out.psi, rnd());
+		}
+		if (rnd() % 50 == 0)
+			smf_up_deactivate(f->smf, f->ue1);
+		smf_get_stats(f->smf, &st);
+		assert_int_equal(smf_pool_usage(f->smf, "internet", &u1, &size), 0);
+		assert_int_equal(smf_pool_usage(f->smf, "ims", &u2, &size), 0);
+		assert_int_equal(st.sessions, u1 + u2);
+		assert_true(st.sessions <= SMF_PSI_MAX);
+	}
+	smf_get_stats(f->smf, &st);
+	printf("random input: %lu accepted, %lu rejected, %lu status sent, %lu ignored, %lu bad N2\n",
+	       (unsigned long)st.est_accepted, (unsigned long)st.est_rejected, (unsigned long)st.gsm_status_tx,
+	       (unsigned long)st.n1_ignored, (unsigned long)st.n2_bad);
+	assert_true(st.est_accepted > 0);
+	assert_int_equal(smf_ue_detach(f->smf, f->ue1), (int)st.sessions);
+	f->ue1 = NULL;
+	smf_get_stats(f->smf, &st);
+	assert_int_equal(st.sessions, 0);
+}
+
 /* A pool that does not parse, or no loop: smf_new refuses. */
 static void test_bad_pool_config(void **state)
 {
@@ -876,6 +980,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_t3592, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_t3591_modification, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detach_and_sync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_input, setup, teardown),
 		cmocka_unit_test(test_bad_pool_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
