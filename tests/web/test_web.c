@@ -834,8 +834,8 @@ static void test_garbage(void **state)
 {
 	static const char *const starts[] = {
 		"", "GET / HTTP/1.1\r\n", "POST /api/v1/subscribers HTTP/1.1\r\nContent-Length: 40\r\n\r\n",
-		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "POST /api/v1/subscribers/import HTTP/1.1\r\n"
-		"Transfer-Encoding: chunked\r\n\r\n",
+		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+		("POST /api/v1/subscribers/import HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"),
 	};
 	struct srv s;
 	struct resp r;
