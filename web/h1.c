@@ -174,7 +174,7 @@ static int on_body(http_parser *p, const char *at, size_t n)
 /* Serialise one response. */
 static int send_resp(struct web_conn *c, const struct web_resp *r, bool keep)
 {
-	char head[512];
+	char head[768];
 	int n;
 
 	n = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\n", r->status, web_status_text(r->status));
@@ -186,7 +186,8 @@ static int send_resp(struct web_conn *c, const struct web_resp *r, bool keep)
 		n += snprintf(head + n, sizeof(head) - (size_t)n, "Allow: %s\r\n", r->allow);
 	if (r->status == 401)
 		n += snprintf(head + n, sizeof(head) - (size_t)n, "WWW-Authenticate: Bearer realm=\"solocore\"\r\n");
-	n += snprintf(head + n, sizeof(head) - (size_t)n, "Cache-Control: no-store\r\n%s\r\n",
+	n += snprintf(head + n, sizeof(head) - (size_t)n, "Cache-Control: no-store\r\n"
+		      "X-Content-Type-Options: nosniff\r\nContent-Security-Policy: " WEB_CSP "\r\n%s\r\n",
 		      keep ? "" : "Connection: close\r\n");
 	if (web_conn_send(c, head, (size_t)n) < 0)
 		return -ENOMEM;

@@ -76,7 +76,7 @@ static ssize_t resp_read(nghttp2_session *s, int32_t id, uint8_t *buf, size_t le
 static int submit(nghttp2_session *s, struct h2_stream *st)
 {
 	char status[4], clen[24];
-	nghttp2_nv nva[6];
+	nghttp2_nv nva[8];
 	size_t n = 0;
 	nghttp2_data_provider prd = { .source.ptr = st, .read_callback = resp_read };
 
@@ -94,6 +94,8 @@ static int submit(nghttp2_session *s, struct h2_stream *st)
 	if (st->resp.status == 401)
 		nva[n++] = (nghttp2_nv)NV("www-authenticate", "Bearer realm=\"solocore\"");
 	nva[n++] = (nghttp2_nv)NV("cache-control", "no-store");
+	nva[n++] = (nghttp2_nv)NV("x-content-type-options", "nosniff");
+	nva[n++] = (nghttp2_nv)NV("content-security-policy", WEB_CSP);
 	return nghttp2_submit_response(s, st->id, nva, n, st->resp.len ? &prd : NULL);
 }
 

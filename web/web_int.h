@@ -22,6 +22,11 @@
 #define WEB_PATH_MAX 2048
 #define WEB_STATUS_SLOTS 16
 
+/* On every response: the page may load nothing from elsewhere and may not
+ * be framed; no MIME sniffing. The UI's script and style are inline. */
+#define WEB_CSP "default-src 'self'; script-src 'self' 'unsafe-inline'; " \
+		"style-src 'self' 'unsafe-inline'; frame-ancestors 'none'"
+
 /* A parsed request, independent of the transport. */
 struct web_req {
 	enum web_method method;

@@ -114,6 +114,9 @@ static void test_health_version_openapi(void **state)
 	assert_null(strstr(r.body, "http://"));
 	assert_null(strstr(r.body, "https://"));
 	assert_null(strstr(r.body, "src=\"//"));
+	/* ... and the browser is told so. */
+	assert_non_null(strstr(r.csp, "default-src 'self'"));
+	assert_non_null(strstr(r.csp, "frame-ancestors 'none'"));
 	resp_free(&r);
 	srv_free(&s);
 }

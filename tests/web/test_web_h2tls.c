@@ -34,6 +34,7 @@ static void h2_checks(struct srv *s, struct cli *c)
 	assert_int_equal(r.status, 200);
 	assert_non_null(strstr(r.body, "\"status\":\"ok\""));
 	assert_string_equal(r.ctype, "application/json");
+	assert_non_null(strstr(r.csp, "default-src 'self'"));
 	resp_free(&r);
 	assert_int_equal(h2_req(c, "POST", "/api/v1/subscribers", TOK_OP, SUB, &r), 0);
 	assert_int_equal(r.status, 201);

@@ -229,7 +229,7 @@ void resp_free(struct resp *r)
 struct h1p {
 	struct resp *r;
 	char field[64];
-	int hdr;   /* 1 allow, 2 content-type */
+	int hdr;   /* 1 allow, 2 content-type, 3 content-security-policy */
 	bool done;
 };
 
@@ -238,7 +238,8 @@ static int rp_field(http_parser *p, const char *at, size_t n)
 	struct h1p *x = p->data;
 
 	snprintf(x->field, sizeof(x->field), "%.*s", (int)n, at);
-	x->hdr = !strcasecmp(x->field, "allow") ? 1 : !strcasecmp(x->field, "content-type") ? 2 : 0;
+	x->hdr = !strcasecmp(x->field, "allow") ? 1 : !strcasecmp(x->field, "content-type") ? 2
+		 : !strcasecmp(x->field, "content-security-policy") ? 3 : 0;
 	return 0;
 }
 
@@ -250,6 +251,8 @@ static int rp_value(http_parser *p, const char *at, size_t n)
 		snprintf(x->r->allow, sizeof(x->r->allow), "%.*s", (int)n, at);
 	else if (x->hdr == 2)
 		snprintf(x->r->ctype, sizeof(x->r->ctype), "%.*s", (int)n, at);
+	else if (x->hdr == 3)
+		snprintf(x->r->csp, sizeof(x->r->csp), "%.*s", (int)n, at);
 	return 0;
 }
 
@@ -379,6 +382,8 @@ static int c_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *n
 		x->r->status = atoi((const char *)value);
 	else if (nl == 12 && !memcmp(name, "content-type", 12))
 		snprintf(x->r->ctype, sizeof(x->r->ctype), "%.*s", (int)vl, value);
+	else if (nl == 23 && !memcmp(name, "content-security-policy", 23))
+		snprintf(x->r->csp, sizeof(x->r->csp), "%.*s", (int)vl, value);
 	return 0;
 }
 

@@ -72,6 +72,7 @@ struct resp {
 	int status;
 	char allow[128];
 	char ctype[128];
+	char csp[256];
 	char *body;      /* NUL-terminated, malloc'd */
 	size_t len;
 	bool keep_alive;
