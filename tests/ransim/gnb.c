@@ -373,7 +373,6 @@ int rs_gnb_connect(struct rs_gnb *g)
 		return -EINVAL;
 	peer.sin_port = htons(rs->cfg.port);
 	g->peer_ip = ntohl(peer.sin_addr.s_addr);
-	g->generation++;
 	g->gnb_id = 0x100 + g->idx;
 	if (rs->cfg.local_addr[0]) {
 		if (inet_pton(AF_INET, rs->cfg.local_addr, &local.sin_addr) != 1)

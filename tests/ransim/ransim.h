@@ -110,7 +110,8 @@ struct ransim *ransim_new(struct ev_loop *loop, const struct ransim_cfg *cfg,
 			  const struct ransim_sim *sims, unsigned n_sims, int *err);
 /* Connect the gNBs; UEs start once their gNB's NG Setup succeeded. 0 or -errno. */
 int ransim_start(struct ransim *rs);
-/* True when every UE has finished (success or failure) or the run failed as a whole. */
+/* True when every UE has finished, with success or failure (a gNB that fails or loses its
+ * association fails its UEs, so a broken run ends too). */
 bool ransim_done(const struct ransim *rs);
 /* Gracefully SHUTDOWN the associations (call when done, then run the loop briefly). */
 void ransim_shutdown(struct ransim *rs);

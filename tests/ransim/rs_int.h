@@ -63,7 +63,6 @@ struct rs_ue {
 	uint8_t initial_len;
 	uint64_t t0[RANSIM_P_COUNT]; /* procedure start times (ns) */
 	struct ev_timer guard;
-	struct rs_ue *next;        /* waiting list of a gNB not yet set up */
 };
 
 enum rs_gnb_state { RS_GNB_IDLE = 0, RS_GNB_CONNECTING, RS_GNB_SETUP, RS_GNB_READY, RS_GNB_DOWN };
@@ -79,7 +78,6 @@ struct rs_gnb {
 	uint32_t local_ip, peer_ip;  /* for the pcap */
 	uint16_t local_port;
 	uint64_t t_setup;
-	unsigned generation;         /* bumped on each reconnect */
 };
 
 struct rs_cause {
@@ -109,7 +107,7 @@ struct ransim {
 	struct rs_gnb gnbs[RANSIM_MAX_GNBS];
 	unsigned next_ue;            /* next UE index to start */
 	unsigned in_flight, finished;
-	bool fatal, dropped_once;
+	bool dropped_once;
 	bool in_schedule, resched;   /* rs_schedule() re-entry guard */
 	uint8_t plmn[3];             /* serving PLMN, wire coding */
 	struct nas_plmn nplmn, home;
