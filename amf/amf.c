@@ -63,6 +63,7 @@ void amf_cfg_default(struct amf_cfg *c)
 	memcpy(c->ciph_prio, (uint8_t[]){ 0, 2, 1, 3 }, 4);
 	c->n_ciph = 4;
 	c->request_imeisv = true;
+	c->cuc_after_reg = true;
 	c->t3512_s = 54 * 60;
 	c->t3513_ms = 6000;
 	c->t3522_ms = 6000;
@@ -200,7 +201,9 @@ void amf_free(struct amf *amf)
 
 	if (!amf)
 		return;
-	for (i = 0; i < amf->cfg.max_ues; i++)
+	/* The SMF cleans up its own sessions in smf_free (amf.h: shutdown order). */
+	amf->smf = NULL;
+	for (i = 0; i < amf->ues_hw; i++)
 		if (amf->ues[i].in_use)
 			amf_ue_free(&amf->ues[i]);
 	amf_store_fini(amf);
@@ -232,6 +235,8 @@ int amf_ue_info_by_supi(const struct amf *amf, const char *supi, struct amf_ue_i
 	o->ul_count = ue->ul_count;
 	o->dl_count = ue->dl_count;
 	o->nas_mac_fail = ue->nas_mac_fail;
+	o->psi_map = ue->sm ? smf_ue_psi_map(ue->sm) : 0;
+	o->paging = ev_timer_pending(&ue->tmr[AMF_T3513]);
 	return 0;
 }
 

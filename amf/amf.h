@@ -26,6 +26,8 @@ struct conf;
 struct ausf;
 struct udm;
 struct amf;
+struct smf;
+struct smf_amf_ops;
 
 #define AMF_MAX_TACS 16
 #define AMF_MAX_SLICES 8
@@ -70,6 +72,10 @@ struct amf_cfg {
 	char network_full_name[AMF_NAME_MAX];  /* "" = not sent */
 	char network_short_name[AMF_NAME_MAX];
 	bool send_tz;              /* local time zone in Configuration Update Command */
+	/* TS 24.501 5.4.4: CONFIGURATION UPDATE COMMAND after every initial registration
+	 * (QCore's cycle, messages 9-10) with the full network name (amf_name when
+	 * network_full_name is "") and the time zone (UTC when not configured). */
+	bool cuc_after_reg;
 	int8_t tz_quarters;        /* offset from UTC in 15-minute steps */
 	/* N2 */
 	char n2_addr[64];
@@ -106,8 +112,18 @@ void amf_free(struct amf *amf);
  * configured address/port with the configured SCTP backend (n2.sctp). NULL + *err on failure. */
 struct amf *amf_start(struct ev_loop *loop, const struct conf *conf, struct ausf *ausf,
 		      struct udm *udm, int *err);
-/* Close the listener and free the AMF. Accepts NULL. */
+/* Close the listener and free the AMF. Accepts NULL. Cost grows with the number of UE
+ * slots ever used, not with max_ues. */
 void amf_stop(struct amf *amf);
+
+/* ---- session management (smf/smf.h) ----
+ * Start-up order: amf = amf_start(...) (or amf_new); fill smf_params.ops with
+ * amf_smf_ops(amf, &p.ops); smf = smf_new(&p, ...); amf_set_smf(amf, smf).
+ * Shutdown: amf_stop(amf) first (it forgets the SMF: no call into it), then smf_free(smf)
+ * with no loop iteration in between (the SMF's ops point at the AMF).
+ * Without an SMF, N1 SM payloads go back to the UE with 5GMM cause #90. */
+void amf_smf_ops(struct amf *amf, struct smf_amf_ops *ops);
+void amf_set_smf(struct amf *amf, struct smf *smf);
 /* Local SCTP port of the N2 listener (0 when created with amf_new). */
 uint16_t amf_n2_port(const struct amf *amf);
 /* usrsctp over UDP: the local UDP port of the listener (0 otherwise). */
@@ -145,6 +161,11 @@ struct amf_stats {
 	uint64_t t3550_expired, t3560_expired, t3570_expired, t3522_expired;
 	uint64_t implicit_dereg;
 	uint64_t dereg_ue, dereg_net;
+	uint64_t sm_forwarded;         /* N1 SM payloads handed to the SMF */
+	uint64_t sm_not_forwarded;     /* sent back with 5GMM #90 / #91 (TS 24.501 5.4.5.2.5) */
+	uint64_t service_req, service_rej;
+	uint64_t paging_sent;          /* PAGING messages (each gNB counts) incl. T3513 repeats */
+	uint64_t paging_gave_up;
 };
 void amf_get_stats(const struct amf *amf, struct amf_stats *out);
 
@@ -161,6 +182,8 @@ struct amf_ue_info {
 	uint8_t ngksi;
 	uint32_t ul_count, dl_count; /* NAS COUNTs (overflow << 8 | sqn) */
 	uint32_t nas_mac_fail;     /* this UE's discarded messages */
+	uint16_t psi_map;          /* PDU sessions the SMF holds for this UE (bit i = PSI i) */
+	bool paging;               /* T3513 running */
 };
 /* 0, or -ENOENT. */
 int amf_ue_info_by_supi(const struct amf *amf, const char *supi, struct amf_ue_info *out);

@@ -11,15 +11,12 @@
  *   nas_*.c      N1: NAS security wrapping and the 5GMM procedures
  *   n2.c         amf_start(): the N2 listener over common/sctp
  *
- * Where session management (issue 6, smf/) plugs in:
- *   - nas_conn.c ul_nas_transport(): N1 SM payloads (today answered with #90) go to smf/;
- *   - amf_ue_an_released(): the one place an N2 connection ends (release complete, NG
- *     Reset, association loss) — deactivate user planes there;
- *   - amf_dereg_request() / implicit deregistration / amf_ue_discard(): release sessions;
- *   - amf_service_request(): today accepts with no PDU session list; add the
- *     PDU Session Resource Setup list of the sessions to reactivate to the ICS request
- *     (amf_ngap_ics_request) and the PDU session status / reactivation result IEs.
- * A PDU session table belongs in struct amf_ue (bounded: 16 PSIs, TS 24.501 9.4).
+ *   nas_sm.c     session management glue (smf/): UL/DL NAS transport of N1 SM, the
+ *                PDU session resource procedures, service request reactivation, paging
+ *
+ * Session state lives in smf/ (struct smf_ue, one handle per UE: ue->sm); the AMF keeps
+ * only the handle, the sessions waiting for paging and the PDU session items of an
+ * Initial Context Setup being built.
  */
 #ifndef SOLOCORE_AMF_AMF_INT_H
 #define SOLOCORE_AMF_AMF_INT_H
@@ -32,6 +29,7 @@
 #include "common/ev.h"
 #include "common/nas/nas.h"
 #include "common/ngap/ngap.h"
+#include "smf/smf.h"
 
 /* NGAP cause values by their index in TS 38.413 9.4.5 (v17.3.0) enumerations. */
 #define AMF_CAUSE_RN_UNSPECIFIED 0
@@ -71,6 +69,7 @@ enum amf_tmr {
 	AMF_T3570,         /* IDENTITY REQUEST */
 	AMF_T3522,         /* network-initiated DEREGISTRATION REQUEST */
 	AMF_T3555,         /* CONFIGURATION UPDATE COMMAND (acknowledged) */
+	AMF_T3513,         /* PAGING (TS 24.501 5.6.2.2.1), repeated by the AMF */
 	AMF_TMR_MOBILE_REACHABLE,
 	AMF_TMR_IMPLICIT_DEREG,
 	AMF_TMR_COUNT,
@@ -177,6 +176,10 @@ struct amf_ue {
 	uint16_t last_nas_len;
 	uint8_t last_nas_tmr;            /* which timer owns last_nas */
 	uint8_t last_nas_kind;           /* enum amf_nas_kind it was sent with */
+	/* session management (nas_sm.c) */
+	struct smf_ue *sm;         /* SMF handle, attached on first use */
+	uint16_t dl_pending;       /* PSIs with downlink data waiting (paging) */
+	uint8_t paging_retx;
 	char logpfx[48];
 };
 
@@ -211,8 +214,10 @@ struct amf {
 	char snname[AUSF_SNNAME_MAX];
 	char mcc[4], mnc[4];
 
-	/* UE store */
+	/* UE store: slots [0, ues_hw) have been used; the rest is untouched memory */
 	struct amf_ue *ues;
+	size_t ues_bytes;          /* mapping size */
+	uint32_t ues_hw;
 	uint32_t free_head;        /* chained through hnext[0] while free */
 	uint32_t *ht[3];           /* AMF_H_RAN, AMF_H_SUPI, AMF_H_TMSI */
 	uint32_t ht_mask;
@@ -235,6 +240,17 @@ struct amf {
 	struct nas_msg ntx;        /* downlink NAS being built */
 	uint32_t cur_assoc;
 	uint16_t cur_stream;
+	bool an_lost;              /* the N2 connections ending now went with their association */
+
+	/* session management */
+	struct smf *smf;
+	struct smf_out so;                      /* scratch output of an SMF call */
+	uint8_t so_n1[SMF_N1_MAX], so_n2[SMF_N2_MAX];
+	const struct smf_out *sm_cur;           /* output being sent by amf_nas_send(AMF_VIA_SM) */
+	/* PDU Session Resource Setup items of the next Initial Context Setup Request */
+	struct ngap_pdu_sess_item ics_items[SMF_PSI_MAX];
+	uint8_t ics_n2[SMF_PSI_MAX][SMF_N2_MAX];
+	uint8_t n_ics_items;
 
 	/* production transport (amf_start) */
 	void *n2;
@@ -317,6 +333,11 @@ int amf_ngap_dl_nas(struct amf_ue *ue, const uint8_t *nas, size_t len);
 /* InitialContextSetupRequest with K_gNB (from the current uplink COUNT), UE security
  * capabilities, allowed NSSAI, GUAMI and nas (may be NULL). */
 int amf_ngap_ics_request(struct amf_ue *ue, const uint8_t *nas, size_t len);
+/* PDU Session Resource Setup / Release / Modify Request for amf->sm_cur with nas (may be
+ * NULL) as the item's (or message's) NAS-PDU. */
+int amf_ngap_sm(struct amf_ue *ue, const uint8_t *nas, size_t len);
+/* PAGING for ue to every gNB serving one of our TACs (TS 38.413 8.5.1). Returns gNBs paged. */
+int amf_ngap_paging(struct amf_ue *ue);
 /* AMF-initiated UE Context Release (TS 38.413 8.3.3). */
 int amf_ngap_release(struct amf_ue *ue, uint8_t cause_group, uint8_t cause_value);
 int amf_ngap_error_ind(struct amf *amf, uint32_t assoc, uint16_t stream, const uint64_t *amf_ue_id,
@@ -331,7 +352,8 @@ enum amf_nas_kind {
 	AMF_NAS_PLAIN,        /* never protected (rejects before security) */
 	AMF_NAS_SMC,          /* SECURITY MODE COMMAND: integrity with the new context (sht 3) */
 };
-enum amf_nas_via { AMF_VIA_DL_NAS = 0, AMF_VIA_ICS };
+/* AMF_VIA_SM: inside the NGAP PDU session resource message amf->sm_cur names. */
+enum amf_nas_via { AMF_VIA_DL_NAS = 0, AMF_VIA_ICS, AMF_VIA_SM };
 struct amf_nas_in {
 	const uint8_t *msg;   /* plain (deciphered) message */
 	size_t len;
@@ -404,6 +426,20 @@ struct amf_ue *amf_ue_adopt(struct amf_ue *ue, struct amf_ue *old);
 /* Release the N2 connection of a UE (UE Context Release Command) or, when it has
  * none, apply the release at once. */
 void amf_ue_release(struct amf_ue *ue, uint8_t cause_group, uint8_t cause);
+
+/* nas_sm.c */
+void amf_sm_ul_nas_transport(struct amf_ue *ue, const struct nas_ul_nas_transport *t);
+/* SM transfers of an NGAP response (setup, release, modify, ICS): one call per item. */
+void amf_sm_n2(struct amf_ue *ue, uint8_t psi, enum smf_n2_msg kind, const struct ngap_bytes *transfer);
+/* The N2 connection is gone: user planes to buffering (lost=false) or, on association loss,
+ * every session released (lost=true). */
+void amf_sm_an_released(struct amf_ue *ue, bool lost);
+/* Local release of every session (deregistration, context removal). */
+void amf_sm_detach(struct amf_ue *ue);
+/* Service request (TS 24.501 5.6.1.4): fill the Service Accept IEs and amf->ics_items. */
+void amf_sm_service(struct amf_ue *ue, const struct nas_service_request *r, struct nas_service_accept *a);
+void amf_on_t3513(struct amf_ue *ue);
+void amf_paging_stop(struct amf_ue *ue);
 
 /* ---- logging ---- */
 #define amf_ue_log(lvl, ue, ...) log_msg(lvl, "amf", (ue)->logpfx, __VA_ARGS__)

@@ -55,6 +55,10 @@ struct amf_ue *amf_ue_adopt(struct amf_ue *ue, struct amf_ue *old)
 		if (old->gnb != gnb || old->ran_ue_ngap_id != ran_id)
 			amf_ngap_release(old, NGAP_CAUSE_RADIO_NETWORK, AMF_CAUSE_RN_RELEASE_5GC);
 		amf_ue_unbind(old);
+		old->release_pending = false;
+		old->ics_sent = false;
+		/* Its user planes pointed at the old connection (TS 23.502 4.2.6). */
+		amf_sm_an_released(old, false);
 	}
 	amf_ue_unbind(ue);
 	amf_ue_free(ue);
@@ -80,6 +84,10 @@ void amf_ue_an_released(struct amf_ue *ue)
 
 	amf_ue_unbind(ue);
 	ue->sec_active = false;
+	ue->ics_sent = false;
+	ue->release_pending = false;
+	/* TS 23.502 4.2.6: user planes deactivated (association loss: sessions released). */
+	amf_sm_an_released(ue, amf->an_lost);
 	/* Procedures that need the connection end with it. */
 	amf_tmr_stop(ue, AMF_T3560);
 	amf_tmr_stop(ue, AMF_T3570);
@@ -103,7 +111,6 @@ void amf_ue_an_released(struct amf_ue *ue)
 	}
 	if (ue->state == AMF_GMM_COMMON_PROCEDURE_INITIATED)
 		amf_gmm_transition(ue, AMF_EV_REG_REJECT, AMF_GMM_DEREGISTERED);
-	(void)amf;
 	amf_ue_log(LOGL_INFO, ue, "context removed");
 	amf_ue_discard(ue);
 }
@@ -121,6 +128,9 @@ void amf_dereg_request(struct amf_ue *ue, const struct nas_deregistration_reques
 	ue->reg_phase = AMF_REG_IDLE;
 	ue->proc = AMF_PROC_NONE;
 	amf_ue_log(LOGL_INFO, ue, "UE-initiated deregistration switch_off=%d", switch_off);
+	/* TS 24.501 5.5.2.2.2 / TS 23.502 4.2.2.3.2 step 2: every PDU session is released
+	 * locally and its address returned. */
+	amf_sm_detach(ue);
 	/* TS 24.501 5.5.2.2.2: DEREGISTRATION ACCEPT unless switch off. */
 	if (!switch_off) {
 		memset(m, 0, sizeof(*m));
@@ -165,6 +175,8 @@ static void dereg_accept_ue_term(struct amf_ue *ue)
 	}
 	amf_tmr_stop(ue, AMF_T3522);
 	amf_gmm_transition(ue, AMF_EV_DEREG_ACCEPT, AMF_GMM_DEREGISTERED);
+	/* TS 24.501 5.5.2.3.2: sessions released locally. */
+	amf_sm_detach(ue);
 	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
 }
 
@@ -228,6 +240,7 @@ void amf_service_request(struct amf_ue *ue, const struct nas_service_request *r,
 	struct nas_msg *m = &ue->amf->ntx;
 
 	(void)in;
+	ue->amf->st.service_req++;
 	if (r->s_tmsi.type == NAS_MOBID_5G_S_TMSI) {
 		struct amf_ue *c = amf_ue_by_tmsi(ue->amf, r->s_tmsi.guti.tmsi);
 
@@ -239,17 +252,20 @@ void amf_service_request(struct amf_ue *ue, const struct nas_service_request *r,
 	if (old) {
 		ue = amf_ue_adopt(ue, old);
 		if (amf_initial_verify(ue, raw, raw_len)) {
-			/* TS 24.501 5.6.1: the service request procedure itself is issue 6's
-			 * (PDU sessions); without sessions to activate, accept and set up
-			 * the AS context. */
+			/* TS 24.501 5.6.1.4.1 / TS 23.502 4.2.3.2: accept in the Initial Context
+			 * Setup Request, which carries the PDU Session Resource Setup list of the
+			 * sessions to reactivate; PDU session status and reactivation result. */
 			amf_gmm_transition(ue, AMF_EV_SERVICE_REQ, AMF_GMM_REGISTERED);
 			memset(m, 0, sizeof(*m));
 			m->type = NAS_SERVICE_ACCEPT;
+			amf_sm_service(ue, r, &m->svc_acc);
 			amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_ICS, AMF_TMR_COUNT);
+			ue->amf->n_ics_items = 0;
 			return;
 		}
 	}
 	/* TS 24.501 5.6.1.5: #9 when the network cannot derive the UE's identity. */
+	ue->amf->st.service_rej++;
 	memset(m, 0, sizeof(*m));
 	m->type = NAS_SERVICE_REJECT;
 	m->svc_rej.cause = NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED;
@@ -327,29 +343,6 @@ static bool allowed_unprotected(uint8_t type)
 	}
 }
 
-/* UL NAS TRANSPORT (TS 24.501 5.4.5.2). Session management is smf/'s (issue 6): until it
- * is wired here, an N1 SM payload goes back to the UE in DL NAS TRANSPORT with 5GMM cause
- * #90 "payload was not forwarded" (5.4.5.2.5), so the UE gets an answer instead of waiting
- * for T3580; other payload types are not supported (#90 as well). */
-static void ul_nas_transport(struct amf_ue *ue, const struct nas_ul_nas_transport *t)
-{
-	struct nas_msg *m = &ue->amf->ntx;
-
-	amf_ue_log(LOGL_INFO, ue, "UL NAS transport payload type %u psi=%d not forwarded", t->payload_type,
-		   t->has_psi ? t->psi : -1);
-	memset(m, 0, sizeof(*m));
-	m->type = NAS_DL_NAS_TRANSPORT;
-	m->dl_nas.payload_type = t->payload_type;
-	m->dl_nas.payload = t->payload;
-	if (t->has_psi) {
-		m->dl_nas.has_psi = true;
-		m->dl_nas.psi = t->psi;
-	}
-	m->dl_nas.has_cause = true;
-	m->dl_nas.cause = NAS_5GMM_PAYLOAD_NOT_FORWARDED;
-	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_TMR_COUNT);
-}
-
 static void dispatch(struct amf_ue *ue, const struct nas_msg *m, const struct amf_nas_in *in)
 {
 	switch (m->type) {
@@ -389,7 +382,8 @@ static void dispatch(struct amf_ue *ue, const struct nas_msg *m, const struct am
 			   nas_5gmm_cause_name(m->gmm_status.cause));
 		break;
 	case NAS_UL_NAS_TRANSPORT:
-		ul_nas_transport(ue, &m->ul_nas);
+		/* TS 24.501 5.4.5.2: N1 SM to the SMF (nas_sm.c). */
+		amf_sm_ul_nas_transport(ue, &m->ul_nas);
 		break;
 	default:
 		/* TS 24.501 7.4: known but not expected here. */

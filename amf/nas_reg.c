@@ -322,6 +322,10 @@ static void reg_accept(struct amf_ue *ue)
 		amf_reg_reject(ue, AMF_5GMM_NO_NETWORK_SLICES);
 		return;
 	}
+	/* TS 24.501 5.5.1.2.4 / TS 23.502 4.2.2.2.2 step 14: an initial registration of a UE
+	 * we still hold sessions for releases them locally (the UE did so itself). */
+	if ((ue->reg_type & 0x07) == 1)
+		amf_sm_detach(ue);
 	/* TS 33.501 6.12.3: a fresh 5G-GUTI on every initial / mobility registration. */
 	amf_ue_set_tmsi(ue, amf_tmsi_alloc(amf));
 	memset(m, 0, sizeof(*m));
@@ -407,16 +411,21 @@ void amf_reg_abort(struct amf_ue *ue, uint8_t ngap_cause_group, uint8_t ngap_cau
 }
 
 /* TS 24.501 5.4.4.2: network name and time zone when configured, and / or a new
- * 5G-GUTI; always with "acknowledgement requested" so T3555 guards it. */
-static void cfg_update_send(struct amf_ue *ue, bool new_guti)
+ * 5G-GUTI; always with "acknowledgement requested" so T3555 guards it. after_initial:
+ * the command that follows an initial registration (amf_cfg.cuc_after_reg): the full
+ * network name defaults to amf_name and the time zone to UTC. */
+static void cfg_update_send(struct amf_ue *ue, bool new_guti, bool after_initial)
 {
 	struct amf *amf = ue->amf;
 	struct nas_msg *m = &amf->ntx;
 	struct nas_configuration_update_command *c = &m->cuc;
 	static uint8_t full[AMF_NAME_MAX * 2], shrt[AMF_NAME_MAX * 2];
 	bool names = amf->cfg.network_full_name[0] || amf->cfg.network_short_name[0] || amf->cfg.send_tz;
+	bool always = after_initial && amf->cfg.cuc_after_reg;
+	const char *full_name = amf->cfg.network_full_name[0] ? amf->cfg.network_full_name
+				: always ? amf->cfg.amf_name : "";
 
-	if (!names && !new_guti)
+	if (!names && !new_guti && !always)
 		return;
 	memset(m, 0, sizeof(*m));
 	m->type = NAS_CONFIGURATION_UPDATE_COMMAND;
@@ -430,13 +439,12 @@ static void cfg_update_send(struct amf_ue *ue, bool new_guti)
 		guti_to_nas(ue, &c->guti);
 		c->guti.guti.tmsi = ue->pending_tmsi;
 	}
-	if (amf->cfg.network_full_name[0] &&
-	    nas_network_name_set_ascii(&c->full_name, amf->cfg.network_full_name, full, sizeof(full)) >= 0)
+	if (full_name[0] && nas_network_name_set_ascii(&c->full_name, full_name, full, sizeof(full)) >= 0)
 		c->has_full_name = true;
 	if (amf->cfg.network_short_name[0] &&
 	    nas_network_name_set_ascii(&c->short_name, amf->cfg.network_short_name, shrt, sizeof(shrt)) >= 0)
 		c->has_short_name = true;
-	if (amf->cfg.send_tz) {
+	if (amf->cfg.send_tz || always) {
 		/* TS 24.008 10.5.3.8: quarter hours, BCD swapped, bit 4 of octet = sign. */
 		int q = amf->cfg.tz_quarters < 0 ? -amf->cfg.tz_quarters : amf->cfg.tz_quarters;
 
@@ -455,7 +463,7 @@ int amf_guti_reallocate(struct amf *amf, const char *supi)
 		return -ENOENT;
 	if (!ue->gnb || !ue->sec_active || ue->state != AMF_GMM_REGISTERED || ue->proc != AMF_PROC_NONE)
 		return -EAGAIN;   /* needs a connected UE with no procedure running */
-	cfg_update_send(ue, true);
+	cfg_update_send(ue, true, false);
 	return 0;
 }
 
@@ -469,8 +477,9 @@ void amf_reg_complete(struct amf_ue *ue)
 	ue->reg_phase = AMF_REG_IDLE;
 	amf_gmm_transition(ue, AMF_EV_REG_COMPLETE, AMF_GMM_REGISTERED);
 	amf_ue_log(LOGL_INFO, ue, "registration complete");
-	/* TS 24.501 5.4.4.2: network name and time zone after registration. */
-	cfg_update_send(ue, false);
+	/* TS 24.501 5.4.4.2: network name and time zone after registration (QCore's cycle
+	 * messages 9-10: always after an initial registration by default). */
+	cfg_update_send(ue, false, (ue->reg_type & 0x07) == 1);
 }
 
 void amf_cfg_update_complete(struct amf_ue *ue)

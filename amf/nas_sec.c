@@ -104,6 +104,8 @@ static int protect_and_send(struct amf_ue *ue, uint8_t *out, size_t plen, enum a
 	if (kind == AMF_NAS_PLAIN || (kind == AMF_NAS_AUTO && !ue->sec_active)) {
 		if (via == AMF_VIA_ICS)
 			return amf_ngap_ics_request(ue, plain, plen);
+		if (via == AMF_VIA_SM)
+			return amf_ngap_sm(ue, plain, plen);
 		return amf_ngap_dl_nas(ue, plain, plen);
 	}
 	sht = kind == AMF_NAS_SMC ? NAS_SHT_INTEGRITY_NEW_CTX : NAS_SHT_INTEGRITY_CIPHERED;
@@ -127,6 +129,8 @@ static int protect_and_send(struct amf_ue *ue, uint8_t *out, size_t plen, enum a
 	ue->dl_count = (ue->dl_count + 1) & 0xffffffu;
 	if (via == AMF_VIA_ICS)
 		return amf_ngap_ics_request(ue, out, plen + NAS_SEC_HDR_LEN);
+	if (via == AMF_VIA_SM)
+		return amf_ngap_sm(ue, out, plen + NAS_SEC_HDR_LEN);
 	return amf_ngap_dl_nas(ue, out, plen + NAS_SEC_HDR_LEN);
 }
 

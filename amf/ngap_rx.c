@@ -69,8 +69,11 @@ void amf_n2_assoc_down(struct amf *amf, uint32_t assoc)
 	if (!gnb)
 		return;
 	log_info("amf", "assoc=%u down gnb=%s ues=%u", assoc, gnb->name, gnb->n_ues);
-	/* TS 23.502 4.2.6 / TS 38.413 8.7.1: the NGAP UE associations of this gNB are gone. */
+	/* TS 23.502 4.2.6 / TS 38.413 8.7.1: the NGAP UE associations of this gNB are gone;
+	 * issue 6: with them every PDU session of those UEs (rules, addresses). */
+	amf->an_lost = true;
 	gnb_release_all_ues(gnb);
+	amf->an_lost = false;
 	amf_gnb_del(amf, gnb);
 }
 
@@ -387,19 +390,65 @@ static void dispatch_initiating(struct amf *amf, struct amf_gnb *gnb, struct nga
 static void dispatch_outcome(struct amf *amf, struct amf_gnb *gnb, struct ngap_msg *m)
 {
 	struct amf_ue *ue;
+	unsigned i;
 
 	switch (m->proc) {
 	case NGAP_PROC_INITIAL_CONTEXT_SETUP:
 		if (m->type == NGAP_SUCCESSFUL) {
-			ue = ue_of(amf, gnb, m->u.initial_context_setup_response.amf_ue_id,
-				   m->u.initial_context_setup_response.ran_ue_id);
-			if (ue)
-				amf_nas_ics_result(ue, true);
+			const struct ngap_initial_context_setup_response *r = &m->u.initial_context_setup_response;
+
+			ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
+			if (!ue)
+				break;
+			/* TS 38.413 8.3.1.2: one SM transfer per session set up or failed. */
+			for (i = 0; i < r->n_setup; i++)
+				amf_sm_n2(ue, r->setup[i].id, SMF_N2_SETUP_RSP, &r->setup[i].transfer);
+			for (i = 0; i < r->n_failed; i++)
+				amf_sm_n2(ue, r->failed[i].id, SMF_N2_SETUP_FAIL, &r->failed[i].transfer);
+			amf_nas_ics_result(ue, true);
 		} else {
-			ue = ue_of(amf, gnb, m->u.initial_context_setup_failure.amf_ue_id,
-				   m->u.initial_context_setup_failure.ran_ue_id);
-			if (ue)
-				amf_nas_ics_result(ue, false);
+			const struct ngap_initial_context_setup_failure *f = &m->u.initial_context_setup_failure;
+
+			ue = ue_of(amf, gnb, f->amf_ue_id, f->ran_ue_id);
+			if (!ue)
+				break;
+			for (i = 0; i < f->n_failed; i++)
+				amf_sm_n2(ue, f->failed[i].id, SMF_N2_SETUP_FAIL, &f->failed[i].transfer);
+			amf_nas_ics_result(ue, false);
+		}
+		break;
+	case NGAP_PROC_PDU_SESSION_RESOURCE_SETUP:
+		if (m->type == NGAP_SUCCESSFUL) {
+			const struct ngap_pdu_session_resource_setup_response *r =
+				&m->u.pdu_session_resource_setup_response;
+
+			ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
+			for (i = 0; ue && i < r->n_setup; i++)
+				amf_sm_n2(ue, r->setup[i].id, SMF_N2_SETUP_RSP, &r->setup[i].transfer);
+			for (i = 0; ue && i < r->n_failed; i++)
+				amf_sm_n2(ue, r->failed[i].id, SMF_N2_SETUP_FAIL, &r->failed[i].transfer);
+		}
+		break;
+	case NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE:
+		if (m->type == NGAP_SUCCESSFUL) {
+			const struct ngap_pdu_session_resource_release_response *r =
+				&m->u.pdu_session_resource_release_response;
+
+			ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
+			for (i = 0; ue && i < r->n_sessions; i++)
+				amf_sm_n2(ue, r->sessions[i].id, SMF_N2_RELEASE_RSP, &r->sessions[i].transfer);
+		}
+		break;
+	case NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY:
+		if (m->type == NGAP_SUCCESSFUL) {
+			const struct ngap_pdu_session_resource_modify_response *r =
+				&m->u.pdu_session_resource_modify_response;
+
+			ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
+			for (i = 0; ue && i < r->n_modified; i++)
+				amf_sm_n2(ue, r->modified[i].id, SMF_N2_MODIFY_RSP, &r->modified[i].transfer);
+			for (i = 0; ue && i < r->n_failed; i++)
+				amf_sm_n2(ue, r->failed[i].id, SMF_N2_MODIFY_FAIL, &r->failed[i].transfer);
 		}
 		break;
 	case NGAP_PROC_UE_CONTEXT_RELEASE:

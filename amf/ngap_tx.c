@@ -94,11 +94,137 @@ int amf_ngap_ics_request(struct amf_ue *ue, const uint8_t *nas, size_t len)
 		r->nas.p = nas;
 		r->nas.len = len;
 	}
+	/* TS 38.413 8.3.1.2 / TS 23.502 4.2.3.2 step 12: sessions reactivated by a service
+	 * request ride in PDUSessionResourceSetupListCxtReq (items prepared by nas_sm.c). */
+	r->n_sessions = amf->n_ics_items;
+	for (i = 0; i < amf->n_ics_items; i++)
+		r->sessions[i] = amf->ics_items[i];
+	amf->n_ics_items = 0;
 	rc = amf_ngap_send(amf, ue->gnb->assoc, ue->stream, tx);
 	explicit_bzero(r->security_key, sizeof(r->security_key));
 	if (rc == 0)
 		ue->ics_sent = true;
 	return rc;
+}
+
+static void snssai_copy(const struct ngap_snssai *in, struct ngap_snssai *out)
+{
+	*out = *in;
+}
+
+int amf_ngap_sm(struct amf_ue *ue, const uint8_t *nas, size_t len)
+{
+	struct amf *amf = ue->amf;
+	struct ngap_msg *tx = &amf->tx;
+	const struct smf_out *o = amf->sm_cur;
+	struct ngap_pdu_sess_item *it;
+
+	if (!ue->gnb)
+		return -ENOTCONN;
+	if (!o)
+		return -EINVAL;
+	memset(tx, 0, sizeof(*tx));
+	tx->type = NGAP_INITIATING;
+	switch (o->n2_proc) {
+	case SMF_N2_SETUP: {
+		/* TS 38.413 8.2.1.2: the NAS-PDU (PDU SESSION ESTABLISHMENT ACCEPT) is per item. */
+		struct ngap_pdu_session_resource_setup_request *r = &tx->u.pdu_session_resource_setup_request;
+
+		tx->proc = NGAP_PROC_PDU_SESSION_RESOURCE_SETUP;
+		r->amf_ue_id = ue->amf_ue_ngap_id;
+		r->ran_ue_id = ue->ran_ue_ngap_id;
+		r->n_sessions = 1;
+		it = &r->sessions[0];
+		it->has_snssai = true;
+		snssai_copy(&o->snssai, &it->snssai);
+		break;
+	}
+	case SMF_N2_RELEASE: {
+		/* TS 38.413 8.2.2.2: the NAS-PDU (PDU SESSION RELEASE COMMAND) is message level. */
+		struct ngap_pdu_session_resource_release_command *r =
+			&tx->u.pdu_session_resource_release_command;
+
+		tx->proc = NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE;
+		r->amf_ue_id = ue->amf_ue_ngap_id;
+		r->ran_ue_id = ue->ran_ue_ngap_id;
+		if (nas) {
+			r->nas.p = nas;
+			r->nas.len = len;
+			nas = NULL;
+		}
+		r->n_sessions = 1;
+		it = &r->sessions[0];
+		break;
+	}
+	case SMF_N2_MODIFY: {
+		struct ngap_pdu_session_resource_modify_request *r = &tx->u.pdu_session_resource_modify_request;
+
+		tx->proc = NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY;
+		r->amf_ue_id = ue->amf_ue_ngap_id;
+		r->ran_ue_id = ue->ran_ue_ngap_id;
+		r->n_sessions = 1;
+		it = &r->sessions[0];
+		break;
+	}
+	default:
+		return -EINVAL;
+	}
+	it->id = o->psi;
+	it->transfer.p = o->n2;
+	it->transfer.len = o->n2_len;
+	if (nas) {
+		it->nas.p = nas;
+		it->nas.len = len;
+	}
+	return amf_ngap_send(amf, ue->gnb->assoc, ue->stream, tx);
+}
+
+int amf_ngap_paging(struct amf_ue *ue)
+{
+	struct amf *amf = ue->amf;
+	struct ngap_msg *tx = &amf->tx;
+	struct ngap_paging *p = &tx->u.paging;
+	uint32_t g;
+	unsigned i, j;
+	int n = 0;
+
+	memset(tx, 0, sizeof(*tx));
+	tx->type = NGAP_INITIATING;
+	tx->proc = NGAP_PROC_PAGING;
+	/* TS 38.413 9.3.3.20: 5G-S-TMSI = AMF Set ID, AMF Pointer, 5G-TMSI. */
+	p->ue_paging_id.set_id = amf->cfg.amf_set_id;
+	p->ue_paging_id.pointer = amf->cfg.amf_pointer;
+	p->ue_paging_id.tmsi[0] = (uint8_t)(ue->tmsi >> 24);
+	p->ue_paging_id.tmsi[1] = (uint8_t)(ue->tmsi >> 16);
+	p->ue_paging_id.tmsi[2] = (uint8_t)(ue->tmsi >> 8);
+	p->ue_paging_id.tmsi[3] = (uint8_t)ue->tmsi;
+	/* TS 23.502 4.2.3.3 step 4b: the TAI list of the UE's registration = our TACs. */
+	for (i = 0; i < amf->cfg.n_tacs && i < NGAP_MAX_TAI_PAGING; i++) {
+		memcpy(p->tais[i].plmn.v, amf->cfg.plmn, 3);
+		p->tais[i].tac[0] = (uint8_t)(amf->cfg.tacs[i] >> 16);
+		p->tais[i].tac[1] = (uint8_t)(amf->cfg.tacs[i] >> 8);
+		p->tais[i].tac[2] = (uint8_t)amf->cfg.tacs[i];
+	}
+	p->n_tais = (uint8_t)i;
+	/* Every gNB that announced one of those TACs in NG Setup (non-UE stream 0). */
+	for (g = 0; g < amf->cfg.max_gnbs; g++) {
+		struct amf_gnb *gnb = &amf->gnbs[g];
+		bool hit = false;
+
+		if (!gnb->in_use || !gnb->setup_done)
+			continue;
+		for (i = 0; i < gnb->n_tacs && !hit; i++)
+			for (j = 0; j < amf->cfg.n_tacs; j++)
+				if (gnb->tacs[i] == amf->cfg.tacs[j])
+					hit = true;
+		if (!hit)
+			continue;
+		if (amf_ngap_send(amf, gnb->assoc, 0, tx) == 0) {
+			amf->st.paging_sent++;
+			n++;
+		}
+	}
+	return n;
 }
 
 int amf_ngap_release(struct amf_ue *ue, uint8_t cause_group, uint8_t cause_value)

@@ -24,6 +24,8 @@ static const struct tmr_def tmr_defs[AMF_TMR_COUNT] = {
 	[AMF_T3522] = { "T3522", true, amf_on_t3522_giveup },
 	/* TS 24.501 5.4.4.5 a) */
 	[AMF_T3555] = { "T3555", true, amf_on_t3555_giveup },
+	/* TS 24.501 5.6.2.2.1 / TS 23.502 4.2.3.3: paging repeated by the AMF (nas_sm.c) */
+	[AMF_T3513] = { "T3513", false, amf_on_t3513 },
 	/* TS 24.501 5.3.7 */
 	[AMF_TMR_MOBILE_REACHABLE] = { "mobile-reachable", false, amf_on_mobile_reachable },
 	[AMF_TMR_IMPLICIT_DEREG] = { "implicit-dereg", false, amf_on_implicit_dereg },
@@ -42,6 +44,7 @@ static uint64_t tmr_ms(const struct amf_cfg *c, enum amf_tmr t)
 	case AMF_T3570: return c->t3570_ms;
 	case AMF_T3522: return c->t3522_ms;
 	case AMF_T3555: return c->t3555_ms;
+	case AMF_T3513: return c->t3513_ms;
 	case AMF_TMR_MOBILE_REACHABLE: return (uint64_t)c->mobile_reachable_s * 1000;
 	case AMF_TMR_IMPLICIT_DEREG: return (uint64_t)c->implicit_dereg_s * 1000;
 	case AMF_TMR_COUNT: break;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "amf/amf_int.h"
 #include "common/log.h"
@@ -40,9 +41,29 @@ static uint32_t ran_hash(uint32_t assoc, uint32_t ran_id)
 	return mix32(assoc * 0x9e3779b1u ^ ran_id);
 }
 
+/* Bucket heads hold ~idx so that zero-filled memory is an empty table (AMF_NIL = ~0):
+ * the tables and the pool come from anonymous mappings whose untouched pages cost
+ * nothing, and nothing is walked at start-up (1M UEs: no 1.5 GB of page faults). */
+static inline uint32_t bk_get(const uint32_t *b)
+{
+	return ~*b;
+}
+
+static inline void bk_set(uint32_t *b, uint32_t idx)
+{
+	*b = ~idx;
+}
+
+static void *map_zero(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 int amf_store_init(struct amf *amf)
 {
-	uint32_t n = amf->cfg.max_ues, nb = 16, i;
+	uint32_t n = amf->cfg.max_ues, nb = 16;
 	int t;
 
 	if (n == 0 || n > (1u << 24))
@@ -53,21 +74,18 @@ int amf_store_init(struct amf *amf)
 	amf->idx_bits = 1;
 	while ((1u << amf->idx_bits) < n)
 		amf->idx_bits++;
-	amf->ues = calloc(n, sizeof(*amf->ues));
+	amf->ues_bytes = (size_t)n * sizeof(*amf->ues);
+	amf->ues = map_zero(amf->ues_bytes);
 	if (!amf->ues)
 		return -ENOMEM;
 	for (t = 0; t < 3; t++) {
-		amf->ht[t] = malloc((size_t)nb * sizeof(uint32_t));
+		amf->ht[t] = map_zero((size_t)nb * sizeof(uint32_t));
 		if (!amf->ht[t])
 			return -ENOMEM;
-		memset(amf->ht[t], 0xff, (size_t)nb * sizeof(uint32_t));
 	}
-	for (i = 0; i < n; i++) {
-		amf->ues[i].idx = i;
-		amf->ues[i].amf = amf;
-		amf->ues[i].hnext[0] = i + 1 < n ? i + 1 : AMF_NIL;
-	}
-	amf->free_head = 0;
+	/* Free slots: the chain of released ones, then [ues_hw, max_ues) never used. */
+	amf->free_head = AMF_NIL;
+	amf->ues_hw = 0;
 	amf->gnbs = calloc(amf->cfg.max_gnbs, sizeof(*amf->gnbs));
 	if (!amf->gnbs)
 		return -ENOMEM;
@@ -80,12 +98,18 @@ void amf_store_fini(struct amf *amf)
 	int t;
 
 	if (amf->ues) {
-		explicit_bzero(amf->ues, (size_t)amf->cfg.max_ues * sizeof(*amf->ues));
-		free(amf->ues);
+		/* Keys are wiped per context in amf_ue_free; only used slots can hold any. */
+		explicit_bzero(amf->ues, (size_t)amf->ues_hw * sizeof(*amf->ues));
+		munmap(amf->ues, amf->ues_bytes);
+		amf->ues = NULL;
 	}
-	for (t = 0; t < 3; t++)
-		free(amf->ht[t]);
+	for (t = 0; t < 3; t++) {
+		if (amf->ht[t])
+			munmap(amf->ht[t], (size_t)(amf->ht_mask + 1) * sizeof(uint32_t));
+		amf->ht[t] = NULL;
+	}
 	free(amf->gnbs);
+	amf->gnbs = NULL;
 }
 
 static bool h_match(const struct amf_ue *ue, enum amf_htab t, const void *key, uint32_t k2)
@@ -105,28 +129,33 @@ static void h_insert(struct amf *amf, enum amf_htab t, struct amf_ue *ue, uint32
 {
 	uint32_t *b = &amf->ht[t][h & amf->ht_mask];
 
-	ue->hnext[t] = *b;
-	*b = ue->idx;
+	ue->hnext[t] = bk_get(b);
+	bk_set(b, ue->idx);
 }
 
 static void h_remove(struct amf *amf, enum amf_htab t, struct amf_ue *ue, uint32_t h)
 {
-	uint32_t *pp = &amf->ht[t][h & amf->ht_mask];
+	uint32_t *b = &amf->ht[t][h & amf->ht_mask];
+	uint32_t i = bk_get(b), prev = AMF_NIL;
 
-	while (*pp != AMF_NIL) {
-		if (*pp == ue->idx) {
-			*pp = ue->hnext[t];
+	while (i != AMF_NIL) {
+		if (i == ue->idx) {
+			if (prev == AMF_NIL)
+				bk_set(b, ue->hnext[t]);
+			else
+				amf->ues[prev].hnext[t] = ue->hnext[t];
 			ue->hnext[t] = AMF_NIL;
 			return;
 		}
-		pp = &amf->ues[*pp].hnext[t];
+		prev = i;
+		i = amf->ues[i].hnext[t];
 	}
 }
 
 static struct amf_ue *h_find(const struct amf *amf, enum amf_htab t, uint32_t h,
 			     const void *key, uint32_t k2)
 {
-	uint32_t i = amf->ht[t][h & amf->ht_mask];
+	uint32_t i = bk_get(&amf->ht[t][h & amf->ht_mask]);
 
 	while (i != AMF_NIL) {
 		struct amf_ue *ue = &amf->ues[i];
@@ -149,10 +178,15 @@ struct amf_ue *amf_ue_alloc(struct amf *amf)
 	struct amf_ue *ue;
 	uint32_t idx = amf->free_head;
 
-	if (idx == AMF_NIL)
+	if (idx != AMF_NIL) {
+		ue = &amf->ues[idx];
+		amf->free_head = ue->hnext[0];
+	} else if (amf->ues_hw < amf->cfg.max_ues) {
+		idx = amf->ues_hw++;
+		ue = &amf->ues[idx];
+	} else {
 		return NULL;
-	ue = &amf->ues[idx];
-	amf->free_head = ue->hnext[0];
+	}
 	memset(ue, 0, sizeof(*ue));
 	ue->idx = idx;
 	ue->amf = amf;
@@ -174,6 +208,7 @@ void amf_ue_free(struct amf_ue *ue)
 
 	if (!ue->in_use)
 		return;
+	amf_sm_detach(ue);   /* sessions of a context that goes: released locally */
 	amf_tmr_stop_all(ue);
 	amf_ue_unbind(ue);
 	if (ue->has_supi)
@@ -276,7 +311,7 @@ struct amf_ue *amf_ue_by_amf_id(struct amf *amf, uint64_t id)
 	uint64_t idx = id & ((1ull << amf->idx_bits) - 1);
 	struct amf_ue *ue;
 
-	if (id > AMF_UE_NGAP_ID_MAX || idx >= amf->cfg.max_ues)
+	if (id > AMF_UE_NGAP_ID_MAX || idx >= amf->ues_hw)
 		return NULL;
 	ue = &amf->ues[idx];
 	return ue->in_use && ue->amf_ue_ngap_id == id ? ue : NULL;

@@ -566,6 +566,21 @@ void sue_register(struct h *h, struct sue *ue, uint8_t nia, uint8_t nea)
 	memset(&m, 0, sizeof(m));
 	m.type = NAS_REGISTRATION_COMPLETE;
 	sue_ul(h, ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	if (h->cfg.cuc_after_reg || h->cfg.network_full_name[0] || h->cfg.network_short_name[0] ||
+	    h->cfg.send_tz) {
+		/* TS 24.501 5.4.4.2: CONFIGURATION UPDATE COMMAND, acknowledgement requested. */
+		assert_int_equal(sue_dl(h, ue, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+		assert_int_equal(dl.type, NAS_CONFIGURATION_UPDATE_COMMAND);
+		assert_int_equal(ue->last_sht, NAS_SHT_INTEGRITY_CIPHERED);
+		assert_true(dl.cuc.has_cfg_update_ind);
+		assert_int_equal(dl.cuc.cfg_update_ind & 1, 1);
+		assert_false(dl.cuc.has_guti);
+		h->cuc = dl;
+		h->n_cuc++;
+		memset(&m, 0, sizeof(m));
+		m.type = NAS_CONFIGURATION_UPDATE_COMPLETE;
+		sue_ul(h, ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	}
 }
 
 void sue_release_complete(struct h *h, struct sue *ue)

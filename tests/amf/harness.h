@@ -44,6 +44,8 @@ struct h {
 	uint8_t nasplain[H_PDU_MAX];
 	char snn[64];
 	struct pcapw *pcap;        /* when set, every N2 PDU both ways is written to it */
+	struct nas_msg cuc;        /* CONFIGURATION UPDATE COMMAND answered by sue_register (scalars only) */
+	unsigned n_cuc;            /* how many sue_register answered */
 	uint64_t amf_ns;           /* time spent inside amf_n2_rx() (benchmarks) */
 	uint64_t amf_calls;
 };
@@ -108,7 +110,10 @@ uint8_t sue_dl(struct h *h, struct sue *ue, struct nas_msg *out);
 /* USIM side of 5G-AKA on an AUTHENTICATION REQUEST: 0, -EBADMSG, -ESTALE (auts filled). */
 int sue_aka(struct h *h, struct sue *ue, const struct nas_msg *auth_req, uint8_t res_star[16],
 	    uint8_t auts[14]);
-/* Full registration up to REGISTERED (asserts every step); nia/nea are the expected algorithms. */
+/* Full registration up to REGISTERED (asserts every step); nia/nea are the expected algorithms.
+ * When the configuration makes the AMF send a CONFIGURATION UPDATE COMMAND after REGISTRATION
+ * COMPLETE (cuc_after_reg, or a network name / time zone), it is checked, kept in h->cuc and
+ * answered with COMPLETE. */
 void sue_register(struct h *h, struct sue *ue, uint8_t nia, uint8_t nea);
 /* Send AUTHENTICATION RESPONSE with res (plain). */
 void sue_auth_resp(struct h *h, struct sue *ue, const uint8_t res[16]);
