@@ -21,11 +21,9 @@
 #include "common/conf.h"
 #include "common/ev.h"
 #include "common/log.h"
-#include "amf/amf.h"
-#include "ausf/ausf.h"
-#include "common/crypto/crypto.h"
+#include "core.h"
 #include "db/db.h"
-#include "udm/udm.h"
+#include "common/crypto/crypto.h"
 
 #ifndef SOLOCORE_VERSION
 #define SOLOCORE_VERSION "unknown"
@@ -35,107 +33,7 @@
 /* A graceful stop that takes longer than this is cut short (exit 1). */
 #define STOP_DEADLINE_S 2
 
-/*
- * Modules, started in this order and stopped in reverse. start() returns 0
- * or -errno (it logs why); stop() must stop accepting, close sockets and
- * flush state quickly: the whole stop has STOP_DEADLINE_S seconds.
- */
-struct module {
-	const char *name;
-	int (*start)(struct ev_loop *loop, const struct conf *c);
-	void (*stop)(void);
-};
-
-/* The running core: each module's object, owned by its start/stop pair. */
-static struct {
-	struct db *db;
-	struct db_writer *writer;
-	struct udm *udm;
-	struct ausf *ausf;
-	struct amf *amf;
-} core;
-
-static int db_start(struct ev_loop *loop, const struct conf *c)
-{
-	(void)loop;
-	int rc = db_open(c->db.path, &core.db);
-	if (rc < 0) {
-		log_error("core", "db: cannot open path=%s: %s", c->db.path, strerror(-rc));
-		return rc;
-	}
-	/* SQN changes are written behind on the writer thread: the control
-	 * thread never waits on fsync (DESIGN.md). */
-	rc = db_writer_start(core.db, NULL, &core.writer);
-	if (rc < 0) {
-		log_error("core", "db: writer thread: %s", strerror(-rc));
-		db_close(core.db);
-		core.db = NULL;
-		return rc;
-	}
-	log_info("core", "db: open path=%s subscribers=%lld", c->db.path,
-		 (long long)db_subscriber_count(core.db));
-	return 0;
-}
-
-static void db_stop(void)
-{
-	db_writer_stop(core.writer); /* flushes queued SQNs */
-	core.writer = NULL;
-	db_close(core.db);
-	core.db = NULL;
-}
-
-static int udm_ausf_start(struct ev_loop *loop, const struct conf *c)
-{
-	int err = 0;
-	(void)loop;
-	core.udm = udm_start(c, core.db, core.writer, &err);
-	if (!core.udm) {
-		log_error("core", "udm: start failed: %s", strerror(-err));
-		return err ? err : -EINVAL;
-	}
-	core.ausf = ausf_new(core.udm, &err);
-	if (!core.ausf) {
-		log_error("core", "ausf: start failed: %s", strerror(-err));
-		udm_free(core.udm);
-		core.udm = NULL;
-		return err ? err : -ENOMEM;
-	}
-	return 0;
-}
-
-static void udm_ausf_stop(void)
-{
-	ausf_free(core.ausf);
-	core.ausf = NULL;
-	udm_free(core.udm);
-	core.udm = NULL;
-}
-
-static int amf_mod_start(struct ev_loop *loop, const struct conf *c)
-{
-	int err = 0;
-	core.amf = amf_start(loop, c, core.ausf, core.udm, &err);
-	if (!core.amf) {
-		log_error("core", "amf: start failed: %s", strerror(-err));
-		return err ? err : -EINVAL;
-	}
-	return 0;
-}
-
-static void amf_mod_stop(void)
-{
-	amf_stop(core.amf);
-	core.amf = NULL;
-}
-
-static const struct module modules[] = {
-	/* N2 last: gNBs are accepted only once everything behind the AMF is up. */
-	{ "db", db_start, db_stop },
-	{ "udm+ausf", udm_ausf_start, udm_ausf_stop },
-	{ "amf", amf_mod_start, amf_mod_stop },
-	{ NULL, NULL, NULL },
-};
+/* The modules and their order live in core.c (core_modules). */
 
 static const char usage_text[] =
 	"usage: solocore <command> [options]\n"
@@ -255,7 +153,7 @@ static void alarm_handler(int sig)
 static void stop_modules(struct runner *r)
 {
 	while (r->started > 0) {
-		const struct module *m = &modules[--r->started];
+		const struct core_module *m = &core_modules[--r->started];
 
 		log_info("main", "stopping %s", m->name);
 		if (m->stop)
@@ -363,7 +261,7 @@ static int cmd_run(int argc, char **argv)
 		log_error("main", "signalfd: %s", strerror(errno));
 		goto out;
 	}
-	for (const struct module *m = modules; m->name; m++) {
+	for (const struct core_module *m = core_modules; m->name; m++) {
 		rc = m->start ? m->start(r.loop, &c) : 0;
 		if (rc < 0) {
 			log_error("main", "starting %s failed: %s", m->name, strerror(-rc));

@@ -157,6 +157,7 @@ struct conf {
 	struct {
 		char n3_interface[64];     /* "" = not set */
 		char n6_interface[64];
+		char n3_address[64];       /* "" = the first IPv4 of n3_interface */
 		uint8_t xdp_mode;          /* enum conf_xdp_mode */
 		uint32_t max_sessions;
 	} upf;

@@ -84,6 +84,17 @@ static const char *chk_ip(void *v, char *buf, size_t n)
 	return buf;
 }
 
+/* GTP-U toward gNBs is IPv4 here (the UPF's N3 side is IPv4 only). */
+static const char *chk_ipv4(void *v, char *buf, size_t n)
+{
+	unsigned char a[4];
+
+	if (inet_pton(AF_INET, v, a) == 1)
+		return NULL;
+	snprintf(buf, n, "\"%s\" is not an IPv4 address", (const char *)v);
+	return buf;
+}
+
 /* An IPv4 prefix for UE addresses: a.b.c.d/len, 8 <= len <= 30, no host bits. */
 static const char *chk_pool(void *v, char *buf, size_t n)
 {
@@ -548,6 +559,7 @@ static const struct conf_item web_items[] = {
 static const struct conf_item upf_items[] = {
 	STR("n3_interface", struct conf, upf.n3_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
 	STR("n6_interface", struct conf, upf.n6_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
+	STR("n3_address", struct conf, upf.n3_address, CF_OPTIONAL, NULL, chk_ipv4, NULL),
 	ENUM("xdp_mode", struct conf, upf.xdp_mode, xdp_names, "auto", NULL),
 	INT("max_sessions", struct conf, upf.max_sessions, 1, 16777216, "1048576", NULL),
 	END

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* The running core: each module's object, owned by its start/stop pair. */
+#include "core.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amf/amf.h"
+#include "ausf/ausf.h"
+#include "common/conf.h"
+#include "common/ev.h"
+#include "common/log.h"
+#include "db/db.h"
+#include "smf/smf.h"
+#include "udm/udm.h"
+#include "upf/upf.h"
+
+static struct {
+	struct db *db;
+	struct db_writer *writer;
+	struct udm *udm;
+	struct ausf *ausf;
+	struct upf *upf;
+	struct smf *smf;
+	struct amf *amf;
+} core;
+
+static int db_start(struct ev_loop *loop, const struct conf *c)
+{
+	(void)loop;
+	int rc = db_open(c->db.path, &core.db);
+	if (rc < 0) {
+		log_error("core", "db: cannot open path=%s: %s", c->db.path, strerror(-rc));
+		return rc;
+	}
+	/* SQN changes are written behind on the writer thread: the control
+	 * thread never waits on fsync (DESIGN.md). */
+	rc = db_writer_start(core.db, NULL, &core.writer);
+	if (rc < 0) {
+		log_error("core", "db: writer thread: %s", strerror(-rc));
+		db_close(core.db);
+		core.db = NULL;
+		return rc;
+	}
+	log_info("core", "db: open path=%s subscribers=%lld", c->db.path,
+		 (long long)db_subscriber_count(core.db));
+	return 0;
+}
+
+static void db_stop(void)
+{
+	db_writer_stop(core.writer); /* flushes queued SQNs */
+	core.writer = NULL;
+	db_close(core.db);
+	core.db = NULL;
+}
+
+static int udm_ausf_start(struct ev_loop *loop, const struct conf *c)
+{
+	int err = 0;
+	(void)loop;
+	core.udm = udm_start(c, core.db, core.writer, &err);
+	if (!core.udm) {
+		log_error("core", "udm: start failed: %s", strerror(-err));
+		return err ? err : -EINVAL;
+	}
+	core.ausf = ausf_new(core.udm, &err);
+	if (!core.ausf) {
+		log_error("core", "ausf: start failed: %s", strerror(-err));
+		udm_free(core.udm);
+		core.udm = NULL;
+		return err ? err : -ENOMEM;
+	}
+	return 0;
+}
+
+static void udm_ausf_stop(void)
+{
+	ausf_free(core.ausf);
+	core.ausf = NULL;
+	udm_free(core.udm);
+	core.udm = NULL;
+}
+
+/* First IPv4 address of an interface, network order; 0 if none. */
+static uint32_t if_ipv4(const char *ifname)
+{
+	struct ifaddrs *ifa, *i;
+	uint32_t a = 0;
+
+	if (getifaddrs(&ifa) < 0)
+		return 0;
+	for (i = ifa; i && !a; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !strcmp(i->ifa_name, ifname))
+			a = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr.s_addr;
+	freeifaddrs(ifa);
+	return a;
+}
+
+/* The N3 address given to gNBs in the UL NG-U UP TNL information. */
+static uint32_t n3_address(const struct conf *c)
+{
+	struct in_addr in;
+
+	if (c->upf.n3_address[0] && inet_pton(AF_INET, c->upf.n3_address, &in) == 1)
+		return in.s_addr;
+	if (c->upf.n3_interface[0])
+		return if_ipv4(c->upf.n3_interface);
+	/* No user plane configured: the N2 address when it is a real one. */
+	if (inet_pton(AF_INET, c->n2.address, &in) == 1 && in.s_addr != htonl(INADDR_ANY))
+		return in.s_addr;
+	return htonl(INADDR_LOOPBACK);
+}
+
+/* The UPF has one UE pool: the smallest prefix covering every DNN pool. */
+static int ue_supernet(const struct conf *c, uint32_t *addr, uint8_t *plen)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+
+	for (unsigned i = 0; i < c->n_dnns; i++) {
+		char buf[64];
+		struct in_addr in;
+		char *slash;
+		snprintf(buf, sizeof(buf), "%s", c->dnns[i].pool);
+		slash = strchr(buf, '/');
+		if (!slash)
+			return -EINVAL;
+		*slash = 0;
+		if (inet_pton(AF_INET, buf, &in) != 1)
+			return -EINVAL;
+		unsigned len = (unsigned)atoi(slash + 1);
+		uint32_t first = ntohl(in.s_addr);
+		uint32_t last = first | (len >= 32 ? 0 : (UINT32_MAX >> len));
+		if (first < lo)
+			lo = first;
+		if (last > hi)
+			hi = last;
+	}
+	if (lo > hi)
+		return -EINVAL;
+	uint8_t l = 32;
+	while (l > 0 && ((lo >> (32 - l)) != (hi >> (32 - l))))
+		l--;
+	*plen = l;
+	*addr = htonl(l ? lo & (UINT32_MAX << (32 - l)) : 0);
+	return 0;
+}
+
+static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
+{
+	struct upf_params p = { 0 };
+	int rc;
+
+	if (!c->upf.n3_interface[0]) {
+		log_warn("core", "upf: upf.n3_interface not set: no user plane (sessions get addresses, no packets flow)");
+		return 0;
+	}
+	p.n3_ifname = c->upf.n3_interface;
+	p.n6_ifname = c->upf.n6_interface[0] ? c->upf.n6_interface : NULL;
+	p.xdp_mode = c->upf.xdp_mode == CONF_XDP_NATIVE ? UPF_XDP_NATIVE :
+		     c->upf.xdp_mode == CONF_XDP_GENERIC ? UPF_XDP_GENERIC : UPF_XDP_AUTO;
+	p.n3_addr = n3_address(c);
+	rc = ue_supernet(c, &p.ue_pool_addr, &p.ue_pool_plen);
+	if (rc < 0 || p.ue_pool_plen < 10) {
+		log_error("core", "upf: the DNN pools must lie within one /10 or smaller prefix");
+		return -EINVAL;
+	}
+	p.max_sessions = c->upf.max_sessions;
+	p.loop = loop;
+	p.on_dl_data = smf_upf_dl_data; /* downlink for an idle UE: the SMF asks the AMF to page */
+	p.cb_arg = core.smf;
+	rc = upf_open(&p, &core.upf);
+	if (rc < 0) {
+		log_error("core", "upf: cannot attach to %s: %s", c->upf.n3_interface, strerror(-rc));
+		return rc;
+	}
+	smf_set_upf(core.smf, core.upf);
+	log_info("core", "upf: attached n3=%s n6=%s", c->upf.n3_interface,
+		 c->upf.n6_interface[0] ? c->upf.n6_interface : c->upf.n3_interface);
+	return 0;
+}
+
+static void upf_mod_stop(void)
+{
+	/* Sessions stay in the SMF until smf_free; it must not touch a closed UPF. */
+	smf_set_upf(core.smf, NULL);
+	upf_close(core.upf); /* detaches XDP */
+	core.upf = NULL;
+}
+
+static int smf_mod_start(struct ev_loop *loop, const struct conf *c)
+{
+	struct smf_params p = { 0 };
+	int err = 0;
+
+	p.conf = c;
+	p.loop = loop;
+	p.udm = core.udm;
+	p.upf = NULL; /* attached by upf_mod_start, which needs the smf for its callback */
+	p.n3_addr = n3_address(c);
+	p.max_sessions = c->upf.max_sessions;
+	core.smf = smf_new(&p, &err);
+	if (!core.smf) {
+		log_error("core", "smf: start failed: %s", strerror(-err));
+		return err ? err : -EINVAL;
+	}
+	return 0;
+}
+
+static void smf_mod_stop(void)
+{
+	smf_free(core.smf); /* local release: every UPF rule removed */
+	core.smf = NULL;
+}
+
+static int amf_mod_start(struct ev_loop *loop, const struct conf *c)
+{
+	int err = 0;
+	core.amf = amf_start(loop, c, core.ausf, core.udm, &err);
+	if (!core.amf) {
+		log_error("core", "amf: start failed: %s", strerror(-err));
+		return err ? err : -EINVAL;
+	}
+	return 0;
+}
+
+static void amf_mod_stop(void)
+{
+	amf_stop(core.amf);
+	core.amf = NULL;
+}
+
+const struct core_module core_modules[] = {
+	{ "db", db_start, db_stop },
+	{ "udm+ausf", udm_ausf_start, udm_ausf_stop },
+	{ "smf", smf_mod_start, smf_mod_stop },
+	{ "upf", upf_mod_start, upf_mod_stop },
+	{ "amf", amf_mod_start, amf_mod_stop },
+	{ NULL, NULL, NULL },
+};
