@@ -40,6 +40,7 @@ static void test_ui_in_node(void **state)
 	argv[3] = port;
 	argv[4] = TOK_OP;
 	argv[5] = NULL;
+	printf("node %s %s %s\n", argv[1], argv[2], argv[3]);
 	assert_int_equal(posix_spawnp(&pid, "node", NULL, NULL, argv, environ), 0);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));

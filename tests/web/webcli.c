@@ -22,6 +22,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <jansson.h>
 
 #include "common/ev.h"
 #include "db/db.h"
@@ -139,6 +140,50 @@ void srv_free(struct srv *s)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", s->dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", s->dir);
+}
+
+/* ---- checks ---- */
+
+const char webcli_sub1[] =
+	"{\"imsi\":\"001010000000001\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\","
+	"\"slices\":[{\"sst\":1,\"sd\":\"010203\"}],\"dnns\":[\"internet\"],\"ambr_ul\":100000000}";
+
+json_t *jbody(const struct resp *r)
+{
+	json_t *j = json_loads(r->body, 0, NULL);
+
+	if (!j)
+		fail_msg("not JSON: %s", r->body);
+	return j;
+}
+
+/* Status and, for errors, {"error": non-empty, "field": field}. */
+void expect_err(const struct resp *r, int status, const char *field)
+{
+	json_t *j;
+	json_t *f;
+
+	if (r->status != status)
+		fail_msg("status %d, expected %d: %s", r->status, status, r->body);
+	j = jbody(r);
+	assert_true(json_is_string(json_object_get(j, "error")));
+	assert_true(json_string_length(json_object_get(j, "error")) > 0);
+	f = json_object_get(j, "field");
+	if (field) {
+		if (!json_is_string(f) || strcmp(json_string_value(f), field))
+			fail_msg("field %s, expected %s: %s", json_is_string(f) ? json_string_value(f) : "(none)",
+				 field, r->body);
+	}
+	json_decref(j);
+}
+
+int do_req(struct srv *s, const char *m, const char *path, const char *tok, const char *body,
+		  struct resp *r)
+{
+	int st = h1(s->port, m, path, tok, body, r);
+
+	assert_int_not_equal(st, -1);
+	return st;
 }
 
 /* ---- client transport ---- */

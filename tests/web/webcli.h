@@ -92,4 +92,20 @@ int h1(uint16_t port, const char *method, const char *path, const char *token, c
 int h2_req(struct cli *c, const char *method, const char *path, const char *token,
 	   const char *body, struct resp *r);
 
+/* ---- checks shared by the tests ---- */
+
+#define K1 "465B5CE8B199B49FAA5F0A2EE238A6BC"
+#define OPC1 "E8ED289DEBA952E4283B54E88E6183CA"
+/* A complete subscriber 001010000000001 (K1/OPC1, one slice, one DNN). */
+extern const char webcli_sub1[];
+
+struct json_t;
+/* The body as JSON (fails the test if it is not). */
+struct json_t *jbody(const struct resp *r);
+/* Status and, for errors, {"error": non-empty, "field": field} (field NULL: not checked). */
+void expect_err(const struct resp *r, int status, const char *field);
+/* h1() on a fresh connection; fails the test on a transport error. Returns the status. */
+int do_req(struct srv *s, const char *m, const char *path, const char *tok, const char *body,
+	   struct resp *r);
+
 #endif
