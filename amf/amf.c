@@ -236,6 +236,7 @@ int amf_ue_info_by_supi(const struct amf *amf, const char *supi, struct amf_ue_i
 	o->dl_count = ue->dl_count;
 	o->nas_mac_fail = ue->nas_mac_fail;
 	o->psi_map = ue->sm ? smf_ue_psi_map(ue->sm) : 0;
+	o->sm = ue->sm;
 	o->paging = ev_timer_pending(&ue->tmr[AMF_T3513]);
 	return 0;
 }

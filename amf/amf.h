@@ -27,6 +27,7 @@ struct ausf;
 struct udm;
 struct amf;
 struct smf;
+struct smf_ue;
 struct smf_amf_ops;
 
 #define AMF_MAX_TACS 16
@@ -183,6 +184,7 @@ struct amf_ue_info {
 	uint32_t ul_count, dl_count; /* NAS COUNTs (overflow << 8 | sqn) */
 	uint32_t nas_mac_fail;     /* this UE's discarded messages */
 	uint16_t psi_map;          /* PDU sessions the SMF holds for this UE (bit i = PSI i) */
+	struct smf_ue *sm;         /* the UE's SMF handle (smf_sess_info), NULL when none */
 	bool paging;               /* T3513 running */
 };
 /* 0, or -ENOENT. */

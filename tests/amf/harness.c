@@ -44,6 +44,7 @@ static int cap_send(void *arg, uint32_t assoc, uint16_t stream, const uint8_t *b
 	p->len = len;
 	memcpy(p->buf, buf, len);
 	h->q_len++;
+	h->n_down++;
 	return 0;
 }
 
@@ -120,6 +121,7 @@ void h_send(struct h *h, uint32_t assoc, uint16_t stream, const struct ngap_msg 
 	int n = ngap_encode(m, buf, sizeof(buf));
 
 	assert_true(n > 0);
+	h->n_up++;
 	if (h->pcap)
 		assert_int_equal(pcapw_sctp(h->pcap, PCAP_GNB, PCAP_AMF, (uint16_t)(40000 + assoc), 38412,
 					    stream, 60, buf, (size_t)n), 0);
@@ -390,6 +392,16 @@ uint8_t sue_dl(struct h *h, struct sue *ue, struct nas_msg *out)
 		nas = h->m.u.initial_context_setup_request.nas;
 		ue->amf_id = h->m.u.initial_context_setup_request.amf_ue_id;
 		assert_int_equal(h->m.u.initial_context_setup_request.ran_ue_id, ue->ran_id);
+	} else if (proc == NGAP_PROC_PDU_SESSION_RESOURCE_SETUP) {
+		/* TS 38.413 9.2.1.1: the NAS-PDU of the (first) session item. */
+		nas = h->m.u.pdu_session_resource_setup_request.sessions[0].nas;
+		ue->amf_id = h->m.u.pdu_session_resource_setup_request.amf_ue_id;
+	} else if (proc == NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE) {
+		nas = h->m.u.pdu_session_resource_release_command.nas;
+		ue->amf_id = h->m.u.pdu_session_resource_release_command.amf_ue_id;
+	} else if (proc == NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY) {
+		nas = h->m.u.pdu_session_resource_modify_request.sessions[0].nas;
+		ue->amf_id = h->m.u.pdu_session_resource_modify_request.amf_ue_id;
 	} else {
 		fail_msg("expected a NAS carrier, got %s", ngap_msg_name(h->m.type, proc));
 		return 0;
@@ -532,7 +544,8 @@ void sue_register(struct h *h, struct sue *ue, uint8_t nia, uint8_t nea)
 	/* TS 33.501 A.9: K_gNB from K_AMF and the uplink COUNT of SECURITY MODE COMPLETE (0). */
 	assert_int_equal(crypto_kdf_kgnb(ue->kamf, 0, CRYPTO_ACCESS_3GPP, kgnb), 0);
 	assert_memory_equal(h->m.u.initial_context_setup_request.security_key, kgnb, 32);
-	assert_int_equal(h->m.u.initial_context_setup_request.n_allowed_nssai, 1);
+	/* Allowed = requested ∩ subscribed ∩ served: the tests subscribe what they request. */
+	assert_int_equal(h->m.u.initial_context_setup_request.n_allowed_nssai, ue->requested.n ? ue->requested.n : 1);
 	assert_int_equal(h->m.u.initial_context_setup_request.allowed_nssai[0].sst, 1);
 	assert_int_equal(h->m.u.initial_context_setup_request.guami.set_id, h->cfg.amf_set_id);
 	/* NR encryption bits: NEA1..3 supported (first three bits of the 16-bit string). */
@@ -545,7 +558,7 @@ void sue_register(struct h *h, struct sue *ue, uint8_t nia, uint8_t nea)
 	assert_true(dl.reg_acc.has_tai_list);
 	assert_int_equal(dl.reg_acc.tai_list.n, 1);
 	assert_true(dl.reg_acc.has_allowed_nssai);
-	assert_int_equal(dl.reg_acc.allowed_nssai.n, 1);
+	assert_int_equal(dl.reg_acc.allowed_nssai.n, ue->requested.n ? ue->requested.n : 1);
 	assert_int_equal(dl.reg_acc.allowed_nssai.s[0].sd, 0x010203);
 	assert_true(dl.reg_acc.has_t3512);
 	assert_true(dl.reg_acc.has_nw_feature_support);

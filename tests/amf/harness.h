@@ -46,6 +46,8 @@ struct h {
 	struct pcapw *pcap;        /* when set, every N2 PDU both ways is written to it */
 	struct nas_msg cuc;        /* CONFIGURATION UPDATE COMMAND answered by sue_register (scalars only) */
 	unsigned n_cuc;            /* how many sue_register answered */
+	unsigned n_up;             /* NGAP PDUs gNB -> AMF (h_send) */
+	unsigned n_down;           /* NGAP PDUs AMF -> gNB */
 	uint64_t amf_ns;           /* time spent inside amf_n2_rx() (benchmarks) */
 	uint64_t amf_calls;
 };
@@ -104,7 +106,8 @@ void sue_initial(struct h *h, struct sue *ue, const struct nas_msg *m, uint8_t s
 void sue_ul(struct h *h, struct sue *ue, const struct nas_msg *m, uint8_t sht);
 /* Same with a corrupted MAC. */
 void sue_ul_badmac(struct h *h, struct sue *ue, const struct nas_msg *m);
-/* Pop a DL NAS transport / ICS request with NAS, verify the MAC, decipher, decode into out.
+/* Pop a DL NAS transport / ICS request / PDU Session Resource Setup, Release or Modify
+ * Request with NAS, verify the MAC, decipher, decode into out.
  * Handles a SECURITY MODE COMMAND by deriving the NAS keys first. Returns the NGAP proc. */
 uint8_t sue_dl(struct h *h, struct sue *ue, struct nas_msg *out);
 /* USIM side of 5G-AKA on an AUTHENTICATION REQUEST: 0, -EBADMSG, -ESTALE (auts filled). */
