@@ -8,7 +8,7 @@
 #   e2e_reg.sh SOLOCORE E2E_CORE RANSIM CASE
 #
 # Cases: one hundred suci algs unknown plmn slice authmac noalg badmac guti resync drop
-#        switchoff rereg twognb pcap solocore (the last runs `solocore run` itself).  Needs root and `ip netns`: exits 77 (skip) otherwise.
+#        switchoff rereg gnbloss twognb pcap solocore (the last runs `solocore run` itself).  Needs root and `ip netns`: exits 77 (skip) otherwise.
 set -u
 SOLOCORE=$1 CORE=$2 RANSIM=$3 CASE=$4
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -26,7 +26,9 @@ NS_C=$tag-c
 NS_R=$tag-r
 TMP=$(mktemp -d /tmp/e2e-reg.XXXXXX)
 CORE_PID=
+B_PID=
 cleanup() {
+	[ -n "${B_PID:-}" ] && kill -KILL "$B_PID" 2>/dev/null
 	stop_ransim
 	stop_core
 	ip netns del "$NS_C" 2>/dev/null
@@ -216,6 +218,35 @@ rereg)
 	grep -q "^proc registration started 10 done 10" "$TMP/rereg.out" || fail "10 registrations expected"
 	core_stats
 	expect_stat reg_accepted 10; expect_stat dereg_ue 5; expect_stat registered 0; expect_stat ues 0
+	;;
+gnbloss)
+	# Association loss cleans up every UE of that gNB and nothing else: gNB B registers 10
+	# UEs and holds them connected; meanwhile gNB A (another ransim) registers 10 others and
+	# goes away. A's 10 N2 UE associations go with it (the AMF logs ues=10, its UEs stay
+	# registered in CM-IDLE); B's UEs then deregister normally over their untouched ones.
+	CORE_LOG=info mk_config "$TMP/info.yaml" "$AMF" usrsctp
+	start_core "$TMP/info.yaml" || exit 1
+	$NSR "$RANSIM" $R --sims "$TMP/sims.toml" --sim-offset 10 --ues 10 --concurrency 10 --hold-ms 5000 \
+		>"$TMP/gnb_b.out" 2>"$TMP/gnb_b.log" &
+	B_PID=$!
+	i=0
+	while [ $i -lt 100 ]; do
+		core_stats
+		grep -qx "reg_accepted 10" "$TMP/stats" && break
+		sleep 0.1; i=$((i + 1))
+	done
+	run_ransim gnb_a $R --sims "$TMP/sims.toml" --ues 10 --concurrency 10 --dereg none
+	expect gnb_a ues_ok 10; expect gnb_a ues_registered 10; expect_rc gnb_a 0
+	wait "$B_PID"; RS_RC=$?; B_PID=
+	expect gnb_b ues_ok 10; expect gnb_b ues_failed 0; expect_rc gnb_b 0
+	grep -q "^proc deregistration started 10 done 10" "$TMP/gnb_b.out" || fail "gNB B: deregistrations not all done"
+	down=$(grep -n "down gnb=.* ues=10" "$TMP/core.log" | head -n 1 | cut -d: -f1)
+	first_dereg=$(grep -n "UE-initiated deregistration" "$TMP/core.log" | head -n 1 | cut -d: -f1)
+	[ -n "$down" ] || fail "AMF did not report gNB A's association down with its 10 UEs"
+	[ -n "$down" ] && [ -n "$first_dereg" ] && [ "$down" -lt "$first_dereg" ] ||
+		fail "gNB A went away after gNB B's UEs deregistered: the case proved nothing"
+	core_stats
+	expect_stat reg_accepted 20; expect_stat dereg_ue 10; expect_stat registered 10; expect_stat gnbs 0
 	;;
 switchoff)
 	start_core "$TMP/core.yaml" || exit 1

@@ -41,7 +41,8 @@ static const char usage_text[] =
 	"                        reconnect and register again\n"
 	"  --reregister          after registering: gNB release to CM-IDLE, then a periodic\n"
 	"                        registration update with the 5G-GUTI (integrity protected)\n"
-	"  --dereg normal|switch-off|none\n"
+	"  --dereg normal|switch-off|none  --hold-ms MS (stay registered MS before deregistering)\n"
+	"  --sim-offset K        UE i uses SIM K+i of the file\n"
 	"  --timeout SECS (60)   whole run;  --ue-timeout MS (10000) per network answer\n"
 	"  --pcap FILE           write every NGAP PDU (IPv4/SCTP, PPID 60)\n"
 	"  -v                    debug logs\n";
@@ -149,7 +150,7 @@ static int conf_hn_key(struct ransim_cfg *cfg, const struct conf *c, int want_id
 enum {
 	O_ADDR = 256, O_PORT, O_LOCAL, O_BACKEND, O_ENCAP, O_UDP, O_UDPPEER, O_GNBS, O_UES, O_CONC, O_NIA,
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_SST, O_SD, O_RSST, O_RSD,
-	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG,
+	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
 };
 
 static const struct option opts[] = {
@@ -165,6 +166,7 @@ static const struct option opts[] = {
 	{ "cuc", 0, NULL, O_CUC }, { "bad-mac", 0, NULL, O_BADMAC }, { "drop-assoc", 0, NULL, O_DROP },
 	{ "dereg", 1, NULL, O_DEREG }, { "timeout", 1, NULL, O_TIMEOUT }, { "ue-timeout", 1, NULL, O_UETO },
 	{ "pcap", 1, NULL, O_PCAP }, { "reregister", 0, NULL, O_REREG }, { "help", 0, NULL, 'h' },
+	{ "hold-ms", 1, NULL, O_HOLD }, { "sim-offset", 1, NULL, O_SIMOFF },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -229,6 +231,8 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_BADMAC: c->bad_mac = true; break;
 	case O_DROP: c->drop_assoc = true; break;
 	case O_REREG: c->reregister = true; break;
+	case O_HOLD: c->hold_ms = (uint32_t)atoi(v); break;
+	case O_SIMOFF: c->sim_offset = (unsigned)atoi(v); break;
 	case O_DEREG:
 		if (!strcmp(v, "normal"))
 			c->dereg = RANSIM_DEREG_NORMAL;

@@ -94,6 +94,8 @@ struct ransim_cfg {
 				      * periodic registration update with the 5G-GUTI, integrity
 				      * protected with the current context (TS 24.501 4.4.6, 5.5.1.3) */
 	enum ransim_dereg dereg;
+	uint32_t hold_ms;            /* stay registered this long before deregistering */
+	unsigned sim_offset;         /* UE i uses sims[(sim_offset + i) % n_sims] */
 	uint32_t ue_timeout_ms;      /* a UE waiting longer for the network fails ("timeout") */
 	/* output */
 	const char *pcap;            /* write every NGAP PDU as IPv4/SCTP to this pcap file */
@@ -104,7 +106,7 @@ struct ransim_cfg {
  * concurrency 1, all algorithms offered, null-scheme SUCI, normal deregistration. */
 void ransim_cfg_init(struct ransim_cfg *cfg);
 
-/* Create. sims[0..n_sims) are used round robin by the UEs (UE i: sims[i % n_sims]);
+/* Create. sims[0..n_sims) are used round robin by the UEs (UE i: sims[(sim_offset + i) % n_sims]);
  * they are copied. NULL + *err on failure. */
 struct ransim *ransim_new(struct ev_loop *loop, const struct ransim_cfg *cfg,
 			  const struct ransim_sim *sims, unsigned n_sims, int *err);

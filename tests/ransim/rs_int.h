@@ -45,7 +45,7 @@ struct rs_ue {
 				    * a fresh one per connection as gNBs do (ran_id % n_ues = idx) */
 	enum rs_ue_state st;
 	char fail[32];             /* "" while all goes to plan, else the first failure cause */
-	bool started, finished, registered_once, fake_guti_sent, rereg_done;
+	bool started, finished, registered_once, fake_guti_sent, rereg_done, holding, held;
 	bool has_amf_id;
 	uint64_t amf_ue_id;
 	/* USIM */

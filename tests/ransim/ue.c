@@ -65,7 +65,7 @@ void rs_ue_init(struct ransim *rs, struct rs_ue *ue, uint32_t idx)
 	memset(ue, 0, sizeof(*ue));
 	ue->rs = rs;
 	ue->idx = idx;
-	ue->sim = &rs->sims[idx % rs->n_sims];
+	ue->sim = &rs->sims[(idx + rs->cfg.sim_offset) % rs->n_sims];
 	ue->gnb = &rs->gnbs[idx % rs->cfg.n_gnbs];
 	ue->ngksi = 7;
 	ev_timer_init(&ue->guard, guard_cb, ue);
@@ -96,6 +96,10 @@ static void set_state(struct rs_ue *ue, enum rs_ue_state st)
 	case RS_UE_WAIT_RELEASE:
 		ev_timer_start(ue->rs->loop, &ue->guard, ue->rs->cfg.ue_timeout_ms);
 		break;
+	case RS_UE_REGISTERED:
+		if (!ue->holding)
+			ev_timer_stop(ue->rs->loop, &ue->guard);
+		break;
 	default:
 		ev_timer_stop(ue->rs->loop, &ue->guard);
 		break;
@@ -111,12 +115,21 @@ static void finish(struct rs_ue *ue)
 	rs_ue_finished(ue);
 }
 
+static enum rs_ue_state after_registration(struct rs_ue *ue);
+
+/* The guard timer, or the end of the hold time in REGISTERED (cfg.hold_ms). */
 static void guard_cb(struct ev_loop *loop, struct ev_timer *t)
 {
 	struct rs_ue *ue = t->arg;
 	char cause[32];
 
 	(void)loop;
+	if (ue->st == RS_UE_REGISTERED && ue->holding) {
+		ue->holding = false;
+		ue->held = true;
+		set_state(ue, after_registration(ue));
+		return;
+	}
 	snprintf(cause, sizeof(cause), "timeout_%s", rs_ue_state_name(ue->st));
 	rs_ue_fail(ue, cause);
 	set_state(ue, RS_UE_DONE);
@@ -409,6 +422,12 @@ static enum rs_ue_state after_registration(struct rs_ue *ue)
 		/* The gNB releases the UE to CM-IDLE (TS 23.502 4.2.6). */
 		rs_gnb_release_request(ue->gnb, ue);
 		return RS_UE_WAIT_IDLE;
+	}
+	if (rs->cfg.hold_ms && !ue->held && rs->cfg.dereg != RANSIM_DEREG_NONE) {
+		/* stay registered (CM-CONNECTED) for a while before the last step */
+		ue->holding = true;
+		ev_timer_start(rs->loop, &ue->guard, rs->cfg.hold_ms);
+		return RS_UE_REGISTERED;
 	}
 	if (rs->cfg.dereg == RANSIM_DEREG_NONE) {
 		finish(ue);
