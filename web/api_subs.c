@@ -64,15 +64,24 @@ struct list_ctx {
 	size_t plen;
 	unsigned long offset, limit;
 	unsigned long matched;
+	bool stopped;
 	json_t *items;
 };
 
+/* Rows come in SUPI order, so the rows with a prefix are contiguous: the
+ * walk stops after them, or, without a prefix, once the page is full
+ * (the total is then db_subscriber_count()). */
 static int list_one(const struct db_subscriber *s, void *arg)
 {
 	struct list_ctx *l = arg;
+	int cmp = l->plen ? strncmp(s->supi + 5, l->prefix, l->plen) : 0;
 
-	if (l->plen && strncmp(s->supi + 5, l->prefix, l->plen) != 0)
+	if (cmp < 0)
 		return 0;
+	if (cmp > 0 || (!l->plen && l->matched >= l->offset + l->limit)) {
+		l->stopped = true;
+		return 1;
+	}
 	if (l->matched >= l->offset && l->matched - l->offset < l->limit)
 		json_array_append_new(l->items, web_sub_to_json(s, false));
 	l->matched++;
@@ -106,11 +115,20 @@ static int h_list(struct web *w, const struct web_req *req, struct web_resp *res
 	l.items = json_array();
 	if (!l.items)
 		return -ENOMEM;
-	/* A full walk: the db API streams in SUPI order and has no paged query. */
+	/* db/ has no paged query: walk from the first row (see list_one). */
 	rc = db_load_subscribers(w->db, list_one, &l);
-	if (rc < 0) {
+	if (rc < 0 && !l.stopped) {
 		json_decref(l.items);
 		return rc;
+	}
+	if (!l.plen) {
+		int64_t n = db_subscriber_count(w->db);
+
+		if (n < 0) {
+			json_decref(l.items);
+			return (int)n;
+		}
+		l.matched = (unsigned long)n;
 	}
 	web_resp_json(resp, 200, json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)l.matched,
 					   "offset", (json_int_t)l.offset, "limit", (json_int_t)l.limit,

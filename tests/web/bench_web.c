@@ -87,8 +87,8 @@ static void bench(void **state)
 		resp_free(&r);
 	}
 	t = now_s() - t0;
-	printf("list page of 50 among %d subscribers: %.2f ms each (full table walk per page)\n", SIMS,
-	       t / PAGES * 1e3);
+	printf("list page of 50 among %d subscribers: %.2f ms each (walk from the first row to the page: offsets 0..%d)\n", SIMS,
+	       t / PAGES * 1e3, SIMS - 50);
 	t0 = now_s();
 	for (int i = 0; i < N / 10; i++) {
 		snprintf(path, sizeof(path), "/api/v1/subscribers/0010100%08d", i % SIMS);
