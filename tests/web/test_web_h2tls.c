@@ -74,7 +74,7 @@ static void test_h2c_prior_knowledge(void **state)
 	srv_free(&s);
 }
 
-static void test_h2c_body_limit(void **state)
+static void test_h2c_limits(void **state)
 {
 	struct web_limits lim;
 	struct srv_opts o = { .lim = &lim };
@@ -89,11 +89,22 @@ static void test_h2c_body_limit(void **state)
 	big[10000] = 0;
 	web_limits_default(&lim);
 	lim.max_body = 4096;
+	lim.max_head = 400;
 	srv_start(&s, &o);
 	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
 	assert_int_equal(h2_req(&c, "POST", "/api/v1/subscribers/import", TOK_OP, big, &r), 0);
 	assert_int_equal(r.status, 413);
 	assert_non_null(strstr(r.body, "\"field\":\"body\""));
+	resp_free(&r);
+	/* Header list over the limit: 431, the connection goes on. */
+	big[280] = 0;
+	memset(big, 'x', 280);
+	assert_int_equal(h2_req(&c, "GET", "/api/v1/subscribers", big, NULL, &r), 0);
+	assert_int_equal(r.status, 431);
+	assert_non_null(strstr(r.body, "\"field\":\"headers\""));
+	resp_free(&r);
+	assert_int_equal(h2_req(&c, "GET", "/api/v1/health", NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 200);
 	resp_free(&r);
 	cli_close(&c);
 	free(big);
@@ -171,7 +182,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);   /* a server closing first must fail a check, not kill the test */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_h2c_prior_knowledge),
-		cmocka_unit_test(test_h2c_body_limit),
+		cmocka_unit_test(test_h2c_limits),
 		cmocka_unit_test(test_tls),
 		cmocka_unit_test(test_tls_bad_cert),
 	};
