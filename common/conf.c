@@ -285,8 +285,15 @@ static int apply_map(struct pctx *p, const struct conf_item *it, yaml_node_t *n,
 	if (n->type != YAML_MAPPING_NODE) {
 		/* An empty value ("key:") stands for an empty mapping. */
 		if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length &&
-		    n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+		    n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+			/* ...which still lacks whatever it requires (a bare "-" in dnns). */
+			for (const struct conf_item *c = it->sub; c->key; c++)
+				if (c->flags & CF_REQUIRED) {
+					fail(p, &n->start_mark, "missing key %s", c->key);
+					return -EINVAL;
+				}
 			return run_check(p, it, n, ptr);
+		}
 		fail(p, &n->start_mark, "expected a mapping, got %s", got(n, b2, sizeof(b2)));
 		return -EINVAL;
 	}

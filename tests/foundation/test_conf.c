@@ -329,6 +329,8 @@ static void test_err_values(void **state)
 {
 	(void)state;
 	expect_err("dnns:\n  - name: ims\n", "t.yaml:2:5: dnns[0]: missing key pool");
+	/* A bare "-" is an empty entry: its required keys are still missing (fuzz finding). */
+	expect_err("dnns:\n  -\n", "t.yaml:2:4: dnns[0]: missing key name");
 	expect_err("dnns:\n  - {name: ims, pool: 10.46.0.1/16}\n",
 		   "t.yaml:2:23: dnns[0].pool: \"10.46.0.1/16\" has host bits set (did you mean 10.46.0.0/16?)");
 	expect_err("dnns:\n  - {name: ims, pool: 10.46.0.0}\n",
