@@ -18,6 +18,7 @@
 #include "smf/smf.h"
 #include "udm/udm.h"
 #include "upf/upf.h"
+#include "web/web.h"
 
 static struct {
 	struct db *db;
@@ -27,6 +28,7 @@ static struct {
 	struct upf *upf;
 	struct smf *smf;
 	struct amf *amf;
+	struct web *web;
 } core;
 
 static int db_start(struct ev_loop *loop, const struct conf *c)
@@ -234,11 +236,27 @@ static void amf_mod_stop(void)
 	core.amf = NULL;
 }
 
+static int web_mod_start(struct ev_loop *loop, const struct conf *c)
+{
+	int rc = web_start(loop, c, core.db, core.udm, NULL, &core.web);
+	if (rc < 0)
+		log_error("core", "web: start failed on %s:%u: %s", c->web.listen, c->web.port, strerror(-rc));
+	return rc;
+}
+
+static void web_mod_stop(void)
+{
+	web_stop(core.web);
+	core.web = NULL;
+}
+
 const struct core_module core_modules[] = {
 	{ "db", db_start, db_stop },
 	{ "udm+ausf", udm_ausf_start, udm_ausf_stop },
 	{ "smf", smf_mod_start, smf_mod_stop },
 	{ "upf", upf_mod_start, upf_mod_stop },
 	{ "amf", amf_mod_start, amf_mod_stop },
+	/* Last up, first down: the API never sees a half-stopped core. */
+	{ "web", web_mod_start, web_mod_stop },
 	{ NULL, NULL, NULL },
 };

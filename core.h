@@ -2,8 +2,8 @@
 /*
  * core - the modules `solocore run` starts, in order, and stops in reverse:
  * db (SQLite + write-behind writer), udm + ausf, smf, upf (only when
- * upf.n3_interface is set), amf (N2 last: gNBs are accepted only once
- * everything behind the AMF is up).
+ * upf.n3_interface is set), amf (gNBs are accepted only once
+ * everything behind the AMF is up), web (REST API, UI, /metrics).
  */
 #ifndef SOLOCORE_CORE_H
 #define SOLOCORE_CORE_H
