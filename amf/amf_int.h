@@ -179,6 +179,8 @@ struct amf_ue {
 	/* session management (nas_sm.c) */
 	struct smf_ue *sm;         /* SMF handle, attached on first use */
 	uint16_t dl_pending;       /* PSIs with downlink data waiting (paging) */
+	uint16_t reg_pss;          /* PDU session status of the registration request being handled */
+	bool has_reg_pss;
 	uint8_t paging_retx;
 	char logpfx[48];
 };
@@ -438,6 +440,8 @@ void amf_sm_an_released(struct amf_ue *ue, bool lost);
 void amf_sm_detach(struct amf_ue *ue);
 /* Service request (TS 24.501 5.6.1.4): fill the Service Accept IEs and amf->ics_items. */
 void amf_sm_service(struct amf_ue *ue, const struct nas_service_request *r, struct nas_service_accept *a);
+/* PDU session status after syncing with the UE's (when has): the map the network holds. */
+uint16_t amf_sm_status(struct amf_ue *ue, bool has, uint16_t ue_map);
 void amf_on_t3513(struct amf_ue *ue);
 void amf_paging_stop(struct amf_ue *ue);
 

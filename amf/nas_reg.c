@@ -44,6 +44,11 @@ void amf_reg_take_ies(struct amf_ue *ue, const struct nas_registration_request *
 			ue->requested.n++;
 		}
 	}
+	/* TS 24.501 5.5.1.3.4: PDU session status of a registration updating. */
+	if (r->has_pdu_session_status) {
+		ue->has_reg_pss = true;
+		ue->reg_pss = r->pdu_session_status;
+	}
 }
 
 int amf_reg_suci(struct amf_ue *ue, const struct nas_suci *suci)
@@ -346,6 +351,13 @@ static void reg_accept(struct amf_ue *ue)
 	a->nw_feature_support.len = sizeof(nw_feature_support);
 	a->has_t3512 = true;
 	a->t3512 = nas_gprs_timer3_enc(amf->cfg.t3512_s);
+	/* TS 24.501 5.5.1.3.4: sessions the UE no longer has are released locally; the accept
+	 * tells the UE which ones the network still holds. */
+	if ((ue->reg_type & 0x07) != 1 && (ue->sm || ue->has_reg_pss)) {
+		a->has_pdu_session_status = true;
+		a->pdu_session_status = amf_sm_status(ue, ue->has_reg_pss, ue->reg_pss);
+	}
+	ue->has_reg_pss = false;
 	amf_gmm_transition(ue, AMF_EV_PROC_OK, AMF_GMM_REGISTERED);
 	ue->reg_phase = AMF_REG_WAIT_COMPLETE;
 	ue->proc = AMF_PROC_NONE;

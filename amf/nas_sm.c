@@ -218,6 +218,15 @@ void amf_sm_an_released(struct amf_ue *ue, bool lost)
 	smf_up_deactivate(amf->smf, ue->sm);
 }
 
+uint16_t amf_sm_status(struct amf_ue *ue, bool has, uint16_t ue_map)
+{
+	struct amf *amf = ue->amf;
+
+	if (!amf->smf || !ue->sm)
+		return 0;
+	return has ? smf_ue_status_sync(amf->smf, ue->sm, ue_map) : smf_ue_psi_map(ue->sm);
+}
+
 void amf_sm_service(struct amf_ue *ue, const struct nas_service_request *r, struct nas_service_accept *a)
 {
 	struct amf *amf = ue->amf;
@@ -240,8 +249,7 @@ void amf_sm_service(struct amf_ue *ue, const struct nas_service_request *r, stru
 		return;
 	}
 	/* TS 24.501 5.6.1.4.1: sessions the UE no longer has are released locally. */
-	map = r->has_pdu_session_status ? smf_ue_status_sync(amf->smf, ue->sm, r->pdu_session_status)
-					: smf_ue_psi_map(ue->sm);
+	map = amf_sm_status(ue, r->has_pdu_session_status, r->pdu_session_status);
 	/* Re-establish the user plane of the sessions with uplink data and, for a paging
 	 * response, those with downlink data waiting (TS 23.502 4.2.3.2 step 4). */
 	want = (uint16_t)((r->has_ul_data_status ? r->ul_data_status : 0) | ue->dl_pending);

@@ -12,13 +12,20 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "common/conf.h"
 #include "harness.h"
 #include "smf/smf.h"
+#include "testlib.h"
+
+#ifndef TSHARK
+#define TSHARK "/nonexistent/tshark"
+#endif
 
 #define ASSOC 7
 #define N3_ADDR "192.0.2.1"
@@ -763,6 +770,99 @@ static void test_service_status_sync(void **state)
 	pool_used("internet", 1);
 }
 
+/* Periodic registration updating with a PDU session status that omits PSI 2: released
+ * locally, the accept's PDU session status says what the network still holds. */
+static void test_registration_status_sync(void **state)
+{
+	struct sue ue;
+	struct nas_msg m, dl;
+
+	(void)state;
+	registered(&ue, "0000000001", 1);
+	establish(&ue, 1, "internet", &SN1);
+	establish(&ue, 2, "internet", &SN1);
+	gnb_release_req(&ue);
+	ue.ran_id = 6;
+	sue_reg_req(&ue, &m, true);
+	m.reg_req.reg_type = 0x03;   /* periodic registration updating */
+	m.reg_req.has_pdu_session_status = true;
+	m.reg_req.pdu_session_status = 1u << 1;
+	sue_initial(&H, &ue, &m, NAS_SHT_INTEGRITY);
+	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+	assert_int_equal(dl.type, NAS_REGISTRATION_ACCEPT);
+	assert_true(dl.reg_acc.has_pdu_session_status);
+	assert_int_equal(dl.reg_acc.pdu_session_status, 1u << 1);
+	pool_used("internet", 1);
+	ue.guti = dl.reg_acc.guti;
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_REGISTRATION_COMPLETE;
+	sue_ul(&H, &ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	/* No CONFIGURATION UPDATE COMMAND after a registration updating (not initial). */
+	assert_int_equal(h_pending(&H), 0);
+}
+
+static unsigned count_lines(const char *cmd)
+{
+	char line[512];
+	unsigned n = 0;
+	FILE *p = popen(cmd, "r");
+
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		fprintf(stderr, "tshark: %s", line);
+		n++;
+	}
+	pclose(p);
+	return n;
+}
+
+/* The cycle, a #90 not-forwarded answer and a paging round written to a pcap (NEA0, so
+ * the NAS is readable) and decoded by tshark: every frame NGAP, none malformed. */
+static void test_tshark(void **state)
+{
+	static const char *const names[] = { "PDUSessionResourceSetupRequest", "PDUSessionResourceReleaseCommand",
+					     "Paging", "PDU session establishment accept",
+					     "PDU session release command", "Configuration update command" };
+	char path[] = "/tmp/solocore-amf-sm-XXXXXX.pcap", cmd[1024];
+	struct sue u2;
+	struct nas_msg dl;
+	uint8_t one = 1;
+	unsigned i;
+	int fd;
+
+	fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	close(fd);
+	H.pcap = pcapw_open(path, PCAPW_SCTP_IPV4);
+	assert_non_null(H.pcap);
+	test_cycle_27(state);
+	registered(&u2, "0000000002", 2);
+	est_req(&u2, 2, "internet", &SN2);   /* slice not allowed: #90 */
+	assert_int_equal(sue_dl(&H, &u2, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	establish(&u2, 1, "internet", &SN1);
+	gnb_release_req(&u2);
+	smf_upf_dl_data(S, session_id_of(&u2, 1));
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_PAGING);
+	service_req(&u2, 3, false, 0, true, 1u << 1);
+	assert_int_equal(sue_dl(&H, &u2, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+	ics_rsp(&u2, 1, &one);
+	assert_int_equal(pcapw_close(H.pcap), 0);
+	H.pcap = NULL;
+
+	snprintf(cmd, sizeof(cmd), "%s -n -r %s 2>/dev/null", TSHARK, path);
+	assert_true(count_lines(cmd) >= 27 + 14);
+	snprintf(cmd, sizeof(cmd), "%s -n -r %s -Y '!ngap' 2>/dev/null", TSHARK, path);
+	assert_int_equal(count_lines(cmd), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -n -r %s -o nas-5gs.null_decipher:TRUE -Y '_ws.malformed || _ws.expert.severity >= \"Error\"' 2>/dev/null", TSHARK, path);
+	assert_int_equal(count_lines(cmd), 0);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s -n -r %s -o nas-5gs.null_decipher:TRUE -V 2>/dev/null | grep -m1 -i '%s'", TSHARK, path, names[i]);
+		assert_int_equal(count_lines(cmd), 1);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -774,7 +874,23 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_paging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paging_gives_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_service_status_sync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registration_status_sync, setup, teardown),
+	};
+	const struct CMUnitTest tshark_tests[] = {
+		cmocka_unit_test_setup_teardown(test_tshark, setup, teardown),
 	};
 
+#ifdef AMF_SM_TSHARK
+	/* Built a second time as amf_sm_tshark: only the tshark check, SKIP without tshark. */
+	(void)tests;
+	if (access(TSHARK, X_OK) != 0) {
+		printf("SKIP: tshark not available (%s)\n", TSHARK);
+		return 77;
+	}
+	return cmocka_run_group_tests_name("amf_sm_tshark", tshark_tests, NULL, NULL);
+#else
+	(void)tshark_tests;
+
 	return cmocka_run_group_tests(tests, NULL, NULL);
+#endif
 }
