@@ -378,11 +378,43 @@ static void ics_rsp(struct sue *ue, uint8_t n, const uint8_t *psis)
 static const struct nas_snssai SN1 = { .sst = 1, .has_sd = 1, .sd = 0x010203 };
 static const struct nas_snssai SN2 = { .sst = 2 };
 
+/* UE-requested release of psi: request, Release Command (N2 + N1), response, complete. */
+static void release_session(struct sue *ue, uint8_t psi)
+{
+	struct nas_msg dl, gsm;
+
+	gsm_simple(ue, NAS_PDU_SESSION_RELEASE_REQUEST, psi, 5);
+	assert_int_equal(sue_dl(&H, ue, &dl), NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE);
+	inner_gsm(&dl, psi, &gsm);
+	assert_int_equal(gsm.type, NAS_PDU_SESSION_RELEASE_COMMAND);
+	assert_int_equal(H.m.u.pdu_session_resource_release_command.n_sessions, 1);
+	assert_int_equal(H.m.u.pdu_session_resource_release_command.sessions[0].id, psi);
+	{
+		static struct ngap_msg g;
+		static uint8_t tr[16];
+		struct ngap_release_response_transfer rt = { 0 };
+		int n = ngap_enc_release_response_transfer(&rt, tr, sizeof(tr));
+
+		assert_true(n > 0);
+		memset(&g, 0, sizeof(g));
+		g.type = NGAP_SUCCESSFUL;
+		g.proc = NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE;
+		g.u.pdu_session_resource_release_response.amf_ue_id = ue->amf_id;
+		g.u.pdu_session_resource_release_response.ran_ue_id = ue->ran_id;
+		g.u.pdu_session_resource_release_response.n_sessions = 1;
+		g.u.pdu_session_resource_release_response.sessions[0].id = psi;
+		g.u.pdu_session_resource_release_response.sessions[0].transfer.p = tr;
+		g.u.pdu_session_resource_release_response.sessions[0].transfer.len = (size_t)n;
+		h_send(&H, ue->assoc, 1, &g);
+	}
+	gsm_simple(ue, NAS_PDU_SESSION_RELEASE_COMPLETE, psi, 5);
+}
+
 /* Issue 6's cycle: exactly 17 gNB->AMF and 10 AMF->gNB NGAP messages. */
 static void test_cycle_27(void **state)
 {
 	struct sue ue;
-	struct nas_msg dl, gsm;
+	struct nas_msg dl;
 	struct amf_ue_info info;
 	struct ngap_setup_request_transfer t;
 	struct smf_stats st;
@@ -438,31 +470,7 @@ static void test_cycle_27(void **state)
 	assert_int_equal(st.up_reactivated, 1);
 	assert_int_equal(h_pending(&H), 0);
 	/* 20-23: UE-requested release. */
-	gsm_simple(&ue, NAS_PDU_SESSION_RELEASE_REQUEST, 1, 5);
-	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE);
-	inner_gsm(&dl, 1, &gsm);
-	assert_int_equal(gsm.type, NAS_PDU_SESSION_RELEASE_COMMAND);
-	assert_int_equal(H.m.u.pdu_session_resource_release_command.n_sessions, 1);
-	assert_int_equal(H.m.u.pdu_session_resource_release_command.sessions[0].id, 1);
-	{
-		static struct ngap_msg g;
-		static uint8_t tr[16];
-		struct ngap_release_response_transfer rt = { 0 };
-		int n = ngap_enc_release_response_transfer(&rt, tr, sizeof(tr));
-
-		assert_true(n > 0);
-		memset(&g, 0, sizeof(g));
-		g.type = NGAP_SUCCESSFUL;
-		g.proc = NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE;
-		g.u.pdu_session_resource_release_response.amf_ue_id = ue.amf_id;
-		g.u.pdu_session_resource_release_response.ran_ue_id = ue.ran_id;
-		g.u.pdu_session_resource_release_response.n_sessions = 1;
-		g.u.pdu_session_resource_release_response.sessions[0].id = 1;
-		g.u.pdu_session_resource_release_response.sessions[0].transfer.p = tr;
-		g.u.pdu_session_resource_release_response.sessions[0].transfer.len = (size_t)n;
-		h_send(&H, ue.assoc, 1, &g);
-	}
-	gsm_simple(&ue, NAS_PDU_SESSION_RELEASE_COMPLETE, 1, 5);
+	release_session(&ue, 1);
 	assert_int_equal(h_pending(&H), 0);
 	assert_int_equal(sessions(), 0);
 	pool_used("internet", 0);
@@ -801,6 +809,42 @@ static void test_registration_status_sync(void **state)
 	assert_int_equal(h_pending(&H), 0);
 }
 
+/* No allocator call from our code (amf, smf, ausf, udm, codecs) during a whole cycle of a
+ * second UE, after the first warmed the timer heap and the deferred-call ring. */
+static void test_no_alloc_cycle(void **state)
+{
+	struct sue u2;
+	struct nas_msg dl;
+	uint8_t one = 1;
+	unsigned n;
+
+	test_cycle_27(state);
+	{
+		void *volatile p;   /* control: the wrapper sees this executable's allocations */
+
+		nomalloc_begin();
+		p = malloc(16);
+		free(p);
+		assert_int_equal(nomalloc_end(), 1);
+	}
+	sue_init(&u2, "0000000002", ASSOC, 20);
+	nomalloc_begin();
+	sue_register(&H, &u2, 2, 0);
+	establish(&u2, 1, "internet", &SN1);
+	gnb_release_req(&u2);
+	service_req(&u2, 21, true, 1u << 1, true, 1u << 1);
+	sue_dl(&H, &u2, &dl);
+	ics_rsp(&u2, 1, &one);
+	release_session(&u2, 1);
+	sue_dereg(&H, &u2, 0x01);
+	sue_dl(&H, &u2, &dl);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	sue_release_complete(&H, &u2);
+	n = nomalloc_end();
+	assert_int_equal(n, 0);
+	assert_int_equal(sessions(), 0);
+}
+
 static unsigned count_lines(const char *cmd)
 {
 	char line[512];
@@ -875,6 +919,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_paging_gives_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_service_status_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registration_status_sync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_alloc_cycle, setup, teardown),
 	};
 	const struct CMUnitTest tshark_tests[] = {
 		cmocka_unit_test_setup_teardown(test_tshark, setup, teardown),
