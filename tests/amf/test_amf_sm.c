@@ -809,6 +809,73 @@ static void test_registration_status_sync(void **state)
 	assert_int_equal(h_pending(&H), 0);
 }
 
+/* SMF-initiated procedures through the AMF's ops.send: a session-AMBR modification (PDU
+ * Session Resource Modify Request carrying the MODIFICATION COMMAND, then COMPLETE), a
+ * network-requested release (Release Command with N2 + N1), and a release while the UE is
+ * CM-IDLE (the AMF answers -EAGAIN: released locally). */
+static void test_network_modify_release(void **state)
+{
+	struct sue ue;
+	struct nas_msg dl, gsm;
+	struct amf_ue_info info;
+	struct smf_sess_info si;
+	struct smf_stats st;
+
+	(void)state;
+	registered(&ue, "0000000001", 1);
+	establish(&ue, 1, "internet", &SN1);
+	establish(&ue, 2, "internet", &SN1);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(smf_modify_ambr(S, info.sm, 1, 5000000, 9000000), 0);
+	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY);
+	inner_gsm(&dl, 1, &gsm);
+	assert_int_equal(gsm.type, NAS_PDU_SESSION_MODIFICATION_COMMAND);
+	assert_true(gsm.pdu_mod_cmd.has_ambr);
+	assert_int_equal(H.m.u.pdu_session_resource_modify_request.n_sessions, 1);
+	assert_int_equal(H.m.u.pdu_session_resource_modify_request.sessions[0].id, 1);
+	{
+		static struct ngap_msg g;
+		static uint8_t tr[32];
+		struct ngap_modify_response_transfer mt;
+		int n;
+
+		memset(&mt, 0, sizeof(mt));
+		n = ngap_enc_modify_response_transfer(&mt, tr, sizeof(tr));
+		assert_true(n > 0);
+		memset(&g, 0, sizeof(g));
+		g.type = NGAP_SUCCESSFUL;
+		g.proc = NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY;
+		g.u.pdu_session_resource_modify_response.amf_ue_id = ue.amf_id;
+		g.u.pdu_session_resource_modify_response.ran_ue_id = ue.ran_id;
+		g.u.pdu_session_resource_modify_response.n_modified = 1;
+		g.u.pdu_session_resource_modify_response.modified[0].id = 1;
+		g.u.pdu_session_resource_modify_response.modified[0].transfer.p = tr;
+		g.u.pdu_session_resource_modify_response.modified[0].transfer.len = (size_t)n;
+		h_send(&H, ue.assoc, 1, &g);
+	}
+	gsm_simple(&ue, NAS_PDU_SESSION_MODIFICATION_COMPLETE, 1, gsm.pti);
+	assert_int_equal(h_pending(&H), 0);
+	sess(&ue, 1, &si);
+	assert_int_equal(si.state, SMF_ST_ACTIVE);
+	assert_int_equal(si.ambr_dl_bps, 9000000);
+	smf_get_stats(S, &st);
+	assert_int_equal(st.mod_ok, 1);
+
+	/* Network-requested release of PSI 1 (#36 regular deactivation). */
+	assert_int_equal(smf_release(S, info.sm, 1, 36), 0);
+	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE);
+	inner_gsm(&dl, 1, &gsm);
+	assert_int_equal(gsm.type, NAS_PDU_SESSION_RELEASE_COMMAND);
+	assert_int_equal(gsm.pdu_rel_cmd.cause, 36);
+
+	/* PSI 2 released while the UE is idle: no message, released locally. */
+	gnb_release_req(&ue);
+	assert_int_equal(smf_release(S, info.sm, 2, 36), 0);
+	assert_int_equal(h_pending(&H), 0);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.psi_map & (1u << 2), 0);
+}
+
 /* No allocator call from our code (amf, smf, ausf, udm, codecs) during a whole cycle of a
  * second UE, after the first warmed the timer heap and the deferred-call ring. */
 static void test_no_alloc_cycle(void **state)
@@ -920,6 +987,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_service_status_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registration_status_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_alloc_cycle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_network_modify_release, setup, teardown),
 	};
 	const struct CMUnitTest tshark_tests[] = {
 		cmocka_unit_test_setup_teardown(test_tshark, setup, teardown),
