@@ -2,7 +2,8 @@
 /*
  * bench_amf_start [max_ues] [runs]: wall and CPU time of amf_new() and amf_free() for a
  * pool of max_ues contexts (default 1048576 = limits.max_ues' default), and the resident
- * memory after creation. Prints figures; run by hand (not a test).
+ * memory after creation; then the same for smf_new()/smf_free() sized for max_ues UEs
+ * (conf defaults), since solocore starts and stops both. Prints figures; run by hand.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +12,10 @@
 
 #include "amf/amf.h"
 #include "ausf/ausf.h"
+#include "common/conf.h"
 #include "common/ev.h"
 #include "common/log.h"
+#include "smf/smf.h"
 #include "udm/udm.h"
 
 static double now_s(clockid_t c)
@@ -82,6 +85,33 @@ int main(int argc, char **argv)
 		c2 = now_s(CLOCK_PROCESS_CPUTIME_ID);
 		printf("run %d: amf_new %.3f ms wall %.3f ms cpu, +%ld kB resident; amf_free %.3f ms wall %.3f ms cpu\n",
 		       i, (w1 - w0) * 1e3, (c1 - c0) * 1e3, rss1 - rss0, (w2 - w1) * 1e3, (c2 - c1) * 1e3);
+	}
+	{
+		static struct conf c;
+		struct smf_params p;
+
+		if (conf_defaults(&c) < 0)
+			return 1;
+		memset(&p, 0, sizeof(p));
+		p.conf = &c;
+		p.loop = loop;
+		p.max_ues = max_ues;
+		for (i = 0; i < runs; i++) {
+			double w0 = now_s(CLOCK_MONOTONIC), w1, w2;
+			long rss0 = rss_kb(), rss1;
+			struct smf *smf = smf_new(&p, &err);
+
+			if (!smf) {
+				fprintf(stderr, "smf_new failed %d\n", err);
+				return 1;
+			}
+			w1 = now_s(CLOCK_MONOTONIC);
+			rss1 = rss_kb();
+			smf_free(smf);
+			w2 = now_s(CLOCK_MONOTONIC);
+			printf("run %d: smf_new %.3f ms wall, +%ld kB resident; smf_free %.3f ms wall\n", i,
+			       (w1 - w0) * 1e3, rss1 - rss0, (w2 - w1) * 1e3);
+		}
 	}
 	ausf_free(ausf);
 	udm_free(udm);
