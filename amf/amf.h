@@ -12,6 +12,13 @@
  * wires that hook to common/sctp (the configured backend); in-process tests
  * use amf_new() with their own hook.
  *
+ * Sessions: with an SMF attached (amf_set_smf), UL NAS TRANSPORT of N1 SM goes to
+ * smf_n1_rx and its answer out as DL NAS TRANSPORT or PDU Session Resource Setup /
+ * Release / Modify Request; their responses (and the Initial Context Setup Response items)
+ * go to smf_n2_rx. A UE context release deactivates the user planes, a service request
+ * reactivates them in the Initial Context Setup Request, deregistration and the loss of the
+ * gNB's association release every session; downlink data for a CM-IDLE UE pages it (T3513).
+ *
  * Threading: everything runs on the thread of the ev_loop given at creation.
  */
 #ifndef SOLOCORE_AMF_AMF_H
