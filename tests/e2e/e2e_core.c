@@ -30,11 +30,15 @@
 #include "common/ev.h"
 #include "common/log.h"
 #include "db/db.h"
+#include "smf/smf.h"
+#include <arpa/inet.h>
 #include "udm/udm.h"
 
 static struct {
 	struct ev_loop *loop;
 	struct amf *amf;
+	struct smf *smf;
+	const struct conf *conf;
 	const char *stats_path;
 } C;
 
@@ -56,8 +60,25 @@ static void write_stats(void)
 	S(reg_accepted); S(reg_rejected); S(auth_ok); S(auth_mac_fail); S(auth_sync_fail);
 	S(auth_reject); S(smc_ok); S(smc_reject); S(nas_mac_fail); S(nas_dropped);
 	S(t3550_expired); S(t3560_expired); S(t3570_expired); S(t3522_expired);
-	S(implicit_dereg); S(dereg_ue); S(dereg_net);
+	S(implicit_dereg); S(dereg_ue); S(dereg_net); S(sm_forwarded); S(service_req); S(service_rej);
 #undef S
+	if (C.smf) {
+		struct smf_stats m;
+		unsigned i;
+
+		smf_get_stats(C.smf, &m);
+#define S(x) fprintf(f, "smf_" #x " %llu\n", (unsigned long long)m.x)
+		S(sessions); S(est_accepted); S(est_rejected); S(rel_ue); S(rel_net); S(rel_local);
+		S(up_deactivated); S(up_reactivated); S(n2_bad); S(n2_unexpected); S(send_failed);
+#undef S
+		/* addresses in use per DNN pool */
+		for (i = 0; i < C.conf->n_dnns; i++) {
+			uint32_t used = 0, size = 0;
+
+			if (smf_pool_usage(C.smf, C.conf->dnns[i].name, &used, &size) == 0)
+				fprintf(f, "pool_used %s %u\n", C.conf->dnns[i].name, used);
+		}
+	}
 	fclose(f);
 	rename(tmp, C.stats_path);
 }
@@ -196,6 +217,31 @@ int main(int argc, char **argv)
 		log_error("e2e", "amf_start: %s", strerror(-rc));
 		goto out;
 	}
+	/* The SMF (no user plane: addresses and TEIDs, upf.n3_address given to the gNBs),
+	 * wired as amf.h says. */
+	{
+		struct smf_params p;
+		struct in_addr n3 = { 0 };
+
+		memset(&p, 0, sizeof(p));
+		p.conf = c;
+		p.loop = C.loop;
+		p.udm = udm;
+		p.upf = NULL;
+		if (c->upf.n3_address[0])
+			inet_pton(AF_INET, c->upf.n3_address, &n3);
+		p.n3_addr = n3.s_addr;
+		p.max_sessions = 4096;
+		p.max_ues = 4096;
+		amf_smf_ops(C.amf, &p.ops);
+		C.smf = smf_new(&p, &rc);
+		if (!C.smf) {
+			log_error("e2e", "smf_new: %s", strerror(-rc));
+			goto out;
+		}
+		amf_set_smf(C.amf, C.smf);
+		C.conf = c;
+	}
 	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (sfd < 0 || ev_fd_add(C.loop, sfd, EV_READ, on_signal, NULL) < 0)
 		goto out;
@@ -214,6 +260,8 @@ int main(int argc, char **argv)
 out:
 	amf_stop(C.amf);
 	C.amf = NULL;
+	smf_free(C.smf);   /* right after the AMF, no loop iteration in between (amf.h) */
+	C.smf = NULL;
 	ausf_free(ausf);
 	if (udm)
 		udm_use_db_writer(udm, NULL);

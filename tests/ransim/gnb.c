@@ -237,26 +237,130 @@ static void on_dl_nas(struct rs_gnb *g, const struct ngap_downlink_nas_transport
 	rs_ue_nas_rx(ue, d->nas.p, d->nas.len);
 }
 
+/* TS 38.413 8.14.1: the gNB's optional UE Radio Capability Info Indication after ICS. */
+static void radio_cap(struct rs_gnb *g, const struct rs_ue *ue)
+{
+	/* a minimal UERadioCapability (TS 38.331) stand-in: the AMF stores it opaquely */
+	static const uint8_t cap[] = { 0x04, 0x00, 0x01, 0x00 };
+	struct ngap_msg *m = &g->rs->tx;
+
+	memset(m, 0, sizeof(*m));
+	m->type = NGAP_INITIATING;
+	m->proc = NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION;
+	m->u.ue_radio_capability_info_indication.amf_ue_id = ue->amf_ue_id;
+	m->u.ue_radio_capability_info_indication.ran_ue_id = ue->ran_id;
+	m->u.ue_radio_capability_info_indication.ue_radio_capability.p = cap;
+	m->u.ue_radio_capability_info_indication.ue_radio_capability.len = sizeof(cap);
+	rs_gnb_send_ue(g, ue, m);
+}
+
 static void on_ics_request(struct rs_gnb *g, const struct ngap_initial_context_setup_request *r)
 {
 	struct ransim *rs = g->rs;
 	struct rs_ue *ue = ue_of(g, r->ran_ue_id);
 	struct ngap_msg *m = &rs->tx;
+	struct ngap_initial_context_setup_response *rsp = &m->u.initial_context_setup_response;
+	unsigned i;
+	int n;
 
 	if (!ue)
 		return;
 	ue->amf_ue_id = r->amf_ue_id;
 	ue->has_amf_id = true;
 	rs_ue_check_kgnb(ue, r->security_key);
-	/* TS 38.413 8.3.1.2: the gNB answers once the UE context is set up. */
+	/* TS 38.413 8.3.1.2: the gNB answers once the UE context (and the PDU session
+	 * resources of a service request, 19) are set up. */
 	memset(m, 0, sizeof(*m));
 	m->type = NGAP_SUCCESSFUL;
 	m->proc = NGAP_PROC_INITIAL_CONTEXT_SETUP;
-	m->u.initial_context_setup_response.amf_ue_id = ue->amf_ue_id;
-	m->u.initial_context_setup_response.ran_ue_id = ue->ran_id;
+	rsp->amf_ue_id = ue->amf_ue_id;
+	rsp->ran_ue_id = ue->ran_id;
+	for (i = 0; i < r->n_sessions && i < 4; i++) {
+		n = rs_sm_setup_item(ue, &r->sessions[i], rs->xfer_buf[i], sizeof(rs->xfer_buf[i]));
+		if (n < 0)
+			continue;
+		rsp->setup[rsp->n_setup].id = r->sessions[i].id;
+		rsp->setup[rsp->n_setup].transfer.p = rs->xfer_buf[i];
+		rsp->setup[rsp->n_setup].transfer.len = (size_t)n;
+		rsp->n_setup++;
+	}
 	rs_gnb_send_ue(g, ue, m);
+	if (rs->cfg.radio_cap)
+		radio_cap(g, ue);
 	if (r->nas.len)
 		rs_ue_nas_rx(ue, r->nas.p, r->nas.len);
+}
+
+/* 12-13: PDU Session Resource Setup Request (TS 38.413 8.2.1): answer, then the NAS to the UE. */
+static void on_pdu_setup(struct rs_gnb *g, const struct ngap_pdu_session_resource_setup_request *r)
+{
+	struct ransim *rs = g->rs;
+	struct rs_ue *ue = ue_of(g, r->ran_ue_id);
+	struct ngap_msg *m = &rs->tx;
+	struct ngap_pdu_session_resource_setup_response *rsp = &m->u.pdu_session_resource_setup_response;
+	const struct ngap_bytes *nas = r->nas.len ? &r->nas : NULL;
+	unsigned i;
+	int n;
+
+	if (!ue)
+		return;
+	ue->amf_ue_id = r->amf_ue_id;
+	memset(m, 0, sizeof(*m));
+	m->type = NGAP_SUCCESSFUL;
+	m->proc = NGAP_PROC_PDU_SESSION_RESOURCE_SETUP;
+	rsp->amf_ue_id = ue->amf_ue_id;
+	rsp->ran_ue_id = ue->ran_id;
+	for (i = 0; i < r->n_sessions && i < 4; i++) {
+		if (!nas && r->sessions[i].nas.len)
+			nas = &r->sessions[i].nas;
+		n = rs_sm_setup_item(ue, &r->sessions[i], rs->xfer_buf[i], sizeof(rs->xfer_buf[i]));
+		if (n < 0)
+			continue;
+		rsp->setup[rsp->n_setup].id = r->sessions[i].id;
+		rsp->setup[rsp->n_setup].transfer.p = rs->xfer_buf[i];
+		rsp->setup[rsp->n_setup].transfer.len = (size_t)n;
+		rsp->n_setup++;
+	}
+	rs_gnb_send_ue(g, ue, m);
+	if (nas)
+		rs_ue_nas_rx(ue, nas->p, nas->len);
+	else
+		rs_ue_fail(ue, "setup_request_without_nas");
+}
+
+/* 21-22: PDU Session Resource Release Command (TS 38.413 8.2.2): answer, then the NAS. */
+static void on_pdu_release(struct rs_gnb *g, const struct ngap_pdu_session_resource_release_command *c)
+{
+	struct ransim *rs = g->rs;
+	struct rs_ue *ue = ue_of(g, c->ran_ue_id);
+	struct ngap_msg *m = &rs->tx;
+	struct ngap_pdu_session_resource_release_response *rsp = &m->u.pdu_session_resource_release_response;
+	struct ngap_release_response_transfer rt;
+	unsigned i;
+	int n;
+
+	if (!ue)
+		return;
+	memset(&rt, 0, sizeof(rt));
+	n = ngap_enc_release_response_transfer(&rt, rs->xfer_buf[0], sizeof(rs->xfer_buf[0]));
+	memset(m, 0, sizeof(*m));
+	m->type = NGAP_SUCCESSFUL;
+	m->proc = NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE;
+	rsp->amf_ue_id = c->amf_ue_id;
+	rsp->ran_ue_id = ue->ran_id;
+	for (i = 0; i < c->n_sessions && i < NGAP_MAX_PDU_SESSIONS && n > 0; i++) {
+		rsp->sessions[i].id = c->sessions[i].id;
+		rsp->sessions[i].transfer.p = rs->xfer_buf[0];
+		rsp->sessions[i].transfer.len = (size_t)n;
+		rsp->n_sessions++;
+	}
+	if (c->n_sessions != 1 || c->sessions[0].id != rs->cfg.psi)
+		rs_ue_fail(ue, "release_command_sessions");
+	rs_gnb_send_ue(g, ue, m);
+	if (c->nas.len)
+		rs_ue_nas_rx(ue, c->nas.p, c->nas.len);
+	else
+		rs_ue_fail(ue, "release_command_without_nas");
 }
 
 int rs_gnb_release_request(struct rs_gnb *g, const struct rs_ue *ue)
@@ -270,6 +374,11 @@ int rs_gnb_release_request(struct rs_gnb *g, const struct rs_ue *ue)
 	m->u.ue_context_release_request.ran_ue_id = ue->ran_id;
 	m->u.ue_context_release_request.cause.group = NGAP_CAUSE_RADIO_NETWORK;
 	m->u.ue_context_release_request.cause.value = NGAP_CAUSE_RN_USER_INACTIVITY;
+	if (ue->sess_up) {
+		/* TS 38.413 9.2.2.4: the sessions with active resources */
+		m->u.ue_context_release_request.n_sessions = 1;
+		m->u.ue_context_release_request.session_ids[0] = g->rs->cfg.psi;
+	}
 	return rs_gnb_send_ue(g, ue, m);
 }
 
@@ -336,6 +445,10 @@ static void on_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, cons
 		on_dl_nas(g, &m->u.downlink_nas_transport);
 	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_INITIAL_CONTEXT_SETUP)
 		on_ics_request(g, &m->u.initial_context_setup_request);
+	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_PDU_SESSION_RESOURCE_SETUP)
+		on_pdu_setup(g, &m->u.pdu_session_resource_setup_request);
+	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE)
+		on_pdu_release(g, &m->u.pdu_session_resource_release_command);
 	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_UE_CONTEXT_RELEASE)
 		on_release_cmd(g, &m->u.ue_context_release_command);
 	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_ERROR_INDICATION) {

@@ -43,6 +43,12 @@ static const char usage_text[] =
 	"                        registration update with the 5G-GUTI (integrity protected)\n"
 	"  --dereg normal|switch-off|none  --hold-ms MS (stay registered MS before deregistering)\n"
 	"  --sim-offset K        UE i uses SIM K+i of the file\n"
+	"  --session             establish a PDU session after registering (then deregister)\n"
+	"  --cycle               the 27-message cycle: registration, PDU session, AN release,\n"
+	"                        service request, PDU session release, deregistration\n"
+	"  --dnn NAME --pdu-snssai --psi N   DNN / S-NSSAI (--req-sst/--req-sd) / PSI (1) asked for\n"
+	"  --radio-cap           UE Radio Capability Info Indication after each ICS Response\n"
+	"  --unknown-service     send only a Service Request with an unknown 5G-S-TMSI\n"
 	"  --timeout SECS (60)   whole run;  --ue-timeout MS (10000) per network answer\n"
 	"  --pcap FILE           write every NGAP PDU (IPv4/SCTP, PPID 60)\n"
 	"  -v                    debug logs\n";
@@ -151,6 +157,7 @@ enum {
 	O_ADDR = 256, O_PORT, O_LOCAL, O_BACKEND, O_ENCAP, O_UDP, O_UDPPEER, O_GNBS, O_UES, O_CONC, O_NIA,
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_SST, O_SD, O_RSST, O_RSD,
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
+	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC,
 };
 
 static const struct option opts[] = {
@@ -167,6 +174,9 @@ static const struct option opts[] = {
 	{ "dereg", 1, NULL, O_DEREG }, { "timeout", 1, NULL, O_TIMEOUT }, { "ue-timeout", 1, NULL, O_UETO },
 	{ "pcap", 1, NULL, O_PCAP }, { "reregister", 0, NULL, O_REREG }, { "help", 0, NULL, 'h' },
 	{ "hold-ms", 1, NULL, O_HOLD }, { "sim-offset", 1, NULL, O_SIMOFF },
+	{ "session", 0, NULL, O_SESSION }, { "cycle", 0, NULL, O_CYCLE }, { "dnn", 1, NULL, O_DNN },
+	{ "pdu-snssai", 0, NULL, O_PDUSN }, { "psi", 1, NULL, O_PSI }, { "radio-cap", 0, NULL, O_RADIOCAP },
+	{ "unknown-service", 0, NULL, O_UNKSVC },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -233,6 +243,13 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_REREG: c->reregister = true; break;
 	case O_HOLD: c->hold_ms = (uint32_t)atoi(v); break;
 	case O_SIMOFF: c->sim_offset = (unsigned)atoi(v); break;
+	case O_SESSION: c->session = true; break;
+	case O_CYCLE: c->cycle = true; break;
+	case O_DNN: snprintf(c->dnn, sizeof(c->dnn), "%s", v); break;
+	case O_PDUSN: c->pdu_snssai = true; break;
+	case O_PSI: c->psi = (uint8_t)atoi(v); break;
+	case O_RADIOCAP: c->radio_cap = true; break;
+	case O_UNKSVC: c->unknown_service = true; break;
 	case O_DEREG:
 		if (!strcmp(v, "normal"))
 			c->dereg = RANSIM_DEREG_NORMAL;

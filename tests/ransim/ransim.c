@@ -33,6 +33,7 @@ void ransim_cfg_init(struct ransim_cfg *c)
 	c->expect_nea = -1;
 	c->dereg = RANSIM_DEREG_NORMAL;
 	c->ue_timeout_ms = 10000;
+	c->psi = 1;
 }
 
 /* "001"/"01" -> struct nas_plmn; -EINVAL on anything else. */
@@ -61,6 +62,8 @@ struct ransim *ransim_new(struct ev_loop *loop, const struct ransim_cfg *cfg,
 
 	*err = -EINVAL;
 	if (!cfg->n_gnbs || cfg->n_gnbs > RANSIM_MAX_GNBS || !cfg->n_ues || !n_sims || !cfg->concurrency)
+		return NULL;
+	if (cfg->psi < 1 || cfg->psi > 15)
 		return NULL;
 	if (cfg->suci != RANSIM_SUCI_NULL && !cfg->hn_pub_len)
 		return NULL;

@@ -94,6 +94,19 @@ struct ransim_cfg {
 				      * periodic registration update with the 5G-GUTI, integrity
 				      * protected with the current context (TS 24.501 4.4.6, 5.5.1.3) */
 	enum ransim_dereg dereg;
+	/* PDU sessions (issue 6): after registration (and the CUC) the UE asks for PDU session
+	 * `psi` (UL NAS Transport, TS 24.501 6.4.1.2); with `cycle` it then runs the rest of the
+	 * 27-message cycle: gNB-initiated AN release, Service Request with uplink data status,
+	 * UE-requested PDU session release, deregistration. A rejected establishment is the
+	 * UE's failure ("pdu_reject_<5GSM cause>") and the UE deregisters. */
+	bool session;                /* establish a PDU session after registration */
+	bool cycle;                  /* the full 27-message cycle (implies session) */
+	bool radio_cap;              /* UE Radio Capability Info Indication after each ICS Response */
+	bool unknown_service;        /* first message: a Service Request with a 5G-S-TMSI the AMF
+				      * does not know (expects Service Reject, TS 24.501 5.6.1.5) */
+	uint8_t psi;                 /* PDU session identity (1..15) */
+	char dnn[64];                /* DNN in the UL NAS Transport ("" = none: the default DNN) */
+	bool pdu_snssai;             /* S-NSSAI (req_sst/req_sd) in the UL NAS Transport */
 	uint32_t hold_ms;            /* stay registered this long before deregistering */
 	unsigned sim_offset;         /* UE i uses sims[(sim_offset + i) % n_sims] */
 	uint32_t ue_timeout_ms;      /* a UE waiting longer for the network fails ("timeout") */
@@ -125,8 +138,14 @@ void ransim_free(struct ransim *rs);
  * Response -> Security Mode Command, Security Mode Complete -> Registration Accept;
  * configuration update: Registration Complete -> Configuration Update Command;
  * deregistration: Deregistration Request -> UE Context Release Command. */
+/* PDU session establishment: UL NAS Transport -> PDU Session Resource Setup Request; AN
+ * release: UE Context Release Request -> Command; service request: Initial UE Message ->
+ * Initial Context Setup Request; PDU session release: UL NAS Transport -> PDU Session
+ * Resource Release Command; cycle: the first Initial UE Message -> the last UE Context
+ * Release Command (the whole 27-message cycle as the tester sees it, UE crypto included). */
 enum ransim_proc { RANSIM_P_NG_SETUP = 0, RANSIM_P_REGISTRATION, RANSIM_P_AUTH_REQ, RANSIM_P_AUTH,
-		   RANSIM_P_SMC, RANSIM_P_CUC, RANSIM_P_DEREGISTRATION, RANSIM_P_COUNT };
+		   RANSIM_P_SMC, RANSIM_P_CUC, RANSIM_P_DEREGISTRATION, RANSIM_P_PDU_EST, RANSIM_P_AN_RELEASE,
+		   RANSIM_P_SERVICE, RANSIM_P_PDU_REL, RANSIM_P_CYCLE, RANSIM_P_COUNT };
 const char *ransim_proc_name(enum ransim_proc p);
 
 struct ransim_stats {
@@ -140,7 +159,15 @@ struct ransim_stats {
 	uint64_t identity_requests, bad_mac_sent, assoc_drops, cuc_received;
 	uint64_t stream_violations;  /* UE-associated PDU on stream 0 or the reverse (TS 38.412 7) */
 	uint64_t reregistrations;    /* periodic registration updates accepted */
+	uint64_t pdu_established;    /* PDU Session Establishment Accepts that passed every check */
+	uint64_t pdu_rejected;
+	uint64_t service_accepts, service_rejects;
+	uint64_t pdu_released;       /* PDU Session Release Commands answered with a Complete */
+	uint64_t cycles;             /* UEs that completed the whole 27-message cycle */
 };
+/* NGAP PDUs counted in one direction (0: sent, 1: received) for one message (ngap_msg_name()
+ * spelling, e.g. "InitialUEMessage"); 0 if none. */
+uint64_t ransim_ngap_count(const struct ransim *rs, int dir, const char *name);
 void ransim_get_stats(const struct ransim *rs, struct ransim_stats *out);
 /* Failures of one cause, e.g. "reg_reject_7", "auth_reject", "timeout". 0 if none. */
 uint64_t ransim_failures(const struct ransim *rs, const char *cause);

@@ -30,6 +30,9 @@ enum rs_ue_state {
 	RS_UE_WAIT_IDLE,         /* UE Context Release Request sent (going to CM-IDLE) */
 	RS_UE_WAIT_DEREG_ACCEPT, /* Deregistration Request (normal) sent */
 	RS_UE_WAIT_RELEASE,      /* waiting for UE Context Release Command */
+	RS_UE_WAIT_PDU_ACCEPT,   /* PDU Session Establishment Request sent */
+	RS_UE_WAIT_SVC_ACCEPT,   /* Service Request sent */
+	RS_UE_WAIT_PDU_REL,      /* PDU Session Release Request sent */
 	RS_UE_DONE,              /* finished (ok or failed: see fail_cause) */
 	RS_UE_STATE_COUNT
 };
@@ -48,6 +51,11 @@ struct rs_ue {
 	bool started, finished, registered_once, fake_guti_sent, rereg_done, holding, held;
 	bool has_amf_id;
 	uint64_t amf_ue_id;
+	/* PDU session (ue_sm.c) */
+	bool sess_tried, sess_up, idle_done, rel_tried;
+	uint8_t pti;
+	uint8_t qfi;               /* QFI of the Setup Request Transfer (checked against the QoS rule) */
+	uint32_t ue_addr;          /* network order */
 	/* USIM */
 	struct crypto_usim_sqn usim;
 	/* NAS security context (TS 33.501 6.7.2) */
@@ -125,6 +133,13 @@ struct ransim {
 	uint8_t nas_buf[RS_PDU_MAX];
 	uint8_t nas_plain[RS_PDU_MAX];
 	uint8_t suci_out[128];
+	struct nas_msg gsm;           /* the 5GSM message inside a DL / UL NAS Transport */
+	uint8_t gsm_buf[512];
+	uint8_t dnn_buf[64];
+	uint8_t xfer_buf[4][128];
+	struct nas_qos_rules qos_rules;
+	struct ngap_setup_request_transfer xfer_req;
+	struct ngap_setup_response_transfer xfer_rsp;     /* Setup Response Transfers of one NGAP response */
 };
 
 /* ---- gnb.c ---- */
@@ -154,6 +169,29 @@ void rs_ue_reset(struct rs_ue *ue);
 /* Record the first failure cause of the UE (later ones are ignored). */
 void rs_ue_fail(struct rs_ue *ue, const char *cause);
 const char *rs_ue_state_name(enum rs_ue_state s);
+
+/* ue.c, shared with ue_sm.c */
+int rs_ue_send_nas(struct rs_ue *ue, const struct nas_msg *m, uint8_t sht, bool initial, bool corrupt);
+void rs_ue_set_state(struct rs_ue *ue, enum rs_ue_state st);
+void rs_ue_finish(struct rs_ue *ue);
+/* The next step of the UE's plan once registered (or after a session step). */
+enum rs_ue_state rs_ue_next_step(struct rs_ue *ue);
+
+/* ---- ue_sm.c: PDU sessions and service request (TS 24.501 5.6.1, 6.4) ---- */
+typedef enum rs_ue_state (*rs_ue_action)(struct rs_ue *ue, const struct nas_msg *m);
+enum rs_ue_state rs_sm_establish(struct rs_ue *ue);
+enum rs_ue_state rs_sm_release(struct rs_ue *ue);
+/* UE Context Release Command in WAIT_IDLE during a cycle: Service Request. */
+void rs_sm_service_request(struct rs_ue *ue);
+/* The first message of the unknown_service plan. */
+void rs_sm_unknown_service(struct rs_ue *ue);
+enum rs_ue_state rs_sm_on_dl_nas(struct rs_ue *ue, const struct nas_msg *m);
+enum rs_ue_state rs_sm_on_svc_accept(struct rs_ue *ue, const struct nas_msg *m);
+enum rs_ue_state rs_sm_on_svc_reject(struct rs_ue *ue, const struct nas_msg *m);
+/* gNB side: a PDU session item of a PDU Session Resource Setup / ICS Request (the Setup
+ * Request Transfer checked: UPF N3 address, TEID, QFI); builds the Setup Response Transfer
+ * (gNB DL TEID and address) into out. Returns its length or -errno (failure recorded). */
+int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint8_t *out, size_t cap);
 
 /* ---- ue_nas.c ---- */
 /* Encode m for ue: plain (sht 0) or protected (2 / 4) with the current context. Returns the

@@ -14,6 +14,11 @@ static const char *const proc_names[RANSIM_P_COUNT] = {
 	[RANSIM_P_SMC] = "smc_complete_to_accept",
 	[RANSIM_P_CUC] = "configuration_update",
 	[RANSIM_P_DEREGISTRATION] = "deregistration",
+	[RANSIM_P_PDU_EST] = "pdu_session_establishment",
+	[RANSIM_P_AN_RELEASE] = "an_release",
+	[RANSIM_P_SERVICE] = "service_request",
+	[RANSIM_P_PDU_REL] = "pdu_session_release",
+	[RANSIM_P_CYCLE] = "cycle",
 };
 
 const char *ransim_proc_name(enum ransim_proc p)
@@ -136,6 +141,20 @@ uint64_t ransim_failures(const struct ransim *rs, const char *cause)
 	return 0;
 }
 
+uint64_t ransim_ngap_count(const struct ransim *rs, int dir, const char *name)
+{
+	unsigned t, p;
+	uint64_t n = 0;
+
+	if (dir < 0 || dir > 1)
+		return 0;
+	for (t = 0; t < 3; t++)
+		for (p = 0; p < RS_NGAP_PROCS; p++)
+			if (rs->ngap_cnt[dir][t][p] && !strcmp(ngap_msg_name((uint8_t)t, (uint8_t)p), name))
+				n += rs->ngap_cnt[dir][t][p];
+	return n;
+}
+
 static unsigned lat_idx(uint32_t v)
 {
 	unsigned e;
@@ -203,6 +222,12 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	fprintf(out, "cuc_received %llu\n", (unsigned long long)s->cuc_received);
 	fprintf(out, "stream_violations %llu\n", (unsigned long long)s->stream_violations);
 	fprintf(out, "reregistrations %llu\n", (unsigned long long)s->reregistrations);
+	fprintf(out, "pdu_established %llu\n", (unsigned long long)s->pdu_established);
+	fprintf(out, "pdu_rejected %llu\n", (unsigned long long)s->pdu_rejected);
+	fprintf(out, "service_accepts %llu\n", (unsigned long long)s->service_accepts);
+	fprintf(out, "service_rejects %llu\n", (unsigned long long)s->service_rejects);
+	fprintf(out, "pdu_released %llu\n", (unsigned long long)s->pdu_released);
+	fprintf(out, "cycles %llu\n", (unsigned long long)s->cycles);
 	for (p = 0; p < RANSIM_P_COUNT; p++) {
 		const struct rs_lat *l = &rs->lat[p];
 

@@ -26,6 +26,9 @@ static const char *const state_names[RS_UE_STATE_COUNT] = {
 	[RS_UE_WAIT_IDLE] = "WAIT_IDLE",
 	[RS_UE_WAIT_DEREG_ACCEPT] = "WAIT_DEREG_ACCEPT",
 	[RS_UE_WAIT_RELEASE] = "WAIT_RELEASE",
+	[RS_UE_WAIT_PDU_ACCEPT] = "WAIT_PDU_ACCEPT",
+	[RS_UE_WAIT_SVC_ACCEPT] = "WAIT_SVC_ACCEPT",
+	[RS_UE_WAIT_PDU_REL] = "WAIT_PDU_REL",
 	[RS_UE_DONE] = "DONE",
 };
 
@@ -81,7 +84,7 @@ void rs_ue_init(struct ransim *rs, struct rs_ue *ue, uint32_t idx)
 	}
 }
 
-static void set_state(struct rs_ue *ue, enum rs_ue_state st)
+void rs_ue_set_state(struct rs_ue *ue, enum rs_ue_state st)
 {
 	if (st != ue->st)
 		ue_log(LOGL_DEBUG, ue, "-> %s", rs_ue_state_name(st));
@@ -94,6 +97,9 @@ static void set_state(struct rs_ue *ue, enum rs_ue_state st)
 	case RS_UE_WAIT_IDLE:
 	case RS_UE_WAIT_DEREG_ACCEPT:
 	case RS_UE_WAIT_RELEASE:
+	case RS_UE_WAIT_PDU_ACCEPT:
+	case RS_UE_WAIT_SVC_ACCEPT:
+	case RS_UE_WAIT_PDU_REL:
 		ev_timer_start(ue->rs->loop, &ue->guard, ue->rs->cfg.ue_timeout_ms);
 		break;
 	case RS_UE_REGISTERED:
@@ -106,7 +112,7 @@ static void set_state(struct rs_ue *ue, enum rs_ue_state st)
 	}
 }
 
-static void finish(struct rs_ue *ue)
+void rs_ue_finish(struct rs_ue *ue)
 {
 	if (ue->finished)
 		return;
@@ -115,7 +121,6 @@ static void finish(struct rs_ue *ue)
 	rs_ue_finished(ue);
 }
 
-static enum rs_ue_state after_registration(struct rs_ue *ue);
 
 /* The guard timer, or the end of the hold time in REGISTERED (cfg.hold_ms). */
 static void guard_cb(struct ev_loop *loop, struct ev_timer *t)
@@ -127,17 +132,17 @@ static void guard_cb(struct ev_loop *loop, struct ev_timer *t)
 	if (ue->st == RS_UE_REGISTERED && ue->holding) {
 		ue->holding = false;
 		ue->held = true;
-		set_state(ue, after_registration(ue));
+		rs_ue_set_state(ue, rs_ue_next_step(ue));
 		return;
 	}
 	snprintf(cause, sizeof(cause), "timeout_%s", rs_ue_state_name(ue->st));
 	rs_ue_fail(ue, cause);
-	set_state(ue, RS_UE_DONE);
-	finish(ue);
+	rs_ue_set_state(ue, RS_UE_DONE);
+	rs_ue_finish(ue);
 }
 
 /* Wrap m and send it in an Uplink NAS Transport (or the Initial UE Message when initial). */
-static int send_nas(struct rs_ue *ue, const struct nas_msg *m, uint8_t sht, bool initial, bool corrupt)
+int rs_ue_send_nas(struct rs_ue *ue, const struct nas_msg *m, uint8_t sht, bool initial, bool corrupt)
 {
 	struct ransim *rs = ue->rs;
 	struct ngap_msg *g = &rs->tx;
@@ -222,16 +227,22 @@ void rs_ue_start(struct rs_ue *ue)
 	ue->sec = false;
 	ue->has_kamf = false;
 	ue->ngksi = 7;
+	if (ue->rs->cfg.unknown_service) {
+		rs_sm_unknown_service(ue);
+		return;
+	}
+	if (ue->rs->cfg.cycle)
+		rs_proc_start(ue, RANSIM_P_CYCLE);
 	rs_proc_start(ue, RANSIM_P_REGISTRATION);
 	rs_proc_start(ue, RANSIM_P_AUTH_REQ);
 	build_reg_req(ue, m);
 	if (ue->fail[0]) {
-		set_state(ue, RS_UE_DONE);
-		finish(ue);
+		rs_ue_set_state(ue, RS_UE_DONE);
+		rs_ue_finish(ue);
 		return;
 	}
-	set_state(ue, RS_UE_WAIT_AUTH);
-	send_nas(ue, m, NAS_SHT_PLAIN, true, false);
+	rs_ue_set_state(ue, RS_UE_WAIT_AUTH);
+	rs_ue_send_nas(ue, m, NAS_SHT_PLAIN, true, false);
 }
 
 /* TS 24.501 5.5.1.3.2 / 4.4.6: periodic registration update from CM-IDLE with the
@@ -254,8 +265,8 @@ static void start_reregistration(struct rs_ue *ue)
 	r->ue_sec_cap.ea = ue->rs->cfg.ue_ea;
 	r->ue_sec_cap.ia = ue->rs->cfg.ue_ia;
 	rs_proc_start(ue, RANSIM_P_REGISTRATION);
-	set_state(ue, RS_UE_WAIT_AUTH);
-	send_nas(ue, m, NAS_SHT_INTEGRITY, true, false);
+	rs_ue_set_state(ue, RS_UE_WAIT_AUTH);
+	rs_ue_send_nas(ue, m, NAS_SHT_INTEGRITY, true, false);
 }
 
 void rs_ue_reset(struct rs_ue *ue)
@@ -288,7 +299,7 @@ static enum rs_ue_state on_identity_req(struct rs_ue *ue, const struct nas_msg *
 		return ue->st;
 	}
 	rs_proc_start(ue, RANSIM_P_AUTH_REQ);
-	send_nas(ue, r, ue->sec ? NAS_SHT_INTEGRITY_CIPHERED : NAS_SHT_PLAIN, false, false);
+	rs_ue_send_nas(ue, r, ue->sec ? NAS_SHT_INTEGRITY_CIPHERED : NAS_SHT_PLAIN, false, false);
 	return RS_UE_WAIT_AUTH;
 }
 
@@ -304,7 +315,7 @@ static enum rs_ue_state auth_failure(struct rs_ue *ue, uint8_t cause, const uint
 		r->auth_fail.auts.p = auts;
 		r->auth_fail.auts.len = 14;
 	}
-	send_nas(ue, r, NAS_SHT_PLAIN, false, false);
+	rs_ue_send_nas(ue, r, NAS_SHT_PLAIN, false, false);
 	return cause == NAS_5GMM_SYNCH_FAILURE ? RS_UE_WAIT_AUTH : RS_UE_WAIT_SMC;
 }
 
@@ -352,7 +363,7 @@ static enum rs_ue_state on_auth_req(struct rs_ue *ue, const struct nas_msg *m)
 	r->auth_resp.has_res_star = true;
 	r->auth_resp.res_star.p = o.res_star;
 	r->auth_resp.res_star.len = 16;
-	send_nas(ue, r, NAS_SHT_PLAIN, false, false);
+	rs_ue_send_nas(ue, r, NAS_SHT_PLAIN, false, false);
 	rs_proc_start(ue, RANSIM_P_AUTH);
 	return RS_UE_WAIT_SMC;
 }
@@ -387,7 +398,7 @@ static enum rs_ue_state on_smc(struct rs_ue *ue, const struct nas_msg *m)
 		memset(r, 0, sizeof(*r));
 		r->type = NAS_SECURITY_MODE_REJECT;
 		r->smc_rej.cause = NAS_5GMM_UE_SECURITY_CAP_MISMATCH;
-		send_nas(ue, r, NAS_SHT_PLAIN, false, false);
+		rs_ue_send_nas(ue, r, NAS_SHT_PLAIN, false, false);
 		return RS_UE_WAIT_RELEASE;
 	}
 	if ((rs->cfg.expect_nia >= 0 && ue->nia != rs->cfg.expect_nia) ||
@@ -407,13 +418,13 @@ static enum rs_ue_state on_smc(struct rs_ue *ue, const struct nas_msg *m)
 	r->smc_cpl.nas_container.p = ue->initial;
 	r->smc_cpl.nas_container.len = ue->initial_len;
 	ue->kgnb_count = ue->ul_count;
-	send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX, false, false);
+	rs_ue_send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX, false, false);
 	rs_proc_start(ue, RANSIM_P_SMC);
 	return RS_UE_WAIT_ACCEPT;
 }
 
 /* After registration (and the configuration update when expected): the plan's last step. */
-static enum rs_ue_state after_registration(struct rs_ue *ue)
+enum rs_ue_state rs_ue_next_step(struct rs_ue *ue)
 {
 	struct ransim *rs = ue->rs;
 	struct nas_msg *r = &rs->nas_tx;
@@ -423,6 +434,16 @@ static enum rs_ue_state after_registration(struct rs_ue *ue)
 		rs_gnb_release_request(ue->gnb, ue);
 		return RS_UE_WAIT_IDLE;
 	}
+	if ((rs->cfg.session || rs->cfg.cycle) && !ue->sess_tried)
+		return rs_sm_establish(ue);
+	if (rs->cfg.cycle && ue->sess_up && !ue->idle_done) {
+		/* 14: the gNB releases the UE to CM-IDLE, its session stays (TS 23.502 4.2.6) */
+		rs_proc_start(ue, RANSIM_P_AN_RELEASE);
+		rs_gnb_release_request(ue->gnb, ue);
+		return RS_UE_WAIT_IDLE;
+	}
+	if (rs->cfg.cycle && ue->sess_up && !ue->rel_tried)
+		return rs_sm_release(ue);
 	if (rs->cfg.hold_ms && !ue->held && rs->cfg.dereg != RANSIM_DEREG_NONE) {
 		/* stay registered (CM-CONNECTED) for a while before the last step */
 		ue->holding = true;
@@ -430,7 +451,7 @@ static enum rs_ue_state after_registration(struct rs_ue *ue)
 		return RS_UE_REGISTERED;
 	}
 	if (rs->cfg.dereg == RANSIM_DEREG_NONE) {
-		finish(ue);
+		rs_ue_finish(ue);
 		return RS_UE_REGISTERED;
 	}
 	memset(r, 0, sizeof(*r));
@@ -441,7 +462,7 @@ static enum rs_ue_state after_registration(struct rs_ue *ue)
 	r->dereg_req.mobile_id.type = NAS_MOBID_5G_GUTI;
 	r->dereg_req.mobile_id.guti = ue->guti;
 	rs_proc_start(ue, RANSIM_P_DEREGISTRATION);
-	send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, false);
+	rs_ue_send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, false);
 	return rs->cfg.dereg == RANSIM_DEREG_SWITCH_OFF ? RS_UE_WAIT_RELEASE : RS_UE_WAIT_DEREG_ACCEPT;
 }
 
@@ -465,7 +486,7 @@ static enum rs_ue_state on_reg_accept(struct rs_ue *ue, const struct nas_msg *m)
 		rs->st.reregistrations++;
 		/* TS 24.501 5.5.1.3.4: Registration Complete only for a new 5G-GUTI. */
 		if (!a->has_guti)
-			return after_registration(ue);
+			return rs_ue_next_step(ue);
 	} else if (!ue->registered_once) {
 		ue->registered_once = true;
 		rs->st.ues_registered++;
@@ -475,14 +496,14 @@ static enum rs_ue_state on_reg_accept(struct rs_ue *ue, const struct nas_msg *m)
 	if (rs->cfg.bad_mac && !ue->rereg_done) {
 		/* The AMF must discard this one (TS 24.501 4.4.4.3) and keep the context. */
 		rs->st.bad_mac_sent++;
-		send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, true);
+		rs_ue_send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, true);
 	}
-	send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, false);
+	rs_ue_send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, false);
 	if (rs->cfg.expect_cuc) {
 		rs_proc_start(ue, RANSIM_P_CUC);
 		return RS_UE_WAIT_CUC;
 	}
-	return after_registration(ue);
+	return rs_ue_next_step(ue);
 }
 
 static enum rs_ue_state on_cuc(struct rs_ue *ue, const struct nas_msg *m)
@@ -496,12 +517,12 @@ static enum rs_ue_state on_cuc(struct rs_ue *ue, const struct nas_msg *m)
 	if (m->cuc.has_cfg_update_ind && (m->cuc.cfg_update_ind & 1)) {
 		memset(r, 0, sizeof(*r));
 		r->type = NAS_CONFIGURATION_UPDATE_COMPLETE;
-		send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, false);
+		rs_ue_send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, false);
 	}
 	if (ue->st != RS_UE_WAIT_CUC)
 		return ue->st;
 	rs_proc_done(ue, RANSIM_P_CUC);
-	return after_registration(ue);
+	return rs_ue_next_step(ue);
 }
 
 static enum rs_ue_state on_dereg_accept(struct rs_ue *ue, const struct nas_msg *m)
@@ -544,6 +565,11 @@ static const struct {
 	{ RS_UE_WAIT_IDLE, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
 	{ RS_UE_WAIT_DEREG_ACCEPT, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
 	{ RS_UE_WAIT_DEREG_ACCEPT, NAS_DEREGISTRATION_ACCEPT_UE_ORIG, on_dereg_accept },
+	{ RS_UE_WAIT_PDU_ACCEPT, NAS_DL_NAS_TRANSPORT, rs_sm_on_dl_nas },
+	{ RS_UE_WAIT_PDU_REL, NAS_DL_NAS_TRANSPORT, rs_sm_on_dl_nas },
+	{ RS_UE_WAIT_PDU_ACCEPT, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
+	{ RS_UE_WAIT_SVC_ACCEPT, NAS_SERVICE_ACCEPT, rs_sm_on_svc_accept },
+	{ RS_UE_WAIT_SVC_ACCEPT, NAS_SERVICE_REJECT, rs_sm_on_svc_reject },
 	{ ANY_STATE, NAS_5GMM_STATUS, on_status },
 };
 
@@ -572,7 +598,7 @@ void rs_ue_nas_rx(struct rs_ue *ue, const uint8_t *nas, size_t len)
 			continue;
 		ue_log(LOGL_DEBUG, ue, "rx %s", nas_msg_name(m->type));
 		next = ue_fsm[i].fn(ue, m);
-		set_state(ue, next);
+		rs_ue_set_state(ue, next);
 		return;
 	}
 	ue_log(LOGL_WARN, ue, "unexpected %s", nas_msg_name(m->type));
@@ -591,12 +617,23 @@ void rs_ue_check_kgnb(struct rs_ue *ue, const uint8_t key[32])
 
 void rs_ue_release_cmd(struct rs_ue *ue)
 {
+	if (ue->st == RS_UE_WAIT_IDLE && ue->rs->cfg.cycle && ue->sess_up && !ue->idle_done) {
+		rs_proc_done(ue, RANSIM_P_AN_RELEASE);
+		ue->idle_done = true;
+		rs_sm_service_request(ue);
+		return;
+	}
 	if (ue->st == RS_UE_WAIT_IDLE) {
 		start_reregistration(ue);
 		return;
 	}
-	if (ue->st == RS_UE_WAIT_RELEASE && ue->rs->cfg.dereg != RANSIM_DEREG_NONE && !ue->fail[0])
+	if (ue->st == RS_UE_WAIT_RELEASE && ue->rs->cfg.dereg != RANSIM_DEREG_NONE && !ue->fail[0]) {
 		rs_proc_done(ue, RANSIM_P_DEREGISTRATION);
+		if (ue->rs->cfg.cycle && ue->rel_tried) {
+			rs_proc_done(ue, RANSIM_P_CYCLE);
+			ue->rs->st.cycles++;
+		}
+	}
 	else if (ue->st != RS_UE_WAIT_RELEASE && ue->st != RS_UE_REGISTERED && ue->st != RS_UE_DONE) {
 		char cause[32];
 
@@ -604,8 +641,8 @@ void rs_ue_release_cmd(struct rs_ue *ue)
 		rs_ue_fail(ue, cause);
 	}
 	ue->has_amf_id = false;
-	set_state(ue, RS_UE_DONE);
-	finish(ue);
+	rs_ue_set_state(ue, RS_UE_DONE);
+	rs_ue_finish(ue);
 }
 
 void rs_ue_assoc_lost(struct rs_ue *ue)
@@ -613,6 +650,6 @@ void rs_ue_assoc_lost(struct rs_ue *ue)
 	if (ue->finished)
 		return;
 	rs_ue_fail(ue, "assoc_lost");
-	set_state(ue, RS_UE_DONE);
-	finish(ue);
+	rs_ue_set_state(ue, RS_UE_DONE);
+	rs_ue_finish(ue);
 }

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * ransim UE and gNB, session part of the 27-message cycle (issue 6): UE-requested PDU session
+ * establishment and release (TS 24.501 6.4.1, 6.4.3) carried in UL / DL NAS Transport
+ * (8.2.10, 8.2.11), the gNB's PDU session resource items (TS 38.413 8.2.1, 9.3.4.1/2), and the
+ * Service Request from CM-IDLE (TS 24.501 5.6.1). Every check failing is the UE's failure
+ * cause; the state machine itself is the table in ue.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "rs_int.h"
+
+/* Encode the 5GSM message rs->gsm and send it in an UL NAS Transport (TS 24.501 8.2.10). */
+static int send_gsm(struct rs_ue *ue, bool initial_request)
+{
+	struct ransim *rs = ue->rs;
+	struct nas_msg *m = &rs->nas_tx;
+	struct nas_err err;
+	int n = nas_encode(&rs->gsm, rs->gsm_buf, sizeof(rs->gsm_buf), &err);
+
+	if (n < 0) {
+		rs_ue_fail(ue, "gsm_encode");
+		return n;
+	}
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_UL_NAS_TRANSPORT;
+	m->ul_nas.payload_type = NAS_PAYLOAD_N1_SM;
+	m->ul_nas.payload = (struct nas_buf){ rs->gsm_buf, (uint16_t)n };
+	m->ul_nas.has_psi = true;
+	m->ul_nas.psi = rs->gsm.psi;
+	if (initial_request) {
+		m->ul_nas.has_request_type = true;
+		m->ul_nas.request_type = 1;   /* 9.11.3.47: initial request */
+		if (rs->cfg.dnn[0]) {
+			int l = nas_dnn_enc(rs->cfg.dnn, rs->dnn_buf, sizeof(rs->dnn_buf));
+
+			if (l < 0) {
+				rs_ue_fail(ue, "dnn_encode");
+				return l;
+			}
+			m->ul_nas.has_dnn = true;
+			m->ul_nas.dnn = (struct nas_buf){ rs->dnn_buf, (uint16_t)l };
+		}
+		if (rs->cfg.pdu_snssai) {
+			m->ul_nas.has_snssai = true;
+			m->ul_nas.snssai.sst = rs->cfg.req_sst;
+			if (rs->cfg.req_sd != 0xffffff) {
+				m->ul_nas.snssai.has_sd = 1;
+				m->ul_nas.snssai.sd = rs->cfg.req_sd;
+			}
+		}
+	}
+	return rs_ue_send_nas(ue, m, NAS_SHT_INTEGRITY_CIPHERED, false, false);
+}
+
+static void gsm_init(struct rs_ue *ue, uint8_t type)
+{
+	struct nas_msg *g = &ue->rs->gsm;
+
+	memset(g, 0, sizeof(*g));
+	g->type = type;
+	g->psi = ue->rs->cfg.psi;
+	/* TS 24.501 9.6: a PTI 1..254 per UE-requested procedure */
+	ue->pti = (uint8_t)(ue->pti % 254 + 1);
+	g->pti = ue->pti;
+}
+
+/* 11: PDU Session Establishment Request, IPv4, SSC mode 1 (TS 24.501 6.4.1.2). */
+enum rs_ue_state rs_sm_establish(struct rs_ue *ue)
+{
+	static const uint8_t imr[2] = { 0xff, 0xff };  /* 9.11.4.7: full data rate */
+	struct nas_msg *g = &ue->rs->gsm;
+
+	ue->sess_tried = true;
+	gsm_init(ue, NAS_PDU_SESSION_ESTABLISHMENT_REQUEST);
+	g->pdu_est_req.integrity_max_rate = (struct nas_buf){ imr, 2 };
+	g->pdu_est_req.has_pdu_session_type = true;
+	g->pdu_est_req.pdu_session_type = NAS_PDU_IPV4;
+	g->pdu_est_req.has_ssc_mode = true;
+	g->pdu_est_req.ssc_mode = 1;
+	rs_proc_start(ue, RANSIM_P_PDU_EST);
+	send_gsm(ue, true);
+	return RS_UE_WAIT_PDU_ACCEPT;
+}
+
+/* 20: PDU Session Release Request (TS 24.501 6.4.3.2). */
+enum rs_ue_state rs_sm_release(struct rs_ue *ue)
+{
+	struct nas_msg *g = &ue->rs->gsm;
+
+	ue->rel_tried = true;
+	gsm_init(ue, NAS_PDU_SESSION_RELEASE_REQUEST);
+	g->pdu_rel_req.has_cause = true;
+	g->pdu_rel_req.cause = NAS_5GSM_REGULAR_DEACTIVATION;
+	rs_proc_start(ue, RANSIM_P_PDU_REL);
+	send_gsm(ue, false);
+	return RS_UE_WAIT_PDU_REL;
+}
+
+static void service_request(struct rs_ue *ue, bool known)
+{
+	struct ransim *rs = ue->rs;
+	struct nas_msg *m = &rs->nas_tx;
+	uint16_t bit = (uint16_t)(1u << rs->cfg.psi);
+
+	ue->has_amf_id = false;
+	ue->ran_id += rs->cfg.n_ues;   /* a new N2 connection, a new RAN-UE-NGAP-ID */
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_SERVICE_REQUEST;
+	m->svc_req.s_tmsi.type = NAS_MOBID_5G_S_TMSI;
+	if (known) {
+		/* TS 24.501 5.6.1.2: data pending for PSI: service type "data", uplink data
+		 * status and PDU session status name the session to reactivate */
+		m->svc_req.ngksi = ue->ngksi;
+		m->svc_req.service_type = 1;
+		m->svc_req.s_tmsi.guti = ue->guti;
+		m->svc_req.has_ul_data_status = true;
+		m->svc_req.ul_data_status = bit;
+		m->svc_req.has_pdu_session_status = true;
+		m->svc_req.pdu_session_status = bit;
+	} else {
+		/* a 5G-S-TMSI this AMF never assigned (amf_set_id/pointer of its own config are
+		 * unknown to us: an unassigned TMSI is enough for 5.6.1.5 cause #9) */
+		m->svc_req.ngksi = 7;
+		m->svc_req.service_type = 0;  /* signalling */
+		m->svc_req.s_tmsi.guti.amf_set_id = 1;
+		m->svc_req.s_tmsi.guti.amf_pointer = 0;
+		m->svc_req.s_tmsi.guti.tmsi = 0xdead0000u | (ue->idx & 0xffff);
+	}
+	rs_proc_start(ue, RANSIM_P_SERVICE);
+	rs_ue_set_state(ue, RS_UE_WAIT_SVC_ACCEPT);
+	/* 4.4.6: integrity protected with the current context (not ciphered) */
+	rs_ue_send_nas(ue, m, known ? NAS_SHT_INTEGRITY : NAS_SHT_PLAIN, true, false);
+}
+
+void rs_sm_service_request(struct rs_ue *ue)
+{
+	service_request(ue, true);
+}
+
+void rs_sm_unknown_service(struct rs_ue *ue)
+{
+	service_request(ue, false);
+}
+
+enum rs_ue_state rs_sm_on_svc_accept(struct rs_ue *ue, const struct nas_msg *m)
+{
+	uint16_t bit = (uint16_t)(1u << ue->rs->cfg.psi);
+
+	rs_proc_done(ue, RANSIM_P_SERVICE);
+	ue->rs->st.service_accepts++;
+	/* 5.6.1.4: the network's view of our sessions, and the reactivation result */
+	if (!m->svc_acc.has_pdu_session_status || !(m->svc_acc.pdu_session_status & bit))
+		rs_ue_fail(ue, "svc_accept_session_status");
+	if (m->svc_acc.has_reactivation_result && (m->svc_acc.reactivation_result & bit))
+		rs_ue_fail(ue, "svc_accept_reactivation");
+	return rs_ue_next_step(ue);
+}
+
+enum rs_ue_state rs_sm_on_svc_reject(struct rs_ue *ue, const struct nas_msg *m)
+{
+	char cause[32];
+
+	ue->rs->st.service_rejects++;
+	snprintf(cause, sizeof(cause), "svc_reject_%u", m->svc_rej.cause);
+	rs_ue_fail(ue, cause);
+	return RS_UE_WAIT_RELEASE;
+}
+
+/* PDU Session Establishment Accept (TS 24.501 8.3.2): address, QoS rules, session-AMBR. */
+static void check_accept(struct rs_ue *ue, const struct nas_pdu_session_establishment_accept *a)
+{
+	struct nas_qos_rules *qr = &ue->rs->qos_rules;
+	struct nas_err err;
+	unsigned i;
+	bool dflt = false;
+
+	if (!a->has_pdu_address || a->pdu_address.type != NAS_PDU_IPV4) {
+		rs_ue_fail(ue, "accept_no_ipv4");
+		return;
+	}
+	memcpy(&ue->ue_addr, a->pdu_address.ipv4, 4);
+	if (ue->ue_addr == 0)
+		rs_ue_fail(ue, "accept_addr_zero");
+	if ((a->pdu_session_type & 7) != NAS_PDU_IPV4)
+		rs_ue_fail(ue, "accept_session_type");
+	/* 9.11.4.13: at least the default QoS rule, on the flow the gNB was asked to set up */
+	if (nas_qos_rules_dec(a->qos_rules.p, a->qos_rules.len, qr, &err) < 0 || qr->n == 0) {
+		rs_ue_fail(ue, "accept_qos_rules");
+		return;
+	}
+	for (i = 0; i < qr->n; i++)
+		if (qr->r[i].dqr && qr->r[i].has_prec_qfi && qr->r[i].qfi == ue->qfi)
+			dflt = true;
+	if (!dflt)
+		rs_ue_fail(ue, "accept_no_default_rule");
+	/* 9.11.4.14: both directions present */
+	if (!a->ambr.dl_unit || !a->ambr.dl || !a->ambr.ul_unit || !a->ambr.ul)
+		rs_ue_fail(ue, "accept_ambr");
+}
+
+enum rs_ue_state rs_sm_on_dl_nas(struct rs_ue *ue, const struct nas_msg *m)
+{
+	struct ransim *rs = ue->rs;
+	struct nas_msg *g = &rs->gsm;
+	struct nas_err err;
+	char cause[32];
+
+	if (m->dl_nas.payload_type != NAS_PAYLOAD_N1_SM || !m->dl_nas.has_psi || m->dl_nas.psi != rs->cfg.psi ||
+	    nas_decode(m->dl_nas.payload.p, m->dl_nas.payload.len, g, &err) < 0 || g->psi != rs->cfg.psi) {
+		rs_ue_fail(ue, "dl_nas_transport_bad");
+		return ue->st;
+	}
+	if (ue->st == RS_UE_WAIT_PDU_ACCEPT && g->type == NAS_PDU_SESSION_ESTABLISHMENT_ACCEPT) {
+		rs_proc_done(ue, RANSIM_P_PDU_EST);
+		if (g->pti != ue->pti)
+			rs_ue_fail(ue, "accept_pti");
+		check_accept(ue, &g->pdu_est_acc);
+		ue->sess_up = true;
+		if (!ue->fail[0])
+			rs->st.pdu_established++;
+		return rs_ue_next_step(ue);
+	}
+	if (ue->st == RS_UE_WAIT_PDU_ACCEPT && g->type == NAS_PDU_SESSION_ESTABLISHMENT_REJECT) {
+		rs->st.pdu_rejected++;
+		snprintf(cause, sizeof(cause), "pdu_reject_%u", g->pdu_est_rej.cause);
+		rs_ue_fail(ue, cause);
+		return rs_ue_next_step(ue);
+	}
+	if (ue->st == RS_UE_WAIT_PDU_REL && g->type == NAS_PDU_SESSION_RELEASE_COMMAND) {
+		rs_proc_done(ue, RANSIM_P_PDU_REL);
+		if (g->pti != ue->pti)
+			rs_ue_fail(ue, "release_pti");
+		/* 23: TS 24.501 6.4.3.3: the Complete carries the Command's PTI */
+		{
+			uint8_t pti = g->pti;
+
+			memset(g, 0, sizeof(*g));
+			g->type = NAS_PDU_SESSION_RELEASE_COMPLETE;
+			g->psi = rs->cfg.psi;
+			g->pti = pti;
+		}
+		send_gsm(ue, false);
+		ue->sess_up = false;
+		rs->st.pdu_released++;
+		return rs_ue_next_step(ue);
+	}
+	snprintf(cause, sizeof(cause), "unexpected_gsm_%u", g->type);
+	rs_ue_fail(ue, cause);
+	return ue->st;
+}
+
+/* gNB: one PDU session item (TS 38.413 9.3.4.1 in, 9.3.4.2 out). */
+int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint8_t *out, size_t cap)
+{
+	struct ransim *rs = ue->rs;
+	struct ngap_setup_request_transfer *t = &rs->xfer_req;
+	struct ngap_setup_response_transfer *r = &rs->xfer_rsp;
+	uint32_t teid = 0x10000000u | ue->idx, a = htonl(ue->gnb->local_ip);
+	int n;
+
+	if (it->id != rs->cfg.psi)
+		rs_ue_fail(ue, "setup_item_psi");
+	if (ngap_dec_setup_request_transfer(it->transfer.p, it->transfer.len, t, NULL) < 0) {
+		rs_ue_fail(ue, "setup_transfer_undecodable");
+		return -EBADMSG;
+	}
+	/* the UPF's N3 end of the tunnel, IPv4, a TEID, at least the default flow */
+	if ((t->ul_tunnel.addr_bits != 32 && t->ul_tunnel.addr_bits != 160) ||
+	    !(t->ul_tunnel.addr[0] | t->ul_tunnel.addr[1] | t->ul_tunnel.addr[2] | t->ul_tunnel.addr[3]))
+		rs_ue_fail(ue, "setup_transfer_n3_addr");
+	if (!(t->ul_tunnel.teid[0] | t->ul_tunnel.teid[1] | t->ul_tunnel.teid[2] | t->ul_tunnel.teid[3]))
+		rs_ue_fail(ue, "setup_transfer_teid");
+	if (t->n_flows == 0 || t->flows[0].qfi == 0 || t->flows[0].qfi > 63) {
+		rs_ue_fail(ue, "setup_transfer_qfi");
+		return -EBADMSG;
+	}
+	if (!t->has_session_ambr)
+		rs_ue_fail(ue, "setup_transfer_ambr");
+	ue->qfi = t->flows[0].qfi;
+	memset(r, 0, sizeof(*r));
+	memcpy(r->dl_tunnel.addr, &a, 4);
+	r->dl_tunnel.addr_bits = 32;
+	r->dl_tunnel.teid[0] = (uint8_t)(teid >> 24);
+	r->dl_tunnel.teid[1] = (uint8_t)(teid >> 16);
+	r->dl_tunnel.teid[2] = (uint8_t)(teid >> 8);
+	r->dl_tunnel.teid[3] = (uint8_t)teid;
+	r->n_flows = 1;
+	r->qfis[0] = t->flows[0].qfi;
+	n = ngap_enc_setup_response_transfer(r, out, cap);
+	if (n < 0)
+		rs_ue_fail(ue, "setup_rsp_transfer_encode");
+	return n;
+}
