@@ -203,9 +203,19 @@ void amf_free(struct amf *amf)
 		return;
 	/* The SMF cleans up its own sessions in smf_free (amf.h: shutdown order). */
 	amf->smf = NULL;
-	for (i = 0; i < amf->ues_hw; i++)
-		if (amf->ues[i].in_use)
-			amf_ue_free(&amf->ues[i]);
+	/* Stop: per live context only its timers (the loop may run on) and its keys; indexes
+	 * and the pool go as a whole (freed contexts were wiped by amf_ue_free). */
+	for (i = 0; i < amf->ues_hw; i++) {
+		struct amf_ue *ue = &amf->ues[i];
+
+		if (!ue->in_use)
+			continue;
+		amf_tmr_stop_all(ue);
+		explicit_bzero(ue->kamf, sizeof(ue->kamf));
+		explicit_bzero(ue->knas_int, sizeof(ue->knas_int));
+		explicit_bzero(ue->knas_enc, sizeof(ue->knas_enc));
+		explicit_bzero(&ue->auth, sizeof(ue->auth));
+	}
 	amf_store_fini(amf);
 	free(amf);
 }

@@ -98,8 +98,7 @@ void amf_store_fini(struct amf *amf)
 	int t;
 
 	if (amf->ues) {
-		/* Keys are wiped per context in amf_ue_free; only used slots can hold any. */
-		explicit_bzero(amf->ues, (size_t)amf->ues_hw * sizeof(*amf->ues));
+		/* Keys: wiped by amf_ue_free, and for live contexts by amf_free. */
 		munmap(amf->ues, amf->ues_bytes);
 		amf->ues = NULL;
 	}

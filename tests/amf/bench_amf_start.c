@@ -15,6 +15,8 @@
 #include "common/conf.h"
 #include "common/ev.h"
 #include "common/log.h"
+#include "common/nas/nas.h"
+#include "common/ngap/ngap.h"
 #include "smf/smf.h"
 #include "udm/udm.h"
 
@@ -47,6 +49,71 @@ static int no_send(void *arg, uint32_t assoc, uint16_t stream, const uint8_t *bu
 	(void)buf;
 	(void)len;
 	return 0;
+}
+
+static uint8_t pdu[4096];
+
+static void send_msg(struct amf *amf, uint16_t stream, const struct ngap_msg *m)
+{
+	int n = ngap_encode(m, pdu, sizeof(pdu));
+
+	if (n > 0)
+		amf_n2_rx(amf, 1, stream, pdu, (size_t)n);
+}
+
+/* n live contexts: InitialUEMessage(Registration Request with an unknown 5G-GUTI), each
+ * left waiting for its IDENTITY RESPONSE (T3570 running). */
+static void live_contexts(struct amf *amf, uint32_t n)
+{
+	static struct ngap_msg m;
+	static const uint8_t plmn[3] = { 0x00, 0xf1, 0x10 };
+	struct nas_msg r;
+	struct nas_err err;
+	uint8_t nas[256];
+	uint32_t i;
+	int len;
+
+	amf_n2_assoc_up(amf, 1, 8, 8);
+	memset(&m, 0, sizeof(m));
+	m.type = NGAP_INITIATING;
+	m.proc = NGAP_PROC_NG_SETUP;
+	memcpy(m.u.ng_setup_request.ran_node_id.plmn.v, plmn, 3);
+	m.u.ng_setup_request.ran_node_id.id = 1;
+	m.u.ng_setup_request.ran_node_id.id_bits = 22;
+	m.u.ng_setup_request.n_tas = 1;
+	m.u.ng_setup_request.tas[0].tac[2] = 1;
+	m.u.ng_setup_request.tas[0].n_plmns = 1;
+	memcpy(m.u.ng_setup_request.tas[0].plmns[0].plmn.v, plmn, 3);
+	m.u.ng_setup_request.tas[0].plmns[0].n_slices = 1;
+	m.u.ng_setup_request.tas[0].plmns[0].slices[0] = (struct ngap_snssai){ 1, true, { 1, 2, 3 } };
+	send_msg(amf, 0, &m);
+	for (i = 0; i < n; i++) {
+		memset(&r, 0, sizeof(r));
+		r.type = NAS_REGISTRATION_REQUEST;
+		r.reg_req.reg_type = 0x01;
+		r.reg_req.ngksi = 7;
+		r.reg_req.mobile_id.type = NAS_MOBID_5G_GUTI;
+		r.reg_req.mobile_id.guti.plmn.mcc = 1;
+		r.reg_req.mobile_id.guti.plmn.mnc = 1;
+		r.reg_req.mobile_id.guti.amf_region_id = 9;   /* not ours: unknown GUTI */
+		r.reg_req.mobile_id.guti.tmsi = i;
+		r.reg_req.has_ue_sec_cap = true;
+		r.reg_req.ue_sec_cap.ea = 0xf0;
+		r.reg_req.ue_sec_cap.ia = 0xf0;
+		len = nas_encode(&r, nas, sizeof(nas), &err);
+		if (len <= 0)
+			return;
+		memset(&m, 0, sizeof(m));
+		m.type = NGAP_INITIATING;
+		m.proc = NGAP_PROC_INITIAL_UE_MESSAGE;
+		m.u.initial_ue_message.ran_ue_id = i;
+		m.u.initial_ue_message.nas.p = nas;
+		m.u.initial_ue_message.nas.len = (size_t)len;
+		memcpy(m.u.initial_ue_message.uli.tai.plmn.v, plmn, 3);
+		m.u.initial_ue_message.uli.tai.tac[2] = 1;
+		memcpy(m.u.initial_ue_message.uli.nr_cgi.plmn.v, plmn, 3);
+		send_msg(amf, 1, &m);
+	}
 }
 
 int main(int argc, char **argv)
@@ -85,6 +152,22 @@ int main(int argc, char **argv)
 		c2 = now_s(CLOCK_PROCESS_CPUTIME_ID);
 		printf("run %d: amf_new %.3f ms wall %.3f ms cpu, +%ld kB resident; amf_free %.3f ms wall %.3f ms cpu\n",
 		       i, (w1 - w0) * 1e3, (c1 - c0) * 1e3, rss1 - rss0, (w2 - w1) * 1e3, (c2 - c1) * 1e3);
+	}
+	{
+		uint32_t live = max_ues < 200000 ? max_ues : 200000;
+		struct amf *amf = amf_new(loop, &cfg, ausf, udm, &ops, &err);
+		struct amf_stats st;
+		double w0, w1;
+
+		if (!amf)
+			return 1;
+		live_contexts(amf, live);
+		amf_get_stats(amf, &st);
+		w0 = now_s(CLOCK_MONOTONIC);
+		amf_free(amf);
+		w1 = now_s(CLOCK_MONOTONIC);
+		printf("amf_free with %llu live contexts (T3570 running): %.3f ms wall\n",
+		       (unsigned long long)st.ues, (w1 - w0) * 1e3);
 	}
 	{
 		static struct conf c;
