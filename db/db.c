@@ -36,6 +36,30 @@ static const char *const migrations[] = {
 	" created INTEGER NOT NULL,"
 	" updated INTEGER NOT NULL"
 	") WITHOUT ROWID;",
+	/* 2: web users (password as a PBKDF2 string, users.c), API tokens
+	 * (SHA-256 of the token only), audit log (who did what, when). */
+	"CREATE TABLE users ("
+	" name TEXT PRIMARY KEY NOT NULL,"
+	" role INTEGER NOT NULL CHECK (role BETWEEN 1 AND 3),"
+	" pw TEXT NOT NULL,"
+	" created INTEGER NOT NULL,"
+	" updated INTEGER NOT NULL"
+	") WITHOUT ROWID;"
+	"CREATE TABLE tokens ("
+	" id INTEGER PRIMARY KEY,"
+	" name TEXT NOT NULL,"
+	" owner TEXT NOT NULL,"
+	" role INTEGER NOT NULL CHECK (role BETWEEN 1 AND 3),"
+	" hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),"
+	" created INTEGER NOT NULL"
+	");"
+	"CREATE TABLE audit ("
+	" id INTEGER PRIMARY KEY,"
+	" ts INTEGER NOT NULL,"
+	" who TEXT NOT NULL,"
+	" action TEXT NOT NULL,"
+	" detail TEXT NOT NULL DEFAULT ''"
+	");",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -161,7 +185,9 @@ int db_open(const char *path, struct db **out)
 		free(db);
 		return -ENOMEM;
 	}
-	int r = db_conn_open(path, &db->conn);
+	int r = db_restore_apply(path);
+	if (r == 0)
+		r = db_conn_open(path, &db->conn);
 	if (r == 0)
 		r = db_migrate_steps(db->conn, migrations, N_MIGRATIONS);
 	if (r < 0) {
@@ -508,6 +534,66 @@ int64_t db_subscriber_count(struct db *db)
 	int rc = sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM subscribers", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
+	int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -EIO;
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* A prefix of IMSI digits as the SUPI range [imsi-P, imsi-P:) (':' sorts
+ * right after '9'): the primary key index answers it without a scan. */
+static void prefix_range(const char *prefix, char lo[DB_SUPI_MAX + 2], char hi[DB_SUPI_MAX + 2])
+{
+	snprintf(lo, DB_SUPI_MAX + 2, "imsi-%.15s", prefix ? prefix : "");
+	snprintf(hi, DB_SUPI_MAX + 2, "imsi-%.15s:", prefix ? prefix : "");
+}
+
+int db_subscriber_list(struct db *db, const char *prefix, uint64_t offset, uint32_t limit,
+		       db_subscriber_cb cb, void *arg)
+{
+	char lo[DB_SUPI_MAX + 2], hi[DB_SUPI_MAX + 2];
+	sqlite3_stmt *st;
+
+	if (offset > INT64_MAX || (prefix && strlen(prefix) > DB_IMSI_MAX_DIGITS))
+		return -EINVAL;
+	prefix_range(prefix, lo, hi);
+	int rc = sqlite3_prepare_v2(db->conn, "SELECT " COLS " FROM subscribers"
+				    " WHERE supi >= ?1 AND supi < ?2 ORDER BY supi LIMIT ?3 OFFSET ?4",
+				    -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	sqlite3_bind_text(st, 1, lo, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, limit);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)offset);
+	struct db_subscriber s;
+	memset(&s, 0, sizeof(s));
+	int n = 0, r = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((r = row_read(st, &s)) < 0 || (r = cb(&s, arg)) != 0)
+			break;
+		n++;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_errno(rc);
+	sqlite3_finalize(st);
+	explicit_bzero(&s, sizeof(s));
+	return r ? r : n;
+}
+
+int64_t db_subscriber_count_prefix(struct db *db, const char *prefix)
+{
+	char lo[DB_SUPI_MAX + 2], hi[DB_SUPI_MAX + 2];
+	sqlite3_stmt *st;
+
+	if (prefix && strlen(prefix) > DB_IMSI_MAX_DIGITS)
+		return -EINVAL;
+	prefix_range(prefix, lo, hi);
+	int rc = sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM subscribers"
+				    " WHERE supi >= ?1 AND supi < ?2", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	sqlite3_bind_text(st, 1, lo, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
 	int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -EIO;
 	sqlite3_finalize(st);
 	return n;

@@ -99,8 +99,100 @@ int db_subscriber_delete(struct db *db, const char *supi);
 /* Number of subscribers, or a negative errno. */
 int64_t db_subscriber_count(struct db *db);
 
+/* Page of subscribers in SUPI order whose IMSI starts with prefix (NULL or
+ * "": all), skipping offset of them, at most limit. A range query on the
+ * primary key: the cost is the page plus the skipped index entries, never a
+ * walk of the table. Returns the rows passed to cb or a negative errno. */
+int db_subscriber_list(struct db *db, const char *prefix, uint64_t offset, uint32_t limit,
+		       db_subscriber_cb cb, void *arg);
+/* Subscribers whose IMSI starts with prefix (NULL: all). */
+int64_t db_subscriber_count_prefix(struct db *db, const char *prefix);
+
 /* Validate s (SUPI form, ranges, slices, DNNs); 0 or -EINVAL with a reason. */
 int db_subscriber_check(const struct db_subscriber *s, char *err, size_t errsz);
+
+/* ---- web users, API tokens, audit log (schema v2, users.c) ---- */
+
+/* Roles; the same values as enum web_role. */
+enum db_role { DB_ROLE_READ = 1, DB_ROLE_OPERATOR = 2, DB_ROLE_ADMIN = 3 };
+#define DB_NAME_MAX 64            /* user and token names: [A-Za-z0-9._@-], 1..64 */
+#define DB_PASSWORD_MIN 8
+#define DB_PASSWORD_MAX 256
+#define DB_TOKEN_LEN 68           /* "sct_" + 32 random bytes in hex */
+#define DB_KDF_ITER_DEFAULT 600000u /* PBKDF2-HMAC-SHA256, OWASP 2023 figure */
+
+/* "read" / "operator" / "admin" (also "read-only", "readonly"); -EINVAL. */
+int db_role_parse(const char *s);
+const char *db_role_name(int role);
+bool db_name_valid(const char *name);
+
+struct db_user {
+	char name[DB_NAME_MAX + 1];
+	int role;
+	int64_t created, updated;
+};
+typedef int (*db_user_cb)(const struct db_user *u, void *arg);
+
+/* Passwords are stored as "pbkdf2-sha256$ITER$SALT$HASH" (16-byte random
+ * salt, 32-byte PBKDF2-HMAC-SHA256, ITER = db_user_kdf_iter(0)).
+ * create: -EEXIST, -EINVAL (name, role, password length). */
+int db_user_create(struct db *db, const char *name, int role, const char *password);
+/* Change role (0: keep) and/or password (NULL: keep). -ENOENT. */
+int db_user_update(struct db *db, const char *name, int role, const char *password);
+int db_user_delete(struct db *db, const char *name);
+/* 0 and *role, or -EACCES for an unknown user or a wrong password (the
+ * KDF runs in both cases: no timing hint of which). */
+int db_user_verify(struct db *db, const char *name, const char *password, int *role);
+int db_user_get(struct db *db, const char *name, struct db_user *out);
+int db_user_list(struct db *db, db_user_cb cb, void *arg);
+int64_t db_user_count(struct db *db);
+/* Admin users (refuse to delete / demote the last one). */
+int64_t db_user_count_role(struct db *db, int role);
+/* Set the PBKDF2 iteration count for new hashes (tests lower it; 0 keeps
+ * it). Returns the count in force. Verification uses the stored count. */
+unsigned db_user_kdf_iter(unsigned iter);
+
+struct db_token {
+	int64_t id;
+	char name[DB_NAME_MAX + 1];
+	char owner[DB_NAME_MAX + 1];
+	int role;
+	int64_t created;
+};
+typedef int (*db_token_cb)(const struct db_token *t, void *arg);
+/* New random token (returned once in out, DB_TOKEN_LEN + 1 bytes); only its
+ * SHA-256 is stored. 0 and *id. */
+int db_token_create(struct db *db, const char *name, const char *owner, int role,
+		    char out[DB_TOKEN_LEN + 1], int64_t *id);
+/* 0 and *out for a known token, -ENOENT. */
+int db_token_check(struct db *db, const char *token, struct db_token *out);
+int db_token_list(struct db *db, db_token_cb cb, void *arg);
+int db_token_delete(struct db *db, int64_t id);
+/* Tokens of a user (when the user is deleted). */
+int db_token_delete_owner(struct db *db, const char *owner);
+
+struct db_audit {
+	int64_t id, ts;
+	char who[DB_NAME_MAX + 16];
+	char action[160];
+	char detail[256];
+};
+typedef int (*db_audit_cb)(const struct db_audit *a, void *arg);
+/* Append one entry (ts = now). */
+int db_audit_add(struct db *db, const char *who, const char *action, const char *detail);
+/* Newest first, entries with id < before (0: from the newest), at most limit. */
+int db_audit_list(struct db *db, int64_t before, uint32_t limit, db_audit_cb cb, void *arg);
+
+/* ---- backup and restore ---- */
+
+/* A consistent snapshot of the whole database into a new file at path
+ * (VACUUM INTO: one read transaction; the writer may go on). -EEXIST. */
+int db_backup(struct db *db, const char *path);
+/* Check that src is a solocore database this binary can open (SQLite
+ * integrity_check, schema version <= latest, the subscribers table) and
+ * copy it to DBPATH.restore; db_open() moves it in place on the next start.
+ * -EINVAL with a reason in err. */
+int db_restore_stage(struct db *db, const char *src, char *err, size_t errsz);
 
 /* ---- write-behind writer ---- */
 
@@ -153,5 +245,18 @@ void db_writer_get_stats(struct db_writer *w, struct db_writer_stats *out);
  */
 int db_cli_sims(int argc, char **argv);
 int db_cli_sims_db(int argc, char **argv, const char *conf_db);
+
+/*
+ * `solocore users ...`: argv[0] is "users".
+ *   users create NAME --role admin|operator|read [--password-stdin] [--db PATH]
+ *   users list [--db PATH]
+ *   users delete NAME [--db PATH]
+ *   users passwd NAME [--password-stdin] [--db PATH]
+ * Without --password-stdin a random password is generated and printed once
+ * on stdout. conf_db (may be NULL) is the default path when --db is absent
+ * (then ./solocore.db); -c/--config CONFIG is skipped like in sims.
+ * Exit codes as sims.
+ */
+int db_cli_users(int argc, char **argv, const char *conf_db);
 
 #endif

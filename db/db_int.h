@@ -36,4 +36,10 @@ int db_unhex(const char *hex, size_t hexlen, uint8_t *out, size_t n);
 bool db_imsi_valid(const char *digits, size_t len);
 bool db_dnn_valid(const char *dnn, size_t len);
 
+/* users.c: if PATH.restore exists (db_restore_stage), validate it and move
+ * it over path (dropping PATH-wal/-shm) before the file is opened. */
+int db_restore_apply(const char *path);
+/* users.c: PBKDF2 iteration count for new password hashes. */
+extern unsigned db_kdf_iter;
+
 #endif

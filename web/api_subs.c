@@ -60,43 +60,27 @@ static int want_secrets(const struct web_req *req, struct web_resp *resp)
 }
 
 struct list_ctx {
-	const char *prefix;
-	size_t plen;
-	unsigned long offset, limit;
-	unsigned long matched;
-	bool stopped;
 	json_t *items;
 };
 
-/* Rows come in SUPI order, so the rows with a prefix are contiguous: the
- * walk stops after them, or, without a prefix, once the page is full
- * (the total is then db_subscriber_count()). */
 static int list_one(const struct db_subscriber *s, void *arg)
 {
 	struct list_ctx *l = arg;
-	int cmp = l->plen ? strncmp(s->supi + 5, l->prefix, l->plen) : 0;
 
-	if (cmp < 0)
-		return 0;
-	if (cmp > 0 || (!l->plen && l->matched >= l->offset + l->limit)) {
-		l->stopped = true;
-		return 1;
-	}
-	if (l->matched >= l->offset && l->matched - l->offset < l->limit)
-		json_array_append_new(l->items, web_sub_to_json(s, false));
-	l->matched++;
-	return 0;
+	return json_array_append_new(l->items, web_sub_to_json(s, false)) == 0 ? 0 : -ENOMEM;
 }
 
 static int h_list(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
-	struct list_ctx l = { .limit = LIST_LIMIT_DEFAULT };
-	char prefix[DB_IMSI_MAX_DIGITS + 8];
+	struct list_ctx l = { 0 };
+	unsigned long offset = 0, limit = LIST_LIMIT_DEFAULT;
+	char prefix[DB_IMSI_MAX_DIGITS + 8] = "";
+	int64_t total;
 	int rc;
 
 	(void)arg;
-	if (query_uint(req, resp, "offset", 0, INT32_MAX, &l.offset) < 0 ||
-	    query_uint(req, resp, "limit", 1, LIST_LIMIT_MAX, &l.limit) < 0)
+	if (query_uint(req, resp, "offset", 0, INT32_MAX, &offset) < 0 ||
+	    query_uint(req, resp, "limit", 1, LIST_LIMIT_MAX, &limit) < 0)
 		return 0;
 	rc = web_req_query(req, "imsi", prefix, sizeof(prefix));
 	if (rc >= 0) {
@@ -106,8 +90,6 @@ static int h_list(struct web *w, const struct web_req *req, struct web_resp *res
 			web_resp_error(resp, 400, "imsi", "imsi must be a prefix of up to 15 digits");
 			return 0;
 		}
-		l.prefix = prefix;
-		l.plen = strlen(prefix);
 	} else if (rc != -ENOENT) {
 		web_resp_error(resp, 400, "imsi", "imsi must be a prefix of up to 15 digits");
 		return 0;
@@ -115,23 +97,15 @@ static int h_list(struct web *w, const struct web_req *req, struct web_resp *res
 	l.items = json_array();
 	if (!l.items)
 		return -ENOMEM;
-	/* db/ has no paged query: walk from the first row (see list_one). */
-	rc = db_load_subscribers(w->db, list_one, &l);
-	if (rc < 0 && !l.stopped) {
+	/* An indexed range on the primary key (db_subscriber_list). */
+	rc = db_subscriber_list(w->db, prefix, offset, (uint32_t)limit, list_one, &l);
+	total = rc < 0 ? rc : db_subscriber_count_prefix(w->db, prefix);
+	if (total < 0) {
 		json_decref(l.items);
-		return rc;
+		return (int)total;
 	}
-	if (!l.plen) {
-		int64_t n = db_subscriber_count(w->db);
-
-		if (n < 0) {
-			json_decref(l.items);
-			return (int)n;
-		}
-		l.matched = (unsigned long)n;
-	}
-	web_resp_json(resp, 200, json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)l.matched,
-					   "offset", (json_int_t)l.offset, "limit", (json_int_t)l.limit,
+	web_resp_json(resp, 200, json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)total,
+					   "offset", (json_int_t)offset, "limit", (json_int_t)limit,
 					   "items", l.items));
 	return 0;
 }

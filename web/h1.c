@@ -18,7 +18,7 @@
 #define H1_FIELD_MAX 32
 #define H1_AUTH_MAX 300
 
-enum h1_hdr { HDR_OTHER, HDR_AUTH, HDR_EXPECT, HDR_HOST };
+enum h1_hdr { HDR_OTHER, HDR_AUTH, HDR_EXPECT, HDR_HOST, HDR_COOKIE, HDR_CSRF };
 
 struct h1_state {
 	http_parser p;
@@ -32,6 +32,12 @@ struct h1_state {
 	char auth[H1_AUTH_MAX + 1];
 	size_t auth_len;
 	bool has_auth;
+	/* Cookie (only the session cookie is used; an overlong header is ignored)
+	 * and X-CSRF-Token. */
+	char cookie[WEB_COOKIE_MAX + 1];
+	size_t cookie_len;
+	char csrf[WEB_CSRF_HDR_MAX + 1];
+	size_t csrf_len;
 	bool has_host;
 	bool expect_continue;
 	uint8_t *body;
@@ -57,6 +63,7 @@ static int on_message_begin(http_parser *p)
 	struct h1_state *h = p->data;
 
 	h->url_len = h->head_bytes = h->field_len = h->auth_len = h->body_len = 0;
+	h->cookie_len = h->csrf_len = 0;
 	h->in_value = false;
 	h->has_auth = h->has_host = h->expect_continue = false;
 	web_conn_req_begin(h->c);
@@ -114,6 +121,13 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
 			h->hdr = HDR_AUTH;
 			h->auth_len = 0;
 			h->has_auth = true;
+		} else if (strcasecmp(h->field, "cookie") == 0) {
+			h->hdr = HDR_COOKIE;
+			if (h->cookie_len && h->cookie_len < WEB_COOKIE_MAX)
+				h->cookie[h->cookie_len++] = ';';   /* RFC 6265 5.4: several Cookie lines join with "; " */
+		} else if (strcasecmp(h->field, "x-csrf-token") == 0) {
+			h->hdr = HDR_CSRF;
+			h->csrf_len = 0;
 		} else if (strcasecmp(h->field, "expect") == 0) {
 			h->hdr = HDR_EXPECT;
 		} else if (strcasecmp(h->field, "host") == 0) {
@@ -128,6 +142,14 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
 		}
 		memcpy(h->auth + h->auth_len, at, n);
 		h->auth_len += n;
+	} else if (h->hdr == HDR_COOKIE) {
+		size_t k = h->cookie_len + n <= WEB_COOKIE_MAX ? n : 0;
+		memcpy(h->cookie + h->cookie_len, at, k);
+		h->cookie_len += k;
+	} else if (h->hdr == HDR_CSRF) {
+		size_t k = h->csrf_len + n <= WEB_CSRF_HDR_MAX ? n : 0;
+		memcpy(h->csrf + h->csrf_len, at, k);
+		h->csrf_len += k;
 	} else if (h->hdr == HDR_EXPECT && n >= 12 && strncasecmp(at, "100-continue", 12) == 0) {
 		h->expect_continue = true;
 	}
@@ -174,7 +196,7 @@ static int on_body(http_parser *p, const char *at, size_t n)
 /* Serialise one response. */
 static int send_resp(struct web_conn *c, const struct web_resp *r, bool keep)
 {
-	char head[768];
+	char head[1280];
 	int n;
 
 	n = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\n", r->status, web_status_text(r->status));
@@ -184,6 +206,13 @@ static int send_resp(struct web_conn *c, const struct web_resp *r, bool keep)
 			      r->content_type ? r->content_type : "application/json", r->len);
 	if (r->allow[0])
 		n += snprintf(head + n, sizeof(head) - (size_t)n, "Allow: %s\r\n", r->allow);
+	if (r->set_cookie[0])
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "Set-Cookie: %s\r\n", r->set_cookie);
+	if (r->retry_after)
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "Retry-After: %u\r\n", r->retry_after);
+	if (r->content_disposition)
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "Content-Disposition: %s\r\n",
+			      r->content_disposition);
 	if (r->status == 401)
 		n += snprintf(head + n, sizeof(head) - (size_t)n, "WWW-Authenticate: Bearer realm=\"solocore\"\r\n");
 	n += snprintf(head + n, sizeof(head) - (size_t)n, "Cache-Control: no-store\r\n"
@@ -205,8 +234,14 @@ static int on_message_complete(http_parser *p)
 	web_conn_req_end(c);
 	h->url[h->url_len] = 0;
 	h->auth[h->auth_len] = 0;
-	web_dispatch(c->web, http_method_str(p->method), h->url, h->has_auth ? h->auth : NULL,
+	h->cookie[h->cookie_len] = 0;
+	h->csrf[h->csrf_len] = 0;
+	web_dispatch(c->web, http_method_str(p->method), h->url,
+		     &(struct web_hdrs){ .auth = h->has_auth ? h->auth : NULL,
+					 .cookie = h->cookie_len ? h->cookie : NULL,
+					 .csrf = h->csrf_len ? h->csrf : NULL },
 		     c->loopback, h->body, h->body_len, &resp);
+	explicit_bzero(h->cookie, sizeof(h->cookie));
 	rc = send_resp(c, &resp, keep);
 	web_resp_free(&resp);
 	explicit_bzero(h->auth, sizeof(h->auth));

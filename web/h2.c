@@ -21,6 +21,9 @@ struct h2_stream {
 	char path[H2_PATH_MAX + 1];
 	char auth[H2_AUTH_MAX + 1];
 	bool has_auth;
+	char cookie[WEB_COOKIE_MAX + 1];   /* crumbs joined with ';' (RFC 9113 8.2.3) */
+	size_t cookie_len;
+	char csrf[WEB_CSRF_HDR_MAX + 1];
 	size_t head_bytes;
 	uint8_t *body;
 	size_t body_len, body_cap;
@@ -75,8 +78,8 @@ static ssize_t resp_read(nghttp2_session *s, int32_t id, uint8_t *buf, size_t le
 
 static int submit(nghttp2_session *s, struct h2_stream *st)
 {
-	char status[4], clen[24];
-	nghttp2_nv nva[8];
+	char status[4], clen[24], retry[12];
+	nghttp2_nv nva[12];
 	size_t n = 0;
 	nghttp2_data_provider prd = { .source.ptr = st, .read_callback = resp_read };
 
@@ -91,6 +94,14 @@ static int submit(nghttp2_session *s, struct h2_stream *st)
 	}
 	if (st->resp.allow[0])
 		nva[n++] = (nghttp2_nv)NV("allow", st->resp.allow);
+	if (st->resp.set_cookie[0])
+		nva[n++] = (nghttp2_nv)NV("set-cookie", st->resp.set_cookie);
+	if (st->resp.retry_after) {
+		snprintf(retry, sizeof(retry), "%u", st->resp.retry_after);
+		nva[n++] = (nghttp2_nv)NV("retry-after", retry);
+	}
+	if (st->resp.content_disposition)
+		nva[n++] = (nghttp2_nv)NV("content-disposition", st->resp.content_disposition);
 	if (st->resp.status == 401)
 		nva[n++] = (nghttp2_nv)NV("www-authenticate", "Bearer realm=\"solocore\"");
 	nva[n++] = (nghttp2_nv)NV("cache-control", "no-store");
@@ -159,6 +170,17 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		memcpy(st->auth, value, vlen);
 		st->auth[vlen] = 0;
 		st->has_auth = true;
+	} else if (nlen == 6 && memcmp(name, "cookie", 6) == 0) {
+		if (st->cookie_len + vlen + 1 <= WEB_COOKIE_MAX) {
+			if (st->cookie_len)
+				st->cookie[st->cookie_len++] = ';';
+			memcpy(st->cookie + st->cookie_len, value, vlen);
+			st->cookie_len += vlen;
+			st->cookie[st->cookie_len] = 0;
+		}
+	} else if (nlen == 12 && memcmp(name, "x-csrf-token", 12) == 0 && vlen <= WEB_CSRF_HDR_MAX) {
+		memcpy(st->csrf, value, vlen);
+		st->csrf[vlen] = 0;
 	}
 	return 0;
 }
@@ -199,9 +221,13 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *user)
 		return respond_error(s, st, h->c->web, 414, "path", "request target too long");
 	if (!st->method[0] || !st->path[0])
 		return respond_error(s, st, h->c->web, 400, NULL, "missing :method or :path");
-	web_dispatch(h->c->web, st->method, st->path, st->has_auth ? st->auth : NULL, h->c->loopback,
+	web_dispatch(h->c->web, st->method, st->path,
+		     &(struct web_hdrs){ .auth = st->has_auth ? st->auth : NULL,
+					 .cookie = st->cookie_len ? st->cookie : NULL,
+					 .csrf = st->csrf[0] ? st->csrf : NULL }, h->c->loopback,
 		     st->body, st->body_len, &st->resp);
 	explicit_bzero(st->auth, sizeof(st->auth));
+	explicit_bzero(st->cookie, sizeof(st->cookie));
 	return submit(s, st) == 0 ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
 }
 

@@ -14,6 +14,7 @@
 #include <openssl/evp.h>
 
 #include "common/log.h"
+#include "db/db.h"
 #include "web/web_int.h"
 
 static const char *const method_names[WEB_METHOD_N] = {
@@ -35,6 +36,7 @@ const char *web_status_text(int status)
 	case 408: return "Request Timeout";
 	case 409: return "Conflict";
 	case 413: return "Content Too Large";
+	case 429: return "Too Many Requests";
 	case 414: return "URI Too Long";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
@@ -131,29 +133,95 @@ int web_token_add(struct web *w, const char *token, enum web_role role)
 	return 0;
 }
 
-/* The role the request has: from its bearer token, or the loopback default
- * when no token is configured (web.h). A bad token is WEB_ROLE_NONE. */
-static enum web_role authenticate(struct web *w, const char *auth, bool loopback, bool *bad)
+/* Value of cookie name in a Cookie header ("a=1; b=2"), copied to out. */
+static bool cookie_get(const char *hdr, const char *name, char *out, size_t outsz)
+{
+	size_t nl = strlen(name);
+
+	while (hdr && *hdr) {
+		while (*hdr == ' ' || *hdr == ';')
+			hdr++;
+		const char *end = strchrnul(hdr, ';');
+		if ((size_t)(end - hdr) > nl && memcmp(hdr, name, nl) == 0 && hdr[nl] == '=') {
+			size_t vl = (size_t)(end - hdr) - nl - 1;
+			if (vl >= outsz)
+				return false;
+			memcpy(out, hdr + nl + 1, vl);
+			out[vl] = 0;
+			return true;
+		}
+		hdr = end;
+	}
+	return false;
+}
+
+enum auth_fail { AUTH_OK, AUTH_BAD_TOKEN, AUTH_CSRF };
+
+/* The role the request has (web.h): a bearer token (static, or an API token
+ * from the database), else a session cookie (unsafe methods also need the
+ * session's X-CSRF-Token), else the loopback default when nothing is
+ * configured. Sets req->who / req->user for the audit log. */
+static enum web_role authenticate(struct web *w, const struct web_hdrs *hd, struct web_req *req,
+				  enum auth_fail *fail)
 {
 	uint8_t h[32];
 	unsigned len = 32, i;
 	enum web_role role = WEB_ROLE_NONE;
+	const char *auth = hd ? hd->auth : NULL;
+	char sid[128];
 
-	*bad = false;
-	if (!auth)
-		return w->ntokens == 0 && loopback ? WEB_ROLE_OPERATOR : WEB_ROLE_NONE;
-	/* RFC 6750 2.1: "Bearer" is case-insensitive, one space then the token. */
-	if (strncasecmp(auth, "Bearer ", 7) != 0 || !auth[7] ||
-	    !EVP_Digest(auth + 7, strlen(auth + 7), h, &len, EVP_sha256(), NULL)) {
-		*bad = true;
+	*fail = AUTH_OK;
+	if (auth) {
+		/* RFC 6750 2.1: "Bearer" is case-insensitive, one space then the token. */
+		if (strncasecmp(auth, "Bearer ", 7) != 0 || !auth[7] ||
+		    !EVP_Digest(auth + 7, strlen(auth + 7), h, &len, EVP_sha256(), NULL)) {
+			*fail = AUTH_BAD_TOKEN;
+			return WEB_ROLE_NONE;
+		}
+		/* Constant time over every token: no timing hint of which one matched. */
+		for (i = 0; i < w->ntokens; i++)
+			if (CRYPTO_memcmp(h, w->tokens[i].hash, 32) == 0)
+				role = w->tokens[i].role;
+		if (role) {
+			snprintf(req->who, sizeof(req->who), "token:static");
+			return role;
+		}
+		if (w->db) {
+			struct db_token t;
+
+			if (db_token_check(w->db, auth + 7, &t) == 0) {
+				snprintf(req->who, sizeof(req->who), "%s (token %s)", t.owner, t.name);
+				snprintf(req->user, sizeof(req->user), "%s", t.owner);
+				return (enum web_role)t.role;
+			}
+		}
+		*fail = AUTH_BAD_TOKEN;
 		return WEB_ROLE_NONE;
 	}
-	/* Constant time over every token: no timing hint of which one matched. */
-	for (i = 0; i < w->ntokens; i++)
-		if (CRYPTO_memcmp(h, w->tokens[i].hash, 32) == 0)
-			role = w->tokens[i].role;
-	*bad = role == WEB_ROLE_NONE;
-	return role;
+	if (hd && hd->cookie && cookie_get(hd->cookie, WEB_SESSION_COOKIE, sid, sizeof(sid))) {
+		char csrf[65];
+
+		role = web_session_find(w, sid, csrf, req->user);
+		explicit_bzero(sid, sizeof(sid));
+		if (role) {
+			snprintf(req->who, sizeof(req->who), "%s", req->user);
+			/* CSRF: a cross-site form or fetch carries the cookie but
+			 * cannot read the token the login returned, so an unsafe
+			 * method without it is refused (OWASP "synchronizer token"). */
+			if (req->method != WEB_GET &&
+			    (!hd->csrf || strlen(hd->csrf) != strlen(csrf) ||
+			     CRYPTO_memcmp(hd->csrf, csrf, strlen(csrf)) != 0)) {
+				*fail = AUTH_CSRF;
+				return WEB_ROLE_NONE;
+			}
+			return role;
+		}
+	}
+	if (req->loopback && w->ntokens == 0 && (!w->db || db_user_count(w->db) == 0)) {
+		snprintf(req->who, sizeof(req->who), "loopback");
+		return WEB_ROLE_OPERATOR;
+	}
+	return WEB_ROLE_NONE;
 }
 
 int web_route_add(struct web *w, enum web_method m, const char *pattern, enum web_role min_role,
@@ -296,15 +364,16 @@ static int method_parse(const char *m)
 	return -1;
 }
 
-void web_dispatch(struct web *w, const char *method, const char *target, const char *auth,
-		  bool loopback, const uint8_t *body, size_t body_len, struct web_resp *resp)
+void web_dispatch(struct web *w, const char *method, const char *target,
+		  const struct web_hdrs *hdrs, bool loopback, const uint8_t *body, size_t body_len, struct web_resp *resp)
 {
 	struct web_req *req;
 	const char *q = strchr(target, '?');
 	size_t plen = q ? (size_t)(q - target) : strlen(target);
 	int m = method_parse(method);
 	const struct web_route *hit = NULL;
-	bool path_hit = false, bad_token;
+	bool path_hit = false;
+	enum auth_fail fail;
 	unsigned i;
 	size_t al = 0;
 
@@ -347,11 +416,17 @@ void web_dispatch(struct web *w, const char *method, const char *target, const c
 	}
 	req->method = (enum web_method)m;
 	req->method_known = true;
-	req->role = authenticate(w, auth, loopback, &bad_token);
+	req->role = authenticate(w, hdrs, req, &fail);
+	if (fail == AUTH_CSRF && hit->min_role != WEB_ROLE_NONE) {
+		web_resp_error(resp, 403, "X-CSRF-Token",
+			       "a session request that changes something needs the session's X-CSRF-Token header");
+		goto out;
+	}
 	if (hit->min_role != WEB_ROLE_NONE && req->role == WEB_ROLE_NONE) {
 		/* RFC 6750 3: 401 with the scheme to use. */
 		web_resp_error(resp, 401, "Authorization",
-			       bad_token ? "invalid bearer token" : "authentication required (Authorization: Bearer <token>)");
+			       fail == AUTH_BAD_TOKEN ? "invalid bearer token"
+			       : "authentication required (Authorization: Bearer <token>, or log in)");
 		goto out;
 	}
 	if (req->role < hit->min_role) {
@@ -360,6 +435,17 @@ void web_dispatch(struct web *w, const char *method, const char *target, const c
 	}
 	if (hit->fn(w, req, resp, hit->arg) < 0 || !resp->status)
 		web_resp_error(resp, 500, NULL, "internal error");
+	/* Audit: every change that succeeded, who / what / when. The login
+	 * route writes its own entries (failures included). */
+	if (req->method != WEB_GET && resp->status < 400 && w->db &&
+	    strcmp(req->path, "/api/v1/login") != 0) {
+		char act[160], det[16];
+
+		snprintf(act, sizeof(act), "%s %.140s", method, req->path);
+		snprintf(det, sizeof(det), "%d", resp->status);
+		if (db_audit_add(w->db, req->who[0] ? req->who : "?", act, det) < 0)
+			log_error("web", "audit log write failed for %s", act);
+	}
 out:
 	if (!resp->status)
 		web_resp_error(resp, 500, NULL, "internal error");

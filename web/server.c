@@ -36,6 +36,9 @@ void web_limits_default(struct web_limits *l)
 	l->idle_ms = 60000;
 	l->request_ms = 30000;
 	l->h2_max_streams = 100;
+	l->first_admin = true;
+	l->login_max_fails = 5;
+	l->login_lock_s = 300;
 }
 
 static void conn_set_events(struct web_conn *c)
@@ -557,6 +560,12 @@ int web_start(struct ev_loop *loop, const struct conf *conf, struct db *db, stru
 	rc = web_api_misc_routes(w);
 	if (rc == 0 && db)
 		rc = web_api_subs_routes(w);
+	if (rc == 0 && db)
+		rc = web_api_auth_routes(w);
+	if (rc == 0 && db)
+		rc = web_api_admin_routes(w);
+	if (rc == 0 && db && w->lim.first_admin && !w->ntokens)
+		rc = web_first_admin(w);
 	if (rc == 0 && conf->web.tls.cert[0] && conf->web.tls.key[0])
 		rc = web_tls_ctx(conf->web.tls.cert, conf->web.tls.key, &w->tls);
 	if (rc == 0) {

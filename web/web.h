@@ -57,6 +57,14 @@ struct web_limits {
 	uint32_t idle_ms;          /* default 60000 */
 	uint32_t request_ms;       /* default 30000 */
 	uint32_t h2_max_streams;   /* SETTINGS_MAX_CONCURRENT_STREAMS, default 100 */
+	/* No user in the database and no token: create user "admin" with a
+	 * random password printed once on stdout (default true). */
+	bool first_admin;
+	/* Failed logins for one user name within login_lock_s before that name
+	 * is locked for login_lock_s (429 + Retry-After); defaults 5 and 300.
+	 * All names together: 10x that many. */
+	uint32_t login_max_fails;
+	uint32_t login_lock_s;
 };
 
 /* Fill l with the defaults above. */

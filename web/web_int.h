@@ -21,6 +21,12 @@
 #define WEB_MAX_METRICS_FNS 32
 #define WEB_PATH_MAX 2048
 #define WEB_STATUS_SLOTS 16
+#define WEB_COOKIE_MAX 1024
+#define WEB_CSRF_HDR_MAX 128
+#define WEB_MAX_SESSIONS 64
+#define WEB_SESSION_TTL_S (8 * 3600)
+#define WEB_SESSION_COOKIE "solocore_session"
+#define WEB_LOGIN_SLOTS 64
 
 /* On every response: the page may load nothing from elsewhere and may not
  * be framed; no MIME sniffing. The UI's script and style are inline. */
@@ -40,6 +46,32 @@ struct web_req {
 	enum web_role role;
 	const char *bearer;            /* token, or NULL */
 	bool loopback;
+	char who[160];                 /* identity for the audit log */
+	char user[72];                 /* user name (session or token owner), "" otherwise */
+};
+
+/* The request headers the router uses (any may be NULL). */
+struct web_hdrs {
+	const char *auth;
+	const char *cookie;
+	const char *csrf;
+};
+
+/* A logged-in browser session (api_auth.c). Only hashes of the cookie
+ * value are kept. */
+struct web_session {
+	uint8_t id_hash[32];
+	char csrf[65];
+	char user[72];
+	enum web_role role;
+	uint64_t expires;              /* CLOCK_MONOTONIC seconds, 0 = free */
+};
+
+/* Failed logins per user name (api_auth.c): a sliding lock-out. */
+struct web_login_slot {
+	char name[72];
+	uint32_t fails;
+	uint64_t window_start, locked_until;   /* monotonic seconds */
 };
 
 struct web_resp {
@@ -48,6 +80,9 @@ struct web_resp {
 	char *body;                    /* malloc'd, owned */
 	size_t len;
 	char allow[64];                /* Allow header for 405 */
+	char set_cookie[256];          /* Set-Cookie, or "" */
+	unsigned retry_after;          /* Retry-After seconds (429), 0 = none */
+	const char *content_disposition;  /* static string, or NULL */
 };
 
 enum conn_state { CONN_DETECT, CONN_TLS_HS, CONN_H1, CONN_H2 };
@@ -124,6 +159,11 @@ struct web {
 	uint64_t status_count[WEB_STATUS_SLOTS];
 	uint64_t conns_rejected;
 	uint64_t conns_accepted;
+	struct web_session sessions[WEB_MAX_SESSIONS];
+	struct web_login_slot logins[WEB_LOGIN_SLOTS];
+	uint64_t login_global_start;   /* all names together: a guesser rotating names */
+	uint32_t login_global_fails;
+	uint64_t logins_ok, logins_failed, logins_limited;
 };
 
 /* server.c: append n bytes to a growing buffer (doubling). 0 or -ENOMEM. */
@@ -155,8 +195,8 @@ nghttp2_session *web_h2_session(struct web_conn *c);
 int web_tls_ctx(const char *cert, const char *key, SSL_CTX **out);
 
 /* router.c: parse path and query, authenticate, route, fill resp. */
-void web_dispatch(struct web *web, const char *method, const char *target, const char *auth,
-		  bool loopback, const uint8_t *body, size_t body_len, struct web_resp *resp);
+void web_dispatch(struct web *web, const char *method, const char *target,
+		  const struct web_hdrs *hdrs, bool loopback, const uint8_t *body, size_t body_len, struct web_resp *resp);
 void web_resp_free(struct web_resp *resp);
 const char *web_status_text(int status);
 void web_count_status(struct web *web, int status);
@@ -170,5 +210,15 @@ int web_textbuf_to_resp(struct web_metrics_out *o, struct web_resp *resp, const 
 /* api_subs.c, api_misc.c: the built-in routes. */
 int web_api_subs_routes(struct web *web);
 int web_api_misc_routes(struct web *web);
+int web_api_auth_routes(struct web *web);
+int web_api_admin_routes(struct web *web);
+
+/* api_auth.c: the role of a session cookie (0 if none or expired); its CSRF
+ * token is copied to csrf_out (65 bytes), its user to user_out (72). */
+enum web_role web_session_find(struct web *web, const char *cookie, char *csrf_out, char *user_out);
+/* api_auth.c: first start with no user and no token: create "admin" with a
+ * random password printed once on stdout. */
+int web_first_admin(struct web *web);
+uint64_t web_mono_s(void);
 
 #endif

@@ -96,7 +96,20 @@ void srv_start(struct srv *s, const struct srv_opts *o)
 	assert_non_null(s->udm);
 	s->loop = ev_loop_new(&err);
 	assert_non_null(s->loop);
-	assert_int_equal(web_start(s->loop, &s->conf, s->db, s->udm, o->lim, &s->web), 0);
+	{
+		struct web_limits lim;
+
+		/* The first-admin bootstrap only where a test asks for it (it
+		 * turns the loopback default off); a cheap KDF keeps logins fast
+		 * (the stored iteration count is what verification uses). */
+		if (o->lim)
+			lim = *o->lim;
+		else
+			web_limits_default(&lim);
+		lim.first_admin = o->first_admin;
+		db_user_kdf_iter(o->kdf_iter ? o->kdf_iter : 1000);
+		assert_int_equal(web_start(s->loop, &s->conf, s->db, s->udm, &lim, &s->web), 0);
+	}
 	if (!o->no_tokens) {
 		assert_int_equal(web_token_add(s->web, TOK_ADMIN, WEB_ROLE_ADMIN), 0);
 		assert_int_equal(web_token_add(s->web, TOK_OP, WEB_ROLE_OPERATOR), 0);
@@ -284,7 +297,8 @@ static int rp_field(http_parser *p, const char *at, size_t n)
 
 	snprintf(x->field, sizeof(x->field), "%.*s", (int)n, at);
 	x->hdr = !strcasecmp(x->field, "allow") ? 1 : !strcasecmp(x->field, "content-type") ? 2
-		 : !strcasecmp(x->field, "content-security-policy") ? 3 : 0;
+		 : !strcasecmp(x->field, "content-security-policy") ? 3
+		 : !strcasecmp(x->field, "set-cookie") ? 4 : !strcasecmp(x->field, "retry-after") ? 5 : 0;
 	return 0;
 }
 
@@ -298,6 +312,10 @@ static int rp_value(http_parser *p, const char *at, size_t n)
 		snprintf(x->r->ctype, sizeof(x->r->ctype), "%.*s", (int)n, at);
 	else if (x->hdr == 3)
 		snprintf(x->r->csp, sizeof(x->r->csp), "%.*s", (int)n, at);
+	else if (x->hdr == 4)
+		snprintf(x->r->set_cookie, sizeof(x->r->set_cookie), "%.*s", (int)n, at);
+	else if (x->hdr == 5)
+		x->r->retry_after = atoi(at);
 	return 0;
 }
 
@@ -389,6 +407,26 @@ int h1_req(struct cli *c, const char *method, const char *path, const char *toke
 	return h1_read(c, r);
 }
 
+int h1x(uint16_t port, const char *method, const char *path, const char *extra, const void *body,
+	size_t blen, struct resp *r)
+{
+	struct cli c;
+	char head[2048];
+	int n, rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	n = snprintf(head, sizeof(head), "%s %s HTTP/1.1\r\nHost: localhost\r\n%s", method, path,
+		     extra ? extra : "");
+	if (body)
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "Content-Length: %zu\r\n", blen);
+	n += snprintf(head + n, sizeof(head) - (size_t)n, "\r\n");
+	if (cli_connect(&c, port, NULL) == 0 && cli_write(&c, head, (size_t)n) == 0 &&
+	    (!blen || cli_write(&c, body, blen) == 0))
+		rc = h1_read(&c, r);
+	cli_close(&c);
+	return rc < 0 ? -1 : r->status;
+}
+
 int h1(uint16_t port, const char *method, const char *path, const char *token, const char *body,
        struct resp *r)
 {
@@ -429,6 +467,8 @@ static int c_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *n
 		snprintf(x->r->ctype, sizeof(x->r->ctype), "%.*s", (int)vl, value);
 	else if (nl == 23 && !memcmp(name, "content-security-policy", 23))
 		snprintf(x->r->csp, sizeof(x->r->csp), "%.*s", (int)vl, value);
+	else if (nl == 10 && !memcmp(name, "set-cookie", 10))
+		snprintf(x->r->set_cookie, sizeof(x->r->set_cookie), "%.*s", (int)vl, value);
 	return 0;
 }
 

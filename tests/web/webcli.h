@@ -40,6 +40,8 @@ struct srv_opts {
 	const struct web_limits *lim; /* NULL: defaults */
 	bool tls;                     /* make a self-signed cert and serve TLS */
 	uint32_t udm_cap;             /* UDM store size, 0: 4096 */
+	bool first_admin;             /* web_limits.first_admin (default off here) */
+	unsigned kdf_iter;            /* PBKDF2 iterations for new users, 0: 1000 */
 };
 
 /* Set up and start the loop thread. Fails the test on error. */
@@ -73,6 +75,8 @@ struct resp {
 	char allow[128];
 	char ctype[128];
 	char csp[256];
+	char set_cookie[256];
+	int retry_after;
 	char *body;      /* NUL-terminated, malloc'd */
 	size_t len;
 	bool keep_alive;
@@ -87,6 +91,11 @@ int h1_req(struct cli *c, const char *method, const char *path, const char *toke
 /* The same on a fresh connection to port. Returns the status or -1. */
 int h1(uint16_t port, const char *method, const char *path, const char *token, const char *body,
        struct resp *r);
+
+/* A request on a fresh connection with extra header lines ("Name: v\r\n"...)
+ * and a body of blen bytes (body NULL: none). Returns the status or -1. */
+int h1x(uint16_t port, const char *method, const char *path, const char *extra, const void *body,
+	size_t blen, struct resp *r);
 
 /* One HTTP/2 request on c (after cli_connect; prior knowledge or ALPN h2). 0 or -1. */
 int h2_req(struct cli *c, const char *method, const char *path, const char *token,

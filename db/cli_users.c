@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* `solocore users ...`: web users in the database (db.h db_cli_users). */
+#include "db/db_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/rand.h>
+
+#define EXIT_USAGE 2
+
+static void usage(void)
+{
+	fputs("usage: solocore users create NAME --role admin|operator|read [--password-stdin] [--db PATH]\n"
+	      "       solocore users passwd NAME [--password-stdin] [--db PATH]\n"
+	      "       solocore users delete NAME [--db PATH]\n"
+	      "       solocore users list [--db PATH]\n"
+	      "Without --password-stdin a random password is printed once.\n", stderr);
+}
+
+/* 18 random bytes as 24 URL-safe characters. */
+static int random_password(char out[25])
+{
+	static const char a[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789-_";
+	uint8_t b[24];
+
+	if (RAND_bytes(b, sizeof(b)) != 1)
+		return -EIO;
+	for (int i = 0; i < 24; i++)
+		out[i] = a[b[i] % (sizeof(a) - 1)];
+	out[24] = 0;
+	explicit_bzero(b, sizeof(b));
+	return 0;
+}
+
+static int read_password(char *pw, size_t sz)
+{
+	if (!fgets(pw, (int)sz, stdin))
+		return -EINVAL;
+	pw[strcspn(pw, "\r\n")] = 0;
+	return 0;
+}
+
+static int print_user(const struct db_user *u, void *arg)
+{
+	(void)arg;
+	printf("%-24s %s\n", u->name, db_role_name(u->role));
+	return 0;
+}
+
+int db_cli_users(int argc, char **argv, const char *conf_db)
+{
+	const char *verb = argc > 1 ? argv[1] : NULL, *name = NULL, *dbpath = NULL, *role_s = NULL;
+	bool from_stdin = false;
+	char pw[DB_PASSWORD_MAX + 2] = "";
+	struct db *db;
+	int r, role = 0, rc = 1;
+
+	if (!verb) {
+		usage();
+		return EXIT_USAGE;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--db") && i + 1 < argc)
+			dbpath = argv[++i];
+		else if (!strcmp(argv[i], "--role") && i + 1 < argc)
+			role_s = argv[++i];
+		else if (!strcmp(argv[i], "--password-stdin"))
+			from_stdin = true;
+		else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc && conf_db)
+			i++;
+		else if (argv[i][0] == '-' || name) {
+			usage();
+			return EXIT_USAGE;
+		} else
+			name = argv[i];
+	}
+	bool needs_name = strcmp(verb, "list") != 0;
+	if ((needs_name && !name) || (!needs_name && name) ||
+	    (strcmp(verb, "create") && strcmp(verb, "passwd") && strcmp(verb, "delete") && strcmp(verb, "list"))) {
+		usage();
+		return EXIT_USAGE;
+	}
+	if (!strcmp(verb, "create") && (role = db_role_parse(role_s)) < 0) {
+		fputs("users create: --role admin, operator or read is required\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (name && !db_name_valid(name)) {
+		fputs("users: NAME is 1..64 of A-Z a-z 0-9 . _ @ -\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(verb, "create") || !strcmp(verb, "passwd")) {
+		r = from_stdin ? read_password(pw, sizeof(pw)) : random_password(pw);
+		if (r < 0 || strlen(pw) < DB_PASSWORD_MIN || strlen(pw) > DB_PASSWORD_MAX) {
+			fprintf(stderr, "users: a password of %d..%d characters is needed\n",
+				DB_PASSWORD_MIN, DB_PASSWORD_MAX);
+			explicit_bzero(pw, sizeof(pw));
+			return EXIT_USAGE;
+		}
+	}
+	if (!dbpath)
+		dbpath = conf_db ? conf_db : "./solocore.db";
+	if ((r = db_open(dbpath, &db)) < 0) {
+		fprintf(stderr, "%s: cannot open database: %s\n", dbpath, strerror(-r));
+		explicit_bzero(pw, sizeof(pw));
+		return 1;
+	}
+	if (!strcmp(verb, "list")) {
+		r = db_user_list(db, print_user, NULL);
+	} else if (!strcmp(verb, "create")) {
+		r = db_user_create(db, name, role, pw);
+		if (r == 0)
+			db_audit_add(db, "cli", "users create", name);
+	} else if (!strcmp(verb, "passwd")) {
+		r = db_user_update(db, name, 0, pw);
+		if (r == 0)
+			db_audit_add(db, "cli", "users passwd", name);
+	} else {
+		struct db_user u;
+		r = db_user_get(db, name, &u);
+		if (r == 0 && u.role == DB_ROLE_ADMIN && db_user_count_role(db, DB_ROLE_ADMIN) == 1)
+			r = -EPERM;
+		if (r == 0 && (r = db_user_delete(db, name)) == 0) {
+			db_token_delete_owner(db, name);
+			db_audit_add(db, "cli", "users delete", name);
+		}
+	}
+	if (r >= 0) {
+		rc = 0;
+		if (!from_stdin && pw[0])
+			printf("%s\n", pw);   /* the only time it is shown */
+	} else if (r == -EEXIST) {
+		fprintf(stderr, "users: %s exists\n", name);
+	} else if (r == -ENOENT) {
+		fprintf(stderr, "users: no user %s\n", name);
+	} else if (r == -EPERM) {
+		fprintf(stderr, "users: %s is the last admin\n", name);
+	} else {
+		fprintf(stderr, "users %s: %s\n", verb, strerror(-r));
+	}
+	explicit_bzero(pw, sizeof(pw));
+	db_close(db);
+	return rc;
+}

@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * db - web users (PBKDF2 password hashes), API tokens (SHA-256 only), the
+ * audit log, backup (VACUUM INTO) and staged restore.
+ *
+ * Not on any hot path: statements are prepared per call.
+ */
+#include "db/db_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "common/log.h"
+
+unsigned db_kdf_iter = DB_KDF_ITER_DEFAULT;
+
+unsigned db_user_kdf_iter(unsigned iter)
+{
+	if (iter)
+		db_kdf_iter = iter;
+	return db_kdf_iter;
+}
+
+int db_role_parse(const char *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (!strcmp(s, "admin"))
+		return DB_ROLE_ADMIN;
+	if (!strcmp(s, "operator"))
+		return DB_ROLE_OPERATOR;
+	if (!strcmp(s, "read") || !strcmp(s, "read-only") || !strcmp(s, "readonly"))
+		return DB_ROLE_READ;
+	return -EINVAL;
+}
+
+const char *db_role_name(int role)
+{
+	switch (role) {
+	case DB_ROLE_ADMIN: return "admin";
+	case DB_ROLE_OPERATOR: return "operator";
+	case DB_ROLE_READ: return "read";
+	default: return "none";
+	}
+}
+
+bool db_name_valid(const char *n)
+{
+	size_t len = n ? strlen(n) : 0;
+
+	if (!len || len > DB_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = n[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '@' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+static void hex(const uint8_t *b, size_t n, char *out)
+{
+	static const char d[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = d[b[i] >> 4];
+		out[2 * i + 1] = d[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+/* "pbkdf2-sha256$ITER$SALT$HASH" */
+#define PW_STR_MAX 160
+
+static int pw_hash(const char *pw, unsigned iter, const uint8_t salt[16], uint8_t out[32])
+{
+	return PKCS5_PBKDF2_HMAC(pw, (int)strlen(pw), salt, 16, (int)iter, EVP_sha256(), 32, out) == 1
+		       ? 0 : -EIO;
+}
+
+static int pw_make(const char *pw, char out[PW_STR_MAX])
+{
+	uint8_t salt[16], h[32];
+	char sh[33], hh[65];
+
+	if (RAND_bytes(salt, sizeof(salt)) != 1 || pw_hash(pw, db_kdf_iter, salt, h) < 0)
+		return -EIO;
+	hex(salt, 16, sh);
+	hex(h, 32, hh);
+	snprintf(out, PW_STR_MAX, "pbkdf2-sha256$%u$%s$%s", db_kdf_iter, sh, hh);
+	explicit_bzero(h, sizeof(h));
+	return 0;
+}
+
+/* 0 when pw matches the stored string. */
+static int pw_check(const char *pw, const char *stored)
+{
+	unsigned iter;
+	char sh[33], hh[65];
+	uint8_t salt[16], want[32], got[32];
+
+	if (sscanf(stored, "pbkdf2-sha256$%u$%32[0-9a-f]$%64[0-9a-f]", &iter, sh, hh) != 3 ||
+	    !iter || db_unhex(sh, strlen(sh), salt, 16) < 0 || db_unhex(hh, strlen(hh), want, 32) < 0)
+		return -EPROTO;
+	if (pw_hash(pw, iter, salt, got) < 0)
+		return -EIO;
+	int r = CRYPTO_memcmp(got, want, 32) == 0 ? 0 : -EACCES;
+	explicit_bzero(got, sizeof(got));
+	return r;
+}
+
+static int pw_valid(const char *pw)
+{
+	size_t n = pw ? strlen(pw) : 0;
+	return n >= DB_PASSWORD_MIN && n <= DB_PASSWORD_MAX ? 0 : -EINVAL;
+}
+
+/* Prepare, bind text args (NULL-terminated list), step once. */
+static int run(struct db *db, const char *sql, sqlite3_stmt **keep)
+{
+	int rc = sqlite3_prepare_v2(db->conn, sql, -1, keep, NULL);
+	if (rc != SQLITE_OK) {
+		log_error("db", "prepare failed: %s", sqlite3_errmsg(db->conn));
+		return db_errno(rc);
+	}
+	return 0;
+}
+
+static int step_done(struct db *db, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	int r = rc == SQLITE_DONE ? 0 : db_errno(rc);
+	if (r == 0 && !sqlite3_changes(db->conn))
+		r = -ENOENT;
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_user_create(struct db *db, const char *name, int role, const char *password)
+{
+	char pw[PW_STR_MAX];
+	sqlite3_stmt *st;
+	int64_t now = (int64_t)time(NULL);
+
+	if (!db_name_valid(name) || role < DB_ROLE_READ || role > DB_ROLE_ADMIN || pw_valid(password))
+		return -EINVAL;
+	int r = pw_make(password, pw);
+	if (r == 0)
+		r = run(db, "INSERT INTO users (name, role, pw, created, updated) VALUES (?,?,?,?,?)", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, role);
+	sqlite3_bind_text(st, 3, pw, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, now);
+	sqlite3_bind_int64(st, 5, now);
+	return step_done(db, st);
+}
+
+int db_user_update(struct db *db, const char *name, int role, const char *password)
+{
+	char pw[PW_STR_MAX] = "";
+	sqlite3_stmt *st;
+
+	if ((role && (role < DB_ROLE_READ || role > DB_ROLE_ADMIN)) || (password && pw_valid(password)))
+		return -EINVAL;
+	if (password && pw_make(password, pw) < 0)
+		return -EIO;
+	int r = run(db, "UPDATE users SET role = CASE WHEN ?2 > 0 THEN ?2 ELSE role END,"
+		    " pw = CASE WHEN ?3 <> '' THEN ?3 ELSE pw END, updated = ?4 WHERE name = ?1", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, role);
+	sqlite3_bind_text(st, 3, pw, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (int64_t)time(NULL));
+	return step_done(db, st);
+}
+
+int db_user_delete(struct db *db, const char *name)
+{
+	sqlite3_stmt *st;
+	int r = run(db, "DELETE FROM users WHERE name = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	return step_done(db, st);
+}
+
+int db_user_verify(struct db *db, const char *name, const char *password, int *role)
+{
+	/* A fixed dummy hash for unknown users: the same KDF work either way. */
+	static char dummy[PW_STR_MAX];
+	sqlite3_stmt *st;
+	char stored[PW_STR_MAX] = "";
+	int r, found_role = 0;
+
+	if (!password || strlen(password) > DB_PASSWORD_MAX)
+		return -EACCES;
+	if (!dummy[0] || !strstr(dummy, "$")) {
+		if (pw_make("no-such-user-password", dummy) < 0)
+			return -EIO;
+	}
+	r = run(db, "SELECT role, pw FROM users WHERE name = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name ? name : "", -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *p = (const char *)sqlite3_column_text(st, 1);
+		found_role = sqlite3_column_int(st, 0);
+		snprintf(stored, sizeof(stored), "%s", p ? p : "");
+	}
+	sqlite3_finalize(st);
+	r = pw_check(password, found_role ? stored : dummy);
+	if (!found_role || r < 0)
+		return -EACCES;
+	*role = found_role;
+	return 0;
+}
+
+static void user_row(sqlite3_stmt *st, struct db_user *u)
+{
+	memset(u, 0, sizeof(*u));
+	snprintf(u->name, sizeof(u->name), "%s", (const char *)sqlite3_column_text(st, 0));
+	u->role = sqlite3_column_int(st, 1);
+	u->created = sqlite3_column_int64(st, 2);
+	u->updated = sqlite3_column_int64(st, 3);
+}
+
+int db_user_get(struct db *db, const char *name, struct db_user *out)
+{
+	sqlite3_stmt *st;
+	int r = run(db, "SELECT name, role, created, updated FROM users WHERE name = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		user_row(st, out);
+	r = rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_errno(rc);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_user_list(struct db *db, db_user_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	struct db_user u;
+	int r = run(db, "SELECT name, role, created, updated FROM users ORDER BY name", &st);
+	int n = 0, rc;
+
+	if (r < 0)
+		return r;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		user_row(st, &u);
+		if ((r = cb(&u, arg)) != 0)
+			break;
+		n++;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_errno(rc);
+	sqlite3_finalize(st);
+	return r ? r : n;
+}
+
+static int64_t count(struct db *db, const char *sql, int bind)
+{
+	sqlite3_stmt *st;
+	int r = run(db, sql, &st);
+	if (r < 0)
+		return r;
+	if (bind)
+		sqlite3_bind_int(st, 1, bind);
+	int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -EIO;
+	sqlite3_finalize(st);
+	return n;
+}
+
+int64_t db_user_count(struct db *db) { return count(db, "SELECT count(*) FROM users", 0); }
+
+int64_t db_user_count_role(struct db *db, int role)
+{
+	return count(db, "SELECT count(*) FROM users WHERE role = ?", role);
+}
+
+/* ---- API tokens ---- */
+
+static int sha256(const char *s, uint8_t out[32])
+{
+	unsigned len = 32;
+	return EVP_Digest(s, strlen(s), out, &len, EVP_sha256(), NULL) == 1 ? 0 : -EIO;
+}
+
+int db_token_create(struct db *db, const char *name, const char *owner, int role,
+		    char out[DB_TOKEN_LEN + 1], int64_t *id)
+{
+	uint8_t raw[32], h[32];
+	sqlite3_stmt *st;
+
+	if (!db_name_valid(name) || !db_name_valid(owner) || role < DB_ROLE_READ || role > DB_ROLE_ADMIN)
+		return -EINVAL;
+	if (RAND_bytes(raw, sizeof(raw)) != 1)
+		return -EIO;
+	memcpy(out, "sct_", 4);
+	hex(raw, 32, out + 4);
+	explicit_bzero(raw, sizeof(raw));
+	int r = sha256(out, h);
+	if (r == 0)
+		r = run(db, "INSERT INTO tokens (name, owner, role, hash, created) VALUES (?,?,?,?,?)", &st);
+	if (r < 0) {
+		explicit_bzero(out, DB_TOKEN_LEN + 1);
+		return r;
+	}
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, role);
+	sqlite3_bind_blob(st, 4, h, 32, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, (int64_t)time(NULL));
+	r = step_done(db, st);
+	if (r < 0)
+		explicit_bzero(out, DB_TOKEN_LEN + 1);
+	else
+		*id = sqlite3_last_insert_rowid(db->conn);
+	return r;
+}
+
+static void token_row(sqlite3_stmt *st, struct db_token *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->id = sqlite3_column_int64(st, 0);
+	snprintf(t->name, sizeof(t->name), "%s", (const char *)sqlite3_column_text(st, 1));
+	snprintf(t->owner, sizeof(t->owner), "%s", (const char *)sqlite3_column_text(st, 2));
+	t->role = sqlite3_column_int(st, 3);
+	t->created = sqlite3_column_int64(st, 4);
+}
+
+int db_token_check(struct db *db, const char *token, struct db_token *out)
+{
+	uint8_t h[32];
+	sqlite3_stmt *st;
+
+	/* The lookup is by hash: equal-prefix timing says nothing about the token. */
+	int r = sha256(token, h);
+	if (r == 0)
+		r = run(db, "SELECT id, name, owner, role, created FROM tokens WHERE hash = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_blob(st, 1, h, 32, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		token_row(st, out);
+	r = rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_errno(rc);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_token_list(struct db *db, db_token_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	struct db_token t;
+	int r = run(db, "SELECT id, name, owner, role, created FROM tokens ORDER BY id", &st);
+	int n = 0, rc;
+
+	if (r < 0)
+		return r;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		token_row(st, &t);
+		if ((r = cb(&t, arg)) != 0)
+			break;
+		n++;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_errno(rc);
+	sqlite3_finalize(st);
+	return r ? r : n;
+}
+
+int db_token_delete(struct db *db, int64_t id)
+{
+	sqlite3_stmt *st;
+	int r = run(db, "DELETE FROM tokens WHERE id = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	return step_done(db, st);
+}
+
+int db_token_delete_owner(struct db *db, const char *owner)
+{
+	sqlite3_stmt *st;
+	int r = run(db, "DELETE FROM tokens WHERE owner = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
+	r = step_done(db, st);
+	return r == -ENOENT ? 0 : r;
+}
+
+/* ---- audit log ---- */
+
+int db_audit_add(struct db *db, const char *who, const char *action, const char *detail)
+{
+	sqlite3_stmt *st;
+	int r = run(db, "INSERT INTO audit (ts, who, action, detail) VALUES (?,?,?,?)", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, (int64_t)time(NULL));
+	sqlite3_bind_text(st, 2, who ? who : "?", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, action ? action : "?", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, detail ? detail : "", -1, SQLITE_STATIC);
+	return step_done(db, st);
+}
+
+int db_audit_list(struct db *db, int64_t before, uint32_t limit, db_audit_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	struct db_audit a;
+	int r = run(db, "SELECT id, ts, who, action, detail FROM audit WHERE id < ?"
+		    " ORDER BY id DESC LIMIT ?", &st);
+	int n = 0, rc;
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, before > 0 ? before : INT64_MAX);
+	sqlite3_bind_int64(st, 2, limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&a, 0, sizeof(a));
+		a.id = sqlite3_column_int64(st, 0);
+		a.ts = sqlite3_column_int64(st, 1);
+		snprintf(a.who, sizeof(a.who), "%s", (const char *)sqlite3_column_text(st, 2));
+		snprintf(a.action, sizeof(a.action), "%s", (const char *)sqlite3_column_text(st, 3));
+		snprintf(a.detail, sizeof(a.detail), "%s", (const char *)sqlite3_column_text(st, 4));
+		if ((r = cb(&a, arg)) != 0)
+			break;
+		n++;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_errno(rc);
+	sqlite3_finalize(st);
+	return r ? r : n;
+}
+
+/* ---- backup and restore ---- */
+
+int db_backup(struct db *db, const char *path)
+{
+	sqlite3_stmt *st;
+
+	if (access(path, F_OK) == 0)
+		return -EEXIST;
+	/* SQLite "VACUUM INTO": a transactionally consistent copy. */
+	int r = run(db, "VACUUM INTO ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		log_error("db", "backup failed: %s", sqlite3_errmsg(db->conn));
+		return db_errno(rc);
+	}
+	return 0;
+}
+
+/* Open src read-only and check it; reason in err. */
+static int restore_check(const char *src, char *err, size_t errsz)
+{
+	sqlite3 *c = NULL;
+	sqlite3_stmt *st = NULL;
+	int r = -EINVAL, v = -1;
+
+	if (sqlite3_open_v2(src, &c, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(err, errsz, "not a database");
+		goto out;
+	}
+	if (sqlite3_prepare_v2(c, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW ||
+	    strcmp((const char *)sqlite3_column_text(st, 0), "ok") != 0) {
+		snprintf(err, errsz, "not an SQLite database, or it fails its integrity check");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(c, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (v < 1 || v > db_schema_latest()) {
+		snprintf(err, errsz, "schema version %d is not one this solocore knows (1..%d)", v,
+			 db_schema_latest());
+		goto out;
+	}
+	if (sqlite3_prepare_v2(c, "SELECT count(*) FROM subscribers", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		snprintf(err, errsz, "no subscribers table");
+		goto out;
+	}
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return r;
+}
+
+int db_restore_stage(struct db *db, const char *src, char *err, size_t errsz)
+{
+	char dst[4096], tmp[4200];
+	FILE *in = NULL, *out = NULL;
+	char buf[65536];
+	size_t n;
+	int r = restore_check(src, err, errsz);
+
+	if (r < 0)
+		return r;
+	snprintf(dst, sizeof(dst), "%s.restore", db->path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", dst);
+	in = fopen(src, "rb");
+	out = fopen(tmp, "wb");
+	r = in && out ? 0 : -errno;
+	while (r == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			r = -EIO;
+	if (in && ferror(in))
+		r = -EIO;
+	if (in)
+		fclose(in);
+	if (out && (fflush(out) != 0 || fsync(fileno(out)) != 0))
+		r = -EIO;
+	if (out)
+		fclose(out);
+	if (r == 0 && rename(tmp, dst) != 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		snprintf(err, errsz, "cannot stage the restore: %s", strerror(-r));
+	}
+	return r;
+}
+
+int db_restore_apply(const char *path)
+{
+	char src[4096], side[4200], err[160];
+
+	snprintf(src, sizeof(src), "%s.restore", path);
+	if (access(src, F_OK) != 0)
+		return 0;
+	if (restore_check(src, err, sizeof(err)) < 0) {
+		log_error("db", "%s: %s: not applied", src, err);
+		return -EINVAL;
+	}
+	/* The old WAL belongs to the old file: drop it before the swap. */
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+	if (rename(src, path) != 0) {
+		int e = errno;
+		log_error("db", "cannot move %s over %s: %s", src, path, strerror(e));
+		return -e;
+	}
+	log_info("db", "restored %s from a staged backup", path);
+	return 0;
+}

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * web: admin routes. Users (/api/v1/users), API tokens (/api/v1/tokens,
+ * the token itself shown once on creation, stored hashed), the audit log
+ * (/api/v1/audit), backup (a consistent SQLite snapshot, VACUUM INTO) and
+ * restore (validated, staged, applied by db_open() on the next start).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/log.h"
+#include "db/db.h"
+#include "web/web_int.h"
+
+static json_t *body_object(const struct web_req *req, struct web_resp *resp)
+{
+	json_error_t e;
+	json_t *j = json_loadb((const char *)req->body, req->body_len, 0, &e);
+
+	if (!json_is_object(j)) {
+		json_decref(j);
+		web_resp_error(resp, 400, "body", "the body must be a JSON object");
+		return NULL;
+	}
+	return j;
+}
+
+static int user_json(const struct db_user *u, void *arg)
+{
+	json_array_append_new(arg, json_pack("{s:s, s:s, s:I, s:I}", "name", u->name, "role",
+					     db_role_name(u->role), "created", (json_int_t)u->created,
+					     "updated", (json_int_t)u->updated));
+	return 0;
+}
+
+static int h_users_list(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	json_t *a = json_array();
+	int rc;
+
+	(void)req;
+	(void)arg;
+	if ((rc = db_user_list(w->db, user_json, a)) < 0) {
+		json_decref(a);
+		return rc;
+	}
+	web_resp_json(resp, 200, json_pack("{s:o}", "items", a));
+	return 0;
+}
+
+/* role from j's "role" (absent: 0); -EINVAL answered. */
+static int role_field(json_t *j, struct web_resp *resp, bool required)
+{
+	json_t *r = json_object_get(j, "role");
+	int role;
+
+	if (!r && !required)
+		return 0;
+	role = db_role_parse(json_string_value(r));
+	if (role < 0)
+		web_resp_error(resp, 400, "role", "role must be admin, operator or read");
+	return role;
+}
+
+static int h_users_create(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	json_t *j = body_object(req, resp);
+	const char *name, *pw;
+	int role, rc;
+
+	(void)arg;
+	if (!j)
+		return 0;
+	name = json_string_value(json_object_get(j, "name"));
+	pw = json_string_value(json_object_get(j, "password"));
+	if (!db_name_valid(name))
+		web_resp_error(resp, 400, "name", "name: 1..%d of A-Z a-z 0-9 . _ @ -", DB_NAME_MAX);
+	else if ((role = role_field(j, resp, true)) < 0)
+		;
+	else if (!pw || strlen(pw) < DB_PASSWORD_MIN || strlen(pw) > DB_PASSWORD_MAX)
+		web_resp_error(resp, 400, "password", "password: %d..%d characters", DB_PASSWORD_MIN,
+			       DB_PASSWORD_MAX);
+	else if ((rc = db_user_create(w->db, name, role, pw)) == -EEXIST)
+		web_resp_error(resp, 409, "name", "user %s exists", name);
+	else if (rc < 0)
+		web_resp_error(resp, 500, NULL, "cannot create the user");
+	else
+		web_resp_json(resp, 201, json_pack("{s:s, s:s}", "name", name, "role", db_role_name(role)));
+	json_decref(j);
+	return 0;
+}
+
+static int h_users_update(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	const char *name = web_req_param(req, 0), *pw;
+	struct db_user u;
+	json_t *j;
+	int role, rc;
+
+	(void)arg;
+	if (db_user_get(w->db, name, &u) < 0) {
+		web_resp_error(resp, 404, "name", "no user %s", name);
+		return 0;
+	}
+	if (!(j = body_object(req, resp)))
+		return 0;
+	pw = json_string_value(json_object_get(j, "password"));
+	if ((role = role_field(j, resp, false)) < 0)
+		;
+	else if (json_object_get(j, "password") &&
+		 (!pw || strlen(pw) < DB_PASSWORD_MIN || strlen(pw) > DB_PASSWORD_MAX))
+		web_resp_error(resp, 400, "password", "password: %d..%d characters", DB_PASSWORD_MIN,
+			       DB_PASSWORD_MAX);
+	else if (u.role == DB_ROLE_ADMIN && role && role != DB_ROLE_ADMIN &&
+		 db_user_count_role(w->db, DB_ROLE_ADMIN) == 1)
+		web_resp_error(resp, 409, "role", "%s is the last admin", name);
+	else if ((rc = db_user_update(w->db, name, role, pw)) < 0)
+		web_resp_error(resp, 500, NULL, "cannot update the user");
+	else
+		web_resp_json(resp, 200, json_pack("{s:s, s:s}", "name", name,
+						   "role", db_role_name(role ? role : u.role)));
+	json_decref(j);
+	return 0;
+}
+
+static int h_users_delete(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	const char *name = web_req_param(req, 0);
+	struct db_user u;
+
+	(void)arg;
+	if (db_user_get(w->db, name, &u) < 0) {
+		web_resp_error(resp, 404, "name", "no user %s", name);
+		return 0;
+	}
+	if (u.role == DB_ROLE_ADMIN && db_user_count_role(w->db, DB_ROLE_ADMIN) == 1) {
+		web_resp_error(resp, 409, "name", "%s is the last admin", name);
+		return 0;
+	}
+	if (db_user_delete(w->db, name) < 0 || db_token_delete_owner(w->db, name) < 0)
+		return -EIO;
+	/* Its sessions end now. */
+	for (unsigned i = 0; i < WEB_MAX_SESSIONS; i++)
+		if (!strcmp(w->sessions[i].user, name))
+			explicit_bzero(&w->sessions[i], sizeof(w->sessions[i]));
+	web_resp_text(resp, 204, NULL, NULL, 0);
+	return 0;
+}
+
+static int token_json(const struct db_token *t, void *arg)
+{
+	json_array_append_new(arg, json_pack("{s:I, s:s, s:s, s:s, s:I}", "id", (json_int_t)t->id,
+					     "name", t->name, "owner", t->owner, "role",
+					     db_role_name(t->role), "created", (json_int_t)t->created));
+	return 0;
+}
+
+static int h_tokens_list(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	json_t *a = json_array();
+	int rc;
+
+	(void)req;
+	(void)arg;
+	if ((rc = db_token_list(w->db, token_json, a)) < 0) {
+		json_decref(a);
+		return rc;
+	}
+	web_resp_json(resp, 200, json_pack("{s:o}", "items", a));
+	return 0;
+}
+
+static int h_tokens_create(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	json_t *j = body_object(req, resp);
+	const char *name;
+	char tok[DB_TOKEN_LEN + 1];
+	int64_t id;
+	int role;
+
+	(void)arg;
+	if (!j)
+		return 0;
+	name = json_string_value(json_object_get(j, "name"));
+	if (!db_name_valid(name))
+		web_resp_error(resp, 400, "name", "name: 1..%d of A-Z a-z 0-9 . _ @ -", DB_NAME_MAX);
+	else if ((role = role_field(j, resp, true)) < 0)
+		;
+	else if (db_token_create(w->db, name, req->user[0] ? req->user : "static", role, tok, &id) < 0)
+		web_resp_error(resp, 500, NULL, "cannot create the token");
+	else {
+		/* The only time the token is shown: only its hash is kept. */
+		web_resp_json(resp, 201, json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t)id, "name", name,
+						   "role", db_role_name(role), "token", tok));
+		explicit_bzero(tok, sizeof(tok));
+	}
+	json_decref(j);
+	return 0;
+}
+
+static int h_tokens_delete(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	const char *p = web_req_param(req, 0);
+	char *end;
+	long long id = strtoll(p, &end, 10);
+	int rc;
+
+	(void)arg;
+	if (*end || id <= 0) {
+		web_resp_error(resp, 400, "id", "id must be a positive integer");
+		return 0;
+	}
+	rc = db_token_delete(w->db, id);
+	if (rc == -ENOENT)
+		web_resp_error(resp, 404, "id", "no token %lld", id);
+	else if (rc < 0)
+		return rc;
+	else
+		web_resp_text(resp, 204, NULL, NULL, 0);
+	return 0;
+}
+
+static int audit_json(const struct db_audit *a, void *arg)
+{
+	json_array_append_new(arg, json_pack("{s:I, s:I, s:s, s:s, s:s}", "id", (json_int_t)a->id,
+					     "time", (json_int_t)a->ts, "who", a->who, "action",
+					     a->action, "detail", a->detail));
+	return 0;
+}
+
+static int query_num(const struct web_req *req, struct web_resp *resp, const char *key, long long lo,
+		     long long hi, long long *v)
+{
+	char buf[24], *end;
+	int rc = web_req_query(req, key, buf, sizeof(buf));
+
+	if (rc == -ENOENT)
+		return 0;
+	*v = rc > 0 ? strtoll(buf, &end, 10) : 0;
+	if (rc <= 0 || *end || *v < lo || *v > hi) {
+		web_resp_error(resp, 400, key, "%s must be an integer in %lld..%lld", key, lo, hi);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int h_audit(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	long long before = 0, limit = 100;
+	json_t *a;
+	int rc;
+
+	(void)arg;
+	if (query_num(req, resp, "before", 0, INT64_MAX, &before) < 0 ||
+	    query_num(req, resp, "limit", 1, 1000, &limit) < 0)
+		return 0;
+	a = json_array();
+	if ((rc = db_audit_list(w->db, before, (uint32_t)limit, audit_json, a)) < 0) {
+		json_decref(a);
+		return rc;
+	}
+	web_resp_json(resp, 200, json_pack("{s:o}", "items", a));
+	return 0;
+}
+
+/* A fresh private temp directory for one snapshot file. */
+static int tmp_file(char dir[64], char path[96])
+{
+	snprintf(dir, 64, "/tmp/solocore-web-XXXXXX");
+	if (!mkdtemp(dir))
+		return -errno;
+	snprintf(path, 96, "%s/db", dir);
+	return 0;
+}
+
+static int h_backup(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	char dir[64], path[96];
+	FILE *f = NULL;
+	long n;
+	int rc;
+
+	(void)req;
+	(void)arg;
+	if ((rc = tmp_file(dir, path)) < 0)
+		return rc;
+	rc = db_backup(w->db, path);
+	if (rc == 0 && (!(f = fopen(path, "rb")) || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0 ||
+			fseek(f, 0, SEEK_SET) != 0))
+		rc = -EIO;
+	if (rc == 0) {
+		resp->body = malloc((size_t)n);
+		if (!resp->body || fread(resp->body, 1, (size_t)n, f) != (size_t)n) {
+			free(resp->body);
+			resp->body = NULL;
+			rc = -EIO;
+		} else {
+			resp->len = (size_t)n;
+			resp->status = 200;
+			resp->content_type = "application/vnd.sqlite3";
+			resp->content_disposition = "attachment; filename=\"solocore-backup.db\"";
+		}
+	}
+	if (f)
+		fclose(f);
+	unlink(path);
+	rmdir(dir);
+	if (rc < 0)
+		log_error("web", "backup failed: %s", strerror(-rc));
+	return rc;
+}
+
+static int h_restore(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	char dir[64], path[96], err[160] = "";
+	FILE *f;
+	int rc;
+
+	(void)arg;
+	if (!req->body_len) {
+		web_resp_error(resp, 400, "body", "the body must be a database file made by GET /api/v1/backup");
+		return 0;
+	}
+	if ((rc = tmp_file(dir, path)) < 0)
+		return rc;
+	f = fopen(path, "wb");
+	rc = f && fwrite(req->body, 1, req->body_len, f) == req->body_len ? 0 : -EIO;
+	if (f && fclose(f) != 0)
+		rc = -EIO;
+	if (rc == 0) {
+		rc = db_restore_stage(w->db, path, err, sizeof(err));
+		if (rc == -EINVAL)
+			web_resp_error(resp, 400, "body", "not a usable backup: %s", err);
+		else if (rc < 0)
+			log_error("web", "restore: %s", err);
+		else
+			web_resp_json(resp, 202, json_pack("{s:s, s:s}", "status", "staged", "message",
+							   "the backup is validated and replaces the database "
+							   "on the next start of solocore (restart to apply)"));
+	}
+	unlink(path);
+	rmdir(dir);
+	return rc == -EINVAL ? 0 : rc;
+}
+
+int web_api_admin_routes(struct web *w)
+{
+	static const struct {
+		enum web_method m;
+		const char *path;
+		web_handler fn;
+	} r[] = {
+		{ WEB_GET, "/api/v1/users", h_users_list },
+		{ WEB_POST, "/api/v1/users", h_users_create },
+		{ WEB_PUT, "/api/v1/users/{name}", h_users_update },
+		{ WEB_DELETE, "/api/v1/users/{name}", h_users_delete },
+		{ WEB_GET, "/api/v1/tokens", h_tokens_list },
+		{ WEB_POST, "/api/v1/tokens", h_tokens_create },
+		{ WEB_DELETE, "/api/v1/tokens/{id}", h_tokens_delete },
+		{ WEB_GET, "/api/v1/audit", h_audit },
+		{ WEB_GET, "/api/v1/backup", h_backup },
+		{ WEB_POST, "/api/v1/restore", h_restore },
+	};
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof(r) / sizeof(r[0]); i++)
+		rc = web_route_add(w, r[i].m, r[i].path, WEB_ROLE_ADMIN, r[i].fn, NULL);
+	return rc;
+}

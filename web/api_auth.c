@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * web: browser sessions and login. POST /api/v1/login checks a user's
+ * password (db/ PBKDF2) and answers with a session cookie (HttpOnly,
+ * SameSite=Strict, Secure under TLS) and a CSRF token the page sends back
+ * in X-CSRF-Token on every unsafe request (router.c). Failed logins are
+ * rate-limited per user name and in total; every attempt is audited.
+ * Also the first admin on first start.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "common/log.h"
+#include "db/db.h"
+#include "web/web_int.h"
+
+uint64_t web_mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+static void hexs(const uint8_t *b, size_t n, char *out)
+{
+	static const char d[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = d[b[i] >> 4];
+		out[2 * i + 1] = d[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+static int sha256(const char *s, uint8_t out[32])
+{
+	unsigned len = 32;
+
+	return EVP_Digest(s, strlen(s), out, &len, EVP_sha256(), NULL) == 1 ? 0 : -EIO;
+}
+
+enum web_role web_session_find(struct web *w, const char *sid, char *csrf_out, char *user_out)
+{
+	uint8_t h[32];
+	uint64_t now = web_mono_s();
+	enum web_role role = WEB_ROLE_NONE;
+
+	if (sha256(sid, h) < 0)
+		return WEB_ROLE_NONE;
+	for (unsigned i = 0; i < WEB_MAX_SESSIONS; i++) {
+		struct web_session *s = &w->sessions[i];
+
+		if (!s->expires)
+			continue;
+		if (s->expires <= now) {
+			explicit_bzero(s, sizeof(*s));
+			continue;
+		}
+		if (CRYPTO_memcmp(h, s->id_hash, 32) == 0) {
+			memcpy(csrf_out, s->csrf, sizeof(s->csrf));
+			memcpy(user_out, s->user, sizeof(s->user));
+			role = s->role;
+		}
+	}
+	return role;
+}
+
+/* New session: the cookie value (65 bytes) and the CSRF token. */
+static struct web_session *session_new(struct web *w, const char *user, enum web_role role, char sid[65])
+{
+	uint8_t raw[32], c[32];
+	struct web_session *s = NULL;
+	uint64_t now = web_mono_s();
+
+	for (unsigned i = 0; i < WEB_MAX_SESSIONS; i++) {
+		struct web_session *t = &w->sessions[i];
+
+		if (!t->expires || t->expires <= now) {
+			s = t;
+			break;
+		}
+		if (!s || t->expires < s->expires)
+			s = t;   /* all taken: the one closest to expiry goes */
+	}
+	if (RAND_bytes(raw, 32) != 1 || RAND_bytes(c, 32) != 1)
+		return NULL;
+	hexs(raw, 32, sid);
+	explicit_bzero(s, sizeof(*s));
+	if (sha256(sid, s->id_hash) < 0)
+		return NULL;
+	hexs(c, 32, s->csrf);
+	snprintf(s->user, sizeof(s->user), "%s", user);
+	s->role = role;
+	s->expires = now + WEB_SESSION_TTL_S;
+	explicit_bzero(raw, sizeof(raw));
+	return s;
+}
+
+static struct web_login_slot *login_slot(struct web *w, const char *name, uint64_t now)
+{
+	struct web_login_slot *free_slot = NULL, *oldest = &w->logins[0];
+
+	for (unsigned i = 0; i < WEB_LOGIN_SLOTS; i++) {
+		struct web_login_slot *l = &w->logins[i];
+
+		if (l->name[0] && !strcmp(l->name, name))
+			return l;
+		if (!l->name[0] || (l->locked_until <= now && l->window_start + w->lim.login_lock_s <= now)) {
+			if (!free_slot)
+				free_slot = l;
+		} else if (l->window_start < oldest->window_start) {
+			oldest = l;
+		}
+	}
+	if (!free_slot)
+		free_slot = oldest;
+	memset(free_slot, 0, sizeof(*free_slot));
+	snprintf(free_slot->name, sizeof(free_slot->name), "%s", name);
+	free_slot->window_start = now;
+	return free_slot;
+}
+
+static int h_login(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	json_error_t jerr;
+	json_t *j = json_loadb((const char *)req->body, req->body_len, 0, &jerr);
+	const char *user = json_string_value(json_object_get(j, "user"));
+	const char *pw = json_string_value(json_object_get(j, "password"));
+	uint64_t now = web_mono_s();
+	struct web_login_slot *l;
+	int role = 0, rc;
+	char sid[65];
+
+	(void)arg;
+	if (!json_is_object(j) || !user || !db_name_valid(user)) {
+		web_resp_error(resp, 400, "user", "a JSON object with \"user\" and \"password\" is needed");
+		goto out;
+	}
+	if (!pw) {
+		web_resp_error(resp, 400, "password", "password is required");
+		goto out;
+	}
+	/* Rate limit before the KDF: a locked name costs nothing to refuse. */
+	if (w->login_global_start + w->lim.login_lock_s <= now) {
+		w->login_global_start = now;
+		w->login_global_fails = 0;
+	}
+	l = login_slot(w, user, now);
+	if (l->window_start + w->lim.login_lock_s <= now && l->locked_until <= now) {
+		l->window_start = now;
+		l->fails = 0;
+	}
+	if (l->locked_until > now || w->login_global_fails >= 10 * w->lim.login_max_fails) {
+		uint64_t until = l->locked_until > now ? l->locked_until : w->login_global_start + w->lim.login_lock_s;
+
+		w->logins_limited++;
+		db_audit_add(w->db, user, "login refused", "rate limited");
+		web_resp_error(resp, 429, "user", "too many failed logins; try again later");
+		resp->retry_after = (unsigned)(until > now ? until - now : 1);
+		goto out;
+	}
+	rc = db_user_verify(w->db, user, pw, &role);
+	if (rc < 0) {
+		w->logins_failed++;
+		w->login_global_fails++;
+		if (++l->fails >= w->lim.login_max_fails)
+			l->locked_until = now + w->lim.login_lock_s;
+		db_audit_add(w->db, user, "login failed", rc == -EACCES ? "bad user or password" : "error");
+		if (rc != -EACCES)
+			goto fail;
+		web_resp_error(resp, 401, "password", "wrong user name or password");
+		goto out;
+	}
+	memset(l, 0, sizeof(*l));
+	struct web_session *s = session_new(w, user, (enum web_role)role, sid);
+	if (!s)
+		goto fail;
+	w->logins_ok++;
+	snprintf(resp->set_cookie, sizeof(resp->set_cookie),
+		 WEB_SESSION_COOKIE "=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict%s", sid,
+		 WEB_SESSION_TTL_S, w->tls ? "; Secure" : "");
+	explicit_bzero(sid, sizeof(sid));
+	db_audit_add(w->db, user, "login", db_role_name(role));
+	web_resp_json(resp, 200, json_pack("{s:s, s:s, s:s}", "user", user, "role", db_role_name(role),
+					   "csrf", s->csrf));
+	goto out;
+fail:
+	web_resp_error(resp, 500, NULL, "login failed");
+out:
+	/* The password was in the body and in jansson's copy (wiped on free). */
+	json_decref(j);
+	if (resp->status != 200)
+		resp->set_cookie[0] = 0;
+	return 0;
+}
+
+static int h_logout(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	(void)arg;
+	/* Drop every session of this user name that matches the caller's. */
+	for (unsigned i = 0; i < WEB_MAX_SESSIONS; i++)
+		if (w->sessions[i].expires && req->user[0] && !strcmp(w->sessions[i].user, req->user))
+			explicit_bzero(&w->sessions[i], sizeof(w->sessions[i]));
+	snprintf(resp->set_cookie, sizeof(resp->set_cookie),
+		 WEB_SESSION_COOKIE "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict%s", w->tls ? "; Secure" : "");
+	web_resp_text(resp, 204, NULL, NULL, 0);
+	return 0;
+}
+
+static int h_session(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	(void)w;
+	(void)arg;
+	web_resp_json(resp, 200, json_pack("{s:s, s:s}", "user", req->user[0] ? req->user : req->who,
+					   "role", db_role_name((int)req->role)));
+	return 0;
+}
+
+int web_first_admin(struct web *w)
+{
+	static const char a[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+	uint8_t b[20];
+	char pw[21];
+	int64_t n = db_user_count(w->db);
+	int rc;
+
+	if (n != 0)
+		return n < 0 ? (int)n : 0;
+	if (RAND_bytes(b, sizeof(b)) != 1)
+		return -EIO;
+	for (unsigned i = 0; i < sizeof(b); i++)
+		pw[i] = a[b[i] % (sizeof(a) - 1)];
+	pw[20] = 0;
+	rc = db_user_create(w->db, "admin", DB_ROLE_ADMIN, pw);
+	if (rc == 0) {
+		db_audit_add(w->db, "solocore", "users create", "admin (first start)");
+		/* stdout, not the log: the log may be shipped elsewhere. */
+		printf("solocore: first start: web user \"admin\" created with password %s\n"
+		       "solocore: it is shown only this once; change it (PUT /api/v1/users/admin)\n", pw);
+		fflush(stdout);
+		log_info("web", "first start: web user admin created (password printed on stdout)");
+	}
+	explicit_bzero(pw, sizeof(pw));
+	explicit_bzero(b, sizeof(b));
+	return rc;
+}
+
+int web_api_auth_routes(struct web *w)
+{
+	int rc = web_route_add(w, WEB_POST, "/api/v1/login", WEB_ROLE_NONE, h_login, NULL);
+
+	if (rc == 0)
+		rc = web_route_add(w, WEB_POST, "/api/v1/logout", WEB_ROLE_READ, h_logout, NULL);
+	if (rc == 0)
+		rc = web_route_add(w, WEB_GET, "/api/v1/session", WEB_ROLE_READ, h_session, NULL);
+	return rc;
+}
