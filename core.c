@@ -227,11 +227,21 @@ static int amf_mod_start(struct ev_loop *loop, const struct conf *c)
 		log_error("core", "amf: start failed: %s", strerror(-err));
 		return err ? err : -EINVAL;
 	}
+	/* N1/N2 for sessions: the AMF forwards 5GSM to the SMF, the SMF sends
+	 * (retransmissions, network-requested release, paging) through the AMF. */
+	struct smf_amf_ops ops;
+	amf_smf_ops(core.amf, &ops);
+	smf_set_amf_ops(core.smf, &ops);
+	amf_set_smf(core.amf, core.smf);
 	return 0;
 }
 
 static void amf_mod_stop(void)
 {
+	/* The SMF outlives the AMF by a few calls (smf_free releases sessions
+	 * locally): it must not call back into a freed AMF. */
+	static const struct smf_amf_ops none;
+	smf_set_amf_ops(core.smf, &none);
 	amf_stop(core.amf);
 	core.amf = NULL;
 }
