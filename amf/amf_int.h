@@ -372,6 +372,10 @@ void amf_nas_count_accept(struct amf_ue *ue, const struct amf_nas_in *in);
  * keeps the plain message for retransmission by that timer. 0 or -errno. */
 int amf_nas_send(struct amf_ue *ue, const struct nas_msg *m, enum amf_nas_kind kind,
 		 enum amf_nas_via via, enum amf_tmr keep_tmr);
+/* Decode a plain uplink message from a UE with the receiver rules of TS 24.501 7.5
+ * (nas_decode_ex NAS_DEC_LENIENT); logs the ignored IEs at debug. 0 or -errno (nas_decode). */
+int amf_nas_decode_ul(struct amf_ue *ue, const uint8_t *buf, size_t len, struct nas_msg *m,
+		      struct nas_err *err);
 /* Derive K_NASint / K_NASenc for the selected algorithms (TS 33.501 A.8). */
 int amf_nas_derive_keys(struct amf_ue *ue);
 
@@ -407,6 +411,8 @@ void amf_auth_failure(struct amf_ue *ue, const struct nas_authentication_failure
 void amf_smc_start(struct amf_ue *ue);
 /* The UE's capabilities share an integrity and a ciphering algorithm with our lists. */
 bool amf_algs_acceptable(const struct amf_ue *ue);
+/* Log why amf_algs_acceptable() said no (NIA0 only, or nothing in common). */
+void amf_algs_log_mismatch(const struct amf_ue *ue);
 void amf_smc_complete(struct amf_ue *ue, const struct nas_security_mode_complete *r);
 void amf_smc_reject(struct amf_ue *ue, const struct nas_security_mode_reject *r);
 

@@ -199,12 +199,34 @@ static int pick_alg(const uint8_t *prio, unsigned n, uint8_t caps)
 	return -1;
 }
 
+/* TS 33.501 5.5.2: NIA0 only for unauthenticated emergency sessions. We serve no emergency
+ * registration (TS 24.501 5.5.1.2.2: SUCI or 5G-GUTI only), so NIA0 is never selected, even
+ * when amf.security.integrity lists it: the UE's 5G-IA0 bit is ignored here. */
+static int pick_integ(const struct amf_cfg *c, uint8_t ia)
+{
+	return pick_alg(c->integ_prio, c->n_integ, (uint8_t)(ia & 0x7fu));
+}
+
 bool amf_algs_acceptable(const struct amf_ue *ue)
 {
 	const struct amf_cfg *c = &ue->amf->cfg;
 
-	return pick_alg(c->integ_prio, c->n_integ, ue->sec_cap.ia) >= 0 &&
+	return pick_integ(c, ue->sec_cap.ia) >= 0 &&
 	       pick_alg(c->ciph_prio, c->n_ciph, ue->sec_cap.ea) >= 0;
+}
+
+void amf_algs_log_mismatch(const struct amf_ue *ue)
+{
+	const struct amf_cfg *c = &ue->amf->cfg;
+
+	if (pick_integ(c, ue->sec_cap.ia) < 0 && pick_alg(c->integ_prio, c->n_integ, ue->sec_cap.ia) == 0)
+		amf_ue_log(LOGL_INFO, ue,
+			   "UE offers only NIA0 among our integrity algorithms (ia=%02x): null "
+			   "integrity is for unauthenticated emergency sessions only (TS 33.501 5.5.2)",
+			   ue->sec_cap.ia);
+	else
+		amf_ue_log(LOGL_INFO, ue, "no common algorithm ue ia=%02x ea=%02x", ue->sec_cap.ia,
+			   ue->sec_cap.ea);
 }
 
 void amf_smc_start(struct amf_ue *ue)
@@ -214,12 +236,11 @@ void amf_smc_start(struct amf_ue *ue)
 	struct nas_security_mode_command *c = &m->smc;
 	int nia, nea;
 
-	nia = pick_alg(amf->cfg.integ_prio, amf->cfg.n_integ, ue->sec_cap.ia);
+	nia = pick_integ(&amf->cfg, ue->sec_cap.ia);
 	nea = pick_alg(amf->cfg.ciph_prio, amf->cfg.n_ciph, ue->sec_cap.ea);
 	if (nia < 0 || nea < 0) {
 		/* TS 24.501 5.5.1.2.5 #23: nothing in common with our configured lists. */
-		amf_ue_log(LOGL_INFO, ue, "no common algorithm ue ia=%02x ea=%02x", ue->sec_cap.ia,
-			   ue->sec_cap.ea);
+		amf_algs_log_mismatch(ue);
 		amf_reg_reject(ue, NAS_5GMM_UE_SECURITY_CAP_MISMATCH);
 		return;
 	}
@@ -279,7 +300,7 @@ void amf_smc_complete(struct amf_ue *ue, const struct nas_security_mode_complete
 	if (r->has_nas_container) {
 		/* TS 24.501 4.4.6: the complete initial message (all IEs, not only the
 		 * cleartext ones) is in the NAS message container. */
-		if (nas_decode(r->nas_container.p, r->nas_container.len, &amf->nrx2, &err) == 0 &&
+		if (amf_nas_decode_ul(ue, r->nas_container.p, r->nas_container.len, &amf->nrx2, &err) == 0 &&
 		    amf->nrx2.type == NAS_REGISTRATION_REQUEST) {
 			struct nas_ue_sec_cap before = ue->sec_cap;
 

@@ -432,7 +432,7 @@ static void nas_rx(struct amf_ue *ue, const uint8_t *buf, size_t len, bool initi
 			amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
 		return;
 	}
-	rc = nas_decode(in.msg, in.len, &amf->nrx, &err);
+	rc = amf_nas_decode_ul(ue, in.msg, in.len, &amf->nrx, &err);
 	if (rc < 0) {
 		amf->st.nas_dropped++;
 		amf_ue_log(LOGL_WARN, ue, "bad NAS message rc=%d %s", rc, err.reason ? err.reason : "");

@@ -151,7 +151,7 @@ static void take_container(struct amf_ue *ue, const struct nas_registration_requ
 			      r->nas_container.p, plain, (size_t)r->nas_container.len * 8) < 0) {
 		return;
 	}
-	if (nas_decode(plain, r->nas_container.len, &amf->nrx2, &err) == 0 &&
+	if (amf_nas_decode_ul(ue, plain, r->nas_container.len, &amf->nrx2, &err) == 0 &&
 	    amf->nrx2.type == NAS_REGISTRATION_REQUEST)
 		amf_reg_take_ies(ue, &amf->nrx2.reg_req);
 	else
@@ -219,10 +219,10 @@ void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r
 		return;
 	}
 	if (ue->ue_sec_cap_valid && !amf_algs_acceptable(ue)) {
-		/* TS 24.501 5.5.1.2.5 #23: nothing in common with amf.security lists; said before
-		 * spending an authentication vector (and an SQN) on a UE we cannot protect. */
-		amf_ue_log(LOGL_INFO, ue, "no common algorithm ue ia=%02x ea=%02x", ue->sec_cap.ia,
-			   ue->sec_cap.ea);
+		/* TS 24.501 5.5.1.2.5 #23: nothing in common with amf.security lists (NIA0 does
+		 * not count, TS 33.501 5.5.2); said before spending an authentication vector (and
+		 * an SQN) on a UE we cannot protect. */
+		amf_algs_log_mismatch(ue);
 		amf_reg_reject(ue, NAS_5GMM_UE_SECURITY_CAP_MISMATCH);
 		return;
 	}

@@ -22,6 +22,20 @@ int amf_nas_derive_keys(struct amf_ue *ue)
 	return rc;
 }
 
+int amf_nas_decode_ul(struct amf_ue *ue, const uint8_t *buf, size_t len, struct nas_msg *m,
+		      struct nas_err *err)
+{
+	/* TS 24.501 7.5 / TS 24.007 11.4.2: a UE of a later release may send longer IEs, and a
+	 * malformed optional IE is treated as absent rather than failing the message. */
+	int rc = nas_decode_ex(buf, len, m, err, NAS_DEC_LENIENT);
+
+	if (rc == 0 && err->ignored)
+		amf_ue_log(LOGL_DEBUG, ue, "%s: %u malformed optional IE(s) ignored, first %s at %zu: %s",
+			   nas_msg_name(m->type), err->ignored, err->ie ? err->ie : "?", err->off,
+			   err->reason ? err->reason : "");
+	return rc;
+}
+
 /* TS 24.501 4.4.3.1: the receiver keeps the 24-bit COUNT and estimates the
  * overflow from the 8-bit sequence number of each message. */
 static uint32_t estimate_ul_count(const struct amf_ue *ue, uint8_t sqn)

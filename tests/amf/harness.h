@@ -71,6 +71,10 @@ struct sue {
 	uint8_t last_sht;          /* security header type of the last downlink NAS */
 	uint16_t mcc, mnc;         /* home PLMN in the SUCI */
 	struct nas_nssai requested;
+	/* Raw IEs appended to every REGISTRATION REQUEST this UE encodes (initial message and
+	 * the SECURITY MODE COMPLETE container): IEs from a later release, malformed ones. */
+	const uint8_t *reg_tail;
+	size_t reg_tail_len;
 };
 
 /* Milenage test set 1 (TS 35.208 4.3.1) as the subscriber's keys. */
@@ -124,6 +128,8 @@ void sue_auth_resp(struct h *h, struct sue *ue, const uint8_t res[16]);
 void sue_to_smc(struct h *h, struct sue *ue, struct nas_msg *smc);
 /* UE-originating DEREGISTRATION REQUEST (dereg_type 0x01 normal, 0x09 switch-off), protected. */
 void sue_dereg(struct h *h, struct sue *ue, uint8_t dereg_type);
+/* REGISTRATION REJECT with cause (plain DL NAS transport), the release command, answered. */
+void sue_expect_reg_reject(struct h *h, struct sue *ue, uint8_t cause);
 /* Answer a UEContextReleaseCommand with Complete. */
 void sue_release_complete(struct h *h, struct sue *ue);
 

@@ -116,17 +116,6 @@ static void test_register_snow_zuc(void **state)
 	expect_registered(b.supi, 3, 3);
 }
 
-static void expect_reg_reject(struct sue *ue, uint8_t cause)
-{
-	struct nas_msg dl;
-
-	assert_int_equal(sue_dl(&H, ue, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
-	assert_int_equal(dl.type, NAS_REGISTRATION_REJECT);
-	assert_int_equal(dl.reg_rej.cause, cause);
-	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
-	sue_release_complete(&H, ue);
-}
-
 /* Unknown subscriber: #7 (TS 24.501 5.5.1.2.5; see nas_auth.c for the choice). */
 static void test_reject_unknown_subscriber(void **state)
 {
@@ -138,7 +127,7 @@ static void test_reject_unknown_subscriber(void **state)
 	sue_init(&ue, "0000000777", ASSOC_A, 100);
 	sue_reg_req(&ue, &m, false);
 	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
-	expect_reg_reject(&ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
+	sue_expect_reg_reject(&H, &ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
 	amf_get_stats(H.amf, &st);
 	assert_int_equal(st.reg_rejected, 1);
 	assert_int_equal(st.ues, 0);
@@ -156,7 +145,7 @@ static void test_reject_plmn(void **state)
 	ue.mnc = 70;
 	sue_reg_req(&ue, &m, false);
 	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
-	expect_reg_reject(&ue, NAS_5GMM_PLMN_NOT_ALLOWED);
+	sue_expect_reg_reject(&H, &ue, NAS_5GMM_PLMN_NOT_ALLOWED);
 }
 
 /* Subscribed only to a slice the AMF does not serve: #62 after security (protected reject). */
@@ -273,7 +262,7 @@ static void test_reject_no_common_alg(void **state)
 	ue.ia = 0x80;   /* IA0 only */
 	sue_reg_req(&ue, &m, false);
 	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
-	expect_reg_reject(&ue, NAS_5GMM_UE_SECURITY_CAP_MISMATCH);
+	sue_expect_reg_reject(&H, &ue, NAS_5GMM_UE_SECURITY_CAP_MISMATCH);
 	assert_int_equal(udm_get_sqn(H.udm, ue.supi, &sqn), 0);
 	assert_int_equal(sqn, 0);
 	amf_get_stats(H.amf, &st);
