@@ -111,6 +111,59 @@ static void test_h2c_limits(void **state)
 	srv_free(&s);
 }
 
+/* Login over TLS: the cookie is Secure; the session and its CSRF token work
+ * over HTTP/2 (cookie header, x-csrf-token), a change without the token is 403. */
+static void test_tls_session(void **state)
+{
+	struct srv_opts o = { .tls = true };
+	struct srv s;
+	struct cli c;
+	struct resp r;
+	char req[512], cookie[160], csrf[80];
+	static const char login[] = "{\"user\":\"alice\",\"password\":\"secret password\"}";
+	json_t *j;
+	int n;
+
+	(void)state;
+	srv_start(&s, &o);
+	assert_int_equal(cli_connect(&c, s.port, "h2"), 0);
+	assert_int_equal(h2_req(&c, "POST", "/api/v1/users", TOK_ADMIN,
+				"{\"name\":\"alice\",\"role\":\"operator\",\"password\":\"secret password\"}", &r), 0);
+	assert_int_equal(r.status, 201);
+	resp_free(&r);
+	cli_close(&c);
+	assert_int_equal(cli_connect(&c, s.port, "http/1.1"), 0);
+	n = snprintf(req, sizeof(req), "POST /api/v1/login HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+		     strlen(login), login);
+	assert_int_equal(cli_write(&c, req, (size_t)n), 0);
+	assert_int_equal(h1_read(&c, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.set_cookie, "; Secure"));
+	assert_non_null(strstr(r.set_cookie, "HttpOnly"));
+	snprintf(cookie, sizeof(cookie), "%.*s", (int)strcspn(r.set_cookie, ";"), r.set_cookie);
+	j = jbody(&r);
+	snprintf(csrf, sizeof(csrf), "%s", json_string_value(json_object_get(j, "csrf")));
+	json_decref(j);
+	resp_free(&r);
+	cli_close(&c);
+	assert_int_equal(cli_connect(&c, s.port, "h2"), 0);
+	c.cookie = cookie;
+	assert_int_equal(h2_req(&c, "GET", "/api/v1/session", NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "\"alice\""));
+	resp_free(&r);
+	assert_int_equal(h2_req(&c, "POST", "/api/v1/subscribers", NULL, webcli_sub1, &r), 0);
+	assert_int_equal(r.status, 403);
+	assert_non_null(strstr(r.body, "X-CSRF-Token"));
+	resp_free(&r);
+	c.csrf = csrf;
+	assert_int_equal(h2_req(&c, "POST", "/api/v1/subscribers", NULL, webcli_sub1, &r), 0);
+	assert_int_equal(r.status, 201);
+	resp_free(&r);
+	cli_close(&c);
+	srv_free(&s);
+}
+
 static void test_tls(void **state)
 {
 	struct srv_opts o = { .tls = true };
@@ -184,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_h2c_prior_knowledge),
 		cmocka_unit_test(test_h2c_limits),
 		cmocka_unit_test(test_tls),
+		cmocka_unit_test(test_tls_session),
 		cmocka_unit_test(test_tls_bad_cert),
 	};
 

@@ -526,7 +526,7 @@ int h2_req(struct cli *c, const char *method, const char *path, const char *toke
 	nghttp2_session *s = c->h2;
 	struct h2c *x = c->h2x;
 	char auth[300];
-	nghttp2_nv nva[5] = {
+	nghttp2_nv nva[7] = {
 		CNV(":method", method), CNV(":path", path), CNV(":scheme", c->ssl ? "https" : "http"),
 		CNV(":authority", "localhost"),
 	};
@@ -558,6 +558,10 @@ int h2_req(struct cli *c, const char *method, const char *path, const char *toke
 		snprintf(auth, sizeof(auth), "Bearer %s", token);
 		nva[nn++] = (nghttp2_nv)CNV("authorization", auth);
 	}
+	if (c->cookie)
+		nva[nn++] = (nghttp2_nv)CNV("cookie", c->cookie);
+	if (c->csrf)
+		nva[nn++] = (nghttp2_nv)CNV("x-csrf-token", c->csrf);
 	x->id = nghttp2_submit_request(s, NULL, nva, nn, body ? &prd : NULL, NULL);
 	if (x->id < 0)
 		return -1;

@@ -59,6 +59,8 @@ struct cli {
 	SSL *ssl;
 	void *h2;    /* nghttp2 client session, made by the first h2_req() */
 	void *h2x;
+	const char *cookie;  /* h2_req(): "cookie" / "x-csrf-token" headers when set */
+	const char *csrf;
 	char rbuf[16384];   /* bytes read past the end of the last HTTP/1.1 response */
 	size_t rlen;
 };
