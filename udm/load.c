@@ -15,10 +15,10 @@ struct load_ctx {
 	uint32_t loaded, clipped, failed;
 };
 
-static int load_one(const struct db_subscriber *s, void *arg)
+/* One db row into the store. Fields db/ leaves at 0 / empty take the store's network
+ * defaults (udm_set_defaults); more slices or DNNs than UDM_MAX_* are dropped (*clipped). */
+static int add_db(struct udm *udm, const struct db_subscriber *s, bool *clipped)
 {
-	struct load_ctx *lc = arg;
-	struct udm *udm = lc->udm;
 	struct udm_sub_in in;
 	unsigned i;
 	int rc;
@@ -44,8 +44,7 @@ static int load_one(const struct db_subscriber *s, void *arg)
 		in.data.n_dnns = udm->defaults.n_dnns;
 		memcpy(in.data.dnns, udm->defaults.dnns, sizeof(in.data.dnns));
 	}
-	if (s->n_slices > UDM_MAX_SLICES || s->n_dnns > UDM_MAX_DNNS)
-		lc->clipped++;
+	*clipped = s->n_slices > UDM_MAX_SLICES || s->n_dnns > UDM_MAX_DNNS;
 	in.data.ambr_ul_bps = s->ambr_ul ? s->ambr_ul : udm->defaults.ambr_ul_bps;
 	in.data.ambr_dl_bps = s->ambr_dl ? s->ambr_dl : udm->defaults.ambr_dl_bps;
 	in.data.qi5 = s->default_5qi ? s->default_5qi : udm->defaults.qi5;
@@ -58,6 +57,26 @@ static int load_one(const struct db_subscriber *s, void *arg)
 	in.sqn = s->sqn;
 	rc = udm_add(udm, &in);
 	explicit_bzero(&in, sizeof(in));
+	return rc;
+}
+
+int udm_add_db(struct udm *udm, const struct db_subscriber *s)
+{
+	bool clipped;
+
+	if (!udm || !s)
+		return -EINVAL;
+	return add_db(udm, s, &clipped);
+}
+
+static int load_one(const struct db_subscriber *s, void *arg)
+{
+	struct load_ctx *lc = arg;
+	bool clipped = false;
+	int rc = add_db(lc->udm, s, &clipped);
+
+	if (clipped)
+		lc->clipped++;
 	if (rc == -ENOSPC)
 		return rc;   /* stop: the store is full */
 	if (rc < 0)

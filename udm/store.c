@@ -107,6 +107,11 @@ uint32_t udm_count(const struct udm *udm)
 	return udm->count;
 }
 
+uint32_t udm_capacity(const struct udm *udm)
+{
+	return udm->cap;
+}
+
 struct udm_subscriber *udm_find(const struct udm *udm, const char *supi)
 {
 	uint32_t i = udm->buckets[supi_hash(supi) & (udm->nbuckets - 1)];

@@ -98,6 +98,8 @@ int udm_add(struct udm *udm, const struct udm_sub_in *in);
 /* Remove. 0 or -ENOENT. */
 int udm_remove(struct udm *udm, const char *supi);
 uint32_t udm_count(const struct udm *udm);
+/* Subscribers the store can hold (fixed at creation; udm_add beyond it is -ENOSPC). */
+uint32_t udm_capacity(const struct udm *udm);
 /* Network defaults for subscribers provisioned without slices, DNNs, AMBR, 5QI or ARP
  * (db/ stores 0 / empty for "default"). Copied; DNN strings are interned. */
 void udm_set_defaults(struct udm *udm, const struct udm_sub_data *d);
@@ -105,6 +107,12 @@ void udm_set_defaults(struct udm *udm, const struct udm_sub_data *d);
 void udm_use_db_writer(struct udm *udm, struct db_writer *w);
 /* Load every subscriber of db into the store. Returns the number loaded or -errno. */
 int udm_load_db(struct udm *udm, struct db *db);
+/* Add or replace one subscriber as db/ stores it (web API provisioning), with exactly the
+ * rules of udm_load_db: fields left at 0 / empty take the udm_set_defaults values, slices
+ * and DNNs beyond UDM_MAX_SLICES / UDM_MAX_DNNS are dropped, OP becomes OPc. Key copies are
+ * wiped. 0, -ENOSPC (store full), -EINVAL (bad SUPI, NULL). */
+struct db_subscriber;
+int udm_add_db(struct udm *udm, const struct db_subscriber *s);
 
 /* Subscription data, or NULL. The pointer stays valid until the subscriber is removed. */
 const struct udm_sub_data *udm_get(const struct udm *udm, const char *supi);

@@ -346,6 +346,98 @@ static void test_db_load_and_writer(void **state)
 	unlink(path);
 }
 
+/* udm_add_db() (web API provisioning): the load rules of udm_load_db on one row, and the
+ * capacity the store was made with. */
+static void test_udm_add_db(void **state)
+{
+	struct db_subscriber s;
+	struct udm_sub_data defs;
+	const struct udm_sub_data *d;
+	struct udm *udm;
+	uint64_t sqn;
+	int err = 0;
+	unsigned i;
+
+	(void)state;
+	udm = udm_new(2, &err);
+	assert_non_null(udm);
+	assert_int_equal(udm_capacity(udm), 2);
+	memset(&defs, 0, sizeof(defs));
+	defs.n_slices = 1;
+	defs.slices[0].sst = 1;
+	defs.slices[0].sd = 0x010203;
+	defs.n_dnns = 1;
+	defs.dnns[0] = "internet";
+	defs.ambr_ul_bps = 1000;
+	defs.ambr_dl_bps = 2000;
+	defs.qi5 = 9;
+	defs.arp = 8;
+	udm_set_defaults(udm, &defs);
+
+	/* Everything left at 0 / empty: the defaults. */
+	memset(&s, 0, sizeof(s));
+	snprintf(s.supi, sizeof(s.supi), "imsi-001010000000001");
+	memcpy(s.k, K1, 16);
+	memcpy(s.opc, OPC1, 16);
+	s.op_is_opc = true;
+	s.amf = DB_DEFAULT_AMF;
+	s.sqn = 96;
+	assert_int_equal(udm_add_db(udm, &s), 0);
+	d = udm_get(udm, s.supi);
+	assert_non_null(d);
+	assert_int_equal(d->n_slices, 1);
+	assert_int_equal(d->slices[0].sst, 1);
+	assert_int_equal(d->slices[0].sd, 0x010203);
+	assert_int_equal(d->n_dnns, 1);
+	assert_string_equal(d->dnns[0], "internet");
+	assert_int_equal(d->ambr_ul_bps, 1000);
+	assert_int_equal(d->ambr_dl_bps, 2000);
+	assert_int_equal(d->qi5, 9);
+	assert_int_equal(d->arp, 8);
+	assert_int_equal(udm_get_sqn(udm, s.supi, &sqn), 0);
+	assert_int_equal(sqn, 96);
+
+	/* Explicit values win; more slices than the store keeps are clipped. */
+	memset(&s, 0, sizeof(s));
+	snprintf(s.supi, sizeof(s.supi), "imsi-001010000000002");
+	memcpy(s.k, K1, 16);
+	memcpy(s.opc, OPC1, 16);
+	s.op_is_opc = true;
+	s.n_slices = DB_MAX_SLICES;
+	for (i = 0; i < DB_MAX_SLICES; i++) {
+		s.slices[i].sst = (uint8_t)(i + 1);
+		s.slices[i].sd = DB_SD_NONE;
+	}
+	s.n_dnns = 1;
+	snprintf(s.dnns[0], sizeof(s.dnns[0]), "ims");
+	s.ambr_ul = 5;
+	s.ambr_dl = 6;
+	s.default_5qi = 7;
+	s.arp = 3;
+	assert_int_equal(udm_add_db(udm, &s), 0);
+	d = udm_get(udm, s.supi);
+	assert_non_null(d);
+	assert_int_equal(d->n_slices, DB_MAX_SLICES > UDM_MAX_SLICES ? UDM_MAX_SLICES : DB_MAX_SLICES);
+	assert_int_equal(d->slices[0].sst, 1);
+	assert_int_equal(d->slices[0].sd, UDM_SD_NONE);
+	assert_string_equal(d->dnns[0], "ims");
+	assert_int_equal(d->ambr_ul_bps, 5);
+	assert_int_equal(d->ambr_dl_bps, 6);
+	assert_int_equal(d->qi5, 7);
+	assert_int_equal(d->arp, 3);
+
+	/* Replacing an existing SUPI needs no room; a third one does not fit. */
+	assert_int_equal(udm_add_db(udm, &s), 0);
+	assert_int_equal(udm_count(udm), 2);
+	snprintf(s.supi, sizeof(s.supi), "imsi-001010000000003");
+	assert_int_equal(udm_add_db(udm, &s), -ENOSPC);
+	snprintf(s.supi, sizeof(s.supi), "bogus");
+	assert_int_equal(udm_add_db(udm, &s), -EINVAL);
+	assert_int_equal(udm_add_db(udm, NULL), -EINVAL);
+	assert_int_equal(udm_count(udm), 2);
+	udm_free(udm);
+}
+
 /* udm_start(): conf defaults and SUCI keys, db rows loaded, store sized from the count. */
 static void test_udm_start(void **state)
 {
@@ -420,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_ausf),
 		cmocka_unit_test(test_db_load_and_writer),
 		cmocka_unit_test(test_udm_start),
+		cmocka_unit_test(test_udm_add_db),
 	};
 
 	log_set_level(LOGL_WARN);
