@@ -96,6 +96,13 @@ enum web_role { WEB_ROLE_NONE = 0, WEB_ROLE_READ = 1, WEB_ROLE_OPERATOR = 2, WEB
  * is kept. 0, -EINVAL (empty or too long, > 256), -ENOSPC (32 tokens). */
 int web_token_add(struct web *web, const char *token, enum web_role role);
 
+/* The AMF's views (api_amf.c): /metrics lines from amf_get_stats(), GET
+ * /api/v1/stats, GET /api/v1/ues/{supi}, POST /api/v1/ues/{supi}/deregister
+ * (operator). Call after web_start() on the thread that owns amf; amf must
+ * outlive web (stop web first). 0, -EINVAL, -ENOSPC. */
+struct amf;
+int web_attach_amf(struct web *web, struct amf *amf);
+
 /* ---- routes (for other modules' views) ---- */
 
 enum web_method { WEB_GET, WEB_POST, WEB_PUT, WEB_PATCH, WEB_DELETE, WEB_METHOD_N };

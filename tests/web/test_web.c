@@ -82,6 +82,9 @@ static void test_health_version_openapi(void **state)
 
 				if (!json_object_get(ops, ms[k]))
 					continue;
+				/* Views another module adds (web_attach_amf): test_web_amf. */
+				if (json_object_get(json_object_get(ops, ms[k]), "x-solocore-requires"))
+					continue;
 				do_req(&s, MS[k], p, TOK_ADMIN, k == 0 || k == 4 ? NULL : "{}", &r2);
 				if (r2.status == 405 || r2.status == 401 || r2.status == 403)
 					fail_msg("%s %s documented but answered %d", MS[k], p, r2.status);
