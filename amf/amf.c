@@ -225,32 +225,6 @@ void amf_get_stats(const struct amf *amf, struct amf_stats *out)
 	*out = amf->st;
 }
 
-int amf_ue_info_by_supi(const struct amf *amf, const char *supi, struct amf_ue_info *o)
-{
-	const struct amf_ue *ue = amf_ue_by_supi(amf, supi);
-
-	if (!ue)
-		return -ENOENT;
-	memset(o, 0, sizeof(*o));
-	o->state = (enum amf_gmm_state)ue->state;
-	o->amf_ue_ngap_id = ue->amf_ue_ngap_id;
-	o->ran_ue_ngap_id = ue->ran_ue_ngap_id;
-	o->assoc = ue->gnb ? ue->gnb->assoc : 0;
-	o->tmsi = ue->tmsi;
-	o->has_guti = ue->has_guti;
-	o->sec_active = ue->sec_active;
-	o->nia = ue->nia;
-	o->nea = ue->nea;
-	o->ngksi = ue->ngksi;
-	o->ul_count = ue->ul_count;
-	o->dl_count = ue->dl_count;
-	o->nas_mac_fail = ue->nas_mac_fail;
-	o->psi_map = ue->sm ? smf_ue_psi_map(ue->sm) : 0;
-	o->sm = ue->sm;
-	o->paging = ev_timer_pending(&ue->tmr[AMF_T3513]);
-	return 0;
-}
-
 unsigned amf_gnb_ue_count(const struct amf *amf, uint32_t assoc)
 {
 	const struct amf_gnb *gnb = amf_gnb_by_assoc(amf, assoc);

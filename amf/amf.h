@@ -178,8 +178,16 @@ struct amf_stats {
 void amf_get_stats(const struct amf *amf, struct amf_stats *out);
 
 /* Snapshot of one UE, looked up by SUPI ("imsi-001010000000001"). */
+enum amf_cm_state {
+	AMF_CM_IDLE = 0,           /* no N2 connection (TS 23.501 5.3.3.2.2) */
+	AMF_CM_CONNECTED,
+};
+const char *amf_cm_state_name(enum amf_cm_state s);
+
 struct amf_ue_info {
 	enum amf_gmm_state state;
+	enum amf_cm_state cm;
+	const char *supi;          /* "" before identification; valid until the context changes */
 	uint64_t amf_ue_ngap_id;   /* UINT64_MAX when no NGAP association */
 	uint32_t ran_ue_ngap_id;
 	uint32_t assoc;
@@ -196,6 +204,64 @@ struct amf_ue_info {
 };
 /* 0, or -ENOENT. */
 int amf_ue_info_by_supi(const struct amf *amf, const char *supi, struct amf_ue_info *out);
+/* The 5G-GUTI of info (has_guti) in the usual one-string form: MCC MNC, AMF ID (region, set,
+ * pointer: 6 hex digits), 5G-TMSI (8 hex digits), e.g. "00101" "010041" "0000abcd" joined.
+ * snprintf-style length, or -ENOENT without a GUTI. */
+int amf_guti_to_str(const struct amf *amf, const struct amf_ue_info *info, char *buf, size_t sz);
+
+/* ---- walks for the web API (REST views) and metrics ----
+ * Allocation-free reads of the AMF's own tables, on the control thread (never from another
+ * thread). Pointers inside an info struct are valid during the callback only. A callback
+ * returns 0 to go on or non-zero to stop; the walk then returns that value (0 when it ran to
+ * the end). */
+enum amf_gnb_state {
+	AMF_GNB_CONNECTED = 0,     /* SCTP association up, no (successful) NG Setup */
+	AMF_GNB_READY,             /* NG Setup done (TS 38.413 8.7.1) */
+};
+const char *amf_gnb_state_name(enum amf_gnb_state s);
+
+struct sockaddr;
+struct amf_gnb_info {
+	uint32_t assoc;
+	enum amf_gnb_state state;
+	const char *name;              /* RAN node name, "" when the gNB sent none */
+	uint8_t plmn[3];               /* PLMN of the global gNB ID, as on the wire */
+	uint32_t gnb_id;               /* gNB ID of the global RAN node ID (TS 38.413 9.3.1.6) */
+	uint8_t gnb_id_bits;           /* its length, 22..32 */
+	const struct sockaddr *peer;   /* SCTP peer address; NULL with an amf_new() transport */
+	uint32_t peer_len;
+	const uint32_t *tacs;          /* 24-bit TACs it supports that we serve */
+	unsigned n_tacs;
+	const struct amf_snssai *slices; /* S-NSSAIs it supports in those TAs (our PLMN) */
+	unsigned n_slices;
+	uint32_t n_ues;                /* UEs with an N2 connection through it */
+	uint16_t in_streams, out_streams;
+	uint8_t paging_drx;            /* TS 38.413 9.3.1.90: 0=v32 1=v64 2=v128 3=v256 */
+};
+typedef int (*amf_gnb_walk_fn)(const struct amf_gnb_info *g, void *arg);
+/* Every gNB association, in table order. */
+int amf_gnb_walk(const struct amf *amf, amf_gnb_walk_fn fn, void *arg);
+/* 0, or -ENOENT. */
+int amf_gnb_info_by_assoc(const struct amf *amf, uint32_t assoc, struct amf_gnb_info *out);
+
+typedef int (*amf_ue_walk_fn)(const struct amf_ue_info *u, void *arg);
+/* Every UE context in pool order, starting at *cursor (0: the first; NULL: from the start,
+ * no resume). When the callback stops the walk, *cursor is set to resume after that UE, and
+ * to AMF_WALK_END when the walk ran to the end: pages of a REST list cost their length, not
+ * the pool's. The cost of a full walk grows with the slots ever used, not with max_ues. */
+#define AMF_WALK_END UINT32_MAX
+int amf_ue_walk(const struct amf *amf, uint32_t *cursor, amf_ue_walk_fn fn, void *arg);
+
+/* The fields of struct amf_stats for /metrics: name (snake case, no prefix), one line of
+ * help, byte offset of its uint64_t in struct amf_stats, gauge (else a counter). Static
+ * table in field order; *n gets its length. */
+struct amf_stat_desc {
+	const char *name;
+	const char *help;
+	uint16_t off;
+	bool gauge;
+};
+const struct amf_stat_desc *amf_stats_desc(unsigned *n);
 /* Number of UE contexts bound to the gNB of assoc. */
 unsigned amf_gnb_ue_count(const struct amf *amf, uint32_t assoc);
 

@@ -2,7 +2,8 @@
 /*
  * amf internals shared by the files of amf/ (never included outside amf/).
  *
- *   amf.c        life cycle, config defaults, stats, observation API
+ *   amf.c        life cycle, config defaults, stats
+ *   observe.c    observation API (gNB / UE walks, counter table) for tests, web, metrics
  *   ue_store.c   UE context pool and its O(1) indexes
  *   guti.c       5G-TMSI allocation
  *   gmm_fsm.c    the 5GMM state table and dispatcher
@@ -23,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "amf/amf.h"
 #include "ausf/ausf.h"
@@ -54,6 +56,7 @@
 #define AMF_NAS_KEEP 512       /* bytes of the last downlink NAS PDU kept for retransmission */
 #define AMF_MAX_NSSAI 8        /* TS 24.501 9.11.3.37: at most 8 S-NSSAIs in an NSSAI */
 #define AMF_GNB_TAC_MAX 16
+#define AMF_GNB_SLICE_MAX 16
 #define AMF_AUTH_MAX_RESYNC 1
 /* TS 33.501 6.4.3.1: NIA/NEA BEARER = NAS connection identifier, 1 for 3GPP access (2 for
  * non-3GPP), as UEs, UERANSIM, Open5GS and free5gc use it. */
@@ -199,6 +202,11 @@ struct amf_gnb {
 	char name[AMF_NAME_MAX];
 	uint32_t tacs[AMF_GNB_TAC_MAX];
 	unsigned n_tacs;
+	struct amf_snssai slices[AMF_GNB_SLICE_MAX]; /* supported in our TAs (NG Setup / RAN config update) */
+	unsigned n_slices;
+	uint16_t in_streams;
+	struct sockaddr_storage peer;  /* SCTP peer (n2.c); peer_len 0 with an in-process transport */
+	uint32_t peer_len;
 	uint8_t paging_drx;
 	struct amf_ue *ue_head;
 	uint32_t n_ues;

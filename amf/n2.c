@@ -19,13 +19,15 @@ static void n2_up(struct n2sctp_assoc *a, const struct sockaddr *peer, socklen_t
 	uint32_t id = n2sctp_assoc_num(a);
 	struct amf_gnb *gnb;
 
-	(void)peer;
-	(void)peerlen;
 	amf_n2_assoc_up(amf, id, n2sctp_assoc_istreams(a), n2sctp_assoc_ostreams(a));
 	gnb = amf_gnb_by_assoc(amf, id);
-	if (gnb)
+	if (gnb) {
 		gnb->tx_handle = a;
-	else
+		if (peer && peerlen > 0 && (size_t)peerlen <= sizeof(gnb->peer)) {
+			memcpy(&gnb->peer, peer, (size_t)peerlen);
+			gnb->peer_len = (uint32_t)peerlen;
+		}
+	} else
 		n2sctp_abort(a);   /* refused (max_gnbs): safe inside the callback (sctp.h) */
 }
 

@@ -41,7 +41,6 @@ void amf_n2_assoc_up(struct amf *amf, uint32_t assoc, uint16_t in_streams, uint1
 {
 	struct amf_gnb *gnb = amf_gnb_by_assoc(amf, assoc);
 
-	(void)in_streams;
 	if (gnb) /* restart reported as down+up normally; be safe */
 		amf_n2_assoc_down(amf, assoc);
 	gnb = amf_gnb_add(amf, assoc);
@@ -52,6 +51,7 @@ void amf_n2_assoc_up(struct amf *amf, uint32_t assoc, uint16_t in_streams, uint1
 		return;
 	}
 	gnb->out_streams = out_streams ? out_streams : 1;
+	gnb->in_streams = in_streams;
 	log_info("amf", "assoc=%u up streams=%u/%u", assoc, in_streams, out_streams);
 }
 
@@ -104,6 +104,20 @@ static void fill_setup_response(struct amf *amf, struct ngap_ng_setup_response *
 	}
 }
 
+/* Remember a slice the gNB supports in one of our TAs (observation API), once. */
+static void gnb_note_slice(struct amf_gnb *gnb, const struct ngap_snssai *ns)
+{
+	uint32_t sd = ns->has_sd ? (uint32_t)ns->sd[0] << 16 | (uint32_t)ns->sd[1] << 8 | ns->sd[2]
+				 : AMF_SD_NONE;
+	unsigned i;
+
+	for (i = 0; i < gnb->n_slices; i++)
+		if (gnb->slices[i].sst == ns->sst && gnb->slices[i].sd == sd)
+			return;
+	if (gnb->n_slices < AMF_GNB_SLICE_MAX)
+		gnb->slices[gnb->n_slices++] = (struct amf_snssai){ ns->sst, sd };
+}
+
 /* TS 38.413 8.7.1: accept when at least one supported TA is in our PLMN with a TAC we
  * serve and a slice we serve. Returns 0 or fills the failure cause. */
 static int check_tas(struct amf *amf, struct amf_gnb *gnb, uint8_t n_tas,
@@ -113,6 +127,7 @@ static int check_tas(struct amf *amf, struct amf_gnb *gnb, uint8_t n_tas,
 	unsigned i, j, k;
 
 	gnb->n_tacs = 0;
+	gnb->n_slices = 0;
 	for (i = 0; i < n_tas; i++) {
 		uint32_t tac = tac24(tas[i].tac);
 
@@ -123,9 +138,11 @@ static int check_tas(struct amf *amf, struct amf_gnb *gnb, uint8_t n_tas,
 			if (!tac_served(amf, tac))
 				continue;
 			tac_ok = true;
-			for (k = 0; k < tas[i].plmns[j].n_slices; k++)
+			for (k = 0; k < tas[i].plmns[j].n_slices; k++) {
 				if (slice_served(amf, &tas[i].plmns[j].slices[k]))
 					slice_ok = true;
+				gnb_note_slice(gnb, &tas[i].plmns[j].slices[k]);
+			}
 			if (gnb->n_tacs < AMF_GNB_TAC_MAX)
 				gnb->tacs[gnb->n_tacs++] = tac;
 		}

@@ -99,6 +99,13 @@ static void run_until(bool *flag, unsigned ms)
 		ev_run_once(C.loop, 10);
 }
 
+/* Copies the first gNB of the walk (pointers inside stay valid while the AMF is idle). */
+static int first_gnb(const struct amf_gnb_info *g, void *arg)
+{
+	*(struct amf_gnb_info *)arg = *g;
+	return 1;
+}
+
 static void test_ng_setup_over_usrsctp(void **state)
 {
 	struct n2sctp_cbs cbs = { .up = cli_up, .data = cli_data, .down = cli_down };
@@ -152,6 +159,18 @@ static void test_ng_setup_over_usrsctp(void **state)
 	assert_int_equal(C.rx_stream, 0);   /* non-UE-associated signalling on stream 0 */
 	amf_get_stats(amf, &st);
 	assert_int_equal(st.gnbs, 1);
+	{
+		/* The gNB view names the SCTP peer (amf_gnb_walk for the web API). */
+		struct amf_gnb_info gi;
+
+		assert_int_equal(amf_gnb_walk(amf, first_gnb, &gi), 1);
+		assert_int_equal(gi.state, AMF_GNB_READY);
+		assert_non_null(gi.peer);
+		assert_int_equal(gi.peer->sa_family, AF_INET);
+		assert_int_equal(gi.peer_len, sizeof(struct sockaddr_in));
+		assert_int_equal(((const struct sockaddr_in *)gi.peer)->sin_addr.s_addr,
+				 htonl(INADDR_LOOPBACK));
+	}
 	/* The gNB goes away: the AMF forgets it. */
 	n2sctp_free(C.cli);
 	C.cli = NULL;
