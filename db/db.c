@@ -180,6 +180,7 @@ int db_open(const char *path, struct db **out)
 	struct db *db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
+	db->count_cache = -1;
 	db->path = strdup(path);
 	if (!db->path) {
 		free(db);
@@ -491,6 +492,7 @@ int db_subscriber_put(struct db *db, const struct db_subscriber *s)
 		return r;
 	if ((r = db_bind_subscriber(db->st_put, s, (int64_t)time(NULL))) < 0)
 		return r;
+	db->count_cache = -1;
 	int rc = sqlite3_step(db->st_put);
 	sqlite3_reset(db->st_put);
 	sqlite3_clear_bindings(db->st_put);   /* drop the bound key copies */
@@ -521,6 +523,7 @@ int db_subscriber_delete(struct db *db, const char *supi)
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(db->st_del, 1, supi, -1, SQLITE_STATIC);
+	db->count_cache = -1;
 	int rc = sqlite3_step(db->st_del);
 	r = rc == SQLITE_DONE ? (sqlite3_changes(db->conn) ? 0 : -ENOENT) : db_errno(rc);
 	sqlite3_reset(db->st_del);
@@ -530,12 +533,15 @@ int db_subscriber_delete(struct db *db, const char *supi)
 
 int64_t db_subscriber_count(struct db *db)
 {
+	if (db->count_cache >= 0)
+		return db->count_cache;
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM subscribers", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
 	int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -EIO;
 	sqlite3_finalize(st);
+	db->count_cache = n;
 	return n;
 }
 
@@ -547,8 +553,9 @@ static void prefix_range(const char *prefix, char lo[DB_SUPI_MAX + 2], char hi[D
 	snprintf(hi, DB_SUPI_MAX + 2, "imsi-%.15s:", prefix ? prefix : "");
 }
 
-int db_subscriber_list(struct db *db, const char *prefix, uint64_t offset, uint32_t limit,
-		       db_subscriber_cb cb, void *arg)
+/* One page: rows in [lo, hi) strictly after `after` (NULL: from lo). */
+static int list_page(struct db *db, const char *prefix, const char *after, uint64_t offset,
+		     uint32_t limit, db_subscriber_cb cb, void *arg)
 {
 	char lo[DB_SUPI_MAX + 2], hi[DB_SUPI_MAX + 2];
 	sqlite3_stmt *st;
@@ -556,12 +563,16 @@ int db_subscriber_list(struct db *db, const char *prefix, uint64_t offset, uint3
 	if (offset > INT64_MAX || (prefix && strlen(prefix) > DB_IMSI_MAX_DIGITS))
 		return -EINVAL;
 	prefix_range(prefix, lo, hi);
-	int rc = sqlite3_prepare_v2(db->conn, "SELECT " COLS " FROM subscribers"
-				    " WHERE supi >= ?1 AND supi < ?2 ORDER BY supi LIMIT ?3 OFFSET ?4",
-				    -1, &st, NULL);
+	/* One bound per side so the primary key seeks straight to the page. */
+	bool from_after = after && strcmp(after, lo) >= 0;
+	int rc = sqlite3_prepare_v2(db->conn, from_after
+				    ? "SELECT " COLS " FROM subscribers WHERE supi > ?1 AND supi < ?2"
+				      " ORDER BY supi LIMIT ?3 OFFSET ?4"
+				    : "SELECT " COLS " FROM subscribers WHERE supi >= ?1 AND supi < ?2"
+				      " ORDER BY supi LIMIT ?3 OFFSET ?4", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
-	sqlite3_bind_text(st, 1, lo, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, from_after ? after : lo, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, limit);
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)offset);
@@ -580,6 +591,18 @@ int db_subscriber_list(struct db *db, const char *prefix, uint64_t offset, uint3
 	return r ? r : n;
 }
 
+int db_subscriber_list(struct db *db, const char *prefix, uint64_t offset, uint32_t limit,
+		       db_subscriber_cb cb, void *arg)
+{
+	return list_page(db, prefix, NULL, offset, limit, cb, arg);
+}
+
+int db_subscriber_list_after(struct db *db, const char *prefix, const char *after, uint32_t limit,
+			     db_subscriber_cb cb, void *arg)
+{
+	return list_page(db, prefix, after, 0, limit, cb, arg);
+}
+
 int64_t db_subscriber_count_prefix(struct db *db, const char *prefix)
 {
 	char lo[DB_SUPI_MAX + 2], hi[DB_SUPI_MAX + 2];
@@ -587,6 +610,8 @@ int64_t db_subscriber_count_prefix(struct db *db, const char *prefix)
 
 	if (prefix && strlen(prefix) > DB_IMSI_MAX_DIGITS)
 		return -EINVAL;
+	if (!prefix || !*prefix)
+		return db_subscriber_count(db);
 	prefix_range(prefix, lo, hi);
 	int rc = sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM subscribers"
 				    " WHERE supi >= ?1 AND supi < ?2", -1, &st, NULL);

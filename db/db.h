@@ -105,6 +105,11 @@ int64_t db_subscriber_count(struct db *db);
  * walk of the table. Returns the rows passed to cb or a negative errno. */
 int db_subscriber_list(struct db *db, const char *prefix, uint64_t offset, uint32_t limit,
 		       db_subscriber_cb cb, void *arg);
+/* Keyset paging: the page of rows after the SUPI `after` (a cursor: the
+ * last SUPI of the previous page), so a page deep in 10^6 rows costs the
+ * same as the first (one index seek). */
+int db_subscriber_list_after(struct db *db, const char *prefix, const char *after, uint32_t limit,
+			     db_subscriber_cb cb, void *arg);
 /* Subscribers whose IMSI starts with prefix (NULL: all). */
 int64_t db_subscriber_count_prefix(struct db *db, const char *prefix);
 

@@ -300,6 +300,7 @@ static int insert_all(struct db *db, struct ctx *c, const struct toml_doc *doc)
 int db_import_toml(struct db *db, const char *path, char *err, size_t errsz)
 {
 	char dummy[1];
+	db->count_cache = -1;
 	if (!err || !errsz) {
 		err = dummy;
 		errsz = sizeof(dummy);

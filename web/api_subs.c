@@ -61,12 +61,14 @@ static int want_secrets(const struct web_req *req, struct web_resp *resp)
 
 struct list_ctx {
 	json_t *items;
+	char last[DB_SUPI_MAX];
 };
 
 static int list_one(const struct db_subscriber *s, void *arg)
 {
 	struct list_ctx *l = arg;
 
+	memcpy(l->last, s->supi, sizeof(l->last));
 	return json_array_append_new(l->items, web_sub_to_json(s, false)) == 0 ? 0 : -ENOMEM;
 }
 
@@ -74,7 +76,7 @@ static int h_list(struct web *w, const struct web_req *req, struct web_resp *res
 {
 	struct list_ctx l = { 0 };
 	unsigned long offset = 0, limit = LIST_LIMIT_DEFAULT;
-	char prefix[DB_IMSI_MAX_DIGITS + 8] = "";
+	char prefix[DB_IMSI_MAX_DIGITS + 8] = "", after[32], after_supi[DB_SUPI_MAX] = "", tmp[24];
 	int64_t total;
 	int rc;
 
@@ -94,19 +96,39 @@ static int h_list(struct web *w, const struct web_req *req, struct web_resp *res
 		web_resp_error(resp, 400, "imsi", "imsi must be a prefix of up to 15 digits");
 		return 0;
 	}
+	rc = web_req_query(req, "after", after, sizeof(after));
+	if (rc >= 0 && (web_req_query(req, "offset", tmp, sizeof(tmp)) != -ENOENT ||
+			web_supi_from_param(after, after_supi) < 0)) {
+		web_resp_error(resp, 400, "after", "after is the IMSI the previous page ended with (\"next\"), "
+			       "and goes without offset");
+		return 0;
+	} else if (rc < 0 && rc != -ENOENT) {
+		web_resp_error(resp, 400, "after", "after is an IMSI");
+		return 0;
+	}
 	l.items = json_array();
 	if (!l.items)
 		return -ENOMEM;
-	/* An indexed range on the primary key (db_subscriber_list). */
-	rc = db_subscriber_list(w->db, prefix, offset, (uint32_t)limit, list_one, &l);
+	/* An indexed range on the primary key (db_subscriber_list); with a
+	 * cursor, one index seek however deep the page is. */
+	if (after_supi[0])
+		rc = db_subscriber_list_after(w->db, prefix, after_supi, (uint32_t)limit, list_one, &l);
+	else
+		rc = db_subscriber_list(w->db, prefix, offset, (uint32_t)limit, list_one, &l);
 	total = rc < 0 ? rc : db_subscriber_count_prefix(w->db, prefix);
 	if (total < 0) {
 		json_decref(l.items);
 		return (int)total;
 	}
-	web_resp_json(resp, 200, json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)total,
-					   "offset", (json_int_t)offset, "limit", (json_int_t)limit,
-					   "items", l.items));
+	{
+		json_t *j = json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)total, "offset",
+				      (json_int_t)offset, "limit", (json_int_t)limit, "items", l.items);
+
+		/* A full page: the cursor for the next one (?after=). */
+		if (j && (unsigned long)rc == limit)
+			json_object_set_new(j, "next", json_string(l.last + 5));
+		web_resp_json(resp, 200, j);
+	}
 	return 0;
 }
 

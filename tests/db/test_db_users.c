@@ -214,6 +214,23 @@ static void test_subscriber_list(void **state)
 	assert_int_equal(db_subscriber_count_prefix(db, "00102000000001"), 10);
 	assert_int_equal(db_subscriber_count_prefix(db, NULL), 400);
 	assert_int_equal(db_subscriber_list(db, "0010100000000012", 0, 5, page_cb, &p), -EINVAL);
+	/* Cursor pages: after the last SUPI of the previous page, inside the prefix. */
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(db_subscriber_list_after(db, NULL, "imsi-001010000000199", 3, page_cb, &p), 3);
+	assert_string_equal(p.first, "imsi-001020000000000");
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(db_subscriber_list_after(db, "00101", "imsi-001010000000197", 50, page_cb, &p), 2);
+	assert_string_equal(p.last, "imsi-001010000000199");
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(db_subscriber_list_after(db, "00102", "imsi-00101", 1, page_cb, &p), 1);
+	assert_string_equal(p.first, "imsi-001020000000000");
+	/* The cached count follows puts and deletes. */
+	assert_int_equal(db_subscriber_count(db), 400);
+	assert_int_equal(db_subscriber_delete(db, "imsi-001020000000000"), 0);
+	assert_int_equal(db_subscriber_count(db), 399);
+	sub_init(&s, "imsi-001030000000000");
+	assert_int_equal(db_subscriber_put(db, &s), 0);
+	assert_int_equal(db_subscriber_count_prefix(db, ""), 400);
 	db_close(db);
 	/* A search of the primary key, never a full scan. */
 	sql_text(t.db, "EXPLAIN QUERY PLAN SELECT * FROM subscribers WHERE supi >= 'imsi-00102'"

@@ -474,6 +474,75 @@ static void test_first_admin(void **state)
 	srv_free(&s);
 }
 
+/* Cursor paging: ?after= the "next" of the previous page. */
+static void test_list_cursor(void **state)
+{
+	struct srv s;
+	struct resp r;
+	char *toml = malloc(120 * 120), path[128], next[32] = "";
+	size_t n = 0;
+	int pages = 0, seen = 0;
+
+	(void)state;
+	assert_non_null(toml);
+	for (int i = 0; i < 120; i++)
+		n += (size_t)sprintf(toml + n, "[imsi-00101%010d]\nki = \"%s\"\nopc = \"%s\"\n\n", i, K1, OPC1);
+	srv_start(&s, NULL);
+	assert_int_equal(h1x(s.port, "POST", "/api/v1/subscribers/import", "Authorization: Bearer " TOK_OP "\r\n",
+			     toml, n, &r), 200);
+	resp_free(&r);
+	for (;;) {
+		json_t *j, *items;
+
+		snprintf(path, sizeof(path), "/api/v1/subscribers?limit=50%s%s", next[0] ? "&after=" : "", next);
+		assert_int_equal(do_req(&s, "GET", path, TOK_RO, NULL, &r), 200);
+		j = jbody(&r);
+		items = json_object_get(j, "items");
+		{
+			char want[16];
+
+			/* Each page starts right after the previous one ended. */
+			snprintf(want, sizeof(want), "00101%010d", seen);
+			assert_string_equal(json_string_value(json_object_get(json_array_get(items, 0), "imsi")), want);
+		}
+		seen += (int)json_array_size(items);
+		assert_int_equal(json_integer_value(json_object_get(j, "total")), 120);
+		pages++;
+		if (!json_object_get(j, "next")) {
+			json_decref(j);
+			resp_free(&r);
+			break;
+		}
+		snprintf(next, sizeof(next), "%s", json_string_value(json_object_get(j, "next")));
+		json_decref(j);
+		resp_free(&r);
+		assert_true(pages < 5);
+	}
+	assert_int_equal(seen, 120);
+	assert_int_equal(pages, 3);
+	assert_string_equal(next, "001010000000099");
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers?after=001010000000049&offset=5", TOK_RO, NULL, &r), 400);
+	expect_err(&r, 400, "after");
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers?after=x", TOK_RO, NULL, &r), 400);
+	expect_err(&r, 400, "after");
+	resp_free(&r);
+	/* With a prefix: the cursor stays inside it. */
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers?imsi=00101000000001&after=001010000000015&limit=50", TOK_RO, NULL, &r), 200);
+	{
+		json_t *j = jbody(&r);
+
+		assert_int_equal(json_array_size(json_object_get(j, "items")), 4);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(j, "items"), 0), "imsi")),
+				    "001010000000016");
+		assert_null(json_object_get(j, "next"));
+		json_decref(j);
+	}
+	resp_free(&r);
+	free(toml);
+	srv_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_users_crud),
 		cmocka_unit_test(test_backup_restore),
 		cmocka_unit_test(test_first_admin),
+		cmocka_unit_test(test_list_cursor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
