@@ -41,6 +41,7 @@ function check(cond, what) {
     await page.click("#login-btn");
     await page.waitForFunction(u => document.getElementById("who").textContent.startsWith(u), user);
     check(true, "logged in as " + user);
+    check(await page.isHidden("#login"), "login form hidden once logged in");
     const cookies = await page.context().cookies();
     const c = cookies.find(x => x.name === "solocore_session");
     check(c && c.httpOnly && c.sameSite === "Strict", "session cookie HttpOnly, SameSite=Strict");
