@@ -120,6 +120,9 @@ void amf_free(struct amf *amf);
  * configured address/port with the configured SCTP backend (n2.sctp). NULL + *err on failure. */
 struct amf *amf_start(struct ev_loop *loop, const struct conf *conf, struct ausf *ausf,
 		      struct udm *udm, int *err);
+/* One-time crypto set-up (OpenSSL fetches and contexts for the KDFs and the configured
+ * NIA/NEA) done now instead of on the first UE's messages. amf_start() calls it. 0 or -errno. */
+int amf_warm_up(struct amf *amf);
 /* Close the listener and free the AMF. Accepts NULL. Cost grows with the number of UE
  * slots ever used, not with max_ues. */
 void amf_stop(struct amf *amf);

@@ -125,6 +125,8 @@ struct amf *amf_start(struct ev_loop *loop, const struct conf *conf, struct ausf
 		*err = rc;
 		return NULL;
 	}
+	if (amf_warm_up(amf) < 0)
+		log_warn("amf", "crypto warm-up failed: the first registration will be slower");
 	log_info("amf", "N2 listening on %s:%u backend=%s", cfg.n2_addr, n2sctp_local_port(amf->n2),
 		 n2sctp_backend_name(n2sctp_backend_of(amf->n2)));
 	return amf;

@@ -183,3 +183,35 @@ int amf_nas_retransmit(struct amf_ue *ue)
 	return protect_and_send(ue, amf->nasbuf, ue->last_nas_len,
 				(enum amf_nas_kind)ue->last_nas_kind, AMF_VIA_DL_NAS);
 }
+
+int amf_warm_up(struct amf *amf)
+{
+	/* One-time OpenSSL set-up (provider fetches for HMAC-SHA-256, AES-CMAC and AES-CTR,
+	 * cipher contexts; SNOW 3G tables) otherwise paid by the first UE: run every KDF of a
+	 * registration (TS 33.501 A.5-A.9) and each configured NIA/NEA once with a dummy key. */
+	static const uint8_t key[32] = { 0x3c }, rand[16] = { 0x11 }, abba[2];
+	uint8_t out[32], k16[16], mac[4], buf[16] = { 0 };
+	unsigned i;
+	int rc;
+
+	rc = crypto_hxres_star(rand, key, out);
+	if (rc == 0)
+		rc = crypto_kdf_kseaf(key, amf->snname, out);
+	if (rc == 0)
+		rc = crypto_kdf_kamf(key, "imsi-001010000000000", abba, sizeof(abba), out);
+	if (rc == 0)
+		rc = crypto_kdf_alg_key(key, CRYPTO_N_NAS_INT, 2, k16);
+	if (rc == 0)
+		rc = crypto_kdf_kgnb(key, 0, CRYPTO_ACCESS_3GPP, out);
+	for (i = 0; rc == 0 && i < amf->cfg.n_integ; i++)
+		if (amf->cfg.integ_prio[i] != 0)
+			rc = crypto_nia(amf->cfg.integ_prio[i], k16, 0, NAS_BEARER_3GPP, CRYPTO_DIR_UPLINK,
+					buf, sizeof(buf) * 8, mac);
+	for (i = 0; rc == 0 && i < amf->cfg.n_ciph; i++)
+		if (amf->cfg.ciph_prio[i] != 0)
+			rc = crypto_nea(amf->cfg.ciph_prio[i], k16, 0, NAS_BEARER_3GPP, CRYPTO_DIR_DOWNLINK,
+					buf, buf, sizeof(buf) * 8);
+	explicit_bzero(out, sizeof(out));
+	explicit_bzero(k16, sizeof(k16));
+	return rc;
+}

@@ -101,5 +101,7 @@ struct udm *udm_start(const struct conf *conf, struct db *db, struct db_writer *
 		return NULL;
 	}
 	udm_use_db_writer(udm, w);
+	if (udm_warm_up(udm) < 0)
+		log_warn("udm", "crypto warm-up failed: the first vector will be slower");
 	return udm;
 }

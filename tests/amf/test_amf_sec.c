@@ -38,7 +38,7 @@ static void log_capture(enum log_level level, const char *line, size_t len, void
 	}
 }
 
-static int setup_with(const uint8_t *integ, unsigned n_integ)
+static int setup_ciph(const uint8_t *integ, unsigned n_integ, const uint8_t *ciph, unsigned n_ciph)
 {
 	struct amf_cfg cfg;
 
@@ -46,6 +46,10 @@ static int setup_with(const uint8_t *integ, unsigned n_integ)
 	if (n_integ) {
 		memcpy(cfg.integ_prio, integ, n_integ);
 		cfg.n_integ = n_integ;
+	}
+	if (n_ciph) {
+		memcpy(cfg.ciph_prio, ciph, n_ciph);
+		cfg.n_ciph = n_ciph;
 	}
 	h_init(&H, &cfg);
 	h_add_sub(&H, SUPI1, 1, 0x010203, 0);
@@ -55,6 +59,11 @@ static int setup_with(const uint8_t *integ, unsigned n_integ)
 	log_set_sink(log_capture, NULL);
 	log_set_level(LOGL_INFO);   /* the harness keeps the AMF quiet */
 	return 0;
+}
+
+static int setup_with(const uint8_t *integ, unsigned n_integ)
+{
+	return setup_ciph(integ, n_integ, NULL, 0);
 }
 
 /* The defaults: NIA2, NIA1, NIA3, NIA0. */
@@ -245,6 +254,30 @@ static void test_malformed_optional_ie_ignored(void **state)
 	assert_non_null(strstr(logbuf, "1 malformed optional IE(s) ignored"));
 }
 
+/* amf_warm_up() (called by amf_start): succeeds with every algorithm configured, changes
+ * no counter, and registration with NIA2 / NEA2 works after it. */
+static int setup_nea2(void **state)
+{
+	(void)state;
+	return setup_ciph(NULL, 0, (const uint8_t[]){ 2, 0, 1, 3 }, 4);
+}
+
+static void test_warm_up(void **state)
+{
+	struct amf_stats before, after;
+	struct sue ue;
+
+	(void)state;
+	amf_get_stats(H.amf, &before);
+	assert_int_equal(amf_warm_up(H.amf), 0);
+	assert_int_equal(amf_warm_up(H.amf), 0);
+	amf_get_stats(H.amf, &after);
+	assert_memory_equal(&before, &after, sizeof(before));
+	assert_int_equal(h_pending(&H), 0);
+	sue_init(&ue, "0000000001", ASSOC_A, 100);
+	sue_register(&H, &ue, 2, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +287,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_common_alg_logged, setup_nia1_only, teardown),
 		cmocka_unit_test_setup_teardown(test_later_release_gmm_cap_registers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_optional_ie_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_warm_up, setup_nea2, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -346,6 +346,44 @@ static void test_db_load_and_writer(void **state)
 	unlink(path);
 }
 
+/* udm_warm_up(): succeeds, touches no subscriber (count, SQN) and sends no SQN change. */
+static unsigned warm_sink_calls;
+
+static void warm_sink(void *arg, const char *supi, uint64_t sqn)
+{
+	(void)arg;
+	(void)supi;
+	(void)sqn;
+	warm_sink_calls++;
+}
+
+static void test_udm_warm_up(void **state)
+{
+	struct udm_sub_in in;
+	struct udm *udm;
+	uint64_t sqn = 0;
+	int err = 0;
+
+	(void)state;
+	udm = udm_new(4, &err);
+	assert_non_null(udm);
+	memset(&in, 0, sizeof(in));
+	snprintf(in.data.supi, sizeof(in.data.supi), "imsi-001010000000001");
+	memcpy(in.k, K1, 16);
+	memcpy(in.opc, OPC1, 16);
+	in.op_is_opc = true;
+	in.sqn = 64;
+	assert_int_equal(udm_add(udm, &in), 0);
+	udm_set_sqn_sink(udm, warm_sink, NULL);
+	assert_int_equal(udm_warm_up(udm), 0);
+	assert_int_equal(udm_warm_up(udm), 0);
+	assert_int_equal(warm_sink_calls, 0);
+	assert_int_equal(udm_count(udm), 1);
+	assert_int_equal(udm_get_sqn(udm, in.data.supi, &sqn), 0);
+	assert_int_equal(sqn, 64);
+	udm_free(udm);
+}
+
 /* udm_add_db() (web API provisioning): the load rules of udm_load_db on one row, and the
  * capacity the store was made with. */
 static void test_udm_add_db(void **state)
@@ -513,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_db_load_and_writer),
 		cmocka_unit_test(test_udm_start),
 		cmocka_unit_test(test_udm_add_db),
+		cmocka_unit_test(test_udm_warm_up),
 	};
 
 	log_set_level(LOGL_WARN);
