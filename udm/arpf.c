@@ -69,7 +69,8 @@ int udm_warm_up(struct udm *udm)
 	 * OpenSSL: default provider and algorithm fetches for AES-128 and HMAC-SHA-256, the
 	 * per-thread cipher contexts (common/crypto tls.c) and the DRBG instantiation and
 	 * seeding behind RAND_bytes. Run one throwaway vector and a resync check on this
-	 * (the control) thread with a dummy key, so the first UE does not pay for them. */
+	 * (the control) thread with a dummy key, so the first UE does not pay for them; then
+	 * one SUCI round trip per ECIES profile configured (the first X25519 / P-256 use). */
 	static const uint8_t k[16] = { 0x5a }, op[16] = { 0xa5 }, amf[2] = { 0x80, 0x00 };
 	static const uint8_t auts[14];
 	struct crypto_he_av he;
@@ -77,7 +78,6 @@ int udm_warm_up(struct udm *udm)
 	uint64_t sqn_ms;
 	int rc;
 
-	(void)udm;
 	rc = crypto_milenage_opc(k, op, opc);
 	if (rc == 0)
 		rc = crypto_aka_generate(k, opc, 32, amf, "5G:mnc001.mcc001.3gppnetwork.org", NULL, &he);
@@ -85,5 +85,7 @@ int udm_warm_up(struct udm *udm)
 		(void)crypto_aka_resync(k, opc, he.rand, auts, &sqn_ms); /* MAC-S fails: expected */
 	explicit_bzero(&he, sizeof(he));
 	explicit_bzero(opc, sizeof(opc));
+	if (rc == 0)
+		rc = udm_sidf_warm_up(udm);
 	return rc;
 }

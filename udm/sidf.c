@@ -76,3 +76,34 @@ int udm_suci_to_supi(struct udm *udm, const struct udm_suci *suci, char supi[UDM
 	memcpy(supi + nd, digits, strlen(digits) + 1);
 	return 0;
 }
+
+/* Conceal and de-conceal a dummy MSIN with the first key of each ECIES profile in the keyring
+ * (TS 33.501 C.3): the first X25519 / P-256 operations set up OpenSSL's key management. */
+int udm_sidf_warm_up(const struct udm *udm)
+{
+	static const enum crypto_suci_scheme schemes[2] = { CRYPTO_SUCI_PROFILE_A, CRYPTO_SUCI_PROFILE_B };
+	static const uint8_t msin[5] = { 0x00, 0x00, 0x00, 0x00, 0xf0 };
+	uint8_t pub[CRYPTO_SUCI_MAX_PUB], out[128], plain[16];
+	unsigned s, id;
+	int n;
+
+	if (!udm->keyring)
+		return 0;
+	for (s = 0; s < 2; s++) {
+		const struct crypto_hn_key *key = NULL;
+
+		for (id = 0; id < 256 && !key; id++)
+			key = crypto_keyring_find(udm->keyring, schemes[s], (uint8_t)id);
+		if (!key)
+			continue;
+		n = crypto_hn_key_public(key, pub, sizeof(pub));
+		if (n > 0)
+			n = crypto_suci_conceal(schemes[s], pub, (size_t)n, NULL, msin, sizeof(msin), out,
+						sizeof(out));
+		if (n > 0)
+			n = crypto_suci_deconceal(key, out, (size_t)n, plain, sizeof(plain));
+		if (n != (int)sizeof(msin) || memcmp(plain, msin, sizeof(msin)) != 0)
+			return n < 0 ? n : -EIO;
+	}
+	return 0;
+}

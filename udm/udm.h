@@ -127,8 +127,9 @@ int udm_generate_av(struct udm *udm, const char *supi, const char *snname, struc
 /* ARPF resynchronisation (TS 33.102 6.3.5, TS 33.501 6.1.3.3.2): check MAC-S of AUTS for
  * the RAND we sent, adopt SQN_MS when valid. 0, -ENOENT, -EBADMSG (MAC-S wrong). */
 int udm_resync(struct udm *udm, const char *supi, const uint8_t rand[16], const uint8_t auts[14]);
-/* One-time crypto set-up (OpenSSL provider fetches, cipher contexts, DRBG) done now with a
- * throwaway key instead of on the first UE's vector. udm_start() calls it. 0 or -errno. */
+/* One-time crypto set-up (OpenSSL provider fetches, cipher contexts, DRBG; X25519 / P-256
+ * when the SIDF keyring has profile A / B keys) done now with throwaway keys instead of on
+ * the first UE's SUCI and vector. udm_start() calls it (after the keyring). 0 or -errno. */
 int udm_warm_up(struct udm *udm);
 /* Current SQN of a subscriber (tests, web). 0 or -ENOENT. */
 int udm_get_sqn(const struct udm *udm, const char *supi, uint64_t *sqn);

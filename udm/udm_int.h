@@ -36,6 +36,9 @@ struct udm {
 const char *udm_dnn_intern(struct udm *udm, const char *dnn);
 int udm_opc_from_op(const uint8_t k[16], const uint8_t op[16], uint8_t opc[16]);
 
+/* sidf.c: one SUCI round trip per ECIES profile in the keyring (udm_warm_up). 0 or -errno. */
+int udm_sidf_warm_up(const struct udm *udm);
+
 struct udm_subscriber *udm_find(const struct udm *udm, const char *supi);
 /* Record a new SQN and tell the sink. */
 void udm_sqn_set(struct udm *udm, struct udm_subscriber *s, uint64_t sqn);
