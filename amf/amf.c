@@ -190,6 +190,11 @@ struct amf *amf_new(struct ev_loop *loop, const struct amf_cfg *cfg, struct ausf
 		return NULL;
 	}
 	amf_tmsi_init(amf);
+	if (!memchr(cfg->integ_prio, 1, cfg->n_integ) && !memchr(cfg->integ_prio, 2, cfg->n_integ) &&
+	    !memchr(cfg->integ_prio, 3, cfg->n_integ))
+		/* TS 33.501 5.5.2: NIA0 is never selected for a registration (nas_auth.c). */
+		log_warn("amf", "amf.security.integrity has no algorithm but NIA0: every registration "
+			 "will be rejected with #23 (NIA0 is for unauthenticated emergency sessions only)");
 	log_info("amf", "up plmn=%s-%s guami=%u/%u/%u max_ues=%u snn=%s", amf->mcc, amf->mnc,
 		 cfg->amf_region_id, cfg->amf_set_id, cfg->amf_pointer, cfg->max_ues, amf->snname);
 	return amf;
