@@ -120,6 +120,8 @@ static void fail_ues(struct rs_gnb *g, const char *cause)
 	struct ransim *rs = g->rs;
 	unsigned i;
 
+	if (rs->cfg.passes > 1)
+		rs->stopping = true;   /* later passes cannot run on this gNB */
 	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs) {
 		struct rs_ue *ue = &rs->ues[i];
 
@@ -132,6 +134,7 @@ static void fail_ues(struct rs_gnb *g, const char *cause)
 			/* never started: account it here so that the run ends */
 			ue->started = true;
 			ue->finished = true;
+			ue->runs++;
 			rs_ue_finished(ue);
 		}
 	}

@@ -49,6 +49,7 @@ static const char usage_text[] =
 	"  --dnn NAME --pdu-snssai --psi N   DNN / S-NSSAI (--req-sst/--req-sd) / PSI (1) asked for\n"
 	"  --radio-cap           UE Radio Capability Info Indication after each ICS Response\n"
 	"  --unknown-service     send only a Service Request with an unknown 5G-S-TMSI\n"
+	"  --abort               at the end ABORT the associations instead of SHUTDOWN (gNB lost)\n"
 	"  --timeout SECS (60)   whole run;  --ue-timeout MS (10000) per network answer\n"
 	"  --pcap FILE           write every NGAP PDU (IPv4/SCTP, PPID 60)\n"
 	"  -v                    debug logs\n";
@@ -157,7 +158,7 @@ enum {
 	O_ADDR = 256, O_PORT, O_LOCAL, O_BACKEND, O_ENCAP, O_UDP, O_UDPPEER, O_GNBS, O_UES, O_CONC, O_NIA,
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_SST, O_SD, O_RSST, O_RSD,
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
-	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC,
+	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_ABORT,
 };
 
 static const struct option opts[] = {
@@ -176,7 +177,7 @@ static const struct option opts[] = {
 	{ "hold-ms", 1, NULL, O_HOLD }, { "sim-offset", 1, NULL, O_SIMOFF },
 	{ "session", 0, NULL, O_SESSION }, { "cycle", 0, NULL, O_CYCLE }, { "dnn", 1, NULL, O_DNN },
 	{ "pdu-snssai", 0, NULL, O_PDUSN }, { "psi", 1, NULL, O_PSI }, { "radio-cap", 0, NULL, O_RADIOCAP },
-	{ "unknown-service", 0, NULL, O_UNKSVC },
+	{ "unknown-service", 0, NULL, O_UNKSVC }, { "abort", 0, NULL, O_ABORT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -186,6 +187,7 @@ struct args {
 	unsigned timeout_s;
 	int key_id;
 	bool req_sst_set, req_sd_set;
+	bool abort;
 };
 
 /* One option (pass 2). 0, or an exit status. */
@@ -250,6 +252,7 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_PSI: c->psi = (uint8_t)atoi(v); break;
 	case O_RADIOCAP: c->radio_cap = true; break;
 	case O_UNKSVC: c->unknown_service = true; break;
+	case O_ABORT: a->abort = true; break;
 	case O_DEREG:
 		if (!strcmp(v, "normal"))
 			c->dereg = RANSIM_DEREG_NORMAL;
@@ -327,7 +330,7 @@ static void on_sig(int s)
 }
 
 /* Run to completion (or timeout / signal), then a graceful SHUTDOWN; prints the report. */
-static int run(struct ev_loop *loop, struct ransim *rs, unsigned timeout_s)
+static int run(struct ev_loop *loop, struct ransim *rs, unsigned timeout_s, bool abort_end)
 {
 	struct ransim_stats st;
 	uint64_t t0, t_end, until;
@@ -344,7 +347,10 @@ static int run(struct ev_loop *loop, struct ransim *rs, unsigned timeout_s)
 	if (!ransim_done(rs))
 		fprintf(stderr, "ransim: %s before every UE finished\n", stop_req ? "stopped" : "timed out");
 	/* So that the AMF sees a normal end of the associations; bounded wait. */
-	ransim_shutdown(rs);
+	if (abort_end)
+		ransim_abort(rs);
+	else
+		ransim_shutdown(rs);
 	until = ev_update_now(loop) + 500000000ull;
 	while (ev_update_now(loop) < until)
 		ev_run_once(loop, 20);
@@ -392,7 +398,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
 	signal(SIGPIPE, SIG_IGN);
-	status = run(loop, rs, a.timeout_s);
+	status = run(loop, rs, a.timeout_s, a.abort);
 	ransim_free(rs);
 	ev_loop_free(loop);
 	crypto_thread_cleanup();

@@ -123,7 +123,24 @@ int ransim_start(struct ransim *rs)
 
 bool ransim_done(const struct ransim *rs)
 {
-	return rs->finished >= rs->cfg.n_ues;
+	unsigned passes = rs->cfg.passes ? rs->cfg.passes : 1;
+
+	return rs->finished >= (uint64_t)rs->cfg.n_ues * passes || (rs->stopping && !rs->in_flight);
+}
+
+void ransim_stop(struct ransim *rs)
+{
+	rs->stopping = true;
+}
+
+uint64_t ransim_finished(const struct ransim *rs)
+{
+	return rs->finished;
+}
+
+unsigned ransim_in_flight(const struct ransim *rs)
+{
+	return rs->in_flight;
 }
 
 void ransim_shutdown(struct ransim *rs)
@@ -137,6 +154,20 @@ void ransim_shutdown(struct ransim *rs)
 			g->st = RS_GNB_DOWN;
 			n2sctp_shutdown(g->a);
 		}
+	}
+}
+
+void ransim_abort(struct ransim *rs)
+{
+	unsigned i;
+
+	for (i = 0; i < rs->cfg.n_gnbs; i++) {
+		struct rs_gnb *g = &rs->gnbs[i];
+
+		g->st = RS_GNB_DOWN;
+		n2sctp_free(g->ep);   /* ABORT, no callbacks */
+		g->ep = NULL;
+		g->a = NULL;
 	}
 }
 

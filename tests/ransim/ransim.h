@@ -108,6 +108,8 @@ struct ransim_cfg {
 	char dnn[64];                /* DNN in the UL NAS Transport ("" = none: the default DNN) */
 	bool pdu_snssai;             /* S-NSSAI (req_sst/req_sd) in the UL NAS Transport */
 	uint32_t hold_ms;            /* stay registered this long before deregistering */
+	unsigned passes;             /* run every UE's plan this many times (0 = 1); a UE starts its
+				      * next pass once its previous one finished (load tests) */
 	unsigned sim_offset;         /* UE i uses sims[(sim_offset + i) % n_sims] */
 	uint32_t ue_timeout_ms;      /* a UE waiting longer for the network fails ("timeout") */
 	/* output */
@@ -128,8 +130,15 @@ int ransim_start(struct ransim *rs);
 /* True when every UE has finished, with success or failure (a gNB that fails or loses its
  * association fails its UEs, so a broken run ends too). */
 bool ransim_done(const struct ransim *rs);
+/* Start no more UE runs; ransim_done() once those in flight have finished. */
+void ransim_stop(struct ransim *rs);
+/* UE runs finished so far (every pass), and currently in flight. */
+uint64_t ransim_finished(const struct ransim *rs);
+unsigned ransim_in_flight(const struct ransim *rs);
 /* Gracefully SHUTDOWN the associations (call when done, then run the loop briefly). */
 void ransim_shutdown(struct ransim *rs);
+/* Abort every association (SCTP ABORT, RFC 9260 9.1): the gNBs vanish, no NG procedure. */
+void ransim_abort(struct ransim *rs);
 /* Accepts NULL. */
 void ransim_free(struct ransim *rs);
 

@@ -52,7 +52,8 @@ struct rs_ue {
 	bool has_amf_id;
 	uint64_t amf_ue_id;
 	/* PDU session (ue_sm.c) */
-	bool sess_tried, sess_up, idle_done, rel_tried;
+	bool sess_tried, sess_up, idle_done, rel_tried, dereg_sent;
+	unsigned runs;             /* plans started (passes), or failed before their start */
 	uint8_t pti;
 	uint8_t qfi;               /* QFI of the Setup Request Transfer (checked against the QoS rule) */
 	uint32_t ue_addr;          /* network order */
@@ -114,7 +115,10 @@ struct ransim {
 	struct rs_ue *ues;
 	struct rs_gnb gnbs[RANSIM_MAX_GNBS];
 	unsigned next_ue;            /* next UE index to start */
-	unsigned in_flight, finished;
+	unsigned in_flight;
+	uint64_t finished;           /* UE runs finished, all passes */
+	unsigned pass;               /* current pass of the scheduler (cfg.passes) */
+	bool stopping;               /* ransim_stop(): no new UE runs */
 	bool dropped_once;
 	bool in_schedule, resched;   /* rs_schedule() re-entry guard */
 	uint8_t plmn[3];             /* serving PLMN, wire coding */

@@ -109,15 +109,27 @@ void rs_schedule(struct ransim *rs)
 	rs->in_schedule = true;
 	do {
 		rs->resched = false;
-		while (rs->in_flight < rs->cfg.concurrency && rs->next_ue < rs->cfg.n_ues) {
-			struct rs_ue *ue = &rs->ues[rs->next_ue];
+		while (!rs->stopping && rs->in_flight < rs->cfg.concurrency) {
+			struct rs_ue *ue;
 
-			if (ue->finished) {           /* failed before start (its gNB is gone) */
+			if (rs->next_ue == rs->cfg.n_ues) {
+				/* next pass (load tests): from UE 0 again */
+				if (rs->pass + 1 >= (rs->cfg.passes ? rs->cfg.passes : 1))
+					break;
+				rs->pass++;
+				rs->next_ue = 0;
+			}
+			ue = &rs->ues[rs->next_ue];
+			if (ue->started && !ue->finished)     /* its previous pass is still running */
+				break;
+			if (ue->runs > rs->pass) {           /* failed before start (its gNB is gone) */
 				rs->next_ue++;
 				continue;
 			}
 			if (ue->gnb->st != RS_GNB_READY)
 				break;
+			ue->finished = false;
+			ue->fail[0] = '\0';
 			rs->next_ue++;
 			rs->in_flight++;
 			rs_ue_start(ue);

@@ -222,6 +222,8 @@ void rs_ue_start(struct rs_ue *ue)
 	struct nas_msg *m = &ue->rs->nas_tx;
 
 	ue->started = true;
+	ue->runs++;
+	ue->sess_tried = ue->sess_up = ue->idle_done = ue->rel_tried = ue->dereg_sent = false;
 	ue->ran_id = ue->idx;
 	ue->has_amf_id = false;
 	ue->sec = false;
@@ -462,6 +464,7 @@ enum rs_ue_state rs_ue_next_step(struct rs_ue *ue)
 	r->dereg_req.mobile_id.type = NAS_MOBID_5G_GUTI;
 	r->dereg_req.mobile_id.guti = ue->guti;
 	rs_proc_start(ue, RANSIM_P_DEREGISTRATION);
+	ue->dereg_sent = true;
 	rs_ue_send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, false);
 	return rs->cfg.dereg == RANSIM_DEREG_SWITCH_OFF ? RS_UE_WAIT_RELEASE : RS_UE_WAIT_DEREG_ACCEPT;
 }
@@ -627,9 +630,10 @@ void rs_ue_release_cmd(struct rs_ue *ue)
 		start_reregistration(ue);
 		return;
 	}
-	if (ue->st == RS_UE_WAIT_RELEASE && ue->rs->cfg.dereg != RANSIM_DEREG_NONE && !ue->fail[0]) {
+	if (ue->st == RS_UE_WAIT_RELEASE && ue->dereg_sent) {
+		/* also after a failed session step: the UE still deregisters */
 		rs_proc_done(ue, RANSIM_P_DEREGISTRATION);
-		if (ue->rs->cfg.cycle && ue->rel_tried) {
+		if (ue->rs->cfg.cycle && ue->rel_tried && !ue->fail[0]) {
 			rs_proc_done(ue, RANSIM_P_CYCLE);
 			ue->rs->st.cycles++;
 		}

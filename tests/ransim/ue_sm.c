@@ -210,6 +210,14 @@ enum rs_ue_state rs_sm_on_dl_nas(struct rs_ue *ue, const struct nas_msg *m)
 	struct nas_err err;
 	char cause[32];
 
+	if (ue->st == RS_UE_WAIT_PDU_ACCEPT && m->dl_nas.has_cause) {
+		/* TS 24.501 5.4.5.3.3: the AMF could not forward our 5GSM message (no SMF, slice
+		 * not allowed ...) and returns it with a 5GMM cause */
+		rs->st.pdu_rejected++;
+		snprintf(cause, sizeof(cause), "pdu_not_forwarded_%u", m->dl_nas.cause);
+		rs_ue_fail(ue, cause);
+		return rs_ue_next_step(ue);
+	}
 	if (m->dl_nas.payload_type != NAS_PAYLOAD_N1_SM || !m->dl_nas.has_psi || m->dl_nas.psi != rs->cfg.psi ||
 	    nas_decode(m->dl_nas.payload.p, m->dl_nas.payload.len, g, &err) < 0 || g->psi != rs->cfg.psi) {
 		rs_ue_fail(ue, "dl_nas_transport_bad");
