@@ -149,6 +149,14 @@ int db_user_delete(struct db *db, const char *name);
  * KDF runs in both cases: no timing hint of which). */
 int db_user_verify(struct db *db, const char *name, const char *password, int *role);
 int db_user_get(struct db *db, const char *name, struct db_user *out);
+/* db_user_verify in two halves, so the slow KDF can run off the control
+ * thread: pw_get (this connection's thread) copies the stored string of
+ * name (a dummy one and *role = 0 for an unknown name, so the KDF work is
+ * the same); pw_check (any thread, touches no db) is 0 on a match, else
+ * -EACCES. DB_PW_STR_MAX bytes hold a stored string. */
+#define DB_PW_STR_MAX 160
+int db_user_pw_get(struct db *db, const char *name, char stored[DB_PW_STR_MAX], int *role);
+int db_pw_check(const char *password, const char *stored);
 int db_user_list(struct db *db, db_user_cb cb, void *arg);
 int64_t db_user_count(struct db *db);
 /* Admin users (refuse to delete / demote the last one). */

@@ -78,7 +78,7 @@ static void hex(const uint8_t *b, size_t n, char *out)
 }
 
 /* "pbkdf2-sha256$ITER$SALT$HASH" */
-#define PW_STR_MAX 160
+#define PW_STR_MAX DB_PW_STR_MAX
 
 static int pw_hash(const char *pw, unsigned iter, const uint8_t salt[16], uint8_t out[32])
 {
@@ -195,31 +195,46 @@ int db_user_delete(struct db *db, const char *name)
 	return step_done(db, st);
 }
 
-int db_user_verify(struct db *db, const char *name, const char *password, int *role)
+int db_user_pw_get(struct db *db, const char *name, char stored[DB_PW_STR_MAX], int *role)
 {
 	/* A fixed dummy hash for unknown users: the same KDF work either way. */
 	static char dummy[PW_STR_MAX];
 	sqlite3_stmt *st;
-	char stored[PW_STR_MAX] = "";
-	int r, found_role = 0;
+	int r;
 
-	if (!password || strlen(password) > DB_PASSWORD_MAX)
-		return -EACCES;
-	if (!dummy[0] || !strstr(dummy, "$")) {
-		if (pw_make("no-such-user-password", dummy) < 0)
-			return -EIO;
-	}
+	*role = 0;
+	if (!dummy[0] && pw_make("no-such-user-password", dummy) < 0)
+		return -EIO;
 	r = run(db, "SELECT role, pw FROM users WHERE name = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name ? name : "", -1, SQLITE_STATIC);
+	snprintf(stored, DB_PW_STR_MAX, "%s", dummy);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const char *p = (const char *)sqlite3_column_text(st, 1);
-		found_role = sqlite3_column_int(st, 0);
-		snprintf(stored, sizeof(stored), "%s", p ? p : "");
+		*role = sqlite3_column_int(st, 0);
+		snprintf(stored, DB_PW_STR_MAX, "%s", p ? p : "");
 	}
 	sqlite3_finalize(st);
-	r = pw_check(password, found_role ? stored : dummy);
+	return 0;
+}
+
+int db_pw_check(const char *password, const char *stored)
+{
+	if (!password || strlen(password) > DB_PASSWORD_MAX)
+		return -EACCES;
+	return pw_check(password, stored) == 0 ? 0 : -EACCES;
+}
+
+int db_user_verify(struct db *db, const char *name, const char *password, int *role)
+{
+	char stored[PW_STR_MAX];
+	int found_role, r = db_user_pw_get(db, name, stored, &found_role);
+
+	if (r < 0)
+		return r;
+	r = db_pw_check(password, stored);
+	explicit_bzero(stored, sizeof(stored));
 	if (!found_role || r < 0)
 		return -EACCES;
 	*role = found_role;

@@ -8,10 +8,13 @@
  * Also the first admin on first start.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 
 #include <jansson.h>
 #include <openssl/crypto.h>
@@ -129,6 +132,158 @@ static struct web_login_slot *login_slot(struct web *w, const char *name, uint64
 	return free_slot;
 }
 
+/* ---- the KDF thread ----
+ * PBKDF2 with 600,000 iterations takes most of a second: the control
+ * thread must not wait for it (it also runs NGAP and NAS). A login reads
+ * the stored hash, hands (password, hash) to this thread and answers when
+ * the result comes back through an eventfd on the loop. */
+struct web_job {
+	struct web *w;
+	uint64_t conn_id;
+	int32_t stream;
+	char user[72];
+	char pw[DB_PASSWORD_MAX + 1];
+	char stored[DB_PW_STR_MAX];
+	int role;             /* 0: unknown user (a dummy hash was checked) */
+	int result;           /* db_pw_check */
+	struct web_job *next;
+};
+
+struct web_auth_worker {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct web_job *q, *q_tail, *done;   /* q: FIFO */
+	unsigned inflight;
+	int efd;
+	bool stop;
+};
+
+static void job_free(struct web_job *j)
+{
+	explicit_bzero(j, sizeof(*j));
+	free(j);
+}
+
+static void *worker_main(void *arg)
+{
+	struct web_auth_worker *a = arg;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		struct web_job *j;
+
+		while (!a->q && !a->stop)
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (a->stop)
+			break;
+		j = a->q;
+		a->q = j->next;
+		if (!a->q)
+			a->q_tail = NULL;
+		pthread_mutex_unlock(&a->mu);
+		j->result = db_pw_check(j->pw, j->stored);
+		explicit_bzero(j->pw, sizeof(j->pw));
+		explicit_bzero(j->stored, sizeof(j->stored));
+		pthread_mutex_lock(&a->mu);
+		j->next = a->done;
+		a->done = j;
+		if (write(a->efd, &one, sizeof(one)) < 0)
+			log_error("web", "auth worker: eventfd write failed");
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+static void finish_login(struct web *w, struct web_job *j);
+
+static void worker_ready(struct ev_loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct web *w = arg;
+	struct web_auth_worker *a = w->aw;
+	struct web_job *list, *j;
+	uint64_t n;
+
+	(void)loop;
+	(void)events;
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		log_error("web", "auth worker: eventfd read failed");
+	pthread_mutex_lock(&a->mu);
+	list = a->done;
+	a->done = NULL;
+	pthread_mutex_unlock(&a->mu);
+	while ((j = list)) {
+		list = j->next;
+		a->inflight--;
+		finish_login(w, j);
+		job_free(j);
+	}
+}
+
+static int worker_start(struct web *w)
+{
+	struct web_auth_worker *a = calloc(1, sizeof(*a));
+	int rc;
+
+	if (!a)
+		return -ENOMEM;
+	a->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (a->efd < 0) {
+		rc = -errno;
+		free(a);
+		return rc;
+	}
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cv, NULL);
+	rc = ev_fd_add(w->loop, a->efd, EV_READ, worker_ready, w);
+	if (rc == 0 && (rc = -pthread_create(&a->th, NULL, worker_main, a)) != 0)
+		ev_fd_del(w->loop, a->efd);
+	if (rc < 0) {
+		close(a->efd);
+		pthread_mutex_destroy(&a->mu);
+		pthread_cond_destroy(&a->cv);
+		free(a);
+		return rc;
+	}
+	w->aw = a;
+	return 0;
+}
+
+void web_auth_stop(struct web *w)
+{
+	struct web_auth_worker *a = w->aw;
+	struct web_job *j;
+
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_signal(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->th, NULL);
+	ev_fd_del(w->loop, a->efd);
+	close(a->efd);
+	while ((j = a->q)) {
+		a->q = j->next;
+		job_free(j);
+	}
+	while ((j = a->done)) {
+		a->done = j->next;
+		job_free(j);
+	}
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->cv);
+	free(a);
+	w->aw = NULL;
+}
+
+void web_job_bind(struct web_job *j, struct web_conn *c, int32_t stream)
+{
+	j->conn_id = c->id;
+	j->stream = stream;
+}
+
 static int h_login(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
 	json_error_t jerr;
@@ -137,19 +292,20 @@ static int h_login(struct web *w, const struct web_req *req, struct web_resp *re
 	const char *pw = json_string_value(json_object_get(j, "password"));
 	uint64_t now = web_mono_s();
 	struct web_login_slot *l;
-	int role = 0, rc;
-	char sid[65];
+	struct web_job *job = NULL;
 
 	(void)arg;
 	if (!json_is_object(j) || !user || !db_name_valid(user)) {
 		web_resp_error(resp, 400, "user", "a JSON object with \"user\" and \"password\" is needed");
 		goto out;
 	}
-	if (!pw) {
-		web_resp_error(resp, 400, "password", "password is required");
+	if (!pw || strlen(pw) > DB_PASSWORD_MAX) {
+		web_resp_error(resp, 400, "password", "password is required (at most %d characters)",
+			       DB_PASSWORD_MAX);
 		goto out;
 	}
-	/* Rate limit before the KDF: a locked name costs nothing to refuse. */
+	/* Rate limit before the KDF: a locked name costs nothing to refuse.
+	 * Attempts still running count as failures until they succeed. */
 	if (w->login_global_start + w->lim.login_lock_s <= now) {
 		w->login_global_start = now;
 		w->login_global_fails = 0;
@@ -159,7 +315,8 @@ static int h_login(struct web *w, const struct web_req *req, struct web_resp *re
 		l->window_start = now;
 		l->fails = 0;
 	}
-	if (l->locked_until > now || w->login_global_fails >= 10 * w->lim.login_max_fails) {
+	if (l->locked_until > now || l->fails >= w->lim.login_max_fails ||
+	    w->login_global_fails >= 10 * w->lim.login_max_fails) {
 		uint64_t until = l->locked_until > now ? l->locked_until : w->login_global_start + w->lim.login_lock_s;
 
 		w->logins_limited++;
@@ -168,39 +325,92 @@ static int h_login(struct web *w, const struct web_req *req, struct web_resp *re
 		resp->retry_after = (unsigned)(until > now ? until - now : 1);
 		goto out;
 	}
-	rc = db_user_verify(w->db, user, pw, &role);
-	if (rc < 0) {
-		w->logins_failed++;
-		w->login_global_fails++;
-		if (++l->fails >= w->lim.login_max_fails)
-			l->locked_until = now + w->lim.login_lock_s;
-		db_audit_add(w->db, user, "login failed", rc == -EACCES ? "bad user or password" : "error");
-		if (rc != -EACCES)
-			goto fail;
-		web_resp_error(resp, 401, "password", "wrong user name or password");
+	if (!w->aw && worker_start(w) < 0)
+		goto fail;
+	if (w->aw->inflight >= WEB_MAX_AUTH_JOBS) {
+		web_resp_error(resp, 503, NULL, "too many logins in progress; try again");
+		resp->retry_after = 1;
 		goto out;
 	}
-	memset(l, 0, sizeof(*l));
-	struct web_session *s = session_new(w, user, (enum web_role)role, sid);
-	if (!s)
+	job = calloc(1, sizeof(*job));
+	if (!job || db_user_pw_get(w->db, user, job->stored, &job->role) < 0)
 		goto fail;
-	w->logins_ok++;
-	snprintf(resp->set_cookie, sizeof(resp->set_cookie),
-		 WEB_SESSION_COOKIE "=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict%s", sid,
-		 WEB_SESSION_TTL_S, w->tls ? "; Secure" : "");
-	explicit_bzero(sid, sizeof(sid));
-	db_audit_add(w->db, user, "login", db_role_name(role));
-	web_resp_json(resp, 200, json_pack("{s:s, s:s, s:s}", "user", user, "role", db_role_name(role),
-					   "csrf", s->csrf));
+	job->w = w;
+	snprintf(job->user, sizeof(job->user), "%s", user);
+	snprintf(job->pw, sizeof(job->pw), "%s", pw);
+	l->fails++;
+	w->login_global_fails++;
+	pthread_mutex_lock(&w->aw->mu);
+	if (w->aw->q_tail)
+		w->aw->q_tail->next = job;
+	else
+		w->aw->q = job;
+	w->aw->q_tail = job;
+	w->aw->inflight++;
+	pthread_cond_signal(&w->aw->cv);
+	pthread_mutex_unlock(&w->aw->mu);
+	resp->status = WEB_STATUS_DEFERRED;
+	resp->job = job;
 	goto out;
 fail:
+	if (job)
+		job_free(job);
 	web_resp_error(resp, 500, NULL, "login failed");
 out:
 	/* The password was in the body and in jansson's copy (wiped on free). */
 	json_decref(j);
-	if (resp->status != 200)
-		resp->set_cookie[0] = 0;
 	return 0;
+}
+
+/* On the loop thread: the KDF's verdict becomes the answer. */
+static void finish_login(struct web *w, struct web_job *j)
+{
+	struct web_resp resp;
+	struct web_conn *c;
+	struct web_login_slot *l;
+	uint64_t now = web_mono_s();
+	char sid[65];
+
+	memset(&resp, 0, sizeof(resp));
+	l = login_slot(w, j->user, now);
+	if (j->result < 0 || !j->role) {
+		w->logins_failed++;
+		if (l->fails >= w->lim.login_max_fails)
+			l->locked_until = now + w->lim.login_lock_s;
+		db_audit_add(w->db, j->user, "login failed", "bad user or password");
+		web_resp_error(&resp, 401, "password", "wrong user name or password");
+	} else {
+		struct web_session *s = session_new(w, j->user, (enum web_role)j->role, sid);
+
+		if (w->login_global_fails)
+			w->login_global_fails--;
+		l->fails = 0;
+		l->locked_until = 0;
+		if (!s) {
+			web_resp_error(&resp, 500, NULL, "login failed");
+		} else {
+			w->logins_ok++;
+			snprintf(resp.set_cookie, sizeof(resp.set_cookie),
+				 WEB_SESSION_COOKIE "=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict%s", sid,
+				 WEB_SESSION_TTL_S, w->tls ? "; Secure" : "");
+			explicit_bzero(sid, sizeof(sid));
+			db_audit_add(w->db, j->user, "login", db_role_name(j->role));
+			web_resp_json(&resp, 200, json_pack("{s:s, s:s, s:s}", "user", j->user, "role",
+							    db_role_name(j->role), "csrf", s->csrf));
+		}
+	}
+	web_count_status(w, resp.status);
+	c = web_conn_find(w, j->conn_id);
+	if (!c) {   /* the client went away meanwhile */
+		web_resp_free(&resp);
+		return;
+	}
+	if ((c->state == CONN_H2 ? web_h2_deliver(c, j->stream, &resp) : web_h1_deliver(c, &resp)) < 0) {
+		web_resp_free(&resp);
+		web_conn_close(c);
+		return;
+	}
+	web_conn_kick(c);
 }
 
 static int h_logout(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
@@ -254,10 +464,25 @@ int web_first_admin(struct web *w)
 	return rc;
 }
 
+static void login_metrics(struct web_metrics_out *o, void *arg)
+{
+	struct web *w = arg;
+
+	web_metrics_printf(o, "# HELP solocore_web_logins_total web UI logins by result\n"
+			   "# TYPE solocore_web_logins_total counter\n"
+			   "solocore_web_logins_total{result=\"ok\"} %llu\n"
+			   "solocore_web_logins_total{result=\"failed\"} %llu\n"
+			   "solocore_web_logins_total{result=\"rate_limited\"} %llu\n",
+			   (unsigned long long)w->logins_ok, (unsigned long long)w->logins_failed,
+			   (unsigned long long)w->logins_limited);
+}
+
 int web_api_auth_routes(struct web *w)
 {
 	int rc = web_route_add(w, WEB_POST, "/api/v1/login", WEB_ROLE_NONE, h_login, NULL);
 
+	if (rc == 0)
+		rc = web_metrics_register(w, login_metrics, w);
 	if (rc == 0)
 		rc = web_route_add(w, WEB_POST, "/api/v1/logout", WEB_ROLE_READ, h_logout, NULL);
 	if (rc == 0)

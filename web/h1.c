@@ -38,6 +38,11 @@ struct h1_state {
 	size_t cookie_len;
 	char csrf[WEB_CSRF_HDR_MAX + 1];
 	size_t csrf_len;
+	/* While a deferred response is pending: the parser is paused, bytes
+	 * that came after the request wait here, in order (pipelining). */
+	uint8_t *pend;
+	size_t pend_len, pend_cap;
+	bool keep;
 	bool has_host;
 	bool expect_continue;
 	uint8_t *body;
@@ -242,7 +247,15 @@ static int on_message_complete(http_parser *p)
 					 .csrf = h->csrf_len ? h->csrf : NULL },
 		     c->loopback, h->body, h->body_len, &resp);
 	explicit_bzero(h->cookie, sizeof(h->cookie));
-	rc = send_resp(c, &resp, keep);
+	if (resp.status == WEB_STATUS_DEFERRED) {
+		web_job_bind(resp.job, c, 0);
+		c->waiting = true;
+		h->keep = keep;
+		http_parser_pause(p, 1);
+		rc = 0;
+	} else {
+		rc = send_resp(c, &resp, keep);
+	}
 	web_resp_free(&resp);
 	explicit_bzero(h->auth, sizeof(h->auth));
 	if (h->body_cap > 65536) {   /* don't keep a big import's buffer for the connection's life */
@@ -255,11 +268,42 @@ static int on_message_complete(http_parser *p)
 	h->body_len = 0;
 	if (rc < 0)
 		return -1;
-	if (!keep) {
+	if (!keep && !c->waiting) {
 		c->close_after_flush = true;
 		http_parser_pause(p, 1);
 	}
 	return 0;
+}
+
+int web_h1_deliver(struct web_conn *c, struct web_resp *resp)
+{
+	struct h1_state *h = c->h1;
+	uint8_t *rest;
+	size_t n;
+	int rc;
+
+	if (!h || !c->waiting) {
+		web_resp_free(resp);
+		return 0;
+	}
+	rc = send_resp(c, resp, h->keep);
+	web_resp_free(resp);
+	c->waiting = false;
+	if (rc < 0)
+		return rc;
+	if (!h->keep) {
+		c->close_after_flush = true;
+		return 0;
+	}
+	http_parser_pause(&h->p, 0);
+	/* The requests that arrived meanwhile, in order. */
+	rest = h->pend;
+	n = h->pend_len;
+	h->pend = NULL;
+	h->pend_len = h->pend_cap = 0;
+	rc = n ? web_h1_input(c, rest, n) : 0;
+	free(rest);
+	return rc;
 }
 
 static const http_parser_settings h1_settings = {
@@ -294,6 +338,7 @@ void web_h1_free(struct web_conn *c)
 	if (h->body)
 		explicit_bzero(h->body, h->body_cap);
 	free(h->body);
+	free(h->pend);
 	explicit_bzero(h->auth, sizeof(h->auth));
 	free(h);
 	c->h1 = NULL;
@@ -324,10 +369,16 @@ int web_h1_input(struct web_conn *c, const uint8_t *data, size_t len)
 	struct h1_state *h = c->h1;
 	enum http_errno e;
 
+	size_t used;
+
 	if (c->close_after_flush)
 		return 0;   /* after "Connection: close" nothing more is read */
-	http_parser_execute(&h->p, &h1_settings, (const char *)data, len);
+	if (c->waiting)
+		return web_bytes_append(&h->pend, &h->pend_len, &h->pend_cap, data, len);
+	used = http_parser_execute(&h->p, &h1_settings, (const char *)data, len);
 	e = HTTP_PARSER_ERRNO(&h->p);
+	if (c->waiting && used < len)
+		return web_bytes_append(&h->pend, &h->pend_len, &h->pend_cap, data + used, len - used);
 	if (e == HPE_OK || e == HPE_PAUSED)
 		return 0;
 	if (h->err_status == 413)

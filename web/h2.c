@@ -228,6 +228,13 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *user)
 		     st->body, st->body_len, &st->resp);
 	explicit_bzero(st->auth, sizeof(st->auth));
 	explicit_bzero(st->cookie, sizeof(st->cookie));
+	if (st->resp.status == WEB_STATUS_DEFERRED) {
+		/* Answered by web_h2_deliver(); other streams go on meanwhile. */
+		web_job_bind(st->resp.job, h->c, st->id);
+		st->resp.job = NULL;
+		st->resp.status = 0;
+		return 0;
+	}
 	return submit(s, st) == 0 ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
 }
 
@@ -241,6 +248,23 @@ static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *
 		stream_free(user, st);
 	}
 	return 0;
+}
+
+int web_h2_deliver(struct web_conn *c, int32_t stream, struct web_resp *resp)
+{
+	struct h2_state *h = c->h2;
+	struct h2_stream *st = h ? nghttp2_session_get_stream_user_data(h->s, stream) : NULL;
+
+	if (!st || st->responded) {   /* the peer reset the stream meanwhile */
+		web_resp_free(resp);
+		return 0;
+	}
+	web_resp_free(&st->resp);
+	st->resp = *resp;
+	memset(resp, 0, sizeof(*resp));
+	if (submit(h->s, st) != 0)
+		return -EIO;
+	return web_h2_flush(c);
 }
 
 int web_h2_init(struct web_conn *c)

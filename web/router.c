@@ -435,6 +435,11 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 	}
 	if (hit->fn(w, req, resp, hit->arg) < 0 || !resp->status)
 		web_resp_error(resp, 500, NULL, "internal error");
+	if (resp->status == WEB_STATUS_DEFERRED) {
+		log_debug("web", "%s %s -> deferred", method, req->path);
+		free(req);
+		return;
+	}
 	/* Audit: every change that succeeded, who / what / when. The login
 	 * route writes its own entries (failures included). */
 	if (req->method != WEB_GET && resp->status < 400 && w->db &&

@@ -47,7 +47,7 @@ static void conn_set_events(struct web_conn *c)
 
 	if (c->dead)
 		return;
-	if (!c->close_after_flush && c->out.len - c->out.off < OUT_HIGH_WATER)
+	if (!c->close_after_flush && !c->waiting && c->out.len - c->out.off < OUT_HIGH_WATER)
 		ev |= EV_READ;
 	if (c->want_write || c->out.len > c->out.off)
 		ev |= EV_WRITE;
@@ -177,6 +177,21 @@ static int conn_push(struct web_conn *c)
 	return conn_flush(c);
 }
 
+static void conn_after_io(struct web_conn *c);
+
+void web_conn_kick(struct web_conn *c)
+{
+	conn_after_io(c);
+}
+
+struct web_conn *web_conn_find(struct web *w, uint64_t id)
+{
+	for (struct web_conn *c = w->conns; c; c = c->next)
+		if (c->id == id && !c->dead)
+			return c;
+	return NULL;
+}
+
 /* After input or output: send, rearm, close when done. */
 static void conn_after_io(struct web_conn *c)
 {
@@ -188,7 +203,7 @@ static void conn_after_io(struct web_conn *c)
 	}
 	/* TLS may hold decrypted bytes the socket no longer signals (reading
 	 * stopped at the high-water mark): take them once output has drained. */
-	if (c->ssl && c->state != CONN_TLS_HS && SSL_pending(c->ssl) && !c->close_after_flush &&
+	if (c->ssl && c->state != CONN_TLS_HS && SSL_pending(c->ssl) && !c->close_after_flush && !c->waiting &&
 	    c->out.len - c->out.off < OUT_HIGH_WATER) {
 		if (conn_read(c) < 0 || c->dead || conn_push(c) < 0) {
 			web_conn_close(c);
@@ -285,7 +300,7 @@ static int conn_read(struct web_conn *c)
 	for (;;) {
 		ssize_t n;
 
-		if (c->dead || c->close_after_flush)
+		if (c->dead || c->close_after_flush || c->waiting)
 			return 0;
 		if (c->state == CONN_TLS_HS) {
 			rc = tls_handshake(c);
@@ -431,6 +446,7 @@ static void accept_one(struct web *w, int fd, bool loopback)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c->web = w;
 	c->fd = fd;
+	c->id = ++w->next_conn_id;
 	c->loopback = loopback;
 	c->state = CONN_DETECT;
 	c->events = EV_READ;
@@ -595,6 +611,7 @@ void web_stop(struct web *w)
 		ev_fd_del(w->loop, w->lfd);
 		close(w->lfd);
 	}
+	web_auth_stop(w);
 	while (w->conns) {
 		struct web_conn *c = w->conns;
 

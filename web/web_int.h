@@ -27,6 +27,11 @@
 #define WEB_SESSION_TTL_S (8 * 3600)
 #define WEB_SESSION_COOKIE "solocore_session"
 #define WEB_LOGIN_SLOTS 64
+/* A handler that answers later (web_resp.job set): the transport binds the
+ * job to its connection / stream and the response comes through
+ * web_h1_deliver / web_h2_deliver on the loop thread. */
+#define WEB_STATUS_DEFERRED 1
+#define WEB_MAX_AUTH_JOBS 16
 
 /* On every response: the page may load nothing from elsewhere and may not
  * be framed; no MIME sniffing. The UI's script and style are inline. */
@@ -83,6 +88,7 @@ struct web_resp {
 	char set_cookie[256];          /* Set-Cookie, or "" */
 	unsigned retry_after;          /* Retry-After seconds (429), 0 = none */
 	const char *content_disposition;  /* static string, or NULL */
+	struct web_job *job;           /* status WEB_STATUS_DEFERRED */
 };
 
 enum conn_state { CONN_DETECT, CONN_TLS_HS, CONN_H1, CONN_H2 };
@@ -104,6 +110,8 @@ struct web_conn {
 	bool close_after_flush;
 	bool want_write;
 	bool loopback;
+	bool waiting;           /* HTTP/1.1: a deferred response is pending; input held */
+	uint64_t id;            /* unique per web: a deferred answer finds its connection */
 	uint8_t idle_goaway;    /* idle timer fired once already (GOAWAY pending) */
 	uint32_t events;        /* current ev mask */
 	SSL *ssl;
@@ -164,10 +172,24 @@ struct web {
 	uint64_t login_global_start;   /* all names together: a guesser rotating names */
 	uint32_t login_global_fails;
 	uint64_t logins_ok, logins_failed, logins_limited;
+	uint64_t next_conn_id;
+	struct web_auth_worker *aw;    /* the KDF thread (api_auth.c), made on first login */
 };
 
 /* server.c: append n bytes to a growing buffer (doubling). 0 or -ENOMEM. */
 int web_bytes_append(uint8_t **p, size_t *len, size_t *cap, const void *d, size_t n);
+/* server.c: after a deferred response was queued: send, rearm, close if done. */
+void web_conn_kick(struct web_conn *c);
+/* server.c: the live connection with this id, or NULL. */
+struct web_conn *web_conn_find(struct web *web, uint64_t id);
+/* h1.c / h2.c: the deferred response for c (stream for HTTP/2); resp is
+ * consumed. Negative: close c. */
+int web_h1_deliver(struct web_conn *c, struct web_resp *resp);
+int web_h2_deliver(struct web_conn *c, int32_t stream, struct web_resp *resp);
+/* api_auth.c: tie a deferred job to where its answer goes. */
+void web_job_bind(struct web_job *job, struct web_conn *c, int32_t stream);
+/* api_auth.c: stop the KDF thread, drop pending jobs (web_stop). */
+void web_auth_stop(struct web *web);
 /* server.c: queue bytes on the connection and try to send them. */
 int web_conn_send(struct web_conn *c, const void *data, size_t len);
 void web_conn_close(struct web_conn *c);

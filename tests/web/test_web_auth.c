@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +274,11 @@ static void test_login_rate_limit(void **state)
 	assert_int_equal(do_req(&s, "GET", "/api/v1/audit?limit=20", TOK_ADMIN, NULL, &r), 200);
 	assert_non_null(strstr(r.body, "\"login refused\""));
 	assert_non_null(strstr(r.body, "\"login failed\""));
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/metrics", TOK_RO, NULL, &r), 200);
+	assert_non_null(strstr(r.body, "solocore_web_logins_total{result=\"failed\"} 3\n"));
+	assert_non_null(strstr(r.body, "solocore_web_logins_total{result=\"rate_limited\"} 1\n"));
+	assert_non_null(strstr(r.body, "solocore_web_logins_total{result=\"ok\"} 1\n"));
 	resp_free(&r);
 	srv_free(&s);
 }
@@ -543,6 +549,87 @@ static void test_list_cursor(void **state)
 	srv_free(&s);
 }
 
+/* The KDF runs off the control thread: while a slow login is being checked
+ * the server answers others; HTTP/1.1 pipelining keeps its order behind a
+ * deferred login; HTTP/2 logins work; a client that leaves mid-login is
+ * no harm. */
+static void test_login_async(void **state)
+{
+	struct srv s;
+	struct resp r;
+	struct cli a, b;
+	char req[512];
+	static const char login_ok[] = "{\"user\":\"slow\",\"password\":\"" PW "\"}";
+	static const char login_bad[] = "{\"user\":\"alice\",\"password\":\"wrong-wrong\"}";
+	struct pollfd pfd;
+	int n;
+
+	(void)state;
+	srv_start(&s, NULL);
+	mkuser(&s, "alice", "admin");
+	srv_halt(&s);
+	db_user_kdf_iter(2000000);   /* seconds of PBKDF2 */
+	assert_int_equal(db_user_create(s.db, "slow", DB_ROLE_READ, PW), 0);
+	db_user_kdf_iter(1000);
+	srv_resume(&s);
+
+	/* A: the slow login, not read yet. */
+	assert_int_equal(cli_connect(&a, s.port, NULL), 0);
+	n = snprintf(req, sizeof(req), "POST /api/v1/login HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+		     strlen(login_ok), login_ok);
+	assert_int_equal(cli_write(&a, req, (size_t)n), 0);
+	/* B: answered while A's KDF runs. */
+	assert_int_equal(cli_connect(&b, s.port, NULL), 0);
+	assert_int_equal(h1_req(&b, "GET", "/api/v1/health", NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	resp_free(&r);
+	/* A is still being checked (two million iterations): no answer yet. */
+	pfd.fd = a.fd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	/* Pipelined on B: a (failing) login then health, answered in order
+	 * (the login waits for the KDF thread, behind A's). */
+	n = snprintf(req, sizeof(req), "POST /api/v1/login HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s"
+		     "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n", strlen(login_bad), login_bad);
+	assert_int_equal(cli_write(&b, req, (size_t)n), 0);
+	assert_int_equal(h1_read(&b, &r), 0);
+	assert_int_equal(r.status, 401);
+	resp_free(&r);
+	assert_int_equal(h1_read(&b, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "\"ok\""));
+	resp_free(&r);
+	cli_close(&b);
+	assert_int_equal(h1_read(&a, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.set_cookie, "solocore_session="));
+	resp_free(&r);
+	cli_close(&a);
+
+	/* A client that leaves before its answer. */
+	assert_int_equal(cli_connect(&a, s.port, NULL), 0);
+	n = snprintf(req, sizeof(req), "POST /api/v1/login HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+		     strlen(login_bad), login_bad);
+	assert_int_equal(cli_write(&a, req, (size_t)n), 0);
+	cli_close(&a);
+
+	/* HTTP/2 (prior knowledge): the login answers on its stream with the cookie. */
+	assert_int_equal(cli_connect(&a, s.port, NULL), 0);
+	assert_int_equal(h2_req(&a, "POST", "/api/v1/login", NULL,
+				"{\"user\":\"alice\",\"password\":\"" PW "\"}", &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.set_cookie, "HttpOnly"));
+	resp_free(&r);
+	assert_int_equal(h2_req(&a, "GET", "/api/v1/health", NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	resp_free(&r);
+	cli_close(&a);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/audit?limit=50", TOK_ADMIN, NULL, &r), 200);
+	assert_non_null(strstr(r.body, "\"who\":\"slow\",\"action\":\"login\""));
+	resp_free(&r);
+	srv_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_backup_restore),
 		cmocka_unit_test(test_first_admin),
 		cmocka_unit_test(test_list_cursor),
+		cmocka_unit_test(test_login_async),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
