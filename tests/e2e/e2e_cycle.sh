@@ -6,12 +6,12 @@
 # in the 'solocore' case, `solocore run` itself. Each case asserts the ransim report (every
 # NAS MAC verified, NGAP PDUs counted each way) and the core's counters (SIGUSR1).
 #
-#   e2e_cycle.sh SOLOCORE E2E_CORE RANSIM CASE
+#   e2e_cycle.sh SOLOCORE E2E_CORE RANSIM CASE [SOLOCORE_LOAD]
 #
-# Cases: one two_hundred dnns rejects gnbloss unknown_svc pcap radiocap solocore
+# Cases: one two_hundred dnns rejects gnbloss unknown_svc pcap radiocap solocore load
 # Needs root and `ip netns`: exits 77 (skip) otherwise.
 set -u
-SOLOCORE=$1 CORE=$2 RANSIM=$3 CASE=$4
+SOLOCORE=$1 CORE=$2 RANSIM=$3 CASE=$4 LOAD=${5:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/e2e_lib.sh"
 
@@ -235,6 +235,29 @@ pcap)
 		grep -qx " *$p" "$TMP/procs" || { fail "pcap: procedure counts (count code): wanted '$p'"; cat "$TMP/procs"; }
 	done
 	echo "pcap: $want NGAP PDUs, $frames decoded from ransim's pcap, $wire from the wire, none malformed"
+	;;
+load)
+	# solocore-load (issue 8): each mode, zero errors and the exact NGAP count
+	start_core "$TMP/core.yaml" || exit 1
+	L="--addr $AMF --backend usrsctp --encap raw --timeout 120"
+	$NSR "$LOAD" cycle $L --sims "$TMP/sims.toml" --ues 20 --concurrency 4 --passes 3 >"$TMP/lcycle.out" 2>"$TMP/lcycle.log"
+	RS_RC=$?; expect_rc lcycle 0
+	expect lcycle cycles 60; expect lcycle ue_runs_failed 0; expect lcycle ngap_pdus $((27 * 60 + 2))
+	grep -q "^latency cycle n 60 " "$TMP/lcycle.out" || fail "load cycle: no cycle latency line"
+	grep "^ngap_pdus_per_s\|^ms_per_completed\|^latency cycle" "$TMP/lcycle.out"
+	$NSR "$LOAD" register $L --sims "$TMP/sims.toml" --sim-offset 20 --ues 10 --concurrency 10 --json \
+		--duration 1 >"$TMP/lreg.out" 2>"$TMP/lreg.log"
+	RS_RC=$?; expect_rc lreg 0
+	grep -q '"completed":10,' "$TMP/lreg.out" || fail "load register: $(cat "$TMP/lreg.out")"
+	grep -q '"ue_runs_failed":0,' "$TMP/lreg.out" || fail "load register: failures"
+	# registered and held: 10 registrations = 10 x 10 PDUs (+ NG Setup)
+	grep -q '"ngap_pdus":102,' "$TMP/lreg.out" || fail "load register: PDU count $(cat "$TMP/lreg.out")"
+	$NSR "$LOAD" sessions $L --sims "$TMP/sims.toml" --sim-offset 40 --ues 10 --concurrency 10 \
+		>"$TMP/lsess.out" 2>"$TMP/lsess.log"
+	RS_RC=$?; expect_rc lsess 0
+	expect lsess completed 10; expect lsess ngap_pdus $((13 * 10 + 2)); expect lsess ue_runs_failed 0
+	core_stats
+	expect_stat smf_est_accepted 70
 	;;
 solocore)
 	# The product: `solocore run`.

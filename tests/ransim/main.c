@@ -18,10 +18,23 @@
 #include "common/crypto/crypto.h"
 #include "common/ev.h"
 #include "common/log.h"
+#include <unistd.h>
+
 #include "ransim.h"
+#ifdef RANSIM_LOAD
+#include "load.h"
+#define PROG "solocore-load"
+#define USAGE_HEAD "usage: solocore-load cycle|register|sessions --sims FILE.toml [options]\n" \
+	"  cycle: the 27-message cycle per UE (registration, PDU session, AN release, service\n" \
+	"  request, PDU session release, deregistration); register / sessions: hold the UEs\n" \
+	"  (with a PDU session each) until --duration or SIGINT. Defaults here: --timeout 86400.\n"
+#else
+#define PROG "ransim"
+#define USAGE_HEAD "usage: ransim --sims FILE.toml [options]\n"
+#endif
 
 static const char usage_text[] =
-	"usage: ransim --sims FILE.toml [options]\n"
+	USAGE_HEAD
 	"  -c, --config FILE     solocore.yaml: PLMN, TAC, slice, N2 port and SUCI keys from it\n"
 	"  --addr IP --port N    AMF address (127.0.0.1) and SCTP port (38412)\n"
 	"  --local-addr IP       bind the gNBs to this address\n"
@@ -50,13 +63,17 @@ static const char usage_text[] =
 	"  --radio-cap           UE Radio Capability Info Indication after each ICS Response\n"
 	"  --unknown-service     send only a Service Request with an unknown 5G-S-TMSI\n"
 	"  --abort               at the end ABORT the associations instead of SHUTDOWN (gNB lost)\n"
+	"  --passes N            run every UE's plan N times (a UE reruns once its run ended)\n"
+	"  --duration SECS       stop starting UE runs after SECS (register/sessions: hold until then)\n"
+	"  --json                (solocore-load) the final report as one JSON object\n"
+	"  --no-progress         (solocore-load) no progress line on a terminal\n"
 	"  --timeout SECS (60)   whole run;  --ue-timeout MS (10000) per network answer\n"
 	"  --pcap FILE           write every NGAP PDU (IPv4/SCTP, PPID 60)\n"
 	"  -v                    debug logs\n";
 
 static int usage(const char *why)
 {
-	fprintf(stderr, "ransim: %s\n%s", why, usage_text);
+	fprintf(stderr, "%s: %s\n%s", PROG, why, usage_text);
 	return 2;
 }
 
@@ -158,7 +175,8 @@ enum {
 	O_ADDR = 256, O_PORT, O_LOCAL, O_BACKEND, O_ENCAP, O_UDP, O_UDPPEER, O_GNBS, O_UES, O_CONC, O_NIA,
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_SST, O_SD, O_RSST, O_RSD,
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
-	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_ABORT,
+	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_ABORT, O_PASSES, O_DURATION,
+	O_JSON, O_NOPROG,
 };
 
 static const struct option opts[] = {
@@ -178,6 +196,8 @@ static const struct option opts[] = {
 	{ "session", 0, NULL, O_SESSION }, { "cycle", 0, NULL, O_CYCLE }, { "dnn", 1, NULL, O_DNN },
 	{ "pdu-snssai", 0, NULL, O_PDUSN }, { "psi", 1, NULL, O_PSI }, { "radio-cap", 0, NULL, O_RADIOCAP },
 	{ "unknown-service", 0, NULL, O_UNKSVC }, { "abort", 0, NULL, O_ABORT },
+	{ "passes", 1, NULL, O_PASSES }, { "duration", 1, NULL, O_DURATION }, { "json", 0, NULL, O_JSON },
+	{ "no-progress", 0, NULL, O_NOPROG },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -187,7 +207,11 @@ struct args {
 	unsigned timeout_s;
 	int key_id;
 	bool req_sst_set, req_sd_set;
-	bool abort;
+	bool abort, json, no_progress;
+	unsigned duration_s;
+#ifdef RANSIM_LOAD
+	enum load_mode mode;
+#endif
 };
 
 /* One option (pass 2). 0, or an exit status. */
@@ -253,6 +277,10 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_RADIOCAP: c->radio_cap = true; break;
 	case O_UNKSVC: c->unknown_service = true; break;
 	case O_ABORT: a->abort = true; break;
+	case O_PASSES: c->passes = (unsigned)atoi(v); break;
+	case O_DURATION: a->duration_s = (unsigned)atoi(v); break;
+	case O_JSON: a->json = true; break;
+	case O_NOPROG: a->no_progress = true; break;
 	case O_DEREG:
 		if (!strcmp(v, "normal"))
 			c->dereg = RANSIM_DEREG_NORMAL;
@@ -281,7 +309,12 @@ static int parse_args(struct args *a, int argc, char **argv)
 
 	memset(a, 0, sizeof(*a));
 	ransim_cfg_init(&a->cfg);
+#ifdef RANSIM_LOAD
+	a->timeout_s = 86400;
+	a->cfg.expect_cuc = true;   /* the AMF sends a CUC after every initial registration */
+#else
 	a->timeout_s = 60;
+#endif
 	a->key_id = -1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
@@ -295,7 +328,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 	if (a->conf_path) {
 		c = calloc(1, sizeof(*c));
 		if (!c || conf_load(c, a->conf_path, err, sizeof(err)) < 0) {
-			fprintf(stderr, "ransim: %s\n", c ? err : "out of memory");
+			fprintf(stderr, "%s: %s\n", PROG, c ? err : "out of memory");
 			free(c);
 			return 1;
 		}
@@ -315,6 +348,11 @@ static int parse_args(struct args *a, int argc, char **argv)
 		rc = usage("SUCI profile A/B needs --hn-pub or a key in the -c file");
 	if (!rc && !a->sims_path)
 		rc = usage("--sims FILE is required");
+#ifdef RANSIM_LOAD
+	/* the mode: the one non-option argument (getopt moved it to the end) */
+	if (!rc && (optind != argc - 1 || load_mode_apply(argv[optind], &a->mode, &a->cfg) < 0))
+		rc = usage("one mode is required: cycle, register or sessions");
+#endif
 	if (c) {
 		conf_free(c);
 		free(c);
@@ -329,25 +367,49 @@ static void on_sig(int s)
 	stop_req = 1;
 }
 
-/* Run to completion (or timeout / signal), then a graceful SHUTDOWN; prints the report. */
-static int run(struct ev_loop *loop, struct ransim *rs, unsigned timeout_s, bool abort_end)
+/* Run to completion (or timeout / signal / --duration), then a graceful SHUTDOWN (or ABORT);
+ * prints the report. */
+static int run(struct ev_loop *loop, struct ransim *rs, const struct args *a)
 {
 	struct ransim_stats st;
-	uint64_t t0, t_end, until;
+	uint64_t t0, t_end, t_done = 0, until, t_stop = 0, next_progress = 0, now;
+	bool progress = false;
 
 	t0 = ev_update_now(loop);
 	if (ransim_start(rs) < 0) {
-		fprintf(stderr, "ransim: cannot connect to the AMF\n");
+		fprintf(stderr, "%s: cannot connect to the AMF\n", PROG);
 		return 1;
 	}
-	t_end = t0 + (uint64_t)timeout_s * 1000000000ull;
-	while (!ransim_done(rs) && !stop_req && ev_update_now(loop) < t_end)
+	t_end = t0 + (uint64_t)a->timeout_s * 1000000000ull;
+	if (a->duration_s)
+		t_stop = t0 + (uint64_t)a->duration_s * 1000000000ull;
+#ifdef RANSIM_LOAD
+	progress = !a->no_progress && isatty(STDERR_FILENO);
+#endif
+	for (;;) {
+		now = ev_update_now(loop);
+		if (!t_done && ransim_done(rs))
+			t_done = now;
+		/* a duration stops new UE runs (cycle) or ends the hold (register, sessions) */
+		if (t_stop && now >= t_stop)
+			ransim_stop(rs);
+		if (stop_req || now >= t_end || (t_done && (!t_stop || now >= t_stop)))
+			break;
+		if (progress && now >= next_progress) {
+#ifdef RANSIM_LOAD
+			load_progress(rs, (double)(now - t0) / 1e9, stderr);
+#endif
+			next_progress = now + 1000000000ull;
+		}
 		ev_run_once(loop, 50);
-	t_end = ev_update_now(loop);
+	}
+	if (progress)
+		fputc('\n', stderr);
+	t_end = t_done ? t_done : ev_update_now(loop);
 	if (!ransim_done(rs))
-		fprintf(stderr, "ransim: %s before every UE finished\n", stop_req ? "stopped" : "timed out");
+		fprintf(stderr, "%s: %s before every UE finished\n", PROG, stop_req ? "stopped" : "timed out");
 	/* So that the AMF sees a normal end of the associations; bounded wait. */
-	if (abort_end)
+	if (a->abort)
 		ransim_abort(rs);
 	else
 		ransim_shutdown(rs);
@@ -355,8 +417,12 @@ static int run(struct ev_loop *loop, struct ransim *rs, unsigned timeout_s, bool
 	while (ev_update_now(loop) < until)
 		ev_run_once(loop, 20);
 	ransim_get_stats(rs, &st);
+#ifdef RANSIM_LOAD
+	load_report(rs, a->mode, (double)(t_end - t0) / 1e9, a->json, stdout);
+#else
 	printf("elapsed_ms %llu\n", (unsigned long long)((t_end - t0) / 1000000));
 	ransim_report(rs, stdout);
+#endif
 	return (ransim_done(rs) && st.ues_failed == 0) ? 0 : 1;
 }
 
@@ -381,7 +447,7 @@ int main(int argc, char **argv)
 	}
 	rc = ransim_sims_load(a.sims_path, &sims, &n_sims, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, "ransim: %s\n", err);
+		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 1;
 	}
 	loop = ev_loop_new(&rc);
@@ -391,14 +457,14 @@ int main(int argc, char **argv)
 	memset(sims, 0, n_sims * sizeof(*sims));   /* keys */
 	free(sims);
 	if (!rs) {
-		fprintf(stderr, "ransim: setup failed: %s\n", strerror(-rc));
+		fprintf(stderr, "%s: setup failed: %s\n", PROG, strerror(-rc));
 		ev_loop_free(loop);
 		return 1;
 	}
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
 	signal(SIGPIPE, SIG_IGN);
-	status = run(loop, rs, a.timeout_s, a.abort);
+	status = run(loop, rs, &a);
 	ransim_free(rs);
 	ev_loop_free(loop);
 	crypto_thread_cleanup();

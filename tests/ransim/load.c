@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * solocore-load (issue 8 item 1): modes and reports on top of the ransim library.
+ *  - cycle: the 27-message cycle of issue 6 per UE (QCore's method with --concurrency 1:
+ *    time per cycle as seen by the tester, its own UE crypto included);
+ *  - register: register the UEs and hold them (no deregistration);
+ *  - sessions: register, establish one PDU session each and hold them.
+ * Message rates are NGAP PDUs counted on the SCTP associations in both directions.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "load.h"
+#include "rs_int.h"
+
+static const char *const mode_names[] = { "cycle", "register", "sessions" };
+
+int load_mode_apply(const char *name, enum load_mode *m, struct ransim_cfg *cfg)
+{
+	if (!strcmp(name, "cycle")) {
+		*m = LOAD_CYCLE;
+		cfg->cycle = true;
+		cfg->dereg = RANSIM_DEREG_NORMAL;
+	} else if (!strcmp(name, "register")) {
+		*m = LOAD_REGISTER;
+		cfg->dereg = RANSIM_DEREG_NONE;
+	} else if (!strcmp(name, "sessions")) {
+		*m = LOAD_SESSIONS;
+		cfg->session = true;
+		cfg->dereg = RANSIM_DEREG_NONE;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* UE runs completed by the mode's measure: cycles, registrations or sessions. */
+static uint64_t completed(const struct ransim *rs, enum load_mode m)
+{
+	switch (m) {
+	case LOAD_CYCLE: return rs->st.cycles;
+	case LOAD_REGISTER: return rs->st.done[RANSIM_P_REGISTRATION];
+	default: return rs->st.pdu_established;
+	}
+}
+
+void load_progress(const struct ransim *rs, double elapsed_s, FILE *out)
+{
+	uint64_t msgs = rs->st.ngap_tx + rs->st.ngap_rx;
+
+	fprintf(out, "\r%7.1fs  %llu NGAP PDUs  %.0f msg/s  %llu UE runs done  %llu errors  %u in flight   ",
+		elapsed_s, (unsigned long long)msgs, elapsed_s > 0 ? (double)msgs / elapsed_s : 0.0,
+		(unsigned long long)rs->finished, (unsigned long long)rs->st.ues_failed, rs->in_flight);
+	fflush(out);
+}
+
+void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bool json, FILE *out)
+{
+	const struct ransim_stats *s = &rs->st;
+	uint64_t msgs = s->ngap_tx + s->ngap_rx, done = completed(rs, m);
+	double rate = elapsed_s > 0 ? (double)msgs / elapsed_s : 0, dps = elapsed_s > 0 ? (double)done / elapsed_s : 0;
+	double ms_per = done ? elapsed_s * 1000.0 / (double)done : 0;
+	const struct rs_lat *cl = &rs->lat[RANSIM_P_CYCLE];
+	unsigned p, c;
+
+	if (!json) {
+		fprintf(out, "mode %s\nues %u\ngnbs %u\nconcurrency %u\nelapsed_s %.3f\n", mode_names[m],
+			rs->cfg.n_ues, rs->cfg.n_gnbs, rs->cfg.concurrency, elapsed_s);
+		fprintf(out, "ngap_pdus %llu\nngap_tx %llu\nngap_rx %llu\nngap_pdus_per_s %.0f\n",
+			(unsigned long long)msgs, (unsigned long long)s->ngap_tx, (unsigned long long)s->ngap_rx, rate);
+		fprintf(out, "completed %llu\ncompleted_per_s %.1f\nms_per_completed %.3f\n",
+			(unsigned long long)done, dps, ms_per);
+		if (m == LOAD_CYCLE)
+			fprintf(out, "cycles %llu\ncycles_per_s %.1f\ncycle_mean_ms %.3f\n",
+				(unsigned long long)s->cycles, dps, cl->n ? (double)cl->sum / (double)cl->n / 1000.0 : 0);
+		fprintf(out, "ue_runs_ok %llu\nue_runs_failed %llu\ndl_mac_fail %llu\n", (unsigned long long)s->ues_ok,
+			(unsigned long long)s->ues_failed, (unsigned long long)s->dl_mac_fail);
+		for (p = 0; p < RANSIM_P_COUNT; p++) {
+			const struct rs_lat *l = &rs->lat[p];
+
+			if (!l->n)
+				continue;
+			fprintf(out, "latency %s n %llu mean_us %llu p50_us %u p90_us %u p99_us %u max_us %u\n",
+				ransim_proc_name((enum ransim_proc)p), (unsigned long long)l->n,
+				(unsigned long long)(l->sum / l->n), rs_lat_pct(l, 50), rs_lat_pct(l, 90),
+				rs_lat_pct(l, 99), l->max);
+		}
+		for (c = 0; c < rs->n_causes; c++)
+			fprintf(out, "error %s %llu\n", rs->causes[c].name, (unsigned long long)rs->causes[c].n);
+		return;
+	}
+	fprintf(out, "{\"mode\":\"%s\",\"ues\":%u,\"gnbs\":%u,\"concurrency\":%u,\"elapsed_s\":%.3f,", mode_names[m],
+		rs->cfg.n_ues, rs->cfg.n_gnbs, rs->cfg.concurrency, elapsed_s);
+	fprintf(out, "\"ngap_pdus\":%llu,\"ngap_tx\":%llu,\"ngap_rx\":%llu,\"ngap_pdus_per_s\":%.0f,",
+		(unsigned long long)msgs, (unsigned long long)s->ngap_tx, (unsigned long long)s->ngap_rx, rate);
+	fprintf(out, "\"completed\":%llu,\"completed_per_s\":%.1f,\"ms_per_completed\":%.3f,", (unsigned long long)done,
+		dps, ms_per);
+	if (m == LOAD_CYCLE)
+		fprintf(out, "\"cycles\":%llu,\"cycles_per_s\":%.1f,\"cycle_mean_ms\":%.3f,", (unsigned long long)s->cycles,
+			dps, cl->n ? (double)cl->sum / (double)cl->n / 1000.0 : 0);
+	fprintf(out, "\"ue_runs_ok\":%llu,\"ue_runs_failed\":%llu,\"dl_mac_fail\":%llu,\"latency_us\":{",
+		(unsigned long long)s->ues_ok, (unsigned long long)s->ues_failed, (unsigned long long)s->dl_mac_fail);
+	for (p = 0, c = 0; p < RANSIM_P_COUNT; p++) {
+		const struct rs_lat *l = &rs->lat[p];
+
+		if (!l->n)
+			continue;
+		fprintf(out, "%s\"%s\":{\"n\":%llu,\"mean\":%llu,\"p50\":%u,\"p90\":%u,\"p99\":%u,\"max\":%u}", c++ ? "," : "",
+			ransim_proc_name((enum ransim_proc)p), (unsigned long long)l->n,
+			(unsigned long long)(l->sum / l->n), rs_lat_pct(l, 50), rs_lat_pct(l, 90), rs_lat_pct(l, 99),
+			l->max);
+	}
+	fputs("},\"errors\":{", out);
+	/* cause names are [a-z0-9_] (rs_ue_fail callers): no JSON escaping needed */
+	for (c = 0; c < rs->n_causes; c++)
+		fprintf(out, "%s\"%s\":%llu", c ? "," : "", rs->causes[c].name, (unsigned long long)rs->causes[c].n);
+	fputs("}}\n", out);
+}
