@@ -18,14 +18,23 @@
  * The process must ignore SIGPIPE (solocore.c does): OpenSSL writes to the
  * socket with write(2).
  *
- * Authentication: `Authorization: Bearer <token>` checked against tokens
- * added with web_token_add(), each with a role. Config-less default (no
- * token added and none in the environment): requests from a loopback peer
- * are accepted with the operator role (read and write, never secrets), any
- * other peer gets 401. web_start() also adds $SOLOCORE_WEB_TOKEN as an admin
- * token when that variable is set. Once at least one token exists, every
- * request needs one, loopback included, except GET /api/v1/health,
- * /api/v1/version, /api/v1/openapi.json and the UI page.
+ * Authentication, in this order:
+ *   - `Authorization: Bearer <token>`: a static token (web_token_add(),
+ *     $SOLOCORE_WEB_TOKEN as admin) or an API token from the database
+ *     (POST /api/v1/tokens, stored as SHA-256);
+ *   - the session cookie of POST /api/v1/login (users in the database,
+ *     PBKDF2-HMAC-SHA256; HttpOnly, SameSite=Strict, Secure under TLS);
+ *     POST/PUT/PATCH/DELETE with a cookie also need the session's
+ *     X-CSRF-Token header (403 otherwise);
+ *   - config-less default: no token, no user, and a loopback peer: operator.
+ * Roles: read (views), operator (+ subscriber changes), admin (+ users,
+ * tokens, audit log, backup/restore, secrets). Health, version, the OpenAPI
+ * document, login and the UI page need nothing. On first start with no user
+ * and no token (web_limits.first_admin) the user "admin" is created with a
+ * random password printed once on stdout. Every successful change is
+ * written to the audit log (who, METHOD path, status, time); logins too.
+ * The login's KDF runs on a thread of its own: the control thread never
+ * waits for it.
  *
  * Secrets: K, OPc and OP are accepted on writes and only returned by GET
  * /api/v1/subscribers/{imsi}?secrets=1 or the export with ?secrets=1, with an
