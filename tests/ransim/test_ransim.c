@@ -26,6 +26,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include "ransim.h"
+#include "smf/smf.h"
 #include "udm/udm.h"
 
 #define N_SUBS 8
@@ -44,6 +45,7 @@ static struct {
 	struct udm *udm;
 	struct ausf *ausf;
 	struct amf *amf;
+	struct smf *smf;
 	struct crypto_keyring *kr;
 	struct ransim_sim sims[N_SUBS];
 	bool skipped;
@@ -122,6 +124,8 @@ static int teardown(void **state)
 	(void)state;
 	amf_stop(T.amf);
 	T.amf = NULL;
+	smf_free(T.smf);   /* right after the AMF (amf.h) */
+	T.smf = NULL;
 	ausf_free(T.ausf);
 	udm_free(T.udm);
 	crypto_keyring_free(T.kr);
@@ -197,6 +201,111 @@ static void test_register_dereg(void **state)
 	assert_int_equal(a.dereg_ue, N_SUBS);
 	assert_int_equal(a.registered, 0);
 	assert_int_equal(a.nas_mac_fail, 0);
+}
+
+/* The SMF over no user plane, attached to the AMF (amf.h start-up order). */
+static void smf_up(void)
+{
+	struct smf_params p;
+	int err = 0;
+
+	T.conf->n_dnns = 1;
+	snprintf(T.conf->dnns[0].name, sizeof(T.conf->dnns[0].name), "internet");
+	snprintf(T.conf->dnns[0].pool, sizeof(T.conf->dnns[0].pool), "10.45.0.0/24");
+	memset(&p, 0, sizeof(p));
+	p.conf = T.conf;
+	p.loop = T.loop;
+	p.udm = T.udm;
+	p.n3_addr = htonl(0xc0000201);   /* 192.0.2.1 */
+	p.max_sessions = 64;
+	p.max_ues = 64;
+	amf_smf_ops(T.amf, &p.ops);
+	T.smf = smf_new(&p, &err);
+	assert_non_null(T.smf);
+	amf_set_smf(T.amf, T.smf);
+}
+
+/* Issue 6's cycle for 8 UEs, 3 at a time, NIA2/NEA2, with the radio capability indication:
+ * every message counted, every check of the session steps passed, nothing left behind. */
+static void test_cycle(void **state)
+{
+	static const uint8_t ia[] = { 2 }, ea[] = { 2 };
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct smf_stats m;
+	struct amf_stats a;
+	struct ransim *rs;
+	uint32_t used = 99, size = 0;
+
+	(void)state;
+	if (amf_up(ia, 1, ea, 1) < 0)
+		return;
+	smf_up();
+	rs_cfg(&c, N_SUBS, 3);
+	c.cycle = true;
+	c.radio_cap = true;
+	c.expect_nia = 2;
+	c.expect_nea = 2;
+	rs = run(&c, T.sims, N_SUBS);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ues_ok, N_SUBS);
+	assert_int_equal(s.ues_failed, 0);
+	assert_int_equal(s.cycles, N_SUBS);
+	assert_int_equal(s.pdu_established, N_SUBS);
+	assert_int_equal(s.service_accepts, N_SUBS);
+	assert_int_equal(s.pdu_released, N_SUBS);
+	assert_int_equal(s.done[RANSIM_P_CYCLE], N_SUBS);
+	assert_int_equal(s.done[RANSIM_P_SERVICE], N_SUBS);
+	assert_int_equal(s.dl_mac_fail, 0);
+	assert_int_equal(s.stream_violations, 0);
+	/* 17 up + 2 radio capability indications, 10 down, per UE; + NG Setup each way */
+	assert_int_equal(s.ngap_tx, 19 * N_SUBS + 1);
+	assert_int_equal(s.ngap_rx, 10 * N_SUBS + 1);
+	assert_int_equal(ransim_ngap_count(rs, 0, "UERadioCapabilityInfoIndication"), 2 * N_SUBS);
+	assert_int_equal(ransim_ngap_count(rs, 1, "PDUSessionResourceSetupRequest"), N_SUBS);
+	assert_int_equal(ransim_ngap_count(rs, 1, "PDUSessionResourceReleaseCommand"), N_SUBS);
+	assert_int_equal(ransim_ngap_count(rs, 1, "InitialContextSetupRequest"), 2 * N_SUBS);
+	assert_int_equal(ransim_ngap_count(rs, 0, "UEContextReleaseRequest"), N_SUBS);
+	ransim_free(rs);
+	smf_get_stats(T.smf, &m);
+	assert_int_equal(m.est_accepted, N_SUBS);
+	assert_int_equal(m.rel_ue, N_SUBS);
+	assert_int_equal(m.up_deactivated, N_SUBS);
+	assert_int_equal(m.up_reactivated, N_SUBS);
+	assert_int_equal(m.sessions, 0);
+	assert_int_equal(smf_pool_usage(T.smf, "internet", &used, &size), 0);
+	assert_int_equal(used, 0);
+	amf_get_stats(T.amf, &a);
+	assert_int_equal(a.service_req, N_SUBS);
+	assert_int_equal(a.dereg_ue, N_SUBS);
+	assert_int_equal(a.registered, 0);
+}
+
+/* Two passes of 4 UEs (load tests): every UE runs its plan twice, fresh 5G-AKA each time. */
+static void test_passes(void **state)
+{
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct amf_stats a;
+	struct ransim *rs;
+
+	(void)state;
+	if (amf_up(NULL, 0, NULL, 0) < 0)
+		return;
+	rs_cfg(&c, 4, 2);
+	c.passes = 2;
+	rs = run(&c, T.sims, N_SUBS);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ues_ok, 8);
+	assert_int_equal(s.ues_failed, 0);
+	assert_int_equal(ransim_finished(rs), 8);
+	assert_int_equal(s.done[RANSIM_P_REGISTRATION], 8);
+	assert_int_equal(s.ngap_tx, 8 * 8 + 1);
+	ransim_free(rs);
+	amf_get_stats(T.amf, &a);
+	assert_int_equal(a.reg_accepted, 8);
+	assert_int_equal(a.auth_ok, 8);
+	assert_int_equal(a.registered, 0);
 }
 
 /* Switch-off deregistration: no Deregistration Accept, only the N2 release. */
@@ -445,6 +554,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_register_dereg, teardown),
+		cmocka_unit_test_teardown(test_cycle, teardown),
+		cmocka_unit_test_teardown(test_passes, teardown),
 		cmocka_unit_test_teardown(test_switch_off, teardown),
 		cmocka_unit_test_teardown(test_suci_a_and_resync, teardown),
 		cmocka_unit_test_teardown(test_auth_reject_and_no_alg, teardown),
