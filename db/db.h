@@ -157,6 +157,12 @@ int db_user_get(struct db *db, const char *name, struct db_user *out);
 #define DB_PW_STR_MAX 160
 int db_user_pw_get(struct db *db, const char *name, char stored[DB_PW_STR_MAX], int *role);
 int db_pw_check(const char *password, const char *stored);
+/* The slow half of create / update, for any thread: the stored string of
+ * password (random salt, db_user_kdf_iter iterations). -EINVAL, -EIO. */
+int db_pw_make(const char *password, char out[DB_PW_STR_MAX]);
+/* create / update with a string made by db_pw_make (update: NULL keeps it). */
+int db_user_create_hashed(struct db *db, const char *name, int role, const char *stored);
+int db_user_update_hashed(struct db *db, const char *name, int role, const char *stored);
 int db_user_list(struct db *db, db_user_cb cb, void *arg);
 int64_t db_user_count(struct db *db);
 /* Admin users (refuse to delete / demote the last one). */

@@ -144,45 +144,76 @@ static int step_done(struct db *db, sqlite3_stmt *st)
 	return r;
 }
 
-int db_user_create(struct db *db, const char *name, int role, const char *password)
+int db_pw_make(const char *password, char out[DB_PW_STR_MAX])
 {
-	char pw[PW_STR_MAX];
+	return pw_valid(password) < 0 ? -EINVAL : pw_make(password, out);
+}
+
+static bool stored_valid(const char *s)
+{
+	return s && !strncmp(s, "pbkdf2-sha256$", 14) && strlen(s) < PW_STR_MAX;
+}
+
+int db_user_create_hashed(struct db *db, const char *name, int role, const char *stored)
+{
 	sqlite3_stmt *st;
 	int64_t now = (int64_t)time(NULL);
 
-	if (!db_name_valid(name) || role < DB_ROLE_READ || role > DB_ROLE_ADMIN || pw_valid(password))
+	if (!db_name_valid(name) || role < DB_ROLE_READ || role > DB_ROLE_ADMIN || !stored_valid(stored))
 		return -EINVAL;
-	int r = pw_make(password, pw);
-	if (r == 0)
-		r = run(db, "INSERT INTO users (name, role, pw, created, updated) VALUES (?,?,?,?,?)", &st);
+	int r = run(db, "INSERT INTO users (name, role, pw, created, updated) VALUES (?,?,?,?,?)", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, role);
-	sqlite3_bind_text(st, 3, pw, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, stored, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, now);
 	sqlite3_bind_int64(st, 5, now);
 	return step_done(db, st);
 }
 
-int db_user_update(struct db *db, const char *name, int role, const char *password)
+int db_user_create(struct db *db, const char *name, int role, const char *password)
 {
-	char pw[PW_STR_MAX] = "";
+	char pw[PW_STR_MAX];
+
+	if (!db_name_valid(name) || role < DB_ROLE_READ || role > DB_ROLE_ADMIN || pw_valid(password))
+		return -EINVAL;
+	int r = pw_make(password, pw);
+	if (r == 0)
+		r = db_user_create_hashed(db, name, role, pw);
+	explicit_bzero(pw, sizeof(pw));
+	return r;
+}
+
+int db_user_update_hashed(struct db *db, const char *name, int role, const char *stored)
+{
 	sqlite3_stmt *st;
 
-	if ((role && (role < DB_ROLE_READ || role > DB_ROLE_ADMIN)) || (password && pw_valid(password)))
+	if ((role && (role < DB_ROLE_READ || role > DB_ROLE_ADMIN)) || (stored && !stored_valid(stored)))
 		return -EINVAL;
-	if (password && pw_make(password, pw) < 0)
-		return -EIO;
 	int r = run(db, "UPDATE users SET role = CASE WHEN ?2 > 0 THEN ?2 ELSE role END,"
 		    " pw = CASE WHEN ?3 <> '' THEN ?3 ELSE pw END, updated = ?4 WHERE name = ?1", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, role);
-	sqlite3_bind_text(st, 3, pw, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, stored ? stored : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, (int64_t)time(NULL));
 	return step_done(db, st);
+}
+
+int db_user_update(struct db *db, const char *name, int role, const char *password)
+{
+	char pw[PW_STR_MAX];
+	int r;
+
+	if ((role && (role < DB_ROLE_READ || role > DB_ROLE_ADMIN)) || (password && pw_valid(password)))
+		return -EINVAL;
+	if (password && pw_make(password, pw) < 0)
+		return -EIO;
+	r = db_user_update_hashed(db, name, role, password ? pw : NULL);
+	explicit_bzero(pw, sizeof(pw));
+	return r;
 }
 
 int db_user_delete(struct db *db, const char *name)

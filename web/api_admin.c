@@ -85,12 +85,12 @@ static int h_users_create(struct web *w, const struct web_req *req, struct web_r
 	else if (!pw || strlen(pw) < DB_PASSWORD_MIN || strlen(pw) > DB_PASSWORD_MAX)
 		web_resp_error(resp, 400, "password", "password: %d..%d characters", DB_PASSWORD_MIN,
 			       DB_PASSWORD_MAX);
-	else if ((rc = db_user_create(w->db, name, role, pw)) == -EEXIST)
+	else if (db_user_get(w->db, name, &(struct db_user){ 0 }) == 0)
 		web_resp_error(resp, 409, "name", "user %s exists", name);
-	else if (rc < 0)
-		web_resp_error(resp, 500, NULL, "cannot create the user");
-	else
-		web_resp_json(resp, 201, json_pack("{s:s, s:s}", "name", name, "role", db_role_name(role)));
+	else if ((rc = web_user_write_deferred(w, req, resp, name, role, pw, true)) < 0) {
+		json_decref(j);
+		return rc;
+	}
 	json_decref(j);
 	return 0;
 }
@@ -119,7 +119,13 @@ static int h_users_update(struct web *w, const struct web_req *req, struct web_r
 	else if (u.role == DB_ROLE_ADMIN && role && role != DB_ROLE_ADMIN &&
 		 db_user_count_role(w->db, DB_ROLE_ADMIN) == 1)
 		web_resp_error(resp, 409, "role", "%s is the last admin", name);
-	else if ((rc = db_user_update(w->db, name, role, pw)) < 0)
+	else if (pw) {
+		/* The KDF on its thread; the last-admin check is made again there. */
+		if ((rc = web_user_write_deferred(w, req, resp, name, role, pw, false)) < 0) {
+			json_decref(j);
+			return rc;
+		}
+	} else if ((rc = db_user_update(w->db, name, role, NULL)) < 0)
 		web_resp_error(resp, 500, NULL, "cannot update the user");
 	else
 		web_resp_json(resp, 200, json_pack("{s:s, s:s}", "name", name,

@@ -137,15 +137,20 @@ static struct web_login_slot *login_slot(struct web *w, const char *name, uint64
  * thread must not wait for it (it also runs NGAP and NAS). A login reads
  * the stored hash, hands (password, hash) to this thread and answers when
  * the result comes back through an eventfd on the loop. */
+enum job_kind { JOB_LOGIN, JOB_USER_CREATE, JOB_USER_UPDATE };
+
 struct web_job {
+	enum job_kind kind;
 	struct web *w;
 	uint64_t conn_id;
 	int32_t stream;
 	char user[72];
 	char pw[DB_PASSWORD_MAX + 1];
 	char stored[DB_PW_STR_MAX];
-	int role;             /* 0: unknown user (a dummy hash was checked) */
-	int result;           /* db_pw_check */
+	int role;             /* login: 0 = unknown user (a dummy hash was checked);
+			       * user jobs: the role to set (0 keep) */
+	int result;           /* db_pw_check / db_pw_make */
+	char who[160];        /* user jobs: the caller, for the audit log */
 	struct web_job *next;
 };
 
@@ -183,9 +188,13 @@ static void *worker_main(void *arg)
 		if (!a->q)
 			a->q_tail = NULL;
 		pthread_mutex_unlock(&a->mu);
-		j->result = db_pw_check(j->pw, j->stored);
+		if (j->kind == JOB_LOGIN) {
+			j->result = db_pw_check(j->pw, j->stored);
+			explicit_bzero(j->stored, sizeof(j->stored));
+		} else {
+			j->result = db_pw_make(j->pw, j->stored);
+		}
 		explicit_bzero(j->pw, sizeof(j->pw));
-		explicit_bzero(j->stored, sizeof(j->stored));
 		pthread_mutex_lock(&a->mu);
 		j->next = a->done;
 		a->done = j;
@@ -197,6 +206,7 @@ static void *worker_main(void *arg)
 }
 
 static void finish_login(struct web *w, struct web_job *j);
+static void finish_user(struct web *w, struct web_job *j);
 
 static void worker_ready(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 {
@@ -216,7 +226,10 @@ static void worker_ready(struct ev_loop *loop, int fd, uint32_t events, void *ar
 	while ((j = list)) {
 		list = j->next;
 		a->inflight--;
-		finish_login(w, j);
+		if (j->kind == JOB_LOGIN)
+			finish_login(w, j);
+		else
+			finish_user(w, j);
 		job_free(j);
 	}
 }
@@ -284,6 +297,122 @@ void web_job_bind(struct web_job *j, struct web_conn *c, int32_t stream)
 	j->stream = stream;
 }
 
+/* Hand j to the KDF thread. 0, or -EBUSY (too many in flight), -errno. */
+static int job_submit(struct web *w, struct web_job *j)
+{
+	struct web_auth_worker *a;
+	int rc;
+
+	if (!w->aw && (rc = worker_start(w)) < 0)
+		return rc;
+	a = w->aw;
+	if (a->inflight >= WEB_MAX_AUTH_JOBS)
+		return -EBUSY;
+	j->w = w;
+	pthread_mutex_lock(&a->mu);
+	if (a->q_tail)
+		a->q_tail->next = j;
+	else
+		a->q = j;
+	a->q_tail = j;
+	a->inflight++;
+	pthread_cond_signal(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	return 0;
+}
+
+/* Deliver resp (consumed) to where job j's request came from. */
+static void job_answer(struct web *w, struct web_job *j, struct web_resp *resp)
+{
+	struct web_conn *c;
+
+	web_count_status(w, resp->status);
+	c = web_conn_find(w, j->conn_id);
+	if (!c) {   /* the client went away meanwhile */
+		web_resp_free(resp);
+		return;
+	}
+	if ((c->state == CONN_H2 ? web_h2_deliver(c, j->stream, resp) : web_h1_deliver(c, resp)) < 0) {
+		web_resp_free(resp);
+		web_conn_close(c);
+		return;
+	}
+	web_conn_kick(c);
+}
+
+int web_user_write_deferred(struct web *w, const struct web_req *req, struct web_resp *resp,
+			    const char *name, int role, const char *password, bool create)
+{
+	struct web_job *j = calloc(1, sizeof(*j));
+	int rc;
+
+	if (!j)
+		return -ENOMEM;
+	j->kind = create ? JOB_USER_CREATE : JOB_USER_UPDATE;
+	j->role = role;
+	snprintf(j->user, sizeof(j->user), "%s", name);
+	snprintf(j->pw, sizeof(j->pw), "%s", password);
+	snprintf(j->who, sizeof(j->who), "%s", req->who[0] ? req->who : "?");
+	rc = job_submit(w, j);
+	if (rc == -EBUSY) {
+		job_free(j);
+		web_resp_error(resp, 503, NULL, "too many password operations in progress; try again");
+		resp->retry_after = 1;
+		return 0;
+	}
+	if (rc < 0) {
+		job_free(j);
+		return rc;
+	}
+	resp->status = WEB_STATUS_DEFERRED;
+	resp->job = j;
+	return 0;
+}
+
+/* On the loop thread: store the new hash, audit, answer. */
+static void finish_user(struct web *w, struct web_job *j)
+{
+	struct web_resp resp;
+	char act[160], det[16];
+	struct db_user u;
+	int rc = j->result;
+
+	memset(&resp, 0, sizeof(resp));
+	if (rc == 0 && j->kind == JOB_USER_CREATE)
+		rc = db_user_create_hashed(w->db, j->user, j->role, j->stored);
+	else if (rc == 0) {
+		/* Checked again now: the last admin may have changed meanwhile. */
+		if (db_user_get(w->db, j->user, &u) < 0)
+			rc = -ENOENT;
+		else if (u.role == DB_ROLE_ADMIN && j->role && j->role != DB_ROLE_ADMIN &&
+			 db_user_count_role(w->db, DB_ROLE_ADMIN) == 1)
+			rc = -EPERM;
+		else
+			rc = db_user_update_hashed(w->db, j->user, j->role, j->stored);
+		if (rc == 0 && !j->role)
+			j->role = u.role;
+	}
+	explicit_bzero(j->stored, sizeof(j->stored));
+	if (rc == -EEXIST)
+		web_resp_error(&resp, 409, "name", "user %s exists", j->user);
+	else if (rc == -ENOENT)
+		web_resp_error(&resp, 404, "name", "no user %s", j->user);
+	else if (rc == -EPERM)
+		web_resp_error(&resp, 409, "role", "%s is the last admin", j->user);
+	else if (rc < 0)
+		web_resp_error(&resp, 500, NULL, "cannot store the user");
+	else
+		web_resp_json(&resp, j->kind == JOB_USER_CREATE ? 201 : 200,
+			      json_pack("{s:s, s:s}", "name", j->user, "role", db_role_name(j->role)));
+	if (resp.status < 400) {
+		snprintf(act, sizeof(act), "%s /api/v1/users%s%s", j->kind == JOB_USER_CREATE ? "POST" : "PUT",
+			 j->kind == JOB_USER_CREATE ? "" : "/", j->kind == JOB_USER_CREATE ? "" : j->user);
+		snprintf(det, sizeof(det), "%d", resp.status);
+		db_audit_add(w->db, j->who, act, det);
+	}
+	job_answer(w, j, &resp);
+}
+
 static int h_login(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
 	json_error_t jerr;
@@ -293,6 +422,7 @@ static int h_login(struct web *w, const struct web_req *req, struct web_resp *re
 	uint64_t now = web_mono_s();
 	struct web_login_slot *l;
 	struct web_job *job = NULL;
+	int rc;
 
 	(void)arg;
 	if (!json_is_object(j) || !user || !db_name_valid(user)) {
@@ -325,30 +455,24 @@ static int h_login(struct web *w, const struct web_req *req, struct web_resp *re
 		resp->retry_after = (unsigned)(until > now ? until - now : 1);
 		goto out;
 	}
-	if (!w->aw && worker_start(w) < 0)
+	job = calloc(1, sizeof(*job));
+	if (!job || db_user_pw_get(w->db, user, job->stored, &job->role) < 0)
 		goto fail;
-	if (w->aw->inflight >= WEB_MAX_AUTH_JOBS) {
+	job->kind = JOB_LOGIN;
+	snprintf(job->user, sizeof(job->user), "%s", user);
+	snprintf(job->pw, sizeof(job->pw), "%s", pw);
+	rc = job_submit(w, job);
+	if (rc == -EBUSY) {
+		job_free(job);
 		web_resp_error(resp, 503, NULL, "too many logins in progress; try again");
 		resp->retry_after = 1;
 		goto out;
 	}
-	job = calloc(1, sizeof(*job));
-	if (!job || db_user_pw_get(w->db, user, job->stored, &job->role) < 0)
+	if (rc < 0)
 		goto fail;
-	job->w = w;
-	snprintf(job->user, sizeof(job->user), "%s", user);
-	snprintf(job->pw, sizeof(job->pw), "%s", pw);
+	/* A running attempt counts as a failure until it succeeds. */
 	l->fails++;
 	w->login_global_fails++;
-	pthread_mutex_lock(&w->aw->mu);
-	if (w->aw->q_tail)
-		w->aw->q_tail->next = job;
-	else
-		w->aw->q = job;
-	w->aw->q_tail = job;
-	w->aw->inflight++;
-	pthread_cond_signal(&w->aw->cv);
-	pthread_mutex_unlock(&w->aw->mu);
 	resp->status = WEB_STATUS_DEFERRED;
 	resp->job = job;
 	goto out;
@@ -366,7 +490,6 @@ out:
 static void finish_login(struct web *w, struct web_job *j)
 {
 	struct web_resp resp;
-	struct web_conn *c;
 	struct web_login_slot *l;
 	uint64_t now = web_mono_s();
 	char sid[65];
@@ -399,18 +522,7 @@ static void finish_login(struct web *w, struct web_job *j)
 							    db_role_name(j->role), "csrf", s->csrf));
 		}
 	}
-	web_count_status(w, resp.status);
-	c = web_conn_find(w, j->conn_id);
-	if (!c) {   /* the client went away meanwhile */
-		web_resp_free(&resp);
-		return;
-	}
-	if ((c->state == CONN_H2 ? web_h2_deliver(c, j->stream, &resp) : web_h1_deliver(c, &resp)) < 0) {
-		web_resp_free(&resp);
-		web_conn_close(c);
-		return;
-	}
-	web_conn_kick(c);
+	job_answer(w, j, &resp);
 }
 
 static int h_logout(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)

@@ -188,6 +188,11 @@ int web_h1_deliver(struct web_conn *c, struct web_resp *resp);
 int web_h2_deliver(struct web_conn *c, int32_t stream, struct web_resp *resp);
 /* api_auth.c: tie a deferred job to where its answer goes. */
 void web_job_bind(struct web_job *job, struct web_conn *c, int32_t stream);
+/* api_auth.c: create (create true) or update a user whose password needs
+ * hashing: the KDF runs on its thread, the answer (201/200, 409, 404, 503)
+ * is deferred and audited when it comes. role 0 on update: keep. */
+int web_user_write_deferred(struct web *web, const struct web_req *req, struct web_resp *resp,
+			    const char *name, int role, const char *password, bool create);
 /* api_auth.c: stop the KDF thread, drop pending jobs (web_stop). */
 void web_auth_stop(struct web *web);
 /* server.c: queue bytes on the connection and try to send them. */

@@ -627,6 +627,37 @@ static void test_login_async(void **state)
 	assert_int_equal(do_req(&s, "GET", "/api/v1/audit?limit=50", TOK_ADMIN, NULL, &r), 200);
 	assert_non_null(strstr(r.body, "\"who\":\"slow\",\"action\":\"login\""));
 	resp_free(&r);
+
+	/* Creating a user hashes its password on the KDF thread as well. */
+	srv_halt(&s);
+	db_user_kdf_iter(2000000);
+	srv_resume(&s);
+	{
+		static const char nu[] = "{\"name\":\"newbie\",\"role\":\"read\",\"password\":\"" PW "\"}";
+
+		assert_int_equal(cli_connect(&a, s.port, NULL), 0);
+		n = snprintf(req, sizeof(req), "POST /api/v1/users HTTP/1.1\r\nHost: x\r\n"
+			     "Authorization: Bearer " TOK_ADMIN "\r\nContent-Length: %zu\r\n\r\n%s", strlen(nu), nu);
+		assert_int_equal(cli_write(&a, req, (size_t)n), 0);
+	}
+	assert_int_equal(do_req(&s, "GET", "/api/v1/health", NULL, NULL, &r), 200);
+	resp_free(&r);
+	pfd.fd = a.fd;
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(h1_read(&a, &r), 0);
+	assert_int_equal(r.status, 201);
+	resp_free(&r);
+	cli_close(&a);
+	srv_halt(&s);
+	db_user_kdf_iter(1000);
+	srv_resume(&s);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/audit?limit=5", TOK_ADMIN, NULL, &r), 200);
+	assert_non_null(strstr(r.body, "\"who\":\"token:static\",\"action\":\"POST /api/v1/users\",\"detail\":\"201\""));
+	resp_free(&r);
+	/* The same name again: 409 before any hashing. */
+	assert_int_equal(do_req(&s, "POST", "/api/v1/users", TOK_ADMIN,
+				"{\"name\":\"newbie\",\"role\":\"read\",\"password\":\"12345678\"}", &r), 409);
+	resp_free(&r);
 	srv_free(&s);
 }
 
