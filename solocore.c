@@ -44,6 +44,10 @@ static const char usage_text[] =
 	"  config print [-c FILE]    print the effective configuration as YAML\n"
 	"  sims import FILE.toml [--db PATH | -c FILE]\n"
 	"  sims generate --count N [--imsi-start IMSI] [--ki HEX --opc HEX | --random-keys]\n"
+	"  users create NAME --role admin|operator|read [--password-stdin] [--db PATH | -c FILE]\n"
+	"  users passwd NAME [--password-stdin] [--db PATH | -c FILE]\n"
+	"  users delete NAME [--db PATH | -c FILE]\n"
+	"  users list [--db PATH | -c FILE]\n"
 	"  version                   print the version\n"
 	"  help                      this text\n"
 	"\n"
@@ -289,9 +293,11 @@ out:
 	return status;
 }
 
-/* ---- sims: db/ owns the verbs; -c gives it the configured database ---- */
+/* ---- sims, users ---- */
 
-static int cmd_sims(int argc, char **argv)
+/* sims and users: db/ owns the verbs; -c gives it the configured database. */
+static int cmd_db_verb(int argc, char **argv, int (*plain)(int, char **),
+		       int (*with_db)(int, char **, const char *))
 {
 	const char *path = NULL;
 	struct conf c;
@@ -305,12 +311,27 @@ static int cmd_sims(int argc, char **argv)
 		}
 	}
 	if (!path)
-		return db_cli_sims(argc, argv);
+		return plain(argc, argv);
 	if (load_conf(&c, path))
 		return 1;
-	rc = db_cli_sims_db(argc, argv, c.db.path);
+	rc = with_db(argc, argv, c.db.path);
 	conf_free(&c);
 	return rc;
+}
+
+static int cli_users_plain(int argc, char **argv)
+{
+	return db_cli_users(argc, argv, NULL);
+}
+
+static int cmd_sims(int argc, char **argv)
+{
+	return cmd_db_verb(argc, argv, db_cli_sims, db_cli_sims_db);
+}
+
+static int cmd_users(int argc, char **argv)
+{
+	return cmd_db_verb(argc, argv, cli_users_plain, db_cli_users);
 }
 
 int main(int argc, char **argv)
@@ -327,6 +348,8 @@ int main(int argc, char **argv)
 		return cmd_config(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sims"))
 		return cmd_sims(argc - 1, argv + 1);
+	if (!strcmp(cmd, "users"))
+		return cmd_users(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("solocore %s\n", SOLOCORE_VERSION);
 		return 0;
