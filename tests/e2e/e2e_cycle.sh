@@ -253,12 +253,22 @@ load)
 	RS_RC=$?; expect_rc lreg 0
 	grep -q '"completed":10,' "$TMP/lreg.out" || fail "load register: $(cat "$TMP/lreg.out")"
 	grep -q '"ue_runs_failed":0,' "$TMP/lreg.out" || fail "load register: failures"
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["latency_us"]["registration"]["n"] == 10' \
+			"$TMP/lreg.out" || fail "load register: --json output is not the expected JSON"
+	fi
 	# registered and held: 10 registrations = 10 x 10 PDUs (+ NG Setup)
 	grep -q '"ngap_pdus":102,' "$TMP/lreg.out" || fail "load register: PDU count $(cat "$TMP/lreg.out")"
 	$NSR "$LOAD" sessions $L --sims "$TMP/sims.toml" --sim-offset 40 --ues 10 --concurrency 10 \
 		>"$TMP/lsess.out" 2>"$TMP/lsess.log"
 	RS_RC=$?; expect_rc lsess 0
 	expect lsess completed 10; expect lsess ngap_pdus $((13 * 10 + 2)); expect lsess ue_runs_failed 0
+	# on a terminal: the progress line (stderr), rewritten in place
+	if command -v script >/dev/null 2>&1; then
+		script -qfec "$NSR $LOAD register $L --sims $TMP/sims.toml --sim-offset 60 --ues 5 --duration 2" \
+			"$TMP/tty.log" >/dev/null 2>&1 || fail "load on a terminal: exit status $?"
+		grep -aq "msg/s .* UE runs done" "$TMP/tty.log" || fail "load on a terminal: no progress line"
+	fi
 	core_stats
 	expect_stat smf_est_accepted 70
 	;;
