@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /*
- * web: the AMF's views. /metrics lines from amf_get_stats(), GET
- * /api/v1/stats (the same counters as JSON for the dashboard), GET
+ * web: the AMF's views. /metrics lines from amf_get_stats() and amf_stats_desc(),
+ * GET /api/v1/stats (counters as JSON for the dashboard), GET /api/v1/gnbs (every gNB
+ * association), GET /api/v1/ues (UE contexts, paged with amf_ue_walk's cursor), GET
  * /api/v1/ues/{supi} (one UE context) and POST /api/v1/ues/{supi}/deregister
  * (network-initiated deregistration, TS 24.501 5.5.2.3).
  * Everything runs on the control thread, which owns the AMF.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <jansson.h>
 
@@ -17,60 +23,207 @@
 #include "web/sub_int.h"
 #include "web/web_int.h"
 
-/* One counter family: name, help, type, then label value -> field pairs. */
+/* Every counter of amf_stats_desc() (the AMF's own table, so a counter added there shows
+ * here without a change): solocore_amf_<name>, "_total" on counters (Prometheus naming). */
 static void metrics(struct web_metrics_out *o, void *arg)
 {
+	const struct amf_stat_desc *d;
 	struct amf_stats s;
+	unsigned n, i;
 
 	amf_get_stats(arg, &s);
-#define FAMILY(name, type, help) \
-	web_metrics_printf(o, "# HELP solocore_" name " " help "\n# TYPE solocore_" name " " type "\n")
-#define LINE(name, labels, v) web_metrics_printf(o, "solocore_" name labels " %llu\n", (unsigned long long)(v))
-	FAMILY("ngap_messages_total", "counter", "NGAP PDUs by direction (TS 38.413)");
-	LINE("ngap_messages_total", "{direction=\"rx\"}", s.ngap_rx);
-	LINE("ngap_messages_total", "{direction=\"tx\"}", s.ngap_tx);
-	FAMILY("ngap_rx_undecodable_total", "counter", "NGAP PDUs received that did not decode");
-	LINE("ngap_rx_undecodable_total", "", s.ngap_rx_bad);
-	FAMILY("gnbs", "gauge", "gNBs with a successful NG Setup");
-	LINE("gnbs", "", s.gnbs);
-	FAMILY("ue_contexts", "gauge", "UE contexts in the AMF");
-	LINE("ue_contexts", "", s.ues);
-	FAMILY("registered_ues", "gauge", "UEs in 5GMM-REGISTERED");
-	LINE("registered_ues", "", s.registered);
-	FAMILY("registrations_total", "counter", "registration procedures by result (TS 24.501 5.5.1)");
-	LINE("registrations_total", "{result=\"accepted\"}", s.reg_accepted);
-	LINE("registrations_total", "{result=\"rejected\"}", s.reg_rejected);
-	FAMILY("authentications_total", "counter", "5G-AKA results (TS 33.501 6.1.3.2)");
-	LINE("authentications_total", "{result=\"ok\"}", s.auth_ok);
-	LINE("authentications_total", "{result=\"mac_failure\"}", s.auth_mac_fail);
-	LINE("authentications_total", "{result=\"sync_failure\"}", s.auth_sync_fail);
-	LINE("authentications_total", "{result=\"reject\"}", s.auth_reject);
-	FAMILY("security_mode_total", "counter", "NAS security mode control by result");
-	LINE("security_mode_total", "{result=\"ok\"}", s.smc_ok);
-	LINE("security_mode_total", "{result=\"reject\"}", s.smc_reject);
-	FAMILY("nas_discarded_total", "counter", "uplink NAS messages discarded by reason (TS 24.501 4.4.4)");
-	LINE("nas_discarded_total", "{reason=\"mac\"}", s.nas_mac_fail);
-	LINE("nas_discarded_total", "{reason=\"other\"}", s.nas_dropped);
-	FAMILY("nas_timer_expiries_total", "counter", "5GMM timer expiries (TS 24.501 10.2)");
-	LINE("nas_timer_expiries_total", "{timer=\"t3550\"}", s.t3550_expired);
-	LINE("nas_timer_expiries_total", "{timer=\"t3560\"}", s.t3560_expired);
-	LINE("nas_timer_expiries_total", "{timer=\"t3570\"}", s.t3570_expired);
-	LINE("nas_timer_expiries_total", "{timer=\"t3522\"}", s.t3522_expired);
-	FAMILY("deregistrations_total", "counter", "deregistrations by initiator");
-	LINE("deregistrations_total", "{by=\"ue\"}", s.dereg_ue);
-	LINE("deregistrations_total", "{by=\"network\"}", s.dereg_net);
-	LINE("deregistrations_total", "{by=\"implicit\"}", s.implicit_dereg);
-	FAMILY("service_requests_total", "counter", "service requests by result (TS 24.501 5.6.1)");
-	LINE("service_requests_total", "{result=\"accepted\"}", s.service_req);
-	LINE("service_requests_total", "{result=\"rejected\"}", s.service_rej);
-	FAMILY("paging_total", "counter", "paging (TS 38.413 8.5.1): messages sent and UEs given up on");
-	LINE("paging_total", "{result=\"sent\"}", s.paging_sent);
-	LINE("paging_total", "{result=\"gave_up\"}", s.paging_gave_up);
-	FAMILY("n1_sm_total", "counter", "N1 SM payloads: handed to the SMF, or sent back (TS 24.501 5.4.5.2.5)");
-	LINE("n1_sm_total", "{result=\"forwarded\"}", s.sm_forwarded);
-	LINE("n1_sm_total", "{result=\"not_forwarded\"}", s.sm_not_forwarded);
-#undef FAMILY
-#undef LINE
+	d = amf_stats_desc(&n);
+	for (i = 0; i < n; i++) {
+		const char *suf = d[i].gauge ? "" : "_total";
+		uint64_t v;
+
+		if (d[i].off + sizeof(v) > sizeof(s))
+			continue;
+		memcpy(&v, (const unsigned char *)&s + d[i].off, sizeof(v));
+		web_metrics_printf(o, "# HELP solocore_amf_%s%s %s\n# TYPE solocore_amf_%s%s %s\n"
+				   "solocore_amf_%s%s %llu\n", d[i].name, suf, d[i].help, d[i].name, suf,
+				   d[i].gauge ? "gauge" : "counter", d[i].name, suf, (unsigned long long)v);
+	}
+}
+
+/* PLMN identity as on the wire (TS 24.008 10.5.1.13: MCC digits 1-2 | 3 and MNC digit 3 |
+ * MNC digits 1-2, nibble-swapped BCD, MNC digit 3 = F for a 2-digit MNC) -> "00101". */
+static void plmn_str(const uint8_t p[3], char out[7])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned n = 0;
+
+	out[n++] = hex[p[0] & 0xf];
+	out[n++] = hex[p[0] >> 4];
+	out[n++] = hex[p[1] & 0xf];
+	out[n++] = hex[p[2] & 0xf];
+	out[n++] = hex[p[2] >> 4];
+	if ((p[1] >> 4) != 0xf)
+		out[n++] = hex[p[1] >> 4];
+	out[n] = '\0';
+}
+
+/* "192.0.2.1:38412", "[2001:db8::1]:38412", or NULL when unknown. */
+static json_t *peer_json(const struct sockaddr *sa, uint32_t len)
+{
+	char a[INET6_ADDRSTRLEN], out[INET6_ADDRSTRLEN + 8];
+
+	if (!sa)
+		return json_null();
+	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, a, sizeof(a));
+		snprintf(out, sizeof(out), "%s:%u", a, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof(a));
+		snprintf(out, sizeof(out), "[%s]:%u", a, ntohs(in6->sin6_port));
+	} else {
+		return json_null();
+	}
+	return json_string(out);
+}
+
+static json_t *slice_json(const struct amf_snssai *sl)
+{
+	char sd[8];
+	json_t *j = json_pack("{s:i}", "sst", sl->sst);
+
+	if (j && sl->sd != AMF_SD_NONE) {
+		snprintf(sd, sizeof(sd), "%06x", sl->sd & 0xffffffu);
+		json_object_set_new(j, "sd", json_string(sd));
+	}
+	return j;
+}
+
+static json_t *gnb_json(const struct amf_gnb_info *g)
+{
+	json_t *tacs = json_array(), *slices = json_array(), *j;
+	char plmn[7];
+	unsigned i;
+
+	for (i = 0; i < g->n_tacs; i++)
+		json_array_append_new(tacs, json_integer(g->tacs[i]));
+	for (i = 0; i < g->n_slices; i++)
+		json_array_append_new(slices, slice_json(&g->slices[i]));
+	plmn_str(g->plmn, plmn);
+	j = json_pack("{s:I, s:s, s:I, s:i, s:o, s:s, s:o, s:o, s:s, s:I}", "assoc", (json_int_t)g->assoc,
+		      "name", g->name ? g->name : "", "gnb_id", (json_int_t)g->gnb_id, "gnb_id_bits",
+		      g->gnb_id_bits, "peer", peer_json(g->peer, g->peer_len), "plmn", plmn, "tacs", tacs,
+		      "slices", slices, "state", amf_gnb_state_name(g->state), "ue_count",
+		      (json_int_t)g->n_ues);
+	return j;
+}
+
+static int gnb_one(const struct amf_gnb_info *g, void *arg)
+{
+	return json_array_append_new(arg, gnb_json(g)) == 0 ? 0 : -ENOMEM;
+}
+
+/* GET /api/v1/gnbs: every gNB association (set up or not), in the AMF's table order. */
+static int h_gnbs(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	json_t *items = json_array();
+
+	(void)w;
+	(void)req;
+	if (!items || amf_gnb_walk(arg, gnb_one, items) != 0) {
+		json_decref(items);
+		web_resp_error(resp, 500, NULL, "out of memory");
+		return 0;
+	}
+	web_resp_json(resp, 200, json_pack("{s:I, s:o}", "count", (json_int_t)json_array_size(items),
+					   "items", items));
+	return 0;
+}
+
+#define UES_LIMIT_DEFAULT 100
+#define UES_LIMIT_MAX 1000
+
+struct ue_page {
+	const struct amf *amf;
+	json_t *items;
+	unsigned limit;
+	bool oom;
+};
+
+static int ue_one(const struct amf_ue_info *u, void *arg)
+{
+	struct ue_page *p = arg;
+	struct amf_gnb_info g;
+	char guti[48];
+	json_t *psi = json_array(), *j;
+
+	for (unsigned i = 1; i < 16; i++)
+		if (u->psi_map & (1u << i))
+			json_array_append_new(psi, json_integer(i));
+	j = json_pack("{s:s?, s:s, s:s, s:o}", "supi", u->supi && u->supi[0] ? u->supi : NULL,
+		      "state", amf_gmm_state_name(u->state), "cm_state", amf_cm_state_name(u->cm),
+		      "pdu_sessions", psi);
+	if (j && amf_guti_to_str(p->amf, u, guti, sizeof(guti)) > 0)
+		json_object_set_new(j, "guti", json_string(guti));
+	if (j && u->cm == AMF_CM_CONNECTED && u->amf_ue_ngap_id != UINT64_MAX) {
+		json_t *gj = json_pack("{s:I}", "assoc", (json_int_t)u->assoc);
+
+		if (gj && amf_gnb_info_by_assoc(p->amf, u->assoc, &g) == 0) {
+			json_object_set_new(gj, "name", json_string(g.name ? g.name : ""));
+			json_object_set_new(gj, "gnb_id", json_integer(g.gnb_id));
+		}
+		json_object_set_new(j, "gnb", gj);
+	}
+	if (!j || json_array_append_new(p->items, j) < 0) {
+		p->oom = true;
+		return -ENOMEM;
+	}
+	return json_array_size(p->items) >= p->limit ? 1 : 0;
+}
+
+/* GET /api/v1/ues?limit=&cursor=: a page of UE contexts in pool order. A full page has
+ * "next": the amf_ue_walk cursor, passed back as ?cursor= (a page costs its length). */
+static int h_ues(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	struct ue_page p = { .amf = arg, .limit = UES_LIMIT_DEFAULT };
+	char v[24], *end;
+	unsigned long long c = 0, lim;
+	uint32_t cursor;
+	json_t *j;
+	int rc;
+
+	(void)w;
+	if (web_req_query(req, "limit", v, sizeof(v)) != -ENOENT) {
+		errno = 0;
+		lim = strtoull(v, &end, 10);
+		if (!v[0] || *end || errno || v[0] == '-' || lim < 1 || lim > UES_LIMIT_MAX) {
+			web_resp_error(resp, 400, "limit", "limit is 1 to %d", UES_LIMIT_MAX);
+			return 0;
+		}
+		p.limit = (unsigned)lim;
+	}
+	rc = web_req_query(req, "cursor", v, sizeof(v));
+	if (rc != -ENOENT) {
+		errno = 0;
+		c = strtoull(v, &end, 10);
+		if (rc < 0 || !v[0] || *end || errno || v[0] < '0' || v[0] > '9' || c >= AMF_WALK_END) {
+			web_resp_error(resp, 400, "cursor", "cursor is the \"next\" of the previous page");
+			return 0;
+		}
+	}
+	cursor = (uint32_t)c;
+	p.items = json_array();
+	if (!p.items || amf_ue_walk(arg, &cursor, ue_one, &p) < 0 || p.oom) {
+		json_decref(p.items);
+		web_resp_error(resp, 500, NULL, "out of memory");
+		return 0;
+	}
+	j = json_pack("{s:I, s:o}", "limit", (json_int_t)p.limit, "items", p.items);
+	if (j && cursor != AMF_WALK_END) {
+		snprintf(v, sizeof(v), "%u", cursor);
+		json_object_set_new(j, "next", json_string(v));
+	}
+	web_resp_json(resp, 200, j);
+	return 0;
 }
 
 static int h_stats(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
@@ -173,6 +326,10 @@ int web_attach_amf(struct web *w, struct amf *amf)
 		rc = web_route_add(w, WEB_GET, "/api/v1/stats", WEB_ROLE_READ, h_stats, amf);
 	if (rc == 0)
 		rc = web_route_add(w, WEB_GET, "/api/v1/ues/{supi}", WEB_ROLE_READ, h_ue, amf);
+	if (rc == 0)
+		rc = web_route_add(w, WEB_GET, "/api/v1/ues", WEB_ROLE_READ, h_ues, amf);
+	if (rc == 0)
+		rc = web_route_add(w, WEB_GET, "/api/v1/gnbs", WEB_ROLE_READ, h_gnbs, amf);
 	if (rc == 0)
 		rc = web_route_add(w, WEB_POST, "/api/v1/ues/{supi}/deregister", WEB_ROLE_OPERATOR, h_ue_dereg, amf);
 	return rc;
