@@ -209,7 +209,7 @@ static int store(struct web *w, const struct db_subscriber *s, const struct db_s
 	if (rc < 0)
 		return rc;
 	if (w->udm) {
-		rc = web_sub_to_udm(w->udm, w->conf, s);
+		rc = udm_add_db(w->udm, s);
 		if (rc < 0) {
 			if (old)
 				db_subscriber_put(w->db, old);
@@ -340,7 +340,7 @@ static int import_to_udm(const struct db_subscriber *s, void *arg)
 	if (x->n == x->cap)
 		return -EOVERFLOW;   /* more new rows than imported: db and UDM were out of step */
 	memcpy(x->supi[x->n++], s->supi, DB_SUPI_MAX);
-	if (!x->full && web_sub_to_udm(x->w->udm, x->w->conf, s) < 0)
+	if (!x->full && udm_add_db(x->w->udm, s) < 0)
 		x->full = true;
 	return 0;
 }

@@ -10,9 +10,6 @@
 
 #include "db/db.h"
 
-struct udm;
-struct conf;
-
 /* Which field was wrong and why, for {"error", "field"}. */
 struct web_field_err {
 	char field[32];
@@ -29,7 +26,5 @@ json_t *web_sub_to_json(const struct db_subscriber *s, bool secrets);
 int web_sub_from_json(json_t *j, struct db_subscriber *s, bool create, struct web_field_err *e);
 /* The subscriber as a db/SIMS.md table. Length or -ENOSPC. */
 int web_sub_to_toml(const struct db_subscriber *s, bool secrets, char *out, size_t outsz);
-/* udm_add() of s with the network defaults of conf. */
-int web_sub_to_udm(struct udm *udm, const struct conf *conf, const struct db_subscriber *s);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /*
- * Subscriber <-> JSON and TOML text, and the copy into the UDM's store.
+ * Subscriber <-> JSON and TOML text (the UDM copy is udm_add_db(), udm/udm.h).
  * JSON fields (OpenAPI schema "Subscriber"): imsi, k, opc | op (write-only),
  * amf ("8000"), sqn, slices [{sst, sd}], dnns, ambr_ul, ambr_dl (bit/s),
  * default_5qi, arp; read-only: supi, created, updated.
@@ -12,9 +12,7 @@
 
 #include <jansson.h>
 
-#include "common/conf.h"
 #include "db/db.h"
-#include "udm/udm.h"
 #include "web/sub_int.h"
 
 static int hex_nibble(char c)
@@ -317,55 +315,4 @@ int web_sub_to_toml(const struct db_subscriber *s, bool secrets, char *out, size
 nospace:
 	explicit_bzero(hex, sizeof(hex));
 	return -ENOSPC;
-}
-
-/*
- * The UDM entry for s, with the network defaults for what s leaves at 0 /
- * empty — the same rules as udm_start() and udm_load_db() (udm/start.c,
- * udm/load.c), which keep their copy of the defaults private. To be replaced
- * by a udm call taking a struct db_subscriber when udm/ offers one.
- */
-int web_sub_to_udm(struct udm *udm, const struct conf *conf, const struct db_subscriber *s)
-{
-	struct udm_sub_in in;
-	unsigned i;
-	int rc;
-
-	memset(&in, 0, sizeof(in));
-	memcpy(in.data.supi, s->supi, sizeof(in.data.supi));
-	in.data.supi[sizeof(in.data.supi) - 1] = 0;
-	if (s->n_slices) {
-		for (i = 0; i < s->n_slices && i < UDM_MAX_SLICES; i++) {
-			in.data.slices[i].sst = s->slices[i].sst;
-			in.data.slices[i].sd = s->slices[i].sd;
-		}
-	} else {
-		for (i = 0; i < conf->n_slices && i < UDM_MAX_SLICES; i++) {
-			in.data.slices[i].sst = conf->slices[i].sst;
-			in.data.slices[i].sd = conf->slices[i].has_sd ? conf->slices[i].sd : UDM_SD_NONE;
-		}
-	}
-	in.data.n_slices = (uint8_t)i;
-	if (s->n_dnns) {
-		for (i = 0; i < s->n_dnns && i < UDM_MAX_DNNS; i++)
-			in.data.dnns[i] = s->dnns[i];
-	} else {
-		for (i = 0; i < conf->n_dnns && i < UDM_MAX_DNNS; i++)
-			in.data.dnns[i] = conf->dnns[i].name;
-	}
-	in.data.n_dnns = (uint8_t)i;
-	/* TS 23.501 5.7.4 / 5.7.2.7: 5QI 9, ARP 8, 1 Gbit/s session-AMBR by default. */
-	in.data.ambr_ul_bps = s->ambr_ul ? s->ambr_ul : 1000000000ull;
-	in.data.ambr_dl_bps = s->ambr_dl ? s->ambr_dl : 1000000000ull;
-	in.data.qi5 = s->default_5qi ? s->default_5qi : 9;
-	in.data.arp = s->arp ? s->arp : 8;
-	memcpy(in.k, s->k, 16);
-	memcpy(in.opc, s->opc, 16);
-	in.op_is_opc = s->op_is_opc;
-	in.amf[0] = (uint8_t)(s->amf >> 8);
-	in.amf[1] = (uint8_t)s->amf;
-	in.sqn = s->sqn;
-	rc = udm_add(udm, &in);
-	explicit_bzero(&in, sizeof(in));
-	return rc;
 }

@@ -83,9 +83,10 @@ void web_limits_default(struct web_limits *l);
  * Start listening on conf->web.listen:conf->web.port (port 0: ephemeral, see
  * web_port()) on loop. db is the subscriber store the API writes; udm (may be
  * NULL) is the in-memory store the AMF uses: subscribers created, changed or
- * deleted through the API are changed there too (new ones get conf's
- * slices/DNNs and 5QI 9, ARP 8, 1 Gbit/s where they leave them unset, as
- * udm_start() does). limits may be NULL. conf, db and udm must outlive web.
+ * deleted through the API are changed there too by udm_add_db(), so fields
+ * left unset get the store's network defaults (udm_set_defaults(), which
+ * udm_start() sets from conf) exactly as at start-up. limits may be NULL.
+ * conf, db and udm must outlive web.
  * Sets jansson's allocator process-wide (its buffers are wiped on free).
  * 0 or -errno (-EINVAL for an unusable TLS cert/key, logged).
  */

@@ -643,6 +643,65 @@ static void test_metrics_and_plugins(void **state)
 	srv_free(&s);
 }
 
+/* The API's copy into the UDM (udm_add_db) and the start-up load (udm_start ->
+ * udm_load_db) give the same entry for the same rows: defaults for what a row
+ * leaves unset (conf's slices and DNNs, 5QI 9, ARP 8, 1 Gbit/s), given values kept. */
+static void test_udm_same_as_load(void **state)
+{
+	static const char *const supis[] = { "imsi-001010000000001", "imsi-001010000000002" };
+	struct srv s;
+	struct resp r;
+	struct udm *fresh;
+	int err = 0;
+
+	(void)state;
+	srv_start(&s, NULL);
+	assert_int_equal(do_req(&s, "POST", "/api/v1/subscribers", TOK_OP, webcli_sub1, &r), 201);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "POST", "/api/v1/subscribers", TOK_OP,
+				"{\"imsi\":\"001010000000002\",\"k\":\"465B5CE8B199B49FAA5F0A2EE238A6BC\","
+				"\"opc\":\"E8ED289DEBA952E4283B54E88E6183CA\"}", &r), 201);
+	resp_free(&r);
+	srv_halt(&s);
+	fresh = udm_start(&s.conf, s.db, NULL, &err);
+	assert_non_null(fresh);
+	for (size_t i = 0; i < 2; i++) {
+		const struct udm_sub_data *a = udm_get(s.udm, supis[i]), *b = udm_get(fresh, supis[i]);
+
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_int_equal(a->n_slices, b->n_slices);
+		assert_true(a->n_slices >= 1);
+		for (unsigned k = 0; k < a->n_slices; k++) {
+			assert_int_equal(a->slices[k].sst, b->slices[k].sst);
+			assert_int_equal(a->slices[k].sd, b->slices[k].sd);
+		}
+		assert_int_equal(a->n_dnns, b->n_dnns);
+		assert_true(a->n_dnns >= 1);
+		for (unsigned k = 0; k < a->n_dnns; k++)
+			assert_string_equal(a->dnns[k], b->dnns[k]);
+		assert_int_equal(a->ambr_ul_bps, b->ambr_ul_bps);
+		assert_int_equal(a->ambr_dl_bps, b->ambr_dl_bps);
+		assert_int_equal(a->qi5, b->qi5);
+		assert_int_equal(a->arp, b->arp);
+	}
+	/* The row without values got the defaults, not zeros. */
+	{
+		const struct udm_sub_data *d = udm_get(s.udm, supis[1]);
+
+		assert_int_equal(d->n_slices, s.conf.n_slices);
+		assert_int_equal(d->slices[0].sst, s.conf.slices[0].sst);
+		assert_int_equal(d->n_dnns, s.conf.n_dnns);
+		assert_string_equal(d->dnns[0], s.conf.dnns[0].name);
+		assert_int_equal(d->ambr_ul_bps, 1000000000ull);
+		assert_int_equal(d->ambr_dl_bps, 1000000000ull);
+		assert_int_equal(d->qi5, 9);
+		assert_int_equal(d->arp, 8);
+	}
+	udm_free(fresh);
+	srv_free(&s);
+}
+
 /* Random bytes, raw or after a valid start, over HTTP/1.1 and after the
  * HTTP/2 preface: the server answers or closes, and stays up. */
 int main(void)
@@ -659,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_udm_full),
 		cmocka_unit_test(test_secrets_never_logged),
 		cmocka_unit_test(test_metrics_and_plugins),
+		cmocka_unit_test(test_udm_same_as_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
