@@ -3,7 +3,9 @@
 # The UI in a real browser: `solocore run` (first start: the admin's one-time
 # password from its stdout), headless Chromium driven by playwright-core
 # (installed here by npm into BUILD/web-browser/node_modules), log in, add a
-# subscriber, import a TOML file, screenshot BUILD/web-ui.png.
+# subscriber, import a TOML file; then solocore-load (BUILD/tests/ransim) registers
+# 2 UEs with a PDU session each over usrsctp/UDP and the dashboard must show
+# them; screenshots of the dashboard BUILD/web-ui.png and (390 px wide) BUILD/web-ui-phone.png.
 # Needs the Debian packages chromium and chromium-driver. SKIPS (77), saying
 # why, when Chromium is missing or npm cannot fetch playwright-core.
 # usage: browser_test.sh SOLOCORE_EXE BUILD_DIR
@@ -13,6 +15,8 @@ build=$2
 [ -x /usr/bin/chromium ] || { echo "SKIP: /usr/bin/chromium missing (apt-get install chromium chromium-driver)"; exit 77; }
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "SKIP: node/npm missing"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
+load=$build/tests/ransim/solocore-load
+[ -x "$load" ] || { echo "FAIL: $load not built"; exit 1; }
 mods=$build/web-browser
 if [ ! -d "$mods/node_modules/playwright-core" ]; then
 	mkdir -p "$mods"
@@ -27,6 +31,8 @@ cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port)
+n2port=$(free_port)
+udpport=$(free_port)
 cat > "$tmp/solocore.yaml" <<YAML
 db:
   path: "$tmp/solocore.db"
@@ -35,10 +41,10 @@ web:
   port: $port
 n2:
   address: "127.0.0.1"
-  port: $(free_port)
+  port: $n2port
   sctp: usrsctp
   usrsctp_encaps: udp
-  udp_port: $(free_port)
+  udp_port: $udpport
 YAML
 env -u SOLOCORE_WEB_TOKEN "$exe" run -c "$tmp/solocore.yaml" > "$tmp/log" 2>&1 &
 pid=$!
@@ -57,7 +63,9 @@ OPC=E8ED289DEBA952E4283B54E88E6183CA
 printf '[imsi-001010000000201]\nki = "%s"\nopc = "%s"\n\n[imsi-001010000000202]\nki = "%s"\nopc = "%s"\n' \
 	$K $OPC $K $OPC > "$tmp/sims.toml"
 NODE_PATH=$mods/node_modules node "$here/browser.js" "http://127.0.0.1:$port" admin "$pw" "$tmp/sims.toml" \
-	"$build/web-ui.png"
+	"$build/web-ui.png" "$load" sessions -c "$tmp/solocore.yaml" --addr 127.0.0.1 --port "$n2port" \
+	--encap udp --udp-port "$(free_port)" --udp-peer-port "$udpport" --sims "$tmp/sims.toml" --ues 2 \
+	--concurrency 2 --duration 120 --no-progress
 rc=$?
 kill -TERM "$pid"; wait "$pid"; pid=
 if grep -q -e "$K" "$tmp/log"; then echo "FAIL: a key reached the log"; rc=1; fi
