@@ -366,7 +366,13 @@ int smf_n1_rx(struct smf *smf, struct smf_ue *ue, const struct nas_ul_nas_transp
 		smf->st.n1_ignored++;
 		return 0;
 	}
-	rc = nas_decode(p, len, &m, &err);
+	/* TS 24.501 7.5 / TS 24.007 11.4.2: a UE of a later release may send longer IEs, and a
+	 * malformed optional IE is treated as absent rather than failing the message. */
+	rc = nas_decode_ex(p, len, &m, &err, NAS_DEC_LENIENT);
+	if (rc == 0 && err.ignored)
+		log_msg(LOGL_DEBUG, MOD, NULL, "ue=%s psi=%u %s: %u malformed optional IE(s) ignored, first %s at %zu: %s",
+			ue->supi, m.psi, nas_msg_name(m.type), err.ignored, err.ie ? err.ie : "?", err.off,
+			err.reason ? err.reason : "");
 	if (rc == -ENOMSG) {
 		status(smf, ue, out, p[1], p[2], NAS_5GSM_MSG_TYPE_NON_EXISTENT);
 		return 0;

@@ -190,6 +190,63 @@ static void test_establish_defaults(void **state)
 	assert_int_equal(info.arp, 8);
 }
 
+/* A minimal PDU Session Establishment Request (IPv4) encoded into buf; its length. */
+static int enc_min_est_req(uint8_t psi, uint8_t pti, uint8_t *buf, size_t cap)
+{
+	static const uint8_t imr[2] = { 0xff, 0xff };
+	struct nas_msg m;
+	int n;
+
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_PDU_SESSION_ESTABLISHMENT_REQUEST;
+	m.psi = psi;
+	m.pti = pti;
+	m.pdu_est_req.integrity_max_rate = (struct nas_buf){ imr, 2 };
+	m.pdu_est_req.has_pdu_session_type = true;
+	m.pdu_est_req.pdu_session_type = NAS_PDU_IPV4;
+	n = nas_encode(&m, buf, cap, NULL);
+	assert_true(n > 0);
+	return n;
+}
+
+/* TS 24.501 7.5 / TS 24.007 11.4.2: a request whose optional DS-TT Ethernet port MAC
+ * address (9.11.4.25, exactly 6 octets) is 2 octets long, followed by an Ethernet
+ * header compression configuration (9.11.4.28, 1 octet in this release) 2 octets long, is
+ * still accepted: the malformed IE is treated as absent and the longer one's extra octet
+ * ignored. The strict decoder refuses the same bytes, so this fails if smf/ decodes strictly. */
+static void test_establish_malformed_optional_ie(void **state)
+{
+	/* 0x6e len 2 (malformed); 0x1f len 2 (later-release length) */
+	static const uint8_t tail[] = { 0x6e, 0x02, 0x00, 0x00, 0x1f, 0x02, 0x00, 0x00 };
+	struct fx *f = *state;
+	struct nas_msg m, chk;
+	struct nas_err err;
+	struct smf_sess_info info;
+	struct smf_stats before, after;
+	uint8_t buf[64];
+	int n;
+
+	n = enc_min_est_req(5, 7, buf, sizeof(buf));
+	assert_true((size_t)n + sizeof(tail) <= sizeof(buf));
+	memcpy(buf + n, tail, sizeof(tail));
+	n += (int)sizeof(tail);
+	assert_true(nas_decode(buf, (size_t)n, &chk, &err) < 0);
+	assert_int_equal(nas_decode_ex(buf, (size_t)n, &chk, &err, NAS_DEC_LENIENT), 0);
+	assert_int_equal(err.ignored, 1);
+
+	smf_get_stats(f->smf, &before);
+	assert_int_equal(fx_n1(f, f->ue2, 5, buf, (size_t)n), 0);
+	fx_dec_n1(f, &m, NAS_PDU_SESSION_ESTABLISHMENT_ACCEPT);
+	assert_int_equal(m.psi, 5);
+	assert_int_equal(m.pti, 7);
+	assert_int_equal(m.pdu_est_acc.pdu_session_type, NAS_PDU_IPV4);
+	assert_int_equal(f->out.n2_proc, SMF_N2_SETUP);
+	assert_true(f->out.n2_len > 0);
+	smf_get_stats(f->smf, &after);
+	assert_int_equal(after.est_rejected, before.est_rejected);
+	assert_int_equal(smf_sess_info(f->smf, f->ue2, 5, &info), 0);
+}
+
 /* IPv4v6 requested: IPv4 granted with #50; always-on asked: answered "not allowed". */
 static void test_establish_ipv4v6(void **state)
 {
@@ -858,16 +915,7 @@ static void test_random_input(void **state)
 	int n_est;
 
 	/* a valid establishment request to mutate */
-	static const uint8_t imr[2] = { 0xff, 0xff };
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_PDU_SESSION_ESTABLISHMENT_REQUEST;
-	m.psi = 1;
-	m.pti = 1;
-	m.pdu_est_req.integrity_max_rate = (struct nas_buf){ imr, 2 };
-	m.pdu_est_req.has_pdu_session_type = true;
-	m.pdu_est_req.pdu_session_type = NAS_PDU_IPV4;
-	n_est = nas_encode(&m, est, sizeof(est), NULL);
-	assert_true(n_est > 0);
+	n_est = enc_min_est_req(1, 1, est, sizeof(est));
 
 	for (int i = 0; i < 7000; i++) {
 		size_t len;
@@ -964,6 +1012,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_establish_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_establish_defaults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_establish_malformed_optional_ie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_establish_ipv4v6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reject_causes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reject_unknown_subscriber, setup, teardown),
