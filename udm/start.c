@@ -54,14 +54,34 @@ static int keyring_from_conf(struct udm *udm, const struct conf *conf)
 	return 0;
 }
 
-struct udm *udm_start(const struct conf *conf, struct db *db, struct db_writer *w, int *err)
+void udm_set_defaults_from_conf(struct udm *udm, const struct conf *conf)
 {
 	struct udm_sub_data defs;
-	const char *dnns[UDM_MAX_DNNS];
+	unsigned i;
+
+	memset(&defs, 0, sizeof(defs));
+	for (i = 0; i < conf->n_slices && i < UDM_MAX_SLICES; i++) {
+		defs.slices[i].sst = conf->slices[i].sst;
+		defs.slices[i].sd = conf->slices[i].has_sd ? conf->slices[i].sd : UDM_SD_NONE;
+	}
+	defs.n_slices = (uint8_t)i;
+	for (i = 0; i < conf->n_dnns && i < UDM_MAX_DNNS; i++)
+		defs.dnns[i] = conf->dnns[i].name;
+	defs.n_dnns = (uint8_t)i;
+	/* TS 23.501 5.7.4 / 5.7.2.7: 5QI 9 and ARP priority 8 for a default non-GBR flow
+	 * when the subscription does not say; 1 Gbit/s session-AMBR. */
+	defs.qi5 = 9;
+	defs.arp = 8;
+	defs.ambr_ul_bps = 1000000000ull;
+	defs.ambr_dl_bps = 1000000000ull;
+	udm_set_defaults(udm, &defs);
+}
+
+struct udm *udm_start(const struct conf *conf, struct db *db, struct db_writer *w, int *err)
+{
 	int64_t count = db ? db_subscriber_count(db) : 0;
 	uint64_t cap;
 	struct udm *udm;
-	unsigned i;
 	int rc;
 
 	if (count < 0) {
@@ -75,23 +95,7 @@ struct udm *udm_start(const struct conf *conf, struct db *db, struct db_writer *
 	udm = udm_new((uint32_t)cap, err);
 	if (!udm)
 		return NULL;
-	memset(&defs, 0, sizeof(defs));
-	for (i = 0; i < conf->n_slices && i < UDM_MAX_SLICES; i++) {
-		defs.slices[i].sst = conf->slices[i].sst;
-		defs.slices[i].sd = conf->slices[i].has_sd ? conf->slices[i].sd : UDM_SD_NONE;
-	}
-	defs.n_slices = (uint8_t)i;
-	for (i = 0; i < conf->n_dnns && i < UDM_MAX_DNNS; i++)
-		dnns[i] = conf->dnns[i].name;
-	memcpy(defs.dnns, dnns, i * sizeof(dnns[0]));
-	defs.n_dnns = (uint8_t)i;
-	/* TS 23.501 5.7.4 / 5.7.2.7: 5QI 9 and ARP priority 8 for a default non-GBR flow
-	 * when the subscription does not say; 1 Gbit/s session-AMBR. */
-	defs.qi5 = 9;
-	defs.arp = 8;
-	defs.ambr_ul_bps = 1000000000ull;
-	defs.ambr_dl_bps = 1000000000ull;
-	udm_set_defaults(udm, &defs);
+	udm_set_defaults_from_conf(udm, conf);
 	rc = keyring_from_conf(udm, conf);
 	if (rc == 0 && db)
 		rc = udm_load_db(udm, db);

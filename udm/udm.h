@@ -84,6 +84,11 @@ typedef void (*udm_sqn_sink)(void *arg, const char *supi, uint64_t sqn);
 struct conf;
 struct db_writer;
 struct udm *udm_start(const struct conf *conf, struct db *db, struct db_writer *w, int *err);
+/* The network defaults udm_start() applies (udm_set_defaults): conf's slices and DNNs (the
+ * first UDM_MAX_SLICES / UDM_MAX_DNNS), 5QI 9, ARP 8, 1 Gbit/s session-AMBR both ways. For
+ * callers that size or fill the store themselves (tests, tools). DNN names are interned:
+ * conf need not outlive the udm. */
+void udm_set_defaults_from_conf(struct udm *udm, const struct conf *conf);
 
 /* NULL with *err. max_subs bounds the store (the table never grows at runtime). */
 struct udm *udm_new(uint32_t max_subs, int *err);

@@ -386,6 +386,17 @@ static void test_udm_warm_up(void **state)
 	udm_free(udm);
 }
 
+/* A db row with K1 / OPC1, the default AMF field and nothing else set (all defaults). */
+static void db_sub_min(struct db_subscriber *s, const char *supi)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->supi, sizeof(s->supi), "%s", supi);
+	memcpy(s->k, K1, 16);
+	memcpy(s->opc, OPC1, 16);
+	s->op_is_opc = true;
+	s->amf = DB_DEFAULT_AMF;
+}
+
 /* udm_add_db() (web API provisioning): the load rules of udm_load_db on one row, and the
  * capacity the store was made with. */
 static void test_udm_add_db(void **state)
@@ -415,12 +426,7 @@ static void test_udm_add_db(void **state)
 	udm_set_defaults(udm, &defs);
 
 	/* Everything left at 0 / empty: the defaults. */
-	memset(&s, 0, sizeof(s));
-	snprintf(s.supi, sizeof(s.supi), "imsi-001010000000001");
-	memcpy(s.k, K1, 16);
-	memcpy(s.opc, OPC1, 16);
-	s.op_is_opc = true;
-	s.amf = DB_DEFAULT_AMF;
+	db_sub_min(&s, "imsi-001010000000001");
 	s.sqn = 96;
 	assert_int_equal(udm_add_db(udm, &s), 0);
 	d = udm_get(udm, s.supi);
@@ -478,6 +484,56 @@ static void test_udm_add_db(void **state)
 	udm_free(udm);
 }
 
+/* udm_set_defaults_from_conf(): conf's slices (SD or none) and DNNs, clipped to what a
+ * subscriber holds, 5QI 9, ARP 8, 1 Gbit/s both ways; DNN names interned (conf may change). */
+static void test_udm_defaults_from_conf(void **state)
+{
+	struct conf *conf = calloc(1, sizeof(*conf));
+	const struct udm_sub_data *d;
+	struct db_subscriber s;
+	struct udm *udm;
+	int err = 0;
+	unsigned i;
+
+	(void)state;
+	assert_non_null(conf);
+	assert_int_equal(conf_defaults(conf), 0);
+	conf->n_slices = UDM_MAX_SLICES + 1;
+	for (i = 0; i < conf->n_slices; i++) {
+		conf->slices[i].sst = (uint8_t)(i + 1);
+		conf->slices[i].has_sd = i == 0;
+		conf->slices[i].sd = i == 0 ? 0x0a0b0c : 0x777777;
+	}
+	conf->n_dnns = 2;
+	snprintf(conf->dnns[0].name, sizeof(conf->dnns[0].name), "internet");
+	snprintf(conf->dnns[1].name, sizeof(conf->dnns[1].name), "ims");
+	udm = udm_new(4, &err);
+	assert_non_null(udm);
+	udm_set_defaults_from_conf(udm, conf);
+	snprintf(conf->dnns[0].name, sizeof(conf->dnns[0].name), "changed");
+
+	db_sub_min(&s, "imsi-001010000000009");
+	assert_int_equal(udm_add_db(udm, &s), 0);
+	d = udm_get(udm, s.supi);
+	assert_non_null(d);
+	assert_int_equal(d->n_slices, UDM_MAX_SLICES);
+	assert_int_equal(d->slices[0].sst, 1);
+	assert_int_equal(d->slices[0].sd, 0x0a0b0c);
+	assert_int_equal(d->slices[1].sst, 2);
+	assert_int_equal(d->slices[1].sd, UDM_SD_NONE);
+	assert_int_equal(d->slices[UDM_MAX_SLICES - 1].sst, UDM_MAX_SLICES);
+	assert_int_equal(d->n_dnns, 2);
+	assert_string_equal(d->dnns[0], "internet");
+	assert_string_equal(d->dnns[1], "ims");
+	assert_int_equal(d->qi5, 9);
+	assert_int_equal(d->arp, 8);
+	assert_int_equal(d->ambr_ul_bps, 1000000000ull);
+	assert_int_equal(d->ambr_dl_bps, 1000000000ull);
+	udm_free(udm);
+	conf_free(conf);
+	free(conf);
+}
+
 /* udm_start(): conf defaults and SUCI keys, db rows loaded, store sized from the count. */
 static void test_udm_start(void **state)
 {
@@ -508,12 +564,7 @@ static void test_udm_start(void **state)
 	close(fd);
 	unlink(path);
 	assert_int_equal(db_open(path, &db), 0);
-	memset(&s, 0, sizeof(s));
-	snprintf(s.supi, sizeof(s.supi), "imsi-274012001002086");
-	memcpy(s.k, K1, 16);
-	memcpy(s.opc, OPC1, 16);
-	s.op_is_opc = true;
-	s.amf = DB_DEFAULT_AMF;
+	db_sub_min(&s, "imsi-274012001002086");
 	assert_int_equal(db_subscriber_put(db, &s), 0);
 	udm = udm_start(conf, db, NULL, &err);
 	assert_non_null(udm);
@@ -553,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_db_load_and_writer),
 		cmocka_unit_test(test_udm_start),
 		cmocka_unit_test(test_udm_add_db),
+		cmocka_unit_test(test_udm_defaults_from_conf),
 		cmocka_unit_test(test_udm_warm_up),
 	};
 

@@ -94,28 +94,9 @@ void srv_start(struct srv *s, const struct srv_opts *o)
 	assert_int_equal(db_open(s->dbpath, &s->db), 0);
 	s->udm = udm_new(o->udm_cap ? o->udm_cap : 4096, &err);
 	assert_non_null(s->udm);
-	/* The network defaults udm_start() sets from the configuration (the store is sized
-	 * here instead, for the UDM-full tests): conf's slices and DNNs, 5QI 9, ARP 8,
-	 * 1 Gbit/s. web/ adds subscribers with udm_add_db(), which applies them. */
-	{
-		struct udm_sub_data defs;
-		unsigned i;
-
-		memset(&defs, 0, sizeof(defs));
-		for (i = 0; i < s->conf.n_slices && i < UDM_MAX_SLICES; i++) {
-			defs.slices[i].sst = s->conf.slices[i].sst;
-			defs.slices[i].sd = s->conf.slices[i].has_sd ? s->conf.slices[i].sd : UDM_SD_NONE;
-		}
-		defs.n_slices = (uint8_t)i;
-		for (i = 0; i < s->conf.n_dnns && i < UDM_MAX_DNNS; i++)
-			defs.dnns[i] = s->conf.dnns[i].name;
-		defs.n_dnns = (uint8_t)i;
-		defs.qi5 = 9;
-		defs.arp = 8;
-		defs.ambr_ul_bps = 1000000000ull;
-		defs.ambr_dl_bps = 1000000000ull;
-		udm_set_defaults(s->udm, &defs);
-	}
+	/* The network defaults udm_start() sets (the store is sized here instead, for the
+	 * UDM-full tests); web/ adds subscribers with udm_add_db(), which applies them. */
+	udm_set_defaults_from_conf(s->udm, &s->conf);
 	s->loop = ev_loop_new(&err);
 	assert_non_null(s->loop);
 	{
