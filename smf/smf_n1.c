@@ -15,7 +15,6 @@
 
 #define PTI_UNASSIGNED 0
 #define PTI_RESERVED 255
-#define DEFAULT_AMBR_BPS 1000000000ull  /* used when the subscription has none */
 
 /* What the establishment checks need of a subscription. */
 struct sub_view {
@@ -27,10 +26,13 @@ struct sub_view {
 static void sub_view(const struct smf *smf, const struct smf_ue *ue, struct sub_view *v)
 {
 	v->d = smf->p.udm ? udm_get(smf->p.udm, ue->supi) : NULL;
-	v->ambr_ul = v->d && v->d->ambr_ul_bps ? v->d->ambr_ul_bps : DEFAULT_AMBR_BPS;
-	v->ambr_dl = v->d && v->d->ambr_dl_bps ? v->d->ambr_dl_bps : DEFAULT_AMBR_BPS;
-	v->qi5 = v->d && v->d->qi5 ? v->d->qi5 : 9;     /* TS 23.501 5.7.4: 5QI 9 default bearer class */
-	v->arp = v->d && v->d->arp >= 1 && v->d->arp <= 15 ? v->d->arp : 8;
+	/* udm_start() fills unset fields with its network defaults, so these fall-backs only
+	 * apply without a UDM or to entries made with udm_add(): the same values (udm.h). */
+	v->ambr_ul = v->d && v->d->ambr_ul_bps ? v->d->ambr_ul_bps : UDM_DEFAULT_AMBR_BPS;
+	v->ambr_dl = v->d && v->d->ambr_dl_bps ? v->d->ambr_dl_bps : UDM_DEFAULT_AMBR_BPS;
+	v->qi5 = v->d && v->d->qi5 ? v->d->qi5 : UDM_DEFAULT_5QI;
+	/* TS 23.501 5.7.2.2: ARP priority level 1..15 */
+	v->arp = v->d && v->d->arp >= 1 && v->d->arp <= 15 ? v->d->arp : UDM_DEFAULT_ARP;
 }
 
 static bool conf_has_slice(const struct conf *cf, uint8_t sst, uint32_t sd)

@@ -68,12 +68,10 @@ void udm_set_defaults_from_conf(struct udm *udm, const struct conf *conf)
 	for (i = 0; i < conf->n_dnns && i < UDM_MAX_DNNS; i++)
 		defs.dnns[i] = conf->dnns[i].name;
 	defs.n_dnns = (uint8_t)i;
-	/* TS 23.501 5.7.4 / 5.7.2.7: 5QI 9 and ARP priority 8 for a default non-GBR flow
-	 * when the subscription does not say; 1 Gbit/s session-AMBR. */
-	defs.qi5 = 9;
-	defs.arp = 8;
-	defs.ambr_ul_bps = 1000000000ull;
-	defs.ambr_dl_bps = 1000000000ull;
+	defs.qi5 = UDM_DEFAULT_5QI;
+	defs.arp = UDM_DEFAULT_ARP;
+	defs.ambr_ul_bps = UDM_DEFAULT_AMBR_BPS;
+	defs.ambr_dl_bps = UDM_DEFAULT_AMBR_BPS;
 	udm_set_defaults(udm, &defs);
 }
 

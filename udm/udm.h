@@ -28,6 +28,12 @@ struct crypto_keyring;
 #define UDM_DNN_MAX 63        /* TS 23.003 9.1: APN/DNN up to 100 octets; ours are short names */
 #define UDM_MAX_DISTINCT_DNNS 64 /* DNN strings are interned once per store */
 #define UDM_SD_NONE 0xffffffu
+/* Network defaults when neither the subscription nor the configuration says (udm_start(),
+ * udm_set_defaults_from_conf(); smf/ without a UDM): TS 23.501 5.7.4 / 5.7.2.7 5QI 9 and
+ * ARP priority 8 for the default non-GBR flow, 1 Gbit/s session-AMBR both ways. */
+#define UDM_DEFAULT_5QI 9
+#define UDM_DEFAULT_ARP 8
+#define UDM_DEFAULT_AMBR_BPS 1000000000ull
 
 struct udm_snssai {
 	uint8_t sst;
