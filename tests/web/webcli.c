@@ -253,7 +253,9 @@ int cli_read(struct cli *c, void *p, size_t n)
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	int k;
 
-	if (!(c->ssl && SSL_pending(c->ssl)) && poll(&pfd, 1, 10000) <= 0)
+	/* A liveness bound, not a speed check: a login behind a 2M-iteration
+	 * PBKDF2 under ASan on a loaded 2-CPU machine can take well over 10 s. */
+	if (!(c->ssl && SSL_pending(c->ssl)) && poll(&pfd, 1, 60000) <= 0)
 		return -1;
 	if (c->ssl) {
 		k = SSL_read(c->ssl, p, (int)n);
