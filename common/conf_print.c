@@ -20,12 +20,25 @@ static void print_str(FILE *out, const char *s)
 	fputc('"', out);
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
+		const unsigned char *u = (const unsigned char *)s;
 
 		if (ch == '"' || ch == '\\')
 			fprintf(out, "\\%c", ch);
 		else if (ch < 0x20 || ch == 0x7f)
 			fprintf(out, "\\x%02x", ch);
-		else
+		else if (ch == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f) {
+			/* C1 controls (U+0080..U+009F) are not printable YAML and
+			 * U+0085 is a line break: escape the code point. */
+			fprintf(out, "\\x%02x", u[1]);
+			s++;
+		} else if (ch == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9)) {
+			/* U+2028 / U+2029 are YAML line breaks too. */
+			fputs(u[2] == 0xa8 ? "\\L" : "\\P", out);
+			s += 2;
+		} else if (ch == 0xef && u[1] == 0xbb && u[2] == 0xbf) {
+			fputs("\\uFEFF", out); /* a BOM inside a scalar is not allowed raw */
+			s += 2;
+		} else
 			fputc(ch, out);
 	}
 	fputc('"', out);

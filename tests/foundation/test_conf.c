@@ -248,6 +248,28 @@ static void test_round_trip(void **state)
 	unlink(keyfile);
 }
 
+/* Strings holding YAML line breaks (U+0085, U+2028, U+2029), C1 controls, a BOM
+ * and UTF-8 print as escapes that load back to the same bytes (a fuzz finding:
+ * a raw U+0085 in the output was read back as a line break). */
+static void test_round_trip_escapes(void **state)
+{
+	static const char text[] =
+		"db:\n  path: \"./a\\Nb\\Lc\\Pd\\x80e\\x9ff\\uFEFFg\\th\\\\i\\\"j caf\xc3\xa9.db\"\n";
+	char *p1;
+
+	(void)state;
+	load_ok(&c1, text);
+	assert_string_equal(c1.db.path, "./a\xc2\x85" "b\xe2\x80\xa8" "c\xe2\x80\xa9" "d\xc2\x80" "e\xc2\x9f"
+			    "f\xef\xbb\xbf" "g\th\\i\"j caf\xc3\xa9.db");
+	p1 = print_mem(&c1, false);
+	assert_non_null(strstr(p1, "path: \"./a\\x85b\\Lc\\Pd\\x80e\\x9ff\\uFEFFg\\x09h\\\\i\\\"j caf\xc3\xa9.db\""));
+	load_ok(&c2, p1);
+	assert_true(conf_equal(&c1, &c2));
+	free(p1);
+	conf_free(&c1);
+	conf_free(&c2);
+}
+
 static void expect_err(const char *text, const char *want)
 {
 	char err[512] = "";
@@ -523,6 +545,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_empty_is_defaults),
 		cmocka_unit_test(test_full_values),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_round_trip_escapes),
 		cmocka_unit_test(test_err_unknown_key),
 		cmocka_unit_test(test_err_duplicate_key),
 		cmocka_unit_test(test_err_wrong_type),
