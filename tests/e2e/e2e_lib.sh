@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: AGPL-3.0-or-later
-# Shared shell helpers of the registration end-to-end tests (sourced by e2e_reg.sh and
+# Shared shell helpers of the end-to-end tests (sourced by e2e_reg.sh, e2e_cycle.sh and
 # the UML job). Needs: SOLOCORE, CORE, RANSIM, TMP set by the caller; NSC / NSR are
 # "ip netns exec <ns>" prefixes (empty when core and ransim share a network stack).
 
@@ -120,4 +120,46 @@ show_logs() {
 	for f in "$TMP"/*.out; do [ -f "$f" ] && { echo "---- $(basename "$f")"; cat "$f"; }; done
 	for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "---- $(basename "$f") (tail)"; tail -n 40 "$f"; }; done
 	[ -f "$TMP/stats" ] && { echo "---- amf stats"; cat "$TMP/stats"; }
+}
+
+# e2e_netns TAG NET TMPNAME: two network namespaces joined by a veth pair, the core's side
+# NET.1 and ransim's NET.2 (a /24), lo up in both, removed again on any exit together with
+# the core, ransim and TMP. Sets NS_C NS_R NSC NSR TMP AMF CORE_PID B_PID, and VETH_R
+# (ransim's end of the veth pair, for captures).
+# Exits 77 (skip, with the reason) without root, iproute2 or working `ip netns`.
+e2e_cleanup() {
+	[ -n "${B_PID:-}" ] && kill -KILL "$B_PID" 2>/dev/null
+	stop_ransim
+	stop_core
+	ip netns del "$NS_C" 2>/dev/null
+	ip netns del "$NS_R" 2>/dev/null
+	rm -rf "$TMP"
+}
+
+e2e_netns() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "SKIP: needs root (network namespaces, raw IP sockets)"; exit 77
+	fi
+	if ! command -v ip >/dev/null 2>&1; then
+		echo "SKIP: iproute2 'ip' not found"; exit 77
+	fi
+	NS_C=$1-c
+	NS_R=$1-r
+	TMP=$(mktemp -d "/tmp/$3.XXXXXX")
+	CORE_PID=
+	B_PID=
+	trap e2e_cleanup EXIT INT TERM
+	if ! ip netns add "$NS_C" 2>"$TMP/err"; then
+		echo "SKIP: 'ip netns add' failed: $(cat "$TMP/err")"; exit 77
+	fi
+	ip netns add "$NS_R" || exit 1
+	ip link add "${1}a" type veth peer name "${1}b" || { echo "FAIL: veth"; exit 1; }
+	ip link set "${1}a" netns "$NS_C" && ip link set "${1}b" netns "$NS_R" || exit 1
+	ip -n "$NS_C" addr add "$2.1/24" dev "${1}a" && ip -n "$NS_R" addr add "$2.2/24" dev "${1}b" || exit 1
+	for ns in "$NS_C" "$NS_R"; do ip -n "$ns" link set lo up; done
+	ip -n "$NS_C" link set "${1}a" up && ip -n "$NS_R" link set "${1}b" up || exit 1
+	NSC="ip netns exec $NS_C"
+	NSR="ip netns exec $NS_R"
+	AMF=$2.1
+	VETH_R=${1}b
 }

@@ -14,41 +14,7 @@ SOLOCORE=$1 CORE=$2 RANSIM=$3 CASE=$4
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/e2e_lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: needs root (network namespaces, raw IP sockets)"; exit 77
-fi
-if ! command -v ip >/dev/null 2>&1; then
-	echo "SKIP: iproute2 'ip' not found"; exit 77
-fi
-
-tag=e2e$$
-NS_C=$tag-c
-NS_R=$tag-r
-TMP=$(mktemp -d /tmp/e2e-reg.XXXXXX)
-CORE_PID=
-B_PID=
-cleanup() {
-	[ -n "${B_PID:-}" ] && kill -KILL "$B_PID" 2>/dev/null
-	stop_ransim
-	stop_core
-	ip netns del "$NS_C" 2>/dev/null
-	ip netns del "$NS_R" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-
-if ! ip netns add "$NS_C" 2>"$TMP/err"; then
-	echo "SKIP: 'ip netns add' failed: $(cat "$TMP/err")"; exit 77
-fi
-ip netns add "$NS_R" || exit 1
-ip link add "${tag}a" type veth peer name "${tag}b" || { echo "FAIL: veth"; exit 1; }
-ip link set "${tag}a" netns "$NS_C" && ip link set "${tag}b" netns "$NS_R" || exit 1
-ip -n "$NS_C" addr add 10.38.42.1/24 dev "${tag}a" && ip -n "$NS_R" addr add 10.38.42.2/24 dev "${tag}b" || exit 1
-for ns in "$NS_C" "$NS_R"; do ip -n "$ns" link set lo up; done
-ip -n "$NS_C" link set "${tag}a" up && ip -n "$NS_R" link set "${tag}b" up || exit 1
-NSC="ip netns exec $NS_C"
-NSR="ip netns exec $NS_R"
-AMF=10.38.42.1
+e2e_netns e2e$$ 10.38.42 e2e-reg
 R="--addr $AMF --backend usrsctp --encap raw --cuc --timeout 60"
 
 gen_sims "$TMP/sims.toml" 100 001010000000001 || exit 1
@@ -273,7 +239,7 @@ pcap)
 	# Also the real wire: dumpcap on ransim's veth end sees usrsctp's own packets.
 	WIRE=
 	if command -v dumpcap >/dev/null 2>&1; then
-		$NSR dumpcap -q -i "${tag}b" -f sctp -w "$TMP/wire.pcapng" >"$TMP/dumpcap.log" 2>&1 &
+		$NSR dumpcap -q -i "$VETH_R" -f sctp -w "$TMP/wire.pcapng" >"$TMP/dumpcap.log" 2>&1 &
 		WIRE=$!
 		i=0
 		while ! grep -q "Capturing on" "$TMP/dumpcap.log" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
