@@ -51,7 +51,7 @@ pid=$!
 i=0
 while ! grep -q "web: listening" "$tmp/log" 2>/dev/null; do
 	if ! kill -0 "$pid" 2>/dev/null; then
-		echo "SKIP: solocore run could not start here:"; cat "$tmp/log"; pid=; exit 77
+		echo "FAIL: solocore run exited during start-up:"; cat "$tmp/log"; pid=; exit 1
 	fi
 	i=$((i + 1)); [ $i -gt 300 ] && { echo "solocore run did not start web/"; cat "$tmp/log"; exit 1; }
 	sleep 0.1
