@@ -236,3 +236,88 @@ unsigned amf_gnb_ue_count(const struct amf *amf, uint32_t assoc)
 
 	return gnb ? gnb->n_ues : 0;
 }
+
+/* ---- live network settings (web API: PATCH /api/v1/settings) ---- */
+
+void amf_get_cfg(const struct amf *amf, struct amf_cfg *out)
+{
+	*out = amf->cfg;
+}
+
+int amf_set_tacs(struct amf *amf, const uint32_t *tacs, unsigned n)
+{
+	unsigned i;
+
+	if (!n || n > AMF_MAX_TACS)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (tacs[i] > 0xffffff)
+			return -EINVAL;
+	/* Read by the next procedure, no state keeps a copy: NG Setup and RAN Configuration
+	 * Update check a gNB's supported TAs against it (TS 38.413 8.7.1.2, 8.7.2.2), the
+	 * Registration Accept carries it as the TAI list (TS 24.501 5.5.1.2.4, 9.11.3.9) and
+	 * paging goes to the gNBs serving one of these TAs. A gNB keeps the TAs accepted at
+	 * its NG Setup until it sends new ones; a UE learns the list at its next registration. */
+	memcpy(amf->cfg.tacs, tacs, n * sizeof(*tacs));
+	amf->cfg.n_tacs = n;
+	log_info("amf", "served TACs changed: %u TAC(s), first %06x", n, tacs[0]);
+	return 0;
+}
+
+/* TS 38.413 8.7.3.1: AMF CONFIGURATION UPDATE to one gNB with our PLMN Support List. */
+static int send_cfg_update(struct amf *amf, const struct amf_gnb *gnb)
+{
+	struct ngap_msg *tx = &amf->tx;
+	struct ngap_plmn_support *ps;
+	unsigned i;
+
+	memset(tx, 0, sizeof(*tx));
+	tx->type = NGAP_INITIATING;
+	tx->proc = NGAP_PROC_AMF_CONFIGURATION_UPDATE;
+	tx->u.amf_configuration_update.n_plmns = 1;
+	ps = &tx->u.amf_configuration_update.plmns[0];
+	memcpy(ps->plmn.v, amf->cfg.plmn, 3);
+	ps->n_slices = (uint8_t)amf->cfg.n_slices;
+	for (i = 0; i < amf->cfg.n_slices; i++) {
+		uint32_t sd = amf->cfg.slices[i].sd;
+
+		ps->slices[i].sst = amf->cfg.slices[i].sst;
+		ps->slices[i].has_sd = sd != AMF_SD_NONE;
+		ps->slices[i].sd[0] = (uint8_t)(sd >> 16);
+		ps->slices[i].sd[1] = (uint8_t)(sd >> 8);
+		ps->slices[i].sd[2] = (uint8_t)sd;
+	}
+	/* Non-UE-associated signalling: stream 0 (TS 38.412 7). */
+	return amf_ngap_send(amf, gnb->assoc, 0, tx);
+}
+
+int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n)
+{
+	unsigned i, sent = 0;
+
+	if (!n || n > AMF_MAX_SLICES || n > NGAP_MAX_SLICES)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (s[i].sd > 0xffffff)
+			return -EINVAL;
+	memcpy(amf->cfg.slices, s, n * sizeof(*s));
+	amf->cfg.n_slices = n;
+	/* New registrations get their allowed NSSAI from the new list at once (TS 24.501
+	 * 5.5.1.2.4); gNBs set up from now on get it in the NG Setup Response. gNBs already
+	 * set up hold the PLMN Support List of their NG Setup Response: TS 38.413 8.7.3.2, the
+	 * list in an AMF CONFIGURATION UPDATE replaces it whole. The acknowledge needs no
+	 * action from us (a failure only means the gNB keeps its old list). */
+	for (i = 0; i < amf->cfg.max_gnbs; i++) {
+		const struct amf_gnb *gnb = &amf->gnbs[i];
+
+		if (!gnb->in_use || !gnb->setup_done)
+			continue;
+		if (send_cfg_update(amf, gnb) == 0)
+			sent++;
+		else
+			log_warn("amf", "assoc=%u AMF Configuration Update not sent", gnb->assoc);
+	}
+	log_info("amf", "served slices changed: %u S-NSSAI(s), AMF Configuration Update sent to %u gNB(s)",
+		 n, sent);
+	return (int)sent;
+}

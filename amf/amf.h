@@ -275,4 +275,18 @@ int amf_guti_reallocate(struct amf *amf, const char *supi);
 /* Network-initiated deregistration (TS 24.501 5.5.2.3), e.g. from the web UI. 0 or -ENOENT. */
 int amf_deregister_supi(struct amf *amf, const char *supi, bool reregister);
 
+/* ---- live network settings (web API: PATCH /api/v1/settings; amf/amf.c) ----
+ * On the control thread. The PLMN and the AMF identity (GUAMI, name) are not changeable
+ * live: they are in every GUTI handed out and in the gNBs' NG Setup state. */
+/* Copy of the configuration the AMF runs with now. */
+void amf_get_cfg(const struct amf *amf, struct amf_cfg *out);
+/* Replace the served TACs (1..AMF_MAX_TACS, 24 bits each): from the next NG Setup / RAN
+ * Configuration Update check, Registration Accept TAI list and paging on. 0 or -EINVAL. */
+int amf_set_tacs(struct amf *amf, const uint32_t *tacs, unsigned n);
+/* Replace the served S-NSSAIs (1..AMF_MAX_SLICES): new registrations' allowed NSSAI and
+ * NG Setup Responses use them at once, and every gNB already set up gets an AMF
+ * CONFIGURATION UPDATE with the new PLMN Support List (TS 38.413 8.7.3). Returns the
+ * number of gNBs it was sent to, or -EINVAL. */
+int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n);
+
 #endif

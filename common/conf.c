@@ -49,8 +49,12 @@ static void fail(struct pctx *p, const yaml_mark_t *m, const char *fmt, ...)
 
 	if (!p->errsz)
 		return;
-	n = snprintf(p->err, p->errsz, "%s:%zu:%zu: %s%s", p->name, m ? m->line + 1 : 1,
-		     m ? m->column + 1 : 1, p->path, p->plen ? ": " : "");
+	/* No name (conf_overlay_string): "key.path: reason", no position. */
+	if (p->name)
+		n = snprintf(p->err, p->errsz, "%s:%zu:%zu: %s%s", p->name, m ? m->line + 1 : 1,
+			     m ? m->column + 1 : 1, p->path, p->plen ? ": " : "");
+	else
+		n = snprintf(p->err, p->errsz, "%s%s", p->path, p->plen ? ": " : "");
 	if (n < 0 || (size_t)n >= p->errsz)
 		return;
 	va_start(ap, fmt);
@@ -563,6 +567,42 @@ int conf_load_string(struct conf *c, const char *name, const char *text, size_t 
 	if (rc == 0)
 		rc = finish(&p, c, root ? &root->start_mark : NULL);
 	yaml_document_delete(&doc);
+	return rc;
+}
+
+int conf_overlay_string(struct conf *c, const char *name, const char *text, size_t len,
+			char *err, size_t errsz)
+{
+	struct pctx p = { .name = name, .err = err, .errsz = errsz };
+	yaml_document_t doc;
+	yaml_node_t *root;
+	struct conf *tmp;
+	int rc;
+
+	if (errsz)
+		err[0] = 0;
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp) {
+		if (errsz)
+			snprintf(err, errsz, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(tmp, c, sizeof(*tmp));
+	rc = load_doc(&p, text, len, &doc);
+	if (rc == 0) {
+		p.doc = &doc;
+		root = yaml_document_get_root_node(&doc);
+		if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+			rc = apply(&p, &root_item, root, tmp);
+		if (rc == 0)
+			rc = finish(&p, tmp, root ? &root->start_mark : NULL);
+		yaml_document_delete(&doc);
+	}
+	/* All or nothing: c changes only when the whole document applied. */
+	if (rc == 0)
+		memcpy(c, tmp, sizeof(*tmp));
+	explicit_bzero(tmp, sizeof(*tmp));
+	free(tmp);
 	return rc;
 }
 

@@ -181,6 +181,17 @@ int conf_load(struct conf *c, const char *path, char *err, size_t errsz);
 int conf_load_string(struct conf *c, const char *name, const char *text, size_t len,
 		     char *err, size_t errsz);
 
+/* Apply a document on top of *c instead of the defaults: keys given replace
+ * c's values (a list given replaces the whole list), keys not given keep
+ * them; every check of conf_load applies. All or nothing: on error *c is
+ * unchanged. JSON is accepted too (a YAML flow mapping; the web API stores
+ * its network settings that way). name is used in messages like
+ * conf_load_string; NULL: no position, err is "key.path: reason" (e.g.
+ * "dnns[0].pool: prefix length /4 is out of range 8..30"). 0, -EINVAL
+ * (message in err), -ENOMEM. */
+int conf_overlay_string(struct conf *c, const char *name, const char *text, size_t len,
+			char *err, size_t errsz);
+
 /* Write the whole configuration as YAML that conf_load() accepts and that
  * loads into an identical struct (see the note on secrets above). 0 or -EIO. */
 int conf_print(const struct conf *c, FILE *out);
