@@ -543,12 +543,30 @@ int conf_defaults(struct conf *c)
 	return 0;
 }
 
+/* Parse text and apply it on top of *c (whatever it holds), then the cross-key checks. */
+static int load_onto(struct pctx *p, struct conf *c, const char *text, size_t len)
+{
+	yaml_document_t doc;
+	yaml_node_t *root;
+	int rc = load_doc(p, text, len, &doc);
+
+	if (rc < 0)
+		return rc;
+	p->doc = &doc;
+	root = yaml_document_get_root_node(&doc);
+	/* An empty file (or only comments) means all defaults. */
+	if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+		rc = apply(p, &root_item, root, c);
+	if (rc == 0)
+		rc = finish(p, c, root ? &root->start_mark : NULL);
+	yaml_document_delete(&doc);
+	return rc;
+}
+
 int conf_load_string(struct conf *c, const char *name, const char *text, size_t len,
 		     char *err, size_t errsz)
 {
 	struct pctx p = { .name = name, .err = err, .errsz = errsz };
-	yaml_document_t doc;
-	yaml_node_t *root;
 	int rc;
 
 	if (errsz)
@@ -556,26 +574,13 @@ int conf_load_string(struct conf *c, const char *name, const char *text, size_t 
 	rc = raw_defaults(c, err, errsz);
 	if (rc < 0)
 		return rc;
-	rc = load_doc(&p, text, len, &doc);
-	if (rc < 0)
-		return rc;
-	p.doc = &doc;
-	root = yaml_document_get_root_node(&doc);
-	/* An empty file (or only comments) means all defaults. */
-	if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
-		rc = apply(&p, &root_item, root, c);
-	if (rc == 0)
-		rc = finish(&p, c, root ? &root->start_mark : NULL);
-	yaml_document_delete(&doc);
-	return rc;
+	return load_onto(&p, c, text, len);
 }
 
 int conf_overlay_string(struct conf *c, const char *name, const char *text, size_t len,
 			char *err, size_t errsz)
 {
 	struct pctx p = { .name = name, .err = err, .errsz = errsz };
-	yaml_document_t doc;
-	yaml_node_t *root;
 	struct conf *tmp;
 	int rc;
 
@@ -588,16 +593,7 @@ int conf_overlay_string(struct conf *c, const char *name, const char *text, size
 		return -ENOMEM;
 	}
 	memcpy(tmp, c, sizeof(*tmp));
-	rc = load_doc(&p, text, len, &doc);
-	if (rc == 0) {
-		p.doc = &doc;
-		root = yaml_document_get_root_node(&doc);
-		if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
-			rc = apply(&p, &root_item, root, tmp);
-		if (rc == 0)
-			rc = finish(&p, tmp, root ? &root->start_mark : NULL);
-		yaml_document_delete(&doc);
-	}
+	rc = load_onto(&p, tmp, text, len);
 	/* All or nothing: c changes only when the whole document applied. */
 	if (rc == 0)
 		memcpy(c, tmp, sizeof(*tmp));
