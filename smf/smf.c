@@ -16,6 +16,20 @@
 #include "smf/smf_int.h"
 #include "upf/upf.h"
 
+/* What only smf.c touches, kept beside struct smf (smf_int.h) in one allocation: the
+ * time each session slot's establishment request came in, and the UPF counters of
+ * sessions already removed (for smf_upf_totals). */
+struct smf_box {
+	struct smf smf;            /* first: a struct smf * is a struct smf_box * */
+	uint64_t *setup_t0;        /* ev_now_ns() at the establishment request, per slot */
+	struct smf_upf_totals retired;
+};
+
+static struct smf_box *box_of(const struct smf *smf)
+{
+	return (struct smf_box *)(uintptr_t)smf;
+}
+
 void smf_slog(enum log_level lvl, const struct smf *smf, const struct smf_sess *s, const char *fmt, ...)
 {
 	char obj[96];
@@ -53,11 +67,12 @@ struct smf *smf_new(const struct smf_params *p, int *err)
 		*err = -EINVAL;
 		return NULL;
 	}
-	smf = calloc(1, sizeof(*smf));
-	if (!smf) {
+	struct smf_box *b = calloc(1, sizeof(*b));
+	if (!b) {
 		*err = -ENOMEM;
 		return NULL;
 	}
+	smf = &b->smf;
 	smf->p = *p;
 	smf->conf = cf;
 	smf->upf = p->upf;
@@ -80,7 +95,8 @@ struct smf *smf_new(const struct smf_params *p, int *err)
 	rc = -ENOMEM;
 	smf->sess = calloc(smf->n_sess, sizeof(*smf->sess));
 	smf->ues = calloc(smf->n_ues, sizeof(*smf->ues));
-	if (!smf->sess || !smf->ues)
+	b->setup_t0 = calloc(smf->n_sess, sizeof(*b->setup_t0));
+	if (!smf->sess || !smf->ues || !b->setup_t0)
 		goto fail;
 	/* Slots are handed out from a high-water mark before the free lists, so the
 	 * arrays (sized for the configured maximum) are only touched when used. */
@@ -108,7 +124,8 @@ void smf_free(struct smf *smf)
 		smf_pool_fini(&smf->pools[d]);
 	free(smf->sess);
 	free(smf->ues);
-	free(smf);
+	free(box_of(smf)->setup_t0);
+	free(box_of(smf));
 }
 
 void smf_set_upf(struct smf *smf, struct upf *upf)
@@ -239,7 +256,24 @@ struct smf_sess *smf_sess_alloc(struct smf *smf, struct smf_ue *ue, uint8_t psi)
 	ue->sess[psi] = idx;
 	ue->n_sess++;
 	smf->st.sessions++;
+	/* Sessions are only made for a PDU SESSION ESTABLISHMENT REQUEST (smf_n1.c): the
+	 * start of the setup latency (the loop's cached time: no clock call here). */
+	box_of(smf)->setup_t0[idx] = ev_now_ns(smf->p.loop);
 	return s;
+}
+
+/* The traffic of a session leaving the UPF stays in smf_upf_totals. */
+static void retire_counters(struct smf *smf, uint32_t idx)
+{
+	struct smf_upf_totals *t = &box_of(smf)->retired;
+	struct upf_session_stats st;
+
+	if (upf_session_stats(smf->upf, idx, &st) < 0)
+		return;
+	t->ul_pkts += st.ul_pkts;
+	t->ul_bytes += st.ul_bytes;
+	t->dl_pkts += st.dl_pkts;
+	t->dl_bytes += st.dl_bytes;
 }
 
 void smf_sess_free(struct smf *smf, struct smf_sess *s)
@@ -253,10 +287,14 @@ void smf_sess_free(struct smf *smf, struct smf_sess *s)
 	if (smf->p.loop)
 		ev_timer_stop(smf->p.loop, &s->timer);
 	if (s->upf_installed) {
-		if (!smf->upf)
+		if (!smf->upf) {
 			smf->st.upf_skipped++;
-		else if ((rc = upf_session_remove(smf->upf, idx)) < 0 && rc != -ENOENT)
-			smf->st.upf_errors++;   /* -ENOENT: installed before smf_set_upf() */
+		} else {
+			retire_counters(smf, idx);
+			rc = upf_session_remove(smf->upf, idx);
+			if (rc < 0 && rc != -ENOENT)
+				smf->st.upf_errors++;   /* -ENOENT: installed before smf_set_upf() */
+		}
 		s->upf_installed = 0;
 	}
 	if (s->ue_addr && smf_pool_free(&smf->pools[s->dnn], s->ue_addr) < 0)
@@ -336,6 +374,44 @@ void smf_upf_dl_data(void *arg, uint32_t session_id)
 
 /* ---- N2 ---- */
 
+/* Latency buckets (upper bounds): a setup takes a few ms in a lab, up to seconds when
+ * the radio side is slow. The AMF's registration histogram uses the same bounds. */
+static const uint32_t hist_bounds_us[SMF_HIST_N] = {
+	500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+	1000000, 2500000, 5000000, 10000000,
+};
+
+const uint32_t *smf_hist_bounds_us(unsigned *n)
+{
+	*n = SMF_HIST_N;
+	return hist_bounds_us;
+}
+
+static void hist_add(struct smf_hist *h, uint64_t ns)
+{
+	unsigned i = 0;
+
+	while (i < SMF_HIST_N && ns > (uint64_t)hist_bounds_us[i] * 1000u)
+		i++;
+	h->bucket[i]++;
+	h->count++;
+	h->sum_ns += ns;
+}
+
+/* The gNB answered the Setup Request of an establishment (not a reactivation: those
+ * run in ACTIVE). ok: TS 23.502 4.3.2.2.1 step 15 done, the setup latency observed. */
+static void setup_outcome(struct smf *smf, const struct smf_sess *s, bool ok)
+{
+	uint64_t now = ev_now_ns(smf->p.loop), t0 = box_of(smf)->setup_t0[s - smf->sess];
+
+	if (!ok) {
+		smf->st.est_failed++;
+		return;
+	}
+	smf->st.est_completed++;
+	hist_add(&smf->st.setup_latency, now > t0 ? now - t0 : 0);
+}
+
 int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg kind,
 	      const uint8_t *transfer, size_t len, struct smf_out *out)
 {
@@ -348,6 +424,7 @@ int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg k
 	} t;
 	struct smf_ev_ctx c = { .out = out, .n2 = &t };
 	enum smf_event ev;
+	uint8_t from;
 	int rc;
 
 	if (!out || out->n1_cap < SMF_N1_MAX || out->n2_cap < SMF_N2_MAX)
@@ -387,7 +464,10 @@ int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg k
 		smf_slog(LOGL_INFO, smf, s, "undecodable N2 SM transfer (%d)", rc);
 		return -EBADMSG;
 	}
+	from = s->state;
 	rc = smf_fsm_dispatch(smf, s, ev, &c);
+	if (from == SMF_ST_ACTIVE_PENDING && rc >= 0 && (kind == SMF_N2_SETUP_RSP || kind == SMF_N2_SETUP_FAIL))
+		setup_outcome(smf, s, kind == SMF_N2_SETUP_RSP);
 	if (rc == -EPROTO)
 		smf->st.n2_unexpected++;
 	else if (rc == -EBADMSG)
@@ -516,6 +596,91 @@ int smf_sess_info(const struct smf *smf, const struct smf_ue *ue, uint8_t psi, s
 void smf_get_stats(const struct smf *smf, struct smf_stats *out)
 {
 	*out = smf->st;
+}
+
+static void view_fill(const struct smf *smf, const struct smf_sess *s, struct smf_sess_view *v)
+{
+	const struct smf_ue *ue = &smf->ues[s->ue];
+	struct upf_session_stats st;
+	uint32_t idx = (uint32_t)(s - smf->sess);
+
+	smf_sess_info(smf, ue, s->psi, &v->info);
+	v->supi = ue->supi;
+	v->psi = s->psi;
+	v->has_counters = false;
+	v->ul_pkts = v->ul_bytes = v->dl_pkts = v->dl_bytes = 0;
+	/* mmap'ed counters (upf.h): no system call */
+	if (smf->upf && s->upf_installed && upf_session_stats(smf->upf, idx, &st) == 0) {
+		v->has_counters = true;
+		v->ul_pkts = st.ul_pkts;
+		v->ul_bytes = st.ul_bytes;
+		v->dl_pkts = st.dl_pkts;
+		v->dl_bytes = st.dl_bytes;
+	}
+}
+
+int smf_sess_walk(const struct smf *smf, uint32_t *cursor, smf_sess_walk_fn fn, void *arg)
+{
+	struct smf_sess_view v;
+	uint32_t i = cursor ? *cursor : 0;
+	int rc;
+
+	/* Slots at or above sess_hwm were never used. */
+	for (; i < smf->sess_hwm; i++) {
+		const struct smf_sess *s = &smf->sess[i];
+
+		if (!s->in_use)
+			continue;
+		view_fill(smf, s, &v);
+		rc = fn(&v, arg);
+		if (rc) {
+			if (cursor)
+				*cursor = i + 1;
+			return rc;
+		}
+	}
+	if (cursor)
+		*cursor = SMF_WALK_END;
+	return 0;
+}
+
+int smf_ue_sess_walk(const struct smf *smf, const struct smf_ue *ue, smf_sess_walk_fn fn, void *arg)
+{
+	struct smf_sess_view v;
+	int rc;
+
+	if (!ue || !ue->in_use)
+		return 0;
+	for (uint8_t psi = SMF_PSI_MIN; psi <= SMF_PSI_MAX; psi++) {
+		const struct smf_sess *s = smf_sess_get(smf, ue, psi);
+
+		if (!s)
+			continue;
+		view_fill(smf, s, &v);
+		rc = fn(&v, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int smf_upf_totals(const struct smf *smf, struct smf_upf_totals *out)
+{
+	struct upf_session_stats st;
+
+	if (!smf->upf)
+		return -ENODEV;
+	*out = box_of(smf)->retired;
+	for (uint32_t i = 0; i < smf->sess_hwm; i++) {
+		if (!smf->sess[i].in_use || !smf->sess[i].upf_installed ||
+		    upf_session_stats(smf->upf, i, &st) < 0)
+			continue;
+		out->ul_pkts += st.ul_pkts;
+		out->ul_bytes += st.ul_bytes;
+		out->dl_pkts += st.dl_pkts;
+		out->dl_bytes += st.dl_bytes;
+	}
+	return 0;
 }
 
 int smf_pool_usage(const struct smf *smf, const char *dnn, uint32_t *used, uint32_t *size)

@@ -233,6 +233,21 @@ struct smf_sess_info {
 /* 0 or -ENOENT. */
 int smf_sess_info(const struct smf *smf, const struct smf_ue *ue, uint8_t psi, struct smf_sess_info *out);
 
+/* Latency histogram with fixed buckets (smf_hist_bounds_us): observations per bucket,
+ * not cumulative; bucket[SMF_HIST_N] holds those above the largest bound (+Inf). */
+#define SMF_HIST_N 14
+struct smf_hist {
+	uint64_t count;
+	uint64_t sum_ns;
+	uint64_t bucket[SMF_HIST_N + 1];
+};
+/* Upper bounds of the buckets in microseconds, ascending (0.5 ms .. 10 s); *n = SMF_HIST_N. */
+const uint32_t *smf_hist_bounds_us(unsigned *n);
+
+/* est_rej_cause is indexed by the 5GSM cause (TS 24.501 9.11.4.2, all below 128);
+ * a cause outside counts at index 0. */
+#define SMF_CAUSE_SLOTS 128
+
 struct smf_stats {
 	uint64_t sessions;         /* existing now */
 	uint64_t est_accepted, est_rejected;
@@ -247,10 +262,50 @@ struct smf_stats {
 	uint64_t upf_skipped;      /* rule operations not done: no user plane attached */
 	uint64_t upf_errors;
 	uint64_t send_failed;      /* ops.send returned an error */
+	/* Establishment outcomes (TS 23.502 4.3.2.2.1): est_accepted splits into est_completed
+	 * (the gNB's Setup Response handled, step 15) and est_failed (the gNB's Setup
+	 * Unsuccessful Transfer: released with #38); a session released or replaced while
+	 * waiting for the gNB is in neither. est_rejected by cause: */
+	uint64_t est_completed;
+	uint64_t est_failed;
+	uint64_t est_rej_cause[SMF_CAUSE_SLOTS];
+	/* PDU Session Establishment Request received -> PDU Session Resource Setup Response
+	 * handled, per completed establishment, on the ev loop's cached clock (ev_now_ns). */
+	struct smf_hist setup_latency;
 };
 void smf_get_stats(const struct smf *smf, struct smf_stats *out);
 
 /* Addresses in use / size of the pool of a DNN (tests, metrics). 0 or -ENOENT. */
 int smf_pool_usage(const struct smf *smf, const char *dnn, uint32_t *used, uint32_t *size);
+
+/* ---- walks for the web API (REST views) and metrics ----
+ * Allocation-free reads on the control thread. A callback returns 0 to go on or non-zero
+ * to stop; the walk then returns that value (0 when it ran to the end). Pointers in the
+ * view are valid during the callback only. */
+struct smf_sess_view {
+	const char *supi;
+	uint8_t psi;
+	struct smf_sess_info info;
+	/* A UPF is attached and holds the session's rules: the counters below are its
+	 * (upf_session_stats: forwarded packets, inner IP bytes); zeros otherwise. */
+	bool has_counters;
+	uint64_t ul_pkts, ul_bytes, dl_pkts, dl_bytes;
+};
+typedef int (*smf_sess_walk_fn)(const struct smf_sess_view *v, void *arg);
+/* Every session in slot order, from *cursor (0: the first; NULL: from the start, no
+ * resume). When the callback stops the walk, *cursor is set to resume after that session,
+ * and to SMF_WALK_END when the walk ran to the end. A full walk costs the slots ever used. */
+#define SMF_WALK_END UINT32_MAX
+int smf_sess_walk(const struct smf *smf, uint32_t *cursor, smf_sess_walk_fn fn, void *arg);
+/* The sessions of one UE (the AMF's handle, amf_ue_info.sm), by PSI. NULL ue: none. */
+int smf_ue_sess_walk(const struct smf *smf, const struct smf_ue *ue, smf_sess_walk_fn fn, void *arg);
+
+/* User-plane traffic of every session this SMF put in the UPF: the live sessions'
+ * counters plus those of sessions already removed (read just before removal).
+ * 0, or -ENODEV when no UPF is attached. */
+struct smf_upf_totals {
+	uint64_t ul_pkts, ul_bytes, dl_pkts, dl_bytes;
+};
+int smf_upf_totals(const struct smf *smf, struct smf_upf_totals *out);
 
 #endif

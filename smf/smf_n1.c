@@ -128,6 +128,7 @@ static void reject(struct smf *smf, const struct smf_ue *ue, struct smf_out *out
 	char obj[48];
 
 	smf->st.est_rejected++;
+	smf->st.est_rej_cause[cause < SMF_CAUSE_SLOTS ? cause : 0]++;
 	snprintf(obj, sizeof(obj), "ue=%s psi=%u", ue->supi, m->psi);
 	log_msg(LOGL_INFO, MOD, obj, "pti=%u establishment rejected: #%u %s", m->pti, cause,
 		nas_5gsm_cause_name(cause));
