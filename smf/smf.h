@@ -308,4 +308,21 @@ struct smf_upf_totals {
 };
 int smf_upf_totals(const struct smf *smf, struct smf_upf_totals *out);
 
+/* ---- live DNN list changes (web API: PATCH /api/v1/settings; smf_pool.c) ----
+ * The SMF reads the DNN list from smf_params.conf, and a session refers to its DNN by its
+ * index there. A DNN with PDU sessions must stay, with the same pool (its sessions' UE
+ * addresses and UPF rules come from it); everything else may change: DNNs added, removed,
+ * reordered (the first is the default DNN), DNS servers and MTU (sent to new sessions). */
+struct conf_dnn;
+/* Could next (n entries) replace the DNN list now? 0, -EBUSY (a DNN with sessions would
+ * go or change pool: why names it and the count), -EINVAL (bad pool, n not 1..16). */
+int smf_dnns_check(const struct smf *smf, const struct conf_dnn *next, unsigned n, char *why,
+		   size_t whysz);
+/* Replace the list: conf must be the smf_params.conf the SMF was made with; its dnns and
+ * n_dnns are overwritten with next, new pools made, the sessions re-indexed and the pools
+ * of dropped DNNs freed. All or nothing: 0, or -EBUSY / -EINVAL as smf_dnns_check, -ENOMEM
+ * (nothing changed). The UPF's UE prefix must cover a new pool (core's business). */
+int smf_dnns_replace(struct smf *smf, struct conf *conf, const struct conf_dnn *next, unsigned n,
+		     char *why, size_t whysz);
+
 #endif
