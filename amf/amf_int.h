@@ -186,6 +186,9 @@ struct amf_ue {
 	bool has_reg_pss;
 	uint8_t paging_retx;
 	char logpfx[48];
+	/* registration latency (nas_reg.c): ev_now_ns() at the REGISTRATION REQUEST being
+	 * handled, 0 when none is being measured */
+	uint64_t reg_t0_ns;
 };
 
 #define AMF_NIL64 UINT64_MAX
@@ -267,6 +270,9 @@ struct amf {
 	uint8_t txbuf[8192];
 	uint8_t nasbuf[2048];      /* downlink NAS being protected */
 	uint8_t nasrx[2048];       /* deciphered uplink NAS (decoded messages point into it) */
+	/* Registration Request -> Registration Complete (or Accept when no Complete is
+	 * expected), per completed registration (nas_reg.c; read by amf_reg_latency) */
+	struct smf_hist reg_latency;
 };
 
 /* ---- ue_store.c ---- */
