@@ -289,4 +289,10 @@ int amf_set_tacs(struct amf *amf, const uint32_t *tacs, unsigned n);
  * number of gNBs it was sent to, or -EINVAL. */
 int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n);
 
+/* Registration latency (TS 24.501 5.5.1.2): REGISTRATION REQUEST received -> REGISTRATION
+ * COMPLETE (or the ACCEPT when no COMPLETE is expected), per registration that completed,
+ * on the ev loop's cached clock. Same buckets as the SMF's (smf_hist_bounds_us). */
+struct smf_hist;
+void amf_reg_latency(const struct amf *amf, struct smf_hist *out);
+
 #endif
