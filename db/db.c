@@ -60,12 +60,36 @@ static const char *const migrations[] = {
 	" action TEXT NOT NULL,"
 	" detail TEXT NOT NULL DEFAULT ''"
 	");",
+	/* 3: policy profiles (policy.c) a subscriber may reference (NULL: none;
+	 * the UDM resolves own value > policy > network default), and a
+	 * key/value table for network settings saved from the web API
+	 * (settings.c). The partial index answers "who uses policy X" (delete
+	 * refusal, re-resolution after a change) without a table scan, and
+	 * costs nothing for subscribers without a policy. */
+	"CREATE TABLE policies ("
+	" name TEXT PRIMARY KEY NOT NULL CHECK (length(name) BETWEEN 1 AND 32),"
+	" dnns TEXT NOT NULL DEFAULT '',"
+	" slices TEXT NOT NULL DEFAULT '',"
+	" ambr_ul INTEGER NOT NULL DEFAULT 0,"
+	" ambr_dl INTEGER NOT NULL DEFAULT 0,"
+	" default_5qi INTEGER NOT NULL DEFAULT 0 CHECK (default_5qi BETWEEN 0 AND 255),"
+	" arp INTEGER NOT NULL DEFAULT 0 CHECK (arp BETWEEN 0 AND 15),"
+	" created INTEGER NOT NULL,"
+	" updated INTEGER NOT NULL"
+	") WITHOUT ROWID;"
+	"ALTER TABLE subscribers ADD COLUMN policy TEXT REFERENCES policies (name);"
+	"CREATE INDEX subscribers_policy ON subscribers (policy) WHERE policy IS NOT NULL;"
+	"CREATE TABLE settings ("
+	" key TEXT PRIMARY KEY NOT NULL,"
+	" value TEXT NOT NULL,"
+	" updated INTEGER"
+	") WITHOUT ROWID;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
 #define COLS "supi, k, opc, op_is_opc, amf, sqn, slices, dnns, ambr_ul, ambr_dl, " \
-	     "default_5qi, arp, created, updated"
+	     "default_5qi, arp, created, updated, policy"
 
 int db_errno(int rc)
 {
@@ -167,6 +191,10 @@ int db_conn_open(const char *path, sqlite3 **out)
 		log_error("db", "%s: cannot enable WAL: %s", path, sqlite3_errmsg(c));
 	if (r == 0)
 		r = exec(c, "PRAGMA synchronous = NORMAL");
+	/* subscribers.policy REFERENCES policies: enforced per connection. The
+	 * API checks first (to answer -ENOENT / -EBUSY); this is the backstop. */
+	if (r == 0)
+		r = exec(c, "PRAGMA foreign_keys = ON");
 	if (r < 0) {
 		sqlite3_close(c);
 		return r;
@@ -207,6 +235,7 @@ void db_close(struct db *db)
 	sqlite3_finalize(db->st_put);
 	sqlite3_finalize(db->st_del);
 	sqlite3_finalize(db->st_insert);
+	sqlite3_finalize(db->st_pol_exists);
 	sqlite3_close(db->conn);
 	free(db->path);
 	free(db);
@@ -287,43 +316,52 @@ int db_snssai_parse(const char *t, size_t len, struct db_snssai *out)
 	return 0;
 }
 
-int db_slices_parse(const char *txt, struct db_subscriber *s)
+int db_slices_parse_n(const char *txt, struct db_snssai *slices, uint8_t *n)
 {
-	s->n_slices = 0;
+	*n = 0;
 	while (*txt) {
 		const char *e = strchr(txt, ',');
 		size_t len = e ? (size_t)(e - txt) : strlen(txt);
-		if (s->n_slices == DB_MAX_SLICES ||
-		    db_snssai_parse(txt, len, &s->slices[s->n_slices]) < 0)
+		if (*n == DB_MAX_SLICES || db_snssai_parse(txt, len, &slices[*n]) < 0)
 			return -EINVAL;
-		s->n_slices++;
+		(*n)++;
 		txt += len + (e ? 1 : 0);
 	}
 	return 0;
+}
+
+int db_dnns_parse_n(const char *txt, char (*dnns)[DB_DNN_MAX + 1], uint8_t *n)
+{
+	*n = 0;
+	while (*txt) {
+		const char *e = strchr(txt, ',');
+		size_t len = e ? (size_t)(e - txt) : strlen(txt);
+		if (*n == DB_MAX_DNNS || !db_dnn_valid(txt, len))
+			return -EINVAL;
+		memcpy(dnns[*n], txt, len);
+		dnns[*n][len] = 0;
+		(*n)++;
+		txt += len + (e ? 1 : 0);
+	}
+	return 0;
+}
+
+int db_slices_parse(const char *txt, struct db_subscriber *s)
+{
+	return db_slices_parse_n(txt, s->slices, &s->n_slices);
 }
 
 int db_dnns_parse(const char *txt, struct db_subscriber *s)
 {
-	s->n_dnns = 0;
-	while (*txt) {
-		const char *e = strchr(txt, ',');
-		size_t len = e ? (size_t)(e - txt) : strlen(txt);
-		if (s->n_dnns == DB_MAX_DNNS || !db_dnn_valid(txt, len))
-			return -EINVAL;
-		memcpy(s->dnns[s->n_dnns], txt, len);
-		s->dnns[s->n_dnns][len] = 0;
-		s->n_dnns++;
-		txt += len + (e ? 1 : 0);
-	}
-	return 0;
+	return db_dnns_parse_n(txt, s->dnns, &s->n_dnns);
 }
 
-static void slices_text(const struct db_subscriber *s, char *out, size_t outsz)
+void db_slices_text(const struct db_snssai *sl, unsigned n_sl, char *out, size_t outsz)
 {
 	size_t n = 0;
 	out[0] = 0;
-	for (unsigned i = 0; i < s->n_slices && n < outsz; i++) {
-		const struct db_snssai *x = &s->slices[i];
+	for (unsigned i = 0; i < n_sl && n < outsz; i++) {
+		const struct db_snssai *x = &sl[i];
 		if (x->sd == DB_SD_NONE)
 			n += (size_t)snprintf(out + n, outsz - n, "%s%u", i ? "," : "", x->sst);
 		else
@@ -332,12 +370,12 @@ static void slices_text(const struct db_subscriber *s, char *out, size_t outsz)
 	}
 }
 
-static void dnns_text(const struct db_subscriber *s, char *out, size_t outsz)
+void db_dnns_text(const char (*dnns)[DB_DNN_MAX + 1], unsigned n_dnns, char *out, size_t outsz)
 {
 	size_t n = 0;
 	out[0] = 0;
-	for (unsigned i = 0; i < s->n_dnns && n < outsz; i++)
-		n += (size_t)snprintf(out + n, outsz - n, "%s%s", i ? "," : "", s->dnns[i]);
+	for (unsigned i = 0; i < n_dnns && n < outsz; i++)
+		n += (size_t)snprintf(out + n, outsz - n, "%s%s", i ? "," : "", dnns[i]);
 }
 
 int db_subscriber_check(const struct db_subscriber *s, char *err, size_t errsz)
@@ -357,6 +395,8 @@ int db_subscriber_check(const struct db_subscriber *s, char *err, size_t errsz)
 		why = "arp must be 1..15";
 	else if (s->ambr_ul > INT64_MAX || s->ambr_dl > INT64_MAX)
 		why = "ambr out of range";
+	else if (s->policy[0] && !db_policy_name_valid(s->policy))
+		why = "invalid policy name";
 	for (unsigned i = 0; !why && i < s->n_slices && i < DB_MAX_SLICES; i++)
 		if (s->slices[i].sd > DB_SD_NONE)
 			why = "slice sd exceeds 24 bits";
@@ -376,8 +416,8 @@ int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t 
 {
 	char slices[DB_MAX_SLICES * 12 + 1];
 	char dnns[DB_MAX_DNNS * (DB_DNN_MAX + 1) + 1];
-	slices_text(s, slices, sizeof(slices));
-	dnns_text(s, dnns, sizeof(dnns));
+	db_slices_text(s->slices, s->n_slices, slices, sizeof(slices));
+	db_dnns_text((const char (*)[DB_DNN_MAX + 1])s->dnns, s->n_dnns, dnns, sizeof(dnns));
 	/* STATIC: s outlives the step (callers step at once), and SQLite keeps
 	 * no copy of K/OPc of its own in freed, unwiped heap. */
 	int rc = sqlite3_bind_text(st, 1, s->supi, -1, SQLITE_STATIC);
@@ -394,6 +434,10 @@ int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t 
 	rc |= sqlite3_bind_int(st, 12, s->arp);
 	rc |= sqlite3_bind_int64(st, 13, now);
 	rc |= sqlite3_bind_int64(st, 14, now);
+	if (s->policy[0])
+		rc |= sqlite3_bind_text(st, 15, s->policy, -1, SQLITE_STATIC);
+	else
+		rc |= sqlite3_bind_null(st, 15);
 	return rc == SQLITE_OK ? 0 : -EIO;
 }
 
@@ -423,6 +467,12 @@ static int row_read(sqlite3_stmt *st, struct db_subscriber *s)
 	s->arp = (uint8_t)sqlite3_column_int(st, 11);
 	s->created = sqlite3_column_int64(st, 12);
 	s->updated = sqlite3_column_int64(st, 13);
+	const char *pol = (const char *)sqlite3_column_text(st, 14);
+	size_t pl = pol ? strlen(pol) : 0;
+	if (pl > DB_POLICY_NAME_MAX)
+		return -EPROTO;
+	memcpy(s->policy, pol ? pol : "", pl);
+	s->policy[pl] = 0;
 	return 0;
 }
 
@@ -444,16 +494,19 @@ static int prepare(struct db *db, sqlite3_stmt **st, const char *sql)
 int db_prepare_insert(struct db *db)
 {
 	return prepare(db, &db->st_insert,
-		       "INSERT INTO subscribers (" COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+		       "INSERT INTO subscribers (" COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 }
 
-int db_load_subscribers(struct db *db, db_subscriber_cb cb, void *arg)
+/* Every row of a one-parameter query (?1 = param, may be NULL) to cb. */
+static int walk_rows(struct db *db, const char *sql, const char *param, db_subscriber_cb cb,
+		     void *arg)
 {
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db->conn, "SELECT " COLS " FROM subscribers ORDER BY supi", -1,
-				    &st, NULL);
+	int rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
+	if (param)
+		sqlite3_bind_text(st, 1, param, -1, SQLITE_STATIC);
 	struct db_subscriber s;
 	memset(&s, 0, sizeof(s));
 	int n = 0, r = 0;
@@ -473,6 +526,21 @@ int db_load_subscribers(struct db *db, db_subscriber_cb cb, void *arg)
 	return r ? r : n;
 }
 
+int db_load_subscribers(struct db *db, db_subscriber_cb cb, void *arg)
+{
+	return walk_rows(db, "SELECT " COLS " FROM subscribers ORDER BY supi", NULL, cb, arg);
+}
+
+int db_subscriber_walk_policy(struct db *db, const char *name, db_subscriber_cb cb, void *arg)
+{
+	if (!db_policy_name_valid(name))
+		return -EINVAL;
+	/* INDEXED BY: the partial index on policy, never a table scan (the
+	 * planner could otherwise pick the primary key for the ORDER BY). */
+	return walk_rows(db, "SELECT " COLS " FROM subscribers INDEXED BY subscribers_policy"
+			 " WHERE policy = ?1", name, cb, arg);
+}
+
 int db_subscriber_put(struct db *db, const struct db_subscriber *s)
 {
 	char why[96];
@@ -480,14 +548,17 @@ int db_subscriber_put(struct db *db, const struct db_subscriber *s)
 		log_warn("db", "put %.*s refused: %s", DB_SUPI_MAX - 1, s->supi, why);
 		return -EINVAL;
 	}
-	int r = prepare(db, &db->st_put,
-			"INSERT INTO subscribers (" COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+	int r = s->policy[0] ? db_policy_exists(db, s->policy) : 1;
+	if (r <= 0)
+		return r == 0 ? -ENOENT : r;
+	r = prepare(db, &db->st_put,
+			"INSERT INTO subscribers (" COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 			" ON CONFLICT (supi) DO UPDATE SET k = excluded.k, opc = excluded.opc,"
 			" op_is_opc = excluded.op_is_opc, amf = excluded.amf, sqn = excluded.sqn,"
 			" slices = excluded.slices, dnns = excluded.dnns,"
 			" ambr_ul = excluded.ambr_ul, ambr_dl = excluded.ambr_dl,"
 			" default_5qi = excluded.default_5qi, arp = excluded.arp,"
-			" updated = excluded.updated");
+			" policy = excluded.policy, updated = excluded.updated");
 	if (r < 0)
 		return r;
 	if ((r = db_bind_subscriber(db->st_put, s, (int64_t)time(NULL))) < 0)

@@ -35,6 +35,8 @@
 #define DB_SD_NONE 0xffffffu
 #define DB_SQN_MAX ((1ull << 48) - 1)
 #define DB_DEFAULT_AMF 0x8000u
+/* Policy profile names: 1..32 of [A-Za-z0-9._-] (db_policy_name_valid). */
+#define DB_POLICY_NAME_MAX 32
 
 struct db_snssai {
 	uint8_t sst;
@@ -63,6 +65,10 @@ struct db_subscriber {
 	uint8_t arp;                     /* ARP priority level 1..15, 0 = default */
 	int64_t created;                 /* unix seconds, set by db/ */
 	int64_t updated;
+	/* Policy profile (schema v3), "" = none. Must name an existing policy:
+	 * db_subscriber_put() refuses an unknown one with -ENOENT. The UDM
+	 * resolves each field as: own non-zero value > policy > network default. */
+	char policy[DB_POLICY_NAME_MAX + 1];
 };
 
 struct db;
@@ -91,8 +97,9 @@ int db_load_subscribers(struct db *db, db_subscriber_cb cb, void *arg);
 int db_import_toml(struct db *db, const char *path, char *err, size_t errsz);
 
 /* Single-subscriber access for the web API. put inserts or replaces (created
- * is kept on replace); get returns -ENOENT if absent; delete returns
- * -ENOENT if absent. */
+ * is kept on replace), -EINVAL (db_subscriber_check), -ENOENT (s->policy
+ * names no policy); get returns -ENOENT if absent (out->policy is "" or
+ * the policy name); delete returns -ENOENT if absent. */
 int db_subscriber_put(struct db *db, const struct db_subscriber *s);
 int db_subscriber_get(struct db *db, const char *supi, struct db_subscriber *out);
 int db_subscriber_delete(struct db *db, const char *supi);
@@ -201,6 +208,99 @@ typedef int (*db_audit_cb)(const struct db_audit *a, void *arg);
 int db_audit_add(struct db *db, const char *who, const char *action, const char *detail);
 /* Newest first, entries with id < before (0: from the newest), at most limit. */
 int db_audit_list(struct db *db, int64_t before, uint32_t limit, db_audit_cb cb, void *arg);
+
+/* ---- policy profiles (schema v3, policy.c) ----
+ *
+ * A named set of subscription values shared by many subscribers: DNNs,
+ * S-NSSAIs, session-AMBR (TS 23.501 5.7.2.6), default 5QI and ARP priority
+ * (TS 23.501 5.7.2.1/5.7.2.2). Like in struct db_subscriber, 0 / empty means
+ * "not set here" (the network default applies). A subscriber refers to at
+ * most one policy by name (db_subscriber.policy). Few rows (operator-made):
+ * statements are prepared per call, except the existence check that every
+ * subscriber write does.
+ */
+struct db_policy {
+	char name[DB_POLICY_NAME_MAX + 1];
+	uint8_t n_dnns;
+	char dnns[DB_MAX_DNNS][DB_DNN_MAX + 1];
+	uint8_t n_slices;
+	struct db_snssai slices[DB_MAX_SLICES];
+	uint64_t ambr_ul, ambr_dl;   /* bit/s, 0 = network default */
+	uint8_t default_5qi;         /* 0 = network default, else 1..255 */
+	uint8_t arp;                 /* 0 = network default, else 1..15 */
+	int64_t created, updated;    /* unix seconds, set by db/ */
+};
+typedef int (*db_policy_cb)(const struct db_policy *p, void *arg);
+
+bool db_policy_name_valid(const char *name);
+/* Validate p (name, counts, DNN syntax, no duplicate DNN or slice, SD 24
+ * bits, ARP 0..15, AMBR <= INT64_MAX). 0, or -EINVAL with *field set to
+ * the JSON/TOML key at fault ("name", "dnns", "slices", "ambr_ul",
+ * "ambr_dl", "default_5qi", "arp"; field may be NULL) and a reason in err. */
+int db_policy_check(const struct db_policy *p, const char **field, char *err, size_t errsz);
+enum db_put_mode {
+	DB_PUT_UPSERT = 0,   /* insert or replace */
+	DB_PUT_CREATE,       /* insert only: -EEXIST when the name exists */
+	DB_PUT_REPLACE,      /* replace only: -ENOENT when it does not */
+};
+/* Write p (created is kept on replace; created/updated of p are ignored).
+ * 0, -EINVAL (db_policy_check), -EEXIST / -ENOENT per mode. */
+int db_policy_put(struct db *db, const struct db_policy *p, enum db_put_mode mode);
+/* 0 or -ENOENT. */
+int db_policy_get(struct db *db, const char *name, struct db_policy *out);
+/* 0, -ENOENT, or -EBUSY while any subscriber refers to it (nothing deleted;
+ * db_policy_users() says how many). */
+int db_policy_delete(struct db *db, const char *name);
+/* Every policy in name order; cb returns non-zero to stop (that value is
+ * returned). Returns the number passed to cb or -errno. */
+int db_policy_walk(struct db *db, db_policy_cb cb, void *arg);
+/* Number of subscribers whose policy is name (an index range count), or
+ * -errno. */
+int64_t db_policy_users(struct db *db, const char *name);
+/* Every subscriber whose policy is name, in SUPI order (the partial index
+ * on subscribers.policy: cost is the matching rows only). Same contract as
+ * db_load_subscribers. */
+int db_subscriber_walk_policy(struct db *db, const char *name, db_subscriber_cb cb, void *arg);
+
+/* ---- settings: a small key/value store (schema v3, settings.c) ----
+ *
+ * For values an operator changes at run time and that must survive a
+ * restart (network settings from the web API). Keys are 1..DB_SETTING_KEY_MAX
+ * characters of [A-Za-z0-9._-] (namespace them with dots: "net.plmn");
+ * values are any UTF-8 text (JSON is a good choice) up to
+ * DB_SETTING_VALUE_MAX bytes. Each row also records when it was last
+ * written (unix seconds). Same thread rule as everything on struct db (the
+ * control thread); statements are prepared per call (not a hot path).
+ */
+#define DB_SETTING_KEY_MAX 64
+#define DB_SETTING_VALUE_MAX 65536
+bool db_setting_key_valid(const char *key);
+/* Copy the value of key into out (NUL-terminated). Returns the value's
+ * length (strlen), -ENOENT when the key is absent, -ENOSPC when the value
+ * does not fit in outsz (out is then ""; a buffer of DB_SETTING_VALUE_MAX
+ * + 1 bytes always fits), -EINVAL for a bad key. updated may be NULL, else
+ * it receives the time the row was last written. */
+int db_setting_get(struct db *db, const char *key, char *out, size_t outsz, int64_t *updated);
+/* Insert or replace key = value (updated = now). 0, -EINVAL (key syntax,
+ * NULL value, value longer than DB_SETTING_VALUE_MAX). */
+int db_setting_put(struct db *db, const char *key, const char *value);
+/* 0 or -ENOENT. */
+int db_setting_delete(struct db *db, const char *key);
+/* Every key starting with prefix (NULL or "": all) in key order. cb gets
+ * the key, value and updated time; it returns non-zero to stop (that value
+ * is returned). Returns the number of rows passed to cb or -errno. */
+typedef int (*db_setting_cb)(const char *key, const char *value, int64_t updated, void *arg);
+int db_setting_walk(struct db *db, const char *prefix, db_setting_cb cb, void *arg);
+
+/* All-or-nothing groups of writes on this connection (e.g. several
+ * db_setting_put of one PATCH): begin, the writes, then commit, or rollback
+ * on the first error. Not nestable, and not around db_import_toml (which
+ * runs its own transaction): begin returns -EBUSY inside a transaction.
+ * BEGIN IMMEDIATE: the writer thread's SQN batches wait (busy timeout) for
+ * the commit, so keep the group short. */
+int db_tx_begin(struct db *db);
+int db_tx_commit(struct db *db);   /* on failure the transaction is rolled back */
+int db_tx_rollback(struct db *db); /* no-op (0) outside a transaction */
 
 /* ---- backup and restore ---- */
 

@@ -11,6 +11,7 @@ struct db {
 	sqlite3 *conn;
 	char *path;
 	sqlite3_stmt *st_get, *st_put, *st_del, *st_insert;
+	sqlite3_stmt *st_pol_exists;   /* policy.c: subscriber writes check the name */
 	/* count(*) of subscribers walks the whole index (~120 ms at 10^6):
 	 * kept here, -1 = unknown. Only this connection adds or removes rows
 	 * (the writer thread only updates SQNs), so every put, delete and
@@ -34,6 +35,16 @@ int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t 
 /* Slices as text "1:010203,2" and DNNs as "internet,ims" (db columns). */
 int db_slices_parse(const char *txt, struct db_subscriber *s);
 int db_dnns_parse(const char *txt, struct db_subscriber *s);
+/* The same on bare arrays (policy rows): at most DB_MAX_SLICES / DB_MAX_DNNS. */
+int db_slices_parse_n(const char *txt, struct db_snssai *slices, uint8_t *n);
+int db_dnns_parse_n(const char *txt, char (*dnns)[DB_DNN_MAX + 1], uint8_t *n);
+/* Arrays to the column text; out of DB_SLICES_TEXT_MAX / DB_DNNS_TEXT_MAX bytes. */
+#define DB_SLICES_TEXT_MAX (DB_MAX_SLICES * 12 + 1)
+#define DB_DNNS_TEXT_MAX (DB_MAX_DNNS * (DB_DNN_MAX + 1) + 1)
+void db_slices_text(const struct db_snssai *slices, unsigned n, char *out, size_t outsz);
+void db_dnns_text(const char (*dnns)[DB_DNN_MAX + 1], unsigned n, char *out, size_t outsz);
+/* policy.c: 1 if a policy of that name exists, 0 if not, or -errno. */
+int db_policy_exists(struct db *db, const char *name);
 /* Parse "sst[:sd]" (sd 6 hex digits); 0 or -EINVAL. */
 int db_snssai_parse(const char *txt, size_t len, struct db_snssai *out);
 /* Hex string of exactly 2*n digits into out; 0 or -EINVAL. */

@@ -20,6 +20,7 @@
 #include "common/toml/toml.h"
 
 struct ctx {
+	struct db *db;
 	const char *file;
 	char *err;
 	size_t errsz;
@@ -205,6 +206,23 @@ static int get_small(struct ctx *c, const struct toml_node *v, const char *key, 
 	return 0;
 }
 
+/* policy = "name": a policy profile that must exist (checked in the same
+ * transaction as the insert, so the whole file fails on an unknown one). */
+static int get_policy(struct ctx *c, const struct toml_node *v, struct db_subscriber *s)
+{
+	const char *name = toml_str(v, NULL);
+	if (toml_type(v) != TOML_STRING || !db_policy_name_valid(name))
+		return fail(c, v, "[%s] policy must be a policy name (1 to %d characters of "
+			    "A-Z a-z 0-9 . _ -)", c->imsi, DB_POLICY_NAME_MAX);
+	int r = db_policy_exists(c->db, name);
+	if (r < 0)
+		return fail(c, v, "[%s] policy lookup failed: %s", c->imsi, strerror(-r));
+	if (r == 0)
+		return fail(c, v, "[%s] unknown policy \"%s\"", c->imsi, name);
+	strcpy(s->policy, name);
+	return 0;
+}
+
 /* One [imsi-...] table into s. */
 static int sim_from_table(struct ctx *c, const struct toml_node *t, struct db_subscriber *s)
 {
@@ -253,6 +271,8 @@ static int sim_from_table(struct ctx *c, const struct toml_node *t, struct db_su
 			r = get_small(c, v, k, 1, 255, &s->default_5qi);
 		} else if (!strcmp(k, "arp")) {
 			r = get_small(c, v, k, 1, 15, &s->arp);
+		} else if (!strcmp(k, "policy")) {
+			r = get_policy(c, v, s);
 		} else {
 			r = fail(c, v, "[%s] unknown key '%s'", name, k);
 		}
@@ -310,7 +330,7 @@ int db_import_toml(struct db *db, const char *path, char *err, size_t errsz)
 	int r = toml_parse_file(path, &doc, err, errsz);
 	if (r < 0)
 		return r;
-	struct ctx c = { .file = path, .err = err, .errsz = errsz };
+	struct ctx c = { .db = db, .file = path, .err = err, .errsz = errsz };
 	char *msg = NULL;
 	int rc = sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {

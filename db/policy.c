@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * policy - policy profiles of schema v3: named DNN / S-NSSAI / session-AMBR
+ * / 5QI / ARP sets that subscribers refer to (subscribers.policy).
+ *
+ * Operator-made and few: statements are prepared per call, except the
+ * existence check every subscriber write and import row runs. A policy in
+ * use cannot be deleted (-EBUSY, counted through the partial index on
+ * subscribers.policy); the foreign key is the backstop.
+ */
+#include "db/db_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+
+#define PCOLS "name, dnns, slices, ambr_ul, ambr_dl, default_5qi, arp, created, updated"
+
+bool db_policy_name_valid(const char *n)
+{
+	size_t len = n ? strnlen(n, DB_POLICY_NAME_MAX + 1) : 0;
+
+	if (!len || len > DB_POLICY_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = n[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+static int bad(const char **field, const char *f, char *err, size_t errsz, const char *why)
+{
+	if (field)
+		*field = f;
+	if (err && errsz)
+		snprintf(err, errsz, "%s", why);
+	return -EINVAL;
+}
+
+int db_policy_check(const struct db_policy *p, const char **field, char *err, size_t errsz)
+{
+	if (!db_policy_name_valid(p->name))
+		return bad(field, "name", err, errsz,
+			   "name must be 1 to 32 characters of A-Z a-z 0-9 . _ -");
+	if (p->n_dnns > DB_MAX_DNNS)
+		return bad(field, "dnns", err, errsz, "at most 8 dnns");
+	for (unsigned i = 0; i < p->n_dnns; i++) {
+		if (!db_dnn_valid(p->dnns[i], strnlen(p->dnns[i], DB_DNN_MAX + 1)))
+			return bad(field, "dnns", err, errsz, "invalid dnn (letters, digits, '-' "
+				   "and '.', at most 100 characters)");
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(p->dnns[i], p->dnns[j]))
+				return bad(field, "dnns", err, errsz, "duplicate dnn");
+	}
+	if (p->n_slices > DB_MAX_SLICES)
+		return bad(field, "slices", err, errsz, "at most 8 slices");
+	for (unsigned i = 0; i < p->n_slices; i++) {
+		if (p->slices[i].sd > DB_SD_NONE)
+			return bad(field, "slices", err, errsz, "slice sd exceeds 24 bits");
+		for (unsigned j = 0; j < i; j++)
+			if (p->slices[i].sst == p->slices[j].sst && p->slices[i].sd == p->slices[j].sd)
+				return bad(field, "slices", err, errsz, "duplicate slice");
+	}
+	if (p->ambr_ul > INT64_MAX)
+		return bad(field, "ambr_ul", err, errsz, "ambr_ul out of range");
+	if (p->ambr_dl > INT64_MAX)
+		return bad(field, "ambr_dl", err, errsz, "ambr_dl out of range");
+	if (p->arp > 15)
+		return bad(field, "arp", err, errsz, "arp must be 1..15");
+	return 0;
+}
+
+static int stmt(struct db *db, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(db->conn, sql, -1, st, NULL);
+	if (rc != SQLITE_OK) {
+		log_error("db", "prepare failed: %s", sqlite3_errmsg(db->conn));
+		return db_errno(rc);
+	}
+	return 0;
+}
+
+int db_policy_exists(struct db *db, const char *name)
+{
+	if (!db->st_pol_exists) {
+		int rc = sqlite3_prepare_v3(db->conn, "SELECT 1 FROM policies WHERE name = ?", -1,
+					    SQLITE_PREPARE_PERSISTENT, &db->st_pol_exists, NULL);
+		if (rc != SQLITE_OK)
+			return db_errno(rc);
+	}
+	sqlite3_bind_text(db->st_pol_exists, 1, name, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(db->st_pol_exists);
+	int r = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : db_errno(rc);
+	sqlite3_reset(db->st_pol_exists);
+	sqlite3_clear_bindings(db->st_pol_exists);
+	return r;
+}
+
+static int prow_read(sqlite3_stmt *st, struct db_policy *p)
+{
+	const char *name = (const char *)sqlite3_column_text(st, 0);
+	const char *dnns = (const char *)sqlite3_column_text(st, 1);
+	const char *slices = (const char *)sqlite3_column_text(st, 2);
+
+	memset(p, 0, sizeof(*p));
+	if (!name || strlen(name) > DB_POLICY_NAME_MAX)
+		return -EPROTO;
+	strcpy(p->name, name);
+	if (db_dnns_parse_n(dnns ? dnns : "", p->dnns, &p->n_dnns) < 0 ||
+	    db_slices_parse_n(slices ? slices : "", p->slices, &p->n_slices) < 0)
+		return -EPROTO;
+	p->ambr_ul = (uint64_t)sqlite3_column_int64(st, 3);
+	p->ambr_dl = (uint64_t)sqlite3_column_int64(st, 4);
+	p->default_5qi = (uint8_t)sqlite3_column_int(st, 5);
+	p->arp = (uint8_t)sqlite3_column_int(st, 6);
+	p->created = sqlite3_column_int64(st, 7);
+	p->updated = sqlite3_column_int64(st, 8);
+	return 0;
+}
+
+int db_policy_put(struct db *db, const struct db_policy *p, enum db_put_mode mode)
+{
+	char why[96], slices[DB_SLICES_TEXT_MAX], dnns[DB_DNNS_TEXT_MAX];
+	sqlite3_stmt *st;
+	const char *sql;
+
+	if (db_policy_check(p, NULL, why, sizeof(why)) < 0) {
+		log_warn("db", "policy put refused: %s", why);
+		return -EINVAL;
+	}
+	switch (mode) {
+	case DB_PUT_CREATE:
+		sql = "INSERT INTO policies (" PCOLS ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?8)";
+		break;
+	case DB_PUT_REPLACE:
+		sql = "UPDATE policies SET dnns = ?2, slices = ?3, ambr_ul = ?4, ambr_dl = ?5,"
+		      " default_5qi = ?6, arp = ?7, updated = ?8 WHERE name = ?1";
+		break;
+	case DB_PUT_UPSERT:
+		sql = "INSERT INTO policies (" PCOLS ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?8)"
+		      " ON CONFLICT (name) DO UPDATE SET dnns = excluded.dnns,"
+		      " slices = excluded.slices, ambr_ul = excluded.ambr_ul,"
+		      " ambr_dl = excluded.ambr_dl, default_5qi = excluded.default_5qi,"
+		      " arp = excluded.arp, updated = excluded.updated";
+		break;
+	default:
+		return -EINVAL;
+	}
+	int r = stmt(db, sql, &st);
+	if (r < 0)
+		return r;
+	db_dnns_text((const char (*)[DB_DNN_MAX + 1])p->dnns, p->n_dnns, dnns, sizeof(dnns));
+	db_slices_text(p->slices, p->n_slices, slices, sizeof(slices));
+	sqlite3_bind_text(st, 1, p->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, dnns, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, slices, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (int64_t)p->ambr_ul);
+	sqlite3_bind_int64(st, 5, (int64_t)p->ambr_dl);
+	sqlite3_bind_int(st, 6, p->default_5qi);
+	sqlite3_bind_int(st, 7, p->arp);
+	sqlite3_bind_int64(st, 8, (int64_t)time(NULL));
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		r = db_errno(rc);   /* CREATE of an existing name: CONSTRAINT -> -EEXIST */
+	else if (mode == DB_PUT_REPLACE && sqlite3_changes(db->conn) == 0)
+		r = -ENOENT;
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_policy_get(struct db *db, const char *name, struct db_policy *out)
+{
+	sqlite3_stmt *st;
+
+	if (!db_policy_name_valid(name))
+		return -ENOENT;
+	int r = stmt(db, "SELECT " PCOLS " FROM policies WHERE name = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		r = prow_read(st, out);
+	else
+		r = rc == SQLITE_DONE ? -ENOENT : db_errno(rc);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int64_t db_policy_users(struct db *db, const char *name)
+{
+	sqlite3_stmt *st;
+	/* "policy = ?" implies NOT NULL: SQLite uses the partial index. */
+	int r = stmt(db, "SELECT count(*) FROM subscribers WHERE policy = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	int64_t n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : db_errno(rc);
+	sqlite3_finalize(st);
+	return n;
+}
+
+int db_policy_delete(struct db *db, const char *name)
+{
+	sqlite3_stmt *st;
+
+	if (!db_policy_name_valid(name))
+		return -ENOENT;
+	int64_t users = db_policy_users(db, name);
+	if (users < 0)
+		return (int)users;
+	if (users > 0)
+		return db_policy_exists(db, name) == 1 ? -EBUSY : -ENOENT;
+	int r = stmt(db, "DELETE FROM policies WHERE name = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		r = sqlite3_changes(db->conn) ? 0 : -ENOENT;
+	else   /* a reference appeared between the count and the delete: the FK says no */
+		r = (rc & 0xff) == SQLITE_CONSTRAINT ? -EBUSY : db_errno(rc);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_policy_walk(struct db *db, db_policy_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	struct db_policy p;
+
+	int r = stmt(db, "SELECT " PCOLS " FROM policies ORDER BY name", &st);
+	if (r < 0)
+		return r;
+	int rc, n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((r = prow_read(st, &p)) < 0 || (r = cb(&p, arg)) != 0)
+			break;
+		n++;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_errno(rc);
+	sqlite3_finalize(st);
+	return r ? r : n;
+}
