@@ -17,6 +17,33 @@
 /* TS 24.501 9.11.3.2 cause #62 "No network slices available". */
 #define AMF_5GMM_NO_NETWORK_SLICES 62
 
+/* Registration latency (amf_reg_latency): t0 is the ev loop's time cached at the top of
+ * the iteration, so measuring costs no clock call. reg_t0_ns 0 means "not measuring"; a
+ * loop that has not run yet reads 0 too, so the start is kept at 1 ns at least. */
+static void reg_latency_start(struct amf_ue *ue, uint64_t t0)
+{
+	ue->reg_t0_ns = t0 ? t0 : 1;
+}
+
+static void reg_latency_done(struct amf_ue *ue)
+{
+	struct smf_hist *h = &ue->amf->reg_latency;
+	uint64_t now = ev_now_ns(ue->amf->loop), ns;
+	const uint32_t *bounds;
+	unsigned n, i = 0;
+
+	if (!ue->reg_t0_ns)
+		return;
+	ns = now > ue->reg_t0_ns ? now - ue->reg_t0_ns : 0;
+	ue->reg_t0_ns = 0;
+	bounds = smf_hist_bounds_us(&n);
+	while (i < n && ns > (uint64_t)bounds[i] * 1000u)
+		i++;
+	h->bucket[i]++;
+	h->count++;
+	h->sum_ns += ns;
+}
+
 static void plmn_to_nas(const struct amf *amf, struct nas_plmn *p)
 {
 	nas_plmn_dec(amf->cfg.plmn, p);
@@ -163,6 +190,7 @@ void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r
 {
 	struct amf *amf = ue->amf;
 	uint8_t type = r->reg_type & 0x07;
+	uint64_t t0 = ev_now_ns(amf->loop);
 	int cause = 0;
 
 	/* TS 24.501 9.11.3.7: 1 initial, 2 mobility updating, 3 periodic updating. */
@@ -185,6 +213,7 @@ void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r
 				ue->initial_ok = amf_initial_verify(ue, raw, raw_len);
 			}
 		} else if (!ue->has_supi) {
+			reg_latency_start(ue, t0);
 			/* Unknown 5G-GUTI: ask for the SUCI (TS 24.501 5.5.1.2.2, 5.4.3). */
 			ue->reg_type = r->reg_type;
 			ue->follow_on = (r->reg_type & 0x08) != 0;
@@ -203,6 +232,7 @@ void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r
 		cause = NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED;
 	}
 	(void)in;
+	reg_latency_start(ue, t0);   /* on the context the request ended up in (adopt) */
 	ue->reg_type = r->reg_type;
 	ue->follow_on = (r->reg_type & 0x08) != 0;
 	ue->ue_ngksi = r->ngksi & 0x07;
@@ -369,6 +399,10 @@ static void reg_accept(struct amf_ue *ue)
 	amf_nas_send(ue, m, AMF_NAS_AUTO, ue->ics_sent ? AMF_VIA_DL_NAS : AMF_VIA_ICS, AMF_T3550);
 	/* TS 24.501 5.5.1.2.4: T3550 because a new 5G-GUTI is in the accept. */
 	amf_tmr_start(ue, AMF_T3550);
+	/* TS 24.501 5.5.1.2.4: without a new 5G-GUTI (or another IE asking for it) no
+	 * COMPLETE comes: the registration ends with the accept. */
+	if (!a->has_guti)
+		reg_latency_done(ue);
 }
 
 void amf_reg_continue(struct amf_ue *ue)
@@ -396,6 +430,7 @@ void amf_reg_reject(struct amf_ue *ue, uint8_t cause)
 	struct nas_msg *m = &amf->ntx;
 
 	amf->st.reg_rejected++;
+	ue->reg_t0_ns = 0;   /* the latency is of completed registrations */
 	amf_ue_log(LOGL_INFO, ue, "registration rejected cause=%u (%s)", cause, nas_5gmm_cause_name(cause));
 	memset(m, 0, sizeof(*m));
 	m->type = NAS_REGISTRATION_REJECT;
@@ -487,6 +522,7 @@ void amf_reg_complete(struct amf_ue *ue)
 	}
 	amf_tmr_stop(ue, AMF_T3550);
 	ue->reg_phase = AMF_REG_IDLE;
+	reg_latency_done(ue);
 	amf_gmm_transition(ue, AMF_EV_REG_COMPLETE, AMF_GMM_REGISTERED);
 	amf_ue_log(LOGL_INFO, ue, "registration complete");
 	/* TS 24.501 5.4.4.2: network name and time zone after registration (QCore's cycle
