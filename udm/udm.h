@@ -118,12 +118,37 @@ void udm_set_defaults(struct udm *udm, const struct udm_sub_data *d);
 void udm_use_db_writer(struct udm *udm, struct db_writer *w);
 /* Load every subscriber of db into the store. Returns the number loaded or -errno. */
 int udm_load_db(struct udm *udm, struct db *db);
+/*
+ * Policy profiles (db/db.h struct db_policy). The subscription data of a subscriber is
+ * resolved field by field: its own non-zero / non-empty value > its policy's > the network
+ * default (udm_set_defaults). Slices and DNNs are taken as whole lists from the first
+ * level that has any. udm_load_db reads every policy once (db_policy_walk) into a table
+ * kept only for the load, so the start-up cost does not grow with a query per SIM.
+ */
+struct db_subscriber;
+struct db_policy;
 /* Add or replace one subscriber as db/ stores it (web API provisioning), with exactly the
  * rules of udm_load_db: fields left at 0 / empty take the udm_set_defaults values, slices
  * and DNNs beyond UDM_MAX_SLICES / UDM_MAX_DNNS are dropped, OP becomes OPc. Key copies are
- * wiped. 0, -ENOSPC (store full), -EINVAL (bad SUPI, NULL). */
-struct db_subscriber;
+ * wiped. 0, -ENOSPC (store full), -EINVAL (bad SUPI, NULL, or s->policy set: a subscriber
+ * with a policy goes through udm_add_db_policy). */
 int udm_add_db(struct udm *udm, const struct db_subscriber *s);
+/* The same for a subscriber with a policy: p is the policy named by s->policy (NULL or
+ * ignored when s->policy is ""). -EINVAL when s->policy is set and p is NULL or another
+ * policy. */
+int udm_add_db_policy(struct udm *udm, const struct db_subscriber *s, const struct db_policy *p);
+/* The resolution alone, stored nowhere (the web API's "effective" view): out's DNN
+ * pointers point into s, p or the store's defaults and live as long as they do. p may be
+ * NULL (no policy); udm may be NULL (no network defaults: zeros). */
+void udm_resolve(const struct udm *udm, const struct db_subscriber *s, const struct db_policy *p,
+		 struct udm_sub_data *out);
+/* Re-resolve, from db, the subscription data of every subscriber of policy already in the
+ * store (policy NULL: of every subscriber, e.g. after udm_set_defaults changed), after a
+ * policy was changed: new registrations and sessions see the new values at once. Keys and
+ * SQN in memory are not touched; a pointer from udm_get() stays valid and shows the new
+ * values. Cost: an index range over that policy's subscribers (one pass over all rows when
+ * policy is NULL), on the calling (control) thread. Returns the number updated or -errno. */
+int udm_refresh_db(struct udm *udm, struct db *db, const char *policy);
 
 /* Subscription data, or NULL. The pointer stays valid until the subscriber is removed. */
 const struct udm_sub_data *udm_get(const struct udm *udm, const char *supi);
