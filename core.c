@@ -251,6 +251,10 @@ static int web_mod_start(struct ev_loop *loop, const struct conf *c)
 	int rc = web_start(loop, c, core.db, core.udm, NULL, &core.web);
 	if (rc == 0 && core.amf)
 		rc = web_attach_amf(core.web, core.amf); /* /api/v1/stats, UE views, AMF metrics */
+	if (rc == 0 && core.smf)
+		rc = web_attach_smf(core.web, core.smf); /* sessions, latency histograms; after the AMF's views */
+	if (rc == 0 && core.smf && core.upf)
+		rc = web_attach_upf(core.web, core.upf); /* UPF packets, bytes, drops */
 	if (rc < 0)
 		log_error("core", "web: start failed on %s:%u: %s", c->web.listen, c->web.port, strerror(-rc));
 	return rc;

@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * web: the SMF's and the UPF's views. GET /api/v1/sessions (every PDU session, paged
+ * with smf_sess_walk's cursor), "sessions" in GET /api/v1/ues/{supi}, "sessions" and
+ * "upf" in GET /api/v1/stats, and on /metrics the session gauge, the establishment
+ * outcomes by result and 5GSM cause, the session-setup and registration latency
+ * histograms, and the UPF's packets, bytes and drops.
+ *
+ * The UE view and the stats belong to the AMF's views (api_amf.c): web_attach_smf()
+ * wraps those two routes, so each answer is the AMF's JSON with the SMF's parts added,
+ * and neither module's view needs the other's code. The AMF is the argument of the
+ * routes web_attach_amf() registered (web.h).
+ * Everything runs on the control thread, which owns the AMF, the SMF and the UPF.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+
+#include <jansson.h>
+
+#include "amf/amf.h"
+#include "smf/smf.h"
+#include "upf/upf.h"
+#include "web/web_int.h"
+
+/* The state of one web's session views. struct web (web_int.h) has no slot for it, so
+ * the contexts stay on a process-wide list (reachable: no leak report), one per web
+ * ever attached; a web made later at the same address takes its entry over. */
+struct sess_ctx {
+	struct web *w;
+	struct smf *smf;
+	struct upf *upf;           /* NULL: no user plane */
+	struct amf *amf;           /* from the wrapped AMF routes; NULL when none */
+	web_handler ue_fn, stats_fn;   /* the AMF's handlers, wrapped */
+	void *ue_arg, *stats_arg;
+	struct sess_ctx *next;
+};
+static struct sess_ctx *ctx_list;
+
+static int h_sessions(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg);
+
+/* The live context of w: the one its /api/v1/sessions route points at. */
+static struct sess_ctx *ctx_of(struct web *w)
+{
+	for (unsigned i = 0; i < w->nroutes; i++)
+		if (w->routes[i].fn == h_sessions)
+			return w->routes[i].arg;
+	return NULL;
+}
+
+static struct sess_ctx *ctx_new(struct web *w)
+{
+	struct sess_ctx *c;
+
+	for (c = ctx_list; c; c = c->next)
+		if (c->w == w)
+			break;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = ctx_list;
+		ctx_list = c;
+	}
+	struct sess_ctx *next = c->next;
+	memset(c, 0, sizeof(*c));
+	c->next = next;
+	c->w = w;
+	return c;
+}
+
+/* ---- JSON ---- */
+
+static json_t *ip_json(uint32_t a)
+{
+	char s[INET_ADDRSTRLEN];
+
+	if (!a || !inet_ntop(AF_INET, &a, s, sizeof(s)))
+		return json_null();
+	return json_string(s);
+}
+
+/* S of the API contract (web/README.md, openapi.json). */
+static json_t *sess_json(const struct smf_sess_view *v)
+{
+	const struct smf_sess_info *i = &v->info;
+	char sd[8];
+	json_t *j;
+
+	snprintf(sd, sizeof(sd), "%02x%02x%02x", i->snssai.sd[0], i->snssai.sd[1], i->snssai.sd[2]);
+	j = json_pack("{s:s, s:i, s:s, s:i, s:s?, s:o, s:s, s:I, s:o, s:o, s:I, s:I, s:i, s:b}",
+		      "supi", v->supi, "psi", v->psi, "dnn", i->dnn, "sst", i->snssai.sst,
+		      "sd", i->snssai.has_sd ? sd : NULL, "ue_ip", ip_json(i->ue_addr),
+		      "state", smf_state_name(i->state), "ul_teid", (json_int_t)i->ul_teid,
+		      "dl_teid", i->gnb_addr ? json_integer(i->gnb_teid) : json_null(),
+		      "gnb_ip", ip_json(i->gnb_addr), "ambr_ul", (json_int_t)i->ambr_ul_bps,
+		      "ambr_dl", (json_int_t)i->ambr_dl_bps, "5qi", i->five_qi,
+		      "user_plane", v->has_counters && i->up_active);
+	if (!j)
+		return NULL;
+	json_object_set_new(j, "ul_packets", json_integer((json_int_t)v->ul_pkts));
+	json_object_set_new(j, "ul_bytes", json_integer((json_int_t)v->ul_bytes));
+	json_object_set_new(j, "dl_packets", json_integer((json_int_t)v->dl_pkts));
+	json_object_set_new(j, "dl_bytes", json_integer((json_int_t)v->dl_bytes));
+	return j;
+}
+
+#define SESS_LIMIT_DEFAULT 100
+#define SESS_LIMIT_MAX 1000
+
+struct sess_page {
+	json_t *items;
+	unsigned limit;            /* 0: no limit */
+	bool oom;
+};
+
+static int sess_one(const struct smf_sess_view *v, void *arg)
+{
+	struct sess_page *p = arg;
+	json_t *j = sess_json(v);
+
+	if (!j || json_array_append_new(p->items, j) < 0) {
+		p->oom = true;
+		return -ENOMEM;
+	}
+	return p->limit && json_array_size(p->items) >= p->limit ? 1 : 0;
+}
+
+/* A decimal query parameter within [lo, hi]: 0 (absent: *out unchanged), or -EINVAL. */
+static int query_uint(const struct web_req *req, const char *key, unsigned long long lo,
+		      unsigned long long hi, unsigned long long *out)
+{
+	char v[24], *end;
+	unsigned long long x;
+	int rc = web_req_query(req, key, v, sizeof(v));
+
+	if (rc == -ENOENT)
+		return 0;
+	if (rc <= 0 || v[0] < '0' || v[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (*end || errno || x < lo || x > hi)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+/* GET /api/v1/sessions?limit=&cursor=: a page of PDU sessions in slot order; "next" is
+ * the cursor of the following page, null on the last one. */
+static int h_sessions(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	struct sess_ctx *c = arg;
+	struct sess_page p = { .limit = SESS_LIMIT_DEFAULT };
+	unsigned long long lim = SESS_LIMIT_DEFAULT, cur = 0;
+	uint32_t cursor;
+	char next[16];
+
+	(void)w;
+	if (query_uint(req, "limit", 1, SESS_LIMIT_MAX, &lim) < 0) {
+		web_resp_error(resp, 400, "limit", "limit is 1 to %d", SESS_LIMIT_MAX);
+		return 0;
+	}
+	if (query_uint(req, "cursor", 0, SMF_WALK_END - 1, &cur) < 0) {
+		web_resp_error(resp, 400, "cursor", "cursor is the \"next\" of the previous page");
+		return 0;
+	}
+	p.limit = (unsigned)lim;
+	cursor = (uint32_t)cur;
+	p.items = json_array();
+	if (!p.items || smf_sess_walk(c->smf, &cursor, sess_one, &p) < 0 || p.oom) {
+		json_decref(p.items);
+		web_resp_error(resp, 500, NULL, "out of memory");
+		return 0;
+	}
+	snprintf(next, sizeof(next), "%u", cursor);
+	web_resp_json(resp, 200, json_pack("{s:o, s:s?}", "items", p.items, "next",
+					   cursor != SMF_WALK_END ? next : NULL));
+	return 0;
+}
+
+/* The UPF's drop counters (upf.h), by reason: the "drop_" counters and the packets the
+ * exception path discards. reason: the counter's name without "drop_". */
+static const char *drop_reason(unsigned idx)
+{
+	const char *n = upf_counter_name(idx);
+
+	if (!n)
+		return NULL;
+	if (!strncmp(n, "drop_", 5))
+		return n + 5;
+	if (idx == UPF_CNT_UNKNOWN_TEID || idx == UPF_STAT_BUF_DROPPED || idx == UPF_STAT_SOCK_BAD)
+		return n;    /* answered with an Error Indication / buffer bound / malformed: not forwarded */
+	return NULL;
+}
+
+/* "upf": {"ul_packets", "ul_bytes", "dl_packets", "dl_bytes", "drops": {reason: n}}. */
+static json_t *upf_json(const struct sess_ctx *c)
+{
+	uint64_t cnt[UPF_STAT__MAX];
+	struct smf_upf_totals t = { 0 };
+	json_t *drops = json_object();
+
+	if (!c->upf || upf_counters(c->upf, cnt, UPF_STAT__MAX) < 0) {
+		json_decref(drops);
+		return json_null();
+	}
+	smf_upf_totals(c->smf, &t);
+	for (unsigned i = 0; i < UPF_STAT__MAX; i++) {
+		const char *r = drop_reason(i);
+
+		if (r)
+			json_object_set_new(drops, r, json_integer((json_int_t)cnt[i]));
+	}
+	return json_pack("{s:I, s:I, s:I, s:I, s:o}", "ul_packets", (json_int_t)t.ul_pkts,
+			 "ul_bytes", (json_int_t)t.ul_bytes, "dl_packets", (json_int_t)t.dl_pkts,
+			 "dl_bytes", (json_int_t)t.dl_bytes, "drops", drops);
+}
+
+/* The JSON object of a 200 answer (NULL otherwise, resp left as it is). */
+static json_t *resp_object(const struct web_resp *resp)
+{
+	json_error_t e;
+	json_t *j;
+
+	if (resp->status != 200 || !resp->body)
+		return NULL;
+	j = json_loadb(resp->body, resp->len, 0, &e);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+static void stats_add(const struct sess_ctx *c, json_t *j)
+{
+	struct smf_stats st;
+
+	smf_get_stats(c->smf, &st);
+	json_object_set_new(j, "sessions", json_integer((json_int_t)st.sessions));
+	json_object_set_new(j, "upf", upf_json(c));
+}
+
+/* GET /api/v1/stats: the AMF's answer (when attached) plus "sessions" and "upf". */
+static int h_stats(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	struct sess_ctx *c = arg;
+	json_t *j;
+	int rc;
+
+	if (c->stats_fn) {
+		rc = c->stats_fn(w, req, resp, c->stats_arg);
+		if (rc < 0)
+			return rc;
+		j = resp_object(resp);
+		if (!j)
+			return 0;
+	} else {
+		j = json_object();
+	}
+	stats_add(c, j);
+	web_resp_json(resp, 200, j);
+	return 0;
+}
+
+/* GET /api/v1/ues/{supi}: the AMF's answer plus "sessions": [S, ...] of that UE. */
+static int h_ue(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	struct sess_ctx *c = arg;
+	struct sess_page p = { 0 };
+	struct amf_ue_info u;
+	const char *supi;
+	json_t *j;
+	int rc = c->ue_fn(w, req, resp, c->ue_arg);
+
+	if (rc < 0 || !(j = resp_object(resp)))
+		return rc;
+	p.items = json_array();
+	supi = json_string_value(json_object_get(j, "supi"));
+	if (supi && c->amf && amf_ue_info_by_supi(c->amf, supi, &u) == 0)
+		smf_ue_sess_walk(c->smf, u.sm, sess_one, &p);
+	if (!p.items || p.oom) {
+		json_decref(p.items);
+		json_decref(j);
+		web_resp_error(resp, 500, NULL, "out of memory");
+		return 0;
+	}
+	json_object_set_new(j, "sessions", p.items);
+	web_resp_json(resp, 200, j);
+	return 0;
+}
+
+/* ---- /metrics ---- */
+
+/* Prometheus histogram: cumulative _bucket{le} lines, le in seconds, then _sum, _count. */
+static void hist_print(struct web_metrics_out *o, const char *name, const char *help, const struct smf_hist *h)
+{
+	unsigned n, i;
+	const uint32_t *b = smf_hist_bounds_us(&n);
+	uint64_t cum = 0;
+
+	web_metrics_printf(o, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+	for (i = 0; i < n; i++) {
+		cum += h->bucket[i];
+		web_metrics_printf(o, "%s_bucket{le=\"%g\"} %llu\n", name, b[i] / 1e6, (unsigned long long)cum);
+	}
+	cum += h->bucket[n];
+	web_metrics_printf(o, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.9f\n%s_count %llu\n", name,
+			   (unsigned long long)cum, name, h->sum_ns / 1e9, name, (unsigned long long)h->count);
+}
+
+static void metrics_smf(struct web_metrics_out *o, void *arg)
+{
+	const struct sess_ctx *c = arg;
+	struct smf_stats st;
+	struct smf_hist rh;
+
+	smf_get_stats(c->smf, &st);
+	web_metrics_printf(o, "# HELP solocore_smf_sessions PDU sessions that exist now.\n"
+			   "# TYPE solocore_smf_sessions gauge\nsolocore_smf_sessions %llu\n",
+			   (unsigned long long)st.sessions);
+	/* TS 24.501 9.11.4.2: cause is the 5GSM cause the UE got ("none" on success; #38
+	 * network failure in the release after the gNB's Setup Unsuccessful Transfer). */
+	web_metrics_printf(o, "# HELP solocore_smf_session_setups_total PDU session establishments by result "
+			   "and 5GSM cause.\n# TYPE solocore_smf_session_setups_total counter\n"
+			   "solocore_smf_session_setups_total{result=\"success\",cause=\"none\"} %llu\n"
+			   "solocore_smf_session_setups_total{result=\"failure\",cause=\"38\"} %llu\n",
+			   (unsigned long long)st.est_completed, (unsigned long long)st.est_failed);
+	for (unsigned i = 0; i < SMF_CAUSE_SLOTS; i++)
+		if (st.est_rej_cause[i])
+			web_metrics_printf(o, "solocore_smf_session_setups_total{result=\"reject\",cause=\"%u\"} %llu\n",
+					   i, (unsigned long long)st.est_rej_cause[i]);
+	hist_print(o, "solocore_smf_session_setup_seconds",
+		   "PDU Session Establishment Request to PDU Session Resource Setup Response handled.",
+		   &st.setup_latency);
+	if (c->amf) {
+		amf_reg_latency(c->amf, &rh);
+		hist_print(o, "solocore_amf_registration_seconds",
+			   "Registration Request to Registration Complete (or Accept when no Complete is expected).",
+			   &rh);
+	}
+}
+
+static void metrics_upf(struct web_metrics_out *o, void *arg)
+{
+	const struct sess_ctx *c = arg;
+	uint64_t cnt[UPF_STAT__MAX];
+	struct smf_upf_totals t;
+
+	if (!c->upf)
+		return;
+	if (smf_upf_totals(c->smf, &t) == 0)
+		web_metrics_printf(o, "# HELP solocore_upf_packets_total Packets forwarded by the UPF, summed over "
+				   "PDU sessions.\n# TYPE solocore_upf_packets_total counter\n"
+				   "solocore_upf_packets_total{direction=\"ul\"} %llu\n"
+				   "solocore_upf_packets_total{direction=\"dl\"} %llu\n"
+				   "# HELP solocore_upf_bytes_total Inner IP bytes forwarded by the UPF, summed over "
+				   "PDU sessions.\n# TYPE solocore_upf_bytes_total counter\n"
+				   "solocore_upf_bytes_total{direction=\"ul\"} %llu\n"
+				   "solocore_upf_bytes_total{direction=\"dl\"} %llu\n",
+				   (unsigned long long)t.ul_pkts, (unsigned long long)t.dl_pkts,
+				   (unsigned long long)t.ul_bytes, (unsigned long long)t.dl_bytes);
+	if (upf_counters(c->upf, cnt, UPF_STAT__MAX) < 0)
+		return;
+	web_metrics_printf(o, "# HELP solocore_upf_drops_total Packets the UPF did not forward, by reason.\n"
+			   "# TYPE solocore_upf_drops_total counter\n");
+	for (unsigned i = 0; i < UPF_STAT__MAX; i++) {
+		const char *r = drop_reason(i);
+
+		if (r)
+			web_metrics_printf(o, "solocore_upf_drops_total{reason=\"%s\"} %llu\n", r,
+					   (unsigned long long)cnt[i]);
+	}
+}
+
+/* ---- attach ---- */
+
+/* The route (GET, pattern) another view registered, or NULL. */
+static struct web_route *route_find(struct web *w, const char *pattern)
+{
+	for (unsigned i = 0; i < w->nroutes; i++)
+		if (w->routes[i].method == WEB_GET && !strcmp(w->routes[i].pattern, pattern))
+			return &w->routes[i];
+	return NULL;
+}
+
+int web_attach_smf(struct web *w, struct smf *smf)
+{
+	struct web_route *ue, *stats;
+	struct sess_ctx *c;
+	int rc;
+
+	if (!w || !smf)
+		return -EINVAL;
+	if (ctx_of(w))
+		return -EALREADY;
+	c = ctx_new(w);
+	if (!c)
+		return -ENOMEM;
+	c->smf = smf;
+	rc = web_route_add(w, WEB_GET, "/api/v1/sessions", WEB_ROLE_READ, h_sessions, c);
+	if (rc == 0)
+		rc = web_metrics_register(w, metrics_smf, c);
+	if (rc == 0)
+		rc = web_metrics_register(w, metrics_upf, c);
+	if (rc < 0)
+		return rc;
+	/* The AMF's routes (web_attach_amf, argument: the amf) get the SMF's parts. */
+	ue = route_find(w, "/api/v1/ues/{supi}");
+	stats = route_find(w, "/api/v1/stats");
+	if (ue) {
+		c->ue_fn = ue->fn;
+		c->ue_arg = ue->arg;
+		c->amf = ue->arg;
+		ue->fn = h_ue;
+		ue->arg = c;
+	}
+	if (stats) {
+		c->stats_fn = stats->fn;
+		c->stats_arg = stats->arg;
+		stats->fn = h_stats;
+		stats->arg = c;
+		return 0;
+	}
+	return web_route_add(w, WEB_GET, "/api/v1/stats", WEB_ROLE_READ, h_stats, c);
+}
+
+int web_attach_upf(struct web *w, struct upf *upf)
+{
+	struct sess_ctx *c = w ? ctx_of(w) : NULL;
+
+	if (!c || !upf)
+		return -EINVAL;
+	c->upf = upf;
+	return 0;
+}
