@@ -29,7 +29,21 @@ static struct {
 	struct smf *smf;
 	struct amf *amf;
 	struct web *web;
+	/* The configuration every module runs with: the file's, the settings saved from the
+	 * web API on top (db_start). Live settings changes are written into it. */
+	struct conf conf;
+	bool have_conf;
+	const struct conf *file_conf;
+	uint32_t ue_net;                /* the UPF's UE prefix, network order; plen 0: no UPF */
+	uint8_t ue_plen;
+	struct web_settings_env settings;
 } core;
+
+/* The effective configuration once db_start has made it. */
+static const struct conf *eff(const struct conf *c)
+{
+	return core.have_conf ? &core.conf : c;
+}
 
 static int db_start(struct ev_loop *loop, const struct conf *c)
 {
@@ -50,6 +64,18 @@ static int db_start(struct ev_loop *loop, const struct conf *c)
 	}
 	log_info("core", "db: open path=%s subscribers=%lld", c->db.path,
 		 (long long)db_subscriber_count(core.db));
+	/* Network settings saved through the web API override the file's, before any
+	 * other module reads the configuration. */
+	char names[96];
+	core.conf = *c;
+	core.file_conf = c;
+	core.have_conf = true;
+	rc = web_settings_overlay(core.db, &core.conf, names, sizeof(names));
+	if (rc > 0)
+		log_info("core", "settings from the database (override the configuration file): %s "
+			 "(DELETE /api/v1/settings goes back to the file at the next start)", names);
+	else if (rc < 0)
+		log_error("core", "settings: cannot read the saved settings: %s (the configuration file's values apply)", strerror(-rc));
 	return 0;
 }
 
@@ -59,12 +85,15 @@ static void db_stop(void)
 	core.writer = NULL;
 	db_close(core.db);
 	core.db = NULL;
+	conf_free(&core.conf);   /* wipes the SUCI keys of the copy */
+	core.have_conf = false;
 }
 
 static int udm_ausf_start(struct ev_loop *loop, const struct conf *c)
 {
 	int err = 0;
 	(void)loop;
+	c = eff(c);
 	core.udm = udm_start(c, core.db, core.writer, &err);
 	if (!core.udm) {
 		log_error("core", "udm: start failed: %s", strerror(-err));
@@ -118,45 +147,12 @@ static uint32_t n3_address(const struct conf *c)
 	return htonl(INADDR_LOOPBACK);
 }
 
-/* The UPF has one UE pool: the smallest prefix covering every DNN pool. */
-static int ue_supernet(const struct conf *c, uint32_t *addr, uint8_t *plen)
-{
-	uint32_t lo = UINT32_MAX, hi = 0;
-
-	for (unsigned i = 0; i < c->n_dnns; i++) {
-		char buf[64];
-		struct in_addr in;
-		char *slash;
-		snprintf(buf, sizeof(buf), "%s", c->dnns[i].pool);
-		slash = strchr(buf, '/');
-		if (!slash)
-			return -EINVAL;
-		*slash = 0;
-		if (inet_pton(AF_INET, buf, &in) != 1)
-			return -EINVAL;
-		unsigned len = (unsigned)atoi(slash + 1);
-		uint32_t first = ntohl(in.s_addr);
-		uint32_t last = first | (len >= 32 ? 0 : (UINT32_MAX >> len));
-		if (first < lo)
-			lo = first;
-		if (last > hi)
-			hi = last;
-	}
-	if (lo > hi)
-		return -EINVAL;
-	uint8_t l = 32;
-	while (l > 0 && ((lo >> (32 - l)) != (hi >> (32 - l))))
-		l--;
-	*plen = l;
-	*addr = htonl(l ? lo & (UINT32_MAX << (32 - l)) : 0);
-	return 0;
-}
-
 static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
 {
 	struct upf_params p = { 0 };
 	int rc;
 
+	c = eff(c);
 	if (!c->upf.n3_interface[0]) {
 		log_warn("core", "upf: upf.n3_interface not set: no user plane (sessions get addresses, no packets flow)");
 		return 0;
@@ -166,7 +162,8 @@ static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
 	p.xdp_mode = c->upf.xdp_mode == CONF_XDP_NATIVE ? UPF_XDP_NATIVE :
 		     c->upf.xdp_mode == CONF_XDP_GENERIC ? UPF_XDP_GENERIC : UPF_XDP_AUTO;
 	p.n3_addr = n3_address(c);
-	rc = ue_supernet(c, &p.ue_pool_addr, &p.ue_pool_plen);
+	/* The UPF has one UE prefix: the smallest covering every DNN pool. */
+	rc = conf_ue_supernet(c, &p.ue_pool_addr, &p.ue_pool_plen);
 	if (rc < 0 || p.ue_pool_plen < 10) {
 		log_error("core", "upf: the DNN pools must lie within one /10 or smaller prefix");
 		return -EINVAL;
@@ -181,6 +178,8 @@ static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
 		return rc;
 	}
 	smf_set_upf(core.smf, core.upf);
+	core.ue_net = p.ue_pool_addr;
+	core.ue_plen = p.ue_pool_plen;
 	log_info("core", "upf: attached n3=%s n6=%s", c->upf.n3_interface,
 		 c->upf.n6_interface[0] ? c->upf.n6_interface : c->upf.n3_interface);
 	return 0;
@@ -192,6 +191,7 @@ static void upf_mod_stop(void)
 	smf_set_upf(core.smf, NULL);
 	upf_close(core.upf); /* detaches XDP */
 	core.upf = NULL;
+	core.ue_plen = 0;
 }
 
 static int smf_mod_start(struct ev_loop *loop, const struct conf *c)
@@ -199,6 +199,7 @@ static int smf_mod_start(struct ev_loop *loop, const struct conf *c)
 	struct smf_params p = { 0 };
 	int err = 0;
 
+	c = eff(c);
 	p.conf = c;
 	p.loop = loop;
 	p.udm = core.udm;
@@ -222,6 +223,7 @@ static void smf_mod_stop(void)
 static int amf_mod_start(struct ev_loop *loop, const struct conf *c)
 {
 	int err = 0;
+	c = eff(c);
 	core.amf = amf_start(loop, c, core.ausf, core.udm, &err);
 	if (!core.amf) {
 		log_error("core", "amf: start failed: %s", strerror(-err));
@@ -248,13 +250,23 @@ static void amf_mod_stop(void)
 
 static int web_mod_start(struct ev_loop *loop, const struct conf *c)
 {
-	int rc = web_start(loop, c, core.db, core.udm, NULL, &core.web);
+	int rc;
+
+	c = eff(c);
+	rc = web_start(loop, c, core.db, core.udm, NULL, &core.web);
 	if (rc == 0 && core.amf)
 		rc = web_attach_amf(core.web, core.amf); /* /api/v1/stats, UE views, AMF metrics */
 	if (rc == 0 && core.smf)
 		rc = web_attach_smf(core.web, core.smf); /* sessions, latency histograms; after the AMF's views */
 	if (rc == 0 && core.smf && core.upf)
 		rc = web_attach_upf(core.web, core.upf); /* UPF packets, bytes, drops */
+	if (rc == 0) {
+		/* GET/PATCH/DELETE /api/v1/settings: live changes go to the running modules and
+		 * core.conf (which the SMF reads), the rest waits for the next start. */
+		core.settings = (struct web_settings_env){ .conf = &core.conf, .base = core.file_conf,
+			.amf = core.amf, .smf = core.smf, .ue_net = core.ue_net, .ue_plen = core.ue_plen };
+		rc = web_attach_settings(core.web, &core.settings);
+	}
 	if (rc < 0)
 		log_error("core", "web: start failed on %s:%u: %s", c->web.listen, c->web.port, strerror(-rc));
 	return rc;

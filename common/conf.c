@@ -9,6 +9,7 @@
 #include "common/conf.h"
 #include "common/conf_int.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -600,6 +601,40 @@ int conf_overlay_string(struct conf *c, const char *name, const char *text, size
 	explicit_bzero(tmp, sizeof(*tmp));
 	free(tmp);
 	return rc;
+}
+
+int conf_ue_supernet(const struct conf *c, uint32_t *addr, uint8_t *plen)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+	uint8_t l = 32;
+
+	for (unsigned i = 0; i < c->n_dnns && i < CONF_MAX_DNNS; i++) {
+		char buf[64], *slash, *end;
+		struct in_addr in;
+		unsigned long len;
+
+		snprintf(buf, sizeof(buf), "%s", c->dnns[i].pool);
+		slash = strchr(buf, '/');
+		if (!slash)
+			return -EINVAL;
+		*slash = 0;
+		len = strtoul(slash + 1, &end, 10);
+		if (inet_pton(AF_INET, buf, &in) != 1 || *end || !slash[1] || len > 32)
+			return -EINVAL;
+		uint32_t first = ntohl(in.s_addr);
+		uint32_t last = first | (len >= 32 ? 0 : (UINT32_MAX >> len));
+		if (first < lo)
+			lo = first;
+		if (last > hi)
+			hi = last;
+	}
+	if (lo > hi)
+		return -EINVAL;
+	while (l > 0 && ((lo >> (32 - l)) != (hi >> (32 - l))))
+		l--;
+	*plen = l;
+	*addr = htonl(l ? lo & (UINT32_MAX << (32 - l)) : 0);
+	return 0;
 }
 
 int conf_load(struct conf *c, const char *path, char *err, size_t errsz)

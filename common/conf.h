@@ -192,6 +192,10 @@ int conf_load_string(struct conf *c, const char *name, const char *text, size_t 
 int conf_overlay_string(struct conf *c, const char *name, const char *text, size_t len,
 			char *err, size_t errsz);
 
+/* The smallest IPv4 prefix covering every DNN pool (the UPF has one UE prefix):
+ * *addr in network order. 0, or -EINVAL when a pool is not a prefix. */
+int conf_ue_supernet(const struct conf *c, uint32_t *addr, uint8_t *plen);
+
 /* Write the whole configuration as YAML that conf_load() accepts and that
  * loads into an identical struct (see the note on secrets above). 0 or -EIO. */
 int conf_print(const struct conf *c, FILE *out);

@@ -113,6 +113,28 @@ int web_token_add(struct web *web, const char *token, enum web_role role);
 struct amf;
 int web_attach_amf(struct web *web, struct amf *amf);
 
+/* Network settings (api_settings.c): GET /api/v1/settings (read), PATCH and DELETE
+ * /api/v1/settings (admin). PATCH checks everything first (400 naming the field, 409 when a
+ * DNN with PDU sessions would go or change pool), saves the given keys in the database
+ * (settings "net.*"), applies tacs, slices and dnns live (dnns only when the UPF's UE prefix
+ * covers every pool) and leaves plmn and amf_name (and ?live=0) for the next start. DELETE
+ * drops the saved keys: the next start runs with the configuration file's values. */
+struct smf;
+struct web_settings_env {
+	struct conf *conf;         /* the configuration the modules run with: live changes land here */
+	const struct conf *base;   /* as loaded from the file, before the saved keys (NULL: conf) */
+	struct amf *amf;           /* may be NULL */
+	struct smf *smf;           /* may be NULL; made with conf as smf_params.conf */
+	uint32_t ue_net;           /* the running UPF's UE prefix (network order) ... */
+	uint8_t ue_plen;           /* ... and its length; 0: no UPF (any pool applies live) */
+};
+/* env and what it points to must outlive web. 0, -EINVAL (no database), -ENOSPC. */
+int web_attach_settings(struct web *web, struct web_settings_env *env);
+/* At start, before any module reads conf: the saved settings of db on top of conf (a saved
+ * key that no longer passes the checks is logged and skipped). names gets the keys applied,
+ * "tacs, dnns". Returns how many, or -errno. */
+int web_settings_overlay(struct db *db, struct conf *conf, char *names, size_t namesz);
+
 /* ---- routes (for other modules' views) ---- */
 
 enum web_method { WEB_GET, WEB_POST, WEB_PUT, WEB_PATCH, WEB_DELETE, WEB_METHOD_N };
