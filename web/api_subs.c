@@ -3,7 +3,8 @@
  * /api/v1/subscribers: list (paging, IMSI prefix search), get, create,
  * update, delete, TOML import (all-or-nothing, db_import_toml) and export.
  * Every change goes to the database first, then to the UDM's memory, so the
- * AMF sees exactly what is stored.
+ * AMF sees exactly what is stored. A subscriber may name a policy profile
+ * (api_policy.c); its JSON carries "effective", what the UDM resolves.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,8 +61,10 @@ static int want_secrets(const struct web_req *req, struct web_resp *resp)
 }
 
 struct list_ctx {
+	struct web *w;
 	json_t *items;
 	char last[DB_SUPI_MAX];
+	struct web_pol_cache pc;
 };
 
 static int list_one(const struct db_subscriber *s, void *arg)
@@ -69,12 +72,13 @@ static int list_one(const struct db_subscriber *s, void *arg)
 	struct list_ctx *l = arg;
 
 	memcpy(l->last, s->supi, sizeof(l->last));
-	return json_array_append_new(l->items, web_sub_to_json(s, false)) == 0 ? 0 : -ENOMEM;
+	return json_array_append_new(l->items, web_sub_to_json_eff(l->w->udm, l->w->db, &l->pc, s,
+								   false)) == 0 ? 0 : -ENOMEM;
 }
 
 static int h_list(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
-	struct list_ctx l = { 0 };
+	struct list_ctx l = { .w = w };
 	unsigned long offset = 0, limit = LIST_LIMIT_DEFAULT;
 	char prefix[DB_IMSI_MAX_DIGITS + 8] = "", after[32], after_supi[DB_SUPI_MAX] = "", tmp[24];
 	int64_t total;
@@ -167,6 +171,7 @@ static int load_sub(struct web *w, const struct web_req *req, struct web_resp *r
 static int h_get(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
 	struct db_subscriber s;
+	struct web_pol_cache pc = { .have = false };
 	int sec, rc;
 
 	(void)arg;
@@ -175,7 +180,7 @@ static int h_get(struct web *w, const struct web_req *req, struct web_resp *resp
 	rc = load_sub(w, req, resp, &s);
 	if (rc)
 		return rc < 0 ? rc : 0;
-	web_resp_json(resp, 200, web_sub_to_json(&s, sec == 1));
+	web_resp_json(resp, 200, web_sub_to_json_eff(w->udm, w->db, &pc, &s, sec == 1));
 	explicit_bzero(&s, sizeof(s));
 	return 0;
 }
@@ -194,10 +199,12 @@ static json_t *body_json(const struct web_req *req, struct web_resp *resp)
 }
 
 /* Store s in the database, then in the UDM; on a UDM failure the database
- * change is undone (old: the previous row for an update, NULL for a create). */
+ * change is undone (old: the previous row for an update, NULL for a create).
+ * A policy that does not exist is a 400 on "policy". */
 static int store(struct web *w, const struct db_subscriber *s, const struct db_subscriber *old,
 		 struct web_resp *resp)
 {
+	struct db_policy pol;
 	char why[128];
 	int rc;
 
@@ -205,11 +212,25 @@ static int store(struct web *w, const struct db_subscriber *s, const struct db_s
 		web_resp_error(resp, 400, NULL, "%s", why);
 		return -EINVAL;
 	}
+	if (s->policy[0]) {
+		rc = db_policy_get(w->db, s->policy, &pol);
+		if (rc == -ENOENT) {
+			web_resp_error(resp, 400, "policy", "no policy %s (create it under "
+				       "/api/v1/policies first)", s->policy);
+			return -EINVAL;
+		}
+		if (rc < 0)
+			return rc;
+	}
 	rc = db_subscriber_put(w->db, s);
+	if (rc == -ENOENT) {   /* the policy went between the check and the write */
+		web_resp_error(resp, 400, "policy", "no policy %s", s->policy);
+		return -EINVAL;
+	}
 	if (rc < 0)
 		return rc;
 	if (w->udm) {
-		rc = udm_add_db(w->udm, s);
+		rc = udm_add_db_policy(w->udm, s, s->policy[0] ? &pol : NULL);
 		if (rc < 0) {
 			if (old)
 				db_subscriber_put(w->db, old);
@@ -225,6 +246,7 @@ static int store(struct web *w, const struct db_subscriber *s, const struct db_s
 
 static int h_create(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
+	struct web_pol_cache pc = { .have = false };
 	struct db_subscriber s, old;
 	struct web_field_err e;
 	json_t *j = body_json(req, resp);
@@ -257,7 +279,7 @@ static int h_create(struct web *w, const struct web_req *req, struct web_resp *r
 		goto fail;
 	db_subscriber_get(w->db, s.supi, &s);   /* created/updated as stored */
 	log_info("web", "subscriber %s created", s.supi);
-	web_resp_json(resp, 201, web_sub_to_json(&s, false));
+	web_resp_json(resp, 201, web_sub_to_json_eff(w->udm, w->db, &pc, &s, false));
 out:
 	explicit_bzero(&s, sizeof(s));
 	return 0;
@@ -270,6 +292,7 @@ fail:
  * (K and OPc included) are kept. */
 static int h_update(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
+	struct web_pol_cache pc = { .have = false };
 	struct db_subscriber s, old;
 	struct web_field_err e;
 	json_t *j;
@@ -292,7 +315,7 @@ static int h_update(struct web *w, const struct web_req *req, struct web_resp *r
 		if (w->udm)
 			udm_get_sqn(w->udm, old.supi, &s.sqn);
 		log_info("web", "subscriber %s updated", old.supi);
-		web_resp_json(resp, 200, web_sub_to_json(&s, false));
+		web_resp_json(resp, 200, web_sub_to_json_eff(w->udm, w->db, &pc, &s, false));
 	}
 	explicit_bzero(&s, sizeof(s));
 	explicit_bzero(&old, sizeof(old));
@@ -329,6 +352,7 @@ struct import_ctx {
 	char (*supi)[DB_SUPI_MAX];
 	size_t n, cap;
 	bool full;
+	struct web_pol_cache pc;
 };
 
 static int import_to_udm(const struct db_subscriber *s, void *arg)
@@ -340,7 +364,8 @@ static int import_to_udm(const struct db_subscriber *s, void *arg)
 	if (x->n == x->cap)
 		return -EOVERFLOW;   /* more new rows than imported: db and UDM were out of step */
 	memcpy(x->supi[x->n++], s->supi, DB_SUPI_MAX);
-	if (!x->full && udm_add_db(x->w->udm, s) < 0)
+	if (!x->full && udm_add_db_policy(x->w->udm, s, web_pol_cache_get(&x->pc, x->w->db,
+									  s->policy)) < 0)
 		x->full = true;
 	return 0;
 }
@@ -348,7 +373,7 @@ static int import_to_udm(const struct db_subscriber *s, void *arg)
 /* 0, or -ENOSPC after undoing the import in the UDM and the database. */
 static int import_sync_udm(struct web *w, int n)
 {
-	struct import_ctx x = { .w = w, .cap = (size_t)n };
+	struct import_ctx x = { .w = w, .cap = (size_t)n, .pc = { .have = false } };
 	int rc;
 
 	x.supi = calloc(x.cap, sizeof(*x.supi));

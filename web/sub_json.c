@@ -3,7 +3,10 @@
  * Subscriber <-> JSON and TOML text (the UDM copy is udm_add_db(), udm/udm.h).
  * JSON fields (OpenAPI schema "Subscriber"): imsi, k, opc | op (write-only),
  * amf ("8000"), sqn, slices [{sst, sd}], dnns, ambr_ul, ambr_dl (bit/s),
- * default_5qi, arp; read-only: supi, created, updated.
+ * default_5qi, arp, policy (a policy profile's name or null); read-only: supi, created,
+ * updated, effective (what the UDM uses: own value > policy > network default).
+ * Policy profiles' JSON (schema "Policy") is in api_policy.c; the slice and DNN
+ * list helpers here serve both.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +16,7 @@
 #include <jansson.h>
 
 #include "db/db.h"
+#include "udm/udm.h"
 #include "web/sub_int.h"
 
 static int hex_nibble(char c)
@@ -70,10 +74,32 @@ int web_supi_from_param(const char *p, char supi[DB_SUPI_MAX])
 	return 0;
 }
 
+json_t *web_slices_to_json(const struct db_snssai *sl, unsigned n)
+{
+	json_t *a = json_array();
+	char sd[7];
+	unsigned i;
+
+	for (i = 0; a && i < n; i++) {
+		json_t *x = json_pack("{s:i}", "sst", sl[i].sst);
+
+		if (x && sl[i].sd != DB_SD_NONE) {
+			snprintf(sd, sizeof(sd), "%06X", sl[i].sd);
+			json_object_set_new(x, "sd", json_string(sd));
+		}
+		if (json_array_append_new(a, x) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 json_t *web_sub_to_json(const struct db_subscriber *s, bool secrets)
 {
-	json_t *j = json_object(), *sl = json_array(), *dn = json_array();
-	char hex[33], sd[7], amf[5];
+	json_t *j = json_object(), *sl = web_slices_to_json(s->slices, s->n_slices);
+	json_t *dn = json_array();
+	char hex[33], amf[5];
 	unsigned i;
 
 	if (!j || !sl || !dn) {
@@ -81,15 +107,6 @@ json_t *web_sub_to_json(const struct db_subscriber *s, bool secrets)
 		json_decref(sl);
 		json_decref(dn);
 		return NULL;
-	}
-	for (i = 0; i < s->n_slices; i++) {
-		json_t *x = json_pack("{s:i}", "sst", s->slices[i].sst);
-
-		if (x && s->slices[i].sd != DB_SD_NONE) {
-			snprintf(sd, sizeof(sd), "%06X", s->slices[i].sd);
-			json_object_set_new(x, "sd", json_string(sd));
-		}
-		json_array_append_new(sl, x);
 	}
 	for (i = 0; i < s->n_dnns; i++)
 		json_array_append_new(dn, json_string(s->dnns[i]));
@@ -104,6 +121,7 @@ json_t *web_sub_to_json(const struct db_subscriber *s, bool secrets)
 	json_object_set_new(j, "ambr_dl", json_integer((json_int_t)s->ambr_dl));
 	json_object_set_new(j, "default_5qi", json_integer(s->default_5qi));
 	json_object_set_new(j, "arp", json_integer(s->arp));
+	json_object_set_new(j, "policy", s->policy[0] ? json_string(s->policy) : json_null());
 	json_object_set_new(j, "created", json_integer(s->created));
 	json_object_set_new(j, "updated", json_integer(s->updated));
 	if (secrets) {
@@ -113,6 +131,27 @@ json_t *web_sub_to_json(const struct db_subscriber *s, bool secrets)
 		json_object_set_new(j, s->op_is_opc ? "opc" : "op", json_string(hex));
 		explicit_bzero(hex, sizeof(hex));
 	}
+	return j;
+}
+
+json_t *web_sub_effective_json(const struct udm *udm, const struct db_subscriber *s,
+			       const struct db_policy *p)
+{
+	struct udm_sub_data d;
+	struct db_snssai sl[UDM_MAX_SLICES];
+	json_t *dn = json_array(), *j;
+	unsigned i;
+
+	udm_resolve(udm, s, p, &d);
+	for (i = 0; i < d.n_slices; i++) {
+		sl[i].sst = d.slices[i].sst;
+		sl[i].sd = d.slices[i].sd;
+	}
+	for (i = 0; dn && i < d.n_dnns; i++)
+		json_array_append_new(dn, json_string(d.dnns[i] ? d.dnns[i] : ""));
+	j = json_pack("{s:o?, s:o?, s:I, s:I, s:i, s:i}", "dnns", dn, "slices",
+		      web_slices_to_json(sl, d.n_slices), "ambr_ul", (json_int_t)d.ambr_ul_bps,
+		      "ambr_dl", (json_int_t)d.ambr_dl_bps, "default_5qi", d.qi5, "arp", d.arp);
 	return j;
 }
 
@@ -133,14 +172,14 @@ static int get_uint(json_t *v, const char *f, uint64_t min, uint64_t max, uint64
 	return 0;
 }
 
-static int get_slices(json_t *v, struct db_subscriber *s, struct web_field_err *e)
+int web_slices_from_json(json_t *v, struct db_snssai *sl, uint8_t *n, struct web_field_err *e)
 {
 	size_t i;
 	json_t *x;
 
 	if (!json_is_array(v) || json_array_size(v) > DB_MAX_SLICES)
 		BAD("slices", "slices must be an array of at most %d {sst, sd}", DB_MAX_SLICES);
-	s->n_slices = 0;
+	*n = 0;
 	json_array_foreach(v, i, x) {
 		json_t *sst = json_object_get(x, "sst"), *sd = json_object_get(x, "sd");
 		uint8_t b[3];
@@ -148,31 +187,31 @@ static int get_slices(json_t *v, struct db_subscriber *s, struct web_field_err *
 		if (!json_is_object(x) || !json_is_integer(sst) || json_integer_value(sst) < 0 ||
 		    json_integer_value(sst) > 255 || json_object_size(x) > (sd ? 2u : 1u))
 			BAD("slices", "slices[%zu] must be {\"sst\": 0..255, \"sd\": \"6 hex digits\"}", i);
-		s->slices[i].sst = (uint8_t)json_integer_value(sst);
-		s->slices[i].sd = DB_SD_NONE;
-		if (sd) {
+		sl[i].sst = (uint8_t)json_integer_value(sst);
+		sl[i].sd = DB_SD_NONE;
+		if (sd && !json_is_null(sd)) {
 			if (!json_is_string(sd) || hex_parse(json_string_value(sd), b, 3) < 0)
 				BAD("slices", "slices[%zu].sd must be 6 hex digits", i);
-			s->slices[i].sd = (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
+			sl[i].sd = (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
 		}
-		s->n_slices++;
+		(*n)++;
 	}
 	return 0;
 }
 
-static int get_dnns(json_t *v, struct db_subscriber *s, struct web_field_err *e)
+int web_dnns_from_json(json_t *v, char (*dnns)[DB_DNN_MAX + 1], uint8_t *n, struct web_field_err *e)
 {
 	size_t i;
 	json_t *x;
 
 	if (!json_is_array(v) || json_array_size(v) > DB_MAX_DNNS)
 		BAD("dnns", "dnns must be an array of at most %d strings", DB_MAX_DNNS);
-	s->n_dnns = 0;
+	*n = 0;
 	json_array_foreach(v, i, x) {
 		if (!json_is_string(x) || !json_string_length(x) || json_string_length(x) > DB_DNN_MAX)
 			BAD("dnns", "dnns[%zu] must be a string of 1..%d characters", i, DB_DNN_MAX);
-		snprintf(s->dnns[i], sizeof(s->dnns[i]), "%s", json_string_value(x));
-		s->n_dnns++;
+		snprintf(dnns[i], DB_DNN_MAX + 1, "%s", json_string_value(x));
+		(*n)++;
 	}
 	return 0;
 }
@@ -222,11 +261,20 @@ int web_sub_from_json(json_t *j, struct db_subscriber *s, bool create, struct we
 			if (get_uint(v, "sqn", 0, DB_SQN_MAX, &s->sqn, e) < 0)
 				return -EINVAL;
 		} else if (!strcmp(key, "slices")) {
-			if (get_slices(v, s, e) < 0)
+			if (web_slices_from_json(v, s->slices, &s->n_slices, e) < 0)
 				return -EINVAL;
 		} else if (!strcmp(key, "dnns")) {
-			if (get_dnns(v, s, e) < 0)
+			if (web_dnns_from_json(v, s->dnns, &s->n_dnns, e) < 0)
 				return -EINVAL;
+		} else if (!strcmp(key, "policy")) {
+			/* null or "": no policy. Existence is checked when stored (400 "policy"). */
+			if (json_is_null(v) || (json_is_string(v) && !json_string_length(v)))
+				s->policy[0] = 0;
+			else if (!json_is_string(v) || !db_policy_name_valid(json_string_value(v)))
+				BAD("policy", "policy must be a policy name (1 to %d characters of "
+				    "A-Z a-z 0-9 . _ -) or null", DB_POLICY_NAME_MAX);
+			else
+				snprintf(s->policy, sizeof(s->policy), "%s", json_string_value(v));
 		} else if (!strcmp(key, "ambr_ul") || !strcmp(key, "ambr_dl")) {
 			if (get_uint(v, key, 0, INT64_MAX, key[5] == 'u' ? &s->ambr_ul : &s->ambr_dl, e) < 0)
 				return -EINVAL;
@@ -238,7 +286,8 @@ int web_sub_from_json(json_t *j, struct db_subscriber *s, bool create, struct we
 			if (get_uint(v, key, 0, 15, &u, e) < 0)
 				return -EINVAL;
 			s->arp = (uint8_t)u;
-		} else if (!strcmp(key, "created") || !strcmp(key, "updated")) {
+		} else if (!strcmp(key, "created") || !strcmp(key, "updated") ||
+			   !strcmp(key, "effective")) {
 			continue;   /* read-only: a GET body sent back is accepted */
 		} else {
 			BAD(key, "unknown field %s", key);
@@ -308,6 +357,8 @@ int web_sub_to_toml(const struct db_subscriber *s, bool secrets, char *out, size
 		PUT("default_5qi = %u\n", s->default_5qi);
 	if (s->arp)
 		PUT("arp = %u\n", s->arp);
+	if (s->policy[0])
+		PUT("policy = \"%s\"\n", s->policy);
 	PUT("\n");
 #undef PUT
 	explicit_bzero(hex, sizeof(hex));

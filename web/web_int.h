@@ -239,6 +239,8 @@ int web_api_subs_routes(struct web *web);
 int web_api_misc_routes(struct web *web);
 int web_api_auth_routes(struct web *web);
 int web_api_admin_routes(struct web *web);
+/* api_policy.c: /api/v1/policies (policy profiles). */
+int web_api_policy_routes(struct web *web);
 
 /* api_auth.c: the role of a session cookie (0 if none or expired); its CSRF
  * token is copied to csrf_out (65 bytes), its user to user_out (72). */
