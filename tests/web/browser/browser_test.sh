@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: AGPL-3.0-or-later
 # The UI in a real browser: `solocore run` (first start: the admin's one-time
 # password from its stdout), headless Chromium driven by playwright-core
-# (installed here by npm into BUILD/web-browser/node_modules), log in, add a
-# subscriber, import a TOML file; then solocore-load (BUILD/tests/ransim) registers
-# 2 UEs with a PDU session each over usrsctp/UDP and the dashboard must show
-# them; screenshots of the dashboard BUILD/web-ui.png and (390 px wide) BUILD/web-ui-phone.png.
+# (installed here by npm into BUILD/web-browser/node_modules) runs browser.js:
+# every page of the UI against the API (login, subscribers add / import /
+# edit / export / delete with API errors at their fields, policies, users and
+# tokens, audit, settings), solocore-load (BUILD/tests/ransim) registering 2 UEs
+# with a PDU session each (usrsctp/UDP) shown on the dashboard, sessions, UEs
+# and gNBs pages, the phone viewport, a read-only user.
+# Screenshots (CI artifacts): BUILD/web-ui.png (dashboard), BUILD/web-ui-phone.png,
+# BUILD/web-ui-<page>.png and BUILD/web-ui-<page>-phone.png; printed as "screenshot: PATH".
 # Needs the Debian packages chromium and chromium-driver. SKIPS (77), saying
 # why, when Chromium is missing or npm cannot fetch playwright-core.
 # usage: browser_test.sh SOLOCORE_EXE BUILD_DIR
@@ -65,7 +69,7 @@ printf '[imsi-001010000000201]\nki = "%s"\nopc = "%s"\n\n[imsi-001010000000202]\
 NODE_PATH=$mods/node_modules node "$here/browser.js" "http://127.0.0.1:$port" admin "$pw" "$tmp/sims.toml" \
 	"$build/web-ui.png" "$load" sessions -c "$tmp/solocore.yaml" --addr 127.0.0.1 --port "$n2port" \
 	--encap udp --udp-port "$(free_port)" --udp-peer-port "$udpport" --sims "$tmp/sims.toml" --ues 2 \
-	--concurrency 2 --duration 120 --no-progress
+	--concurrency 2 --duration 200 --no-progress
 rc=$?
 kill -TERM "$pid"; wait "$pid"; pid=
 if grep -q -e "$K" "$tmp/log"; then echo "FAIL: a key reached the log"; rc=1; fi
