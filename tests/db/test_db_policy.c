@@ -401,6 +401,26 @@ static void test_import_policy(void **state)
 	assert_string_equal(s.policy, "");
 	assert_int_equal(db_policy_users(db, "gold"), 1);
 	db_close(db);
+
+	/* `solocore sims import` (db_cli_sims): exit 1 and nothing imported for an unknown
+	 * policy, 0 once it exists. */
+	char *argv[] = { "sims", "import", t.file, "--db", t.db, NULL };
+	dbt_write(t.file,
+		  "[imsi-001010000000005]\n"
+		  "ki = \"465B5CE8B199B49FAA5F0A2EE238A6BC\"\n"
+		  "opc = \"E8ED289DEBA952E4283B54E88E6183CA\"\n"
+		  "policy = \"bronze\"\n");
+	assert_int_equal(db_cli_sims(5, argv), 1);
+	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(db_subscriber_get(db, "imsi-001010000000005", &s), -ENOENT);
+	pol_init(&p, "bronze");
+	assert_int_equal(db_policy_put(db, &p, DB_PUT_CREATE), 0);
+	db_close(db);
+	assert_int_equal(db_cli_sims(5, argv), 0);
+	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(db_subscriber_get(db, "imsi-001010000000005", &s), 0);
+	assert_string_equal(s.policy, "bronze");
+	db_close(db);
 	dbt_cleanup(&t);
 }
 

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * bench_udm_policy [N]: what policy profiles cost at N subscribers (default 1,000,000).
+ *   - start-up load (udm_load_db) with 3/4 of the subscribers on one of 3 policies (8 exist),
+ *     against the same file with no policy assigned: the cost of the resolution
+ *   - udm_refresh_db of one policy (N/4 subscribers): the time the control thread spends
+ *     after PUT /api/v1/policies/{name}
+ *   - db_policy_users (the "subscribers" count of a policy, and the delete check)
+ * Prints its figures; not run by meson test (suite 'bench').
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "db/db_int.h"
+#include "udm/udm.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *const names[] = { "bronze", "gold", "silver" };
+
+static int fill(struct db *db, long n)
+{
+	sqlite3_stmt *st;
+	uint8_t k[16];
+	char supi[DB_SUPI_MAX];
+	int rc;
+
+	for (int i = 0; i < 8; i++) {
+		struct db_policy p;
+
+		memset(&p, 0, sizeof(p));
+		if (i < 3)
+			snprintf(p.name, sizeof(p.name), "%s", names[i]);
+		else
+			snprintf(p.name, sizeof(p.name), "spare%d", i);
+		p.n_dnns = 1;
+		snprintf(p.dnns[0], sizeof(p.dnns[0]), "dnn%d", i);
+		p.n_slices = 1;
+		p.slices[0].sst = (uint8_t)(i + 1);
+		p.slices[0].sd = DB_SD_NONE;
+		p.ambr_dl = 1000000ull * (uint64_t)(i + 1);
+		p.arp = (uint8_t)(i + 1);
+		if ((rc = db_policy_put(db, &p, DB_PUT_CREATE)) < 0)
+			return rc;
+	}
+	if (sqlite3_exec(db->conn, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->conn, "INSERT INTO subscribers (supi, k, opc, created, updated,"
+			       " policy) VALUES (?, ?, ?, 1, 1, ?)", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	for (long i = 0; i < n; i++) {
+		snprintf(supi, sizeof(supi), "imsi-00101%010ld", i % 10000000000L);
+		memset(k, (int)(i & 0xff), sizeof(k));
+		sqlite3_bind_text(st, 1, supi, -1, SQLITE_STATIC);
+		sqlite3_bind_blob(st, 2, k, 16, SQLITE_STATIC);
+		sqlite3_bind_blob(st, 3, k, 16, SQLITE_STATIC);
+		if (i % 4)
+			sqlite3_bind_text(st, 4, names[i % 4 - 1], -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 4);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return -EIO;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+}
+
+static double load(struct db *db, long n, int *loaded)
+{
+	struct udm_sub_data defs;
+	int err = 0;
+	struct udm *udm = udm_new((uint32_t)n + 1024, &err);
+	double t0;
+
+	memset(&defs, 0, sizeof(defs));
+	defs.qi5 = UDM_DEFAULT_5QI;
+	defs.arp = UDM_DEFAULT_ARP;
+	udm_set_defaults(udm, &defs);
+	t0 = now_s();
+	*loaded = udm ? udm_load_db(udm, db) : err;
+	t0 = now_s() - t0;
+	udm_free(udm);
+	return t0;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000000;
+	char path[] = "/tmp/solocore-bench-policy-XXXXXX", file[64];
+	struct db *db;
+	struct udm *udm;
+	double t;
+	int loaded, rc;
+
+	log_set_level(LOGL_WARN);
+	if (n <= 0 || !mkdtemp(path))
+		return 1;
+	snprintf(file, sizeof(file), "%s/b.db", path);
+	if (db_open(file, &db) < 0)
+		return 1;
+	t = now_s();
+	rc = fill(db, n);
+	printf("fill: %ld subscribers (3/4 on one of 3 policies) in %.2f s rc=%d\n", n, now_s() - t, rc);
+	if (rc < 0)
+		return 1;
+
+	t = load(db, n, &loaded);
+	printf("udm_load_db with policies:    %d subscribers in %.3f s (%.0f /s)\n", loaded, t,
+	       loaded / t);
+	udm = udm_new((uint32_t)n + 1024, &rc);
+	if (!udm || udm_load_db(udm, db) < 0)
+		return 1;
+	t = now_s();
+	rc = udm_refresh_db(udm, db, "gold");
+	t = now_s() - t;
+	printf("udm_refresh_db(gold):         %d subscribers in %.3f s (%.2f us each)\n", rc, t,
+	       rc > 0 ? t * 1e6 / rc : 0.0);
+	t = now_s();
+	rc = udm_refresh_db(udm, db, NULL);
+	t = now_s() - t;
+	printf("udm_refresh_db(all):          %d subscribers in %.3f s\n", rc, t);
+	udm_free(udm);
+	t = now_s();
+	int64_t users = db_policy_users(db, "gold");
+	printf("db_policy_users(gold):        %lld in %.1f ms\n", (long long)users, (now_s() - t) * 1e3);
+
+	if (sqlite3_exec(db->conn, "UPDATE subscribers SET policy = NULL", NULL, NULL, NULL) != SQLITE_OK)
+		return 1;
+	t = load(db, n, &loaded);
+	printf("udm_load_db without policies: %d subscribers in %.3f s (%.0f /s)\n", loaded, t,
+	       loaded / t);
+	db_close(db);
+	snprintf(file, sizeof(file), "rm -rf '%s'", path);
+	return system(file) == 0 ? 0 : 1;
+}
