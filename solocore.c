@@ -11,12 +11,15 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
+
+#include <openssl/crypto.h>
 
 #include "common/conf.h"
 #include "common/ev.h"
@@ -251,6 +254,11 @@ static int cmd_run(int argc, char **argv)
 		conf_free(&c);
 		return 1;
 	}
+	/* OpenSSL's error strings (an LHASH of ~2,000 entries on the heap, and the
+	 * pages of their tables) are only ever printed by the web server's TLS
+	 * paths. Without TLS they are never loaded; first call wins (RUN_ONCE). */
+	if (!c.web.tls.cert[0])
+		OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL);
 	log_info("main", "solocore %s starting pid=%d config=%s", SOLOCORE_VERSION, (int)getpid(),
 		 path ? path : "built-in defaults");
 	log_config(&c);
@@ -338,6 +346,11 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
+	/* One malloc arena for the whole process. The threads besides the control
+	 * thread (db writer, login KDF, usrsctp's iterator) allocate little and
+	 * rarely; an arena each would reserve 64 MB of address space and keep
+	 * its own free pages resident. Set before any thread exists. */
+	mallopt(M_ARENA_MAX, 1);
 	if (!cmd) {
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
