@@ -603,25 +603,37 @@ int conf_overlay_string(struct conf *c, const char *name, const char *text, size
 	return rc;
 }
 
+int conf_pool_parse(const char *cidr, uint32_t *net, uint8_t *plen)
+{
+	char buf[64], *slash, *end;
+	struct in_addr in;
+	unsigned long len;
+
+	snprintf(buf, sizeof(buf), "%s", cidr);
+	slash = strchr(buf, '/');
+	if (!slash)
+		return -EINVAL;
+	*slash = 0;
+	len = strtoul(slash + 1, &end, 10);
+	if (inet_pton(AF_INET, buf, &in) != 1 || *end || !slash[1] || len > 32)
+		return -EINVAL;
+	*plen = (uint8_t)len;
+	*net = in.s_addr & htonl(len ? UINT32_MAX << (32 - len) : 0);
+	return 0;
+}
+
 int conf_ue_supernet(const struct conf *c, uint32_t *addr, uint8_t *plen)
 {
 	uint32_t lo = UINT32_MAX, hi = 0;
 	uint8_t l = 32;
 
 	for (unsigned i = 0; i < c->n_dnns && i < CONF_MAX_DNNS; i++) {
-		char buf[64], *slash, *end;
-		struct in_addr in;
-		unsigned long len;
+		uint32_t net;
+		uint8_t len;
 
-		snprintf(buf, sizeof(buf), "%s", c->dnns[i].pool);
-		slash = strchr(buf, '/');
-		if (!slash)
+		if (conf_pool_parse(c->dnns[i].pool, &net, &len) < 0)
 			return -EINVAL;
-		*slash = 0;
-		len = strtoul(slash + 1, &end, 10);
-		if (inet_pton(AF_INET, buf, &in) != 1 || *end || !slash[1] || len > 32)
-			return -EINVAL;
-		uint32_t first = ntohl(in.s_addr);
+		uint32_t first = ntohl(net);
 		uint32_t last = first | (len >= 32 ? 0 : (UINT32_MAX >> len));
 		if (first < lo)
 			lo = first;

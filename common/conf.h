@@ -192,6 +192,9 @@ int conf_load_string(struct conf *c, const char *name, const char *text, size_t 
 int conf_overlay_string(struct conf *c, const char *name, const char *text, size_t len,
 			char *err, size_t errsz);
 
+/* An IPv4 prefix "a.b.c.d/len" -> network (network order, host bits cleared) and length.
+ * 0 or -EINVAL. */
+int conf_pool_parse(const char *cidr, uint32_t *net, uint8_t *plen);
 /* The smallest IPv4 prefix covering every DNN pool (the UPF has one UE prefix):
  * *addr in network order. 0, or -EINVAL when a pool is not a prefix. */
 int conf_ue_supernet(const struct conf *c, uint32_t *addr, uint8_t *plen);

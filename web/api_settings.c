@@ -315,6 +315,26 @@ static int body_to_conf(json_t *body, struct conf *out, unsigned *given, struct 
 			fail(e, "body", "%s", strerror(-rc));
 		free(text);
 	}
+	/* Two DNNs sharing addresses would hand one address to two sessions (the UPF finds a
+	 * downlink rule by UE address). */
+	for (unsigned i = 0; rc == 0 && (*given & 1u << K_DNNS) && i < c->n_dnns; i++) {
+		for (unsigned j = 0; j < i; j++) {
+			uint32_t a, b, m;
+			uint8_t la, lb;
+
+			if (conf_pool_parse(c->dnns[i].pool, &a, &la) < 0 || conf_pool_parse(c->dnns[j].pool, &b, &lb) < 0)
+				continue;
+			m = htonl(UINT32_MAX << (32 - (la < lb ? la : lb)));
+			if ((a & m) == (b & m)) {
+				char f[32];
+
+				snprintf(f, sizeof(f), "dnns[%u].pool", i);
+				rc = fail(e, f, "%s overlaps the pool %s of DNN \"%s\"", c->dnns[i].pool,
+					  c->dnns[j].pool, c->dnns[j].name);
+				break;
+			}
+		}
+	}
 	/* The UPF has one UE prefix covering every pool (core.c, upf_params.ue_pool_plen). */
 	if (rc == 0 && (*given & 1u << K_DNNS) && c->upf.n3_interface[0]) {
 		uint32_t net;
@@ -448,7 +468,7 @@ static int saved_one(const char *key, const char *value, int64_t updated, void *
 	if (k == K__N)
 		return 0;   /* not ours (a later version's key): left alone */
 	s->saved |= 1u << k;
-	v = json_loads(value, 0, &je);
+	v = json_loads(value, JSON_DECODE_ANY, &je);
 	body = v ? json_pack("{s:o}", keys[k].api, v) : NULL;
 	if (!body || body_to_conf(body, s->c, &given, &e) < 0) {
 		s->bad |= 1u << k;
