@@ -143,6 +143,10 @@ static void usr_tick(struct ev_loop *loop, struct ev_timer *t)
 static int usr_global_attach(struct ev_loop *loop)
 {
 	if (!G.inited) {
+		/* Hash tables sized for N2 (one association per gNB, a few endpoints):
+		 * 64 gives 1024 association buckets; the default 1024 allocates and
+		 * initialises 150 kB. A tunable: read by usrsctp_init only. */
+		usrsctp_tunable_set_sctp_hashtblsize(64);
 		/* Port 0: usrsctp opens no UDP socket of its own; no threads at all. */
 		usrsctp_init_nothreads(0, n2sctp_usr_output, NULL);
 		usrsctp_sysctl_set_sctp_blackhole(0);
