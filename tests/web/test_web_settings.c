@@ -183,6 +183,15 @@ static void test_get(void **state)
 	expect_keys(j, "saved", "");
 	json_decref(j);
 	call("GET", "/api/v1/settings", NULL, NULL, 401, "Authorization");
+	/* Documented in the OpenAPI file, as routed. */
+	j = call("GET", "/api/v1/openapi.json", NULL, NULL, 200, NULL);
+	d = json_object_get(json_object_get(j, "paths"), "/api/v1/settings");
+	assert_non_null(json_object_get(d, "get"));
+	assert_non_null(json_object_get(d, "patch"));
+	assert_non_null(json_object_get(d, "delete"));
+	assert_null(json_object_get(d, "put"));
+	json_decref(j);
+	call("PUT", "/api/v1/settings", TOK_ADMIN, "{}", 405, NULL);
 }
 
 /* TACs live: a gNB whose only TA is TAC 5 is refused, then accepted after the PATCH; the AMF
