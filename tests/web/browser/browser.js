@@ -80,6 +80,9 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
       check(resp.status() === status, form + " answered " + resp.status() + " (want " + status + ")");
       return resp;
     };
+    /* Has anything been drawn on a canvas? */
+    const drawn = sel => page.$eval(sel, c => c.getContext("2d").getImageData(0, 0, c.width, c.height).data
+                                           .some((v, i) => i % 4 === 3 && v > 0));
     const fieldErr = (form, field) => form + " [data-err='" + field + "']";
 
     if (HAVE.policies)   /* the second SIM of the file gets a policy made through the UI below */
@@ -294,15 +297,23 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     const ueRow = await rowCells("#dash-ues", "imsi-001010000000201");
     check(ueRow[1] === "REGISTERED" && ueRow[2] === "CM-CONNECTED" && ueRow[3] === "ransim" && ueRow[4] === "1",
           "dashboard UE row: " + ueRow.join(" | "));
+    if (HAVE.sessions) {
+      for (const u of ["imsi-001010000000201", "imsi-001010000000202"]) await cell("#dash-ses", u, 10000);
+      const sr1 = await rowCells("#dash-ses", "imsi-001010000000201");
+      check(sr1[1] === "1" && /^\d+\.\d+\.\d+\.\d+$/.test(sr1[2]) && sr1[3] === "internet" && sr1[5] === "ACTIVE",
+            "dashboard session row: " + sr1.join(" | "));
+    }
     await page.waitForFunction(() => parseFloat(document.getElementById("st-rate").textContent) > 0, null, { timeout: 20000 });
     check(true, "dashboard: NGAP rate " + await text("#st-rate") + " msg/s");
     check(await page.evaluate(() => solocoreUI.R.ngap.pts.length >= 2 && solocoreUI.R.ngap.pts.some(r => r > 0)),
           "NGAP chart has points");
+    check(await drawn("#ch-ngap"), "NGAP chart drawn on its canvas");
     const st = await apiGet("/api/v1/stats");
     const upfTile = await text("#st-upf");
     if (HAVE.sessions) check(st.json.sessions === 2 && "upf" in st.json, "stats: 2 sessions, upf " + JSON.stringify(st.json.upf));
     check(st.json.upf ? /^\d/.test(upfTile) : upfTile === "–" && /no UPF/.test(await text("#upf-note")),
           "UPF tile " + upfTile + (st.json.upf ? " from the UPF counters" : " (no UPF in this run)"));
+    await page.waitForTimeout(4000);   /* two more polls: some chart history in the screenshot */
     await page.screenshot({ path: shot, fullPage: true });
     console.log("screenshot: " + shot);
 
@@ -446,6 +457,23 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     check(await page.$$eval("#ue-rows button", b => b.filter(x => x.offsetParent !== null).map(x => x.textContent))
             .then(t => t.every(x => x === "Details")), "read-only: no Deregister button");
     await page.screenshot({ path: shotOf("readonly"), fullPage: true });
+
+    // The UPF tile and chart: no UPF runs in this test (it needs XDP on a real interface), so the
+    // stats answers get an "upf" object added here, counters growing 1000 packets per poll.
+    let polls = 0;
+    await page.route("**/api/v1/stats", async route => {
+      const resp = await route.fetch(), j = await resp.json();
+      polls++;
+      j.upf = { ul_packets: polls * 600, ul_bytes: polls * 60000, dl_packets: polls * 400, dl_bytes: polls * 400000, drops: {} };
+      await route.fulfill({ response: resp, json: j });
+    });
+    await nav("dash");
+    await page.waitForFunction(() => solocoreUI.R.upf.pts.length >= 2, null, { timeout: 15000 });
+    await page.waitForTimeout(100);
+    const upf = await text("#st-upf");
+    check(Number(upf) > 0 && await text("#upf-note") === "", "UPF tile " + upf + " packets/s from injected upf counters");
+    check(await drawn("#ch-upf"), "UPF chart drawn on its canvas");
+    await page.unroute("**/api/v1/stats");
 
     check(failed.length === 0, "no request failed or left the server (" + failed.join(", ") + ")");
     check(pageErrors.length === 0, "no script error in the page (" + pageErrors.join("; ") + ")");
