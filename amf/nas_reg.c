@@ -27,21 +27,12 @@ static void reg_latency_start(struct amf_ue *ue, uint64_t t0)
 
 static void reg_latency_done(struct amf_ue *ue)
 {
-	struct smf_hist *h = &ue->amf->reg_latency;
-	uint64_t now = ev_now_ns(ue->amf->loop), ns;
-	const uint32_t *bounds;
-	unsigned n, i = 0;
+	uint64_t now = ev_now_ns(ue->amf->loop);
 
 	if (!ue->reg_t0_ns)
 		return;
-	ns = now > ue->reg_t0_ns ? now - ue->reg_t0_ns : 0;
+	smf_hist_add(&ue->amf->reg_latency, now > ue->reg_t0_ns ? now - ue->reg_t0_ns : 0);
 	ue->reg_t0_ns = 0;
-	bounds = smf_hist_bounds_us(&n);
-	while (i < n && ns > (uint64_t)bounds[i] * 1000u)
-		i++;
-	h->bucket[i]++;
-	h->count++;
-	h->sum_ns += ns;
 }
 
 static void plmn_to_nas(const struct amf *amf, struct nas_plmn *p)

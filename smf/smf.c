@@ -387,7 +387,7 @@ const uint32_t *smf_hist_bounds_us(unsigned *n)
 	return hist_bounds_us;
 }
 
-static void hist_add(struct smf_hist *h, uint64_t ns)
+void smf_hist_add(struct smf_hist *h, uint64_t ns)
 {
 	unsigned i = 0;
 
@@ -409,7 +409,7 @@ static void setup_outcome(struct smf *smf, const struct smf_sess *s, bool ok)
 		return;
 	}
 	smf->st.est_completed++;
-	hist_add(&smf->st.setup_latency, now > t0 ? now - t0 : 0);
+	smf_hist_add(&smf->st.setup_latency, now > t0 ? now - t0 : 0);
 }
 
 int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg kind,

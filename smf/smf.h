@@ -243,6 +243,8 @@ struct smf_hist {
 };
 /* Upper bounds of the buckets in microseconds, ascending (0.5 ms .. 10 s); *n = SMF_HIST_N. */
 const uint32_t *smf_hist_bounds_us(unsigned *n);
+/* One observation of ns nanoseconds (also the AMF's registration histogram). */
+void smf_hist_add(struct smf_hist *h, uint64_t ns);
 
 /* est_rej_cause is indexed by the 5GSM cause (TS 24.501 9.11.4.2, all below 128);
  * a cause outside counts at index 0. */

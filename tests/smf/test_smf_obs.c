@@ -151,6 +151,20 @@ static void test_setup_latency(void **state)
 	assert_int_equal(b[0], 500);
 	assert_int_equal(b[2], 2500);
 	assert_int_equal(b[n - 1], 10000000);
+	/* Prometheus "le": a value equal to a bound is in that bucket; above the last: +Inf. */
+	struct smf_hist h = { 0 };
+	smf_hist_add(&h, 0);
+	smf_hist_add(&h, 500000);
+	smf_hist_add(&h, 500001);
+	smf_hist_add(&h, 10000000000ull);
+	smf_hist_add(&h, 10000000001ull);
+	assert_int_equal(h.bucket[0], 2);
+	assert_int_equal(h.bucket[1], 1);
+	assert_int_equal(h.bucket[SMF_HIST_N - 1], 1);
+	assert_int_equal(h.bucket[SMF_HIST_N], 1);
+	assert_int_equal(h.count, 5);
+	assert_int_equal(hist_sum(&h), 5);
+	assert_int_equal(h.sum_ns, 500000ull + 500001ull + 10000000000ull + 10000000001ull);
 
 	ev_update_now(f->loop);
 	assert_int_equal(fx_est(f, f->ue1, &o), 0);
