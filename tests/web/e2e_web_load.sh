@@ -4,7 +4,8 @@
 # the control plane, no stall of the UI).
 #
 #   e2e_web_load.sh SOLOCORE SOLOCORE_LOAD
-#   env: LOAD_S (20) seconds of load; CONC (32) solocore-load concurrency; IDLE_ROUNDS (30)
+#   env: LOAD_S (20) seconds of load; CONC (32) solocore-load concurrency; IDLE_ROUNDS (30);
+#        STALL_FLOOR_MS (500)
 #
 # `solocore run` in one network namespace (web API on 127.0.0.1 there, an API token),
 # solocore-load in another over usrsctp raw IP (tests/e2e/e2e_lib.sh's topology), 200 SIMs.
@@ -14,8 +15,11 @@
 # idle; then rounds back to back for the whole of a `solocore-load cycle` run (200 UEs,
 # concurrency CONC, new cycles started for LOAD_S seconds).
 # Asserted: every request got its expected status (200, 201, 204); no request under load took
-# longer than its stall bound, max(50 x the idle p50 of the same request in this run, 250 ms)
-# (a ratio to this run's own idle figure: no fixed speed threshold); at least 10 rounds ran
+# longer than its stall bound, max(50 x the idle p50 of the same request in this run, 500 ms)
+# (a ratio to this run's own idle figure, no speed threshold; the floor is for the scheduler
+# of a shared 2-CPU machine: with two builds beside it, load average 20, the worst request
+# took 208 ms, while a real stall -- a KDF, an fsync on the control thread -- takes seconds;
+# env STALL_FLOOR_MS); at least 10 rounds ran
 # under load; solocore-load ended with exit status 0, no failed UE run, and exactly 27 NGAP
 # PDUs per completed cycle plus the NG Setup pair (so the API did not stall the control
 # plane); solocore stops cleanly. Prints idle p50/p99, under-load p50/p99/max, msgs/s.
@@ -39,7 +43,7 @@ cat >>"$TMP/run.yaml" <<EOF
 web: { listen: "127.0.0.1", port: 5000 }
 EOF
 
-# The API client. drive.py health|idle|load PORT TOKEN OUT ROUNDS|STOPFILE; check.py IDLE LOAD.
+# The API client. drive.py health|idle|load PORT TOKEN OUT ROUNDS|STOPFILE; check.py IDLE LOAD FLOOR_MS.
 cat >"$TMP/drive.py" <<'EOF'
 import http.client, json, os, sys, time
 mode, port, token, out, arg = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
@@ -90,6 +94,7 @@ EOF
 cat >"$TMP/check.py" <<'EOF'
 import json, sys
 idle, load = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+floor = float(sys.argv[3]) / 1000.0
 
 def pct(v, p):
     v = sorted(v)
@@ -103,7 +108,7 @@ print("%-10s %9s %9s %8s | %9s %9s %9s %6s" % ("request", "idle p50", "idle p99"
 for n in names:
     iv = [r["s"] for r in idle if r["name"] == n]
     lv = [r["s"] for r in load if r["name"] == n]
-    bound[n] = max(50 * pct(iv, 50), 0.250)
+    bound[n] = max(50 * pct(iv, 50), floor)
     print("%-10s %7.2fms %7.2fms %6.0fms | %7.2fms %7.2fms %7.2fms %6d" % (n, 1e3 * pct(iv, 50),
           1e3 * pct(iv, 99), 1e3 * bound[n], 1e3 * pct(lv, 50), 1e3 * pct(lv, 99),
           1e3 * max(lv, default=0), len(lv)))
@@ -163,7 +168,7 @@ echo "load: $cycles cycles (200 UEs, concurrency $CONC, ${LOAD_S} s), $(sed -n '
 	"$(grep '^latency cycle ' "$TMP/lcycle.out")"
 
 # the API: statuses and stall bounds
-python3 "$TMP/check.py" "$TMP/idle.json" "$TMP/load.json" || fail "API under load (see above)"
+python3 "$TMP/check.py" "$TMP/idle.json" "$TMP/load.json" "${STALL_FLOOR_MS:-500}" || fail "API under load (see above)"
 
 stop_core
 [ $FAILS = 0 ] || { show_logs; exit 1; }
