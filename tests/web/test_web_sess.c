@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
@@ -447,18 +448,41 @@ static void test_session_views(void **state)
 	assert_int_equal(json_integer_value(json_object_get(j, "registered_ues")), 2);
 	json_decref(j);
 
-	/* One more registration and a release: the histograms count on, the gauge follows. */
+	/* One more registration, a rejected one (not counted: the histogram is of completed
+	 * registrations), a release, and a session whose gNB answers after at least 3 ms of
+	 * the loop's clock: the histograms count on, that setup lands above le="0.0025". */
+	double le_2_5ms = prom_get(p, "solocore_smf_session_setup_seconds_bucket", "le=\"0.0025\"");
+	double sum = prom_get(p, "solocore_smf_session_setup_seconds_sum", "");
+	struct timespec ts = { 0, 3 * 1000 * 1000 };
+	struct sue stranger;
+	struct nas_msg m;
+
 	srv_halt(&s);
 	release_session(&u1, 2);
 	add_sub("imsi-001010000000003", false);
 	registered(&u3, "0000000003", 3);
+	sue_init(&stranger, "0000000777", ASSOC, 4);
+	sue_reg_req(&stranger, &m, false);
+	sue_initial(&H, &stranger, &m, NAS_SHT_PLAIN);
+	sue_expect_reg_reject(&H, &stranger, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
+	ev_update_now(H.loop);
+	est_req(&u3, 1, "internet", &SN1);
+	assert_int_equal(sue_dl(&H, &u3, &dl), NGAP_PROC_PDU_SESSION_RESOURCE_SETUP);
+	nanosleep(&ts, NULL);
+	ev_update_now(H.loop);
+	gnb_setup_rsp(&u3, 1, 0x101);
 	srv_resume(&s);
 	scrape(&s, p);
 	assert_true(prom_get(p, "solocore_amf_registration_seconds_count", "") == 3);
-	assert_true(prom_get(p, "solocore_smf_session_setup_seconds_count", "") == 3);
-	assert_true(prom_get(p, "solocore_smf_sessions", "") == 2);
+	assert_true(prom_get(p, "solocore_amf_reg_rejected_total", "") == 1);
+	assert_true(prom_get(p, "solocore_smf_session_setup_seconds_count", "") == 4);
+	assert_true(prom_get(p, "solocore_smf_session_setup_seconds_bucket", "le=\"0.0025\"") == le_2_5ms);
+	assert_true(prom_get(p, "solocore_smf_session_setup_seconds_bucket", "le=\"+Inf\"") == 4);
+	assert_true(prom_get(p, "solocore_smf_session_setup_seconds_sum", "") >= sum + 0.003);
+	assert_true(prom_get(p, "solocore_smf_session_setups_total", "result=\"success\",cause=\"none\"") == 4);
+	assert_true(prom_get(p, "solocore_smf_sessions", "") == 3);
 	j = get_json(&s, "/api/v1/sessions");
-	assert_int_equal(json_array_size(json_object_get(j, "items")), 2);
+	assert_int_equal(json_array_size(json_object_get(j, "items")), 3);
 	json_decref(j);
 
 	/* In the OpenAPI document. */
