@@ -671,6 +671,7 @@ static int h_patch(struct web *w, const struct web_req *req, struct web_resp *re
 	char q[8], why[256];
 	bool defer = false;
 	size_t len;
+	int rc;
 	const uint8_t *b = web_req_body(req, &len);
 	json_t *body = json_loadb((const char *)b, len, JSON_REJECT_DUPLICATES, &je);
 
@@ -678,8 +679,9 @@ static int h_patch(struct web *w, const struct web_req *req, struct web_resp *re
 		web_resp_error(resp, 400, "body", "invalid JSON at line %d column %d: %s", je.line, je.column, je.text);
 		return 0;
 	}
-	if (web_req_query(req, "live", q, sizeof(q)) >= 0) {
-		if (strcmp(q, "0") && strcmp(q, "1") && strcmp(q, "false") && strcmp(q, "true")) {
+	rc = web_req_query(req, "live", q, sizeof(q));
+	if (rc != -ENOENT) {
+		if (rc < 0 || (strcmp(q, "0") && strcmp(q, "1") && strcmp(q, "false") && strcmp(q, "true"))) {
 			web_resp_error(resp, 400, "live", "must be 0 or 1");
 			goto out;
 		}
@@ -713,7 +715,7 @@ static int h_patch(struct web *w, const struct web_req *req, struct web_resp *re
 	}
 	/* Conflicts before anything changes: a DNN with sessions keeps its pool. */
 	if ((live & 1u << K_DNNS) && env->smf) {
-		int rc = smf_dnns_check(env->smf, c->dnns, c->n_dnns, why, sizeof(why));
+		rc = smf_dnns_check(env->smf, c->dnns, c->n_dnns, why, sizeof(why));
 
 		if (rc < 0) {
 			web_resp_error(resp, rc == -EBUSY ? 409 : 400, "dnns",

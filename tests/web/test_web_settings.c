@@ -339,6 +339,7 @@ static void test_dnns_busy(void **state)
 	json_decref(j);
 	assert_int_equal(C.n_dnns, 2);
 	call("PATCH", "/api/v1/settings?live=maybe", TOK_ADMIN, "{\"tacs\": [1]}", 400, "live");
+	call("PATCH", "/api/v1/settings?live=falsefalsefalse", TOK_ADMIN, "{\"tacs\": [1]}", 400, "live");
 }
 
 /* PLMN and AMF name wait for a restart; with a UPF, a pool outside its UE prefix too. */
