@@ -24,8 +24,8 @@
  *   plmn, amf_name  restart: the PLMN is in every 5G-GUTI and TAI handed out
  *           and in each gNB's NG Setup state (TS 23.003 2.10, TS 38.413 8.7.1);
  *           the AMF name is sent in the NG Setup Response.
- * Subscribers provisioned without their own slices or DNNs take the network's
- * (udm_set_defaults_from_conf) from the next provisioning or start on.
+ * Subscribers without their own slices or DNNs take the network's at once
+ * (udm_set_defaults_from_conf, then udm_refresh_db of every subscriber).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -599,6 +600,14 @@ static bool pools_covered(const struct web_settings_env *env, const struct conf 
 	return plen >= env->ue_plen && (net & mask) == (env->ue_net & mask);
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 /* Live changes (the checks have passed). Returns the keys applied. */
 static unsigned apply_live(struct web *w, struct web_settings_env *env, const struct conf *c,
 			   unsigned live)
@@ -642,9 +651,23 @@ static unsigned apply_live(struct web *w, struct web_settings_env *env, const st
 			done |= 1u << K_SLICES;
 		}
 	}
-	/* Subscribers provisioned from now on without their own slices / DNNs get these. */
-	if ((done & (1u << K_DNNS | 1u << K_SLICES)) && w->udm)
+	/* Subscribers without their own slices / DNNs (nor a policy's) take the network's, as
+	 * they would after a restart: new defaults, then every subscriber in memory resolved
+	 * again from the database. One pass over the subscriber table on this thread (bench_udm_
+	 * policy: ~1.2 s CPU at 10^6 SIMs): a rare admin action, logged with its cost. */
+	if ((done & (1u << K_DNNS | 1u << K_SLICES)) && w->udm) {
+		uint64_t t0 = mono_ms();
+		int n;
+
 		udm_set_defaults_from_conf(w->udm, run);
+		n = w->db ? udm_refresh_db(w->udm, w->db, NULL) : 0;
+		if (n < 0)
+			log_error("web", "settings: subscribers not refreshed (%s): they see the new network "
+				  "slices / DNNs after the next start", strerror(-n));
+		else
+			log_info("web", "settings: %d subscriber(s) refreshed with the network's slices / DNNs "
+				 "in %llu ms", n, (unsigned long long)(mono_ms() - t0));
+	}
 	return done;
 }
 

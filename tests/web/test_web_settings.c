@@ -25,6 +25,10 @@
 #include "tests/amf/sm_fx.h"
 #include "webcli.h"
 
+/* A subscriber with no slices or DNNs of its own: the network's apply. */
+static const char sub_defaults[] =
+	"{\"imsi\":\"001010000000009\",\"k\":\"" K1 "\",\"opc\":\"" OPC1 "\"}";
+
 static struct srv s;
 static struct conf F;                   /* "the configuration file": C as loaded */
 static struct web_settings_env env;
@@ -233,6 +237,8 @@ static void test_slices_live(void **state)
 
 	(void)state;
 	assert_int_equal(ng_setup(9, 1, 3, 0x000001), NGAP_UNSUCCESSFUL);
+	call("POST", "/api/v1/subscribers", TOK_OP, sub_defaults, 201, NULL);
+	assert_int_equal(udm_get(s.udm, "imsi-001010000000009")->n_slices, 1);
 	j = patch("{\"slices\": [{\"sst\": 1, \"sd\": \"010203\"}, {\"sst\": 2, \"sd\": null}, "
 		  "{\"sst\": 3, \"sd\": \"000001\"}]}", 200, NULL);
 	expect_keys(j, "applied", "slices");
@@ -258,6 +264,9 @@ static void test_slices_live(void **state)
 	assert_true(C.slices[2].has_sd);
 	assert_int_equal(ng_setup(9, 1, 3, 0x000001), NGAP_SUCCESSFUL);
 	assert_int_equal(H.m.u.ng_setup_response.plmns[0].n_slices, 3);
+	/* The subscriber on network defaults has the new slices, as after a restart. */
+	assert_int_equal(udm_get(s.udm, "imsi-001010000000009")->n_slices, 3);
+	assert_int_equal(udm_get(s.udm, "imsi-001010000000009")->slices[2].sd, 1);
 }
 
 /* DNNs live (no UPF): a new DNN's pool exists in the SMF and a session on it gets an address
@@ -270,6 +279,10 @@ static void test_dnns_live(void **state)
 
 	(void)state;
 	assert_int_equal(smf_pool_usage(S, "iot", &used, &size), -ENOENT);
+	/* A subscriber provisioned with no DNN of its own: the network's (the webcli store's
+	 * defaults: internet). */
+	call("POST", "/api/v1/subscribers", TOK_OP, sub_defaults, 201, NULL);
+	assert_int_equal(udm_get(s.udm, "imsi-001010000000009")->n_dnns, 1);
 	j = patch("{\"dnns\": [{\"name\": \"internet\", \"pool\": \"10.45.0.0/16\"}, "
 		  "{\"name\": \"ims\", \"pool\": \"10.46.0.0/29\", \"used\": 0, \"size\": 6}, "
 		  "{\"name\": \"iot\", \"pool\": \"10.47.0.0/24\", \"dns\": [\"192.0.2.53\"], \"mtu\": 1300}]}",
@@ -282,6 +295,13 @@ static void test_dnns_live(void **state)
 	assert_int_equal(smf_pool_usage(S, "iot", &used, &size), 0);
 	assert_int_equal(used, 0);
 	assert_int_equal(size, 254);
+	/* ... now has the new network list, as after a restart. */
+	{
+		const struct udm_sub_data *d9 = udm_get(s.udm, "imsi-001010000000009");
+
+		assert_int_equal(d9->n_dnns, 3);
+		assert_string_equal(d9->dnns[2], "iot");
+	}
 	add_sub_dnn("imsi-001010000000003", "iot");
 	registered(&ue, "0000000003", 300);
 	addr = establish(&ue, 1, "iot", &SN1);
