@@ -3,6 +3,7 @@
 # Network settings in the real binary: `solocore run` (N2 over usrsctp/UDP on 127.0.0.1, no
 # root needed), ransim as the gNB and UE, curl for the API.
 #   1. a gNB in TAC 5 is refused; PATCH tacs [1, 5] (live); the same gNB and UE register;
+#      PATCH slices while a gNB is set up: it gets an AMF CONFIGURATION UPDATE over SCTP;
 #   2. PATCH plmn (restart_required) and a new DNN "iot" (live): a PDU session on iot gets an
 #      address from its pool; GET shows plmn pending;
 #   3. restart: the log names the keys taken from the database, the AMF runs with the new
@@ -101,6 +102,19 @@ grep -q "NG Setup Failure" "$tmp/log$run" || bad "no NG Setup Failure for TAC 5"
 expect 200 PATCH /api/v1/settings -d '{"tacs": [1, 5]}'
 check "','.join(j['applied'])" tacs
 gnb tac5-after --tac 5 || bad "TAC 5 after the PATCH: ransim failed: $(tail -5 "$tmp/tac5-after.log")"
+# Slices, live: a gNB already set up gets an AMF CONFIGURATION UPDATE (and goes on).
+gnb hold --tac 5 --hold-ms 4000 &
+gpid=$!
+i=0
+until curl -s -H "$A" "$base/api/v1/gnbs" | grep -q '"READY"'; do
+	i=$((i + 1)); [ $i -gt 100 ] && { bad "ransim's gNB never became READY"; break; }
+	sleep 0.1
+done
+expect 200 PATCH /api/v1/settings -d '{"slices": [{"sst": 1, "sd": "010203"}, {"sst": 2}]}'
+check "','.join(j['applied'])" slices
+wait $gpid || bad "ransim with a gNB held through the slices change failed: $(tail -5 "$tmp/hold.log")"
+grep -q "AMF Configuration Update sent to 1 gNB" "$tmp/log$run" || bad "no AMF Configuration Update to the connected gNB"
+grep -q "undecodable" "$tmp/hold.log" && bad "ransim could not decode what the AMF sent"
 # 2. PLMN waits for a restart; a new DNN is live and its pool hands out addresses.
 expect 200 PATCH /api/v1/settings -d '{"plmn": {"mcc": "001", "mnc": "02"}, "dnns": [{"name": "internet", "pool": "10.45.0.0/16"}, {"name": "iot", "pool": "10.47.0.0/24", "mtu": 1300}]}'
 check "','.join(j['applied'])" dnns
@@ -111,7 +125,7 @@ grep -q "established dnn=iot addr=10.47.0." "$tmp/log$run" || bad "no session on
 stop
 # 3. Restart: the saved keys on top of the file.
 start
-grep -q "settings from the database (override the configuration file): plmn, tacs, dnns" "$tmp/log$run" ||
+grep -q "settings from the database (override the configuration file): plmn, tacs, slices, dnns" "$tmp/log$run" ||
 	bad "the start-up log does not name the keys from the database"
 grep -q "plmn=001-02" "$tmp/log$run" || bad "the AMF did not start with PLMN 001/02"
 expect 200 GET /api/v1/settings
@@ -119,11 +133,11 @@ check "j['plmn']['mnc']" 02
 check "j['tacs']" "[1, 5]"
 check "[d['name'] for d in j['dnns']]" "['internet', 'iot']"
 check "j['pending_restart']" "[]"
-check "j['saved']" "['plmn', 'tacs', 'dnns']"
+check "j['saved']" "['plmn', 'tacs', 'slices', 'dnns']"
 # 4. Back to the file.
 expect 200 DELETE /api/v1/settings
-check "j['deleted']" "['plmn', 'tacs', 'dnns']"
-check "j['settings']['pending_restart']" "['plmn', 'tacs', 'dnns']"
+check "j['deleted']" "['plmn', 'tacs', 'slices', 'dnns']"
+check "j['settings']['pending_restart']" "['plmn', 'tacs', 'slices', 'dnns']"
 stop
 start
 grep -q "settings from the database" "$tmp/log$run" && bad "settings still come from the database after DELETE"
