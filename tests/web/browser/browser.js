@@ -24,9 +24,6 @@ const { chromium } = require("playwright-core");
 const { spawn } = require("child_process");
 
 const K = "465B5CE8B199B49FAA5F0A2EE238A6BC", OPC = "E8ED289DEBA952E4283B54E88E6183CA";
-// The endpoints that joined late (issue 9 items: policies, sessions, settings); each part is strict.
-const HAVE = { policies: true, sessions: true, settings: true };
-for (const x of (process.env.UI_TEST_WITHOUT || "").split(",")) if (x) HAVE[x] = false;   /* development only */
 const PAGES = ["dash", "subs", "ues", "sessions", "gnbs", "policies", "settings", "users", "audit"];
 let checks = 0;
 function check(cond, what) {
@@ -85,7 +82,7 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
                                            .some((v, i) => i % 4 === 3 && v > 0));
     const fieldErr = (form, field) => form + " [data-err='" + field + "']";
 
-    if (HAVE.policies)   /* the second SIM of the file gets a policy made through the UI below */
+    /* the second SIM of the file gets a policy made through the UI below */
       fs.writeFileSync(toml, fs.readFileSync(toml, "utf8").replace(/(\[imsi-001010000000202\]\n)/, '$1policy = "silver"\n'));
 
     // ---- login ----
@@ -107,7 +104,6 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     check(await page.evaluate(() => !document.cookie.includes("solocore_session")), "cookie not readable by scripts");
 
     // ---- policies (before subscribers, so the subscriber form can pick one) ----
-    if (HAVE.policies) {
     await nav("policies");
     await page.fill("#pol-form [name=name]", "bad name!");
     await submit("#pol-form", 400);
@@ -144,7 +140,6 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     const apiPol = await apiGet("/api/v1/policies");
     check(apiPol.status === 200 && apiPol.json.items.length === 2 &&
           (await page.$$("#pol-rows tr")).length === apiPol.json.items.length, "policies page shows the API's 2 policies");
-    }
 
     // ---- subscribers ----
     await nav("subs");
@@ -157,11 +152,11 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     await page.fill("#sub-form [name=k]", K);
     await page.fill("#sub-form [name=dnns]", "internet, ims");
     await page.fill("#sub-form [name=ambr_dl]", "1G");
-    if (HAVE.policies) await page.selectOption("#sub-form [name=policy]", "gold");
+    await page.selectOption("#sub-form [name=policy]", "gold");
     await submit("#sub-form", 201);
     await cell("#sub-rows", "001010000000101");
     let sr = await rowCells("#sub-rows", "001010000000101");
-    check(sr[1] === (HAVE.policies ? "gold" : "–") && sr[3] === "internet, ims" && sr[4] === (HAVE.policies ? "100M" : "default") + " / 1G",
+    check(sr[1] === "gold" && sr[3] === "internet, ims" && sr[4] === "100M / 1G",
           "added subscriber row (UL AMBR from its policy): " + sr.join(" | "));
     check(await page.inputValue("#sub-form [name=k]") === "", "form emptied after add");
     // Duplicate IMSI: 409 beside the IMSI field.
@@ -174,14 +169,14 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     await page.fill("#sub-form [name=imsi]", "");
     // Unknown policy name cannot be picked; the policy list is the API's.
     const opts = await page.$$eval("#sub-form [name=policy] option", o => o.map(x => x.value));
-    if (HAVE.policies) check(JSON.stringify(opts) === JSON.stringify(["", "gold", "silver"]), "policy selector lists the API's policies");
+    check(JSON.stringify(opts) === JSON.stringify(["", "gold", "silver"]), "policy selector lists the API's policies");
     // Import a TOML file through the form.
     await page.setInputFiles("#imp-form [name=file]", toml);
     await submit("#imp-form", 200);
     await waitText("#imp-msg", /^2 imported$/, "import answered 2 imported");
     await cell("#sub-rows", "001010000000201");
     await cell("#sub-rows", "001010000000202");
-    if (HAVE.policies) check((await rowCells("#sub-rows", "001010000000202"))[1] === "silver", "imported SIM has its policy from the file");
+    check((await rowCells("#sub-rows", "001010000000202"))[1] === "silver", "imported SIM has its policy from the file");
     await waitText("#sub-page", /of 3$/, "3 subscribers in the list");
     // A bad file imports nothing and names its line.
     const bad = toml.replace(/\.toml$/, "-bad.toml");
@@ -195,13 +190,13 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     check(await page.inputValue("#sub-form [name=imsi]") === "001010000000101" &&
           await page.getAttribute("#sub-form [name=imsi]", "readonly") !== null, "edit fills the form, IMSI read-only");
     await page.fill("#sub-form [name=dnns]", "internet");
-    if (HAVE.policies) await page.selectOption("#sub-form [name=policy]", "");
+    await page.selectOption("#sub-form [name=policy]", "");
     await submit("#sub-form", 200);
     await page.waitForFunction(() => [...document.querySelectorAll("#sub-rows tr")].some(r =>
       r.firstChild.textContent === "001010000000101" && r.children[1].textContent === "–" && r.children[3].textContent === "internet"));
     check(true, "edited subscriber: no policy, DNNs internet");
     const one = await apiGet("/api/v1/subscribers/001010000000101");
-    check((!HAVE.policies || one.json.policy === null) && JSON.stringify(one.json.dnns) === '["internet"]' && one.json.ambr_dl === 1000000000,
+    check(one.json.policy === null && JSON.stringify(one.json.dnns) === '["internet"]' && one.json.ambr_dl === 1000000000,
           "the API has the edit (policy null, dnns [internet], ambr_dl 1G kept)");
     // Search.
     await page.fill("#sub-search", "0010100000002");
@@ -228,7 +223,6 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     check(apiSubs.json.total === 3 && (await page.$$("#sub-rows tr")).length === 3, "subscribers page shows the API's 3");
 
     // Policy in use: delete refused with the API's message; the count column follows the API.
-    if (HAVE.policies) {
     await nav("policies");
     await page.waitForFunction(() => [...document.querySelectorAll("#pol-rows tr")].some(r =>
       r.firstChild.textContent === "silver" && r.children[6].textContent === "1"));
@@ -236,7 +230,6 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     await rowOf("#pol-rows", "silver").locator("button:text-is('Delete')").click();
     await waitText("#err-policies", /./, "delete of a policy in use refused, message shown");
     await cell("#pol-rows", "silver");
-    }
 
     // ---- users and tokens ----
     await nav("users");
@@ -297,12 +290,10 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     const ueRow = await rowCells("#dash-ues", "imsi-001010000000201");
     check(ueRow[1] === "REGISTERED" && ueRow[2] === "CM-CONNECTED" && ueRow[3] === "ransim" && ueRow[4] === "1",
           "dashboard UE row: " + ueRow.join(" | "));
-    if (HAVE.sessions) {
-      for (const u of ["imsi-001010000000201", "imsi-001010000000202"]) await cell("#dash-ses", u, 10000);
-      const sr1 = await rowCells("#dash-ses", "imsi-001010000000201");
-      check(sr1[1] === "1" && /^\d+\.\d+\.\d+\.\d+$/.test(sr1[2]) && sr1[3] === "internet" && sr1[5] === "ACTIVE",
-            "dashboard session row: " + sr1.join(" | "));
-    }
+    for (const u of ["imsi-001010000000201", "imsi-001010000000202"]) await cell("#dash-ses", u, 10000);
+    const sr1 = await rowCells("#dash-ses", "imsi-001010000000201");
+    check(sr1[1] === "1" && /^\d+\.\d+\.\d+\.\d+$/.test(sr1[2]) && sr1[3] === "internet" && sr1[5] === "ACTIVE",
+          "dashboard session row: " + sr1.join(" | "));
     await page.waitForFunction(() => parseFloat(document.getElementById("st-rate").textContent) > 0, null, { timeout: 20000 });
     check(true, "dashboard: NGAP rate " + await text("#st-rate") + " msg/s");
     check(await page.evaluate(() => solocoreUI.R.ngap.pts.length >= 2 && solocoreUI.R.ngap.pts.some(r => r > 0)),
@@ -310,7 +301,7 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     check(await drawn("#ch-ngap"), "NGAP chart drawn on its canvas");
     const st = await apiGet("/api/v1/stats");
     const upfTile = await text("#st-upf");
-    if (HAVE.sessions) check(st.json.sessions === 2 && "upf" in st.json, "stats: 2 sessions, upf " + JSON.stringify(st.json.upf));
+    check(st.json.sessions === 2 && "upf" in st.json, "stats: 2 sessions, upf " + JSON.stringify(st.json.upf));
     check(st.json.upf ? /^\d/.test(upfTile) : upfTile === "–" && /no UPF/.test(await text("#upf-note")),
           "UPF tile " + upfTile + (st.json.upf ? " from the UPF counters" : " (no UPF in this run)"));
     await page.waitForTimeout(4000);   /* two more polls: some chart history in the screenshot */
@@ -318,12 +309,10 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     console.log("screenshot: " + shot);
 
     // Sessions page: the API's sessions, with UE IP, DNN, slice, TEIDs, counters.
-    let apiSes = null;
-    if (HAVE.sessions) {
     await nav("sessions");
     await cell("#ses-rows", "imsi-001010000000201", 10000);
     await cell("#ses-rows", "imsi-001010000000202", 10000);
-    apiSes = await apiGet("/api/v1/sessions?limit=100");
+    const apiSes = await apiGet("/api/v1/sessions?limit=100");
     check(apiSes.status === 200 && apiSes.json.items.length === 2, "API: 2 sessions");
     for (const s of apiSes.json.items) {
       const r = await rowCells("#ses-rows", s.supi);
@@ -331,13 +320,10 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
             r[10] === String(s["5qi"]) && r[11].startsWith(s.ul_packets + " / "), "sessions page row: " + r.join(" | "));
       check(/^\d+\.\d+\.\d+\.\d+$/.test(r[2]), "UE IP " + r[2]);
     }
-    if (HAVE.policies) {   /* the imported SIM's policy reached its session */
-      const eff = (await apiGet("/api/v1/subscribers/001010000000202")).json.effective;
-      const r = await rowCells("#ses-rows", "imsi-001010000000202");
-      check(eff.ambr_dl === 60e6 && r[9] === (eff.ambr_ul === 1e9 ? "1G" : String(eff.ambr_ul)) + " / 60M",
-            "session of the SIM with policy silver: AMBR " + r[9]);
-    }
-    }
+    const eff = (await apiGet("/api/v1/subscribers/001010000000202")).json.effective;
+    const r = await rowCells("#ses-rows", "imsi-001010000000202");
+    check(eff.ambr_dl === 60e6 && r[9] === (eff.ambr_ul === 1e9 ? "1G" : String(eff.ambr_ul)) + " / 60M",
+          "session of the SIM with policy silver: AMBR " + r[9]);
     // UEs page and a UE's sessions.
     await nav("ues");
     await cell("#ue-rows", "imsi-001010000000202");
@@ -348,13 +334,10 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
           "UE row with GUTI and state: " + ur.slice(0, 5).join(" | "));
     await rowOf("#ue-rows", "imsi-001010000000202").locator("button:text-is('Details')").click();
     await page.waitForSelector("#ue-detail:not([hidden])");
-    if (HAVE.sessions) {
-      const ses2 = apiSes.json.items.find(s => s.supi === "imsi-001010000000202");
-      await page.waitForSelector("#ue-sess td:text-is('" + ses2.ue_ip + "')");
-      check(true, "UE details list its session (" + ses2.ue_ip + ")");
-    } else {
-      await waitText("#ue-dl", /REGISTERED/, "UE details shown");
-    }
+    const ses2 = apiSes.json.items.find(s => s.supi === "imsi-001010000000202");
+    await page.waitForSelector("#ue-sess td:text-is('" + ses2.ue_ip + "')");
+    check(true, "UE details list its session (" + ses2.ue_ip + ")");
+    await waitText("#ue-dl", /REGISTERED/, "UE details show the state");
     // gNBs page.
     await nav("gnbs");
     await cell("#gnb-rows", "ransim");
@@ -388,7 +371,6 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // ---- network settings ----
-    if (HAVE.settings) {
     await nav("settings");
     const set0 = await apiGet("/api/v1/settings");
     check(set0.status === 200, "settings from the API");
@@ -412,7 +394,6 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     await page.click("#set-forget");
     await waitText("#set-msg", /forgotten: .*plmn/, "saved settings forgotten (DELETE)");
     await waitText("#set-saved", /^nothing$/, "nothing saved any more");
-    }
 
     // ---- deregistration from the UEs page ----
     await nav("ues");
@@ -444,12 +425,12 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     check(visibleWrites === 0, "read-only: no Edit/Delete button visible in the subscriber rows");
     check(await page.isVisible("#sub-export"), "read-only: export still offered");
     await nav("policies");
-    if (HAVE.policies) await cell("#pol-rows", "gold");
+    await cell("#pol-rows", "gold");
     check(await page.isHidden("#pol-form") &&
           await page.$$eval("#pol-rows button", b => b.filter(x => x.offsetParent !== null).length) === 0,
           "read-only: policy form and row buttons hidden");
     await nav("settings");
-    if (HAVE.settings) await page.waitForSelector("#set-plmn");
+    await page.waitForSelector("#set-plmn");
     check(await page.isHidden("#set-form") && await page.isDisabled("#set-form button[type=submit]"),
           "read-only: settings shown, change form hidden and disabled");
     await nav("ues");

@@ -104,13 +104,25 @@ async function api(method, path, body, raw) {
   r = await api("POST", "/api/v1/subscribers/import", '[imsi-001010000000009]\nki = "00"\n', true);
   check(r.status === 400 && slotOf("imp-form", r.json.field) === "body", "bad TOML import: 400 at the import form's file slot (" +
         U.errText(r) + ")");
-  // Policies and settings, when this server has them (the browser test is strict about them).
-  r = await api("POST", "/api/v1/policies", U.policyBody({ name: "bad name!", dnns: "", slices: "", ambr_ul: "", ambr_dl: "",
-                                                            default_5qi: "", arp: "" }));
-  if (r.status !== 404) check(r.status === 400 && slotOf("pol-form", r.json.field) === "name", "policy name: 400 at the name slot");
+  const pv = { name: "gold", dnns: "internet", slices: "1:zz", ambr_ul: "", ambr_dl: "", default_5qi: "", arp: "" };
+  for (const [f, v] of [["name", { name: "bad name!" }], ["slices", {}], ["ambr_dl", { slices: "", ambr_dl: "fast" }],
+                        ["default_5qi", { slices: "", default_5qi: "999" }]]) {
+    r = await api("POST", "/api/v1/policies", U.policyBody({ ...pv, ...v }));
+    check(r.status === 400 && slotOf("pol-form", r.json.field) === f, "policy " + f + ": 400 at the " + f + " slot (" + U.errText(r) + ")");
+  }
+  r = await api("POST", "/api/v1/policies", U.policyBody({ ...pv, slices: "1", ambr_ul: "100M" }));
+  check(r.status === 201 && r.json.ambr_ul === 1e8 && eq(r.json.slices, [{ sst: 1 }]), "policy form body accepted (201)");
+  r = await api("POST", "/api/v1/policies", U.policyBody({ ...pv, slices: "" }));
+  check(r.status === 409 && slotOf("pol-form", r.json.field) === "name", "duplicate policy: 409 at the name slot");
+  r = await api("PUT", "/api/v1/subscribers/001010000000001", U.subBody({ ...sv, k: "", opc: "", policy: "gold" }, false, true));
+  check(r.status === 200 && r.json.policy === "gold" && r.json.effective.ambr_ul === 1e8, "subscriber edit with a policy (200)");
+  r = await api("PUT", "/api/v1/subscribers/001010000000001", U.subBody({ ...sv, k: "", opc: "", policy: "nope" }, false, true));
+  check(r.status === 400 && slotOf("sub-form", r.json.field) === "policy", "unknown policy: 400 at the policy slot");
+  /* The in-process server of this test has no settings routes (core.c attaches them with the
+   * running configuration); the settings form's errors are checked in Chromium (web-browser). */
   r = await api("PATCH", "/api/v1/settings", { tacs: [1, "x"] });
-  if (r.status !== 404) check(r.status === 400 && slotOf("set-form", r.json.field) === "tacs", "settings TAC: 400 at the TACs slot (" +
-                              (r.json && r.json.field) + ")");
+  if (r.status === 404) console.log("note: no /api/v1/settings in this server: settings errors checked by web-browser");
+  else check(r.status === 400 && slotOf("set-form", r.json.field) === "tacs", "settings TAC: 400 at the TACs slot");
   // Every slot named in the page is inside a form or a page-level error line.
   check(slots("sub-form").has("_") && slots("pol-form").has("_") && slots("set-form").has("_") && slots("user-form").has("_") &&
         slots("tok-form").has("_") && slots("imp-form").has("_") && slots("login-form").has("password"),
