@@ -265,6 +265,40 @@ static int conf_error(const char *err, struct ferr *e)
 	return fail(e, "body", "%s", err);
 }
 
+/* Across DNNs: pools that do not overlap, and fit the UPF's single UE prefix. */
+static int check_pools(const struct conf *c, struct ferr *e)
+{
+	/* Two DNNs sharing addresses would hand one address to two sessions (the UPF finds a
+	 * downlink rule by UE address). */
+	for (unsigned i = 0; i < c->n_dnns; i++) {
+		for (unsigned j = 0; j < i; j++) {
+			uint32_t a, b, m;
+			uint8_t la, lb;
+
+			if (conf_pool_parse(c->dnns[i].pool, &a, &la) < 0 || conf_pool_parse(c->dnns[j].pool, &b, &lb) < 0)
+				continue;
+			m = htonl(UINT32_MAX << (32 - (la < lb ? la : lb)));
+			if ((a & m) == (b & m)) {
+				char f[32];
+
+				snprintf(f, sizeof(f), "dnns[%u].pool", i);
+				return fail(e, f, "%s overlaps the pool %s of DNN \"%s\"", c->dnns[i].pool,
+					    c->dnns[j].pool, c->dnns[j].name);
+			}
+		}
+	}
+	/* The UPF has one UE prefix covering every pool (core.c, upf_params.ue_pool_plen). */
+	if (c->upf.n3_interface[0]) {
+		uint32_t net;
+		uint8_t plen;
+
+		if (conf_ue_supernet(c, &net, &plen) < 0 || plen < 10)
+			return fail(e, "dnns", "with a UPF (upf.n3_interface) every pool must lie within one /10 "
+				    "or smaller prefix");
+	}
+	return 0;
+}
+
 /*
  * The keys of body (an object) on top of *out, checked: JSON shapes here, values by the
  * configuration's checks. *given gets a bit per key present. All or nothing.
@@ -316,35 +350,8 @@ static int body_to_conf(json_t *body, struct conf *out, unsigned *given, struct 
 			fail(e, "body", "%s", strerror(-rc));
 		free(text);
 	}
-	/* Two DNNs sharing addresses would hand one address to two sessions (the UPF finds a
-	 * downlink rule by UE address). */
-	for (unsigned i = 0; rc == 0 && (*given & 1u << K_DNNS) && i < c->n_dnns; i++) {
-		for (unsigned j = 0; j < i; j++) {
-			uint32_t a, b, m;
-			uint8_t la, lb;
-
-			if (conf_pool_parse(c->dnns[i].pool, &a, &la) < 0 || conf_pool_parse(c->dnns[j].pool, &b, &lb) < 0)
-				continue;
-			m = htonl(UINT32_MAX << (32 - (la < lb ? la : lb)));
-			if ((a & m) == (b & m)) {
-				char f[32];
-
-				snprintf(f, sizeof(f), "dnns[%u].pool", i);
-				rc = fail(e, f, "%s overlaps the pool %s of DNN \"%s\"", c->dnns[i].pool,
-					  c->dnns[j].pool, c->dnns[j].name);
-				break;
-			}
-		}
-	}
-	/* The UPF has one UE prefix covering every pool (core.c, upf_params.ue_pool_plen). */
-	if (rc == 0 && (*given & 1u << K_DNNS) && c->upf.n3_interface[0]) {
-		uint32_t net;
-		uint8_t plen;
-
-		if (conf_ue_supernet(c, &net, &plen) < 0 || plen < 10)
-			rc = fail(e, "dnns", "with a UPF (upf.n3_interface) every pool must lie within one /10 "
-				  "or smaller prefix");
-	}
+	if (rc == 0 && (*given & 1u << K_DNNS))
+		rc = check_pools(c, e);
 	if (rc == 0)
 		memcpy(out, c, sizeof(*c));
 	explicit_bzero(c, sizeof(*c));   /* suci keys */
