@@ -394,11 +394,23 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     await page.click("#set-forget");
     await waitText("#set-msg", /forgotten: .*plmn/, "saved settings forgotten (DELETE)");
     await waitText("#set-saved", /^nothing$/, "nothing saved any more");
+    // Backup download and a restore upload (staged for the next start).
+    const [bk] = await Promise.all([page.waitForEvent("download"), page.click("#db-backup")]);
+    const bkPath = await bk.path();
+    check(fs.readFileSync(bkPath).subarray(0, 15).toString() === "SQLite format 3", "backup downloads an SQLite file");
+    await waitText("#db-msg", /^backup: /, "backup size shown");
+    await page.setInputFiles("#db-form [name=file]", { name: "bad.db", mimeType: "application/octet-stream",
+                                                       buffer: Buffer.from("not a database") });
+    await submit("#db-form", 400);
+    await waitText(fieldErr("#db-form", "body"), /backup/, "a file that is no backup refused at the restore form");
+    await page.setInputFiles("#db-form [name=file]", bkPath);
+    await submit("#db-form", 202);
+    await waitText("#db-msg", /next start/, "restore staged for the next start");
 
     // ---- deregistration from the UEs page ----
     await nav("ues");
     await rowOf("#ue-rows", "imsi-001010000000201").locator("button:text-is('Deregister')").click();
-    await waitText("#ue-note", /imsi-001010000000201 deregistering/, "deregister answered 202");
+    await waitText("#ue-msg", /imsi-001010000000201 deregistering/, "deregister answered 202");
     await page.waitForFunction(() => ![...document.querySelectorAll("#ue-rows tr")].some(r =>
       r.firstChild.textContent === "imsi-001010000000201" && r.children[2].textContent === "REGISTERED"), null, { timeout: 20000 });
     check(true, "the UE is no longer REGISTERED");
