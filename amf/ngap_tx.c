@@ -5,6 +5,7 @@
  * procedures need.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "amf/amf_int.h"
@@ -20,19 +21,32 @@ int amf_ngap_send(struct amf *amf, uint32_t assoc, uint16_t stream, const struct
 		return n;
 	}
 	amf->st.ngap_tx++;
+	if (m->proc < AMF_NGAP_PROC_SLOTS && m->type < AMF_NGAP_PDU_TYPES)
+		amf->ngap_msgs[m->proc][AMF_NGAP_TX][m->type]++;   /* by procedure (amf_ngap_msg_count) */
 	return amf->ops.send(amf->ops.arg, assoc, stream, amf->txbuf, (size_t)n);
+}
+
+/* Start the next message in amf->tx: clear the header and only the union member about to be
+ * filled. The union is as large as its largest member (16 KB); clearing all of it for every
+ * message was a fifth of the core's instructions in the serial cycle (callgrind, cp-prof). */
+static struct ngap_msg *tx_begin(struct amf *amf, uint8_t proc, size_t member)
+{
+	struct ngap_msg *tx = &amf->tx;
+
+	memset(tx, 0, offsetof(struct ngap_msg, u) + member);
+	tx->type = NGAP_INITIATING;
+	tx->proc = proc;
+	return tx;
 }
 
 int amf_ngap_dl_nas(struct amf_ue *ue, const uint8_t *nas, size_t len)
 {
 	struct amf *amf = ue->amf;
-	struct ngap_msg *tx = &amf->tx;
+	struct ngap_msg *tx;
 
 	if (!ue->gnb)
 		return -ENOTCONN;
-	memset(tx, 0, sizeof(*tx));
-	tx->type = NGAP_INITIATING;
-	tx->proc = NGAP_PROC_DOWNLINK_NAS_TRANSPORT;
+	tx = tx_begin(amf, NGAP_PROC_DOWNLINK_NAS_TRANSPORT, sizeof(tx->u.downlink_nas_transport));
 	tx->u.downlink_nas_transport.amf_ue_id = ue->amf_ue_ngap_id;
 	tx->u.downlink_nas_transport.ran_ue_id = ue->ran_ue_ngap_id;
 	tx->u.downlink_nas_transport.nas.p = nas;
@@ -66,9 +80,7 @@ int amf_ngap_ics_request(struct amf_ue *ue, const uint8_t *nas, size_t len)
 
 	if (!ue->gnb)
 		return -ENOTCONN;
-	memset(tx, 0, sizeof(*tx));
-	tx->type = NGAP_INITIATING;
-	tx->proc = NGAP_PROC_INITIAL_CONTEXT_SETUP;
+	tx_begin(amf, NGAP_PROC_INITIAL_CONTEXT_SETUP, sizeof(*r));
 	r->amf_ue_id = ue->amf_ue_ngap_id;
 	r->ran_ue_id = ue->ran_ue_ngap_id;
 	memcpy(r->guami.plmn.v, amf->cfg.plmn, 3);
@@ -123,14 +135,12 @@ int amf_ngap_sm(struct amf_ue *ue, const uint8_t *nas, size_t len)
 		return -ENOTCONN;
 	if (!o)
 		return -EINVAL;
-	memset(tx, 0, sizeof(*tx));
-	tx->type = NGAP_INITIATING;
 	switch (o->n2_proc) {
 	case SMF_N2_SETUP: {
 		/* TS 38.413 8.2.1.2: the NAS-PDU (PDU SESSION ESTABLISHMENT ACCEPT) is per item. */
 		struct ngap_pdu_session_resource_setup_request *r = &tx->u.pdu_session_resource_setup_request;
 
-		tx->proc = NGAP_PROC_PDU_SESSION_RESOURCE_SETUP;
+		tx_begin(amf, NGAP_PROC_PDU_SESSION_RESOURCE_SETUP, sizeof(*r));
 		r->amf_ue_id = ue->amf_ue_ngap_id;
 		r->ran_ue_id = ue->ran_ue_ngap_id;
 		r->n_sessions = 1;
@@ -144,7 +154,7 @@ int amf_ngap_sm(struct amf_ue *ue, const uint8_t *nas, size_t len)
 		struct ngap_pdu_session_resource_release_command *r =
 			&tx->u.pdu_session_resource_release_command;
 
-		tx->proc = NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE;
+		tx_begin(amf, NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE, sizeof(*r));
 		r->amf_ue_id = ue->amf_ue_ngap_id;
 		r->ran_ue_id = ue->ran_ue_ngap_id;
 		if (nas) {
@@ -159,7 +169,7 @@ int amf_ngap_sm(struct amf_ue *ue, const uint8_t *nas, size_t len)
 	case SMF_N2_MODIFY: {
 		struct ngap_pdu_session_resource_modify_request *r = &tx->u.pdu_session_resource_modify_request;
 
-		tx->proc = NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY;
+		tx_begin(amf, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY, sizeof(*r));
 		r->amf_ue_id = ue->amf_ue_ngap_id;
 		r->ran_ue_id = ue->ran_ue_ngap_id;
 		r->n_sessions = 1;
@@ -188,9 +198,7 @@ int amf_ngap_paging(struct amf_ue *ue)
 	unsigned i, j;
 	int n = 0;
 
-	memset(tx, 0, sizeof(*tx));
-	tx->type = NGAP_INITIATING;
-	tx->proc = NGAP_PROC_PAGING;
+	tx_begin(amf, NGAP_PROC_PAGING, sizeof(*p));
 	/* TS 38.413 9.3.3.20: 5G-S-TMSI = AMF Set ID, AMF Pointer, 5G-TMSI. */
 	p->ue_paging_id.set_id = amf->cfg.amf_set_id;
 	p->ue_paging_id.pointer = amf->cfg.amf_pointer;
@@ -230,13 +238,11 @@ int amf_ngap_paging(struct amf_ue *ue)
 int amf_ngap_release(struct amf_ue *ue, uint8_t cause_group, uint8_t cause_value)
 {
 	struct amf *amf = ue->amf;
-	struct ngap_msg *tx = &amf->tx;
+	struct ngap_msg *tx;
 
 	if (!ue->gnb)
 		return -ENOTCONN;
-	memset(tx, 0, sizeof(*tx));
-	tx->type = NGAP_INITIATING;
-	tx->proc = NGAP_PROC_UE_CONTEXT_RELEASE;
+	tx = tx_begin(amf, NGAP_PROC_UE_CONTEXT_RELEASE, sizeof(tx->u.ue_context_release_command));
 	tx->u.ue_context_release_command.has_ran_ue_id = true;
 	tx->u.ue_context_release_command.amf_ue_id = ue->amf_ue_ngap_id;
 	tx->u.ue_context_release_command.ran_ue_id = ue->ran_ue_ngap_id;
@@ -252,9 +258,7 @@ int amf_ngap_error_ind(struct amf *amf, uint32_t assoc, uint16_t stream, const u
 	struct ngap_msg *tx = &amf->tx;
 	struct ngap_error_indication *e = &tx->u.error_indication;
 
-	memset(tx, 0, sizeof(*tx));
-	tx->type = NGAP_INITIATING;
-	tx->proc = NGAP_PROC_ERROR_INDICATION;
+	tx_begin(amf, NGAP_PROC_ERROR_INDICATION, sizeof(*e));
 	/* TS 38.413 9.2.7.1: both UE IDs or none. */
 	if (amf_ue_id && ran_ue_id && *amf_ue_id <= AMF_UE_NGAP_ID_MAX) {
 		e->has_amf_ue_id = true;
