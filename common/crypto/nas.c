@@ -42,7 +42,7 @@ static int cmac_key(struct crypto_tls *t, const uint8_t key[16])
 	int rc;
 
 	if (t->cmac_valid && !CRYPTO_memcmp(t->cmac_key, key, 16))
-		return EVP_EncryptInit_ex(t->cbc, NULL, NULL, NULL, zero) == 1 ? 0 : -EIO;
+		return 0; /* the chain continues from t->cmac_chain, see nia2() */
 	t->cmac_valid = 0;
 	rc = crypto_aes_key(t, key);
 	if (!rc)
@@ -53,10 +53,17 @@ static int cmac_key(struct crypto_tls *t, const uint8_t key[16])
 		dbl(t->cmac_k1, l);
 		dbl(t->cmac_k2, t->cmac_k1);
 		memcpy(t->cmac_key, key, 16);
+		memset(t->cmac_chain, 0, 16); /* just initialised with a zero IV */
 		t->cmac_valid = 1;
 	}
 	OPENSSL_cleanse(l, sizeof(l));
 	return rc;
+}
+
+static void xor16(uint8_t *d, const uint8_t s[16])
+{
+	for (int i = 0; i < 16; i++)
+		d[i] ^= s[i];
 }
 
 /* Copy n octets of prefix || msg starting at octet pos of that string. */
@@ -74,7 +81,9 @@ static void gather(uint8_t *dst, const uint8_t pre[8], const uint8_t *msg, size_
 
 /* 128-NIA2: AES-CMAC over COUNT||BEARER||DIRECTION||0^26||MESSAGE, bit granular, MAC = the
  * first 32 bits (TS 33.401 B.2.3). CMAC is CBC-MAC with the last block masked by K1 or K2, so
- * all blocks but the last go through one AES-CBC context in large chunks. */
+ * all blocks but the last go through one AES-CBC context in large chunks. The context is not
+ * reset between MACs with the same key: it chains on from the previous MAC's last block C, so
+ * the first block is fed as M1 ^ C, giving E(M1 ^ C ^ C) = E(M1), as with a zero IV. */
 static int nia2(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t dir,
 		const uint8_t *msg, size_t bitlen, uint8_t mac[4])
 {
@@ -95,8 +104,12 @@ static int nia2(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t d
 		size_t n = full - pos < CMAC_CHUNK ? full - pos : CMAC_CHUNK;
 
 		gather(buf, pre, msg, pos, n);
-		if (EVP_EncryptUpdate(t->cbc, scratch, &olen, buf, (int)n) != 1)
+		if (pos == 0)
+			xor16(buf, t->cmac_chain);
+		if (EVP_EncryptUpdate(t->cbc, scratch, &olen, buf, (int)n) != 1) {
+			t->cmac_valid = 0; /* chain state unknown: re-key next time */
 			return -EIO;
+		}
 		pos += n;
 	}
 	memset(last, 0, sizeof(last));
@@ -111,9 +124,14 @@ static int nia2(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t d
 		for (int i = 0; i < 16; i++)
 			last[i] ^= t->cmac_k2[i];
 	}
-	if (EVP_EncryptUpdate(t->cbc, scratch, &olen, last, 16) != 1 || olen != 16)
+	if (full == 0)
+		xor16(last, t->cmac_chain);
+	if (EVP_EncryptUpdate(t->cbc, scratch, &olen, last, 16) != 1 || olen != 16) {
+		t->cmac_valid = 0;
 		return -EIO;
+	}
 	memcpy(mac, scratch, 4);
+	memcpy(t->cmac_chain, scratch, 16);
 	OPENSSL_cleanse(scratch, 16);
 	return 0;
 }
