@@ -57,10 +57,10 @@ start_core() { # CONFIG KIND
 	rm -f "$TMP/ready"
 	: >"$TMP/core.log"
 	if [ "$2" = solocore ]; then
-		$NSC $PIN0 "$SOLOCORE" run -c "$1" >"$TMP/core.log" 2>&1 &
+		$NSC $PIN0 ${CORE_WRAP:-} "$SOLOCORE" run -c "$1" >"$TMP/core.log" 2>&1 &
 		CORE_PID=$!
 		i=0
-		while ! grep -q " running" "$TMP/core.log" && [ $i -lt 100 ]; do
+		while ! grep -q " running" "$TMP/core.log" && [ $i -lt "${START_TRIES:-100}" ]; do
 			kill -0 "$CORE_PID" 2>/dev/null || break; sleep 0.1; i=$((i + 1))
 		done
 		grep -q " running" "$TMP/core.log" || { echo "solocore run did not start:"; cat "$TMP/core.log"; return 1; }
@@ -76,6 +76,7 @@ stop_core() {
 	kill -TERM "$CORE_PID" 2>/dev/null; wait "$CORE_PID" 2>/dev/null; CORE_PID=
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$CORE_PID/stat"; }
+cpu_fields() { awk '{ print $14, $15 }' "/proc/$CORE_PID/stat"; } # utime stime
 hwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$CORE_PID/status"; }
 jget() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" "$2"; }
 
