@@ -295,4 +295,36 @@ int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n);
 struct smf_hist;
 void amf_reg_latency(const struct amf *amf, struct smf_hist *out);
 
+/* ---- NGAP messages and registrations by kind (/metrics) ----
+ * Counted where the totals of struct amf_stats are (an array increment, no allocation).
+ *
+ * NGAP: by elementary procedure (its ProcedureCode, TS 38.413 9.4.7), direction and
+ * NGAP-PDU type (enum ngap_pdu_type: 0 initiating, 1 successful, 2 unsuccessful outcome).
+ * rx: PDUs that decoded and were dispatched (the others are ngap_rx_bad); tx: PDUs encoded
+ * and handed to the transport (as ngap_tx). Codes at or above AMF_NGAP_PROC_SLOTS are not
+ * counted here (solocore decodes and sends none). */
+#define AMF_NGAP_PROC_SLOTS 64
+#define AMF_NGAP_PDU_TYPES 3
+enum amf_ngap_dir { AMF_NGAP_RX = 0, AMF_NGAP_TX = 1 };
+/* The count for (proc, dir, type); 0 when out of range. */
+uint64_t amf_ngap_msg_count(const struct amf *amf, unsigned proc, enum amf_ngap_dir dir, unsigned type);
+/* TS 38.413 name of the elementary procedure of a ProcedureCode, as in the ASN.1 without
+ * "id-" ("NGSetup", "InitialUEMessage", "PDUSessionResourceSetup"); NULL when unknown. */
+const char *amf_ngap_proc_name(unsigned proc);
+
+/* Registrations (TS 24.501 5.5.1): REGISTRATION ACCEPTs sent by 5GS registration type of
+ * the request (TS 24.501 9.11.3.7: 1 initial, 2 mobility updating, 3 periodic updating,
+ * 4 emergency, 5 SNPN onboarding; index = the 3-bit value), REGISTRATION REJECTs by 5GMM
+ * cause (TS 24.501 9.11.3.2; index = the cause). Service requests (5.6.1): accepted and
+ * rejected (SERVICE ACCEPT in the Initial Context Setup / SERVICE REJECT). */
+#define AMF_REG_TYPES 8
+struct amf_reg_counts {
+	uint64_t accepted[AMF_REG_TYPES];
+	uint64_t rejected[256];
+	uint64_t service_accepted, service_rejected;
+};
+void amf_reg_counts(const struct amf *amf, struct amf_reg_counts *out);
+/* "initial", "mobility", "periodic", "emergency", "snpn_onboarding", NULL for the others. */
+const char *amf_reg_type_name(unsigned type);
+
 #endif

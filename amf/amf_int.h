@@ -273,6 +273,13 @@ struct amf {
 	/* Registration Request -> Registration Complete (or Accept when no Complete is
 	 * expected), per completed registration (nas_reg.c; read by amf_reg_latency) */
 	struct smf_hist reg_latency;
+	/* /metrics by kind (amf.h: amf_ngap_msg_count, amf_reg_counts): NGAP PDUs per
+	 * [ProcedureCode][enum amf_ngap_dir][NGAP-PDU type] (ngap_rx.c / ngap_tx.c, beside
+	 * ngap_rx / ngap_tx), REGISTRATION ACCEPTs per 5GS registration type and REJECTs per
+	 * 5GMM cause (nas_reg.c, beside reg_accepted / reg_rejected) */
+	uint64_t ngap_msgs[AMF_NGAP_PROC_SLOTS][2][AMF_NGAP_PDU_TYPES];
+	uint64_t reg_acc_type[AMF_REG_TYPES];
+	uint64_t reg_rej_cause[256];
 };
 
 /* ---- ue_store.c ---- */

@@ -383,6 +383,7 @@ static void reg_accept(struct amf_ue *ue)
 	ue->reg_phase = AMF_REG_WAIT_COMPLETE;
 	ue->proc = AMF_PROC_NONE;
 	amf->st.reg_accepted++;
+	amf->reg_acc_type[ue->reg_type & 0x07]++;   /* TS 24.501 9.11.3.7 (amf_reg_counts) */
 	amf_ue_log(LOGL_INFO, ue, "registration accepted tmsi=%08x nia=%u nea=%u slices=%u",
 		   ue->tmsi, ue->nia, ue->nea, ue->allowed.n);
 	/* TS 23.502 4.2.2.2.2 step 21: the accept rides on Initial Context Setup
@@ -421,6 +422,7 @@ void amf_reg_reject(struct amf_ue *ue, uint8_t cause)
 	struct nas_msg *m = &amf->ntx;
 
 	amf->st.reg_rejected++;
+	amf->reg_rej_cause[cause]++;                /* TS 24.501 9.11.3.2 (amf_reg_counts) */
 	ue->reg_t0_ns = 0;   /* the latency is of completed registrations */
 	amf_ue_log(LOGL_INFO, ue, "registration rejected cause=%u (%s)", cause, nas_5gmm_cause_name(cause));
 	memset(m, 0, sizeof(*m));

@@ -524,6 +524,8 @@ int amf_n2_rx(struct amf *amf, uint32_t assoc, uint16_t stream, const uint8_t *b
 		amf_ngap_error_ind(amf, assoc, stream, info.ue_ids_seen & 1 ? &info.amf_ue_id : NULL,
 				   info.ue_ids_seen & 2 ? &info.ran_ue_id : NULL, NGAP_CAUSE_PROTOCOL,
 				   2 /* abstract-syntax-error-ignore-and-notify */, &info.diag);
+	if (m->proc < AMF_NGAP_PROC_SLOTS && m->type < AMF_NGAP_PDU_TYPES)
+		amf->ngap_msgs[m->proc][AMF_NGAP_RX][m->type]++;   /* by procedure (amf_ngap_msg_count) */
 	if (m->type == NGAP_INITIATING)
 		dispatch_initiating(amf, gnb, m);
 	else

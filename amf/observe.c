@@ -187,3 +187,62 @@ const struct amf_stat_desc *amf_stats_desc(unsigned *n)
 	*n = (unsigned)(sizeof(stat_desc) / sizeof(stat_desc[0]));
 	return stat_desc;
 }
+
+/* Elementary procedures by ProcedureCode: TS 38.413 9.4.7 (NGAP-Constants, v17), the
+ * ASN.1 names without "id-". */
+static const char *const ngap_proc_names[AMF_NGAP_PROC_SLOTS] = {
+	"AMFConfigurationUpdate", "AMFStatusIndication", "CellTrafficTrace", "DeactivateTrace",
+	"DownlinkNASTransport", "DownlinkNonUEAssociatedNRPPaTransport",
+	"DownlinkRANConfigurationTransfer", "DownlinkRANStatusTransfer",
+	"DownlinkUEAssociatedNRPPaTransport", "ErrorIndication", "HandoverCancel",
+	"HandoverNotification", "HandoverPreparation", "HandoverResourceAllocation",
+	"InitialContextSetup", "InitialUEMessage", "LocationReportingControl",
+	"LocationReportingFailureIndication", "LocationReport", "NASNonDeliveryIndication",
+	"NGReset", "NGSetup", "OverloadStart", "OverloadStop", "Paging", "PathSwitchRequest",
+	"PDUSessionResourceModify", "PDUSessionResourceModifyIndication",
+	"PDUSessionResourceRelease", "PDUSessionResourceSetup", "PDUSessionResourceNotify",
+	"PrivateMessage", "PWSCancel", "PWSFailureIndication", "PWSRestartIndication",
+	"RANConfigurationUpdate", "RerouteNASRequest", "RRCInactiveTransitionReport",
+	"TraceFailureIndication", "TraceStart", "UEContextModification", "UEContextRelease",
+	"UEContextReleaseRequest", "UERadioCapabilityCheck", "UERadioCapabilityInfoIndication",
+	"UETNLABindingRelease", "UplinkNASTransport", "UplinkNonUEAssociatedNRPPaTransport",
+	"UplinkRANConfigurationTransfer", "UplinkRANStatusTransfer",
+	"UplinkUEAssociatedNRPPaTransport", "WriteReplaceWarning", "SecondaryRATDataUsageReport",
+	"UplinkRIMInformationTransfer", "DownlinkRIMInformationTransfer", "RetrieveUEInformation",
+	"UEInformationTransfer", "RANCPRelocationIndication", "UEContextResume", "UEContextSuspend",
+	"UERadioCapabilityIDMapping", "HandoverSuccess", "UplinkRANEarlyStatusTransfer",
+	"DownlinkRANEarlyStatusTransfer",
+};
+_Static_assert(NGAP_PROC_UPLINK_NAS_TRANSPORT < AMF_NGAP_PROC_SLOTS, "a procedure we decode has no counter slot");
+
+const char *amf_ngap_proc_name(unsigned proc)
+{
+	return proc < AMF_NGAP_PROC_SLOTS ? ngap_proc_names[proc] : NULL;
+}
+
+uint64_t amf_ngap_msg_count(const struct amf *amf, unsigned proc, enum amf_ngap_dir dir, unsigned type)
+{
+	if (proc >= AMF_NGAP_PROC_SLOTS || (unsigned)dir > AMF_NGAP_TX || type >= AMF_NGAP_PDU_TYPES)
+		return 0;
+	return amf->ngap_msgs[proc][dir][type];
+}
+
+void amf_reg_counts(const struct amf *amf, struct amf_reg_counts *out)
+{
+	memcpy(out->accepted, amf->reg_acc_type, sizeof(out->accepted));
+	memcpy(out->rejected, amf->reg_rej_cause, sizeof(out->rejected));
+	/* nas_conn.c: every SERVICE REQUEST handled is counted in service_req and ends in
+	 * either the SERVICE ACCEPT or a SERVICE REJECT (service_rej). */
+	out->service_rejected = amf->st.service_rej;
+	out->service_accepted = amf->st.service_req - amf->st.service_rej;
+}
+
+const char *amf_reg_type_name(unsigned type)
+{
+	/* TS 24.501 9.11.3.7 (5GS registration type value). */
+	static const char *const n[AMF_REG_TYPES] = {
+		NULL, "initial", "mobility", "periodic", "emergency", "snpn_onboarding", NULL, NULL,
+	};
+
+	return type < AMF_REG_TYPES ? n[type] : NULL;
+}
