@@ -16,20 +16,6 @@
 #include "smf/smf_int.h"
 #include "upf/upf.h"
 
-/* What only smf.c touches, kept beside struct smf (smf_int.h) in one allocation: the
- * time each session slot's establishment request came in, and the UPF counters of
- * sessions already removed (for smf_upf_totals). */
-struct smf_box {
-	struct smf smf;            /* first: a struct smf * is a struct smf_box * */
-	uint64_t *setup_t0;        /* ev_now_ns() at the establishment request, per slot */
-	struct smf_upf_totals retired;
-};
-
-static struct smf_box *box_of(const struct smf *smf)
-{
-	return (struct smf_box *)(uintptr_t)smf;
-}
-
 void smf_slog(enum log_level lvl, const struct smf *smf, const struct smf_sess *s, const char *fmt, ...)
 {
 	char obj[96];
@@ -67,12 +53,11 @@ struct smf *smf_new(const struct smf_params *p, int *err)
 		*err = -EINVAL;
 		return NULL;
 	}
-	struct smf_box *b = calloc(1, sizeof(*b));
-	if (!b) {
+	smf = calloc(1, sizeof(*smf));
+	if (!smf) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	smf = &b->smf;
 	smf->p = *p;
 	smf->conf = cf;
 	smf->upf = p->upf;
@@ -95,8 +80,8 @@ struct smf *smf_new(const struct smf_params *p, int *err)
 	rc = -ENOMEM;
 	smf->sess = calloc(smf->n_sess, sizeof(*smf->sess));
 	smf->ues = calloc(smf->n_ues, sizeof(*smf->ues));
-	b->setup_t0 = calloc(smf->n_sess, sizeof(*b->setup_t0));
-	if (!smf->sess || !smf->ues || !b->setup_t0)
+	smf->setup_t0 = calloc(smf->n_sess, sizeof(*smf->setup_t0));
+	if (!smf->sess || !smf->ues || !smf->setup_t0)
 		goto fail;
 	/* Slots are handed out from a high-water mark before the free lists, so the
 	 * arrays (sized for the configured maximum) are only touched when used. */
@@ -124,8 +109,8 @@ void smf_free(struct smf *smf)
 		smf_pool_fini(&smf->pools[d]);
 	free(smf->sess);
 	free(smf->ues);
-	free(box_of(smf)->setup_t0);
-	free(box_of(smf));
+	free(smf->setup_t0);
+	free(smf);
 }
 
 void smf_set_upf(struct smf *smf, struct upf *upf)
@@ -258,14 +243,14 @@ struct smf_sess *smf_sess_alloc(struct smf *smf, struct smf_ue *ue, uint8_t psi)
 	smf->st.sessions++;
 	/* Sessions are only made for a PDU SESSION ESTABLISHMENT REQUEST (smf_n1.c): the
 	 * start of the setup latency (the loop's cached time: no clock call here). */
-	box_of(smf)->setup_t0[idx] = ev_now_ns(smf->p.loop);
+	smf->setup_t0[idx] = ev_now_ns(smf->p.loop);
 	return s;
 }
 
 /* The traffic of a session leaving the UPF stays in smf_upf_totals. */
 static void retire_counters(struct smf *smf, uint32_t idx)
 {
-	struct smf_upf_totals *t = &box_of(smf)->retired;
+	struct smf_upf_totals *t = &smf->retired;
 	struct upf_session_stats st;
 
 	if (upf_session_stats(smf->upf, idx, &st) < 0)
@@ -402,7 +387,7 @@ void smf_hist_add(struct smf_hist *h, uint64_t ns)
  * run in ACTIVE). ok: TS 23.502 4.3.2.2.1 step 15 done, the setup latency observed. */
 static void setup_outcome(struct smf *smf, const struct smf_sess *s, bool ok)
 {
-	uint64_t now = ev_now_ns(smf->p.loop), t0 = box_of(smf)->setup_t0[s - smf->sess];
+	uint64_t now = ev_now_ns(smf->p.loop), t0 = smf->setup_t0[s - smf->sess];
 
 	if (!ok) {
 		smf->st.est_failed++;
@@ -670,7 +655,7 @@ int smf_upf_totals(const struct smf *smf, struct smf_upf_totals *out)
 
 	if (!smf->upf)
 		return -ENODEV;
-	*out = box_of(smf)->retired;
+	*out = smf->retired;
 	for (uint32_t i = 0; i < smf->sess_hwm; i++) {
 		if (!smf->sess[i].in_use || !smf->sess[i].upf_installed ||
 		    upf_session_stats(smf->upf, i, &st) < 0)

@@ -108,6 +108,11 @@ struct smf {
 	struct smf_stats st;
 	uint8_t scratch_n1[SMF_N1_MAX];    /* for ops.send */
 	uint8_t scratch_n2[SMF_N2_MAX];
+	/* ev_now_ns() at each slot's PDU SESSION ESTABLISHMENT REQUEST (n_sess entries; the
+	 * start of the setup latency, smf_hist_add) */
+	uint64_t *setup_t0;
+	/* UPF counters of sessions already removed (smf_upf_totals adds the live ones) */
+	struct smf_upf_totals retired;
 };
 
 /* An event with its input and output. */
