@@ -7,6 +7,7 @@
  * (network-initiated deregistration, TS 24.501 5.5.2.3).
  * Everything runs on the control thread, which owns the AMF.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,19 +20,21 @@
 #include <jansson.h>
 
 #include "amf/amf.h"
+#include "common/nas/nas.h"
 #include "db/db.h"
+#include "smf/smf.h"
 #include "web/sub_int.h"
 #include "web/web_int.h"
 
 /* Every counter of amf_stats_desc() (the AMF's own table, so a counter added there shows
  * here without a change): solocore_amf_<name>, "_total" on counters (Prometheus naming). */
-static void metrics(struct web_metrics_out *o, void *arg)
+static void metrics_stats(struct web_metrics_out *o, const struct amf *amf)
 {
 	const struct amf_stat_desc *d;
 	struct amf_stats s;
 	unsigned n, i;
 
-	amf_get_stats(arg, &s);
+	amf_get_stats(amf, &s);
 	d = amf_stats_desc(&n);
 	for (i = 0; i < n; i++) {
 		const char *suf = d[i].gauge ? "" : "_total";
@@ -44,6 +47,115 @@ static void metrics(struct web_metrics_out *o, void *arg)
 				   "solocore_amf_%s%s %llu\n", d[i].name, suf, d[i].help, d[i].name, suf,
 				   d[i].gauge ? "gauge" : "counter", d[i].name, suf, (unsigned long long)v);
 	}
+}
+
+/* solocore_amf_ngap_messages_total{procedure,direction,type}: the series that are not zero.
+ * All known procedures x 2 directions x 3 PDU types would be 384 series per scrape, most of
+ * them messages that never flow (an InitialUEMessage has no outcome, the AMF never receives
+ * a Paging); a series appears with its first message, which Prometheus' rate() and
+ * increase() handle as a counter starting at 0. */
+static void metrics_ngap(struct web_metrics_out *o, const struct amf *amf)
+{
+	static const char *const dir[2] = { "rx", "tx" };
+	/* TS 38.413 9.4.1: NGAP-PDU ::= CHOICE { initiatingMessage, successfulOutcome,
+	 * unsuccessfulOutcome } */
+	static const char *const type[AMF_NGAP_PDU_TYPES] = { "initiating", "successful", "unsuccessful" };
+
+	web_metrics_printf(o, "# HELP solocore_amf_ngap_messages_total NGAP PDUs by elementary procedure "
+			   "(TS 38.413), direction and PDU type (rx: decoded and handled).\n"
+			   "# TYPE solocore_amf_ngap_messages_total counter\n");
+	for (unsigned p = 0; p < AMF_NGAP_PROC_SLOTS; p++) {
+		const char *name = amf_ngap_proc_name(p);
+
+		for (unsigned d = 0; d < 2 && name; d++)
+			for (unsigned t = 0; t < AMF_NGAP_PDU_TYPES; t++) {
+				uint64_t v = amf_ngap_msg_count(amf, p, (enum amf_ngap_dir)d, t);
+
+				if (v)
+					web_metrics_printf(o, "solocore_amf_ngap_messages_total{procedure=\"%s\","
+							   "direction=\"%s\",type=\"%s\"} %llu\n", name,
+							   dir[d], type[t], (unsigned long long)v);
+			}
+	}
+}
+
+/* A 5GMM cause's name from TS 24.501 9.11.3.2 (nas_5gmm_cause_name) as a label value:
+ * lower case, words joined by '_' ("5GS services not allowed" -> "5gs_services_not_allowed").
+ * 0 when the cause has no name there. */
+static int cause_label(uint8_t cause, char *out, size_t sz)
+{
+	const char *n = nas_5gmm_cause_name(cause);
+	size_t k = 0;
+
+	if (!n || !strncmp(n, "unknown", 7))
+		return 0;
+	for (; *n && k + 1 < sz; n++) {
+		if (isalnum((unsigned char)*n))
+			out[k++] = (char)tolower((unsigned char)*n);
+		else if (k && out[k - 1] != '_')
+			out[k++] = '_';
+	}
+	while (k && out[k - 1] == '_')
+		k--;
+	out[k] = '\0';
+	return (int)k;
+}
+
+/* solocore_amf_registrations_total: accepts by 5GS registration type (the four of TS 24.501
+ * 9.11.3.7 always, others when seen), rejects by 5GMM cause (those seen: the cause as a
+ * number, its name from TS 24.501 9.11.3.2 when it has one); solocore_amf_service_requests_total
+ * by result (TS 24.501 5.6.1). */
+static void metrics_reg(struct web_metrics_out *o, const struct amf *amf)
+{
+	struct amf_reg_counts c;
+	char name[80];
+
+	amf_reg_counts(amf, &c);
+	web_metrics_printf(o, "# HELP solocore_amf_registrations_total Registration Accepts by registration "
+			   "type and Registration Rejects by 5GMM cause.\n"
+			   "# TYPE solocore_amf_registrations_total counter\n");
+	for (unsigned t = 0; t < AMF_REG_TYPES; t++) {
+		const char *tn = amf_reg_type_name(t);
+
+		if (t >= 1 && t <= 4)
+			web_metrics_printf(o, "solocore_amf_registrations_total{result=\"accepted\",type=\"%s\"} %llu\n",
+					   tn, (unsigned long long)c.accepted[t]);
+		else if (c.accepted[t] && tn)
+			web_metrics_printf(o, "solocore_amf_registrations_total{result=\"accepted\",type=\"%s\"} %llu\n",
+					   tn, (unsigned long long)c.accepted[t]);
+		else if (c.accepted[t])
+			web_metrics_printf(o, "solocore_amf_registrations_total{result=\"accepted\",type=\"%u\"} %llu\n",
+					   t, (unsigned long long)c.accepted[t]);
+	}
+	for (unsigned k = 0; k < 256; k++) {
+		if (!c.rejected[k])
+			continue;
+		if (cause_label((uint8_t)k, name, sizeof(name)) > 0)
+			web_metrics_printf(o, "solocore_amf_registrations_total{result=\"rejected\",cause=\"%u\","
+					   "name=\"%s\"} %llu\n", k, name, (unsigned long long)c.rejected[k]);
+		else
+			web_metrics_printf(o, "solocore_amf_registrations_total{result=\"rejected\",cause=\"%u\"} %llu\n",
+					   k, (unsigned long long)c.rejected[k]);
+	}
+	web_metrics_printf(o, "# HELP solocore_amf_service_requests_total Service Requests by result.\n"
+			   "# TYPE solocore_amf_service_requests_total counter\n"
+			   "solocore_amf_service_requests_total{result=\"accepted\"} %llu\n"
+			   "solocore_amf_service_requests_total{result=\"rejected\"} %llu\n",
+			   (unsigned long long)c.service_accepted, (unsigned long long)c.service_rejected);
+}
+
+static void metrics(struct web_metrics_out *o, void *arg)
+{
+	const struct amf *amf = arg;
+	struct smf_hist rh;
+
+	metrics_stats(o, amf);
+	metrics_ngap(o, amf);
+	metrics_reg(o, amf);
+	amf_reg_latency(amf, &rh);
+	web_metrics_hist(o, "solocore_amf_registration_seconds",
+			 "Registration Request to Registration Complete (or Accept when no Complete is expected).",
+			 &rh);
 }
 
 /* PLMN identity as on the wire (TS 24.008 10.5.1.13: MCC digits 1-2 | 3 and MNC digit 3 |
@@ -226,20 +338,25 @@ static int h_ues(struct web *w, const struct web_req *req, struct web_resp *resp
 	return 0;
 }
 
+/* GET /api/v1/stats: the dashboard's counters, and the SMF's parts when it is attached. */
 static int h_stats(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
 	struct amf_stats s;
 
-	(void)w;
 	(void)req;
+	json_t *j;
+
 	amf_get_stats(arg, &s);
-	web_resp_json(resp, 200, json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-					   "gnbs", (json_int_t)s.gnbs, "ue_contexts", (json_int_t)s.ues,
-					   "registered_ues", (json_int_t)s.registered,
-					   "ngap_rx", (json_int_t)s.ngap_rx, "ngap_tx", (json_int_t)s.ngap_tx,
-					   "registrations_accepted", (json_int_t)s.reg_accepted,
-					   "registrations_rejected", (json_int_t)s.reg_rejected,
-					   "auth_failures", (json_int_t)(s.auth_mac_fail + s.auth_sync_fail + s.auth_reject)));
+	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		      "gnbs", (json_int_t)s.gnbs, "ue_contexts", (json_int_t)s.ues,
+		      "registered_ues", (json_int_t)s.registered,
+		      "ngap_rx", (json_int_t)s.ngap_rx, "ngap_tx", (json_int_t)s.ngap_tx,
+		      "registrations_accepted", (json_int_t)s.reg_accepted,
+		      "registrations_rejected", (json_int_t)s.reg_rejected,
+		      "auth_failures", (json_int_t)(s.auth_mac_fail + s.auth_sync_fail + s.auth_reject));
+	if (j && w->smf)
+		web_sess_stats_add(w, j);   /* "sessions", "upf" (api_sess.c) */
+	web_resp_json(resp, 200, j);
 	return 0;
 }
 
@@ -258,7 +375,6 @@ static int h_ue(struct web *w, const struct web_req *req, struct web_resp *resp,
 	struct amf_ue_info u;
 	json_t *j, *psi;
 
-	(void)w;
 	if (ue_supi(req, resp, supi) < 0)
 		return 0;
 	if (amf_ue_info_by_supi(arg, supi, &u) < 0) {
@@ -282,6 +398,12 @@ static int h_ue(struct web *w, const struct web_req *req, struct web_resp *resp,
 	}
 	if (j && u.sec_active)
 		json_object_set_new(j, "security", json_pack("{s:i, s:i}", "nia", u.nia, "nea", u.nea));
+	/* With the SMF attached: "sessions": [S, ...] (api_sess.c). */
+	if (j && w->smf && web_sess_ue_add(w, u.sm, j) < 0) {
+		json_decref(j);
+		web_resp_error(resp, 500, NULL, "out of memory");
+		return 0;
+	}
 	web_resp_json(resp, 200, j);
 	return 0;
 }
@@ -315,6 +437,22 @@ static int h_ue_dereg(struct web *w, const struct web_req *req, struct web_resp 
 	return 0;
 }
 
+/* GET /api/v1/stats is this view's; the SMF-only one web_attach_smf made when it came first
+ * (api_sess.c) is taken over: these stats add the SMF's parts. */
+static int stats_route(struct web *w, struct amf *amf)
+{
+	for (unsigned i = 0; i < w->nroutes; i++) {
+		struct web_route *r = &w->routes[i];
+
+		if (r->method == WEB_GET && !strcmp(r->pattern, "/api/v1/stats")) {
+			r->fn = h_stats;
+			r->arg = amf;
+			return 0;
+		}
+	}
+	return web_route_add(w, WEB_GET, "/api/v1/stats", WEB_ROLE_READ, h_stats, amf);
+}
+
 int web_attach_amf(struct web *w, struct amf *amf)
 {
 	int rc;
@@ -323,7 +461,7 @@ int web_attach_amf(struct web *w, struct amf *amf)
 		return -EINVAL;
 	rc = web_metrics_register(w, metrics, amf);
 	if (rc == 0)
-		rc = web_route_add(w, WEB_GET, "/api/v1/stats", WEB_ROLE_READ, h_stats, amf);
+		rc = stats_route(w, amf);
 	if (rc == 0)
 		rc = web_route_add(w, WEB_GET, "/api/v1/ues/{supi}", WEB_ROLE_READ, h_ue, amf);
 	if (rc == 0)

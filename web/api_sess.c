@@ -6,10 +6,10 @@
  * outcomes by result and 5GSM cause, the session-setup and registration latency
  * histograms, and the UPF's packets, bytes and drops.
  *
- * The UE view and the stats belong to the AMF's views (api_amf.c): web_attach_smf()
- * wraps those two routes, so each answer is the AMF's JSON with the SMF's parts added,
- * and neither module's view needs the other's code. The AMF is the argument of the
- * routes web_attach_amf() registered (web.h).
+ * The UE view and the stats are the AMF's views (api_amf.c): with an SMF attached
+ * (web->smf) they add its parts through web_sess_ue_add() / web_sess_stats_add(); without
+ * the AMF, web_attach_smf() serves GET /api/v1/stats with the SMF's parts alone.
+ * The SMF and the UPF are struct web's smf / upf (web_int.h): nothing allocated here.
  * Everything runs on the control thread, which owns the AMF, the SMF and the UPF.
  */
 #include <errno.h>
@@ -21,56 +21,9 @@
 
 #include <jansson.h>
 
-#include "amf/amf.h"
 #include "smf/smf.h"
 #include "upf/upf.h"
 #include "web/web_int.h"
-
-/* The state of one web's session views. struct web (web_int.h) has no slot for it, so
- * the contexts stay on a process-wide list (reachable: no leak report), one per web
- * ever attached; a web made later at the same address takes its entry over. */
-struct sess_ctx {
-	struct web *w;
-	struct smf *smf;
-	struct upf *upf;           /* NULL: no user plane */
-	struct amf *amf;           /* from the wrapped AMF routes; NULL when none */
-	web_handler ue_fn, stats_fn;   /* the AMF's handlers, wrapped */
-	void *ue_arg, *stats_arg;
-	struct sess_ctx *next;
-};
-static struct sess_ctx *ctx_list;
-
-static int h_sessions(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg);
-
-/* The live context of w: the one its /api/v1/sessions route points at. */
-static struct sess_ctx *ctx_of(struct web *w)
-{
-	for (unsigned i = 0; i < w->nroutes; i++)
-		if (w->routes[i].fn == h_sessions)
-			return w->routes[i].arg;
-	return NULL;
-}
-
-static struct sess_ctx *ctx_new(struct web *w)
-{
-	struct sess_ctx *c;
-
-	for (c = ctx_list; c; c = c->next)
-		if (c->w == w)
-			break;
-	if (!c) {
-		c = calloc(1, sizeof(*c));
-		if (!c)
-			return NULL;
-		c->next = ctx_list;
-		ctx_list = c;
-	}
-	struct sess_ctx *next = c->next;
-	memset(c, 0, sizeof(*c));
-	c->next = next;
-	c->w = w;
-	return c;
-}
 
 /* ---- JSON ---- */
 
@@ -153,13 +106,12 @@ static int query_uint(const struct web_req *req, const char *key, unsigned long 
  * the cursor of the following page, null on the last one. */
 static int h_sessions(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
-	struct sess_ctx *c = arg;
 	struct sess_page p = { .limit = SESS_LIMIT_DEFAULT };
 	unsigned long long lim = SESS_LIMIT_DEFAULT, cur = 0;
 	uint32_t cursor;
 	char next[16];
 
-	(void)w;
+	(void)arg;
 	if (query_uint(req, "limit", 1, SESS_LIMIT_MAX, &lim) < 0) {
 		web_resp_error(resp, 400, "limit", "limit is 1 to %d", SESS_LIMIT_MAX);
 		return 0;
@@ -171,7 +123,7 @@ static int h_sessions(struct web *w, const struct web_req *req, struct web_resp 
 	p.limit = (unsigned)lim;
 	cursor = (uint32_t)cur;
 	p.items = json_array();
-	if (!p.items || smf_sess_walk(c->smf, &cursor, sess_one, &p) < 0 || p.oom) {
+	if (!p.items || smf_sess_walk(w->smf, &cursor, sess_one, &p) < 0 || p.oom) {
 		json_decref(p.items);
 		web_resp_error(resp, 500, NULL, "out of memory");
 		return 0;
@@ -198,17 +150,17 @@ static const char *drop_reason(unsigned idx)
 }
 
 /* "upf": {"ul_packets", "ul_bytes", "dl_packets", "dl_bytes", "drops": {reason: n}}. */
-static json_t *upf_json(const struct sess_ctx *c)
+static json_t *upf_json(const struct web *w)
 {
 	uint64_t cnt[UPF_STAT__MAX];
 	struct smf_upf_totals t = { 0 };
 	json_t *drops = json_object();
 
-	if (!c->upf || upf_counters(c->upf, cnt, UPF_STAT__MAX) < 0) {
+	if (!w->upf || upf_counters(w->upf, cnt, UPF_STAT__MAX) < 0) {
 		json_decref(drops);
 		return json_null();
 	}
-	smf_upf_totals(c->smf, &t);
+	smf_upf_totals(w->smf, &t);
 	for (unsigned i = 0; i < UPF_STAT__MAX; i++) {
 		const char *r = drop_reason(i);
 
@@ -220,76 +172,42 @@ static json_t *upf_json(const struct sess_ctx *c)
 			 "dl_bytes", (json_int_t)t.dl_bytes, "drops", drops);
 }
 
-/* The JSON object of a 200 answer (NULL otherwise, resp left as it is). */
-static json_t *resp_object(const struct web_resp *resp)
-{
-	json_error_t e;
-	json_t *j;
-
-	if (resp->status != 200 || !resp->body)
-		return NULL;
-	j = json_loadb(resp->body, resp->len, 0, &e);
-	if (!json_is_object(j)) {
-		json_decref(j);
-		return NULL;
-	}
-	return j;
-}
-
-static void stats_add(const struct sess_ctx *c, json_t *j)
+void web_sess_stats_add(struct web *w, json_t *j)
 {
 	struct smf_stats st;
 
-	smf_get_stats(c->smf, &st);
+	smf_get_stats(w->smf, &st);
 	json_object_set_new(j, "sessions", json_integer((json_int_t)st.sessions));
-	json_object_set_new(j, "upf", upf_json(c));
+	json_object_set_new(j, "upf", upf_json(w));
 }
 
-/* GET /api/v1/stats: the AMF's answer (when attached) plus "sessions" and "upf". */
-static int h_stats(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+int web_sess_ue_add(struct web *w, struct smf_ue *sm, json_t *j)
 {
-	struct sess_ctx *c = arg;
-	json_t *j;
-	int rc;
+	struct sess_page p = { .items = json_array() };
 
-	if (c->stats_fn) {
-		rc = c->stats_fn(w, req, resp, c->stats_arg);
-		if (rc < 0)
-			return rc;
-		j = resp_object(resp);
-		if (!j)
-			return 0;
-	} else {
-		j = json_object();
+	if (p.items && sm)
+		smf_ue_sess_walk(w->smf, sm, sess_one, &p);
+	if (!p.items || p.oom || json_object_set_new(j, "sessions", p.items) < 0) {
+		if (p.oom)
+			json_decref(p.items);
+		return -ENOMEM;
 	}
-	stats_add(c, j);
-	web_resp_json(resp, 200, j);
 	return 0;
 }
 
-/* GET /api/v1/ues/{supi}: the AMF's answer plus "sessions": [S, ...] of that UE. */
-static int h_ue(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+/* GET /api/v1/stats without the AMF (web_attach_amf takes the route over): the SMF's
+ * "sessions" and "upf" alone. */
+static int h_stats(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
-	struct sess_ctx *c = arg;
-	struct sess_page p = { 0 };
-	struct amf_ue_info u;
-	const char *supi;
-	json_t *j;
-	int rc = c->ue_fn(w, req, resp, c->ue_arg);
+	json_t *j = json_object();
 
-	if (rc < 0 || !(j = resp_object(resp)))
-		return rc;
-	p.items = json_array();
-	supi = json_string_value(json_object_get(j, "supi"));
-	if (supi && c->amf && amf_ue_info_by_supi(c->amf, supi, &u) == 0)
-		smf_ue_sess_walk(c->smf, u.sm, sess_one, &p);
-	if (!p.items || p.oom) {
-		json_decref(p.items);
-		json_decref(j);
+	(void)req;
+	(void)arg;
+	if (!j) {
 		web_resp_error(resp, 500, NULL, "out of memory");
 		return 0;
 	}
-	json_object_set_new(j, "sessions", p.items);
+	web_sess_stats_add(w, j);
 	web_resp_json(resp, 200, j);
 	return 0;
 }
@@ -297,7 +215,7 @@ static int h_ue(struct web *w, const struct web_req *req, struct web_resp *resp,
 /* ---- /metrics ---- */
 
 /* Prometheus histogram: cumulative _bucket{le} lines, le in seconds, then _sum, _count. */
-static void hist_print(struct web_metrics_out *o, const char *name, const char *help, const struct smf_hist *h)
+void web_metrics_hist(struct web_metrics_out *o, const char *name, const char *help, const struct smf_hist *h)
 {
 	unsigned n, i;
 	const uint32_t *b = smf_hist_bounds_us(&n);
@@ -315,11 +233,10 @@ static void hist_print(struct web_metrics_out *o, const char *name, const char *
 
 static void metrics_smf(struct web_metrics_out *o, void *arg)
 {
-	const struct sess_ctx *c = arg;
+	const struct web *w = arg;
 	struct smf_stats st;
-	struct smf_hist rh;
 
-	smf_get_stats(c->smf, &st);
+	smf_get_stats(w->smf, &st);
 	web_metrics_printf(o, "# HELP solocore_smf_sessions PDU sessions that exist now.\n"
 			   "# TYPE solocore_smf_sessions gauge\nsolocore_smf_sessions %llu\n",
 			   (unsigned long long)st.sessions);
@@ -334,26 +251,20 @@ static void metrics_smf(struct web_metrics_out *o, void *arg)
 		if (st.est_rej_cause[i])
 			web_metrics_printf(o, "solocore_smf_session_setups_total{result=\"reject\",cause=\"%u\"} %llu\n",
 					   i, (unsigned long long)st.est_rej_cause[i]);
-	hist_print(o, "solocore_smf_session_setup_seconds",
-		   "PDU Session Establishment Request to PDU Session Resource Setup Response handled.",
-		   &st.setup_latency);
-	if (c->amf) {
-		amf_reg_latency(c->amf, &rh);
-		hist_print(o, "solocore_amf_registration_seconds",
-			   "Registration Request to Registration Complete (or Accept when no Complete is expected).",
-			   &rh);
-	}
+	web_metrics_hist(o, "solocore_smf_session_setup_seconds",
+			 "PDU Session Establishment Request to PDU Session Resource Setup Response handled.",
+			 &st.setup_latency);
 }
 
 static void metrics_upf(struct web_metrics_out *o, void *arg)
 {
-	const struct sess_ctx *c = arg;
+	const struct web *w = arg;
 	uint64_t cnt[UPF_STAT__MAX];
 	struct smf_upf_totals t;
 
-	if (!c->upf)
+	if (!w->upf)
 		return;
-	if (smf_upf_totals(c->smf, &t) == 0)
+	if (smf_upf_totals(w->smf, &t) == 0)
 		web_metrics_printf(o, "# HELP solocore_upf_packets_total Packets forwarded by the UPF, summed over "
 				   "PDU sessions.\n# TYPE solocore_upf_packets_total counter\n"
 				   "solocore_upf_packets_total{direction=\"ul\"} %llu\n"
@@ -364,7 +275,7 @@ static void metrics_upf(struct web_metrics_out *o, void *arg)
 				   "solocore_upf_bytes_total{direction=\"dl\"} %llu\n",
 				   (unsigned long long)t.ul_pkts, (unsigned long long)t.dl_pkts,
 				   (unsigned long long)t.ul_bytes, (unsigned long long)t.dl_bytes);
-	if (upf_counters(c->upf, cnt, UPF_STAT__MAX) < 0)
+	if (upf_counters(w->upf, cnt, UPF_STAT__MAX) < 0)
 		return;
 	web_metrics_printf(o, "# HELP solocore_upf_drops_total Packets the UPF did not forward, by reason.\n"
 			   "# TYPE solocore_upf_drops_total counter\n");
@@ -379,62 +290,38 @@ static void metrics_upf(struct web_metrics_out *o, void *arg)
 
 /* ---- attach ---- */
 
-/* The route (GET, pattern) another view registered, or NULL. */
-static struct web_route *route_find(struct web *w, const char *pattern)
+static bool route_exists(const struct web *w, const char *pattern)
 {
 	for (unsigned i = 0; i < w->nroutes; i++)
 		if (w->routes[i].method == WEB_GET && !strcmp(w->routes[i].pattern, pattern))
-			return &w->routes[i];
-	return NULL;
+			return true;
+	return false;
 }
 
 int web_attach_smf(struct web *w, struct smf *smf)
 {
-	struct web_route *ue, *stats;
-	struct sess_ctx *c;
 	int rc;
 
 	if (!w || !smf)
 		return -EINVAL;
-	if (ctx_of(w))
+	if (w->smf)
 		return -EALREADY;
-	c = ctx_new(w);
-	if (!c)
-		return -ENOMEM;
-	c->smf = smf;
-	rc = web_route_add(w, WEB_GET, "/api/v1/sessions", WEB_ROLE_READ, h_sessions, c);
+	w->smf = smf;    /* first: a route added below may be served before a later one fails */
+	rc = web_route_add(w, WEB_GET, "/api/v1/sessions", WEB_ROLE_READ, h_sessions, NULL);
 	if (rc == 0)
-		rc = web_metrics_register(w, metrics_smf, c);
+		rc = web_metrics_register(w, metrics_smf, w);
 	if (rc == 0)
-		rc = web_metrics_register(w, metrics_upf, c);
-	if (rc < 0)
-		return rc;
-	/* The AMF's routes (web_attach_amf, argument: the amf) get the SMF's parts. */
-	ue = route_find(w, "/api/v1/ues/{supi}");
-	stats = route_find(w, "/api/v1/stats");
-	if (ue) {
-		c->ue_fn = ue->fn;
-		c->ue_arg = ue->arg;
-		c->amf = ue->arg;
-		ue->fn = h_ue;
-		ue->arg = c;
-	}
-	if (stats) {
-		c->stats_fn = stats->fn;
-		c->stats_arg = stats->arg;
-		stats->fn = h_stats;
-		stats->arg = c;
-		return 0;
-	}
-	return web_route_add(w, WEB_GET, "/api/v1/stats", WEB_ROLE_READ, h_stats, c);
+		rc = web_metrics_register(w, metrics_upf, w);
+	/* The AMF's stats (web_attach_amf) add the SMF's parts themselves. */
+	if (rc == 0 && !route_exists(w, "/api/v1/stats"))
+		rc = web_route_add(w, WEB_GET, "/api/v1/stats", WEB_ROLE_READ, h_stats, NULL);
+	return rc;
 }
 
 int web_attach_upf(struct web *w, struct upf *upf)
 {
-	struct sess_ctx *c = w ? ctx_of(w) : NULL;
-
-	if (!c || !upf)
+	if (!w || !w->smf || !upf)
 		return -EINVAL;
-	c->upf = upf;
+	w->upf = upf;
 	return 0;
 }

@@ -174,6 +174,11 @@ struct web {
 	uint64_t logins_ok, logins_failed, logins_limited;
 	uint64_t next_conn_id;
 	struct web_auth_worker *aw;    /* the KDF thread (api_auth.c), made on first login */
+	/* The SMF's and the UPF's views (api_sess.c: web_attach_smf / web_attach_upf), not
+	 * owned (they outlive web). With smf set, the AMF's UE view and stats (api_amf.c) add
+	 * the SMF's parts (web_sess_ue_add, web_sess_stats_add). */
+	struct smf *smf;
+	struct upf *upf;
 };
 
 /* server.c: append n bytes to a growing buffer (doubling). 0 or -ENOMEM. */
@@ -241,6 +246,18 @@ int web_api_auth_routes(struct web *web);
 int web_api_admin_routes(struct web *web);
 /* api_policy.c: /api/v1/policies (policy profiles). */
 int web_api_policy_routes(struct web *web);
+
+/* api_sess.c: the SMF's parts of the AMF's views (api_amf.c), for web->smf (set).
+ * "sessions": [S, ...] of the UE whose SMF handle is sm (NULL: none) added to j: 0 or -ENOMEM. */
+struct smf_ue;
+struct smf_hist;
+int web_sess_ue_add(struct web *web, struct smf_ue *sm, struct json_t *j);
+/* "sessions": n and "upf": {...} (null without a UPF) added to j. */
+void web_sess_stats_add(struct web *web, struct json_t *j);
+/* A Prometheus histogram of h (smf_hist_bounds_us buckets, le in seconds): # HELP, # TYPE,
+ * cumulative _bucket{le} lines, _sum, _count. */
+void web_metrics_hist(struct web_metrics_out *o, const char *name, const char *help,
+		      const struct smf_hist *h);
 
 /* api_auth.c: the role of a session cookie (0 if none or expired); its CSRF
  * token is copied to csrf_out (65 bytes), its user to user_out (72). */
