@@ -237,7 +237,7 @@ static void test_slices_live(void **state)
 
 	(void)state;
 	assert_int_equal(ng_setup(9, 1, 3, 0x000001), NGAP_UNSUCCESSFUL);
-	call("POST", "/api/v1/subscribers", TOK_OP, sub_defaults, 201, NULL);
+	json_decref(call("POST", "/api/v1/subscribers", TOK_OP, sub_defaults, 201, NULL));
 	assert_int_equal(udm_get(s.udm, "imsi-001010000000009")->n_slices, 1);
 	j = patch("{\"slices\": [{\"sst\": 1, \"sd\": \"010203\"}, {\"sst\": 2, \"sd\": null}, "
 		  "{\"sst\": 3, \"sd\": \"000001\"}]}", 200, NULL);
@@ -281,7 +281,7 @@ static void test_dnns_live(void **state)
 	assert_int_equal(smf_pool_usage(S, "iot", &used, &size), -ENOENT);
 	/* A subscriber provisioned with no DNN of its own: the network's (the webcli store's
 	 * defaults: internet). */
-	call("POST", "/api/v1/subscribers", TOK_OP, sub_defaults, 201, NULL);
+	json_decref(call("POST", "/api/v1/subscribers", TOK_OP, sub_defaults, 201, NULL));
 	assert_int_equal(udm_get(s.udm, "imsi-001010000000009")->n_dnns, 1);
 	j = patch("{\"dnns\": [{\"name\": \"internet\", \"pool\": \"10.45.0.0/16\"}, "
 		  "{\"name\": \"ims\", \"pool\": \"10.46.0.0/29\", \"used\": 0, \"size\": 6}, "
