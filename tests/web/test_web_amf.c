@@ -48,6 +48,15 @@ static void test_amf_views(void **state)
 		"solocore_amf_gnbs 0\n", "# TYPE solocore_amf_registered gauge\n", "solocore_amf_registered 0\n",
 		"solocore_amf_reg_accepted_total 0\n", "solocore_amf_auth_mac_fail_total 0\n",
 		"solocore_amf_implicit_dereg_total 0\n", "solocore_amf_paging_gave_up_total 0\n",
+		/* by kind (no NGAP series before the first message), the registration latency
+		 * histogram without an SMF attached */
+		"# TYPE solocore_amf_ngap_messages_total counter\n",
+		"# TYPE solocore_amf_registrations_total counter\n",
+		"\nsolocore_amf_registrations_total{result=\"accepted\",type=\"initial\"} 0\n",
+		"\nsolocore_amf_registrations_total{result=\"accepted\",type=\"emergency\"} 0\n",
+		"\nsolocore_amf_service_requests_total{result=\"rejected\"} 0\n",
+		"# TYPE solocore_amf_registration_seconds histogram\n",
+		"\nsolocore_amf_registration_seconds_bucket{le=\"+Inf\"} 0\n", "\nsolocore_amf_registration_seconds_count 0\n",
 	};
 	const struct amf_stat_desc *d;
 	unsigned nd;
@@ -69,6 +78,8 @@ static void test_amf_views(void **state)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(r.body, want[i]))
 			fail_msg("/metrics lacks %s", want[i]);
+	assert_null(strstr(r.body, "solocore_amf_ngap_messages_total{"));
+	assert_null(strstr(r.body, "result=\"rejected\",cause="));
 	/* Every counter of the AMF's table, with one HELP and one TYPE line of its kind. */
 	d = amf_stats_desc(&nd);
 	assert_true(nd >= 29);
@@ -86,6 +97,8 @@ static void test_amf_views(void **state)
 	j = jbody(&r);
 	assert_int_equal(json_integer_value(json_object_get(j, "gnbs")), 0);
 	assert_true(json_is_integer(json_object_get(j, "registered_ues")));
+	assert_null(json_object_get(j, "sessions"));   /* the SMF's parts only with an SMF */
+	assert_null(json_object_get(j, "upf"));
 	json_decref(j);
 	resp_free(&r);
 	assert_int_equal(do_req(&s, "GET", "/api/v1/stats", NULL, NULL, &r), 401);
@@ -256,6 +269,14 @@ static void test_gnb_ue_views(void **state)
 	assert_non_null(strstr(r.body, "\nsolocore_amf_gnbs 2\n"));
 	assert_non_null(strstr(r.body, "\nsolocore_amf_registered 3\n"));
 	assert_non_null(strstr(r.body, "\nsolocore_amf_reg_accepted_total 3\n"));
+	assert_non_null(strstr(r.body, "\nsolocore_amf_registrations_total{result=\"accepted\",type=\"initial\"} 3\n"));
+	assert_non_null(strstr(r.body, "\nsolocore_amf_ngap_messages_total{procedure=\"NGSetup\",direction=\"rx\","
+			       "type=\"initiating\"} 2\n"));
+	assert_non_null(strstr(r.body, "\nsolocore_amf_ngap_messages_total{procedure=\"NGSetup\",direction=\"tx\","
+			       "type=\"successful\"} 2\n"));
+	assert_non_null(strstr(r.body, "\nsolocore_amf_ngap_messages_total{procedure=\"InitialUEMessage\","
+			       "direction=\"rx\",type=\"initiating\"} 3\n"));
+	assert_non_null(strstr(r.body, "\nsolocore_amf_registration_seconds_count 3\n"));
 	resp_free(&r);
 	/* Both views are in the OpenAPI document, marked as needing the AMF. */
 	assert_int_equal(do_req(&s, "GET", "/api/v1/openapi.json", NULL, NULL, &r), 200);

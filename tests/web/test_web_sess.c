@@ -239,6 +239,27 @@ static double prom_get(const struct prom *p, const char *name, const char *label
 	return -1;
 }
 
+/* The sum of the samples of name whose labels contain part ("" for all). */
+static double prom_sum(const struct prom *p, const char *name, const char *part)
+{
+	double sum = 0;
+
+	for (unsigned i = 0; i < p->n; i++)
+		if (!strcmp(p->s[i].name, name) && strstr(p->s[i].labels, part))
+			sum += p->s[i].v;
+	return sum;
+}
+
+/* The NGAP series by procedure add up to the AMF's totals (every PDU decoded: no bad one). */
+static void check_ngap_sums(const struct prom *p)
+{
+	assert_true(prom_get(p, "solocore_amf_ngap_rx_bad_total", "") == 0);
+	assert_true(prom_sum(p, "solocore_amf_ngap_messages_total", "direction=\"rx\"") ==
+		    prom_get(p, "solocore_amf_ngap_rx_total", ""));
+	assert_true(prom_sum(p, "solocore_amf_ngap_messages_total", "direction=\"tx\"") ==
+		    prom_get(p, "solocore_amf_ngap_tx_total", ""));
+}
+
 static void scrape(struct srv *s, struct prom *p)
 {
 	struct resp r;
@@ -351,6 +372,19 @@ static void test_session_views(void **state)
 	assert_string_equal(family_type(p, "solocore_amf_registration_seconds"), "histogram");
 	assert_string_equal(family_type(p, "solocore_smf_sessions"), "gauge");
 	assert_string_equal(family_type(p, "solocore_smf_session_setups_total"), "counter");
+	/* The AMF's by kind: the fixture's NG Setup, no registration yet. */
+	assert_string_equal(family_type(p, "solocore_amf_ngap_messages_total"), "counter");
+	assert_string_equal(family_type(p, "solocore_amf_registrations_total"), "counter");
+	assert_true(prom_get(p, "solocore_amf_ngap_messages_total",
+			     "procedure=\"NGSetup\",direction=\"rx\",type=\"initiating\"") == 1);
+	assert_true(prom_get(p, "solocore_amf_ngap_messages_total",
+			     "procedure=\"NGSetup\",direction=\"tx\",type=\"successful\"") == 1);
+	assert_true(prom_get(p, "solocore_amf_ngap_messages_total",
+			     "procedure=\"InitialUEMessage\",direction=\"rx\",type=\"initiating\"") < 0);
+	check_ngap_sums(p);
+	assert_true(prom_get(p, "solocore_amf_registrations_total", "result=\"accepted\",type=\"initial\"") == 0);
+	assert_true(prom_get(p, "solocore_amf_registrations_total", "result=\"accepted\",type=\"periodic\"") == 0);
+	assert_true(prom_sum(p, "solocore_amf_registrations_total", "result=\"rejected\"") == 0);
 	j = get_json(&s, "/api/v1/sessions");
 	assert_int_equal(json_array_size(json_object_get(j, "items")), 0);
 	assert_true(json_is_null(json_object_get(j, "next")));
@@ -387,6 +421,15 @@ static void test_session_views(void **state)
 	assert_true(prom_get(p, "solocore_amf_registration_seconds_count", "") == 2);
 	assert_true(prom_get(p, "solocore_amf_registration_seconds_bucket", "le=\"+Inf\"") == 2);
 	assert_true(prom_get(p, "solocore_amf_reg_accepted_total", "") == 2);   /* the AMF's own still there */
+	assert_true(prom_get(p, "solocore_amf_registrations_total", "result=\"accepted\",type=\"initial\"") == 2);
+	assert_true(prom_get(p, "solocore_amf_ngap_messages_total",
+			     "procedure=\"InitialUEMessage\",direction=\"rx\",type=\"initiating\"") == 2);
+	/* three sessions set up (one Setup Request each, answered), the rejected one in a DL NAS */
+	assert_true(prom_get(p, "solocore_amf_ngap_messages_total",
+			     "procedure=\"PDUSessionResourceSetup\",direction=\"tx\",type=\"initiating\"") == 3);
+	assert_true(prom_get(p, "solocore_amf_ngap_messages_total",
+			     "procedure=\"PDUSessionResourceSetup\",direction=\"rx\",type=\"successful\"") == 3);
+	check_ngap_sums(p);
 
 	/* The list: every session once, with the fields of the contract. */
 	j = get_json(&s, "/api/v1/sessions");
@@ -475,6 +518,14 @@ static void test_session_views(void **state)
 	scrape(&s, p);
 	assert_true(prom_get(p, "solocore_amf_registration_seconds_count", "") == 3);
 	assert_true(prom_get(p, "solocore_amf_reg_rejected_total", "") == 1);
+	/* TS 24.501 9.11.3.2: the stranger's reject under #7 with its name, nothing else */
+	assert_true(prom_get(p, "solocore_amf_registrations_total",
+			     "result=\"rejected\",cause=\"7\",name=\"5gs_services_not_allowed\"") == 1);
+	assert_true(prom_sum(p, "solocore_amf_registrations_total", "result=\"rejected\"") == 1);
+	assert_true(prom_get(p, "solocore_amf_registrations_total", "result=\"accepted\",type=\"initial\"") == 3);
+	assert_true(prom_get(p, "solocore_amf_ngap_messages_total",
+			     "procedure=\"InitialUEMessage\",direction=\"rx\",type=\"initiating\"") == 4);
+	check_ngap_sums(p);
 	assert_true(prom_get(p, "solocore_smf_session_setup_seconds_count", "") == 4);
 	assert_true(prom_get(p, "solocore_smf_session_setup_seconds_bucket", "le=\"0.0025\"") == le_2_5ms);
 	assert_true(prom_get(p, "solocore_smf_session_setup_seconds_bucket", "le=\"+Inf\"") == 4);
@@ -635,10 +686,49 @@ static void test_upf_counters(void **state)
 	free(p);
 }
 
+/* The SMF attached before the AMF: /api/v1/stats is the SMF's alone ("sessions", "upf":
+ * null), then the AMF's view takes the route over with the SMF's parts added; the UE view
+ * has "sessions" whatever the order. */
+static void test_attach_order(void **state)
+{
+	struct srv s;
+	struct sue u1;
+	json_t *j;
+
+	(void)state;
+	srv_start(&s, NULL);
+	srv_halt(&s);
+	assert_int_equal(web_attach_smf(s.web, S), 0);
+	registered(&u1, "0000000001", 1);
+	establish(&u1, 1, "internet", &SN1);
+	srv_resume(&s);
+	j = get_json(&s, "/api/v1/stats");
+	assert_int_equal(json_integer_value(json_object_get(j, "sessions")), 1);
+	assert_true(json_is_null(json_object_get(j, "upf")));
+	assert_null(json_object_get(j, "gnbs"));
+	assert_int_equal(json_object_size(j), 2);
+	json_decref(j);
+	srv_halt(&s);
+	assert_int_equal(web_attach_amf(s.web, H.amf), 0);
+	srv_resume(&s);
+	j = get_json(&s, "/api/v1/stats");
+	assert_int_equal(json_integer_value(json_object_get(j, "gnbs")), 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "registered_ues")), 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "sessions")), 1);
+	assert_true(json_is_null(json_object_get(j, "upf")));
+	json_decref(j);
+	j = get_json(&s, "/api/v1/ues/imsi-001010000000001");
+	assert_int_equal(json_array_size(json_object_get(j, "sessions")), 1);
+	json_decref(j);
+	srv_halt(&s);
+	srv_free(&s);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest plain[] = {
 		cmocka_unit_test_setup_teardown(test_session_views, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attach_order, setup, teardown),
 	};
 	const struct CMUnitTest with_upf[] = {
 		cmocka_unit_test_setup_teardown(test_upf_counters, setup, teardown),
