@@ -6,10 +6,13 @@
 //    import a TOML file through the import form, edit, search, export, delete;
 //  policies: add (bad name at its field), edit, assign to a subscriber, refused delete while in use;
 //  users and tokens: add a read-only user (duplicate -> 409 at the name field), change a role,
-//    create a token shown once, revoke it; audit log rows;
+//    create a token shown once, log in with it in a second browser (operator rights), revoke it
+//    (that browser falls back to the login page); audit log rows;
 //  solocore-load registers 2 UEs with a PDU session each: the dashboard shows its gNB, the UEs,
 //    the session count and a live NGAP rate chart; the sessions, UEs and gNBs pages list them;
-//  network settings: a live change ("applied"), a PLMN change ("restart required"), a bad TAC at its field;
+//  network settings: a live change ("applied"), a PLMN change ("restart required"), a bad TAC at its field,
+//    forget the saved settings; backup download, restore upload (a bad file refused at its form);
+//  the UPF tile and chart with upf counters injected into the stats answers (no UPF runs here);
 //  the phone viewport (390x844): every page without page-wide horizontal scroll;
 //  a read-only user: data shown, every write control hidden and disabled;
 //  deregistration of a UE from the UEs page.
@@ -255,9 +258,28 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     await waitText("#tok-value", /^sct_[0-9a-f]+$/, "new token shown once");
     await cell("#tok-rows", "ci");
     const tokId = (await apiGet("/api/v1/tokens")).json.items.find(t => t.name === "ci").id;
+    // The token in another browser (no cookie): the login page's token form, operator rights.
+    const tctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const tpage = await tctx.newPage();
+    tpage.on("pageerror", e => pageErrors.push("token page: " + e.message));
+    await tpage.goto(base + "/#subs");
+    await tpage.fill("#token-form [name=token]", "not-a-token");
+    await tpage.click("#token-form button[type=submit]");
+    await tpage.waitForFunction(() => document.querySelector("#token-form [data-err=Authorization]").textContent !== "");
+    check(true, "a bad token refused at the token field");
+    await tpage.fill("#token-form [name=token]", await text("#tok-value"));
+    await tpage.click("#token-form button[type=submit]");
+    await tpage.waitForFunction(() => /\(operator\)$/.test(document.getElementById("who").textContent));
+    await tpage.waitForSelector("#sub-rows td:text-is('001010000000101')");
+    check(await tpage.isVisible("#sub-form") && await tpage.isHidden("nav a[href='#users']"),
+          "token login: operator sees subscribers with the add form, no users page");
     await rowOf("#tok-rows", "ci").locator("button:text-is('Revoke')").click();
     await page.waitForSelector("#tok-rows td:text-is('ci')", { state: "detached" });
     check(!(await apiGet("/api/v1/tokens")).json.items.some(t => t.id === tokId), "token revoked");
+    await tpage.click("nav a[href='#policies']");   /* the next request answers 401: back to the login page */
+    await tpage.waitForSelector("#p-login:not([hidden])");
+    check(await tpage.isHidden("#nav"), "revoked token: the other browser is back at the login page");
+    await tctx.close();
 
     // ---- audit ----
     await nav("audit");
