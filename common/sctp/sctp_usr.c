@@ -150,6 +150,8 @@ static int usr_global_attach(struct ev_loop *loop)
 		/* Port 0: usrsctp opens no UDP socket of its own; no threads at all. */
 		usrsctp_init_nothreads(0, n2sctp_usr_output, NULL);
 		usrsctp_sysctl_set_sctp_blackhole(0);
+		/* The CRC32c is done on the wire side (sctp_crc.c), in hardware where possible. */
+		usrsctp_enable_crc32c_offload();
 		G.inited = true;
 	}
 	if (G.loop && G.loop != loop) {

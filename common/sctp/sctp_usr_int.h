@@ -32,6 +32,7 @@ struct usr_wire {
 	unsigned refs;
 	struct usr_ep *eps;
 	uint64_t rx_pkts, tx_pkts, rx_foreign, rx_bad, tx_errors;
+	uint64_t rx_bad_crc;     /* also counted in rx_bad */
 };
 
 struct usr_peer {
@@ -84,6 +85,12 @@ int n2sctp_usr_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t se
 int n2sctp_usr_wire_get(int family, enum n2sctp_encap encap, const struct sockaddr *local, uint16_t udp_port,
 			struct usr_wire **out);
 void n2sctp_usr_wire_put(struct usr_wire *w);
+/* sctp_crc.c: the CRC32c of SCTP packets (usrsctp runs with checksum offload, the wire side
+ * does it). Set the checksum field of an outgoing packet; check an incoming one (false also
+ * for len < 12). force_sw: the portable path even where SSE4.2 exists (tests). */
+void n2sctp_usr_crc_set(uint8_t *pkt, size_t len);
+bool n2sctp_usr_crc_ok(uint8_t *pkt, size_t len);
+void n2sctp_usr_crc_force_sw(bool sw);
 /* sctp_usr.c: read every endpoint whose socket became readable. */
 void n2sctp_usr_drain(void);
 

@@ -159,6 +159,9 @@ int n2sctp_usr_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t se
 
 	if (!p)
 		return 0; /* a dying association of a closed endpoint: nowhere to send */
+	/* RFC 9260 6.8: usrsctp runs with checksum offload and leaves the field to us. The buffer
+	 * is usrsctp's copy of the packet, handed over for this call only. */
+	n2sctp_usr_crc_set(buf, len);
 	if (sendto(p->w->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&p->addr, p->len) < 0) {
 		p->w->tx_errors++;
 		return -1; /* usrsctp treats it as a loss and retransmits */
@@ -179,7 +182,7 @@ static bool wire_port_ours(uint16_t port)
 
 /* One received datagram: strip what the socket adds, check the common header,
  * hand it to usrsctp through the peer of its source address. */
-static void wire_input(struct usr_wire *w, const uint8_t *p, size_t len, const struct sockaddr_storage *from,
+static void wire_input(struct usr_wire *w, uint8_t *p, size_t len, const struct sockaddr_storage *from,
 		       uint64_t now)
 {
 	uint8_t ecn = 0;
@@ -201,6 +204,13 @@ static void wire_input(struct usr_wire *w, const uint8_t *p, size_t len, const s
 	}
 	if (!wire_port_ours((uint16_t)(p[2] << 8 | p[3]))) {
 		w->rx_foreign++;
+		return;
+	}
+	/* RFC 9260 6.8: a packet with a wrong CRC32c is discarded silently (usrsctp does not check
+	 * it with offload on). */
+	if (!n2sctp_usr_crc_ok(p, len)) {
+		w->rx_bad++;
+		w->rx_bad_crc++;
 		return;
 	}
 	struct usr_peer *peer = n2sctp_usr_peer_get(w, (const struct sockaddr *)from);
