@@ -354,6 +354,27 @@ static const char *chk_dnns(const void *first, unsigned cnt, unsigned *bad, char
 			}
 		}
 	}
+	/* Two pools that overlap would hand one UE address to two sessions
+	 * (the SMF allocates per DNN). Pool syntax is checked per element. */
+	for (unsigned i = 1; i < cnt; i++) {
+		uint32_t ni, nj;
+		uint8_t li, lj;
+
+		if (conf_pool_parse(d[i].pool, &ni, &li) < 0)
+			continue;
+		for (unsigned j = 0; j < i; j++) {
+			if (conf_pool_parse(d[j].pool, &nj, &lj) < 0)
+				continue;
+			uint8_t l = li < lj ? li : lj;
+			uint32_t m = l ? htonl(UINT32_MAX << (32 - l)) : 0;
+			if ((ni & m) == (nj & m)) {
+				*bad = i;
+				snprintf(buf, n, "pool %s of DNN \"%s\" overlaps pool %s of DNN \"%s\"",
+					 d[i].pool, d[i].name, d[j].pool, d[j].name);
+				return buf;
+			}
+		}
+	}
 	return NULL;
 }
 

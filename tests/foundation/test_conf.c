@@ -359,6 +359,12 @@ static void test_err_values(void **state)
 		   "t.yaml:2:23: dnns[0].pool: \"10.46.0.0\" is not an IPv4 prefix like 10.45.0.0/16");
 	expect_err("dnns:\n  - {name: a, pool: 10.0.0.0/8}\n  - {name: A, pool: 10.1.0.0/16}\n",
 		   "t.yaml:3:5: dnns[1]: duplicate DNN \"A\"");
+	/* Overlapping pools would give one address to two sessions. */
+	expect_err("dnns:\n  - {name: a, pool: 10.0.0.0/8}\n  - {name: b, pool: 10.1.0.0/16}\n",
+		   "t.yaml:3:5: dnns[1]: pool 10.1.0.0/16 of DNN \"b\" overlaps pool 10.0.0.0/8 of DNN \"a\"");
+	/* Adjacent pools do not overlap. */
+	load_ok(&c2, "dnns:\n  - {name: a, pool: 10.45.0.0/16}\n  - {name: b, pool: 10.46.0.0/16}\n");
+	assert_int_equal(c2.n_dnns, 2);
 	expect_err("dnns: [{name: \"a b\", pool: 10.0.0.0/8}]\n",
 		   "t.yaml:1:15: dnns[0].name: \"a b\" is not a DNN (letters, digits, '-' in '.'-separated labels)");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/8, dns: [8.8.8.300]}]\n",
