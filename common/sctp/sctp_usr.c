@@ -95,7 +95,7 @@ static void usr_deferred_drain(void *arg)
 	G.defer_pending = false;
 	G.in_engine = true;
 	n2sctp_usr_drain();
-	G.in_engine = false;
+	n2sctp_usr_engine_leave();
 }
 
 static void usr_upcall(struct socket *so, void *arg, int flags)
@@ -131,7 +131,7 @@ static void usr_tick(struct ev_loop *loop, struct ev_timer *t)
 			if (!e->queued && (usrsctp_get_events(e->so) & SCTP_EVENT_READ))
 				usr_queue(e);
 	n2sctp_usr_drain();
-	G.in_engine = false;
+	n2sctp_usr_engine_leave();
 	if (now - G.last_gc_ns > USR_GC_NS) {
 		G.last_gc_ns = now;
 		n2sctp_usr_peers_sweep(NULL, now);
@@ -542,7 +542,7 @@ int n2sctp_usr_connect(struct n2sctp *ep, const struct sockaddr *local, socklen_
 	sc.sconn_addr = e->cpeer;
 	G.in_engine = true; /* the INIT goes out from inside connect */
 	rc = usrsctp_connect(e->so, (struct sockaddr *)&sc, sizeof(sc));
-	G.in_engine = false;
+	n2sctp_usr_engine_leave();
 	if (rc < 0 && errno != EINPROGRESS) {
 		rc = -errno;
 		log_error(MOD, "usrsctp: connect %s: %s", n2sctp_addr_str(peer, ps, sizeof(ps)), strerror(-rc));

@@ -18,6 +18,8 @@
 #define USR_PEER_BUCKETS  1024u
 #define USR_PEER_IDLE_NS  (30ull * 1000000000ull) /* forget an unused peer after this */
 #define USR_WIRE_RCVBUF   (4 * 1024 * 1024)
+#define USR_TX_BATCH      64   /* packets held for one sendmmsg */
+#define USR_TX_ARENA      (256 * 1024) /* their octets */
 
 struct usr_ep;
 
@@ -70,6 +72,21 @@ struct n2sctp_usr_state {
 	struct usr_ep *q, *qtail;      /* readable endpoints, FIFO */
 	uint8_t ports[65536 / 8];      /* SCTP ports bound by our endpoints */
 	uint8_t pkt[USR_MMSG][65536]; /* recvmmsg batch; 64 KB: SCTP over loopback (MTU 64 KB) */
+	/* Packets usrsctp emits while we are inside the engine (input batch, timer tick, deferred
+	 * drain, connect) wait here and leave with one sendmmsg per wire when the pass ends
+	 * (n2sctp_usr_tx_flush): a SACK and the answer the application gives in the same pass
+	 * cost one system call and wake the peer once. */
+	struct usr_txq {
+		struct usr_wire *w;
+		struct sockaddr_storage to;
+		socklen_t tolen;
+		uint32_t off, len;
+	} txq[USR_TX_BATCH];
+	unsigned ntx;
+	size_t tx_used;
+	uint64_t tx_flushes;           /* sendmmsg calls (statistics for tests and benches) */
+	uint64_t tx_batched;           /* packets those calls sent */
+	uint8_t txbuf[USR_TX_ARENA];
 };
 extern struct n2sctp_usr_state n2sctp_usr_g;
 #define G n2sctp_usr_g /* short name inside the two backend files only */
@@ -91,6 +108,10 @@ void n2sctp_usr_wire_put(struct usr_wire *w);
 void n2sctp_usr_crc_set(uint8_t *pkt, size_t len);
 bool n2sctp_usr_crc_ok(uint8_t *pkt, size_t len);
 void n2sctp_usr_crc_force_sw(bool sw);
+/* Send the packets held during an engine pass now (sctp_usrwire.c). */
+void n2sctp_usr_tx_flush(void);
+/* End of an engine pass: in_engine = false, then flush. */
+void n2sctp_usr_engine_leave(void);
 /* sctp_usr.c: read every endpoint whose socket became readable. */
 void n2sctp_usr_drain(void);
 

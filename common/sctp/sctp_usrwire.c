@@ -151,6 +151,54 @@ void n2sctp_usr_peers_sweep(struct usr_wire *w, uint64_t now)
 	}
 }
 
+/* Send runs of held packets that share a wire with one sendmmsg each. A packet the kernel
+ * refuses is a loss for SCTP to recover from (as with sendto), counted in tx_errors. */
+void n2sctp_usr_tx_flush(void)
+{
+	struct mmsghdr mm[USR_TX_BATCH];
+	struct iovec iov[USR_TX_BATCH];
+	unsigned i = 0;
+
+	while (i < G.ntx) {
+		struct usr_wire *w = G.txq[i].w;
+		unsigned n = 0;
+
+		while (i + n < G.ntx && G.txq[i + n].w == w) {
+			struct usr_txq *q = &G.txq[i + n];
+			iov[n].iov_base = G.txbuf + q->off;
+			iov[n].iov_len = q->len;
+			memset(&mm[n], 0, sizeof(mm[n]));
+			mm[n].msg_hdr.msg_name = &q->to;
+			mm[n].msg_hdr.msg_namelen = q->tolen;
+			mm[n].msg_hdr.msg_iov = &iov[n];
+			mm[n].msg_hdr.msg_iovlen = 1;
+			n++;
+		}
+		for (unsigned k = 0; k < n;) {
+			int r = sendmmsg(w->fd, mm + k, n - k, MSG_DONTWAIT | MSG_NOSIGNAL);
+			G.tx_flushes++;
+			if (r > 0) {
+				w->tx_pkts += (unsigned)r;
+				G.tx_batched += (unsigned)r;
+				k += (unsigned)r;
+			} else {
+				w->tx_errors++; /* this one is lost; the rest still go */
+				k++;
+			}
+		}
+		i += n;
+	}
+	G.ntx = 0;
+	G.tx_used = 0;
+}
+
+void n2sctp_usr_engine_leave(void)
+{
+	G.in_engine = false;
+	if (G.ntx)
+		n2sctp_usr_tx_flush();
+}
+
 int n2sctp_usr_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t set_df)
 {
 	struct usr_peer *p = n2sctp_usr_peer_valid(addr);
@@ -162,6 +210,19 @@ int n2sctp_usr_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t se
 	/* RFC 9260 6.8: usrsctp runs with checksum offload and leaves the field to us. The buffer
 	 * is usrsctp's copy of the packet, handed over for this call only. */
 	n2sctp_usr_crc_set(buf, len);
+	if (G.in_engine && len <= USR_TX_ARENA) {
+		if (G.ntx == USR_TX_BATCH || G.tx_used + len > USR_TX_ARENA)
+			n2sctp_usr_tx_flush();
+		struct usr_txq *q = &G.txq[G.ntx++];
+		q->w = p->w;
+		memcpy(&q->to, &p->addr, p->len);
+		q->tolen = p->len;
+		q->off = (uint32_t)G.tx_used;
+		q->len = (uint32_t)len;
+		memcpy(G.txbuf + G.tx_used, buf, len);
+		G.tx_used += (len + 15) & ~(size_t)15;
+		return 0;
+	}
 	if (sendto(p->w->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&p->addr, p->len) < 0) {
 		p->w->tx_errors++;
 		return -1; /* usrsctp treats it as a loss and retransmits */
@@ -259,7 +320,7 @@ static void wire_read(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 			break;
 	}
 	n2sctp_usr_drain();
-	G.in_engine = false;
+	n2sctp_usr_engine_leave();
 }
 
 int n2sctp_usr_wire_get(int family, enum n2sctp_encap encap, const struct sockaddr *local, uint16_t udp_port,
@@ -342,6 +403,8 @@ void n2sctp_usr_wire_put(struct usr_wire *w)
 {
 	if (--w->refs)
 		return;
+	if (G.ntx)
+		n2sctp_usr_tx_flush(); /* held packets name this wire */
 	struct usr_wire **pp = &G.wires;
 	while (*pp && *pp != w)
 		pp = &(*pp)->next;
