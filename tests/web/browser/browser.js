@@ -450,6 +450,9 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     await waitText("#who", /^viewer \(read\)/, "logged in as viewer (read)");
     check(await page.isHidden("nav a[href='#users']") && await page.isHidden("nav a[href='#audit']"),
           "read-only: no users and audit pages in the navigation");
+    await page.goto(base + "/#users");
+    await page.waitForSelector("#p-dash:not([hidden])");
+    check(await page.isHidden("#p-users"), "read-only: #users typed in the address bar shows the dashboard");
     await nav("subs");
     await cell("#sub-rows", "001010000000201");
     check(await page.isHidden("#sub-form") && await page.isHidden("#imp-form"), "read-only: add and import forms hidden");
