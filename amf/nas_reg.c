@@ -155,6 +155,14 @@ void amf_ident_response(struct amf_ue *ue, const struct nas_identity_response *r
 /* TS 24.501 4.4.6 b): with a valid context the UE sends only the cleartext IEs in the
  * clear and the whole REGISTRATION REQUEST in the NAS message container, ciphered with
  * the current context and the COUNT of the message carrying it (just accepted). */
+static bool tac_served(const struct amf *amf, uint32_t tac)
+{
+	for (unsigned i = 0; i < amf->cfg.n_tacs; i++)
+		if (amf->cfg.tacs[i] == tac)
+			return true;
+	return false;
+}
+
 static void take_container(struct amf_ue *ue, const struct nas_registration_request *r)
 {
 	struct amf *amf = ue->amf;
@@ -230,6 +238,13 @@ void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r
 	amf_reg_take_ies(ue, r);
 	if (initial && ue->initial_ok && r->has_nas_container)
 		take_container(ue, r);
+	if (!cause && !tac_served(amf, ue->tac)) {
+		/* TS 24.501 5.5.1.2.5 #12: the cell's tracking area is not one this AMF serves
+		 * (its TAC was dropped from the served list, live, after the gNB's NG Setup);
+		 * the UE bars the TA and looks for another. Before authentication: no vector spent. */
+		amf_ue_log(LOGL_INFO, ue, "registration from TAC %06x, not served: #12", ue->tac);
+		cause = NAS_5GMM_TA_NOT_ALLOWED;
+	}
 	if (cause) {
 		amf_reg_reject(ue, (uint8_t)cause);
 		return;

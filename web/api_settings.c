@@ -265,28 +265,10 @@ static int conf_error(const char *err, struct ferr *e)
 	return fail(e, "body", "%s", err);
 }
 
-/* Across DNNs: pools that do not overlap, and fit the UPF's single UE prefix. */
+/* Across DNNs: every pool within the UPF's single UE prefix. (Pools that overlap are
+ * refused by the configuration's own check, conf_schema.c chk_dnns.) */
 static int check_pools(const struct conf *c, struct ferr *e)
 {
-	/* Two DNNs sharing addresses would hand one address to two sessions (the UPF finds a
-	 * downlink rule by UE address). */
-	for (unsigned i = 0; i < c->n_dnns; i++) {
-		for (unsigned j = 0; j < i; j++) {
-			uint32_t a, b, m;
-			uint8_t la, lb;
-
-			if (conf_pool_parse(c->dnns[i].pool, &a, &la) < 0 || conf_pool_parse(c->dnns[j].pool, &b, &lb) < 0)
-				continue;
-			m = htonl(UINT32_MAX << (32 - (la < lb ? la : lb)));
-			if ((a & m) == (b & m)) {
-				char f[32];
-
-				snprintf(f, sizeof(f), "dnns[%u].pool", i);
-				return fail(e, f, "%s overlaps the pool %s of DNN \"%s\"", c->dnns[i].pool,
-					    c->dnns[j].pool, c->dnns[j].name);
-			}
-		}
-	}
 	/* The UPF has one UE prefix covering every pool (core.c, upf_params.ue_pool_plen). */
 	if (c->upf.n3_interface[0]) {
 		uint32_t net;

@@ -148,6 +148,27 @@ static void test_reject_plmn(void **state)
 	sue_expect_reg_reject(&H, &ue, NAS_5GMM_PLMN_NOT_ALLOWED);
 }
 
+/* The cell's TAC was dropped from the served list after the gNB's NG Setup (settings API,
+ * amf_set_tacs): #12 before any authentication vector is spent. */
+static void test_reject_tac_not_served(void **state)
+{
+	static const uint32_t other[] = { 2 };
+	struct sue ue;
+	struct nas_msg m;
+	struct amf_stats st;
+
+	(void)state;
+	assert_int_equal(amf_set_tacs(H.amf, other, 1), 0);
+	sue_init(&ue, "0000000001", ASSOC_A, 100);
+	sue_reg_req(&ue, &m, false);
+	sue_initial(&H, &ue, &m, NAS_SHT_PLAIN);
+	sue_expect_reg_reject(&H, &ue, NAS_5GMM_TA_NOT_ALLOWED);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.reg_rejected, 1);
+	assert_int_equal(st.auth_ok, 0);
+	assert_int_equal(st.registered, 0);
+}
+
 /* Subscribed only to a slice the AMF does not serve: #62 after security (protected reject). */
 static void test_reject_no_slice(void **state)
 {
@@ -611,6 +632,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reject_unknown_subscriber, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reject_plmn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reject_no_slice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reject_tac_not_served, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_mac_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_wrong_res, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_ngksi_in_use, setup, teardown),
