@@ -43,20 +43,16 @@ static bool supi_valid(const char *s)
 	return n >= 5 && n <= 15;
 }
 
-/* A free entry's next holds its successor on the free list relative to
- * itself: successor = idx + 1 + next (mod 2^32). Zero (calloc) is the entry
- * after it; an index at or past cap ends the list. */
-static uint32_t free_next(const struct udm *udm, uint32_t idx)
+/* Entries come from the chain of removed ones (free_head, linked through
+ * next), then from the high-water mark: [hwm, cap) was never used. A
+ * never-used entry is neither read nor written before it is taken, so the
+ * store (sized +25 % above the provisioned SIMs) costs no resident page until
+ * used, and a fresh page is faulted in once, by a write (a read first would
+ * map the zero page and fault again on the write). The mark lives in the word
+ * after the last bucket (udm_int.h's struct udm has no field for it). */
+static uint32_t *hwm(const struct udm *udm)
 {
-	uint32_t n = idx + 1 + udm->subs[idx].next;
-
-	return n < udm->cap ? n : UDM_NIL;
-}
-
-static void free_push(struct udm *udm, uint32_t idx)
-{
-	udm->subs[idx].next = udm->free_head - idx - 1;
-	udm->free_head = idx;
+	return &udm->buckets[udm->nbuckets];
 }
 
 struct udm *udm_new(uint32_t max_subs, int *err)
@@ -76,18 +72,15 @@ struct udm *udm_new(uint32_t max_subs, int *err)
 	while (udm->nbuckets < max_subs)
 		udm->nbuckets <<= 1;
 	udm->subs = calloc(max_subs, sizeof(*udm->subs));
-	udm->buckets = malloc((size_t)udm->nbuckets * sizeof(*udm->buckets));
+	udm->buckets = malloc(((size_t)udm->nbuckets + 1) * sizeof(*udm->buckets));
 	if (!udm->subs || !udm->buckets) {
 		udm_free(udm);
 		*err = -ENOMEM;
 		return NULL;
 	}
 	memset(udm->buckets, 0xff, (size_t)udm->nbuckets * sizeof(*udm->buckets));
-	/* Free list threaded through next, lowest index first, with relative links
-	 * (free_link): calloc's zeros already are the list 0 -> 1 -> 2 ..., so the
-	 * store (sized +25 % above the provisioned SIMs) costs no resident page
-	 * until an entry is used. */
-	udm->free_head = 0;
+	*hwm(udm) = 0;
+	udm->free_head = UDM_NIL;
 	return udm;
 }
 
@@ -96,8 +89,9 @@ void udm_free(struct udm *udm)
 	if (!udm)
 		return;
 	if (udm->subs) {
-		/* Wipe keys (STYLE.md 11). */
-		explicit_bzero(udm->subs, (size_t)udm->cap * sizeof(*udm->subs));
+		/* Wipe keys (STYLE.md 11): every entry ever used is below the mark. */
+		if (udm->buckets)
+			explicit_bzero(udm->subs, (size_t)*hwm(udm) * sizeof(*udm->subs));
 		free(udm->subs);
 	}
 	free(udm->buckets);
@@ -196,11 +190,15 @@ int udm_add(struct udm *udm, const struct udm_sub_in *in)
 	}
 	s = udm_find(udm, d.supi);
 	if (!s) {
-		if (udm->free_head == UDM_NIL)
+		if (udm->free_head != UDM_NIL) {
+			idx = udm->free_head;
+			udm->free_head = udm->subs[idx].next;
+		} else if (*hwm(udm) < udm->cap) {
+			idx = (*hwm(udm))++;
+		} else {
 			return -ENOSPC;
-		idx = udm->free_head;
+		}
 		s = &udm->subs[idx];
-		udm->free_head = free_next(udm, idx);
 		b = supi_hash(d.supi) & (udm->nbuckets - 1);
 		s->next = udm->buckets[b];
 		udm->buckets[b] = idx;
@@ -234,7 +232,8 @@ int udm_remove(struct udm *udm, const char *supi)
 		if (strcmp(s->data.supi, supi) == 0) {
 			*pp = s->next;
 			explicit_bzero(s, sizeof(*s));
-			free_push(udm, idx);
+			s->next = udm->free_head;
+			udm->free_head = idx;
 			udm->count--;
 			return 0;
 		}
