@@ -52,6 +52,8 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     page.on("request", r => { if (!r.url().startsWith(base) && !r.url().startsWith("data:") && !r.url().startsWith("blob:"))
       failed.push("outside: " + r.url()); });
     page.on("pageerror", e => pageErrors.push(e.message));
+    /* The server's Content-Security-Policy must not have to refuse anything the page does. */
+    page.on("console", m => { if (/Content Security Policy/i.test(m.text())) pageErrors.push("CSP: " + m.text()); });
     page.on("dialog", d => d.accept());
     /* The API as the page's own session sees it (same cookie). */
     const apiGet = async path => page.evaluate(async p => {
@@ -494,7 +496,7 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     await page.unroute("**/api/v1/stats");
 
     check(failed.length === 0, "no request failed or left the server (" + failed.join(", ") + ")");
-    check(pageErrors.length === 0, "no script error in the page (" + pageErrors.join("; ") + ")");
+    check(pageErrors.length === 0, "no script error or CSP refusal in the page (" + pageErrors.join("; ") + ")");
     console.log(checks + " checks passed");
     code = 0;
   } catch (e) {
