@@ -71,6 +71,9 @@ struct ev_loop {
 
 	void (*before_sleep)(struct ev_loop *loop, void *arg);
 	void *before_sleep_arg;
+
+	uint64_t busy_poll_ns; /* 0: off (the default), see ev_set_busy_poll() */
+	uint64_t busy_polls, busy_hits;
 };
 
 static uint64_t mono_ns(void)
@@ -467,16 +470,57 @@ static int wait_timeout(struct ev_loop *loop, int timeout_ms)
 	return (int)ms;
 }
 
+void ev_set_busy_poll(struct ev_loop *loop, uint32_t usec)
+{
+	loop->busy_poll_ns = (uint64_t)usec * 1000u;
+}
+
+void ev_busy_poll_stats(const struct ev_loop *loop, uint64_t *polls, uint64_t *hits)
+{
+	*polls = loop->busy_polls;
+	*hits = loop->busy_hits;
+}
+
+/* The optional bounded spin before sleeping: non-blocking epoll_wait until something is ready,
+ * the spin budget is spent or the first timer is due. Returns what epoll_wait returned last. */
+static int busy_poll(struct ev_loop *loop, struct epoll_event *evs, int timeout)
+{
+	uint64_t end = loop->now_ns + loop->busy_poll_ns;
+	int n;
+
+	if (timeout >= 0 && (uint64_t)timeout * 1000000u < loop->busy_poll_ns)
+		end = loop->now_ns + (uint64_t)timeout * 1000000u;
+	loop->busy_polls++;
+	do {
+		n = epoll_wait(loop->epfd, evs, EV_BATCH, 0);
+		if (n != 0) {
+			if (n > 0)
+				loop->busy_hits++;
+			return n;
+		}
+	} while (mono_ns() < end);
+	return 0;
+}
+
 int ev_run_once(struct ev_loop *loop, int timeout_ms)
 {
 	struct epoll_event evs[EV_BATCH];
-	int n, handled = 0;
+	int n = 0, handled = 0, timeout;
 
 	run_deferred(loop);
 	if (loop->before_sleep)
 		loop->before_sleep(loop, loop->before_sleep_arg);
 	ev_update_now(loop);
-	n = epoll_wait(loop->epfd, evs, EV_BATCH, wait_timeout(loop, timeout_ms));
+	timeout = wait_timeout(loop, timeout_ms);
+	if (loop->busy_poll_ns && timeout != 0)
+		n = busy_poll(loop, evs, timeout);
+	if (n == 0) {
+		if (loop->busy_poll_ns && timeout != 0) {
+			ev_update_now(loop); /* the spin took time: recompute the timer wait */
+			timeout = wait_timeout(loop, timeout_ms);
+		}
+		n = epoll_wait(loop->epfd, evs, EV_BATCH, timeout);
+	}
 	if (n < 0) {
 		if (errno != EINTR)
 			return -errno;

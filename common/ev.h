@@ -83,6 +83,16 @@ int ev_defer(struct ev_loop *loop, void (*fn)(void *arg), void *arg);
 /* Called each time the loop is about to block in epoll_wait. */
 void ev_set_before_sleep(struct ev_loop *loop, void (*fn)(struct ev_loop *loop, void *arg), void *arg);
 
+/* Optional bounded busy-poll, OFF by default (0): before blocking, spin with non-blocking
+ * epoll_wait for up to usec microseconds (never past the first timer). It trades CPU for
+ * latency: a peer's answer that comes back within the spin is handled without a sleep, a
+ * context switch and (across CPUs) an inter-processor wake-up, at the price of a CPU kept busy
+ * for up to usec after every batch. Only for a benchmark or a dedicated core, set explicitly
+ * from configuration, and reported with any figure measured with it. */
+void ev_set_busy_poll(struct ev_loop *loop, uint32_t usec);
+/* Spins started, and spins that found an event before the budget ran out. */
+void ev_busy_poll_stats(const struct ev_loop *loop, uint64_t *polls, uint64_t *hits);
+
 /* Run until ev_stop(). Returns 0, or -errno if epoll fails. */
 int ev_run(struct ev_loop *loop);
 /* Run one iteration, blocking at most timeout_ms (-1: until an event). Returns events handled or -errno. */

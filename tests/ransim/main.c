@@ -67,6 +67,8 @@ static const char usage_text[] =
 	"  --duration SECS       stop starting UE runs after SECS (register/sessions: hold until then)\n"
 	"  --json                (solocore-load) the final report as one JSON object\n"
 	"  --no-progress         (solocore-load) no progress line on a terminal\n"
+	"  --busy-poll US        spin up to US microseconds before sleeping (off by default;\n"
+	"                        trades a busy CPU for latency: say so with any figure)\n"
 	"  --timeout SECS (60)   whole run;  --ue-timeout MS (10000) per network answer\n"
 	"  --pcap FILE           write every NGAP PDU (IPv4/SCTP, PPID 60)\n"
 	"  -v                    debug logs\n";
@@ -176,7 +178,7 @@ enum {
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_SST, O_SD, O_RSST, O_RSD,
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
 	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_ABORT, O_PASSES, O_DURATION,
-	O_JSON, O_NOPROG,
+	O_JSON, O_NOPROG, O_BUSYPOLL,
 };
 
 static const struct option opts[] = {
@@ -197,7 +199,7 @@ static const struct option opts[] = {
 	{ "pdu-snssai", 0, NULL, O_PDUSN }, { "psi", 1, NULL, O_PSI }, { "radio-cap", 0, NULL, O_RADIOCAP },
 	{ "unknown-service", 0, NULL, O_UNKSVC }, { "abort", 0, NULL, O_ABORT },
 	{ "passes", 1, NULL, O_PASSES }, { "duration", 1, NULL, O_DURATION }, { "json", 0, NULL, O_JSON },
-	{ "no-progress", 0, NULL, O_NOPROG },
+	{ "no-progress", 0, NULL, O_NOPROG }, { "busy-poll", 1, NULL, O_BUSYPOLL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -209,6 +211,7 @@ struct args {
 	bool req_sst_set, req_sd_set;
 	bool abort, json, no_progress;
 	unsigned duration_s;
+	unsigned busy_poll_us;
 #ifdef RANSIM_LOAD
 	enum load_mode mode;
 #endif
@@ -231,6 +234,7 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_ENCAP: return n2sctp_encap_parse(v, &c->sctp.encap) < 0 ? usage("bad --encap") : 0;
 	case O_UDP: c->sctp.udp_port = (uint16_t)atoi(v); break;
 	case O_UDPPEER: c->sctp.udp_peer_port = (uint16_t)atoi(v); break;
+	case O_BUSYPOLL: a->busy_poll_us = (unsigned)atoi(v); break;
 	case O_GNBS: c->n_gnbs = (unsigned)atoi(v); break;
 	case O_UES: c->n_ues = (unsigned)atoi(v); break;
 	case O_CONC: c->concurrency = (unsigned)atoi(v); break;
@@ -453,6 +457,8 @@ int main(int argc, char **argv)
 	loop = ev_loop_new(&rc);
 	if (!loop)
 		return 1;
+	if (a.busy_poll_us)
+		ev_set_busy_poll(loop, a.busy_poll_us);
 	rs = ransim_new(loop, &a.cfg, sims, n_sims, &rc);
 	memset(sims, 0, n_sims * sizeof(*sims));   /* keys */
 	free(sims);

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -239,6 +241,73 @@ static void test_tx_batched(void **state)
 	ev_loop_free(loop);
 }
 
+/* ---- ev busy-poll (common/ev.c, off by default; the option the transport benches use) ---- */
+
+static int bp_pipe[2];
+static bool bp_read, bp_timer;
+
+static void *bp_writer(void *arg)
+{
+	struct timespec ts = { 0, 2000000 }; /* 2 ms: the loop is spinning by then */
+	(void)arg;
+	nanosleep(&ts, NULL);
+	assert_int_equal(write(bp_pipe[1], "x", 1), 1);
+	return NULL;
+}
+static void bp_cb(struct ev_loop *loop, int fd, uint32_t events, void *arg)
+{
+	char c;
+	(void)loop, (void)events, (void)arg;
+	assert_int_equal(read(fd, &c, 1), 1);
+	bp_read = true;
+}
+static void bp_tmr(struct ev_loop *loop, struct ev_timer *t)
+{
+	(void)loop, (void)t;
+	bp_timer = true;
+}
+
+static void test_busy_poll(void **state)
+{
+	struct ev_loop *loop;
+	struct ev_timer t;
+	pthread_t th;
+	uint64_t polls, hits;
+	int err = 0;
+
+	(void)state;
+	loop = ev_loop_new(&err);
+	assert_non_null(loop);
+	ev_busy_poll_stats(loop, &polls, &hits);
+	assert_int_equal(polls, 0); /* off by default */
+	assert_int_equal(pipe(bp_pipe), 0);
+	assert_int_equal(ev_fd_add(loop, bp_pipe[0], EV_READ, bp_cb, NULL), 0);
+	ev_run_once(loop, 0);
+	ev_busy_poll_stats(loop, &polls, &hits);
+	assert_int_equal(polls, 0);
+	/* A spin budget far longer than the writer's delay: the event is found while spinning. */
+	ev_set_busy_poll(loop, 5000000);
+	assert_int_equal(pthread_create(&th, NULL, bp_writer, NULL), 0);
+	for (int i = 0; i < 100 && !bp_read; i++)
+		ev_run_once(loop, 1000);
+	pthread_join(th, NULL);
+	assert_true(bp_read);
+	ev_busy_poll_stats(loop, &polls, &hits);
+	assert_true(polls >= 1);
+	assert_true(hits >= 1);
+	/* The spin never runs past the first timer: a 3 ms timer with a 5 s budget still fires
+	 * in the first iterations (bounded loop, no wall-clock threshold). */
+	ev_timer_init(&t, bp_tmr, NULL);
+	assert_int_equal(ev_timer_start(loop, &t, 3), 0);
+	for (int i = 0; i < 10 && !bp_timer; i++)
+		ev_run_once(loop, -1);
+	assert_true(bp_timer);
+	ev_fd_del(loop, bp_pipe[0]);
+	close(bp_pipe[0]);
+	close(bp_pipe[1]);
+	ev_loop_free(loop);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_hw_equals_usrsctp),
 		cmocka_unit_test(test_wire_checks_crc),
 		cmocka_unit_test(test_tx_batched),
+		cmocka_unit_test(test_busy_poll),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
