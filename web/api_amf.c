@@ -116,16 +116,17 @@ static void metrics_reg(struct web_metrics_out *o, const struct amf *amf)
 			   "# TYPE solocore_amf_registrations_total counter\n");
 	for (unsigned t = 0; t < AMF_REG_TYPES; t++) {
 		const char *tn = amf_reg_type_name(t);
+		char num[12];
 
-		if (t >= 1 && t <= 4)
-			web_metrics_printf(o, "solocore_amf_registrations_total{result=\"accepted\",type=\"%s\"} %llu\n",
-					   tn, (unsigned long long)c.accepted[t]);
-		else if (c.accepted[t] && tn)
-			web_metrics_printf(o, "solocore_amf_registrations_total{result=\"accepted\",type=\"%s\"} %llu\n",
-					   tn, (unsigned long long)c.accepted[t]);
-		else if (c.accepted[t])
-			web_metrics_printf(o, "solocore_amf_registrations_total{result=\"accepted\",type=\"%u\"} %llu\n",
-					   t, (unsigned long long)c.accepted[t]);
+		/* initial (1) .. emergency (4) always; SNPN onboarding and reserved values when seen */
+		if (!c.accepted[t] && (t < 1 || t > 4))
+			continue;
+		if (!tn) {
+			snprintf(num, sizeof(num), "%u", t);
+			tn = num;
+		}
+		web_metrics_printf(o, "solocore_amf_registrations_total{result=\"accepted\",type=\"%s\"} %llu\n",
+				   tn, (unsigned long long)c.accepted[t]);
 	}
 	for (unsigned k = 0; k < 256; k++) {
 		if (!c.rejected[k])
