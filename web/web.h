@@ -180,15 +180,15 @@ void web_metrics_printf(struct web_metrics_out *out, const char *fmt, ...)
 /* ---- PDU sessions and the user plane (api_sess.c) ----
  * web_attach_smf: GET /api/v1/sessions (read; ?limit=1..1000, ?cursor= from "next"),
  * "sessions" in GET /api/v1/ues/{supi}, "sessions" and "upf" in GET /api/v1/stats, and on
- * /metrics solocore_smf_sessions, solocore_smf_session_setups_total{result,cause}, the
- * histograms solocore_smf_session_setup_seconds and solocore_amf_registration_seconds.
- * Call it after web_attach_amf() (it extends that UE view and those stats; without the
- * AMF it serves /api/v1/stats itself). web_attach_upf, after web_attach_smf: the UPF's
+ * /metrics solocore_smf_sessions, solocore_smf_session_setups_total{result,cause} and the
+ * histogram solocore_smf_session_setup_seconds. In either order with web_attach_amf() (the
+ * AMF's UE view and stats add the SMF's parts; without the AMF it serves /api/v1/stats
+ * itself). web_attach_upf, after web_attach_smf: the UPF's
  * counters ("upf" in the stats, solocore_upf_packets_total / _bytes_total{direction},
  * solocore_upf_drops_total{reason}); without it "upf" is null. A session's counters and
  * "user_plane" come from the SMF's UPF (smf_set_upf): zeros and false without one. On the
  * thread that owns them; smf and upf must outlive web.
- * 0, -EINVAL, -EALREADY (smf attached twice), -ENOMEM, -ENOSPC (routes). */
+ * 0, -EINVAL, -EALREADY (smf attached twice), -ENOSPC (routes). */
 struct smf;
 struct upf;
 int web_attach_smf(struct web *web, struct smf *smf);
