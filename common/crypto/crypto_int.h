@@ -13,7 +13,10 @@
 struct crypto_tls {
 	EVP_CIPHER_CTX *ecb; /* AES-128-ECB, Milenage and CMAC subkeys */
 	EVP_CIPHER_CTX *cbc; /* AES-128-CBC, the CMAC chain of 128-NIA2 */
-	EVP_CIPHER_CTX *ctr; /* AES-128-CTR, 128-NEA2 */
+	EVP_CIPHER_CTX *ctr; /* AES-128-CTR, SUCI profile A/B (ECIES) */
+	EVP_CIPHER_CTX *nea; /* AES-128-ECB keyed with the last 128-NEA2 key: its keystream */
+	uint8_t nea_key[16];
+	int nea_valid;
 	/* 128-NIA2: key whose CMAC subkeys are cached (saves one block per MAC for the same key). */
 	uint8_t cmac_key[16];
 	uint8_t cmac_k1[16], cmac_k2[16];

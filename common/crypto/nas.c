@@ -136,31 +136,52 @@ static int nia2(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t d
 	return 0;
 }
 
+#define NEA_CHUNK 512 /* keystream octets per EVP call */
+
 /* 128-NEA2: AES-128-CTR, initial counter block COUNT||BEARER||DIRECTION||0^26 || 0^64
- * (TS 33.401 B.1.3). */
+ * (TS 33.401 B.1.3). The keystream is made here from an ECB context that stays keyed while the
+ * key does not change (re-initialising a CTR context per message, even with the same key, is a
+ * full EVP_EncryptInit_ex: key schedule and provider look-ups, more than ciphering a NAS
+ * message). The counter is the low 64 bits, big-endian, as in CTR mode (TS 33.401 B.1.3:
+ * T(i+1) = T(i) + 1; the high half never changes below 2^64 blocks). */
 static int nea2(const uint8_t key[16], uint32_t count, uint8_t bearer, uint8_t dir,
 		const uint8_t *in, uint8_t *out, size_t bitlen)
 {
 	struct crypto_tls *t = crypto_tls_get();
-	uint8_t iv[16];
+	uint8_t ks[NEA_CHUNK];
 	size_t n = (bitlen + 7) / 8;
+	uint64_t blk = 0;
 	int olen;
 
 	if (!t)
 		return -ENOMEM;
-	count_prefix(iv, count, bearer, dir);
-	memset(iv + 8, 0, 8);
-	if (EVP_EncryptInit_ex(t->ctr, NULL, NULL, key, iv) != 1)
-		return -EIO;
-	while (n) {
-		int chunk = n > (1u << 30) ? 1 << 30 : (int)n;
-
-		if (EVP_EncryptUpdate(t->ctr, out, &olen, in, chunk) != 1)
+	if (!t->nea_valid || CRYPTO_memcmp(t->nea_key, key, 16)) {
+		t->nea_valid = 0;
+		if (EVP_EncryptInit_ex(t->nea, NULL, NULL, key, NULL) != 1)
 			return -EIO;
-		in += chunk;
-		out += chunk;
-		n -= (size_t)chunk;
+		memcpy(t->nea_key, key, 16);
+		t->nea_valid = 1;
 	}
+	while (n) {
+		size_t take = n < NEA_CHUNK ? n : NEA_CHUNK, nb = (take + 15) / 16;
+
+		for (size_t b = 0; b < nb; b++, blk++) {
+			uint8_t *c = ks + 16 * b;
+			count_prefix(c, count, bearer, dir);
+			crypto_put_be32(c + 8, (uint32_t)(blk >> 32));
+			crypto_put_be32(c + 12, (uint32_t)blk);
+		}
+		if (EVP_EncryptUpdate(t->nea, ks, &olen, ks, (int)(nb * 16)) != 1 || olen != (int)(nb * 16)) {
+			OPENSSL_cleanse(ks, sizeof(ks));
+			return -EIO;
+		}
+		for (size_t i = 0; i < take; i++)
+			out[i] = in[i] ^ ks[i];
+		in += take;
+		out += take;
+		n -= take;
+	}
+	OPENSSL_cleanse(ks, sizeof(ks));
 	return 0;
 }
 

@@ -52,11 +52,13 @@ struct crypto_tls *crypto_tls_get(void)
 	t->ecb = new_ctx(EVP_aes_128_ecb());
 	t->cbc = new_ctx(EVP_aes_128_cbc());
 	t->ctr = new_ctx(EVP_aes_128_ctr());
-	if (!t->ecb || !t->cbc || !t->ctr) {
+	t->nea = new_ctx(EVP_aes_128_ecb());
+	if (!t->ecb || !t->cbc || !t->ctr || !t->nea) {
 		crypto_thread_cleanup();
 		return NULL;
 	}
 	t->cmac_valid = 0;
+	t->nea_valid = 0;
 	t->rnd_pos = sizeof(t->rnd);
 	tls = t;
 	return t;
@@ -69,6 +71,7 @@ void crypto_thread_cleanup(void)
 	EVP_CIPHER_CTX_free(t->ecb);
 	EVP_CIPHER_CTX_free(t->cbc);
 	EVP_CIPHER_CTX_free(t->ctr);
+	EVP_CIPHER_CTX_free(t->nea);
 	OPENSSL_cleanse(t, sizeof(*t));
 	tls = NULL;
 }

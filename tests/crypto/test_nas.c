@@ -5,6 +5,8 @@
 
 #include "common/crypto/crypto.h"
 
+#include <openssl/evp.h>
+
 #define MAXB 4096
 
 struct nas_set {
@@ -141,6 +143,46 @@ static void test_nia2_same_key_chain(void **state)
 	tv_close(f);
 }
 
+/* 128-NEA2 makes its keystream from a kept ECB context: messages longer than its 512-octet
+ * chunk, the same key again, another key and back, bit lengths that end inside a block, all
+ * equal AES-128-CTR from OpenSSL with the TS 33.401 B.1.3 initial counter block. */
+static void test_nea2_against_evp_ctr(void **state)
+{
+	static uint8_t in[2100], got[2100], want[2100];
+	static const size_t bits[] = { 1, 8, 127, 128, 129, 4095, 4096, 4097, 8 * 1500 + 3, 8 * 2100 };
+	uint8_t key[2][16];
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+	(void)state;
+	assert_non_null(ctx);
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i * 131u + 7u);
+	for (int k = 0; k < 16; k++) {
+		key[0][k] = (uint8_t)(0xa0 + k);
+		key[1][k] = (uint8_t)(0x11 * k);
+	}
+	for (int rep = 0; rep < 6; rep++) {
+		const uint8_t *kk = key[rep % 3 == 2];     /* key 0, key 0, key 1, key 0, ... */
+		uint32_t count = 0x01020304u + (uint32_t)rep;
+		uint8_t bearer = (uint8_t)(rep * 5 % 32), dir = (uint8_t)(rep & 1);
+
+		for (size_t b = 0; b < sizeof(bits) / sizeof(bits[0]); b++) {
+			size_t n = (bits[b] + 7) / 8;
+			uint8_t iv[16] = { (uint8_t)(count >> 24), (uint8_t)(count >> 16), (uint8_t)(count >> 8),
+					   (uint8_t)count, (uint8_t)(bearer << 3 | dir << 2) };
+			int olen;
+
+			assert_int_equal(EVP_EncryptInit_ex(ctx, EVP_aes_128_ctr(), NULL, kk, iv), 1);
+			assert_int_equal(EVP_EncryptUpdate(ctx, want, &olen, in, (int)n), 1);
+			if (bits[b] % 8)
+				want[n - 1] &= (uint8_t)(0xff00u >> (bits[b] % 8));
+			assert_int_equal(crypto_nea(2, kk, count, bearer, dir, in, got, bits[b]), 0);
+			assert_memory_equal(got, want, n);
+		}
+	}
+	EVP_CIPHER_CTX_free(ctx);
+}
+
 static void test_null_algs(void **state)
 {
 	uint8_t msg[5] = { 1, 2, 3, 4, 0xff }, out[5], mac[4] = { 1, 1, 1, 1 };
@@ -176,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_nea3),
 		cmocka_unit_test(test_nia2_key_switch),
 		cmocka_unit_test(test_nia2_same_key_chain),
+		cmocka_unit_test(test_nea2_against_evp_ctr),
 		cmocka_unit_test(test_null_algs),
 		cmocka_unit_test(test_bad_args),
 	};
