@@ -177,6 +177,7 @@ struct amf_stats {
 	uint64_t service_req, service_rej;
 	uint64_t paging_sent;          /* PAGING messages (each gNB counts) incl. T3513 repeats */
 	uint64_t paging_gave_up;
+	uint64_t connected;            /* UEs in CM-CONNECTED (bound to a gNB) */
 };
 void amf_get_stats(const struct amf *amf, struct amf_stats *out);
 

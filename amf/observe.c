@@ -170,6 +170,7 @@ static const struct amf_stat_desc stat_desc[] = {
 	C(service_rej, "Service Rejects"),
 	C(paging_sent, "PAGING messages sent (per gNB, with repeats)"),
 	C(paging_gave_up, "pagings given up after the last T3513 expiry"),
+	G(connected, "UEs in CM-CONNECTED (an N2 connection to a gNB)"),
 };
 #undef C
 #undef G

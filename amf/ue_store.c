@@ -242,6 +242,7 @@ int amf_ue_bind(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id)
 		gnb->ue_head->gnb_prev = ue;
 	gnb->ue_head = ue;
 	gnb->n_ues++;
+	amf->st.connected++;
 	/* UE-associated signalling spread over streams 1..n-1 (TS 38.412 7). */
 	if (gnb->out_streams > 1) {
 		ue->stream = (uint16_t)(1 + gnb->next_stream);
@@ -266,6 +267,7 @@ void amf_ue_unbind(struct amf_ue *ue)
 	if (ue->gnb_next)
 		ue->gnb_next->gnb_prev = ue->gnb_prev;
 	gnb->n_ues--;
+	ue->amf->st.connected--;
 	ue->gnb = NULL;
 	ue->gnb_prev = ue->gnb_next = NULL;
 	ue->amf_ue_ngap_id = AMF_NIL64;

@@ -348,9 +348,9 @@ static int h_stats(struct web *w, const struct web_req *req, struct web_resp *re
 	json_t *j;
 
 	amf_get_stats(arg, &s);
-	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 		      "gnbs", (json_int_t)s.gnbs, "ue_contexts", (json_int_t)s.ues,
-		      "registered_ues", (json_int_t)s.registered,
+		      "registered_ues", (json_int_t)s.registered, "connected_ues", (json_int_t)s.connected,
 		      "ngap_rx", (json_int_t)s.ngap_rx, "ngap_tx", (json_int_t)s.ngap_tx,
 		      "registrations_accepted", (json_int_t)s.reg_accepted,
 		      "registrations_rejected", (json_int_t)s.reg_rejected,

@@ -315,7 +315,7 @@ static void test_stats_desc(void **state)
 		gauges += d[i].gauge;
 	}
 	assert_true(seen_reg);
-	assert_int_equal(gauges, 3);
+	assert_int_equal(gauges, 4);   /* gnbs, ues, registered, connected */
 }
 
 int main(void)

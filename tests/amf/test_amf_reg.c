@@ -83,6 +83,7 @@ static void test_register_nia2_nea0(void **state)
 	assert_int_equal(st.auth_ok, 1);
 	assert_int_equal(st.smc_ok, 1);
 	assert_int_equal(st.registered, 1);
+	assert_int_equal(st.connected, 1);
 	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC_A), 1);
 }
 
@@ -527,10 +528,13 @@ static void test_ue_dereg(void **state)
 	assert_int_equal(H.m.u.ue_context_release_command.cause.value, 2);
 	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
 	assert_int_equal(info.state, AMF_GMM_DEREGISTERED);
+	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.connected, 1);
 	sue_release_complete(&H, &ue);
 	ev_run_once(H.loop, 0);
 	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), -ENOENT);
 	amf_get_stats(H.amf, &st);
+	assert_int_equal(st.connected, 0);
 	assert_int_equal(st.dereg_ue, 1);
 	assert_int_equal(st.registered, 0);
 	assert_int_equal(st.ues, 0);

@@ -489,6 +489,8 @@ static void test_session_views(void **state)
 	assert_true(json_is_null(json_object_get(j, "upf")));
 	assert_int_equal(json_integer_value(json_object_get(j, "gnbs")), 1);
 	assert_int_equal(json_integer_value(json_object_get(j, "registered_ues")), 2);
+	/* Both UEs still hold their N2 connection (no release in this test so far). */
+	assert_int_equal(json_integer_value(json_object_get(j, "connected_ues")), 2);
 	json_decref(j);
 
 	/* One more registration, a rejected one (not counted: the histogram is of completed
