@@ -55,7 +55,13 @@ static int db_start(struct ev_loop *loop, const struct conf *c)
 	}
 	/* SQN changes are written behind on the writer thread: the control
 	 * thread never waits on fsync (DESIGN.md). */
-	rc = db_writer_start(core.db, NULL, &core.writer);
+	/* Queue sized like the UDM store (+25 % + 1024, at most the default
+	 * 65536): its index is hit at random, so a queue far larger than the
+	 * SIMs provisioned would make pages resident for nothing. */
+	int64_t n = db_subscriber_count(core.db);
+	struct db_writer_opts wo = { 0 };
+	wo.queue_cap = n < 0 || n + n / 4 + 1024 > 65536 ? 65536 : (uint32_t)(n + n / 4 + 1024);
+	rc = db_writer_start(core.db, &wo, &core.writer);
 	if (rc < 0) {
 		log_error("core", "db: writer thread: %s", strerror(-rc));
 		db_close(core.db);

@@ -321,6 +321,10 @@ struct db_writer_opts {
 	uint32_t queue_cap;   /* distinct subscribers pending at once (default 65536) */
 	uint32_t batch_max;   /* updates per transaction (default 1000) */
 	uint32_t batch_ms;    /* how long the first update may wait for others (default 10) */
+	/* While the writer runs, WAL checkpoints (which fsync) are its job: the
+	 * control thread's connection has wal_autocheckpoint off and the writer
+	 * runs a PASSIVE checkpoint after each idle period this long (default 1000). */
+	uint32_t checkpoint_ms;
 };
 
 struct db_writer_stats {
@@ -330,6 +334,8 @@ struct db_writer_stats {
 	uint64_t written;     /* rows updated in committed transactions */
 	uint64_t batches;     /* committed transactions */
 	uint64_t failed;      /* transactions that failed (rolled back, logged) */
+	uint64_t checkpoints; /* checkpoints that moved WAL frames into the database */
+	uint64_t ckpt_frames; /* frames moved by them */
 };
 
 /* Start the writer thread on its own connection to db's file. opts may be

@@ -52,13 +52,15 @@ struct db_writer {
 	pthread_cond_t done;   /* writer -> flush waiters */
 	struct wmap maps[2];
 	struct wmap *pending;
-	uint32_t cap, idx_mask, batch_max, batch_ms;
+	uint32_t cap, idx_mask, batch_max, batch_ms, checkpoint_ms;
 	uint64_t swap_gen, done_gen;
 	bool stop, flush_req;
+	uint32_t idle_ticks;
 	int err;               /* first failure since the last flush */
 	struct db_writer_stats st;
 	sqlite3 *conn;
 	sqlite3_stmt *upd;
+	struct db *db;         /* whose connection's autocheckpoint we took over */
 };
 
 static uint32_t supi_hash(const char *s)
@@ -181,15 +183,47 @@ static void deadline_after(struct timespec *ts, uint32_t ms)
 	ts->tv_nsec %= 1000000000L;
 }
 
+/* Move the WAL's frames (the API's writes on the control thread's connection,
+ * our SQN batches) into the database file. PASSIVE: never waits for readers
+ * or the other connection's writes; whatever it cannot move now it moves next
+ * time. Called without the mutex. */
+static void checkpoint(struct db_writer *w, uint64_t *n, uint64_t *frames)
+{
+	int log = 0, done = 0;
+	int rc = sqlite3_wal_checkpoint_v2(w->conn, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+
+	if (rc == SQLITE_OK && done > 0) {
+		(*n)++;
+		*frames += (uint64_t)done;
+	} else if (rc != SQLITE_OK && rc != SQLITE_BUSY) {
+		log_warn("db", "WAL checkpoint failed: %s", sqlite3_errmsg(w->conn));
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	struct db_writer *w = arg;
+	bool ckpt_due = true;   /* the control thread may have written before we started */
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		while (w->pending->n == 0 && !w->stop)
-			pthread_cond_wait(&w->wake, &w->mu);
+		while (w->pending->n == 0 && !w->stop) {
+			struct timespec idle;
+			deadline_after(&idle, w->checkpoint_ms);
+			if (pthread_cond_timedwait(&w->wake, &w->mu, &idle) == ETIMEDOUT && ckpt_due) {
+				uint64_t n = 0, frames = 0;
+				pthread_mutex_unlock(&w->mu);
+				checkpoint(w, &n, &frames);
+				pthread_mutex_lock(&w->mu);
+				w->st.checkpoints += n;
+				w->st.ckpt_frames += frames;
+				/* Nothing moved: no writes since; wait for the next change of
+				 * ours, and look again every few idle periods for the API's. */
+				ckpt_due = n != 0 || (w->idle_ticks++ % 8) == 7;
+			}
+		}
 		if (w->pending->n == 0)
 			break;   /* stopping and drained */
+		ckpt_due = true;
 		/* Batch window: let more updates join unless someone waits. */
 		struct timespec dl;
 		deadline_after(&dl, w->batch_ms);
@@ -264,6 +298,7 @@ int db_writer_start(struct db *db, const struct db_writer_opts *opts, struct db_
 	w->cap = opts && opts->queue_cap ? opts->queue_cap : 65536;
 	w->batch_max = opts && opts->batch_max ? opts->batch_max : 1000;
 	w->batch_ms = opts && opts->batch_ms ? opts->batch_ms : 10;
+	w->checkpoint_ms = opts && opts->checkpoint_ms ? opts->checkpoint_ms : 1000;
 	if (w->cap > (1u << 26)) {
 		free(w);
 		return -EINVAL;
@@ -296,9 +331,18 @@ int db_writer_start(struct db *db, const struct db_writer_opts *opts, struct db_
 		if (rc != SQLITE_OK)
 			r = db_errno(rc);
 	}
+	/* DESIGN.md: the control thread never waits on fsync. Its commits do not
+	 * (WAL, synchronous=NORMAL) but an automatic checkpoint after one would:
+	 * from now on the writer checkpoints (we are on the thread that owns db). */
+	if (r == 0 && sqlite3_exec(db->conn, "PRAGMA wal_autocheckpoint = 0", NULL, NULL, NULL) != SQLITE_OK)
+		r = -EIO;
+	if (r == 0)
+		w->db = db;
 	if (r == 0 && (r = -pthread_create(&w->thread, NULL, writer_main, w)) == 0)
 		pthread_setname_np(w->thread, "db-writer");
 	if (r < 0) {
+		if (w->db)
+			sqlite3_exec(db->conn, "PRAGMA wal_autocheckpoint = 1000", NULL, NULL, NULL);
 		log_error("db", "writer start failed: %d", r);
 		writer_free(w);
 		return r;
@@ -316,6 +360,8 @@ void db_writer_stop(struct db_writer *w)
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->mu);
 	pthread_join(w->thread, NULL);   /* the thread drains pending first */
+	if (w->db) /* SQLite's default again: the connection checkpoints its own commits */
+		sqlite3_exec(w->db->conn, "PRAGMA wal_autocheckpoint = 1000", NULL, NULL, NULL);
 	if (w->st.dropped || w->st.failed)
 		log_warn("db", "writer stopped: %llu SQN updates dropped, %llu transactions failed",
 			 (unsigned long long)w->st.dropped, (unsigned long long)w->st.failed);

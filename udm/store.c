@@ -48,12 +48,7 @@ static bool supi_valid(const char *s)
  * never-used entry is neither read nor written before it is taken, so the
  * store (sized +25 % above the provisioned SIMs) costs no resident page until
  * used, and a fresh page is faulted in once, by a write (a read first would
- * map the zero page and fault again on the write). The mark lives in the word
- * after the last bucket (udm_int.h's struct udm has no field for it). */
-static uint32_t *hwm(const struct udm *udm)
-{
-	return &udm->buckets[udm->nbuckets];
-}
+ * map the zero page and fault again on the write). */
 
 struct udm *udm_new(uint32_t max_subs, int *err)
 {
@@ -72,14 +67,14 @@ struct udm *udm_new(uint32_t max_subs, int *err)
 	while (udm->nbuckets < max_subs)
 		udm->nbuckets <<= 1;
 	udm->subs = calloc(max_subs, sizeof(*udm->subs));
-	udm->buckets = malloc(((size_t)udm->nbuckets + 1) * sizeof(*udm->buckets));
+	udm->buckets = malloc((size_t)udm->nbuckets * sizeof(*udm->buckets));
 	if (!udm->subs || !udm->buckets) {
 		udm_free(udm);
 		*err = -ENOMEM;
 		return NULL;
 	}
 	memset(udm->buckets, 0xff, (size_t)udm->nbuckets * sizeof(*udm->buckets));
-	*hwm(udm) = 0;
+	udm->hwm = 0;
 	udm->free_head = UDM_NIL;
 	return udm;
 }
@@ -90,8 +85,7 @@ void udm_free(struct udm *udm)
 		return;
 	if (udm->subs) {
 		/* Wipe keys (STYLE.md 11): every entry ever used is below the mark. */
-		if (udm->buckets)
-			explicit_bzero(udm->subs, (size_t)*hwm(udm) * sizeof(*udm->subs));
+		explicit_bzero(udm->subs, (size_t)udm->hwm * sizeof(*udm->subs));
 		free(udm->subs);
 	}
 	free(udm->buckets);
@@ -193,8 +187,8 @@ int udm_add(struct udm *udm, const struct udm_sub_in *in)
 		if (udm->free_head != UDM_NIL) {
 			idx = udm->free_head;
 			udm->free_head = udm->subs[idx].next;
-		} else if (*hwm(udm) < udm->cap) {
-			idx = (*hwm(udm))++;
+		} else if (udm->hwm < udm->cap) {
+			idx = udm->hwm++;
 		} else {
 			return -ENOSPC;
 		}

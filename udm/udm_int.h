@@ -22,6 +22,7 @@ struct udm {
 	uint32_t cap;
 	uint32_t count;
 	uint32_t free_head;
+	uint32_t hwm;          /* [hwm, cap) never used (store.c: untouched pages stay unmapped) */
 	uint32_t *buckets;     /* index of the first subscriber in the chain, UDM_NIL when empty */
 	uint32_t nbuckets;     /* power of two */
 	char dnn_pool[UDM_MAX_DISTINCT_DNNS][UDM_DNN_MAX + 1];

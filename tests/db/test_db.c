@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -305,6 +306,56 @@ static void test_writer_flush(void **state)
 	dbt_cleanup(&t);
 }
 
+static int pragma_int(sqlite3 *c, const char *sql)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* While the writer runs, the control thread's connection never checkpoints
+ * (a checkpoint fsyncs): the writer moves the API's writes into the file. */
+static void test_writer_checkpoints(void **state)
+{
+	(void)state;
+	struct dbt t;
+	dbt_init(&t);
+	struct db *db = open_with(&t, 0);
+	struct db_writer *w;
+	struct db_writer_opts o = { .checkpoint_ms = 20 };
+	struct db_writer_stats st;
+
+	assert_int_equal(pragma_int(db->conn, "PRAGMA wal_autocheckpoint"), 1000);
+	assert_int_equal(db_writer_start(db, &o, &w), 0);
+	assert_int_equal(pragma_int(db->conn, "PRAGMA wal_autocheckpoint"), 0);
+	/* 1500 commits of the control thread's connection: well past SQLite's
+	 * 1000-page automatic checkpoint, which must not have run on it. */
+	for (int i = 0; i < 1500; i++) {
+		char supi[32];
+		struct db_subscriber s;
+		snprintf(supi, sizeof(supi), "imsi-0010100000%05d", i);
+		sub_init(&s, supi, (uint8_t)i);
+		assert_int_equal(db_subscriber_put(db, &s), 0);
+	}
+	/* The writer's idle checkpoint moves them (poll: no wall-clock bound, the
+	 * suite's timeout is the limit). */
+	do {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		db_writer_get_stats(w, &st);
+	} while (st.ckpt_frames < 1000);
+	assert_true(st.checkpoints >= 1);
+	db_writer_stop(w);
+	assert_int_equal(pragma_int(db->conn, "PRAGMA wal_autocheckpoint"), 1000);
+	db_close(db);
+	dbt_cleanup(&t);
+}
+
 static void test_writer_full_queue(void **state)
 {
 	(void)state;
@@ -393,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_put_get_delete),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_writer_flush),
+		cmocka_unit_test(test_writer_checkpoints),
 		cmocka_unit_test(test_writer_full_queue),
 		cmocka_unit_test(test_writer_failure),
 	};
