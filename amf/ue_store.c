@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "amf/amf_int.h"
+#include "udm/udm.h"
 #include "common/log.h"
 
 static uint32_t mix32(uint32_t h)
@@ -63,12 +64,18 @@ static void *map_zero(size_t len)
 
 int amf_store_init(struct amf *amf)
 {
-	uint32_t n = amf->cfg.max_ues, nb = 16;
+	uint32_t n = amf->cfg.max_ues, nb = 16, nk = n;
 	int t;
 
 	if (n == 0 || n > (1u << 24))
 		return -EINVAL;
-	while (nb < n * 2)
+	/* Buckets for the UEs there can be (a context per subscriber, the UDM's
+	 * fixed capacity), not for max_ues: the chains are hit at random, so
+	 * 3 x 8 MB of buckets for the default 10^6 would all become resident
+	 * with a few hundred UEs. Chained: more UEs only lengthen the chains. */
+	if (amf->udm && udm_capacity(amf->udm) < n)
+		nk = udm_capacity(amf->udm);
+	while (nb < nk * 2)
 		nb <<= 1;
 	amf->ht_mask = nb - 1;
 	amf->idx_bits = 1;
