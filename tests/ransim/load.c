@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "gtpu.h"
 #include "load.h"
 #include "rs_int.h"
 
@@ -54,6 +55,25 @@ void load_progress(const struct ransim *rs, double elapsed_s, FILE *out)
 	fflush(out);
 }
 
+/* N3 traffic (gtpu.h): "key value" lines, or JSON members each followed by a comma. */
+static void gtpu_report(const struct rs_gtpu *g, double elapsed_s, bool json, FILE *out)
+{
+	struct rs_gtpu_stats t;
+	const char *fmt = json ? "\"%s\":%llu," : "%s %llu\n";
+	const struct { const char *k; const uint64_t *v; } f[] = {
+		{ "ul_packets", &t.ul_packets }, { "ul_bytes", &t.ul_bytes }, { "ul_send_errors", &t.ul_send_errors },
+		{ "ul_no_buffer", &t.ul_no_buffer }, { "dl_packets", &t.dl_packets }, { "dl_bytes", &t.dl_bytes },
+		{ "dl_unknown_teid", &t.dl_unknown_teid }, { "dl_bad_inner", &t.dl_bad_inner },
+		{ "dl_err_ind", &t.dl_err_ind }, { "dl_other", &t.dl_other },
+	};
+
+	rs_gtpu_get_stats(g, &t);
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		fprintf(out, fmt, f[i].k, (unsigned long long)*f[i].v);
+	fprintf(out, json ? "\"ul_packets_per_s\":%.0f," : "ul_packets_per_s %.0f\n",
+		elapsed_s > 0 ? (double)t.ul_packets / elapsed_s : 0.0);
+}
+
 void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bool json, FILE *out)
 {
 	const struct ransim_stats *s = &rs->st;
@@ -75,6 +95,8 @@ void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bo
 				(unsigned long long)s->cycles, dps, cl->n ? (double)cl->sum / (double)cl->n / 1000.0 : 0);
 		fprintf(out, "ue_runs_ok %llu\nue_runs_failed %llu\ndl_mac_fail %llu\n", (unsigned long long)s->ues_ok,
 			(unsigned long long)s->ues_failed, (unsigned long long)s->dl_mac_fail);
+		if (rs->gtpu)
+			gtpu_report(rs->gtpu, elapsed_s, false, out);
 		for (p = 0; p < RANSIM_P_COUNT; p++) {
 			const struct rs_lat *l = &rs->lat[p];
 
@@ -98,6 +120,8 @@ void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bo
 	if (m == LOAD_CYCLE)
 		fprintf(out, "\"cycles\":%llu,\"cycles_per_s\":%.1f,\"cycle_mean_ms\":%.3f,", (unsigned long long)s->cycles,
 			dps, cl->n ? (double)cl->sum / (double)cl->n / 1000.0 : 0);
+	if (rs->gtpu)
+		gtpu_report(rs->gtpu, elapsed_s, true, out);
 	fprintf(out, "\"ue_runs_ok\":%llu,\"ue_runs_failed\":%llu,\"dl_mac_fail\":%llu,\"latency_us\":{",
 		(unsigned long long)s->ues_ok, (unsigned long long)s->ues_failed, (unsigned long long)s->dl_mac_fail);
 	for (p = 0, c = 0; p < RANSIM_P_COUNT; p++) {

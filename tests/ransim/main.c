@@ -7,6 +7,7 @@
  * Exit: 0 every UE finished its plan, 1 some failed (see the report), 2 usage,
  * 77 the SCTP backend is not available here.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include "common/log.h"
 #include <unistd.h>
 
+#include "gtpu.h"
 #include "ransim.h"
 #ifdef RANSIM_LOAD
 #include "load.h"
@@ -71,6 +73,13 @@ static const char usage_text[] =
 	"                        trades a busy CPU for latency: say so with any figure)\n"
 	"  --timeout SECS (60)   whole run;  --ue-timeout MS (10000) per network answer\n"
 	"  --pcap FILE           write every NGAP PDU (IPv4/SCTP, PPID 60)\n"
+	"  --gnb-n3 IP           the gNBs' N3 address: GTP-U socket on IP:2152, the DL tunnel\n"
+	"                        address of Setup Response Transfers (default --local-addr)\n"
+	"  --traffic PPS         uplink G-PDUs per second over all UEs with a session (TS 29.281,\n"
+	"                        PDU Session Container with the QFI); downlink G-PDUs counted\n"
+	"  --traffic-size BYTES  inner IPv4/UDP packet size (100)\n"
+	"  --traffic-dst IP      inner destination (default: the UPF's N3 address)\n"
+	"  --traffic-port N      inner UDP destination port (7, echo)\n"
 	"  -v                    debug logs\n";
 
 static int usage(const char *why)
@@ -178,7 +187,7 @@ enum {
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_SST, O_SD, O_RSST, O_RSD,
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
 	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_ABORT, O_PASSES, O_DURATION,
-	O_JSON, O_NOPROG, O_BUSYPOLL,
+	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT,
 };
 
 static const struct option opts[] = {
@@ -200,6 +209,8 @@ static const struct option opts[] = {
 	{ "unknown-service", 0, NULL, O_UNKSVC }, { "abort", 0, NULL, O_ABORT },
 	{ "passes", 1, NULL, O_PASSES }, { "duration", 1, NULL, O_DURATION }, { "json", 0, NULL, O_JSON },
 	{ "no-progress", 0, NULL, O_NOPROG }, { "busy-poll", 1, NULL, O_BUSYPOLL },
+	{ "gnb-n3", 1, NULL, O_GNBN3 }, { "traffic", 1, NULL, O_TRAFFIC }, { "traffic-size", 1, NULL, O_TSIZE },
+	{ "traffic-dst", 1, NULL, O_TDST }, { "traffic-port", 1, NULL, O_TPORT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -212,6 +223,8 @@ struct args {
 	bool abort, json, no_progress;
 	unsigned duration_s;
 	unsigned busy_poll_us;
+	struct rs_gtpu_cfg gtpu;     /* N3 traffic (gtpu.h) when gtpu_on */
+	bool gtpu_on;
 #ifdef RANSIM_LOAD
 	enum load_mode mode;
 #endif
@@ -298,6 +311,13 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_TIMEOUT: a->timeout_s = (unsigned)atoi(v); break;
 	case O_UETO: c->ue_timeout_ms = (uint32_t)atoi(v); break;
 	case O_PCAP: c->pcap = v; break;
+	case O_GNBN3:
+		a->gtpu_on = true;
+		return inet_pton(AF_INET, v, &a->gtpu.gnb_n3) == 1 ? 0 : usage("bad --gnb-n3");
+	case O_TRAFFIC: a->gtpu.pps = (uint32_t)atoi(v); a->gtpu_on = true; break;
+	case O_TSIZE: a->gtpu.size = (uint16_t)atoi(v); break;
+	case O_TDST: return inet_pton(AF_INET, v, &a->gtpu.dst) == 1 ? 0 : usage("bad --traffic-dst");
+	case O_TPORT: a->gtpu.dst_port = (uint16_t)atoi(v); break;
 	default: return usage("unknown option");
 	}
 	return 0;
@@ -320,6 +340,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 	a->timeout_s = 60;
 #endif
 	a->key_id = -1;
+	a->gtpu.size = 100;
+	a->gtpu.dst_port = 7;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
 		if (ch == 'h') {
@@ -352,6 +374,10 @@ static int parse_args(struct args *a, int argc, char **argv)
 		rc = usage("SUCI profile A/B needs --hn-pub or a key in the -c file");
 	if (!rc && !a->sims_path)
 		rc = usage("--sims FILE is required");
+	if (!rc && a->gtpu_on && !a->gtpu.gnb_n3 && inet_pton(AF_INET, a->cfg.local_addr, &a->gtpu.gnb_n3) != 1)
+		rc = usage("--traffic needs --gnb-n3 (or --local-addr)");
+	if (!rc && a->gtpu_on && (a->gtpu.size < RS_GTPU_MIN_SIZE || a->gtpu.size > RS_GTPU_MAX_SIZE))
+		rc = usage("--traffic-size: 28..1400");
 #ifdef RANSIM_LOAD
 	/* the mode: the one non-option argument (getopt moved it to the end) */
 	if (!rc && (optind != argc - 1 || load_mode_apply(argv[optind], &a->mode, &a->cfg) < 0))
@@ -373,7 +399,7 @@ static void on_sig(int s)
 
 /* Run to completion (or timeout / signal / --duration), then a graceful SHUTDOWN (or ABORT);
  * prints the report. */
-static int run(struct ev_loop *loop, struct ransim *rs, const struct args *a)
+static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, const struct args *a)
 {
 	struct ransim_stats st;
 	uint64_t t0, t_end, t_done = 0, until, t_stop = 0, next_progress = 0, now;
@@ -412,6 +438,8 @@ static int run(struct ev_loop *loop, struct ransim *rs, const struct args *a)
 	t_end = t_done ? t_done : ev_update_now(loop);
 	if (!ransim_done(rs))
 		fprintf(stderr, "%s: %s before every UE finished\n", PROG, stop_req ? "stopped" : "timed out");
+	/* no more uplink; the downlink in flight is still counted while the associations end */
+	rs_gtpu_stop(gt);
 	/* So that the AMF sees a normal end of the associations; bounded wait. */
 	if (a->abort)
 		ransim_abort(rs);
@@ -426,6 +454,15 @@ static int run(struct ev_loop *loop, struct ransim *rs, const struct args *a)
 #else
 	printf("elapsed_ms %llu\n", (unsigned long long)((t_end - t0) / 1000000));
 	ransim_report(rs, stdout);
+	if (gt) {
+		struct rs_gtpu_stats g;
+
+		rs_gtpu_get_stats(gt, &g);
+		printf("ul_packets %llu\nul_bytes %llu\ndl_packets %llu\ndl_bytes %llu\ndl_unknown_teid %llu\n",
+		       (unsigned long long)g.ul_packets, (unsigned long long)g.ul_bytes,
+		       (unsigned long long)g.dl_packets, (unsigned long long)g.dl_bytes,
+		       (unsigned long long)g.dl_unknown_teid);
+	}
 #endif
 	return (ransim_done(rs) && st.ues_failed == 0) ? 0 : 1;
 }
@@ -435,6 +472,7 @@ int main(int argc, char **argv)
 	struct args a;
 	struct ransim_sim *sims = NULL;
 	struct ransim *rs;
+	struct rs_gtpu *gt = NULL;
 	struct ev_loop *loop;
 	enum n2sctp_backend got;
 	char err[512];
@@ -467,10 +505,20 @@ int main(int argc, char **argv)
 		ev_loop_free(loop);
 		return 1;
 	}
+	if (a.gtpu_on) {
+		gt = rs_gtpu_new(rs, &a.gtpu, &rc);
+		if (!gt) {
+			fprintf(stderr, "%s: N3 socket on port %d: %s\n", PROG, RS_GTPU_PORT, strerror(-rc));
+			ransim_free(rs);
+			ev_loop_free(loop);
+			return 1;
+		}
+	}
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
 	signal(SIGPIPE, SIG_IGN);
-	status = run(loop, rs, &a);
+	status = run(loop, rs, gt, &a);
+	rs_gtpu_free(gt);
 	ransim_free(rs);
 	ev_loop_free(loop);
 	crypto_thread_cleanup();

@@ -18,6 +18,8 @@
 /* TS 33.501 6.4.3.1: the BEARER input of NIA/NEA is the NAS connection identifier, 1 for
  * 3GPP access (2 for non-3GPP) as real UEs, UERANSIM, Open5GS, free5gc and our AMF use it. */
 #define RS_NAS_BEARER 1
+/* The gNB's downlink TEID of UE idx (Setup Response Transfer; gtpu.c maps it back). */
+#define RS_GNB_DL_TEID(idx) (0x10000000u | (uint32_t)(idx))
 
 /* UE procedure states (TS 24.501 5.1.3.2 seen from the UE, reduced to what the simulator drives). */
 enum rs_ue_state {
@@ -38,6 +40,7 @@ enum rs_ue_state {
 };
 
 struct rs_gnb;
+struct rs_gtpu;
 
 struct rs_ue {
 	struct ransim *rs;
@@ -57,6 +60,8 @@ struct rs_ue {
 	uint8_t pti;
 	uint8_t qfi;               /* QFI of the Setup Request Transfer (checked against the QoS rule) */
 	uint32_t ue_addr;          /* network order */
+	uint32_t n3_upf_addr;      /* UPF's N3 IPv4 of the Setup Request Transfer, network order */
+	uint32_t n3_ul_teid;       /* the UPF's uplink TEID there (0: no tunnel yet) */
 	/* USIM */
 	struct crypto_usim_sqn usim;
 	/* NAS security context (TS 33.501 6.7.2) */
@@ -121,6 +126,9 @@ struct ransim {
 	bool stopping;               /* ransim_stop(): no new UE runs */
 	bool dropped_once;
 	bool in_schedule, resched;   /* rs_schedule() re-entry guard */
+	uint32_t gnb_n3_addr;        /* gNB N3 IPv4 given in Setup Response Transfers (network order;
+				      * 0: the gNB's SCTP address), set by rs_gtpu_new() */
+	struct rs_gtpu *gtpu;        /* N3 traffic (gtpu.c), NULL without */
 	uint8_t plmn[3];             /* serving PLMN, wire coding */
 	struct nas_plmn nplmn, home;
 	char snn[64];                /* serving network name (TS 24.501 9.12.1) */

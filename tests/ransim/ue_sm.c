@@ -268,7 +268,7 @@ int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint
 	struct ransim *rs = ue->rs;
 	struct ngap_setup_request_transfer *t = &rs->xfer_req;
 	struct ngap_setup_response_transfer *r = &rs->xfer_rsp;
-	uint32_t teid = 0x10000000u | ue->idx, a = htonl(ue->gnb->local_ip);
+	uint32_t teid = RS_GNB_DL_TEID(ue->idx), a = rs->gnb_n3_addr ? rs->gnb_n3_addr : htonl(ue->gnb->local_ip);
 	int n;
 
 	if (it->id != rs->cfg.psi)
@@ -290,6 +290,10 @@ int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint
 	if (!t->has_session_ambr)
 		rs_ue_fail(ue, "setup_transfer_ambr");
 	ue->qfi = t->flows[0].qfi;
+	/* the UPF's end of the N3 tunnel, for the G-PDUs of gtpu.c (IPv4 first in a dual address) */
+	memcpy(&ue->n3_upf_addr, t->ul_tunnel.addr, 4);
+	ue->n3_ul_teid = (uint32_t)t->ul_tunnel.teid[0] << 24 | (uint32_t)t->ul_tunnel.teid[1] << 16 |
+			 (uint32_t)t->ul_tunnel.teid[2] << 8 | t->ul_tunnel.teid[3];
 	memset(r, 0, sizeof(*r));
 	memcpy(r->dl_tunnel.addr, &a, 4);
 	r->dl_tunnel.addr_bits = 32;

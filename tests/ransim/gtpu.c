@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* ransim gtpu: uplink G-PDUs paced over the UEs with a session, downlink counted (gtpu.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/ev.h"
+#include "common/log.h"
+#include "gtpu.h"
+#include "rs_int.h"
+
+#define BATCH 64                   /* packets per sendmmsg() / recvmmsg() */
+#define TICK_NS 1000000ull         /* pacing period */
+#define RX_BUF 2048
+/* TS 29.281 5.1: 8 octets, then (E set) sequence number, N-PDU number, next extension type;
+ * TS 38.415 5.5.2.2 in a PDU Session Container (TS 29.281 5.2.2.7): 4 octets. */
+#define GTP_HDR 16
+#define GTP_FLAGS_E 0x34           /* version 1, PT 1 (GTP), E */
+#define GTP_GPDU 255
+#define GTP_ERR_IND 26
+#define GTP_EXT_PDU_SESSION 0x85
+#define UDP_SPORT 40000
+
+struct rs_gtpu {
+	struct ransim *rs;
+	struct rs_gtpu_cfg cfg;
+	int fd;
+	struct ev_timer tick;
+	bool stopped;
+	uint64_t t_last;           /* last credit update (ns) */
+	double credit;             /* packets due and not yet sent */
+	uint32_t cursor;           /* next UE index to consider (round robin) */
+	uint16_t ip_id;
+	struct rs_gtpu_stats st;
+	/* uplink batch, built in place */
+	uint8_t *tx;               /* BATCH * (GTP_HDR + size) */
+	struct sockaddr_in tx_to[BATCH];
+	struct iovec tx_iov[BATCH];
+	struct mmsghdr tx_msg[BATCH];
+	/* downlink batch */
+	uint8_t *rx;               /* BATCH * RX_BUF */
+	struct iovec rx_iov[BATCH];
+	struct mmsghdr rx_msg[BATCH];
+};
+
+static uint16_t ip_csum(const uint8_t *h)
+{
+	uint32_t s = 0;
+
+	for (int i = 0; i < 20; i += 2)
+		s += (uint32_t)h[i] << 8 | h[i + 1];
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* The fixed parts of every slot: GTP-U header with the container, inner IPv4/UDP. */
+static void slot_template(struct rs_gtpu *g, uint8_t *p)
+{
+	uint16_t size = g->cfg.size;
+	uint8_t *ip = p + GTP_HDR, *udp = ip + 20;
+
+	memset(p, 0, GTP_HDR + size);
+	p[0] = GTP_FLAGS_E;
+	p[1] = GTP_GPDU;
+	/* length: everything after the first 8 octets (TS 29.281 5.1) */
+	p[2] = (uint8_t)((size + 8) >> 8);
+	p[3] = (uint8_t)(size + 8);
+	p[11] = GTP_EXT_PDU_SESSION;
+	p[12] = 1;                 /* container length, 4-octet units */
+	p[13] = 0x10;              /* PDU type 1: UL PDU SESSION INFORMATION */
+	p[15] = 0;                 /* no further extension header */
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)(size >> 8);
+	ip[3] = (uint8_t)size;
+	ip[6] = 0x40;              /* DF */
+	ip[8] = 64;
+	ip[9] = IPPROTO_UDP;
+	udp[0] = UDP_SPORT >> 8;
+	udp[1] = UDP_SPORT & 0xff;
+	udp[2] = (uint8_t)(g->cfg.dst_port >> 8);
+	udp[3] = (uint8_t)g->cfg.dst_port;
+	udp[4] = (uint8_t)((size - 20) >> 8);
+	udp[5] = (uint8_t)(size - 20);
+	/* UDP checksum 0: none (RFC 768, IPv4) */
+}
+
+/* Fill slot i for ue; the variable fields only. */
+static void slot_fill(struct rs_gtpu *g, unsigned i, const struct rs_ue *ue)
+{
+	uint8_t *p = g->tx + (size_t)i * (GTP_HDR + g->cfg.size), *ip = p + GTP_HDR;
+	uint32_t teid = ue->n3_ul_teid, dst = g->cfg.dst ? g->cfg.dst : ue->n3_upf_addr;
+
+	p[4] = (uint8_t)(teid >> 24);
+	p[5] = (uint8_t)(teid >> 16);
+	p[6] = (uint8_t)(teid >> 8);
+	p[7] = (uint8_t)teid;
+	p[14] = ue->qfi & 0x3f;
+	g->ip_id++;
+	ip[4] = (uint8_t)(g->ip_id >> 8);
+	ip[5] = (uint8_t)g->ip_id;
+	memcpy(ip + 12, &ue->ue_addr, 4);
+	memcpy(ip + 16, &dst, 4);
+	ip[10] = ip[11] = 0;
+	{
+		uint16_t c = ip_csum(ip);
+
+		ip[10] = (uint8_t)(c >> 8);
+		ip[11] = (uint8_t)c;
+	}
+	g->tx_to[i].sin_addr.s_addr = ue->n3_upf_addr;
+}
+
+static bool ue_ready(const struct rs_ue *ue)
+{
+	return ue->sess_up && ue->n3_ul_teid && ue->ue_addr && ue->n3_upf_addr;
+}
+
+/* Up to n packets, round robin over the UEs with a session. Returns the number sent or
+ * dropped by a send error, 0 when the socket buffer is full, -ENOENT without a UE to send for. */
+static int send_batch(struct rs_gtpu *g, unsigned n)
+{
+	struct ransim *rs = g->rs;
+	unsigned i = 0, seen = 0, n_ues = rs->cfg.n_ues;
+	int rc;
+
+	while (i < n && seen < n_ues) {
+		const struct rs_ue *ue = &rs->ues[g->cursor];
+
+		g->cursor = (g->cursor + 1) % n_ues;
+		if (!ue_ready(ue)) {
+			seen++;
+			continue;
+		}
+		seen = 0;
+		slot_fill(g, i++, ue);
+	}
+	if (!i)
+		return -ENOENT;
+	rc = sendmmsg(g->fd, g->tx_msg, i, MSG_DONTWAIT);
+	if (rc < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+			g->st.ul_no_buffer += i;
+			return 0;
+		}
+		g->st.ul_send_errors += i;   /* dropped, not retried */
+		return (int)i;
+	}
+	g->st.ul_packets += (unsigned)rc;
+	g->st.ul_bytes += (uint64_t)rc * g->cfg.size;
+	if ((unsigned)rc < i)
+		g->st.ul_no_buffer += i - (unsigned)rc;
+	return rc;
+}
+
+static void on_tick(struct ev_loop *loop, struct ev_timer *t)
+{
+	struct rs_gtpu *g = t->arg;
+	uint64_t now = ev_now_ns(loop);
+	double cap = g->cfg.pps / 10.0 + BATCH;
+	unsigned want;
+	int sent;
+
+	if (g->stopped)
+		return;
+	g->credit += (double)(now - g->t_last) * g->cfg.pps / 1e9;
+	g->t_last = now;
+	/* a stall (a busy loop, a full buffer) does not turn into a burst above 100 ms of traffic */
+	if (g->credit > cap)
+		g->credit = cap;
+	while (g->credit >= 1.0) {
+		want = g->credit >= BATCH ? BATCH : (unsigned)g->credit;
+		sent = send_batch(g, want);
+		if (sent < 0) {
+			g->credit = 0;   /* no UE with a session: nothing owed */
+			break;
+		}
+		g->credit -= sent;
+		if ((unsigned)sent < want)
+			break;
+	}
+	ev_timer_start_ns(loop, &g->tick, TICK_NS);
+}
+
+/* One downlink datagram (TS 29.281 5.1, 5.2). */
+static void rx_one(struct rs_gtpu *g, const uint8_t *p, size_t len)
+{
+	struct ransim *rs = g->rs;
+	size_t off = 8, inner;
+	uint32_t teid, idx;
+	uint8_t next;
+
+	if (len < 8 || (p[0] & 0xf0) != 0x30 || (size_t)(p[2] << 8 | p[3]) != len - 8) {
+		g->st.dl_other++;
+		return;
+	}
+	if (p[1] == GTP_ERR_IND) {
+		g->st.dl_err_ind++;
+		return;
+	}
+	if (p[1] != GTP_GPDU) {
+		g->st.dl_other++;
+		return;
+	}
+	if (p[0] & 0x07) {
+		if (len < 12) {
+			g->st.dl_other++;
+			return;
+		}
+		next = (p[0] & 0x04) ? p[11] : 0;
+		off = 12;
+		while (next) {
+			size_t elen = (size_t)(off < len ? p[off] : 0) * 4;
+
+			if (!elen || off + elen > len) {
+				g->st.dl_other++;
+				return;
+			}
+			next = p[off + elen - 1];
+			off += elen;
+		}
+	}
+	inner = len - off;
+	teid = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
+	idx = teid - RS_GNB_DL_TEID(0);
+	if ((teid & 0xf0000000u) != RS_GNB_DL_TEID(0) || idx >= rs->cfg.n_ues || !rs->ues[idx].sess_up) {
+		g->st.dl_unknown_teid++;
+		return;
+	}
+	if (inner < 20 || (p[off] >> 4) != 4 || memcmp(p + off + 16, &rs->ues[idx].ue_addr, 4)) {
+		g->st.dl_bad_inner++;
+		return;
+	}
+	g->st.dl_packets++;
+	g->st.dl_bytes += inner;
+}
+
+static void on_rx(struct ev_loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct rs_gtpu *g = arg;
+	int n, i;
+
+	(void)loop;
+	(void)events;
+	for (;;) {
+		for (i = 0; i < BATCH; i++)
+			g->rx_msg[i].msg_len = 0;
+		n = recvmmsg(fd, g->rx_msg, BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			return;
+		for (i = 0; i < n; i++)
+			rx_one(g, g->rx + (size_t)i * RX_BUF, g->rx_msg[i].msg_len);
+		if (n < BATCH)
+			return;
+	}
+}
+
+struct rs_gtpu *rs_gtpu_new(struct ransim *rs, const struct rs_gtpu_cfg *cfg, int *err)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(RS_GTPU_PORT) };
+	struct rs_gtpu *g;
+	int one = 1, buf = 4 << 20;
+	unsigned i;
+
+	*err = -EINVAL;
+	if (cfg->size < RS_GTPU_MIN_SIZE || cfg->size > RS_GTPU_MAX_SIZE || !cfg->gnb_n3)
+		return NULL;
+	*err = -ENOMEM;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->rs = rs;
+	g->cfg = *cfg;
+	g->fd = -1;
+	g->tx = malloc((size_t)BATCH * (GTP_HDR + cfg->size));
+	g->rx = malloc((size_t)BATCH * RX_BUF);
+	if (!g->tx || !g->rx)
+		goto fail;
+	for (i = 0; i < BATCH; i++) {
+		uint8_t *p = g->tx + (size_t)i * (GTP_HDR + cfg->size);
+
+		slot_template(g, p);
+		g->tx_to[i].sin_family = AF_INET;
+		g->tx_to[i].sin_port = htons(RS_GTPU_PORT);
+		g->tx_iov[i] = (struct iovec){ p, (size_t)GTP_HDR + cfg->size };
+		g->tx_msg[i].msg_hdr = (struct msghdr){ .msg_name = &g->tx_to[i], .msg_namelen = sizeof(g->tx_to[i]),
+							.msg_iov = &g->tx_iov[i], .msg_iovlen = 1 };
+		g->rx_iov[i] = (struct iovec){ g->rx + (size_t)i * RX_BUF, RX_BUF };
+		g->rx_msg[i].msg_hdr = (struct msghdr){ .msg_iov = &g->rx_iov[i], .msg_iovlen = 1 };
+	}
+	g->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (g->fd < 0)
+		goto fail_errno;
+	setsockopt(g->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(g->fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	setsockopt(g->fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	sa.sin_addr.s_addr = cfg->gnb_n3;
+	if (bind(g->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		goto fail_errno;
+	*err = ev_fd_add(rs->loop, g->fd, EV_READ, on_rx, g);
+	if (*err < 0)
+		goto fail;
+	ev_timer_init(&g->tick, on_tick, g);
+	g->t_last = ev_update_now(rs->loop);
+	if (cfg->pps) {
+		*err = ev_timer_start_ns(rs->loop, &g->tick, TICK_NS);
+		if (*err < 0) {
+			ev_fd_del(rs->loop, g->fd);
+			goto fail;
+		}
+	}
+	rs->gnb_n3_addr = cfg->gnb_n3;
+	rs->gtpu = g;
+	*err = 0;
+	return g;
+fail_errno:
+	*err = -errno;
+fail:
+	if (g->fd >= 0)
+		close(g->fd);
+	free(g->tx);
+	free(g->rx);
+	free(g);
+	return NULL;
+}
+
+void rs_gtpu_stop(struct rs_gtpu *g)
+{
+	if (!g || g->stopped)
+		return;
+	g->stopped = true;
+	ev_timer_stop(g->rs->loop, &g->tick);
+}
+
+void rs_gtpu_get_stats(const struct rs_gtpu *g, struct rs_gtpu_stats *out)
+{
+	*out = g->st;
+}
+
+void rs_gtpu_free(struct rs_gtpu *g)
+{
+	if (!g)
+		return;
+	rs_gtpu_stop(g);
+	ev_fd_del(g->rs->loop, g->fd);
+	close(g->fd);
+	if (g->rs->gtpu == g)
+		g->rs->gtpu = NULL;
+	free(g->tx);
+	free(g->rx);
+	free(g);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * ransim gtpu: the simulated gNBs' N3 side (solocore-load sessions --traffic).
+ *
+ * One UDP socket bound to <gnb_n3>:2152 serves every simulated gNB. Uplink: each UE with a
+ * PDU session up sends G-PDUs (TS 29.281 5.1, message type 255) to the UPF's N3 address and
+ * TEID of its PDU Session Resource Setup Request Transfer, with a PDU Session Container
+ * (TS 38.415 5.5.2.2, UL PDU SESSION INFORMATION, the QFI of the transfer) around an
+ * IPv4/UDP packet from the UE's address to `dst`. `pps` packets per second in total, spread
+ * round robin over the UEs with a session, paced by a 1 ms timer on ransim's loop and sent
+ * in sendmmsg() batches from buffers allocated once. Downlink: G-PDUs received on the
+ * socket are counted against the gNB DL TEIDs given in the Setup Response Transfers
+ * (RS_GNB_DL_TEID); anything else is counted apart. Nothing is allocated per packet.
+ */
+#ifndef SOLOCORE_TESTS_RANSIM_GTPU_H
+#define SOLOCORE_TESTS_RANSIM_GTPU_H
+
+#include <stdint.h>
+
+struct ransim;
+struct rs_gtpu;
+
+#define RS_GTPU_PORT 2152          /* TS 29.281 4.4.2.3 */
+#define RS_GTPU_MIN_SIZE 28        /* inner IPv4 + UDP headers */
+#define RS_GTPU_MAX_SIZE 1400      /* inner packet: 44 octets of N3 encapsulation stay under 1500 */
+
+struct rs_gtpu_cfg {
+	uint32_t gnb_n3;       /* gNB N3 IPv4, network order: the socket's address and the DL tunnel's */
+	uint32_t dst;          /* inner destination, network order; 0: the UPF's N3 address of the UE */
+	uint16_t dst_port;     /* inner UDP destination port */
+	uint16_t size;         /* inner IPv4 packet size, RS_GTPU_MIN_SIZE..RS_GTPU_MAX_SIZE */
+	uint32_t pps;          /* uplink packets per second over all UEs; 0: downlink counting only */
+};
+
+struct rs_gtpu_stats {
+	uint64_t ul_packets, ul_bytes;   /* G-PDUs sent; bytes: inner IPv4 packets (the UPF's measure) */
+	uint64_t ul_send_errors;         /* sendmmsg() failures other than a full socket buffer */
+	uint64_t ul_no_buffer;           /* packets held back by a full socket buffer (sent later) */
+	uint64_t dl_packets, dl_bytes;   /* G-PDUs on a TEID of a UE with a session; inner bytes */
+	uint64_t dl_unknown_teid;        /* G-PDUs on any other TEID */
+	uint64_t dl_bad_inner;           /* on a known TEID, but the inner IPv4 is not for that UE */
+	uint64_t dl_err_ind;             /* Error Indications from the UPF (TS 29.281 7.3.1) */
+	uint64_t dl_other;               /* other or malformed GTP-U messages */
+};
+
+/* Bind the socket, register it and the pacing timer on rs's loop; rs gives the gNB DL
+ * tunnel address gnb_n3 from now on. NULL with *err = -errno on failure. */
+struct rs_gtpu *rs_gtpu_new(struct ransim *rs, const struct rs_gtpu_cfg *cfg, int *err);
+/* No more uplink; downlink still counted until rs_gtpu_free(). */
+void rs_gtpu_stop(struct rs_gtpu *g);
+void rs_gtpu_get_stats(const struct rs_gtpu *g, struct rs_gtpu_stats *out);
+/* Before ransim_free(). Accepts NULL. */
+void rs_gtpu_free(struct rs_gtpu *g);
+
+#endif
