@@ -32,6 +32,7 @@ struct rs_gtpu {
 	struct ev_timer tick;
 	bool stopped;
 	uint64_t t_last;           /* last credit update (ns) */
+	uint64_t t_first, t_stop;  /* first G-PDU sent, rs_gtpu_stop() (ns; 0: not yet) */
 	double credit;             /* packets due and not yet sent */
 	uint32_t cursor;           /* next UE index to consider (round robin) */
 	uint16_t ip_id;
@@ -150,6 +151,8 @@ static int send_batch(struct rs_gtpu *g, unsigned n)
 		g->st.ul_send_errors += i;   /* dropped, not retried */
 		return (int)i;
 	}
+	if (!g->t_first && rc > 0)
+		g->t_first = ev_now_ns(rs->loop);
 	g->st.ul_packets += (unsigned)rc;
 	g->st.ul_bytes += (uint64_t)rc * g->cfg.size;
 	if ((unsigned)rc < i)
@@ -333,12 +336,16 @@ void rs_gtpu_stop(struct rs_gtpu *g)
 	if (!g || g->stopped)
 		return;
 	g->stopped = true;
+	g->t_stop = ev_update_now(g->rs->loop);
 	ev_timer_stop(g->rs->loop, &g->tick);
 }
 
 void rs_gtpu_get_stats(const struct rs_gtpu *g, struct rs_gtpu_stats *out)
 {
+	uint64_t end = g->t_stop ? g->t_stop : ev_now_ns(g->rs->loop);
+
 	*out = g->st;
+	out->ul_seconds = g->t_first && end > g->t_first ? (double)(end - g->t_first) / 1e9 : 0;
 }
 
 void rs_gtpu_free(struct rs_gtpu *g)

@@ -41,6 +41,7 @@ struct rs_gtpu_stats {
 	uint64_t dl_bad_inner;           /* on a known TEID, but the inner IPv4 is not for that UE */
 	uint64_t dl_err_ind;             /* Error Indications from the UPF (TS 29.281 7.3.1) */
 	uint64_t dl_other;               /* other or malformed GTP-U messages */
+	double ul_seconds;               /* first G-PDU sent -> rs_gtpu_stop() (or now) */
 };
 
 /* Bind the socket, register it and the pacing timer on rs's loop; rs gives the gNB DL

@@ -55,8 +55,9 @@ void load_progress(const struct ransim *rs, double elapsed_s, FILE *out)
 	fflush(out);
 }
 
-/* N3 traffic (gtpu.h): "key value" lines, or JSON members each followed by a comma. */
-static void gtpu_report(const struct rs_gtpu *g, double elapsed_s, bool json, FILE *out)
+/* N3 traffic (gtpu.h): "key value" lines, or JSON members each followed by a comma. The rate
+ * is over the traffic's own time (first G-PDU to the end), not the mode's elapsed_s. */
+static void gtpu_report(const struct rs_gtpu *g, bool json, FILE *out)
 {
 	struct rs_gtpu_stats t;
 	const char *fmt = json ? "\"%s\":%llu," : "%s %llu\n";
@@ -70,8 +71,8 @@ static void gtpu_report(const struct rs_gtpu *g, double elapsed_s, bool json, FI
 	rs_gtpu_get_stats(g, &t);
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		fprintf(out, fmt, f[i].k, (unsigned long long)*f[i].v);
-	fprintf(out, json ? "\"ul_packets_per_s\":%.0f," : "ul_packets_per_s %.0f\n",
-		elapsed_s > 0 ? (double)t.ul_packets / elapsed_s : 0.0);
+	fprintf(out, json ? "\"ul_seconds\":%.3f,\"ul_packets_per_s\":%.0f," : "ul_seconds %.3f\nul_packets_per_s %.0f\n",
+		t.ul_seconds, t.ul_seconds > 0 ? (double)t.ul_packets / t.ul_seconds : 0.0);
 }
 
 void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bool json, FILE *out)
@@ -96,7 +97,7 @@ void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bo
 		fprintf(out, "ue_runs_ok %llu\nue_runs_failed %llu\ndl_mac_fail %llu\n", (unsigned long long)s->ues_ok,
 			(unsigned long long)s->ues_failed, (unsigned long long)s->dl_mac_fail);
 		if (rs->gtpu)
-			gtpu_report(rs->gtpu, elapsed_s, false, out);
+			gtpu_report(rs->gtpu, false, out);
 		for (p = 0; p < RANSIM_P_COUNT; p++) {
 			const struct rs_lat *l = &rs->lat[p];
 
@@ -121,7 +122,7 @@ void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bo
 		fprintf(out, "\"cycles\":%llu,\"cycles_per_s\":%.1f,\"cycle_mean_ms\":%.3f,", (unsigned long long)s->cycles,
 			dps, cl->n ? (double)cl->sum / (double)cl->n / 1000.0 : 0);
 	if (rs->gtpu)
-		gtpu_report(rs->gtpu, elapsed_s, true, out);
+		gtpu_report(rs->gtpu, true, out);
 	fprintf(out, "\"ue_runs_ok\":%llu,\"ue_runs_failed\":%llu,\"dl_mac_fail\":%llu,\"latency_us\":{",
 		(unsigned long long)s->ues_ok, (unsigned long long)s->ues_failed, (unsigned long long)s->dl_mac_fail);
 	for (p = 0, c = 0; p < RANSIM_P_COUNT; p++) {

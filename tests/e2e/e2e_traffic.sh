@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: AGPL-3.0-or-later
+# GTP-U through solocore's real XDP UPF (issue 8 item 1: `solocore-load sessions` with
+# traffic). Three network namespaces:
+#
+#   gNB ns (solocore-load)  --veth N3--  core ns (solocore run)  --veth N6--  DN ns
+#   10.38.49.2: N2 + N3 :2152            10.38.49.1 | 10.38.50.1               10.38.50.2: UDP echo :7
+#
+# `solocore run` with upf.n3_interface / n6_interface on its two veths (xdp_mode generic),
+# ip_forward on; the DN routes the UE pool 10.45.0.0/16 back to the core. solocore-load
+# registers UES UEs with a PDU session each and, for SECS seconds, sends PPS G-PDUs per
+# second in total (TS 29.281, PDU Session Container with the QFI) to the UPF's N3 TEIDs:
+# the XDP program decapsulates them and forwards the inner UDP to the DN's echo server; its
+# replies enter the N6 veth, are encapsulated toward the gNB DL TEIDs and counted by
+# solocore-load. Asserted: solocore-load exit 0, no failed UE run, every UE with a session;
+# ul_packets > 0 and equal to the UPF's "upf".ul_packets of GET /api/v1/stats (and the
+# bytes), nothing sent was refused (ul_send_errors 0), no UPF drop; dl_packets > 0 and at
+# most ul_packets, every downlink G-PDU on a TEID we gave with the UE's own address inside
+# (dl_unknown_teid 0, dl_bad_inner 0) and an echo's size, no Error Indication. Prints the figures.
+#
+#   e2e_traffic.sh SOLOCORE SOLOCORE_LOAD      env: UES (20), PPS (2000), SECS (4), SIZE (100)
+#
+# Needs root and `ip netns` (77 otherwise, from e2e_netns), python3 (the DN echo server and
+# the API client), XDP in generic mode on veth (77 with the UPF's reason otherwise).
+set -u
+SOLOCORE=$1 RANSIM=$2   # solocore-load, run by run_ransim (e2e_lib.sh)
+UES=${UES:-20} PPS=${PPS:-2000} SECS=${SECS:-4} SIZE=${SIZE:-100}
+CORE=
+TOKEN=e2e-traffic-token-51fa
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/e2e_lib.sh"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found (DN echo server, API client)"; exit 77; }
+
+T=trf$$
+e2e_netns "$T" 10.38.49 e2e-traffic
+NS_D=$T-d
+# e2e_cleanup (e2e_lib.sh) removes the core, gNB namespaces, the echo server (B_PID), TMP.
+trap 'ip netns del "$NS_D" 2>/dev/null; e2e_cleanup' EXIT INT TERM
+ip netns add "$NS_D" || exit 1
+ip link add "${T}n" type veth peer name "${T}d" || { echo "FAIL: veth N6"; exit 1; }
+ip link set "${T}n" netns "$NS_C" && ip link set "${T}d" netns "$NS_D" || exit 1
+ip -n "$NS_C" addr add 10.38.50.1/24 dev "${T}n" && ip -n "$NS_D" addr add 10.38.50.2/24 dev "${T}d" || exit 1
+ip -n "$NS_D" link set lo up && ip -n "$NS_C" link set "${T}n" up && ip -n "$NS_D" link set "${T}d" up || exit 1
+ip -n "$NS_D" route add 10.45.0.0/16 via 10.38.50.1 || exit 1
+# The UPF needs forwarding on (bpf_fib_lookup refuses otherwise, upf/upf.h); the first
+# packets of a flow take the kernel path while the neighbour is resolved.
+$NSC sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 || exit 1
+NSD="ip netns exec $NS_D"
+
+gen_sims "$TMP/sims.toml" "$UES" 001010000000001 || exit 1
+import_sims "$TMP/sims.toml" || exit 1
+mk_config "$TMP/run.yaml" "$AMF" usrsctp
+sed -i "s/^  level: .*/  level: info/" "$TMP/run.yaml"
+cat >>"$TMP/run.yaml" <<EOF
+dnns:
+  - { name: "internet", pool: "10.45.0.0/16" }
+upf:
+  n3_interface: "${T}a"
+  n6_interface: "${T}n"
+  xdp_mode: generic
+web: { listen: "127.0.0.1", port: 5000 }
+EOF
+
+# The DN: a UDP echo server (one socket, one reply per datagram).
+cat >"$TMP/echo.py" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+s.bind(("10.38.50.2", 7))
+open(sys.argv[1], "w").close()
+while True:
+    d, a = s.recvfrom(4096)
+    s.sendto(d, a)
+EOF
+$NSD python3 "$TMP/echo.py" "$TMP/echo.ready" >"$TMP/echo.log" 2>&1 &
+B_PID=$!
+i=0
+while [ ! -f "$TMP/echo.ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -f "$TMP/echo.ready" ] || { fail "the DN echo server did not start"; show_logs; exit 1; }
+
+SOLOCORE_WEB_TOKEN=$TOKEN $NSC "$SOLOCORE" run -c "$TMP/run.yaml" >"$TMP/core.log" 2>&1 &
+CORE_PID=$!
+i=0
+while ! grep -q "N2 listening" "$TMP/core.log" && [ $i -lt 100 ]; do
+	kill -0 "$CORE_PID" 2>/dev/null || break
+	sleep 0.1; i=$((i + 1))
+done
+if grep -q "upf: cannot attach" "$TMP/core.log"; then
+	echo "SKIP: the UPF cannot attach in XDP generic mode to a veth here: $(grep 'upf:' "$TMP/core.log" | head -n 1)"
+	kill -TERM "$CORE_PID" 2>/dev/null; wait "$CORE_PID" 2>/dev/null; CORE_PID=
+	exit 77
+fi
+grep -q "upf: attached" "$TMP/core.log" || { fail "the UPF did not attach"; show_logs; exit 1; }
+grep -q "N2 listening" "$TMP/core.log" || { fail "solocore run did not start"; show_logs; exit 1; }
+
+stats() { # the "upf" object of GET /api/v1/stats as "key value" lines
+	$NSC python3 - "$TOKEN" <<'EOF'
+import http.client, json, sys
+c = http.client.HTTPConnection("127.0.0.1", 5000, timeout=10)
+c.request("GET", "/api/v1/stats", headers={"Authorization": "Bearer " + sys.argv[1]})
+u = json.loads(c.getresponse().read())["upf"]
+for k in ("ul_packets", "ul_bytes", "dl_packets", "dl_bytes"):
+    print(k, u[k])
+for k, v in sorted(u["drops"].items()):
+    print("drop_" + k, v)
+EOF
+}
+
+run_ransim load sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
+	--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress \
+	--gnb-n3 10.38.49.2 --traffic "$PPS" --traffic-size "$SIZE" --traffic-dst 10.38.50.2 --traffic-port 7
+stats >"$TMP/upf.out" || fail "GET /api/v1/stats"
+
+v() { grep "^$2 " "$TMP/$1.out" | head -n 1 | cut -d' ' -f2; }
+expect_rc load 0
+expect load ue_runs_failed 0
+expect load completed "$UES"
+expect load ul_send_errors 0
+expect load dl_unknown_teid 0
+expect load dl_bad_inner 0
+expect load dl_err_ind 0
+expect load dl_other 0
+ul=$(v load ul_packets) ulb=$(v load ul_bytes) dl=$(v load dl_packets)
+uul=$(v upf ul_packets) uulb=$(v upf ul_bytes) udl=$(v upf dl_packets)
+[ -n "$ul" ] && [ "$ul" -gt 0 ] || fail "solocore-load sent no G-PDU (ul_packets '$ul')"
+[ "$ul" = "$uul" ] || fail "solocore-load sent $ul G-PDUs, the UPF forwarded $uul"
+[ "$ulb" = "$uulb" ] || fail "solocore-load sent $ulb inner bytes, the UPF counted $uulb"
+[ -n "$dl" ] && [ "$dl" -gt 0 ] || fail "no downlink G-PDU came back (dl_packets '$dl')"
+[ -n "$dl" ] && [ -n "$ul" ] && [ "$dl" -le "$ul" ] || fail "more downlink ($dl) than uplink ($ul)"
+[ "$(v load dl_bytes)" = $((dl * SIZE)) ] || fail "downlink inner bytes $(v load dl_bytes): not $dl echoes of $SIZE bytes"
+[ -n "$udl" ] && [ -n "$dl" ] && [ "$dl" -le "$udl" ] || fail "solocore-load counted $dl downlink G-PDUs, the UPF sent $udl"
+# no packet refused by the UPF (its drop counters, unknown TEID included)
+bad=$(grep '^drop_' "$TMP/upf.out" | grep -v ' 0$' | tr '\n' ' ')
+[ -z "$bad" ] || fail "the UPF dropped packets: $bad"
+
+echo "traffic: $UES UEs, $PPS G-PDU/s for ${SECS}s, inner $SIZE bytes"
+echo "solocore-load: ul_packets $ul ul_bytes $ulb dl_packets $dl dl_bytes $(v load dl_bytes)" \
+	"ul_packets_per_s $(v load ul_packets_per_s) ul_no_buffer $(v load ul_no_buffer)"
+echo "upf (GET /api/v1/stats): ul_packets $uul ul_bytes $uulb dl_packets $udl dl_bytes $(v upf dl_bytes)"
+stop_core
+[ $FAILS = 0 ] || { show_logs; cat "$TMP/upf.out"; exit 1; }
+echo "ok: traffic"
+exit 0
