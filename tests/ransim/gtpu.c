@@ -340,6 +340,32 @@ void rs_gtpu_stop(struct rs_gtpu *g)
 	ev_timer_stop(g->rs->loop, &g->tick);
 }
 
+void rs_gtpu_drain(struct rs_gtpu *g, uint32_t quiet_ms, uint32_t max_ms)
+{
+	struct ev_loop *loop;
+	uint64_t now, end, quiet_until, seen;
+
+	if (!g)
+		return;
+	rs_gtpu_stop(g);
+	loop = g->rs->loop;
+	now = ev_update_now(loop);
+	end = now + (uint64_t)max_ms * 1000000ull;
+	quiet_until = now + (uint64_t)quiet_ms * 1000000ull;
+	seen = g->st.dl_packets + g->st.dl_unknown_teid + g->st.dl_bad_inner + g->st.dl_other + g->st.dl_err_ind;
+	while (now < end && now < quiet_until) {
+		uint64_t n;
+
+		ev_run_once(loop, 10);
+		now = ev_update_now(loop);
+		n = g->st.dl_packets + g->st.dl_unknown_teid + g->st.dl_bad_inner + g->st.dl_other + g->st.dl_err_ind;
+		if (n != seen) {
+			seen = n;
+			quiet_until = now + (uint64_t)quiet_ms * 1000000ull;
+		}
+	}
+}
+
 void rs_gtpu_get_stats(const struct rs_gtpu *g, struct rs_gtpu_stats *out)
 {
 	uint64_t end = g->t_stop ? g->t_stop : ev_now_ns(g->rs->loop);

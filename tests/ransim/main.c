@@ -438,8 +438,8 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 	t_end = t_done ? t_done : ev_update_now(loop);
 	if (!ransim_done(rs))
 		fprintf(stderr, "%s: %s before every UE finished\n", PROG, stop_req ? "stopped" : "timed out");
-	/* no more uplink; the downlink in flight is still counted while the associations end */
-	rs_gtpu_stop(gt);
+	/* no more uplink; the answers in flight are counted while the sessions still exist */
+	rs_gtpu_drain(gt, 300, 3000);
 	/* So that the AMF sees a normal end of the associations; bounded wait. */
 	if (a->abort)
 		ransim_abort(rs);
