@@ -11,70 +11,6 @@
 #include "db/db.h"
 #include "udm/udm_int.h"
 
-/* The policies of db in name order (db_policy_walk), for a whole-store pass: one query
- * for all of them instead of one per subscriber. Operator-made, so few. */
-struct pol_table {
-	struct db_policy *v;
-	size_t n, cap;
-	size_t last;   /* rows come in SUPI order and neighbours often share a policy */
-};
-
-static int pol_add(const struct db_policy *p, void *arg)
-{
-	struct pol_table *t = arg;
-
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct db_policy *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
-	t->v[t->n++] = *p;
-	return 0;
-}
-
-static int pol_load(struct pol_table *t, struct db *db)
-{
-	int rc;
-
-	memset(t, 0, sizeof(*t));
-	rc = db_policy_walk(db, pol_add, t);
-	return rc < 0 ? rc : 0;
-}
-
-static const struct db_policy *pol_find(struct pol_table *t, const char *name)
-{
-	size_t lo = 0, hi = t->n;
-
-	if (!name[0] || !t->n)
-		return NULL;
-	if (t->last < t->n && strcmp(t->v[t->last].name, name) == 0)
-		return &t->v[t->last];
-	while (lo < hi) {   /* walk order is name order (BINARY collation = strcmp) */
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(t->v[mid].name, name);
-
-		if (c == 0) {
-			t->last = mid;
-			return &t->v[mid];
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static void pol_free(struct pol_table *t)
-{
-	free(t->v);
-	memset(t, 0, sizeof(*t));
-}
-
 /* Each field: the subscriber's own non-zero / non-empty value, else the policy's, else the
  * store's network default (udm_set_defaults). Slices and DNNs go as a whole list. */
 static bool resolve(const struct udm *udm, const struct db_subscriber *s, const struct db_policy *p,
@@ -138,24 +74,63 @@ void udm_resolve(const struct udm *udm, const struct db_subscriber *s, const str
 	resolve(udm ? udm : &none, s, p, out);
 }
 
-/* One db row into the store, resolved against p (NULL: no policy). */
-static int add_db(struct udm *udm, const struct db_subscriber *s, const struct db_policy *p,
-		  bool *clipped)
+/* One db row into the store with the policy of slot pol: the fields it sets itself are
+ * kept as its own (never re-resolved), the others come from the policy's effective values
+ * (policy.c). Checks and OPc come first, so a failure leaves the store as it was. */
+static int put_db(struct udm *udm, const struct db_subscriber *s, unsigned pol, bool *clipped)
 {
-	struct udm_sub_in in;
-	int rc;
+	struct udm_subscriber *m;
+	struct udm_sub_data d;
+	uint8_t opc[16];
+	unsigned i, own = 0;
+	bool fresh;
+	int rc = 0;
 
-	memset(&in, 0, sizeof(in));
-	*clipped = resolve(udm, s, p, &in.data);
-	memcpy(in.k, s->k, 16);
-	memcpy(in.opc, s->opc, 16);
-	in.op_is_opc = s->op_is_opc;
-	in.amf[0] = (uint8_t)(s->amf >> 8);
-	in.amf[1] = (uint8_t)s->amf;
-	in.sqn = s->sqn;
-	rc = udm_add(udm, &in);
-	explicit_bzero(&in, sizeof(in));
-	return rc;
+	if (!memchr(s->supi, 0, sizeof(s->supi)))
+		return -EINVAL;
+	memset(&d, 0, sizeof(d));
+	*clipped = s->n_slices > UDM_MAX_SLICES || s->n_dnns > UDM_MAX_DNNS;
+	if (s->n_slices) {
+		own |= UDM_F_SLICES;
+		d.n_slices = s->n_slices > UDM_MAX_SLICES ? UDM_MAX_SLICES : s->n_slices;
+		for (i = 0; i < d.n_slices; i++) {
+			d.slices[i].sst = s->slices[i].sst;
+			d.slices[i].sd = s->slices[i].sd;
+		}
+	}
+	if (s->n_dnns) {
+		own |= UDM_F_DNNS;
+		d.n_dnns = s->n_dnns > UDM_MAX_DNNS ? UDM_MAX_DNNS : s->n_dnns;
+		for (i = 0; i < d.n_dnns; i++) {
+			d.dnns[i] = udm_dnn_intern(udm, s->dnns[i]);
+			if (!d.dnns[i])
+				return -EINVAL;
+		}
+	}
+	d.ambr_ul_bps = s->ambr_ul;
+	d.ambr_dl_bps = s->ambr_dl;
+	d.qi5 = s->default_5qi;
+	d.arp = s->arp;
+	own |= (s->ambr_ul ? UDM_F_AMBR_UL : 0) | (s->ambr_dl ? UDM_F_AMBR_DL : 0) |
+	       (s->default_5qi ? UDM_F_5QI : 0) | (s->arp ? UDM_F_ARP : 0);
+	if (s->op_is_opc)
+		memcpy(opc, s->opc, 16);
+	else
+		rc = udm_opc_from_op(s->k, s->opc, opc);
+	m = rc < 0 ? NULL : udm_slot(udm, s->supi, &fresh, &rc);
+	if (m) {
+		memcpy(d.supi, m->data.supi, sizeof(d.supi));
+		m->data = d;
+		m->own = own & UDM_F_ALL;
+		udm_pol_link(udm, m, pol, fresh);   /* the rest from the policy / defaults */
+		memcpy(m->k, s->k, 16);
+		memcpy(m->opc, opc, 16);
+		m->amf[0] = (uint8_t)(s->amf >> 8);
+		m->amf[1] = (uint8_t)s->amf;
+		m->sqn = s->sqn & 0xffffffffffffull;
+	}
+	explicit_bzero(opc, sizeof(opc));
+	return m ? 0 : rc;
 }
 
 int udm_add_db(struct udm *udm, const struct db_subscriber *s)
@@ -164,41 +139,56 @@ int udm_add_db(struct udm *udm, const struct db_subscriber *s)
 
 	if (!udm || !s || s->policy[0])
 		return -EINVAL;   /* a policy needs its values: udm_add_db_policy() */
-	return add_db(udm, s, NULL, &clipped);
+	return put_db(udm, s, 0, &clipped);
 }
 
 int udm_add_db_policy(struct udm *udm, const struct db_subscriber *s, const struct db_policy *p)
 {
+	unsigned slot = 0;
 	bool clipped;
+	int rc;
 
 	if (!udm || !s || (s->policy[0] && (!p || strcmp(p->name, s->policy))))
 		return -EINVAL;
-	return add_db(udm, s, s->policy[0] ? p : NULL, &clipped);
+	if (s->policy[0]) {
+		rc = udm_pol_get(udm, p, &slot);
+		if (rc < 0)
+			return rc;
+	}
+	return put_db(udm, s, slot, &clipped);
 }
 
 struct load_ctx {
 	struct udm *udm;
-	struct pol_table pols;
-	uint32_t loaded, clipped, failed, unknown_policy;
+	uint32_t loaded, clipped, failed, unknown_policy, pols, pols_failed;
 };
 
-static const struct db_policy *row_policy(struct load_ctx *lc, const struct db_subscriber *s)
+static int load_pol(const struct db_policy *p, void *arg)
 {
-	const struct db_policy *p = pol_find(&lc->pols, s->policy);
+	struct load_ctx *lc = arg;
 
-	/* The foreign key makes this impossible; if a file was edited by hand without it,
-	 * the subscriber still loads with network defaults, and the count is logged. */
-	if (s->policy[0] && !p)
-		lc->unknown_policy++;
-	return p;
+	/* A policy the table cannot take (DNN pool or table full, logged): its subscribers
+	 * load with the network defaults, counted below. */
+	if (udm_policy_update(lc->udm, p) < 0)
+		lc->pols_failed++;
+	else
+		lc->pols++;
+	return 0;
 }
 
 static int load_one(const struct db_subscriber *s, void *arg)
 {
 	struct load_ctx *lc = arg;
+	unsigned pol = udm_pol_find(lc->udm, s->policy);
 	bool clipped = false;
-	int rc = add_db(lc->udm, s, row_policy(lc, s), &clipped);
+	int rc;
 
+	/* The foreign key makes an unknown policy impossible; if a file was edited by hand
+	 * without it, the subscriber still loads with network defaults, and the count is
+	 * logged. */
+	if (s->policy[0] && !pol)
+		lc->unknown_policy++;
+	rc = put_db(lc->udm, s, pol, &clipped);
 	if (clipped)
 		lc->clipped++;
 	if (rc == -ENOSPC)
@@ -215,10 +205,9 @@ int udm_load_db(struct udm *udm, struct db *db)
 	struct load_ctx lc = { .udm = udm };
 	int rc;
 
-	rc = pol_load(&lc.pols, db);
-	if (rc == 0)
+	rc = db_policy_walk(db, load_pol, &lc);
+	if (rc >= 0)
 		rc = db_load_subscribers(db, load_one, &lc);
-	pol_free(&lc.pols);
 	if (rc < 0) {
 		log_error("udm", "loading subscribers failed rc=%d (store capacity %u)", rc, udm->cap);
 		return rc;
@@ -227,89 +216,12 @@ int udm_load_db(struct udm *udm, struct db *db)
 		log_warn("udm", "%u subscribers have more than %u slices / %u DNNs: extra ones ignored",
 			 lc.clipped, UDM_MAX_SLICES, UDM_MAX_DNNS);
 	if (lc.unknown_policy)
-		log_warn("udm", "%u subscribers name a policy that does not exist: network defaults "
-			 "used", lc.unknown_policy);
+		log_warn("udm", "%u subscribers name a policy that does not exist or could not be "
+			 "held (%u): network defaults used", lc.unknown_policy, lc.pols_failed);
 	if (lc.failed)
 		log_warn("udm", "%u subscribers could not be loaded", lc.failed);
-	log_info("udm", "loaded %u subscribers", lc.loaded);
+	log_info("udm", "loaded %u subscribers, %u policies", lc.loaded, lc.pols);
 	return (int)lc.loaded;
-}
-
-/* Re-resolution: the subscription data of subscribers already in the store, from their
- * db rows. Keys and SQN stay as they are in memory (the db copy of SQN may lag behind the
- * write-behind writer). */
-static int refresh_one(const struct db_subscriber *s, void *arg)
-{
-	struct load_ctx *lc = arg;
-	struct udm_subscriber *m = udm_find(lc->udm, s->supi);
-	struct udm_sub_data d;
-	unsigned i;
-
-	if (!m)
-		return 0;   /* not in the store (it was full at load): nothing to update */
-	if (resolve(lc->udm, s, row_policy(lc, s), &d))
-		lc->clipped++;
-	for (i = 0; i < d.n_dnns; i++) {
-		d.dnns[i] = udm_dnn_intern(lc->udm, d.dnns[i]);
-		if (!d.dnns[i]) {
-			lc->failed++;   /* DNN pool full: keep the previous data */
-			return 0;
-		}
-	}
-	m->data = d;
-	lc->loaded++;
-	return 0;
-}
-
-int udm_refresh_db(struct udm *udm, struct db *db, const char *policy)
-{
-	struct load_ctx lc = { .udm = udm };
-	struct db_policy *p;
-	int rc;
-
-	if (!udm || !db)
-		return -EINVAL;
-	if (!policy) {
-		rc = pol_load(&lc.pols, db);
-		if (rc == 0)
-			rc = db_load_subscribers(db, refresh_one, &lc);
-		pol_free(&lc.pols);
-	} else {
-		/* Only this policy's row: a one-entry table (none when it was deleted). */
-		p = malloc(sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		rc = db_policy_get(db, policy, p);
-		if (rc == 0) {
-			lc.pols.v = p;
-			lc.pols.n = lc.pols.cap = 1;
-		} else {
-			free(p);
-		}
-		if (rc == 0 || rc == -ENOENT)
-			rc = db_subscriber_walk_policy(db, policy, refresh_one, &lc);
-		pol_free(&lc.pols);
-	}
-	if (rc < 0) {
-		log_error("udm", "re-resolving subscribers%s%s failed rc=%d", policy ? " of policy " : "",
-			  policy ? policy : "", rc);
-		return rc;
-	}
-	if (lc.failed)
-		log_warn("udm", "%u subscribers kept their previous data (more than %u distinct DNNs)",
-			 lc.failed, UDM_MAX_DISTINCT_DNNS);
-	log_info("udm", "re-resolved %u subscribers%s%s", lc.loaded, policy ? " of policy " : "",
-		 policy ? policy : "");
-	return (int)lc.loaded;
-}
-
-void udm_set_defaults(struct udm *udm, const struct udm_sub_data *d)
-{
-	unsigned i;
-
-	udm->defaults = *d;
-	for (i = 0; i < d->n_dnns && i < UDM_MAX_DNNS; i++)
-		udm->defaults.dnns[i] = d->dnns[i] ? udm_dnn_intern(udm, d->dnns[i]) : NULL;
 }
 
 static void sqn_to_writer(void *arg, const char *supi, uint64_t sqn)

@@ -54,7 +54,7 @@ static int keyring_from_conf(struct udm *udm, const struct conf *conf)
 	return 0;
 }
 
-void udm_set_defaults_from_conf(struct udm *udm, const struct conf *conf)
+int udm_set_defaults_from_conf(struct udm *udm, const struct conf *conf)
 {
 	struct udm_sub_data defs;
 	unsigned i;
@@ -72,7 +72,7 @@ void udm_set_defaults_from_conf(struct udm *udm, const struct conf *conf)
 	defs.arp = UDM_DEFAULT_ARP;
 	defs.ambr_ul_bps = UDM_DEFAULT_AMBR_BPS;
 	defs.ambr_dl_bps = UDM_DEFAULT_AMBR_BPS;
-	udm_set_defaults(udm, &defs);
+	return udm_set_defaults(udm, &defs);
 }
 
 struct udm *udm_start(const struct conf *conf, struct db *db, struct db_writer *w, int *err)

@@ -11,6 +11,9 @@
 #include "common/log.h"
 #include "udm/udm_int.h"
 
+/* Bytes per SIM held (tests/bench/cp cp-scale): policies must not grow an entry. */
+_Static_assert(sizeof(struct udm_subscriber) <= 184, "udm_subscriber grew");
+
 /* FNV-1a over the SUPI, then the murmur3 finaliser: SUPIs differ only in their
  * last digits, and a power-of-two table takes the low bits. */
 static uint32_t supi_hash(const char *s)
@@ -74,6 +77,11 @@ struct udm *udm_new(uint32_t max_subs, int *err)
 		return NULL;
 	}
 	memset(udm->buckets, 0xff, (size_t)udm->nbuckets * sizeof(*udm->buckets));
+	if (udm_pols_init(udm) < 0) {
+		udm_free(udm);
+		*err = -ENOMEM;
+		return NULL;
+	}
 	udm->hwm = 0;
 	udm->free_head = UDM_NIL;
 	return udm;
@@ -89,6 +97,7 @@ void udm_free(struct udm *udm)
 		free(udm->subs);
 	}
 	free(udm->buckets);
+	udm_pols_free(udm);
 	crypto_keyring_free(udm->owned_keyring);
 	free(udm);
 }
@@ -167,52 +176,78 @@ const char *udm_dnn_intern(struct udm *udm, const char *dnn)
 	return udm->dnn_pool[udm->n_dnn_pool++];
 }
 
+uint32_t udm_index(const struct udm *udm, const struct udm_subscriber *s)
+{
+	return (uint32_t)(s - udm->subs);
+}
+
+struct udm_subscriber *udm_slot(struct udm *udm, const char *supi, bool *fresh, int *err)
+{
+	struct udm_subscriber *s;
+	uint32_t idx, b;
+
+	if (!supi_valid(supi)) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	s = udm_find(udm, supi);
+	*fresh = !s;
+	if (s)
+		return s;
+	if (udm->free_head != UDM_NIL) {
+		idx = udm->free_head;
+		udm->free_head = udm->subs[idx].next;
+	} else if (udm->hwm < udm->cap) {
+		idx = udm->hwm++;
+	} else {
+		*err = -ENOSPC;
+		return NULL;
+	}
+	s = &udm->subs[idx];
+	b = supi_hash(supi) & (udm->nbuckets - 1);
+	s->next = udm->buckets[b];
+	udm->buckets[b] = idx;
+	memcpy(s->data.supi, supi, strlen(supi) + 1);   /* supi_valid: fits */
+	s->pol = 0;
+	s->own = 0;
+	udm->count++;
+	return s;
+}
+
 int udm_add(struct udm *udm, const struct udm_sub_in *in)
 {
 	struct udm_subscriber *s;
 	struct udm_sub_data d = in->data;
-	uint32_t idx, b;
+	uint8_t opc[16];
+	bool fresh;
 	unsigned i;
-	int rc;
+	int rc = 0;
 
-	if (!supi_valid(d.supi) || d.n_slices > UDM_MAX_SLICES || d.n_dnns > UDM_MAX_DNNS)
+	if (memchr(d.supi, 0, sizeof(d.supi)) == NULL || !supi_valid(d.supi) ||
+	    d.n_slices > UDM_MAX_SLICES || d.n_dnns > UDM_MAX_DNNS)
 		return -EINVAL;
 	for (i = 0; i < d.n_dnns; i++) {
 		d.dnns[i] = udm_dnn_intern(udm, in->data.dnns[i]);
 		if (!d.dnns[i])
 			return -EINVAL;
 	}
-	s = udm_find(udm, d.supi);
-	if (!s) {
-		if (udm->free_head != UDM_NIL) {
-			idx = udm->free_head;
-			udm->free_head = udm->subs[idx].next;
-		} else if (udm->hwm < udm->cap) {
-			idx = udm->hwm++;
-		} else {
-			return -ENOSPC;
-		}
-		s = &udm->subs[idx];
-		b = supi_hash(d.supi) & (udm->nbuckets - 1);
-		s->next = udm->buckets[b];
-		udm->buckets[b] = idx;
-		s->used = true;
-		udm->count++;
+	/* OPc first: a failure leaves the store as it was. */
+	if (in->op_is_opc)
+		memcpy(opc, in->opc, 16);
+	else
+		rc = udm_opc_from_op(in->k, in->opc, opc);
+	s = rc < 0 ? NULL : udm_slot(udm, d.supi, &fresh, &rc);
+	if (s) {
+		s->data = d;
+		s->own = UDM_F_ALL;   /* resolved by the caller: no policy, no defaults */
+		udm_pol_link(udm, s, 0, fresh);
+		memcpy(s->k, in->k, 16);
+		memcpy(s->opc, opc, 16);
+		memcpy(s->amf, in->amf, 2);
+		s->sqn = in->sqn & 0xffffffffffffull;
 	}
-	s->data = d;
-	memcpy(s->k, in->k, 16);
-	if (in->op_is_opc) {
-		memcpy(s->opc, in->opc, 16);
-	} else {
-		rc = udm_opc_from_op(in->k, in->opc, s->opc);
-		if (rc < 0) {
-			udm_remove(udm, d.supi);
-			return rc;
-		}
-	}
-	memcpy(s->amf, in->amf, 2);
-	s->sqn = in->sqn & 0xffffffffffffull;
-	return 0;
+	explicit_bzero(opc, sizeof(opc));
+	return s ? 0 : rc;
 }
 
 int udm_remove(struct udm *udm, const char *supi)
@@ -225,7 +260,9 @@ int udm_remove(struct udm *udm, const char *supi)
 
 		if (strcmp(s->data.supi, supi) == 0) {
 			*pp = s->next;
+			udm_pol_unlink(udm, s);
 			explicit_bzero(s, sizeof(*s));
+			s->pol = UDM_POL_FREE;   /* skipped by policy.c's scan */
 			s->next = udm->free_head;
 			udm->free_head = idx;
 			udm->count--;

@@ -92,9 +92,10 @@ struct db_writer;
 struct udm *udm_start(const struct conf *conf, struct db *db, struct db_writer *w, int *err);
 /* The network defaults udm_start() applies (udm_set_defaults): conf's slices and DNNs (the
  * first UDM_MAX_SLICES / UDM_MAX_DNNS), 5QI 9, ARP 8, 1 Gbit/s session-AMBR both ways. For
- * callers that size or fill the store themselves (tests, tools). DNN names are interned:
- * conf need not outlive the udm. */
-void udm_set_defaults_from_conf(struct udm *udm, const struct conf *conf);
+ * callers that size or fill the store themselves (tests, tools), and after a settings
+ * change (applied at once, in memory). DNN names are interned: conf need not outlive the
+ * udm. Returns udm_set_defaults()'s count. */
+int udm_set_defaults_from_conf(struct udm *udm, const struct conf *conf);
 
 /* NULL with *err. max_subs bounds the store (the table never grows at runtime). */
 struct udm *udm_new(uint32_t max_subs, int *err);
@@ -104,7 +105,8 @@ void udm_set_sqn_sink(struct udm *udm, udm_sqn_sink fn, void *arg);
 /* Home-network keys used by the SIDF (owned by the caller, must outlive udm). */
 void udm_set_keyring(struct udm *udm, const struct crypto_keyring *kr);
 
-/* Add or replace one subscriber. 0, -ENOSPC (store full), -EINVAL (bad SUPI). */
+/* Add or replace one subscriber with its data as given: every field is its own (network
+ * defaults and policies never change it). 0, -ENOSPC (store full), -EINVAL (bad SUPI). */
 int udm_add(struct udm *udm, const struct udm_sub_in *in);
 /* Remove. 0 or -ENOENT. */
 int udm_remove(struct udm *udm, const char *supi);
@@ -112,8 +114,12 @@ uint32_t udm_count(const struct udm *udm);
 /* Subscribers the store can hold (fixed at creation; udm_add beyond it is -ENOSPC). */
 uint32_t udm_capacity(const struct udm *udm);
 /* Network defaults for subscribers provisioned without slices, DNNs, AMBR, 5QI or ARP
- * (db/ stores 0 / empty for "default"). Copied; DNN strings are interned. */
-void udm_set_defaults(struct udm *udm, const struct udm_sub_data *d);
+ * (db/ stores 0 / empty for "default"). Copied; DNN strings are interned (a name the pool
+ * cannot take is dropped from the list, logged). Applied at once, in memory, to every
+ * subscriber in the store that takes a changed field from them (not to those that set it
+ * themselves or through their policy, nor to those added with udm_add). Returns the number
+ * of subscribers whose data changed. */
+int udm_set_defaults(struct udm *udm, const struct udm_sub_data *d);
 /* Send every SQN change to db's write-behind writer (NULL: stop). */
 void udm_use_db_writer(struct udm *udm, struct db_writer *w);
 /* Load every subscriber of db into the store. Returns the number loaded or -errno. */
@@ -122,33 +128,48 @@ int udm_load_db(struct udm *udm, struct db *db);
  * Policy profiles (db/db.h struct db_policy). The subscription data of a subscriber is
  * resolved field by field: its own non-zero / non-empty value > its policy's > the network
  * default (udm_set_defaults). Slices and DNNs are taken as whole lists from the first
- * level that has any. udm_load_db reads every policy once (db_policy_walk) into a table
- * kept only for the load, so the start-up cost does not grow with a query per SIM.
+ * level that has any. The store keeps a table of policies (at most UDM_MAX_POLICIES, by
+ * name, DNNs interned) and, per subscriber, its policy and which fields it set itself,
+ * so a change of a policy or of the network defaults is applied in memory to exactly the
+ * subscribers it concerns (one chain per policy), with no database read. udm_load_db
+ * fills the table from db_policy_walk; udm_add_db_policy adds a policy it does not know
+ * yet (and updates one whose values differ from the row given).
  */
+#define UDM_MAX_POLICIES 1022        /* in the store at once (10 bits per subscriber) */
+#define UDM_POLICY_NAME_MAX 32       /* db/db.h DB_POLICY_NAME_MAX */
 struct db_subscriber;
 struct db_policy;
 /* Add or replace one subscriber as db/ stores it (web API provisioning), with exactly the
  * rules of udm_load_db: fields left at 0 / empty take the udm_set_defaults values, slices
  * and DNNs beyond UDM_MAX_SLICES / UDM_MAX_DNNS are dropped, OP becomes OPc. Key copies are
- * wiped. 0, -ENOSPC (store full), -EINVAL (bad SUPI, NULL, or s->policy set: a subscriber
- * with a policy goes through udm_add_db_policy). */
+ * wiped. 0, -ENOSPC (store full), -EINVAL (bad SUPI, NULL, more distinct DNNs than the
+ * store interns, or s->policy set: a subscriber with a policy goes through
+ * udm_add_db_policy). */
 int udm_add_db(struct udm *udm, const struct db_subscriber *s);
 /* The same for a subscriber with a policy: p is the policy named by s->policy (NULL or
  * ignored when s->policy is ""). -EINVAL when s->policy is set and p is NULL or another
- * policy. */
+ * policy; -ENOSPC also when the policy table is full (UDM_MAX_POLICIES in use). A
+ * subscriber moved to another policy (or to none) leaves its old one. */
 int udm_add_db_policy(struct udm *udm, const struct db_subscriber *s, const struct db_policy *p);
 /* The resolution alone, stored nowhere (the web API's "effective" view): out's DNN
  * pointers point into s, p or the store's defaults and live as long as they do. p may be
  * NULL (no policy); udm may be NULL (no network defaults: zeros). */
 void udm_resolve(const struct udm *udm, const struct db_subscriber *s, const struct db_policy *p,
 		 struct udm_sub_data *out);
-/* Re-resolve, from db, the subscription data of every subscriber of policy already in the
- * store (policy NULL: of every subscriber, e.g. after udm_set_defaults changed), after a
- * policy was changed: new registrations and sessions see the new values at once. Keys and
- * SQN in memory are not touched; a pointer from udm_get() stays valid and shows the new
- * values. Cost: an index range over that policy's subscribers (one pass over all rows when
- * policy is NULL), on the calling (control) thread. Returns the number updated or -errno. */
-int udm_refresh_db(struct udm *udm, struct db *db, const char *policy);
+/* A policy was created or changed (PUT /api/v1/policies/{name}): its values replace the
+ * store's copy and every subscriber of it in the store is re-resolved in memory at once
+ * (fields it set itself stay), so new registrations and sessions see them. Keys and SQN
+ * are not touched; a pointer from udm_get() stays valid and shows the new values. Cost:
+ * the policy's own subscribers only, and none when no resolved value changed. Returns the
+ * number of subscribers whose data changed, or -EINVAL (NULL, bad name), -ENOSPC (table
+ * full, or more distinct DNNs than the store interns: nothing changed). */
+int udm_policy_update(struct udm *udm, const struct db_policy *p);
+/* Forget a policy (after db_policy_delete). 0, -ENOENT, -EBUSY (subscribers in the store
+ * still have it: nothing done). A full table also reuses the slot of a policy nobody uses,
+ * so a delete that is never told to the store costs only the slot until then. */
+int udm_policy_delete(struct udm *udm, const char *name);
+/* Subscribers in the store with this policy, or -ENOENT when the store does not know it. */
+int udm_policy_users(const struct udm *udm, const char *name);
 
 /* Subscription data, or NULL. The pointer stays valid until the subscriber is removed. */
 const struct udm_sub_data *udm_get(const struct udm *udm, const char *supi);

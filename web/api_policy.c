@@ -3,7 +3,7 @@
  * /api/v1/policies: policy profiles (db/db.h struct db_policy) — list, get, create, full
  * replace, delete (refused while subscribers use it). A change is written to the database
  * and then re-resolved into the UDM's memory for every subscriber of the policy
- * (udm_refresh_db), so the next registration or PDU session uses it; established sessions
+ * (udm_policy_update, in memory), so the next registration or PDU session uses it; established sessions
  * keep what they were given. Writes are audited by the router like every other change.
  *
  * JSON (OpenAPI schema "Policy"): name, dnns, slices [{sst, sd}], ambr_ul, ambr_dl (bit/s),
@@ -275,9 +275,9 @@ static int h_replace(struct web *w, const struct web_req *req, struct web_resp *
 	}
 	if (rc < 0)
 		return rc;
-	/* At once for the next registration / session of each of its subscribers. */
+	/* At once for the next registration / session of each of its subscribers (in memory). */
 	if (w->udm) {
-		rc = udm_refresh_db(w->udm, w->db, p.name);
+		rc = udm_policy_update(w->udm, &p);
 		if (rc < 0)
 			log_error("web", "policy %s stored but not re-resolved in the UDM: %s", p.name,
 				  strerror(-rc));

@@ -3,8 +3,10 @@
  * bench_udm_policy [N]: what policy profiles cost at N subscribers (default 1,000,000).
  *   - start-up load (udm_load_db) with 3/4 of the subscribers on one of 3 policies (8 exist),
  *     against the same file with no policy assigned: the cost of the resolution
- *   - udm_refresh_db of one policy (N/4 subscribers): the time the control thread spends
- *     after PUT /api/v1/policies/{name}
+ *   - udm_policy_update of one policy (N/4 subscribers, in memory): the time the control
+ *     thread spends after PUT /api/v1/policies/{name}
+ *   - udm_set_defaults changing fields every subscriber takes from the network (all N): the
+ *     time after PATCH /api/v1/settings slices / DNNs
  *   - db_policy_users (the "subscribers" count of a policy, and the delete check)
  * Prints its figures; not run by meson test (suite 'bench').
  */
@@ -16,7 +18,7 @@
 
 #include "common/log.h"
 #include "db/db_int.h"
-#include "udm/udm.h"
+#include "udm/udm_int.h"
 
 /* CPU time of this thread: the figures stay meaningful on a shared, loaded machine
  * (wall time is printed too). */
@@ -132,19 +134,54 @@ int main(int argc, char **argv)
 	udm = udm_new((uint32_t)n + 1024, &rc);
 	if (!udm || udm_load_db(udm, db) < 0)
 		return 1;
+	/* gold as fill() made it, with another ARP and AMBR DL: every one of its N/4
+	 * subscribers changes (none has values of its own). */
+	struct db_policy p;
+	if (db_policy_get(db, "gold", &p) < 0)
+		return 1;
+	p.arp = 15;
+	p.ambr_dl = 7000000;
 	t = now_s();
 	c = cpu_s();
-	rc = udm_refresh_db(udm, db, "gold");
+	rc = udm_policy_update(udm, &p);
 	c = cpu_s() - c;
 	t = now_s() - t;
-	printf("udm_refresh_db(gold):         %d subscribers in %.3f s wall, %.3f s CPU (%.2f us each)\n",
-	       rc, t, c, rc > 0 ? c * 1e6 / rc : 0.0);
+	printf("udm_policy_update(gold):      %d subscribers in %.2f ms wall, %.2f ms CPU (%.1f ns each)\n",
+	       rc, t * 1e3, c * 1e3, rc > 0 ? c * 1e9 / rc : 0.0);
 	t = now_s();
 	c = cpu_s();
-	rc = udm_refresh_db(udm, db, NULL);
+	rc = udm_policy_update(udm, &p);
+	c = cpu_s() - c;
+	printf("udm_policy_update(gold) same: %d subscribers in %.3f ms CPU\n", rc, c * 1e3);
+	/* New network slices, DNNs, 5QI and AMBR UL: fill()'s policies set none of the last
+	 * two, so all N subscribers change. */
+	struct udm_sub_data defs;
+	memset(&defs, 0, sizeof(defs));
+	defs.n_slices = 2;
+	defs.slices[0] = (struct udm_snssai){ 1, 0x010203 };
+	defs.slices[1] = (struct udm_snssai){ 2, UDM_SD_NONE };
+	defs.n_dnns = 2;
+	defs.dnns[0] = "internet";
+	defs.dnns[1] = "ims";
+	defs.qi5 = 8;
+	defs.arp = UDM_DEFAULT_ARP;
+	defs.ambr_ul_bps = 500000000;
+	t = now_s();
+	c = cpu_s();
+	rc = udm_set_defaults(udm, &defs);
 	c = cpu_s() - c;
 	t = now_s() - t;
-	printf("udm_refresh_db(all):          %d subscribers in %.3f s wall, %.3f s CPU\n", rc, t, c);
+	printf("udm_set_defaults(all fields): %d subscribers in %.2f ms wall, %.2f ms CPU (%.1f ns each)\n",
+	       rc, t * 1e3, c * 1e3, rc > 0 ? c * 1e9 / rc : 0.0);
+	defs.n_dnns = 1;
+	t = now_s();
+	c = cpu_s();
+	rc = udm_set_defaults(udm, &defs);
+	c = cpu_s() - c;
+	t = now_s() - t;
+	printf("udm_set_defaults(DNNs):       %d subscribers in %.2f ms wall, %.2f ms CPU\n", rc,
+	       t * 1e3, c * 1e3);
+	printf("store entry:                  %zu bytes per subscriber\n", sizeof(struct udm_subscriber));
 	udm_free(udm);
 	t = now_s();
 	int64_t users = db_policy_users(db, "gold");

@@ -99,7 +99,7 @@ static void assert_defaults(const struct udm_sub_data *d)
 	assert_int_equal(d->arp, UDM_DEFAULT_ARP);
 }
 
-static void assert_gold(const struct udm_sub_data *d)
+static void assert_gold_dl(const struct udm_sub_data *d, uint64_t ambr_dl)
 {
 	assert_non_null(d);
 	assert_int_equal(d->n_slices, 1);
@@ -109,9 +109,14 @@ static void assert_gold(const struct udm_sub_data *d)
 	assert_string_equal(d->dnns[0], "corp");
 	assert_string_equal(d->dnns[1], "ims");
 	assert_int_equal(d->ambr_ul_bps, 200000000);
-	assert_int_equal(d->ambr_dl_bps, UDM_DEFAULT_AMBR_BPS);   /* policy leaves it unset */
+	assert_int_equal(d->ambr_dl_bps, ambr_dl);   /* policy leaves it unset: the network's */
 	assert_int_equal(d->qi5, 6);
 	assert_int_equal(d->arp, 2);
+}
+
+static void assert_gold(const struct udm_sub_data *d)
+{
+	assert_gold_dl(d, UDM_DEFAULT_AMBR_BPS);
 }
 
 static void test_load_resolves(void **state)
@@ -168,7 +173,9 @@ static void test_load_resolves(void **state)
 	dbt_cleanup(&t);
 }
 
-static void test_refresh_after_change(void **state)
+/* A policy change reaches its subscribers in memory through the pointers udm_get() gave
+ * before; own values win; SQN (in memory, ahead of the db) and keys stay. */
+static void test_policy_change_in_memory(void **state)
 {
 	struct dbt t;
 	struct db *db;
@@ -176,7 +183,7 @@ static void test_refresh_after_change(void **state)
 	struct db_policy p;
 	struct udm_av av;
 	uint64_t sqn_mem, sqn;
-	const struct udm_sub_data *d2;
+	const struct udm_sub_data *d2, *d3;
 
 	(void)state;
 	dbt_init(&t);
@@ -184,7 +191,9 @@ static void test_refresh_after_change(void **state)
 	provision(db);
 	udm = udm_with_defaults();
 	assert_int_equal(udm_load_db(udm, db), 3);
+	assert_int_equal(udm_policy_users(udm, "gold"), 2);
 	d2 = udm_get(udm, "imsi-001010000000002");
+	d3 = udm_get(udm, "imsi-001010000000003");
 	/* An SQN issued in memory and not yet on disk (no writer here). */
 	assert_int_equal(udm_generate_av(udm, "imsi-001010000000002", SNN, &av), 0);
 	assert_int_equal(udm_get_sqn(udm, "imsi-001010000000002", &sqn_mem), 0);
@@ -196,47 +205,135 @@ static void test_refresh_after_change(void **state)
 	p.n_dnns = 1;
 	strcpy(p.dnns[0], "iot");
 	p.n_slices = 0;            /* back to the network's slices */
-	assert_int_equal(db_policy_put(db, &p, DB_PUT_REPLACE), 0);
-	/* Not applied until refreshed (the store is memory, the change is in db). */
+	/* The db is not read: closed before the update. */
+	db_close(db);
 	assert_int_equal(d2->arp, 2);
-	assert_int_equal(udm_refresh_db(udm, db, "gold"), 2);
-	/* The pointer from udm_get() shows the new values. */
+	assert_int_equal(udm_policy_update(udm, &p), 2);
 	assert_ptr_equal(udm_get(udm, "imsi-001010000000002"), d2);
 	assert_int_equal(d2->arp, 14);
 	assert_int_equal(d2->ambr_dl_bps, 10000000);
 	assert_int_equal(d2->ambr_ul_bps, 200000000);
+	assert_int_equal(d2->qi5, 6);
 	assert_int_equal(d2->n_dnns, 1);
 	assert_string_equal(d2->dnns[0], "iot");
 	assert_int_equal(d2->n_slices, 1);
+	assert_int_equal(d2->slices[0].sst, 1);
 	assert_int_equal(d2->slices[0].sd, 0x010203);
-	const struct udm_sub_data *d3 = udm_get(udm, "imsi-001010000000003");
-	assert_int_equal(d3->arp, 11);   /* own value still wins */
-	assert_string_equal(d3->dnns[0], "own");
+	assert_string_equal(d2->supi, "imsi-001010000000002");
+	assert_ptr_equal(udm_get(udm, "imsi-001010000000003"), d3);
+	assert_int_equal(d3->arp, 11);              /* own value still wins */
+	assert_int_equal(d3->n_dnns, 1);
+	assert_string_equal(d3->dnns[0], "own");   /* own list too */
 	assert_int_equal(d3->ambr_dl_bps, 10000000);
+	assert_int_equal(d3->slices[0].sd, 0x010203);
 	assert_defaults(udm_get(udm, "imsi-001010000000001"));
-	/* SQN and keys untouched: the in-memory SQN, not the stale one on disk, and vectors
-	 * still work. */
+	/* SQN and keys untouched: the in-memory SQN, and vectors still work. */
 	assert_int_equal(udm_get_sqn(udm, "imsi-001010000000002", &sqn), 0);
 	assert_int_equal(sqn, sqn_mem);
 	assert_int_equal(udm_generate_av(udm, "imsi-001010000000002", SNN, &av), 0);
-
-	/* Reassign 3 to no policy: refresh of all (NULL) picks it up. */
-	struct db_subscriber s;
-	assert_int_equal(db_subscriber_get(db, "imsi-001010000000003", &s), 0);
-	s.policy[0] = 0;
-	s.arp = 0;
-	s.n_dnns = 0;
-	assert_int_equal(db_subscriber_put(db, &s), 0);
-	assert_int_equal(udm_refresh_db(udm, db, "gold"), 1);   /* only 2 uses it now */
-	assert_int_equal(d3->arp, 11);                          /* not re-resolved yet */
-	assert_int_equal(udm_refresh_db(udm, db, NULL), 3);
-	assert_defaults(d3);
-	/* A name nobody uses, and bad arguments. */
-	assert_int_equal(udm_refresh_db(udm, db, "nosuch"), 0);
-	assert_int_equal(udm_refresh_db(udm, db, "a b"), -EINVAL);
-	assert_int_equal(udm_refresh_db(NULL, db, "gold"), -EINVAL);
+	/* The same values again: nothing changes, nobody touched. */
+	assert_int_equal(udm_policy_update(udm, &p), 0);
+	/* Only the ARP: 3 keeps its own, so only 2 changes. */
+	p.arp = 13;
+	assert_int_equal(udm_policy_update(udm, &p), 1);
+	assert_int_equal(d2->arp, 13);
+	assert_int_equal(d3->arp, 11);
+	/* Bad arguments. */
+	strcpy(p.name, "a b");
+	assert_int_equal(udm_policy_update(udm, &p), -EINVAL);
+	assert_int_equal(udm_policy_update(udm, NULL), -EINVAL);
+	assert_int_equal(udm_policy_update(NULL, &p), -EINVAL);
 	udm_free(udm);
+	dbt_cleanup(&t);
+}
+
+/* New network defaults: seen at once by subscribers that take the field from them (no
+ * policy, or a policy that leaves it unset), not by those with their own value, nor by a
+ * policy that sets it, nor by udm_add() entries (resolved by their caller). */
+static void test_defaults_change(void **state)
+{
+	struct dbt t;
+	struct db *db;
+	struct udm *udm;
+	struct udm_sub_data defs;
+	struct udm_sub_in in;
+	struct db_subscriber s;
+	const struct udm_sub_data *d1, *d2, *d3, *d4, *d9;
+
+	(void)state;
+	dbt_init(&t);
+	assert_int_equal(db_open(t.db, &db), 0);
+	provision(db);
+	sub_init(&s, 4, NULL);   /* 4: no policy, own slices and AMBR DL */
+	s.n_slices = 1;
+	s.slices[0].sst = 3;
+	s.slices[0].sd = DB_SD_NONE;
+	s.ambr_dl = 5000;
+	assert_int_equal(db_subscriber_put(db, &s), 0);
+	udm = udm_with_defaults();
+	assert_int_equal(udm_load_db(udm, db), 4);
 	db_close(db);
+	memset(&in, 0, sizeof(in));
+	strcpy(in.data.supi, "imsi-001010000000009");
+	in.op_is_opc = true;
+	assert_int_equal(udm_add(udm, &in), 0);   /* all zero, all its own */
+	d1 = udm_get(udm, "imsi-001010000000001");
+	d2 = udm_get(udm, "imsi-001010000000002");
+	d3 = udm_get(udm, "imsi-001010000000003");
+	d4 = udm_get(udm, "imsi-001010000000004");
+	d9 = udm_get(udm, "imsi-001010000000009");
+	assert_int_equal(d4->ambr_dl_bps, 5000);
+
+	memset(&defs, 0, sizeof(defs));
+	defs.n_slices = 2;
+	defs.slices[0].sst = 1;
+	defs.slices[0].sd = 0x111111;
+	defs.slices[1].sst = 4;
+	defs.slices[1].sd = UDM_SD_NONE;
+	defs.n_dnns = 2;
+	defs.dnns[0] = "internet2";
+	defs.dnns[1] = "ims";
+	defs.qi5 = 8;
+	defs.arp = 9;
+	defs.ambr_ul_bps = 3000;
+	defs.ambr_dl_bps = 4000;
+	/* 1 (all), 2 (AMBR DL only: gold sets the rest), 3 (AMBR DL only), 4 (all but its own
+	 * slices and AMBR DL); not 9. */
+	assert_int_equal(udm_set_defaults(udm, &defs), 4);
+	assert_ptr_equal(udm_get(udm, "imsi-001010000000001"), d1);
+	assert_int_equal(d1->n_slices, 2);
+	assert_int_equal(d1->slices[0].sd, 0x111111);
+	assert_int_equal(d1->slices[1].sst, 4);
+	assert_int_equal(d1->n_dnns, 2);
+	assert_string_equal(d1->dnns[0], "internet2");
+	assert_string_equal(d1->dnns[1], "ims");
+	assert_int_equal(d1->qi5, 8);
+	assert_int_equal(d1->arp, 9);
+	assert_int_equal(d1->ambr_ul_bps, 3000);
+	assert_int_equal(d1->ambr_dl_bps, 4000);
+	assert_gold_dl(d2, 4000);
+	assert_int_equal(d3->arp, 11);
+	assert_string_equal(d3->dnns[0], "own");
+	assert_int_equal(d3->qi5, 6);
+	assert_int_equal(d3->ambr_dl_bps, 4000);
+	assert_int_equal(d4->n_slices, 1);           /* own */
+	assert_int_equal(d4->slices[0].sst, 3);
+	assert_int_equal(d4->ambr_dl_bps, 5000);     /* own */
+	assert_int_equal(d4->n_dnns, 2);             /* defaults */
+	assert_string_equal(d4->dnns[0], "internet2");
+	assert_int_equal(d4->arp, 9);
+	assert_int_equal(d9->n_slices, 0);           /* udm_add: untouched */
+	assert_int_equal(d9->n_dnns, 0);
+	assert_int_equal(d9->arp, 0);
+	assert_int_equal(d9->ambr_dl_bps, 0);
+	/* Only the slices change: 1 alone (2 and 3 take gold's, 4 has its own). */
+	defs.slices[0].sd = 0x222222;
+	assert_int_equal(udm_set_defaults(udm, &defs), 1);
+	assert_int_equal(d1->slices[0].sd, 0x222222);
+	assert_int_equal(d3->slices[0].sd, 0xabcdef);   /* gold's */
+	assert_int_equal(d2->slices[0].sd, 0xabcdef);
+	assert_int_equal(d4->slices[0].sst, 3);
+	udm_free(udm);
 	dbt_cleanup(&t);
 }
 
@@ -244,7 +341,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_resolves),
-		cmocka_unit_test(test_refresh_after_change),
+		cmocka_unit_test(test_policy_change_in_memory),
+		cmocka_unit_test(test_defaults_change),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
