@@ -170,6 +170,11 @@ static void on_tick(struct ev_loop *loop, struct ev_timer *t)
 
 	if (g->stopped)
 		return;
+	if (g->cfg.secs && g->t_first && now - g->t_first >= (uint64_t)g->cfg.secs * 1000000000ull) {
+		g->stopped = true;   /* --traffic-secs: done; downlink still counted */
+		g->t_stop = now;
+		return;
+	}
 	g->credit += (double)(now - g->t_last) * g->cfg.pps / 1e9;
 	g->t_last = now;
 	/* a stall (a busy loop, a full buffer) does not turn into a burst above 100 ms of traffic */

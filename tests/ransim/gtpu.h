@@ -30,6 +30,7 @@ struct rs_gtpu_cfg {
 	uint16_t dst_port;     /* inner UDP destination port */
 	uint16_t size;         /* inner IPv4 packet size, RS_GTPU_MIN_SIZE..RS_GTPU_MAX_SIZE */
 	uint32_t pps;          /* uplink packets per second over all UEs; 0: downlink counting only */
+	uint32_t secs;         /* stop the uplink this long after the first G-PDU; 0: until rs_gtpu_stop() */
 };
 
 struct rs_gtpu_stats {

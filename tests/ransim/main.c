@@ -80,6 +80,7 @@ static const char usage_text[] =
 	"  --traffic-size BYTES  inner IPv4/UDP packet size (100)\n"
 	"  --traffic-dst IP      inner destination (default: the UPF's N3 address)\n"
 	"  --traffic-port N      inner UDP destination port (7, echo)\n"
+	"  --traffic-secs SECS   stop the uplink SECS after its first packet (default: with the run)\n"
 	"  -v                    debug logs\n";
 
 static int usage(const char *why)
@@ -187,7 +188,7 @@ enum {
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_SST, O_SD, O_RSST, O_RSD,
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
 	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_ABORT, O_PASSES, O_DURATION,
-	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT,
+	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
 };
 
 static const struct option opts[] = {
@@ -210,7 +211,7 @@ static const struct option opts[] = {
 	{ "passes", 1, NULL, O_PASSES }, { "duration", 1, NULL, O_DURATION }, { "json", 0, NULL, O_JSON },
 	{ "no-progress", 0, NULL, O_NOPROG }, { "busy-poll", 1, NULL, O_BUSYPOLL },
 	{ "gnb-n3", 1, NULL, O_GNBN3 }, { "traffic", 1, NULL, O_TRAFFIC }, { "traffic-size", 1, NULL, O_TSIZE },
-	{ "traffic-dst", 1, NULL, O_TDST }, { "traffic-port", 1, NULL, O_TPORT },
+	{ "traffic-dst", 1, NULL, O_TDST }, { "traffic-port", 1, NULL, O_TPORT }, { "traffic-secs", 1, NULL, O_TSECS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -318,6 +319,7 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_TSIZE: a->gtpu.size = (uint16_t)atoi(v); break;
 	case O_TDST: return inet_pton(AF_INET, v, &a->gtpu.dst) == 1 ? 0 : usage("bad --traffic-dst");
 	case O_TPORT: a->gtpu.dst_port = (uint16_t)atoi(v); break;
+	case O_TSECS: a->gtpu.secs = (uint32_t)atoi(v); break;
 	default: return usage("unknown option");
 	}
 	return 0;
