@@ -19,7 +19,7 @@
 #define USR_PEER_IDLE_NS  (30ull * 1000000000ull) /* forget an unused peer after this */
 #define USR_WIRE_RCVBUF   (4 * 1024 * 1024)
 #define USR_TX_BATCH      64   /* packets held for one sendmmsg */
-#define USR_TX_ARENA      (256 * 1024) /* their octets */
+#define USR_TX_ARENA      (64 * 1024)  /* their octets: RSS touched at most this much */
 
 struct usr_ep;
 
