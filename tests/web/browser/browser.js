@@ -12,7 +12,9 @@
 //    the session count and a live NGAP rate chart; the sessions, UEs and gNBs pages list them;
 //  network settings: a live change ("applied"), a PLMN change ("restart required"), a bad TAC at its field,
 //    forget the saved settings; backup download, restore upload (a bad file refused at its form);
-//  the UPF tile and chart with upf counters injected into the stats answers (no UPF runs here);
+//  the UPF tile and chart: with env SOLOCORE_UPF_REAL=1 (browser_test.sh as root with netns) from the
+//    real XDP UPF forwarding solocore-load's GTP-U traffic, the sessions page once the traffic ended;
+//    otherwise from upf counters injected into the stats answers (no UPF runs then);
 //  the phone viewport (390x844): every page without page-wide horizontal scroll;
 //  a read-only user: data shown, every write control hidden and disabled;
 //  deregistration of a UE from the UEs page.
@@ -27,6 +29,7 @@ const { chromium } = require("playwright-core");
 const { spawn } = require("child_process");
 
 const K = "465B5CE8B199B49FAA5F0A2EE238A6BC", OPC = "E8ED289DEBA952E4283B54E88E6183CA";
+const realUpf = process.env.SOLOCORE_UPF_REAL === "1";
 const PAGES = ["dash", "subs", "ues", "sessions", "gnbs", "policies", "settings", "users", "audit"];
 let checks = 0;
 function check(cond, what) {
@@ -328,10 +331,32 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
     check(st.json.sessions === 2 && "upf" in st.json, "stats: 2 sessions, upf " + JSON.stringify(st.json.upf));
     check(st.json.upf ? /^\d/.test(upfTile) : upfTile === "–" && /no UPF/.test(await text("#upf-note")),
           "UPF tile " + upfTile + (st.json.upf ? " from the UPF counters" : " (no UPF in this run)"));
+    if (realUpf) {
+      // solocore-load's G-PDUs through the real UPF: a rate on the tile and the chart, no injection
+      await page.waitForFunction(() => parseFloat(document.getElementById("st-upf").textContent) > 0 &&
+                                 solocoreUI.R.upf.pts.some(r => r > 0), null, { timeout: 30000 });
+      const u = (await apiGet("/api/v1/stats")).json.upf;
+      check(u.ul_packets > 0 && u.dl_packets > 0, "REAL UPF: tile " + await text("#st-upf") + " packets/s, counters " +
+            JSON.stringify(u));
+      check(await drawn("#ch-upf"), "REAL UPF: chart drawn on its canvas from the UPF's counters");
+    }
     await page.waitForTimeout(4000);   /* two more polls: some chart history in the screenshot */
     await page.screenshot({ path: shot, fullPage: true });
     console.log("screenshot: " + shot);
 
+    if (realUpf) {
+      // --traffic-secs ends the uplink: wait until the counters hold still, so that the page and
+      // the API show the same ones
+      let prev = "", cur = "";
+      for (let i = 0; i < 60; i++) {
+        const u = (await apiGet("/api/v1/stats")).json.upf;
+        cur = u.ul_packets + "/" + u.dl_packets;
+        if (cur === prev) break;
+        prev = cur;
+        await page.waitForTimeout(1500);
+      }
+      check(cur === prev, "REAL UPF: traffic over, counters " + cur);
+    }
     // Sessions page: the API's sessions, with UE IP, DNN, slice, TEIDs, counters.
     await nav("sessions");
     await cell("#ses-rows", "imsi-001010000000201", 10000);
@@ -478,22 +503,25 @@ const shotOf = name => shot.replace(/\.png$/, "-" + name + ".png");
             .then(t => t.every(x => x === "Details")), "read-only: no Deregister button");
     await page.screenshot({ path: shotOf("readonly"), fullPage: true });
 
-    // The UPF tile and chart: no UPF runs in this test (it needs XDP on a real interface), so the
-    // stats answers get an "upf" object added here, counters growing 1000 packets per poll.
+    // The UPF tile and chart without a UPF (browser_test.sh not root, no netns): the stats answers
+    // get an "upf" object added here, counters growing 1000 packets per poll.
     let polls = 0;
-    await page.route("**/api/v1/stats", async route => {
+    if (!realUpf) await page.route("**/api/v1/stats", async route => {
       const resp = await route.fetch(), j = await resp.json();
       polls++;
       j.upf = { ul_packets: polls * 600, ul_bytes: polls * 60000, dl_packets: polls * 400, dl_bytes: polls * 400000, drops: {} };
       await route.fulfill({ response: resp, json: j });
     });
-    await nav("dash");
-    await page.waitForFunction(() => solocoreUI.R.upf.pts.length >= 2, null, { timeout: 15000 });
-    await page.waitForTimeout(100);
-    const upf = await text("#st-upf");
-    check(Number(upf) > 0 && await text("#upf-note") === "", "UPF tile " + upf + " packets/s from injected upf counters");
-    check(await drawn("#ch-upf"), "UPF chart drawn on its canvas");
-    await page.unroute("**/api/v1/stats");
+    if (!realUpf) {
+      await nav("dash");
+      await page.waitForFunction(() => solocoreUI.R.upf.pts.length >= 2, null, { timeout: 15000 });
+      await page.waitForTimeout(100);
+      const upf = await text("#st-upf");
+      check(Number(upf) > 0 && await text("#upf-note") === "", "UPF tile " + upf + " packets/s from INJECTED upf counters");
+      check(await drawn("#ch-upf"), "UPF chart drawn on its canvas");
+      await page.unroute("**/api/v1/stats");
+    }
+    console.log(realUpf ? "UPF chart: REAL counters (XDP UPF, GTP-U traffic)" : "UPF chart: INJECTED counters");
 
     check(failed.length === 0, "no request failed or left the server (" + failed.join(", ") + ")");
     check(pageErrors.length === 0, "no script error or CSP refusal in the page (" + pageErrors.join("; ") + ")");
