@@ -86,6 +86,7 @@ struct n2sctp_usr_state {
 	size_t tx_used;
 	uint64_t tx_flushes;           /* sendmmsg calls (statistics for tests and benches) */
 	uint64_t tx_batched;           /* packets those calls sent */
+	uint64_t tx_merged;            /* lone SACKs put in front of the next DATA packet */
 	uint8_t txbuf[USR_TX_ARENA];
 };
 extern struct n2sctp_usr_state n2sctp_usr_g;

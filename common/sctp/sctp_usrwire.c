@@ -199,6 +199,43 @@ void n2sctp_usr_engine_leave(void)
 		n2sctp_usr_tx_flush();
 }
 
+/* The last held packet is a lone SACK of the same association to the same address, and this
+ * one starts with DATA: put the SACK in front of this packet's chunks instead of sending two
+ * packets (RFC 9260 6.10: control chunks before DATA chunks; 6.2: a SACK may ride with DATA).
+ * usrsctp bundles a SACK itself when it is still pending at send time; this covers the SACK it
+ * sent on the second DATA packet of an input batch (6.2, "every second packet") just before
+ * the application's answer in the same pass. Both are on their way in the same sendmmsg anyway:
+ * the timing of the SACK does not change, the peer gets one packet instead of two. Small
+ * packets only, far below any path MTU. */
+#define USR_MERGE_MAX 1200
+
+static bool tx_merge(const struct usr_peer *p, const uint8_t *pkt, size_t len)
+{
+	struct usr_txq *q;
+	uint8_t *prev;
+
+	if (!G.ntx || len < 16)
+		return false;
+	q = &G.txq[G.ntx - 1];
+	prev = G.txbuf + q->off;
+	if (q->w != p->w || q->tolen != p->len || memcmp(&q->to, &p->addr, p->len))
+		return false;
+	/* previous: common header + exactly one SACK chunk (type 3) */
+	if (q->len < 16 || prev[12] != 3 || (size_t)(prev[14] << 8 | prev[15]) != q->len - 12)
+		return false;
+	/* this one: same ports and verification tag, first chunk DATA (0) or I-DATA (64) */
+	if (memcmp(prev, pkt, 8) || (pkt[12] != 0 && pkt[12] != 64))
+		return false;
+	if (q->len + len - 12 > USR_MERGE_MAX || q->off + q->len + len - 12 > USR_TX_ARENA)
+		return false;
+	memcpy(prev + q->len, pkt + 12, len - 12); /* SACK chunk length is a multiple of 4 */
+	q->len += (uint32_t)(len - 12);
+	n2sctp_usr_crc_set(prev, q->len);
+	G.tx_used = q->off + (((size_t)q->len + 15) & ~(size_t)15);
+	G.tx_merged++;
+	return true;
+}
+
 int n2sctp_usr_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t set_df)
 {
 	struct usr_peer *p = n2sctp_usr_peer_valid(addr);
@@ -211,6 +248,8 @@ int n2sctp_usr_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t se
 	 * is usrsctp's copy of the packet, handed over for this call only. */
 	n2sctp_usr_crc_set(buf, len);
 	if (G.in_engine && len <= USR_TX_ARENA) {
+		if (tx_merge(p, buf, len))
+			return 0;
 		if (G.ntx == USR_TX_BATCH || G.tx_used + len > USR_TX_ARENA)
 			n2sctp_usr_tx_flush();
 		struct usr_txq *q = &G.txq[G.ntx++];
