@@ -16,7 +16,10 @@
 # ul_packets > 0 and equal to the UPF's "upf".ul_packets of GET /api/v1/stats (and the
 # bytes), nothing sent was refused (ul_send_errors 0), no UPF drop; dl_packets > 0 and at
 # most ul_packets, every downlink G-PDU on a TEID we gave with the UE's own address inside
-# (dl_unknown_teid 0, dl_bad_inner 0) and an echo's size, no Error Indication. Prints the figures.
+# (dl_unknown_teid 0, dl_bad_inner 0) and an echo's size, no Error Indication; on the wire
+# (dumpcap on the gNB's veth, tshark; noted and left out when not installed): no malformed
+# frame, every uplink G-PDU with PDU Session Container type 1 and every downlink one type 0,
+# one QFI both ways. Prints the figures.
 #
 #   e2e_traffic.sh SOLOCORE SOLOCORE_LOAD      env: UES (20), PPS (2000), SECS (4), SIZE (100)
 #
@@ -106,6 +109,16 @@ for k, v in sorted(u["drops"].items()):
 EOF
 }
 
+# The wire on the gNB's N3 veth (the first 400 GTP-U datagrams), decoded by tshark below.
+CAP=
+if command -v dumpcap >/dev/null 2>&1 && command -v tshark >/dev/null 2>&1; then
+	$NSR dumpcap -q -i "${T}b" -f "udp port 2152" -c 400 -w "$TMP/n3.pcapng" >"$TMP/dumpcap.log" 2>&1 &
+	CAP=$!
+	i=0
+	while ! grep -q "Capturing on" "$TMP/dumpcap.log" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+else
+	echo "note: no dumpcap/tshark: the G-PDUs are not decoded on the wire (the rest is asserted)"
+fi
 run_ransim load sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
 	--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress \
 	--gnb-n3 10.38.49.2 --traffic "$PPS" --traffic-size "$SIZE" --traffic-dst 10.38.50.2 --traffic-port 7
@@ -131,6 +144,25 @@ uul=$(v upf ul_packets) uulb=$(v upf ul_bytes) udl=$(v upf dl_packets)
 # no packet refused by the UPF (its drop counters, unknown TEID included)
 bad=$(grep '^drop_' "$TMP/upf.out" | grep -v ' 0$' | tr '\n' ' ')
 [ -z "$bad" ] || fail "the UPF dropped packets: $bad"
+
+if [ -n "$CAP" ]; then
+	# TS 29.281 G-PDUs with a TS 38.415 PDU Session Container: type 1 (UL) with the session's
+	# QFI from us, type 0 (DL) with the same QFI from the UPF, inner UDP to / from port 7
+	kill -INT "$CAP" 2>/dev/null; wait "$CAP" 2>/dev/null
+	tsf() { tshark -r "$TMP/n3.pcapng" -Y "$1" -T fields -e gtp.ext_hdr.pdu_ses_con.pdu_type \
+		-e gtp.ext_hdr.pdu_ses_con.qos_flow_id -e udp.port 2>>"$TMP/tshark.log" | sort | uniq -c; }
+	wul=$(tsf "gtp.message == 255 && ip.src == 10.38.49.2")
+	wdl=$(tsf "gtp.message == 255 && ip.dst == 10.38.49.2")
+	wbad=$(tshark -r "$TMP/n3.pcapng" -Y '_ws.malformed || _ws.expert.severity >= error' 2>>"$TMP/tshark.log" | wc -l)
+	echo "wire uplink (count, PDU type, QFI, UDP ports outer,inner):"; echo "$wul"
+	echo "wire downlink:"; echo "$wdl"
+	[ "$wbad" = 0 ] || fail "n3 capture: $wbad malformed/error frames"
+	[ "$(echo "$wul" | wc -l)" = 1 ] && echo "$wul" | grep -Eq "^ *[0-9]+ 1	[1-9][0-9]*	2152,2152,40000,7$" ||
+		fail "uplink G-PDUs on the wire: not all PDU type 1, one QFI, UDP 40000 -> 7"
+	[ "$(echo "$wdl" | wc -l)" = 1 ] && echo "$wdl" | grep -Eq "^ *[0-9]+ 0	[1-9][0-9]*	2152,2152,7,40000$" ||
+		fail "downlink G-PDUs on the wire: not all PDU type 0, one QFI, UDP 7 -> 40000"
+	[ "$(echo "$wul" | cut -f2)" = "$(echo "$wdl" | cut -f2)" ] || fail "uplink and downlink QFIs differ"
+fi
 
 echo "traffic: $UES UEs, $PPS G-PDU/s for ${SECS}s, inner $SIZE bytes"
 echo "solocore-load: ul_packets $ul ul_bytes $ulb dl_packets $dl dl_bytes $(v load dl_bytes)" \
