@@ -44,7 +44,7 @@ struct udm_policy {
 	bool in_use;            /* slot taken (slot 0 always) */
 	struct udm_sub_data val; /* the values it sets (supi unused) */
 	struct udm_sub_data eff; /* val for the fields in set, the network default for the rest */
-	uint32_t head;          /* first subscriber of its chain, UDM_NIL when none */
+	uint32_t head, tail;    /* its chain in the order of linking, UDM_NIL when none */
 	uint32_t users;
 };
 

@@ -20,7 +20,7 @@
 static void sub_init(struct db_subscriber *s, int i, const char *policy)
 {
 	memset(s, 0, sizeof(*s));
-	snprintf(s->supi, sizeof(s->supi), "imsi-00101000000000%d", i);
+	snprintf(s->supi, sizeof(s->supi), "imsi-00101%010d", i);
 	memset(s->k, 0x46, 16);
 	memset(s->opc, 0xe8, 16);
 	s->op_is_opc = true;
@@ -337,12 +337,270 @@ static void test_defaults_change(void **state)
 	dbt_cleanup(&t);
 }
 
+/* Rows as db/ would hand them to the web API's provisioning (no file needed here). */
+static void pol_named(struct db_policy *p, const char *name, uint8_t arp)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->arp = arp;
+}
+
+static const struct udm_sub_data *add_sub(struct udm *udm, int i, const struct db_policy *p)
+{
+	struct db_subscriber s;
+
+	sub_init(&s, i, p ? p->name : NULL);
+	assert_int_equal(udm_add_db_policy(udm, &s, p), 0);
+	return udm_get(udm, s.supi);
+}
+
+/* Policies come and go: known from udm_policy_update or from the first subscriber that
+ * names one; a row with other values updates the store's copy (and its subscribers);
+ * delete refused while used; a full table takes the slot of a policy nobody uses. */
+static void test_policies_add_delete(void **state)
+{
+	struct udm *udm;
+	struct udm_sub_data defs;
+	struct db_policy p, q;
+	const struct udm_sub_data *d1, *d2;
+	char name[16];
+	int err = 0, i;
+
+	(void)state;
+	udm = udm_new(2 * UDM_MAX_POLICIES, &err);
+	assert_non_null(udm);
+	memset(&defs, 0, sizeof(defs));
+	defs.arp = UDM_DEFAULT_ARP;
+	udm_set_defaults(udm, &defs);
+	assert_int_equal(udm_policy_users(udm, "gold"), -ENOENT);
+	gold(&p);
+	assert_int_equal(udm_policy_update(udm, &p), 0);   /* new: nobody to re-resolve */
+	assert_int_equal(udm_policy_users(udm, "gold"), 0);
+	d1 = add_sub(udm, 1, &p);
+	assert_gold_dl(d1, 0);
+	assert_int_equal(udm_policy_users(udm, "gold"), 1);
+	assert_int_equal(udm_policy_delete(udm, "gold"), -EBUSY);
+	assert_int_equal(udm_policy_delete(udm, "nosuch"), -ENOENT);
+	assert_int_equal(udm_policy_delete(udm, ""), -ENOENT);
+	/* A fresher row of the policy comes with a new subscriber: both see it. */
+	p.arp = 5;
+	d2 = add_sub(udm, 2, &p);
+	assert_int_equal(d2->arp, 5);
+	assert_int_equal(d1->arp, 5);
+	assert_int_equal(udm_policy_users(udm, "gold"), 2);
+	/* Users gone (one to no policy, one removed): delete works, and a new gold with
+	 * other values is a new policy. */
+	assert_ptr_equal(add_sub(udm, 1, NULL), d1);
+	assert_int_equal(d1->arp, UDM_DEFAULT_ARP);
+	assert_int_equal(d1->n_dnns, 0);
+	assert_int_equal(udm_remove(udm, "imsi-001010000000002"), 0);
+	assert_int_equal(udm_policy_users(udm, "gold"), 0);
+	assert_int_equal(udm_policy_delete(udm, "gold"), 0);
+	assert_int_equal(udm_policy_users(udm, "gold"), -ENOENT);
+	assert_int_equal(udm_policy_delete(udm, "gold"), -ENOENT);
+	pol_named(&q, "gold", 3);
+	d2 = add_sub(udm, 2, &q);
+	assert_int_equal(d2->arp, 3);
+	assert_int_equal(d2->n_dnns, 0);
+	assert_int_equal(d2->qi5, 0);   /* these defaults have none */
+	assert_int_equal(udm_remove(udm, "imsi-001010000000002"), 0);
+
+	/* A full table: every slot (gold included) with one user. */
+	for (i = 0; i < UDM_MAX_POLICIES - 1; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		pol_named(&q, name, (uint8_t)(1 + i % 15));
+		add_sub(udm, 100 + i, &q);
+	}
+	add_sub(udm, 99, &p);
+	assert_int_equal(udm_policy_users(udm, "p7"), 1);
+	pol_named(&q, "extra", 9);
+	assert_int_equal(udm_policy_update(udm, &q), -ENOSPC);
+	struct db_subscriber s;
+	sub_init(&s, 98, "extra");
+	assert_int_equal(udm_add_db_policy(udm, &s, &q), -ENOSPC);
+	assert_null(udm_get(udm, s.supi));
+	/* p7's subscriber leaves: its slot goes to extra. */
+	assert_int_equal(udm_remove(udm, "imsi-001010000000107"), 0);
+	assert_int_equal(udm_add_db_policy(udm, &s, &q), 0);
+	assert_int_equal(udm_get(udm, s.supi)->arp, 9);
+	assert_int_equal(udm_policy_users(udm, "p7"), -ENOENT);
+	assert_int_equal(udm_policy_users(udm, "extra"), 1);
+	/* The others still follow their own policy. */
+	pol_named(&q, "p8", 15);
+	d1 = udm_get(udm, "imsi-001010000000108");
+	assert_int_equal(d1->arp, 9);
+	assert_int_equal(udm_policy_update(udm, &q), 1);
+	assert_int_equal(d1->arp, 15);
+	assert_int_equal(udm_get(udm, "imsi-001010000000109")->arp, 10);
+	udm_free(udm);
+}
+
+/* A subscriber moved between policies follows its new one only; the chains (store large
+ * enough that a change walks them instead of a pass over the store) stay right through
+ * moves and removals. */
+static void test_move_between_policies(void **state)
+{
+	struct udm *udm = udm_with_defaults();
+	struct udm_sub_data defs;
+	struct db_policy g, sv, f;
+	struct db_subscriber s;
+	const struct udm_sub_data *a, *b, *c;
+	int i;
+
+	(void)state;
+	/* 40 subscribers on a policy that sets everything: no change below reaches them. */
+	memset(&f, 0, sizeof(f));
+	strcpy(f.name, "filler");
+	f.n_dnns = 1;
+	strcpy(f.dnns[0], "fill");
+	f.n_slices = 1;
+	f.slices[0].sst = 9;
+	f.slices[0].sd = DB_SD_NONE;
+	f.ambr_ul = f.ambr_dl = 1;
+	f.default_5qi = 1;
+	f.arp = 1;
+	for (i = 0; i < 40; i++)
+		add_sub(udm, 10 + i, &f);
+	gold(&g);
+	pol_named(&sv, "silver", 7);
+	sv.default_5qi = 7;
+	a = add_sub(udm, 1, &g);
+	b = add_sub(udm, 2, &sv);
+	sub_init(&s, 3, "gold");
+	s.arp = 12;
+	assert_int_equal(udm_add_db_policy(udm, &s, &g), 0);
+	c = udm_get(udm, s.supi);
+	assert_gold(a);
+	/* a: gold -> silver. */
+	assert_ptr_equal(add_sub(udm, 1, &sv), a);
+	assert_int_equal(a->arp, 7);
+	assert_int_equal(a->qi5, 7);
+	assert_int_equal(a->n_dnns, 1);
+	assert_string_equal(a->dnns[0], "internet");   /* silver sets none: the network's */
+	assert_int_equal(udm_policy_users(udm, "gold"), 1);
+	assert_int_equal(udm_policy_users(udm, "silver"), 2);
+	/* gold changes: c only (a left it). */
+	g.default_5qi = 5;
+	assert_int_equal(udm_policy_update(udm, &g), 1);
+	assert_int_equal(c->qi5, 5);
+	assert_int_equal(c->arp, 12);
+	assert_int_equal(a->qi5, 7);
+	/* silver changes: a and b. */
+	sv.default_5qi = 8;
+	assert_int_equal(udm_policy_update(udm, &sv), 2);
+	assert_int_equal(a->qi5, 8);
+	assert_int_equal(b->qi5, 8);
+	/* a to no policy; b removed: silver has nobody left. */
+	assert_ptr_equal(add_sub(udm, 1, NULL), a);
+	assert_defaults(a);
+	assert_int_equal(udm_remove(udm, "imsi-001010000000002"), 0);
+	assert_int_equal(udm_policy_users(udm, "silver"), 0);
+	sv.arp = 1;
+	assert_int_equal(udm_policy_update(udm, &sv), 0);
+	assert_int_equal(a->arp, UDM_DEFAULT_ARP);
+	/* The network's AMBR DL: a (no policy) and c (gold leaves it unset), not the filler. */
+	memset(&defs, 0, sizeof(defs));
+	defs.n_slices = 1;
+	defs.slices[0].sst = 1;
+	defs.slices[0].sd = 0x010203;
+	defs.n_dnns = 1;
+	defs.dnns[0] = "internet";
+	defs.qi5 = UDM_DEFAULT_5QI;
+	defs.arp = UDM_DEFAULT_ARP;
+	defs.ambr_ul_bps = UDM_DEFAULT_AMBR_BPS;
+	defs.ambr_dl_bps = 777;
+	assert_int_equal(udm_set_defaults(udm, &defs), 2);
+	assert_int_equal(a->ambr_dl_bps, 777);
+	assert_int_equal(c->ambr_dl_bps, 777);
+	assert_int_equal(udm_get(udm, "imsi-001010000000010")->ambr_dl_bps, 1);
+	/* A removed entry reused by a new subscriber joins its policy's chain cleanly. */
+	b = add_sub(udm, 4, &g);
+	assert_int_equal(b->qi5, 5);
+	g.default_5qi = 4;
+	assert_int_equal(udm_policy_update(udm, &g), 2);
+	assert_int_equal(b->qi5, 4);
+	assert_int_equal(c->qi5, 4);
+	assert_int_equal(udm_policy_users(udm, "gold"), 2);
+	assert_int_equal(udm_policy_users(udm, "filler"), 40);
+	udm_free(udm);
+}
+
+/* A subscriber that sets every field itself: neither its policy nor the network
+ * defaults change it; once it drops one of its own values, the policy's shows. */
+static void test_own_values_win(void **state)
+{
+	struct udm *udm = udm_with_defaults();
+	struct udm_sub_data defs;
+	struct db_subscriber s;
+	struct db_policy g;
+	const struct udm_sub_data *d;
+
+	(void)state;
+	gold(&g);
+	sub_init(&s, 5, "gold");
+	s.n_slices = 1;
+	s.slices[0].sst = 5;
+	s.slices[0].sd = 0x050505;
+	s.n_dnns = 1;
+	strcpy(s.dnns[0], "mine");
+	s.ambr_ul = 11;
+	s.ambr_dl = 22;
+	s.default_5qi = 3;
+	s.arp = 13;
+	assert_int_equal(udm_add_db_policy(udm, &s, &g), 0);
+	d = udm_get(udm, s.supi);
+	g.n_slices = 0;
+	g.n_dnns = 1;
+	strcpy(g.dnns[0], "iot");
+	g.ambr_ul = 1;
+	g.ambr_dl = 2;
+	g.default_5qi = 4;
+	g.arp = 5;
+	assert_int_equal(udm_policy_update(udm, &g), 0);
+	memset(&defs, 0, sizeof(defs));
+	defs.n_slices = 1;
+	defs.slices[0].sst = 7;
+	defs.n_dnns = 1;
+	defs.dnns[0] = "other";
+	defs.qi5 = 2;
+	defs.arp = 3;
+	defs.ambr_ul_bps = 4;
+	defs.ambr_dl_bps = 5;
+	assert_int_equal(udm_set_defaults(udm, &defs), 0);
+	assert_int_equal(d->n_slices, 1);
+	assert_int_equal(d->slices[0].sst, 5);
+	assert_int_equal(d->slices[0].sd, 0x050505);
+	assert_int_equal(d->n_dnns, 1);
+	assert_string_equal(d->dnns[0], "mine");
+	assert_int_equal(d->ambr_ul_bps, 11);
+	assert_int_equal(d->ambr_dl_bps, 22);
+	assert_int_equal(d->qi5, 3);
+	assert_int_equal(d->arp, 13);
+	/* Its own ARP and DNNs dropped: gold's now, and gold's next change too. */
+	s.arp = 0;
+	s.n_dnns = 0;
+	assert_int_equal(udm_add_db_policy(udm, &s, &g), 0);
+	assert_ptr_equal(udm_get(udm, s.supi), d);
+	assert_int_equal(d->arp, 5);
+	assert_string_equal(d->dnns[0], "iot");
+	assert_int_equal(d->qi5, 3);
+	g.arp = 6;
+	g.default_5qi = 9;
+	assert_int_equal(udm_policy_update(udm, &g), 1);
+	assert_int_equal(d->arp, 6);
+	assert_int_equal(d->qi5, 3);
+	udm_free(udm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_resolves),
 		cmocka_unit_test(test_policy_change_in_memory),
 		cmocka_unit_test(test_defaults_change),
+		cmocka_unit_test(test_policies_add_delete),
+		cmocka_unit_test(test_move_between_policies),
+		cmocka_unit_test(test_own_values_win),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
