@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * ransim gtpu (gtpu.h) on its own, no root: the simulated gNB's N3 socket on 127.0.0.73:2152,
+ * a stand-in UPF socket on 127.0.0.74:2152.
+ *  - uplink: every G-PDU byte-checked (TS 29.281 5.1 header with E, length, the UE's TEID;
+ *    TS 38.415 5.5.2.2 UL PDU SESSION INFORMATION with the UE's QFI; inner IPv4 header and
+ *    checksum, UE source, destination, UDP ports and length), round robin over the UEs with
+ *    a session only, the counters equal to what arrived;
+ *  - downlink: G-PDUs with and without extension headers on a DL TEID we gave, an unknown
+ *    TEID, the TEID of a UE without a session, a wrong inner destination, an Error
+ *    Indication, an Echo Request, a bad length: each counted where it belongs;
+ *  - no allocation while sending and receiving (nomalloc).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/ev.h"
+#include "gtpu.h"
+#include "rs_int.h"
+#include "testlib.h"
+
+#define GNB_ADDR "127.0.0.73"
+#define UPF_ADDR "127.0.0.74"
+#define N_UES 3
+#define SIZE 60
+
+struct fx {
+	struct ev_loop *loop;
+	struct ransim *rs;
+	struct rs_gtpu *g;
+	int upf;                   /* the stand-in UPF's socket */
+	struct sockaddr_in gnb;
+};
+
+static uint32_t ue_addr(unsigned i)
+{
+	return htonl(0x0a2d0001u + i);   /* 10.45.0.1 + i */
+}
+
+static void fx_open(struct fx *f, uint32_t pps, uint32_t dst)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(RS_GTPU_PORT) };
+	struct rs_gtpu_cfg c = { .dst = dst, .dst_port = 7, .size = SIZE, .pps = pps };
+	int err, i;
+
+	memset(f, 0, sizeof(*f));
+	f->loop = ev_loop_new(&err);
+	assert_non_null(f->loop);
+	f->rs = calloc(1, sizeof(*f->rs));
+	assert_non_null(f->rs);
+	f->rs->loop = f->loop;
+	f->rs->cfg.n_ues = N_UES;
+	f->rs->ues = calloc(N_UES, sizeof(*f->rs->ues));
+	assert_non_null(f->rs->ues);
+	for (i = 0; i < N_UES; i++) {
+		struct rs_ue *ue = &f->rs->ues[i];
+
+		ue->rs = f->rs;
+		ue->idx = (uint32_t)i;
+		ue->ue_addr = ue_addr((unsigned)i);
+		ue->qfi = (uint8_t)(5 + i);
+		inet_pton(AF_INET, UPF_ADDR, &ue->n3_upf_addr);
+		ue->n3_ul_teid = 0x100u + (uint32_t)i;
+		ue->sess_up = i != 1;     /* UE 1: no session, never sends, its DL TEID unknown */
+	}
+	f->upf = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	assert_true(f->upf >= 0);
+	inet_pton(AF_INET, UPF_ADDR, &sa.sin_addr);
+	assert_int_equal(bind(f->upf, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	inet_pton(AF_INET, GNB_ADDR, &c.gnb_n3);
+	f->g = rs_gtpu_new(f->rs, &c, &err);
+	assert_non_null(f->g);
+	assert_int_equal(f->rs->gnb_n3_addr, c.gnb_n3);
+	f->gnb = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(RS_GTPU_PORT), .sin_addr = { c.gnb_n3 } };
+}
+
+static void fx_close(struct fx *f)
+{
+	rs_gtpu_free(f->g);
+	if (f->upf >= 0)
+		close(f->upf);
+	free(f->rs->ues);
+	free(f->rs);
+	ev_loop_free(f->loop);
+}
+
+static uint16_t sum16(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)p[i] << 8 | p[i + 1];
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* Run the loop until the UPF socket got want G-PDUs (bounded: fails after 20 s). */
+static unsigned upf_collect(struct fx *f, uint8_t (*pkts)[512], int *lens, unsigned want)
+{
+	unsigned n = 0;
+	int i;
+
+	for (i = 0; i < 4000 && n < want; i++) {
+		ssize_t l;
+
+		ev_run_once(f->loop, 5);
+		while (n < want && (l = recv(f->upf, pkts[n], sizeof(pkts[n]), 0)) > 0)
+			lens[n++] = (int)l;
+	}
+	return n;
+}
+
+static void test_uplink(void **state)
+{
+	static uint8_t pkts[40][512];
+	int lens[40];
+	struct fx f;
+	struct rs_gtpu_stats st;
+	uint32_t dst;
+	unsigned n, i;
+
+	(void)state;
+	inet_pton(AF_INET, "192.0.2.7", &dst);
+	fx_open(&f, 2000, dst);
+	n = upf_collect(&f, pkts, lens, 40);
+	assert_int_equal(n, 40);
+	rs_gtpu_stop(f.g);
+	for (i = 0; i < n; i++) {
+		const uint8_t *p = pkts[i], *ip = p + 16, *udp = ip + 20;
+		/* round robin over UEs 0 and 2 (UE 1 has no session) */
+		const struct rs_ue *ue = &f.rs->ues[i % 2 ? 2 : 0];
+		uint32_t teid = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
+
+		assert_int_equal(lens[i], 16 + SIZE);
+		assert_int_equal(p[0], 0x34);                 /* version 1, PT, E */
+		assert_int_equal(p[1], 255);                  /* G-PDU */
+		assert_int_equal(p[2] << 8 | p[3], SIZE + 8); /* after the mandatory 8 octets */
+		assert_int_equal(teid, ue->n3_ul_teid);
+		assert_int_equal(p[8] | p[9] | p[10], 0);     /* sequence number, N-PDU number */
+		assert_int_equal(p[11], 0x85);                /* PDU Session Container */
+		assert_int_equal(p[12], 1);                   /* 4 octets */
+		assert_int_equal(p[13], 0x10);                /* PDU type 1: UL PDU SESSION INFORMATION */
+		assert_int_equal(p[14], ue->qfi);
+		assert_int_equal(p[15], 0);                   /* no next extension header */
+		assert_int_equal(ip[0], 0x45);
+		assert_int_equal(ip[2] << 8 | ip[3], SIZE);
+		assert_int_equal(ip[9], IPPROTO_UDP);
+		assert_int_equal(sum16(ip, 20), 0xffff);      /* header checksum verifies */
+		assert_memory_equal(ip + 12, &ue->ue_addr, 4);
+		assert_memory_equal(ip + 16, &dst, 4);
+		assert_int_equal(udp[2] << 8 | udp[3], 7);
+		assert_int_equal(udp[4] << 8 | udp[5], SIZE - 20);
+	}
+	/* what was sent is what arrived (nothing in flight on loopback once read) */
+	for (i = 0; i < 20; i++) {
+		ev_run_once(f.loop, 1);
+		while (recv(f.upf, pkts[0], sizeof(pkts[0]), 0) > 0)
+			n++;
+	}
+	rs_gtpu_get_stats(f.g, &st);
+	assert_int_equal(st.ul_packets, n);
+	assert_int_equal(st.ul_bytes, (uint64_t)n * SIZE);
+	assert_int_equal(st.ul_send_errors, 0);
+	assert_true(st.ul_seconds > 0);
+	fx_close(&f);
+}
+
+/* A downlink G-PDU toward the gNB: TEID, inner destination, with or without the container. */
+static size_t dl_gpdu(uint8_t *p, uint32_t teid, uint32_t inner_dst, bool ext)
+{
+	size_t h = ext ? 16 : 8, inner = 40;
+
+	memset(p, 0, h + inner);
+	p[0] = ext ? 0x34 : 0x30;
+	p[1] = 255;
+	p[2] = (uint8_t)((h - 8 + inner) >> 8);
+	p[3] = (uint8_t)(h - 8 + inner);
+	p[4] = (uint8_t)(teid >> 24);
+	p[5] = (uint8_t)(teid >> 16);
+	p[6] = (uint8_t)(teid >> 8);
+	p[7] = (uint8_t)teid;
+	if (ext) {
+		p[11] = 0x85;
+		p[12] = 1;
+		p[13] = 0x00;   /* DL PDU SESSION INFORMATION */
+		p[14] = 5;
+	}
+	p[h] = 0x45;
+	p[h + 3] = (uint8_t)inner;
+	memcpy(p + h + 16, &inner_dst, 4);
+	return h + inner;
+}
+
+static void test_downlink(void **state)
+{
+	uint8_t p[128];
+	struct fx f;
+	struct rs_gtpu_stats st = { 0 };
+	size_t l;
+	int i;
+
+	(void)state;
+	fx_open(&f, 0, 0);
+#define SEND(len) assert_int_equal(sendto(f.upf, p, (len), 0, (struct sockaddr *)&f.gnb, sizeof(f.gnb)), (ssize_t)(len))
+	l = dl_gpdu(p, RS_GNB_DL_TEID(0), ue_addr(0), true);
+	SEND(l);
+	l = dl_gpdu(p, RS_GNB_DL_TEID(2), ue_addr(2), false);
+	SEND(l);
+	l = dl_gpdu(p, 0x20000001u, ue_addr(0), true);          /* not one of ours */
+	SEND(l);
+	l = dl_gpdu(p, RS_GNB_DL_TEID(N_UES), ue_addr(0), true); /* past the last UE */
+	SEND(l);
+	l = dl_gpdu(p, RS_GNB_DL_TEID(1), ue_addr(1), true);     /* UE without a session */
+	SEND(l);
+	l = dl_gpdu(p, RS_GNB_DL_TEID(0), ue_addr(2), true);     /* another UE's packet */
+	SEND(l);
+	l = dl_gpdu(p, 0, 0, false);
+	p[1] = 26;                                               /* Error Indication */
+	SEND(l);
+	p[1] = 1;                                                /* Echo Request */
+	SEND(l);
+	l = dl_gpdu(p, RS_GNB_DL_TEID(0), ue_addr(0), true);
+	p[3]++;                                                  /* length disagrees */
+	SEND(l);
+	for (i = 0; i < 2000; i++) {
+		ev_run_once(f.loop, 5);
+		rs_gtpu_get_stats(f.g, &st);
+		if (st.dl_packets + st.dl_unknown_teid + st.dl_bad_inner + st.dl_err_ind + st.dl_other >= 9)
+			break;
+	}
+	assert_int_equal(st.dl_packets, 2);
+	assert_int_equal(st.dl_bytes, 80);
+	assert_int_equal(st.dl_unknown_teid, 3);
+	assert_int_equal(st.dl_bad_inner, 1);
+	assert_int_equal(st.dl_err_ind, 1);
+	assert_int_equal(st.dl_other, 2);
+	assert_int_equal(st.ul_packets, 0);     /* pps 0: counting only */
+	fx_close(&f);
+}
+
+static void test_no_alloc(void **state)
+{
+	static uint8_t pkts[64][512];
+	int lens[64];
+	uint8_t p[128];
+	struct fx f;
+	struct rs_gtpu_stats st;
+	unsigned n, allocs;
+	size_t l;
+
+	(void)state;
+	fx_open(&f, 5000, 0);
+	assert_int_equal(upf_collect(&f, pkts, lens, 8), 8);   /* warmed up */
+	nomalloc_begin();
+	n = upf_collect(&f, pkts, lens, 64);
+	l = dl_gpdu(p, RS_GNB_DL_TEID(0), ue_addr(0), true);
+	for (int i = 0; i < 10; i++)
+		sendto(f.upf, p, l, 0, (struct sockaddr *)&f.gnb, sizeof(f.gnb));
+	for (int i = 0; i < 20; i++)
+		ev_run_once(f.loop, 2);
+	allocs = nomalloc_end();
+	assert_int_equal(n, 64);
+	rs_gtpu_get_stats(f.g, &st);
+	assert_int_equal(st.dl_packets, 10);
+	assert_int_equal(allocs, 0);
+	fx_close(&f);
+}
+
+/* Both loopback addresses on port 2152 free? (another program may hold 0.0.0.0:2152) */
+static int probe(void)
+{
+	const char *a[2] = { GNB_ADDR, UPF_ADDR };
+
+	for (int i = 0; i < 2; i++) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(RS_GTPU_PORT) };
+		int fd = socket(AF_INET, SOCK_DGRAM, 0), rc;
+
+		inet_pton(AF_INET, a[i], &sa.sin_addr);
+		rc = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+		if (rc < 0) {
+			printf("SKIP: cannot bind UDP %s:%d here: %s\n", a[i], RS_GTPU_PORT, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+int main(void)
+{
+	if (probe() < 0)
+		return 77;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uplink),
+		cmocka_unit_test(test_downlink),
+		cmocka_unit_test(test_no_alloc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
