@@ -52,6 +52,13 @@ void load_progress(const struct ransim *rs, double elapsed_s, FILE *out)
 	fprintf(out, "\r%7.1fs  %llu NGAP PDUs  %.0f msg/s  %llu UE runs done  %llu errors  %u in flight   ",
 		elapsed_s, (unsigned long long)msgs, elapsed_s > 0 ? (double)msgs / elapsed_s : 0.0,
 		(unsigned long long)rs->finished, (unsigned long long)rs->st.ues_failed, rs->in_flight);
+	if (rs->gtpu) {
+		struct rs_gtpu_stats t;
+
+		rs_gtpu_get_stats(rs->gtpu, &t);
+		fprintf(out, "G-PDUs up %llu down %llu   ", (unsigned long long)t.ul_packets,
+			(unsigned long long)t.dl_packets);
+	}
 	fflush(out);
 }
 
