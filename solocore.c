@@ -268,6 +268,12 @@ static int cmd_run(int argc, char **argv)
 		log_error("main", "event loop: %s", strerror(-err));
 		goto out;
 	}
+	if (c.n2.busy_poll_us) {
+		/* Off by default: it keeps a CPU busy for up to that long after every batch. */
+		ev_set_busy_poll(r.loop, c.n2.busy_poll_us);
+		log_warn("main", "n2.busy_poll_us=%u: the control loop spins before sleeping "
+			 "(lower latency, one CPU kept busy)", c.n2.busy_poll_us);
+	}
 	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (r.sigfd < 0 || ev_fd_add(r.loop, r.sigfd, EV_READ, on_signal, &r) < 0) {
 		log_error("main", "signalfd: %s", strerror(errno));

@@ -118,6 +118,7 @@ struct conf {
 		uint8_t sctp;              /* enum conf_sctp */
 		uint8_t usrsctp_encaps;    /* enum conf_encaps */
 		uint16_t udp_port;         /* RFC 6951 encapsulation port */
+		uint32_t busy_poll_us;     /* control loop spins this long before sleeping; 0 = off */
 	} n2;
 	/* Seconds. TS 24.501 table 10.2.2 (5GMM, network side), 10.3.2 (5GSM). */
 	struct {

@@ -522,6 +522,7 @@ static const struct conf_item n2_items[] = {
 	ENUM("sctp", struct conf, n2.sctp, sctp_names, "auto", NULL),
 	ENUM("usrsctp_encaps", struct conf, n2.usrsctp_encaps, encaps_names, "raw", NULL),
 	INT("udp_port", struct conf, n2.udp_port, 1, 65535, "9899", NULL),
+	INT("busy_poll_us", struct conf, n2.busy_poll_us, 0, 1000, "0", NULL),
 	END
 };
 

@@ -76,6 +76,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c1.upf.max_sessions, 1048576);
 	assert_int_equal(c1.limits.max_ues, 1048576);
 	assert_int_equal(c1.limits.max_gnbs, 1024);
+	assert_int_equal(c1.n2.busy_poll_us, 0);   /* off unless asked for */
 	assert_string_equal(conf_sctp_name(CONF_SCTP_USRSCTP), "usrsctp");
 	assert_string_equal(conf_xdp_mode_name(CONF_XDP_GENERIC), "generic");
 }
@@ -372,6 +373,7 @@ static void test_err_values(void **state)
 	expect_err("log: {modules: [{name: ngap, level: debug}, {name: ngap, level: info}]}\n",
 		   "t.yaml:1:45: log.modules[1]: duplicate module \"ngap\"");
 	expect_err("log: {modules: [{name: ngap}]}\n", "t.yaml:1:17: log.modules[0]: missing key level");
+	expect_err("n2: {busy_poll_us: 1001}\n", "t.yaml:1:20: n2.busy_poll_us: 1001 is out of range 0..1000");
 	expect_err("plmn: {mcc: 1a1}\n", "t.yaml:1:13: plmn.mcc: must be 3 digits");
 	expect_err("plmn: {mnc: \"1\"}\n", "t.yaml:1:13: plmn.mnc: must be 2 or 3 digits");
 	expect_err("slices: [{sst: 1, sd: \"000001\"}, {sst: 1, sd: \"000001\"}]\n",
