@@ -42,7 +42,7 @@ web: { listen: "127.0.0.1", port: $WEBPORT }
 plmn: { mcc: "001", mnc: "01" }
 amf:
   security: { integrity: [$2], ciphering: [$3] }
-n2: { address: "$AMF", sctp: usrsctp, usrsctp_encaps: $ENCAP, udp_port: 9899 }
+n2: { address: "$AMF", sctp: usrsctp, usrsctp_encaps: $ENCAP, udp_port: 9899, busy_poll_us: ${BUSY_POLL_US:-0} }
 db: { path: "$TMP/core.db" }
 slices:
   - { sst: 1, sd: "010203" }
