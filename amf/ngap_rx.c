@@ -475,6 +475,21 @@ static void dispatch_outcome(struct amf *amf, struct amf_gnb *gnb, struct ngap_m
 	case NGAP_PROC_NG_RESET:
 		log_info("amf", "assoc=%u NG Reset acknowledged", gnb->assoc);
 		break;
+	case NGAP_PROC_AMF_CONFIGURATION_UPDATE:
+		/* TS 38.413 8.7.3: the answer to the PLMN support list sent after a live slice
+		 * change (amf_set_slices). A refusal leaves the gNB on the list of its NG Setup;
+		 * we do not repeat (8.7.3.3 Time to Wait only bounds a retry) and say so. */
+		if (m->type == NGAP_SUCCESSFUL) {
+			log_debug("amf", "assoc=%u AMF Configuration Update acknowledged", gnb->assoc);
+		} else {
+			const struct ngap_amf_configuration_update_failure *f =
+				&m->u.amf_configuration_update_failure;
+
+			log_warn("amf", "assoc=%u gNB refused the AMF Configuration Update cause=%u/%u: it "
+				 "keeps the slices of its NG Setup until it sets up again", gnb->assoc,
+				 f->cause.group, f->cause.value);
+		}
+		break;
 	default:
 		log_rl(LOGL_INFO, "amf", NULL, "assoc=%u %s not handled", gnb->assoc,
 		       ngap_msg_name(m->type, m->proc));

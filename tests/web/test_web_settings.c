@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "common/log.h"
 #include "db/db.h"
 #include "tests/amf/sm_fx.h"
 #include "webcli.h"
@@ -226,6 +227,18 @@ static void test_tacs_live(void **state)
 	assert_int_equal(h_pending(&H), 0);
 }
 
+static unsigned warn_lines;
+static char warn_last[512];
+
+static void count_warn(enum log_level level, const char *line, size_t len, void *arg)
+{
+	(void)arg;
+	if (level != LOGL_WARN)
+		return;
+	warn_lines++;
+	snprintf(warn_last, sizeof(warn_last), "%.*s", (int)len, line);
+}
+
 /* Slices live: the gNB already set up gets an AMF CONFIGURATION UPDATE with the new PLMN
  * Support List (TS 38.413 8.7.3), a new gNB the new list in its NG Setup Response, the SMF
  * (which reads the conf) the new list. */
@@ -257,6 +270,27 @@ static void test_slices_live(void **state)
 	assert_true(ps->slices[2].has_sd);
 	assert_memory_equal(ps->slices[2].sd, "\x00\x00\x01", 3);
 	assert_int_equal(h_pending(&H), 0);   /* only the one gNB that was set up */
+	/* The gNB's answers (TS 38.413 8.7.3.2 / 8.7.3.3): an acknowledge is quiet, a refusal
+	 * is a WARN naming its cause; neither draws a PDU back. */
+	{
+		struct ngap_msg a;
+
+		memset(&a, 0, sizeof(a));
+		a.type = NGAP_SUCCESSFUL;
+		a.proc = NGAP_PROC_AMF_CONFIGURATION_UPDATE;
+		warn_lines = 0;
+		log_set_sink(count_warn, NULL);
+		h_send(&H, ASSOC, 0, &a);
+		assert_int_equal(warn_lines, 0);
+		a.type = NGAP_UNSUCCESSFUL;
+		a.u.amf_configuration_update_failure.cause.group = NGAP_CAUSE_MISC;
+		a.u.amf_configuration_update_failure.cause.value = 0;
+		h_send(&H, ASSOC, 0, &a);
+		log_set_sink(NULL, NULL);
+		assert_int_equal(warn_lines, 1);
+		assert_non_null(strstr(warn_last, "refused the AMF Configuration Update cause=4/0"));
+		assert_int_equal(h_pending(&H), 0);
+	}
 	amf_get_cfg(H.amf, &cfg);
 	assert_int_equal(cfg.n_slices, 3);
 	assert_int_equal(cfg.slices[1].sd, AMF_SD_NONE);
