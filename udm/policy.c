@@ -178,8 +178,8 @@ void udm_pol_link(struct udm *udm, struct udm_subscriber *s, unsigned pol, bool 
 
 	if (!fresh)
 		udm_pol_unlink(udm, s);
-	/* At the tail: a load links in index order, and a walk in ascending addresses is
-	 * one the hardware prefetcher follows. */
+	/* At the tail: a load links in index order, the ascending stride walk_chain's
+	 * prefetch guesses. */
 	s->pol = pol & 0x3ffu;
 	s->pol_next = UDM_NIL;
 	s->pol_prev = p->tail;

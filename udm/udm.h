@@ -122,7 +122,8 @@ uint32_t udm_capacity(const struct udm *udm);
 int udm_set_defaults(struct udm *udm, const struct udm_sub_data *d);
 /* Send every SQN change to db's write-behind writer (NULL: stop). */
 void udm_use_db_writer(struct udm *udm, struct db_writer *w);
-/* Load every subscriber of db into the store. Returns the number loaded or -errno. */
+/* Load every policy (udm_policy_update) and every subscriber of db into the store.
+ * Returns the number of subscribers loaded or -errno. */
 int udm_load_db(struct udm *udm, struct db *db);
 /*
  * Policy profiles (db/db.h struct db_policy). The subscription data of a subscriber is
@@ -160,7 +161,9 @@ void udm_resolve(const struct udm *udm, const struct db_subscriber *s, const str
  * store's copy and every subscriber of it in the store is re-resolved in memory at once
  * (fields it set itself stay), so new registrations and sessions see them. Keys and SQN
  * are not touched; a pointer from udm_get() stays valid and shows the new values. Cost:
- * the policy's own subscribers only, and none when no resolved value changed. Returns the
+ * the policy's chain of subscribers, or one pass over the store when they are more than
+ * half of it; nothing when no resolved value changed (bench_udm_policy, 10^6 SIMs: 250,000
+ * subscribers changed in ~6 ms CPU, all 10^6 by udm_set_defaults in ~17 ms). Returns the
  * number of subscribers whose data changed, or -EINVAL (NULL, bad name), -ENOSPC (table
  * full, or more distinct DNNs than the store interns: nothing changed). */
 int udm_policy_update(struct udm *udm, const struct db_policy *p);

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
-/* udm/ with policy profiles on a real SQLite file: the start-up load resolves own value >
- * policy > network default per field; udm_add_db_policy the same for one row; after a
- * policy change udm_refresh_db updates the data of exactly its subscribers and keeps their
- * keys and in-memory SQN. */
+/* udm/ with policy profiles: the start-up load from a real SQLite file resolves own value >
+ * policy > network default per field; udm_add_db_policy the same for one row; a policy
+ * change (udm_policy_update) or a network-defaults change (udm_set_defaults) is applied in
+ * memory, with the database closed, to exactly the subscribers and fields it concerns,
+ * through the pointers udm_get() gave before, keys and in-memory SQN untouched; policies
+ * added, deleted, and a full table; subscribers moved between policies; own values win.
+ * Stores of a few entries re-resolve by one pass over the store, the larger ones here
+ * (test_move_between_policies) through the per-policy chains. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +32,21 @@ static void sub_init(struct db_subscriber *s, int i, const char *policy)
 	snprintf(s->policy, sizeof(s->policy), "%s", policy ? policy : "");
 }
 
+/* The network defaults every test starts from (assert_defaults). */
+static void net_defaults(struct udm_sub_data *defs)
+{
+	memset(defs, 0, sizeof(*defs));
+	defs->n_slices = 1;
+	defs->slices[0].sst = 1;
+	defs->slices[0].sd = 0x010203;
+	defs->n_dnns = 1;
+	defs->dnns[0] = "internet";
+	defs->qi5 = UDM_DEFAULT_5QI;
+	defs->arp = UDM_DEFAULT_ARP;
+	defs->ambr_ul_bps = UDM_DEFAULT_AMBR_BPS;
+	defs->ambr_dl_bps = UDM_DEFAULT_AMBR_BPS;
+}
+
 static struct udm *udm_with_defaults(void)
 {
 	struct udm_sub_data defs;
@@ -35,16 +54,7 @@ static struct udm *udm_with_defaults(void)
 	struct udm *udm = udm_new(64, &err);
 
 	assert_non_null(udm);
-	memset(&defs, 0, sizeof(defs));
-	defs.n_slices = 1;
-	defs.slices[0].sst = 1;
-	defs.slices[0].sd = 0x010203;
-	defs.n_dnns = 1;
-	defs.dnns[0] = "internet";
-	defs.qi5 = UDM_DEFAULT_5QI;
-	defs.arp = UDM_DEFAULT_ARP;
-	defs.ambr_ul_bps = UDM_DEFAULT_AMBR_BPS;
-	defs.ambr_dl_bps = UDM_DEFAULT_AMBR_BPS;
+	net_defaults(&defs);
 	udm_set_defaults(udm, &defs);
 	return udm;
 }
@@ -499,15 +509,7 @@ static void test_move_between_policies(void **state)
 	assert_int_equal(udm_policy_update(udm, &sv), 0);
 	assert_int_equal(a->arp, UDM_DEFAULT_ARP);
 	/* The network's AMBR DL: a (no policy) and c (gold leaves it unset), not the filler. */
-	memset(&defs, 0, sizeof(defs));
-	defs.n_slices = 1;
-	defs.slices[0].sst = 1;
-	defs.slices[0].sd = 0x010203;
-	defs.n_dnns = 1;
-	defs.dnns[0] = "internet";
-	defs.qi5 = UDM_DEFAULT_5QI;
-	defs.arp = UDM_DEFAULT_ARP;
-	defs.ambr_ul_bps = UDM_DEFAULT_AMBR_BPS;
+	net_defaults(&defs);
 	defs.ambr_dl_bps = 777;
 	assert_int_equal(udm_set_defaults(udm, &defs), 2);
 	assert_int_equal(a->ambr_dl_bps, 777);
