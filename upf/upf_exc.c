@@ -94,6 +94,17 @@ static void notify_run(struct upf *u)
 	}
 }
 
+/* Downlink that leaves from user space (the next hop had no neighbour entry,
+ * or it waited in a buffer) counts in the session's downlink like what the
+ * XDP program forwards: one packet, the inner IP packet's bytes. */
+static void count_dl(struct upf_sess *s, const uint8_t *pkt, uint32_t len)
+{
+	uint32_t ilen = len >= 4 ? (uint32_t)pkt[2] << 8 | pkt[3] : 0;   /* IPv4 total length */
+
+	s->base[1][0]++;
+	s->base[1][1] += ilen && ilen <= len ? ilen : len;
+}
+
 static void buffer_pkt(struct upf *u, uint32_t id, const uint8_t *pkt, uint32_t len)
 {
 	struct upf_sess *s = &u->sess[id];
@@ -123,9 +134,10 @@ static void buffers_free(struct upf *u, uint32_t id, bool send)
 		uint32_t b = s->buf_head;
 
 		s->buf_head = u->bufs[b].next;
-		if (send && upf_exc_send_dl(u, &s->r, u->bufs[b].data, u->bufs[b].len) == 0)
+		if (send && upf_exc_send_dl(u, &s->r, u->bufs[b].data, u->bufs[b].len) == 0) {
 			UPF_USTAT(u, UPF_STAT_BUF_RELEASED)++;
-		else
+			count_dl(s, u->bufs[b].data, u->bufs[b].len);
+		} else
 			UPF_USTAT(u, UPF_STAT_BUF_DROPPED)++;
 		u->bufs[b].next = u->buf_free;
 		u->buf_free = b;
@@ -167,9 +179,10 @@ static int on_ring(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	if (s->r.dl_state == UPF_DL_ACTIVE) {
-		if (upf_exc_send_dl(u, &s->r, pkt, h->len) == 0)
+		if (upf_exc_send_dl(u, &s->r, pkt, h->len) == 0) {
 			UPF_USTAT(u, UPF_STAT_NEXTHOP_SENT)++;
-		else
+			count_dl(s, pkt, h->len);
+		} else
 			UPF_USTAT(u, UPF_STAT_BUF_DROPPED)++;
 		return 0;
 	}

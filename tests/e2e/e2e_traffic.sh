@@ -16,7 +16,8 @@
 # ul_packets > 0 and equal to the UPF's "upf".ul_packets of GET /api/v1/stats (and the
 # bytes), nothing sent was refused (ul_send_errors 0), no UPF drop; dl_packets > 0 and at
 # most ul_packets, every downlink G-PDU on a TEID we gave with the UE's own address inside
-# (dl_unknown_teid 0, dl_bad_inner 0) and an echo's size, no Error Indication; on the wire
+# (dl_unknown_teid 0, dl_bad_inner 0) and an echo's size, and equal to the UPF's downlink
+# packets and bytes, no Error Indication; on the wire
 # (dumpcap on the gNB's veth, tshark; noted and left out when not installed): no malformed
 # frame, every uplink G-PDU with PDU Session Container type 1 and every downlink one type 0,
 # one QFI both ways. Prints the figures.
@@ -141,6 +142,10 @@ uul=$(v upf ul_packets) uulb=$(v upf ul_bytes) udl=$(v upf dl_packets)
 [ -n "$dl" ] && [ "$dl" -gt 0 ] || fail "no downlink G-PDU came back (dl_packets '$dl')"
 [ -n "$dl" ] && [ -n "$ul" ] && [ "$dl" -le "$ul" ] || fail "more downlink ($dl) than uplink ($ul)"
 [ "$(v load dl_bytes)" = $((dl * SIZE)) ] || fail "downlink inner bytes $(v load dl_bytes): not $dl echoes of $SIZE bytes"
+# every downlink G-PDU the UPF counts reached the gNB, including those sent from user space
+# (first packets to a next hop without a neighbour entry, upf_exc.c)
+[ "$udl" = "$dl" ] || fail "the UPF counted $udl downlink G-PDUs, the gNB received $dl"
+[ "$(v upf dl_bytes)" = "$(v load dl_bytes)" ] || fail "the UPF counted $(v upf dl_bytes) downlink bytes, the gNB received $(v load dl_bytes)"
 # no packet refused by the UPF (its drop counters, unknown TEID included)
 bad=$(grep '^drop_' "$TMP/upf.out" | grep -v ' 0$' | tr '\n' ' ')
 [ -z "$bad" ] || fail "the UPF dropped packets: $bad"

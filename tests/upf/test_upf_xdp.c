@@ -515,6 +515,9 @@ static void t_dl_idle(void **state)
 	assert_int_equal(cnt(f, UPF_STAT_BUF_RELEASED), 4);
 	assert_int_equal(upf_session_stats(f->u, 7, &st), 0);
 	assert_int_equal(st.buffered, 0);
+	/* Released from the buffer: the session's downlink counts them (inner bytes). */
+	assert_int_equal(st.dl_pkts, 4);
+	assert_int_equal(st.dl_bytes, 4 * 60);
 	/* Active now, no longer buffered; this "gNB" (127.0.0.2) is local so
 	 * bpf_fib_lookup cannot give a next hop: the packet takes the kernel
 	 * path through user space and still arrives, encapsulated. */
@@ -526,6 +529,10 @@ static void t_dl_idle(void **state)
 	assert_int_equal(recv_timeout(f->sock, got, sizeof(got)), 16 + 60);
 	assert_int_equal(pkt_rd32(got + 4), 0x1234);
 	assert_int_equal(cnt(f, UPF_STAT_NEXTHOP_SENT), 1);
+	/* ... and counts in the session's downlink like the XDP path. */
+	assert_int_equal(upf_session_stats(f->u, 7, &st), 0);
+	assert_int_equal(st.dl_pkts, 5);
+	assert_int_equal(st.dl_bytes, 5 * 60);
 }
 
 /* Session-AMBR: 8 kbit/s with a burst tolerance of three 1000-byte packets'
