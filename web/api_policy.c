@@ -307,6 +307,8 @@ static int h_delete(struct web *w, const struct web_req *req, struct web_resp *r
 	}
 	if (rc < 0)
 		return rc;
+	if (w->udm) /* frees its slot in the store's policy table (no subscriber uses it) */
+		udm_policy_delete(w->udm, name);
 	log_info("web", "policy %s deleted", name);
 	web_resp_text(resp, 204, NULL, NULL, 0);
 	return 0;
