@@ -293,7 +293,7 @@ static int send_cfg_update(struct amf *amf, const struct amf_gnb *gnb)
 
 int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n)
 {
-	unsigned i, sent = 0;
+	unsigned i, sent = 0, ues;
 
 	if (!n || n > AMF_MAX_SLICES || n > NGAP_MAX_SLICES)
 		return -EINVAL;
@@ -317,7 +317,9 @@ int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n)
 		else
 			log_warn("amf", "assoc=%u AMF Configuration Update not sent", gnb->assoc);
 	}
-	log_info("amf", "served slices changed: %u S-NSSAI(s), AMF Configuration Update sent to %u gNB(s)",
-		 n, sent);
+	/* TS 23.501 5.15.5.2.2: registered UEs get the new allowed NSSAI (nas_reg.c). */
+	ues = amf_nssai_refresh(amf);
+	log_info("amf", "served slices changed: %u S-NSSAI(s), AMF Configuration Update sent to %u gNB(s), "
+		 "allowed NSSAI changed for %u UE(s)", n, sent, ues);
 	return (int)sent;
 }

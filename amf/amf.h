@@ -286,8 +286,13 @@ void amf_get_cfg(const struct amf *amf, struct amf_cfg *out);
 int amf_set_tacs(struct amf *amf, const uint32_t *tacs, unsigned n);
 /* Replace the served S-NSSAIs (1..AMF_MAX_SLICES): new registrations' allowed NSSAI and
  * NG Setup Responses use them at once, and every gNB already set up gets an AMF
- * CONFIGURATION UPDATE with the new PLMN Support List (TS 38.413 8.7.3). Returns the
- * number of gNBs it was sent to, or -EINVAL. */
+ * CONFIGURATION UPDATE with the new PLMN Support List (TS 38.413 8.7.3). Registered UEs
+ * whose allowed NSSAI changes (subscribed ∩ served, requested where it applies) get a
+ * CONFIGURATION UPDATE COMMAND with it (TS 24.501 5.4.4, acknowledged, T3555): at once
+ * when connected, after their next service request when idle (a registration's accept
+ * carries it instead); their sessions on an S-NSSAI no longer allowed are released with
+ * 5GSM cause #36. One walk of the UE store, no allocation. Returns the number of gNBs the
+ * AMF CONFIGURATION UPDATE was sent to, or -EINVAL. */
 int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n);
 
 /* Registration latency (TS 24.501 5.5.1.2): REGISTRATION REQUEST received -> REGISTRATION

@@ -189,6 +189,13 @@ struct amf_ue {
 	/* registration latency (nas_reg.c): ev_now_ns() at the REGISTRATION REQUEST being
 	 * handled, 0 when none is being measured */
 	uint64_t reg_t0_ns;
+	/* Served-slice change (amf_set_slices -> amf_nssai_refresh, nas_reg.c): the allowed
+	 * NSSAI changed and the UE has not been told (TS 24.501 5.4.4): a CONFIGURATION UPDATE
+	 * COMMAND goes out when the UE is next connected with no procedure running; a
+	 * registration accept carries the new list and clears it. */
+	bool nssai_cuc_pending;
+	bool nssai_cuc_inflight;   /* the command under T3555 carries the allowed NSSAI */
+	bool nssai_cuc_reg_req;    /* ... with "registration requested" (no S-NSSAI left) */
 };
 
 #define AMF_NIL64 UINT64_MAX
@@ -420,6 +427,11 @@ void amf_reg_reject(struct amf_ue *ue, uint8_t cause);
 void amf_reg_abort(struct amf_ue *ue, uint8_t ngap_cause_group, uint8_t ngap_cause);
 void amf_ident_response(struct amf_ue *ue, const struct nas_identity_response *r);
 void amf_cfg_update_complete(struct amf_ue *ue);
+/* Served slices changed: recompute every registered UE's allowed NSSAI (one walk of the
+ * store, no allocation); tell connected UEs now, mark idle ones. Returns UEs changed. */
+unsigned amf_nssai_refresh(struct amf *amf);
+/* Send the pending allowed-NSSAI CONFIGURATION UPDATE COMMAND when the UE can take it. */
+void amf_nssai_cuc_try(struct amf_ue *ue);
 /* Take the fields of a REGISTRATION REQUEST we need later. */
 void amf_reg_take_ies(struct amf_ue *ue, const struct nas_registration_request *r);
 /* Resolve a SUCI to a SUPI and attach it to ue; 0 or a 5GMM cause. */
@@ -470,6 +482,9 @@ void amf_sm_service(struct amf_ue *ue, const struct nas_service_request *r, stru
 /* PDU session status after syncing with the UE's (when has): the map the network holds. */
 uint16_t amf_sm_status(struct amf_ue *ue, bool has, uint16_t ue_map);
 void amf_on_t3513(struct amf_ue *ue);
+/* Network-requested release (TS 24.501 6.3.3) of the sessions whose S-NSSAI is not in
+ * ue->allowed, with 5GSM cause. Returns the sessions asked to release. */
+unsigned amf_sm_release_disallowed(struct amf_ue *ue, uint8_t cause);
 void amf_paging_stop(struct amf_ue *ue);
 
 /* ---- logging ---- */

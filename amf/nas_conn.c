@@ -92,6 +92,12 @@ void amf_ue_an_released(struct amf_ue *ue)
 	amf_tmr_stop(ue, AMF_T3560);
 	amf_tmr_stop(ue, AMF_T3570);
 	amf_tmr_stop(ue, AMF_T3555);
+	if (ue->nssai_cuc_inflight) {
+		/* TS 24.501 5.4.4.5 b): lower layer failure before COMPLETE: the allowed
+		 * NSSAI is sent again on the next connection. */
+		ue->nssai_cuc_inflight = false;
+		ue->nssai_cuc_pending = true;
+	}
 	if (ue->state == AMF_GMM_REGISTERED && ue->reg_phase == AMF_REG_WAIT_COMPLETE) {
 		/* TS 24.501 5.5.1.2.8: lower layer failure before COMPLETE; the new GUTI
 		 * stays valid for us, the UE may use either. */
@@ -305,6 +311,11 @@ void amf_on_t3555_giveup(struct amf_ue *ue)
 	/* TS 24.501 5.4.4.5 a): abort the configuration update. The old 5G-GUTI stays the
 	 * one we index (the spec lets both be valid; the UE re-registers with either). */
 	ue->has_pending_tmsi = false;
+	if (ue->nssai_cuc_inflight) {
+		/* The allowed NSSAI is still owed: sent again on the next connection. */
+		ue->nssai_cuc_inflight = false;
+		ue->nssai_cuc_pending = true;
+	}
 	amf_ue_log(LOGL_INFO, ue, "configuration update aborted");
 }
 
@@ -493,5 +504,9 @@ void amf_nas_ics_result(struct amf_ue *ue, bool ok)
 		amf_ue_log(LOGL_WARN, ue, "Initial Context Setup failed");
 		ue->ics_sent = false;
 		amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
+		return;
 	}
+	/* A service request brought an idle UE back whose allowed NSSAI changed meanwhile
+	 * (amf_nssai_refresh): TS 24.501 5.4.4 now that the connection is up. */
+	amf_nssai_cuc_try(ue);
 }

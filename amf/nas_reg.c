@@ -292,28 +292,33 @@ static bool served(const struct amf *amf, uint8_t sst, uint32_t sd)
 
 /* TS 23.501 5.15.5.2.1: allowed = requested ∩ subscribed ∩ served; with nothing
  * requested (or nothing of it allowed), the subscribed S-NSSAIs we serve. */
-static void compute_allowed(struct amf_ue *ue, const struct udm_sub_data *sub)
+static void allowed_of(const struct amf_ue *ue, const struct udm_sub_data *sub, struct amf_nssai *out)
 {
-	struct amf *amf = ue->amf;
+	const struct amf *amf = ue->amf;
 	unsigned i, j;
 
-	ue->allowed.n = 0;
+	out->n = 0;
 	for (i = 0; i < ue->requested.n; i++) {
 		const struct amf_snssai *rq = &ue->requested.s[i];
 
 		for (j = 0; j < sub->n_slices; j++)
 			if (sub->slices[j].sst == rq->sst && sub->slices[j].sd == rq->sd &&
-			    served(amf, rq->sst, rq->sd) && ue->allowed.n < AMF_MAX_NSSAI)
-				ue->allowed.s[ue->allowed.n++] = *rq;
+			    served(amf, rq->sst, rq->sd) && out->n < AMF_MAX_NSSAI)
+				out->s[out->n++] = *rq;
 	}
-	if (ue->allowed.n)
+	if (out->n)
 		return;
-	for (j = 0; j < sub->n_slices && ue->allowed.n < AMF_MAX_NSSAI; j++)
+	for (j = 0; j < sub->n_slices && out->n < AMF_MAX_NSSAI; j++)
 		if (served(amf, sub->slices[j].sst, sub->slices[j].sd)) {
-			ue->allowed.s[ue->allowed.n].sst = sub->slices[j].sst;
-			ue->allowed.s[ue->allowed.n].sd = sub->slices[j].sd;
-			ue->allowed.n++;
+			out->s[out->n].sst = sub->slices[j].sst;
+			out->s[out->n].sd = sub->slices[j].sd;
+			out->n++;
 		}
+}
+
+static void compute_allowed(struct amf_ue *ue, const struct udm_sub_data *sub)
+{
+	allowed_of(ue, sub, &ue->allowed);
 }
 
 static void nssai_to_nas(const struct amf_nssai *in, struct nas_nssai *out)
@@ -382,6 +387,10 @@ static void reg_accept(struct amf_ue *ue)
 	a->tai_list.n = (uint8_t)i;
 	a->has_allowed_nssai = true;
 	nssai_to_nas(&ue->allowed, &a->allowed_nssai);
+	/* The accept carries the allowed NSSAI of the served slices now: a configuration
+	 * update still owed for an earlier change is not needed any more (TS 24.501 5.4.4.1). */
+	ue->nssai_cuc_pending = false;
+	ue->nssai_cuc_inflight = false;
 	a->has_nw_feature_support = true;
 	a->nw_feature_support.p = nw_feature_support;
 	a->nw_feature_support.len = sizeof(nw_feature_support);
@@ -477,16 +486,33 @@ static void cfg_update_send(struct amf_ue *ue, bool new_guti, bool after_initial
 	static uint8_t full[AMF_NAME_MAX * 2], shrt[AMF_NAME_MAX * 2];
 	bool names = amf->cfg.network_full_name[0] || amf->cfg.network_short_name[0] || amf->cfg.send_tz;
 	bool always = after_initial && amf->cfg.cuc_after_reg;
+	bool nssai = ue->nssai_cuc_pending;
 	const char *full_name = amf->cfg.network_full_name[0] ? amf->cfg.network_full_name
 				: always ? amf->cfg.amf_name : "";
 
-	if (!names && !new_guti && !always)
+	if (!names && !new_guti && !always && !nssai)
 		return;
 	memset(m, 0, sizeof(*m));
 	m->type = NAS_CONFIGURATION_UPDATE_COMMAND;
 	/* TS 24.501 9.11.3.18: acknowledgement requested (bit 1). */
 	c->has_cfg_update_ind = true;
 	c->cfg_update_ind = 0x01;
+	if (nssai) {
+		/* TS 24.501 5.4.4.2: a new allowed NSSAI is acknowledged (T3555). One AMF serves
+		 * every slice here, so no AMF relocation and no "registration requested" (TS 23.501
+		 * 5.15.5.2.2: the new Allowed NSSAI by UE Configuration Update) -- except when
+		 * nothing is left to allow: an Allowed NSSAI IE holds at least one S-NSSAI
+		 * (9.11.3.37), so the UE is asked to register (bit 2), which ends in #62. */
+		ue->nssai_cuc_pending = false;
+		ue->nssai_cuc_inflight = true;
+		ue->nssai_cuc_reg_req = ue->allowed.n == 0;
+		if (ue->allowed.n) {
+			c->has_allowed_nssai = true;
+			nssai_to_nas(&ue->allowed, &c->allowed_nssai);
+		} else {
+			c->cfg_update_ind |= 0x02;
+		}
+	}
 	if (new_guti) {
 		ue->pending_tmsi = amf_tmsi_alloc(amf);
 		ue->has_pending_tmsi = true;
@@ -540,6 +566,8 @@ void amf_reg_complete(struct amf_ue *ue)
 
 void amf_cfg_update_complete(struct amf_ue *ue)
 {
+	bool reg_req = ue->nssai_cuc_inflight && ue->nssai_cuc_reg_req;
+
 	/* TS 24.501 5.4.4.4: the new 5G-GUTI is in use from now on, the old one is not. */
 	if (!ev_timer_pending(&ue->tmr[AMF_T3555])) {
 		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
@@ -551,4 +579,65 @@ void amf_cfg_update_complete(struct amf_ue *ue)
 		ue->has_pending_tmsi = false;
 		amf_ue_log(LOGL_INFO, ue, "5G-GUTI reallocated tmsi=%08x", ue->tmsi);
 	}
+	if (ue->nssai_cuc_inflight)
+		amf_ue_log(LOGL_INFO, ue, "allowed NSSAI updated slices=%u", ue->allowed.n);
+	ue->nssai_cuc_inflight = false;
+	ue->nssai_cuc_reg_req = false;
+	if (reg_req) {
+		/* TS 24.501 5.4.4.3: with "registration requested" the UE registers once the
+		 * N1 NAS signalling connection is released: release it. */
+		amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_NORMAL_RELEASE);
+		return;
+	}
+	/* The served slices changed again while this command was out. */
+	amf_nssai_cuc_try(ue);
+}
+
+void amf_nssai_cuc_try(struct amf_ue *ue)
+{
+	if (!ue->nssai_cuc_pending || !ue->gnb || ue->release_pending || !ue->sec_active ||
+	    ue->state != AMF_GMM_REGISTERED || ue->proc != AMF_PROC_NONE || ue->reg_phase != AMF_REG_IDLE ||
+	    ev_timer_pending(&ue->tmr[AMF_T3555]))
+		return;   /* later: after the procedure running, or on the next connection */
+	cfg_update_send(ue, false, false);
+}
+
+static bool nssai_eq(const struct amf_nssai *a, const struct amf_nssai *b)
+{
+	return a->n == b->n && memcmp(a->s, b->s, a->n * sizeof(a->s[0])) == 0;
+}
+
+/* TS 23.501 5.15.5.2.2: the AMF updates the allowed NSSAI of registered UEs when the
+ * network slices it serves change, and tells them by UE Configuration Update (TS 23.502
+ * 4.2.4.2 / TS 24.501 5.4.4), connected ones now, idle ones when they next connect (the
+ * procedure needs 5GMM-CONNECTED, 5.4.4.1; we do not page for it). Sessions on an S-NSSAI
+ * no longer allowed are released first (TS 23.502 4.3.4.2), with #36 "regular
+ * deactivation": TS 24.501 6.3.3 has no slice-specific cause for an operator's change
+ * (#69 is about slice congestion and would start a back-off in the UE). */
+unsigned amf_nssai_refresh(struct amf *amf)
+{
+	struct amf_nssai nw;
+	unsigned changed = 0;
+	uint32_t i;
+
+	for (i = 0; i < amf->ues_hw; i++) {
+		struct amf_ue *ue = &amf->ues[i];
+		const struct udm_sub_data *sub;
+
+		/* Registrations in progress compute their list at the accept. */
+		if (!ue->in_use || ue->reaping || ue->state != AMF_GMM_REGISTERED || !ue->has_supi)
+			continue;
+		sub = udm_get(amf->udm, ue->supi);
+		if (!sub)
+			continue;
+		allowed_of(ue, sub, &nw);
+		if (nssai_eq(&nw, &ue->allowed))
+			continue;
+		changed++;
+		ue->allowed = nw;
+		amf_sm_release_disallowed(ue, NAS_5GSM_REGULAR_DEACTIVATION);
+		ue->nssai_cuc_pending = true;
+		amf_nssai_cuc_try(ue);
+	}
+	return changed;
 }

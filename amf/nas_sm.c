@@ -290,6 +290,43 @@ void amf_sm_service(struct amf_ue *ue, const struct nas_service_request *r, stru
 	}
 }
 
+/* TS 23.501 5.15.5.2.2, TS 23.502 4.3.4.2 (AMF-triggered, "S-NSSAI no longer available"):
+ * the SMF releases the sessions of an S-NSSAI that left the allowed NSSAI. smf_release()
+ * sends the PDU SESSION RELEASE COMMAND through cb_send() to a connected UE, or releases
+ * locally when the UE is idle (the next service request's PDU session status tells it). */
+unsigned amf_sm_release_disallowed(struct amf_ue *ue, uint8_t cause)
+{
+	struct amf *amf = ue->amf;
+	struct smf_sess_info si;
+	unsigned psi, i, n = 0;
+	uint16_t map;
+
+	if (!amf->smf || !ue->sm)
+		return 0;
+	map = smf_ue_psi_map(ue->sm);
+	for (psi = SMF_PSI_MIN; psi <= SMF_PSI_MAX; psi++) {
+		uint32_t sd;
+		bool ok = false;
+
+		if (!(map & (1u << psi)) || smf_sess_info(amf->smf, ue->sm, (uint8_t)psi, &si) < 0)
+			continue;
+		if (si.state == SMF_ST_INACTIVE_PENDING || si.state == SMF_ST_INACTIVE)
+			continue;   /* already being released */
+		sd = si.snssai.has_sd ? (uint32_t)si.snssai.sd[0] << 16 | (uint32_t)si.snssai.sd[1] << 8 |
+						si.snssai.sd[2]
+				      : AMF_SD_NONE;
+		for (i = 0; i < ue->allowed.n && !ok; i++)
+			ok = ue->allowed.s[i].sst == si.snssai.sst && ue->allowed.s[i].sd == sd;
+		if (ok)
+			continue;
+		amf_ue_log(LOGL_INFO, ue, "psi=%u on S-NSSAI %u/%06x no longer allowed: release #%u", psi,
+			   si.snssai.sst, sd, cause);
+		if (smf_release(amf->smf, ue->sm, (uint8_t)psi, cause) == 0)
+			n++;
+	}
+	return n;
+}
+
 /* ---- downlink data for an idle UE: paging ---- */
 
 static void page(struct amf_ue *ue)
