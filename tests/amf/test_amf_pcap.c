@@ -22,29 +22,13 @@
 
 static struct h H;
 static char pcap_path[] = "/tmp/solocore-amf-XXXXXX.pcap";
-static unsigned frames;
-
-static unsigned count_lines(const char *cmd)
-{
-	char line[512];
-	unsigned n = 0;
-	FILE *p = popen(cmd, "r");
-
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p)) {
-		fprintf(stderr, "tshark: %s", line);
-		n++;
-	}
-	pclose(p);
-	return n;
-}
+static int frames;
 
 static void test_tshark_clean(void **state)
 {
 	struct amf_cfg cfg;
 	struct sue ue, bad;
 	struct nas_msg m, dl;
-	char cmd[1024];
 	int fd;
 
 	(void)state;
@@ -124,30 +108,20 @@ static void test_tshark_clean(void **state)
 	H.pcap = NULL;
 	h_fini(&H);
 
-	snprintf(cmd, sizeof(cmd), "%s -n -r %s -o nas-5gs.null_decipher:TRUE 2>/dev/null", TSHARK, pcap_path);
-	frames = count_lines(cmd);
+	frames = tshark_lines(TSHARK, pcap_path, TSHARK_NULL_DECIPHER, NULL);
 	assert_true(frames >= 20);
-	snprintf(cmd, sizeof(cmd), "%s -n -r %s -o nas-5gs.null_decipher:TRUE -Y '!ngap' 2>/dev/null", TSHARK,
-		 pcap_path);
-	assert_int_equal(count_lines(cmd), 0);
-	snprintf(cmd, sizeof(cmd),
-		 "%s -n -r %s -o nas-5gs.null_decipher:TRUE -Y '_ws.malformed || _ws.expert.severity >= \"Error\"' 2>/dev/null",
-		 TSHARK, pcap_path);
-	assert_int_equal(count_lines(cmd), 0);
+	assert_int_equal(tshark_lines(TSHARK, pcap_path, TSHARK_NULL_DECIPHER " -Y '!ngap'", NULL), 0);
+	assert_int_equal(tshark_lines(TSHARK, pcap_path,
+				      TSHARK_NULL_DECIPHER " -Y '_ws.malformed || _ws.expert.severity >= \"Error\"'", NULL), 0);
 	/* The cause values as Wireshark names them (TS 38.413 9.3.1.2 enumerations). */
-	snprintf(cmd, sizeof(cmd), "%s -n -r %s -V 2>/dev/null | grep -E "
-		 "'misc: unknown-PLMN-or-SNPN|radioNetwork: slice-not-supported|radioNetwork: unknown-local-UE-NGAP-ID|"
-		 "nas: deregister|nas: normal-release'", TSHARK, pcap_path);
-	assert_true(count_lines(cmd) >= 5);
-	snprintf(cmd, sizeof(cmd), "%s -n -r %s -V 2>/dev/null | grep -c 'misc: unknown-PLMN-or-SNPN' | grep -x 1",
-		 TSHARK, pcap_path);
-	assert_int_equal(count_lines(cmd), 1);
-	snprintf(cmd, sizeof(cmd), "%s -n -r %s -V 2>/dev/null | grep -c 'radioNetwork: slice-not-supported' | grep -x 1",
-		 TSHARK, pcap_path);
-	assert_int_equal(count_lines(cmd), 1);
-	snprintf(cmd, sizeof(cmd), "%s -n -r %s -V 2>/dev/null | grep -c 'radioNetwork: unknown-local-UE-NGAP-ID' | grep -x 1",
-		 TSHARK, pcap_path);
-	assert_int_equal(count_lines(cmd), 1);
+	assert_true(tshark_lines(TSHARK, pcap_path, "-V",
+				 "grep -E 'misc: unknown-PLMN-or-SNPN|radioNetwork: slice-not-supported|"
+				 "radioNetwork: unknown-local-UE-NGAP-ID|nas: deregister|nas: normal-release'") >= 5);
+	assert_int_equal(tshark_lines(TSHARK, pcap_path, "-V", "grep -c 'misc: unknown-PLMN-or-SNPN' | grep -x 1"), 1);
+	assert_int_equal(tshark_lines(TSHARK, pcap_path, "-V",
+				      "grep -c 'radioNetwork: slice-not-supported' | grep -x 1"), 1);
+	assert_int_equal(tshark_lines(TSHARK, pcap_path, "-V",
+				      "grep -c 'radioNetwork: unknown-local-UE-NGAP-ID' | grep -x 1"), 1);
 	unlink(pcap_path);
 }
 
@@ -155,7 +129,7 @@ static void test_tshark_clean(void **state)
 static void test_filter_catches_malformed(void **state)
 {
 	static const uint8_t trunc[] = { 0x00, 0x15, 0x00, 0x33, 0x00, 0x00, 0x04, 0x00, 0x1b, 0x00 };
-	char path[] = "/tmp/solocore-amf-bad-XXXXXX.pcap", cmd[1024];
+	char path[] = "/tmp/solocore-amf-bad-XXXXXX.pcap";
 	struct pcapw *w;
 	int fd;
 
@@ -167,9 +141,7 @@ static void test_filter_catches_malformed(void **state)
 	assert_non_null(w);
 	assert_int_equal(pcapw_sctp(w, 1, 2, 40000, 38412, 0, 60, trunc, sizeof(trunc)), 0);
 	assert_int_equal(pcapw_close(w), 0);
-	snprintf(cmd, sizeof(cmd),
-		 "%s -n -r %s -Y '_ws.malformed || _ws.expert.severity >= \"Error\"' 2>/dev/null", TSHARK, path);
-	assert_int_equal(count_lines(cmd), 1);
+	assert_int_equal(tshark_lines(TSHARK, path, "-Y '_ws.malformed || _ws.expert.severity >= \"Error\"'", NULL), 1);
 	unlink(path);
 }
 
@@ -180,9 +152,7 @@ int main(void)
 		cmocka_unit_test(test_filter_catches_malformed),
 	};
 
-	if (access(TSHARK, X_OK) != 0) {
-		printf("SKIP: tshark not available (%s)\n", TSHARK);
+	if (tshark_require(TSHARK, "decode the AMF's N2 exchange"))
 		return 77;
-	}
 	return cmocka_run_group_tests_name("amf_pcap", tests, NULL, NULL);
 }

@@ -195,21 +195,6 @@ static void test_no_alloc_cycle(void **state)
 	assert_int_equal(sessions(), 0);
 }
 
-static unsigned count_lines(const char *cmd)
-{
-	char line[512];
-	unsigned n = 0;
-	FILE *p = popen(cmd, "r");
-
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p)) {
-		fprintf(stderr, "tshark: %s", line);
-		n++;
-	}
-	pclose(p);
-	return n;
-}
-
 /* The cycle, a #90 not-forwarded answer and a paging round written to a pcap (NEA0, so
  * the NAS is readable) and decoded by tshark: every frame NGAP, none malformed. */
 static void test_tshark(void **state)
@@ -217,7 +202,7 @@ static void test_tshark(void **state)
 	static const char *const names[] = { "PDUSessionResourceSetupRequest", "PDUSessionResourceReleaseCommand",
 					     "Paging", "PDU session establishment accept",
 					     "PDU session release command", "Configuration update command" };
-	char path[] = "/tmp/solocore-amf-sm-XXXXXX.pcap", cmd[1024];
+	char path[] = "/tmp/solocore-amf-sm-XXXXXX.pcap", grep[128];
 	struct sue u2;
 	struct nas_msg dl;
 	uint8_t one = 1;
@@ -244,16 +229,13 @@ static void test_tshark(void **state)
 	assert_int_equal(pcapw_close(H.pcap), 0);
 	H.pcap = NULL;
 
-	snprintf(cmd, sizeof(cmd), "%s -n -r %s 2>/dev/null", TSHARK, path);
-	assert_true(count_lines(cmd) >= 27 + 14);
-	snprintf(cmd, sizeof(cmd), "%s -n -r %s -Y '!ngap' 2>/dev/null", TSHARK, path);
-	assert_int_equal(count_lines(cmd), 0);
-	snprintf(cmd, sizeof(cmd),
-		 "%s -n -r %s -o nas-5gs.null_decipher:TRUE -Y '_ws.malformed || _ws.expert.severity >= \"Error\"' 2>/dev/null", TSHARK, path);
-	assert_int_equal(count_lines(cmd), 0);
+	assert_true(tshark_lines(TSHARK, path, "", NULL) >= 27 + 14);
+	assert_int_equal(tshark_lines(TSHARK, path, "-Y '!ngap'", NULL), 0);
+	assert_int_equal(tshark_lines(TSHARK, path,
+				      TSHARK_NULL_DECIPHER " -Y '_ws.malformed || _ws.expert.severity >= \"Error\"'", NULL), 0);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(cmd, sizeof(cmd), "%s -n -r %s -o nas-5gs.null_decipher:TRUE -V 2>/dev/null | grep -m1 -i '%s'", TSHARK, path, names[i]);
-		assert_int_equal(count_lines(cmd), 1);
+		snprintf(grep, sizeof(grep), "grep -m1 -i '%s'", names[i]);
+		assert_int_equal(tshark_lines(TSHARK, path, TSHARK_NULL_DECIPHER " -V", grep), 1);
 	}
 	unlink(path);
 }
@@ -270,10 +252,8 @@ int main(void)
 
 #ifdef AMF_SM_TSHARK
 	(void)tests;
-	if (access(TSHARK, X_OK) != 0) {
-		printf("SKIP: tshark not available (%s)\n", TSHARK);
+	if (tshark_require(TSHARK, "decode the N2 pcap of a session cycle"))
 		return 77;
-	}
 	return cmocka_run_group_tests_name("amf_sm_tshark", tshark_tests, NULL, NULL);
 #else
 	(void)tshark_tests;

@@ -4,6 +4,8 @@
  *  - tv_*:     reader for the files in tests/vectors ("[section]" and "key = value" lines, '#' comments)
  *  - pcapw_*:  pcap writer for the tshark checks (NGAP in IPv4/SCTP DATA with PPID 60, or
  *              Wireshark "exported PDU" records naming a dissector such as "nas-5gs")
+ *  - tshark_*: runs tshark on such a pcap: compares fields per frame, counts malformed frames and
+ *              error-level expert items, or counts the lines a display filter leaves
  *  - nomalloc_*: counts malloc/calloc/realloc/free/strdup calls made by code linked with
  *              nomalloc_link_args (-Wl,--wrap=...) between begin and end.
  */
@@ -42,6 +44,39 @@ int pcapw_sctp(struct pcapw *w, uint32_t src_ip, uint32_t dst_ip, uint16_t sport
 /* One exported-PDU record for the named dissector (e.g. "ngap", "nas-5gs", "gtp"). */
 int pcapw_upper(struct pcapw *w, const char *dissector, const uint8_t *data, size_t len);
 int pcapw_close(struct pcapw *w);
+
+/* ---- tshark checks (the meson find_program result reaches the test as argv or -DTSHARK) ---- */
+/* 0 when the tshark at path can run; otherwise prints "SKIP: tshark not found (path); install
+ * Debian package tshark to <what>" and returns 77, meson's SKIP, for main() to return. */
+int tshark_require(const char *tshark, const char *what);
+
+/* NEA0 NAS stays readable to the nas-5gs dissector only with this option. */
+#define TSHARK_NULL_DECIPHER "-o nas-5gs.null_decipher:TRUE"
+#define TSHARK_MAX_FIELDS 32
+/* One "tshark -T fields" run: -e frame.number, the test's fields, then _ws.malformed,
+ * _ws.expert.severity and _ws.expert.message, which tshark_fields() checks itself. */
+struct tshark_fields {
+	const char *opts;           /* extra options, e.g. "-o nas-5gs.null_decipher:TRUE"; may be NULL */
+	const char *const *fields;  /* the test's fields, at most TSHARK_MAX_FIELDS */
+	int nfields;
+	int nframes;                /* frames written: each must be shown exactly once */
+	/* Compares frame (1..nframes); f[i] holds fields[i] (occurrences joined by ','; "" when
+	 * absent). Returns the number of problems found, each printed. */
+	int (*row)(void *ctx, int frame, char **f);
+	/* Names a frame in the messages; may be NULL. */
+	const char *(*name)(void *ctx, int frame);
+	void *ctx;
+};
+/* Number of problems (each printed on stderr): what row() found, a line that is no frame of
+ * 1..nframes, a malformed frame, an error-level expert item, a frame not shown, tshark failing.
+ * 0 = all clean; -1 when tshark cannot be started. */
+int tshark_fields(const char *tshark, const char *pcap, const struct tshark_fields *q);
+/* "tshark -q -z expert": number of Errors sections and Malformed lines (printed), plus one when
+ * tshark fails; -1 when it cannot be started. */
+int tshark_expert(const char *tshark, const char *pcap, const char *opts);
+/* Number of lines "tshark -n -r PCAP ARGS 2>/dev/null [| PIPE]" prints (each echoed on stderr),
+ * e.g. args "-Y _ws.malformed" or pipe "grep -c 'slice-not-supported'"; -1 when it cannot run. */
+int tshark_lines(const char *tshark, const char *pcap, const char *args, const char *pipe);
 
 /* ---- allocation guard ---- */
 void nomalloc_begin(void);

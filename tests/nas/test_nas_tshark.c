@@ -168,112 +168,62 @@ static int check_str(int frame, const char *field, const char *got, const char *
 	return 0;
 }
 
-static int run_tshark(const char *tshark, const char *pcap)
-{
-	char cmd[2048], line[65536];
-	int bad = 0, seen = 0;
-	FILE *p;
+/* The fields compared per frame, f[] order in row() */
+static const char *const fields[] = {
+	"nas_5gs.mm.message_type", "nas_5gs.sm.message_type", "nas_5gs.mm.5gmm_cause", "nas_5gs.sm.5gsm_cause",
+	"nas_5gs.mm.type_id", "nas_5gs.mm.suci.msin", "nas_5gs.pdu_session_id", "nas_5gs.cmn.dnn",
+	"nas_5gs.5g_tmsi", "nas_5gs.mm.sst", "nas_5gs.sm.session_ambr_dl", "nas_5gs.sm.pdu_addr_inf_ipv4",
+	"nas_5gs.amf_set_id", "gsm_a.dtap.text_string",
+};
 
-	snprintf(cmd, sizeof(cmd),
-		 "'%s' -r '%s' -o nas-5gs.null_decipher:TRUE -T fields -E separator=/t -E occurrence=a "
-		 "-E aggregator=, -e frame.number -e nas_5gs.mm.message_type -e nas_5gs.sm.message_type "
-		 "-e nas_5gs.mm.5gmm_cause -e nas_5gs.sm.5gsm_cause -e nas_5gs.mm.type_id -e nas_5gs.mm.suci.msin "
-		 "-e nas_5gs.pdu_session_id -e nas_5gs.cmn.dnn -e nas_5gs.5g_tmsi -e _ws.malformed "
-		 "-e _ws.expert.severity -e _ws.expert.message -e nas_5gs.mm.sst -e nas_5gs.sm.session_ambr_dl "
-		 "-e nas_5gs.sm.pdu_addr_inf_ipv4 -e nas_5gs.amf_set_id -e gsm_a.dtap.text_string 2>&1",
-		 tshark, pcap);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p)) {
-		char *f[18] = { 0 };
-		int nf = 0;
-		line[strcspn(line, "\n")] = 0;
-		for (char *s = line; nf < 18; nf++) {
-			f[nf] = s;
-			s = strchr(s, '\t');
-			if (!s)
-				break;
-			*s++ = 0;
-		}
-		if (!strncmp(line, "Running as user", 15))
-			continue;       /* tshark's notice when run as root */
-		if (nf < 17) {
-			fprintf(stderr, "tshark: %s\n", line);
-			bad++;
-			continue;
-		}
-		int fr = atoi(f[0]);
-		if (fr < 1 || fr > nframes) {
-			bad++;
-			continue;
-		}
-		seen++;
-		const struct expect *x = &ex[fr - 1];
-		bad += check_int(fr, x->epd == NAS_EPD_5GMM ? "mm.message_type" : "sm.message_type",
-				 x->epd == NAS_EPD_5GMM ? f[1] : f[2], x->type);
-		bad += check_int(fr, "5gmm_cause", f[3], x->mm_cause);
-		bad += check_int(fr, "5gsm_cause", f[4], x->sm_cause);
-		bad += check_int(fr, "type_id", f[5], x->type_id);
-		if (x->msin[0])
-			bad += check_str(fr, "suci.msin", f[6], x->msin);
-		bad += check_int(fr, "pdu_session_id", f[7], x->psi);
-		if (x->dnn[0])
-			bad += check_str(fr, "dnn", f[8], x->dnn);
-		if (x->tmsi >= 0)
-			bad += check_int(fr, "5g_tmsi", f[9], x->tmsi);
-		if (x->sst >= 0)
-			bad += check_int(fr, "sst", f[13], x->sst);
-		if (x->ambr_dl >= 0)
-			bad += check_int(fr, "session_ambr_dl", f[14], x->ambr_dl);
-		if (x->ipv4[0])
-			bad += check_str(fr, "pdu_addr_inf_ipv4", f[15], x->ipv4);
-		if (x->amf_set >= 0)
-			bad += check_int(fr, "amf_set_id", f[16], x->amf_set);
-		if (x->text[0])
-			bad += check_str(fr, "network name text", f[17], x->text);
-		if (f[10][0]) {
-			fprintf(stderr, "frame %d (%s): Malformed\n", fr, x->what);
-			bad++;
-		}
-		/* expert severities: error = 0x00800000 (PI_ERROR) */
-		char *sev = f[11], *msg = f[12] ? f[12] : "";
-		for (char *t = strtok(sev, ","); t; t = strtok(NULL, ","))
-			if (strtol(t, NULL, 0) >= 0x00800000) {
-				fprintf(stderr, "frame %d (%s): error expert info: %s\n", fr, x->what, msg);
-				bad++;
-				break;
-			}
-	}
-	if (pclose(p) != 0) {
-		fprintf(stderr, "tshark failed\n");
-		bad++;
-	}
-	if (seen != nframes) {
-		fprintf(stderr, "tshark decoded %d of %d frames\n", seen, nframes);
-		bad++;
-	}
+static int row(void *ctx, int fr, char **f)
+{
+	const struct expect *x = &ex[fr - 1];
+	int bad = 0;
+
+	(void)ctx;
+	bad += check_int(fr, x->epd == NAS_EPD_5GMM ? "mm.message_type" : "sm.message_type",
+			 x->epd == NAS_EPD_5GMM ? f[0] : f[1], x->type);
+	bad += check_int(fr, "5gmm_cause", f[2], x->mm_cause);
+	bad += check_int(fr, "5gsm_cause", f[3], x->sm_cause);
+	bad += check_int(fr, "type_id", f[4], x->type_id);
+	if (x->msin[0])
+		bad += check_str(fr, "suci.msin", f[5], x->msin);
+	bad += check_int(fr, "pdu_session_id", f[6], x->psi);
+	if (x->dnn[0])
+		bad += check_str(fr, "dnn", f[7], x->dnn);
+	if (x->tmsi >= 0)
+		bad += check_int(fr, "5g_tmsi", f[8], x->tmsi);
+	if (x->sst >= 0)
+		bad += check_int(fr, "sst", f[9], x->sst);
+	if (x->ambr_dl >= 0)
+		bad += check_int(fr, "session_ambr_dl", f[10], x->ambr_dl);
+	if (x->ipv4[0])
+		bad += check_str(fr, "pdu_addr_inf_ipv4", f[11], x->ipv4);
+	if (x->amf_set >= 0)
+		bad += check_int(fr, "amf_set_id", f[12], x->amf_set);
+	if (x->text[0])
+		bad += check_str(fr, "network name text", f[13], x->text);
 	return bad;
 }
 
-/* -z expert: a second, independent summary; any Error or Malformed fails */
-static int run_expert(const char *tshark, const char *pcap)
+static const char *frame_what(void *ctx, int fr)
 {
-	char cmd[2048], line[4096];
-	int bad = 0;
-	FILE *p;
+	(void)ctx;
+	return ex[fr - 1].what;
+}
 
-	snprintf(cmd, sizeof(cmd), "'%s' -r '%s' -o nas-5gs.null_decipher:TRUE -q -z expert 2>&1", tshark, pcap);
-	p = popen(cmd, "r");
-	if (!p)
-		return 1;
-	while (fgets(line, sizeof(line), p))
-		if (strstr(line, "Errors (") || strstr(line, "Malformed")) {
-			fprintf(stderr, "tshark -z expert: %s", line);
-			bad++;
-		}
-	pclose(p);
-	return bad;
+/* Every frame's key fields as encoded, none malformed or with an error-level expert item;
+ * then -z expert, a second, independent summary. */
+static int run_tshark(const char *tshark, const char *pcap)
+{
+	const struct tshark_fields q = {
+		.opts = TSHARK_NULL_DECIPHER, .fields = fields, .nfields = (int)(sizeof(fields) / sizeof(fields[0])),
+		.nframes = nframes, .row = row, .name = frame_what,
+	};
+	int bad = tshark_fields(tshark, pcap, &q), e = tshark_expert(tshark, pcap, TSHARK_NULL_DECIPHER);
+
+	return (bad < 0 ? 1 : bad) + (e < 0 ? 1 : e);
 }
 
 static const char *opt_name(uint8_t type, int k)
@@ -293,10 +243,8 @@ int main(int argc, char **argv)
 	struct nas_msg m;
 	struct pcapw *w;
 
-	if (argc < 3 || access(argv[1], X_OK) != 0) {
-		printf("SKIP: tshark not found (install Debian package tshark); cannot cross-check NAS encodings\n");
+	if (tshark_require(argc < 3 ? NULL : argv[1], "cross-check NAS encodings"))
 		return 77;
-	}
 	snprintf(pcap, sizeof(pcap), "%s/nas_tshark.pcap", argv[2]);
 	w = pcapw_open(pcap, PCAPW_EXPORTED_PDU);
 	if (!w)
@@ -317,7 +265,7 @@ int main(int argc, char **argv)
 		}
 	}
 	pcapw_close(w);
-	bad = run_tshark(argv[1], pcap) + run_expert(argv[1], pcap);
+	bad = run_tshark(argv[1], pcap);
 	if (getenv("NAS_TSHARK_LIST"))  /* frame list, for reading tshark -V output by hand */
 		for (int i = 0; i < nframes; i++)
 			printf("frame %d: %s\n", i + 1, ex[i].what);

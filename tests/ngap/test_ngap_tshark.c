@@ -36,32 +36,6 @@ static int n_amf, n_ran, n_plmn, n_tac, n_gnb; /* values compared, so a renamed 
 
 #define FAIL(...) do { fprintf(stderr, "FAIL: " __VA_ARGS__); fputc('\n', stderr); failures++; } while (0)
 
-static char *field(char *line, int idx)
-{
-	char *p = line;
-
-	for (int i = 0; i < idx && p; i++) {
-		p = strchr(p, '\t');
-		if (p)
-			p++;
-	}
-	if (!p)
-		return (char *)"";
-	return p;
-}
-
-/* Copy field idx (tab separated) into out. */
-static void get(char *line, int idx, char *out, size_t cap)
-{
-	char *p = field(line, idx);
-	size_t n = strcspn(p, "\t\n");
-
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(out, p, n);
-	out[n] = 0;
-}
-
 /* Every comma-separated value in list passes ok(); returns the number of values. */
 static int each(const char *list, bool (*ok)(const char *v, const void *arg), const void *arg, int pkt,
 		const char *what)
@@ -156,72 +130,67 @@ static int write_pcap(const char *path)
 	return pcapw_close(w);
 }
 
-static int check_fields(const char *tshark, const char *pcap)
+/* The fields compared per packet, f[] order in row() */
+static const char *const fields[] = {
+	"ngap.procedureCode", "ngap.AMF_UE_NGAP_ID", "ngap.RAN_UE_NGAP_ID", "ngap.pLMNIdentity", "ngap.tAC",
+	"ngap.gNB_ID", "_ws.col.Info",
+};
+
+/* Returns the failures found in this packet (also counted in failures by FAIL). */
+static int row(void *ctx, int pkt, char **f)
 {
 	static const uint64_t amf_ok[] = { 0x123456789aULL, 0x123456789bULL, UINT64_MAX };
 	static const uint64_t ran_ok[] = { 77, 78, UINT64_MAX };
-	char cmd[1024], line[8192], v[2048];
-	int seen = 0;
-	FILE *p;
+	const struct expect *e = &exp_[pkt - 1];
+	int before = failures;
 
-	snprintf(cmd, sizeof(cmd),
-		 "'%s' -r '%s' -o nas-5gs.null_decipher:TRUE -T fields -E separator=/t -E occurrence=a "
-		 "-E aggregator=, -e frame.number -e ngap.procedureCode -e ngap.AMF_UE_NGAP_ID "
-		 "-e ngap.RAN_UE_NGAP_ID -e ngap.pLMNIdentity -e ngap.tAC -e ngap.gNB_ID -e _ws.malformed "
-		 "-e _ws.expert.severity -e _ws.col.Info 2>&1", tshark, pcap);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p)) {
-		int pkt = atoi(line);
-		const struct expect *e;
+	(void)ctx;
+	if (atoi(f[0]) != e->proc) /* the first occurrence is the outer PDU */
+		FAIL("packet %d (%s): procedureCode %s, encoded %u", pkt, e->name, f[0], e->proc);
+	n_amf += each(f[1], ok_u64, amf_ok, pkt, "AMF_UE_NGAP_ID");
+	if (e->has_amf && !has_value(f[1], e->amf))
+		FAIL("packet %d (%s): AMF_UE_NGAP_ID '%s', encoded %" PRIu64, pkt, e->name, f[1], e->amf);
+	n_ran += each(f[2], ok_u64, ran_ok, pkt, "RAN_UE_NGAP_ID");
+	if (e->has_ran && !has_value(f[2], e->ran))
+		FAIL("packet %d (%s): RAN_UE_NGAP_ID '%s', encoded %u", pkt, e->name, f[2], e->ran);
+	n_plmn += each(f[3], ok_plmn, NULL, pkt, "pLMNIdentity");
+	n_tac += each(f[4], ok_tac, NULL, pkt, "tAC");
+	if (e->gnb) {
+		char hex[64];
+		size_t k = 0;
 
-		if (pkt < 1 || pkt > npkts) {
-			if (!strstr(line, "Running as user"))
-				fprintf(stderr, "tshark: %s", line);
-			continue;
-		}
-		e = &exp_[pkt - 1];
-		seen++;
-		get(line, 1, v, sizeof(v));
-		if (atoi(v) != e->proc) /* the first occurrence is the outer PDU */
-			FAIL("packet %d (%s): procedureCode %s, encoded %u", pkt, e->name, v, e->proc);
-		get(line, 2, v, sizeof(v));
-		n_amf += each(v, ok_u64, amf_ok, pkt, "AMF_UE_NGAP_ID");
-		if (e->has_amf && !has_value(v, e->amf))
-			FAIL("packet %d (%s): AMF_UE_NGAP_ID '%s', encoded %" PRIu64, pkt, e->name, v, e->amf);
-		get(line, 3, v, sizeof(v));
-		n_ran += each(v, ok_u64, ran_ok, pkt, "RAN_UE_NGAP_ID");
-		if (e->has_ran && !has_value(v, e->ran))
-			FAIL("packet %d (%s): RAN_UE_NGAP_ID '%s', encoded %u", pkt, e->name, v, e->ran);
-		get(line, 4, v, sizeof(v));
-		n_plmn += each(v, ok_plmn, NULL, pkt, "pLMNIdentity");
-		get(line, 5, v, sizeof(v));
-		n_tac += each(v, ok_tac, NULL, pkt, "tAC");
-		get(line, 6, v, sizeof(v));
-		if (e->gnb) {
-			char hex[64];
-			size_t k = 0;
-
-			for (const char *s = v; *s && k < sizeof(hex) - 1; s++)
-				if (*s != ':')
-					hex[k++] = *s;
-			hex[k] = 0;
-			n_gnb++;
-			if (strcmp(hex, "0000019b"))
-				FAIL("packet %d (%s): gNB_ID '%s', encoded 0000019b", pkt, e->name, v);
-		}
-		get(line, 7, v, sizeof(v));
-		if (v[0])
-			FAIL("packet %d (%s): malformed", pkt, e->name);
-		get(line, 9, v, sizeof(v));
-		if (strstr(v, "Malformed"))
-			FAIL("packet %d (%s): %s", pkt, e->name, v);
+		for (const char *s = f[5]; *s && k < sizeof(hex) - 1; s++)
+			if (*s != ':')
+				hex[k++] = *s;
+		hex[k] = 0;
+		n_gnb++;
+		if (strcmp(hex, "0000019b"))
+			FAIL("packet %d (%s): gNB_ID '%s', encoded 0000019b", pkt, e->name, f[5]);
 	}
-	if (pclose(p) != 0)
-		FAIL("tshark -T fields exited with an error");
-	if (seen != npkts)
-		FAIL("tshark showed %d packets, we wrote %d", seen, npkts);
+	if (strstr(f[6], "Malformed"))
+		FAIL("packet %d (%s): %s", pkt, e->name, f[6]);
+	return failures - before;
+}
+
+static const char *pkt_name(void *ctx, int pkt)
+{
+	(void)ctx;
+	return exp_[pkt - 1].name;
+}
+
+static int check_fields(const char *tshark, const char *pcap)
+{
+	const struct tshark_fields q = {
+		.opts = TSHARK_NULL_DECIPHER, .fields = fields, .nfields = (int)(sizeof(fields) / sizeof(fields[0])),
+		.nframes = npkts, .row = row, .name = pkt_name,
+	};
+	int before = failures, n = tshark_fields(tshark, pcap, &q);
+
+	/* n counts row()'s failures too: the total is what tshark_fields() found */
+	if (n < 0)
+		FAIL("tshark -T fields could not run");
+	else
+		failures = before + n;
 	printf("compared: %d AMF UE ids, %d RAN UE ids, %d PLMNs, %d TACs, %d gNB ids\n", n_amf, n_ran, n_plmn,
 	       n_tac, n_gnb);
 	if (!n_amf || !n_ran || !n_plmn || !n_tac || !n_gnb)
@@ -231,31 +200,12 @@ static int check_fields(const char *tshark, const char *pcap)
 
 static int check_expert(const char *tshark, const char *pcap)
 {
-	char cmd[1024], line[4096];
-	bool in_errors = false;
-	FILE *p;
+	int n = tshark_expert(tshark, pcap, TSHARK_NULL_DECIPHER);
 
-	snprintf(cmd, sizeof(cmd), "'%s' -r '%s' -o nas-5gs.null_decipher:TRUE -q -z expert 2>&1", tshark, pcap);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	/* "-z expert" prints sections "Errors (n)", "Warns (n)", "Notes (n)", "Chats (n)" */
-	while (fgets(line, sizeof(line), p)) {
-		if (strstr(line, "Malformed"))
-			FAIL("tshark expert: %s", line);
-		if (!strncmp(line, "Errors (", 8)) {
-			in_errors = true;
-			FAIL("tshark expert: %s", line);
-		} else if (!strncmp(line, "Warns (", 7) || !strncmp(line, "Notes (", 7) ||
-			   !strncmp(line, "Chats (", 7)) {
-			in_errors = false;
-			fprintf(stderr, "tshark expert (not an error): %s", line);
-		} else if (in_errors && line[0] != '\n') {
-			fprintf(stderr, "  %s", line);
-		}
-	}
-	if (pclose(p) != 0)
-		FAIL("tshark -z expert exited with an error");
+	if (n < 0)
+		FAIL("tshark -z expert could not run");
+	else if (n > 0)
+		FAIL("tshark -z expert: %d error(s) or malformed packet(s)", n);
 	return 0;
 }
 
@@ -267,10 +217,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s TSHARK WORKDIR\n", argv[0]);
 		return 2;
 	}
-	if (access(argv[1], X_OK) != 0) {
-		printf("SKIP: tshark not found (%s); install Debian package tshark to run this check\n", argv[1]);
+	if (tshark_require(argv[1], "run this check"))
 		return 77;
-	}
 	snprintf(pcap, sizeof(pcap), "%s/ngap_tshark.pcap", argv[2]);
 	if (write_pcap(pcap) != 0) {
 		fprintf(stderr, "cannot write %s\n", pcap);
