@@ -252,6 +252,13 @@ static void test_slices_live(void **state)
 	assert_int_equal(ng_setup(9, 1, 3, 0x000001), NGAP_UNSUCCESSFUL);
 	json_decref(call("POST", "/api/v1/subscribers", TOK_OP, sub_defaults, 201, NULL));
 	assert_int_equal(udm_get(s.udm, "imsi-001010000000009")->n_slices, 1);
+	{
+		/* A connected UE whose allowed NSSAI (SN1) the change leaves as it is: no
+		 * CONFIGURATION UPDATE COMMAND for it (h_pending below; amf_nssai_update has the rest). */
+		struct sue ue;
+
+		registered(&ue, "0000000002", 3);
+	}
 	j = patch("{\"slices\": [{\"sst\": 1, \"sd\": \"010203\"}, {\"sst\": 2, \"sd\": null}, "
 		  "{\"sst\": 3, \"sd\": \"000001\"}]}", 200, NULL);
 	expect_keys(j, "applied", "slices");
