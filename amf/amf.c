@@ -293,13 +293,15 @@ static int send_cfg_update(struct amf *amf, const struct amf_gnb *gnb)
 
 int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n)
 {
-	unsigned i, sent = 0, ues;
+	struct amf_snssai old[AMF_MAX_SLICES];
+	unsigned i, sent = 0, ues, n_old = amf->cfg.n_slices;
 
 	if (!n || n > AMF_MAX_SLICES || n > NGAP_MAX_SLICES)
 		return -EINVAL;
 	for (i = 0; i < n; i++)
 		if (s[i].sd > 0xffffff)
 			return -EINVAL;
+	memcpy(old, amf->cfg.slices, n_old * sizeof(*s));
 	memcpy(amf->cfg.slices, s, n * sizeof(*s));
 	amf->cfg.n_slices = n;
 	/* New registrations get their allowed NSSAI from the new list at once (TS 24.501
@@ -318,7 +320,7 @@ int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n)
 			log_warn("amf", "assoc=%u AMF Configuration Update not sent", gnb->assoc);
 	}
 	/* TS 23.501 5.15.5.2.2: registered UEs get the new allowed NSSAI (nas_reg.c). */
-	ues = amf_nssai_refresh(amf);
+	ues = amf_nssai_refresh(amf, old, n_old);
 	log_info("amf", "served slices changed: %u S-NSSAI(s), AMF Configuration Update sent to %u gNB(s), "
 		 "allowed NSSAI changed for %u UE(s)", n, sent, ues);
 	return (int)sent;
