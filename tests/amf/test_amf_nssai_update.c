@@ -8,7 +8,8 @@
  *  - idle: sessions released locally, the command after its next Service Request;
  *  - a UE whose allowed NSSAI did not change gets nothing;
  *  - a registration after the change carries the new list, and no extra command follows;
- *  - nothing left to allow: "registration requested", the connection released on COMPLETE.
+ *  - nothing left to allow: "registration requested", the connection released on COMPLETE;
+ *  - a slice added: a UE on the subscribed fallback gains it, a requesting one does not.
  * Fixture (sm_fx.h): slices 1/010203 (SN1) and 2 (SN2) served; SUPI1 subscribed to both
  * (DNNs internet and ims), SUPI2 to SN1 only.
  */
@@ -244,6 +245,34 @@ static void test_nothing_left(void **state)
 	assert_int_equal(h_pending(&H), 0);
 }
 
+/* A slice added: a UE that requested nothing has the subscribed S-NSSAIs we serve
+ * (TS 23.501 5.15.5.2.1) and gains it; a UE that requested only SN1 keeps its list. */
+static void test_added_slice(void **state)
+{
+	struct sue u1, u2;
+	struct nas_msg dl;
+
+	(void)state;
+	set_slices(ONLY_SN1, 1);
+	sue_init(&u1, "0000000001", ASSOC, 1);
+	u1.requested.n = 0;   /* allowed: subscribed ∩ served = SN1 */
+	sue_register(&H, &u1, 2, 0);
+	registered(&u2, "0000000002", 2);
+	set_slices((const struct amf_snssai[]){ { 1, 0x010203 }, { 2, AMF_SD_NONE } }, 2);
+	assert_int_equal(sue_dl(&H, &u1, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	assert_int_equal(dl.type, NAS_CONFIGURATION_UPDATE_COMMAND);
+	assert_int_equal(dl.cuc.cfg_update_ind, 0x01);
+	assert_int_equal(dl.cuc.allowed_nssai.n, 2);
+	assert_int_equal(dl.cuc.allowed_nssai.s[0].sst, 1);
+	assert_int_equal(dl.cuc.allowed_nssai.s[1].sst, 2);
+	assert_false(dl.cuc.allowed_nssai.s[1].has_sd);
+	assert_int_equal(h_pending(&H), 0);   /* nothing for SUPI2 */
+	cuc_complete(&u1);
+	/* Slice 2 usable now: a session on it is forwarded and accepted. */
+	establish(&u1, 1, "ims", &SN2);
+	assert_int_equal(h_pending(&H), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +281,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_registration_after_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_registration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_left, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_added_slice, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
