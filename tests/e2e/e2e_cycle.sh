@@ -241,14 +241,7 @@ load)
 solocore)
 	# The product: `solocore run`.
 	mk_cycle_config "$TMP/run.yaml" info
-	$NSC "$SOLOCORE" run -c "$TMP/run.yaml" >"$TMP/solocore.log" 2>&1 &
-	CORE_PID=$!
-	i=0
-	while ! grep -q "N2 listening" "$TMP/solocore.log" && [ $i -lt 100 ]; do
-		kill -0 "$CORE_PID" 2>/dev/null || break
-		sleep 0.1; i=$((i + 1))
-	done
-	grep -q "N2 listening" "$TMP/solocore.log" || { fail "solocore run did not start"; show_logs; exit 1; }
+	start_solocore "$TMP/run.yaml" "$TMP/solocore.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
 	run_ransim solo $R --sims "$TMP/sims.toml" --ues 200 --concurrency 1 --cycle
 	expect_cycle_ok solo 200
 	expect_cycle_counts solo 200

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: AGPL-3.0-or-later
-# Shared shell helpers of the end-to-end tests (sourced by e2e_reg.sh, e2e_cycle.sh and
-# the UML job). Needs: SOLOCORE, CORE, RANSIM, TMP set by the caller; NSC / NSR are
-# "ip netns exec <ns>" prefixes (empty when core and ransim share a network stack).
+# Shared shell helpers of the end-to-end tests (sourced by e2e_reg.sh, e2e_cycle.sh,
+# e2e_traffic.sh, e2e_settings.sh, the UML job and tests/web's e2e_web.sh, e2e_web_load.sh and
+# browser/browser_test.sh). Needs: SOLOCORE, CORE, RANSIM, TMP set by the caller (each only
+# by the helpers that use it); NSC / NSR are "ip netns exec <ns>" prefixes (empty or unset when
+# core and ransim share a network stack).
 
 FAILS=0
 
@@ -41,6 +43,34 @@ gen_sims() {
 import_sims() {
 	"$SOLOCORE" sims import "$1" --db "$TMP/core.db" >"$TMP/import.log" 2>&1 ||
 		{ cat "$TMP/import.log"; return 1; }
+}
+
+# free_port / free_udp: a TCP / UDP port that is free on 127.0.0.1 now.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+free_udp() { python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# start_solocore CONFIG LOG [PATTERN [TENTHS]]: the product, `solocore run -c CONFIG`, in the
+# background (in $NSC's namespace when set), CORE_PID its pid, its output in LOG. Waits until a
+# line of LOG matches the grep PATTERN (default "N2 listening": the AMF accepts gNBs), at most
+# TENTHS x 0.1 s (default 100). Returns 0 when it did, else 1 with the reason in SOLOCORE_WHY;
+# CORE_PID is still set then, for the caller's cleanup. Environment for solocore only (e.g.
+# SOLOCORE_WEB_TOKEN) goes as an assignment before the call.
+start_solocore() {
+	local pat=${3:-N2 listening} max=${4:-100} n=0
+	${NSC:-} "$SOLOCORE" run -c "$1" >"$2" 2>&1 &
+	CORE_PID=$!
+	SOLOCORE_WHY=
+	while ! grep -q -e "$pat" "$2" 2>/dev/null; do
+		if ! kill -0 "$CORE_PID" 2>/dev/null; then
+			grep -q -e "$pat" "$2" 2>/dev/null && return 0
+			SOLOCORE_WHY="exited during start-up"; return 1
+		fi
+		n=$((n + 1))
+		if [ $n -gt "$max" ]; then
+			SOLOCORE_WHY="did not log '$pat' within $((max / 10)).$((max % 10)) s"; return 1
+		fi
+		sleep 0.1
+	done
 }
 
 # start_core CONFIG: e2e_core in the core namespace; waits until N2 listens.

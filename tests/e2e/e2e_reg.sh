@@ -273,16 +273,9 @@ solocore)
 	# The product itself: `solocore run -c FILE` (not the e2e_core stand-in) serves 10 UEs
 	# with profile B SUCIs; its log shows each registration complete.
 	CORE_LOG=info mk_config "$TMP/run.yaml" "$AMF" usrsctp
-	$NSC "$SOLOCORE" run -c "$TMP/run.yaml" >"$TMP/solocore.log" 2>&1 &
-	CORE_PID=$!
-	i=0
-	# Modules start before "running" is logged: both lines or only the second tell.
-	while ! grep -q " running" "$TMP/solocore.log" && [ $i -lt 100 ]; do
-		kill -0 "$CORE_PID" 2>/dev/null || break
-		sleep 0.1; i=$((i + 1))
-	done
 	# `solocore run` starts the AMF (core.c): no N2 listener is a failure, not a skip.
-	grep -q "N2 listening" "$TMP/solocore.log" || { fail "solocore run did not start its N2 listener"; show_logs; exit 1; }
+	start_solocore "$TMP/run.yaml" "$TMP/solocore.log" ||
+		{ fail "solocore run did not start its N2 listener: $SOLOCORE_WHY"; show_logs; exit 1; }
 	run_ransim solocore $R -c "$TMP/run.yaml" --addr $AMF --sims "$TMP/sims.toml" --ues 10 --concurrency 5 --suci B
 	expect_all_ok solocore 10
 	n=$(grep -c "registration complete" "$TMP/solocore.log")

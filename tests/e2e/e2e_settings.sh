@@ -12,18 +12,17 @@
 # Skips (77) only when curl is missing.
 # usage: e2e_settings.sh SOLOCORE_EXE RANSIM_EXE
 set -u
-exe=$1
+SOLOCORE=$1
 ransim=$2
 K=465B5CE8B199B49FAA5F0A2EE238A6BC
 OPC=E8ED289DEBA952E4283B54E88E6183CA
 TOKEN=e2e-settings-token-7c1d
 command -v curl >/dev/null 2>&1 || { echo "curl not installed: skipped"; exit 77; }
+. "$(dirname "$0")/e2e_lib.sh"   # free_port, free_udp, start_solocore
 tmp=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
+CORE_PID=
+cleanup() { [ -n "$CORE_PID" ] && kill "$CORE_PID" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-free_udp() { python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 n2port=$(free_port)
 udpport=$(free_udp)
@@ -53,22 +52,14 @@ run=0
 
 start() {
 	run=$((run + 1))
-	SOLOCORE_WEB_TOKEN=$TOKEN "$exe" run -c "$tmp/solocore.yaml" > "$tmp/log$run" 2>&1 &
-	pid=$!
-	i=0
-	while ! grep -q ' running' "$tmp/log$run" 2>/dev/null; do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			echo "FAIL: solocore run exited during start-up"; cat "$tmp/log$run"; pid=; exit 1
-		fi
-		i=$((i + 1)); [ $i -gt 200 ] && { echo "FAIL: solocore run did not come up"; cat "$tmp/log$run"; exit 1; }
-		sleep 0.1
-	done
+	SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$tmp/solocore.yaml" "$tmp/log$run" ' running' 200 ||
+		{ echo "FAIL: solocore run $SOLOCORE_WHY"; cat "$tmp/log$run"; exit 1; }
 }
 
 stop() {
-	kill -TERM "$pid"
-	wait "$pid" || bad "solocore exited $? after SIGTERM"
-	pid=
+	kill -TERM "$CORE_PID"
+	wait "$CORE_PID" || bad "solocore exited $? after SIGTERM"
+	CORE_PID=
 }
 
 base=http://127.0.0.1:$port

@@ -82,20 +82,15 @@ i=0
 while [ ! -f "$TMP/echo.ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -f "$TMP/echo.ready" ] || { fail "the DN echo server did not start"; show_logs; exit 1; }
 
-SOLOCORE_WEB_TOKEN=$TOKEN $NSC "$SOLOCORE" run -c "$TMP/run.yaml" >"$TMP/core.log" 2>&1 &
-CORE_PID=$!
-i=0
-while ! grep -q "N2 listening" "$TMP/core.log" && [ $i -lt 100 ]; do
-	kill -0 "$CORE_PID" 2>/dev/null || break
-	sleep 0.1; i=$((i + 1))
-done
+SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$TMP/run.yaml" "$TMP/core.log"
+up=$?
 if grep -q "upf: cannot attach" "$TMP/core.log"; then
 	echo "SKIP: the UPF cannot attach in XDP generic mode to a veth here: $(grep 'upf:' "$TMP/core.log" | head -n 1)"
 	kill -TERM "$CORE_PID" 2>/dev/null; wait "$CORE_PID" 2>/dev/null; CORE_PID=
 	exit 77
 fi
 grep -q "upf: attached" "$TMP/core.log" || { fail "the UPF did not attach"; show_logs; exit 1; }
-grep -q "N2 listening" "$TMP/core.log" || { fail "solocore run did not start"; show_logs; exit 1; }
+[ $up = 0 ] || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
 
 stats() { # the "upf" object of GET /api/v1/stats as "key value" lines
 	$NSC python3 - "$TOKEN" <<'EOF'

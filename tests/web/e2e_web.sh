@@ -6,16 +6,16 @@
 # reached the log. Skips (77) only when curl is missing.
 # usage: e2e_web.sh SOLOCORE_EXE
 set -u
-exe=$1
+SOLOCORE=$1
 K=465B5CE8B199B49FAA5F0A2EE238A6BC
 OPC=E8ED289DEBA952E4283B54E88E6183CA
 TOKEN=e2e-admin-token-5f3a
 command -v curl >/dev/null 2>&1 || { echo "curl not installed: skipped"; exit 77; }
+. "$(dirname "$0")/../e2e/e2e_lib.sh"   # free_port, start_solocore
 tmp=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
+CORE_PID=
+cleanup() { [ -n "$CORE_PID" ] && kill "$CORE_PID" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 cat > "$tmp/solocore.yaml" <<YAML
 db:
@@ -30,16 +30,8 @@ n2:
   usrsctp_encaps: udp
   udp_port: $(free_port)
 YAML
-SOLOCORE_WEB_TOKEN=$TOKEN "$exe" run -c "$tmp/solocore.yaml" > "$tmp/log" 2>&1 &
-pid=$!
-i=0
-while ! grep -q '"\?running' "$tmp/log" 2>/dev/null; do
-	if ! kill -0 "$pid" 2>/dev/null; then
-		echo "FAIL: solocore run exited during start-up"; cat "$tmp/log"; pid=; exit 1
-	fi
-	i=$((i + 1)); [ $i -gt 200 ] && { echo "solocore run did not come up"; cat "$tmp/log"; exit 1; }
-	sleep 0.1
-done
+SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$tmp/solocore.yaml" "$tmp/log" '"\?running' 200 ||
+	{ echo "FAIL: solocore run $SOLOCORE_WHY"; cat "$tmp/log"; exit 1; }
 grep -q "web: listening" "$tmp/log" || { echo "FAIL: solocore run did not start web/"; cat "$tmp/log"; exit 1; }
 base=http://127.0.0.1:$port
 fail=0
@@ -67,9 +59,9 @@ expect 200 GET /api/v1/subscribers/export -H "$A"
 grep -q '\[imsi-001010000000002\]' "$tmp/body" || { echo "FAIL: export lacks the imported SIM"; fail=1; }
 expect 200 GET /metrics -H "$A"
 grep -q '^solocore_subscribers 2$' "$tmp/body" || { echo "FAIL: metrics: $(grep subscribers "$tmp/body")"; fail=1; }
-kill -TERM "$pid"
-wait "$pid"; rc=$?
-pid=
+kill -TERM "$CORE_PID"
+wait "$CORE_PID"; rc=$?
+CORE_PID=
 [ $rc -eq 0 ] || { echo "FAIL: solocore exited $rc after SIGTERM"; fail=1; }
 if grep -q -e "$K" -e "$OPC" -e "$TOKEN" "$tmp/log"; then echo "FAIL: a secret reached the log"; fail=1; fi
 [ $fail -eq 0 ] || cat "$tmp/log"

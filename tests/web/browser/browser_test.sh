@@ -22,7 +22,7 @@
 # why, when Chromium is missing or npm cannot fetch playwright-core.
 # usage: browser_test.sh SOLOCORE_EXE BUILD_DIR
 set -u
-exe=$1
+SOLOCORE=$1
 build=$2
 [ -x /usr/bin/chromium ] || { echo "SKIP: /usr/bin/chromium missing (apt-get install chromium chromium-driver)"; exit 77; }
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "SKIP: node/npm missing"; exit 77; }
@@ -37,12 +37,13 @@ if [ ! -d "$mods/node_modules/playwright-core" ]; then
 		echo "SKIP: npm could not install playwright-core (no registry?):"; cat "$mods/npm.log"; exit 77
 	fi
 fi
+. "$here/../../e2e/e2e_lib.sh"   # free_port, start_solocore
 tmp=$(mktemp -d)
-pid=
+CORE_PID=
 echo_pid=
 T=bwt$$
 cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	[ -n "$CORE_PID" ] && kill "$CORE_PID" 2>/dev/null && wait "$CORE_PID" 2>/dev/null
 	[ -n "$echo_pid" ] && kill "$echo_pid" 2>/dev/null
 	if [ "$real" = 1 ]; then for n in c r d; do ip netns del "$T-$n" 2>/dev/null; done; fi
 	rm -rf "$tmp"
@@ -54,7 +55,6 @@ if [ "$(id -u)" = 0 ]; then
 	command -v ip >/dev/null 2>&1 && ip netns add "$T-c" 2>/dev/null && real=1
 fi
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 n2port=$(free_port)
 udpport=$(free_port)
@@ -113,16 +113,9 @@ n2:
   udp_port: $udpport
 YAML
 fi
-env -u SOLOCORE_WEB_TOKEN $NSC "$exe" run -c "$tmp/solocore.yaml" > "$tmp/log" 2>&1 &
-pid=$!
-i=0
-while ! grep -q "web: listening" "$tmp/log" 2>/dev/null; do
-	if ! kill -0 "$pid" 2>/dev/null; then
-		echo "FAIL: solocore run exited during start-up:"; cat "$tmp/log"; pid=; exit 1
-	fi
-	i=$((i + 1)); [ $i -gt 300 ] && { echo "solocore run did not start web/"; cat "$tmp/log"; exit 1; }
-	sleep 0.1
-done
+unset SOLOCORE_WEB_TOKEN   # first start without a token: the admin's one-time password
+start_solocore "$tmp/solocore.yaml" "$tmp/log" "web: listening" 300 ||
+	{ echo "FAIL: solocore run $SOLOCORE_WHY:"; cat "$tmp/log"; exit 1; }
 pw=$(sed -n 's/.*web user "admin" created with password \([^ ]*\).*/\1/p' "$tmp/log")
 [ -n "$pw" ] || { echo "FAIL: no one-time admin password printed on first start"; cat "$tmp/log"; exit 1; }
 K=465B5CE8B199B49FAA5F0A2EE238A6BC
@@ -149,7 +142,7 @@ else
 fi
 [ "$real" = 1 ] && echo "UPF MODE was: REAL (XDP UPF, GTP-U from solocore-load)" ||
 	echo "UPF MODE was: INJECTED ($why)"
-kill -TERM "$pid"; wait "$pid"; pid=
+kill -TERM "$CORE_PID"; wait "$CORE_PID"; CORE_PID=
 if grep -q -e "$K" "$tmp/log"; then echo "FAIL: a key reached the log"; rc=1; fi
 [ $rc -eq 0 ] || cat "$tmp/log"
 exit $rc
