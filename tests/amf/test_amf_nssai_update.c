@@ -6,7 +6,7 @@
  *  - connected: at once, acknowledged (T3555 retransmits it), sessions on the removed
  *    slice released first with 5GSM cause #36 (TS 23.502 4.3.4.2, TS 24.501 6.3.3);
  *  - idle: sessions released locally (no allocation in amf_set_slices), the command after
- *    its next Service Request;
+ *    its next Service Request, and again after one when the connection went before COMPLETE;
  *  - a UE whose allowed NSSAI did not change gets nothing;
  *  - a registration after the change carries the new list, and no extra command follows;
  *  - nothing left to allow: "registration requested", the connection released on COMPLETE;
@@ -181,6 +181,30 @@ static void test_idle_then_service_request(void **state)
 	assert_int_equal(h_pending(&H), 0);
 }
 
+/* The connection goes before the UE answers (TS 24.501 5.4.4.5 b): the command goes out
+ * again after the next Service Request. */
+static void test_lost_before_complete(void **state)
+{
+	struct sue u1;
+	struct nas_msg dl;
+
+	(void)state;
+	registered_two(&u1, 1);
+	set_slices(ONLY_SN1, 1);
+	expect_cuc_sn1(&u1);
+	gnb_release_req(&u1);
+	h_run_until_tx(&H, 200);
+	assert_int_equal(h_pending(&H), 0);   /* T3555 stopped with the connection */
+	service_req(&u1, 3, false, 0, false, 0);
+	assert_int_equal(sue_dl(&H, &u1, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+	assert_int_equal(dl.type, NAS_SERVICE_ACCEPT);
+	ics_rsp(&u1, 0, NULL);
+	expect_cuc_sn1(&u1);
+	cuc_complete(&u1);
+	h_run_until_tx(&H, 200);
+	assert_int_equal(h_pending(&H), 0);
+}
+
 /* Idle UE, then a periodic registration: the accept carries the new list and no command
  * follows the COMPLETE (the mark is cleared by the accept). */
 static void test_registration_after_change(void **state)
@@ -283,6 +307,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_connected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_then_service_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_before_complete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registration_after_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_registration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_left, setup, teardown),
