@@ -325,3 +325,11 @@ int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n)
 		 "allowed NSSAI changed for %u UE(s)", n, sent, ues);
 	return (int)sent;
 }
+
+int amf_nssai_resync(struct amf *amf)
+{
+	unsigned n = amf_nssai_refresh(amf, NULL, 0);
+
+	log_info("amf", "allowed NSSAI re-evaluated: changed for %u UE(s)", n);
+	return (int)n;
+}

@@ -429,7 +429,8 @@ void amf_ident_response(struct amf_ue *ue, const struct nas_identity_response *r
 void amf_cfg_update_complete(struct amf_ue *ue);
 /* Served slices changed from old[n_old] to amf->cfg.slices: recompute every registered
  * UE's allowed NSSAI (one walk of the store, no allocation); tell connected UEs now, mark
- * idle ones. Returns UEs changed. */
+ * idle ones. Returns UEs changed. old NULL: every registered UE is recomputed (the
+ * subscriptions changed, amf_nssai_resync). */
 unsigned amf_nssai_refresh(struct amf *amf, const struct amf_snssai *old, unsigned n_old);
 /* Send the pending allowed-NSSAI CONFIGURATION UPDATE COMMAND when the UE can take it. */
 void amf_nssai_cuc_try(struct amf_ue *ue);

@@ -655,6 +655,7 @@ unsigned amf_nssai_refresh(struct amf *amf, const struct amf_snssai *old, unsign
 	struct amf_nssai nw, was, now, rm = { .n = 0 }, add = { .n = 0 };
 	unsigned changed = 0;
 	uint32_t i;
+	bool all = !old;   /* amf_nssai_resync: the subscriptions may have changed too */
 
 	was.n = 0;
 	for (i = 0; i < n_old && i < AMF_MAX_NSSAI; i++)
@@ -668,7 +669,7 @@ unsigned amf_nssai_refresh(struct amf *amf, const struct amf_snssai *old, unsign
 	for (i = 0; i < now.n; i++)
 		if (!nssai_has(&was, &now.s[i]))
 			add.s[add.n++] = now.s[i];
-	if (!rm.n && !add.n)
+	if (!all && !rm.n && !add.n)
 		return 0;
 	for (i = 0; i < amf->ues_hw; i++) {
 		struct amf_ue *ue = &amf->ues[i];
@@ -676,7 +677,7 @@ unsigned amf_nssai_refresh(struct amf *amf, const struct amf_snssai *old, unsign
 
 		/* Registrations in progress compute their list at the accept. */
 		if (!ue->in_use || ue->reaping || ue->state != AMF_GMM_REGISTERED || !ue->has_supi ||
-		    !may_change(ue, &rm, &add))
+		    (!all && !may_change(ue, &rm, &add)))
 			continue;
 		sub = udm_get(amf->udm, ue->supi);
 		if (!sub)

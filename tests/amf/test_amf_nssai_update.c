@@ -10,7 +10,8 @@
  *  - a UE whose allowed NSSAI did not change gets nothing;
  *  - a registration after the change carries the new list, and no extra command follows;
  *  - nothing left to allow: "registration requested", the connection released on COMPLETE;
- *  - a slice added: a UE on the subscribed fallback gains it, a requesting one does not.
+ *  - a slice added: a UE on the subscribed fallback gains it, a requesting one does not;
+ *  - a subscription changed: amf_nssai_resync recomputes and tells.
  * Fixture (sm_fx.h): slices 1/010203 (SN1) and 2 (SN2) served; SUPI1 subscribed to both
  * (DNNs internet and ims), SUPI2 to SN1 only.
  */
@@ -302,6 +303,29 @@ static void test_added_slice(void **state)
 	assert_int_equal(h_pending(&H), 0);
 }
 
+/* Subscription changed (SUPI2 now also on slice 2; it requested nothing, so it has the
+ * subscribed S-NSSAIs we serve): amf_nssai_resync tells it, with the new list. */
+static void test_resync_subscription(void **state)
+{
+	struct sue u2;
+	struct nas_msg dl;
+
+	(void)state;
+	sue_init(&u2, "0000000002", ASSOC, 2);
+	u2.requested.n = 0;
+	sue_register(&H, &u2, 2, 0);
+	assert_int_equal(amf_nssai_resync(H.amf), 0);   /* nothing changed yet */
+	assert_int_equal(h_pending(&H), 0);
+	add_sub(SUPI2, true);
+	assert_int_equal(amf_nssai_resync(H.amf), 1);
+	assert_int_equal(sue_dl(&H, &u2, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	assert_int_equal(dl.type, NAS_CONFIGURATION_UPDATE_COMMAND);
+	assert_int_equal(dl.cuc.allowed_nssai.n, 2);
+	assert_int_equal(dl.cuc.allowed_nssai.s[1].sst, 2);
+	cuc_complete(&u2);
+	assert_int_equal(h_pending(&H), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +336,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_new_registration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_left, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_added_slice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resync_subscription, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
