@@ -602,9 +602,16 @@ void amf_nssai_cuc_try(struct amf_ue *ue)
 	cfg_update_send(ue, false, false);
 }
 
+/* Field by field: struct amf_snssai has padding after sst. Same order too (the list is
+ * sent in this order). */
 static bool nssai_eq(const struct amf_nssai *a, const struct amf_nssai *b)
 {
-	return a->n == b->n && memcmp(a->s, b->s, a->n * sizeof(a->s[0])) == 0;
+	if (a->n != b->n)
+		return false;
+	for (unsigned i = 0; i < a->n; i++)
+		if (a->s[i].sst != b->s[i].sst || a->s[i].sd != b->s[i].sd)
+			return false;
+	return true;
 }
 
 /* TS 23.501 5.15.5.2.2: the AMF updates the allowed NSSAI of registered UEs when the
