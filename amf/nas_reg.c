@@ -614,13 +614,6 @@ static bool nssai_eq(const struct amf_nssai *a, const struct amf_nssai *b)
 	return true;
 }
 
-/* TS 23.501 5.15.5.2.2: the AMF updates the allowed NSSAI of registered UEs when the
- * network slices it serves change, and tells them by UE Configuration Update (TS 23.502
- * 4.2.4.2 / TS 24.501 5.4.4), connected ones now, idle ones when they next connect (the
- * procedure needs 5GMM-CONNECTED, 5.4.4.1; we do not page for it). Sessions on an S-NSSAI
- * no longer allowed are released first (TS 23.502 4.3.4.2), with #36 "regular
- * deactivation": TS 24.501 6.3.3 has no slice-specific cause for an operator's change
- * (#69 is about slice congestion and would start a back-off in the UE). */
 static bool nssai_has(const struct amf_nssai *a, const struct amf_snssai *s)
 {
 	for (unsigned i = 0; i < a->n; i++)
@@ -639,7 +632,8 @@ static bool nssai_meets(const struct amf_nssai *a, const struct amf_nssai *b)
 
 /* Can the served-slice change (removed rm, added add) change the allowed NSSAI of ue?
  * Exact for a list computed by allowed_of() with the same subscription, and without the
- * subscription lookup (the cost of the walk, ~400 ns a UE): a removed slice that is
+ * subscription lookup (most of the cost of the walk, measured at 10^6 UEs: 300-500 ns a
+ * UE looked up, 45-70 ns one skipped): a removed slice that is
  * allowed, or an added one that is requested; or, when the list is the subscribed
  * fallback (nothing requested got in: allowed is not a non-empty part of requested), any
  * added one (it may be subscribed). */
@@ -657,6 +651,13 @@ static bool may_change(const struct amf_ue *ue, const struct amf_nssai *rm, cons
 	return fallback || nssai_meets(&ue->requested, add);
 }
 
+/* TS 23.501 5.15.5.2.2: the AMF updates the allowed NSSAI of registered UEs when the
+ * network slices it serves change, and tells them by UE Configuration Update (TS 23.502
+ * 4.2.4.2 / TS 24.501 5.4.4), connected ones now, idle ones when they next connect (the
+ * procedure needs 5GMM-CONNECTED, 5.4.4.1; we do not page for it). Sessions on an S-NSSAI
+ * no longer allowed are released first (TS 23.502 4.3.4.2), with #36 "regular
+ * deactivation": TS 24.501 6.3.3 has no slice-specific cause for an operator's change
+ * (#69 is about slice congestion and would start a back-off in the UE). */
 unsigned amf_nssai_refresh(struct amf *amf, const struct amf_snssai *old, unsigned n_old)
 {
 	struct amf_nssai nw, was, now, rm = { .n = 0 }, add = { .n = 0 };
