@@ -121,12 +121,7 @@ rejects)
 	$NSR "$RANSIM" $R --sims "$TMP/sims.toml" --sim-offset 10 --ues 2 --concurrency 2 --session --dnn ims \
 		--pdu-snssai --req-sst 2 --req-sd none --hold-ms 4000 >"$TMP/hold.out" 2>"$TMP/hold.log" &
 	B_PID=$!
-	i=0
-	while [ $i -lt 100 ]; do
-		core_stats
-		grep -qx "pool_used ims 2" "$TMP/stats" && break
-		sleep 0.1; i=$((i + 1))
-	done
+	wait_stat "pool_used ims 2"
 	expect_stat "pool_used ims" 2
 	run_ransim pool $R --sims "$TMP/sims.toml" --sim-offset 20 --ues 1 --session --dnn ims --pdu-snssai \
 		--req-sst 2 --req-sd none
@@ -144,12 +139,7 @@ gnbloss)
 	start_core "$TMP/info.yaml" || exit 1
 	run_ransim lost $R --sims "$TMP/sims.toml" --ues 10 --concurrency 10 --session --dereg none --abort
 	expect lost ues_ok 10; expect lost pdu_established 10; expect_rc lost 0
-	i=0
-	while [ $i -lt 100 ]; do
-		core_stats
-		grep -qx "smf_sessions 0" "$TMP/stats" && break
-		sleep 0.1; i=$((i + 1))
-	done
+	wait_stat "smf_sessions 0"
 	expect_stat smf_est_accepted 10; expect_stat smf_sessions 0; expect_stat "pool_used internet" 0
 	expect_stat gnbs 0
 	grep -q "down gnb=.* ues=10" "$TMP/core.log" || fail "AMF did not log the association down with 10 UEs"

@@ -49,6 +49,29 @@ import_sims() {
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 free_udp() { python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# yaml_db_web DB PORT: the configuration's database and web (API on 127.0.0.1:PORT) keys.
+yaml_db_web() {
+	printf 'db:\n  path: "%s"\nweb:\n  listen: "127.0.0.1"\n  port: %s\n' "$1" "$2"
+}
+
+# yaml_n2_udp PORT UDP_PORT: N2 on 127.0.0.1:PORT over usrsctp in UDP (UDP_PORT), no root needed.
+yaml_n2_udp() {
+	printf 'n2:\n  address: "127.0.0.1"\n  port: %s\n  sctp: usrsctp\n  usrsctp_encaps: udp\n  udp_port: %s\n' \
+		"$1" "$2"
+}
+
+# wait_stat LINE: refreshes the AMF counters (core_stats) until $TMP/stats holds LINE, for
+# about 10 s at most; 1 when it never did (the caller's expect_stat says what it was).
+wait_stat() {
+	local n=0
+	while [ $n -lt 100 ]; do
+		core_stats
+		grep -qx "$1" "$TMP/stats" && return 0
+		sleep 0.1; n=$((n + 1))
+	done
+	return 1
+}
+
 # start_solocore CONFIG LOG [PATTERN [TENTHS]]: the product, `solocore run -c CONFIG`, in the
 # background (in $NSC's namespace when set), CORE_PID its pid, its output in LOG. Waits until a
 # line of LOG matches the grep PATTERN (default "N2 listening": the AMF accepts gNBs), at most

@@ -195,12 +195,7 @@ gnbloss)
 	$NSR "$RANSIM" $R --sims "$TMP/sims.toml" --sim-offset 10 --ues 10 --concurrency 10 --hold-ms 5000 \
 		>"$TMP/gnb_b.out" 2>"$TMP/gnb_b.log" &
 	B_PID=$!
-	i=0
-	while [ $i -lt 100 ]; do
-		core_stats
-		grep -qx "reg_accepted 10" "$TMP/stats" && break
-		sleep 0.1; i=$((i + 1))
-	done
+	wait_stat "reg_accepted 10"
 	run_ransim gnb_a $R --sims "$TMP/sims.toml" --ues 10 --concurrency 10 --dereg none
 	expect gnb_a ues_ok 10; expect gnb_a ues_registered 10; expect_rc gnb_a 0
 	wait "$B_PID"; RS_RC=$?; B_PID=

@@ -18,7 +18,7 @@ K=465B5CE8B199B49FAA5F0A2EE238A6BC
 OPC=E8ED289DEBA952E4283B54E88E6183CA
 TOKEN=e2e-settings-token-7c1d
 command -v curl >/dev/null 2>&1 || { echo "curl not installed: skipped"; exit 77; }
-. "$(dirname "$0")/e2e_lib.sh"   # free_port, free_udp, start_solocore
+. "$(dirname "$0")/e2e_lib.sh"   # free_port, free_udp, yaml_*, start_solocore
 tmp=$(mktemp -d)
 CORE_PID=
 cleanup() { [ -n "$CORE_PID" ] && kill "$CORE_PID" 2>/dev/null; rm -rf "$tmp"; }
@@ -26,24 +26,14 @@ trap cleanup EXIT
 port=$(free_port)
 n2port=$(free_port)
 udpport=$(free_udp)
-cat > "$tmp/solocore.yaml" <<YAML
+{ yaml_db_web "$tmp/solocore.db" "$port"; yaml_n2_udp "$n2port" "$udpport"; } > "$tmp/solocore.yaml"
+cat >> "$tmp/solocore.yaml" <<YAML
 log:
   level: info
-db:
-  path: "$tmp/solocore.db"
-web:
-  listen: "127.0.0.1"
-  port: $port
 tac: [1]
 slices: [{sst: 1, sd: "010203"}]
 dnns:
   - {name: internet, pool: 10.45.0.0/16}
-n2:
-  address: "127.0.0.1"
-  port: $n2port
-  sctp: usrsctp
-  usrsctp_encaps: udp
-  udp_port: $udpport
 YAML
 printf '[imsi-001010000000001]\nki = "%s"\nopc = "%s"\ndnns = [ "internet", "iot" ]\n' $K $OPC > "$tmp/sims.toml"
 fail=0

@@ -11,25 +11,13 @@ K=465B5CE8B199B49FAA5F0A2EE238A6BC
 OPC=E8ED289DEBA952E4283B54E88E6183CA
 TOKEN=e2e-admin-token-5f3a
 command -v curl >/dev/null 2>&1 || { echo "curl not installed: skipped"; exit 77; }
-. "$(dirname "$0")/../e2e/e2e_lib.sh"   # free_port, start_solocore
+. "$(dirname "$0")/../e2e/e2e_lib.sh"   # free_port, yaml_*, start_solocore
 tmp=$(mktemp -d)
 CORE_PID=
 cleanup() { [ -n "$CORE_PID" ] && kill "$CORE_PID" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 port=$(free_port)
-cat > "$tmp/solocore.yaml" <<YAML
-db:
-  path: "$tmp/solocore.db"
-web:
-  listen: "127.0.0.1"
-  port: $port
-n2:
-  address: "127.0.0.1"
-  port: $(free_port)
-  sctp: usrsctp
-  usrsctp_encaps: udp
-  udp_port: $(free_port)
-YAML
+{ yaml_db_web "$tmp/solocore.db" "$port"; yaml_n2_udp "$(free_port)" "$(free_port)"; } > "$tmp/solocore.yaml"
 SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$tmp/solocore.yaml" "$tmp/log" '"\?running' 200 ||
 	{ echo "FAIL: solocore run $SOLOCORE_WHY"; cat "$tmp/log"; exit 1; }
 grep -q "web: listening" "$tmp/log" || { echo "FAIL: solocore run did not start web/"; cat "$tmp/log"; exit 1; }

@@ -37,7 +37,7 @@ if [ ! -d "$mods/node_modules/playwright-core" ]; then
 		echo "SKIP: npm could not install playwright-core (no registry?):"; cat "$mods/npm.log"; exit 77
 	fi
 fi
-. "$here/../../e2e/e2e_lib.sh"   # free_port, start_solocore
+. "$here/../../e2e/e2e_lib.sh"   # free_port, yaml_*, start_solocore
 tmp=$(mktemp -d)
 CORE_PID=
 echo_pid=
@@ -84,13 +84,7 @@ if [ "$real" = 1 ]; then
 else
 	echo "UPF MODE: INJECTED -- $why: no UPF runs, browser.js injects \"upf\" counters into the stats answers"
 fi
-cat > "$tmp/solocore.yaml" <<YAML
-db:
-  path: "$tmp/solocore.db"
-web:
-  listen: "127.0.0.1"
-  port: $port
-YAML
+yaml_db_web "$tmp/solocore.db" "$port" > "$tmp/solocore.yaml"
 if [ "$real" = 1 ]; then
 	cat >> "$tmp/solocore.yaml" <<YAML
 n2:
@@ -104,14 +98,7 @@ upf:
   xdp_mode: generic
 YAML
 else
-	cat >> "$tmp/solocore.yaml" <<YAML
-n2:
-  address: "127.0.0.1"
-  port: $n2port
-  sctp: usrsctp
-  usrsctp_encaps: udp
-  udp_port: $udpport
-YAML
+	yaml_n2_udp "$n2port" "$udpport" >> "$tmp/solocore.yaml"
 fi
 unset SOLOCORE_WEB_TOKEN   # first start without a token: the admin's one-time password
 start_solocore "$tmp/solocore.yaml" "$tmp/log" "web: listening" 300 ||
