@@ -654,6 +654,11 @@ static unsigned apply_live(struct web *w, struct web_settings_env *env, const st
 		else
 			log_info("web", "settings: %d subscriber(s) refreshed with the network's slices / DNNs "
 				 "in %llu ms", n, (unsigned long long)(mono_ms() - t0));
+		/* amf_set_slices() judged registered UEs by their subscription as it was; those
+		 * on the network's slices have just gained (or lost) some: recompute their allowed
+		 * NSSAI so they get the CONFIGURATION UPDATE COMMAND too (TS 24.501 5.4.4). */
+		if (n > 0 && env->amf && (done & 1u << K_SLICES))
+			amf_nssai_resync(env->amf);
 	}
 	return done;
 }

@@ -310,6 +310,66 @@ static void test_slices_live(void **state)
 	assert_int_equal(udm_get(s.udm, "imsi-001010000000009")->slices[2].sd, 1);
 }
 
+/* The web and the AMF on one UDM store, as in `solocore run`: a registered, connected UE
+ * whose subscriber takes the network's slices gains the slices a PATCH adds only once the
+ * UDM has the new defaults, after amf_set_slices(): api_settings.c then has the AMF
+ * recompute (amf_nssai_resync) and the UE gets a CONFIGURATION UPDATE COMMAND with them
+ * (TS 24.501 5.4.4). */
+static void test_default_slices_cuc(void **state)
+{
+	struct web_limits lim;
+	struct nas_msg dl;
+	struct sue ue9;
+	json_t *j;
+
+	(void)state;
+	srv_halt(&s);
+	web_stop(s.web);
+	web_limits_default(&lim);
+	lim.first_admin = false;
+	assert_true(udm_set_defaults_from_conf(H.udm, &C) >= 0);
+	assert_int_equal(web_start(s.loop, &s.conf, s.db, H.udm, &lim, &s.web), 0);
+	assert_int_equal(web_token_add(s.web, TOK_ADMIN, WEB_ROLE_ADMIN), 0);
+	assert_int_equal(web_token_add(s.web, TOK_OP, WEB_ROLE_OPERATOR), 0);
+	s.port = web_port(s.web);
+	attach();
+	srv_resume(&s);
+
+	/* The harness UE's keys (Milenage test set 1), no slices of its own. */
+	{
+		char body[160], k[33], opc[33];
+
+		for (int i = 0; i < 16; i++) {
+			snprintf(k + 2 * i, 3, "%02X", h_k1[i]);
+			snprintf(opc + 2 * i, 3, "%02X", h_opc1[i]);
+		}
+		snprintf(body, sizeof(body), "{\"imsi\":\"001010000000009\",\"k\":\"%s\",\"opc\":\"%s\"}", k, opc);
+		json_decref(call("POST", "/api/v1/subscribers", TOK_OP, body, 201, NULL));
+	}
+	/* Start from one served slice, the network's default for imsi-...9. */
+	j = patch("{\"slices\": [{\"sst\": 1, \"sd\": \"010203\"}]}", 200, NULL);
+	json_decref(j);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_AMF_CONFIGURATION_UPDATE);
+	assert_int_equal(udm_get(H.udm, "imsi-001010000000009")->n_slices, 1);
+	sue_init(&ue9, "0000000009", ASSOC, 4);
+	ue9.requested.n = 0;   /* allowed: subscribed ∩ served */
+	sue_register(&H, &ue9, 2, 0);
+	assert_int_equal(h_pending(&H), 0);
+	j = patch("{\"slices\": [{\"sst\": 1, \"sd\": \"010203\"}, {\"sst\": 2, \"sd\": null}, "
+		  "{\"sst\": 3, \"sd\": \"000001\"}]}", 200, NULL);
+	expect_keys(j, "applied", "slices");
+	json_decref(j);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_AMF_CONFIGURATION_UPDATE);
+	assert_int_equal(udm_get(H.udm, "imsi-001010000000009")->n_slices, 3);
+	assert_int_equal(sue_dl(&H, &ue9, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	assert_int_equal(dl.type, NAS_CONFIGURATION_UPDATE_COMMAND);
+	assert_true(dl.cuc.has_allowed_nssai);
+	assert_int_equal(dl.cuc.allowed_nssai.n, 3);
+	assert_int_equal(dl.cuc.allowed_nssai.s[1].sst, 2);
+	assert_int_equal(dl.cuc.allowed_nssai.s[2].sst, 3);
+	assert_int_equal(h_pending(&H), 0);
+}
+
 /* DNNs live (no UPF): a new DNN's pool exists in the SMF and a session on it gets an address
  * from it; the old DNNs keep theirs. */
 static void test_dnns_live(void **state)
@@ -676,6 +736,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_get, start, stop),
 		cmocka_unit_test_setup_teardown(test_tacs_live, start, stop),
 		cmocka_unit_test_setup_teardown(test_slices_live, start, stop),
+		cmocka_unit_test_setup_teardown(test_default_slices_cuc, start, stop),
 		cmocka_unit_test_setup_teardown(test_dnns_live, start, stop),
 		cmocka_unit_test_setup_teardown(test_dnns_busy, start, stop),
 		cmocka_unit_test_setup_teardown(test_restart_required, start, stop),
