@@ -40,36 +40,47 @@ size_t aper_r_left(const struct aper_r *r)
 	return r->len * 8 - r->pos;
 }
 
-int aper_get_bits(struct aper_r *r, unsigned n, uint64_t *v)
+/* Bits pos..pos+n-1 of buf (n 1..57, so that they span at most 8 octets; the caller checked the
+ * bounds): the covering octets are loaded big-endian into one word and shifted down once, instead
+ * of one step per octet part. */
+static inline uint64_t peek_bits(const uint8_t *buf, size_t pos, unsigned n)
 {
-	uint64_t x = 0;
+	const uint8_t *p = buf + (pos >> 3);
+	unsigned span = (unsigned)(pos & 7) + n, nb = (span + 7) >> 3;
+	uint64_t acc = 0;
 
+	for (unsigned i = 0; i < nb; i++)
+		acc = (acc << 8) | p[i];
+	return (acc >> (nb * 8 - span)) & ((UINT64_C(1) << n) - 1);
+}
+
+/* aper_get_bits for the reader's own callers; always inlined into them (the hot path of every
+ * constrained number, enumeration, choice index and SEQUENCE preamble). */
+static inline __attribute__((always_inline)) int get_bits(struct aper_r *r, unsigned n, uint64_t *v)
+{
 	*v = 0;
 	if (r->err)
 		return r->err;
 	if (n > 64)
 		return aper_r_fail(r, -EINVAL, "bit-field wider than 64");
-	if (n > aper_r_left(r))
+	if (n > r->len * 8 - r->pos)
 		return aper_r_fail(r, -EBADMSG, "truncated");
-	if (!(r->pos & 7) && !(n & 7)) { /* whole aligned octets: the common case in APER */
-		const uint8_t *p = r->buf + (r->pos >> 3);
-
-		for (unsigned i = 0; i < n / 8; i++)
-			x = (x << 8) | p[i];
-		r->pos += n;
-		*v = x;
+	if (n == 0)
 		return 0;
-	}
-	while (n) {
-		unsigned off = r->pos & 7, room = 8 - off, take = n < room ? n : room;
-		uint8_t byte = r->buf[r->pos >> 3];
+	if (n > 57) { /* may span 9 octets: two parts */
+		uint64_t hi = peek_bits(r->buf, r->pos, n - 32);
 
-		x = (x << take) | ((byte >> (room - take)) & ((1u << take) - 1));
-		r->pos += take;
-		n -= take;
+		*v = (hi << 32) | peek_bits(r->buf, r->pos + n - 32, 32);
+	} else {
+		*v = peek_bits(r->buf, r->pos, n);
 	}
-	*v = x;
+	r->pos += n;
 	return 0;
+}
+
+int aper_get_bits(struct aper_r *r, unsigned n, uint64_t *v)
+{
+	return get_bits(r, n, v);
 }
 
 int aper_r_align(struct aper_r *r)
@@ -96,24 +107,24 @@ static int get_cint_root(struct aper_r *r, int64_t lb, int64_t ub, int64_t *v)
 	if (range == 1)
 		return r->err;
 	if (range <= 255) {
-		aper_get_bits(r, nbits(range - 1), &x);
+		get_bits(r, nbits(range - 1), &x);
 	} else if (range == 256) {
 		aper_r_align(r);
-		aper_get_bits(r, 8, &x);
+		get_bits(r, 8, &x);
 	} else if (range <= 65536) {
 		aper_r_align(r);
-		aper_get_bits(r, 16, &x);
+		get_bits(r, 16, &x);
 	} else {
 		/* 11.5.7.4 indefinite-length case: octet count 1..nb as a constrained number. */
 		uint64_t len;
 		unsigned nb = nbytes(range - 1);
 
-		aper_get_bits(r, nbits(nb - 1), &len);
+		get_bits(r, nbits(nb - 1), &len);
 		len += 1;
 		if (!r->err && len > nb)
 			return aper_r_fail(r, -EBADMSG, "integer length above its bound");
 		aper_r_align(r);
-		aper_get_bits(r, (unsigned)len * 8, &x);
+		get_bits(r, (unsigned)len * 8, &x);
 	}
 	if (r->err)
 		return r->err;
@@ -131,7 +142,7 @@ int aper_get_cint(struct aper_r *r, int64_t lb, int64_t ub, bool ext, int64_t *v
 		uint64_t e;
 
 		*v = lb;
-		if (aper_get_bits(r, 1, &e))
+		if (get_bits(r, 1, &e))
 			return r->err;
 		if (e) /* 12.1: a value outside the root is encoded unconstrained */
 			return aper_get_unconstr(r, v);
@@ -146,12 +157,12 @@ static int get_len_unbounded(struct aper_r *r, size_t *n, bool *more)
 
 	*n = 0;
 	*more = false;
-	if (aper_r_align(r) || aper_get_bits(r, 8, &b))
+	if (aper_r_align(r) || get_bits(r, 8, &b))
 		return r->err;
 	if (!(b & 0x80)) {
 		*n = b;
 	} else if ((b & 0xc0) == 0x80) {
-		if (aper_get_bits(r, 8, &b2))
+		if (get_bits(r, 8, &b2))
 			return r->err;
 		*n = ((b & 0x3f) << 8) | b2;
 	} else {
@@ -209,7 +220,7 @@ static int get_int_octets(struct aper_r *r, uint64_t *x, size_t *n, const char *
 		return r->err;
 	if (more || *n == 0 || *n > 8)
 		return aper_r_fail(r, *n == 0 ? -EBADMSG : -ENOTSUP, what);
-	return aper_get_bits(r, (unsigned)*n * 8, x);
+	return get_bits(r, (unsigned)*n * 8, x);
 }
 
 int aper_get_semi(struct aper_r *r, int64_t lb, int64_t *v)
@@ -246,10 +257,10 @@ int aper_get_nsnn(struct aper_r *r, uint64_t *v)
 	int64_t s;
 
 	*v = 0;
-	if (aper_get_bits(r, 1, &b))
+	if (get_bits(r, 1, &b))
 		return r->err;
 	if (!b)
-		return aper_get_bits(r, 6, v);
+		return get_bits(r, 6, v);
 	if (aper_get_semi(r, 0, &s))
 		return r->err;
 	*v = (uint64_t)s;
@@ -260,7 +271,7 @@ int aper_get_bool(struct aper_r *r, bool *b)
 {
 	uint64_t x;
 
-	aper_get_bits(r, 1, &x);
+	get_bits(r, 1, &x);
 	*b = x;
 	return r->err;
 }
@@ -271,7 +282,7 @@ int aper_get_enum(struct aper_r *r, unsigned nroot, bool ext, unsigned *v)
 	int64_t c;
 
 	*v = 0;
-	if (ext && aper_get_bits(r, 1, &e))
+	if (ext && get_bits(r, 1, &e))
 		return r->err;
 	if (e) {
 		if (aper_get_nsnn(r, &x))
@@ -300,7 +311,7 @@ static int get_size(struct aper_r *r, int64_t lb, int64_t ub, bool ext, unsigned
 
 	*more = false;
 	*n = 0;
-	if (ext && aper_get_bits(r, 1, &e))
+	if (ext && get_bits(r, 1, &e))
 		return r->err;
 	if (e)
 		return aper_get_len(r, 0, APER_UNBOUNDED, n, more) ? r->err : (*n ? aper_r_align(r) : 0);
@@ -346,7 +357,7 @@ int aper_get_bitstr(struct aper_r *r, int64_t lb, int64_t ub, bool ext, uint8_t 
 	for (; i < n; i += 8) {
 		unsigned take = n - i < 8 ? (unsigned)(n - i) : 8;
 
-		aper_get_bits(r, take, &x);
+		get_bits(r, take, &x);
 		out[i / 8] = (uint8_t)(x << (8 - take));
 	}
 	*nbits_out = n;
@@ -421,7 +432,7 @@ int aper_get_octets_copy(struct aper_r *r, int64_t lb, int64_t ub, bool ext, uin
 			r->pos += chunk * 8;
 		} else {
 			for (i = 0; i < chunk; i++) {
-				aper_get_bits(r, 8, &x);
+				get_bits(r, 8, &x);
 				out[got + i] = (uint8_t)x;
 			}
 		}
@@ -477,8 +488,8 @@ int aper_get_seq(struct aper_r *r, bool ext, unsigned nopt, bool *extp, uint32_t
 	if (nopt > 32)
 		return aper_r_fail(r, -EINVAL, "more than 32 optional fields");
 	if (ext)
-		aper_get_bits(r, 1, &e);
-	if (nopt && !aper_get_bits(r, nopt, &b)) /* first optional field = most significant bit */
+		get_bits(r, 1, &e);
+	if (nopt && !get_bits(r, nopt, &b)) /* first optional field = most significant bit */
 		for (i = 0; i < nopt; i++)
 			*mask |= (uint32_t)((b >> (nopt - 1 - i)) & 1) << i;
 	if (extp)
@@ -500,7 +511,7 @@ int aper_skip_seq_ext(struct aper_r *r)
 	if (cnt > 64)
 		return aper_r_fail(r, -ENOTSUP, "more than 64 extension additions");
 	for (i = 0; i < cnt; i++) {
-		aper_get_bits(r, 1, &b);
+		get_bits(r, 1, &b);
 		present += b;
 	}
 	while (present-- && !r->err)

@@ -31,7 +31,22 @@ int aper_w_len(const struct aper_w *w)
 	return (int)((w->pos + 7) / 8);
 }
 
-int aper_put_bits(struct aper_w *w, uint64_t v, unsigned n)
+/* Writes the low n bits of v (n 1..57, room checked by the caller) at bit pos: one shift into a word
+ * covering at most 8 octets, then octet stores. The first octet is OR-ed into when pos is inside it
+ * (its earlier bits are written, its later ones zero); every octet entered afresh is stored whole,
+ * so its trailing bits are zero like the rest of the writer's output. */
+static inline void poke_bits(uint8_t *buf, size_t pos, uint64_t v, unsigned n)
+{
+	uint8_t *p = buf + (pos >> 3);
+	unsigned off = (unsigned)(pos & 7), span = off + n, nb = (span + 7) >> 3;
+	uint64_t x = (v & ((UINT64_C(1) << n) - 1)) << (nb * 8 - span);
+
+	for (unsigned i = nb; i-- > 1; x >>= 8)
+		p[i] = (uint8_t)x;
+	p[0] = off ? (uint8_t)(p[0] | x) : (uint8_t)x;
+}
+
+static inline __attribute__((always_inline)) int put_bits(struct aper_w *w, uint64_t v, unsigned n)
 {
 	if (w->err)
 		return w->err;
@@ -39,26 +54,21 @@ int aper_put_bits(struct aper_w *w, uint64_t v, unsigned n)
 		return aper_w_fail(w, -EINVAL, "bit-field wider than 64");
 	if (n > w->cap * 8 - w->pos)
 		return aper_w_fail(w, -ENOSPC, "buffer full");
-	if (!(w->pos & 7) && !(n & 7)) { /* whole aligned octets */
-		uint8_t *p = w->buf + (w->pos >> 3);
-
-		for (unsigned i = n / 8; i-- > 0; v >>= 8)
-			p[i] = (uint8_t)v;
-		w->pos += n;
+	if (n == 0)
 		return 0;
+	if (n > 57) { /* may span 9 octets: two parts */
+		poke_bits(w->buf, w->pos, v >> 32, n - 32);
+		poke_bits(w->buf, w->pos + n - 32, v, 32);
+	} else {
+		poke_bits(w->buf, w->pos, v, n);
 	}
-	while (n) {
-		size_t byte = w->pos >> 3;
-		unsigned off = w->pos & 7, room = 8 - off, take = n < room ? n : room;
-		uint8_t chunk = (uint8_t)((v >> (n - take)) & ((1u << take) - 1));
-
-		if (!off)
-			w->buf[byte] = 0; /* the writer zeroes each octet as it enters it */
-		w->buf[byte] |= (uint8_t)(chunk << (room - take));
-		w->pos += take;
-		n -= take;
-	}
+	w->pos += n;
 	return 0;
+}
+
+int aper_put_bits(struct aper_w *w, uint64_t v, unsigned n)
+{
+	return put_bits(w, v, n);
 }
 
 int aper_w_align(struct aper_w *w)
@@ -84,7 +94,7 @@ static int put_bytes(struct aper_w *w, const uint8_t *p, size_t n)
 		return 0;
 	}
 	for (i = 0; i < n; i++)
-		aper_put_bits(w, p[i], 8);
+		put_bits(w, p[i], 8);
 	return w->err;
 }
 
@@ -97,17 +107,17 @@ static int put_cint_root(struct aper_w *w, int64_t lb, int64_t ub, int64_t v)
 	if (range == 1)
 		return w->err;
 	if (range <= 255)
-		return aper_put_bits(w, x, nbits(range - 1));
+		return put_bits(w, x, nbits(range - 1));
 	if (range == 256)
-		return aper_w_align(w) ? w->err : aper_put_bits(w, x, 8);
+		return aper_w_align(w) ? w->err : put_bits(w, x, 8);
 	if (range <= 65536)
-		return aper_w_align(w) ? w->err : aper_put_bits(w, x, 16);
+		return aper_w_align(w) ? w->err : put_bits(w, x, 16);
 	{
 		unsigned nb = nbytes(range - 1), len = nbytes(x);
 
-		aper_put_bits(w, len - 1, nbits(nb - 1));
+		put_bits(w, len - 1, nbits(nb - 1));
 		aper_w_align(w);
-		return aper_put_bits(w, x, len * 8);
+		return put_bits(w, x, len * 8);
 	}
 }
 
@@ -116,7 +126,7 @@ int aper_put_cint(struct aper_w *w, int64_t lb, int64_t ub, bool ext, int64_t v)
 	if (ext) {
 		bool out = v < lb || v > ub;
 
-		aper_put_bits(w, out, 1);
+		put_bits(w, out, 1);
 		if (out)
 			return aper_put_unconstr(w, v);
 	}
@@ -127,9 +137,9 @@ static int put_len_unbounded(struct aper_w *w, size_t n)
 {
 	aper_w_align(w);
 	if (n < 128)
-		return aper_put_bits(w, n, 8);
+		return put_bits(w, n, 8);
 	if (n < APER_FRAG)
-		return aper_put_bits(w, 0x8000 | n, 16);
+		return put_bits(w, 0x8000 | n, 16);
 	return aper_w_fail(w, -EINVAL, "length needs fragmentation");
 }
 
@@ -155,7 +165,7 @@ int aper_put_semi(struct aper_w *w, int64_t lb, int64_t v)
 	if (v < lb)
 		return aper_w_fail(w, -EINVAL, "integer below its lower bound");
 	put_len_unbounded(w, len);
-	return aper_put_bits(w, x, len * 8);
+	return put_bits(w, x, len * 8);
 }
 
 int aper_put_unconstr(struct aper_w *w, int64_t v)
@@ -166,20 +176,20 @@ int aper_put_unconstr(struct aper_w *w, int64_t v)
 	while (len < 8 && !(v >= -(INT64_C(1) << (len * 8 - 1)) && v < (INT64_C(1) << (len * 8 - 1))))
 		len++;
 	put_len_unbounded(w, len);
-	return aper_put_bits(w, len == 8 ? (uint64_t)v : (uint64_t)v & ((UINT64_C(1) << (len * 8)) - 1), len * 8);
+	return put_bits(w, len == 8 ? (uint64_t)v : (uint64_t)v & ((UINT64_C(1) << (len * 8)) - 1), len * 8);
 }
 
 int aper_put_nsnn(struct aper_w *w, uint64_t v)
 {
 	if (v <= 63)
-		return aper_put_bits(w, v, 7);
-	aper_put_bits(w, 1, 1);
+		return put_bits(w, v, 7);
+	put_bits(w, 1, 1);
 	return aper_put_semi(w, 0, (int64_t)v);
 }
 
 int aper_put_bool(struct aper_w *w, bool b)
 {
-	return aper_put_bits(w, b, 1);
+	return put_bits(w, b, 1);
 }
 
 int aper_put_enum(struct aper_w *w, unsigned nroot, bool ext, unsigned v)
@@ -187,11 +197,11 @@ int aper_put_enum(struct aper_w *w, unsigned nroot, bool ext, unsigned v)
 	if (v >= nroot) {
 		if (!ext)
 			return aper_w_fail(w, -EINVAL, "enumerated value outside the root");
-		aper_put_bits(w, 1, 1);
+		put_bits(w, 1, 1);
 		return aper_put_nsnn(w, v - nroot);
 	}
 	if (ext)
-		aper_put_bits(w, 0, 1);
+		put_bits(w, 0, 1);
 	return put_cint_root(w, 0, (int64_t)nroot - 1, v);
 }
 
@@ -206,7 +216,7 @@ static int put_size(struct aper_w *w, int64_t lb, int64_t ub, bool ext, unsigned
 	bool inroot = n >= (size_t)lb && (ub < 0 || n <= (size_t)ub);
 
 	if (ext)
-		aper_put_bits(w, !inroot, 1);
+		put_bits(w, !inroot, 1);
 	else if (!inroot)
 		return aper_w_fail(w, -EINVAL, "size outside its constraint");
 	if (w->err)
@@ -244,7 +254,7 @@ int aper_put_bitstr(struct aper_w *w, int64_t lb, int64_t ub, bool ext, const ui
 	for (; i < nb; i += 8) {
 		unsigned take = nb - i < 8 ? (unsigned)(nb - i) : 8;
 
-		aper_put_bits(w, p[i / 8] >> (8 - take), take);
+		put_bits(w, p[i / 8] >> (8 - take), take);
 	}
 	return w->err;
 }
@@ -270,7 +280,7 @@ static int put_octets_frag(struct aper_w *w, const uint8_t *p, size_t n)
 		size_t m = n / APER_FRAG > 4 ? 4 : n / APER_FRAG;
 
 		aper_w_align(w);
-		aper_put_bits(w, 0xc0 | m, 8);
+		put_bits(w, 0xc0 | m, 8);
 		put_bytes(w, p, m * APER_FRAG);
 		p += m * APER_FRAG;
 		n -= m * APER_FRAG;
@@ -320,14 +330,14 @@ int aper_put_seq(struct aper_w *w, bool ext, unsigned nopt, uint32_t mask)
 	for (i = 0; i < nopt; i++)
 		bits = (bits << 1) | ((mask >> i) & 1);
 	/* the extension bit (we never send extension additions), then optional i as bit nopt-1-i */
-	return aper_put_bits(w, bits, nopt + (ext ? 1 : 0));
+	return put_bits(w, bits, nopt + (ext ? 1 : 0));
 }
 
 int aper_open_begin(struct aper_w *w, size_t *mark)
 {
 	aper_w_align(w);
 	*mark = w->pos / 8;
-	return aper_put_bits(w, 0, 16); /* room for a 2-octet length; fixed up by aper_open_end */
+	return put_bits(w, 0, 16); /* room for a 2-octet length; fixed up by aper_open_end */
 }
 
 int aper_open_end(struct aper_w *w, size_t mark)
@@ -338,7 +348,7 @@ int aper_open_end(struct aper_w *w, size_t mark)
 		return w->err;
 	aper_w_align(w);
 	if (w->pos / 8 == start)
-		aper_put_bits(w, 0, 8); /* 11.2.1: an empty encoding becomes one zero octet */
+		put_bits(w, 0, 8); /* 11.2.1: an empty encoding becomes one zero octet */
 	if (w->err)
 		return w->err;
 	len = w->pos / 8 - start;

@@ -477,6 +477,55 @@ static void test_writer_full(void **state)
 	assert_int_equal(aper_put_octets(&w, 0, APER_UNBOUNDED, false, (const uint8_t *)"abc", 3), -ENOSPC);
 }
 
+/* The word-at-a-time bit reader and writer against a one-bit-at-a-time reference: every start
+ * offset 0..15 (unaligned ones included) and every width 1..64 (57/58 is where a field stops
+ * fitting in 8 octets and is split), with an all-ones and a patterned value; the writer must leave
+ * the bits around the field as a bitwise writer would (earlier ones kept, later ones zero) and must
+ * not touch octets past the field. */
+static void ref_put(uint8_t *b, size_t pos, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++, pos++) {
+		unsigned bit = (unsigned)(v >> (n - 1 - i)) & 1;
+
+		if (!(pos & 7))
+			b[pos >> 3] = 0;
+		b[pos >> 3] |= (uint8_t)(bit << (7 - (pos & 7)));
+	}
+}
+
+static void test_bits_offsets(void **state)
+{
+	static const uint64_t vals[] = {~UINT64_C(0), UINT64_C(0xa5c3f00f96e1d2b4), 0, 1};
+
+	(void)state;
+	for (unsigned off = 0; off < 16; off++) {
+		for (unsigned n = 1; n <= 64; n++) {
+			for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
+				uint8_t got[24], want[24];
+				uint64_t mask = n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1, v, x;
+				struct aper_w w;
+				struct aper_r r;
+
+				memset(got, 0xee, sizeof(got));
+				memset(want, 0xee, sizeof(want));
+				aper_w_init(&w, got, sizeof(got));
+				assert_int_equal(aper_put_bits(&w, UINT64_C(0x5555) >> (16 - off), off), 0);
+				ref_put(want, 0, UINT64_C(0x5555) >> (16 - off), off);
+				assert_int_equal(aper_put_bits(&w, vals[k], n), 0);
+				ref_put(want, off, vals[k], n);
+				assert_int_equal(w.pos, off + n);
+				assert_memory_equal(got, want, sizeof(got)); /* incl. the untouched 0xee tail */
+				aper_r_init(&r, got, (off + n + 7) / 8);
+				assert_int_equal(aper_get_bits(&r, off, &x), 0);
+				assert_int_equal(aper_get_bits(&r, n, &v), 0);
+				assert_true(v == (vals[k] & mask));
+				assert_int_equal(r.pos, off + n);
+				assert_int_equal(aper_get_bits(&r, 8, &x), -EBADMSG); /* past the end */
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_octets_strings),
 		cmocka_unit_test(test_sequence),
 		cmocka_unit_test(test_writer_full),
+		cmocka_unit_test(test_bits_offsets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

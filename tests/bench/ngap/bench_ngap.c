@@ -4,6 +4,7 @@
  * flows (captured vectors where we have them, the test samples with all optional IEs otherwise) and
  * of the SM transfers the SMF builds and reads. Prints a table; no thresholds (figures only).
  * Usage: bench_ngap [min_seconds_per_figure]   (default 0.2)
+ *        bench_ngap -n N   exactly N calls per figure (for callgrind: deterministic instruction counts)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "testlib.h"
 
 static double min_s = 0.2;
+static long fixed_iters; /* -n N: run exactly N calls per figure */
 static volatile int sink;
 
 static double now(void)
@@ -31,7 +33,7 @@ static uint8_t buf[4096], out[4096];
 /* Runs fn in growing batches until min_s has passed; returns ns per call. */
 static double measure(int (*fn)(const uint8_t *, size_t), const uint8_t *p, size_t n)
 {
-	long iters = 1000, done = 0;
+	long iters = fixed_iters ? fixed_iters : 1000, done = 0;
 	double t0 = now(), t;
 
 	for (;;) {
@@ -39,7 +41,7 @@ static double measure(int (*fn)(const uint8_t *, size_t), const uint8_t *p, size
 			sink += fn(p, n);
 		done += iters;
 		t = now() - t0;
-		if (t >= min_s)
+		if (fixed_iters || t >= min_s)
 			break;
 		iters *= 2;
 	}
@@ -133,7 +135,9 @@ int main(int argc, char **argv)
 {
 	struct tv_file *f;
 
-	if (argc > 1)
+	if (argc > 2 && strcmp(argv[1], "-n") == 0)
+		fixed_iters = atol(argv[2]);
+	else if (argc > 1)
 		min_s = atof(argv[1]);
 	f = tv_open("ngap_messages.txt");
 	if (!f)
