@@ -4,6 +4,7 @@
  * Every read is bounds-checked against the input; the first error is sticky and keeps its offset.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "common/aper/aper_int.h"
@@ -525,6 +526,33 @@ int aper_get_open(struct aper_r *r, struct aper_r *sub)
 	bool more;
 	size_t at;
 
+	if (!r->err) {
+		/* Fast path for the usual 1- or 2-octet length (11.9.3.6/7) of a value that is all in the
+		 * input; fragments and every error go the general way below, which reports them. */
+		size_t o = (r->pos + 7) >> 3, left = r->len - (o < r->len ? o : r->len), hdr = 1;
+
+		if (left) {
+			uint8_t b = r->buf[o];
+
+			n = b;
+			if (b & 0x80) {
+				hdr = 2;
+				n = (b & 0xc0) == 0x80 && left >= 2 ? ((size_t)(b & 0x3f) << 8) | r->buf[o + 1] : SIZE_MAX;
+			}
+			if (left >= hdr && n <= left - hdr) {
+				sub->buf = r->buf + o + hdr;
+				sub->len = n;
+				sub->pos = 0;
+				sub->base = r->base + (o + hdr) * 8;
+				sub->err = 0;
+				sub->err_bit = 0;
+				sub->why = NULL;
+				sub->user = r->user;
+				r->pos = (o + hdr + n) * 8;
+				return 0;
+			}
+		}
+	}
 	aper_r_init(sub, r->buf, 0);
 	if (aper_r_align(r))
 		return r->err;

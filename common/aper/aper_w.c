@@ -333,16 +333,19 @@ int aper_put_seq(struct aper_w *w, bool ext, unsigned nopt, uint32_t mask)
 	return put_bits(w, bits, nopt + (ext ? 1 : 0));
 }
 
+/* The length octet(s) of an open type are only known at its end. One octet is reserved: most values
+ * (every NGAP IE but the large containers) are under 128 octets and need no move at all; a longer
+ * value is moved up by one octet (or re-packed with fragment headers) in aper_open_end. */
 int aper_open_begin(struct aper_w *w, size_t *mark)
 {
 	aper_w_align(w);
 	*mark = w->pos / 8;
-	return put_bits(w, 0, 16); /* room for a 2-octet length; fixed up by aper_open_end */
+	return put_bits(w, 0, 8);
 }
 
 int aper_open_end(struct aper_w *w, size_t mark)
 {
-	size_t start = mark + 2, len, seg[64], nseg = 0, rem, hdr, dst, src, i;
+	size_t start = mark + 1, len, seg[64], nseg = 0, rem, hdr, dst, src, i;
 
 	if (w->err)
 		return w->err;
@@ -352,15 +355,17 @@ int aper_open_end(struct aper_w *w, size_t mark)
 	if (w->err)
 		return w->err;
 	len = w->pos / 8 - start;
-	if (len < 128) {
-		memmove(w->buf + mark + 1, w->buf + start, len);
+	if (len < 128) { /* 11.9.3.6: one length octet, already in place */
 		w->buf[mark] = (uint8_t)len;
-		w->pos = (mark + 1 + len) * 8;
 		return 0;
 	}
-	if (len < APER_FRAG) {
+	if (len < APER_FRAG) { /* 11.9.3.7: two length octets, the value moves up by one */
+		if (start + 1 + len > w->cap)
+			return aper_w_fail(w, -ENOSPC, "buffer full");
+		memmove(w->buf + start + 1, w->buf + start, len);
 		w->buf[mark] = (uint8_t)(0x80 | (len >> 8));
 		w->buf[mark + 1] = (uint8_t)len;
+		w->pos += 8;
 		return 0;
 	}
 	/* 11.9.3.8: insert fragment headers, moving the value from its end backwards. */

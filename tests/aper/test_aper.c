@@ -254,11 +254,88 @@ static void test_open_type_fragmented(void **state)
 	aper_open_begin(&w, &mark);
 	aper_open_end(&w, mark);
 	EXPECT_ENC(w, B(0x01, 0x00));
-	/* no room */
-	aper_w_init(&w, buf, 3);
+	/* no room (one length octet is reserved at the start, so two value octets need three) */
+	aper_w_init(&w, buf, 2);
 	aper_open_begin(&w, &mark);
 	aper_put_bits(&w, 0xffff, 16);
 	assert_int_equal(w.err, -ENOSPC);
+}
+
+/* Open types built in place at the length-determinant edges (11.9.3.6-8: 1 octet below 128, 2 below
+ * 16K, fragments from 16K): identical to aper_put_octets of the same content, after a prefix of 0..7
+ * bits (the value is aligned); read back by aper_get_open. The writer fits in a buffer of exactly
+ * the encoding's size (the 2-octet form is moved up into it) and not in one octet less. */
+static void test_open_type_lengths(void **state)
+{
+	static const size_t lens[] = {1, 2, 127, 128, 129, 16383, 16384, 16385};
+	static uint8_t ref[20000];
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		for (unsigned pre = 0; pre < 8; pre++) {
+			size_t n = lens[k], mark, sn;
+			struct aper_w w, w2;
+			struct aper_r r, sub;
+			uint64_t x;
+			int len;
+
+			for (size_t i = 0; i < n; i++)
+				big[i] = (uint8_t)(i * 7 + k);
+			aper_w_init(&w, buf, sizeof(buf));
+			aper_put_bits(&w, 0x7f >> (7 - pre), pre);
+			aper_open_begin(&w, &mark);
+			for (size_t i = 0; i < n; i++)
+				aper_put_bits(&w, big[i], 8);
+			assert_int_equal(aper_open_end(&w, mark), 0);
+			aper_w_init(&w2, ref, sizeof(ref));
+			aper_put_bits(&w2, 0x7f >> (7 - pre), pre);
+			aper_put_octets(&w2, 0, APER_UNBOUNDED, false, big, n);
+			len = aper_w_len(&w);
+			assert_int_equal(len, aper_w_len(&w2));
+			assert_memory_equal(buf, ref, (size_t)len);
+			if (n < APER_FRAG) {
+				aper_r_init(&r, buf, (size_t)len);
+				assert_int_equal(aper_get_bits(&r, pre, &x), 0);
+				assert_int_equal(aper_get_open(&r, &sub), 0);
+				assert_int_equal(sub.len, n);
+				assert_memory_equal(sub.buf, big, n);
+				assert_int_equal(sub.base, (size_t)(len - (int)n) * 8);
+				assert_int_equal(aper_r_left(&r), 0);
+				/* one octet short: truncated, reported at the length determinant */
+				aper_r_init(&r, buf, (size_t)len - 1);
+				aper_get_bits(&r, pre, &x);
+				assert_int_equal(aper_get_open(&r, &sub), -EBADMSG);
+				assert_int_equal(r.err_bit, (size_t)(pre ? 8 : 0));
+			}
+			/* exact capacity fits; one octet less does not */
+			for (int extra = 0; extra >= -1; extra--) {
+				size_t cap = (size_t)((int)len + extra);
+
+				aper_w_init(&w, buf, cap);
+				aper_put_bits(&w, 0, pre);
+				aper_open_begin(&w, &mark);
+				for (size_t i = 0; i < n; i++)
+					aper_put_bits(&w, big[i], 8);
+				sn = (size_t)aper_open_end(&w, mark);
+				if (extra == 0)
+					assert_int_equal(aper_w_len(&w), len);
+				else
+					assert_int_equal((int)sn, -ENOSPC);
+			}
+		}
+	}
+	/* a 2-octet length cut after its first octet; a fragment header; both are errors, not values */
+	{
+		static const uint8_t cut[] = {0x80}, frag[] = {0xc1, 0x00};
+		struct aper_r r, sub;
+
+		aper_r_init(&r, cut, sizeof(cut));
+		assert_int_equal(aper_get_open(&r, &sub), -EBADMSG);
+		assert_int_equal(r.err_bit, 8);
+		aper_r_init(&r, frag, sizeof(frag));
+		assert_int_equal(aper_get_open(&r, &sub), -ENOTSUP);
+		assert_int_equal(r.err_bit, 0);
+	}
 }
 
 static void test_bool_enum_choice(void **state)
@@ -541,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_sequence),
 		cmocka_unit_test(test_writer_full),
 		cmocka_unit_test(test_bits_offsets),
+		cmocka_unit_test(test_open_type_lengths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
