@@ -41,18 +41,28 @@ size_t aper_r_left(const struct aper_r *r)
 	return r->len * 8 - r->pos;
 }
 
-/* Bits pos..pos+n-1 of buf (n 1..57, so that they span at most 8 octets; the caller checked the
- * bounds): the covering octets are loaded big-endian into one word and shifted down once, instead
- * of one step per octet part. */
-static inline uint64_t peek_bits(const uint8_t *buf, size_t pos, unsigned n)
+/* Bits pos..pos+n-1 of buf (n 1..57, so that they span at most 8 octets; the caller checked that
+ * they are in the len octets of buf): with 8 octets of input left from the field's first octet one
+ * unaligned big-endian word load and two shifts, else the covering octets one by one. */
+static inline uint64_t peek_bits(const uint8_t *buf, size_t len, size_t pos, unsigned n)
 {
 	const uint8_t *p = buf + (pos >> 3);
-	unsigned span = (unsigned)(pos & 7) + n, nb = (span + 7) >> 3;
+	unsigned off = (unsigned)(pos & 7);
 	uint64_t acc = 0;
 
-	for (unsigned i = 0; i < nb; i++)
-		acc = (acc << 8) | p[i];
-	return (acc >> (nb * 8 - span)) & ((UINT64_C(1) << n) - 1);
+	if (len - (pos >> 3) >= 8) {
+		memcpy(&acc, p, 8);
+		return (__builtin_bswap64(acc) << off) >> (64 - n);
+	}
+	for (unsigned i = 0, nb = (off + n + 7) >> 3; i < nb; i++)
+		acc |= (uint64_t)p[i] << (56 - 8 * i);
+	return (acc << off) >> (64 - n);
+}
+
+/* 58..64 bits may span 9 octets: two parts (out of line: rare, and it would cost every caller registers). */
+static __attribute__((noinline)) uint64_t peek_wide(const uint8_t *buf, size_t len, size_t pos, unsigned n)
+{
+	return (peek_bits(buf, len, pos, n - 32) << 32) | peek_bits(buf, len, pos + n - 32, 32);
 }
 
 /* aper_get_bits for the reader's own callers; always inlined into them (the hot path of every
@@ -68,14 +78,20 @@ static inline __attribute__((always_inline)) int get_bits(struct aper_r *r, unsi
 		return aper_r_fail(r, -EBADMSG, "truncated");
 	if (n == 0)
 		return 0;
-	if (n > 57) { /* may span 9 octets: two parts */
-		uint64_t hi = peek_bits(r->buf, r->pos, n - 32);
-
-		*v = (hi << 32) | peek_bits(r->buf, r->pos + n - 32, 32);
-	} else {
-		*v = peek_bits(r->buf, r->pos, n);
-	}
+	*v = n > 57 ? peek_wide(r->buf, r->len, r->pos, n) : peek_bits(r->buf, r->len, r->pos, n);
 	r->pos += n;
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int align_r(struct aper_r *r)
+{
+	if (r->err)
+		return r->err;
+	r->pos = (r->pos + 7) & ~(size_t)7;
+	if (r->pos > r->len * 8) {
+		r->pos = r->len * 8;
+		return aper_r_fail(r, -EBADMSG, "truncated (padding)");
+	}
 	return 0;
 }
 
@@ -86,14 +102,7 @@ int aper_get_bits(struct aper_r *r, unsigned n, uint64_t *v)
 
 int aper_r_align(struct aper_r *r)
 {
-	if (r->err)
-		return r->err;
-	r->pos = (r->pos + 7) & ~(size_t)7;
-	if (r->pos > r->len * 8) {
-		r->pos = r->len * 8;
-		return aper_r_fail(r, -EBADMSG, "truncated (padding)");
-	}
-	return 0;
+	return align_r(r);
 }
 
 /* 11.5.7: value lb..ub without extension bit. */
@@ -110,10 +119,10 @@ static int get_cint_root(struct aper_r *r, int64_t lb, int64_t ub, int64_t *v)
 	if (range <= 255) {
 		get_bits(r, nbits(range - 1), &x);
 	} else if (range == 256) {
-		aper_r_align(r);
+		align_r(r);
 		get_bits(r, 8, &x);
 	} else if (range <= 65536) {
-		aper_r_align(r);
+		align_r(r);
 		get_bits(r, 16, &x);
 	} else {
 		/* 11.5.7.4 indefinite-length case: octet count 1..nb as a constrained number. */
@@ -124,7 +133,7 @@ static int get_cint_root(struct aper_r *r, int64_t lb, int64_t ub, int64_t *v)
 		len += 1;
 		if (!r->err && len > nb)
 			return aper_r_fail(r, -EBADMSG, "integer length above its bound");
-		aper_r_align(r);
+		align_r(r);
 		get_bits(r, (unsigned)len * 8, &x);
 	}
 	if (r->err)
@@ -158,7 +167,7 @@ static int get_len_unbounded(struct aper_r *r, size_t *n, bool *more)
 
 	*n = 0;
 	*more = false;
-	if (aper_r_align(r) || get_bits(r, 8, &b))
+	if (align_r(r) || get_bits(r, 8, &b))
 		return r->err;
 	if (!(b & 0x80)) {
 		*n = b;
@@ -315,7 +324,7 @@ static int get_size(struct aper_r *r, int64_t lb, int64_t ub, bool ext, unsigned
 	if (ext && get_bits(r, 1, &e))
 		return r->err;
 	if (e)
-		return aper_get_len(r, 0, APER_UNBOUNDED, n, more) ? r->err : (*n ? aper_r_align(r) : 0);
+		return aper_get_len(r, 0, APER_UNBOUNDED, n, more) ? r->err : (*n ? align_r(r) : 0);
 	if (ub == 0)
 		return r->err;
 	if (lb == ub && ub <= (int64_t)short_max) {
@@ -324,11 +333,11 @@ static int get_size(struct aper_r *r, int64_t lb, int64_t ub, bool ext, unsigned
 	}
 	if (lb == ub && ub <= 65536) {
 		*n = (size_t)lb;
-		return aper_r_align(r);
+		return align_r(r);
 	}
 	if (aper_get_len(r, lb, ub, n, more))
 		return r->err;
-	return *n ? aper_r_align(r) : 0;
+	return *n ? align_r(r) : 0;
 }
 
 int aper_get_bitstr(struct aper_r *r, int64_t lb, int64_t ub, bool ext, uint8_t *out, size_t outcap,
@@ -554,7 +563,7 @@ int aper_get_open(struct aper_r *r, struct aper_r *sub)
 		}
 	}
 	aper_r_init(sub, r->buf, 0);
-	if (aper_r_align(r))
+	if (align_r(r))
 		return r->err;
 	at = r->pos; /* errors below are reported at the length determinant */
 	if (get_len_unbounded(r, &n, &more))

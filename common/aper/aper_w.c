@@ -46,6 +46,13 @@ static inline void poke_bits(uint8_t *buf, size_t pos, uint64_t v, unsigned n)
 	p[0] = off ? (uint8_t)(p[0] | x) : (uint8_t)x;
 }
 
+/* 58..64 bits may span 9 octets: two parts (out of line: rare, and it would cost every caller registers). */
+static __attribute__((noinline)) void poke_wide(uint8_t *buf, size_t pos, uint64_t v, unsigned n)
+{
+	poke_bits(buf, pos, v >> 32, n - 32);
+	poke_bits(buf, pos + n - 32, v, 32);
+}
+
 static inline __attribute__((always_inline)) int put_bits(struct aper_w *w, uint64_t v, unsigned n)
 {
 	if (w->err)
@@ -56,13 +63,19 @@ static inline __attribute__((always_inline)) int put_bits(struct aper_w *w, uint
 		return aper_w_fail(w, -ENOSPC, "buffer full");
 	if (n == 0)
 		return 0;
-	if (n > 57) { /* may span 9 octets: two parts */
-		poke_bits(w->buf, w->pos, v >> 32, n - 32);
-		poke_bits(w->buf, w->pos + n - 32, v, 32);
-	} else {
+	if (n > 57)
+		poke_wide(w->buf, w->pos, v, n);
+	else
 		poke_bits(w->buf, w->pos, v, n);
-	}
 	w->pos += n;
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int align_w(struct aper_w *w)
+{
+	if (w->err)
+		return w->err;
+	w->pos = (w->pos + 7) & ~(size_t)7; /* padding bits are already zero */
 	return 0;
 }
 
@@ -73,10 +86,7 @@ int aper_put_bits(struct aper_w *w, uint64_t v, unsigned n)
 
 int aper_w_align(struct aper_w *w)
 {
-	if (w->err)
-		return w->err;
-	w->pos = (w->pos + 7) & ~(size_t)7; /* padding bits are already zero */
-	return 0;
+	return align_w(w);
 }
 
 static int put_bytes(struct aper_w *w, const uint8_t *p, size_t n)
@@ -109,14 +119,14 @@ static int put_cint_root(struct aper_w *w, int64_t lb, int64_t ub, int64_t v)
 	if (range <= 255)
 		return put_bits(w, x, nbits(range - 1));
 	if (range == 256)
-		return aper_w_align(w) ? w->err : put_bits(w, x, 8);
+		return align_w(w) ? w->err : put_bits(w, x, 8);
 	if (range <= 65536)
-		return aper_w_align(w) ? w->err : put_bits(w, x, 16);
+		return align_w(w) ? w->err : put_bits(w, x, 16);
 	{
 		unsigned nb = nbytes(range - 1), len = nbytes(x);
 
 		put_bits(w, len - 1, nbits(nb - 1));
-		aper_w_align(w);
+		align_w(w);
 		return put_bits(w, x, len * 8);
 	}
 }
@@ -135,7 +145,7 @@ int aper_put_cint(struct aper_w *w, int64_t lb, int64_t ub, bool ext, int64_t v)
 
 static int put_len_unbounded(struct aper_w *w, size_t n)
 {
-	aper_w_align(w);
+	align_w(w);
 	if (n < 128)
 		return put_bits(w, n, 8);
 	if (n < APER_FRAG)
@@ -228,10 +238,10 @@ static int put_size(struct aper_w *w, int64_t lb, int64_t ub, bool ext, unsigned
 	if (lb == ub && ub <= (int64_t)short_max)
 		return 0;
 	if (lb == ub && ub <= 65536)
-		return aper_w_align(w);
+		return align_w(w);
 	if (ub >= 0 && ub < 65536) {
 		aper_put_len(w, lb, ub, n);
-		return n ? aper_w_align(w) : w->err;
+		return n ? align_w(w) : w->err;
 	}
 	return 1;
 }
@@ -246,7 +256,7 @@ int aper_put_bitstr(struct aper_w *w, int64_t lb, int64_t ub, bool ext, const ui
 	if (rc == 1 && put_len_unbounded(w, nb))
 		return w->err;
 	if (rc == 1 && nb)
-		aper_w_align(w);
+		align_w(w);
 	if (!(w->pos & 7) && put_bytes(w, p, nb / 8) == 0) /* aligned: whole octets at once */
 		i = nb / 8 * 8;
 	else
@@ -279,7 +289,7 @@ static int put_octets_frag(struct aper_w *w, const uint8_t *p, size_t n)
 	while (n >= APER_FRAG && !w->err) {
 		size_t m = n / APER_FRAG > 4 ? 4 : n / APER_FRAG;
 
-		aper_w_align(w);
+		align_w(w);
 		put_bits(w, 0xc0 | m, 8);
 		put_bytes(w, p, m * APER_FRAG);
 		p += m * APER_FRAG;
@@ -338,7 +348,7 @@ int aper_put_seq(struct aper_w *w, bool ext, unsigned nopt, uint32_t mask)
  * value is moved up by one octet (or re-packed with fragment headers) in aper_open_end. */
 int aper_open_begin(struct aper_w *w, size_t *mark)
 {
-	aper_w_align(w);
+	align_w(w);
 	*mark = w->pos / 8;
 	return put_bits(w, 0, 8);
 }
@@ -349,7 +359,7 @@ int aper_open_end(struct aper_w *w, size_t mark)
 
 	if (w->err)
 		return w->err;
-	aper_w_align(w);
+	align_w(w);
 	if (w->pos / 8 == start)
 		put_bits(w, 0, 8); /* 11.2.1: an empty encoding becomes one zero octet */
 	if (w->err)
@@ -404,6 +414,6 @@ int aper_put_open(struct aper_w *w, const uint8_t *p, size_t n)
 		p = &zero;
 		n = 1;
 	}
-	aper_w_align(w);
+	align_w(w);
 	return put_octets_frag(w, p, n);
 }

@@ -556,7 +556,8 @@ static void test_writer_full(void **state)
 
 /* The word-at-a-time bit reader and writer against a one-bit-at-a-time reference: every start
  * offset 0..15 (unaligned ones included) and every width 1..64 (57/58 is where a field stops
- * fitting in 8 octets and is split), with an all-ones and a patterned value; the writer must leave
+ * fitting in 8 octets and is split), with an all-ones and a patterned value, read with the field at
+ * the end of the input and with input after it; the writer must leave
  * the bits around the field as a bitwise writer would (earlier ones kept, later ones zero) and must
  * not touch octets past the field. */
 static void ref_put(uint8_t *b, size_t pos, uint64_t v, unsigned n)
@@ -598,6 +599,11 @@ static void test_bits_offsets(void **state)
 				assert_true(v == (vals[k] & mask));
 				assert_int_equal(r.pos, off + n);
 				assert_int_equal(aper_get_bits(&r, 8, &x), -EBADMSG); /* past the end */
+				/* the same with input after the field (the reader's word-load path) */
+				aper_r_init(&r, got, sizeof(got));
+				assert_int_equal(aper_get_bits(&r, off, &x), 0);
+				assert_int_equal(aper_get_bits(&r, n, &v), 0);
+				assert_true(v == (vals[k] & mask));
 			}
 		}
 	}
