@@ -106,7 +106,7 @@ int aper_r_align(struct aper_r *r)
 }
 
 /* 11.5.7: value lb..ub without extension bit. */
-static int get_cint_root(struct aper_r *r, int64_t lb, int64_t ub, int64_t *v)
+static inline __attribute__((always_inline)) int get_cint_root(struct aper_r *r, int64_t lb, int64_t ub, int64_t *v)
 {
 	uint64_t range = (uint64_t)(ub - lb) + 1, x = 0;
 	size_t at = r->pos;

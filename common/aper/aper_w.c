@@ -108,7 +108,7 @@ static int put_bytes(struct aper_w *w, const uint8_t *p, size_t n)
 	return w->err;
 }
 
-static int put_cint_root(struct aper_w *w, int64_t lb, int64_t ub, int64_t v)
+static inline __attribute__((always_inline)) int put_cint_root(struct aper_w *w, int64_t lb, int64_t ub, int64_t v)
 {
 	uint64_t range = (uint64_t)(ub - lb) + 1, x = (uint64_t)(v - lb);
 
