@@ -13,6 +13,16 @@ static inline unsigned nbits(uint64_t x)
 	return x ? 64u - (unsigned)__builtin_clzll(x) : 0; /* one instruction, not a loop per bit */
 }
 
+/* x with its 32 bits in reverse order: SEQUENCE preamble bits (first optional field first on the
+ * wire) to and from the mask (optional field i = bit i) without a loop per field. */
+static inline uint32_t rev32(uint32_t x)
+{
+	x = __builtin_bswap32(x);
+	x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+	x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+	return ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+}
+
 static inline unsigned nbytes(uint64_t x)
 {
 	unsigned n = (nbits(x) + 7) / 8;

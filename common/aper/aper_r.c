@@ -497,7 +497,15 @@ int aper_get_seq(struct aper_r *r, bool ext, unsigned nopt, bool *extp, uint32_t
 	*mask = 0;
 	if (nopt > 32)
 		return aper_r_fail(r, -EINVAL, "more than 32 optional fields");
-	if (ext)
+	if (!r->err && ext + nopt <= r->len * 8 - r->pos) { /* the whole preamble in one read */
+		get_bits(r, ext + nopt, &b);
+		if (nopt)
+			*mask = rev32((uint32_t)(b << (32 - nopt))); /* first optional field = most significant bit */
+		if (extp)
+			*extp = ext && b >> nopt;
+		return 0;
+	}
+	if (ext) /* truncated: field by field, so that the error is at the same bit as ever */
 		get_bits(r, 1, &e);
 	if (nopt && !get_bits(r, nopt, &b)) /* first optional field = most significant bit */
 		for (i = 0; i < nopt; i++)

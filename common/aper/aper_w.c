@@ -334,11 +334,10 @@ int aper_put_utf8(struct aper_w *w, const uint8_t *p, size_t n)
 
 int aper_put_seq(struct aper_w *w, bool ext, unsigned nopt, uint32_t mask)
 {
-	uint64_t bits = 0;
-	unsigned i;
+	uint64_t bits = nopt ? rev32(mask) >> (32 - nopt) : 0; /* optional i as bit nopt-1-i */
 
-	for (i = 0; i < nopt; i++)
-		bits = (bits << 1) | ((mask >> i) & 1);
+	if (nopt > 32)
+		return aper_w_fail(w, -EINVAL, "more than 32 optional fields");
 	/* the extension bit (we never send extension additions), then optional i as bit nopt-1-i */
 	return put_bits(w, bits, nopt + (ext ? 1 : 0));
 }

@@ -609,6 +609,62 @@ static void test_bits_offsets(void **state)
 	}
 }
 
+/* SEQUENCE preambles (19.1-19.3) of 0..32 optional fields, with and without the extension bit, at
+ * every bit offset: optional field i is the i-th bit after the extension bit (checked one bit at a
+ * time), and reads back to the same mask; cut short, the error is at the bit where input ends. */
+static void test_seq_preamble_widths(void **state)
+{
+	(void)state;
+	for (unsigned nopt = 0; nopt <= 32; nopt++) {
+		for (unsigned ext = 0; ext < 2; ext++) {
+			for (unsigned off = 0; off < 8; off++) {
+				uint32_t mask = (uint32_t)(UINT64_C(0x9e3779b97f4a7c15) >> (nopt + off)), got;
+				uint8_t b[8] = {0};
+				struct aper_w w;
+				struct aper_r r;
+				uint64_t x;
+				bool e;
+
+				if (nopt < 32)
+					mask &= (UINT32_C(1) << nopt) - 1;
+				aper_w_init(&w, b, sizeof(b));
+				aper_put_bits(&w, 0, off);
+				assert_int_equal(aper_put_seq(&w, ext, nopt, mask), 0);
+				assert_int_equal(w.pos, off + ext + nopt);
+				aper_r_init(&r, b, sizeof(b));
+				aper_get_bits(&r, off + ext, &x);
+				assert_true(x == 0); /* prefix zero, extension bit 0 (we send no additions) */
+				for (unsigned i = 0; i < nopt; i++) {
+					assert_int_equal(aper_get_bits(&r, 1, &x), 0);
+					assert_int_equal((unsigned)x, (mask >> i) & 1);
+				}
+				/* read back, and with the extension bit set by hand */
+				if (ext)
+					b[off / 8] |= (uint8_t)(0x80 >> (off % 8));
+				aper_r_init(&r, b, (off + ext + nopt + 7) / 8);
+				aper_get_bits(&r, off, &x);
+				assert_int_equal(aper_get_seq(&r, ext, nopt, &e, &got), 0);
+				assert_true(got == mask);
+				assert_int_equal(e, (bool)ext);
+				assert_int_equal(r.pos, off + ext + nopt);
+				if (off + ext + nopt >= 8 && (off + ext + nopt) % 8) {
+					/* input ends before the last optional bits: error where the field that
+					 * does not fit starts (the optional bits, after the extension bit) */
+					size_t have = (off + ext + nopt) / 8;
+
+					aper_r_init(&r, b, have);
+					aper_get_bits(&r, off, &x);
+					if (have * 8 >= off + ext) {
+						assert_int_equal(aper_get_seq(&r, ext, nopt, &e, &got), -EBADMSG);
+						assert_int_equal(r.err_bit, off + ext);
+						assert_int_equal(e, (bool)ext);
+					}
+				}
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_writer_full),
 		cmocka_unit_test(test_bits_offsets),
 		cmocka_unit_test(test_open_type_lengths),
+		cmocka_unit_test(test_seq_preamble_widths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
