@@ -47,6 +47,23 @@ void ngap_note_ie(struct ngap_dec_info *info, uint16_t id, uint8_t crit, uint8_t
 		info->action = act;
 }
 
+/* ProtocolIE-Field head (TS 38.413 9.4.4): id INTEGER (0..65535), 16 bits octet-aligned, then
+ * criticality ENUMERATED {reject, ignore, notify}, 2 bits. Every field starts octet-aligned (after
+ * the count or the previous open type), so both come from the next three octets directly; returns
+ * false (nothing read) when they are not all there, the position is not aligned, or the
+ * criticality is out of range, for aper_get_cint / aper_get_enum to decode or report as ever. */
+static bool ie_head(struct aper_r *r, int64_t *id, unsigned *crit)
+{
+	const uint8_t *p = r->buf + r->pos / 8;
+
+	if (r->err || (r->pos & 7) || r->len - r->pos / 8 < 3 || (p[2] >> 6) > NGAP_CRIT_NOTIFY)
+		return false;
+	*id = (int64_t)p[0] << 8 | p[1];
+	*crit = p[2] >> 6;
+	r->pos += 18;
+	return true;
+}
+
 int ngap_container_dec(struct aper_r *r, const struct ngap_container *ct, void *s, struct ngap_dec_info *info)
 {
 	uint32_t mask;
@@ -66,8 +83,10 @@ int ngap_container_dec(struct aper_r *r, const struct ngap_container *ct, void *
 		const struct ngap_ie_spec *e = NULL;
 		size_t at = r->base + r->pos;
 
-		aper_get_cint(r, 0, 65535, false, &id);
-		aper_get_enum(r, 3, false, &crit);
+		if (!ie_head(r, &id, &crit)) { /* the general way, which also reports the errors */
+			aper_get_cint(r, 0, 65535, false, &id);
+			aper_get_enum(r, 3, false, &crit);
+		}
 		if (!r->err && crit > NGAP_CRIT_NOTIFY)
 			return aper_r_fail(r, -EBADMSG, "bad criticality value");
 		if (aper_get_open(r, &sub))

@@ -409,6 +409,45 @@ static const uint8_t v_uli[] = { 0x40, 0x00, 0xf1, 0x10, 0x00, 0x00, 0x00, 0x01,
 				 0x01 };
 static const uint8_t v_junk[] = { 0xde, 0xad };
 
+/* The ProtocolIE-Field head (id, criticality) of the first IE of the captured DownlinkNASTransport
+ * (octets 7-8 id, octet 9 criticality in its top 2 bits; the NGAP-PDU value length is octet 3):
+ * reserved criticality 3 is a range error at the criticality's bit; padding bits after the
+ * criticality are ignored (same decode); a message cut inside the head (outer length adjusted) is
+ * truncated at the field that does not fit. */
+static void test_ie_head(void **state)
+{
+	static struct ngap_msg ref;
+	struct ngap_dec_info info;
+	int n = vec("ngap_downlink_nas_transport_authentication_request", in, sizeof(in));
+
+	(void)state;
+	assert_true(n > 12);
+	assert_int_equal(in[3], n - 4);
+	assert_int_equal(in[7] << 8 | in[8], 10); /* id-AMF-UE-NGAP-ID */
+	assert_int_equal(in[9], 0x00);
+	assert_int_equal(ngap_decode(in, (size_t)n, &ref, &info), 0);
+	/* padding after the criticality: ignored */
+	in[9] = 0x15;
+	assert_int_equal(ngap_decode(in, (size_t)n, &m, &info), 0);
+	assert_int_equal(info.action, NGAP_ACT_NONE);
+	assert_int_equal(m.type, ref.type);
+	assert_int_equal(m.proc, ref.proc);
+	assert_memory_equal(&m.u.downlink_nas_transport, &ref.u.downlink_nas_transport, sizeof(m.u.downlink_nas_transport));
+	/* criticality 3 (not in reject/ignore/notify) */
+	in[9] = 0xc0;
+	assert_int_equal(ngap_decode(in, (size_t)n, &m, &info), -ERANGE);
+	assert_int_equal(info.err_bit, 9 * 8);
+	in[9] = 0x00;
+	/* cut after octet 7 (id half there), 8 (id there, criticality not), 9 (no length) */
+	for (int cut = 8; cut <= 10; cut++) {
+		static const size_t want[] = { 7 * 8, 9 * 8, 10 * 8 };
+
+		in[3] = (uint8_t)(cut - 4);
+		assert_int_equal(ngap_decode(in, (size_t)cut, &m, &info), -EBADMSG);
+		assert_int_equal(info.err_bit, want[cut - 8]);
+	}
+}
+
 static void test_unknown_ie_criticality(void **state)
 {
 	struct ngap_dec_info info;
@@ -664,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_transfers),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_overlong_and_wrong_length),
+		cmocka_unit_test(test_ie_head),
 		cmocka_unit_test(test_unknown_ie_criticality),
 		cmocka_unit_test(test_extension_ie_criticality),
 		cmocka_unit_test(test_missing_and_duplicate),
