@@ -128,6 +128,21 @@ int ngap_container_dec(struct aper_r *r, const struct ngap_container *ct, void *
 	return ngap_seq_end(r, 0, 0, ext);
 }
 
+/* The same head written: three octets (the criticality's 6 padding bits zero, as the writer pads)
+ * when the position is aligned and they fit; false (nothing written) otherwise. */
+static bool ie_head_put(struct aper_w *w, uint16_t id, uint8_t crit)
+{
+	uint8_t *p = w->buf + w->pos / 8;
+
+	if (w->err || (w->pos & 7) || w->cap - w->pos / 8 < 3 || crit > NGAP_CRIT_NOTIFY)
+		return false;
+	p[0] = (uint8_t)(id >> 8);
+	p[1] = (uint8_t)id;
+	p[2] = (uint8_t)(crit << 6);
+	w->pos += 18;
+	return true;
+}
+
 int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const void *s)
 {
 	const char *base = s;
@@ -142,8 +157,10 @@ int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const 
 
 		if (!ie_present(e, s))
 			continue;
-		aper_put_cint(w, 0, 65535, false, e->id);
-		aper_put_enum(w, 3, false, e->crit);
+		if (!ie_head_put(w, e->id, e->crit)) {
+			aper_put_cint(w, 0, 65535, false, e->id);
+			aper_put_enum(w, 3, false, e->crit);
+		}
 		aper_open_begin(w, &mark);
 		e->codec->enc(e->codec, w, base + e->off, e->cnt >= 0 ? (const uint8_t *)(base + e->cnt) : NULL);
 		aper_open_end(w, mark);

@@ -413,7 +413,7 @@ static const uint8_t v_junk[] = { 0xde, 0xad };
  * (octets 7-8 id, octet 9 criticality in its top 2 bits; the NGAP-PDU value length is octet 3):
  * reserved criticality 3 is a range error at the criticality's bit; padding bits after the
  * criticality are ignored (same decode); a message cut inside the head (outer length adjusted) is
- * truncated at the field that does not fit. */
+ * truncated at the field that does not fit. Encoded again at every capacity up to its size. */
 static void test_ie_head(void **state)
 {
 	static struct ngap_msg ref;
@@ -438,6 +438,17 @@ static void test_ie_head(void **state)
 	assert_int_equal(ngap_decode(in, (size_t)n, &m, &info), -ERANGE);
 	assert_int_equal(info.err_bit, 9 * 8);
 	in[9] = 0x00;
+	/* encoding it again gives the capture, in a buffer of exactly its size, and -ENOSPC in every
+	 * smaller one (the writer's IE head shortcut needs three octets; the general path the rest) */
+	for (int cap = 0; cap <= n; cap++) {
+		memset(out, 0xee, sizeof(out));
+		if (cap < n) {
+			assert_int_equal(ngap_encode(&ref, out, (size_t)cap), -ENOSPC);
+		} else {
+			assert_int_equal(ngap_encode(&ref, out, (size_t)cap), n);
+			assert_memory_equal(out, in, (size_t)n);
+		}
+	}
 	/* cut after octet 7 (id half there), 8 (id there, criticality not), 9 (no length) */
 	for (int cut = 8; cut <= 10; cut++) {
 		static const size_t want[] = { 7 * 8, 9 * 8, 10 * 8 };
