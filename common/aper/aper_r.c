@@ -382,6 +382,13 @@ int aper_get_bits_fixed(struct aper_r *r, unsigned n, bool ext, uint64_t *v)
 	*v = 0;
 	if (n > 64)
 		return aper_r_fail(r, -EINVAL, "fixed BIT STRING over 64 bits");
+	if (!ext && n && !r->err) { /* 16.9/16.10: no length; octet-aligned above 16 bits */
+		if (n > 16 && align_r(r))
+			return r->err;
+		if (n > r->len * 8 - r->pos)
+			return aper_r_fail(r, -EBADMSG, "truncated BIT STRING");
+		return get_bits(r, n, v);
+	}
 	if (aper_get_bitstr(r, n, n, ext, b, sizeof(b), &got))
 		return r->err;
 	if (got != n)
@@ -430,6 +437,23 @@ int aper_get_octets_copy(struct aper_r *r, int64_t lb, int64_t ub, bool ext, uin
 	uint64_t x;
 
 	*n = 0;
+	if (!ext && lb == ub && lb > 2 && lb <= 65536 && !r->err) { /* 17.7: fixed size, aligned, no length */
+		const uint8_t *p;
+
+		chunk = (size_t)lb;
+		if (align_r(r))
+			return r->err;
+		if (chunk > outcap)
+			return aper_r_fail(r, -E2BIG, "OCTET STRING longer than its buffer");
+		if (chunk > (r->len * 8 - r->pos) / 8)
+			return aper_r_fail(r, -EBADMSG, "truncated octets");
+		p = r->buf + r->pos / 8;
+		for (i = 0; i < chunk; i++) /* mostly 3..8 octets (PLMN, TAC, ...): no memcpy call */
+			out[i] = p[i];
+		r->pos += chunk * 8;
+		*n = chunk;
+		return 0;
+	}
 	if (get_size(r, lb, ub, ext, 2, &chunk, &more))
 		return r->err;
 	for (;;) {

@@ -277,6 +277,11 @@ int aper_put_bits_fixed(struct aper_w *w, unsigned n, bool ext, uint64_t v)
 
 	if (n > 64 || (n < 64 && v >> n))
 		return aper_w_fail(w, -EINVAL, "value wider than its BIT STRING");
+	if (!ext && n) { /* 16.9/16.10: no length; octet-aligned above 16 bits */
+		if (n > 16 && align_w(w))
+			return w->err;
+		return put_bits(w, v, n);
+	}
 	x = n ? v << (64 - n) : 0;
 	for (i = 0; i < 8; i++)
 		b[i] = (uint8_t)(x >> (56 - 8 * i));
@@ -301,8 +306,19 @@ static int put_octets_frag(struct aper_w *w, const uint8_t *p, size_t n)
 
 int aper_put_octets(struct aper_w *w, int64_t lb, int64_t ub, bool ext, const uint8_t *p, size_t n)
 {
-	int rc = put_size(w, lb, ub, ext, 2, n);
+	int rc;
 
+	if (!ext && lb == ub && n == (size_t)lb && n > 2 && n <= 65536) { /* 17.7: fixed size, aligned */
+		if (align_w(w))
+			return w->err;
+		if (n > w->cap - w->pos / 8)
+			return aper_w_fail(w, -ENOSPC, "buffer full");
+		for (size_t i = 0; i < n; i++) /* mostly 3..8 octets: no memcpy call */
+			w->buf[w->pos / 8 + i] = p[i];
+		w->pos += n * 8;
+		return 0;
+	}
+	rc = put_size(w, lb, ub, ext, 2, n);
 	if (rc < 0)
 		return rc;
 	if (rc == 1)

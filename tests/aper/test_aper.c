@@ -665,6 +665,91 @@ static void test_seq_preamble_widths(void **state)
 	}
 }
 
+/* Fixed-size BIT STRINGs as numbers (1..64 bits) and fixed-size OCTET STRINGs (3..9 octets), the
+ * writers' and readers' direct paths against the general BIT/OCTET STRING ones, after 0..7 prefix
+ * bits (16.9/16.10: aligned only above 16 bits; 17.7: fixed 3+ octets aligned), and truncated. */
+static void test_fixed_sizes(void **state)
+{
+	(void)state;
+	for (unsigned pre = 0; pre < 8; pre++) {
+		for (unsigned n = 1; n <= 64; n++) {
+			uint64_t v = UINT64_C(0xfedcba9876543210) >> (64 - n), x, y;
+			uint8_t a[16], b[16], bits[8];
+			struct aper_w w, w2;
+			struct aper_r r;
+			size_t got;
+
+			for (unsigned i = 0; i < 8; i++)
+				bits[i] = (uint8_t)((n < 64 ? v << (64 - n) : v) >> (56 - 8 * i));
+			aper_w_init(&w, a, sizeof(a));
+			aper_w_init(&w2, b, sizeof(b));
+			aper_put_bits(&w, 1, pre);
+			aper_put_bits(&w2, 1, pre);
+			assert_int_equal(aper_put_bits_fixed(&w, n, false, v), 0);
+			assert_int_equal(aper_put_bitstr(&w2, n, n, false, bits, n), 0);
+			assert_int_equal(w.pos, w2.pos);
+			assert_memory_equal(a, b, (w.pos + 7) / 8);
+			aper_r_init(&r, a, (w.pos + 7) / 8);
+			aper_get_bits(&r, pre, &x);
+			assert_int_equal(aper_get_bits_fixed(&r, n, false, &y), 0);
+			assert_true(y == v);
+			assert_int_equal(r.pos, w.pos);
+			/* one octet short: the same error as the general reader */
+			if (w.pos >= 8) {
+				struct aper_r r2;
+				uint8_t buf2[8];
+
+				aper_r_init(&r, a, (w.pos + 7) / 8 - 1);
+				aper_get_bits(&r, pre, &x);
+				aper_r_init(&r2, a, (w.pos + 7) / 8 - 1);
+				aper_get_bits(&r2, pre, &x);
+				aper_get_bits_fixed(&r, n, false, &y);
+				aper_get_bitstr(&r2, n, n, false, buf2, sizeof(buf2), &got);
+				assert_int_equal(r.err, r2.err);
+				assert_int_equal(r.err_bit, r2.err_bit);
+				assert_string_equal(r.why, r2.why);
+			}
+		}
+		for (size_t n = 3; n <= 9; n++) {
+			static const uint8_t val[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+			uint8_t a[16], out[9];
+			const uint8_t *ref;
+			struct aper_w w;
+			struct aper_r r;
+			size_t got;
+			uint64_t x;
+
+			aper_w_init(&w, a, sizeof(a));
+			aper_put_bits(&w, 1, pre);
+			assert_int_equal(aper_put_octets(&w, (int64_t)n, (int64_t)n, false, val, n), 0);
+			assert_int_equal(w.pos, (pre ? 8 : 0) + n * 8); /* aligned, no length */
+			assert_memory_equal(a + (pre ? 1 : 0), val, n);
+			aper_r_init(&r, a, w.pos / 8);
+			aper_get_bits(&r, pre, &x);
+			assert_int_equal(aper_get_octets_copy(&r, (int64_t)n, (int64_t)n, false, out, n, &got), 0);
+			assert_int_equal(got, n);
+			assert_memory_equal(out, val, n);
+			aper_r_init(&r, a, w.pos / 8); /* the by-reference reader agrees */
+			aper_get_bits(&r, pre, &x);
+			assert_int_equal(aper_get_octets(&r, (int64_t)n, (int64_t)n, false, &ref, &got), 0);
+			assert_int_equal(got, n);
+			assert_memory_equal(ref, val, n);
+			/* too small a buffer, truncated input, no room */
+			aper_r_init(&r, a, w.pos / 8);
+			aper_get_bits(&r, pre, &x);
+			assert_int_equal(aper_get_octets_copy(&r, (int64_t)n, (int64_t)n, false, out, n - 1, &got), -E2BIG);
+			aper_r_init(&r, a, w.pos / 8 - 1);
+			aper_get_bits(&r, pre, &x);
+			assert_int_equal(aper_get_octets_copy(&r, (int64_t)n, (int64_t)n, false, out, n, &got), -EBADMSG);
+			assert_int_equal(r.err_bit, pre ? 8 : 0);
+			assert_int_equal(got, 0);
+			aper_w_init(&w, a, (pre ? 1 : 0) + n - 1);
+			aper_put_bits(&w, 1, pre);
+			assert_int_equal(aper_put_octets(&w, (int64_t)n, (int64_t)n, false, val, n), -ENOSPC);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -682,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_bits_offsets),
 		cmocka_unit_test(test_open_type_lengths),
 		cmocka_unit_test(test_seq_preamble_widths),
+		cmocka_unit_test(test_fixed_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
