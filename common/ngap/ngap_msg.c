@@ -551,43 +551,52 @@ struct msg_spec {
 #define U NGAP_UNSUCCESSFUL
 #define R NGAP_CRIT_REJECT
 #define G NGAP_CRIT_IGNORE
-static const struct msg_spec msgs[] = {
-	{ I, NGAP_PROC_NG_SETUP, R, "NGSetupRequest", &ng_setup_req },
-	{ S, NGAP_PROC_NG_SETUP, R, "NGSetupResponse", &ng_setup_resp },
-	{ U, NGAP_PROC_NG_SETUP, R, "NGSetupFailure", &ng_setup_fail },
-	{ I, NGAP_PROC_INITIAL_UE_MESSAGE, G, "InitialUEMessage", &init_ue },
-	{ I, NGAP_PROC_DOWNLINK_NAS_TRANSPORT, G, "DownlinkNASTransport", &dl_nas },
-	{ I, NGAP_PROC_UPLINK_NAS_TRANSPORT, G, "UplinkNASTransport", &ul_nas },
-	{ I, NGAP_PROC_NAS_NON_DELIVERY_INDICATION, G, "NASNonDeliveryIndication", &nas_nd },
-	{ I, NGAP_PROC_REROUTE_NAS_REQUEST, R, "RerouteNASRequest", &reroute },
-	{ I, NGAP_PROC_INITIAL_CONTEXT_SETUP, R, "InitialContextSetupRequest", &ics_req },
-	{ S, NGAP_PROC_INITIAL_CONTEXT_SETUP, R, "InitialContextSetupResponse", &ics_resp },
-	{ U, NGAP_PROC_INITIAL_CONTEXT_SETUP, R, "InitialContextSetupFailure", &ics_fail },
-	{ I, NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST, G, "UEContextReleaseRequest", &ucr_req },
-	{ I, NGAP_PROC_UE_CONTEXT_RELEASE, R, "UEContextReleaseCommand", &ucr_cmd },
-	{ S, NGAP_PROC_UE_CONTEXT_RELEASE, R, "UEContextReleaseComplete", &ucr_cpl },
-	{ I, NGAP_PROC_UE_CONTEXT_MODIFICATION, R, "UEContextModificationRequest", &ucm_req },
-	{ S, NGAP_PROC_UE_CONTEXT_MODIFICATION, R, "UEContextModificationResponse", &ucm_resp },
-	{ U, NGAP_PROC_UE_CONTEXT_MODIFICATION, R, "UEContextModificationFailure", &ucm_fail },
-	{ I, NGAP_PROC_PDU_SESSION_RESOURCE_SETUP, R, "PDUSessionResourceSetupRequest", &pss_req },
-	{ S, NGAP_PROC_PDU_SESSION_RESOURCE_SETUP, R, "PDUSessionResourceSetupResponse", &pss_resp },
-	{ I, NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE, R, "PDUSessionResourceReleaseCommand", &psr_cmd },
-	{ S, NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE, R, "PDUSessionResourceReleaseResponse", &psr_resp },
-	{ I, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY, R, "PDUSessionResourceModifyRequest", &psm_req },
-	{ S, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY, R, "PDUSessionResourceModifyResponse", &psm_resp },
-	{ I, NGAP_PROC_PDU_SESSION_RESOURCE_NOTIFY, G, "PDUSessionResourceNotify", &psn },
-	{ I, NGAP_PROC_ERROR_INDICATION, G, "ErrorIndication", &err_ind },
-	{ I, NGAP_PROC_NG_RESET, R, "NGReset", &ng_reset },
-	{ S, NGAP_PROC_NG_RESET, R, "NGResetAcknowledge", &ng_reset_ack },
-	{ I, NGAP_PROC_PAGING, G, "Paging", &paging },
-	{ I, NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION, G, "UERadioCapabilityInfoIndication", &urci },
-	{ I, NGAP_PROC_RAN_CONFIGURATION_UPDATE, R, "RANConfigurationUpdate", &ran_cfg },
-	{ S, NGAP_PROC_RAN_CONFIGURATION_UPDATE, R, "RANConfigurationUpdateAcknowledge", &ran_cfg_ack },
-	{ U, NGAP_PROC_RAN_CONFIGURATION_UPDATE, R, "RANConfigurationUpdateFailure", &ran_cfg_fail },
-	{ I, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdate", &amf_cfg },
-	{ S, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdateAcknowledge", &amf_cfg_ack },
-	{ U, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdateFailure", &amf_cfg_fail },
-};
+/* Every message we code: PDU type, procedure code, procedure criticality, name, IE container. */
+#define MSGS(X) \
+	X(I, NGAP_PROC_NG_SETUP, R, "NGSetupRequest", ng_setup_req) \
+	X(S, NGAP_PROC_NG_SETUP, R, "NGSetupResponse", ng_setup_resp) \
+	X(U, NGAP_PROC_NG_SETUP, R, "NGSetupFailure", ng_setup_fail) \
+	X(I, NGAP_PROC_INITIAL_UE_MESSAGE, G, "InitialUEMessage", init_ue) \
+	X(I, NGAP_PROC_DOWNLINK_NAS_TRANSPORT, G, "DownlinkNASTransport", dl_nas) \
+	X(I, NGAP_PROC_UPLINK_NAS_TRANSPORT, G, "UplinkNASTransport", ul_nas) \
+	X(I, NGAP_PROC_NAS_NON_DELIVERY_INDICATION, G, "NASNonDeliveryIndication", nas_nd) \
+	X(I, NGAP_PROC_REROUTE_NAS_REQUEST, R, "RerouteNASRequest", reroute) \
+	X(I, NGAP_PROC_INITIAL_CONTEXT_SETUP, R, "InitialContextSetupRequest", ics_req) \
+	X(S, NGAP_PROC_INITIAL_CONTEXT_SETUP, R, "InitialContextSetupResponse", ics_resp) \
+	X(U, NGAP_PROC_INITIAL_CONTEXT_SETUP, R, "InitialContextSetupFailure", ics_fail) \
+	X(I, NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST, G, "UEContextReleaseRequest", ucr_req) \
+	X(I, NGAP_PROC_UE_CONTEXT_RELEASE, R, "UEContextReleaseCommand", ucr_cmd) \
+	X(S, NGAP_PROC_UE_CONTEXT_RELEASE, R, "UEContextReleaseComplete", ucr_cpl) \
+	X(I, NGAP_PROC_UE_CONTEXT_MODIFICATION, R, "UEContextModificationRequest", ucm_req) \
+	X(S, NGAP_PROC_UE_CONTEXT_MODIFICATION, R, "UEContextModificationResponse", ucm_resp) \
+	X(U, NGAP_PROC_UE_CONTEXT_MODIFICATION, R, "UEContextModificationFailure", ucm_fail) \
+	X(I, NGAP_PROC_PDU_SESSION_RESOURCE_SETUP, R, "PDUSessionResourceSetupRequest", pss_req) \
+	X(S, NGAP_PROC_PDU_SESSION_RESOURCE_SETUP, R, "PDUSessionResourceSetupResponse", pss_resp) \
+	X(I, NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE, R, "PDUSessionResourceReleaseCommand", psr_cmd) \
+	X(S, NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE, R, "PDUSessionResourceReleaseResponse", psr_resp) \
+	X(I, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY, R, "PDUSessionResourceModifyRequest", psm_req) \
+	X(S, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY, R, "PDUSessionResourceModifyResponse", psm_resp) \
+	X(I, NGAP_PROC_PDU_SESSION_RESOURCE_NOTIFY, G, "PDUSessionResourceNotify", psn) \
+	X(I, NGAP_PROC_ERROR_INDICATION, G, "ErrorIndication", err_ind) \
+	X(I, NGAP_PROC_NG_RESET, R, "NGReset", ng_reset) \
+	X(S, NGAP_PROC_NG_RESET, R, "NGResetAcknowledge", ng_reset_ack) \
+	X(I, NGAP_PROC_PAGING, G, "Paging", paging) \
+	X(I, NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION, G, "UERadioCapabilityInfoIndication", urci) \
+	X(I, NGAP_PROC_RAN_CONFIGURATION_UPDATE, R, "RANConfigurationUpdate", ran_cfg) \
+	X(S, NGAP_PROC_RAN_CONFIGURATION_UPDATE, R, "RANConfigurationUpdateAcknowledge", ran_cfg_ack) \
+	X(U, NGAP_PROC_RAN_CONFIGURATION_UPDATE, R, "RANConfigurationUpdateFailure", ran_cfg_fail) \
+	X(I, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdate", amf_cfg) \
+	X(S, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdateAcknowledge", amf_cfg_ack) \
+	X(U, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdateFailure", amf_cfg_fail)
+
+#define MSG_SPEC(t, p, c, n, ct) { t, p, c, n, &ct },
+static const struct msg_spec msgs[] = { MSGS(MSG_SPEC) };
+#define MSG_ENUM(t, p, c, n, ct) MSG_##ct,
+enum { MSGS(MSG_ENUM) MSG_COUNT };
+/* (type, procedure code) -> 1 + index in msgs, 0 for none: one load instead of a scan of msgs on
+ * every decode and encode. A pair listed twice is a build error (-Woverride-init, in -Wextra). */
+#define MSG_AT(t, p, c, n, ct) [t][p] = MSG_##ct + 1,
+static const uint8_t msg_at[3][256] = { MSGS(MSG_AT) };
 #undef I
 #undef S
 #undef U
@@ -596,10 +605,9 @@ static const struct msg_spec msgs[] = {
 
 static const struct msg_spec *find_msg(uint8_t type, uint8_t proc)
 {
-	for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++)
-		if (msgs[i].type == type && msgs[i].proc == proc)
-			return &msgs[i];
-	return NULL;
+	unsigned k = type < 3 ? msg_at[type][proc] : 0;
+
+	return k ? &msgs[k - 1] : NULL;
 }
 
 const char *ngap_msg_name(uint8_t type, uint8_t proc)

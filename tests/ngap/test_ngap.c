@@ -704,6 +704,27 @@ static void test_to_str(void **state)
 	assert_int_equal(ngap_msg_str(&m, line, sizeof(line)), -ENOTSUP);
 }
 
+/* Message lookup by (PDU type, procedure code): every pair we code finds its name; types past
+ * unsuccessfulOutcome, procedure codes we do not code and pairs that do not exist find none. */
+static void test_msg_lookup(void **state)
+{
+	(void)state;
+	assert_string_equal(ngap_msg_name(NGAP_INITIATING, NGAP_PROC_NG_SETUP), "NGSetupRequest");
+	assert_string_equal(ngap_msg_name(NGAP_UNSUCCESSFUL, NGAP_PROC_AMF_CONFIGURATION_UPDATE),
+			    "AMFConfigurationUpdateFailure");
+	assert_string_equal(ngap_msg_name(NGAP_INITIATING, NGAP_PROC_UPLINK_NAS_TRANSPORT), "UplinkNASTransport");
+	assert_string_equal(ngap_msg_name(NGAP_SUCCESSFUL, NGAP_PROC_DOWNLINK_NAS_TRANSPORT), "?");
+	assert_string_equal(ngap_msg_name(3, NGAP_PROC_NG_SETUP), "?");
+	assert_string_equal(ngap_msg_name(255, 255), "?");
+	assert_string_equal(ngap_msg_name(NGAP_INITIATING, 255), "?");
+	for (int i = 0; i < ngap_sample_count(); i++) {
+		ngap_sample(i, true, &m);
+		assert_string_not_equal(ngap_msg_name(m.type, m.proc), "?");
+		m.type = 3;
+		assert_true(ngap_encode(&m, out, sizeof(out)) < 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -715,6 +736,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_overlong_and_wrong_length),
 		cmocka_unit_test(test_ie_head),
+		cmocka_unit_test(test_msg_lookup),
 		cmocka_unit_test(test_unknown_ie_criticality),
 		cmocka_unit_test(test_extension_ie_criticality),
 		cmocka_unit_test(test_missing_and_duplicate),
