@@ -24,6 +24,7 @@
 #include <openssl/x509.h>
 #include <jansson.h>
 
+#include "common/crypto/crypto.h"
 #include "common/ev.h"
 #include "db/db.h"
 #include "udm/udm.h"
@@ -37,6 +38,9 @@ static void *loop_thread(void *arg)
 
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
 		ev_run_once(s->loop, 20);
+	/* Handlers that reach the AMF (settings: CONFIGURATION UPDATE COMMANDs are NAS-protected
+	 * on this thread) leave per-thread cipher contexts (common/crypto/crypto.h). */
+	crypto_thread_cleanup();
 	return NULL;
 }
 
