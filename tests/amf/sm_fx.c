@@ -355,6 +355,27 @@ void ics_rsp(struct sue *ue, uint8_t n, const uint8_t *psis)
 const struct nas_snssai SN1 = { .sst = 1, .has_sd = 1, .sd = 0x010203 };
 const struct nas_snssai SN2 = { .sst = 2 };
 
+/* The gNB's PDU SESSION RESOURCE RELEASE RESPONSE for psi (one session, empty transfer). */
+void gnb_release_rsp(struct sue *ue, uint8_t psi)
+{
+	static struct ngap_msg g;
+	static uint8_t tr[16];
+	struct ngap_release_response_transfer rt = { 0 };
+	int n = ngap_enc_release_response_transfer(&rt, tr, sizeof(tr));
+
+	assert_true(n > 0);
+	memset(&g, 0, sizeof(g));
+	g.type = NGAP_SUCCESSFUL;
+	g.proc = NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE;
+	g.u.pdu_session_resource_release_response.amf_ue_id = ue->amf_id;
+	g.u.pdu_session_resource_release_response.ran_ue_id = ue->ran_id;
+	g.u.pdu_session_resource_release_response.n_sessions = 1;
+	g.u.pdu_session_resource_release_response.sessions[0].id = psi;
+	g.u.pdu_session_resource_release_response.sessions[0].transfer.p = tr;
+	g.u.pdu_session_resource_release_response.sessions[0].transfer.len = (size_t)n;
+	h_send(&H, ue->assoc, 1, &g);
+}
+
 /* UE-requested release of psi: request, Release Command (N2 + N1), response, complete. */
 void release_session(struct sue *ue, uint8_t psi)
 {
@@ -366,24 +387,7 @@ void release_session(struct sue *ue, uint8_t psi)
 	assert_int_equal(gsm.type, NAS_PDU_SESSION_RELEASE_COMMAND);
 	assert_int_equal(H.m.u.pdu_session_resource_release_command.n_sessions, 1);
 	assert_int_equal(H.m.u.pdu_session_resource_release_command.sessions[0].id, psi);
-	{
-		static struct ngap_msg g;
-		static uint8_t tr[16];
-		struct ngap_release_response_transfer rt = { 0 };
-		int n = ngap_enc_release_response_transfer(&rt, tr, sizeof(tr));
-
-		assert_true(n > 0);
-		memset(&g, 0, sizeof(g));
-		g.type = NGAP_SUCCESSFUL;
-		g.proc = NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE;
-		g.u.pdu_session_resource_release_response.amf_ue_id = ue->amf_id;
-		g.u.pdu_session_resource_release_response.ran_ue_id = ue->ran_id;
-		g.u.pdu_session_resource_release_response.n_sessions = 1;
-		g.u.pdu_session_resource_release_response.sessions[0].id = psi;
-		g.u.pdu_session_resource_release_response.sessions[0].transfer.p = tr;
-		g.u.pdu_session_resource_release_response.sessions[0].transfer.len = (size_t)n;
-		h_send(&H, ue->assoc, 1, &g);
-	}
+	gnb_release_rsp(ue, psi);
 	gsm_simple(ue, NAS_PDU_SESSION_RELEASE_COMPLETE, psi, 5);
 }
 

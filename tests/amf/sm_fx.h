@@ -50,6 +50,8 @@ void registered(struct sue *ue, const char *msin, uint32_t ran_id);
 void gnb_release_req(struct sue *ue);
 void service_req(struct sue *ue, uint32_t ran_id, bool has_uds, uint16_t uds, bool has_pss, uint16_t pss);
 void ics_rsp(struct sue *ue, uint8_t n, const uint8_t *psis);
+/* The gNB's PDU SESSION RESOURCE RELEASE RESPONSE for psi. */
+void gnb_release_rsp(struct sue *ue, uint8_t psi);
 void release_session(struct sue *ue, uint8_t psi);
 /* Issue 6's 27-message cycle for SUPI1 (asserts 17 up / 10 down and the counters). */
 void sm_cycle_27(void);

@@ -79,22 +79,7 @@ static void cuc_complete(struct sue *ue)
 /* The gNB and the UE complete a network-requested release of psi. */
 static void complete_release(struct sue *ue, uint8_t psi)
 {
-	static struct ngap_msg g;
-	static uint8_t tr[16];
-	struct ngap_release_response_transfer rt = { 0 };
-	int n = ngap_enc_release_response_transfer(&rt, tr, sizeof(tr));
-
-	assert_true(n > 0);
-	memset(&g, 0, sizeof(g));
-	g.type = NGAP_SUCCESSFUL;
-	g.proc = NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE;
-	g.u.pdu_session_resource_release_response.amf_ue_id = ue->amf_id;
-	g.u.pdu_session_resource_release_response.ran_ue_id = ue->ran_id;
-	g.u.pdu_session_resource_release_response.n_sessions = 1;
-	g.u.pdu_session_resource_release_response.sessions[0].id = psi;
-	g.u.pdu_session_resource_release_response.sessions[0].transfer.p = tr;
-	g.u.pdu_session_resource_release_response.sessions[0].transfer.len = (size_t)n;
-	h_send(&H, ue->assoc, 1, &g);
+	gnb_release_rsp(ue, psi);
 	gsm_simple(ue, NAS_PDU_SESSION_RELEASE_COMPLETE, psi, 0);
 }
 
