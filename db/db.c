@@ -495,6 +495,16 @@ static int prepare(struct db *db, sqlite3_stmt **st, const char *sql)
 	return 0;
 }
 
+int db_stmt(struct db *db, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(db->conn, sql, -1, st, NULL);
+	if (rc != SQLITE_OK) {
+		log_error("db", "prepare failed: %s", sqlite3_errmsg(db->conn));
+		return db_errno(rc);
+	}
+	return 0;
+}
+
 int db_prepare_insert(struct db *db)
 {
 	return prepare(db, &db->st_insert,

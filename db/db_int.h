@@ -29,6 +29,9 @@ int db_migrate_steps(sqlite3 *conn, const char *const *steps, int n);
 
 /* Insert statement used by import (plain INSERT: a duplicate SUPI fails). */
 int db_prepare_insert(struct db *db);
+/* A one-shot statement on db's connection (the caller finalizes it); a failure is logged.
+ * 0 or -errno. */
+int db_stmt(struct db *db, const char *sql, sqlite3_stmt **st);
 /* Binds s by reference (SQLITE_STATIC): s must stay valid until the step. */
 int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t now);
 

@@ -76,16 +76,6 @@ int db_policy_check(const struct db_policy *p, const char **field, char *err, si
 	return 0;
 }
 
-static int stmt(struct db *db, const char *sql, sqlite3_stmt **st)
-{
-	int rc = sqlite3_prepare_v2(db->conn, sql, -1, st, NULL);
-	if (rc != SQLITE_OK) {
-		log_error("db", "prepare failed: %s", sqlite3_errmsg(db->conn));
-		return db_errno(rc);
-	}
-	return 0;
-}
-
 int db_policy_exists(struct db *db, const char *name)
 {
 	if (!db->st_pol_exists) {
@@ -152,7 +142,7 @@ int db_policy_put(struct db *db, const struct db_policy *p, enum db_put_mode mod
 	default:
 		return -EINVAL;
 	}
-	int r = stmt(db, sql, &st);
+	int r = db_stmt(db, sql, &st);
 	if (r < 0)
 		return r;
 	db_dnns_text((const char (*)[DB_DNN_MAX + 1])p->dnns, p->n_dnns, dnns, sizeof(dnns));
@@ -180,7 +170,7 @@ int db_policy_get(struct db *db, const char *name, struct db_policy *out)
 
 	if (!db_policy_name_valid(name))
 		return -ENOENT;
-	int r = stmt(db, "SELECT " PCOLS " FROM policies WHERE name = ?", &st);
+	int r = db_stmt(db, "SELECT " PCOLS " FROM policies WHERE name = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -197,7 +187,7 @@ int64_t db_policy_users(struct db *db, const char *name)
 {
 	sqlite3_stmt *st;
 	/* "policy = ?" implies NOT NULL: SQLite uses the partial index. */
-	int r = stmt(db, "SELECT count(*) FROM subscribers WHERE policy = ?", &st);
+	int r = db_stmt(db, "SELECT count(*) FROM subscribers WHERE policy = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -218,7 +208,7 @@ int db_policy_delete(struct db *db, const char *name)
 		return (int)users;
 	if (users > 0)
 		return db_policy_exists(db, name) == 1 ? -EBUSY : -ENOENT;
-	int r = stmt(db, "DELETE FROM policies WHERE name = ?", &st);
+	int r = db_stmt(db, "DELETE FROM policies WHERE name = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -236,7 +226,7 @@ int db_policy_walk(struct db *db, db_policy_cb cb, void *arg)
 	sqlite3_stmt *st;
 	struct db_policy p;
 
-	int r = stmt(db, "SELECT " PCOLS " FROM policies ORDER BY name", &st);
+	int r = db_stmt(db, "SELECT " PCOLS " FROM policies ORDER BY name", &st);
 	if (r < 0)
 		return r;
 	int rc, n = 0;

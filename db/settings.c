@@ -27,16 +27,6 @@ bool db_setting_key_valid(const char *k)
 	return true;
 }
 
-static int stmt(struct db *db, const char *sql, sqlite3_stmt **st)
-{
-	int rc = sqlite3_prepare_v2(db->conn, sql, -1, st, NULL);
-	if (rc != SQLITE_OK) {
-		log_error("db", "prepare failed: %s", sqlite3_errmsg(db->conn));
-		return db_errno(rc);
-	}
-	return 0;
-}
-
 int db_setting_get(struct db *db, const char *key, char *out, size_t outsz, int64_t *updated)
 {
 	sqlite3_stmt *st;
@@ -44,7 +34,7 @@ int db_setting_get(struct db *db, const char *key, char *out, size_t outsz, int6
 	if (!db_setting_key_valid(key) || !out || !outsz)
 		return -EINVAL;
 	out[0] = 0;
-	int r = stmt(db, "SELECT value, updated FROM settings WHERE key = ?", &st);
+	int r = db_stmt(db, "SELECT value, updated FROM settings WHERE key = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
@@ -75,7 +65,7 @@ int db_setting_put(struct db *db, const char *key, const char *value)
 
 	if (!db_setting_key_valid(key) || !value || strlen(value) > DB_SETTING_VALUE_MAX)
 		return -EINVAL;
-	int r = stmt(db, "INSERT INTO settings (key, value, updated) VALUES (?, ?, ?)"
+	int r = db_stmt(db, "INSERT INTO settings (key, value, updated) VALUES (?, ?, ?)"
 		     " ON CONFLICT (key) DO UPDATE SET value = excluded.value,"
 		     " updated = excluded.updated", &st);
 	if (r < 0)
@@ -94,7 +84,7 @@ int db_setting_delete(struct db *db, const char *key)
 
 	if (!db_setting_key_valid(key))
 		return -EINVAL;
-	int r = stmt(db, "DELETE FROM settings WHERE key = ?", &st);
+	int r = db_stmt(db, "DELETE FROM settings WHERE key = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
@@ -113,7 +103,7 @@ int db_setting_walk(struct db *db, const char *prefix, db_setting_cb cb, void *a
 		return -EINVAL;
 	/* Prefix as a key range [prefix, prefix || 0x7f): keys are ASCII below
 	 * 0x7f, and the primary key answers the range without a scan. */
-	int r = stmt(db, pl ? "SELECT key, value, updated FROM settings"
+	int r = db_stmt(db, pl ? "SELECT key, value, updated FROM settings"
 			      " WHERE key >= ?1 AND key < ?2 ORDER BY key"
 			    : "SELECT key, value, updated FROM settings ORDER BY key", &st);
 	if (r < 0)

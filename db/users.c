@@ -124,16 +124,6 @@ static int pw_valid(const char *pw)
 }
 
 /* Prepare, bind text args (NULL-terminated list), step once. */
-static int run(struct db *db, const char *sql, sqlite3_stmt **keep)
-{
-	int rc = sqlite3_prepare_v2(db->conn, sql, -1, keep, NULL);
-	if (rc != SQLITE_OK) {
-		log_error("db", "prepare failed: %s", sqlite3_errmsg(db->conn));
-		return db_errno(rc);
-	}
-	return 0;
-}
-
 static int step_done(struct db *db, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
@@ -161,7 +151,7 @@ int db_user_create_hashed(struct db *db, const char *name, int role, const char 
 
 	if (!db_name_valid(name) || role < DB_ROLE_READ || role > DB_ROLE_ADMIN || !stored_valid(stored))
 		return -EINVAL;
-	int r = run(db, "INSERT INTO users (name, role, pw, created, updated) VALUES (?,?,?,?,?)", &st);
+	int r = db_stmt(db, "INSERT INTO users (name, role, pw, created, updated) VALUES (?,?,?,?,?)", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -191,7 +181,7 @@ int db_user_update_hashed(struct db *db, const char *name, int role, const char 
 
 	if ((role && (role < DB_ROLE_READ || role > DB_ROLE_ADMIN)) || (stored && !stored_valid(stored)))
 		return -EINVAL;
-	int r = run(db, "UPDATE users SET role = CASE WHEN ?2 > 0 THEN ?2 ELSE role END,"
+	int r = db_stmt(db, "UPDATE users SET role = CASE WHEN ?2 > 0 THEN ?2 ELSE role END,"
 		    " pw = CASE WHEN ?3 <> '' THEN ?3 ELSE pw END, updated = ?4 WHERE name = ?1", &st);
 	if (r < 0)
 		return r;
@@ -219,7 +209,7 @@ int db_user_update(struct db *db, const char *name, int role, const char *passwo
 int db_user_delete(struct db *db, const char *name)
 {
 	sqlite3_stmt *st;
-	int r = run(db, "DELETE FROM users WHERE name = ?", &st);
+	int r = db_stmt(db, "DELETE FROM users WHERE name = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -236,7 +226,7 @@ int db_user_pw_get(struct db *db, const char *name, char stored[DB_PW_STR_MAX], 
 	*role = 0;
 	if (!dummy[0] && pw_make("no-such-user-password", dummy) < 0)
 		return -EIO;
-	r = run(db, "SELECT role, pw FROM users WHERE name = ?", &st);
+	r = db_stmt(db, "SELECT role, pw FROM users WHERE name = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name ? name : "", -1, SQLITE_STATIC);
@@ -284,7 +274,7 @@ static void user_row(sqlite3_stmt *st, struct db_user *u)
 int db_user_get(struct db *db, const char *name, struct db_user *out)
 {
 	sqlite3_stmt *st;
-	int r = run(db, "SELECT name, role, created, updated FROM users WHERE name = ?", &st);
+	int r = db_stmt(db, "SELECT name, role, created, updated FROM users WHERE name = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -300,7 +290,7 @@ int db_user_list(struct db *db, db_user_cb cb, void *arg)
 {
 	sqlite3_stmt *st;
 	struct db_user u;
-	int r = run(db, "SELECT name, role, created, updated FROM users ORDER BY name", &st);
+	int r = db_stmt(db, "SELECT name, role, created, updated FROM users ORDER BY name", &st);
 	int n = 0, rc;
 
 	if (r < 0)
@@ -320,7 +310,7 @@ int db_user_list(struct db *db, db_user_cb cb, void *arg)
 static int64_t count(struct db *db, const char *sql, int bind)
 {
 	sqlite3_stmt *st;
-	int r = run(db, sql, &st);
+	int r = db_stmt(db, sql, &st);
 	if (r < 0)
 		return r;
 	if (bind)
@@ -360,7 +350,7 @@ int db_token_create(struct db *db, const char *name, const char *owner, int role
 	explicit_bzero(raw, sizeof(raw));
 	int r = sha256(out, h);
 	if (r == 0)
-		r = run(db, "INSERT INTO tokens (name, owner, role, hash, created) VALUES (?,?,?,?,?)", &st);
+		r = db_stmt(db, "INSERT INTO tokens (name, owner, role, hash, created) VALUES (?,?,?,?,?)", &st);
 	if (r < 0) {
 		explicit_bzero(out, DB_TOKEN_LEN + 1);
 		return r;
@@ -396,7 +386,7 @@ int db_token_check(struct db *db, const char *token, struct db_token *out)
 	/* The lookup is by hash: equal-prefix timing says nothing about the token. */
 	int r = sha256(token, h);
 	if (r == 0)
-		r = run(db, "SELECT id, name, owner, role, created FROM tokens WHERE hash = ?", &st);
+		r = db_stmt(db, "SELECT id, name, owner, role, created FROM tokens WHERE hash = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_blob(st, 1, h, 32, SQLITE_STATIC);
@@ -412,7 +402,7 @@ int db_token_list(struct db *db, db_token_cb cb, void *arg)
 {
 	sqlite3_stmt *st;
 	struct db_token t;
-	int r = run(db, "SELECT id, name, owner, role, created FROM tokens ORDER BY id", &st);
+	int r = db_stmt(db, "SELECT id, name, owner, role, created FROM tokens ORDER BY id", &st);
 	int n = 0, rc;
 
 	if (r < 0)
@@ -432,7 +422,7 @@ int db_token_list(struct db *db, db_token_cb cb, void *arg)
 int db_token_delete(struct db *db, int64_t id)
 {
 	sqlite3_stmt *st;
-	int r = run(db, "DELETE FROM tokens WHERE id = ?", &st);
+	int r = db_stmt(db, "DELETE FROM tokens WHERE id = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, id);
@@ -442,7 +432,7 @@ int db_token_delete(struct db *db, int64_t id)
 int db_token_delete_owner(struct db *db, const char *owner)
 {
 	sqlite3_stmt *st;
-	int r = run(db, "DELETE FROM tokens WHERE owner = ?", &st);
+	int r = db_stmt(db, "DELETE FROM tokens WHERE owner = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
@@ -455,7 +445,7 @@ int db_token_delete_owner(struct db *db, const char *owner)
 int db_audit_add(struct db *db, const char *who, const char *action, const char *detail)
 {
 	sqlite3_stmt *st;
-	int r = run(db, "INSERT INTO audit (ts, who, action, detail) VALUES (?,?,?,?)", &st);
+	int r = db_stmt(db, "INSERT INTO audit (ts, who, action, detail) VALUES (?,?,?,?)", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, (int64_t)time(NULL));
@@ -469,7 +459,7 @@ int db_audit_list(struct db *db, int64_t before, uint32_t limit, db_audit_cb cb,
 {
 	sqlite3_stmt *st;
 	struct db_audit a;
-	int r = run(db, "SELECT id, ts, who, action, detail FROM audit WHERE id < ?"
+	int r = db_stmt(db, "SELECT id, ts, who, action, detail FROM audit WHERE id < ?"
 		    " ORDER BY id DESC LIMIT ?", &st);
 	int n = 0, rc;
 
@@ -503,7 +493,7 @@ int db_backup(struct db *db, const char *path)
 	if (access(path, F_OK) == 0)
 		return -EEXIST;
 	/* SQLite "VACUUM INTO": a transactionally consistent copy. */
-	int r = run(db, "VACUUM INTO ?", &st);
+	int r = db_stmt(db, "VACUUM INTO ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
