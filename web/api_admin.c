@@ -356,25 +356,18 @@ static int h_restore(struct web *w, const struct web_req *req, struct web_resp *
 
 int web_api_admin_routes(struct web *w)
 {
-	static const struct {
-		enum web_method m;
-		const char *path;
-		web_handler fn;
-	} r[] = {
-		{ WEB_GET, "/api/v1/users", h_users_list },
-		{ WEB_POST, "/api/v1/users", h_users_create },
-		{ WEB_PUT, "/api/v1/users/{name}", h_users_update },
-		{ WEB_DELETE, "/api/v1/users/{name}", h_users_delete },
-		{ WEB_GET, "/api/v1/tokens", h_tokens_list },
-		{ WEB_POST, "/api/v1/tokens", h_tokens_create },
-		{ WEB_DELETE, "/api/v1/tokens/{id}", h_tokens_delete },
-		{ WEB_GET, "/api/v1/audit", h_audit },
-		{ WEB_GET, "/api/v1/backup", h_backup },
-		{ WEB_POST, "/api/v1/restore", h_restore },
+	static const struct web_route_def r[] = {
+		{ WEB_GET, "/api/v1/users", WEB_ROLE_ADMIN, h_users_list },
+		{ WEB_POST, "/api/v1/users", WEB_ROLE_ADMIN, h_users_create },
+		{ WEB_PUT, "/api/v1/users/{name}", WEB_ROLE_ADMIN, h_users_update },
+		{ WEB_DELETE, "/api/v1/users/{name}", WEB_ROLE_ADMIN, h_users_delete },
+		{ WEB_GET, "/api/v1/tokens", WEB_ROLE_ADMIN, h_tokens_list },
+		{ WEB_POST, "/api/v1/tokens", WEB_ROLE_ADMIN, h_tokens_create },
+		{ WEB_DELETE, "/api/v1/tokens/{id}", WEB_ROLE_ADMIN, h_tokens_delete },
+		{ WEB_GET, "/api/v1/audit", WEB_ROLE_ADMIN, h_audit },
+		{ WEB_GET, "/api/v1/backup", WEB_ROLE_ADMIN, h_backup },
+		{ WEB_POST, "/api/v1/restore", WEB_ROLE_ADMIN, h_restore },
 	};
-	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < sizeof(r) / sizeof(r[0]); i++)
-		rc = web_route_add(w, r[i].m, r[i].path, WEB_ROLE_ADMIN, r[i].fn, NULL);
-	return rc;
+	return web_routes_add(w, r, sizeof(r) / sizeof(r[0]), NULL);
 }

@@ -316,27 +316,15 @@ static int h_delete(struct web *w, const struct web_req *req, struct web_resp *r
 
 int web_api_policy_routes(struct web *w)
 {
-	static const struct {
-		enum web_method m;
-		const char *pat;
-		enum web_role role;
-		web_handler fn;
-	} r[] = {
+	static const struct web_route_def r[] = {
 		{ WEB_GET, "/api/v1/policies", WEB_ROLE_READ, h_list },
 		{ WEB_POST, "/api/v1/policies", WEB_ROLE_OPERATOR, h_create },
 		{ WEB_GET, "/api/v1/policies/{name}", WEB_ROLE_READ, h_get },
 		{ WEB_PUT, "/api/v1/policies/{name}", WEB_ROLE_OPERATOR, h_replace },
 		{ WEB_DELETE, "/api/v1/policies/{name}", WEB_ROLE_OPERATOR, h_delete },
 	};
-	unsigned i;
-	int rc;
 
 	if (!w->db)
 		return -EINVAL;
-	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
-		rc = web_route_add(w, r[i].m, r[i].pat, r[i].role, r[i].fn, NULL);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return web_routes_add(w, r, sizeof(r) / sizeof(r[0]), NULL);
 }

@@ -488,12 +488,7 @@ static int h_export(struct web *w, const struct web_req *req, struct web_resp *r
 
 int web_api_subs_routes(struct web *w)
 {
-	static const struct {
-		enum web_method m;
-		const char *pat;
-		enum web_role role;
-		web_handler fn;
-	} r[] = {
+	static const struct web_route_def r[] = {
 		{ WEB_GET, "/api/v1/subscribers", WEB_ROLE_READ, h_list },
 		{ WEB_POST, "/api/v1/subscribers", WEB_ROLE_OPERATOR, h_create },
 		{ WEB_POST, "/api/v1/subscribers/import", WEB_ROLE_OPERATOR, h_import },
@@ -503,13 +498,6 @@ int web_api_subs_routes(struct web *w)
 		{ WEB_PATCH, "/api/v1/subscribers/{imsi}", WEB_ROLE_OPERATOR, h_update },
 		{ WEB_DELETE, "/api/v1/subscribers/{imsi}", WEB_ROLE_OPERATOR, h_delete },
 	};
-	unsigned i;
-	int rc;
 
-	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
-		rc = web_route_add(w, r[i].m, r[i].pat, r[i].role, r[i].fn, NULL);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return web_routes_add(w, r, sizeof(r) / sizeof(r[0]), NULL);
 }

@@ -224,6 +224,15 @@ static enum web_role authenticate(struct web *w, const struct web_hdrs *hd, stru
 	return WEB_ROLE_NONE;
 }
 
+int web_routes_add(struct web *w, const struct web_route_def *defs, size_t n, void *arg)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = web_route_add(w, defs[i].m, defs[i].pat, defs[i].role, defs[i].fn, arg);
+	return rc;
+}
+
 int web_route_add(struct web *w, enum web_method m, const char *pattern, enum web_role min_role,
 		  web_handler fn, void *arg)
 {

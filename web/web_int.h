@@ -240,6 +240,15 @@ void web_textbuf_free(struct web_metrics_out *o);
 int web_textbuf_to_resp(struct web_metrics_out *o, struct web_resp *resp, const char *ctype);
 
 /* api_subs.c, api_misc.c: the built-in routes. */
+/* One route of a module's table, added by web_routes_add() in order. */
+struct web_route_def {
+	enum web_method m;
+	const char *pat;
+	enum web_role role;
+	web_handler fn;
+};
+/* web_route_add() for each of defs[0..n) with arg; stops at the first failure. 0 or -errno. */
+int web_routes_add(struct web *web, const struct web_route_def *defs, size_t n, void *arg);
 int web_api_subs_routes(struct web *web);
 int web_api_misc_routes(struct web *web);
 int web_api_auth_routes(struct web *web);
