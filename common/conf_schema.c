@@ -465,7 +465,7 @@ static const struct conf_item security_items[] = {
 	LIST("integrity", struct conf, amf.security.integrity, amf.security.n_integrity, 1,
 	     CF_UNIQUE, nia_elem, NULL, "[NIA2, NIA1, NIA3, NIA0]", "priority order"),
 	LIST("ciphering", struct conf, amf.security.ciphering, amf.security.n_ciphering, 1,
-	     CF_UNIQUE, nea_elem, NULL, "[NEA0, NEA2, NEA1, NEA3]", "priority order"),
+	     CF_UNIQUE, nea_elem, NULL, "[NEA2, NEA1, NEA3, NEA0]", "priority order"),
 	END
 };
 

@@ -18,7 +18,7 @@ static struct conf c1, c2;
 
 static void test_defaults(void **state)
 {
-	static const uint8_t nia[] = { 2, 1, 3, 0 }, nea[] = { 0, 2, 1, 3 };
+	static const uint8_t nia[] = { 2, 1, 3, 0 }, nea[] = { 2, 1, 3, 0 };
 
 	(void)state;
 	assert_int_equal(conf_defaults(&c1), 0);
