@@ -5,7 +5,9 @@
  * Decoding: ngap_decode() fills a struct ngap_msg. Variable parts (NAS-PDU, names, SM transfer
  * containers, security key ...) POINT INTO THE INPUT BUFFER, which must outlive the struct.
  * Nothing is allocated; lists are bounded arrays whose limits are the NGAP_MAX_* below (a peer
- * sending more items than a limit gets -E2BIG, reason in the info struct).
+ * sending more items than a limit gets -E2BIG, reason in the info struct), except the lists the
+ * specification lets grow large (SupportedTAList, UE-associatedLogicalNG-connectionList): those decode
+ * up to the ASN.1 maxima, the arrays keep the first items and an iterator walks all (see below).
  *
  * Encoding: fill a struct ngap_msg (type, proc, the matching union member; optional IEs are
  * present when their has_* flag is true, their count is non-zero, or, for an optional
@@ -40,16 +42,23 @@
 /* ---- named limits (our bounds; the ASN.1 maxnoof* are larger, noted) ---- */
 #define NGAP_MAX_NAME 150           /* AMFName / RANNodeName: PrintableString (SIZE(1..150,...)) */
 #define NGAP_MAX_PLMNS 12           /* maxnoofBPLMNs = 12, maxnoofPLMNs = 12 */
-#define NGAP_MAX_TAS 16             /* maxnoofTACs = 256 */
-#define NGAP_MAX_SLICES 16          /* maxnoofSliceItems = 1024; maxnoofAllowedS-NSSAIs = 8 */
+#define NGAP_MAX_TAS 16             /* maxnoofTACs = 256: the first 16 in the array, all by ngap_ta_iter */
+#define NGAP_MAX_SLICES 16          /* maxnoofSliceItems = 1024 (first 16 per list in arrays); maxnoofAllowedS-NSSAIs = 8 */
 #define NGAP_MAX_GUAMIS 16          /* maxnoofServedGUAMIs = 256 */
 #define NGAP_MAX_PDU_SESSIONS 16    /* maxnoofPDUSessions = 256 */
 #define NGAP_MAX_QOS_FLOWS 16       /* maxnoofQosFlows = 64 */
 #define NGAP_MAX_TAI_PAGING 16      /* maxnoofTAIforPaging = 16 */
-#define NGAP_MAX_UE_ASSOC 32        /* maxnoofNGConnectionsToReset = 65536 */
+#define NGAP_MAX_UE_ASSOC 32        /* maxnoofNGConnectionsToReset = 65536: first 32 in the array, all by ngap_ue_assoc_iter */
 #define NGAP_MAX_DIAG_IES 16        /* maxnoofErrors = 256 */
 #define NGAP_MAX_TNL_ADDR 20        /* TransportLayerAddress BIT STRING (SIZE(1..160,...)) */
 #define NGAP_MAX_AMF_UE_NGAP_ID 1099511627775ULL /* INTEGER (0..1099511627775) */
+/* The specification's list maxima (TS 38.413 9.4.7). Lists up to these decode: the fixed arrays hold
+ * the first NGAP_MAX_* items, the total count and the list's raw APER octets are kept, and an iterator
+ * walks every item from those octets (no allocation). More than these: -ERANGE / -EINVAL. */
+#define NGAP_MAXNOOF_TACS 256
+#define NGAP_MAXNOOF_BPLMNS 12
+#define NGAP_MAXNOOF_SLICE_ITEMS 1024
+#define NGAP_MAXNOOF_NG_CONNECTIONS_TO_RESET 65536
 
 /* ---- NGAP-PDU ---- */
 enum ngap_pdu_type { NGAP_INITIATING = 0, NGAP_SUCCESSFUL = 1, NGAP_UNSUCCESSFUL = 2 };
@@ -202,8 +211,9 @@ struct ngap_supported_ta {                        /* SupportedTAItem */
 	uint8_t n_plmns;
 	struct {
 		struct ngap_plmn plmn;
-		uint8_t n_slices;
+		uint8_t n_slices;                 /* in slices[] (at most NGAP_MAX_SLICES) */
 		struct ngap_snssai slices[NGAP_MAX_SLICES];
+		uint16_t total_slices;            /* decoded: on the wire (<= 1024); all via ngap_ta_iter */
 	} plmns[NGAP_MAX_PLMNS];
 };
 
@@ -222,8 +232,11 @@ struct ngap_served_guami {                        /* ServedGUAMIItem */
 struct ngap_ng_setup_request {
 	struct ngap_global_ran_node_id ran_node_id;
 	struct ngap_bytes ran_node_name;          /* optional */
-	uint8_t n_tas;
+	uint8_t n_tas;                            /* in tas[]: the first NGAP_MAX_TAS of the list */
 	struct ngap_supported_ta tas[NGAP_MAX_TAS];
+	uint16_t total_tas;                       /* decoded: TAs on the wire (<= NGAP_MAXNOOF_TACS) */
+	struct ngap_bytes tas_raw;                /* the SupportedTAList value (ngap_ta_iter); when set for
+						   * ngap_encode, sent as is instead of tas[] */
 	uint8_t default_paging_drx;               /* PagingDRX: 0=v32 1=v64 2=v128 3=v256 */
 	bool has_ue_retention_info;
 	uint8_t ue_retention_info;
@@ -525,14 +538,20 @@ struct ngap_ue_assoc {
 struct ngap_ng_reset {
 	struct ngap_cause cause;
 	bool reset_all;
-	uint8_t n_ues;
+	uint8_t n_ues;                            /* in ues[]: the first NGAP_MAX_UE_ASSOC of the list */
 	struct ngap_ue_assoc ues[NGAP_MAX_UE_ASSOC];
+	uint32_t total_ues;                       /* decoded: items on the wire (<= 65536) */
+	struct ngap_bytes ues_raw;                /* the UE-associatedLogicalNG-connectionList (ngap_ue_assoc_iter);
+						   * when set for ngap_encode, sent as is instead of ues[]; copy it
+						   * into the acknowledge's ues_raw to echo the whole list (8.7.4.2.2) */
 };
 
 /* 9.2.6.12 NG RESET ACKNOWLEDGE */
 struct ngap_ng_reset_ack {
 	uint8_t n_ues;                            /* optional list */
 	struct ngap_ue_assoc ues[NGAP_MAX_UE_ASSOC];
+	uint32_t total_ues;                       /* as in struct ngap_ng_reset */
+	struct ngap_bytes ues_raw;
 	bool has_crit_diag;
 	struct ngap_crit_diag crit_diag;
 };
@@ -562,6 +581,8 @@ struct ngap_ran_configuration_update {
 	struct ngap_bytes ran_node_name;          /* optional */
 	uint8_t n_tas;                            /* optional */
 	struct ngap_supported_ta tas[NGAP_MAX_TAS];
+	uint16_t total_tas;                       /* as in struct ngap_ng_setup_request */
+	struct ngap_bytes tas_raw;
 	bool has_default_paging_drx;
 	uint8_t default_paging_drx;
 	bool has_ran_node_id;
@@ -661,6 +682,8 @@ struct ngap_dec_info {
 	uint64_t amf_ue_id;                       /* valid when ue_ids_seen & 1 (for a reject on a UE message) */
 	uint32_t ran_ue_id;                       /* valid when ue_ids_seen & 2 */
 	struct ngap_crit_diag diag;               /* procedure, trigger, crit and the offending IEs */
+	uint8_t *scratch;                         /* ngap_decode_scratch: where fragmented open types go */
+	size_t scratch_cap, scratch_used;
 };
 
 /* Decode one NGAP-PDU. info may be NULL. Returns 0, or -EBADMSG (transfer syntax: truncated, overlong,
@@ -668,6 +691,14 @@ struct ngap_dec_info {
  * -EPROTO (an IE to reject, see above), -ENOTSUP (a procedure or CHOICE alternative we do not code).
  * On 0, info->action may still be NGAP_ACT_NOTIFY (send the diagnostics) or NGAP_ACT_IGNORE. */
 int ngap_decode(const uint8_t *buf, size_t len, struct ngap_msg *m, struct ngap_dec_info *info);
+
+/* The same, for PDUs whose open types are fragmented (X.691 11.9.3.8: any message value or IE value
+ * of 16 KB or more, e.g. an NG Reset with thousands of UEs): their octets are joined into scratch,
+ * and pointers in m (NAS-PDUs, raw lists ...) may point there, so scratch must outlive m too.
+ * 2 * len octets always suffice (-ENOBUFS if scratch is too small). ngap_decode() is this with no
+ * scratch: a fragmented open type is -ENOTSUP there. */
+int ngap_decode_scratch(const uint8_t *buf, size_t len, struct ngap_msg *m, struct ngap_dec_info *info,
+			uint8_t *scratch, size_t cap);
 
 /* Encode; m->crit is ignored and the procedure's criticality from TS 38.413 9.4 is used. */
 int ngap_encode(const struct ngap_msg *m, uint8_t *buf, size_t cap);
@@ -680,6 +711,60 @@ const char *ngap_msg_name(uint8_t type, uint8_t proc);
  * SecurityKey is printed as <redacted>; NAS-PDUs and transfers by length only. snprintf semantics:
  * returns the length the full text needs (truncated to cap - 1), or -ENOTSUP for an unknown message. */
 int ngap_msg_str(const struct ngap_msg *m, char *buf, size_t cap);
+
+/* ---- lists longer than the arrays: iterators over the raw octets, and encoders ---- */
+
+/* One slice of a SupportedTAList, flattened: TA ta_idx (its TAC), broadcast PLMN plmn_idx of that TA,
+ * slice slice_idx of that PLMN. Every TA has >= 1 PLMN and every PLMN >= 1 slice, so the flat
+ * entries list the whole SupportedTAList. */
+struct ngap_ta_entry {
+	uint16_t ta_idx;
+	uint8_t tac[3];
+	uint8_t plmn_idx;
+	struct ngap_plmn plmn;
+	uint16_t slice_idx;
+	struct ngap_snssai slice;
+};
+
+/* Cursor over a SupportedTAList value (tas_raw of a decoded message). Fields are private. */
+struct ngap_ta_iter {
+	const uint8_t *buf;
+	size_t len, pos;
+	int err;
+	uint16_t n_tas, ta, n_slices, slice;
+	uint8_t n_plmns, plmn;
+	uint32_t ta_mask, plmn_mask;
+	bool ta_ext, plmn_ext;
+	uint8_t tac[3];
+	struct ngap_plmn cur_plmn;
+};
+
+/* Returns the number of TAs in the list (0 for an empty raw), or a negative errno. */
+int ngap_ta_iter_init(struct ngap_ta_iter *it, struct ngap_bytes raw);
+/* 1 and *e filled, 0 at the end, or a negative errno (a list ngap_decode accepted does not fail). */
+int ngap_ta_iter_next(struct ngap_ta_iter *it, struct ngap_ta_entry *e);
+/* Encode a SupportedTAList value from n flat entries (grouped by ta_idx, then plmn_idx, in order)
+ * into buf, for tas_raw: returns its length, -EINVAL (n == 0, more than 256 TAs, 12 PLMNs per TA or
+ * 1024 slices per PLMN) or -ENOSPC. */
+int ngap_enc_ta_list(const struct ngap_ta_entry *e, size_t n, uint8_t *buf, size_t cap);
+
+/* Cursor over a UE-associatedLogicalNG-connectionList value (ues_raw of NG Reset / Acknowledge). */
+struct ngap_ue_assoc_iter {
+	const uint8_t *buf;
+	size_t len, pos;
+	int err;
+	uint32_t left;                            /* items left in this fragment */
+	bool more;                                /* another fragment follows */
+	uint32_t total;
+};
+
+/* Returns the number of items (counting every fragment), or a negative errno. */
+int ngap_ue_assoc_iter_init(struct ngap_ue_assoc_iter *it, struct ngap_bytes raw);
+/* 1 and *u filled, 0 at the end, or a negative errno. */
+int ngap_ue_assoc_iter_next(struct ngap_ue_assoc_iter *it, struct ngap_ue_assoc *u);
+/* Encode the list of n items (1..65536, fragmented from 16384 on) into buf, for ues_raw: returns its
+ * length, -EINVAL or -ENOSPC. */
+int ngap_enc_ue_assoc_list(const struct ngap_ue_assoc *u, size_t n, uint8_t *buf, size_t cap);
 
 /* ---- SM transfer containers (TS 38.413 9.3.4), carried as OCTET STRINGs between SMF and gNB ---- */
 struct ngap_gtp_tunnel {                          /* UPTransportLayerInformation: gTPTunnel */

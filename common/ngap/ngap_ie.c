@@ -310,6 +310,23 @@ static int e_guami(const struct ngap_codec *c, struct aper_w *w, const void *f, 
 
 const struct ngap_codec ngap_c_guami = { d_guami, e_guami, "GUAMI", 0, 0, false, 0, 0 };
 
+/* SliceSupportItem ::= SEQUENCE { s-NSSAI, iE-Extensions OPTIONAL, ... } */
+int ngap_dec_slice_item(struct aper_r *r, struct ngap_snssai *s)
+{
+	uint32_t mask;
+	bool ext;
+
+	ngap_seq_dec(r, 1, &mask, &ext);
+	ngap_dec_snssai(r, s);
+	return ngap_seq_end(r, 1, mask, ext);
+}
+
+int ngap_enc_slice_item(struct aper_w *w, const struct ngap_snssai *s)
+{
+	aper_put_seq(w, true, 1, 0);
+	return ngap_enc_snssai(w, s);
+}
+
 /* SliceSupportList ::= SEQUENCE (SIZE(1..maxnoofSliceItems)) OF SliceSupportItem {s-NSSAI, iE-Ext} */
 static int dec_slices(struct aper_r *r, struct ngap_snssai *s, uint8_t *cnt, int64_t ub, bool item_seq)
 {
@@ -409,28 +426,55 @@ const struct ngap_codec ngap_c_global_ran_node_id = { d_global_ran_node_id, e_gl
 
 /* ---- SupportedTAList ---- */
 
+/* SliceSupportList of a SupportedTAList (SIZE(1..maxnoofSliceItems)): the first NGAP_MAX_SLICES into s,
+ * the others decoded (so a malformed one still fails) and dropped; *total gets the count on the wire. */
+static int dec_slices_all(struct aper_r *r, struct ngap_snssai *s, uint8_t *cnt, uint16_t *total)
+{
+	struct ngap_snssai drop;
+	size_t n;
+
+	*cnt = 0;
+	if (aper_get_count(r, 1, NGAP_MAXNOOF_SLICE_ITEMS, &n))
+		return r->err;
+	for (size_t i = 0; i < n && !r->err; i++)
+		ngap_dec_slice_item(r, i < NGAP_MAX_SLICES ? &s[i] : &drop);
+	*cnt = (uint8_t)(n < NGAP_MAX_SLICES ? n : NGAP_MAX_SLICES);
+	*total = (uint16_t)n;
+	return r->err;
+}
+
+/* The whole list is decoded (maxnoofTACs 256, maxnoofBPLMNs 12, maxnoofSliceItems 1024); the first
+ * NGAP_MAX_TAS TAs and NGAP_MAX_SLICES slices per PLMN land in the arrays, every item stays reachable
+ * through the raw value (ngap_ta_iter). Returns the number of TAs. */
 static int d_supported_ta_list(const struct ngap_codec *c, struct aper_r *r, void *f, uint8_t *cnt)
 {
-	struct ngap_supported_ta *ta = f;
+	struct ngap_supported_ta *tas = f, drop;
 	uint32_t mask, m2;
 	bool ext, e2;
+	size_t n;
 
 	(void)c;
-	if (ngap_get_count(r, 256, NGAP_MAX_TAS, cnt)) /* maxnoofTACs */
+	*cnt = 0;
+	if (aper_get_count(r, 1, NGAP_MAXNOOF_TACS, &n))
 		return r->err;
-	for (unsigned i = 0; i < *cnt && !r->err; i++) {
+	for (size_t i = 0; i < n && !r->err; i++) {
+		struct ngap_supported_ta *ta = i < NGAP_MAX_TAS ? &tas[i] : &drop;
+
 		ngap_seq_dec(r, 1, &mask, &ext);
-		ngap_fixed_octets(r, ta[i].tac, 3);
-		ngap_get_count(r, 12, NGAP_MAX_PLMNS, &ta[i].n_plmns); /* maxnoofBPLMNs */
-		for (unsigned j = 0; j < ta[i].n_plmns && !r->err; j++) {
+		ngap_fixed_octets(r, ta->tac, 3);
+		ngap_get_count(r, NGAP_MAXNOOF_BPLMNS, NGAP_MAX_PLMNS, &ta->n_plmns);
+		for (unsigned j = 0; j < ta->n_plmns && !r->err; j++) {
 			ngap_seq_dec(r, 1, &m2, &e2);
-			ngap_dec_plmn(r, &ta[i].plmns[j].plmn);
-			dec_slices(r, ta[i].plmns[j].slices, &ta[i].plmns[j].n_slices, 1024, true);
+			ngap_dec_plmn(r, &ta->plmns[j].plmn);
+			dec_slices_all(r, ta->plmns[j].slices, &ta->plmns[j].n_slices, &ta->plmns[j].total_slices);
 			ngap_seq_end(r, 1, m2, e2);
 		}
 		ngap_seq_end(r, 1, mask, ext);
 	}
-	return r->err;
+	if (r->err)
+		return r->err;
+	*cnt = (uint8_t)(n < NGAP_MAX_TAS ? n : NGAP_MAX_TAS);
+	return (int)n;
 }
 
 static int e_supported_ta_list(const struct ngap_codec *c, struct aper_w *w, const void *f, const uint8_t *cnt)

@@ -385,41 +385,67 @@ const struct ngap_codec ngap_c_ue_ngap_ids = { d_ue_ngap_ids, e_ue_ngap_ids, "UE
 
 /* ---- UE-associatedLogicalNG-connectionList, ResetType ---- */
 
-static int dec_ue_assoc(struct aper_r *r, struct ngap_ue_assoc *u, uint8_t *cnt)
+int ngap_dec_ue_assoc_item(struct aper_r *r, struct ngap_ue_assoc *u)
 {
 	uint32_t mask;
 	bool ext;
 	int64_t v;
 
-	/* SIZE(1..maxnoofNGConnectionsToReset = 65536): ub is not < 64K, so the unbounded form (X.691 11.9.4.2) */
-	if (ngap_get_count(r, 65536, NGAP_MAX_UE_ASSOC, cnt))
-		return r->err;
-	for (unsigned i = 0; i < *cnt && !r->err; i++) {
-		memset(&u[i], 0, sizeof(u[i]));
-		ngap_seq_dec(r, 3, &mask, &ext);
-		if ((u[i].has_amf_ue_id = mask & 1)) {
-			aper_get_cint(r, 0, 1099511627775LL, false, &v);
-			u[i].amf_ue_id = (uint64_t)v;
-		}
-		if ((u[i].has_ran_ue_id = mask & 2)) {
-			aper_get_cint(r, 0, 4294967295LL, false, &v);
-			u[i].ran_ue_id = (uint32_t)v;
-		}
-		ngap_seq_end(r, 3, mask, ext);
+	memset(u, 0, sizeof(*u));
+	ngap_seq_dec(r, 3, &mask, &ext);
+	if ((u->has_amf_ue_id = mask & 1)) {
+		aper_get_cint(r, 0, 1099511627775LL, false, &v);
+		u->amf_ue_id = (uint64_t)v;
 	}
-	return r->err;
+	if ((u->has_ran_ue_id = mask & 2)) {
+		aper_get_cint(r, 0, 4294967295LL, false, &v);
+		u->ran_ue_id = (uint32_t)v;
+	}
+	return ngap_seq_end(r, 3, mask, ext);
+}
+
+int ngap_enc_ue_assoc_item(struct aper_w *w, const struct ngap_ue_assoc *u)
+{
+	aper_put_seq(w, true, 3, (u->has_amf_ue_id ? 1u : 0) | (u->has_ran_ue_id ? 2u : 0));
+	if (u->has_amf_ue_id)
+		aper_put_cint(w, 0, 1099511627775LL, false, (int64_t)u->amf_ue_id);
+	if (u->has_ran_ue_id)
+		aper_put_cint(w, 0, 4294967295LL, false, u->ran_ue_id);
+	return w->err;
+}
+
+/* SIZE(1..maxnoofNGConnectionsToReset = 65536): ub is not < 64K, so the unbounded length (X.691
+ * 11.9.4.2), fragmented from 16K items on (11.9.3.8: 16K-multiples, then the rest, 0 included). The
+ * first NGAP_MAX_UE_ASSOC items land in u, the others are decoded and dropped (ngap_ue_assoc_iter walks
+ * them all). Returns the item count. */
+static int dec_ue_assoc(struct aper_r *r, struct ngap_ue_assoc *u, uint8_t *cnt)
+{
+	struct ngap_ue_assoc drop;
+	size_t n, all = 0;
+	bool more = true;
+
+	*cnt = 0;
+	while (more && !r->err) {
+		if (aper_get_len(r, 0, APER_UNBOUNDED, &n, &more))
+			return r->err;
+		if (n > NGAP_MAXNOOF_NG_CONNECTIONS_TO_RESET - all)
+			return aper_r_fail(r, -ERANGE, "more than maxnoofNGConnectionsToReset items");
+		for (size_t k = 0; k < n && !r->err; k++, all++)
+			ngap_dec_ue_assoc_item(r, all < NGAP_MAX_UE_ASSOC ? &u[all] : &drop);
+	}
+	if (!r->err && all == 0)
+		return aper_r_fail(r, -ERANGE, "length outside its size constraint");
+	if (r->err)
+		return r->err;
+	*cnt = (uint8_t)(all < NGAP_MAX_UE_ASSOC ? all : NGAP_MAX_UE_ASSOC);
+	return (int)all;
 }
 
 static int enc_ue_assoc(struct aper_w *w, const struct ngap_ue_assoc *u, uint8_t cnt)
 {
 	ngap_put_count(w, 65536, NGAP_MAX_UE_ASSOC, cnt);
-	for (unsigned i = 0; i < cnt && !w->err; i++) {
-		aper_put_seq(w, true, 3, (u[i].has_amf_ue_id ? 1u : 0) | (u[i].has_ran_ue_id ? 2u : 0));
-		if (u[i].has_amf_ue_id)
-			aper_put_cint(w, 0, 1099511627775LL, false, (int64_t)u[i].amf_ue_id);
-		if (u[i].has_ran_ue_id)
-			aper_put_cint(w, 0, 4294967295LL, false, u[i].ran_ue_id);
-	}
+	for (unsigned i = 0; i < cnt && !w->err; i++)
+		ngap_enc_ue_assoc_item(w, &u[i]);
 	return w->err;
 }
 
@@ -443,6 +469,8 @@ static int d_reset_type(const struct ngap_codec *c, struct aper_r *r, void *f, u
 {
 	struct ngap_ng_reset *m = f;
 	unsigned idx, e;
+	size_t start;
+	int rc;
 
 	(void)c, (void)cnt;
 	if (aper_get_choice(r, 3, false, &idx))
@@ -451,9 +479,17 @@ static int d_reset_type(const struct ngap_codec *c, struct aper_r *r, void *f, u
 		return aper_r_fail(r, -ENOTSUP, "ResetType choice-Extensions");
 	m->reset_all = idx == 0;
 	m->n_ues = 0;
+	m->total_ues = 0;
+	m->ues_raw = (struct ngap_bytes){ NULL, 0 };
 	if (idx == 0)
 		return aper_get_enum(r, 1, true, &e); /* ResetAll ::= ENUMERATED {reset-all, ...} */
-	return dec_ue_assoc(r, m->ues, &m->n_ues);
+	start = (r->pos + 7) / 8; /* the list starts octet-aligned (its length determinant) */
+	rc = dec_ue_assoc(r, m->ues, &m->n_ues);
+	if (rc < 0)
+		return rc;
+	m->total_ues = (uint32_t)rc;
+	m->ues_raw = (struct ngap_bytes){ r->buf + start, (r->pos + 7) / 8 - start };
+	return 0;
 }
 
 static int e_reset_type(const struct ngap_codec *c, struct aper_w *w, const void *f, const uint8_t *cnt)
@@ -464,6 +500,12 @@ static int e_reset_type(const struct ngap_codec *c, struct aper_w *w, const void
 	aper_put_choice(w, 3, false, m->reset_all ? 0 : 1);
 	if (m->reset_all)
 		return aper_put_enum(w, 1, true, 0);
+	if (m->ues_raw.p) { /* an encoded list (ngap_enc_ue_assoc_list, or a decoded NG Reset's), as is */
+		aper_w_align(w);
+		for (size_t i = 0; i < m->ues_raw.len && !w->err; i++)
+			aper_put_bits(w, m->ues_raw.p[i], 8);
+		return w->err;
+	}
 	return enc_ue_assoc(w, m->ues, m->n_ues);
 }
 

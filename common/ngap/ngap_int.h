@@ -48,6 +48,11 @@ struct ngap_ie_spec {
 	int16_t has;             /* offset of the bool has_* for optional scalars, else -1 */
 	const struct ngap_codec *codec;
 	const char *ref;         /* the IE's ProtocolIE-ID name in TS 38.413 9.4.7, e.g. "id-NAS-PDU" */
+	int16_t raw;             /* lists longer than their array: offset of a struct ngap_bytes that gets the
+				  * IE value on decode and, when set, is sent as the value on encode; else -1 */
+	int16_t total;           /* offset of the total item count (uint16_t or uint32_t by twidth), else -1:
+				  * list codecs return that count (> 0) from dec */
+	uint8_t twidth;
 };
 
 struct ngap_container {
@@ -66,6 +71,10 @@ int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const 
 
 /* One IE value as text (ngap_str.c); snprintf semantics. */
 int ngap_ie_str(const struct ngap_ie_spec *e, const void *f, const uint8_t *cnt, char *buf, size_t cap);
+
+/* An open type (X.691 11.2) into sub; a fragmented one is joined into info->scratch when the decode
+ * has one (ngap_decode_scratch), else -ENOTSUP. */
+int ngap_get_open(struct aper_r *r, struct aper_r *sub, struct ngap_dec_info *info);
 
 /* Start / finish decoding a SEQUENCE with nopt optional fields where the last one is iE-Extensions. */
 int ngap_seq_dec(struct aper_r *r, unsigned nopt, uint32_t *mask, bool *ext);
@@ -89,6 +98,10 @@ int ngap_dec_bitrate(struct aper_r *r, uint64_t *v);
 int ngap_enc_bitrate(struct aper_w *w, uint64_t v);
 int ngap_dec_snssai(struct aper_r *r, struct ngap_snssai *s);
 int ngap_enc_snssai(struct aper_w *w, const struct ngap_snssai *s);
+int ngap_dec_slice_item(struct aper_r *r, struct ngap_snssai *s);
+int ngap_enc_slice_item(struct aper_w *w, const struct ngap_snssai *s);
+int ngap_dec_ue_assoc_item(struct aper_r *r, struct ngap_ue_assoc *u);
+int ngap_enc_ue_assoc_item(struct aper_w *w, const struct ngap_ue_assoc *u);
 
 extern const struct ngap_codec ngap_c_amf_ue_id, ngap_c_ran_ue_id, ngap_c_nas_pdu, ngap_c_name,
 	ngap_c_global_ran_node_id, ngap_c_supported_ta_list, ngap_c_paging_drx, ngap_c_ue_retention,

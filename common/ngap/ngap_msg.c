@@ -24,6 +24,8 @@ static bool ie_present(const struct ngap_ie_spec *e, const void *s)
 		return true;
 	if (e->has >= 0)
 		return *(const bool *)(b + e->has);
+	if (e->raw >= 0 && ((const struct ngap_bytes *)(b + e->raw))->p)
+		return true;
 	if (e->cnt >= 0)
 		return *(const uint8_t *)(b + e->cnt) > 0;
 	return ((const struct ngap_bytes *)(b + e->off))->p != NULL; /* optional OCTET STRING / name */
@@ -79,6 +81,7 @@ int ngap_container_dec(struct aper_r *r, const struct ngap_container *ct, void *
 	for (i = 0; i < n; i++) {
 		int64_t id;
 		unsigned crit, k;
+		int rc;
 		struct aper_r sub;
 		const struct ngap_ie_spec *e = NULL;
 		size_t at = r->base + r->pos;
@@ -89,7 +92,7 @@ int ngap_container_dec(struct aper_r *r, const struct ngap_container *ct, void *
 		}
 		if (!r->err && crit > NGAP_CRIT_NOTIFY)
 			return aper_r_fail(r, -EBADMSG, "bad criticality value");
-		if (aper_get_open(r, &sub))
+		if (ngap_get_open(r, &sub, info))
 			return r->err;
 		for (k = 0; k < ct->n; k++)
 			if (ct->ies[k].id == id) {
@@ -108,9 +111,17 @@ int ngap_container_dec(struct aper_r *r, const struct ngap_container *ct, void *
 		seen |= UINT64_C(1) << k;
 		if (e->has >= 0)
 			*(bool *)(base + e->has) = true;
-		e->codec->dec(e->codec, &sub, base + e->off, e->cnt >= 0 ? (uint8_t *)(base + e->cnt) : NULL);
+		rc = e->codec->dec(e->codec, &sub, base + e->off, e->cnt >= 0 ? (uint8_t *)(base + e->cnt) : NULL);
 		if (sub.err)
 			return aper_r_take(r, &sub);
+		if (e->raw >= 0)
+			*(struct ngap_bytes *)(base + e->raw) = (struct ngap_bytes){ sub.buf, sub.len };
+		if (e->total >= 0 && rc > 0) {
+			if (e->twidth == 2)
+				*(uint16_t *)(base + e->total) = (uint16_t)rc;
+			else
+				*(uint32_t *)(base + e->total) = (uint32_t)rc;
+		}
 		if (aper_r_left(&sub) >= 8)
 			return aper_r_fail(&sub, -EBADMSG, "IE value longer than its content"),
 			       aper_r_take(r, &sub);
@@ -162,7 +173,14 @@ int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const 
 			aper_put_enum(w, 3, false, e->crit);
 		}
 		aper_open_begin(w, &mark);
-		e->codec->enc(e->codec, w, base + e->off, e->cnt >= 0 ? (const uint8_t *)(base + e->cnt) : NULL);
+		if (e->raw >= 0 && ((const struct ngap_bytes *)(base + e->raw))->p) {
+			const struct ngap_bytes *rb = (const void *)(base + e->raw); /* an encoded list, as is */
+
+			for (size_t j = 0; j < rb->len && !w->err; j++)
+				aper_put_bits(w, rb->p[j], 8);
+		} else {
+			e->codec->enc(e->codec, w, base + e->off, e->cnt >= 0 ? (const uint8_t *)(base + e->cnt) : NULL);
+		}
 		aper_open_end(w, mark);
 	}
 	return w->err;
@@ -172,7 +190,11 @@ int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const 
  * the last column is the IE's ProtocolIE-ID name in 9.4.7, which names it in the tabular text) ---- */
 
 #define ROW(T, id, crit, pres, fld, cnt, has, codec, ref) \
-	{ id, NGAP_CRIT_##crit, NGAP_PRES_##pres, (int16_t)offsetof(T, fld), cnt, has, &ngap_c_##codec, ref }
+	{ id, NGAP_CRIT_##crit, NGAP_PRES_##pres, (int16_t)offsetof(T, fld), cnt, has, &ngap_c_##codec, ref, -1, -1, 0 }
+/* a list that may be longer than its array: raw octets and total count kept (see struct ngap_ie_spec) */
+#define LX(T, id, crit, pres, fld, n, tot, rw, codec, ref) \
+	{ id, NGAP_CRIT_##crit, NGAP_PRES_##pres, (int16_t)offsetof(T, fld), (int16_t)offsetof(T, n), -1, \
+	  &ngap_c_##codec, ref, (int16_t)offsetof(T, rw), (int16_t)offsetof(T, tot), sizeof(((T *)0)->tot) }
 /* mandatory / optional with has_* / optional OCTET STRING (present when .p) / lists / whole struct / flag */
 #define M(T, id, crit, fld, codec, ref) ROW(T, id, crit, M, fld, -1, -1, codec, ref)
 #define O(T, id, crit, fld, has, codec, ref) ROW(T, id, crit, O, fld, -1, (int16_t)offsetof(T, has), codec, ref)
@@ -180,7 +202,7 @@ int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const 
 #define ML(T, id, crit, fld, n, codec, ref) ROW(T, id, crit, M, fld, (int16_t)offsetof(T, n), -1, codec, ref)
 #define OL(T, id, crit, fld, n, codec, ref) ROW(T, id, crit, O, fld, (int16_t)offsetof(T, n), -1, codec, ref)
 #define OF(T, id, crit, has, ref) ROW(T, id, crit, O, has, -1, (int16_t)offsetof(T, has), flag, ref)
-#define MW(T, id, crit, codec, ref) { id, NGAP_CRIT_##crit, NGAP_PRES_M, 0, -1, -1, &ngap_c_##codec, ref }
+#define MW(T, id, crit, codec, ref) { id, NGAP_CRIT_##crit, NGAP_PRES_M, 0, -1, -1, &ngap_c_##codec, ref, -1, -1, 0 }
 #define CONTAINER(nm, T) \
 	static const struct ngap_container nm = { nm##_ies, sizeof(nm##_ies) / sizeof(nm##_ies[0]), sizeof(T) }
 
@@ -188,7 +210,7 @@ int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const 
 static const struct ngap_ie_spec ng_setup_req_ies[] = {
 	M(T, 27, REJECT, ran_node_id, global_ran_node_id, "id-GlobalRANNodeID"),
 	OB(T, 82, IGNORE, ran_node_name, name, "id-RANNodeName"),
-	ML(T, 102, REJECT, tas, n_tas, supported_ta_list, "id-SupportedTAList"),
+	LX(T, 102, REJECT, M, tas, n_tas, total_tas, tas_raw, supported_ta_list, "id-SupportedTAList"),
 	M(T, 21, IGNORE, default_paging_drx, paging_drx, "id-DefaultPagingDRX"),
 	O(T, 147, IGNORE, ue_retention_info, has_ue_retention_info, ue_retention, "id-UERetentionInformation"),
 };
@@ -481,7 +503,7 @@ CONTAINER(ng_reset, T);
 
 #define T struct ngap_ng_reset_ack
 static const struct ngap_ie_spec ng_reset_ack_ies[] = {
-	OL(T, 111, IGNORE, ues, n_ues, ue_assoc_list, "id-UE-associatedLogicalNG-connectionList"),
+	LX(T, 111, IGNORE, O, ues, n_ues, total_ues, ues_raw, ue_assoc_list, "id-UE-associatedLogicalNG-connectionList"),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER(ng_reset_ack, T);
@@ -511,7 +533,7 @@ CONTAINER(urci, T);
 #define T struct ngap_ran_configuration_update
 static const struct ngap_ie_spec ran_cfg_ies[] = {
 	OB(T, 82, IGNORE, ran_node_name, name, "id-RANNodeName"),
-	OL(T, 102, REJECT, tas, n_tas, supported_ta_list, "id-SupportedTAList"),
+	LX(T, 102, REJECT, O, tas, n_tas, total_tas, tas_raw, supported_ta_list, "id-SupportedTAList"),
 	O(T, 21, IGNORE, default_paging_drx, has_default_paging_drx, paging_drx, "id-DefaultPagingDRX"),
 	O(T, 27, IGNORE, ran_node_id, has_ran_node_id, global_ran_node_id, "id-GlobalRANNodeID"),
 };
@@ -652,7 +674,68 @@ static int dec_fail(struct ngap_dec_info *info, const struct aper_r *r)
 	return r->err;
 }
 
+/* X.691 11.9.3.8: a fragmented open type is one or more 16K-multiple fragments, each after an
+ * octet 0xc1..0xc4, then a last part (0..16K-1 octets) after a one- or two-octet length. Its octets
+ * are copied, joined, into the decode's scratch and sub reads them there. */
+static int get_open_frag(struct aper_r *r, struct aper_r *sub, struct ngap_dec_info *info)
+{
+	size_t o = (r->pos + 7) / 8, at = r->pos, n, start = info->scratch_used, got = 0;
+	bool more = true;
+
+	while (more) {
+		uint8_t b;
+
+		if (o >= r->len)
+			goto truncated;
+		b = r->buf[o++];
+		if ((b & 0xc0) == 0xc0) {
+			if ((b & 0x3f) < 1 || (b & 0x3f) > 4)
+				return r->pos = o * 8 - 8, aper_r_fail(r, -EBADMSG, "bad fragment size");
+			n = (size_t)(b & 0x3f) * APER_FRAG;
+		} else if (b & 0x80) {
+			if (o >= r->len)
+				goto truncated;
+			n = (size_t)(b & 0x3f) << 8 | r->buf[o++];
+			more = false;
+		} else {
+			n = b;
+			more = false;
+		}
+		if (n > r->len - o)
+			goto truncated;
+		if (n > info->scratch_cap - info->scratch_used)
+			return r->pos = at, aper_r_fail(r, -ENOBUFS, "fragmented open type larger than the scratch");
+		memcpy(info->scratch + info->scratch_used, r->buf + o, n);
+		info->scratch_used += n;
+		got += n;
+		o += n;
+	}
+	aper_r_init(sub, info->scratch + start, got);
+	sub->base = r->base + at; /* error offsets inside: approximate (the fragment headers are gone) */
+	sub->user = r->user;
+	r->pos = o * 8;
+	return 0;
+truncated:
+	r->pos = at;
+	return aper_r_fail(r, -EBADMSG, "open type longer than the input");
+}
+
+int ngap_get_open(struct aper_r *r, struct aper_r *sub, struct ngap_dec_info *info)
+{
+	size_t o = (r->pos + 7) / 8;
+
+	if (!r->err && info && info->scratch && o < r->len && (r->buf[o] & 0xc0) == 0xc0)
+		return get_open_frag(r, sub, info);
+	return aper_get_open(r, sub);
+}
+
 int ngap_decode(const uint8_t *buf, size_t len, struct ngap_msg *m, struct ngap_dec_info *info)
+{
+	return ngap_decode_scratch(buf, len, m, info, NULL, 0);
+}
+
+int ngap_decode_scratch(const uint8_t *buf, size_t len, struct ngap_msg *m, struct ngap_dec_info *info,
+			uint8_t *scratch, size_t cap)
 {
 	struct ngap_dec_info local;
 	struct aper_r r, sub;
@@ -663,6 +746,8 @@ int ngap_decode(const uint8_t *buf, size_t len, struct ngap_msg *m, struct ngap_
 	if (!info)
 		info = &local;
 	memset(info, 0, sizeof(*info));
+	info->scratch = scratch;
+	info->scratch_cap = scratch ? cap : 0;
 	aper_r_init(&r, buf, len);
 	r.user = info; /* extension containers report what they skip (ngap_ie.c) */
 	/* NGAP-PDU ::= CHOICE { initiatingMessage, successfulOutcome, unsuccessfulOutcome, ... } */
@@ -674,7 +759,7 @@ int ngap_decode(const uint8_t *buf, size_t len, struct ngap_msg *m, struct ngap_
 	}
 	aper_get_cint(&r, 0, 255, false, &proc);
 	aper_get_enum(&r, 3, false, &crit);
-	aper_get_open(&r, &sub);
+	ngap_get_open(&r, &sub, info);
 	if (!r.err && crit > NGAP_CRIT_NOTIFY)
 		aper_r_fail(&r, -EBADMSG, "bad criticality value");
 	if (!r.err && aper_r_left(&r) >= 8)

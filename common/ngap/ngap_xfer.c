@@ -345,7 +345,7 @@ static int skip_per_tnl_list(struct aper_r *r)
 /* ---- 9.3.4.1 PDU Session Resource Setup Request Transfer (a ProtocolIE-Container) ---- */
 
 #define ROW(T, id, crit, pres, fld, cnt, has, codec, ref) \
-	{ id, NGAP_CRIT_##crit, NGAP_PRES_##pres, (int16_t)offsetof(T, fld), cnt, has, codec, ref }
+	{ id, NGAP_CRIT_##crit, NGAP_PRES_##pres, (int16_t)offsetof(T, fld), cnt, has, codec, ref, -1, -1, 0 }
 
 #define T struct ngap_setup_request_transfer
 static const struct ngap_ie_spec srq_ies[] = {
