@@ -52,6 +52,7 @@
 #define AMF_CAUSE_MISC_UNSPECIFIED 5
 
 #define AMF_NIL UINT32_MAX
+#define AMF_H_TABLES 4         /* UE indexes (ue_store.c, enum amf_htab) */
 #define AMF_SUPI_MAX 24
 #define AMF_NAS_KEEP 512       /* bytes of the last downlink NAS PDU kept for retransmission */
 #define AMF_MAX_NSSAI 8        /* TS 24.501 9.11.3.37: at most 8 S-NSSAIs in an NSSAI */
@@ -81,23 +82,34 @@ enum amf_tmr {
  * "on the fifth expiry" -> four retransmissions. */
 #define AMF_NAS_MAX_RETX 4
 
-/* ---- child procedures of registration (STYLE.md 7) ---- */
-enum amf_proc {
-	AMF_PROC_NONE = 0,
-	AMF_PROC_IDENT,        /* TS 24.501 5.4.3 */
-	AMF_PROC_AUTH,         /* TS 24.501 5.4.1.3 */
-	AMF_PROC_SMC,          /* TS 24.501 5.4.2 */
+/* ---- 5GMM sub-states (gmm_fsm.c): the table's states ----
+ * Each maps to one 5GMM state of TS 24.501 5.1.3.2.2 (amf_gmm_main); the sub-state says
+ * which procedure is waiting for which answer under which timer. */
+enum amf_gmm_sub {
+	AMF_GS_DEREGISTERED = 0,
+	AMF_GS_IDENT,              /* IDENTITY REQUEST out, T3570 (TS 24.501 5.4.3) */
+	AMF_GS_AUTH,               /* AUTHENTICATION REQUEST out, T3560 (5.4.1.3) */
+	AMF_GS_SMC,                /* SECURITY MODE COMMAND out, T3560 (5.4.2) */
+	AMF_GS_WAIT_COMPLETE,      /* REGISTRATION ACCEPT with a new 5G-GUTI out, T3550 (5.5.1.2.4) */
+	AMF_GS_REGISTERED,
+	AMF_GS_CFG_UPDATE,         /* CONFIGURATION UPDATE COMMAND out, T3555 (5.4.4) */
+	AMF_GS_DEREG_INIT,         /* network DEREGISTRATION REQUEST out, T3522 (5.5.2.3) */
+	AMF_GS_COUNT,
 };
-enum amf_proc_result { AMF_PROC_OK = 0, AMF_PROC_FAIL, AMF_PROC_ABORT };
 
-/* Registration progress (the parent of the procedures above). */
-enum amf_reg_phase {
-	AMF_REG_IDLE = 0,
-	AMF_REG_IDENT,
-	AMF_REG_AUTH,
-	AMF_REG_SMC,
-	AMF_REG_WAIT_COMPLETE,  /* accept sent, T3550 running */
+/* What the common procedures (identification, authentication, security mode) were
+ * started for: they report to this parent when they succeed (STYLE.md 7). */
+enum amf_parent {
+	AMF_PARENT_REG = 0,        /* registration (TS 24.501 5.5.1) */
+	AMF_PARENT_DEREG,          /* a deregistration that failed integrity: authenticate first
+				    * (TS 24.501 4.4.4.3, TS 23.502 4.2.2.3.2 step 1a) */
+	AMF_PARENT_SVC,            /* a service request that needs a new K_AMF (NAS COUNT near
+				    * its wrap, TS 33.501 6.4.3.1) */
 };
+
+/* TS 33.501 6.4.3.1: the NAS COUNT must not wrap under one K_AMF; past this value a new
+ * primary authentication runs at the next registration or service request. */
+#define AMF_NAS_COUNT_REKEY 0xff0000u
 
 struct amf_gnb;
 struct amf;
@@ -136,12 +148,29 @@ struct amf_ue {
 	char imeisv[17];
 
 	/* index chains (ue_store.c) */
-	uint32_t hnext[3];
+	uint32_t hnext[4];
+	/* TS 24.501 5.5.1.2.4: the 5G-GUTI before the one in the REGISTRATION ACCEPT stays
+	 * valid (indexed in AMF_H_TMSI_OLD) until REGISTRATION COMPLETE or until the UE uses
+	 * the new one. */
+	uint32_t tmsi_old;
+	bool tmsi_old_indexed;
+	/* The SUPI index holds authenticated contexts only: a context still running its
+	 * common procedures (an unverified REGISTRATION REQUEST, say) knows its SUPI but is
+	 * not what amf_ue_by_supi finds (TS 23.502 4.2.2.2.2: the old context stays until
+	 * the new one is authenticated). */
+	bool supi_indexed;
+	bool ident_by_guti;        /* the SUPI came from a 5G-GUTI, not from the UE (5.4.1.3.5) */
+	bool paged;                /* this connection answers a paging (TS 33.501 6.12.3) */
+	uint8_t last_auth_fail;    /* 5GMM cause of the last AUTHENTICATION FAILURE, 0 none */
+	/* SERVICE REQUEST IEs the accept needs (from the NAS message container, 4.4.6) */
+	bool svc_has_uds, svc_has_pss;
+	uint16_t svc_uds, svc_pss;
 
-	/* 5GMM */
-	uint8_t state;             /* enum amf_gmm_state */
-	uint8_t reg_phase;         /* enum amf_reg_phase */
-	uint8_t proc;              /* enum amf_proc running */
+	/* 5GMM: written by amf_gmm_dispatch() only */
+	uint8_t state;             /* enum amf_gmm_sub */
+	uint8_t parent;            /* enum amf_parent of the common procedure running */
+	uint8_t dereg_type;        /* of a DEREGISTRATION REQUEST waiting for authentication */
+	uint32_t fsm_gen;          /* transitions so far (detects a nested dispatch) */
 	uint8_t reg_type;          /* TS 24.501 9.11.3.7 */
 	bool follow_on;
 	bool reg_accept_had_guti;  /* a new GUTI was in the accept: COMPLETE expected */
@@ -156,6 +185,7 @@ struct amf_ue {
 	bool initial_ok;           /* initial NAS message passed the integrity check */
 	bool auth_done;            /* this registration authenticated the UE */
 	bool smc_done;
+	bool auth_after_ident;     /* identification after a failed authentication (5.4.1.3.5) */
 	struct nas_ue_sec_cap sec_cap; /* as received, replayed in SMC */
 
 	/* security (TS 33.501 6.2, 6.4, 6.7) */
@@ -239,7 +269,7 @@ struct amf {
 	size_t ues_bytes;          /* mapping size */
 	uint32_t ues_hw;
 	uint32_t free_head;        /* chained through hnext[0] while free */
-	uint32_t *ht[3];           /* AMF_H_RAN, AMF_H_SUPI, AMF_H_TMSI */
+	uint32_t *ht[AMF_H_TABLES]; /* AMF_H_RAN, AMF_H_SUPI, AMF_H_TMSI, AMF_H_TMSI_OLD */
 	uint32_t ht_mask;
 	uint8_t idx_bits;
 	uint64_t ngap_gen;         /* generation for AMF UE NGAP IDs */
@@ -290,7 +320,7 @@ struct amf {
 };
 
 /* ---- ue_store.c ---- */
-enum amf_htab { AMF_H_RAN = 0, AMF_H_SUPI = 1, AMF_H_TMSI = 2 };
+enum amf_htab { AMF_H_RAN = 0, AMF_H_SUPI = 1, AMF_H_TMSI = 2, AMF_H_TMSI_OLD = 3 };
 int amf_store_init(struct amf *amf);
 void amf_store_fini(struct amf *amf);
 struct amf_ue *amf_ue_alloc(struct amf *amf);
@@ -299,8 +329,16 @@ void amf_ue_free(struct amf_ue *ue);
 /* Bind / unbind the N2 association: assigns a fresh AMF UE NGAP ID. */
 int amf_ue_bind(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id);
 void amf_ue_unbind(struct amf_ue *ue);
+/* The SUPI of an authenticated context (indexed), or of one that has not authenticated
+ * yet (pending: known to the context only). */
 int amf_ue_set_supi(struct amf_ue *ue, const char *supi);
+int amf_ue_set_supi_pending(struct amf_ue *ue, const char *supi);
 int amf_ue_set_tmsi(struct amf_ue *ue, uint32_t tmsi);
+/* A new 5G-TMSI; the current one stays findable (AMF_H_TMSI_OLD) until dropped. */
+int amf_ue_new_tmsi(struct amf_ue *ue, uint32_t tmsi);
+void amf_ue_drop_old_tmsi(struct amf_ue *ue);
+/* Move old's 5G-TMSI (and its previous one) to ue, which has none. */
+void amf_ue_take_tmsi(struct amf_ue *ue, struct amf_ue *old);
 struct amf_ue *amf_ue_by_ran(struct amf *amf, const struct amf_gnb *gnb, uint32_t ran_ue_ngap_id);
 struct amf_ue *amf_ue_by_amf_id(struct amf *amf, uint64_t amf_ue_ngap_id);
 struct amf_ue *amf_ue_by_supi(const struct amf *amf, const char *supi);
@@ -318,22 +356,89 @@ uint32_t amf_tmsi_alloc(struct amf *amf);
 
 /* ---- gmm_fsm.c ---- */
 enum amf_gmm_event {
-	AMF_EV_REG_REQUEST = 0,   /* REGISTRATION REQUEST received */
-	AMF_EV_PROC_OK,           /* all child procedures done, accept sent */
-	AMF_EV_REG_COMPLETE,
-	AMF_EV_REG_REJECT,        /* registration rejected or aborted */
-	AMF_EV_DEREG_UE,          /* UE-initiated DEREGISTRATION REQUEST */
-	AMF_EV_DEREG_NET,         /* network-initiated deregistration started */
-	AMF_EV_DEREG_ACCEPT,      /* UE answered the network-initiated deregistration */
-	AMF_EV_T3522_GIVEUP,
-	AMF_EV_IMPLICIT_DEREG,
-	AMF_EV_SERVICE_REQ,       /* issue 6 */
+	/* uplink 5GMM messages */
+	AMF_EV_REG_REQ = 0,        /* REGISTRATION REQUEST */
+	AMF_EV_ID_RSP,             /* IDENTITY RESPONSE */
+	AMF_EV_AUTH_RSP,           /* AUTHENTICATION RESPONSE */
+	AMF_EV_AUTH_FAIL,          /* AUTHENTICATION FAILURE */
+	AMF_EV_SMC_CPL,            /* SECURITY MODE COMPLETE */
+	AMF_EV_SMC_REJ,            /* SECURITY MODE REJECT */
+	AMF_EV_REG_CPL,            /* REGISTRATION COMPLETE */
+	AMF_EV_CUC_CPL,            /* CONFIGURATION UPDATE COMPLETE */
+	AMF_EV_DEREG_REQ,          /* DEREGISTRATION REQUEST (UE originating) */
+	AMF_EV_DEREG_ACC,          /* DEREGISTRATION ACCEPT (UE terminated) */
+	AMF_EV_SVC_REQ,            /* SERVICE REQUEST */
+	AMF_EV_UL_NAS,             /* UL NAS TRANSPORT */
+	AMF_EV_STATUS,             /* 5GMM STATUS */
+	/* timers, N2 and the network */
+	AMF_EV_T3550,              /* T3550 gave up (fifth expiry) */
+	AMF_EV_T3555,
+	AMF_EV_T3560,
+	AMF_EV_T3570,
+	AMF_EV_T3522,
+	AMF_EV_AN_REL,             /* the N2 connection is gone (release, reset, association) */
+	AMF_EV_IMPLICIT,           /* implicit deregistration timer (TS 24.501 5.3.7) */
+	AMF_EV_NET_DEREG,          /* network-initiated deregistration (operator, API) */
+	AMF_EV_CUC_START,          /* network-initiated configuration update */
 	AMF_EV_COUNT,
 };
+
+/* What an event carries to its action (gmm_fsm.c). */
+struct amf_gmm_ctx {
+	const struct nas_msg *msg;       /* 5GMM message events: the decoded message */
+	const struct amf_nas_in *in;
+	const uint8_t *raw;              /* initial message as received */
+	size_t raw_len;
+	bool initial;                    /* first message of the N1 connection */
+	/* Initial message: the context its 5G-GUTI / 5G-S-TMSI names when the integrity
+	 * check with that context failed (never modified: TS 24.501 4.4.4.3). */
+	struct amf_ue *named;
+	uint8_t arg;                     /* CUC_START: AMF_CUC_* flags; NET_DEREG: re-register */
+};
+#define AMF_CUC_NEW_GUTI 0x01
+#define AMF_CUC_AFTER_INITIAL 0x02
+
 const char *amf_gmm_event_name(enum amf_gmm_event ev);
-/* Check ev against the table and move to next (logs; returns -EPERM when not allowed). */
-int amf_gmm_transition(struct amf_ue *ue, enum amf_gmm_event ev, enum amf_gmm_state next);
+const char *amf_gmm_sub_name(enum amf_gmm_sub s);
+/* TS 24.501 5.1.3.2.2 state of a sub-state. */
+enum amf_gmm_state amf_gmm_main(const struct amf_ue *ue);
+static inline bool amf_gmm_registered(const struct amf_ue *ue)
+{
+	return amf_gmm_main(ue) == AMF_GMM_REGISTERED;
+}
+/* Whether the UE's state takes ev (without running it). */
 bool amf_gmm_accepts(const struct amf_ue *ue, enum amf_gmm_event ev);
+/* The one place ue->state changes: run the action of ev when the state takes it and
+ * move to the state the action returns, when the table allows it. c may be NULL for
+ * events that carry nothing. 0, -EPERM (refused, logged) or the action's -errno. */
+int amf_gmm_dispatch(struct amf_ue *ue, enum amf_gmm_event ev, struct amf_gmm_ctx *c);
+/* The table as text (one line per state x event: "STATE  EVENT  -> NEXT|NEXT") or as
+ * Graphviz (dot != 0). Bytes written (without the NUL), or -ENOSPC. */
+int amf_gmm_table_print(char *buf, size_t len, bool dot);
+
+/* Actions of the table: each returns the next enum amf_gmm_sub or -errno (nas_*.c). */
+int amf_a_reg_req(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_id_rsp(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_auth_rsp(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_auth_fail(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_smc_cpl(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_smc_rej(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_reg_cpl(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_cuc_cpl(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_dereg_req(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_dereg_acc(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_svc_req(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_ul_nas(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_status(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_t3550(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_t3555(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_t3560(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_t3570(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_t3522(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_an_rel(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_implicit(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_net_dereg(struct amf_ue *ue, struct amf_gmm_ctx *c);
+int amf_a_cuc_start(struct amf_ue *ue, struct amf_gmm_ctx *c);
 
 /* ---- amf.c ---- */
 int amf_plmn_encode(const char *mcc, const char *mnc, uint8_t out[3]);
@@ -418,15 +523,12 @@ void amf_nas_ics_result(struct amf_ue *ue, bool ok);
 void amf_ue_discard(struct amf_ue *ue);
 
 /* nas_reg.c: registration (TS 24.501 5.5.1) and identification (5.4.3) */
-void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r,
-		     const struct amf_nas_in *in, const uint8_t *raw, size_t raw_len, bool initial);
-void amf_reg_continue(struct amf_ue *ue);
-void amf_reg_complete(struct amf_ue *ue);
-void amf_reg_reject(struct amf_ue *ue, uint8_t cause);
-/* Abort a registration in progress (procedure failed) and release the connection. */
-void amf_reg_abort(struct amf_ue *ue, uint8_t ngap_cause_group, uint8_t ngap_cause);
-void amf_ident_response(struct amf_ue *ue, const struct nas_identity_response *r);
-void amf_cfg_update_complete(struct amf_ue *ue);
+/* The next common procedure of ue->parent, or the parent's end. Returns the sub-state. */
+int amf_reg_continue(struct amf_ue *ue);
+int amf_reg_reject(struct amf_ue *ue, uint8_t cause);
+/* A common procedure failed or gave up: the parent ends, the connection is released. */
+int amf_reg_abort(struct amf_ue *ue, uint8_t ngap_cause_group, uint8_t ngap_cause);
+int amf_reg_ident_after_auth(struct amf_ue *ue);
 /* Served slices changed from old[n_old] to amf->cfg.slices: recompute every registered
  * UE's allowed NSSAI (one walk of the store, no allocation); tell connected UEs now, mark
  * idle ones. Returns UEs changed. old NULL: every registered UE is recomputed (the
@@ -438,34 +540,31 @@ void amf_nssai_cuc_try(struct amf_ue *ue);
 void amf_reg_take_ies(struct amf_ue *ue, const struct nas_registration_request *r);
 /* Resolve a SUCI to a SUPI and attach it to ue; 0 or a 5GMM cause. */
 int amf_reg_suci(struct amf_ue *ue, const struct nas_suci *suci);
+static inline bool amf_counts_near_wrap(const struct amf_ue *ue)
+{
+	return ue->dl_count >= AMF_NAS_COUNT_REKEY || ue->ul_count >= AMF_NAS_COUNT_REKEY;
+}
 
 /* nas_auth.c: authentication (TS 24.501 5.4.1.3) and security mode control (5.4.2) */
-void amf_auth_start(struct amf_ue *ue);
-void amf_auth_response(struct amf_ue *ue, const struct nas_authentication_response *r);
-void amf_auth_failure(struct amf_ue *ue, const struct nas_authentication_failure *r);
-void amf_smc_start(struct amf_ue *ue);
+int amf_auth_start(struct amf_ue *ue);
+int amf_auth_reject(struct amf_ue *ue);
+int amf_smc_start(struct amf_ue *ue);
 /* The UE's capabilities share an integrity and a ciphering algorithm with our lists. */
 bool amf_algs_acceptable(const struct amf_ue *ue);
 /* Log why amf_algs_acceptable() said no (NIA0 only, or nothing in common). */
 void amf_algs_log_mismatch(const struct amf_ue *ue);
-void amf_smc_complete(struct amf_ue *ue, const struct nas_security_mode_complete *r);
-void amf_smc_reject(struct amf_ue *ue, const struct nas_security_mode_reject *r);
 
 /* nas_conn.c */
-void amf_dereg_request(struct amf_ue *ue, const struct nas_deregistration_request *r);
-/* DEREGISTRATION REQUEST / SERVICE REQUEST as the initial message of a connection. */
-void amf_dereg_initial(struct amf_ue *ue, const struct nas_deregistration_request *r,
-		       const struct amf_nas_in *in, const uint8_t *raw, size_t raw_len);
-void amf_service_request(struct amf_ue *ue, const struct nas_service_request *r,
-			 const struct amf_nas_in *in, const uint8_t *raw, size_t raw_len);
+int amf_dereg_authenticated(struct amf_ue *ue);
+int amf_service_accept(struct amf_ue *ue);
 /* The context a 5G-GUTI names, when the GUAMI is ours. */
 struct amf_ue *amf_ue_by_guti(struct amf *amf, const struct nas_guti *g);
-/* Verify an integrity-protected initial message with the context of ue (after adopt).
- * On success the connection's secure exchange is established. */
-bool amf_initial_verify(struct amf_ue *ue, const uint8_t *raw, size_t raw_len);
 void amf_gmm_status_send(struct amf_ue *ue, uint8_t cause);
 /* Move the N2 binding of ue (a fresh context) to old and free ue. Returns old. */
 struct amf_ue *amf_ue_adopt(struct amf_ue *ue, struct amf_ue *old);
+/* ue has authenticated: it replaces the context its SUPI had (sessions, 5G-GUTI) and
+ * is indexed by the SUPI from now on. */
+void amf_ue_supersede(struct amf_ue *ue);
 /* Release the N2 connection of a UE (UE Context Release Command) or, when it has
  * none, apply the release at once. */
 void amf_ue_release(struct amf_ue *ue, uint8_t cause_group, uint8_t cause);
@@ -481,6 +580,10 @@ void amf_sm_an_released(struct amf_ue *ue, bool lost);
 void amf_sm_detach(struct amf_ue *ue);
 /* Service request (TS 24.501 5.6.1.4): fill the Service Accept IEs and amf->ics_items. */
 void amf_sm_service(struct amf_ue *ue, const struct nas_service_request *r, struct nas_service_accept *a);
+/* The same for a UE in 5GMM-CONNECTED: user planes re-established by PDU Session
+ * Resource Setup Requests sent at once. */
+void amf_sm_service_connected(struct amf_ue *ue, const struct nas_service_request *r,
+			      struct nas_service_accept *a);
 /* PDU session status after syncing with the UE's (when has): the map the network holds. */
 uint16_t amf_sm_status(struct amf_ue *ue, bool has, uint16_t ue_map);
 void amf_on_t3513(struct amf_ue *ue);

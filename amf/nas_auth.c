@@ -15,7 +15,7 @@
 /* TS 33.501 A.7.1: ABBA for this release, 0x0000. */
 static const uint8_t abba[2] = { 0x00, 0x00 };
 
-static void auth_reject(struct amf_ue *ue)
+int amf_auth_reject(struct amf_ue *ue)
 {
 	struct amf *amf = ue->amf;
 	struct nas_msg *m = &amf->ntx;
@@ -28,11 +28,21 @@ static void auth_reject(struct amf_ue *ue)
 	m->type = NAS_AUTHENTICATION_REJECT;
 	/* TS 24.501 5.4.1.3.5: sent without new protection (there is none). */
 	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_TMR_COUNT);
-	ue->proc = AMF_PROC_NONE;
-	ue->reg_phase = AMF_REG_IDLE;
-	if (amf_gmm_accepts(ue, AMF_EV_REG_REJECT))
-		amf_gmm_transition(ue, AMF_EV_REG_REJECT, AMF_GMM_DEREGISTERED);
+	/* The context goes with its connection (amf_a_an_rel). A context that was
+	 * authenticated before (a verified request that re-authenticated it) goes too:
+	 * TS 24.501 5.4.1.3.5, the UE considers its USIM invalid. */
 	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_AUTH_FAILURE);
+	return AMF_GS_DEREGISTERED;
+}
+
+/* RES* wrong or AUTN refused (#20): a UE the 5G-GUTI identified is asked for its SUCI
+ * first, the GUTI may name someone else (TS 24.501 5.4.1.3.5, 5.4.1.3.7 c)). */
+static int auth_failed(struct amf_ue *ue)
+{
+	ausf_auth_clear(&ue->auth);
+	if (ue->ident_by_guti)
+		return amf_reg_ident_after_auth(ue);
+	return amf_auth_reject(ue);
 }
 
 /* TS 24.501 5.4.1.3.2: a ngKSI different from the one the UE holds (and ours). */
@@ -65,7 +75,7 @@ static void auth_send(struct amf_ue *ue)
 	amf_tmr_start(ue, AMF_T3560);
 }
 
-void amf_auth_start(struct amf_ue *ue)
+int amf_auth_start(struct amf_ue *ue)
 {
 	struct amf *amf = ue->amf;
 	int rc;
@@ -76,74 +86,60 @@ void amf_auth_start(struct amf_ue *ue)
 		 * allowed" makes the UE consider its USIM invalid for 5GS until switched off,
 		 * instead of retrying (#3 would say it failed authentication, which it did not). */
 		amf_ue_log(LOGL_INFO, ue, "unknown subscriber");
-		amf_reg_reject(ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
-		return;
+		return amf_reg_reject(ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
 	}
 	if (rc < 0) {
 		amf_ue_log(LOGL_ERROR, ue, "AKA start failed rc=%d", rc);
-		amf_reg_reject(ue, NAS_5GMM_PROTOCOL_ERROR_UNSPECIFIED);
-		return;
+		return amf_reg_reject(ue, NAS_5GMM_PROTOCOL_ERROR_UNSPECIFIED);
 	}
 	ue->pending_ngksi = next_ngksi(ue);
-	ue->proc = AMF_PROC_AUTH;
 	auth_send(ue);
+	return AMF_GS_AUTH;
 }
 
-void amf_auth_response(struct amf_ue *ue, const struct nas_authentication_response *r)
+int amf_a_auth_rsp(struct amf_ue *ue, struct amf_gmm_ctx *c)
 {
+	const struct nas_authentication_response *r = &c->msg->auth_resp;
 	struct amf *amf = ue->amf;
 	uint8_t kseaf[32];
 	int rc;
 
-	if (ue->proc != AMF_PROC_AUTH) {
-		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
-		return;
-	}
 	amf_tmr_stop(ue, AMF_T3560);
-	if (!r->has_res_star || r->res_star.len != 16) {
-		auth_reject(ue);
-		return;
-	}
+	ue->last_auth_fail = 0;
+	if (!r->has_res_star || r->res_star.len != 16)
+		return auth_failed(ue);
 	/* TS 33.501 6.1.3.2.0 step 9: the SEAF checks HRES* against HXRES* first. */
 	if (crypto_aka_check_hres_star(ue->auth.rand, r->res_star.p, ue->auth.hxres_star) < 0) {
 		amf_ue_log(LOGL_INFO, ue, "HRES* mismatch");
-		auth_reject(ue);
-		return;
+		return auth_failed(ue);
 	}
 	/* Step 10-12: the AUSF compares RES* with XRES* and returns K_SEAF. */
 	rc = ausf_5gaka_confirm(amf->ausf, &ue->auth, r->res_star.p, kseaf);
-	if (rc < 0) {
-		auth_reject(ue);
-		return;
-	}
+	if (rc < 0)
+		return auth_failed(ue);
 	/* TS 33.501 A.7: K_AMF from K_SEAF, SUPI and ABBA. */
 	rc = crypto_kdf_kamf(kseaf, ue->supi, abba, sizeof(abba), ue->kamf);
 	explicit_bzero(kseaf, sizeof(kseaf));
 	ausf_auth_clear(&ue->auth);
-	if (rc < 0) {
-		auth_reject(ue);
-		return;
-	}
+	if (rc < 0)
+		return amf_auth_reject(ue);
 	amf->st.auth_ok++;
 	ue->ngksi = ue->pending_ngksi;
-	ue->proc = AMF_PROC_NONE;
 	ue->auth_done = true;
 	/* The new K_AMF needs a security mode before anything uses it. */
 	ue->smc_done = false;
 	amf_ue_log(LOGL_INFO, ue, "authenticated ngksi=%u", ue->ngksi);
-	amf_reg_continue(ue);
+	return amf_reg_continue(ue);
 }
 
-void amf_auth_failure(struct amf_ue *ue, const struct nas_authentication_failure *r)
+int amf_a_auth_fail(struct amf_ue *ue, struct amf_gmm_ctx *c)
 {
+	const struct nas_authentication_failure *r = &c->msg->auth_fail;
 	struct amf *amf = ue->amf;
 	int rc;
 
-	if (ue->proc != AMF_PROC_AUTH) {
-		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
-		return;
-	}
 	amf_tmr_stop(ue, AMF_T3560);
+	ue->last_auth_fail = r->cause;
 	amf_ue_log(LOGL_INFO, ue, "authentication failure cause=%u (%s)", r->cause,
 		   nas_5gmm_cause_name(r->cause));
 	switch (r->cause) {
@@ -151,41 +147,41 @@ void amf_auth_failure(struct amf_ue *ue, const struct nas_authentication_failure
 		amf->st.auth_sync_fail++;
 		/* TS 24.501 5.4.1.3.7 f) / TS 33.501 6.1.3.3.2: resynchronise once with AUTS
 		 * and send a fresh vector; a second failure in a row rejects. */
-		if (!r->has_auts || r->auts.len != 14 || ue->auth_resyncs >= AMF_AUTH_MAX_RESYNC) {
-			auth_reject(ue);
-			return;
-		}
+		if (!r->has_auts || r->auts.len != 14 || ue->auth_resyncs >= AMF_AUTH_MAX_RESYNC)
+			return amf_auth_reject(ue);
 		ue->auth_resyncs++;
 		rc = ausf_5gaka_resync(amf->ausf, &ue->auth, r->auts.p);
 		if (rc < 0) {
 			amf_ue_log(LOGL_WARN, ue, "resync failed rc=%d", rc);
-			auth_reject(ue);
-			return;
+			return amf_auth_reject(ue);
 		}
 		auth_send(ue);
-		return;
+		return AMF_GS_AUTH;
 	case NAS_5GMM_MAC_FAILURE:
-		/* TS 24.501 5.4.1.3.7 c): the UE found AUTN forged; identified by SUCI, so
-		 * no identification retry: reject. */
+		/* TS 24.501 5.4.1.3.7 c): the UE found AUTN forged -- or the 5G-GUTI it used
+		 * maps to another subscriber here: identification first when it came by
+		 * GUTI; identified by SUCI, reject. */
 		amf->st.auth_mac_fail++;
-		auth_reject(ue);
-		return;
+		return auth_failed(ue);
 	case NAS_5GMM_NGKSI_ALREADY_IN_USE:
 		/* TS 24.501 5.4.1.3.7 e): start again with another ngKSI (and a fresh vector);
 		 * once only, through the same counter as resynchronisation. */
-		if (ue->auth_resyncs >= AMF_AUTH_MAX_RESYNC) {
-			auth_reject(ue);
-			return;
-		}
+		if (ue->auth_resyncs >= AMF_AUTH_MAX_RESYNC)
+			return amf_auth_reject(ue);
 		ue->auth_resyncs++;
 		ue->ue_ngksi = ue->pending_ngksi;
-		amf_auth_start(ue);
-		return;
+		return amf_auth_start(ue);
 	default:
 		/* #26 non-5G authentication unacceptable, ... */
-		auth_reject(ue);
-		return;
+		return amf_auth_reject(ue);
 	}
+}
+
+int amf_a_t3560(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	(void)c;
+	/* TS 24.501 5.4.1.3.7 b) / 5.4.2.7 b): abort the procedure and release. */
+	return amf_reg_abort(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
 }
 
 /* First algorithm of prio the UE supports (bit 8 = algorithm 0, TS 24.501 9.11.3.54). */
@@ -229,7 +225,7 @@ void amf_algs_log_mismatch(const struct amf_ue *ue)
 			   ue->sec_cap.ea);
 }
 
-void amf_smc_start(struct amf_ue *ue)
+int amf_smc_start(struct amf_ue *ue)
 {
 	struct amf *amf = ue->amf;
 	struct nas_msg *m = &amf->ntx;
@@ -241,15 +237,12 @@ void amf_smc_start(struct amf_ue *ue)
 	if (nia < 0 || nea < 0) {
 		/* TS 24.501 5.5.1.2.5 #23: nothing in common with our configured lists. */
 		amf_algs_log_mismatch(ue);
-		amf_reg_reject(ue, NAS_5GMM_UE_SECURITY_CAP_MISMATCH);
-		return;
+		return amf_reg_reject(ue, NAS_5GMM_UE_SECURITY_CAP_MISMATCH);
 	}
 	ue->nia = (uint8_t)nia;
 	ue->nea = (uint8_t)nea;
-	if (amf_nas_derive_keys(ue) < 0) {
-		amf_reg_reject(ue, NAS_5GMM_PROTOCOL_ERROR_UNSPECIFIED);
-		return;
-	}
+	if (amf_nas_derive_keys(ue) < 0)
+		return amf_reg_reject(ue, NAS_5GMM_PROTOCOL_ERROR_UNSPECIFIED);
 	/* TS 33.501 6.7.2: a new K_AMF starts both NAS COUNTs at 0. */
 	ue->sec_ctx = true;
 	ue->sec_active = false;
@@ -273,26 +266,26 @@ void amf_smc_start(struct amf_ue *ue)
 	c->has_abba = true;
 	c->abba.p = abba;
 	c->abba.len = sizeof(abba);
-	ue->proc = AMF_PROC_SMC;
 	amf_nas_send(ue, m, AMF_NAS_SMC, AMF_VIA_DL_NAS, AMF_T3560);
 	amf_tmr_start(ue, AMF_T3560);
+	return AMF_GS_SMC;
 }
 
-void amf_smc_complete(struct amf_ue *ue, const struct nas_security_mode_complete *r)
+int amf_a_smc_cpl(struct amf_ue *ue, struct amf_gmm_ctx *c)
 {
+	const struct nas_security_mode_complete *r = &c->msg->smc_cpl;
 	struct amf *amf = ue->amf;
 	struct nas_err err;
 
-	if (ue->proc != AMF_PROC_SMC) {
-		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
-		return;
-	}
 	/* Only reached with integrity verified by the new context (nas_conn.c). */
 	amf_tmr_stop(ue, AMF_T3560);
 	amf->st.smc_ok++;
 	ue->sec_active = true;
 	ue->smc_done = true;
-	ue->proc = AMF_PROC_NONE;
+	/* Authenticated (TS 23.502 4.2.2.2.2 steps 8-9): now, and only now, this context
+	 * replaces the one the SUPI had. */
+	if (!ue->supi_indexed)
+		amf_ue_supersede(ue);
 	if (r->has_imeisv && r->imeisv.type == NAS_MOBID_IMEISV) {
 		memcpy(ue->imeisv, r->imeisv.digits.d, sizeof(ue->imeisv) - 1);
 		ue->imeisv[sizeof(ue->imeisv) - 1] = '\0';
@@ -311,19 +304,17 @@ void amf_smc_complete(struct amf_ue *ue, const struct nas_security_mode_complete
 			amf_ue_log(LOGL_WARN, ue, "undecodable NAS message container ignored");
 		}
 	}
-	amf_reg_continue(ue);
+	return amf_reg_continue(ue);
 }
 
-void amf_smc_reject(struct amf_ue *ue, const struct nas_security_mode_reject *r)
+int amf_a_smc_rej(struct amf_ue *ue, struct amf_gmm_ctx *c)
 {
-	if (ue->proc != AMF_PROC_SMC) {
-		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
-		return;
-	}
+	const struct nas_security_mode_reject *r = &c->msg->smc_rej;
+
 	ue->amf->st.smc_reject++;
 	amf_ue_log(LOGL_INFO, ue, "security mode rejected cause=%u (%s)", r->cause,
 		   nas_5gmm_cause_name(r->cause));
 	/* TS 24.501 5.4.2.5: stop T3560 and abort the procedure that triggered it. */
 	ue->sec_ctx = false;
-	amf_reg_abort(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
+	return amf_reg_abort(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "amf/amf_int.h"
+#include "common/crypto/crypto.h"
 #include "common/log.h"
 
 #define AMF_5GMM_NO_SLICES 62
@@ -70,6 +71,41 @@ struct amf_ue *amf_ue_adopt(struct amf_ue *ue, struct amf_ue *old)
 	return old;
 }
 
+/* TS 23.502 4.2.2.2.2: ue has authenticated (security mode complete); the context its
+ * SUPI had so far is replaced by it. ue keeps its N2 connection (and its AMF UE NGAP ID,
+ * which the gNB already has) and its new security context; it takes from the old one
+ * what outlives a registration: the PDU sessions, the 5G-GUTI the UE may still use
+ * (valid until REGISTRATION COMPLETE), downlink data waiting. The old context's own
+ * N2 connection, if any, is released; then it is freed. */
+void amf_ue_supersede(struct amf_ue *ue)
+{
+	struct amf *amf = ue->amf;
+	struct amf_ue *old = amf_ue_by_supi(amf, ue->supi);
+
+	if (old && old != ue && !old->reaping) {
+		amf_ue_log(LOGL_INFO, old, "replaced by authenticated ue=%u", ue->idx);
+		amf_tmr_stop_all(old);
+		if (old->gnb) {
+			if (!old->release_pending)
+				amf_ngap_release(old, NGAP_CAUSE_RADIO_NETWORK, AMF_CAUSE_RN_RELEASE_5GC);
+			amf_ue_unbind(old);
+			amf_sm_an_released(old, false);
+		}
+		if (old->sm) {
+			ue->sm = old->sm;
+			old->sm = NULL;
+			if (amf->smf)
+				smf_ue_set_cookie(amf->smf, ue->sm, ue);
+		}
+		ue->dl_pending = old->dl_pending;
+		if (old->tmsi_indexed && !ue->tmsi_indexed)
+			amf_ue_take_tmsi(ue, old);
+		amf_ue_free(old);
+	}
+	amf_ue_set_supi(ue, ue->supi);   /* indexed from now on */
+	ue->ident_by_guti = false;
+}
+
 void amf_ue_release(struct amf_ue *ue, uint8_t cause_group, uint8_t cause)
 {
 	if (ue->gnb && !ue->release_pending)
@@ -80,59 +116,58 @@ void amf_ue_release(struct amf_ue *ue, uint8_t cause_group, uint8_t cause)
 
 void amf_ue_an_released(struct amf_ue *ue)
 {
-	struct amf *amf = ue->amf;
+	amf_gmm_dispatch(ue, AMF_EV_AN_REL, NULL);
+}
 
+/* The N2 connection is gone (release complete, NG reset, association loss). */
+int amf_a_an_rel(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	struct amf *amf = ue->amf;
+	bool authenticated = ue->supi_indexed && amf_gmm_main(ue) != AMF_GMM_DEREGISTERED &&
+			     amf_gmm_main(ue) != AMF_GMM_DEREGISTERED_INITIATED;
+
+	(void)c;
 	amf_ue_unbind(ue);
 	ue->sec_active = false;
 	ue->ics_sent = false;
 	ue->release_pending = false;
+	ue->paged = false;
 	/* TS 23.502 4.2.6: user planes deactivated (association loss: sessions released). */
 	amf_sm_an_released(ue, amf->an_lost);
 	/* Procedures that need the connection end with it. */
 	amf_tmr_stop(ue, AMF_T3560);
 	amf_tmr_stop(ue, AMF_T3570);
 	amf_tmr_stop(ue, AMF_T3555);
+	amf_tmr_stop(ue, AMF_T3522);
 	if (ue->nssai_cuc_inflight) {
 		/* TS 24.501 5.4.4.5 b): lower layer failure before COMPLETE: the allowed
 		 * NSSAI is sent again on the next connection. */
 		ue->nssai_cuc_inflight = false;
 		ue->nssai_cuc_pending = true;
 	}
-	if (ue->state == AMF_GMM_REGISTERED && ue->reg_phase == AMF_REG_WAIT_COMPLETE) {
-		/* TS 24.501 5.5.1.2.8: lower layer failure before COMPLETE; the new GUTI
-		 * stays valid for us, the UE may use either. */
-		amf_tmr_stop(ue, AMF_T3550);
-		ue->reg_phase = AMF_REG_IDLE;
-	}
-	if (ue->state == AMF_GMM_REGISTERED) {
+	ue->has_pending_tmsi = false;
+	/* TS 24.501 5.5.1.2.8: lower layer failure before REGISTRATION COMPLETE; the new
+	 * 5G-GUTI stays valid for us, the UE may use either. */
+	amf_tmr_stop(ue, AMF_T3550);
+	if (amf_gmm_registered(ue) || (ue->parent == AMF_PARENT_SVC && authenticated)) {
 		/* CM-IDLE: TS 24.501 5.3.7 mobile reachable timer. */
-		ue->proc = AMF_PROC_NONE;
 		amf_tmr_start(ue, AMF_TMR_MOBILE_REACHABLE);
 		amf_ue_log(LOGL_INFO, ue, "CM-IDLE");
-		return;
+		return AMF_GS_REGISTERED;
 	}
-	if (ue->state == AMF_GMM_DEREGISTERED_INITIATED) {
-		amf_tmr_stop(ue, AMF_T3522);
-		amf_gmm_transition(ue, AMF_EV_T3522_GIVEUP, AMF_GMM_DEREGISTERED);
-	}
-	if (ue->state == AMF_GMM_COMMON_PROCEDURE_INITIATED)
-		amf_gmm_transition(ue, AMF_EV_REG_REJECT, AMF_GMM_DEREGISTERED);
 	amf_ue_log(LOGL_INFO, ue, "context removed");
 	amf_ue_discard(ue);
+	return AMF_GS_DEREGISTERED;
 }
 
 /* ---- deregistration (TS 24.501 5.5.2) ---- */
-void amf_dereg_request(struct amf_ue *ue, const struct nas_deregistration_request *r)
+static int dereg_now(struct amf_ue *ue, uint8_t dereg_type)
 {
 	struct nas_msg *m = &ue->amf->ntx;
-	bool switch_off = (r->dereg_type & 0x08) != 0;
+	bool switch_off = (dereg_type & 0x08) != 0;
 
 	ue->amf->st.dereg_ue++;
 	amf_tmr_stop_all(ue);
-	if (amf_gmm_accepts(ue, AMF_EV_DEREG_UE))
-		amf_gmm_transition(ue, AMF_EV_DEREG_UE, AMF_GMM_DEREGISTERED);
-	ue->reg_phase = AMF_REG_IDLE;
-	ue->proc = AMF_PROC_NONE;
 	amf_ue_log(LOGL_INFO, ue, "UE-initiated deregistration switch_off=%d", switch_off);
 	/* TS 24.501 5.5.2.2.2 / TS 23.502 4.2.2.3.2 step 2: every PDU session is released
 	 * locally and its address returned. */
@@ -145,45 +180,122 @@ void amf_dereg_request(struct amf_ue *ue, const struct nas_deregistration_reques
 	}
 	/* TS 24.501 5.5.2.2.2 / TS 23.502 4.2.2.3.2 step 5: release the N2 connection. */
 	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
+	return AMF_GS_DEREGISTERED;
+}
+
+/* Unknown UE, or nothing to deregister: answered and released (TS 24.501 5.5.2.2.2);
+ * no context is touched. */
+static int dereg_unknown(struct amf_ue *ue, uint8_t dereg_type)
+{
+	struct nas_msg *m = &ue->amf->ntx;
+
+	if (!(dereg_type & 0x08)) {
+		memset(m, 0, sizeof(*m));
+		m->type = NAS_DEREGISTRATION_ACCEPT_UE_ORIG;
+		amf_nas_send(ue, m, AMF_NAS_PLAIN, AMF_VIA_DL_NAS, AMF_TMR_COUNT);
+	}
+	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
+	return AMF_GS_DEREGISTERED;
+}
+
+int amf_a_dereg_req(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	const struct nas_deregistration_request *r = &c->msg->dereg_req;
+	const struct amf_ue *named = c->named;
+
+	if (!c->initial || ue->initial_ok)
+		return dereg_now(ue, r->dereg_type);   /* verified with this context */
+	if (!named || !named->supi_indexed)
+		return dereg_unknown(ue, r->dereg_type);
+	if (r->dereg_type & 0x08) {
+		/* TS 24.501 4.4.4.3: a switch-off that fails the integrity check cannot be
+		 * authenticated (the UE is gone): it must not deregister anyone. */
+		ue->amf->st.nas_mac_fail++;
+		amf_ue_log(LOGL_WARN, ue, "switch-off for ue=%u not integrity verified: ignored", named->idx);
+		amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
+		return AMF_GS_DEREGISTERED;
+	}
+	/* TS 24.501 4.4.4.3, TS 23.502 4.2.2.3.2 step 1a: authenticate before processing it
+	 * further; this context carries it, the named one is not touched until then. */
+	amf_ue_log(LOGL_INFO, ue, "deregistration for ue=%u not integrity verified: authenticating",
+		   named->idx);
+	amf_ue_set_supi_pending(ue, named->supi);
+	ue->ident_by_guti = true;
+	ue->parent = AMF_PARENT_DEREG;
+	ue->dereg_type = r->dereg_type;
+	ue->auth_done = false;
+	ue->smc_done = false;
+	ue->auth_resyncs = 0;
+	return amf_auth_start(ue);
+}
+
+/* The deregistration that waited for authentication (ue->parent AMF_PARENT_DEREG):
+ * this context has replaced the old one; the UE proved who it is. */
+int amf_dereg_authenticated(struct amf_ue *ue)
+{
+	return dereg_now(ue, ue->dereg_type);
 }
 
 int amf_deregister_supi(struct amf *amf, const char *supi, bool reregister)
 {
 	struct amf_ue *ue = amf_ue_by_supi(amf, supi);
-	struct nas_msg *m = &amf->ntx;
+	struct amf_gmm_ctx c = { .arg = reregister };
 
 	if (!ue || ue->reaping)
 		return -ENOENT;
 	amf->st.dereg_net++;
-	if (!ue->gnb || ue->state != AMF_GMM_REGISTERED) {
-		/* CM-IDLE (paging is not done here) or not registered: local deregistration. */
+	if (!amf_gmm_accepts(ue, AMF_EV_NET_DEREG)) {
+		/* A procedure of the UE's is running (or none registered): local. */
 		amf_tmr_stop_all(ue);
-		if (amf_gmm_accepts(ue, AMF_EV_IMPLICIT_DEREG))
-			amf_gmm_transition(ue, AMF_EV_IMPLICIT_DEREG, AMF_GMM_DEREGISTERED);
-		amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
+		amf_sm_detach(ue);
+		amf_ue_log(LOGL_INFO, ue, "deregistered locally");
+		if (ue->gnb)
+			amf_ngap_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
+		else
+			amf_ue_discard(ue);
 		return 0;
 	}
+	return amf_gmm_dispatch(ue, AMF_EV_NET_DEREG, &c);
+}
+
+int amf_a_net_dereg(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	struct nas_msg *m = &ue->amf->ntx;
+
+	if (!ue->gnb) {
+		/* CM-IDLE (paging is not done here): local deregistration. */
+		amf_tmr_stop_all(ue);
+		amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
+		return AMF_GS_DEREGISTERED;
+	}
+	amf_tmr_stop(ue, AMF_T3550);
+	amf_tmr_stop(ue, AMF_T3555);
 	/* TS 24.501 5.5.2.3.1 */
 	memset(m, 0, sizeof(*m));
 	m->type = NAS_DEREGISTRATION_REQUEST_UE_TERM;
-	m->dereg_req.dereg_type = (uint8_t)((reregister ? 0x08 : 0) | 0x01);
-	amf_gmm_transition(ue, AMF_EV_DEREG_NET, AMF_GMM_DEREGISTERED_INITIATED);
+	m->dereg_req.dereg_type = (uint8_t)((c->arg ? 0x08 : 0) | 0x01);
 	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_T3522);
 	amf_tmr_start(ue, AMF_T3522);
-	return 0;
+	return AMF_GS_DEREG_INIT;
 }
 
-static void dereg_accept_ue_term(struct amf_ue *ue)
+int amf_a_dereg_acc(struct amf_ue *ue, struct amf_gmm_ctx *c)
 {
-	if (ue->state != AMF_GMM_DEREGISTERED_INITIATED) {
-		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
-		return;
-	}
+	(void)c;
 	amf_tmr_stop(ue, AMF_T3522);
-	amf_gmm_transition(ue, AMF_EV_DEREG_ACCEPT, AMF_GMM_DEREGISTERED);
 	/* TS 24.501 5.5.2.3.2: sessions released locally. */
 	amf_sm_detach(ue);
 	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
+	return AMF_GS_DEREGISTERED;
+}
+
+int amf_a_t3522(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	(void)c;
+	/* TS 24.501 5.5.2.3.5 a): abort and consider the UE deregistered. */
+	amf_sm_detach(ue);
+	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
+	return AMF_GS_DEREGISTERED;
 }
 
 struct amf_ue *amf_ue_by_guti(struct amf *amf, const struct nas_guti *g)
@@ -200,123 +312,139 @@ struct amf_ue *amf_ue_by_guti(struct amf *amf, const struct nas_guti *g)
 	return ue && !ue->reaping ? ue : NULL;
 }
 
-bool amf_initial_verify(struct amf_ue *ue, const uint8_t *raw, size_t raw_len)
+/* ---- service request (TS 24.501 5.6.1) ---- */
+static int svc_reject(struct amf_ue *ue, uint8_t cause)
 {
-	struct amf_nas_in in;
-
-	if (!raw || !ue->sec_ctx || amf_nas_unwrap(ue, raw, raw_len, &in) < 0 || !in.integrity_ok)
-		return false;
-	amf_nas_count_accept(ue, &in);
-	ue->sec_active = true;
-	return true;
-}
-
-void amf_dereg_initial(struct amf_ue *ue, const struct nas_deregistration_request *r,
-		       const struct amf_nas_in *in, const uint8_t *raw, size_t raw_len)
-{
-	struct amf_ue *old = NULL;
-	uint8_t dtype = r->dereg_type;
 	struct nas_msg *m = &ue->amf->ntx;
 
-	(void)in;
-	if (r->mobile_id.type == NAS_MOBID_5G_GUTI)
-		old = amf_ue_by_guti(ue->amf, &r->mobile_id.guti);
-	if (!old) {
-		/* Unknown UE: nothing to deregister; answer and release (TS 24.501 5.5.2.2.2). */
-		if (!(dtype & 0x08)) {
-			memset(m, 0, sizeof(*m));
-			m->type = NAS_DEREGISTRATION_ACCEPT_UE_ORIG;
-			amf_nas_send(ue, m, AMF_NAS_PLAIN, AMF_VIA_DL_NAS, AMF_TMR_COUNT);
-		}
-		amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
-		return;
-	}
-	ue = amf_ue_adopt(ue, old);
-	/* TS 24.501 4.4.4.3: processed even when the check fails (no secure exchange yet).
-	 * r still points into the (unciphered) initial message: verification does not decode. */
-	if (!amf_initial_verify(ue, raw, raw_len))
-		amf_ue_log(LOGL_INFO, ue, "deregistration request not integrity protected");
-	amf_dereg_request(ue, r);
-}
-
-void amf_service_request(struct amf_ue *ue, const struct nas_service_request *r,
-			 const struct amf_nas_in *in, const uint8_t *raw, size_t raw_len)
-{
-	struct amf_ue *old = NULL;
-	struct nas_msg *m = &ue->amf->ntx;
-
-	(void)in;
-	ue->amf->st.service_req++;
-	if (r->s_tmsi.type == NAS_MOBID_5G_S_TMSI) {
-		struct amf_ue *c = amf_ue_by_tmsi(ue->amf, r->s_tmsi.guti.tmsi);
-
-		if (c && !c->reaping && c->state == AMF_GMM_REGISTERED &&
-		    r->s_tmsi.guti.amf_set_id == ue->amf->cfg.amf_set_id &&
-		    r->s_tmsi.guti.amf_pointer == ue->amf->cfg.amf_pointer)
-			old = c;
-	}
-	if (old) {
-		ue = amf_ue_adopt(ue, old);
-		if (amf_initial_verify(ue, raw, raw_len)) {
-			/* TS 24.501 5.6.1.4.1 / TS 23.502 4.2.3.2: accept in the Initial Context
-			 * Setup Request, which carries the PDU Session Resource Setup list of the
-			 * sessions to reactivate; PDU session status and reactivation result. */
-			amf_gmm_transition(ue, AMF_EV_SERVICE_REQ, AMF_GMM_REGISTERED);
-			memset(m, 0, sizeof(*m));
-			m->type = NAS_SERVICE_ACCEPT;
-			amf_sm_service(ue, r, &m->svc_acc);
-			amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_ICS, AMF_TMR_COUNT);
-			ue->amf->n_ics_items = 0;
-			return;
-		}
-	}
-	/* TS 24.501 5.6.1.5: #9 when the network cannot derive the UE's identity. */
 	ue->amf->st.service_rej++;
 	memset(m, 0, sizeof(*m));
 	m->type = NAS_SERVICE_REJECT;
-	m->svc_rej.cause = NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED;
-	amf_nas_send(ue, m, AMF_NAS_PLAIN, AMF_VIA_DL_NAS, AMF_TMR_COUNT);
+	m->svc_rej.cause = cause;
+	amf_nas_send(ue, m, ue->sec_active ? AMF_NAS_AUTO : AMF_NAS_PLAIN, AMF_VIA_DL_NAS, AMF_TMR_COUNT);
 	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_NORMAL_RELEASE);
+	return (int)ue->state;
+}
+
+/* TS 24.501 5.6.1.4.1 / TS 23.502 4.2.3.2: the accept; from CM-IDLE in the Initial
+ * Context Setup Request, which carries the PDU Session Resource Setup list of the
+ * sessions to reactivate; in 5GMM-CONNECTED by DL NAS transport after the PDU Session
+ * Resource Setup Requests of those sessions. */
+int amf_service_accept(struct amf_ue *ue)
+{
+	struct amf *amf = ue->amf;
+	struct nas_msg *m = &amf->ntx;
+	struct nas_service_request r = {
+		.has_ul_data_status = ue->svc_has_uds, .ul_data_status = ue->svc_uds,
+		.has_pdu_session_status = ue->svc_has_pss, .pdu_session_status = ue->svc_pss,
+	};
+
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_SERVICE_ACCEPT;
+	if (ue->ics_sent) {
+		amf_sm_service_connected(ue, &r, &m->svc_acc);
+		amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_TMR_COUNT);
+	} else {
+		amf_sm_service(ue, &r, &m->svc_acc);
+		amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_ICS, AMF_TMR_COUNT);
+		amf->n_ics_items = 0;
+	}
+	return AMF_GS_REGISTERED;
+}
+
+/* The IEs of a SERVICE REQUEST the accept needs: TS 24.501 4.4.6, a UE with a valid
+ * context puts the non-cleartext ones (uplink data status, PDU session status, allowed
+ * PDU session status) in the NAS message container, ciphered with the COUNT of the
+ * SERVICE REQUEST itself. */
+static void svc_take(struct amf_ue *ue, const struct nas_service_request *r)
+{
+	struct amf *amf = ue->amf;
+	struct nas_err err;
+	uint8_t *plain = amf->nasrx;
+
+	ue->svc_has_uds = r->has_ul_data_status;
+	ue->svc_uds = r->ul_data_status;
+	ue->svc_has_pss = r->has_pdu_session_status;
+	ue->svc_pss = r->pdu_session_status;
+	if (!r->has_nas_container || r->nas_container.len > sizeof(amf->nasrx))
+		return;
+	if (ue->nea == 0)
+		memcpy(plain, r->nas_container.p, r->nas_container.len);
+	else if (crypto_nea(ue->nea, ue->knas_enc, ue->ul_count, AMF_NAS_BEARER_3GPP, CRYPTO_DIR_UPLINK,
+			    r->nas_container.p, plain, (size_t)r->nas_container.len * 8) < 0)
+		return;
+	if (amf_nas_decode_ul(ue, plain, r->nas_container.len, &amf->nrx2, &err) < 0 ||
+	    amf->nrx2.type != NAS_SERVICE_REQUEST) {
+		amf_ue_log(LOGL_WARN, ue, "undecodable NAS message container ignored");
+		return;
+	}
+	ue->svc_has_uds = amf->nrx2.svc_req.has_ul_data_status;
+	ue->svc_uds = amf->nrx2.svc_req.ul_data_status;
+	ue->svc_has_pss = amf->nrx2.svc_req.has_pdu_session_status;
+	ue->svc_pss = amf->nrx2.svc_req.pdu_session_status;
+}
+
+int amf_a_svc_req(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	const struct nas_service_request *r = &c->msg->svc_req;
+	struct amf *amf = ue->amf;
+
+	amf->st.service_req++;
+	if (c->initial && !ue->initial_ok) {
+		/* TS 24.501 4.4.4.3, 5.6.1.5: unknown, or not verified with the context its
+		 * 5G-S-TMSI names (which stays exactly as it was): #9, the UE registers. */
+		if (c->named)
+			amf_ue_log(LOGL_WARN, ue, "service request for ue=%u not integrity verified: #9",
+				   c->named->idx);
+		return svc_reject(ue, NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED);
+	}
+	svc_take(ue, r);
+	/* TS 33.501 6.12.3: a paging response gets a new 5G-GUTI (after the ICS). */
+	ue->paged = c->initial && ev_timer_pending(&ue->tmr[AMF_T3513]);
+	if (amf_counts_near_wrap(ue)) {
+		/* TS 33.501 6.4.3.1: a new K_AMF before the NAS COUNT wraps; the accept
+		 * follows the security mode (amf_reg_continue). */
+		amf_ue_log(LOGL_INFO, ue, "NAS COUNT near wrap: re-authenticating");
+		ue->parent = AMF_PARENT_SVC;
+		ue->auth_done = false;
+		ue->smc_done = false;
+		ue->auth_resyncs = 0;
+		return amf_auth_start(ue);
+	}
+	return amf_service_accept(ue);
 }
 
 /* ---- timer give-up paths ---- */
 void amf_on_t3550_giveup(struct amf_ue *ue)
 {
-	/* TS 24.501 5.5.1.2.8 c): abort, both GUTIs stay valid, release the connection. */
-	ue->reg_phase = AMF_REG_IDLE;
-	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
+	amf_gmm_dispatch(ue, AMF_EV_T3550, NULL);
 }
 
 void amf_on_t3560_giveup(struct amf_ue *ue)
 {
-	/* TS 24.501 5.4.1.3.7 b) / 5.4.2.7 b): abort the procedure and release. */
-	amf_reg_abort(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
+	amf_gmm_dispatch(ue, AMF_EV_T3560, NULL);
+}
+
+int amf_a_t3570(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	(void)c;
+	/* TS 24.501 5.4.3.7 b) */
+	return amf_reg_abort(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
 }
 
 void amf_on_t3570_giveup(struct amf_ue *ue)
 {
-	/* TS 24.501 5.4.3.7 b) */
-	amf_reg_abort(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
+	amf_gmm_dispatch(ue, AMF_EV_T3570, NULL);
 }
 
 void amf_on_t3522_giveup(struct amf_ue *ue)
 {
-	/* TS 24.501 5.5.2.3.5 a): abort and consider the UE deregistered. */
-	amf_gmm_transition(ue, AMF_EV_T3522_GIVEUP, AMF_GMM_DEREGISTERED);
-	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
+	amf_gmm_dispatch(ue, AMF_EV_T3522, NULL);
 }
 
 void amf_on_t3555_giveup(struct amf_ue *ue)
 {
-	/* TS 24.501 5.4.4.5 a): abort the configuration update. The old 5G-GUTI stays the
-	 * one we index (the spec lets both be valid; the UE re-registers with either). */
-	ue->has_pending_tmsi = false;
-	if (ue->nssai_cuc_inflight) {
-		/* The allowed NSSAI is still owed: sent again on the next connection. */
-		ue->nssai_cuc_inflight = false;
-		ue->nssai_cuc_pending = true;
-	}
-	amf_ue_log(LOGL_INFO, ue, "configuration update aborted");
+	amf_gmm_dispatch(ue, AMF_EV_T3555, NULL);
 }
 
 void amf_on_mobile_reachable(struct amf_ue *ue)
@@ -327,10 +455,31 @@ void amf_on_mobile_reachable(struct amf_ue *ue)
 
 void amf_on_implicit_dereg(struct amf_ue *ue)
 {
+	amf_gmm_dispatch(ue, AMF_EV_IMPLICIT, NULL);
+}
+
+int amf_a_implicit(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	(void)c;
 	/* TS 24.501 5.3.7: implicitly deregister; the context goes. */
 	ue->amf->st.implicit_dereg++;
-	amf_gmm_transition(ue, AMF_EV_IMPLICIT_DEREG, AMF_GMM_DEREGISTERED);
 	amf_ue_discard(ue);
+	return AMF_GS_DEREGISTERED;
+}
+
+int amf_a_status(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	/* TS 24.501 5.4.6: informational; no state change. */
+	amf_ue_log(LOGL_INFO, ue, "5GMM status from UE cause=%u (%s)", c->msg->gmm_status.cause,
+		   nas_5gmm_cause_name(c->msg->gmm_status.cause));
+	return (int)ue->state;
+}
+
+int amf_a_ul_nas(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	/* TS 24.501 5.4.5.2: N1 SM to the SMF (nas_sm.c). */
+	amf_sm_ul_nas_transport(ue, &c->msg->ul_nas);
+	return (int)ue->state;
 }
 
 /* ---- uplink dispatch ---- */
@@ -354,60 +503,92 @@ static bool allowed_unprotected(uint8_t type)
 	}
 }
 
-static void dispatch(struct amf_ue *ue, const struct nas_msg *m, const struct amf_nas_in *in)
+/* The event of an uplink 5GMM message type; AMF_EV_COUNT for none. */
+static enum amf_gmm_event event_of(uint8_t type)
 {
+	switch (type) {
+	case NAS_REGISTRATION_REQUEST: return AMF_EV_REG_REQ;
+	case NAS_REGISTRATION_COMPLETE: return AMF_EV_REG_CPL;
+	case NAS_IDENTITY_RESPONSE: return AMF_EV_ID_RSP;
+	case NAS_AUTHENTICATION_RESPONSE: return AMF_EV_AUTH_RSP;
+	case NAS_AUTHENTICATION_FAILURE: return AMF_EV_AUTH_FAIL;
+	case NAS_SECURITY_MODE_COMPLETE: return AMF_EV_SMC_CPL;
+	case NAS_SECURITY_MODE_REJECT: return AMF_EV_SMC_REJ;
+	case NAS_DEREGISTRATION_REQUEST_UE_ORIG: return AMF_EV_DEREG_REQ;
+	case NAS_DEREGISTRATION_ACCEPT_UE_TERM: return AMF_EV_DEREG_ACC;
+	case NAS_CONFIGURATION_UPDATE_COMPLETE: return AMF_EV_CUC_CPL;
+	case NAS_SERVICE_REQUEST: return AMF_EV_SVC_REQ;
+	case NAS_UL_NAS_TRANSPORT: return AMF_EV_UL_NAS;
+	case NAS_5GMM_STATUS: return AMF_EV_STATUS;
+	default: return AMF_EV_COUNT;
+	}
+}
+
+/* The context an initial message names by its 5G-GUTI / 5G-S-TMSI. */
+static struct amf_ue *named_by(struct amf *amf, const struct nas_msg *m)
+{
+	const struct nas_mobile_id *id = NULL;
+	struct amf_ue *c;
+
 	switch (m->type) {
 	case NAS_REGISTRATION_REQUEST:
-		amf_reg_request(ue, &m->reg_req, in, NULL, 0, false);
-		break;
-	case NAS_REGISTRATION_COMPLETE:
-		amf_reg_complete(ue);
-		break;
-	case NAS_IDENTITY_RESPONSE:
-		amf_ident_response(ue, &m->id_resp);
-		break;
-	case NAS_AUTHENTICATION_RESPONSE:
-		amf_auth_response(ue, &m->auth_resp);
-		break;
-	case NAS_AUTHENTICATION_FAILURE:
-		amf_auth_failure(ue, &m->auth_fail);
-		break;
-	case NAS_SECURITY_MODE_COMPLETE:
-		amf_smc_complete(ue, &m->smc_cpl);
-		break;
-	case NAS_SECURITY_MODE_REJECT:
-		amf_smc_reject(ue, &m->smc_rej);
+		id = &m->reg_req.mobile_id;
 		break;
 	case NAS_DEREGISTRATION_REQUEST_UE_ORIG:
-		amf_dereg_request(ue, &m->dereg_req);
+		id = &m->dereg_req.mobile_id;
 		break;
-	case NAS_DEREGISTRATION_ACCEPT_UE_TERM:
-		dereg_accept_ue_term(ue);
-		break;
-	case NAS_CONFIGURATION_UPDATE_COMPLETE:
-		amf_cfg_update_complete(ue);
-		break;
-	case NAS_5GMM_STATUS:
-		/* TS 24.501 5.4.6: informational; no state change. */
-		amf_ue_log(LOGL_INFO, ue, "5GMM status from UE cause=%u (%s)", m->gmm_status.cause,
-			   nas_5gmm_cause_name(m->gmm_status.cause));
-		break;
-	case NAS_UL_NAS_TRANSPORT:
-		/* TS 24.501 5.4.5.2: N1 SM to the SMF (nas_sm.c). */
-		amf_sm_ul_nas_transport(ue, &m->ul_nas);
-		break;
+	case NAS_SERVICE_REQUEST:
+		/* TS 24.501 9.11.3.4: the 5G-S-TMSI is AMF set, pointer and 5G-TMSI. */
+		if (m->svc_req.s_tmsi.type != NAS_MOBID_5G_S_TMSI ||
+		    m->svc_req.s_tmsi.guti.amf_set_id != amf->cfg.amf_set_id ||
+		    m->svc_req.s_tmsi.guti.amf_pointer != amf->cfg.amf_pointer)
+			return NULL;
+		c = amf_ue_by_tmsi(amf, m->svc_req.s_tmsi.guti.tmsi);
+		return c && !c->reaping ? c : NULL;
 	default:
-		/* TS 24.501 7.4: known but not expected here. */
-		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
-		break;
+		return NULL;
 	}
+	return id->type == NAS_MOBID_5G_GUTI ? amf_ue_by_guti(amf, &id->guti) : NULL;
+}
+
+/* TS 24.501 4.4.4.3 and 4.4.6: an initial message is processed in the context it names
+ * only when it passes the integrity check with that context's keys (a COUNT already
+ * seen fails it: replays too); the check itself changes nothing. Then the new
+ * connection moves to that context (amf_ue_adopt). Otherwise the message stays in the
+ * context of its own connection (*named tells the actions whom it claimed to be). */
+static struct amf_ue *initial_context(struct amf_ue *ue, enum amf_gmm_event ev, const uint8_t *raw,
+				      size_t raw_len, struct amf_ue **named)
+{
+	struct amf_ue *old = named_by(ue->amf, &ue->amf->nrx);
+	struct amf_nas_in in;
+
+	*named = NULL;
+	ue->initial_ok = false;
+	if (!old || old == ue)
+		return ue;
+	if (!old->supi_indexed || !old->sec_ctx || amf_nas_unwrap(old, raw, raw_len, &in) < 0 ||
+	    !in.integrity_ok || !amf_gmm_accepts(old, ev)) {
+		if (old->sec_ctx && in.sht != NAS_SHT_PLAIN) {
+			ue->amf->st.nas_mac_fail++;
+			old->nas_mac_fail++;
+		}
+		*named = old;
+		return ue;
+	}
+	ue = amf_ue_adopt(ue, old);
+	amf_nas_count_accept(ue, &in);
+	ue->sec_active = true;
+	ue->initial_ok = true;
+	return ue;
 }
 
 static void nas_rx(struct amf_ue *ue, const uint8_t *buf, size_t len, bool initial)
 {
 	struct amf *amf = ue->amf;
+	struct amf_gmm_ctx c = { .initial = initial, .raw = buf, .raw_len = len };
 	struct amf_nas_in in;
 	struct nas_err err;
+	enum amf_gmm_event ev;
 	int rc;
 
 	rc = amf_nas_unwrap(ue, buf, len, &in);
@@ -428,8 +609,6 @@ static void nas_rx(struct amf_ue *ue, const uint8_t *buf, size_t len, bool initi
 		       in.sht);
 		return;
 	}
-	if (in.integrity_ok)
-		amf_nas_count_accept(ue, &in);
 	if ((in.sht == NAS_SHT_INTEGRITY_CIPHERED || in.sht == NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX) &&
 	    !in.integrity_ok) {
 		/* Ciphered but unverifiable: we cannot read it. */
@@ -465,26 +644,29 @@ static void nas_rx(struct amf_ue *ue, const uint8_t *buf, size_t len, bool initi
 		amf_ue_log(LOGL_WARN, ue, "unprotected %s discarded", nas_msg_name(amf->nrx.type));
 		return;
 	}
+	if (in.integrity_ok)
+		amf_nas_count_accept(ue, &in);
+	ev = event_of(amf->nrx.type);
 	amf_ue_log(LOGL_DEBUG, ue, "rx %s sht=%u count=%u", nas_msg_name(amf->nrx.type), in.sht, in.count);
 	if (initial) {
-		switch (amf->nrx.type) {
-		case NAS_REGISTRATION_REQUEST:
-			amf_reg_request(ue, &amf->nrx.reg_req, &in, buf, len, true);
-			return;
-		case NAS_DEREGISTRATION_REQUEST_UE_ORIG:
-			amf_dereg_initial(ue, &amf->nrx.dereg_req, &in, buf, len);
-			return;
-		case NAS_SERVICE_REQUEST:
-			amf_service_request(ue, &amf->nrx.svc_req, &in, buf, len);
-			return;
-		default:
+		if (ev != AMF_EV_REG_REQ && ev != AMF_EV_DEREG_REQ && ev != AMF_EV_SVC_REQ) {
 			/* TS 24.501 4.4.6: other messages cannot open a connection. */
 			amf->st.nas_dropped++;
 			amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
 			return;
 		}
+		/* The initial message was verified (if at all) by initial_context with the
+		 * context it names, not by this fresh one. */
+		ue = initial_context(ue, ev, buf, len, &c.named);
 	}
-	dispatch(ue, &amf->nrx, &in);
+	if (ev == AMF_EV_COUNT) {
+		/* TS 24.501 7.4: known but not expected here. */
+		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
+		return;
+	}
+	c.msg = &amf->nrx;
+	c.in = &in;
+	amf_gmm_dispatch(ue, ev, &c);
 }
 
 void amf_nas_rx_initial(struct amf_ue *ue, const uint8_t *nas, size_t len)
@@ -504,6 +686,16 @@ void amf_nas_ics_result(struct amf_ue *ue, bool ok)
 		amf_ue_log(LOGL_WARN, ue, "Initial Context Setup failed");
 		ue->ics_sent = false;
 		amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
+		return;
+	}
+	if (ue->paged && ue->state == AMF_GS_REGISTERED) {
+		/* TS 33.501 6.12.3: after a service request that answered a paging, a new
+		 * 5G-GUTI (the old one was broadcast in the paging). The pending allowed
+		 * NSSAI, if any, rides along (cfg_update_send). */
+		struct amf_gmm_ctx c = { .arg = AMF_CUC_NEW_GUTI };
+
+		ue->paged = false;
+		amf_gmm_dispatch(ue, AMF_EV_CUC_START, &c);
 		return;
 	}
 	/* A service request brought an idle UE back whose allowed NSSAI changed meanwhile

@@ -73,7 +73,6 @@ int amf_reg_suci(struct amf_ue *ue, const struct nas_suci *suci)
 {
 	struct amf *amf = ue->amf;
 	struct udm_suci us;
-	struct amf_ue *dup;
 	char supi[UDM_SUPI_MAX];
 	uint8_t plmn[3];
 	struct nas_plmn p = suci->plmn;
@@ -99,24 +98,21 @@ int amf_reg_suci(struct amf_ue *ue, const struct nas_suci *suci)
 		/* TS 33.501 6.12.5: de-concealment failed; the UE's identity is unknown. */
 		return NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED;
 	}
-	dup = amf_ue_by_supi(amf, supi);
-	if (dup && dup != ue) {
-		/* A new registration replaces any old context of the same SUPI
-		 * (TS 23.502 4.2.2.2.2 step 4: the old one is implicitly gone). */
-		amf_ue_log(LOGL_INFO, dup, "replaced by a new registration");
-		if (dup->gnb && !dup->release_pending)
-			amf_ngap_release(dup, NGAP_CAUSE_RADIO_NETWORK, AMF_CAUSE_RN_RELEASE_5GC);
-		if (dup->state == AMF_GMM_REGISTERED && ue->amf->st.registered)
-			ue->amf->st.registered--;
-		dup->state = AMF_GMM_DEREGISTERED;
-		amf_ue_free(dup);
+	/* A SUCI proves nothing (the null scheme is the IMSI in clear): any context of the
+	 * same SUPI stays as it is until this one has authenticated (TS 23.502 4.2.2.2.2;
+	 * amf_ue_supersede at SECURITY MODE COMPLETE). */
+	if (ue->has_supi && strcmp(ue->supi, supi) != 0 && ue->supi_indexed) {
+		amf_ue_log(LOGL_WARN, ue, "SUCI names another SUPI than this context's");
+		return NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED;
 	}
-	amf_ue_set_supi(ue, supi);
+	if (!ue->supi_indexed)
+		amf_ue_set_supi_pending(ue, supi);
+	ue->ident_by_guti = false;
 	amf_ue_log(LOGL_INFO, ue, "identified supi=%s", supi);
 	return 0;
 }
 
-static void ident_start(struct amf_ue *ue)
+static int ident_start(struct amf_ue *ue)
 {
 	struct nas_msg *m = &ue->amf->ntx;
 
@@ -124,32 +120,44 @@ static void ident_start(struct amf_ue *ue)
 	m->type = NAS_IDENTITY_REQUEST;
 	m->id_req.identity_type = NAS_MOBID_SUCI;
 	ue->ident_type = NAS_MOBID_SUCI;
-	ue->proc = AMF_PROC_IDENT;
-	ue->reg_phase = AMF_REG_IDENT;
 	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_T3570);
 	amf_tmr_start(ue, AMF_T3570);
+	return AMF_GS_IDENT;
 }
 
-void amf_ident_response(struct amf_ue *ue, const struct nas_identity_response *r)
+/* TS 24.501 5.4.1.3.5 / 5.4.1.3.7 c): an authentication that failed for a UE the 5G-GUTI
+ * identified (the GUTI may name someone else): ask for the SUCI before any reject. */
+int amf_reg_ident_after_auth(struct amf_ue *ue)
 {
+	ue->auth_after_ident = true;
+	return ident_start(ue);
+}
+
+int amf_a_id_rsp(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	const struct nas_identity_response *r = &c->msg->id_resp;
+	char was[AMF_SUPI_MAX];
 	int cause;
 
-	if (ue->proc != AMF_PROC_IDENT) {
-		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
-		return;
-	}
 	amf_tmr_stop(ue, AMF_T3570);
-	ue->proc = AMF_PROC_NONE;
-	if (r->mobile_id.type != NAS_MOBID_SUCI) {
-		amf_reg_reject(ue, NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED);
-		return;
-	}
+	if (r->mobile_id.type != NAS_MOBID_SUCI)
+		return amf_reg_reject(ue, NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED);
+	snprintf(was, sizeof(was), "%s", ue->has_supi ? ue->supi : "");
 	cause = amf_reg_suci(ue, &r->mobile_id.suci);
-	if (cause) {
-		amf_reg_reject(ue, (uint8_t)cause);
-		return;
+	if (cause)
+		return amf_reg_reject(ue, (uint8_t)cause);
+	if (ue->auth_after_ident) {
+		ue->auth_after_ident = false;
+		if (ue->last_auth_fail == NAS_5GMM_MAC_FAILURE || strcmp(was, ue->supi) != 0) {
+			/* TS 24.501 5.4.1.3.5: another SUPI than the 5G-GUTI's: authenticate
+			 * that one; 5.4.1.3.7 c): after #20 a new authentication either way. */
+			ue->auth_resyncs = 0;
+			return amf_auth_start(ue);
+		}
+		/* TS 24.501 5.4.1.3.5: the SUCI names the SUPI the RES* failed for. */
+		return amf_auth_reject(ue);
 	}
-	amf_reg_continue(ue);
+	return amf_reg_continue(ue);
 }
 
 /* TS 24.501 4.4.6 b): with a valid context the UE sends only the cleartext IEs in the
@@ -184,60 +192,57 @@ static void take_container(struct amf_ue *ue, const struct nas_registration_requ
 		amf_ue_log(LOGL_WARN, ue, "undecodable NAS message container ignored");
 }
 
-void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r,
-		     const struct amf_nas_in *in, const uint8_t *raw, size_t raw_len, bool initial)
+/* Who the REGISTRATION REQUEST says it is: 0 with ue->has_supi set (or not: identify),
+ * or a 5GMM cause. ue is the context nas_conn.c dispatched on: the one the 5G-GUTI
+ * names when the message verified with it, else a context of its own. */
+static int reg_identity(struct amf_ue *ue, const struct nas_registration_request *r,
+			const struct amf_gmm_ctx *c)
 {
+	const struct amf_ue *named = c->named;
+
+	if (r->mobile_id.type == NAS_MOBID_SUCI)
+		return ue->has_supi && ue->supi_indexed ? 0 : amf_reg_suci(ue, &r->mobile_id.suci);
+	if (r->mobile_id.type != NAS_MOBID_5G_GUTI) {
+		/* TS 24.501 5.5.1.2.2: SUCI or 5G-GUTI only (IMEI is for emergency). */
+		return NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED;
+	}
+	if (ue->has_supi)
+		return 0;
+	if (named && named->has_supi && named->supi_indexed) {
+		/* Known 5G-GUTI, message not verified with its context (TS 24.501 4.4.4.3):
+		 * authenticate the SUPI it maps to, in this context; the named one is left
+		 * alone (TS 23.502 4.2.2.2.2). */
+		amf_ue_set_supi_pending(ue, named->supi);
+		ue->ident_by_guti = true;
+		amf_ue_log(LOGL_INFO, ue, "5G-GUTI of ue=%u, not integrity verified: authenticating", named->idx);
+	}
+	return 0;   /* unknown 5G-GUTI: identification (TS 24.501 5.5.1.2.2, 5.4.3) */
+}
+
+int amf_a_reg_req(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	const struct nas_registration_request *r = &c->msg->reg_req;
 	struct amf *amf = ue->amf;
 	uint8_t type = r->reg_type & 0x07;
-	uint64_t t0 = ev_now_ns(amf->loop);
-	int cause = 0;
+	int cause;
 
 	/* TS 24.501 9.11.3.7: 1 initial, 2 mobility updating, 3 periodic updating. */
-	if (type < 1 || type > 3) {
-		amf_reg_reject(ue, NAS_5GMM_SEMANTICALLY_INCORRECT);
-		return;
-	}
-	if (!initial && ue->state == AMF_GMM_COMMON_PROCEDURE_INITIATED) {
-		/* TS 24.501 5.5.1.2.8 f): a new REGISTRATION REQUEST during a common procedure
-		 * aborts it and starts again. */
-		amf_tmr_stop(ue, AMF_T3560);
-		amf_tmr_stop(ue, AMF_T3570);
-	}
-	if (r->mobile_id.type == NAS_MOBID_5G_GUTI) {
-		struct amf_ue *old = amf_ue_by_guti(amf, &r->mobile_id.guti);
-
-		if (old && old->has_supi) {
-			if (initial) {
-				ue = amf_ue_adopt(ue, old);
-				ue->initial_ok = amf_initial_verify(ue, raw, raw_len);
-			}
-		} else if (!ue->has_supi) {
-			reg_latency_start(ue, t0);
-			/* Unknown 5G-GUTI: ask for the SUCI (TS 24.501 5.5.1.2.2, 5.4.3). */
-			ue->reg_type = r->reg_type;
-			ue->follow_on = (r->reg_type & 0x08) != 0;
-			ue->ue_ngksi = r->ngksi & 0x07;
-			amf_reg_take_ies(ue, r);
-			amf_gmm_transition(ue, AMF_EV_REG_REQUEST, AMF_GMM_COMMON_PROCEDURE_INITIATED);
-			ident_start(ue);
-			return;
-		}
-	} else if (r->mobile_id.type == NAS_MOBID_SUCI) {
-		if (initial)
-			ue->initial_ok = false;
-		cause = amf_reg_suci(ue, &r->mobile_id.suci);
-	} else {
-		/* TS 24.501 5.5.1.2.2: SUCI or 5G-GUTI only (IMEI is for emergency). */
-		cause = NAS_5GMM_UE_IDENTITY_CANNOT_BE_DERIVED;
-	}
-	(void)in;
-	reg_latency_start(ue, t0);   /* on the context the request ended up in (adopt) */
+	if (type < 1 || type > 3)
+		return amf_reg_reject(ue, NAS_5GMM_SEMANTICALLY_INCORRECT);
+	/* TS 24.501 5.5.1.2.8 f): a new REGISTRATION REQUEST during a common procedure
+	 * aborts it and starts again; one after the accept replaces that registration. */
+	amf_tmr_stop(ue, AMF_T3560);
+	amf_tmr_stop(ue, AMF_T3570);
+	amf_tmr_stop(ue, AMF_T3550);
+	ue->parent = AMF_PARENT_REG;
+	reg_latency_start(ue, ev_now_ns(amf->loop));
 	ue->reg_type = r->reg_type;
 	ue->follow_on = (r->reg_type & 0x08) != 0;
 	ue->ue_ngksi = r->ngksi & 0x07;
 	amf_reg_take_ies(ue, r);
-	if (initial && ue->initial_ok && r->has_nas_container)
+	if (c->initial && ue->initial_ok && r->has_nas_container)
 		take_container(ue, r);
+	cause = reg_identity(ue, r, c);
 	if (!cause && !tac_served(amf, ue->tac)) {
 		/* TS 24.501 5.5.1.2.5 #12: the cell's tracking area is not one this AMF serves
 		 * (its TAC was dropped from the served list, live, after the gNB's NG Setup);
@@ -245,34 +250,31 @@ void amf_reg_request(struct amf_ue *ue, const struct nas_registration_request *r
 		amf_ue_log(LOGL_INFO, ue, "registration from TAC %06x, not served: #12", ue->tac);
 		cause = NAS_5GMM_TA_NOT_ALLOWED;
 	}
-	if (cause) {
-		amf_reg_reject(ue, (uint8_t)cause);
-		return;
-	}
-	if (!ue->ue_sec_cap_valid && type == 1) {
+	if (!cause && !ue->ue_sec_cap_valid && type == 1) {
 		/* TS 24.501 8.2.6.4: mandatory for initial registration. */
-		amf_reg_reject(ue, NAS_5GMM_INVALID_MANDATORY_INFO);
-		return;
+		cause = NAS_5GMM_INVALID_MANDATORY_INFO;
 	}
-	if (ue->ue_sec_cap_valid && !amf_algs_acceptable(ue)) {
+	if (!cause && ue->ue_sec_cap_valid && !amf_algs_acceptable(ue)) {
 		/* TS 24.501 5.5.1.2.5 #23: nothing in common with amf.security lists (NIA0 does
 		 * not count, TS 33.501 5.5.2); said before spending an authentication vector (and
 		 * an SQN) on a UE we cannot protect. */
 		amf_algs_log_mismatch(ue);
-		amf_reg_reject(ue, NAS_5GMM_UE_SECURITY_CAP_MISMATCH);
-		return;
+		cause = NAS_5GMM_UE_SECURITY_CAP_MISMATCH;
 	}
-	amf_gmm_transition(ue, AMF_EV_REG_REQUEST, AMF_GMM_COMMON_PROCEDURE_INITIATED);
+	if (cause)
+		return amf_reg_reject(ue, (uint8_t)cause);
 	ue->auth_done = false;
 	ue->smc_done = false;
 	ue->auth_resyncs = 0;
+	ue->auth_after_ident = false;
 	/* TS 24.501 5.5.1.3.2: a periodic / mobility registration over a verified
-	 * security context needs neither authentication nor security mode. */
-	if (ue->sec_active && type != 1) {
+	 * security context needs neither authentication nor security mode -- unless the
+	 * NAS COUNT is close to wrapping (TS 33.501 6.4.3.1). */
+	if (ue->sec_active && type != 1 && !amf_counts_near_wrap(ue)) {
 		ue->auth_done = true;
 		ue->smc_done = true;
 	}
-	amf_reg_continue(ue);
+	return amf_reg_continue(ue);
 }
 
 static bool snssai_eq(const struct amf_snssai *a, uint8_t sst, uint32_t sd)
@@ -350,7 +352,7 @@ static void guti_to_nas(const struct amf_ue *ue, struct nas_mobile_id *id)
 /* TS 24.501 9.11.3.5: no optional network features (IMS VoPS, EMC, ... all 0). */
 static const uint8_t nw_feature_support[2] = { 0x00, 0x00 };
 
-static void reg_accept(struct amf_ue *ue)
+static int reg_accept(struct amf_ue *ue)
 {
 	struct amf *amf = ue->amf;
 	struct nas_msg *m = &amf->ntx;
@@ -358,22 +360,20 @@ static void reg_accept(struct amf_ue *ue)
 	const struct udm_sub_data *sub = udm_get(amf->udm, ue->supi);
 	unsigned i;
 
-	if (!sub) {
-		amf_reg_reject(ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
-		return;
-	}
+	if (!sub)
+		return amf_reg_reject(ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
 	compute_allowed(ue, sub);
 	if (!ue->allowed.n) {
 		/* TS 24.501 5.5.1.2.5 #62: no S-NSSAI can be allowed. */
-		amf_reg_reject(ue, AMF_5GMM_NO_NETWORK_SLICES);
-		return;
+		return amf_reg_reject(ue, AMF_5GMM_NO_NETWORK_SLICES);
 	}
 	/* TS 24.501 5.5.1.2.4 / TS 23.502 4.2.2.2.2 step 14: an initial registration of a UE
 	 * we still hold sessions for releases them locally (the UE did so itself). */
 	if ((ue->reg_type & 0x07) == 1)
 		amf_sm_detach(ue);
-	/* TS 33.501 6.12.3: a fresh 5G-GUTI on every initial / mobility registration. */
-	amf_ue_set_tmsi(ue, amf_tmsi_alloc(amf));
+	/* TS 33.501 6.12.3: a fresh 5G-GUTI on every initial / mobility registration; the
+	 * one the UE holds stays valid until REGISTRATION COMPLETE (TS 24.501 5.5.1.2.4). */
+	amf_ue_new_tmsi(ue, amf_tmsi_alloc(amf));
 	memset(m, 0, sizeof(*m));
 	m->type = NAS_REGISTRATION_ACCEPT;
 	a->reg_result = 0x01;            /* 9.11.3.6: 3GPP access */
@@ -403,9 +403,6 @@ static void reg_accept(struct amf_ue *ue)
 		a->pdu_session_status = amf_sm_status(ue, ue->has_reg_pss, ue->reg_pss);
 	}
 	ue->has_reg_pss = false;
-	amf_gmm_transition(ue, AMF_EV_PROC_OK, AMF_GMM_REGISTERED);
-	ue->reg_phase = AMF_REG_WAIT_COMPLETE;
-	ue->proc = AMF_PROC_NONE;
 	amf->st.reg_accepted++;
 	amf->reg_acc_type[ue->reg_type & 0x07]++;   /* TS 24.501 9.11.3.7 (amf_reg_counts) */
 	amf_ue_log(LOGL_INFO, ue, "registration accepted tmsi=%08x nia=%u nea=%u slices=%u",
@@ -417,30 +414,33 @@ static void reg_accept(struct amf_ue *ue)
 	amf_tmr_start(ue, AMF_T3550);
 	/* TS 24.501 5.5.1.2.4: without a new 5G-GUTI (or another IE asking for it) no
 	 * COMPLETE comes: the registration ends with the accept. */
-	if (!a->has_guti)
+	if (!a->has_guti) {
 		reg_latency_done(ue);
+		return AMF_GS_REGISTERED;
+	}
+	return AMF_GS_WAIT_COMPLETE;
 }
 
-void amf_reg_continue(struct amf_ue *ue)
+/* The common procedures one after the other, then what they ran for (ue->parent). */
+int amf_reg_continue(struct amf_ue *ue)
 {
-	if (!ue->has_supi) {
-		ident_start(ue);
-		return;
+	if (!ue->has_supi)
+		return ident_start(ue);
+	if (!ue->auth_done)
+		return amf_auth_start(ue);
+	if (!ue->smc_done)
+		return amf_smc_start(ue);
+	switch (ue->parent) {
+	case AMF_PARENT_DEREG:
+		return amf_dereg_authenticated(ue);
+	case AMF_PARENT_SVC:
+		return amf_service_accept(ue);
+	default:
+		return reg_accept(ue);
 	}
-	if (!ue->auth_done) {
-		ue->reg_phase = AMF_REG_AUTH;
-		amf_auth_start(ue);
-		return;
-	}
-	if (!ue->smc_done) {
-		ue->reg_phase = AMF_REG_SMC;
-		amf_smc_start(ue);
-		return;
-	}
-	reg_accept(ue);
 }
 
-void amf_reg_reject(struct amf_ue *ue, uint8_t cause)
+int amf_reg_reject(struct amf_ue *ue, uint8_t cause)
 {
 	struct amf *amf = ue->amf;
 	struct nas_msg *m = &amf->ntx;
@@ -454,31 +454,29 @@ void amf_reg_reject(struct amf_ue *ue, uint8_t cause)
 	m->reg_rej.cause = cause;
 	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_TMR_COUNT);
 	amf_tmr_stop_all(ue);
-	ue->reg_phase = AMF_REG_IDLE;
-	ue->proc = AMF_PROC_NONE;
-	/* TS 33.501 6.8.1.1.1: a reject removes the security parameters. */
-	if (amf_gmm_accepts(ue, AMF_EV_REG_REJECT))
-		amf_gmm_transition(ue, AMF_EV_REG_REJECT, AMF_GMM_DEREGISTERED);
+	/* TS 33.501 6.8.1.1.1: a reject removes the security parameters; the context goes
+	 * with the connection (amf_a_an_rel). */
 	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_NORMAL_RELEASE);
+	return AMF_GS_DEREGISTERED;
 }
 
-void amf_reg_abort(struct amf_ue *ue, uint8_t ngap_cause_group, uint8_t ngap_cause)
+/* A common procedure failed or gave up: its parent ends and the connection is released.
+ * A service request's parent leaves the UE registered (its old key is gone with the
+ * authentication, so it comes back with a registration). */
+int amf_reg_abort(struct amf_ue *ue, uint8_t ngap_cause_group, uint8_t ngap_cause)
 {
 	amf_tmr_stop(ue, AMF_T3560);
 	amf_tmr_stop(ue, AMF_T3570);
-	ue->proc = AMF_PROC_NONE;
-	ue->reg_phase = AMF_REG_IDLE;
-	if (ue->state == AMF_GMM_COMMON_PROCEDURE_INITIATED)
-		amf_gmm_transition(ue, AMF_EV_REG_REJECT, AMF_GMM_DEREGISTERED);
-	amf_ue_log(LOGL_INFO, ue, "registration aborted");
+	amf_ue_log(LOGL_INFO, ue, "procedure aborted");
 	amf_ue_release(ue, ngap_cause_group, ngap_cause);
+	return ue->parent == AMF_PARENT_SVC ? AMF_GS_REGISTERED : AMF_GS_DEREGISTERED;
 }
 
 /* TS 24.501 5.4.4.2: network name and time zone when configured, and / or a new
  * 5G-GUTI; always with "acknowledgement requested" so T3555 guards it. after_initial:
  * the command that follows an initial registration (amf_cfg.cuc_after_reg): the full
  * network name defaults to amf_name and the time zone to UTC. */
-static void cfg_update_send(struct amf_ue *ue, bool new_guti, bool after_initial)
+static bool cfg_update_send(struct amf_ue *ue, bool new_guti, bool after_initial)
 {
 	struct amf *amf = ue->amf;
 	struct nas_msg *m = &amf->ntx;
@@ -491,7 +489,7 @@ static void cfg_update_send(struct amf_ue *ue, bool new_guti, bool after_initial
 				: always ? amf->cfg.amf_name : "";
 
 	if (!names && !new_guti && !always && !nssai)
-		return;
+		return false;
 	memset(m, 0, sizeof(*m));
 	m->type = NAS_CONFIGURATION_UPDATE_COMMAND;
 	/* TS 24.501 9.11.3.18: acknowledgement requested (bit 1). */
@@ -534,6 +532,22 @@ static void cfg_update_send(struct amf_ue *ue, bool new_guti, bool after_initial
 	}
 	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_T3555);
 	amf_tmr_start(ue, AMF_T3555);
+	return true;
+}
+
+/* A configuration update needs a connected UE with NAS security and no other procedure
+ * waiting for an answer (TS 24.501 5.4.4.1; the table takes CUC_START in REGISTERED). */
+static bool cuc_possible(const struct amf_ue *ue)
+{
+	return ue->gnb && !ue->release_pending && ue->sec_active && ue->state == AMF_GS_REGISTERED;
+}
+
+int amf_a_cuc_start(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	if (!cuc_possible(ue))
+		return -EAGAIN;
+	return cfg_update_send(ue, (c->arg & AMF_CUC_NEW_GUTI) != 0, (c->arg & AMF_CUC_AFTER_INITIAL) != 0)
+		       ? AMF_GS_CFG_UPDATE : AMF_GS_REGISTERED;
 }
 
 int amf_guti_reallocate(struct amf *amf, const char *supi)
@@ -542,37 +556,42 @@ int amf_guti_reallocate(struct amf *amf, const char *supi)
 
 	if (!ue || ue->reaping)
 		return -ENOENT;
-	if (!ue->gnb || !ue->sec_active || ue->state != AMF_GMM_REGISTERED || ue->proc != AMF_PROC_NONE)
+	struct amf_gmm_ctx c = { .arg = AMF_CUC_NEW_GUTI };
+
+	if (!cuc_possible(ue))
 		return -EAGAIN;   /* needs a connected UE with no procedure running */
-	cfg_update_send(ue, true, false);
-	return 0;
+	return amf_gmm_dispatch(ue, AMF_EV_CUC_START, &c) < 0 ? -EAGAIN : 0;
 }
 
-void amf_reg_complete(struct amf_ue *ue)
+int amf_a_reg_cpl(struct amf_ue *ue, struct amf_gmm_ctx *c)
 {
-	if (ue->reg_phase != AMF_REG_WAIT_COMPLETE) {
-		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
-		return;
-	}
+	(void)c;
 	amf_tmr_stop(ue, AMF_T3550);
-	ue->reg_phase = AMF_REG_IDLE;
+	/* TS 24.501 5.5.1.2.4: the old 5G-GUTI is not valid any more. */
+	amf_ue_drop_old_tmsi(ue);
 	reg_latency_done(ue);
-	amf_gmm_transition(ue, AMF_EV_REG_COMPLETE, AMF_GMM_REGISTERED);
 	amf_ue_log(LOGL_INFO, ue, "registration complete");
 	/* TS 24.501 5.4.4.2: network name and time zone after registration (QCore's cycle
-	 * messages 9-10: always after an initial registration by default). */
-	cfg_update_send(ue, false, (ue->reg_type & 0x07) == 1);
+	 * messages 9-10: always after an initial registration by default). TS 33.501
+	 * 6.12.3 does not ask for another 5G-GUTI here: the accept carried one. */
+	return cfg_update_send(ue, false, (ue->reg_type & 0x07) == 1) ? AMF_GS_CFG_UPDATE
+								     : AMF_GS_REGISTERED;
 }
 
-void amf_cfg_update_complete(struct amf_ue *ue)
+int amf_a_t3550(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	(void)c;
+	/* TS 24.501 5.5.1.2.8 c): abort, both 5G-GUTIs stay valid, release the connection. */
+	amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
+	return AMF_GS_REGISTERED;
+}
+
+int amf_a_cuc_cpl(struct amf_ue *ue, struct amf_gmm_ctx *c)
 {
 	bool reg_req = ue->nssai_cuc_inflight && ue->nssai_cuc_reg_req;
 
+	(void)c;
 	/* TS 24.501 5.4.4.4: the new 5G-GUTI is in use from now on, the old one is not. */
-	if (!ev_timer_pending(&ue->tmr[AMF_T3555])) {
-		amf_gmm_status_send(ue, NAS_5GMM_MSG_TYPE_NOT_COMPATIBLE);
-		return;
-	}
 	amf_tmr_stop(ue, AMF_T3555);
 	if (ue->has_pending_tmsi) {
 		amf_ue_set_tmsi(ue, ue->pending_tmsi);
@@ -587,19 +606,34 @@ void amf_cfg_update_complete(struct amf_ue *ue)
 		/* TS 24.501 5.4.4.3: with "registration requested" the UE registers once the
 		 * N1 NAS signalling connection is released: release it. */
 		amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_NORMAL_RELEASE);
-		return;
+		return AMF_GS_REGISTERED;
 	}
 	/* The served slices changed again while this command was out. */
-	amf_nssai_cuc_try(ue);
+	if (ue->nssai_cuc_pending && ue->gnb && !ue->release_pending && cfg_update_send(ue, false, false))
+		return AMF_GS_CFG_UPDATE;
+	return AMF_GS_REGISTERED;
+}
+
+int amf_a_t3555(struct amf_ue *ue, struct amf_gmm_ctx *c)
+{
+	(void)c;
+	/* TS 24.501 5.4.4.5 a): abort the configuration update. The old 5G-GUTI stays the
+	 * one we index (the spec lets both be valid; the UE re-registers with either). */
+	ue->has_pending_tmsi = false;
+	if (ue->nssai_cuc_inflight) {
+		/* The allowed NSSAI is still owed: sent again on the next connection. */
+		ue->nssai_cuc_inflight = false;
+		ue->nssai_cuc_pending = true;
+	}
+	amf_ue_log(LOGL_INFO, ue, "configuration update aborted");
+	return AMF_GS_REGISTERED;
 }
 
 void amf_nssai_cuc_try(struct amf_ue *ue)
 {
-	if (!ue->nssai_cuc_pending || !ue->gnb || ue->release_pending || !ue->sec_active ||
-	    ue->state != AMF_GMM_REGISTERED || ue->proc != AMF_PROC_NONE || ue->reg_phase != AMF_REG_IDLE ||
-	    ev_timer_pending(&ue->tmr[AMF_T3555]))
+	if (!ue->nssai_cuc_pending || !cuc_possible(ue))
 		return;   /* later: after the procedure running, or on the next connection */
-	cfg_update_send(ue, false, false);
+	amf_gmm_dispatch(ue, AMF_EV_CUC_START, NULL);
 }
 
 /* Field by field: struct amf_snssai has padding after sst. Same order too (the list is
@@ -684,7 +718,7 @@ unsigned amf_nssai_refresh(struct amf *amf, const struct amf_snssai *old, unsign
 		const struct udm_sub_data *sub;
 
 		/* Registrations in progress compute their list at the accept. */
-		if (!ue->in_use || ue->reaping || ue->state != AMF_GMM_REGISTERED || !ue->has_supi ||
+		if (!ue->in_use || ue->reaping || !amf_gmm_registered(ue) || !ue->supi_indexed ||
 		    (!all && !may_change(ue, &rm, &add)))
 			continue;
 		sub = udm_get(amf->udm, ue->supi);

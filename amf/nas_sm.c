@@ -290,6 +290,46 @@ void amf_sm_service(struct amf_ue *ue, const struct nas_service_request *r, stru
 	}
 }
 
+void amf_sm_service_connected(struct amf_ue *ue, const struct nas_service_request *r,
+			      struct nas_service_accept *a)
+{
+	struct amf *amf = ue->amf;
+	uint16_t map, want, failed = 0;
+	unsigned psi;
+	int rc;
+
+	amf_paging_stop(ue);
+	a->has_pdu_session_status = r->has_pdu_session_status;
+	if (r->has_ul_data_status)
+		a->has_reactivation_result = true;
+	if (!amf->smf || !ue->sm) {
+		a->reactivation_result = r->ul_data_status & 0xfffe;
+		return;
+	}
+	/* TS 24.501 5.6.1.4.1 in 5GMM-CONNECTED: the same status sync and reactivation as
+	 * from idle; the user planes come by PDU Session Resource Setup (TS 23.502 4.2.3.2
+	 * step 12), one request per session, before the accept. */
+	map = amf_sm_status(ue, r->has_pdu_session_status, r->pdu_session_status);
+	want = r->has_ul_data_status ? r->ul_data_status : 0;
+	for (psi = SMF_PSI_MIN; psi <= SMF_PSI_MAX; psi++) {
+		if (!(want & (1u << psi)))
+			continue;
+		if (!(map & (1u << psi))) {
+			failed |= (uint16_t)(1u << psi);
+			continue;
+		}
+		so_init(amf);
+		rc = smf_up_reactivate(amf->smf, ue->sm, (uint8_t)psi, &amf->so);
+		if (rc == -EALREADY)
+			continue;   /* already active */
+		if (rc < 0 || sm_send(ue, &amf->so) < 0)
+			failed |= (uint16_t)(1u << psi);
+	}
+	a->has_pdu_session_status = true;
+	a->pdu_session_status = smf_ue_psi_map(ue->sm);
+	a->reactivation_result = (uint16_t)(failed & want);
+}
+
 /* TS 23.501 5.15.5.2.2, TS 23.502 4.3.4.2 (AMF-triggered, "S-NSSAI no longer available"):
  * the SMF releases the sessions of an S-NSSAI that left the allowed NSSAI. smf_release()
  * sends the PDU SESSION RELEASE COMMAND through cb_send() to a connected UE, or releases
@@ -339,7 +379,7 @@ static void page(struct amf_ue *ue)
 
 void amf_on_t3513(struct amf_ue *ue)
 {
-	if (ue->gnb || !ue->dl_pending || ue->state != AMF_GMM_REGISTERED) {
+	if (ue->gnb || !ue->dl_pending || !amf_gmm_registered(ue)) {
 		ue->paging_retx = 0;
 		return;
 	}
@@ -403,7 +443,7 @@ static void cb_dl_data(void *arg, void *cookie, uint8_t psi)
 			ue->dl_pending = 0;
 		return;
 	}
-	if (ue->state != AMF_GMM_REGISTERED)
+	if (!amf_gmm_registered(ue))
 		return;
 	ue->dl_pending |= (uint16_t)(1u << psi);
 	if (ev_timer_pending(&ue->tmr[AMF_T3513]))

@@ -13,7 +13,7 @@
 static void ue_fill(const struct amf_ue *ue, struct amf_ue_info *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->state = (enum amf_gmm_state)ue->state;
+	o->state = amf_gmm_main(ue);
 	o->cm = ue->gnb ? AMF_CM_CONNECTED : AMF_CM_IDLE;
 	o->supi = ue->has_supi ? ue->supi : "";
 	o->amf_ue_ngap_id = ue->amf_ue_ngap_id;

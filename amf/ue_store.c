@@ -85,7 +85,7 @@ int amf_store_init(struct amf *amf)
 	amf->ues = map_zero(amf->ues_bytes);
 	if (!amf->ues)
 		return -ENOMEM;
-	for (t = 0; t < 3; t++) {
+	for (t = 0; t < AMF_H_TABLES; t++) {
 		amf->ht[t] = map_zero((size_t)nb * sizeof(uint32_t));
 		if (!amf->ht[t])
 			return -ENOMEM;
@@ -109,7 +109,7 @@ void amf_store_fini(struct amf *amf)
 		munmap(amf->ues, amf->ues_bytes);
 		amf->ues = NULL;
 	}
-	for (t = 0; t < 3; t++) {
+	for (t = 0; t < AMF_H_TABLES; t++) {
 		if (amf->ht[t])
 			munmap(amf->ht[t], (size_t)(amf->ht_mask + 1) * sizeof(uint32_t));
 		amf->ht[t] = NULL;
@@ -127,6 +127,8 @@ static bool h_match(const struct amf_ue *ue, enum amf_htab t, const void *key, u
 		return strcmp(ue->supi, key) == 0;
 	case AMF_H_TMSI:
 		return ue->tmsi == k2;
+	case AMF_H_TMSI_OLD:
+		return ue->tmsi_old == k2;
 	}
 	return false;
 }
@@ -176,7 +178,7 @@ static struct amf_ue *h_find(const struct amf *amf, enum amf_htab t, uint32_t h,
 void amf_ue_update_logpfx(struct amf_ue *ue)
 {
 	snprintf(ue->logpfx, sizeof(ue->logpfx), "ue=%u gmm{%s}", ue->idx,
-		 amf_gmm_state_name((enum amf_gmm_state)ue->state));
+		 amf_gmm_sub_name((enum amf_gmm_sub)ue->state));
 }
 
 struct amf_ue *amf_ue_alloc(struct amf *amf)
@@ -197,7 +199,7 @@ struct amf_ue *amf_ue_alloc(struct amf *amf)
 	ue->idx = idx;
 	ue->amf = amf;
 	ue->in_use = true;
-	ue->hnext[0] = ue->hnext[1] = ue->hnext[2] = AMF_NIL;
+	ue->hnext[0] = ue->hnext[1] = ue->hnext[2] = ue->hnext[3] = AMF_NIL;
 	ue->amf_ue_ngap_id = AMF_NIL64;
 	ue->ngksi = 7;   /* TS 24.501 9.11.3.32: 7 = no key is available */
 	ue->state = AMF_GMM_DEREGISTERED;
@@ -217,11 +219,12 @@ void amf_ue_free(struct amf_ue *ue)
 	amf_sm_detach(ue);   /* sessions of a context that goes: released locally */
 	amf_tmr_stop_all(ue);
 	amf_ue_unbind(ue);
-	if (ue->has_supi)
+	if (ue->supi_indexed)
 		h_remove(amf, AMF_H_SUPI, ue, str_hash(ue->supi));
 	if (ue->tmsi_indexed)
 		h_remove(amf, AMF_H_TMSI, ue, mix32(ue->tmsi));
-	if (ue->state == AMF_GMM_REGISTERED && amf->st.registered)
+	amf_ue_drop_old_tmsi(ue);
+	if (amf_gmm_registered(ue) && amf->st.registered)
 		amf->st.registered--;
 	explicit_bzero(ue, sizeof(*ue));
 	ue->idx = idx;
@@ -288,11 +291,24 @@ int amf_ue_set_supi(struct amf_ue *ue, const char *supi)
 
 	if (strlen(supi) >= sizeof(ue->supi))
 		return -EINVAL;
-	if (ue->has_supi)
+	if (ue->supi_indexed)
 		h_remove(amf, AMF_H_SUPI, ue, str_hash(ue->supi));
-	strcpy(ue->supi, supi);
+	memmove(ue->supi, supi, strlen(supi) + 1);   /* supi may be ue->supi */
 	ue->has_supi = true;
-	h_insert(amf, AMF_H_SUPI, ue, str_hash(supi));
+	ue->supi_indexed = true;
+	h_insert(amf, AMF_H_SUPI, ue, str_hash(ue->supi));
+	return 0;
+}
+
+int amf_ue_set_supi_pending(struct amf_ue *ue, const char *supi)
+{
+	if (strlen(supi) >= sizeof(ue->supi))
+		return -EINVAL;
+	if (ue->supi_indexed)
+		h_remove(ue->amf, AMF_H_SUPI, ue, str_hash(ue->supi));
+	memmove(ue->supi, supi, strlen(supi) + 1);
+	ue->has_supi = true;
+	ue->supi_indexed = false;
 	return 0;
 }
 
@@ -307,6 +323,41 @@ int amf_ue_set_tmsi(struct amf_ue *ue, uint32_t tmsi)
 	ue->tmsi_indexed = true;
 	h_insert(amf, AMF_H_TMSI, ue, mix32(tmsi));
 	return 0;
+}
+
+void amf_ue_drop_old_tmsi(struct amf_ue *ue)
+{
+	if (!ue->tmsi_old_indexed)
+		return;
+	h_remove(ue->amf, AMF_H_TMSI_OLD, ue, mix32(ue->tmsi_old));
+	ue->tmsi_old_indexed = false;
+}
+
+int amf_ue_new_tmsi(struct amf_ue *ue, uint32_t tmsi)
+{
+	struct amf *amf = ue->amf;
+
+	if (ue->tmsi_indexed) {
+		amf_ue_drop_old_tmsi(ue);
+		h_remove(amf, AMF_H_TMSI, ue, mix32(ue->tmsi));
+		ue->tmsi_indexed = false;
+		ue->tmsi_old = ue->tmsi;
+		ue->tmsi_old_indexed = true;
+		h_insert(amf, AMF_H_TMSI_OLD, ue, mix32(ue->tmsi_old));
+	}
+	return amf_ue_set_tmsi(ue, tmsi);
+}
+
+void amf_ue_take_tmsi(struct amf_ue *ue, struct amf_ue *old)
+{
+	struct amf *amf = ue->amf;
+
+	if (ue->tmsi_indexed || !old->tmsi_indexed)
+		return;
+	h_remove(amf, AMF_H_TMSI, old, mix32(old->tmsi));
+	old->tmsi_indexed = false;
+	amf_ue_drop_old_tmsi(old);
+	amf_ue_set_tmsi(ue, old->tmsi);
 }
 
 struct amf_ue *amf_ue_by_ran(struct amf *amf, const struct amf_gnb *gnb, uint32_t ran_ue_ngap_id)
@@ -332,7 +383,10 @@ struct amf_ue *amf_ue_by_supi(const struct amf *amf, const char *supi)
 
 struct amf_ue *amf_ue_by_tmsi(struct amf *amf, uint32_t tmsi)
 {
-	return h_find(amf, AMF_H_TMSI, mix32(tmsi), NULL, tmsi);
+	struct amf_ue *ue = h_find(amf, AMF_H_TMSI, mix32(tmsi), NULL, tmsi);
+
+	/* TS 24.501 5.5.1.2.4 / 5.5.1.2.8 c): the 5G-GUTI before the last accept. */
+	return ue ? ue : h_find(amf, AMF_H_TMSI_OLD, mix32(tmsi), NULL, tmsi);
 }
 
 /* ---- gNBs: a fixed array with a small chained hash by association id ---- */

@@ -125,6 +125,12 @@ void smf_set_amf_ops(struct smf *smf, const struct smf_amf_ops *ops)
 
 /* ---- UE handles ---- */
 
+void smf_ue_set_cookie(struct smf *smf, struct smf_ue *ue, void *ue_cookie)
+{
+	(void)smf;
+	ue->cookie = ue_cookie;
+}
+
 int smf_ue_attach(struct smf *smf, const char *supi, void *ue_cookie, struct smf_ue **out)
 {
 	struct smf_ue *ue;

@@ -152,6 +152,9 @@ void smf_upf_dl_data(void *smf, uint32_t session_id);
 /* ---- UE handles ---- */
 /* Attach a registered UE. supi is copied. -ENOSPC when max_ues are attached. */
 int smf_ue_attach(struct smf *smf, const char *supi, void *ue_cookie, struct smf_ue **out);
+/* The AMF's context of the UE changed (an authenticated registration replaced the old
+ * one): callbacks get ue_cookie from now on. */
+void smf_ue_set_cookie(struct smf *smf, struct smf_ue *ue, void *ue_cookie);
 /* Local release of every session (TS 24.501 5.5.1.2.4, deregistration; TS 23.502 4.2.2.3),
  * then forget the handle. Returns the number of sessions released. Accepts NULL ue. */
 int smf_ue_detach(struct smf *smf, struct smf_ue *ue);

@@ -259,6 +259,20 @@ static void test_paging(void **state)
 	assert_false(info.paging);
 	sess(&ue, 1, &si);
 	assert_true(si.up_active);   /* downlink forwarded again, no longer buffered */
+	/* TS 33.501 6.12.3: the paged 5G-S-TMSI was broadcast; a new 5G-GUTI follows by
+	 * CONFIGURATION UPDATE COMMAND, in use once acknowledged. */
+	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	assert_int_equal(dl.type, NAS_CONFIGURATION_UPDATE_COMMAND);
+	assert_true(dl.cuc.has_guti);
+	assert_true(dl.cuc.guti.guti.tmsi != ue.guti.guti.tmsi);
+	{
+		struct nas_msg cpl = { .type = NAS_CONFIGURATION_UPDATE_COMPLETE };
+		uint32_t tmsi = dl.cuc.guti.guti.tmsi;
+
+		sue_ul(&H, &ue, &cpl, NAS_SHT_INTEGRITY_CIPHERED);
+		assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+		assert_int_equal(info.tmsi, tmsi);
+	}
 	/* No further paging once answered. */
 	h_run_until_tx(&H, 100);
 	assert_int_equal(h_pending(&H), 0);

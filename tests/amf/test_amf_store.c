@@ -127,21 +127,28 @@ static void test_store_indexes(void **state)
 	assert_non_null(amf_ue_alloc(H.amf));
 }
 
-/* The table refuses what TS 24.501 5.1.3.2.2 does not allow. */
+/* The table refuses what TS 24.501 5.1.3.2.2 does not allow, and the dispatcher leaves the
+ * state as it was: a fresh context (DEREGISTERED) takes no COMPLETE, no ACCEPT, no timer
+ * give-up and no implicit deregistration. */
 static void test_gmm_table(void **state)
 {
 	struct amf_ue *ue = amf_ue_alloc(H.amf);
+	static const enum amf_gmm_event refused[] = {
+		AMF_EV_REG_CPL, AMF_EV_DEREG_ACC, AMF_EV_CUC_CPL, AMF_EV_AUTH_RSP, AMF_EV_SMC_CPL,
+		AMF_EV_UL_NAS, AMF_EV_T3550, AMF_EV_T3560, AMF_EV_T3522, AMF_EV_IMPLICIT,
+		AMF_EV_NET_DEREG, AMF_EV_CUC_START,
+	};
 
 	(void)state;
-	assert_int_equal(amf_gmm_transition(ue, AMF_EV_REG_COMPLETE, AMF_GMM_REGISTERED), -EPERM);
-	assert_int_equal(amf_gmm_transition(ue, AMF_EV_REG_REQUEST, AMF_GMM_REGISTERED), -EPERM);
-	assert_int_equal(amf_gmm_transition(ue, AMF_EV_REG_REQUEST, AMF_GMM_COMMON_PROCEDURE_INITIATED), 0);
-	assert_int_equal(amf_gmm_transition(ue, AMF_EV_DEREG_ACCEPT, AMF_GMM_DEREGISTERED), -EPERM);
-	assert_int_equal(amf_gmm_transition(ue, AMF_EV_PROC_OK, AMF_GMM_REGISTERED), 0);
-	assert_int_equal(amf_gmm_transition(ue, AMF_EV_DEREG_NET, AMF_GMM_DEREGISTERED_INITIATED), 0);
-	assert_int_equal(amf_gmm_transition(ue, AMF_EV_PROC_OK, AMF_GMM_REGISTERED), -EPERM);
-	assert_int_equal(amf_gmm_transition(ue, AMF_EV_DEREG_ACCEPT, AMF_GMM_DEREGISTERED), 0);
+	for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_false(amf_gmm_accepts(ue, refused[i]));
+		assert_int_equal(amf_gmm_dispatch(ue, refused[i], NULL), -EPERM);
+		assert_int_equal(ue->state, AMF_GS_DEREGISTERED);
+	}
+	assert_true(amf_gmm_accepts(ue, AMF_EV_REG_REQ));
+	assert_int_equal(amf_gmm_dispatch(ue, AMF_EV_COUNT, NULL), -EINVAL);
 	assert_string_equal(amf_gmm_state_name(AMF_GMM_DEREGISTERED_INITIATED), "DEREGISTERED-INITIATED");
+	assert_string_equal(amf_gmm_sub_name(AMF_GS_WAIT_COMPLETE), "WAIT-COMPLETE");
 	amf_ue_free(ue);
 }
 
