@@ -157,8 +157,11 @@ static struct rs_ue *ue_of(struct rs_gnb *g, uint32_t ran_ue_id)
 {
 	struct ransim *rs = g->rs;
 
-	struct rs_ue *ue = &rs->ues[ran_ue_id % rs->cfg.n_ues];
+	struct rs_ue *ue = rs->adv ? rs_adv_forger(rs, g, ran_ue_id) : NULL;
 
+	if (ue)
+		return ue;
+	ue = &rs->ues[ran_ue_id % rs->cfg.n_ues];
 	if (ue->ran_id != ran_ue_id || ue->gnb != g || !ue->started) {
 		gnb_log(LOGL_WARN, g, "PDU for unknown RAN-UE-NGAP-ID %u", ran_ue_id);
 		rs_cause_add(rs, "unknown_ran_ue_id");
@@ -408,6 +411,12 @@ static void on_release_cmd(struct rs_gnb *g, const struct ngap_ue_context_releas
 	m->u.ue_context_release_complete.amf_ue_id = c->amf_ue_id;
 	m->u.ue_context_release_complete.ran_ue_id = ue->ran_id;
 	rs_gnb_send_ue(g, ue, m);
+	if (ue->forger) {
+		rs_adv_forger_release(ue);
+		return;
+	}
+	if (rs->adv)
+		rs_adv_victim_release(ue);
 	rs_ue_release_cmd(ue);
 }
 

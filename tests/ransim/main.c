@@ -81,11 +81,31 @@ static const char usage_text[] =
 	"  --traffic-dst IP      inner destination (default: the UPF's N3 address)\n"
 	"  --traffic-port N      inner UDP destination port (7, echo)\n"
 	"  --traffic-secs SECS   stop the uplink SECS after its first packet (default: with the run)\n"
+	"  --attack NAME         adversary (issue 13): UE 0 is the victim (register, PDU session,\n"
+	"                        hold); a forger that knows its identities but not its K attacks on\n"
+	"                        its own RAN-UE-NGAP-IDs, once per gNB; the victim must be untouched\n"
+	"                        (adv_* report lines; exit 1 when it was harmed). Attacks:\n"
+	"%s"
+	"  --attack-events FILE  append the phases ready / attack_end / check; each waits for\n"
+	"                        FILE.<phase>.ack (20 s at most)\n"
+	"  --attack-quiet MS     a forger step ends after MS without a message for it (3000)\n"
+	"  --attack-window MS    traffic windows before and after the attack (2000)\n"
 	"  -v                    debug logs\n";
+
+/* The usage text with the attack list in its place. */
+static void print_usage(FILE *out)
+{
+	const char *at = strstr(usage_text, "%s");
+
+	fwrite(usage_text, 1, (size_t)(at - usage_text), out);
+	ransim_attack_list(out);
+	fputs(at + 2, out);
+}
 
 static int usage(const char *why)
 {
-	fprintf(stderr, "%s: %s\n%s", PROG, why, usage_text);
+	fprintf(stderr, "%s: %s\n", PROG, why);
+	print_usage(stderr);
 	return 2;
 }
 
@@ -189,6 +209,7 @@ enum {
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
 	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_ABORT, O_PASSES, O_DURATION,
 	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
+	O_ATTACK, O_AEVENTS, O_AQUIET, O_AWINDOW,
 };
 
 static const struct option opts[] = {
@@ -212,6 +233,8 @@ static const struct option opts[] = {
 	{ "no-progress", 0, NULL, O_NOPROG }, { "busy-poll", 1, NULL, O_BUSYPOLL },
 	{ "gnb-n3", 1, NULL, O_GNBN3 }, { "traffic", 1, NULL, O_TRAFFIC }, { "traffic-size", 1, NULL, O_TSIZE },
 	{ "traffic-dst", 1, NULL, O_TDST }, { "traffic-port", 1, NULL, O_TPORT }, { "traffic-secs", 1, NULL, O_TSECS },
+	{ "attack", 1, NULL, O_ATTACK }, { "attack-events", 1, NULL, O_AEVENTS },
+	{ "attack-quiet", 1, NULL, O_AQUIET }, { "attack-window", 1, NULL, O_AWINDOW },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -320,6 +343,17 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_TDST: return inet_pton(AF_INET, v, &a->gtpu.dst) == 1 ? 0 : usage("bad --traffic-dst");
 	case O_TPORT: a->gtpu.dst_port = (uint16_t)atoi(v); break;
 	case O_TSECS: a->gtpu.secs = (uint32_t)atoi(v); break;
+	case O_ATTACK:
+		rc = ransim_attack_suci(v);
+		if (rc < 0)
+			return usage("unknown --attack");
+		c->attack = v;
+		if (rc != 3)
+			c->suci = (enum ransim_suci)rc;   /* the attack needs this SUCI scheme */
+		break;
+	case O_AEVENTS: c->attack_events = v; break;
+	case O_AQUIET: c->attack_quiet_ms = (uint32_t)atoi(v); break;
+	case O_AWINDOW: c->attack_window_ms = (uint32_t)atoi(v); break;
 	default: return usage("unknown option");
 	}
 	return 0;
@@ -347,7 +381,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
 		if (ch == 'h') {
-			fputs(usage_text, stdout);
+			print_usage(stdout);
 			return -1;
 		}
 		if (ch == 'c')

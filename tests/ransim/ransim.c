@@ -33,6 +33,8 @@ void ransim_cfg_init(struct ransim_cfg *c)
 	c->expect_nea = -1;
 	c->dereg = RANSIM_DEREG_NORMAL;
 	c->ue_timeout_ms = 10000;
+	c->attack_quiet_ms = 3000;
+	c->attack_window_ms = 2000;
 	c->psi = 1;
 }
 
@@ -94,6 +96,11 @@ struct ransim *ransim_new(struct ev_loop *loop, const struct ransim_cfg *cfg,
 	}
 	for (i = 0; i < cfg->n_ues; i++)
 		rs_ue_init(rs, &rs->ues[i], i);
+	if (cfg->attack) {
+		*err = rs_adv_new(rs);
+		if (*err < 0)
+			goto fail;
+	}
 	if (cfg->pcap) {
 		rs->pcap = pcapw_open(cfg->pcap, PCAPW_SCTP_IPV4);
 		if (!rs->pcap) {
@@ -125,6 +132,8 @@ bool ransim_done(const struct ransim *rs)
 {
 	unsigned passes = rs->cfg.passes ? rs->cfg.passes : 1;
 
+	if (rs->adv && !rs_adv_done(rs))
+		return false;
 	return rs->finished >= (uint64_t)rs->cfg.n_ues * passes || (rs->stopping && !rs->in_flight);
 }
 
@@ -184,6 +193,7 @@ void ransim_free(struct ransim *rs)
 			ev_timer_stop(rs->loop, &rs->ues[i].guard);
 	if (rs->pcap)
 		pcapw_close(rs->pcap);
+	rs_adv_free(rs);
 	free(rs->ues);
 	if (rs->sims) {
 		memset(rs->sims, 0, rs->n_sims * sizeof(*rs->sims));   /* keys */

@@ -112,6 +112,13 @@ struct ransim_cfg {
 				      * next pass once its previous one finished (load tests) */
 	unsigned sim_offset;         /* UE i uses sims[(sim_offset + i) % n_sims] */
 	uint32_t ue_timeout_ms;      /* a UE waiting longer for the network fails ("timeout") */
+	/* adversary (issue 13 item 4, adv.c): UE 0 is the victim (register, PDU session, hold);
+	 * a forger that knows its IMSI, SUCI, 5G-GUTI and 5G-S-TMSI but not its K runs the attack
+	 * on its own RAN-UE-NGAP-IDs, once per gNB; the victim deregisters at the end. */
+	const char *attack;          /* NULL: none; ransim_attack_names() */
+	const char *attack_events;   /* phase lines appended here; each waits for FILE.<phase>.ack */
+	uint32_t attack_quiet_ms;    /* a forger step ends after this long without a message (3000) */
+	uint32_t attack_window_ms;   /* traffic windows before and after the attack (2000) */
 	/* output */
 	const char *pcap;            /* write every NGAP PDU as IPv4/SCTP to this pcap file */
 	bool verbose;
@@ -141,6 +148,11 @@ void ransim_shutdown(struct ransim *rs);
 void ransim_abort(struct ransim *rs);
 /* Accepts NULL. */
 void ransim_free(struct ransim *rs);
+
+/* The adversary's attacks, one per line "name spec-clause" (usage text). */
+void ransim_attack_list(FILE *out);
+/* -1 for an unknown attack; else the SUCI scheme it needs (enum ransim_suci), or 3 for any. */
+int ransim_attack_suci(const char *name);
 
 /* Measured procedures. Registration: Initial UE Message -> Registration Accept; the steps
  * inside it: Initial UE (or Identity Response) -> Authentication Request, Authentication

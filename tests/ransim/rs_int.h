@@ -41,6 +41,7 @@ enum rs_ue_state {
 
 struct rs_gnb;
 struct rs_gtpu;
+struct rs_adv;
 
 struct rs_ue {
 	struct ransim *rs;
@@ -53,6 +54,7 @@ struct rs_ue {
 	char fail[32];             /* "" while all goes to plan, else the first failure cause */
 	bool started, finished, registered_once, fake_guti_sent, rereg_done, holding, held;
 	bool has_amf_id;
+	bool forger;               /* the adversary's UE (adv.c), not one of rs->ues */
 	uint64_t amf_ue_id;
 	/* PDU session (ue_sm.c) */
 	bool sess_tried, sess_up, idle_done, rel_tried, dereg_sent;
@@ -129,6 +131,7 @@ struct ransim {
 	uint32_t gnb_n3_addr;        /* gNB N3 IPv4 given in Setup Response Transfers (network order;
 				      * 0: the gNB's SCTP address), set by rs_gtpu_new() */
 	struct rs_gtpu *gtpu;        /* N3 traffic (gtpu.c), NULL without */
+	struct rs_adv *adv;          /* the adversary (adv.c, cfg.attack), NULL without */
 	uint8_t plmn[3];             /* serving PLMN, wire coding */
 	struct nas_plmn nplmn, home;
 	char snn[64];                /* serving network name (TS 24.501 9.12.1) */
@@ -184,6 +187,10 @@ const char *rs_ue_state_name(enum rs_ue_state s);
 
 /* ue.c, shared with ue_sm.c */
 int rs_ue_send_nas(struct rs_ue *ue, const struct nas_msg *m, uint8_t sht, bool initial, bool corrupt);
+/* An encoded NAS PDU as it is, in an Initial UE Message or an Uplink NAS Transport. */
+int rs_ue_send_nas_pdu(struct rs_ue *ue, const uint8_t *nas, size_t len, bool initial);
+/* Deregistration Request (normal or switch-off) with the current context; the next state. */
+enum rs_ue_state rs_ue_deregister(struct rs_ue *ue, enum ransim_dereg how);
 void rs_ue_set_state(struct rs_ue *ue, enum rs_ue_state st);
 void rs_ue_finish(struct rs_ue *ue);
 /* The next step of the UE's plan once registered (or after a session step). */
@@ -216,6 +223,25 @@ int rs_nas_wrap(struct rs_ue *ue, const struct nas_msg *m, uint8_t sht, uint8_t 
 int rs_nas_unwrap(struct rs_ue *ue, const uint8_t *nas, size_t len, struct nas_msg *m);
 /* Build the UE's mobile identity for a Registration Request / Identity Response. */
 int rs_nas_suci(struct rs_ue *ue, struct nas_mobile_id *id);
+
+/* ---- adv.c: the adversary (issue 13 item 4): UE 0 is the victim, one forger UE ---- */
+/* Set up rs->adv for cfg.attack (0; -EINVAL for an unknown attack, -ENOMEM). */
+int rs_adv_new(struct ransim *rs);
+void rs_adv_free(struct ransim *rs);
+/* The attack is over and the victim has finished (ransim_done()). */
+bool rs_adv_done(const struct ransim *rs);
+/* The forger when it holds ran_id on g, else NULL (gnb.c routing). */
+struct rs_ue *rs_adv_forger(struct ransim *rs, const struct rs_gnb *g, uint32_t ran_id);
+/* A downlink NAS PDU / a UE Context Release Command for the forger. */
+void rs_adv_forger_nas(struct rs_ue *f, const uint8_t *nas, size_t len);
+void rs_adv_forger_release(struct rs_ue *f);
+/* A UE Context Release Command for the victim (counted while the attack runs). */
+void rs_adv_victim_release(struct rs_ue *ue);
+/* The victim's plan after each step (replaces rs_ue_next_step's plan). */
+enum rs_ue_state rs_adv_victim_next(struct rs_ue *ue);
+/* Every uplink NAS PDU of the victim as sent (kept for the replays). */
+void rs_adv_capture(struct rs_ue *ue, uint8_t type, const uint8_t *nas, size_t len);
+void rs_adv_report(const struct ransim *rs, FILE *out);
 
 /* ---- stats.c ---- */
 void rs_count_ngap(struct ransim *rs, int dir, const uint8_t *buf, size_t len);

@@ -251,6 +251,8 @@ void ransim_report(const struct ransim *rs, FILE *out)
 				rs_lat_pct(l, 99), l->max);
 		fputc('\n', out);
 	}
+	if (rs->adv)
+		rs_adv_report(rs, out);
 	for (c = 0; c < rs->n_causes; c++)
 		fprintf(out, "failure %s %llu\n", rs->causes[c].name, (unsigned long long)rs->causes[c].n);
 	for (d = 0; d < 2; d++)

@@ -145,36 +145,48 @@ static void guard_cb(struct ev_loop *loop, struct ev_timer *t)
 int rs_ue_send_nas(struct rs_ue *ue, const struct nas_msg *m, uint8_t sht, bool initial, bool corrupt)
 {
 	struct ransim *rs = ue->rs;
-	struct ngap_msg *g = &rs->tx;
 	int n = rs_nas_wrap(ue, m, sht, rs->nas_buf, sizeof(rs->nas_buf), corrupt);
 
 	if (n < 0) {
 		rs_ue_fail(ue, "nas_encode");
 		return n;
 	}
+	/* TS 33.501 A.9: without a Security Mode Command, K_gNB comes from the COUNT of the
+	 * (protected) initial message. */
+	if (initial && sht != NAS_SHT_PLAIN)
+		ue->kgnb_count = (ue->ul_count - 1) & 0xffffff;
+	if (ue->rs->adv && !ue->forger)
+		rs_adv_capture(ue, m->type, rs->nas_buf, (size_t)n);
+	return rs_ue_send_nas_pdu(ue, rs->nas_buf, (size_t)n, initial);
+}
+
+/* Send an encoded NAS PDU as it is (the adversary's replays use it too). */
+int rs_ue_send_nas_pdu(struct rs_ue *ue, const uint8_t *nas, size_t len, bool initial)
+{
+	struct ransim *rs = ue->rs;
+	struct ngap_msg *g = &rs->tx;
+	int n;
+
 	memset(g, 0, sizeof(*g));
 	g->type = NGAP_INITIATING;
 	if (initial) {
-		/* TS 33.501 A.9: without a Security Mode Command, K_gNB comes from the COUNT of
-		 * the (protected) initial message. */
-		if (sht != NAS_SHT_PLAIN)
-			ue->kgnb_count = (ue->ul_count - 1) & 0xffffff;
-		if ((size_t)n <= sizeof(ue->initial)) {
-			memcpy(ue->initial, rs->nas_buf, (size_t)n);
-			ue->initial_len = (uint8_t)n;
+		if (len <= sizeof(ue->initial)) {
+			if (nas != ue->initial)
+				memcpy(ue->initial, nas, len);
+			ue->initial_len = (uint8_t)len;
 		}
 		g->proc = NGAP_PROC_INITIAL_UE_MESSAGE;
 		g->u.initial_ue_message.ran_ue_id = ue->ran_id;
-		g->u.initial_ue_message.nas.p = rs->nas_buf;
-		g->u.initial_ue_message.nas.len = (size_t)n;
+		g->u.initial_ue_message.nas.p = nas;
+		g->u.initial_ue_message.nas.len = len;
 		rs_uli(rs, &g->u.initial_ue_message.uli);
 		g->u.initial_ue_message.rrc_cause = 3; /* mo-Signalling (TS 38.331) */
 	} else {
 		g->proc = NGAP_PROC_UPLINK_NAS_TRANSPORT;
 		g->u.uplink_nas_transport.amf_ue_id = ue->amf_ue_id;
 		g->u.uplink_nas_transport.ran_ue_id = ue->ran_id;
-		g->u.uplink_nas_transport.nas.p = rs->nas_buf;
-		g->u.uplink_nas_transport.nas.len = (size_t)n;
+		g->u.uplink_nas_transport.nas.p = nas;
+		g->u.uplink_nas_transport.nas.len = len;
 		rs_uli(rs, &g->u.uplink_nas_transport.uli);
 	}
 	n = rs_gnb_send_ue(ue->gnb, ue, g);
@@ -429,8 +441,9 @@ static enum rs_ue_state on_smc(struct rs_ue *ue, const struct nas_msg *m)
 enum rs_ue_state rs_ue_next_step(struct rs_ue *ue)
 {
 	struct ransim *rs = ue->rs;
-	struct nas_msg *r = &rs->nas_tx;
 
+	if (rs->adv)
+		return rs_adv_victim_next(ue);
 	if (rs->cfg.reregister && !ue->rereg_done) {
 		/* The gNB releases the UE to CM-IDLE (TS 23.502 4.2.6). */
 		rs_gnb_release_request(ue->gnb, ue);
@@ -456,17 +469,25 @@ enum rs_ue_state rs_ue_next_step(struct rs_ue *ue)
 		rs_ue_finish(ue);
 		return RS_UE_REGISTERED;
 	}
+	return rs_ue_deregister(ue, rs->cfg.dereg);
+}
+
+/* UE-originating deregistration (TS 24.501 5.5.2.2.1), protected with the current context. */
+enum rs_ue_state rs_ue_deregister(struct rs_ue *ue, enum ransim_dereg how)
+{
+	struct nas_msg *r = &ue->rs->nas_tx;
+
 	memset(r, 0, sizeof(*r));
 	r->type = NAS_DEREGISTRATION_REQUEST_UE_ORIG;
 	/* 9.11.3.20: bit 4 switch off, bits 1-2 access type 1 = 3GPP. */
-	r->dereg_req.dereg_type = rs->cfg.dereg == RANSIM_DEREG_SWITCH_OFF ? 0x09 : 0x01;
+	r->dereg_req.dereg_type = how == RANSIM_DEREG_SWITCH_OFF ? 0x09 : 0x01;
 	r->dereg_req.ngksi = ue->ngksi;
 	r->dereg_req.mobile_id.type = NAS_MOBID_5G_GUTI;
 	r->dereg_req.mobile_id.guti = ue->guti;
 	rs_proc_start(ue, RANSIM_P_DEREGISTRATION);
 	ue->dereg_sent = true;
 	rs_ue_send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, false);
-	return rs->cfg.dereg == RANSIM_DEREG_SWITCH_OFF ? RS_UE_WAIT_RELEASE : RS_UE_WAIT_DEREG_ACCEPT;
+	return how == RANSIM_DEREG_SWITCH_OFF ? RS_UE_WAIT_RELEASE : RS_UE_WAIT_DEREG_ACCEPT;
 }
 
 static enum rs_ue_state on_reg_accept(struct rs_ue *ue, const struct nas_msg *m)
@@ -583,6 +604,11 @@ void rs_ue_nas_rx(struct rs_ue *ue, const uint8_t *nas, size_t len)
 	size_t i;
 	int rc;
 
+	if (ue->forger) {
+		/* the adversary has no keys to check anything with: its own table (adv.c) */
+		rs_adv_forger_nas(ue, nas, len);
+		return;
+	}
 	rc = rs_nas_unwrap(ue, nas, len, m);
 	if (rc == -EACCES) {
 		ue_log(LOGL_WARN, ue, "downlink NAS with a bad MAC discarded");
@@ -620,7 +646,7 @@ void rs_ue_check_kgnb(struct rs_ue *ue, const uint8_t key[32])
 
 void rs_ue_release_cmd(struct rs_ue *ue)
 {
-	if (ue->st == RS_UE_WAIT_IDLE && ue->rs->cfg.cycle && ue->sess_up && !ue->idle_done) {
+	if (ue->st == RS_UE_WAIT_IDLE && (ue->rs->cfg.cycle || ue->rs->adv) && ue->sess_up && !ue->idle_done) {
 		rs_proc_done(ue, RANSIM_P_AN_RELEASE);
 		ue->idle_done = true;
 		rs_sm_service_request(ue);
