@@ -221,6 +221,14 @@ int amf_a_dereg_req(struct amf_ue *ue, struct amf_gmm_ctx *c)
 		   named->idx);
 	amf_ue_set_supi_pending(ue, named->supi);
 	ue->ident_by_guti = true;
+	/* The security mode needs the UE's security capabilities, which a deregistration
+	 * does not carry: those the network holds (replayed in the SECURITY MODE COMMAND,
+	 * where the UE checks them, TS 33.501 6.7.2). */
+	ue->sec_cap = named->sec_cap;
+	memcpy(ue->ue_sec_cap, named->ue_sec_cap, sizeof(ue->ue_sec_cap));
+	ue->ue_sec_cap_len = named->ue_sec_cap_len;
+	ue->ue_sec_cap_valid = named->ue_sec_cap_valid;
+	ue->ue_ngksi = r->ngksi & 0x07;
 	ue->parent = AMF_PARENT_DEREG;
 	ue->dereg_type = r->dereg_type;
 	ue->auth_done = false;
