@@ -515,6 +515,70 @@ static void test_real_dereg_authenticated(void **state)
 	assert_int_equal(sessions(), 0);
 }
 
+/* TS 24.501 5.6.1.1: a SERVICE REQUEST in 5GMM-CONNECTED (the user plane of a session
+ * asked for) is answered with SERVICE ACCEPT, not 5GMM STATUS. */
+static void test_svc_connected(void **state)
+{
+	struct nas_msg m, dl;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_SERVICE_REQUEST;
+	m.svc_req.ngksi = V.ngksi;
+	m.svc_req.service_type = 1;
+	m.svc_req.s_tmsi.type = NAS_MOBID_5G_S_TMSI;
+	m.svc_req.s_tmsi.guti.amf_set_id = H.cfg.amf_set_id;
+	m.svc_req.s_tmsi.guti.amf_pointer = H.cfg.amf_pointer;
+	m.svc_req.s_tmsi.guti.tmsi = V.guti.guti.tmsi;
+	m.svc_req.has_ul_data_status = true;
+	m.svc_req.ul_data_status = 1u << 1;
+	sue_ul(&H, &V, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	assert_int_equal(sue_dl(&H, &V, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	assert_int_equal(dl.type, NAS_SERVICE_ACCEPT);
+	assert_int_equal(dl.svc_acc.pdu_session_status, 1u << 1);
+	assert_true(dl.svc_acc.has_reactivation_result);
+	assert_int_equal(dl.svc_acc.reactivation_result, 0);
+	victim_intact();
+}
+
+/* TS 33.501 6.4.3.1: the NAS COUNT must not wrap under one K_AMF. A service request
+ * arriving with the uplink COUNT past AMF_NAS_COUNT_REKEY gets a new authentication and
+ * security mode first, then its accept (K_gNB from the new K_AMF, checked by sue_dl). */
+static void test_count_rekey(void **state)
+{
+	struct amf_ue *u = amf_ue_by_supi(H.amf, SUPI1);
+	struct nas_msg dl, m;
+	uint8_t res[16], auts[14];
+	uint8_t old_kamf[32];
+
+	(void)state;
+	gnb_release_req(&V);
+	u->ul_count = AMF_NAS_COUNT_REKEY - 1;
+	V.ul = AMF_NAS_COUNT_REKEY;
+	memcpy(old_kamf, V.kamf, sizeof(old_kamf));
+	service_req(&V, V_RAN + 5, true, 1u << 1, true, 1u << 1);
+	assert_int_equal(sue_dl(&H, &V, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	assert_int_equal(dl.type, NAS_AUTHENTICATION_REQUEST);
+	assert_int_equal(sue_aka(&H, &V, &dl, res, auts), 0);
+	/* The UE holds a valid context: its answer is protected with it (TS 24.501 4.4.4.2). */
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_AUTHENTICATION_RESPONSE;
+	m.auth_resp.has_res_star = true;
+	m.auth_resp.res_star.p = res;
+	m.auth_resp.res_star.len = 16;
+	sue_ul(&H, &V, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	assert_int_equal(sue_dl(&H, &V, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	assert_int_equal(dl.type, NAS_SECURITY_MODE_COMMAND);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_SECURITY_MODE_COMPLETE;
+	sue_ul(&H, &V, &m, NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX);
+	assert_int_equal(sue_dl(&H, &V, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+	assert_int_equal(dl.type, NAS_SERVICE_ACCEPT);
+	assert_memory_not_equal(old_kamf, V.kamf, sizeof(old_kamf));
+	assert_true(u->ul_count < 16);
+	assert_true(amf_gmm_registered(u));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +595,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replay_svc, vsetup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_ue_replaces_old, vsetup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_dereg_authenticated, vsetup, teardown),
+		cmocka_unit_test_setup_teardown(test_svc_connected, vsetup, teardown),
+		cmocka_unit_test_setup_teardown(test_count_rekey, vsetup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
