@@ -205,6 +205,9 @@ int ransim_attack_suci(const char *name)
 
 static void harm(struct rs_adv *ad, const char *why)
 {
+	for (unsigned i = 0; i < ad->n_harm; i++)
+		if (!strcmp(ad->harm[i], why))
+			return;
 	if (ad->n_harm < sizeof(ad->harm) / sizeof(ad->harm[0]))
 		snprintf(ad->harm[ad->n_harm++], sizeof(ad->harm[0]), "%s", why);
 	ad->victim_ok = false;
@@ -665,7 +668,7 @@ static void f_accepted(struct rs_adv *ad, const struct nas_msg *m)
 	struct adv_step *s = cur(ad);
 
 	s->accepted = true;
-	snprintf(s->answer, sizeof(s->answer), "accepted_%.20s", nas_msg_name(m->type));
+	snprintf(s->answer, sizeof(s->answer), "accepted_%u", m->type);   /* one token: the type */
 	adv_log(LOGL_WARN, ad, "the network accepted the forger: %s", nas_msg_name(m->type));
 }
 
