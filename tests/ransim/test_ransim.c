@@ -550,6 +550,77 @@ static void test_guard_timeout(void **state)
 	n2sctp_free(lis);
 }
 
+/* ransim's adversary (adv.c) against the AMF in process, no user plane (the traffic checks are
+ * the e2e suite's, tests/e2e/e2e_adversary.sh): for each attack, on the victim's association
+ * and on a second gNB, the victim stays registered on its N2 connection, no release, no bad
+ * downlink MAC, the forger gets the spec's answer, and the victim's protected deregistration
+ * is accepted at the end. */
+static bool report_has(const struct ransim *rs, const char *line)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool found;
+
+	assert_non_null(f);
+	ransim_report(rs, f);
+	fclose(f);
+	found = strstr(buf, line) != NULL;
+	if (!found)
+		printf("%s", buf);
+	free(buf);
+	return found;
+}
+
+static void test_adversary(void **state)
+{
+	static const char *const attacks[] = {
+		"baseline", "reg-guti-badcaps", "reg-guti-wrong-res", "reg-guti-auth-fail20", "reg-suci-null",
+		"reg-suci-a", "svc-forged", "dereg-normal", "dereg-switchoff", "replay-ul-nas", "replay-svc",
+	};
+	struct crypto_hn_key *key;
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct ransim *rs;
+	int rc;
+
+	(void)state;
+	if (amf_up(NULL, 0, NULL, 0) < 0)
+		return;
+	smf_up();
+	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
+		printf("attack %s\n", attacks[i]);
+		rs_cfg(&c, 1, 1);
+		c.n_gnbs = 2;
+		c.attack = attacks[i];
+		c.attack_quiet_ms = 1000;
+		c.attack_window_ms = 300;
+		c.dereg = RANSIM_DEREG_NONE;
+		rc = ransim_attack_suci(attacks[i]);
+		assert_true(rc >= 0);
+		if (rc == RANSIM_SUCI_A) {
+			c.suci = RANSIM_SUCI_A;
+			assert_int_equal(crypto_hn_key_from_hex(&key, CRYPTO_SUCI_PROFILE_A, 1, hn_priv_a), 0);
+			rc = crypto_hn_key_public(key, c.hn_pub, sizeof(c.hn_pub));
+			crypto_hn_key_free(key);
+			assert_true(rc > 0);
+			c.hn_pub_len = (size_t)rc;
+			c.hn_key_id = 1;
+		}
+		rs = run(&c, T.sims, 1);
+		ransim_get_stats(rs, &s);
+		assert_true(report_has(rs, "\nadv_checked 1\n"));
+		assert_true(report_has(rs, "\nadv_victim_ok 1\n"));
+		assert_true(report_has(rs, "\nadv_victim_release_cmds 0\n"));
+		assert_true(report_has(rs, "\nadv_forger_ok 1\n"));
+		assert_true(report_has(rs, "\nadv_victim_deregistered 1\n"));
+		assert_int_equal(s.dl_mac_fail, 0);
+		assert_int_equal(s.ues_failed, 0);
+		ransim_free(rs);
+	}
+	assert_int_equal(ransim_attack_suci("no-such-attack"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -562,6 +633,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_reregister, teardown),
 		cmocka_unit_test_teardown(test_ng_setup_failure, teardown),
 		cmocka_unit_test(test_guard_timeout),
+		cmocka_unit_test_teardown(test_adversary, teardown),
 	};
 	int err = 0, rc;
 
