@@ -57,10 +57,11 @@ void amf_cfg_default(struct amf_cfg *c)
 	c->n_tacs = 1;
 	c->slices[0] = (struct amf_snssai){ .sst = 1, .sd = 0x010203 };
 	c->n_slices = 1;
-	/* issue 5: default NIA2,NIA1,NIA3,NIA0 / NEA0,NEA2,NEA1,NEA3 */
+	/* Default NIA2,NIA1,NIA3,NIA0 / NEA2,NEA1,NEA3,NEA0: ciphering on unless the UE has
+	 * none (issue 14 item 9, as conf's defaults). */
 	memcpy(c->integ_prio, (uint8_t[]){ 2, 1, 3, 0 }, 4);
 	c->n_integ = 4;
-	memcpy(c->ciph_prio, (uint8_t[]){ 0, 2, 1, 3 }, 4);
+	memcpy(c->ciph_prio, (uint8_t[]){ 2, 1, 3, 0 }, 4);
 	c->n_ciph = 4;
 	c->request_imeisv = true;
 	c->cuc_after_reg = true;

@@ -45,7 +45,17 @@ static uint64_t tmr_ms(const struct amf_cfg *c, enum amf_tmr t)
 	case AMF_T3522: return c->t3522_ms;
 	case AMF_T3555: return c->t3555_ms;
 	case AMF_T3513: return c->t3513_ms;
-	case AMF_TMR_MOBILE_REACHABLE: return (uint64_t)c->mobile_reachable_s * 1000;
+	case AMF_TMR_MOBILE_REACHABLE: {
+		/* TS 24.501 5.3.7: by default 4 minutes more than the T3512 the UE was given:
+		 * the value on the wire, which GPRS timer 3 rounds (54 min is sent as 60 min).
+		 * The configured margin (mobile_reachable - t3512) is kept on top of it; a
+		 * configured value below T3512 (tests) is taken as it is. */
+		uint64_t wire = nas_gprs_timer3_secs(nas_gprs_timer3_enc(c->t3512_s));
+
+		if (c->mobile_reachable_s < c->t3512_s)
+			return (uint64_t)c->mobile_reachable_s * 1000;
+		return (wire + (c->mobile_reachable_s - c->t3512_s)) * 1000;
+	}
 	case AMF_TMR_IMPLICIT_DEREG: return (uint64_t)c->implicit_dereg_s * 1000;
 	case AMF_TMR_COUNT: break;
 	}

@@ -152,6 +152,37 @@ static void test_gmm_table(void **state)
 	amf_ue_free(ue);
 }
 
+/* Issue 14 item 9: the built-in ciphering order is NEA2, NEA1, NEA3, NEA0 (as conf's). */
+static void test_default_ciphering_order(void **state)
+{
+	struct amf_cfg c;
+
+	(void)state;
+	amf_cfg_default(&c);
+	assert_int_equal(c.n_ciph, 4);
+	assert_memory_equal(c.ciph_prio, ((uint8_t[]){ 2, 1, 3, 0 }), 4);
+}
+
+/* TS 24.501 5.3.7: the mobile reachable timer runs 4 minutes (the configured margin) past
+ * the T3512 on the wire: 54 min is sent as GPRS timer 3 "1 hour" (units of 1 h), so the
+ * UE's periodic update comes after 60 min and the timer must be 64 min, not 58. */
+static void test_mobile_reachable_from_wire(void **state)
+{
+	struct amf_ue *ue = amf_ue_alloc(H.amf);
+	uint64_t now, ms;
+
+	(void)state;
+	assert_int_equal(nas_gprs_timer3_secs(nas_gprs_timer3_enc(54 * 60)), 3600);
+	H.amf->cfg.t3512_s = 54 * 60;
+	H.amf->cfg.mobile_reachable_s = 54 * 60 + 240;
+	now = ev_update_now(H.loop);
+	amf_tmr_start(ue, AMF_TMR_MOBILE_REACHABLE);
+	ms = (ue->tmr[AMF_TMR_MOBILE_REACHABLE].when_ns - now) / 1000000;
+	assert_true(ms >= 3840ull * 1000 - 1000 && ms <= 3840ull * 1000 + 1000);
+	amf_tmr_stop(ue, AMF_TMR_MOBILE_REACHABLE);
+	amf_ue_free(ue);
+}
+
 /* 300 protected uplink messages: the AMF's COUNT follows across the SQN wrap
  * (overflow counter estimated, TS 24.501 4.4.3.1) and none fails integrity. */
 static void test_ul_count_overflow(void **state)
@@ -219,6 +250,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tmsi_unique, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mobile_reachable_from_wire, setup, teardown),
+		cmocka_unit_test(test_default_ciphering_order),
 		cmocka_unit_test_setup_teardown(test_tmsi_skips_used, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_indexes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gmm_table, setup, teardown),
