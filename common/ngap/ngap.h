@@ -512,6 +512,28 @@ struct ngap_pdu_session_resource_notify {
 	struct ngap_uli uli;
 };
 
+/* 9.2.1.8 PDU SESSION RESOURCE MODIFY INDICATION (gNB -> AMF, TS 38.413 8.2.5) */
+struct ngap_pdu_session_resource_modify_indication {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	uint8_t n_sessions;                       /* ModifyListModInd (id, modify indication transfer) */
+	struct ngap_pdu_sess_item sessions[NGAP_MAX_PDU_SESSIONS];
+	bool has_uli;
+	struct ngap_uli uli;
+};
+
+/* 9.2.1.9 PDU SESSION RESOURCE MODIFY CONFIRM (AMF -> gNB) */
+struct ngap_pdu_session_resource_modify_confirm {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	uint8_t n_modified;                       /* ModifyListModCfm (id, modify confirm transfer), optional */
+	struct ngap_pdu_sess_item modified[NGAP_MAX_PDU_SESSIONS];
+	uint8_t n_failed;                         /* FailedToModifyListModCfm (id, indication unsuccessful transfer) */
+	struct ngap_pdu_sess_item failed[NGAP_MAX_PDU_SESSIONS];
+	bool has_crit_diag;
+	struct ngap_crit_diag crit_diag;
+};
+
 /* ERROR INDICATION (TS 38.413 9.2.6) */
 struct ngap_error_indication {
 	bool has_amf_ue_id;
@@ -566,6 +588,9 @@ struct ngap_paging {
 	bool has_paging_priority;
 	uint8_t paging_priority;                  /* 0=priolevel1 .. 7=priolevel8 */
 	bool has_paging_origin;                   /* PagingOrigin ::= ENUMERATED {non-3gpp, ...} */
+	struct ngap_bytes ue_radio_capability_for_paging; /* optional, 9.3.1.68, encoded: e.g. the one of the
+						   * UE's last UE RADIO CAPABILITY INFO INDICATION, or
+						   * ngap_enc_ue_radio_cap_paging() */
 };
 
 /* UE RADIO CAPABILITY INFO INDICATION (TS 38.413 9.2.2) */
@@ -652,6 +677,8 @@ struct ngap_msg {
 		struct ngap_pdu_session_resource_modify_request pdu_session_resource_modify_request;
 		struct ngap_pdu_session_resource_modify_response pdu_session_resource_modify_response;
 		struct ngap_pdu_session_resource_notify pdu_session_resource_notify;
+		struct ngap_pdu_session_resource_modify_indication pdu_session_resource_modify_indication;
+		struct ngap_pdu_session_resource_modify_confirm pdu_session_resource_modify_confirm;
 		struct ngap_error_indication error_indication;
 		struct ngap_ng_reset ng_reset;
 		struct ngap_ng_reset_ack ng_reset_ack;
@@ -851,6 +878,73 @@ struct ngap_modify_response_transfer {
 	uint8_t n_flows;                          /* qosFlowAddOrModifyResponseList (optional) */
 	uint8_t qfis[NGAP_MAX_QOS_FLOWS];
 };
+
+/* 9.3.4.5 PDU Session Resource Notify Transfer (gNB -> SMF: QoS flows notified or released) */
+enum ngap_notification_cause { NGAP_NOTIF_FULFILLED = 0, NGAP_NOTIF_NOT_FULFILLED = 1 };
+struct ngap_qos_flow_notify {                     /* QosFlowNotifyItem */
+	uint8_t qfi;
+	uint8_t cause;                            /* enum ngap_notification_cause */
+};
+struct ngap_notify_transfer {
+	uint8_t n_notify;                         /* qosFlowNotifyList (optional) */
+	struct ngap_qos_flow_notify notify[NGAP_MAX_QOS_FLOWS];
+	uint8_t n_released;                       /* qosFlowReleasedList (optional) */
+	struct ngap_qos_flow_cause released[NGAP_MAX_QOS_FLOWS];
+};
+
+/* 9.3.4.x PDU Session Resource Notify Released Transfer (ReleasedListNot items) */
+struct ngap_notify_released_transfer {
+	struct ngap_cause cause;
+};
+
+/* 9.3.4.6 PDU Session Resource Modify Indication Transfer (gNB -> SMF: the new DL tunnel) */
+struct ngap_modify_indication_transfer {
+	struct ngap_gtp_tunnel dl_tunnel;         /* dLQosFlowPerTNLInformation */
+	uint8_t n_flows;                          /* its associatedQosFlowList */
+	uint8_t qfis[NGAP_MAX_QOS_FLOWS];
+	/* additionalDLQosFlowPerTNLInformation (dual connectivity): parsed and dropped */
+};
+
+/* 9.3.4.7 PDU Session Resource Modify Confirm Transfer (SMF -> gNB) */
+struct ngap_modify_confirm_transfer {
+	uint8_t n_flows;                          /* qosFlowModifyConfirmList */
+	uint8_t qfis[NGAP_MAX_QOS_FLOWS];
+	struct ngap_gtp_tunnel ul_tunnel;         /* uLNGU-UP-TNLInformation */
+	uint8_t n_failed;                         /* qosFlowFailedToModifyList (optional) */
+	struct ngap_qos_flow_cause failed[NGAP_MAX_QOS_FLOWS];
+	/* additionalNG-UUPTNLInformation: parsed and dropped, never sent */
+};
+
+/* 9.3.4.x PDU Session Resource Modify Indication Unsuccessful Transfer (FailedToModifyListModCfm) */
+struct ngap_modify_indication_unsuccessful_transfer {
+	struct ngap_cause cause;
+};
+
+/* Each returns 0 / a length, or a negative errno as above; info may be NULL. */
+int ngap_dec_notify_transfer(const uint8_t *buf, size_t len, struct ngap_notify_transfer *t,
+			     struct ngap_dec_info *info);
+int ngap_enc_notify_transfer(const struct ngap_notify_transfer *t, uint8_t *buf, size_t cap);
+int ngap_dec_notify_released_transfer(const uint8_t *buf, size_t len, struct ngap_notify_released_transfer *t,
+				      struct ngap_dec_info *info);
+int ngap_enc_notify_released_transfer(const struct ngap_notify_released_transfer *t, uint8_t *buf, size_t cap);
+int ngap_dec_modify_indication_transfer(const uint8_t *buf, size_t len, struct ngap_modify_indication_transfer *t,
+					struct ngap_dec_info *info);
+int ngap_enc_modify_indication_transfer(const struct ngap_modify_indication_transfer *t, uint8_t *buf,
+					size_t cap);
+int ngap_dec_modify_confirm_transfer(const uint8_t *buf, size_t len, struct ngap_modify_confirm_transfer *t,
+				     struct ngap_dec_info *info);
+int ngap_enc_modify_confirm_transfer(const struct ngap_modify_confirm_transfer *t, uint8_t *buf, size_t cap);
+int ngap_dec_modify_indication_unsuccessful_transfer(const uint8_t *buf, size_t len,
+						     struct ngap_modify_indication_unsuccessful_transfer *t,
+						     struct ngap_dec_info *info);
+int ngap_enc_modify_indication_unsuccessful_transfer(const struct ngap_modify_indication_unsuccessful_transfer *t,
+						     uint8_t *buf, size_t cap);
+
+/* 9.3.1.68 UERadioCapabilityForPaging { uERadioCapabilityForPagingOfNR OCTET STRING OPTIONAL,
+ * ...OfEUTRA OCTET STRING OPTIONAL }: the encoded value (for the ue_radio_capability_for_paging fields)
+ * from its parts (a part with .p NULL is absent), and back (pointers into raw). */
+int ngap_enc_ue_radio_cap_paging(struct ngap_bytes nr, struct ngap_bytes eutra, uint8_t *buf, size_t cap);
+int ngap_dec_ue_radio_cap_paging(struct ngap_bytes raw, struct ngap_bytes *nr, struct ngap_bytes *eutra);
 
 /* Each returns 0 / a length, or a negative errno as above; info may be NULL. */
 int ngap_dec_setup_request_transfer(const uint8_t *buf, size_t len, struct ngap_setup_request_transfer *t,

@@ -482,6 +482,27 @@ static const struct ngap_ie_spec psn_ies[] = {
 CONTAINER(psn, T);
 #undef T
 
+#define T struct ngap_pdu_session_resource_modify_indication
+static const struct ngap_ie_spec psmi_ies[] = {
+	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	ML(T, 63, REJECT, sessions, n_sessions, sess_xfer, "id-PDUSessionResourceModifyListModInd"),
+	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
+};
+CONTAINER(psmi, T);
+#undef T
+
+#define T struct ngap_pdu_session_resource_modify_confirm
+static const struct ngap_ie_spec psmc_ies[] = {
+	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
+	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	OL(T, 62, IGNORE, modified, n_modified, sess_xfer, "id-PDUSessionResourceModifyListModCfm"),
+	OL(T, 131, IGNORE, failed, n_failed, sess_xfer, "id-PDUSessionResourceFailedToModifyListModCfm"),
+	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
+};
+CONTAINER(psmc, T);
+#undef T
+
 #define T struct ngap_error_indication
 static const struct ngap_ie_spec err_ind_ies[] = {
 	O(T, 10, IGNORE, amf_ue_id, has_amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
@@ -515,6 +536,7 @@ static const struct ngap_ie_spec paging_ies[] = {
 	O(T, 50, IGNORE, paging_drx, has_paging_drx, paging_drx, "id-PagingDRX"),
 	ML(T, 103, IGNORE, tais, n_tais, tai_paging, "id-TAIListForPaging"),
 	O(T, 52, IGNORE, paging_priority, has_paging_priority, paging_priority, "id-PagingPriority"),
+	OB(T, 118, IGNORE, ue_radio_capability_for_paging, raw, "id-UERadioCapabilityForPaging"),
 	OF(T, 51, IGNORE, has_paging_origin, "id-PagingOrigin"),
 };
 CONTAINER(paging, T);
@@ -599,6 +621,8 @@ struct msg_spec {
 	X(I, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY, R, "PDUSessionResourceModifyRequest", psm_req) \
 	X(S, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY, R, "PDUSessionResourceModifyResponse", psm_resp) \
 	X(I, NGAP_PROC_PDU_SESSION_RESOURCE_NOTIFY, G, "PDUSessionResourceNotify", psn) \
+	X(I, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION, R, "PDUSessionResourceModifyIndication", psmi) \
+	X(S, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION, R, "PDUSessionResourceModifyConfirm", psmc) \
 	X(I, NGAP_PROC_ERROR_INDICATION, G, "ErrorIndication", err_ind) \
 	X(I, NGAP_PROC_NG_RESET, R, "NGReset", ng_reset) \
 	X(S, NGAP_PROC_NG_RESET, R, "NGResetAcknowledge", ng_reset_ack) \

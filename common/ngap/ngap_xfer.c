@@ -598,3 +598,229 @@ int ngap_enc_modify_response_transfer(const struct ngap_modify_response_transfer
 		enc_qfis(&w, t->qfis, t->n_flows, false);
 	return aper_w_len(&w);
 }
+
+/* ---- PDU Session Resource Notify / Modify Indication / Modify Confirm transfers (TS 38.413 8.2.4,
+ * 8.2.5; 9.3.4.5-9.3.4.7) ---- */
+
+/* {cause, iE-Extensions, ...}: Notify Released Transfer and Modify Indication Unsuccessful Transfer */
+static int dec_cause_only(const uint8_t *buf, size_t len, struct ngap_cause *c, struct ngap_dec_info *info)
+{
+	struct ngap_dec_info local;
+	struct aper_r r;
+	uint32_t mask;
+	bool ext;
+
+	dec_start(&r, buf, len, &info, &local);
+	memset(c, 0, sizeof(*c));
+	ngap_seq_dec(&r, 1, &mask, &ext);
+	ngap_dec_cause(&r, c);
+	ngap_seq_end(&r, 1, mask, ext);
+	return dec_done(&r, info);
+}
+
+static int enc_cause_only(const struct ngap_cause *c, uint8_t *buf, size_t cap)
+{
+	struct aper_w w;
+
+	aper_w_init(&w, buf, cap);
+	aper_put_seq(&w, true, 1, 0);
+	ngap_enc_cause(&w, c);
+	return aper_w_len(&w);
+}
+
+int ngap_dec_notify_released_transfer(const uint8_t *buf, size_t len, struct ngap_notify_released_transfer *t,
+				      struct ngap_dec_info *info)
+{
+	return dec_cause_only(buf, len, &t->cause, info);
+}
+
+int ngap_enc_notify_released_transfer(const struct ngap_notify_released_transfer *t, uint8_t *buf, size_t cap)
+{
+	return enc_cause_only(&t->cause, buf, cap);
+}
+
+int ngap_dec_modify_indication_unsuccessful_transfer(const uint8_t *buf, size_t len,
+						     struct ngap_modify_indication_unsuccessful_transfer *t,
+						     struct ngap_dec_info *info)
+{
+	return dec_cause_only(buf, len, &t->cause, info);
+}
+
+int ngap_enc_modify_indication_unsuccessful_transfer(const struct ngap_modify_indication_unsuccessful_transfer *t,
+						     uint8_t *buf, size_t cap)
+{
+	return enc_cause_only(&t->cause, buf, cap);
+}
+
+/* 9.3.4.5 { qosFlowNotifyList OPTIONAL, qosFlowReleasedList OPTIONAL, iE-Extensions OPTIONAL, ... };
+ * QosFlowNotifyItem { qosFlowIdentifier, notificationCause ENUMERATED {fulfilled, not-fulfilled, ...} } */
+int ngap_dec_notify_transfer(const uint8_t *buf, size_t len, struct ngap_notify_transfer *t,
+			     struct ngap_dec_info *info)
+{
+	struct ngap_dec_info local;
+	struct aper_r r;
+	uint32_t mask, m2;
+	bool ext, e2;
+	int64_t x;
+	unsigned e;
+
+	dec_start(&r, buf, len, &info, &local);
+	memset(t, 0, sizeof(*t));
+	ngap_seq_dec(&r, 3, &mask, &ext);
+	if (mask & 1) {
+		ngap_get_count(&r, MAX_QOS_FLOWS_ASN, NGAP_MAX_QOS_FLOWS, &t->n_notify);
+		for (unsigned i = 0; i < t->n_notify && !r.err; i++) {
+			ngap_seq_dec(&r, 1, &m2, &e2);
+			aper_get_cint(&r, 0, 63, true, &x);
+			t->notify[i].qfi = (uint8_t)x;
+			aper_get_enum(&r, 2, true, &e);
+			t->notify[i].cause = (uint8_t)e;
+			ngap_seq_end(&r, 1, m2, e2);
+		}
+	}
+	if (mask & 2)
+		dec_flow_causes(&r, t->released, &t->n_released);
+	ngap_seq_end(&r, 3, mask, ext);
+	return dec_done(&r, info);
+}
+
+int ngap_enc_notify_transfer(const struct ngap_notify_transfer *t, uint8_t *buf, size_t cap)
+{
+	struct aper_w w;
+
+	aper_w_init(&w, buf, cap);
+	if (t->n_notify > NGAP_MAX_QOS_FLOWS)
+		return aper_w_fail(&w, -EINVAL, "too many QoS flows");
+	aper_put_seq(&w, true, 3, (t->n_notify ? 1u : 0) | (t->n_released ? 2u : 0));
+	if (t->n_notify) {
+		aper_put_count(&w, 1, MAX_QOS_FLOWS_ASN, t->n_notify);
+		for (unsigned i = 0; i < t->n_notify && !w.err; i++) {
+			aper_put_seq(&w, true, 1, 0);
+			aper_put_cint(&w, 0, 63, true, t->notify[i].qfi);
+			aper_put_enum(&w, 2, true, t->notify[i].cause);
+		}
+	}
+	if (t->n_released)
+		enc_flow_causes(&w, t->released, t->n_released);
+	return aper_w_len(&w);
+}
+
+/* 9.3.4.6 { dLQosFlowPerTNLInformation, additionalDLQosFlowPerTNLInformation OPTIONAL, iE-Ext, ... } */
+int ngap_dec_modify_indication_transfer(const uint8_t *buf, size_t len, struct ngap_modify_indication_transfer *t,
+					struct ngap_dec_info *info)
+{
+	struct ngap_dec_info local;
+	struct aper_r r;
+	uint32_t mask;
+	bool ext;
+
+	dec_start(&r, buf, len, &info, &local);
+	memset(t, 0, sizeof(*t));
+	ngap_seq_dec(&r, 2, &mask, &ext);
+	dec_per_tnl(&r, &t->dl_tunnel, t->qfis, &t->n_flows);
+	if (mask & 1)
+		skip_per_tnl_list(&r);
+	ngap_seq_end(&r, 2, mask, ext);
+	return dec_done(&r, info);
+}
+
+int ngap_enc_modify_indication_transfer(const struct ngap_modify_indication_transfer *t, uint8_t *buf,
+					size_t cap)
+{
+	struct aper_w w;
+
+	aper_w_init(&w, buf, cap);
+	aper_put_seq(&w, true, 2, 0);
+	enc_per_tnl(&w, &t->dl_tunnel, t->qfis, t->n_flows);
+	return aper_w_len(&w);
+}
+
+/* UPTransportLayerInformationPairList (SIZE(1..maxnoofMultiConnectivityMinusOne = 3)) of {UL, DL}:
+ * parsed and dropped. */
+static int skip_tunnel_pairs(struct aper_r *r)
+{
+	struct ngap_gtp_tunnel t;
+	uint32_t mask;
+	bool ext;
+	uint8_t n;
+
+	if (ngap_get_count(r, 3, 3, &n))
+		return r->err;
+	for (unsigned i = 0; i < n && !r->err; i++) {
+		ngap_seq_dec(r, 1, &mask, &ext);
+		dec_tunnel(r, &t);
+		dec_tunnel(r, &t);
+		ngap_seq_end(r, 1, mask, ext);
+	}
+	return r->err;
+}
+
+/* 9.3.4.7 { qosFlowModifyConfirmList, uLNGU-UP-TNLInformation, additionalNG-UUPTNLInformation OPTIONAL,
+ * qosFlowFailedToModifyList OPTIONAL, iE-Extensions OPTIONAL, ... }; QosFlowModifyConfirmItem is a QFI */
+int ngap_dec_modify_confirm_transfer(const uint8_t *buf, size_t len, struct ngap_modify_confirm_transfer *t,
+				     struct ngap_dec_info *info)
+{
+	struct ngap_dec_info local;
+	struct aper_r r;
+	uint32_t mask;
+	bool ext;
+
+	dec_start(&r, buf, len, &info, &local);
+	memset(t, 0, sizeof(*t));
+	ngap_seq_dec(&r, 3, &mask, &ext);
+	dec_qfis(&r, t->qfis, &t->n_flows, false);
+	dec_tunnel(&r, &t->ul_tunnel);
+	if (mask & 1)
+		skip_tunnel_pairs(&r);
+	if (mask & 2)
+		dec_flow_causes(&r, t->failed, &t->n_failed);
+	ngap_seq_end(&r, 3, mask, ext);
+	return dec_done(&r, info);
+}
+
+int ngap_enc_modify_confirm_transfer(const struct ngap_modify_confirm_transfer *t, uint8_t *buf, size_t cap)
+{
+	struct aper_w w;
+
+	aper_w_init(&w, buf, cap);
+	aper_put_seq(&w, true, 3, t->n_failed ? 2u : 0);
+	enc_qfis(&w, t->qfis, t->n_flows, false);
+	enc_tunnel(&w, &t->ul_tunnel);
+	if (t->n_failed)
+		enc_flow_causes(&w, t->failed, t->n_failed);
+	return aper_w_len(&w);
+}
+
+/* ---- 9.3.1.68 UERadioCapabilityForPaging (carried encoded in Paging and the Info Indication) ---- */
+
+int ngap_enc_ue_radio_cap_paging(struct ngap_bytes nr, struct ngap_bytes eutra, uint8_t *buf, size_t cap)
+{
+	struct aper_w w;
+
+	aper_w_init(&w, buf, cap);
+	aper_put_seq(&w, true, 3, (nr.p ? 1u : 0) | (eutra.p ? 2u : 0));
+	if (nr.p)
+		aper_put_octets(&w, 0, APER_UNBOUNDED, false, nr.p, nr.len);
+	if (eutra.p)
+		aper_put_octets(&w, 0, APER_UNBOUNDED, false, eutra.p, eutra.len);
+	return aper_w_len(&w);
+}
+
+int ngap_dec_ue_radio_cap_paging(struct ngap_bytes raw, struct ngap_bytes *nr, struct ngap_bytes *eutra)
+{
+	struct aper_r r;
+	uint32_t mask;
+	bool ext;
+
+	*nr = *eutra = (struct ngap_bytes){ NULL, 0 };
+	aper_r_init(&r, raw.p, raw.p ? raw.len : 0);
+	ngap_seq_dec(&r, 3, &mask, &ext);
+	if (mask & 1)
+		aper_get_octets(&r, 0, APER_UNBOUNDED, false, &nr->p, &nr->len);
+	if (mask & 2)
+		aper_get_octets(&r, 0, APER_UNBOUNDED, false, &eutra->p, &eutra->len);
+	ngap_seq_end(&r, 3, mask, ext);
+	if (!r.err && aper_r_left(&r) >= 8)
+		return -EBADMSG;
+	return r.err;
+}

@@ -162,6 +162,8 @@ static const struct { uint8_t type, proc; } kinds[] = {
 	{ NGAP_INITIATING, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY },
 	{ NGAP_SUCCESSFUL, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY },
 	{ NGAP_INITIATING, NGAP_PROC_PDU_SESSION_RESOURCE_NOTIFY },
+	{ NGAP_INITIATING, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION },
+	{ NGAP_SUCCESSFUL, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION },
 };
 
 int ngap_sample_count(void)
@@ -482,6 +484,8 @@ static void fill_b(struct ngap_msg *m, bool f)
 		x->has_paging_priority = f;
 		x->paging_priority = 7;
 		x->has_paging_origin = f;
+		if (f)
+			x->ue_radio_capability_for_paging = B(ue_radio_cap_paging, sizeof(ue_radio_cap_paging));
 		break;
 	}
 	case NGAP_INITIATING * 256 + NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION: {
@@ -652,14 +656,41 @@ static void fill_b(struct ngap_msg *m, bool f)
 
 		x->amf_ue_id = AMF_ID;
 		x->ran_ue_id = RAN_ID;
+		x->n_notify = 1;
+		sess(&x->notify[0], 2, false, false, 7, f);
 		if (f) {
-			/* PDUSessionResourceNotifyReleasedTransfer is {cause, iE-Extensions, ...}: the same
-			 * encoding as a Release Command Transfer */
 			x->n_released = 1;
-			sess(&x->released[0], 1, false, false, 3, f);
+			sess(&x->released[0], 1, false, false, 8, f);
 		}
 		if ((x->has_uli = f))
 			uli(&x->uli, f);
+		break;
+	}
+	case NGAP_INITIATING * 256 + NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION: {
+		struct ngap_pdu_session_resource_modify_indication *x = &m->u.pdu_session_resource_modify_indication;
+
+		x->amf_ue_id = AMF_ID;
+		x->ran_ue_id = RAN_ID;
+		x->n_sessions = f ? 2 : 1;
+		sess(&x->sessions[0], 1, false, false, 9, f);
+		sess(&x->sessions[1], 2, false, false, 9, false);
+		if ((x->has_uli = f))
+			uli(&x->uli, f);
+		break;
+	}
+	case NGAP_SUCCESSFUL * 256 + NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION: {
+		struct ngap_pdu_session_resource_modify_confirm *x = &m->u.pdu_session_resource_modify_confirm;
+
+		x->amf_ue_id = AMF_ID;
+		x->ran_ue_id = RAN_ID;
+		x->n_modified = 1;
+		sess(&x->modified[0], 1, false, false, 10, f);
+		if (f) {
+			x->n_failed = 1;
+			sess(&x->failed[0], 2, false, false, 11, f);
+		}
+		if ((x->has_crit_diag = f))
+			diag(&x->crit_diag);
 		break;
 	}
 	default:
@@ -673,7 +704,9 @@ static const char *const xfer_names[NGAP_SAMPLE_XFERS] = {
 	"PDUSessionResourceSetupRequestTransfer", "PDUSessionResourceSetupResponseTransfer",
 	"PDUSessionResourceSetupUnsuccessfulTransfer", "PDUSessionResourceReleaseCommandTransfer",
 	"PDUSessionResourceReleaseResponseTransfer", "PDUSessionResourceModifyRequestTransfer",
-	"PDUSessionResourceModifyResponseTransfer",
+	"PDUSessionResourceModifyResponseTransfer", "PDUSessionResourceNotifyTransfer",
+	"PDUSessionResourceNotifyReleasedTransfer", "PDUSessionResourceModifyIndicationTransfer",
+	"PDUSessionResourceModifyConfirmTransfer", "PDUSessionResourceModifyIndicationUnsuccessfulTransfer",
 };
 
 const char *ngap_sample_xfer_name(int kind)
@@ -716,6 +749,11 @@ int ngap_sample_xfer(int kind, bool full, uint8_t *buf, size_t cap)
 		struct ngap_release_response_transfer rr;
 		struct ngap_modify_request_transfer mrq;
 		struct ngap_modify_response_transfer mrs;
+		struct ngap_notify_transfer nt;
+		struct ngap_notify_released_transfer nr;
+		struct ngap_modify_indication_transfer mi;
+		struct ngap_modify_confirm_transfer mc;
+		struct ngap_modify_indication_unsuccessful_transfer mu;
 	} u;
 
 	memset(&u, 0, sizeof(u));
@@ -766,6 +804,36 @@ int ngap_sample_xfer(int kind, bool full, uint8_t *buf, size_t cap)
 		u.mrs.n_flows = 1;
 		u.mrs.qfis[0] = 3;
 		return ngap_enc_modify_response_transfer(&u.mrs, buf, cap);
+	case 7: /* QoS flow 1 fulfilled again, flow 2 not; flow 3 released by the RAN */
+		u.nt.n_notify = full ? 2 : 1;
+		u.nt.notify[0] = (struct ngap_qos_flow_notify){ 1, NGAP_NOTIF_FULFILLED };
+		u.nt.notify[1] = (struct ngap_qos_flow_notify){ 2, NGAP_NOTIF_NOT_FULFILLED };
+		if (full) {
+			u.nt.n_released = 1;
+			u.nt.released[0] = (struct ngap_qos_flow_cause){ 3, { NGAP_CAUSE_RADIO_NETWORK, 21 } };
+		}
+		return ngap_enc_notify_transfer(&u.nt, buf, cap);
+	case 8:
+		u.nr.cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, full ? 21 : 0 };
+		return ngap_enc_notify_released_transfer(&u.nr, buf, cap);
+	case 9: /* the gNB moved the session's DL end to another address */
+		tunnel(&u.mi.dl_tunnel, 202, 0x5005);
+		u.mi.n_flows = full ? 2 : 1;
+		u.mi.qfis[0] = 1;
+		u.mi.qfis[1] = 2;
+		return ngap_enc_modify_indication_transfer(&u.mi, buf, cap);
+	case 10:
+		u.mc.n_flows = 1;
+		u.mc.qfis[0] = 1;
+		tunnel(&u.mc.ul_tunnel, 1, 0x1001);
+		if (full) {
+			u.mc.n_failed = 1;
+			u.mc.failed[0] = (struct ngap_qos_flow_cause){ 2, { NGAP_CAUSE_RADIO_NETWORK, 0 } };
+		}
+		return ngap_enc_modify_confirm_transfer(&u.mc, buf, cap);
+	case 11:
+		u.mu.cause = (struct ngap_cause){ NGAP_CAUSE_PROTOCOL, full ? 4 : 6 };
+		return ngap_enc_modify_indication_unsuccessful_transfer(&u.mu, buf, cap);
 	}
 	return -1;
 }
@@ -780,6 +848,11 @@ int ngap_sample_xfer_decode(int kind, const uint8_t *buf, size_t len, void *scra
 	case 4: return ngap_dec_release_response_transfer(buf, len, scratch, info);
 	case 5: return ngap_dec_modify_request_transfer(buf, len, scratch, info);
 	case 6: return ngap_dec_modify_response_transfer(buf, len, scratch, info);
+	case 7: return ngap_dec_notify_transfer(buf, len, scratch, info);
+	case 8: return ngap_dec_notify_released_transfer(buf, len, scratch, info);
+	case 9: return ngap_dec_modify_indication_transfer(buf, len, scratch, info);
+	case 10: return ngap_dec_modify_confirm_transfer(buf, len, scratch, info);
+	case 11: return ngap_dec_modify_indication_unsuccessful_transfer(buf, len, scratch, info);
 	}
 	return -1;
 }

@@ -12,8 +12,9 @@ int ngap_sample_count(void);
 void ngap_sample(int i, bool full, struct ngap_msg *m);
 
 /* SM transfers: kind 0..6 = setup request, setup response, setup unsuccessful, release command,
- * release response, modify request, modify response. Encodes into buf; returns the length. */
-#define NGAP_SAMPLE_XFERS 7
+ * release response, modify request, modify response; 7..11 = notify, notify released, modify
+ * indication, modify confirm, modify indication unsuccessful. Encodes into buf; returns the length. */
+#define NGAP_SAMPLE_XFERS 12
 int ngap_sample_xfer(int kind, bool full, uint8_t *buf, size_t cap);
 const char *ngap_sample_xfer_name(int kind);
 /* Decode with the matching decoder into scratch (big enough for any transfer struct). */

@@ -228,6 +228,27 @@ int main(int argc, char **argv)
 		FAIL("only %d packets written", npkts);
 	check_fields(argv[1], pcap);
 	check_expert(argv[1], pcap);
+	/* the transfers and IEs of issue 14 item 7 are decoded by Wireshark as what we meant: frames holding
+	 * each (full and minimal sample; the Notify and its two transfers, Modify Indication / Confirm) */
+	{
+		static const struct { const char *filter; int frames; } seen[] = {
+			{ "-Y ngap.PDUSessionResourceNotifyTransfer_element", 2 },
+			{ "-Y ngap.notificationCause==1", 1 },
+			{ "-Y ngap.PDUSessionResourceNotifyReleasedTransfer_element", 1 },
+			{ "-Y ngap.PDUSessionResourceModifyIndicationTransfer_element", 2 },
+			{ "-Y ngap.PDUSessionResourceModifyConfirmTransfer_element", 2 },
+			{ "-Y ngap.PDUSessionResourceModifyIndicationUnsuccessfulTransfer_element", 1 },
+			{ "-Y ngap.uERadioCapabilityForPagingOfNR", 2 }, /* Paging and the Info Indication */
+			{ "-Y \"ngap.procedureCode==14 && ngap.UERadioCapability\"", 1 },
+		};
+
+		for (size_t i = 0; i < sizeof(seen) / sizeof(seen[0]); i++) {
+			int n = tshark_lines(argv[1], pcap, seen[i].filter, NULL);
+
+			if (n != seen[i].frames)
+				FAIL("tshark %s: %d frame(s), we encoded %d", seen[i].filter, n, seen[i].frames);
+		}
+	}
 	printf("%d NGAP messages (%d kinds, optional IEs present and absent) checked by tshark: %d failure(s)\n",
 	       npkts, ngap_sample_count(), failures);
 	return failures ? 1 : 0;

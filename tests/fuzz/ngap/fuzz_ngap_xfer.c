@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /*
- * libFuzzer target for one SM transfer decoder, chosen at build time by NGAP_XFER_KIND (0..6, see
+ * libFuzzer target for one SM transfer decoder, chosen at build time by NGAP_XFER_KIND (0..11, see
  * tests/ngap/ngap_samples.h). Same properties as fuzz_ngap.c: no crash, no read past the input, and
  * encode(decode(x)) is a fixed point.
  */
@@ -24,6 +24,11 @@ union xfer {
 	struct ngap_release_response_transfer rr;
 	struct ngap_modify_request_transfer mrq;
 	struct ngap_modify_response_transfer mrs;
+	struct ngap_notify_transfer nt;
+	struct ngap_notify_released_transfer nr;
+	struct ngap_modify_indication_transfer mi;
+	struct ngap_modify_confirm_transfer mc;
+	struct ngap_modify_indication_unsuccessful_transfer mu;
 };
 
 static int dec(const uint8_t *p, size_t n, union xfer *x, struct ngap_dec_info *i)
@@ -35,7 +40,12 @@ static int dec(const uint8_t *p, size_t n, union xfer *x, struct ngap_dec_info *
 	case 3: return ngap_dec_release_command_transfer(p, n, &x->rc, i);
 	case 4: return ngap_dec_release_response_transfer(p, n, &x->rr, i);
 	case 5: return ngap_dec_modify_request_transfer(p, n, &x->mrq, i);
-	default: return ngap_dec_modify_response_transfer(p, n, &x->mrs, i);
+	case 6: return ngap_dec_modify_response_transfer(p, n, &x->mrs, i);
+	case 7: return ngap_dec_notify_transfer(p, n, &x->nt, i);
+	case 8: return ngap_dec_notify_released_transfer(p, n, &x->nr, i);
+	case 9: return ngap_dec_modify_indication_transfer(p, n, &x->mi, i);
+	case 10: return ngap_dec_modify_confirm_transfer(p, n, &x->mc, i);
+	default: return ngap_dec_modify_indication_unsuccessful_transfer(p, n, &x->mu, i);
 	}
 }
 
@@ -48,7 +58,12 @@ static int enc(const union xfer *x, uint8_t *p, size_t cap)
 	case 3: return ngap_enc_release_command_transfer(&x->rc, p, cap);
 	case 4: return ngap_enc_release_response_transfer(&x->rr, p, cap);
 	case 5: return ngap_enc_modify_request_transfer(&x->mrq, p, cap);
-	default: return ngap_enc_modify_response_transfer(&x->mrs, p, cap);
+	case 6: return ngap_enc_modify_response_transfer(&x->mrs, p, cap);
+	case 7: return ngap_enc_notify_transfer(&x->nt, p, cap);
+	case 8: return ngap_enc_notify_released_transfer(&x->nr, p, cap);
+	case 9: return ngap_enc_modify_indication_transfer(&x->mi, p, cap);
+	case 10: return ngap_enc_modify_confirm_transfer(&x->mc, p, cap);
+	default: return ngap_enc_modify_indication_unsuccessful_transfer(&x->mu, p, cap);
 	}
 }
 
