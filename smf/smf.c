@@ -146,6 +146,7 @@ int smf_ue_attach(struct smf *smf, const char *supi, void *ue_cookie, struct smf
 	ue->in_use = 1;
 	ue->cookie = ue_cookie;
 	ue->n_sess = 0;
+	ue->n_allowed = 0;
 	snprintf(ue->supi, sizeof(ue->supi), "%s", supi ? supi : "");
 	for (unsigned i = 0; i <= SMF_PSI_MAX; i++)
 		ue->sess[i] = SMF_NONE;
@@ -458,7 +459,7 @@ int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg k
 	from = s->state;
 	rc = smf_fsm_dispatch(smf, s, ev, &c);
 	if (from == SMF_ST_ACTIVE_PENDING && rc >= 0 && (kind == SMF_N2_SETUP_RSP || kind == SMF_N2_SETUP_FAIL))
-		setup_outcome(smf, s, kind == SMF_N2_SETUP_RSP);
+		setup_outcome(smf, s, kind == SMF_N2_SETUP_RSP && s->state == SMF_ST_ACTIVE);
 	if (rc == -EPROTO)
 		smf->st.n2_unexpected++;
 	else if (rc == -EBADMSG)

@@ -4,8 +4,8 @@
  * plain functions, driving the UPF through upf/upf.h.
  *
  * What it does: PDU session establishment, user-plane deactivation and
- * reactivation, UE- and network-requested release, network-requested
- * modification (session-AMBR), 5GSM status (TS 24.501 6.3-6.5, 7.3, 7.4;
+ * reactivation, UE- and network-requested release, UE- and network-requested
+ * modification (session-AMBR; requested QoS checked), 5GSM status (TS 24.501 6.3-6.5, 7.3, 7.4;
  * TS 23.502 4.3.2, 4.3.3, 4.3.4, 4.2.3, 4.2.6), with IPv4 pools per DNN
  * from the configuration and the timers T3591 / T3592.
  *
@@ -158,6 +158,11 @@ void smf_ue_set_cookie(struct smf *smf, struct smf_ue *ue, void *ue_cookie);
 /* Local release of every session (TS 24.501 5.5.1.2.4, deregistration; TS 23.502 4.2.2.3),
  * then forget the handle. Returns the number of sessions released. Accepts NULL ue. */
 int smf_ue_detach(struct smf *smf, struct smf_ue *ue);
+/* The UE's Allowed NSSAI (TS 24.501 5.15.5.2.1), set by the AMF at every registration accept and
+ * configuration update: a PDU session request without an S-NSSAI gets the first allowed S-NSSAI the
+ * UE is subscribed to and the network serves (TS 23.502 4.3.2.2.1 step 1). n = 0 (or never called):
+ * the old default, the subscription's first slice. -EINVAL for n > 8. */
+int smf_ue_set_allowed_nssai(struct smf *smf, struct smf_ue *ue, const struct ngap_snssai *nssai, unsigned n);
 /* PDU session status bitmap (bit i = PSI i) of the sessions that exist for this UE. */
 uint16_t smf_ue_psi_map(const struct smf_ue *ue);
 /* Sessions whose user plane is active (or being set up). */
@@ -183,7 +188,8 @@ enum smf_n2_msg {
 	SMF_N2_MODIFY_RSP,      /* PDU Session Resource Modify Response Transfer */
 	SMF_N2_MODIFY_FAIL,     /* PDU Session Resource Modify Unsuccessful Transfer */
 };
-/* out is required (a failed setup answers with a release command).
+/* out is required (a failed setup answers with a release command, so does a Setup Response whose
+ * gNB N3 address is IPv6 only: Release Command N1 + N2).
  * 0 (out may hold something to send, e.g. a release after a failed setup),
  * -ENOENT (no such session), -EBADMSG (transfer undecodable; counted),
  * -EPROTO (not expected in the session's state; counted, ignored), -ENOSPC (out too small). */
@@ -207,6 +213,18 @@ int smf_release(struct smf *smf, struct smf_ue *ue, uint8_t psi, uint8_t cause);
 /* Network-requested modification of the session-AMBR (TS 24.501 6.3.2), T3591.
  * The UPF gets the new AMBR when the UE completes. 0, -ENOENT, -EBUSY, -EAGAIN (UE unreachable). */
 int smf_modify_ambr(struct smf *smf, struct smf_ue *ue, uint8_t psi, uint64_t ul_bps, uint64_t dl_bps);
+
+/* The subscription or policy of a UE changed (web/API): every ACTIVE session whose session-AMBR
+ * differs from the subscription's now gets a network-requested modification (smf_modify_ambr, sent
+ * through ops.send; TS 23.502 4.3.3.2). Sessions busy with another procedure or of an unreachable
+ * UE are counted in *skipped (may be NULL): call again later (e.g. after the UE's service request).
+ * Returns the number of modifications started. */
+int smf_ue_policy_update(struct smf *smf, struct smf_ue *ue, unsigned *skipped);
+/* The same for the UE with this SUPI: -ENOENT when it is not attached. */
+int smf_supi_policy_update(struct smf *smf, const char *supi, unsigned *skipped);
+/* The same for every attached UE (a policy used by many), in bounded steps: from *cursor (0 at the
+ * start) at most budget UE slots; *cursor = SMF_WALK_END when done. Returns modifications started. */
+int smf_policy_update_walk(struct smf *smf, uint32_t *cursor, uint32_t budget, unsigned *skipped);
 
 /* ---- observation ---- */
 enum smf_state {

@@ -111,14 +111,25 @@ static int a_est_req(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 }
 
 /* TS 23.502 4.3.2.2.1 step 15 / 4.2.3.2 step 12: the gNB's DL tunnel; downlink active. */
+static int start_release(struct smf *smf, struct smf_sess *s, struct smf_out *out, uint8_t pti);
+
 static int a_n2_setup_ok(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 {
 	const struct ngap_setup_response_transfer *t = c->n2;
 
 	if (s->up != SMF_UP_PENDING)
 		return -EPROTO;
-	if (t->dl_tunnel.addr_bits != 32 && t->dl_tunnel.addr_bits != 160)
-		return -EBADMSG;    /* no IPv4 in the gNB's address: we run IPv4 N3 only */
+	if (t->dl_tunnel.addr_bits != 32 && t->dl_tunnel.addr_bits != 160) {
+		/* No IPv4 in the gNB's address (IPv6 only): our N3 is IPv4, so no downlink can reach
+		 * this gNB. The gNB holds the resources: release the session, N1 and N2 (#38), rather
+		 * than leave it pending forever. */
+		smf_slog(LOGL_WARN, smf, s, "gNB N3 address of %u bits without IPv4: releasing the session",
+			 t->dl_tunnel.addr_bits);
+		timer_stop(smf, s);
+		s->rel_cause = NAS_5GSM_NETWORK_FAILURE;
+		s->rel_net = 1;
+		return start_release(smf, s, c->out, 0);
+	}
 	memcpy(&s->gnb_addr, t->dl_tunnel.addr, 4);
 	s->gnb_teid = (uint32_t)t->dl_tunnel.teid[0] << 24 | (uint32_t)t->dl_tunnel.teid[1] << 16 |
 		      (uint32_t)t->dl_tunnel.teid[2] << 8 | t->dl_tunnel.teid[3];
@@ -128,8 +139,6 @@ static int a_n2_setup_ok(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx 
 		smf->st.up_reactivated++;
 	return SMF_ST_ACTIVE;
 }
-
-static int start_release(struct smf *smf, struct smf_sess *s, struct smf_out *out, uint8_t pti);
 
 /* TS 23.502 4.3.2.2.1: the gNB could not set the session up. At establishment the
  * session is released by the network (N1 only: the gNB has nothing to release); at
@@ -217,13 +226,14 @@ static int a_n2_rel_rsp(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *
 }
 
 /* TS 24.501 6.3.2.2: modification command (session-AMBR), T3591; N2 Modify
- * Request Transfer when the gNB holds the session. */
+ * Request Transfer when the gNB holds the session. With the UE's PDU SESSION MODIFICATION
+ * REQUEST in c->msg it is the network's answer to it (6.4.2.3): same command, the UE's PTI. */
 static int a_net_mod(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 {
 	int rc;
 
 	s->retx = 0;
-	s->pti = 0;
+	s->pti = c->msg ? c->msg->pti : 0;
 	rc = smf_msg_mod_command(s, c->out);
 	s->mod_n2_wait = s->up == SMF_UP_ACTIVE;
 	if (!rc && s->mod_n2_wait)

@@ -17,6 +17,11 @@
 #define SMF_QFI_DEFAULT 1          /* QFI of the default QoS flow */
 #define SMF_QOS_RULE_DEFAULT 1     /* id of the default QoS rule */
 #define SMF_CAUSE_MAX_SESSIONS 65  /* TS 24.501 9.11.4.2: maximum number of PDU sessions reached */
+/* TS 24.501 9.11.4.2 causes of PDU session modification reject (6.4.2.4) not named in common/nas */
+#define SMF_CAUSE_QOS_NOT_ACCEPTED 37   /* 5GS QoS not accepted */
+#define SMF_CAUSE_QOS_SEMANTIC 83       /* semantic error in the QoS operation */
+#define SMF_CAUSE_QOS_SYNTAX 84         /* syntactical error in the QoS operation */
+#define SMF_MAX_ALLOWED_NSSAI 8         /* TS 24.501 9.11.3.37: up to 8 S-NSSAIs */
 
 /* ---- IP pools (smf_pool.c) ---- */
 struct smf_pool {
@@ -90,6 +95,8 @@ struct smf_ue {
 	char supi[24];
 	uint32_t sess[SMF_PSI_MAX + 1]; /* slot per PSI, SMF_NONE when absent */
 	uint8_t n_sess;
+	uint8_t n_allowed;              /* Allowed NSSAI from the AMF (smf_ue_set_allowed_nssai); 0: not given */
+	struct ngap_snssai allowed[SMF_MAX_ALLOWED_NSSAI];
 };
 
 struct smf {
@@ -136,6 +143,8 @@ void smf_sess_free(struct smf *smf, struct smf_sess *s);
 struct smf_ue *smf_sess_ue(const struct smf *smf, const struct smf_sess *s);
 /* UPF rule install / update from the session's state. */
 int smf_upf_apply(struct smf *smf, struct smf_sess *s);
+/* TS 23.501 table 5.7.4-1: 5QIs of GBR and delay-critical GBR resource type. */
+bool smf_5qi_is_gbr(uint8_t five_qi);
 /* Hand an SMF-initiated output to the AMF. */
 int smf_send(struct smf *smf, struct smf_sess *s, const struct smf_out *o);
 /* Log with the per-session prefix "ue=<supi> psi=N sm{STATE}". */
@@ -150,7 +159,7 @@ int smf_msg_setup_transfer(struct smf *smf, const struct smf_sess *s, struct smf
 int smf_msg_rel_command(const struct smf_sess *s, uint8_t pti, struct smf_out *out);
 int smf_msg_rel_reject(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);
 int smf_msg_rel_transfer(const struct smf_sess *s, struct smf_out *out);
-int smf_msg_mod_command(const struct smf_sess *s, struct smf_out *out);
+int smf_msg_mod_command(const struct smf_sess *s, struct smf_out *out); /* PTI s->pti */
 int smf_msg_mod_reject(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);
 int smf_msg_mod_transfer(const struct smf_sess *s, struct smf_out *out);
 int smf_msg_status(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);

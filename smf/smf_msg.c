@@ -305,7 +305,8 @@ int smf_msg_rel_transfer(const struct smf_sess *s, struct smf_out *out)
 	return 0;
 }
 
-/* TS 24.501 8.3.9: network-requested, PTI 0 (TS 24.501 6.3.2.2). */
+/* TS 24.501 8.3.9: network-requested with PTI 0 (6.3.2.2), or the answer to the UE's request
+ * with its PTI (6.4.2.3). */
 int smf_msg_mod_command(const struct smf_sess *s, struct smf_out *out)
 {
 	struct nas_msg m;
@@ -313,7 +314,7 @@ int smf_msg_mod_command(const struct smf_sess *s, struct smf_out *out)
 	memset(&m, 0, offsetof(struct nas_msg, pdu_mod_cmd) + sizeof(m.pdu_mod_cmd));
 	m.type = NAS_PDU_SESSION_MODIFICATION_COMMAND;
 	m.psi = s->psi;
-	m.pti = 0;
+	m.pti = s->pti;
 	m.pdu_mod_cmd.has_ambr = true;
 	nas_ambr_set(&m.pdu_mod_cmd.ambr, s->new_ambr_ul, s->new_ambr_dl);
 	return put_n1(out, &m);

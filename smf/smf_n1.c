@@ -45,14 +45,36 @@ static bool conf_has_slice(const struct conf *cf, uint8_t sst, uint32_t sd)
 	return false;
 }
 
-/* S-NSSAI: the UE's, or the subscription's first (TS 23.501 5.15.5.2.1 default S-NSSAI).
- * 0 or a 5GSM cause. */
-static int pick_slice(const struct smf *smf, const struct sub_view *v, const struct nas_ul_nas_transport *ul,
-		      struct ngap_snssai *out)
+static uint32_t ngap_sd(const struct ngap_snssai *s)
+{
+	return s->has_sd ? (uint32_t)s->sd[0] << 16 | (uint32_t)s->sd[1] << 8 | s->sd[2] : UDM_SD_NONE;
+}
+
+static int check_slice(const struct smf *smf, const struct sub_view *v, uint8_t sst, uint32_t sd,
+		       struct ngap_snssai *out);
+
+/* S-NSSAI: the UE's; without one the first S-NSSAI of the UE's Allowed NSSAI (from the AMF) that
+ * the UE is subscribed to and we serve (TS 23.502 4.3.2.2.1 step 1, TS 24.501 5.15.5.2.1); with no
+ * Allowed NSSAI given, the subscription's first (the default S-NSSAI). 0 or a 5GSM cause. */
+static int pick_slice(const struct smf *smf, const struct smf_ue *ue, const struct sub_view *v,
+		      const struct nas_ul_nas_transport *ul, struct ngap_snssai *out)
 {
 	uint8_t sst;
 	uint32_t sd;
 
+	if (!ul->has_snssai && ue->n_allowed) {
+		int first = 0;
+
+		for (unsigned i = 0; i < ue->n_allowed; i++) {
+			int rc = check_slice(smf, v, ue->allowed[i].sst, ngap_sd(&ue->allowed[i]), out);
+
+			if (!rc)
+				return 0;
+			if (!first)
+				first = rc;
+		}
+		return first;
+	}
 	if (ul->has_snssai) {
 		sst = ul->snssai.sst;
 		sd = ul->snssai.has_sd ? ul->snssai.sd : UDM_SD_NONE;
@@ -65,6 +87,13 @@ static int pick_slice(const struct smf *smf, const struct sub_view *v, const str
 	} else {
 		return NAS_5GSM_SERVICE_OPTION_NOT_SUBSCRIBED;
 	}
+	return check_slice(smf, v, sst, sd, out);
+}
+
+/* Served by the network and subscribed: 0 and *out, or #33. */
+static int check_slice(const struct smf *smf, const struct sub_view *v, uint8_t sst, uint32_t sd,
+		       struct ngap_snssai *out)
+{
 	if (!conf_has_slice(smf->conf, sst, sd))
 		return NAS_5GSM_SERVICE_OPTION_NOT_SUBSCRIBED;
 	if (v->d && v->d->n_slices) {    /* none provisioned: the network's slices (udm defaults) */
@@ -185,7 +214,19 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 		reject(smf, ue, out, m, NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED);
 		return 0;
 	}
-	rc = pick_slice(smf, &v, ul, &snssai);
+	/* A GBR 5QI needs GFBR / MFBR (TS 23.501 5.7.2.5; TS 38.413 9.3.1.10: GBR QoS Flow Information
+	 * is mandatory for it). The subscription carries none, so such a 5QI cannot be granted: refuse
+	 * (#32 service option not supported) instead of sending the gNB a GBR flow without bit rates. */
+	if (smf_5qi_is_gbr(v.qi5)) {
+		char obj[48];
+
+		snprintf(obj, sizeof(obj), "ue=%s psi=%u", ue->supi, m->psi);
+		log_msg(LOGL_WARN, MOD, obj, "subscribed 5QI %u is GBR and the subscription has no GFBR/MFBR",
+			v.qi5);
+		reject(smf, ue, out, m, NAS_5GSM_SERVICE_OPTION_NOT_SUPPORTED);
+		return 0;
+	}
+	rc = pick_slice(smf, ue, &v, ul, &snssai);
 	if (rc) {
 		reject(smf, ue, out, m, (uint8_t)rc);
 		return 0;
@@ -266,6 +307,97 @@ static void status(struct smf *smf, const struct smf_ue *ue, struct smf_out *out
 	smf_msg_status(out, psi, pti, cause);
 }
 
+/* TS 24.501 6.4.2.3 / 6.4.2.4: the UE's requested QoS rules and QoS flow descriptions are checked
+ * against what this network grants: the default QoS rule and the default QoS flow with the
+ * subscribed 5QI (no PCF, no other flows). 0: grantable (nothing new asked, or the default rule /
+ * flow restated unchanged); else the reject cause. */
+static int mod_qos_check(const struct nas_pdu_session_modification_request *r, uint8_t five_qi)
+{
+	static struct nas_qos_rules rules; /* control thread only; too large for the stack's liking */
+	static struct nas_qos_flows flows;
+	struct nas_err err;
+
+	if (r->has_qos_rules) {
+		if (nas_qos_rules_dec(r->qos_rules.p, r->qos_rules.len, &rules, &err) < 0 || !rules.n)
+			return SMF_CAUSE_QOS_SYNTAX;
+		for (unsigned i = 0; i < rules.n; i++) {
+			const struct nas_qos_rule *q = &rules.r[i];
+
+			if (q->op == NAS_QOS_RULE_DELETE && q->id == SMF_QOS_RULE_DEFAULT)
+				return SMF_CAUSE_QOS_SEMANTIC; /* 6.4.2.4: deleting the default QoS rule */
+			if (q->op < NAS_QOS_RULE_CREATE || q->op > NAS_QOS_RULE_NO_FILTER_CHANGE)
+				return SMF_CAUSE_QOS_SYNTAX;
+			if (q->op == NAS_QOS_RULE_NO_FILTER_CHANGE && q->id == SMF_QOS_RULE_DEFAULT &&
+			    (!q->has_prec_qfi || q->qfi == SMF_QFI_DEFAULT))
+				continue;       /* the default rule as it is */
+			return SMF_CAUSE_QOS_NOT_ACCEPTED; /* a new or changed rule: not authorized */
+		}
+	}
+	if (r->has_qos_flows) {
+		if (nas_qos_flows_dec(r->qos_flows.p, r->qos_flows.len, &flows, &err) < 0 || !flows.n)
+			return SMF_CAUSE_QOS_SYNTAX;
+		for (unsigned i = 0; i < flows.n; i++) {
+			const struct nas_qos_flow *f = &flows.f[i];
+
+			if (f->qfi != SMF_QFI_DEFAULT || f->op != 3 /* modify */)
+				return SMF_CAUSE_QOS_NOT_ACCEPTED;
+			for (unsigned k = 0; k < f->n; k++) {
+				const struct nas_qos_param *p = &f->p[k];
+
+				if (p->id != NAS_QOS_P_5QI || p->v.len != 1 || p->v.p[0] != five_qi)
+					return SMF_CAUSE_QOS_NOT_ACCEPTED; /* another 5QI, or bit rates */
+			}
+		}
+	}
+	return 0;
+}
+
+/* TS 24.501 6.4.2: UE-requested PDU session modification. What is grantable is accepted with a
+ * PDU SESSION MODIFICATION COMMAND (the UE's PTI) carrying the session-AMBR the subscription grants
+ * now (so a changed policy reaches the UE here too); the rest is rejected with its cause. */
+static int mod_request(struct smf *smf, struct smf_ue *ue, struct smf_sess *s, const struct nas_msg *m,
+		       struct smf_out *out)
+{
+	struct smf_ev_ctx c = { .out = out, .msg = m };
+	struct sub_view v;
+	int cause, rc;
+
+	if (m->pti == PTI_UNASSIGNED || m->pti == PTI_RESERVED) {
+		smf_msg_mod_reject(out, m->psi, m->pti, NAS_5GSM_INVALID_PTI);
+		return 0;
+	}
+	if (s->state != SMF_ST_ACTIVE) {
+		/* another procedure runs on the session (TS 24.501 6.4.2.5 collisions: the network's
+		 * goes on); the UE may ask again */
+		smf_slog(LOGL_INFO, smf, s, "modification request while busy: rejected #%u",
+			 NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED);
+		smf_msg_mod_reject(out, m->psi, m->pti, NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED);
+		return 0;
+	}
+	cause = mod_qos_check(&m->pdu_mod_req, s->five_qi);
+	if (cause) {
+		smf->st.mod_failed++;
+		smf_slog(LOGL_INFO, smf, s, "pti=%u modification request rejected: #%d", m->pti, cause);
+		smf_msg_mod_reject(out, m->psi, m->pti, (uint8_t)cause);
+		return 0;
+	}
+	sub_view(smf, ue, &v);
+	s->new_ambr_ul = v.ambr_ul;
+	s->new_ambr_dl = v.ambr_dl;
+	rc = smf_fsm_dispatch(smf, s, SMF_EV_NET_MOD, &c);
+	if (rc < 0) {
+		out->n1_len = out->n2_len = 0;
+		out->n2_proc = SMF_N2_NONE;
+		if (rc == -ENOSPC)
+			return rc;
+		smf_msg_mod_reject(out, m->psi, m->pti, NAS_5GSM_INSUFFICIENT_RESOURCES);
+		return 0;
+	}
+	smf_slog(LOGL_INFO, smf, s, "pti=%u modification request accepted: ambr ul=%llu dl=%llu", m->pti,
+		 (unsigned long long)s->new_ambr_ul, (unsigned long long)s->new_ambr_dl);
+	return 0;
+}
+
 /* A 5GSM message for an existing or missing session, other than establishment. */
 static int sm_other(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m, struct smf_out *out)
 {
@@ -297,9 +429,7 @@ static int sm_other(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m,
 			smf_msg_mod_reject(out, m->psi, m->pti, NAS_5GSM_PDU_SESSION_DOES_NOT_EXIST);
 			return 0;
 		}
-		/* UE-requested modification is not offered: the default flow is all we have. */
-		smf_msg_mod_reject(out, m->psi, m->pti, NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED);
-		return 0;
+		return mod_request(smf, ue, s, m, out);
 	case NAS_PDU_SESSION_RELEASE_COMPLETE:
 		ev = SMF_EV_REL_CPL;
 		break;
