@@ -413,6 +413,7 @@ int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg k
 		struct ngap_setup_unsuccessful_transfer fail;
 		struct ngap_release_response_transfer rel;
 		struct ngap_modify_response_transfer mod;
+		struct ngap_modify_indication_transfer ind;
 	} t;
 	struct smf_ev_ctx c = { .out = out, .n2 = &t };
 	enum smf_event ev;
@@ -447,6 +448,10 @@ int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg k
 		 * (a cause) changes nothing here: the NAS side decides the outcome. */
 		rc = 0;
 		ev = SMF_EV_N2_MOD_RSP;
+		break;
+	case SMF_N2_MODIFY_IND:
+		rc = ngap_dec_modify_indication_transfer(transfer, len, &t.ind, NULL);
+		ev = SMF_EV_N2_MOD_IND;
 		break;
 	default:
 		return -EINVAL;

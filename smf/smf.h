@@ -88,6 +88,10 @@ enum smf_n2_proc {
 	SMF_N2_SETUP,          /* PDU Session Resource Setup Request Transfer */
 	SMF_N2_MODIFY,         /* PDU Session Resource Modify Request Transfer */
 	SMF_N2_RELEASE,        /* PDU Session Resource Release Command Transfer */
+	SMF_N2_MODIFY_CONFIRM, /* PDU Session Resource Modify Confirm Transfer: item {psi, transfer = n2} of
+				* PDUSessionResourceModifyListModCfm in PDU SESSION RESOURCE MODIFY CONFIRM */
+	SMF_N2_MODIFY_CONFIRM_FAILED, /* Modify Indication Unsuccessful Transfer: item of
+				* PDUSessionResourceFailedToModifyListModCfm in the same CONFIRM */
 };
 
 struct smf_out {
@@ -187,6 +191,8 @@ enum smf_n2_msg {
 	SMF_N2_RELEASE_RSP,     /* PDU Session Resource Release Response Transfer */
 	SMF_N2_MODIFY_RSP,      /* PDU Session Resource Modify Response Transfer */
 	SMF_N2_MODIFY_FAIL,     /* PDU Session Resource Modify Unsuccessful Transfer */
+	SMF_N2_MODIFY_IND,      /* PDU Session Resource Modify Indication Transfer (TS 38.413 8.2.5, the
+				 * gNB moved the DL end): out = MODIFY_CONFIRM or MODIFY_CONFIRM_FAILED */
 };
 /* out is required (a failed setup answers with a release command, so does a Setup Response whose
  * gNB N3 address is IPv6 only: Release Command N1 + N2).

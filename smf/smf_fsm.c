@@ -39,13 +39,13 @@ static const struct smf_state_desc states[SMF_ST__MAX] = {
 	[SMF_ST_ACTIVE] = { "ACTIVE",
 		EVB(SMF_EV_N2_SETUP_OK) | EVB(SMF_EV_N2_SETUP_FAIL) | EVB(SMF_EV_REL_REQ) |
 		EVB(SMF_EV_NET_REL) | EVB(SMF_EV_NET_MOD) | EVB(SMF_EV_UP_DEACT) | EVB(SMF_EV_UP_REACT) |
-		EVB(SMF_EV_LOCAL_REL),
+		EVB(SMF_EV_LOCAL_REL) | EVB(SMF_EV_N2_MOD_IND),
 		STB(SMF_ST_ACTIVE) | STB(SMF_ST_MODIFICATION_PENDING) | STB(SMF_ST_INACTIVE_PENDING) |
 		STB(SMF_ST_INACTIVE) },
 	[SMF_ST_MODIFICATION_PENDING] = { "MODIFICATION_PENDING",
 		EVB(SMF_EV_MOD_CPL) | EVB(SMF_EV_MOD_CMD_REJ) | EVB(SMF_EV_N2_MOD_RSP) | EVB(SMF_EV_T3591) |
 		EVB(SMF_EV_REL_REQ) | EVB(SMF_EV_NET_REL) | EVB(SMF_EV_UP_DEACT) | EVB(SMF_EV_STATUS_ABORT) |
-		EVB(SMF_EV_LOCAL_REL),
+		EVB(SMF_EV_LOCAL_REL) | EVB(SMF_EV_N2_MOD_IND),
 		STB(SMF_ST_MODIFICATION_PENDING) | STB(SMF_ST_ACTIVE) | STB(SMF_ST_INACTIVE_PENDING) |
 		STB(SMF_ST_INACTIVE) },
 	[SMF_ST_INACTIVE_PENDING] = { "INACTIVE_PENDING",
@@ -61,7 +61,7 @@ static const char *const ev_names[SMF_EV__MAX] = {
 	[SMF_EV_NET_MOD] = "NET_MOD", [SMF_EV_MOD_CPL] = "MOD_CPL", [SMF_EV_MOD_CMD_REJ] = "MOD_CMD_REJ",
 	[SMF_EV_N2_MOD_RSP] = "N2_MOD_RSP", [SMF_EV_UP_DEACT] = "UP_DEACT", [SMF_EV_UP_REACT] = "UP_REACT",
 	[SMF_EV_T3591] = "T3591", [SMF_EV_T3592] = "T3592", [SMF_EV_STATUS_ABORT] = "STATUS_ABORT",
-	[SMF_EV_LOCAL_REL] = "LOCAL_REL",
+	[SMF_EV_LOCAL_REL] = "LOCAL_REL", [SMF_EV_N2_MOD_IND] = "N2_MOD_IND",
 };
 
 const char *smf_state_name(unsigned s)
@@ -387,6 +387,27 @@ static int a_local_rel(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c
 	return SMF_ST_INACTIVE;
 }
 
+/* TS 23.502 4.2.3.2 / TS 38.413 8.2.5: the gNB moved the session's DL end (e.g. dual connectivity):
+ * the UPF sends downlink there from now on, and the gNB gets the Modify Confirm. An address
+ * without IPv4 cannot be used on our N3: refused, the old tunnel kept. The state does not change. */
+static int a_n2_mod_ind(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	const struct ngap_modify_indication_transfer *t = c->n2;
+
+	if (s->up != SMF_UP_ACTIVE)
+		return -EPROTO;
+	if (t->dl_tunnel.addr_bits != 32 && t->dl_tunnel.addr_bits != 160) {
+		smf_slog(LOGL_INFO, smf, s, "modify indication with a %u-bit address: refused",
+			 t->dl_tunnel.addr_bits);
+		return smf_msg_mod_ind_fail(s, c->out) < 0 ? -ENOSPC : s->state;
+	}
+	memcpy(&s->gnb_addr, t->dl_tunnel.addr, 4);
+	s->gnb_teid = (uint32_t)t->dl_tunnel.teid[0] << 24 | (uint32_t)t->dl_tunnel.teid[1] << 16 |
+		      (uint32_t)t->dl_tunnel.teid[2] << 8 | t->dl_tunnel.teid[3];
+	smf_upf_apply(smf, s);
+	return smf_msg_mod_confirm(smf, s, t, c->out) < 0 ? -ENOSPC : s->state;
+}
+
 typedef int (*smf_action)(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c);
 
 static const smf_action actions[SMF_EV__MAX] = {
@@ -407,6 +428,7 @@ static const smf_action actions[SMF_EV__MAX] = {
 	[SMF_EV_T3592] = a_t3592,
 	[SMF_EV_STATUS_ABORT] = a_status_abort,
 	[SMF_EV_LOCAL_REL] = a_local_rel,
+	[SMF_EV_N2_MOD_IND] = a_n2_mod_ind,
 };
 
 /* Returns the new state, -EPROTO when the state does not take the event, or the

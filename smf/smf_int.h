@@ -59,6 +59,7 @@ enum smf_event {
 	SMF_EV_T3592,
 	SMF_EV_STATUS_ABORT,       /* 5GSM STATUS from the UE aborting the running procedure */
 	SMF_EV_LOCAL_REL,          /* local release (deregistration, status sync, #43) */
+	SMF_EV_N2_MOD_IND,         /* Modify Indication Transfer: new gNB DL tunnel */
 	SMF_EV__MAX
 };
 
@@ -163,6 +164,10 @@ int smf_msg_mod_command(const struct smf_sess *s, struct smf_out *out); /* PTI s
 int smf_msg_mod_reject(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);
 int smf_msg_mod_transfer(const struct smf_sess *s, struct smf_out *out);
 int smf_msg_status(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);
+/* TS 38.413 9.3.4.7 / 9.3.4.x: the answer to a Modify Indication Transfer */
+int smf_msg_mod_confirm(struct smf *smf, const struct smf_sess *s, const struct ngap_modify_indication_transfer *in,
+			struct smf_out *out);
+int smf_msg_mod_ind_fail(const struct smf_sess *s, struct smf_out *out);
 void smf_nas_ambr(uint64_t bps, uint8_t *unit, uint16_t *val);
 
 #endif

@@ -339,3 +339,45 @@ int smf_msg_mod_transfer(const struct smf_sess *s, struct smf_out *out)
 	out->ambr_dl_bps = s->new_ambr_dl;
 	return 0;
 }
+
+/* TS 38.413 9.3.4.7: the flows of the indication we hold (the default one) confirmed, the others
+ * failed; our UL end unchanged. */
+int smf_msg_mod_confirm(struct smf *smf, const struct smf_sess *s, const struct ngap_modify_indication_transfer *in,
+			struct smf_out *out)
+{
+	struct ngap_modify_confirm_transfer t;
+	int n;
+
+	memset(&t, 0, sizeof(t));
+	for (unsigned i = 0; i < in->n_flows && i < NGAP_MAX_QOS_FLOWS; i++) {
+		if (in->qfis[i] == SMF_QFI_DEFAULT)
+			t.qfis[t.n_flows++] = in->qfis[i];
+		else
+			t.failed[t.n_failed++] = (struct ngap_qos_flow_cause){
+				in->qfis[i], { NGAP_CAUSE_RADIO_NETWORK, NGAP_CAUSE_RN_UNSPECIFIED } };
+	}
+	if (!t.n_flows) /* the list is mandatory: the session's flow */
+		t.qfis[t.n_flows++] = SMF_QFI_DEFAULT;
+	tunnel(&t.ul_tunnel, smf->p.n3_addr, s->teid);
+	n = ngap_enc_modify_confirm_transfer(&t, out->n2, out->n2_cap);
+	if (n < 0)
+		return n;
+	out->n2_len = (size_t)n;
+	out_common(s, out, SMF_N2_MODIFY_CONFIRM);
+	return 0;
+}
+
+/* The indication is not taken (e.g. an IPv6-only address on our IPv4 N3). */
+int smf_msg_mod_ind_fail(const struct smf_sess *s, struct smf_out *out)
+{
+	struct ngap_modify_indication_unsuccessful_transfer t = {
+		.cause = { .group = NGAP_CAUSE_TRANSPORT, .value = 1 /* unspecified */ },
+	};
+	int n = ngap_enc_modify_indication_unsuccessful_transfer(&t, out->n2, out->n2_cap);
+
+	if (n < 0)
+		return n;
+	out->n2_len = (size_t)n;
+	out_common(s, out, SMF_N2_MODIFY_CONFIRM_FAILED);
+	return 0;
+}

@@ -342,6 +342,59 @@ static void test_ipv6_only_n3_releases(void **state)
 	fx_free(f);
 }
 
+/* Issue 14 item 7 (SMF side of the codec): the gNB's Modify Indication moves the DL tunnel and is
+ * answered with a Modify Confirm Transfer; an IPv6-only address gets the unsuccessful transfer. */
+static void test_modify_indication(void **state)
+{
+	struct fx *f = fx_new(16, 15);
+	struct ngap_modify_indication_transfer mi;
+	struct ngap_modify_confirm_transfer mc;
+	struct ngap_modify_indication_unsuccessful_transfer mu;
+	struct smf_sess_info info;
+	uint8_t buf[128];
+	uint32_t a = fx_ip("192.0.2.9");
+	int n;
+
+	(void)state;
+	fx_establish(f, f->ue1, 1, "internet", &info);
+	memset(&mi, 0, sizeof(mi));
+	memcpy(mi.dl_tunnel.addr, &a, 4);
+	mi.dl_tunnel.addr_bits = 32;
+	mi.dl_tunnel.teid[3] = 0x77;
+	mi.n_flows = 2;
+	mi.qfis[0] = 1;
+	mi.qfis[1] = 5; /* not ours */
+	n = ngap_enc_modify_indication_transfer(&mi, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(smf_n2_rx(f->smf, f->ue1, 1, SMF_N2_MODIFY_IND, buf, (size_t)n, &f->out), 0);
+	assert_int_equal(f->out.n2_proc, SMF_N2_MODIFY_CONFIRM);
+	assert_int_equal(f->out.n1_len, 0);
+	assert_int_equal(ngap_dec_modify_confirm_transfer(f->out.n2, f->out.n2_len, &mc, NULL), 0);
+	assert_int_equal(mc.n_flows, 1);
+	assert_int_equal(mc.qfis[0], 1);
+	assert_int_equal(mc.n_failed, 1);
+	assert_int_equal(mc.failed[0].qfi, 5);
+	assert_int_equal(mc.ul_tunnel.teid[3], info.ul_teid & 0xff);
+	assert_int_equal(smf_sess_info(f->smf, f->ue1, 1, &info), 0);
+	assert_int_equal(info.gnb_addr, a);
+	assert_int_equal(info.gnb_teid, 0x77);
+	assert_int_equal(info.state, SMF_ST_ACTIVE);
+	/* IPv6 only: refused, old tunnel kept */
+	memset(mi.dl_tunnel.addr, 0x20, 16);
+	mi.dl_tunnel.addr_bits = 128;
+	n = ngap_enc_modify_indication_transfer(&mi, buf, sizeof(buf));
+	assert_int_equal(smf_n2_rx(f->smf, f->ue1, 1, SMF_N2_MODIFY_IND, buf, (size_t)n, &f->out), 0);
+	assert_int_equal(f->out.n2_proc, SMF_N2_MODIFY_CONFIRM_FAILED);
+	assert_int_equal(ngap_dec_modify_indication_unsuccessful_transfer(f->out.n2, f->out.n2_len, &mu, NULL), 0);
+	assert_int_equal(smf_sess_info(f->smf, f->ue1, 1, &info), 0);
+	assert_int_equal(info.gnb_addr, a);
+	/* user plane deactivated: not expected (-EPROTO), garbage: -EBADMSG */
+	assert_int_equal(smf_up_deactivate(f->smf, f->ue1), 1);
+	assert_int_equal(smf_n2_rx(f->smf, f->ue1, 1, SMF_N2_MODIFY_IND, buf, (size_t)n, &f->out), -EPROTO);
+	assert_int_equal(smf_n2_rx(f->smf, f->ue1, 1, SMF_N2_MODIFY_IND, buf, 2, &f->out), -EBADMSG);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_policy_ambr_change),
 		cmocka_unit_test(test_gbr_5qi_refused),
 		cmocka_unit_test(test_ipv6_only_n3_releases),
+		cmocka_unit_test(test_modify_indication),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
