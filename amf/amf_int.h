@@ -161,6 +161,7 @@ struct amf_ue {
 	bool supi_indexed;
 	bool ident_by_guti;        /* the SUPI came from a 5G-GUTI, not from the UE (5.4.1.3.5) */
 	bool paged;                /* this connection answers a paging (TS 33.501 6.12.3) */
+	uint8_t net_dereg_pending; /* 1: network deregistration after paging, | 2: re-register */
 	uint8_t last_auth_fail;    /* 5GMM cause of the last AUTHENTICATION FAILURE, 0 none */
 	/* SERVICE REQUEST IEs the accept needs (from the NAS message container, 4.4.6) */
 	bool svc_has_uds, svc_has_pss;
@@ -587,6 +588,8 @@ void amf_sm_service_connected(struct amf_ue *ue, const struct nas_service_reques
 /* PDU session status after syncing with the UE's (when has): the map the network holds. */
 uint16_t amf_sm_status(struct amf_ue *ue, bool has, uint16_t ue_map);
 void amf_on_t3513(struct amf_ue *ue);
+/* Page a CM-IDLE UE (T3513 repeats) when it is not being paged already. */
+void amf_sm_page(struct amf_ue *ue);
 /* Network-requested release (TS 24.501 6.3.3) of the sessions whose S-NSSAI is not in
  * ue->allowed, with 5GSM cause. Returns the sessions asked to release. */
 unsigned amf_sm_release_disallowed(struct amf_ue *ue, uint8_t cause);

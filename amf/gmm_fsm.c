@@ -145,7 +145,7 @@ static const uint16_t tab[AMF_GS_COUNT][AMF_EV_COUNT] = {
 		[AMF_EV_STATUS] = R,
 		[AMF_EV_AN_REL] = R,
 		[AMF_EV_IMPLICIT] = D,
-		[AMF_EV_NET_DEREG] = X | D,
+		[AMF_EV_NET_DEREG] = X | D | R,  /* R: CM-IDLE, paged first */
 		[AMF_EV_CUC_START] = C,
 	},
 	[AMF_GS_CFG_UPDATE] = {

@@ -270,18 +270,32 @@ int amf_a_net_dereg(struct amf_ue *ue, struct amf_gmm_ctx *c)
 {
 	struct nas_msg *m = &ue->amf->ntx;
 
-	if (!ue->gnb) {
-		/* CM-IDLE (paging is not done here): local deregistration. */
+	if (!ue->gnb && (ue->net_dereg_pending & 4)) {
+		/* The paging for it got no answer: deregistered locally. */
+		ue->net_dereg_pending = 0;
+		amf_ue_log(LOGL_INFO, ue, "network deregistration of an unreachable UE: local");
 		amf_tmr_stop_all(ue);
-		amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
+		amf_sm_detach(ue);
+		amf_ue_discard(ue);
 		return AMF_GS_DEREGISTERED;
 	}
+	if (!ue->gnb) {
+		/* TS 24.501 5.5.2.3.1 / TS 23.502 4.2.2.3.3: a CM-IDLE UE is paged first; the
+		 * request goes out once it is connected (amf_nas_ics_result), and a paging
+		 * that gets no answer ends in a local deregistration (amf_on_t3513). */
+		ue->net_dereg_pending = (uint8_t)(1 | (c->arg ? 2 : 0));
+		amf_sm_page(ue);
+		return AMF_GS_REGISTERED;
+	}
+	ue->net_dereg_pending = 0;
 	amf_tmr_stop(ue, AMF_T3550);
 	amf_tmr_stop(ue, AMF_T3555);
 	/* TS 24.501 5.5.2.3.1 */
 	memset(m, 0, sizeof(*m));
 	m->type = NAS_DEREGISTRATION_REQUEST_UE_TERM;
-	m->dereg_req.dereg_type = (uint8_t)((c->arg ? 0x08 : 0) | 0x01);
+	/* TS 24.501 9.11.3.20, network to UE: bit 3 "re-registration required" (bit 4,
+	 * switch off, is the UE's), access type 3GPP. */
+	m->dereg_req.dereg_type = (uint8_t)((c->arg ? 0x04 : 0) | 0x01);
 	amf_nas_send(ue, m, AMF_NAS_AUTO, AMF_VIA_DL_NAS, AMF_T3522);
 	amf_tmr_start(ue, AMF_T3522);
 	return AMF_GS_DEREG_INIT;
@@ -694,6 +708,14 @@ void amf_nas_ics_result(struct amf_ue *ue, bool ok)
 		amf_ue_log(LOGL_WARN, ue, "Initial Context Setup failed");
 		ue->ics_sent = false;
 		amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
+		return;
+	}
+	if (ue->net_dereg_pending && ue->state == AMF_GS_REGISTERED) {
+		/* The paging was for a network-initiated deregistration. */
+		struct amf_gmm_ctx c = { .arg = (ue->net_dereg_pending & 2) != 0 };
+
+		ue->paged = false;
+		amf_gmm_dispatch(ue, AMF_EV_NET_DEREG, &c);
 		return;
 	}
 	if (ue->paged && ue->state == AMF_GS_REGISTERED) {

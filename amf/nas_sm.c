@@ -377,9 +377,17 @@ static void page(struct amf_ue *ue)
 	amf_tmr_start(ue, AMF_T3513);
 }
 
+void amf_sm_page(struct amf_ue *ue)
+{
+	if (ev_timer_pending(&ue->tmr[AMF_T3513]))
+		return;
+	ue->paging_retx = 0;
+	page(ue);
+}
+
 void amf_on_t3513(struct amf_ue *ue)
 {
-	if (ue->gnb || !ue->dl_pending || !amf_gmm_registered(ue)) {
+	if (ue->gnb || (!ue->dl_pending && !ue->net_dereg_pending) || !amf_gmm_registered(ue)) {
 		ue->paging_retx = 0;
 		return;
 	}
@@ -394,6 +402,11 @@ void amf_on_t3513(struct amf_ue *ue)
 	ue->paging_retx = 0;
 	ue->dl_pending = 0;
 	amf_ue_log(LOGL_INFO, ue, "paging gave up");
+	if (ue->net_dereg_pending) {
+		/* TS 23.502 4.2.2.3.3: unreachable: deregistered locally. */
+		ue->net_dereg_pending |= 4;
+		amf_gmm_dispatch(ue, AMF_EV_NET_DEREG, NULL);
+	}
 }
 
 /* Downlink data for a connected UE: the user plane is re-established at once

@@ -579,6 +579,46 @@ static void test_count_rekey(void **state)
 	assert_true(amf_gmm_registered(u));
 }
 
+/* TS 24.501 5.5.2.3.1 / TS 23.502 4.2.2.3.3: a network deregistration of a CM-IDLE UE
+ * pages it first; the DEREGISTRATION REQUEST (re-registration required: bit 3, 0x04,
+ * TS 24.501 9.11.3.20) follows its service request. Unanswered paging: local. */
+static void test_net_dereg_idle_pages(void **state)
+{
+	struct nas_msg dl;
+	struct amf_ue_info info;
+
+	(void)state;
+	gnb_release_req(&V);
+	assert_int_equal(amf_deregister_supi(H.amf, SUPI1, true), 0);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_PAGING);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, SUPI1, &info), 0);
+	assert_int_equal(info.state, AMF_GMM_REGISTERED);
+	service_req(&V, V_RAN + 7, false, 0, true, 1u << 1);
+	assert_int_equal(sue_dl(&H, &V, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+	assert_int_equal(dl.type, NAS_SERVICE_ACCEPT);
+	ics_rsp(&V, 0, NULL);
+	assert_int_equal(sue_dl(&H, &V, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	assert_int_equal(dl.type, NAS_DEREGISTRATION_REQUEST_UE_TERM);
+	assert_int_equal(dl.dereg_req.dereg_type, 0x05);
+}
+
+static void test_net_dereg_idle_unreachable(void **state)
+{
+	struct amf_ue_info info;
+	unsigned i;
+
+	(void)state;
+	gnb_release_req(&V);
+	assert_int_equal(amf_deregister_supi(H.amf, SUPI1, false), 0);
+	for (i = 0; i < 20 && amf_ue_info_by_supi(H.amf, SUPI1, &info) == 0; i++) {
+		h_run_until_tx(&H, 8000);
+		while (h_pop(&H))
+			assert_int_equal(H.m.proc, NGAP_PROC_PAGING);
+	}
+	assert_int_equal(amf_ue_info_by_supi(H.amf, SUPI1, &info), -ENOENT);
+	assert_int_equal(sessions(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +637,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_real_dereg_authenticated, vsetup, teardown),
 		cmocka_unit_test_setup_teardown(test_svc_connected, vsetup, teardown),
 		cmocka_unit_test_setup_teardown(test_count_rekey, vsetup, teardown),
+		cmocka_unit_test_setup_teardown(test_net_dereg_idle_pages, vsetup, teardown),
+		cmocka_unit_test_setup_teardown(test_net_dereg_idle_unreachable, vsetup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

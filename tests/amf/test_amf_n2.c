@@ -751,7 +751,7 @@ static void test_t3522_giveup(void **state)
 	assert_int_equal(amf_deregister_supi(H.amf, ue.supi, true), 0);
 	sue_dl(&H, &ue, &dl);
 	assert_int_equal(dl.type, NAS_DEREGISTRATION_REQUEST_UE_TERM);
-	assert_int_equal(dl.dereg_req.dereg_type & 0x08, 0x08);   /* re-registration required */
+	assert_int_equal(dl.dereg_req.dereg_type & 0x0c, 0x04);   /* re-registration required, TS 24.501 9.11.3.20 */
 	expire_n(&ue, NAS_DEREGISTRATION_REQUEST_UE_TERM, 4);
 	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
 	assert_int_equal(info.state, AMF_GMM_DEREGISTERED);
