@@ -344,7 +344,7 @@ struct amf_ue *amf_ue_by_ran(struct amf *amf, const struct amf_gnb *gnb, uint32_
 struct amf_ue *amf_ue_by_amf_id(struct amf *amf, uint64_t amf_ue_ngap_id);
 struct amf_ue *amf_ue_by_supi(const struct amf *amf, const char *supi);
 struct amf_ue *amf_ue_by_tmsi(struct amf *amf, uint32_t tmsi);
-void amf_ue_update_logpfx(struct amf_ue *ue);
+const char *amf_ue_logpfx(const struct amf_ue *ue);
 
 struct amf_gnb *amf_gnb_by_assoc(const struct amf *amf, uint32_t assoc);
 struct amf_gnb *amf_gnb_add(struct amf *amf, uint32_t assoc);
@@ -596,6 +596,12 @@ unsigned amf_sm_release_disallowed(struct amf_ue *ue, uint8_t cause);
 void amf_paging_stop(struct amf_ue *ue);
 
 /* ---- logging ---- */
-#define amf_ue_log(lvl, ue, ...) log_msg(lvl, "amf", (ue)->logpfx, __VA_ARGS__)
+/* The prefix ("ue=N gmm{SUB-STATE}") is formatted when a line is logged, not at every
+ * transition: the dispatcher moves through several sub-states per registration. */
+#define amf_ue_log(lvl, ue, ...)                                                      \
+	do {                                                                          \
+		if (log_enabled(lvl, "amf"))                                          \
+			log_msg(lvl, "amf", amf_ue_logpfx(ue), __VA_ARGS__);          \
+	} while (0)
 
 #endif

@@ -215,7 +215,6 @@ static void enter(struct amf_ue *ue, unsigned next)
 		amf->st.registered++;
 	ue->state = (uint8_t)next;
 	ue->fsm_gen++;
-	amf_ue_update_logpfx(ue);
 }
 
 int amf_gmm_dispatch(struct amf_ue *ue, enum amf_gmm_event ev, struct amf_gmm_ctx *c)

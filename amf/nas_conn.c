@@ -627,7 +627,7 @@ static void nas_rx(struct amf_ue *ue, const uint8_t *buf, size_t len, bool initi
 		 * context (COUNT, state) is left as it was. */
 		amf->st.nas_mac_fail++;
 		ue->nas_mac_fail++;
-		log_rl(LOGL_WARN, "amf", ue->logpfx, "uplink NAS failed integrity check (sht=%u): discarded",
+		log_rl(LOGL_WARN, "amf", amf_ue_logpfx(ue), "uplink NAS failed integrity check (sht=%u): discarded",
 		       in.sht);
 		return;
 	}

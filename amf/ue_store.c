@@ -175,10 +175,13 @@ static struct amf_ue *h_find(const struct amf *amf, enum amf_htab t, uint32_t h,
 	return NULL;
 }
 
-void amf_ue_update_logpfx(struct amf_ue *ue)
+const char *amf_ue_logpfx(const struct amf_ue *ue)
 {
-	snprintf(ue->logpfx, sizeof(ue->logpfx), "ue=%u gmm{%s}", ue->idx,
-		 amf_gmm_sub_name((enum amf_gmm_sub)ue->state));
+	/* logpfx is a formatting buffer, not state: writable through a const context. */
+	char *buf = ((struct amf_ue *)ue)->logpfx;
+
+	snprintf(buf, sizeof(ue->logpfx), "ue=%u gmm{%s}", ue->idx, amf_gmm_sub_name((enum amf_gmm_sub)ue->state));
+	return buf;
 }
 
 struct amf_ue *amf_ue_alloc(struct amf *amf)
@@ -204,7 +207,6 @@ struct amf_ue *amf_ue_alloc(struct amf *amf)
 	ue->ngksi = 7;   /* TS 24.501 9.11.3.32: 7 = no key is available */
 	ue->state = AMF_GMM_DEREGISTERED;
 	amf_timers_init(ue);
-	amf_ue_update_logpfx(ue);
 	amf->st.ues++;
 	return ue;
 }
