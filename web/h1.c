@@ -49,6 +49,9 @@ struct h1_state {
 	size_t body_len, body_cap;
 	int err_status;          /* limit hit: answer this and close */
 	const char *err_field;
+	size_t body_lim;         /* this request's body limit (web_preauth) */
+	size_t counted;          /* body bytes in web->body_bytes */
+	struct web_resp early;   /* 401/403 from the head alone: sent, then closed */
 	struct web_conn *c;
 };
 
@@ -71,7 +74,9 @@ static int on_message_begin(http_parser *p)
 	h->cookie_len = h->csrf_len = 0;
 	h->in_value = false;
 	h->has_auth = h->has_host = h->expect_continue = false;
+	h->body_lim = h->c->web->lim.max_body_unauth;
 	web_conn_req_begin(h->c);
+	web_conn_touch(h->c);
 	return 0;
 }
 
@@ -161,11 +166,34 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
 	return 0;
 }
 
+static void body_release(struct h1_state *h)
+{
+	if (h->counted)
+		web_body_account(h->c->web, h->counted, false);
+	h->counted = 0;
+}
+
 static int on_headers_complete(http_parser *p)
 {
 	struct h1_state *h = p->data;
+	struct web_conn *c = h->c;
 
-	if ((p->flags & F_CONTENTLENGTH) && p->content_length > h->c->web->lim.max_body) {
+	/* Rights from the head alone, before a body byte is kept or 100 Continue
+	 * goes out: a stranger's body is never buffered beyond max_body_unauth. */
+	h->url[h->url_len] = 0;
+	h->auth[h->auth_len] = 0;
+	h->cookie[h->cookie_len] = 0;
+	h->csrf[h->csrf_len] = 0;
+	if (web_preauth(c->web, http_method_str(p->method), h->url,
+			&(struct web_hdrs){ .auth = h->has_auth ? h->auth : NULL,
+					    .cookie = h->cookie_len ? h->cookie : NULL,
+					    .csrf = h->csrf_len ? h->csrf : NULL },
+			c->loopback, &h->body_lim, &h->early) == 1) {
+		h->err_status = h->early.status;
+		return -1;
+	}
+	web_resp_free(&h->early);
+	if ((p->flags & F_CONTENTLENGTH) && p->content_length > h->body_lim) {
 		h->err_status = 413;
 		h->err_field = "body";
 		return -1;   /* neither 0, 1 nor 2: the parser stops with an error */
@@ -190,11 +218,17 @@ static int on_body(http_parser *p, const char *at, size_t n)
 {
 	struct h1_state *h = p->data;
 
-	if (h->body_len + n > h->c->web->lim.max_body) {   /* chunked bodies end here */
+	if (h->body_len + n > h->body_lim) {   /* chunked bodies end here */
 		h->err_status = 413;
 		h->err_field = "body";
 		return -1;
 	}
+	if (web_body_account(h->c->web, n, true) < 0) {
+		h->err_status = 503;
+		h->err_field = "body";
+		return -1;
+	}
+	h->counted += n;
 	return web_bytes_append(&h->body, &h->body_len, &h->body_cap, at, n);
 }
 
@@ -266,10 +300,17 @@ static int on_message_complete(http_parser *p)
 		explicit_bzero(h->body, h->body_len);   /* bodies may hold K/OPc */
 	}
 	h->body_len = 0;
+	body_release(h);
 	if (rc < 0)
 		return -1;
 	if (!keep && !c->waiting) {
 		c->close_after_flush = true;
+		http_parser_pause(p, 1);
+	} else if (!c->waiting && web_conn_queued(c) >= WEB_OUT_HIGH_WATER) {
+		/* Back-pressure before the next pipelined request is parsed: a
+		 * client that sends requests and never reads the answers makes the
+		 * server hold at most one answer beyond the mark. */
+		c->held = true;
 		http_parser_pause(p, 1);
 	}
 	return 0;
@@ -295,8 +336,32 @@ int web_h1_deliver(struct web_conn *c, struct web_resp *resp)
 		c->close_after_flush = true;
 		return 0;
 	}
+	if (web_conn_queued(c) >= WEB_OUT_HIGH_WATER) {
+		c->held = true;   /* parsing resumes in web_h1_resume */
+		return 0;
+	}
 	http_parser_pause(&h->p, 0);
 	/* The requests that arrived meanwhile, in order. */
+	rest = h->pend;
+	n = h->pend_len;
+	h->pend = NULL;
+	h->pend_len = h->pend_cap = 0;
+	rc = n ? web_h1_input(c, rest, n) : 0;
+	free(rest);
+	return rc;
+}
+
+int web_h1_resume(struct web_conn *c)
+{
+	struct h1_state *h = c->h1;
+	uint8_t *rest;
+	size_t n;
+	int rc;
+
+	c->held = false;
+	if (!h || c->waiting || c->close_after_flush)
+		return 0;
+	http_parser_pause(&h->p, 0);
 	rest = h->pend;
 	n = h->pend_len;
 	h->pend = NULL;
@@ -335,6 +400,8 @@ void web_h1_free(struct web_conn *c)
 
 	if (!h)
 		return;
+	body_release(h);
+	web_resp_free(&h->early);
 	if (h->body)
 		explicit_bzero(h->body, h->body_cap);
 	free(h->body);
@@ -373,14 +440,23 @@ int web_h1_input(struct web_conn *c, const uint8_t *data, size_t len)
 
 	if (c->close_after_flush)
 		return 0;   /* after "Connection: close" nothing more is read */
-	if (c->waiting)
+	if (c->waiting || c->held)
 		return web_bytes_append(&h->pend, &h->pend_len, &h->pend_cap, data, len);
 	used = http_parser_execute(&h->p, &h1_settings, (const char *)data, len);
 	e = HTTP_PARSER_ERRNO(&h->p);
-	if (c->waiting && used < len)
+	if ((c->waiting || c->held) && used < len)
 		return web_bytes_append(&h->pend, &h->pend_len, &h->pend_cap, data + used, len - used);
 	if (e == HPE_OK || e == HPE_PAUSED)
 		return 0;
+	if (h->early.status) {
+		/* 401/403 decided on the head: answered, the body is not read. */
+		send_resp(c, &h->early, false);
+		web_resp_free(&h->early);
+		c->close_after_flush = true;
+		return 0;
+	}
+	if (h->err_status == 503)
+		return fail(c, 503, h->err_field, "too many request bodies in flight; try again");
 	if (h->err_status == 413)
 		return fail(c, 413, h->err_field, "request body exceeds the limit");
 	if (h->err_status == 431 || e == HPE_HEADER_OVERFLOW)

@@ -29,6 +29,12 @@ struct h2_stream {
 	size_t body_len, body_cap;
 	int err_status;
 	bool responded;
+	bool complete;           /* END_STREAM seen, or answered early: no deadline, data ignored */
+	bool deferred;           /* a worker's job will answer */
+	bool rst_after;          /* answered before its body: RST_STREAM(NO_ERROR) once sent */
+	size_t body_lim;         /* web_preauth */
+	size_t counted;          /* body bytes in web->body_bytes */
+	uint64_t deadline_ns;    /* the request must be in by then (limits.request_ms) */
 	struct web_resp resp;
 	size_t resp_off;
 	struct h2_stream *prev, *next;   /* every open stream, freed with the session */
@@ -38,7 +44,41 @@ struct h2_state {
 	nghttp2_session *s;
 	struct web_conn *c;
 	struct h2_stream *streams;
+	uint32_t nstreams;
+	size_t body_bytes;       /* bodies buffered on this connection */
 };
+
+static void body_release(struct h2_state *h, struct h2_stream *st)
+{
+	if (st->counted) {
+		web_body_account(h->c->web, st->counted, false);
+		h->body_bytes -= st->counted;
+		st->counted = 0;
+	}
+	if (st->body) {
+		explicit_bzero(st->body, st->body_cap);
+		free(st->body);
+		st->body = NULL;
+	}
+	st->body_len = st->body_cap = 0;
+}
+
+/* The request timer of the connection: the earliest deadline of a stream
+ * whose request is not in yet (RFC 9113 gives streams no deadline; a client
+ * that opens streams and never ends them would hold them for ever). */
+static void deadline_arm(struct h2_state *h)
+{
+	struct web *w = h->c->web;
+	uint64_t first = UINT64_MAX, now = ev_now_ns(w->loop);
+
+	for (struct h2_stream *st = h->streams; st; st = st->next)
+		if (!st->complete && st->deadline_ns < first)
+			first = st->deadline_ns;
+	if (first == UINT64_MAX)
+		ev_timer_stop(w->loop, &h->c->req);
+	else
+		ev_timer_start_ns(w->loop, &h->c->req, first > now ? first - now : 0);
+}
 
 static void stream_free(struct h2_state *h, struct h2_stream *st)
 {
@@ -48,9 +88,9 @@ static void stream_free(struct h2_state *h, struct h2_stream *st)
 		h->streams = st->next;
 	if (st->next)
 		st->next->prev = st->prev;
-	if (st->body)
-		explicit_bzero(st->body, st->body_cap);
-	free(st->body);
+	body_release(h, st);
+	h->nstreams--;
+	h->c->web->h2_streams--;
 	web_resp_free(&st->resp);
 	explicit_bzero(st->auth, sizeof(st->auth));
 	free(st);
@@ -123,17 +163,32 @@ static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *us
 	struct h2_state *h = user;
 	struct h2_stream *st;
 
+	struct web *w = h->c->web;
+
 	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
+	/* Open streams per connection and over all of them (each holds a few KB
+	 * and perhaps a body): beyond, the stream is refused (RFC 9113 8.7). */
+	if (h->nstreams >= w->lim.h2_max_streams || w->h2_streams >= w->lim.h2_max_streams_total) {
+		w->refused_streams++;
+		return nghttp2_submit_rst_stream(s, NGHTTP2_FLAG_NONE, f->hd.stream_id,
+						 NGHTTP2_REFUSED_STREAM) == 0 ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
+	}
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	h->nstreams++;
+	w->h2_streams++;
 	st->id = f->hd.stream_id;
+	st->body_lim = w->lim.max_body_unauth;
+	st->deadline_ns = ev_now_ns(w->loop) + (uint64_t)w->lim.request_ms * 1000000u;
+	web_conn_touch(h->c);
 	st->next = h->streams;
 	if (h->streams)
 		h->streams->prev = st;
 	h->streams = st;
 	nghttp2_session_set_stream_user_data(s, st->id, st);
+	deadline_arm(h);
 	return 0;
 }
 
@@ -191,15 +246,30 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t 
 	struct h2_state *h = user;
 	struct h2_stream *st = nghttp2_session_get_stream_user_data(s, id);
 
+	struct web *w = h->c->web;
+
 	(void)flags;
-	if (!st || st->err_status || st->responded)
+	if (!st || st->err_status || st->responded || st->complete)
 		return 0;
-	if (st->body_len + len > h->c->web->lim.max_body) {
-		/* Answer now; the rest of the body is read and dropped. */
-		st->err_status = 413;
-		return respond_error(s, st, h->c->web, 413, "body", "request body exceeds the limit") == 0
+	if (st->body_len + len > st->body_lim || h->body_bytes + len > w->lim.max_body ||
+	    web_body_account(w, len, true) < 0) {
+		/* Answer now and ask the client to stop (RST_STREAM NO_ERROR once
+		 * the answer is out, RFC 9113 8.1); what still comes is dropped. */
+		bool big = st->body_len + len > st->body_lim;
+
+		st->err_status = big ? 413 : 503;
+		st->complete = st->rst_after = true;
+		body_release(h, st);
+		deadline_arm(h);
+		if (!big)
+			st->resp.retry_after = 1;
+		return respond_error(s, st, w, st->err_status, "body",
+				     big ? "request body exceeds the limit"
+					 : "too many request bodies in flight; try again") == 0
 			       ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
 	}
+	st->counted += len;
+	h->body_bytes += len;
 	return web_bytes_append(&st->body, &st->body_len, &st->body_cap, data, len) == 0
 		       ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
 }
@@ -209,12 +279,31 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *user)
 	struct h2_state *h = user;
 	struct h2_stream *st;
 
-	if ((f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA) ||
-	    !(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
+	if (f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA)
 		return 0;
 	st = nghttp2_session_get_stream_user_data(s, f->hd.stream_id);
-	if (!st || st->responded)
+	if (!st || st->responded || st->complete)
 		return 0;
+	if (f->hd.type == NGHTTP2_HEADERS && f->headers.cat == NGHTTP2_HCAT_REQUEST && !st->err_status &&
+	    st->method[0] && st->path[0]) {
+		/* The head is in: rights before any DATA is kept. */
+		if (web_preauth(h->c->web, st->method, st->path,
+				&(struct web_hdrs){ .auth = st->has_auth ? st->auth : NULL,
+						    .cookie = st->cookie_len ? st->cookie : NULL,
+						    .csrf = st->csrf[0] ? st->csrf : NULL },
+				h->c->loopback, &st->body_lim, &st->resp) == 1) {
+			explicit_bzero(st->auth, sizeof(st->auth));
+			explicit_bzero(st->cookie, sizeof(st->cookie));
+			st->complete = true;
+			st->rst_after = !(f->hd.flags & NGHTTP2_FLAG_END_STREAM);
+			deadline_arm(h);
+			return submit(s, st) == 0 ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
+		}
+	}
+	if (!(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	st->complete = true;
+	deadline_arm(h);
 	if (st->err_status == 431)
 		return respond_error(s, st, h->c->web, 431, "headers", "request head exceeds the limit");
 	if (st->err_status == 414)
@@ -228,14 +317,64 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *user)
 		     st->body, st->body_len, &st->resp);
 	explicit_bzero(st->auth, sizeof(st->auth));
 	explicit_bzero(st->cookie, sizeof(st->cookie));
+	body_release(h, st);
 	if (st->resp.status == WEB_STATUS_DEFERRED) {
 		/* Answered by web_h2_deliver(); other streams go on meanwhile. */
 		web_job_bind(st->resp.job, h->c, st->id);
 		st->resp.job = NULL;
 		st->resp.status = 0;
+		st->deferred = true;
 		return 0;
 	}
 	return submit(s, st) == 0 ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
+}
+
+static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *user)
+{
+	struct h2_stream *st;
+
+	(void)user;
+	if ((f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA) ||
+	    !(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	st = nghttp2_session_get_stream_user_data(s, f->hd.stream_id);
+	if (st && st->rst_after) {
+		st->rst_after = false;
+		nghttp2_submit_rst_stream(s, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_NO_ERROR);
+	}
+	return 0;
+}
+
+bool web_h2_open(struct web_conn *c)
+{
+	return c->h2 && c->h2->nstreams;
+}
+
+bool web_h2_deferred(struct web_conn *c)
+{
+	for (struct h2_stream *st = c->h2 ? c->h2->streams : NULL; st; st = st->next)
+		if (st->deferred && !st->responded)
+			return true;
+	return false;
+}
+
+void web_h2_timeout(struct web_conn *c)
+{
+	struct h2_state *h = c->h2;
+	uint64_t now;
+
+	if (!h)
+		return;
+	now = ev_now_ns(c->web->loop);
+	for (struct h2_stream *st = h->streams; st; st = st->next) {
+		if (st->complete || st->deadline_ns > now)
+			continue;
+		st->complete = st->rst_after = true;
+		body_release(h, st);
+		if (!st->responded && respond_error(h->s, st, c->web, 408, NULL, "request not received in time") != 0)
+			nghttp2_submit_rst_stream(h->s, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
+	}
+	deadline_arm(h);
 }
 
 static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *user)
@@ -287,6 +426,7 @@ int web_h2_init(struct web_conn *c)
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+	nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
 	rc = nghttp2_session_server_new(&h->s, cb, h);
 	nghttp2_session_callbacks_del(cb);
 	if (rc != 0) {
@@ -341,10 +481,18 @@ int web_h2_flush(struct web_conn *c)
 
 	if (!h)
 		return 0;
+	/* Up to the high-water mark: nghttp2 keeps the rest until the socket
+	 * has taken what is queued (conn_after_io calls again). */
+	c->out_more = false;
 	for (;;) {
 		const uint8_t *p;
-		ssize_t n = nghttp2_session_mem_send(h->s, &p);
+		ssize_t n;
 
+		if (web_conn_queued(c) >= WEB_OUT_HIGH_WATER) {
+			c->out_more = true;   /* EV_WRITE stays armed: more when this is out */
+			break;
+		}
+		n = nghttp2_session_mem_send(h->s, &p);
 		if (n < 0)
 			return -EIO;
 		if (n == 0)

@@ -373,6 +373,87 @@ static int method_parse(const char *m)
 	return -1;
 }
 
+/* The route for method m on req->path (req->params filled), or NULL with
+ * *path_hit telling 405 from 404; allow gets the 405's Allow list. */
+static const struct web_route *route_find(struct web *w, int m, struct web_req *req, bool *path_hit,
+					  char *allow, size_t allowsz)
+{
+	size_t al = 0;
+
+	*path_hit = false;
+	for (unsigned i = 0; i < w->nroutes; i++) {
+		struct web_route *r = &w->routes[i];
+
+		memset(req->params, 0, sizeof(req->params));
+		if (!route_match(r->pattern, req->path, req))
+			continue;
+		*path_hit = true;
+		if (m >= 0 && r->method == (enum web_method)m)
+			return r;
+		/* RFC 9110 15.5.6: a 405 lists the methods the resource has. */
+		if (allow && al + 8 < allowsz && !strstr(allow, method_names[r->method]))
+			al += (size_t)snprintf(allow + al, allowsz - al, "%s%s", al ? ", " : "",
+					       method_names[r->method]);
+	}
+	return NULL;
+}
+
+/* 401/403 for a caller whose role (from authenticate) does not reach the route's; 0 if it does. */
+static int auth_verdict(const struct web_route *hit, const struct web_req *req, enum auth_fail fail,
+			const char *method, struct web_resp *resp)
+{
+	if (fail == AUTH_CSRF && hit->min_role != WEB_ROLE_NONE) {
+		web_resp_error(resp, 403, "X-CSRF-Token",
+			       "a session request that changes something needs the session's X-CSRF-Token header");
+		return 1;
+	}
+	if (hit->min_role != WEB_ROLE_NONE && req->role == WEB_ROLE_NONE) {
+		/* RFC 6750 3: 401 with the scheme to use. */
+		web_resp_error(resp, 401, "Authorization",
+			       fail == AUTH_BAD_TOKEN ? "invalid bearer token"
+			       : "authentication required (Authorization: Bearer <token>, or log in)");
+		return 1;
+	}
+	if (req->role < hit->min_role) {
+		web_resp_error(resp, 403, NULL, "this token's role may not %s %s", method, req->path);
+		return 1;
+	}
+	return 0;
+}
+
+int web_preauth(struct web *w, const char *method, const char *target, const struct web_hdrs *hdrs,
+		bool loopback, size_t *body_cap, struct web_resp *resp)
+{
+	struct web_req *req;
+	const char *q = strchr(target, '?');
+	size_t plen = q ? (size_t)(q - target) : strlen(target);
+	int m = method_parse(method), rc = 0;
+	const struct web_route *hit;
+	enum auth_fail fail;
+	bool path_hit;
+
+	memset(resp, 0, sizeof(*resp));
+	*body_cap = w->lim.max_body_unauth;
+	req = calloc(1, sizeof(*req));
+	if (!req)
+		return 0;   /* the dispatch answers; the small cap holds */
+	req->query = q ? q + 1 : "";
+	req->loopback = loopback;
+	if (target[0] == '/' && pct_decode(target, plen, req->path, sizeof(req->path), false) >= 0 &&
+	    (hit = route_find(w, m, req, &path_hit, NULL, 0)) && hit->min_role != WEB_ROLE_NONE) {
+		req->method = (enum web_method)m;
+		req->role = authenticate(w, hdrs, req, &fail);
+		rc = auth_verdict(hit, req, fail, method, resp);
+		if (rc == 0)
+			*body_cap = w->lim.max_body;
+		else
+			web_count_status(w, resp->status);
+	}
+	explicit_bzero(req, sizeof(*req));
+	free(req);
+	return rc;
+}
+
 void web_dispatch(struct web *w, const char *method, const char *target,
 		  const struct web_hdrs *hdrs, bool loopback, const uint8_t *body, size_t body_len, struct web_resp *resp)
 {
@@ -383,8 +464,6 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 	const struct web_route *hit = NULL;
 	bool path_hit = false;
 	enum auth_fail fail;
-	unsigned i;
-	size_t al = 0;
 
 	memset(resp, 0, sizeof(*resp));
 	req = calloc(1, sizeof(*req));
@@ -400,22 +479,7 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 		web_resp_error(resp, 400, "path", "request target must be an absolute path");
 		goto out;
 	}
-	for (i = 0; i < w->nroutes; i++) {
-		struct web_route *r = &w->routes[i];
-
-		memset(req->params, 0, sizeof(req->params));
-		if (!route_match(r->pattern, req->path, req))
-			continue;
-		path_hit = true;
-		if (m >= 0 && r->method == (enum web_method)m) {
-			hit = r;
-			break;
-		}
-		/* RFC 9110 15.5.6: a 405 lists the methods the resource has. */
-		if (al + 8 < sizeof(resp->allow) && !strstr(resp->allow, method_names[r->method]))
-			al += (size_t)snprintf(resp->allow + al, sizeof(resp->allow) - al, "%s%s",
-					       al ? ", " : "", method_names[r->method]);
-	}
+	hit = route_find(w, m, req, &path_hit, resp->allow, sizeof(resp->allow));
 	if (!hit) {
 		if (path_hit)
 			web_resp_error(resp, 405, NULL, "method %s not allowed on %s", method, req->path);
@@ -426,22 +490,8 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 	req->method = (enum web_method)m;
 	req->method_known = true;
 	req->role = authenticate(w, hdrs, req, &fail);
-	if (fail == AUTH_CSRF && hit->min_role != WEB_ROLE_NONE) {
-		web_resp_error(resp, 403, "X-CSRF-Token",
-			       "a session request that changes something needs the session's X-CSRF-Token header");
+	if (auth_verdict(hit, req, fail, method, resp))
 		goto out;
-	}
-	if (hit->min_role != WEB_ROLE_NONE && req->role == WEB_ROLE_NONE) {
-		/* RFC 6750 3: 401 with the scheme to use. */
-		web_resp_error(resp, 401, "Authorization",
-			       fail == AUTH_BAD_TOKEN ? "invalid bearer token"
-			       : "authentication required (Authorization: Bearer <token>, or log in)");
-		goto out;
-	}
-	if (req->role < hit->min_role) {
-		web_resp_error(resp, 403, NULL, "this token's role may not %s %s", method, req->path);
-		goto out;
-	}
 	if (hit->fn(w, req, resp, hit->arg) < 0 || !resp->status)
 		web_resp_error(resp, 500, NULL, "internal error");
 	if (resp->status == WEB_STATUS_DEFERRED) {

@@ -25,8 +25,9 @@
 /* RFC 9113 3.4: the client connection preface. */
 static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 #define H2_PREFACE_LEN 24
-/* Stop reading while this much output waits (back-pressure on big exports). */
-#define OUT_HIGH_WATER (1u << 20)
+/* Stop reading and parsing while this much output waits (back-pressure on big
+ * exports, and on pipelined requests whose answers the client does not read). */
+#define OUT_HIGH_WATER WEB_OUT_HIGH_WATER
 
 void web_limits_default(struct web_limits *l)
 {
@@ -36,6 +37,10 @@ void web_limits_default(struct web_limits *l)
 	l->idle_ms = 60000;
 	l->request_ms = 30000;
 	l->h2_max_streams = 100;
+	l->max_body_unauth = 16384;
+	l->max_body_total = 64u << 20;
+	l->h2_max_streams_total = 1024;
+	l->max_conns_per_client = 16;
 	l->first_admin = true;
 	l->login_max_fails = 5;
 	l->login_lock_s = 300;
@@ -47,9 +52,9 @@ static void conn_set_events(struct web_conn *c)
 
 	if (c->dead)
 		return;
-	if (!c->close_after_flush && !c->waiting && c->out.len - c->out.off < OUT_HIGH_WATER)
+	if (!c->close_after_flush && !c->waiting && !c->held && c->out.len - c->out.off < OUT_HIGH_WATER)
 		ev |= EV_READ;
-	if (c->want_write || c->out.len > c->out.off)
+	if (c->want_write || c->out_more || c->out.len > c->out.off)
 		ev |= EV_WRITE;
 	if (ev != c->events) {
 		ev_fd_mod(c->web->loop, c->fd, ev);
@@ -128,6 +133,8 @@ static int conn_flush(struct web_conn *c)
 			}
 		}
 		c->out.off += (size_t)k;
+		if (k > 0 && (c->state != CONN_H2 || web_h2_open(c)))
+			web_conn_touch(c);   /* a response moving counts as activity; bytes read do not */
 	}
 	if (c->out.off == c->out.len)
 		c->out.off = c->out.len = 0;
@@ -201,9 +208,21 @@ static void conn_after_io(struct web_conn *c)
 		web_conn_close(c);
 		return;
 	}
+	/* HTTP/1.1 pipelining held at the high-water mark: parse on once the
+	 * client has read its answers (below half the mark). */
+	for (int i = 0; c->held && c->out.len - c->out.off < OUT_HIGH_WATER / 2; i++) {
+		if (i == 4) {
+			c->want_write = true;   /* enough for one callback: come back on EV_WRITE */
+			break;
+		}
+		if (web_h1_resume(c) < 0 || c->dead || conn_push(c) < 0) {
+			web_conn_close(c);
+			return;
+		}
+	}
 	/* TLS may hold decrypted bytes the socket no longer signals (reading
 	 * stopped at the high-water mark): take them once output has drained. */
-	if (c->ssl && c->state != CONN_TLS_HS && SSL_pending(c->ssl) && !c->close_after_flush && !c->waiting &&
+	if (c->ssl && c->state != CONN_TLS_HS && SSL_pending(c->ssl) && !c->close_after_flush && !c->waiting && !c->held &&
 	    c->out.len - c->out.off < OUT_HIGH_WATER) {
 		if (conn_read(c) < 0 || c->dead || conn_push(c) < 0) {
 			web_conn_close(c);
@@ -300,7 +319,7 @@ static int conn_read(struct web_conn *c)
 	for (;;) {
 		ssize_t n;
 
-		if (c->dead || c->close_after_flush || c->waiting)
+		if (c->dead || c->close_after_flush || c->waiting || c->held)
 			return 0;
 		if (c->state == CONN_TLS_HS) {
 			rc = tls_handshake(c);
@@ -348,7 +367,9 @@ static void conn_cb(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 	(void)fd;
 	if (c->dead)
 		return;
-	ev_timer_start(loop, &c->idle, c->web->lim.idle_ms);
+	(void)loop;
+	/* The idle timer is not restarted here: bytes that make no request (an
+	 * HTTP/2 PING, a trickle) do not keep a connection (web_conn_touch). */
 	if (events & (EV_READ | EV_HUP | EV_ERROR) || (c->ssl && c->state == CONN_TLS_HS)) {
 		rc = conn_read(c);
 		if (rc != 0) {
@@ -373,6 +394,9 @@ static void req_cb(struct ev_loop *loop, struct ev_timer *t)
 	if (c->state == CONN_H1) {
 		web_h1_timeout(c);
 		conn_after_io(c);
+	} else if (c->state == CONN_H2) {
+		web_h2_timeout(c);   /* 408 to the late streams; the connection goes on */
+		conn_after_io(c);
 	} else {
 		web_conn_close(c);
 	}
@@ -393,6 +417,13 @@ static void idle_cb(struct ev_loop *loop, struct ev_timer *t)
 {
 	struct web_conn *c = t->arg;
 
+	/* A request the server itself is still answering (a job on a worker
+	 * thread) is not idleness; streams the client leaves unfinished have
+	 * their own deadline (request_ms). */
+	if (c->idle_goaway == 0 && (c->waiting || (c->state == CONN_H2 && web_h2_deferred(c)))) {
+		ev_timer_start(loop, &c->idle, c->web->lim.idle_ms);
+		return;
+	}
 	log_debug("web", "idle connection closed fd=%d", c->fd);
 	if (c->state == CONN_H2 && web_h2_session(c)) {
 		/* RFC 9113 6.8: tell the peer before closing. */
@@ -406,6 +437,45 @@ static void idle_cb(struct ev_loop *loop, struct ev_timer *t)
 		}
 	}
 	web_conn_close(c);
+}
+
+void web_conn_touch(struct web_conn *c)
+{
+	if (!c->dead && !c->idle_goaway)
+		ev_timer_start(c->web->loop, &c->idle, c->web->lim.idle_ms);
+}
+
+int web_body_account(struct web *w, size_t n, bool add)
+{
+	if (!add) {
+		w->body_bytes -= n <= w->body_bytes ? n : w->body_bytes;
+		return 0;
+	}
+	if (w->body_bytes + n > w->lim.max_body_total) {
+		w->refused_body++;
+		log_rl(LOGL_WARN, "web", NULL, "request bodies in flight at the limit (%u bytes): refused",
+		       w->lim.max_body_total);
+		return -ENOBUFS;
+	}
+	w->body_bytes += n;
+	return 0;
+}
+
+/* The client's address as 16 bytes: IPv4 as v4-mapped, IPv6 cut to its /64
+ * (one host usually holds a whole /64). */
+static void addr_key(const struct sockaddr_storage *ss, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	if (ss->ss_family == AF_INET) {
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+	} else if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		memcpy(out, a, 16);
+		if (!IN6_IS_ADDR_V4MAPPED(a))
+			memset(out + 8, 0, 8);
+	}
 }
 
 static bool addr_loopback(const struct sockaddr_storage *ss)
@@ -422,12 +492,23 @@ static bool addr_loopback(const struct sockaddr_storage *ss)
 	return false;
 }
 
-static void accept_one(struct web *w, int fd, bool loopback)
+static void accept_one(struct web *w, int fd, const struct sockaddr_storage *ss)
 {
 	struct web_conn *c;
 	int one = 1;
+	uint8_t peer[16];
+	uint32_t same = 0;
+	bool loopback = addr_loopback(ss);
 
-	if (w->nconns >= w->lim.max_conns) {
+	addr_key(ss, peer);
+	for (c = w->conns; c; c = c->next)
+		same += memcmp(c->peer, peer, 16) == 0;
+	if (same >= w->lim.max_conns_per_client) {
+		w->refused_client++;
+		log_rl(LOGL_WARN, "web", NULL, "%u connections from one client: refused",
+		       w->lim.max_conns_per_client);
+	}
+	if (w->nconns >= w->lim.max_conns || same >= w->lim.max_conns_per_client) {
 		static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
 					   "Connection: close\r\n\r\n";
 		/* Best effort: a TLS or h2 client sees a closed connection. */
@@ -435,7 +516,8 @@ static void accept_one(struct web *w, int fd, bool loopback)
 			log_debug("web", "503 not sent: %s", strerror(errno));
 		close(fd);
 		w->conns_rejected++;
-		log_rl(LOGL_WARN, "web", NULL, "connection limit %u reached: refused", w->lim.max_conns);
+		if (same < w->lim.max_conns_per_client)
+			log_rl(LOGL_WARN, "web", NULL, "connection limit %u reached: refused", w->lim.max_conns);
 		return;
 	}
 	c = calloc(1, sizeof(*c));
@@ -448,6 +530,7 @@ static void accept_one(struct web *w, int fd, bool loopback)
 	c->fd = fd;
 	c->id = ++w->next_conn_id;
 	c->loopback = loopback;
+	memcpy(c->peer, peer, 16);
 	c->state = CONN_DETECT;
 	c->events = EV_READ;
 	ev_timer_init(&c->idle, idle_cb, c);
@@ -498,7 +581,7 @@ static void listen_cb(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 				log_rl(LOGL_WARN, "web", NULL, "accept: %s", strerror(errno));
 			return;
 		}
-		accept_one(w, cfd, addr_loopback(&ss));
+		accept_one(w, cfd, &ss);
 	}
 }
 

@@ -11,9 +11,16 @@
  *     TLS only, ALPN chooses "h2" or "http/1.1" (RFC 7301).
  *
  * Limits (struct web_limits, defaults below): request head size (431),
- * body size (413), connections (503 then close), idle time per connection,
- * time to receive one whole HTTP/1.1 request or finish a TLS handshake (408
- * then close: a client trickling bytes cannot hold a connection forever).
+ * body size (413; far smaller for a route that needs no authentication),
+ * body bytes buffered in total (503), connections in total and per client
+ * address (503 then close), idle time per connection (only requests and
+ * response progress count: an HTTP/2 PING does not), time to receive one
+ * whole HTTP/1.1 request, one HTTP/2 stream's request, or finish a TLS
+ * handshake (408: a client trickling bytes cannot hold a connection or a
+ * stream forever). Authentication and the route's role are checked on the
+ * request head, before a body byte is buffered or 100 Continue is sent.
+ * A connection whose output exceeds 1 MiB is not read nor parsed further
+ * (pipelined requests wait) until the client has read it.
  *
  * The process must ignore SIGPIPE (solocore.c does): OpenSSL writes to the
  * socket with write(2).
@@ -65,7 +72,20 @@ struct web_limits {
 	uint32_t max_body;         /* default 16 MiB (a TOML import of ~100k SIMs) */
 	uint32_t idle_ms;          /* default 60000 */
 	uint32_t request_ms;       /* default 30000 */
-	uint32_t h2_max_streams;   /* SETTINGS_MAX_CONCURRENT_STREAMS, default 100 */
+	uint32_t h2_max_streams;   /* SETTINGS_MAX_CONCURRENT_STREAMS, default 100: more open
+				    * streams on one connection are refused (RST_STREAM
+				    * REFUSED_STREAM) */
+	/* Request bodies are buffered only after the head has passed
+	 * authentication and the route's role; a route that needs none (login)
+	 * takes at most max_body_unauth bytes (default 16384, 413 beyond). */
+	uint32_t max_body_unauth;
+	/* Body bytes buffered over all connections and streams (default 64 MiB):
+	 * a request that would go beyond gets 503 + Retry-After. */
+	uint32_t max_body_total;
+	/* Open HTTP/2 streams over all connections (default 1024). */
+	uint32_t h2_max_streams_total;
+	/* Connections from one client address (IPv4, or IPv6 /64), default 16 (503). */
+	uint32_t max_conns_per_client;
 	/* No user in the database and no token: create user "admin" with a
 	 * random password printed once on stdout (default true). */
 	bool first_admin;

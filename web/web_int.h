@@ -111,6 +111,9 @@ struct web_conn {
 	bool want_write;
 	bool loopback;
 	bool waiting;           /* HTTP/1.1: a deferred response is pending; input held */
+	bool out_more;          /* HTTP/2: nghttp2 has more to send once out drains */
+	bool held;              /* HTTP/1.1: output over the high-water mark; parsing held */
+	uint8_t peer[16];       /* client address (IPv4 as v4-mapped), for the per-client cap */
 	uint64_t id;            /* unique per web: a deferred answer finds its connection */
 	uint8_t idle_goaway;    /* idle timer fired once already (GOAWAY pending) */
 	uint32_t events;        /* current ev mask */
@@ -173,6 +176,9 @@ struct web {
 	uint32_t login_global_fails;
 	uint64_t logins_ok, logins_failed, logins_limited;
 	uint64_t next_conn_id;
+	uint64_t body_bytes;           /* request body bytes buffered now, all connections */
+	uint32_t h2_streams;           /* HTTP/2 streams open now, all connections */
+	uint64_t refused_body, refused_streams, refused_client;   /* limit counters */
 	struct web_auth_worker *aw;    /* the KDF thread (api_auth.c), made on first login */
 	/* The SMF's and the UPF's views (api_sess.c: web_attach_smf / web_attach_upf), not
 	 * owned (they outlive web). With smf set, the AMF's UE view and stats (api_amf.c) add
@@ -222,10 +228,37 @@ int web_h2_input(struct web_conn *c, const uint8_t *data, size_t len);
 /* Let nghttp2 produce frames into c->out. Negative: close. */
 int web_h2_flush(struct web_conn *c);
 nghttp2_session *web_h2_session(struct web_conn *c);
+/* c has a request stream open (answers going out count as activity; PING ACKs do not). */
+bool web_h2_open(struct web_conn *c);
+/* A stream of c waits for a deferred answer (a worker's job). */
+bool web_h2_deferred(struct web_conn *c);
+/* The request deadline of c's HTTP/2 streams passed (or may have): 408 to the late ones. */
+void web_h2_timeout(struct web_conn *c);
 
 /* tls.c */
 int web_tls_ctx(const char *cert, const char *key, SSL_CTX **out);
 
+/* server.c: account n more (add) or fewer body bytes in w->body_bytes. 0, or -ENOBUFS
+ * when adding would exceed limits.max_body_total (nothing counted). */
+int web_body_account(struct web *w, size_t n, bool add);
+/* server.c: restart c's idle timer (a request began, or output made progress). */
+void web_conn_touch(struct web_conn *c);
+/* h1.c: output drained below the mark: parse what waited. Negative: close. */
+int web_h1_resume(struct web_conn *c);
+/* Output bytes queued on c now. */
+static inline size_t web_conn_queued(const struct web_conn *c)
+{
+	return c->out.len - c->out.off;
+}
+#define WEB_OUT_HIGH_WATER (1u << 20)
+
+/* router.c: the request head alone (before any body byte): the route, the
+ * caller's rights. 0: go on, *body_cap is the body limit for this request
+ * (limits.max_body when authenticated for a route that needs it, else
+ * limits.max_body_unauth); 1: resp holds the answer (401/403) to send at
+ * once, after which the body is not read. */
+int web_preauth(struct web *web, const char *method, const char *target, const struct web_hdrs *hdrs,
+		bool loopback, size_t *body_cap, struct web_resp *resp);
 /* router.c: parse path and query, authenticate, route, fill resp. */
 void web_dispatch(struct web *web, const char *method, const char *target,
 		  const struct web_hdrs *hdrs, bool loopback, const uint8_t *body, size_t body_len, struct web_resp *resp);
