@@ -132,8 +132,13 @@ int amf_a_an_rel(struct amf_ue *ue, struct amf_gmm_ctx *c)
 	ue->ics_sent = false;
 	ue->release_pending = false;
 	ue->paged = false;
-	/* TS 23.502 4.2.6: user planes deactivated (association loss: sessions released). */
-	amf_sm_an_released(ue, amf->an_lost);
+	/* TS 23.502 4.2.6 / TS 23.527: an AN release, whatever ended the N2 connection (a
+	 * release, an NG Reset, the loss of the gNB's association): the sessions stay with
+	 * their addresses, their user planes are deactivated (downlink buffered), and the
+	 * next service request, on any gNB, re-establishes them. */
+	if (amf->an_lost)
+		amf_ue_log(LOGL_INFO, ue, "N2 association lost: AN release, sessions kept");
+	amf_sm_an_released(ue, false);
 	/* Procedures that need the connection end with it. */
 	amf_tmr_stop(ue, AMF_T3560);
 	amf_tmr_stop(ue, AMF_T3570);

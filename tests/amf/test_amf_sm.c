@@ -144,42 +144,56 @@ static void test_rejects(void **state)
 	assert_int_equal(sessions(), 0);
 }
 
-/* Issue 6: a gNB association lost while sessions are active: every session released (no
- * rule, no address, no session context left); the UEs are CM-IDLE and learn it from the
- * PDU session status of their next service request. */
+/* TS 23.502 4.2.6 / TS 23.527 (issue 14 item 1; issue 6 asked for the opposite, the
+ * specification wins): a gNB association lost while sessions are active is an AN release.
+ * The sessions and their addresses stay, their user planes are deactivated; the gNB comes
+ * back and u1's service request re-establishes them on the same addresses. */
 static void test_gnb_loss_with_sessions(void **state)
 {
 	struct sue u1, u2;
 	struct nas_msg dl;
 	struct amf_ue_info info;
+	struct smf_sess_info si;
 	struct smf_stats st;
+	uint32_t a1, a2;
+	static const uint8_t both[2] = { 1, 2 };
 
 	(void)state;
 	registered(&u1, "0000000001", 1);
 	registered(&u2, "0000000002", 2);
-	establish(&u1, 1, "internet", &SN1);
-	establish(&u1, 2, "ims", &SN1);
+	a1 = establish(&u1, 1, "internet", &SN1);
+	a2 = establish(&u1, 2, "ims", &SN1);
 	establish(&u2, 1, "internet", &SN1);
 	pool_used("internet", 2);
 	pool_used("ims", 1);
 	amf_n2_assoc_down(H.amf, ASSOC);
-	assert_int_equal(sessions(), 0);
-	pool_used("internet", 0);
-	pool_used("ims", 0);
+	assert_int_equal(sessions(), 3);
+	pool_used("internet", 2);
+	pool_used("ims", 1);
 	smf_get_stats(S, &st);
-	assert_int_equal(st.rel_local, 3);
+	assert_int_equal(st.rel_local, 0);
+	sess(&u1, 1, &si);
+	assert_false(si.up_active);
 	assert_int_equal(amf_ue_info_by_supi(H.amf, u1.supi, &info), 0);
-	assert_int_equal(info.psi_map, 0);
+	assert_int_equal(info.state, AMF_GMM_REGISTERED);
+	assert_int_equal(info.psi_map, (1u << 1) | (1u << 2));
 	assert_int_equal(info.amf_ue_ngap_id, UINT64_MAX);
 	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 0);
-	/* The gNB comes back; u1's service request learns that no session is left. */
+	/* The gNB comes back (a new NG Setup); u1's service request brings both back. */
 	h_ng_setup(&H, ASSOC);
-	service_req(&u1, 3, true, 1u << 1, true, (1u << 1) | (1u << 2));
+	service_req(&u1, 3, true, (1u << 1) | (1u << 2), true, (1u << 1) | (1u << 2));
 	assert_int_equal(sue_dl(&H, &u1, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
 	assert_int_equal(dl.type, NAS_SERVICE_ACCEPT);
-	assert_int_equal(dl.svc_acc.pdu_session_status, 0);
-	assert_int_equal(dl.svc_acc.reactivation_result, 1u << 1);
-	assert_int_equal(H.m.u.initial_context_setup_request.n_sessions, 0);
+	assert_int_equal(dl.svc_acc.pdu_session_status, (1u << 1) | (1u << 2));
+	assert_int_equal(dl.svc_acc.reactivation_result, 0);
+	assert_int_equal(H.m.u.initial_context_setup_request.n_sessions, 2);
+	ics_rsp(&u1, 2, both);
+	sess(&u1, 1, &si);
+	assert_true(si.up_active);
+	assert_int_equal(si.ue_addr, a1);
+	sess(&u1, 2, &si);
+	assert_true(si.up_active);
+	assert_int_equal(si.ue_addr, a2);
 }
 
 /* A service request for a UE the AMF does not know: SERVICE REJECT #9 and release. */

@@ -134,18 +134,20 @@ rejects)
 	;;
 gnbloss)
 	# 10 UEs with a session each, connected; then their gNB's association is aborted (the
-	# gNB is lost): no UE context, no session, no address left; the AMF logs the loss.
+	# gNB is lost). TS 23.502 4.2.6 / TS 23.527: an AN release -- the UEs go CM-IDLE, their
+	# sessions and addresses stay (user plane deactivated) for the next service request;
+	# the AMF logs the loss.
 	CORE_LOG=info mk_cycle_config "$TMP/info.yaml" info
 	start_core "$TMP/info.yaml" || exit 1
 	run_ransim lost $R --sims "$TMP/sims.toml" --ues 10 --concurrency 10 --session --dereg none --abort
 	expect lost ues_ok 10; expect lost pdu_established 10; expect_rc lost 0
-	wait_stat "smf_sessions 0"
-	expect_stat smf_est_accepted 10; expect_stat smf_sessions 0; expect_stat "pool_used internet" 0
+	wait_stat "gnbs 0"
+	expect_stat smf_est_accepted 10; expect_stat smf_sessions 10; expect_stat "pool_used internet" 10
 	expect_stat gnbs 0
 	grep -q "down gnb=.* ues=10" "$TMP/core.log" || fail "AMF did not log the association down with 10 UEs"
 	grep "down gnb=" "$TMP/core.log" | head -n 1
-	# the UEs themselves stay registered (CM-IDLE, the AMF's choice): the sessions and
-	# their addresses are what the loss must take away
+	grep -q "N2 association lost: AN release, sessions kept" "$TMP/core.log" ||
+		fail "AMF did not treat the association loss as an AN release"
 	expect_stat registered 10
 	;;
 unknown_svc)
