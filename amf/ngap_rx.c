@@ -118,41 +118,69 @@ static void gnb_note_slice(struct amf_gnb *gnb, const struct ngap_snssai *ns)
 		gnb->slices[gnb->n_slices++] = (struct amf_snssai){ ns->sst, sd };
 }
 
-/* TS 38.413 8.7.1: accept when at least one supported TA is in our PLMN with a TAC we
- * serve and a slice we serve. Returns 0 or fills the failure cause. */
-static int check_tas(struct amf *amf, struct amf_gnb *gnb, uint8_t n_tas,
-		     const struct ngap_supported_ta *tas, struct ngap_cause *cause)
+struct ta_check {
+	bool plmn_ok, tac_ok, slice_ok;
+};
+
+/* One (TA, broadcast PLMN, slice) of the gNB's list. */
+static void ta_note(struct amf *amf, struct amf_gnb *gnb, struct ta_check *k, uint32_t tac,
+		    const struct ngap_plmn *plmn, const struct ngap_snssai *slice)
 {
-	bool plmn_ok = false, tac_ok = false, slice_ok = false;
-	unsigned i, j, k;
+	unsigned i;
+
+	if (memcmp(plmn->v, amf->cfg.plmn, 3) != 0)
+		return;
+	k->plmn_ok = true;
+	if (!tac_served(amf, tac))
+		return;
+	k->tac_ok = true;
+	if (slice) {
+		if (slice_served(amf, slice))
+			k->slice_ok = true;
+		gnb_note_slice(gnb, slice);
+	}
+	for (i = 0; i < gnb->n_tacs; i++)
+		if (gnb->tacs[i] == tac)
+			return;
+	/* Only TACs we serve are kept: at most amf.tacs of them (<= AMF_GNB_TAC_MAX). */
+	if (gnb->n_tacs < AMF_GNB_TAC_MAX)
+		gnb->tacs[gnb->n_tacs++] = tac;
+}
+
+/* TS 38.413 8.7.1: accept when at least one supported TA is in our PLMN with a TAC we
+ * serve and a slice we serve. The whole list (up to maxnoofTACs 256 x maxnoofBPLMNs 12 x
+ * maxnoofSliceItems 1024) is walked from its octets, without a copy. Returns 0 or fills
+ * the failure cause. */
+static int check_tas(struct amf *amf, struct amf_gnb *gnb, uint8_t n_tas,
+		     const struct ngap_supported_ta *tas, struct ngap_bytes raw, struct ngap_cause *cause)
+{
+	struct ta_check k = { false, false, false };
+	unsigned i, j, m;
 
 	gnb->n_tacs = 0;
 	gnb->n_slices = 0;
-	for (i = 0; i < n_tas; i++) {
-		uint32_t tac = tac24(tas[i].tac);
+	if (raw.len) {
+		struct ngap_ta_iter it;
+		struct ngap_ta_entry e;
+		int rc = ngap_ta_iter_init(&it, raw);
 
-		for (j = 0; j < tas[i].n_plmns; j++) {
-			if (memcmp(tas[i].plmns[j].plmn.v, amf->cfg.plmn, 3) != 0)
-				continue;
-			plmn_ok = true;
-			if (!tac_served(amf, tac))
-				continue;
-			tac_ok = true;
-			for (k = 0; k < tas[i].plmns[j].n_slices; k++) {
-				if (slice_served(amf, &tas[i].plmns[j].slices[k]))
-					slice_ok = true;
-				gnb_note_slice(gnb, &tas[i].plmns[j].slices[k]);
+		while (rc >= 0 && (rc = ngap_ta_iter_next(&it, &e)) > 0)
+			ta_note(amf, gnb, &k, tac24(e.tac), &e.plmn, &e.slice);
+	} else {
+		for (i = 0; i < n_tas; i++)
+			for (j = 0; j < tas[i].n_plmns; j++) {
+				ta_note(amf, gnb, &k, tac24(tas[i].tac), &tas[i].plmns[j].plmn, NULL);
+				for (m = 0; m < tas[i].plmns[j].n_slices; m++)
+					ta_note(amf, gnb, &k, tac24(tas[i].tac), &tas[i].plmns[j].plmn,
+						&tas[i].plmns[j].slices[m]);
 			}
-			if (gnb->n_tacs < AMF_GNB_TAC_MAX)
-				gnb->tacs[gnb->n_tacs++] = tac;
-		}
 	}
-	if (!plmn_ok || !tac_ok) {
+	if (!k.plmn_ok || !k.tac_ok) {
 		/* No tracking area of ours: the gNB serves another network. */
 		*cause = (struct ngap_cause){ NGAP_CAUSE_MISC, AMF_CAUSE_MISC_UNKNOWN_PLMN };
 		return -EINVAL;
 	}
-	if (!slice_ok) {
+	if (!k.slice_ok) {
 		*cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, AMF_CAUSE_RN_SLICE_NOT_SUPPORTED };
 		return -EINVAL;
 	}
@@ -178,7 +206,7 @@ static void ng_setup(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ng_
 	gnb->paging_drx = rq->default_paging_drx;
 	memset(tx, 0, sizeof(*tx));
 	tx->proc = NGAP_PROC_NG_SETUP;
-	if (check_tas(amf, gnb, rq->n_tas, rq->tas, &cause) < 0) {
+	if (check_tas(amf, gnb, rq->n_tas, rq->tas, rq->tas_raw, &cause) < 0) {
 		tx->type = NGAP_UNSUCCESSFUL;
 		tx->u.ng_setup_failure.cause = cause;
 		/* TS 38.413 8.7.1.3: time to wait before the gNB retries. */
@@ -211,7 +239,7 @@ static void ran_config_update(struct amf *amf, struct amf_gnb *gnb,
 	memset(tx, 0, sizeof(*tx));
 	tx->proc = NGAP_PROC_RAN_CONFIGURATION_UPDATE;
 	/* TS 38.413 8.7.2: the supported TA list, when present, replaces the old one. */
-	if (rq->n_tas && check_tas(amf, gnb, rq->n_tas, rq->tas, &cause) < 0) {
+	if ((rq->n_tas || rq->tas_raw.len) && check_tas(amf, gnb, rq->n_tas, rq->tas, rq->tas_raw, &cause) < 0) {
 		tx->type = NGAP_UNSUCCESSFUL;
 		tx->u.ran_configuration_update_failure.cause = cause;
 		tx->u.ran_configuration_update_failure.has_time_to_wait = true;

@@ -895,6 +895,47 @@ static void test_ics_failure(void **state)
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
 }
 
+/* TS 38.413 9.3.1.x maxnoofTACs 256 (issue 14 item 6): an NG Setup listing 40 TAs of
+ * another PLMN's and ours only as the 30th is accepted -- the whole list is walked, not
+ * the first 16 the decoded arrays hold -- and paging reaches that gNB for TAC 1. */
+static void test_ng_setup_many_tas(void **state)
+{
+	static struct ngap_ta_entry e[40];
+	static uint8_t raw[4096];
+	static const uint8_t other[3] = { 0x21, 0xf3, 0x54 }, ours[3] = { 0x00, 0xf1, 0x10 };
+	int n;
+
+	(void)state;
+	for (unsigned i = 0; i < 40; i++) {
+		memset(&e[i], 0, sizeof(e[i]));
+		e[i].ta_idx = (uint16_t)i;
+		e[i].tac[2] = (uint8_t)(i + 10);
+		memcpy(e[i].plmn.v, other, 3);
+		e[i].slice.sst = 1;
+	}
+	e[29].tac[2] = 1;
+	memcpy(e[29].plmn.v, ours, 3);
+	e[29].slice.has_sd = true;
+	e[29].slice.sd[0] = 0x01;
+	e[29].slice.sd[1] = 0x02;
+	e[29].slice.sd[2] = 0x03;
+	n = ngap_enc_ta_list(e, 40, raw, sizeof(raw));
+	assert_true(n > 0);
+	amf_n2_assoc_up(H.amf, 9, 16, 16);
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_NG_SETUP;
+	M.u.ng_setup_request.ran_node_id.kind = NGAP_RAN_GNB;
+	memcpy(M.u.ng_setup_request.ran_node_id.plmn.v, ours, 3);
+	M.u.ng_setup_request.ran_node_id.id = 0x999;
+	M.u.ng_setup_request.ran_node_id.id_bits = 22;
+	M.u.ng_setup_request.tas_raw.p = raw;
+	M.u.ng_setup_request.tas_raw.len = (size_t)n;
+	M.u.ng_setup_request.default_paging_drx = 1;
+	h_send(&H, 9, 0, &M);
+	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_NG_SETUP);
+}
+
 /* A second InitialUEMessage on a RAN UE NGAP ID still in use replaces the old connection;
  * UE Radio Capability Info Indication is accepted silently. */
 static void test_duplicate_initial(void **state)
@@ -1040,6 +1081,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_guti_reallocation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ics_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_initial, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ng_setup_many_tas, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mutated_ngap, setup, teardown),
 	};
 
