@@ -151,9 +151,7 @@ static int h_users_delete(struct web *w, const struct web_req *req, struct web_r
 	if (db_user_delete(w->db, name) < 0 || db_token_delete_owner(w->db, name) < 0)
 		return -EIO;
 	/* Its sessions end now. */
-	for (unsigned i = 0; i < WEB_MAX_SESSIONS; i++)
-		if (!strcmp(w->sessions[i].user, name))
-			explicit_bzero(&w->sessions[i], sizeof(w->sessions[i]));
+	web_sessions_end_user(w, name);
 	web_resp_text(resp, 204, NULL, NULL, 0);
 	return 0;
 }
@@ -197,6 +195,8 @@ static int h_tokens_create(struct web *w, const struct web_req *req, struct web_
 		web_resp_error(resp, 400, "name", "name: 1..%d of A-Z a-z 0-9 . _ @ -", DB_NAME_MAX);
 	else if ((role = role_field(j, resp, true)) < 0)
 		;
+	else if (role > (int)req->role)
+		web_resp_error(resp, 403, "role", "a token cannot have more rights than its creator");
 	else if (db_token_create(w->db, name, req->user[0] ? req->user : "static", role, tok, &id) < 0)
 		web_resp_error(resp, 500, NULL, "cannot create the token");
 	else {

@@ -391,6 +391,9 @@ static void finish_user(struct web *w, struct web_job *j)
 			rc = db_user_update_hashed(w->db, j->user, j->role, j->stored);
 		if (rc == 0 && !j->role)
 			j->role = u.role;
+		/* A new password ends the sessions made with the old one. */
+		if (rc == 0)
+			web_sessions_end_user(w, j->user);
 	}
 	explicit_bzero(j->stored, sizeof(j->stored));
 	if (rc == -EEXIST)
@@ -528,14 +531,22 @@ static void finish_login(struct web *w, struct web_job *j)
 static int h_logout(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
 	(void)arg;
-	/* Drop every session of this user name that matches the caller's. */
-	for (unsigned i = 0; i < WEB_MAX_SESSIONS; i++)
-		if (w->sessions[i].expires && req->user[0] && !strcmp(w->sessions[i].user, req->user))
+	/* The caller's own session only: a token holder (read-only included)
+	 * cannot end its owner's browser sessions. */
+	for (unsigned i = 0; req->by_cookie && i < WEB_MAX_SESSIONS; i++)
+		if (w->sessions[i].expires && CRYPTO_memcmp(w->sessions[i].id_hash, req->sess_hash, 32) == 0)
 			explicit_bzero(&w->sessions[i], sizeof(w->sessions[i]));
 	snprintf(resp->set_cookie, sizeof(resp->set_cookie),
 		 WEB_SESSION_COOKIE "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict%s", w->tls ? "; Secure" : "");
 	web_resp_text(resp, 204, NULL, NULL, 0);
 	return 0;
+}
+
+void web_sessions_end_user(struct web *w, const char *user)
+{
+	for (unsigned i = 0; i < WEB_MAX_SESSIONS; i++)
+		if (w->sessions[i].expires && !strcmp(w->sessions[i].user, user))
+			explicit_bzero(&w->sessions[i], sizeof(w->sessions[i]));
 }
 
 static int h_session(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)

@@ -190,9 +190,23 @@ static enum web_role authenticate(struct web *w, const struct web_hdrs *hd, stru
 			struct db_token t;
 
 			if (db_token_check(w->db, auth + 7, &t) == 0) {
-				snprintf(req->who, sizeof(req->who), "%s (token %s)", t.owner, t.name);
-				snprintf(req->user, sizeof(req->user), "%s", t.owner);
-				return (enum web_role)t.role;
+				struct db_user u;
+
+				/* A token carries at most its creator's role now: a demoted
+				 * user's tokens are demoted with it, a deleted user's end
+				 * ("static": made with a static token, no user behind it). */
+				role = (enum web_role)t.role;
+				if (db_user_get(w->db, t.owner, &u) == 0) {
+					if ((enum web_role)u.role < role)
+						role = (enum web_role)u.role;
+				} else if (strcmp(t.owner, "static") != 0) {
+					role = WEB_ROLE_NONE;
+				}
+				if (role) {
+					snprintf(req->who, sizeof(req->who), "%s (token %s)", t.owner, t.name);
+					snprintf(req->user, sizeof(req->user), "%s", t.owner);
+					return role;
+				}
 			}
 		}
 		*fail = AUTH_BAD_TOKEN;
@@ -202,6 +216,18 @@ static enum web_role authenticate(struct web *w, const struct web_hdrs *hd, stru
 		char csrf[65];
 
 		role = web_session_find(w, sid, csrf, req->user);
+		if (role && w->db) {
+			struct db_user u;
+
+			/* The user's role now, not the one at login: a demotion or a
+			 * removal takes effect on the next request. */
+			role = db_user_get(w->db, req->user, &u) == 0 ? (enum web_role)u.role : WEB_ROLE_NONE;
+		}
+		if (role) {
+			unsigned hl = 32;
+
+			req->by_cookie = EVP_Digest(sid, strlen(sid), req->sess_hash, &hl, EVP_sha256(), NULL) == 1;
+		}
 		explicit_bzero(sid, sizeof(sid));
 		if (role) {
 			snprintf(req->who, sizeof(req->who), "%s", req->user);

@@ -53,6 +53,8 @@ struct web_req {
 	bool loopback;
 	char who[160];                 /* identity for the audit log */
 	char user[72];                 /* user name (session or token owner), "" otherwise */
+	bool by_cookie;                /* authenticated by a session cookie ... */
+	uint8_t sess_hash[32];         /* ... whose id hashes to this */
 };
 
 /* The request headers the router uses (any may be NULL). */
@@ -308,5 +310,7 @@ enum web_role web_session_find(struct web *web, const char *cookie, char *csrf_o
  * random password printed once on stdout. */
 int web_first_admin(struct web *web);
 uint64_t web_mono_s(void);
+/* api_auth.c: end every browser session of user (password changed, user deleted). */
+void web_sessions_end_user(struct web *web, const char *user);
 
 #endif

@@ -242,6 +242,76 @@ static void test_tokens(void **state)
 	srv_free(&s);
 }
 
+/* Issue 15 item 3: a demoted admin's cookie and the admin token it made lose
+ * admin rights at once; a password change ends its sessions; a token's
+ * holder cannot end its owner's browser sessions through /logout. */
+static void test_rights_change(void **state)
+{
+	struct srv s;
+	struct resp r;
+	struct sess a, a2;
+	char tok[DB_TOKEN_LEN + 1], extra[512];
+	json_t *j;
+
+	(void)state;
+	srv_start(&s, NULL);
+	mkuser(&s, "dora", "admin");
+	mkuser(&s, "adam", "admin");   /* not the last admin: she may be demoted */
+	login(&s, "dora", PW, &a);
+	login(&s, "dora", PW, &a2);
+	/* As admin: an admin token. */
+	assert_int_equal(req(&s, "POST", "/api/v1/tokens", a.both, "{\"name\":\"dt\",\"role\":\"admin\"}", &r), 201);
+	j = jbody(&r);
+	snprintf(tok, sizeof(tok), "%s", json_string_value(json_object_get(j, "token")));
+	json_decref(j);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/users", tok, NULL, &r), 200);
+	resp_free(&r);
+	/* Demoted to read by another admin. */
+	assert_int_equal(do_req(&s, "PUT", "/api/v1/users/dora", TOK_ADMIN, "{\"role\":\"read\"}", &r), 200);
+	resp_free(&r);
+	/* The cookie is a read session now: no user creation, no admin views. */
+	assert_int_equal(req(&s, "POST", "/api/v1/users", a.both,
+			     "{\"name\":\"evil\",\"role\":\"admin\",\"password\":\"" PW "\"}", &r), 403);
+	resp_free(&r);
+	assert_int_equal(req(&s, "GET", "/api/v1/users", a.cookie, NULL, &r), 403);
+	resp_free(&r);
+	assert_int_equal(req(&s, "GET", "/api/v1/session", a.cookie, NULL, &r), 200);
+	assert_non_null(strstr(r.body, "\"read\""));
+	resp_free(&r);
+	/* The token she made is limited to her role now. */
+	assert_int_equal(do_req(&s, "GET", "/api/v1/users", tok, NULL, &r), 403);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "POST", "/api/v1/subscribers", tok, webcli_sub1, &r), 403);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers", tok, NULL, &r), 200);
+	resp_free(&r);
+	/* The token's holder logs out: her browser sessions go on. */
+	assert_int_equal(do_req(&s, "POST", "/api/v1/logout", tok, NULL, &r), 204);
+	resp_free(&r);
+	assert_int_equal(req(&s, "GET", "/api/v1/session", a.cookie, NULL, &r), 200);
+	resp_free(&r);
+	/* Her own logout ends that session only. */
+	assert_int_equal(req(&s, "POST", "/api/v1/logout", a2.both, NULL, &r), 204);
+	resp_free(&r);
+	assert_int_equal(req(&s, "GET", "/api/v1/session", a2.cookie, NULL, &r), 401);
+	resp_free(&r);
+	assert_int_equal(req(&s, "GET", "/api/v1/session", a.cookie, NULL, &r), 200);
+	resp_free(&r);
+	/* A new password ends the sessions made with the old one. */
+	assert_int_equal(do_req(&s, "PUT", "/api/v1/users/dora", TOK_ADMIN, "{\"password\":\"another pw 2\"}", &r), 200);
+	resp_free(&r);
+	assert_int_equal(req(&s, "GET", "/api/v1/session", a.cookie, NULL, &r), 401);
+	resp_free(&r);
+	/* Deleted: her token ends too. */
+	assert_int_equal(do_req(&s, "DELETE", "/api/v1/users/dora", TOK_ADMIN, NULL, &r), 204);
+	resp_free(&r);
+	assert_int_equal(do_req(&s, "GET", "/api/v1/subscribers", tok, NULL, &r), 401);
+	resp_free(&r);
+	(void)extra;
+	srv_free(&s);
+}
+
 static void test_login_rate_limit(void **state)
 {
 	struct srv s;
@@ -667,6 +737,7 @@ int main(void)
 		cmocka_unit_test(test_login_cookie_csrf),
 		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_rights_change),
 		cmocka_unit_test(test_login_rate_limit),
 		cmocka_unit_test(test_audit),
 		cmocka_unit_test(test_users_crud),
