@@ -10,10 +10,13 @@
 #include "db/db_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "common/log.h"
 
@@ -163,9 +166,41 @@ int db_migrate_steps(sqlite3 *c, const char *const *steps, int n)
 	return 0;
 }
 
+int db_file_private(const char *path)
+{
+	/* K, OPc, password and token hashes: owner only, whatever the umask.
+	 * SQLite gives -wal and -shm the database file's mode when it makes
+	 * them; older ones (0644 from before) are tightened here too. */
+	static const char *const side[] = { "", "-wal", "-shm" };
+	char p[4200];
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0600) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	for (unsigned i = 1; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", path, side[i]);
+		if (chmod(p, 0600) < 0 && errno != ENOENT)
+			return -errno;
+	}
+	return 0;
+}
+
 int db_conn_open(const char *path, sqlite3 **out)
 {
 	sqlite3 *c = NULL;
+	int fr = db_file_private(path);
+
+	if (fr < 0) {
+		log_error("db", "cannot create %s: %s", path, strerror(-fr));
+		return fr;
+	}
 	int rc = sqlite3_open_v2(path, &c, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 				 /* each connection belongs to one thread */
 				 SQLITE_OPEN_NOMUTEX, NULL);
@@ -199,6 +234,10 @@ int db_conn_open(const char *path, sqlite3 **out)
 	 * API checks first (to answer -ENOENT / -EBUSY); this is the backstop. */
 	if (r == 0)
 		r = exec(c, "PRAGMA foreign_keys = ON");
+	/* After a checkpoint has moved everything, the WAL is cut back to this
+	 * size instead of keeping the largest it ever was (an import). */
+	if (r == 0)
+		r = exec(c, "PRAGMA journal_size_limit = 67108864");
 	if (r < 0) {
 		sqlite3_close(c);
 		return r;

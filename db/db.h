@@ -336,6 +336,7 @@ struct db_writer_stats {
 	uint64_t failed;      /* transactions that failed (rolled back, logged) */
 	uint64_t checkpoints; /* checkpoints that moved WAL frames into the database */
 	uint64_t ckpt_frames; /* frames moved by them */
+	uint64_t ckpt_attempts; /* checkpoints tried (idle periods that looked) */
 };
 
 /* Start the writer thread on its own connection to db's file. opts may be

@@ -21,6 +21,8 @@ struct db {
 
 /* SQLite result code to a negative errno. */
 int db_errno(int rc);
+/* Create path if absent and make it (and its -wal / -shm) 0600. 0 or -errno. */
+int db_file_private(const char *path);
 /* Open a connection with solocore's pragmas (WAL, synchronous=NORMAL, busy timeout). */
 int db_conn_open(const char *path, sqlite3 **out);
 /* Run the migration steps: steps[i] takes user_version i to i+1, each in

@@ -8,6 +8,7 @@
 #include "db/db_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,28 +491,35 @@ int db_backup(struct db *db, const char *path)
 {
 	sqlite3_stmt *st;
 
-	if (access(path, F_OK) == 0)
-		return -EEXIST;
+	/* Made empty and 0600 first (VACUUM INTO accepts an empty file): a
+	 * backup holds K, OPc and the password hashes. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
 	/* SQLite "VACUUM INTO": a transactionally consistent copy. */
 	int r = db_stmt(db, "VACUUM INTO ?", &st);
-	if (r < 0)
+	if (r < 0) {
+		unlink(path);
 		return r;
+	}
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		log_error("db", "backup failed: %s", sqlite3_errmsg(db->conn));
+		unlink(path);
 		return db_errno(rc);
 	}
 	return 0;
 }
 
-/* Open src read-only and check it; reason in err. */
-static int restore_check(const char *src, char *err, size_t errsz)
+/* Open src read-only: an SQLite file that passes its integrity check. */
+static int restore_integrity(const char *src, char *err, size_t errsz)
 {
 	sqlite3 *c = NULL;
 	sqlite3_stmt *st = NULL;
-	int r = -EINVAL, v = -1;
+	int r = -EINVAL;
 
 	if (sqlite3_open_v2(src, &c, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		snprintf(err, errsz, "not a database");
@@ -525,19 +533,11 @@ static int restore_check(const char *src, char *err, size_t errsz)
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if (sqlite3_prepare_v2(c, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (v < 1 || v > db_schema_latest()) {
-		snprintf(err, errsz, "schema version %d is not one this solocore knows (1..%d)", v,
-			 db_schema_latest());
-		goto out;
-	}
-	if (sqlite3_prepare_v2(c, "SELECT count(*) FROM subscribers", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW) {
-		snprintf(err, errsz, "no subscribers table");
+	if (sqlite3_prepare_v2(c, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int(st, 0) < 1 ||
+	    sqlite3_column_int(st, 0) > db_schema_latest()) {
+		snprintf(err, errsz, "schema version %d is not one this solocore knows (1..%d)",
+			 st && sqlite3_data_count(st) ? sqlite3_column_int(st, 0) : -1, db_schema_latest());
 		goto out;
 	}
 	r = 0;
@@ -547,44 +547,118 @@ out:
 	return r;
 }
 
-int db_restore_stage(struct db *db, const char *src, char *err, size_t errsz)
+static int count_sub(const struct db_subscriber *s, void *arg) { (void)s; (void)arg; return 0; }
+static int count_pol(const struct db_policy *p, void *arg) { (void)p; (void)arg; return 0; }
+static int count_user(const struct db_user *u, void *arg) { (void)u; (void)arg; return 0; }
+static int count_set(const char *k, const char *v, int64_t t, void *arg)
 {
-	char dst[4096], tmp[4200];
-	FILE *in = NULL, *out = NULL;
-	char buf[65536];
-	size_t n;
-	int r = restore_check(src, err, errsz);
+	(void)k; (void)v; (void)t; (void)arg;
+	return 0;
+}
+
+/* What the core does with a database at start-up, on path (a private copy:
+ * migrations may upgrade it in place): open, migrate, then read every
+ * subscriber, policy, user and setting as the UDM, the web and the
+ * settings overlay do, and check the foreign keys. Reason in err. */
+static int restore_check(const char *path, char *err, size_t errsz)
+{
+	struct db *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int r = restore_integrity(path, err, errsz);
 
 	if (r < 0)
 		return r;
+	if ((r = db_open(path, &db)) < 0) {
+		snprintf(err, errsz, "solocore cannot open it (schema or migration): %s", strerror(-r));
+		return -EINVAL;
+	}
+	if ((r = db_load_subscribers(db, count_sub, NULL)) < 0)
+		snprintf(err, errsz, "its subscribers cannot be loaded: %s", strerror(-r));
+	else if ((r = db_policy_walk(db, count_pol, NULL)) < 0)
+		snprintf(err, errsz, "its policies cannot be read: %s", strerror(-r));
+	else if ((r = db_user_list(db, count_user, NULL)) < 0)
+		snprintf(err, errsz, "its users cannot be read: %s", strerror(-r));
+	else if ((r = db_setting_walk(db, NULL, count_set, NULL)) < 0)
+		snprintf(err, errsz, "its settings cannot be read: %s", strerror(-r));
+	else if (sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM tokens", -1, &st, NULL) != SQLITE_OK ||
+		 sqlite3_step(st) != SQLITE_ROW || (sqlite3_finalize(st), st = NULL,
+		 sqlite3_prepare_v2(db->conn, "PRAGMA foreign_key_check", -1, &st, NULL)) != SQLITE_OK ||
+		 sqlite3_step(st) != SQLITE_DONE) {
+		snprintf(err, errsz, "its tokens table is unusable or a foreign key is broken");
+		r = -EINVAL;
+	}
+	sqlite3_finalize(st);
+	db_close(db);
+	return r < 0 ? -EINVAL : 0;
+}
+
+/* Copy src to dst (new, 0600), fsync'ed. */
+static int copy_private(const char *src, const char *dst)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(src, O_RDONLY | O_CLOEXEC), out, r = 0;
+
+	if (in < 0)
+		return -errno;
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (out < 0) {
+		r = -errno;
+		close(in);
+		return r;
+	}
+	while (r == 0 && (n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 || write(out, buf, (size_t)n) != n)
+			r = -EIO;
+	}
+	if (r == 0 && fsync(out) != 0)
+		r = -errno;
+	close(in);
+	close(out);
+	if (r < 0)
+		unlink(dst);
+	return r;
+}
+
+static void unlink_side(const char *path)
+{
+	char side[4400];
+
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+}
+
+int db_restore_stage(struct db *db, const char *src, char *err, size_t errsz)
+{
+	char dst[4096], tmp[4200];
+	int r;
+
 	snprintf(dst, sizeof(dst), "%s.restore", db->path);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", dst);
-	in = fopen(src, "rb");
-	out = fopen(tmp, "wb");
-	r = in && out ? 0 : -errno;
-	while (r == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			r = -EIO;
-	if (in && ferror(in))
-		r = -EIO;
-	if (in)
-		fclose(in);
-	if (out && (fflush(out) != 0 || fsync(fileno(out)) != 0))
-		r = -EIO;
-	if (out)
-		fclose(out);
-	if (r == 0 && rename(tmp, dst) != 0)
+	/* Validated as the copy that will be moved in place (what the next start opens). */
+	r = restore_integrity(src, err, errsz);
+	if (r < 0)
+		return r;
+	if ((r = copy_private(src, tmp)) < 0) {
+		snprintf(err, errsz, "cannot stage the restore: %s", strerror(-r));
+		return r;
+	}
+	r = restore_check(tmp, err, errsz);
+	unlink_side(tmp);   /* closed: the WAL was checkpointed into tmp */
+	if (r == 0 && rename(tmp, dst) != 0) {
 		r = -errno;
-	if (r < 0) {
-		unlink(tmp);
 		snprintf(err, errsz, "cannot stage the restore: %s", strerror(-r));
 	}
+	if (r < 0)
+		unlink(tmp);
 	return r;
 }
 
 int db_restore_apply(const char *path)
 {
-	char src[4096], side[4200], err[160];
+	char src[4096], prev[4200], err[160];
 
 	snprintf(src, sizeof(src), "%s.restore", path);
 	if (access(src, F_OK) != 0)
@@ -593,16 +667,40 @@ int db_restore_apply(const char *path)
 		log_error("db", "%s: %s: not applied", src, err);
 		return -EINVAL;
 	}
-	/* The old WAL belongs to the old file: drop it before the swap. */
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
+	unlink_side(src);
+	/* The previous database is kept as PATH.prev: a consistent copy made by
+	 * SQLite (its WAL included), or the file as it is when SQLite cannot read it. */
+	snprintf(prev, sizeof(prev), "%s.prev", path);
+	if (access(path, F_OK) == 0) {
+		sqlite3 *old = NULL;
+		sqlite3_stmt *st = NULL;
+		int fd, ok = 0;
+
+		unlink(prev);
+		fd = open(prev, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			close(fd);
+		if (fd >= 0 && db_conn_open(path, &old) == 0 &&
+		    sqlite3_prepare_v2(old, "VACUUM INTO ?", -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_bind_text(st, 1, prev, -1, SQLITE_STATIC) == SQLITE_OK)
+			ok = sqlite3_step(st) == SQLITE_DONE;
+		sqlite3_finalize(st);
+		sqlite3_close(old);
+		if (!ok) {
+			unlink(prev);
+			if (copy_private(path, prev) < 0) {
+				log_error("db", "cannot keep %s as %s: restore not applied", path, prev);
+				return -EIO;
+			}
+		}
+	}
+	/* The old WAL belongs to the old file (kept in PATH.prev): drop it before the swap. */
+	unlink_side(path);
 	if (rename(src, path) != 0) {
 		int e = errno;
 		log_error("db", "cannot move %s over %s: %s", src, path, strerror(e));
 		return -e;
 	}
-	log_info("db", "restored %s from a staged backup", path);
+	log_info("db", "restored %s from a staged backup; the previous database is %s", path, prev);
 	return 0;
 }

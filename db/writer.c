@@ -215,16 +215,21 @@ static void *writer_main(void *arg)
 		while (w->pending->n == 0 && !w->stop) {
 			struct timespec idle;
 			deadline_after(&idle, w->checkpoint_ms);
-			if (pthread_cond_timedwait(&w->wake, &w->mu, &idle) == ETIMEDOUT && ckpt_due) {
+			if (pthread_cond_timedwait(&w->wake, &w->mu, &idle) != ETIMEDOUT)
+				continue;
+			/* Our batches make a checkpoint due; the API's writes on the
+			 * control thread's connection we cannot see, so every 8th idle
+			 * period looks anyway. Re-armed on every tick: an idle tick that
+			 * finds nothing to move must not end checkpointing for good. */
+			if (ckpt_due || (++w->idle_ticks % 8) == 0) {
 				uint64_t n = 0, frames = 0;
 				pthread_mutex_unlock(&w->mu);
 				checkpoint(w, &n, &frames);
 				pthread_mutex_lock(&w->mu);
 				w->st.checkpoints += n;
 				w->st.ckpt_frames += frames;
-				/* Nothing moved: no writes since; wait for the next change of
-				 * ours, and look again every few idle periods for the API's. */
-				ckpt_due = n != 0 || (w->idle_ticks++ % 8) == 7;
+				w->st.ckpt_attempts++;
+				ckpt_due = n != 0;   /* frames moved: look again next period */
 			}
 		}
 		if (w->pending->n == 0)

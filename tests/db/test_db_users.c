@@ -262,12 +262,36 @@ static void test_backup_restore(void **state)
 	assert_int_equal(db_restore_stage(db, t.file, err, sizeof(err)), -EINVAL);
 	assert_true(err[0] != 0);
 	assert_int_not_equal(access(staged, F_OK), 0);
+	/* Issue 15 item 5: an SQLite file with the right user_version but a
+	 * subscribers table the core cannot load is refused before staging. */
+	{
+		char bad[128];
+		sqlite3 *c;
+
+		snprintf(bad, sizeof(bad), "%s/bad.db", t.dir);
+		assert_int_equal(sqlite3_open(bad, &c), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(c, "CREATE TABLE subscribers (x); INSERT INTO subscribers VALUES (1);"
+					      "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(c);
+		assert_int_equal(db_restore_stage(db, bad, err, sizeof(err)), -EINVAL);
+		printf("refused: %s\n", err);
+		assert_int_not_equal(access(staged, F_OK), 0);
+	}
 	assert_int_equal(db_restore_stage(db, bk, err, sizeof(err)), 0);
 	db_close(db);
 	assert_int_equal(db_open(t.db, &db), 0);
 	assert_int_equal(db_subscriber_count(db), 1);
 	assert_int_not_equal(access(staged, F_OK), 0);
 	db_close(db);
+	/* The database it replaced is kept, whole (both subscribers). */
+	{
+		char prev[160];
+
+		snprintf(prev, sizeof(prev), "%s.prev", t.db);
+		assert_int_equal(db_open(prev, &db), 0);
+		assert_int_equal(db_subscriber_count(db), 2);
+		db_close(db);
+	}
 	dbt_cleanup(&t);
 }
 
