@@ -70,6 +70,7 @@ struct amf_cfg {
 	uint32_t t3522_ms;         /* network-initiated deregistration */
 	uint32_t t3550_ms;         /* registration accept → complete */
 	uint32_t t3555_ms;         /* configuration update command */
+	uint32_t release_guard_ms; /* UE CONTEXT RELEASE COMMAND without COMPLETE: released anyway */
 	uint32_t t3560_ms;         /* authentication / security mode */
 	uint32_t t3570_ms;         /* identification */
 	uint32_t mobile_reachable_s;   /* default T3512 + 4 min (TS 24.501 5.3.7) */

@@ -76,6 +76,7 @@ enum amf_tmr {
 	AMF_T3513,         /* PAGING (TS 24.501 5.6.2.2.1), repeated by the AMF */
 	AMF_TMR_MOBILE_REACHABLE,
 	AMF_TMR_IMPLICIT_DEREG,
+	AMF_TMR_RELEASE_GUARD,     /* UE CONTEXT RELEASE COMMAND sent, COMPLETE awaited */
 	AMF_TMR_COUNT,
 };
 /* TS 24.501 5.4.1.3.7 b), 5.4.2.7 b), 5.4.3.7 b), 5.5.1.2.8 c), 5.5.2.3.5 a):
@@ -459,6 +460,7 @@ void amf_on_t3522_giveup(struct amf_ue *ue);
 void amf_on_t3555_giveup(struct amf_ue *ue);
 void amf_on_mobile_reachable(struct amf_ue *ue);
 void amf_on_implicit_dereg(struct amf_ue *ue);
+void amf_on_release_guard(struct amf_ue *ue);
 /* Resend ue->last_nas (re-protected with a fresh downlink COUNT). 0 or -errno. */
 int amf_nas_retransmit(struct amf_ue *ue);
 
@@ -590,6 +592,8 @@ uint16_t amf_sm_status(struct amf_ue *ue, bool has, uint16_t ue_map);
 void amf_on_t3513(struct amf_ue *ue);
 /* Page a CM-IDLE UE (T3513 repeats) when it is not being paged already. */
 void amf_sm_page(struct amf_ue *ue);
+/* Tell the SMF the UE's allowed NSSAI (after an accept or a change of it). */
+void amf_sm_allowed_sync(struct amf_ue *ue);
 /* Network-requested release (TS 24.501 6.3.3) of the sessions whose S-NSSAI is not in
  * ue->allowed, with 5GSM cause. Returns the sessions asked to release. */
 unsigned amf_sm_release_disallowed(struct amf_ue *ue, uint8_t cause);

@@ -144,6 +144,7 @@ int amf_a_an_rel(struct amf_ue *ue, struct amf_gmm_ctx *c)
 	amf_tmr_stop(ue, AMF_T3570);
 	amf_tmr_stop(ue, AMF_T3555);
 	amf_tmr_stop(ue, AMF_T3522);
+	amf_tmr_stop(ue, AMF_TMR_RELEASE_GUARD);
 	if (ue->nssai_cuc_inflight) {
 		/* TS 24.501 5.4.4.5 b): lower layer failure before COMPLETE: the allowed
 		 * NSSAI is sent again on the next connection. */
@@ -478,6 +479,14 @@ void amf_on_mobile_reachable(struct amf_ue *ue)
 {
 	/* TS 24.501 5.3.7: start the implicit de-registration timer. */
 	amf_tmr_start(ue, AMF_TMR_IMPLICIT_DEREG);
+}
+
+void amf_on_release_guard(struct amf_ue *ue)
+{
+	/* The gNB never answered the UE CONTEXT RELEASE COMMAND: the N2 connection is
+	 * considered gone (TS 38.413 8.3.3), exactly as if it had. */
+	amf_ue_log(LOGL_WARN, ue, "no UE CONTEXT RELEASE COMPLETE: released locally");
+	amf_ue_an_released(ue);
 }
 
 void amf_on_implicit_dereg(struct amf_ue *ue)

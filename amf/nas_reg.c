@@ -363,6 +363,7 @@ static int reg_accept(struct amf_ue *ue)
 	if (!sub)
 		return amf_reg_reject(ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
 	compute_allowed(ue, sub);
+	amf_sm_allowed_sync(ue);
 	if (!ue->allowed.n) {
 		/* TS 24.501 5.5.1.2.5 #62: no S-NSSAI can be allowed. */
 		return amf_reg_reject(ue, AMF_5GMM_NO_NETWORK_SLICES);
@@ -729,6 +730,7 @@ unsigned amf_nssai_refresh(struct amf *amf, const struct amf_snssai *old, unsign
 			continue;
 		changed++;
 		ue->allowed = nw;
+		amf_sm_allowed_sync(ue);
 		amf_sm_release_disallowed(ue, NAS_5GSM_REGULAR_DEACTIVATION);
 		ue->nssai_cuc_pending = true;
 		amf_nssai_cuc_try(ue);

@@ -35,16 +35,37 @@ static struct smf_ue *sm_of(struct amf_ue *ue)
 	struct amf *amf = ue->amf;
 	int rc;
 
-	if (!amf->smf || !ue->has_supi)
-		return NULL;
+	if (!amf->smf || !ue->has_supi || !ue->supi_indexed)
+		return NULL;   /* sessions only for an authenticated context */
 	if (!ue->sm) {
 		rc = smf_ue_attach(amf->smf, ue->supi, ue, &ue->sm);
 		if (rc < 0) {
 			amf_ue_log(LOGL_WARN, ue, "smf attach failed rc=%d", rc);
 			ue->sm = NULL;
 		}
+		amf_sm_allowed_sync(ue);
 	}
 	return ue->sm;
+}
+
+/* TS 23.502 4.3.2.2.1 step 1: the SMF picks the default S-NSSAI of a request without
+ * one from the UE's allowed NSSAI (issue 14 item 8), so it gets every change of it. */
+void amf_sm_allowed_sync(struct amf_ue *ue)
+{
+	struct ngap_snssai n[AMF_MAX_NSSAI];
+	unsigned i;
+
+	if (!ue->sm || !ue->amf->smf)
+		return;
+	for (i = 0; i < ue->allowed.n && i < AMF_MAX_NSSAI; i++) {
+		memset(&n[i], 0, sizeof(n[i]));
+		n[i].sst = ue->allowed.s[i].sst;
+		n[i].has_sd = ue->allowed.s[i].sd != AMF_SD_NONE;
+		n[i].sd[0] = (uint8_t)(ue->allowed.s[i].sd >> 16);
+		n[i].sd[1] = (uint8_t)(ue->allowed.s[i].sd >> 8);
+		n[i].sd[2] = (uint8_t)ue->allowed.s[i].sd;
+	}
+	smf_ue_set_allowed_nssai(ue->amf->smf, ue->sm, n, i);
 }
 
 /* Send what the SMF asked for (smf.h "Calling convention"). 0, -EAGAIN or -errno. */

@@ -309,12 +309,29 @@ int amf_n2_reset(struct amf *amf, uint32_t assoc)
 
 static void error_indication(struct amf *amf, struct amf_gnb *gnb, const struct ngap_error_indication *e)
 {
+	struct amf_ue *ue;
+
 	/* TS 38.413 8.7.5: informational; the procedure it refers to handles its own failure. */
 	log_rl(LOGL_WARN, "amf", NULL, "assoc=%u Error Indication amf-ue=%lld ran-ue=%lld cause=%d/%d",
 	       gnb->assoc, e->has_amf_ue_id ? (long long)e->amf_ue_id : -1LL,
 	       e->has_ran_ue_id ? (long long)e->ran_ue_id : -1LL,
 	       e->has_cause ? e->cause.group : -1, e->has_cause ? e->cause.value : -1);
-	(void)amf;
+	if (!e->has_amf_ue_id)
+		return;
+	ue = amf_ue_by_amf_id(amf, e->amf_ue_id);
+	if (!ue || ue->gnb != gnb || (e->has_ran_ue_id && e->ran_ue_id != ue->ran_ue_ngap_id))
+		return;
+	/* TS 38.413 8.7.5 / 10.6: the gNB has no (or another) context for this UE, or the
+	 * connection's signalling failed: the connection is cleaned up. An unknown or
+	 * inconsistent ID means the gNB holds nothing to release. */
+	if (ue->release_pending ||
+	    (e->has_cause && e->cause.group == NGAP_CAUSE_RADIO_NETWORK &&
+	     (e->cause.value == AMF_CAUSE_RN_UNKNOWN_LOCAL_UE_ID ||
+	      e->cause.value == AMF_CAUSE_RN_INCONSISTENT_REMOTE_UE_ID))) {
+		amf_ue_an_released(ue);
+		return;
+	}
+	amf_ngap_release(ue, NGAP_CAUSE_RADIO_NETWORK, AMF_CAUSE_RN_UNSPECIFIED);
 }
 
 /* The UE context of a UE-associated message, checking both IDs (TS 38.413 10.6). */

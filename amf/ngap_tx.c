@@ -248,6 +248,7 @@ int amf_ngap_release(struct amf_ue *ue, uint8_t cause_group, uint8_t cause_value
 	tx->u.ue_context_release_command.ran_ue_id = ue->ran_ue_ngap_id;
 	tx->u.ue_context_release_command.cause = (struct ngap_cause){ cause_group, cause_value };
 	ue->release_pending = true;
+	amf_tmr_start(ue, AMF_TMR_RELEASE_GUARD);
 	return amf_ngap_send(amf, ue->gnb->assoc, ue->stream, tx);
 }
 

@@ -29,6 +29,8 @@ static const struct tmr_def tmr_defs[AMF_TMR_COUNT] = {
 	/* TS 24.501 5.3.7 */
 	[AMF_TMR_MOBILE_REACHABLE] = { "mobile-reachable", false, amf_on_mobile_reachable },
 	[AMF_TMR_IMPLICIT_DEREG] = { "implicit-dereg", false, amf_on_implicit_dereg },
+	/* TS 38.413 8.3.3: a release that is never completed must not keep the context */
+	[AMF_TMR_RELEASE_GUARD] = { "release-guard", false, amf_on_release_guard },
 };
 
 const char *amf_tmr_name(enum amf_tmr t)
@@ -57,6 +59,7 @@ static uint64_t tmr_ms(const struct amf_cfg *c, enum amf_tmr t)
 		return (wire + (c->mobile_reachable_s - c->t3512_s)) * 1000;
 	}
 	case AMF_TMR_IMPLICIT_DEREG: return (uint64_t)c->implicit_dereg_s * 1000;
+	case AMF_TMR_RELEASE_GUARD: return c->release_guard_ms;
 	case AMF_TMR_COUNT: break;
 	}
 	return 0;

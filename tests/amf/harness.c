@@ -63,6 +63,7 @@ void h_cfg(struct amf_cfg *cfg)
 	cfg->t3570_ms = 20;
 	cfg->t3522_ms = 20;
 	cfg->t3555_ms = 20;
+	cfg->release_guard_ms = 20;
 	cfg->network_full_name[0] = '\0';
 	cfg->network_short_name[0] = '\0';
 	cfg->send_tz = false;
@@ -558,7 +559,8 @@ void sue_register(struct h *h, struct sue *ue, uint8_t nia, uint8_t nea)
 	assert_memory_equal(h->m.u.initial_context_setup_request.security_key, kgnb, 32);
 	/* Allowed = requested ∩ subscribed ∩ served: the tests subscribe what they request. */
 	assert_int_equal(h->m.u.initial_context_setup_request.n_allowed_nssai, ue->requested.n ? ue->requested.n : 1);
-	assert_int_equal(h->m.u.initial_context_setup_request.allowed_nssai[0].sst, 1);
+	assert_int_equal(h->m.u.initial_context_setup_request.allowed_nssai[0].sst,
+			 ue->requested.n ? ue->requested.s[0].sst : 1);
 	assert_int_equal(h->m.u.initial_context_setup_request.guami.set_id, h->cfg.amf_set_id);
 	/* NR encryption bits: NEA1..3 supported (first three bits of the 16-bit string). */
 	assert_int_equal(h->m.u.initial_context_setup_request.ue_sec_cap.nr_enc,
@@ -571,7 +573,9 @@ void sue_register(struct h *h, struct sue *ue, uint8_t nia, uint8_t nea)
 	assert_int_equal(dl.reg_acc.tai_list.n, 1);
 	assert_true(dl.reg_acc.has_allowed_nssai);
 	assert_int_equal(dl.reg_acc.allowed_nssai.n, ue->requested.n ? ue->requested.n : 1);
-	assert_int_equal(dl.reg_acc.allowed_nssai.s[0].sd, 0x010203);
+	if (!ue->requested.n || ue->requested.s[0].has_sd)
+		assert_int_equal(dl.reg_acc.allowed_nssai.s[0].sd,
+				 ue->requested.n ? ue->requested.s[0].sd : 0x010203);
 	assert_true(dl.reg_acc.has_t3512);
 	assert_true(dl.reg_acc.has_nw_feature_support);
 	ue->has_guti = true;

@@ -895,6 +895,74 @@ static void test_ics_failure(void **state)
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
 }
 
+/* TS 38.413 8.3.3 (issue 14 item 6): a UE CONTEXT RELEASE COMMAND the gNB never
+ * completes does not keep the N2 connection for ever: after the guard the UE is CM-IDLE,
+ * still registered. */
+static void test_release_guard(void **state)
+{
+	struct sue ue;
+	struct amf_ue_info info;
+	unsigned i;
+
+	(void)state;
+	registered_ue(&ue);
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST;
+	M.u.ue_context_release_request.amf_ue_id = ue.amf_id;
+	M.u.ue_context_release_request.ran_ue_id = ue.ran_id;
+	M.u.ue_context_release_request.cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, 20 };
+	h_send(&H, ASSOC, 1, &M);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.cm, AMF_CM_CONNECTED);
+	for (i = 0; i < 50 && info.cm == AMF_CM_CONNECTED; i++) {
+		ev_run_once(H.loop, 10);
+		assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	}
+	assert_int_equal(info.cm, AMF_CM_IDLE);
+	assert_int_equal(info.state, AMF_GMM_REGISTERED);
+	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 0);
+}
+
+/* TS 38.413 8.7.5 / 10.6: a UE-associated ERROR INDICATION saying the gNB does not know
+ * the UE ends the AMF's side of the connection (CM-IDLE, still registered); another
+ * cause gets a UE CONTEXT RELEASE COMMAND. */
+static void test_error_indication_ue(void **state)
+{
+	struct sue ue;
+	struct amf_ue_info info;
+
+	(void)state;
+	registered_ue(&ue);
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_ERROR_INDICATION;
+	M.u.error_indication.has_amf_ue_id = true;
+	M.u.error_indication.amf_ue_id = ue.amf_id;
+	M.u.error_indication.has_ran_ue_id = true;
+	M.u.error_indication.ran_ue_id = ue.ran_id;
+	M.u.error_indication.has_cause = true;
+	M.u.error_indication.cause = (struct ngap_cause){ NGAP_CAUSE_PROTOCOL, 4 };
+	h_send(&H, ASSOC, 1, &M);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	sue_release_complete(&H, &ue);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.cm, AMF_CM_IDLE);
+	/* back, then the gNB says it does not know it */
+	sue_init(&ue, "0000000001", ASSOC, 43);
+	sue_register(&H, &ue, 2, 0);
+	assert_int_equal(h_pending(&H), 0);
+	M.u.error_indication.amf_ue_id = ue.amf_id;
+	M.u.error_indication.ran_ue_id = ue.ran_id;
+	M.u.error_indication.cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, 14 };
+	h_send(&H, ASSOC, 1, &M);
+	assert_int_equal(h_pending(&H), 0);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.cm, AMF_CM_IDLE);
+	assert_int_equal(info.state, AMF_GMM_REGISTERED);
+}
+
 /* TS 38.413 9.3.1.x maxnoofTACs 256 (issue 14 item 6): an NG Setup listing 40 TAs of
  * another PLMN's and ours only as the 30th is accepted -- the whole list is walked, not
  * the first 16 the decoded arrays hold -- and paging reaches that gNB for TAC 1. */
@@ -1082,6 +1150,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ics_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_initial, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ng_setup_many_tas, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_release_guard, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_error_indication_ue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mutated_ngap, setup, teardown),
 	};
 

@@ -144,6 +144,25 @@ static void test_rejects(void **state)
 	assert_int_equal(sessions(), 0);
 }
 
+/* TS 23.502 4.3.2.2.1 step 1 (issue 14 item 8): a PDU session request without an
+ * S-NSSAI gets the default from the UE's Allowed NSSAI (here only slice 2, what the UE
+ * requested), not the subscription's first slice (1/010203). */
+static void test_default_snssai_from_allowed(void **state)
+{
+	struct sue u;
+	struct smf_sess_info si;
+
+	(void)state;
+	sue_init(&u, "0000000001", ASSOC, 1);
+	u.requested.n = 1;
+	u.requested.s[0] = SN2;
+	sue_register(&H, &u, 2, 0);
+	assert_int_equal(h_pending(&H), 0);
+	establish(&u, 1, "internet", NULL);
+	sess(&u, 1, &si);
+	assert_int_equal(si.snssai.sst, 2);
+}
+
 /* TS 23.502 4.2.6 / TS 23.527 (issue 14 item 1; issue 6 asked for the opposite, the
  * specification wins): a gNB association lost while sessions are active is an AN release.
  * The sessions and their addresses stay, their user planes are deactivated; the gNB comes
@@ -381,6 +400,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_two_dnns_two_slices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gnb_loss_with_sessions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_snssai_from_allowed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_service_request_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paging_gives_up, setup, teardown),
