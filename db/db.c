@@ -270,6 +270,22 @@ int db_open(const char *path, struct db **out)
 	return 0;
 }
 
+int db_open_peer(struct db *main, struct db **out)
+{
+	struct db *db = calloc(1, sizeof(*db));
+	if (!db)
+		return -ENOMEM;
+	db->count_cache = -1;
+	db->path = strdup(main->path);
+	int r = db->path ? db_conn_open(db->path, &db->conn) : -ENOMEM;
+	if (r < 0) {
+		db_close(db);
+		return r;
+	}
+	*out = db;
+	return 0;
+}
+
 void db_close(struct db *db)
 {
 	if (!db)

@@ -79,6 +79,10 @@ struct db;
 int db_open(const char *path, struct db **out);
 /* Accepts NULL. Stop the writer first. */
 void db_close(struct db *db);
+/* A second connection to db's file for another thread (a web worker): no
+ * restore, no migration (db is open and current). Used by that thread only;
+ * db_close() it there. 0 or -errno. */
+int db_open_peer(struct db *db, struct db **out);
 /* Schema version of the open file (PRAGMA user_version). */
 int db_schema_version(struct db *db);
 /* The version this binary migrates to. */
@@ -95,6 +99,11 @@ int db_load_subscribers(struct db *db, db_subscriber_cb cb, void *arg);
  * Returns the number of subscribers imported, or a negative errno with
  * "file:line: reason" in err. */
 int db_import_toml(struct db *db, const char *path, char *err, size_t errsz);
+/* The same, with cb (may be NULL) called for each row inserted, inside the
+ * transaction: a negative return stops the import, rolls it all back and is
+ * returned (err: "import stopped"). */
+int db_import_toml_cb(struct db *db, const char *path, char *err, size_t errsz, db_subscriber_cb cb,
+		      void *arg);
 
 /* Single-subscriber access for the web API. put inserts or replaces (created
  * is kept on replace), -EINVAL (db_subscriber_check), -ENOENT (s->policy

@@ -286,7 +286,8 @@ static int sim_from_table(struct ctx *c, const struct toml_node *t, struct db_su
 	return 0;
 }
 
-static int insert_all(struct db *db, struct ctx *c, const struct toml_doc *doc)
+static int insert_all(struct db *db, struct ctx *c, const struct toml_doc *doc, db_subscriber_cb cb,
+		      void *arg)
 {
 	struct db_subscriber s;
 	int64_t now = (int64_t)time(NULL);
@@ -310,6 +311,10 @@ static int insert_all(struct db *db, struct ctx *c, const struct toml_doc *doc)
 					 toml_line(t), sqlite3_errstr(rc));
 			break;
 		}
+		if (cb && (r = cb(&s, arg)) != 0) {
+			snprintf(c->err, c->errsz, "%s:%u: import stopped", c->file, toml_line(t));
+			break;
+		}
 		n++;
 	}
 	sqlite3_clear_bindings(st);
@@ -318,6 +323,12 @@ static int insert_all(struct db *db, struct ctx *c, const struct toml_doc *doc)
 }
 
 int db_import_toml(struct db *db, const char *path, char *err, size_t errsz)
+{
+	return db_import_toml_cb(db, path, err, errsz, NULL, NULL);
+}
+
+int db_import_toml_cb(struct db *db, const char *path, char *err, size_t errsz, db_subscriber_cb cb,
+		      void *arg)
 {
 	char dummy[1];
 	db->count_cache = -1;
@@ -339,7 +350,7 @@ int db_import_toml(struct db *db, const char *path, char *err, size_t errsz)
 		toml_free(doc);
 		return db_errno(rc);
 	}
-	r = insert_all(db, &c, doc);
+	r = insert_all(db, &c, doc, cb, arg);
 	toml_free(doc);
 	if (r >= 0 && (rc = sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK) {
 		snprintf(err, errsz, "%s: commit failed: %s", path, sqlite3_errmsg(db->conn));

@@ -6,6 +6,7 @@
  * restore (validated, staged, applied by db_open() on the next start).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,47 +285,128 @@ static int tmp_file(char dir[64], char path[96])
 	return 0;
 }
 
-static int h_backup(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+/* Backup and restore run on the task thread (web_task_submit): VACUUM INTO,
+ * reading the snapshot, and the restore's validation (a full open of a copy)
+ * take from milliseconds to seconds. */
+struct file_task {
+	uint8_t *body;          /* restore: the upload; backup: the snapshot read back */
+	size_t len;
+	int rc;
+	char err[160];
+};
+
+static void file_task_free(struct file_task *x)
 {
+	if (x->body) {
+		explicit_bzero(x->body, x->len);
+		free(x->body);
+	}
+	free(x);
+}
+
+static void backup_run(void *arg, struct db *db)
+{
+	struct file_task *x = arg;
 	char dir[64], path[96];
 	FILE *f = NULL;
-	long n;
-	int rc;
+	long n = 0;
 
-	(void)req;
-	(void)arg;
-	if ((rc = tmp_file(dir, path)) < 0)
-		return rc;
-	rc = db_backup(w->db, path);
-	if (rc == 0 && (!(f = fopen(path, "rb")) || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0 ||
-			fseek(f, 0, SEEK_SET) != 0))
-		rc = -EIO;
-	if (rc == 0) {
-		resp->body = malloc((size_t)n);
-		if (!resp->body || fread(resp->body, 1, (size_t)n, f) != (size_t)n) {
-			free(resp->body);
-			resp->body = NULL;
-			rc = -EIO;
-		} else {
-			resp->len = (size_t)n;
-			resp->status = 200;
-			resp->content_type = "application/vnd.sqlite3";
-			resp->content_disposition = "attachment; filename=\"solocore-backup.db\"";
-		}
+	if ((x->rc = tmp_file(dir, path)) < 0)
+		return;
+	x->rc = db_backup(db, path);
+	if (x->rc == 0 && (!(f = fopen(path, "rb")) || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0 ||
+			   fseek(f, 0, SEEK_SET) != 0))
+		x->rc = -EIO;
+	if (x->rc == 0) {
+		x->body = malloc((size_t)n);
+		if (!x->body || fread(x->body, 1, (size_t)n, f) != (size_t)n)
+			x->rc = -EIO;
+		else
+			x->len = (size_t)n;
 	}
 	if (f)
 		fclose(f);
 	unlink(path);
 	rmdir(dir);
+}
+
+static int backup_step(struct web *w, void *arg, struct web_resp *resp)
+{
+	struct file_task *x = arg;
+
+	(void)w;
+	if (x->rc < 0 || !x->body) {
+		log_error("web", "backup failed: %s", strerror(x->rc < 0 ? -x->rc : EIO));
+		web_resp_error(resp, 500, NULL, "backup failed");
+	} else {
+		resp->body = (char *)x->body;
+		resp->len = x->len;
+		x->body = NULL;
+		resp->status = 200;
+		resp->content_type = "application/vnd.sqlite3";
+		resp->content_disposition = "attachment; filename=\"solocore-backup.db\"";
+	}
+	file_task_free(x);
+	return 0;
+}
+
+static int h_backup(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	struct file_task *x = calloc(1, sizeof(*x));
+	int rc;
+
+	(void)arg;
+	if (!x)
+		return -ENOMEM;
+	rc = web_task_submit(w, req, resp, backup_run, backup_step, x, false);
 	if (rc < 0)
-		log_error("web", "backup failed: %s", strerror(-rc));
-	return rc;
+		file_task_free(x);
+	return rc == -EBUSY ? 0 : rc;
+}
+
+static void restore_run(void *arg, struct db *db)
+{
+	struct file_task *x = arg;
+	char dir[64], path[96];
+	int fd;
+
+	if ((x->rc = tmp_file(dir, path)) < 0)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	x->rc = fd >= 0 && write(fd, x->body, x->len) == (ssize_t)x->len ? 0 : -EIO;
+	if (fd >= 0 && close(fd) != 0)
+		x->rc = -EIO;
+	explicit_bzero(x->body, x->len);
+	free(x->body);
+	x->body = NULL;
+	if (x->rc == 0)
+		x->rc = db_restore_stage(db, path, x->err, sizeof(x->err));
+	unlink(path);
+	rmdir(dir);
+}
+
+static int restore_step(struct web *w, void *arg, struct web_resp *resp)
+{
+	struct file_task *x = arg;
+
+	(void)w;
+	if (x->rc == -EINVAL)
+		web_resp_error(resp, 400, "body", "not a usable backup: %s", x->err);
+	else if (x->rc < 0) {
+		log_error("web", "restore: %s", x->err[0] ? x->err : strerror(-x->rc));
+		web_resp_error(resp, 500, NULL, "restore failed");
+	} else
+		web_resp_json(resp, 202, json_pack("{s:s, s:s}", "status", "staged", "message",
+						   "the backup is validated and replaces the database "
+						   "on the next start of solocore (restart to apply); "
+						   "the current one is kept as DB.prev"));
+	file_task_free(x);
+	return 0;
 }
 
 static int h_restore(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
-	char dir[64], path[96], err[160] = "";
-	FILE *f;
+	struct file_task *x;
 	int rc;
 
 	(void)arg;
@@ -332,26 +414,19 @@ static int h_restore(struct web *w, const struct web_req *req, struct web_resp *
 		web_resp_error(resp, 400, "body", "the body must be a database file made by GET /api/v1/backup");
 		return 0;
 	}
-	if ((rc = tmp_file(dir, path)) < 0)
-		return rc;
-	f = fopen(path, "wb");
-	rc = f && fwrite(req->body, 1, req->body_len, f) == req->body_len ? 0 : -EIO;
-	if (f && fclose(f) != 0)
-		rc = -EIO;
-	if (rc == 0) {
-		rc = db_restore_stage(w->db, path, err, sizeof(err));
-		if (rc == -EINVAL)
-			web_resp_error(resp, 400, "body", "not a usable backup: %s", err);
-		else if (rc < 0)
-			log_error("web", "restore: %s", err);
-		else
-			web_resp_json(resp, 202, json_pack("{s:s, s:s}", "status", "staged", "message",
-							   "the backup is validated and replaces the database "
-							   "on the next start of solocore (restart to apply)"));
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->len = req->body_len;
+	x->body = web_req_take_body(req);
+	if (!x->body) {
+		free(x);
+		return -EIO;
 	}
-	unlink(path);
-	rmdir(dir);
-	return rc == -EINVAL ? 0 : rc;
+	rc = web_task_submit(w, req, resp, restore_run, restore_step, x, false);
+	if (rc < 0)
+		file_task_free(x);
+	return rc == -EBUSY ? 0 : rc;
 }
 
 int web_api_admin_routes(struct web *w)

@@ -137,7 +137,7 @@ static struct web_login_slot *login_slot(struct web *w, const char *name, uint64
  * thread must not wait for it (it also runs NGAP and NAS). A login reads
  * the stored hash, hands (password, hash) to this thread and answers when
  * the result comes back through an eventfd on the loop. */
-enum job_kind { JOB_LOGIN, JOB_USER_CREATE, JOB_USER_UPDATE };
+enum job_kind { JOB_LOGIN, JOB_USER_CREATE, JOB_USER_UPDATE, JOB_TASK };
 
 struct web_job {
 	enum job_kind kind;
@@ -151,6 +151,12 @@ struct web_job {
 			       * user jobs: the role to set (0 keep) */
 	int result;           /* db_pw_check / db_pw_make */
 	char who[160];        /* user jobs: the caller, for the audit log */
+	/* JOB_TASK (web_task_submit) */
+	web_task_run run;
+	web_task_step step;
+	void *arg;
+	bool writes;
+	char act[160];        /* "METHOD path" for the audit log */
 	struct web_job *next;
 };
 
@@ -162,6 +168,7 @@ struct web_auth_worker {
 	unsigned inflight;
 	int efd;
 	bool stop;
+	struct db *db;        /* the task thread's own connection (NULL for the KDF thread) */
 };
 
 static void job_free(struct web_job *j)
@@ -188,7 +195,9 @@ static void *worker_main(void *arg)
 		if (!a->q)
 			a->q_tail = NULL;
 		pthread_mutex_unlock(&a->mu);
-		if (j->kind == JOB_LOGIN) {
+		if (j->kind == JOB_TASK) {
+			j->run(j->arg, a->db);
+		} else if (j->kind == JOB_LOGIN) {
 			j->result = db_pw_check(j->pw, j->stored);
 			explicit_bzero(j->stored, sizeof(j->stored));
 		} else {
@@ -207,16 +216,13 @@ static void *worker_main(void *arg)
 
 static void finish_login(struct web *w, struct web_job *j);
 static void finish_user(struct web *w, struct web_job *j);
+static void task_step(void *arg);
 
-static void worker_ready(struct ev_loop *loop, int fd, uint32_t events, void *arg)
+static void worker_ready_on(struct web *w, struct web_auth_worker *a, int fd)
 {
-	struct web *w = arg;
-	struct web_auth_worker *a = w->aw;
 	struct web_job *list, *j;
 	uint64_t n;
 
-	(void)loop;
-	(void)events;
 	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		log_error("web", "auth worker: eventfd read failed");
 	pthread_mutex_lock(&a->mu);
@@ -226,6 +232,10 @@ static void worker_ready(struct ev_loop *loop, int fd, uint32_t events, void *ar
 	while ((j = list)) {
 		list = j->next;
 		a->inflight--;
+		if (j->kind == JOB_TASK) {
+			task_step(j);   /* frees j when the last step is done */
+			continue;
+		}
 		if (j->kind == JOB_LOGIN)
 			finish_login(w, j);
 		else
@@ -234,13 +244,31 @@ static void worker_ready(struct ev_loop *loop, int fd, uint32_t events, void *ar
 	}
 }
 
-static int worker_start(struct web *w)
+static void worker_ready(struct ev_loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)events;
+	worker_ready_on(arg, ((struct web *)arg)->aw, fd);
+}
+
+static void task_ready(struct ev_loop *loop, int fd, uint32_t events, void *arg)
+{
+	(void)loop;
+	(void)events;
+	worker_ready_on(arg, ((struct web *)arg)->tw, fd);
+}
+
+static int worker_start_on(struct web *w, struct web_auth_worker **out, bool tasks)
 {
 	struct web_auth_worker *a = calloc(1, sizeof(*a));
 	int rc;
 
 	if (!a)
 		return -ENOMEM;
+	if (tasks && (rc = db_open_peer(w->db, &a->db)) < 0) {
+		free(a);
+		return rc;
+	}
 	a->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (a->efd < 0) {
 		rc = -errno;
@@ -249,23 +277,40 @@ static int worker_start(struct web *w)
 	}
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cv, NULL);
-	rc = ev_fd_add(w->loop, a->efd, EV_READ, worker_ready, w);
+	rc = ev_fd_add(w->loop, a->efd, EV_READ, tasks ? task_ready : worker_ready, w);
 	if (rc == 0 && (rc = -pthread_create(&a->th, NULL, worker_main, a)) != 0)
 		ev_fd_del(w->loop, a->efd);
+	if (rc == 0)
+		pthread_setname_np(a->th, tasks ? "web-task" : "web-kdf");
 	if (rc < 0) {
 		close(a->efd);
 		pthread_mutex_destroy(&a->mu);
 		pthread_cond_destroy(&a->cv);
+		db_close(a->db);
 		free(a);
 		return rc;
 	}
-	w->aw = a;
+	*out = a;
 	return 0;
 }
 
+static int worker_start(struct web *w)
+{
+	return worker_start_on(w, &w->aw, false);
+}
+
+static void worker_stop(struct web *w, struct web_auth_worker *a);
+
 void web_auth_stop(struct web *w)
 {
-	struct web_auth_worker *a = w->aw;
+	worker_stop(w, w->aw);
+	w->aw = NULL;
+	worker_stop(w, w->tw);
+	w->tw = NULL;
+}
+
+static void worker_stop(struct web *w, struct web_auth_worker *a)
+{
 	struct web_job *j;
 
 	if (!a)
@@ -287,8 +332,8 @@ void web_auth_stop(struct web *w)
 	}
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->cv);
+	db_close(a->db);
 	free(a);
-	w->aw = NULL;
 }
 
 void web_job_bind(struct web_job *j, struct web_conn *c, int32_t stream)
@@ -297,15 +342,20 @@ void web_job_bind(struct web_job *j, struct web_conn *c, int32_t stream)
 	j->stream = stream;
 }
 
+static int job_submit_on(struct web *w, struct web_auth_worker *a, struct web_job *j);
+
 /* Hand j to the KDF thread. 0, or -EBUSY (too many in flight), -errno. */
 static int job_submit(struct web *w, struct web_job *j)
 {
-	struct web_auth_worker *a;
 	int rc;
 
 	if (!w->aw && (rc = worker_start(w)) < 0)
 		return rc;
-	a = w->aw;
+	return job_submit_on(w, w->aw, j);
+}
+
+static int job_submit_on(struct web *w, struct web_auth_worker *a, struct web_job *j)
+{
 	if (a->inflight >= WEB_MAX_AUTH_JOBS)
 		return -EBUSY;
 	j->w = w;
@@ -338,6 +388,70 @@ static void job_answer(struct web *w, struct web_job *j, struct web_resp *resp)
 		return;
 	}
 	web_conn_kick(c);
+}
+
+int web_task_submit(struct web *w, const struct web_req *req, struct web_resp *resp, web_task_run run,
+		    web_task_step step, void *arg, bool writes)
+{
+	struct web_job *j;
+	int rc;
+
+	if (w->task_busy) {
+		web_resp_error(resp, 503, NULL, "an import, export, backup or restore is running; try again");
+		resp->retry_after = 1;
+		return -EBUSY;
+	}
+	if (!w->tw && (rc = worker_start_on(w, &w->tw, true)) < 0)
+		return rc;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->kind = JOB_TASK;
+	j->run = run;
+	j->step = step;
+	j->arg = arg;
+	j->writes = writes;
+	snprintf(j->who, sizeof(j->who), "%s", req->who[0] ? req->who : "?");
+	snprintf(j->act, sizeof(j->act), "%s %.140s", req->method == WEB_POST ? "POST" : "GET", req->path);
+	rc = job_submit_on(w, w->tw, j);
+	if (rc < 0) {
+		free(j);
+		return rc;
+	}
+	w->task_busy = true;
+	w->task_writing = writes;
+	resp->status = WEB_STATUS_DEFERRED;
+	resp->job = j;
+	return 0;
+}
+
+/* On the control thread: one bounded step of a task's finish; the next one
+ * after the loop has run the other events. */
+static void task_step(void *arg)
+{
+	struct web_job *j = arg;
+	struct web *w = j->w;
+	struct web_resp resp;
+	char det[16];
+
+	memset(&resp, 0, sizeof(resp));
+	if (j->step(w, j->arg, &resp) == 1) {
+		web_resp_free(&resp);
+		if (ev_defer(w->loop, task_step, j) == 0)
+			return;
+		log_error("web", "cannot defer a task step: the task ends here");
+		web_resp_error(&resp, 500, NULL, "internal error");
+	}
+	w->task_busy = w->task_writing = false;
+	if (!resp.status)
+		web_resp_error(&resp, 500, NULL, "internal error");
+	if (resp.status < 400 && strncmp(j->act, "GET ", 4) != 0) {
+		snprintf(det, sizeof(det), "%d", resp.status);
+		if (db_audit_add(w->db, j->who, j->act, det) < 0)
+			log_error("web", "audit log write failed for %s", j->act);
+	}
+	job_answer(w, j, &resp);
+	job_free(j);
 }
 
 int web_user_write_deferred(struct web *w, const struct web_req *req, struct web_resp *resp,

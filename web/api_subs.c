@@ -344,146 +344,198 @@ static int h_delete(struct web *w, const struct web_req *req, struct web_resp *r
 	return 0;
 }
 
-/* After an import: the rows the UDM lacks (the new ones) go into it; rows
- * it has keep their SQN. Every new SUPI is recorded so that a full UDM
- * store can undo the whole import. */
-struct import_ctx {
-	struct web *w;
+/* ---- import and export: on the task thread (web_task_submit) ----
+ *
+ * Import: the task thread parses the body and inserts it in one transaction
+ * on its own connection (all or nothing, db_import_toml_cb), refusing more
+ * rows than the UDM store has room for, and notes the SUPIs; then the
+ * control thread puts the new rows into the UDM IMPORT_STEP at a time, one
+ * step per loop pass, so NGAP and NAS go on between steps. */
+#define IMPORT_STEP 256
+
+struct import_task {
+	uint8_t *body;
+	size_t len;
+	size_t room;                 /* UDM slots free when the import began */
+	int n;                       /* rows imported, or -errno */
+	char err[512], path[64];
 	char (*supi)[DB_SUPI_MAX];
-	size_t n, cap;
-	bool full;
+	size_t nsupi, cap, next, missed;
 	struct web_pol_cache pc;
 };
 
-static int import_to_udm(const struct db_subscriber *s, void *arg)
+static int import_note(const struct db_subscriber *s, void *arg)
 {
-	struct import_ctx *x = arg;
+	struct import_task *x = arg;
 
-	if (udm_get(x->w->udm, s->supi))
-		return 0;
-	if (x->n == x->cap)
-		return -EOVERFLOW;   /* more new rows than imported: db and UDM were out of step */
-	memcpy(x->supi[x->n++], s->supi, DB_SUPI_MAX);
-	if (!x->full && udm_add_db_policy(x->w->udm, s, web_pol_cache_get(&x->pc, x->w->db,
-									  s->policy)) < 0)
-		x->full = true;
+	if (x->nsupi == x->room)
+		return -ENOSPC;   /* the UDM could not hold them: nothing imported */
+	if (x->nsupi == x->cap) {
+		size_t c = x->cap ? 2 * x->cap : 1024;
+		void *p = realloc(x->supi, c * sizeof(*x->supi));
+
+		if (!p)
+			return -ENOMEM;
+		x->supi = p;
+		x->cap = c;
+	}
+	memcpy(x->supi[x->nsupi++], s->supi, DB_SUPI_MAX);
 	return 0;
 }
 
-/* 0, or -ENOSPC after undoing the import in the UDM and the database. */
-static int import_sync_udm(struct web *w, int n)
+static void import_run(void *arg, struct db *db)
 {
-	struct import_ctx x = { .w = w, .cap = (size_t)n, .pc = { .have = false } };
-	int rc;
+	struct import_task *x = arg;
+	int fd;
 
-	x.supi = calloc(x.cap, sizeof(*x.supi));
-	if (!x.supi)
-		return -ENOMEM;
-	rc = db_load_subscribers(w->db, import_to_udm, &x);
-	if (rc >= 0 && !x.full) {
-		free(x.supi);
+	/* db_import_toml() reads a file: an anonymous memory file, so the keys
+	 * in the body never touch a disk. */
+	fd = memfd_create("solocore-import", MFD_CLOEXEC);
+	if (fd < 0 || (x->len && write(fd, x->body, x->len) != (ssize_t)x->len)) {
+		x->n = -EIO;
+		snprintf(x->err, sizeof(x->err), "cannot stage the body");
+	} else {
+		snprintf(x->path, sizeof(x->path), "/proc/self/fd/%d", fd);
+		x->n = db_import_toml_cb(db, x->path, x->err, sizeof(x->err), import_note, x);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (x->body) {
+		explicit_bzero(x->body, x->len);
+		free(x->body);
+		x->body = NULL;
+	}
+}
+
+static void import_free(struct import_task *x)
+{
+	if (x->body) {
+		explicit_bzero(x->body, x->len);
+		free(x->body);
+	}
+	free(x->supi);
+	free(x);
+}
+
+static int import_step(struct web *w, void *arg, struct web_resp *resp)
+{
+	struct import_task *x = arg;
+	struct db_subscriber s;
+
+	if (x->n < 0) {
+		const char *why = strncmp(x->err, x->path, strlen(x->path)) == 0 && x->path[0]
+				  ? x->err + strlen(x->path) : x->err;
+
+		if (x->n == -ENOSPC)
+			web_resp_error(resp, 503, NULL, "subscriber store in memory is full: restart to "
+				       "resize it; nothing imported");
+		else
+			/* "path:line: reason" -> "body:line: reason" */
+			web_resp_error(resp, strstr(x->err, "already in the database") ? 409 : 400, "body",
+				       "body%s%s; nothing imported", why[0] == ':' ? "" : ": ", why);
+		import_free(x);
 		return 0;
 	}
-	for (size_t i = 0; i < x.n; i++) {
-		udm_remove(w->udm, x.supi[i]);
-		db_subscriber_delete(w->db, x.supi[i]);
+	for (size_t end = x->next + IMPORT_STEP; w->udm && x->next < x->nsupi && x->next < end; x->next++) {
+		if (db_subscriber_get(w->db, x->supi[x->next], &s) < 0 ||
+		    udm_add_db_policy(w->udm, &s, web_pol_cache_get(&x->pc, w->db, s.policy)) < 0)
+			x->missed++;
+		explicit_bzero(&s, sizeof(s));
 	}
-	log_error("web", "import of %d subscribers undone: %s", n,
-		  x.full ? "the UDM store is full" : "database walk failed");
-	free(x.supi);
-	return x.full ? -ENOSPC : (rc < 0 ? rc : -EIO);
+	if (w->udm && x->next < x->nsupi)
+		return 1;
+	if (x->missed)
+		log_error("web", "import: %zu of %d subscribers are in the database but not in memory "
+			  "(store full): restart to load them", x->missed, x->n);
+	log_info("web", "imported %d subscribers", x->n);
+	web_resp_json(resp, 200, json_pack("{s:i}", "imported", x->n));
+	import_free(x);
+	return 0;
 }
 
 static int h_import(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
-	char path[64], err[512];
-	const char *why;
-	size_t len;
-	const uint8_t *b = web_req_body(req, &len);
-	int fd, n;
+	struct import_task *x = calloc(1, sizeof(*x));
+	int rc;
 
 	(void)arg;
-	/* db_import_toml() reads a file: give it an anonymous memory file, so
-	 * the keys in the body never touch a disk. */
-	fd = memfd_create("solocore-import", MFD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (len && write(fd, b, len) != (ssize_t)len) {
-		close(fd);
-		return -EIO;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = db_import_toml(w->db, path, err, sizeof(err));
-	close(fd);
-	if (n < 0) {
-		/* "path:line: reason" -> "body:line: reason" */
-		why = strncmp(err, path, strlen(path)) == 0 ? err + strlen(path) : err;
-		web_resp_error(resp, strstr(err, "already in the database") ? 409 : 400, "body",
-			       "body%s%s; nothing imported", why[0] == ':' ? "" : ": ", why);
-		return 0;
-	}
-	if (w->udm && n > 0) {
-		int rc = import_sync_udm(w, n);
-
-		if (rc == -ENOSPC) {
-			web_resp_error(resp, 503, NULL, "subscriber store in memory is full: restart to "
-				       "resize it; nothing imported");
-			return 0;
-		}
-		if (rc < 0)
-			return rc;
-	}
-	log_info("web", "imported %d subscribers", n);
-	web_resp_json(resp, 200, json_pack("{s:i}", "imported", n));
-	return 0;
+	if (!x)
+		return -ENOMEM;
+	x->len = req->body_len;
+	x->body = web_req_take_body(req);
+	x->room = w->udm ? udm_capacity(w->udm) - udm_count(w->udm) : SIZE_MAX;
+	x->pc.have = false;
+	rc = web_task_submit(w, req, resp, import_run, import_step, x, true);
+	if (rc < 0)
+		import_free(x);
+	return rc == -EBUSY ? 0 : rc;
 }
 
-struct export_ctx {
+/* Export: the rows are read and written as TOML on the task thread (SQN as
+ * the db writer last stored it: at most its batch window behind). */
+struct export_task {
 	struct web_metrics_out *o;
 	bool secrets;
-	struct web *w;
+	int rc;
 };
 
 static int export_one(const struct db_subscriber *s, void *arg)
 {
-	struct export_ctx *x = arg;
-	struct db_subscriber c = *s;
+	struct export_task *x = arg;
 	char buf[2048];
-	int n;
+	int n = web_sub_to_toml(s, x->secrets, buf, sizeof(buf));
 
-	if (x->w->udm)
-		udm_get_sqn(x->w->udm, c.supi, &c.sqn);
-	n = web_sub_to_toml(&c, x->secrets, buf, sizeof(buf));
-	explicit_bzero(&c, sizeof(c));
 	if (n > 0)
 		web_metrics_printf(x->o, "%s", buf);
 	explicit_bzero(buf, sizeof(buf));
 	return 0;
 }
 
+static void export_run(void *arg, struct db *db)
+{
+	struct export_task *x = arg;
+
+	web_metrics_printf(x->o, "# solocore subscribers (db/SIMS.md format)\n%s\n",
+			   x->secrets ? "" : "# ki/opc omitted: export with ?secrets=1 and an admin token "
+					     "for a file that imports\n");
+	x->rc = db_load_subscribers(db, export_one, x);
+}
+
+static int export_step(struct web *w, void *arg, struct web_resp *resp)
+{
+	struct export_task *x = arg;
+
+	(void)w;
+	if (x->rc < 0) {
+		web_textbuf_free(x->o);
+		web_resp_error(resp, 500, NULL, "export failed");
+	} else if (web_textbuf_to_resp(x->o, resp, "application/toml") < 0) {   /* frees o */
+		web_resp_error(resp, 500, NULL, "export failed");
+	}
+	free(x);
+	return 0;
+}
+
 static int h_export(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
-	struct web_metrics_out *o;
-	struct export_ctx x = { .w = w };
+	struct export_task *x;
 	int sec, rc;
 
 	(void)arg;
 	if ((sec = want_secrets(req, resp)) < 0)
 		return 0;
-	x.secrets = sec == 1;
-	o = web_textbuf_new();
-	if (!o)
+	x = calloc(1, sizeof(*x));
+	if (!x || !(x->o = web_textbuf_new())) {
+		free(x);
 		return -ENOMEM;
-	x.o = o;
-	web_metrics_printf(o, "# solocore subscribers (db/SIMS.md format)\n%s\n",
-			   x.secrets ? "" : "# ki/opc omitted: export with ?secrets=1 and an admin token "
-					    "for a file that imports\n");
-	rc = db_load_subscribers(w->db, export_one, &x);
-	if (rc < 0) {
-		web_textbuf_free(o);
-		return rc;
 	}
-	return web_textbuf_to_resp(o, resp, "application/toml");
+	x->secrets = sec == 1;
+	rc = web_task_submit(w, req, resp, export_run, export_step, x, false);
+	if (rc < 0) {
+		web_textbuf_free(x->o);
+		free(x);
+	}
+	return rc == -EBUSY ? 0 : rc;
 }
 
 int web_api_subs_routes(struct web *w)

@@ -279,7 +279,7 @@ static int on_message_complete(http_parser *p)
 		     &(struct web_hdrs){ .auth = h->has_auth ? h->auth : NULL,
 					 .cookie = h->cookie_len ? h->cookie : NULL,
 					 .csrf = h->csrf_len ? h->csrf : NULL },
-		     c->loopback, h->body, h->body_len, &resp);
+		     c->loopback, &h->body, h->body_len, &resp);
 	explicit_bzero(h->cookie, sizeof(h->cookie));
 	if (resp.status == WEB_STATUS_DEFERRED) {
 		web_job_bind(resp.job, c, 0);
@@ -292,7 +292,9 @@ static int on_message_complete(http_parser *p)
 	}
 	web_resp_free(&resp);
 	explicit_bzero(h->auth, sizeof(h->auth));
-	if (h->body_cap > 65536) {   /* don't keep a big import's buffer for the connection's life */
+	if (!h->body) {              /* taken by the handler (web_req_take_body) */
+		h->body_cap = 0;
+	} else if (h->body_cap > 65536) {   /* don't keep a big import's buffer for the connection's life */
 		free(h->body);
 		h->body = NULL;
 		h->body_cap = 0;

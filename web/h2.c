@@ -314,7 +314,7 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *user)
 		     &(struct web_hdrs){ .auth = st->has_auth ? st->auth : NULL,
 					 .cookie = st->cookie_len ? st->cookie : NULL,
 					 .csrf = st->csrf[0] ? st->csrf : NULL }, h->c->loopback,
-		     st->body, st->body_len, &st->resp);
+		     &st->body, st->body_len, &st->resp);
 	explicit_bzero(st->auth, sizeof(st->auth));
 	explicit_bzero(st->cookie, sizeof(st->cookie));
 	body_release(h, st);

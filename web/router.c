@@ -378,6 +378,17 @@ int web_req_query(const struct web_req *req, const char *key, char *buf, size_t 
 	return -ENOENT;
 }
 
+uint8_t *web_req_take_body(const struct web_req *req)
+{
+	uint8_t *b;
+
+	if (!req->body_own || !*req->body_own)
+		return NULL;
+	b = *req->body_own;
+	*req->body_own = NULL;
+	return b;
+}
+
 const uint8_t *web_req_body(const struct web_req *req, size_t *len)
 {
 	*len = req->body_len;
@@ -481,9 +492,11 @@ int web_preauth(struct web *w, const char *method, const char *target, const str
 }
 
 void web_dispatch(struct web *w, const char *method, const char *target,
-		  const struct web_hdrs *hdrs, bool loopback, const uint8_t *body, size_t body_len, struct web_resp *resp)
+		  const struct web_hdrs *hdrs, bool loopback, uint8_t **body_own, size_t body_len,
+		  struct web_resp *resp)
 {
 	struct web_req *req;
+	const uint8_t *body = body_own ? *body_own : NULL;
 	const char *q = strchr(target, '?');
 	size_t plen = q ? (size_t)(q - target) : strlen(target);
 	int m = method_parse(method);
@@ -500,6 +513,7 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 	req->query = q ? q + 1 : "";
 	req->body = body;
 	req->body_len = body_len;
+	req->body_own = body_own;
 	req->loopback = loopback;
 	if (target[0] != '/' || pct_decode(target, plen, req->path, sizeof(req->path), false) < 0) {
 		web_resp_error(resp, 400, "path", "request target must be an absolute path");
@@ -518,6 +532,14 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 	req->role = authenticate(w, hdrs, req, &fail);
 	if (auth_verdict(hit, req, fail, method, resp))
 		goto out;
+	/* A task that writes (an import, a restore) holds SQLite's write lock
+	 * on its thread: a change here would wait for it on the control thread. */
+	if (w->task_writing && req->method != WEB_GET && strcmp(req->path, "/api/v1/login") != 0 &&
+	    strcmp(req->path, "/api/v1/logout") != 0) {
+		web_resp_error(resp, 503, NULL, "an import or restore is running; try again");
+		resp->retry_after = 1;
+		goto out;
+	}
 	if (hit->fn(w, req, resp, hit->arg) < 0 || !resp->status)
 		web_resp_error(resp, 500, NULL, "internal error");
 	if (resp->status == WEB_STATUS_DEFERRED) {

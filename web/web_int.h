@@ -53,6 +53,7 @@ struct web_req {
 	bool loopback;
 	char who[160];                 /* identity for the audit log */
 	char user[72];                 /* user name (session or token owner), "" otherwise */
+	uint8_t **body_own;            /* the transport's body buffer: web_req_take_body() */
 	bool by_cookie;                /* authenticated by a session cookie ... */
 	uint8_t sess_hash[32];         /* ... whose id hashes to this */
 };
@@ -182,6 +183,9 @@ struct web {
 	uint32_t h2_streams;           /* HTTP/2 streams open now, all connections */
 	uint64_t refused_body, refused_streams, refused_client;   /* limit counters */
 	struct web_auth_worker *aw;    /* the KDF thread (api_auth.c), made on first login */
+	struct web_auth_worker *tw;    /* the task thread (web_task_submit), made on first use */
+	bool task_busy;                /* a task is queued, running or stepping */
+	bool task_writing;             /* ... and it writes the database */
 	/* The SMF's and the UPF's views (api_sess.c: web_attach_smf / web_attach_upf), not
 	 * owned (they outlive web). With smf set, the AMF's UE view and stats (api_amf.c) add
 	 * the SMF's parts (web_sess_ue_add, web_sess_stats_add). */
@@ -206,6 +210,20 @@ void web_job_bind(struct web_job *job, struct web_conn *c, int32_t stream);
  * is deferred and audited when it comes. role 0 on update: keep. */
 int web_user_write_deferred(struct web *web, const struct web_req *req, struct web_resp *resp,
 			    const char *name, int role, const char *password, bool create);
+/* api_auth.c: work that may take longer than about a millisecond (import,
+ * export, backup, restore) runs off the control thread: run(arg, db) on the
+ * task thread with a database connection of its own (db_open_peer); then
+ * step(web, arg, resp) on the control thread, called again (through
+ * ev_defer: other events run in between) while it returns 1; when it returns
+ * 0, resp is the request's answer (deferred) and arg is the step's to free.
+ * One task at a time: -EBUSY (503 in resp, arg still the caller's). With
+ * writes, other API changes are refused (503) until the task has finished:
+ * they would wait for its SQLite write lock on the control thread. The
+ * answer is audited (as the router does) when it is a success. */
+typedef void (*web_task_run)(void *arg, struct db *db);
+typedef int (*web_task_step)(struct web *web, void *arg, struct web_resp *resp);
+int web_task_submit(struct web *web, const struct web_req *req, struct web_resp *resp, web_task_run run,
+		    web_task_step step, void *arg, bool writes);
 /* api_auth.c: stop the KDF thread, drop pending jobs (web_stop). */
 void web_auth_stop(struct web *web);
 /* server.c: queue bytes on the connection and try to send them. */
@@ -263,7 +281,11 @@ int web_preauth(struct web *web, const char *method, const char *target, const s
 		bool loopback, size_t *body_cap, struct web_resp *resp);
 /* router.c: parse path and query, authenticate, route, fill resp. */
 void web_dispatch(struct web *web, const char *method, const char *target,
-		  const struct web_hdrs *hdrs, bool loopback, const uint8_t *body, size_t body_len, struct web_resp *resp);
+		  const struct web_hdrs *hdrs, bool loopback, uint8_t **body_own, size_t body_len,
+		  struct web_resp *resp);
+/* router.c: take the request body (malloc'd, body_len bytes; the caller wipes
+ * and frees it): the transport's pointer becomes NULL. NULL without a body. */
+uint8_t *web_req_take_body(const struct web_req *req);
 void web_resp_free(struct web_resp *resp);
 const char *web_status_text(int status);
 void web_count_status(struct web *web, int status);
