@@ -309,6 +309,7 @@ struct amf {
 	uint8_t txbuf[8192];
 	uint8_t nasbuf[2048];      /* downlink NAS being protected */
 	uint8_t nasrx[2048];       /* deciphered uplink NAS (decoded messages point into it) */
+	uint8_t rx_scratch[2 * 65536]; /* fragmented NGAP open types (ngap_decode_scratch) */
 	/* Registration Request -> Registration Complete (or Accept when no Complete is
 	 * expected), per completed registration (nas_reg.c; read by amf_reg_latency) */
 	struct smf_hist reg_latency;

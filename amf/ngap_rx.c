@@ -259,6 +259,18 @@ static void ran_config_update(struct amf *amf, struct amf_gnb *gnb,
 	amf_ngap_send(amf, gnb->assoc, 0, tx);
 }
 
+static void reset_one(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ue_assoc *ua)
+{
+	struct amf_ue *ue = NULL;
+
+	if (ua->has_amf_ue_id)
+		ue = amf_ue_by_amf_id(amf, ua->amf_ue_id);
+	if (!ue && ua->has_ran_ue_id)
+		ue = amf_ue_by_ran(amf, gnb, ua->ran_ue_id);
+	if (ue && ue->gnb == gnb)
+		amf_ue_an_released(ue);
+}
+
 static void ng_reset(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ng_reset *rq)
 {
 	struct ngap_msg *tx = &amf->tx;
@@ -272,19 +284,22 @@ static void ng_reset(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ng_
 	if (rq->reset_all) {
 		/* TS 38.413 8.7.4.2.2: release every UE-associated logical NG-connection. */
 		gnb_release_all_ues(gnb);
+	} else if (rq->ues_raw.len) {
+		/* The whole list (up to maxnoofNGConnectionsToReset 65536), walked from its
+		 * octets and echoed as received (8.7.4.2.2). */
+		struct ngap_ue_assoc_iter it;
+		struct ngap_ue_assoc ua;
+		int rc = ngap_ue_assoc_iter_init(&it, rq->ues_raw);
+
+		while (rc >= 0 && (rc = ngap_ue_assoc_iter_next(&it, &ua)) > 0)
+			reset_one(amf, gnb, &ua);
+		ack->ues_raw = rq->ues_raw;
+		ack->total_ues = rq->total_ues;
 	} else {
 		ack->n_ues = rq->n_ues;
 		for (i = 0; i < rq->n_ues; i++) {
-			const struct ngap_ue_assoc *ua = &rq->ues[i];
-			struct amf_ue *ue = NULL;
-
-			ack->ues[i] = *ua;
-			if (ua->has_amf_ue_id)
-				ue = amf_ue_by_amf_id(amf, ua->amf_ue_id);
-			if (!ue && ua->has_ran_ue_id)
-				ue = amf_ue_by_ran(amf, gnb, ua->ran_ue_id);
-			if (ue && ue->gnb == gnb)
-				amf_ue_an_released(ue);
+			ack->ues[i] = rq->ues[i];
+			reset_one(amf, gnb, &rq->ues[i]);
 		}
 	}
 	amf_ngap_send(amf, gnb->assoc, 0, tx);
@@ -335,6 +350,20 @@ static void error_indication(struct amf *amf, struct amf_gnb *gnb, const struct 
 }
 
 /* The UE context of a UE-associated message, checking both IDs (TS 38.413 10.6). */
+static void reset_stale(struct amf *amf, struct amf_gnb *gnb, uint64_t amf_id, uint32_t ran_id)
+{
+	struct ngap_msg *tx = &amf->tx;
+
+	memset(tx, 0, sizeof(*tx));
+	tx->type = NGAP_INITIATING;
+	tx->proc = NGAP_PROC_NG_RESET;
+	tx->u.ng_reset.cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, AMF_CAUSE_RN_UNKNOWN_LOCAL_UE_ID };
+	tx->u.ng_reset.n_ues = 1;
+	tx->u.ng_reset.ues[0] = (struct ngap_ue_assoc){ .has_amf_ue_id = true, .amf_ue_id = amf_id,
+							.has_ran_ue_id = true, .ran_ue_id = ran_id };
+	amf_ngap_send(amf, gnb->assoc, 0, tx);
+}
+
 static struct amf_ue *ue_of(struct amf *amf, struct amf_gnb *gnb, uint64_t amf_id, uint32_t ran_id)
 {
 	struct amf_ue *ue = amf_ue_by_amf_id(amf, amf_id);
@@ -342,6 +371,9 @@ static struct amf_ue *ue_of(struct amf *amf, struct amf_gnb *gnb, uint64_t amf_i
 	if (!ue || ue->gnb != gnb) {
 		amf_ngap_error_ind(amf, gnb->assoc, amf->cur_stream, &amf_id, &ran_id,
 				   NGAP_CAUSE_RADIO_NETWORK, AMF_CAUSE_RN_UNKNOWN_LOCAL_UE_ID, NULL);
+		/* TS 38.413 8.7.4.2.2: the gNB holds a UE-associated connection we cannot
+		 * know (say, from before an AMF restart): reset that connection. */
+		reset_stale(amf, gnb, amf_id, ran_id);
 		return NULL;
 	}
 	if (ue->ran_ue_ngap_id != ran_id) {
@@ -559,7 +591,9 @@ int amf_n2_rx(struct amf *amf, uint32_t assoc, uint16_t stream, const uint8_t *b
 	amf->cur_assoc = assoc;
 	amf->cur_stream = stream;
 	memset(&info, 0, sizeof(info));
-	rc = ngap_decode(buf, len, m, &info);
+	/* Lists at the spec's maxima (an NG Reset of 65536 UEs) come as fragmented open
+	 * types; they are joined into the AMF's scratch (2 x the largest N2 message). */
+	rc = ngap_decode_scratch(buf, len, m, &info, amf->rx_scratch, sizeof(amf->rx_scratch));
 	if (rc < 0 || info.action == NGAP_ACT_REJECT) {
 		const uint64_t *aid = info.ue_ids_seen & 1 ? &info.amf_ue_id : NULL;
 		const uint32_t *rid = info.ue_ids_seen & 2 ? &info.ran_ue_id : NULL;

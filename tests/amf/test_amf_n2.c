@@ -284,6 +284,14 @@ static void test_ue_id_checks(void **state)
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_ERROR_INDICATION);
 	assert_int_equal(H.m.u.error_indication.cause.group, NGAP_CAUSE_RADIO_NETWORK);
 	assert_int_equal(H.m.u.error_indication.cause.value, 14);
+	/* TS 38.413 8.7.4.2.2: and a partial NG Reset of the connection we cannot know */
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_NG_RESET);
+	assert_false(H.m.u.ng_reset.reset_all);
+	assert_int_equal(H.m.u.ng_reset.n_ues, 1);
+	assert_true(H.m.u.ng_reset.ues[0].amf_ue_id == ghost.amf_id);
+	assert_int_equal(H.m.u.ng_reset.ues[0].ran_ue_id, ghost.ran_id);
+	/* the registered UE is not touched */
+	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC), 1);
 	ghost = ue;
 	ghost.ran_id = ue.ran_id + 1;
 	sue_ul(&H, &ghost, &m, NAS_SHT_INTEGRITY_CIPHERED);
@@ -895,6 +903,40 @@ static void test_ics_failure(void **state)
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
 }
 
+/* TS 38.413 8.7.4.2.2 with maxnoofNGConnectionsToReset 65536 (issue 14 item 6): a partial
+ * NG Reset listing 40 connections (more than the decoded array's 32), ours at 35: that UE
+ * goes CM-IDLE and the acknowledge echoes all 40. */
+static void test_ng_reset_partial_long(void **state)
+{
+	static struct ngap_ue_assoc l[40];
+	static uint8_t raw[2048];
+	struct sue ue;
+	struct amf_ue_info info;
+	int n;
+
+	(void)state;
+	registered_ue(&ue);
+	for (unsigned i = 0; i < 40; i++) {
+		l[i] = (struct ngap_ue_assoc){ .has_ran_ue_id = true, .ran_ue_id = 5000 + i };
+	}
+	l[35] = (struct ngap_ue_assoc){ .has_amf_ue_id = true, .amf_ue_id = ue.amf_id,
+					.has_ran_ue_id = true, .ran_ue_id = ue.ran_id };
+	n = ngap_enc_ue_assoc_list(l, 40, raw, sizeof(raw));
+	assert_true(n > 0);
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_NG_RESET;
+	M.u.ng_reset.cause = (struct ngap_cause){ NGAP_CAUSE_MISC, 5 };
+	M.u.ng_reset.ues_raw.p = raw;
+	M.u.ng_reset.ues_raw.len = (size_t)n;
+	h_send(&H, ASSOC, 0, &M);
+	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_NG_RESET);
+	assert_int_equal(H.m.u.ng_reset_ack.total_ues, 40);
+	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	assert_int_equal(info.cm, AMF_CM_IDLE);
+	assert_int_equal(info.state, AMF_GMM_REGISTERED);
+}
+
 /* TS 38.413 8.3.3 (issue 14 item 6): a UE CONTEXT RELEASE COMMAND the gNB never
  * completes does not keep the N2 connection for ever: after the guard the UE is CM-IDLE,
  * still registered. */
@@ -1151,6 +1193,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_duplicate_initial, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ng_setup_many_tas, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release_guard, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ng_reset_partial_long, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_indication_ue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mutated_ngap, setup, teardown),
 	};

@@ -121,7 +121,7 @@ static void test_tshark_clean(void **state)
 	assert_int_equal(tshark_lines(TSHARK, pcap_path, "-V",
 				      "grep -c 'radioNetwork: slice-not-supported' | grep -x 1"), 1);
 	assert_int_equal(tshark_lines(TSHARK, pcap_path, "-V",
-				      "grep -c 'radioNetwork: unknown-local-UE-NGAP-ID' | grep -x 1"), 1);
+				      "grep -c 'radioNetwork: unknown-local-UE-NGAP-ID' | grep -x 2"), 1);   /* Error Indication + NG Reset */
 	unlink(pcap_path);
 }
 
