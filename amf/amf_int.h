@@ -593,6 +593,8 @@ uint16_t amf_sm_status(struct amf_ue *ue, bool has, uint16_t ue_map);
 void amf_on_t3513(struct amf_ue *ue);
 /* Page a CM-IDLE UE (T3513 repeats) when it is not being paged already. */
 void amf_sm_page(struct amf_ue *ue);
+void amf_sm_modify_ind(struct amf_ue *ue, const struct ngap_pdu_session_resource_modify_indication *mi);
+void amf_sm_notify(struct amf_ue *ue, const struct ngap_pdu_session_resource_notify *n);
 /* Tell the SMF the UE's allowed NSSAI (after an accept or a change of it). */
 void amf_sm_allowed_sync(struct amf_ue *ue);
 /* Network-requested release (TS 24.501 6.3.3) of the sessions whose S-NSSAI is not in

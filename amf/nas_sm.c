@@ -201,6 +201,61 @@ void amf_sm_n2(struct amf_ue *ue, uint8_t psi, enum smf_n2_msg kind, const struc
 	sm_send(ue, &amf->so);
 }
 
+/* TS 38.413 8.2.5 / TS 23.502 4.2.3.2 (Xn-less tunnel change): each session of the
+ * indication goes to the SMF (new gNB tunnel, UPF rule updated) and the CONFIRM lists the
+ * modified and the failed ones with their transfers. */
+void amf_sm_modify_ind(struct amf_ue *ue, const struct ngap_pdu_session_resource_modify_indication *mi)
+{
+	struct amf *amf = ue->amf;
+	struct ngap_msg *tx = &amf->tx;
+	struct ngap_pdu_session_resource_modify_confirm *cf = &tx->u.pdu_session_resource_modify_confirm;
+	unsigned i;
+
+	memset(tx, 0, sizeof(*tx));
+	tx->type = NGAP_SUCCESSFUL;
+	tx->proc = NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION;
+	cf->amf_ue_id = ue->amf_ue_ngap_id;
+	cf->ran_ue_id = ue->ran_ue_ngap_id;
+	for (i = 0; i < mi->n_sessions && i < SMF_PSI_MAX; i++) {
+		const struct ngap_pdu_sess_item *it = &mi->sessions[i];
+		struct ngap_pdu_sess_item *o;
+		struct smf_out so;
+		int rc = -ENOENT;
+
+		smf_out_init(&so, amf->so_n1, sizeof(amf->so_n1), amf->ics_n2[i], SMF_N2_MAX);
+		if (amf->smf && ue->sm)
+			rc = smf_n2_rx(amf->smf, ue->sm, it->id, SMF_N2_MODIFY_IND, it->transfer.p,
+				       it->transfer.len, &so);
+		if (rc < 0 || !so.n2_len) {
+			amf_ue_log(LOGL_INFO, ue, "modify indication psi=%u rc=%d: not confirmed", it->id, rc);
+			continue;
+		}
+		o = so.n2_proc == SMF_N2_MODIFY_CONFIRM ? &cf->modified[cf->n_modified++]
+							 : &cf->failed[cf->n_failed++];
+		memset(o, 0, sizeof(*o));
+		o->id = it->id;
+		o->transfer.p = amf->ics_n2[i];
+		o->transfer.len = so.n2_len;
+	}
+	amf_ngap_send(amf, ue->gnb->assoc, ue->stream, tx);
+}
+
+/* TS 38.413 8.2.4: QoS flows notified (logged), and sessions whose resources the NG-RAN
+ * released: the network releases them (TS 23.502 4.3.4.2), the UE is told by N1. */
+void amf_sm_notify(struct amf_ue *ue, const struct ngap_pdu_session_resource_notify *n)
+{
+	struct amf *amf = ue->amf;
+	unsigned i;
+
+	for (i = 0; i < n->n_notify; i++)
+		amf_ue_log(LOGL_INFO, ue, "PDU session resource notify psi=%u", n->notify[i].id);
+	for (i = 0; i < n->n_released; i++) {
+		amf_ue_log(LOGL_INFO, ue, "NG-RAN released psi=%u: releasing the session", n->released[i].id);
+		if (amf->smf && ue->sm)
+			smf_release(amf->smf, ue->sm, n->released[i].id, NAS_5GSM_REGULAR_DEACTIVATION);
+	}
+}
+
 void amf_paging_stop(struct amf_ue *ue)
 {
 	amf_tmr_stop(ue, AMF_T3513);

@@ -474,6 +474,18 @@ static void dispatch_initiating(struct amf *amf, struct amf_gnb *gnb, struct nga
 	case NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION:
 		/* Kept by the gNB for us; paging optimisation not used yet. */
 		break;
+	case NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION:
+		ue = ue_of(amf, gnb, m->u.pdu_session_resource_modify_indication.amf_ue_id,
+			   m->u.pdu_session_resource_modify_indication.ran_ue_id);
+		if (ue)
+			amf_sm_modify_ind(ue, &m->u.pdu_session_resource_modify_indication);
+		break;
+	case NGAP_PROC_PDU_SESSION_RESOURCE_NOTIFY:
+		ue = ue_of(amf, gnb, m->u.pdu_session_resource_notify.amf_ue_id,
+			   m->u.pdu_session_resource_notify.ran_ue_id);
+		if (ue)
+			amf_sm_notify(ue, &m->u.pdu_session_resource_notify);
+		break;
 	default:
 		log_rl(LOGL_INFO, "amf", NULL, "assoc=%u %s not handled", gnb->assoc,
 		       ngap_msg_name(m->type, m->proc));

@@ -144,6 +144,73 @@ static void test_rejects(void **state)
 	assert_int_equal(sessions(), 0);
 }
 
+/* TS 38.413 8.2.5 (issue 14 item 7): PDU SESSION RESOURCE MODIFY INDICATION with a new
+ * DL tunnel -> the SMF moves the downlink, and the AMF answers MODIFY CONFIRM listing the
+ * session as modified (no Error Indication). A NOTIFY releasing the session -> the network
+ * releases it (PDU SESSION RELEASE COMMAND to the UE). */
+static void test_modify_indication_and_notify(void **state)
+{
+	struct sue u;
+	struct smf_sess_info si;
+	struct ngap_modify_indication_transfer t;
+	static uint8_t tr[256];
+	struct nas_msg dl, gsm;
+	int n;
+
+	(void)state;
+	registered(&u, "0000000001", 1);
+	establish(&u, 1, "internet", &SN1);
+	memset(&t, 0, sizeof(t));
+	t.dl_tunnel.addr_bits = 32;
+	memcpy(t.dl_tunnel.addr, &(uint32_t){ ip4("192.0.2.9") }, 4);
+	t.dl_tunnel.teid[3] = 0x77;
+	t.n_flows = 1;
+	t.qfis[0] = 1;
+	n = ngap_enc_modify_indication_transfer(&t, tr, sizeof(tr));
+	assert_true(n > 0);
+	memset(&H.m, 0, sizeof(H.m));
+	{
+		static struct ngap_msg g;
+
+		memset(&g, 0, sizeof(g));
+		g.type = NGAP_INITIATING;
+		g.proc = NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION;
+		g.u.pdu_session_resource_modify_indication.amf_ue_id = u.amf_id;
+		g.u.pdu_session_resource_modify_indication.ran_ue_id = u.ran_id;
+		g.u.pdu_session_resource_modify_indication.n_sessions = 1;
+		g.u.pdu_session_resource_modify_indication.sessions[0].id = 1;
+		g.u.pdu_session_resource_modify_indication.sessions[0].transfer.p = tr;
+		g.u.pdu_session_resource_modify_indication.sessions[0].transfer.len = (size_t)n;
+		h_send(&H, ASSOC, 1, &g);
+	}
+	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION);
+	assert_int_equal(H.m.u.pdu_session_resource_modify_confirm.n_modified, 1);
+	assert_int_equal(H.m.u.pdu_session_resource_modify_confirm.modified[0].id, 1);
+	sess(&u, 1, &si);
+	assert_int_equal(si.gnb_teid, 0x77);
+	{
+		static struct ngap_msg g;
+		static uint8_t rel[64];
+		struct ngap_notify_released_transfer rt = { .cause = { NGAP_CAUSE_RADIO_NETWORK, 0 } };
+		int rn = ngap_enc_notify_released_transfer(&rt, rel, sizeof(rel));
+
+		assert_true(rn > 0);
+		memset(&g, 0, sizeof(g));
+		g.type = NGAP_INITIATING;
+		g.proc = NGAP_PROC_PDU_SESSION_RESOURCE_NOTIFY;
+		g.u.pdu_session_resource_notify.amf_ue_id = u.amf_id;
+		g.u.pdu_session_resource_notify.ran_ue_id = u.ran_id;
+		g.u.pdu_session_resource_notify.n_released = 1;
+		g.u.pdu_session_resource_notify.released[0].id = 1;
+		g.u.pdu_session_resource_notify.released[0].transfer.p = rel;
+		g.u.pdu_session_resource_notify.released[0].transfer.len = (size_t)rn;
+		h_send(&H, ASSOC, 1, &g);
+	}
+	sue_dl(&H, &u, &dl);
+	inner_gsm(&dl, 1, &gsm);
+	assert_int_equal(gsm.type, NAS_PDU_SESSION_RELEASE_COMMAND);
+}
+
 /* TS 23.502 4.3.2.2.1 step 1 (issue 14 item 8): a PDU session request without an
  * S-NSSAI gets the default from the UE's Allowed NSSAI (here only slice 2, what the UE
  * requested), not the subscription's first slice (1/010203). */
@@ -401,6 +468,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rejects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gnb_loss_with_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_snssai_from_allowed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modify_indication_and_notify, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_service_request_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paging_gives_up, setup, teardown),
