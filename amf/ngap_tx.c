@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "amf/amf_int.h"
+#include "udm/udm.h"
 #include "common/crypto/crypto.h"
 #include "common/log.h"
 
@@ -70,6 +71,21 @@ static uint16_t nas_caps_to_ngap(uint8_t octet)
 	return (uint16_t)(((uint16_t)(octet << 1) & 0xfe) << 8);
 }
 
+/* TS 23.501 5.7.2.6: the UE-AMBR the RAN enforces over the UE's non-GBR flows, from the
+ * subscription: its AMBR (the subscriber's own, its policy's or the network default, as the
+ * UDM resolves them). The subscription holds one AMBR, which is also each session's: a
+ * UE-AMBR of its own is not provisioned yet. False when there is none. */
+static bool ue_ambr(const struct amf_ue *ue, struct ngap_ambr *out)
+{
+	const struct udm_sub_data *sub = ue->supi_indexed ? udm_get(ue->amf->udm, ue->supi) : NULL;
+
+	if (!sub || (!sub->ambr_ul_bps && !sub->ambr_dl_bps))
+		return false;
+	out->ul = sub->ambr_ul_bps;
+	out->dl = sub->ambr_dl_bps;
+	return true;
+}
+
 int amf_ngap_ics_request(struct amf_ue *ue, const uint8_t *nas, size_t len)
 {
 	struct amf *amf = ue->amf;
@@ -112,6 +128,14 @@ int amf_ngap_ics_request(struct amf_ue *ue, const uint8_t *nas, size_t len)
 	for (i = 0; i < amf->n_ics_items; i++)
 		r->sessions[i] = amf->ics_items[i];
 	amf->n_ics_items = 0;
+	/* TS 38.413 9.2.2.1: UE Aggregate Maximum Bit Rate is conditional on the PDU session
+	 * list: present with it (and whenever the subscription has one). */
+	r->has_ue_ambr = ue_ambr(ue, &r->ue_ambr);
+	if (r->n_sessions && !r->has_ue_ambr) {
+		/* no subscription AMBR: the largest the IE takes (no limit), still present */
+		r->has_ue_ambr = true;
+		r->ue_ambr = (struct ngap_ambr){ .dl = 4000000000000ull, .ul = 4000000000000ull };
+	}
 	rc = amf_ngap_send(amf, ue->gnb->assoc, ue->stream, tx);
 	explicit_bzero(r->security_key, sizeof(r->security_key));
 	if (rc == 0)
@@ -147,6 +171,8 @@ int amf_ngap_sm(struct amf_ue *ue, const uint8_t *nas, size_t len)
 		it = &r->sessions[0];
 		it->has_snssai = true;
 		snssai_copy(&o->snssai, &it->snssai);
+		/* TS 38.413 9.2.1.1: the UE-AMBR, for a gNB that has none yet for the UE */
+		r->has_ue_ambr = ue_ambr(ue, &r->ue_ambr);
 		break;
 	}
 	case SMF_N2_RELEASE: {

@@ -273,6 +273,9 @@ static void test_gnb_loss_with_sessions(void **state)
 	assert_int_equal(dl.svc_acc.pdu_session_status, (1u << 1) | (1u << 2));
 	assert_int_equal(dl.svc_acc.reactivation_result, 0);
 	assert_int_equal(H.m.u.initial_context_setup_request.n_sessions, 2);
+	/* TS 38.413 9.2.2.1: UE-AMBR comes with the PDU session list (issue 14 item 3) */
+	assert_true(H.m.u.initial_context_setup_request.has_ue_ambr);
+	assert_true(H.m.u.initial_context_setup_request.ue_ambr.dl > 0);
 	ics_rsp(&u1, 2, both);
 	sess(&u1, 1, &si);
 	assert_true(si.up_active);
