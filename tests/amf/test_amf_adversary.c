@@ -161,6 +161,17 @@ static void forger_reg(struct sue *f, bool guti, uint8_t sht)
 	sue_initial(&H, f, &m, sht);
 }
 
+/* IDENTITY RESPONSE with the victim's null-scheme SUCI (the one sue_reg_req builds). */
+static void forger_suci_rsp(struct sue *f, struct nas_msg *id)
+{
+	struct nas_msg r;
+
+	sue_reg_req(f, &r, false);
+	memset(id, 0, sizeof(*id));
+	id->type = NAS_IDENTITY_RESPONSE;
+	id->id_resp.mobile_id = r.reg_req.mobile_id;
+}
+
 static void forger_wrong_res(struct sue *f)
 {
 	uint8_t res[16];
@@ -247,10 +258,7 @@ static void test_reg_guti_wrong_res(void **state)
 	forger_dl(&f, &dl, NAS_AUTHENTICATION_REQUEST);
 	forger_wrong_res(&f);
 	forger_dl(&f, &dl, NAS_IDENTITY_REQUEST);
-	memset(&id, 0, sizeof(id));
-	sue_reg_req(&f, &id, false);   /* borrow its null-scheme SUCI */
-	id.type = NAS_IDENTITY_RESPONSE;
-	id.id_resp.mobile_id = id.reg_req.mobile_id;
+	forger_suci_rsp(&f, &id);
 	sue_ul(&H, &f, &id, NAS_SHT_PLAIN);
 	forger_dl(&f, &dl, NAS_AUTHENTICATION_REJECT);
 	victim_intact();
@@ -275,9 +283,7 @@ static void test_reg_guti_auth_fail20(void **state)
 	{
 		struct nas_msg id;
 
-		sue_reg_req(&f, &id, false);
-		id.type = NAS_IDENTITY_RESPONSE;
-		id.id_resp.mobile_id = id.reg_req.mobile_id;
+		forger_suci_rsp(&f, &id);
 		sue_ul(&H, &f, &id, NAS_SHT_PLAIN);
 	}
 	forger_dl(&f, &dl, NAS_AUTHENTICATION_REQUEST);
