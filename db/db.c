@@ -452,8 +452,8 @@ int db_subscriber_check(const struct db_subscriber *s, char *err, size_t errsz)
 		why = "more than 8 dnns";
 	else if (s->arp > 15)
 		why = "arp must be 1..15";
-	else if (s->ambr_ul > INT64_MAX || s->ambr_dl > INT64_MAX)
-		why = "ambr out of range";
+	else if (s->ambr_ul > DB_AMBR_MAX || s->ambr_dl > DB_AMBR_MAX)
+		why = "ambr out of range (at most 4000000000000 bit/s, TS 38.413 9.3.1.4)";
 	else if (s->policy[0] && !db_policy_name_valid(s->policy))
 		why = "invalid policy name";
 	for (unsigned i = 0; !why && i < s->n_slices && i < DB_MAX_SLICES; i++)

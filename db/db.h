@@ -35,6 +35,8 @@
 #define DB_SD_NONE 0xffffffu
 #define DB_SQN_MAX ((1ull << 48) - 1)
 #define DB_DEFAULT_AMF 0x8000u
+/* Session-AMBR, bit/s: NGAP's BitRate is 0..4,000,000,000,000 (TS 38.413 9.3.1.4). */
+#define DB_AMBR_MAX 4000000000000ull
 /* Policy profile names: 1..32 of [A-Za-z0-9._-] (db_policy_name_valid). */
 #define DB_POLICY_NAME_MAX 32
 

@@ -67,10 +67,10 @@ int db_policy_check(const struct db_policy *p, const char **field, char *err, si
 			if (p->slices[i].sst == p->slices[j].sst && p->slices[i].sd == p->slices[j].sd)
 				return bad(field, "slices", err, errsz, "duplicate slice");
 	}
-	if (p->ambr_ul > INT64_MAX)
-		return bad(field, "ambr_ul", err, errsz, "ambr_ul out of range");
-	if (p->ambr_dl > INT64_MAX)
-		return bad(field, "ambr_dl", err, errsz, "ambr_dl out of range");
+	if (p->ambr_ul > DB_AMBR_MAX)
+		return bad(field, "ambr_ul", err, errsz, "ambr_ul out of range (at most 4000000000000 bit/s)");
+	if (p->ambr_dl > DB_AMBR_MAX)
+		return bad(field, "ambr_dl", err, errsz, "ambr_dl out of range (at most 4000000000000 bit/s)");
 	if (p->arp > 15)
 		return bad(field, "arp", err, errsz, "arp must be 1..15");
 	return 0;

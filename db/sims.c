@@ -116,11 +116,12 @@ static int get_ambr(struct ctx *c, const struct toml_node *v, const char *key, u
 		if (toml_int(v) <= 0)
 			return fail(c, v, "[%s] %s must be a positive bit rate", c->imsi, key);
 		*out = (uint64_t)toml_int(v);
-		return 0;
-	}
-	if (toml_type(v) != TOML_STRING || parse_rate(toml_str(v, NULL), out) < 0)
+	} else if (toml_type(v) != TOML_STRING || parse_rate(toml_str(v, NULL), out) < 0) {
 		return fail(c, v, "[%s] %s must be bits/s or a string like \"100 Mbps\"", c->imsi,
 			    key);
+	}
+	if (*out > DB_AMBR_MAX)   /* NGAP BitRate, TS 38.413 9.3.1.4 */
+		return fail(c, v, "[%s] %s exceeds 4000000000000 bit/s (4 Tbps)", c->imsi, key);
 	return 0;
 }
 

@@ -104,7 +104,7 @@ static int pol_from_json(json_t *j, const char *path_name, struct db_policy *p,
 			if (!json_is_null(v) && web_slices_from_json(v, p->slices, &p->n_slices, e) < 0)
 				return -EINVAL;
 		} else if (!strcmp(key, "ambr_ul") || !strcmp(key, "ambr_dl")) {
-			if (get_num(v, key, INT64_MAX, key[5] == 'u' ? &p->ambr_ul : &p->ambr_dl, e) < 0)
+			if (get_num(v, key, DB_AMBR_MAX, key[5] == 'u' ? &p->ambr_ul : &p->ambr_dl, e) < 0)
 				return -EINVAL;
 		} else if (!strcmp(key, "default_5qi")) {
 			if (get_num(v, key, 255, &u, e) < 0)

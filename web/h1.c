@@ -43,6 +43,7 @@ struct h1_state {
 	uint8_t *pend;
 	size_t pend_len, pend_cap;
 	bool keep;
+	bool head;               /* the deferred request was a HEAD */
 	bool has_host;
 	bool expect_continue;
 	uint8_t *body;
@@ -233,7 +234,7 @@ static int on_body(http_parser *p, const char *at, size_t n)
 }
 
 /* Serialise one response. */
-static int send_resp(struct web_conn *c, const struct web_resp *r, bool keep)
+static int send_resp(struct web_conn *c, const struct web_resp *r, bool keep, bool is_head)
 {
 	char head[1280];
 	int n;
@@ -259,7 +260,7 @@ static int send_resp(struct web_conn *c, const struct web_resp *r, bool keep)
 		      keep ? "" : "Connection: close\r\n");
 	if (web_conn_send(c, head, (size_t)n) < 0)
 		return -ENOMEM;
-	return r->len ? web_conn_send(c, r->body, r->len) : 0;
+	return r->len && !is_head ? web_conn_send(c, r->body, r->len) : 0;
 }
 
 static int on_message_complete(http_parser *p)
@@ -285,10 +286,11 @@ static int on_message_complete(http_parser *p)
 		web_job_bind(resp.job, c, 0);
 		c->waiting = true;
 		h->keep = keep;
+		h->head = p->method == HTTP_HEAD;
 		http_parser_pause(p, 1);
 		rc = 0;
 	} else {
-		rc = send_resp(c, &resp, keep);
+		rc = send_resp(c, &resp, keep, p->method == HTTP_HEAD);
 	}
 	web_resp_free(&resp);
 	explicit_bzero(h->auth, sizeof(h->auth));
@@ -329,7 +331,7 @@ int web_h1_deliver(struct web_conn *c, struct web_resp *resp)
 		web_resp_free(resp);
 		return 0;
 	}
-	rc = send_resp(c, resp, h->keep);
+	rc = send_resp(c, resp, h->keep, h->head);
 	web_resp_free(resp);
 	c->waiting = false;
 	if (rc < 0)
@@ -421,7 +423,7 @@ static int fail(struct web_conn *c, int status, const char *field, const char *m
 	memset(&r, 0, sizeof(r));
 	web_resp_error(&r, status, field, "%s", msg);
 	web_count_status(c->web, status);
-	send_resp(c, &r, false);
+	send_resp(c, &r, false, false);
 	web_resp_free(&r);
 	c->close_after_flush = true;
 	return 0;
@@ -452,7 +454,7 @@ int web_h1_input(struct web_conn *c, const uint8_t *data, size_t len)
 		return 0;
 	if (h->early.status) {
 		/* 401/403 decided on the head: answered, the body is not read. */
-		send_resp(c, &h->early, false);
+		send_resp(c, &h->early, false, false);
 		web_resp_free(&h->early);
 		c->close_after_flush = true;
 		return 0;

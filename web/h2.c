@@ -147,7 +147,9 @@ static int submit(nghttp2_session *s, struct h2_stream *st)
 	nva[n++] = (nghttp2_nv)NV("cache-control", "no-store");
 	nva[n++] = (nghttp2_nv)NV("x-content-type-options", "nosniff");
 	nva[n++] = (nghttp2_nv)NV("content-security-policy", WEB_CSP);
-	return nghttp2_submit_response(s, st->id, nva, n, st->resp.len ? &prd : NULL);
+	/* HEAD: the head of the GET, content-length included, no DATA (RFC 9110 9.3.2). */
+	return nghttp2_submit_response(s, st->id, nva, n,
+				       st->resp.len && strcmp(st->method, "HEAD") != 0 ? &prd : NULL);
 }
 
 static int respond_error(nghttp2_session *s, struct h2_stream *st, struct web *w, int status,

@@ -113,6 +113,14 @@ void web_resp_error(struct web_resp *r, int status, const char *field, const cha
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	j = json_pack("{s:s}", "error", msg);
+	if (!j) {
+		/* Not UTF-8 (a path or field a client sent): jansson refuses it;
+		 * say it with the odd bytes as '?' rather than a 500. */
+		for (char *p = msg; *p; p++)
+			if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20)
+				*p = '?';
+		j = json_pack("{s:s}", "error", msg);
+	}
 	if (j && field)
 		json_object_set_new(j, "field", json_string(field));
 	web_resp_json(r, status, j);
@@ -464,7 +472,7 @@ int web_preauth(struct web *w, const char *method, const char *target, const str
 	struct web_req *req;
 	const char *q = strchr(target, '?');
 	size_t plen = q ? (size_t)(q - target) : strlen(target);
-	int m = method_parse(method), rc = 0;
+	int m = strcmp(method, "HEAD") == 0 ? WEB_GET : method_parse(method), rc = 0;
 	const struct web_route *hit;
 	enum auth_fail fail;
 	bool path_hit;
@@ -499,7 +507,8 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 	const uint8_t *body = body_own ? *body_own : NULL;
 	const char *q = strchr(target, '?');
 	size_t plen = q ? (size_t)(q - target) : strlen(target);
-	int m = method_parse(method);
+	/* RFC 9110 9.3.2: HEAD is GET without the content (the transport drops it). */
+	int m = strcmp(method, "HEAD") == 0 ? WEB_GET : method_parse(method);
 	const struct web_route *hit = NULL;
 	bool path_hit = false;
 	enum auth_fail fail;

@@ -276,7 +276,7 @@ int web_sub_from_json(json_t *j, struct db_subscriber *s, bool create, struct we
 			else
 				snprintf(s->policy, sizeof(s->policy), "%s", json_string_value(v));
 		} else if (!strcmp(key, "ambr_ul") || !strcmp(key, "ambr_dl")) {
-			if (get_uint(v, key, 0, INT64_MAX, key[5] == 'u' ? &s->ambr_ul : &s->ambr_dl, e) < 0)
+			if (get_uint(v, key, 0, DB_AMBR_MAX, key[5] == 'u' ? &s->ambr_ul : &s->ambr_dl, e) < 0)
 				return -EINVAL;
 		} else if (!strcmp(key, "default_5qi")) {
 			if (get_uint(v, key, 0, 255, &u, e) < 0)
