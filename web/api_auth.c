@@ -81,18 +81,31 @@ enum web_role web_session_find(struct web *w, const char *sid, char *csrf_out, c
 static struct web_session *session_new(struct web *w, const char *user, enum web_role role, char sid[65])
 {
 	uint8_t raw[32], c[32];
-	struct web_session *s = NULL;
+	struct web_session *s = NULL, *mine = NULL;
 	uint64_t now = web_mono_s();
+	unsigned n_mine = 0;
 
 	for (unsigned i = 0; i < WEB_MAX_SESSIONS; i++) {
 		struct web_session *t = &w->sessions[i];
 
-		if (!t->expires || t->expires <= now) {
-			s = t;
-			break;
+		if (t->expires > now && !strcmp(t->user, user)) {
+			n_mine++;
+			if (!mine || t->expires < mine->expires)
+				mine = t;
 		}
-		if (!s || t->expires < s->expires)
-			s = t;   /* all taken: the one closest to expiry goes */
+	}
+	/* A user's own logins replace its own oldest session beyond
+	 * WEB_SESSIONS_PER_USER: one user cannot push the others out. */
+	if (n_mine >= WEB_SESSIONS_PER_USER)
+		s = mine;
+	for (unsigned i = 0; !s && i < WEB_MAX_SESSIONS; i++)
+		if (!w->sessions[i].expires || w->sessions[i].expires <= now)
+			s = &w->sessions[i];
+	if (!s) {   /* all taken: the one closest to expiry goes */
+		s = &w->sessions[0];
+		for (unsigned i = 1; i < WEB_MAX_SESSIONS; i++)
+			if (w->sessions[i].expires < s->expires)
+				s = &w->sessions[i];
 	}
 	if (RAND_bytes(raw, 32) != 1 || RAND_bytes(c, 32) != 1)
 		return NULL;

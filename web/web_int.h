@@ -24,6 +24,7 @@
 #define WEB_COOKIE_MAX 1024
 #define WEB_CSRF_HDR_MAX 128
 #define WEB_MAX_SESSIONS 64
+#define WEB_SESSIONS_PER_USER 8
 #define WEB_SESSION_TTL_S (8 * 3600)
 #define WEB_SESSION_COOKIE "solocore_session"
 #define WEB_LOGIN_SLOTS 64

@@ -303,6 +303,16 @@ static void test_rights_change(void **state)
 	resp_free(&r);
 	assert_int_equal(req(&s, "GET", "/api/v1/session", a.cookie, NULL, &r), 401);
 	resp_free(&r);
+	/* 64 logins of a read-only user do not push another user's session out. */
+	mkuser(&s, "rory", "read");
+	login(&s, "adam", PW, &a2);
+	for (int i = 0; i < 64; i++) {
+		struct sess x;
+
+		login(&s, "rory", PW, &x);
+	}
+	assert_int_equal(req(&s, "GET", "/api/v1/users", a2.cookie, NULL, &r), 200);
+	resp_free(&r);
 	/* Deleted: her token ends too. */
 	assert_int_equal(do_req(&s, "DELETE", "/api/v1/users/dora", TOK_ADMIN, NULL, &r), 204);
 	resp_free(&r);
