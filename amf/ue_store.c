@@ -13,33 +13,14 @@
 #include <sys/mman.h>
 
 #include "amf/amf_int.h"
+#include "common/hash.h"
 #include "udm/udm.h"
 #include "common/log.h"
 
-static uint32_t mix32(uint32_t h)
-{
-	h ^= h >> 16;
-	h *= 0x7feb352du;
-	h ^= h >> 15;
-	h *= 0x846ca68bu;
-	h ^= h >> 16;
-	return h;
-}
-
-static uint32_t str_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s) {
-		h ^= (uint8_t)*s++;
-		h *= 16777619u;
-	}
-	return mix32(h);
-}
 
 static uint32_t ran_hash(uint32_t assoc, uint32_t ran_id)
 {
-	return mix32(assoc * 0x9e3779b1u ^ ran_id);
+	return hash_mix32(assoc * 0x9e3779b1u ^ ran_id);
 }
 
 /* Bucket heads hold ~idx so that zero-filled memory is an empty table (AMF_NIL = ~0):
@@ -222,9 +203,9 @@ void amf_ue_free(struct amf_ue *ue)
 	amf_tmr_stop_all(ue);
 	amf_ue_unbind(ue);
 	if (ue->supi_indexed)
-		h_remove(amf, AMF_H_SUPI, ue, str_hash(ue->supi));
+		h_remove(amf, AMF_H_SUPI, ue, hash_str(ue->supi));
 	if (ue->tmsi_indexed)
-		h_remove(amf, AMF_H_TMSI, ue, mix32(ue->tmsi));
+		h_remove(amf, AMF_H_TMSI, ue, hash_mix32(ue->tmsi));
 	amf_ue_drop_old_tmsi(ue);
 	if (amf_gmm_registered(ue) && amf->st.registered)
 		amf->st.registered--;
@@ -294,11 +275,11 @@ int amf_ue_set_supi(struct amf_ue *ue, const char *supi)
 	if (strlen(supi) >= sizeof(ue->supi))
 		return -EINVAL;
 	if (ue->supi_indexed)
-		h_remove(amf, AMF_H_SUPI, ue, str_hash(ue->supi));
+		h_remove(amf, AMF_H_SUPI, ue, hash_str(ue->supi));
 	memmove(ue->supi, supi, strlen(supi) + 1);   /* supi may be ue->supi */
 	ue->has_supi = true;
 	ue->supi_indexed = true;
-	h_insert(amf, AMF_H_SUPI, ue, str_hash(ue->supi));
+	h_insert(amf, AMF_H_SUPI, ue, hash_str(ue->supi));
 	return 0;
 }
 
@@ -307,7 +288,7 @@ int amf_ue_set_supi_pending(struct amf_ue *ue, const char *supi)
 	if (strlen(supi) >= sizeof(ue->supi))
 		return -EINVAL;
 	if (ue->supi_indexed)
-		h_remove(ue->amf, AMF_H_SUPI, ue, str_hash(ue->supi));
+		h_remove(ue->amf, AMF_H_SUPI, ue, hash_str(ue->supi));
 	memmove(ue->supi, supi, strlen(supi) + 1);
 	ue->has_supi = true;
 	ue->supi_indexed = false;
@@ -319,11 +300,11 @@ int amf_ue_set_tmsi(struct amf_ue *ue, uint32_t tmsi)
 	struct amf *amf = ue->amf;
 
 	if (ue->tmsi_indexed)
-		h_remove(amf, AMF_H_TMSI, ue, mix32(ue->tmsi));
+		h_remove(amf, AMF_H_TMSI, ue, hash_mix32(ue->tmsi));
 	ue->tmsi = tmsi;
 	ue->has_guti = true;
 	ue->tmsi_indexed = true;
-	h_insert(amf, AMF_H_TMSI, ue, mix32(tmsi));
+	h_insert(amf, AMF_H_TMSI, ue, hash_mix32(tmsi));
 	return 0;
 }
 
@@ -331,7 +312,7 @@ void amf_ue_drop_old_tmsi(struct amf_ue *ue)
 {
 	if (!ue->tmsi_old_indexed)
 		return;
-	h_remove(ue->amf, AMF_H_TMSI_OLD, ue, mix32(ue->tmsi_old));
+	h_remove(ue->amf, AMF_H_TMSI_OLD, ue, hash_mix32(ue->tmsi_old));
 	ue->tmsi_old_indexed = false;
 }
 
@@ -341,11 +322,11 @@ int amf_ue_new_tmsi(struct amf_ue *ue, uint32_t tmsi)
 
 	if (ue->tmsi_indexed) {
 		amf_ue_drop_old_tmsi(ue);
-		h_remove(amf, AMF_H_TMSI, ue, mix32(ue->tmsi));
+		h_remove(amf, AMF_H_TMSI, ue, hash_mix32(ue->tmsi));
 		ue->tmsi_indexed = false;
 		ue->tmsi_old = ue->tmsi;
 		ue->tmsi_old_indexed = true;
-		h_insert(amf, AMF_H_TMSI_OLD, ue, mix32(ue->tmsi_old));
+		h_insert(amf, AMF_H_TMSI_OLD, ue, hash_mix32(ue->tmsi_old));
 	}
 	return amf_ue_set_tmsi(ue, tmsi);
 }
@@ -356,7 +337,7 @@ void amf_ue_take_tmsi(struct amf_ue *ue, struct amf_ue *old)
 
 	if (ue->tmsi_indexed || !old->tmsi_indexed)
 		return;
-	h_remove(amf, AMF_H_TMSI, old, mix32(old->tmsi));
+	h_remove(amf, AMF_H_TMSI, old, hash_mix32(old->tmsi));
 	old->tmsi_indexed = false;
 	amf_ue_drop_old_tmsi(old);
 	amf_ue_set_tmsi(ue, old->tmsi);
@@ -380,21 +361,21 @@ struct amf_ue *amf_ue_by_amf_id(struct amf *amf, uint64_t id)
 
 struct amf_ue *amf_ue_by_supi(const struct amf *amf, const char *supi)
 {
-	return h_find(amf, AMF_H_SUPI, str_hash(supi), supi, 0);
+	return h_find(amf, AMF_H_SUPI, hash_str(supi), supi, 0);
 }
 
 struct amf_ue *amf_ue_by_tmsi(struct amf *amf, uint32_t tmsi)
 {
-	struct amf_ue *ue = h_find(amf, AMF_H_TMSI, mix32(tmsi), NULL, tmsi);
+	struct amf_ue *ue = h_find(amf, AMF_H_TMSI, hash_mix32(tmsi), NULL, tmsi);
 
 	/* TS 24.501 5.5.1.2.4 / 5.5.1.2.8 c): the 5G-GUTI before the last accept. */
-	return ue ? ue : h_find(amf, AMF_H_TMSI_OLD, mix32(tmsi), NULL, tmsi);
+	return ue ? ue : h_find(amf, AMF_H_TMSI_OLD, hash_mix32(tmsi), NULL, tmsi);
 }
 
 /* ---- gNBs: a fixed array with a small chained hash by association id ---- */
 struct amf_gnb *amf_gnb_by_assoc(const struct amf *amf, uint32_t assoc)
 {
-	uint32_t i = amf->gnb_buckets[mix32(assoc) & 255];
+	uint32_t i = amf->gnb_buckets[hash_mix32(assoc) & 255];
 
 	while (i != AMF_NIL) {
 		if (amf->gnbs[i].assoc == assoc)
@@ -417,7 +398,7 @@ struct amf_gnb *amf_gnb_add(struct amf *amf, uint32_t assoc)
 	amf->gnbs[i].in_use = true;
 	amf->gnbs[i].assoc = assoc;
 	amf->gnbs[i].out_streams = 1;
-	b = &amf->gnb_buckets[mix32(assoc) & 255];
+	b = &amf->gnb_buckets[hash_mix32(assoc) & 255];
 	amf->gnbs[i].hnext = *b;
 	*b = i;
 	return &amf->gnbs[i];
@@ -426,7 +407,7 @@ struct amf_gnb *amf_gnb_add(struct amf *amf, uint32_t assoc)
 void amf_gnb_del(struct amf *amf, struct amf_gnb *gnb)
 {
 	uint32_t gi = (uint32_t)(gnb - amf->gnbs);
-	uint32_t *pp = &amf->gnb_buckets[mix32(gnb->assoc) & 255];
+	uint32_t *pp = &amf->gnb_buckets[hash_mix32(gnb->assoc) & 255];
 
 	while (*pp != AMF_NIL) {
 		if (*pp == gi) {

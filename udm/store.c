@@ -9,28 +9,14 @@
 
 #include "common/crypto/crypto.h"
 #include "common/log.h"
+#include "common/hash.h"
 #include "udm/udm_int.h"
 
 /* Bytes per SIM held (tests/bench/cp cp-scale): policies must not grow an entry. */
 _Static_assert(sizeof(struct udm_subscriber) <= 184, "udm_subscriber grew");
 
-/* FNV-1a over the SUPI, then the murmur3 finaliser: SUPIs differ only in their
- * last digits, and a power-of-two table takes the low bits. */
-static uint32_t supi_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s) {
-		h ^= (uint8_t)*s++;
-		h *= 16777619u;
-	}
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
-}
+/* SUPIs differ only in their last digits and a power-of-two table takes the low bits:
+ * the finalised FNV-1a of common/hash.h. */
 
 /* TS 23.003 2.2: "imsi-" followed by 5..15 digits. */
 static bool supi_valid(const char *s)
@@ -125,7 +111,7 @@ uint32_t udm_capacity(const struct udm *udm)
 
 struct udm_subscriber *udm_find(const struct udm *udm, const char *supi)
 {
-	uint32_t i = udm->buckets[supi_hash(supi) & (udm->nbuckets - 1)];
+	uint32_t i = udm->buckets[hash_str(supi) & (udm->nbuckets - 1)];
 
 	while (i != UDM_NIL) {
 		struct udm_subscriber *s = &udm->subs[i];
@@ -204,7 +190,7 @@ struct udm_subscriber *udm_slot(struct udm *udm, const char *supi, bool *fresh, 
 		return NULL;
 	}
 	s = &udm->subs[idx];
-	b = supi_hash(supi) & (udm->nbuckets - 1);
+	b = hash_str(supi) & (udm->nbuckets - 1);
 	s->next = udm->buckets[b];
 	udm->buckets[b] = idx;
 	memcpy(s->data.supi, supi, strlen(supi) + 1);   /* supi_valid: fits */
@@ -252,7 +238,7 @@ int udm_add(struct udm *udm, const struct udm_sub_in *in)
 
 int udm_remove(struct udm *udm, const char *supi)
 {
-	uint32_t *pp = &udm->buckets[supi_hash(supi) & (udm->nbuckets - 1)];
+	uint32_t *pp = &udm->buckets[hash_str(supi) & (udm->nbuckets - 1)];
 
 	while (*pp != UDM_NIL) {
 		uint32_t idx = *pp;

@@ -11,6 +11,7 @@
  * defined by their own header. Inline tables are sealed. Dotted keys only
  * extend tables that dotted keys created.
  */
+#include "common/hash.h"
 #include "common/toml/toml_int.h"
 
 #include <errno.h>
@@ -80,18 +81,11 @@ static int perr(struct parser *ps, uint32_t line, const char *fmt, ...)
 
 /* ---- tables ---- */
 
-static uint32_t hash_key(const char *k, size_t len)
-{
-	uint32_t h = 2166136261u;   /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)k[i]) * 16777619u;
-	return h;
-}
 
 static int index_put(struct toml_index *ix, struct toml_node *n)
 {
 	uint32_t m = ix->cap - 1;
-	for (uint32_t h = hash_key(n->key, n->keylen) & m;; h = (h + 1) & m) {
+	for (uint32_t h = hash_fnv1a(n->key, n->keylen) & m;; h = (h + 1) & m) {
 		if (!ix->slot[h]) {
 			ix->slot[h] = n;
 			ix->used++;
@@ -136,7 +130,7 @@ static struct toml_node *find(const struct toml_node *t, const char *key, size_t
 	const struct toml_index *ix = t->u.kids.idx;
 	if (ix) {
 		uint32_t m = ix->cap - 1;
-		for (uint32_t h = hash_key(key, len) & m; ix->slot[h]; h = (h + 1) & m) {
+		for (uint32_t h = hash_fnv1a(key, len) & m; ix->slot[h]; h = (h + 1) & m) {
 			struct toml_node *n = ix->slot[h];
 			if (n->keylen == len && memcmp(n->key, key, len) == 0)
 				return n;
