@@ -555,6 +555,19 @@ static int h_login(struct web *w, const struct web_req *req, struct web_resp *re
 	int rc;
 
 	(void)arg;
+	/* Login CSRF: a cross-site form (or a no-cors fetch) posts text/plain,
+	 * urlencoded or multipart, never application/json without a CORS
+	 * preflight we do not grant; and a browser names the page's origin,
+	 * which must be this server. (No Content-Type at all: a script, not a
+	 * browser form.) */
+	if (req->form_body) {
+		web_resp_error(resp, 415, "Content-Type", "login needs Content-Type: application/json");
+		goto out;
+	}
+	if (req->cross_origin) {
+		web_resp_error(resp, 403, "Origin", "login from another origin is refused");
+		goto out;
+	}
 	if (!json_is_object(j) || !user || !db_name_valid(user)) {
 		web_resp_error(resp, 400, "user", "a JSON object with \"user\" and \"password\" is needed");
 		goto out;

@@ -18,7 +18,8 @@
 #define H1_FIELD_MAX 32
 #define H1_AUTH_MAX 300
 
-enum h1_hdr { HDR_OTHER, HDR_AUTH, HDR_EXPECT, HDR_HOST, HDR_COOKIE, HDR_CSRF };
+enum h1_hdr { HDR_OTHER, HDR_AUTH, HDR_EXPECT, HDR_HOST, HDR_COOKIE, HDR_CSRF, HDR_CTYPE, HDR_ORIGIN };
+#define H1_SMALL_HDR 256
 
 struct h1_state {
 	http_parser p;
@@ -38,6 +39,8 @@ struct h1_state {
 	size_t cookie_len;
 	char csrf[WEB_CSRF_HDR_MAX + 1];
 	size_t csrf_len;
+	char ctype[H1_SMALL_HDR + 1], origin[H1_SMALL_HDR + 1], host[H1_SMALL_HDR + 1];
+	size_t ctype_len, origin_len, host_len;
 	/* While a deferred response is pending: the parser is paused, bytes
 	 * that came after the request wait here, in order (pipelining). */
 	uint8_t *pend;
@@ -73,6 +76,7 @@ static int on_message_begin(http_parser *p)
 
 	h->url_len = h->head_bytes = h->field_len = h->auth_len = h->body_len = 0;
 	h->cookie_len = h->csrf_len = 0;
+	h->ctype_len = h->origin_len = h->host_len = 0;
 	h->in_value = false;
 	h->has_auth = h->has_host = h->expect_continue = false;
 	h->body_lim = h->c->web->lim.max_body_unauth;
@@ -143,6 +147,11 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
 			h->hdr = HDR_EXPECT;
 		} else if (strcasecmp(h->field, "host") == 0) {
 			h->has_host = true;
+			h->hdr = HDR_HOST;
+		} else if (strcasecmp(h->field, "content-type") == 0) {
+			h->hdr = HDR_CTYPE;
+		} else if (strcasecmp(h->field, "origin") == 0) {
+			h->hdr = HDR_ORIGIN;
 		}
 	}
 	if (h->hdr == HDR_AUTH) {
@@ -161,6 +170,15 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
 		size_t k = h->csrf_len + n <= WEB_CSRF_HDR_MAX ? n : 0;
 		memcpy(h->csrf + h->csrf_len, at, k);
 		h->csrf_len += k;
+	} else if (h->hdr == HDR_CTYPE || h->hdr == HDR_ORIGIN || h->hdr == HDR_HOST) {
+		char *b = h->hdr == HDR_CTYPE ? h->ctype : h->hdr == HDR_ORIGIN ? h->origin : h->host;
+		size_t *l = h->hdr == HDR_CTYPE ? &h->ctype_len : h->hdr == HDR_ORIGIN ? &h->origin_len
+										  : &h->host_len;
+		size_t k = *l + n <= H1_SMALL_HDR ? n : 0;
+
+		memcpy(b + *l, at, k);
+		*l += k;
+		b[*l] = 0;
 	} else if (h->hdr == HDR_EXPECT && n >= 12 && strncasecmp(at, "100-continue", 12) == 0) {
 		h->expect_continue = true;
 	}
@@ -279,7 +297,10 @@ static int on_message_complete(http_parser *p)
 	web_dispatch(c->web, http_method_str(p->method), h->url,
 		     &(struct web_hdrs){ .auth = h->has_auth ? h->auth : NULL,
 					 .cookie = h->cookie_len ? h->cookie : NULL,
-					 .csrf = h->csrf_len ? h->csrf : NULL },
+					 .csrf = h->csrf_len ? h->csrf : NULL,
+					 .ctype = h->ctype_len ? h->ctype : NULL,
+					 .origin = h->origin_len ? h->origin : NULL,
+					 .host = h->host_len ? h->host : NULL },
 		     c->loopback, &h->body, h->body_len, &resp);
 	explicit_bzero(h->cookie, sizeof(h->cookie));
 	if (resp.status == WEB_STATUS_DEFERRED) {

@@ -24,6 +24,7 @@ struct h2_stream {
 	char cookie[WEB_COOKIE_MAX + 1];   /* crumbs joined with ';' (RFC 9113 8.2.3) */
 	size_t cookie_len;
 	char csrf[WEB_CSRF_HDR_MAX + 1];
+	char ctype[128], origin[256], host[256];
 	size_t head_bytes;
 	uint8_t *body;
 	size_t body_len, body_cap;
@@ -235,6 +236,16 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 			st->cookie_len += vlen;
 			st->cookie[st->cookie_len] = 0;
 		}
+	} else if (nlen == 12 && memcmp(name, "content-type", 12) == 0 && vlen < sizeof(st->ctype)) {
+		memcpy(st->ctype, value, vlen);
+		st->ctype[vlen] = 0;
+	} else if (nlen == 6 && memcmp(name, "origin", 6) == 0 && vlen < sizeof(st->origin)) {
+		memcpy(st->origin, value, vlen);
+		st->origin[vlen] = 0;
+	} else if (((nlen == 10 && memcmp(name, ":authority", 10) == 0) ||
+		    (nlen == 4 && memcmp(name, "host", 4) == 0)) && vlen < sizeof(st->host)) {
+		memcpy(st->host, value, vlen);
+		st->host[vlen] = 0;
 	} else if (nlen == 12 && memcmp(name, "x-csrf-token", 12) == 0 && vlen <= WEB_CSRF_HDR_MAX) {
 		memcpy(st->csrf, value, vlen);
 		st->csrf[vlen] = 0;
@@ -315,7 +326,10 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *user)
 	web_dispatch(h->c->web, st->method, st->path,
 		     &(struct web_hdrs){ .auth = st->has_auth ? st->auth : NULL,
 					 .cookie = st->cookie_len ? st->cookie : NULL,
-					 .csrf = st->csrf[0] ? st->csrf : NULL }, h->c->loopback,
+					 .csrf = st->csrf[0] ? st->csrf : NULL,
+					 .ctype = st->ctype[0] ? st->ctype : NULL,
+					 .origin = st->origin[0] ? st->origin : NULL,
+					 .host = st->host[0] ? st->host : NULL }, h->c->loopback,
 		     &st->body, st->body_len, &st->resp);
 	explicit_bzero(st->auth, sizeof(st->auth));
 	explicit_bzero(st->cookie, sizeof(st->cookie));

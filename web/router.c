@@ -38,6 +38,7 @@ const char *web_status_text(int status)
 	case 413: return "Content Too Large";
 	case 429: return "Too Many Requests";
 	case 414: return "URI Too Long";
+	case 415: return "Unsupported Media Type";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	case 503: return "Service Unavailable";
@@ -524,6 +525,16 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 	req->body_len = body_len;
 	req->body_own = body_own;
 	req->loopback = loopback;
+	if (hdrs && hdrs->ctype)
+		req->form_body = !(strncasecmp(hdrs->ctype, "application/json", 16) == 0 &&
+				   (hdrs->ctype[16] == 0 || hdrs->ctype[16] == ';' || hdrs->ctype[16] == ' '));
+	if (hdrs && hdrs->origin) {
+		/* RFC 6454: scheme://host[:port]; it must name the host the request went to. */
+		const char *o = strstr(hdrs->origin, "://");
+
+		o = o ? o + 3 : hdrs->origin;
+		req->cross_origin = !hdrs->host || strcasecmp(o, hdrs->host) != 0;
+	}
 	if (target[0] != '/' || pct_decode(target, plen, req->path, sizeof(req->path), false) < 0) {
 		web_resp_error(resp, 400, "path", "request target must be an absolute path");
 		goto out;

@@ -55,6 +55,8 @@ struct web_req {
 	char who[160];                 /* identity for the audit log */
 	char user[72];                 /* user name (session or token owner), "" otherwise */
 	uint8_t **body_own;            /* the transport's body buffer: web_req_take_body() */
+	bool form_body;                /* a Content-Type other than application/json */
+	bool cross_origin;             /* an Origin header that names another host than Host */
 	bool by_cookie;                /* authenticated by a session cookie ... */
 	uint8_t sess_hash[32];         /* ... whose id hashes to this */
 };
@@ -64,6 +66,9 @@ struct web_hdrs {
 	const char *auth;
 	const char *cookie;
 	const char *csrf;
+	const char *ctype;    /* Content-Type (login checks it) */
+	const char *origin;   /* Origin */
+	const char *host;     /* Host / :authority */
 };
 
 /* A logged-in browser session (api_auth.c). Only hashes of the cookie

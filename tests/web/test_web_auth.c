@@ -303,6 +303,27 @@ static void test_rights_change(void **state)
 	resp_free(&r);
 	assert_int_equal(req(&s, "GET", "/api/v1/session", a.cookie, NULL, &r), 401);
 	resp_free(&r);
+	/* Login CSRF: a form's Content-Type or another site's Origin is refused. */
+	{
+		static const char lb[] = "{\"user\":\"adam\",\"password\":\"" PW "\"}";
+
+		assert_int_equal(h1x(s.port, "POST", "/api/v1/login", "Content-Type: text/plain\r\n", lb,
+				     sizeof(lb) - 1, &r), 415);
+		expect_err(&r, 415, "Content-Type");
+		resp_free(&r);
+		assert_int_equal(h1x(s.port, "POST", "/api/v1/login",
+				     "Content-Type: application/x-www-form-urlencoded\r\n", lb, sizeof(lb) - 1, &r), 415);
+		resp_free(&r);
+		assert_int_equal(h1x(s.port, "POST", "/api/v1/login",
+				     "Content-Type: application/json\r\nOrigin: https://evil.example\r\n", lb,
+				     sizeof(lb) - 1, &r), 403);
+		expect_err(&r, 403, "Origin");
+		resp_free(&r);
+		assert_int_equal(h1x(s.port, "POST", "/api/v1/login",
+				     "Content-Type: application/json; charset=utf-8\r\nOrigin: http://localhost\r\n",
+				     lb, sizeof(lb) - 1, &r), 200);
+		resp_free(&r);
+	}
 	/* 64 logins of a read-only user do not push another user's session out. */
 	mkuser(&s, "rory", "read");
 	login(&s, "adam", PW, &a2);
