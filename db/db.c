@@ -87,6 +87,20 @@ static const char *const migrations[] = {
 	" value TEXT NOT NULL,"
 	" updated INTEGER"
 	") WITHOUT ROWID;",
+	/* 4: token ids never reused (AUTOINCREMENT): a deleted token's id named
+	 * in the audit log or a script stays its own. */
+	"CREATE TABLE tokens4 ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" name TEXT NOT NULL,"
+	" owner TEXT NOT NULL,"
+	" role INTEGER NOT NULL CHECK (role BETWEEN 1 AND 3),"
+	" hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),"
+	" created INTEGER NOT NULL"
+	");"
+	"INSERT INTO tokens4 (id, name, owner, role, hash, created)"
+	" SELECT id, name, owner, role, hash, created FROM tokens;"
+	"DROP TABLE tokens;"
+	"ALTER TABLE tokens4 RENAME TO tokens;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -105,9 +105,9 @@ static void test_migrate_v2_to_v3(void **state)
 	assert_int_equal(sqlite3_exec(c, v2_schema, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(c);
 
-	assert_int_equal(db_schema_latest(), 3);
+	assert_int_equal(db_schema_latest(), 4);
 	assert_int_equal(db_open(t.db, &db), 0);
-	assert_int_equal(db_schema_version(db), 3);
+	assert_int_equal(db_schema_version(db), 4);
 	/* v2 data kept; the new column reads as "no policy". */
 	assert_int_equal(db_subscriber_count(db), 1);
 	assert_int_equal(db_subscriber_get(db, "imsi-001010000000001", &s), 0);
@@ -130,20 +130,20 @@ static void test_migrate_v2_to_v3(void **state)
 
 	sql_text(t.db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", out,
 		 sizeof(out));
-	assert_string_equal(out, "audit|policies|settings|subscribers|tokens|users|");
+	assert_string_equal(out, "audit|policies|settings|sqlite_sequence|subscribers|tokens|users|");
 	sql_text(t.db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL",
 		 out, sizeof(out));
 	assert_string_equal(out, "subscribers_policy|");
 	sql_text(t.db, "PRAGMA user_version", out, sizeof(out));
-	assert_string_equal(out, "3|");
+	assert_string_equal(out, "4|");
 	sql_text(t.db, "SELECT policy FROM subscribers", out, sizeof(out));
 	assert_string_equal(out, "gold|");
 	sql_text(t.db, "PRAGMA foreign_key_check", out, sizeof(out));
 	assert_string_equal(out, "");
 
-	/* Reopening a v3 file runs nothing and keeps everything. */
+	/* Reopening a current file runs nothing and keeps everything. */
 	assert_int_equal(db_open(t.db, &db), 0);
-	assert_int_equal(db_schema_version(db), 3);
+	assert_int_equal(db_schema_version(db), 4);
 	assert_int_equal(db_subscriber_get(db, "imsi-001010000000001", &s), 0);
 	assert_string_equal(s.policy, "gold");
 	db_close(db);

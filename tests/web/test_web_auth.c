@@ -235,6 +235,12 @@ static void test_tokens(void **state)
 	resp_free(&r);
 	assert_int_equal(do_req(&s, "DELETE", path, TOK_ADMIN, NULL, &r), 404);
 	resp_free(&r);
+	/* Issue 15 item 9: the next token does not take the deleted one's id. */
+	assert_int_equal(do_req(&s, "POST", "/api/v1/tokens", TOK_ADMIN, "{\"name\":\"ci2\",\"role\":\"read\"}", &r), 201);
+	j = jbody(&r);
+	assert_true(json_integer_value(json_object_get(j, "id")) > id);
+	json_decref(j);
+	resp_free(&r);
 	assert_int_equal(do_req(&s, "DELETE", "/api/v1/tokens/x1", TOK_ADMIN, NULL, &r), 400);
 	expect_err(&r, 400, "id");
 	resp_free(&r);
