@@ -162,6 +162,7 @@ struct amf_ue {
 	bool supi_indexed;
 	bool ident_by_guti;        /* the SUPI came from a 5G-GUTI, not from the UE (5.4.1.3.5) */
 	bool paged;                /* this connection answers a paging (TS 33.501 6.12.3) */
+	uint64_t ue_ambr_ul, ue_ambr_dl;   /* subscribed UE-AMBR, bit/s (0: none) */
 	uint8_t net_dereg_pending; /* 1: network deregistration after paging, | 2: re-register */
 	uint8_t last_auth_fail;    /* 5GMM cause of the last AUTHENTICATION FAILURE, 0 none */
 	/* SERVICE REQUEST IEs the accept needs (from the NAS message container, 4.4.6) */

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "amf/amf_int.h"
-#include "udm/udm.h"
 #include "common/crypto/crypto.h"
 #include "common/log.h"
 
@@ -71,18 +70,14 @@ static uint16_t nas_caps_to_ngap(uint8_t octet)
 	return (uint16_t)(((uint16_t)(octet << 1) & 0xfe) << 8);
 }
 
-/* TS 23.501 5.7.2.6: the UE-AMBR the RAN enforces over the UE's non-GBR flows, from the
- * subscription: its AMBR (the subscriber's own, its policy's or the network default, as the
- * UDM resolves them). The subscription holds one AMBR, which is also each session's: a
- * UE-AMBR of its own is not provisioned yet. False when there is none. */
+/* TS 23.501 5.7.2.6: the UE-AMBR the RAN enforces over the UE's non-GBR flows, taken from
+ * the subscription at the registration accept (nas_reg.c). False when there is none. */
 static bool ue_ambr(const struct amf_ue *ue, struct ngap_ambr *out)
 {
-	const struct udm_sub_data *sub = ue->supi_indexed ? udm_get(ue->amf->udm, ue->supi) : NULL;
-
-	if (!sub || (!sub->ambr_ul_bps && !sub->ambr_dl_bps))
+	if (!ue->ue_ambr_ul && !ue->ue_ambr_dl)
 		return false;
-	out->ul = sub->ambr_ul_bps;
-	out->dl = sub->ambr_dl_bps;
+	out->ul = ue->ue_ambr_ul;
+	out->dl = ue->ue_ambr_dl;
 	return true;
 }
 
