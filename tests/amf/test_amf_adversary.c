@@ -625,6 +625,33 @@ static void test_net_dereg_idle_unreachable(void **state)
 	assert_int_equal(sessions(), 0);
 }
 
+/* TS 24.501 5.5.1.2.4: the 5G-GUTI the UE holds stays valid until REGISTRATION COMPLETE
+ * (the UE may not have received the accept with the new one); then only the new one. */
+static void test_old_guti_valid_until_complete(void **state)
+{
+	struct nas_msg m, dl;
+	uint32_t t1 = V.guti.guti.tmsi, t2;
+	struct amf_ue *u = amf_ue_by_supi(H.amf, SUPI1);
+
+	(void)state;
+	sue_reg_req(&V, &m, true);
+	m.reg_req.reg_type = 0x03;   /* periodic updating, over the verified connection */
+	sue_ul(&H, &V, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	assert_int_equal(sue_dl(&H, &V, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	assert_int_equal(dl.type, NAS_REGISTRATION_ACCEPT);
+	t2 = dl.reg_acc.guti.guti.tmsi;
+	assert_true(t2 != t1);
+	assert_ptr_equal(amf_ue_by_tmsi(H.amf, t1), u);
+	assert_ptr_equal(amf_ue_by_tmsi(H.amf, t2), u);
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_REGISTRATION_COMPLETE;
+	sue_ul(&H, &V, &m, NAS_SHT_INTEGRITY_CIPHERED);
+	while (h_pop(&H))
+		;   /* the configuration update that may follow */
+	assert_null(amf_ue_by_tmsi(H.amf, t1));
+	assert_ptr_equal(amf_ue_by_tmsi(H.amf, t2), u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -645,6 +672,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_count_rekey, vsetup, teardown),
 		cmocka_unit_test_setup_teardown(test_net_dereg_idle_pages, vsetup, teardown),
 		cmocka_unit_test_setup_teardown(test_net_dereg_idle_unreachable, vsetup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_guti_valid_until_complete, vsetup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
