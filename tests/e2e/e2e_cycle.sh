@@ -195,6 +195,17 @@ pcap)
 	for p in "6 29" "6 28" "12 14" "12 41" "3 42" "6 15" "2 21"; do
 		grep -qx " *$p" "$TMP/procs" || { fail "pcap: procedure counts (count code): wanted '$p'"; cat "$TMP/procs"; }
 	done
+	# TS 24.501 4.4.6, 8.2.16: each SERVICE REQUEST (0x4c) integrity protected (security
+	# header type 1), only the cleartext IEs outside, the rest in the NAS message container
+	tshark -r "$TMP/n2.pcap" -Y 'nas_5gs.mm.message_type == 0x4c' -V >"$TMP/svc.txt" 2>>"$TMP/tshark.log"
+	[ -n "${E2E_DUMP_SVC:-}" ] && cat "$TMP/svc.txt"
+	nsvc=$(grep -c 'Message type: Service request' "$TMP/svc.txt")
+	[ "$nsvc" = 3 ] || fail "pcap: $nsvc SERVICE REQUESTs decoded, 3 sent"
+	ncont=$(grep -c 'NAS message container$' "$TMP/svc.txt")
+	[ "$ncont" = 3 ] || fail "pcap: $ncont SERVICE REQUESTs with a NAS message container, want 3"
+	nsht=$(grep -c 'Security header type: Integrity protected (1)' "$TMP/svc.txt")
+	[ "$nsht" = 3 ] || fail "pcap: $nsht SERVICE REQUESTs with security header type 1, want 3"
+	! grep -q '^ *Uplink data status$' "$TMP/svc.txt" || fail "pcap: uplink data status of a SERVICE REQUEST in the clear"
 	echo "pcap: $want NGAP PDUs, $frames decoded from ransim's pcap, $wire from the wire, none malformed"
 	;;
 load)

@@ -190,6 +190,17 @@ static void on_ng_setup(struct rs_gnb *g, bool ok)
 	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs)
 		if (rs->ues[i].started && !rs->ues[i].finished && rs->ues[i].st == RS_UE_NULL)
 			rs_ue_start(&rs->ues[i]);
+	/* after a restart (rs_gnb_restart): each CM-IDLE UE with a session asks for its user
+	 * plane back, TS 24.501 5.6.1.2 (uplink data pending for its PSI) */
+	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs) {
+		struct rs_ue *ue = &rs->ues[i];
+
+		if (ue->restart_idle && ue->st == RS_UE_REGISTERED) {
+			ue->restart_idle = false;
+			ue->restart_wait = true;
+			rs_sm_service_request(ue);
+		}
+	}
 	rs_schedule(rs);
 }
 
@@ -208,6 +219,36 @@ static void reconnect_cb(void *arg)
 		rs_cause_add(g->rs, "reconnect_failed");
 		fail_ues(g, "reconnect_failed");
 	}
+}
+
+/* --restart-after: the gNB restarts. Its state machine: READY -> (ABORT of the association,
+ * every UE context on it gone) DOWN -> CONNECTING -> SETUP (a fresh NG Setup) -> READY. For
+ * the core this is the loss of the N2 association: an AN release of every UE on it, sessions
+ * and addresses kept, user planes deactivated (TS 23.502 4.2.6, TS 23.527). Each UE that held
+ * a PDU session is then CM-IDLE (REGISTERED, no N2 connection, no user plane) until the NG
+ * Setup completes, when it sends a SERVICE REQUEST (on_ng_setup). Nothing allocated. */
+void rs_gnb_restart(struct rs_gnb *g)
+{
+	struct ransim *rs = g->rs;
+	unsigned i;
+
+	gnb_log(LOGL_INFO, g, "restart: ABORT of the association, then a fresh NG Setup");
+	rs->st.gnb_restarts++;
+	n2sctp_free(g->ep);   /* aborts the association, no callbacks */
+	g->ep = NULL;
+	g->a = NULL;
+	g->st = RS_GNB_DOWN;
+	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs) {
+		struct rs_ue *ue = &rs->ues[i];
+
+		if (ue->st != RS_UE_REGISTERED || !ue->sess_up || ue->fail[0])
+			continue;
+		ue->sess_up = false;         /* no uplink until the session is set up again */
+		ue->has_amf_id = false;
+		ue->restart_idle = true;
+		rs->st.restart_ues++;
+	}
+	ev_defer(rs->loop, reconnect_cb, g);
 }
 
 void rs_gnb_drop(struct rs_gnb *g)

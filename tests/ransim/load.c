@@ -103,6 +103,10 @@ void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bo
 				(unsigned long long)s->cycles, dps, cl->n ? (double)cl->sum / (double)cl->n / 1000.0 : 0);
 		fprintf(out, "ue_runs_ok %llu\nue_runs_failed %llu\ndl_mac_fail %llu\n", (unsigned long long)s->ues_ok,
 			(unsigned long long)s->ues_failed, (unsigned long long)s->dl_mac_fail);
+		if (rs->cfg.restart_after_ms)
+			fprintf(out, "gnb_restarts %llu\nrestart_ues %llu\nrestart_svc_ok %llu\n",
+				(unsigned long long)s->gnb_restarts, (unsigned long long)s->restart_ues,
+				(unsigned long long)s->restart_svc_ok);
 		if (rs->gtpu)
 			gtpu_report(rs->gtpu, false, out);
 		for (p = 0; p < RANSIM_P_COUNT; p++) {

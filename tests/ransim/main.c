@@ -64,6 +64,11 @@ static const char usage_text[] =
 	"  --dnn NAME --pdu-snssai --psi N   DNN / S-NSSAI (--req-sst/--req-sd) / PSI (1) asked for\n"
 	"  --radio-cap           UE Radio Capability Info Indication after each ICS Response\n"
 	"  --unknown-service     send only a Service Request with an unknown 5G-S-TMSI\n"
+	"  --restart-after MS    (sessions) once every UE holds its session and MS ms after the\n"
+	"                        start: ABORT each gNB's association, NG Setup again, each UE\n"
+	"                        back with a SERVICE REQUEST (report: restart_svc_ok)\n"
+	"  --svc-ies-clear       Service Request: uplink data / PDU session status in the clear\n"
+	"                        (default: inside the ciphered NAS message container, TS 24.501 4.4.6)\n"
 	"  --abort               at the end ABORT the associations instead of SHUTDOWN (gNB lost)\n"
 	"  --passes N            run every UE's plan N times (a UE reruns once its run ended)\n"
 	"  --duration SECS       stop starting UE runs after SECS (register/sessions: hold until then)\n"
@@ -207,7 +212,7 @@ enum {
 	O_ADDR = 256, O_PORT, O_LOCAL, O_BACKEND, O_ENCAP, O_UDP, O_UDPPEER, O_GNBS, O_UES, O_CONC, O_NIA,
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_SST, O_SD, O_RSST, O_RSD,
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
-	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_ABORT, O_PASSES, O_DURATION,
+	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_ABORT, O_PASSES, O_DURATION,
 	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
 	O_ATTACK, O_AEVENTS, O_AQUIET, O_AWINDOW,
 };
@@ -229,6 +234,7 @@ static const struct option opts[] = {
 	{ "session", 0, NULL, O_SESSION }, { "cycle", 0, NULL, O_CYCLE }, { "dnn", 1, NULL, O_DNN },
 	{ "pdu-snssai", 0, NULL, O_PDUSN }, { "psi", 1, NULL, O_PSI }, { "radio-cap", 0, NULL, O_RADIOCAP },
 	{ "unknown-service", 0, NULL, O_UNKSVC }, { "abort", 0, NULL, O_ABORT },
+	{ "svc-ies-clear", 0, NULL, O_SVCCLEAR }, { "restart-after", 1, NULL, O_RESTART },
 	{ "passes", 1, NULL, O_PASSES }, { "duration", 1, NULL, O_DURATION }, { "json", 0, NULL, O_JSON },
 	{ "no-progress", 0, NULL, O_NOPROG }, { "busy-poll", 1, NULL, O_BUSYPOLL },
 	{ "gnb-n3", 1, NULL, O_GNBN3 }, { "traffic", 1, NULL, O_TRAFFIC }, { "traffic-size", 1, NULL, O_TSIZE },
@@ -317,6 +323,8 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_PSI: c->psi = (uint8_t)atoi(v); break;
 	case O_RADIOCAP: c->radio_cap = true; break;
 	case O_UNKSVC: c->unknown_service = true; break;
+	case O_SVCCLEAR: c->svc_ies_clear = true; break;
+	case O_RESTART: c->restart_after_ms = (unsigned)atoi(v); break;
 	case O_ABORT: a->abort = true; break;
 	case O_PASSES: c->passes = (unsigned)atoi(v); break;
 	case O_DURATION: a->duration_s = (unsigned)atoi(v); break;
@@ -439,7 +447,7 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 {
 	struct ransim_stats st;
 	uint64_t t0, t_end, t_done = 0, until, t_stop = 0, next_progress = 0, now;
-	bool progress = false;
+	bool progress = false, restarted = false;
 
 	t0 = ev_update_now(loop);
 	if (ransim_start(rs) < 0) {
@@ -459,6 +467,11 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 		/* a duration stops new UE runs (cycle) or ends the hold (register, sessions) */
 		if (t_stop && now >= t_stop)
 			ransim_stop(rs);
+		if (a->cfg.restart_after_ms && !restarted && t_done &&
+		    now >= t0 + (uint64_t)a->cfg.restart_after_ms * 1000000ull) {
+			restarted = true;
+			ransim_restart(rs);
+		}
 		if (stop_req || now >= t_end || (t_done && (!t_stop || now >= t_stop)))
 			break;
 		if (progress && now >= next_progress) {
@@ -500,6 +513,13 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 		       (unsigned long long)g.dl_unknown_teid);
 	}
 #endif
+	if (a->cfg.restart_after_ms && (!st.gnb_restarts || st.restart_svc_ok != st.restart_ues ||
+					 !st.restart_ues)) {
+		fprintf(stderr, "%s: gNB restart: %llu restarts, %llu of %llu UEs back\n", PROG,
+			(unsigned long long)st.gnb_restarts, (unsigned long long)st.restart_svc_ok,
+			(unsigned long long)st.restart_ues);
+		return 1;
+	}
 	return (ransim_done(rs) && st.ues_failed == 0) ? 0 : 1;
 }
 

@@ -180,6 +180,15 @@ void ransim_abort(struct ransim *rs)
 	}
 }
 
+void ransim_restart(struct ransim *rs)
+{
+	unsigned i;
+
+	for (i = 0; i < rs->cfg.n_gnbs; i++)
+		if (rs->gnbs[i].st == RS_GNB_READY)
+			rs_gnb_restart(&rs->gnbs[i]);
+}
+
 void ransim_free(struct ransim *rs)
 {
 	unsigned i;

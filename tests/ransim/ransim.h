@@ -85,6 +85,11 @@ struct ransim_cfg {
 	uint8_t hn_key_id;
 	uint8_t hn_pub[65];
 	size_t hn_pub_len;
+	unsigned restart_after_ms;   /* sessions: once every UE holds, after this many ms from the
+	                              * start, every gNB restarts (ABORT, fresh NG Setup) and its UEs
+	                              * come back with a SERVICE REQUEST (rs_gnb_restart) */
+	bool svc_ies_clear;          /* old behaviour: SERVICE REQUEST's non-cleartext IEs in the
+	                              * clear, no NAS message container (not TS 24.501 4.4.6) */
 	bool unknown_guti;           /* first Registration Request carries an unknown 5G-GUTI */
 	bool expect_cuc;             /* wait for Configuration Update Command after Registration Complete */
 	bool bad_mac;                /* send one Registration Complete with a corrupted MAC first */
@@ -146,6 +151,8 @@ unsigned ransim_in_flight(const struct ransim *rs);
 void ransim_shutdown(struct ransim *rs);
 /* Abort every association (SCTP ABORT, RFC 9260 9.1): the gNBs vanish, no NG procedure. */
 void ransim_abort(struct ransim *rs);
+/* --restart-after: every gNB restarts (rs_gnb_restart). */
+void ransim_restart(struct ransim *rs);
 /* Accepts NULL. */
 void ransim_free(struct ransim *rs);
 
@@ -185,6 +192,9 @@ struct ransim_stats {
 	uint64_t service_accepts, service_rejects;
 	uint64_t pdu_released;       /* PDU Session Release Commands answered with a Complete */
 	uint64_t cycles;             /* UEs that completed the whole 27-message cycle */
+	uint64_t gnb_restarts;       /* --restart-after: associations aborted and set up again */
+	uint64_t restart_ues;        /* UEs with a PDU session on a restarted gNB */
+	uint64_t restart_svc_ok;     /* of those, back with a SERVICE ACCEPT and the session set up */
 };
 /* NGAP PDUs counted in one direction (0: sent, 1: received) for one message (ngap_msg_name()
  * spelling, e.g. "InitialUEMessage"); 0 if none. */

@@ -58,6 +58,8 @@ struct rs_ue {
 	uint64_t amf_ue_id;
 	/* PDU session (ue_sm.c) */
 	bool sess_tried, sess_up, idle_done, rel_tried, dereg_sent;
+	bool restart_idle;         /* gNB restarted: CM-IDLE, SERVICE REQUEST at its NG Setup */
+	bool restart_wait;         /* that SERVICE REQUEST sent, its accept not yet seen */
 	unsigned runs;             /* plans started (passes), or failed before their start */
 	uint8_t pti;
 	uint8_t qfi;               /* QFI of the Setup Request Transfer (checked against the QoS rule) */
@@ -147,6 +149,7 @@ struct ransim {
 	uint8_t ngap_buf[RS_PDU_MAX];
 	uint8_t nas_buf[RS_PDU_MAX];
 	uint8_t nas_plain[RS_PDU_MAX];
+	uint8_t svc_cont[64];        /* SERVICE REQUEST's NAS message container (TS 24.501 4.4.6) */
 	uint8_t suci_out[128];
 	struct nas_msg gsm;           /* the 5GSM message inside a DL / UL NAS Transport */
 	uint8_t gsm_buf[512];
@@ -161,6 +164,9 @@ struct ransim {
 int rs_gnb_connect(struct rs_gnb *g);
 /* Send UE-associated NGAP on the UE's stream; counts and writes the pcap. 0 or -errno. */
 int rs_gnb_send_ue(struct rs_gnb *g, const struct rs_ue *ue, const struct ngap_msg *m);
+/* --restart-after: ABORT the association, reconnect with a fresh NG Setup, and bring the
+ * UEs that held a PDU session back with a SERVICE REQUEST. */
+void rs_gnb_restart(struct rs_gnb *g);
 /* Drop the association abruptly (drop_assoc scenario) and reconnect. */
 void rs_gnb_drop(struct rs_gnb *g);
 /* gNB-initiated UE Context Release Request (TS 38.413 8.3.2), cause user inactivity. */

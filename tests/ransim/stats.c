@@ -231,6 +231,10 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	fprintf(out, "identity_requests %llu\n", (unsigned long long)s->identity_requests);
 	fprintf(out, "bad_mac_sent %llu\n", (unsigned long long)s->bad_mac_sent);
 	fprintf(out, "assoc_drops %llu\n", (unsigned long long)s->assoc_drops);
+	if (rs->cfg.restart_after_ms)
+		fprintf(out, "gnb_restarts %llu\nrestart_ues %llu\nrestart_svc_ok %llu\n",
+			(unsigned long long)s->gnb_restarts, (unsigned long long)s->restart_ues,
+			(unsigned long long)s->restart_svc_ok);
 	fprintf(out, "cuc_received %llu\n", (unsigned long long)s->cuc_received);
 	fprintf(out, "stream_violations %llu\n", (unsigned long long)s->stream_violations);
 	fprintf(out, "reregistrations %llu\n", (unsigned long long)s->reregistrations);

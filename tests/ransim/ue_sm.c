@@ -101,6 +101,31 @@ enum rs_ue_state rs_sm_release(struct rs_ue *ue)
 	return RS_UE_WAIT_PDU_REL;
 }
 
+/* TS 24.501 4.4.6, 8.2.16: a UE with a valid 5G NAS security context sends only the
+ * cleartext IEs (ngKSI, service type, 5G-S-TMSI) in the clear; the entire SERVICE REQUEST
+ * (with uplink data status, PDU session status, allowed PDU session status) goes in the
+ * NAS message container IE, ciphered with the current context: NEA, the COUNT of this
+ * SERVICE REQUEST, BEARER 1, direction uplink (TS 33.501 6.4.4). The outer message is
+ * then integrity protected only. `--svc-ies-clear` keeps the old, non-compliant form. */
+static int svc_container(struct rs_ue *ue, struct nas_msg *m)
+{
+	struct ransim *rs = ue->rs;
+	int n = nas_encode(m, rs->svc_cont, sizeof(rs->svc_cont), NULL);
+
+	if (n < 0)
+		return n;
+	if (ue->nea && crypto_nea(ue->nea, ue->kenc, ue->ul_count, RS_NAS_BEARER, CRYPTO_DIR_UPLINK,
+				  rs->svc_cont, rs->svc_cont, (size_t)n * 8) < 0)
+		return -EINVAL;
+	m->svc_req.has_ul_data_status = false;
+	m->svc_req.has_pdu_session_status = false;
+	m->svc_req.has_allowed_pdu_session_status = false;
+	m->svc_req.has_nas_container = true;
+	m->svc_req.nas_container.p = rs->svc_cont;
+	m->svc_req.nas_container.len = (uint16_t)n;
+	return 0;
+}
+
 static void service_request(struct rs_ue *ue, bool known)
 {
 	struct ransim *rs = ue->rs;
@@ -131,9 +156,14 @@ static void service_request(struct rs_ue *ue, bool known)
 		m->svc_req.s_tmsi.guti.amf_pointer = 0;
 		m->svc_req.s_tmsi.guti.tmsi = 0xdead0000u | (ue->idx & 0xffff);
 	}
+	if (known && ue->sec && !rs->cfg.svc_ies_clear && svc_container(ue, m) < 0) {
+		rs_ue_fail(ue, "nas_encode");
+		return;
+	}
 	rs_proc_start(ue, RANSIM_P_SERVICE);
 	rs_ue_set_state(ue, RS_UE_WAIT_SVC_ACCEPT);
-	/* 4.4.6: integrity protected with the current context (not ciphered) */
+	/* 4.4.6: integrity protected with the current context (security header type 1); only
+	 * the NAS message container inside is ciphered */
 	rs_ue_send_nas(ue, m, known ? NAS_SHT_INTEGRITY : NAS_SHT_PLAIN, true, false);
 }
 
@@ -158,6 +188,15 @@ enum rs_ue_state rs_sm_on_svc_accept(struct rs_ue *ue, const struct nas_msg *m)
 		rs_ue_fail(ue, "svc_accept_session_status");
 	if (m->svc_acc.has_reactivation_result && (m->svc_acc.reactivation_result & bit))
 		rs_ue_fail(ue, "svc_accept_reactivation");
+	if (ue->restart_wait) {
+		/* after a gNB restart: the ICS Request carrying this accept set the session up */
+		ue->restart_wait = false;
+		if (!ue->fail[0] && ue->n3_ul_teid) {
+			ue->sess_up = true;
+			ue->rs->st.restart_svc_ok++;
+		}
+		return RS_UE_REGISTERED;
+	}
 	return rs_ue_next_step(ue);
 }
 
