@@ -290,6 +290,7 @@ int db_open_peer(struct db *main, struct db **out)
 	if (!db)
 		return -ENOMEM;
 	db->count_cache = -1;
+	db->main = main;
 	db->path = strdup(main->path);
 	int r = db->path ? db_conn_open(db->path, &db->conn) : -ENOMEM;
 	if (r < 0) {
@@ -646,7 +647,7 @@ int db_subscriber_put(struct db *db, const struct db_subscriber *s)
 		return r;
 	if ((r = db_bind_subscriber(db->st_put, s, (int64_t)time(NULL))) < 0)
 		return r;
-	db->count_cache = -1;
+	db_rows_changed(db);
 	int rc = sqlite3_step(db->st_put);
 	sqlite3_reset(db->st_put);
 	sqlite3_clear_bindings(db->st_put);   /* drop the bound key copies */
@@ -677,7 +678,7 @@ int db_subscriber_delete(struct db *db, const char *supi)
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(db->st_del, 1, supi, -1, SQLITE_STATIC);
-	db->count_cache = -1;
+	db_rows_changed(db);
 	int rc = sqlite3_step(db->st_del);
 	r = rc == SQLITE_DONE ? (sqlite3_changes(db->conn) ? 0 : -ENOENT) : db_errno(rc);
 	sqlite3_reset(db->st_del);
@@ -687,7 +688,9 @@ int db_subscriber_delete(struct db *db, const char *supi)
 
 int64_t db_subscriber_count(struct db *db)
 {
-	if (db->count_cache >= 0)
+	uint64_t gen = atomic_load(&db->rows_gen);
+
+	if (db->count_cache >= 0 && db->count_gen == gen)
 		return db->count_cache;
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM subscribers", -1, &st, NULL);
@@ -696,6 +699,7 @@ int64_t db_subscriber_count(struct db *db)
 	int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -EIO;
 	sqlite3_finalize(st);
 	db->count_cache = n;
+	db->count_gen = gen;
 	return n;
 }
 

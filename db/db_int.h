@@ -4,6 +4,7 @@
 #define SOLOCORE_DB_DB_INT_H
 
 #include <sqlite3.h>
+#include <stdatomic.h>
 
 #include "db/db.h"
 
@@ -15,9 +16,23 @@ struct db {
 	/* count(*) of subscribers walks the whole index (~120 ms at 10^6):
 	 * kept here, -1 = unknown. Only this connection adds or removes rows
 	 * (the writer thread only updates SQNs), so every put, delete and
-	 * import sets it back to -1. */
+	 * import sets it back to -1 (db_rows_changed). A peer connection (the web's
+	 * task thread, db_open_peer) that adds or removes rows bumps its main's
+	 * rows_gen instead, which the main compares with the generation its cache was
+	 * counted at. */
 	int64_t count_cache;
+	uint64_t count_gen;
+	_Atomic uint64_t rows_gen;
+	struct db *main;           /* of a peer connection; NULL for the main one */
 };
+
+/* Rows of subscribers were added or removed through db: cached counts are stale. */
+static inline void db_rows_changed(struct db *db)
+{
+	db->count_cache = -1;
+	if (db->main)
+		atomic_fetch_add(&db->main->rows_gen, 1);
+}
 
 /* SQLite result code to a negative errno. */
 int db_errno(int rc);

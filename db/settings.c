@@ -169,6 +169,6 @@ int db_tx_rollback(struct db *db)
 	if (sqlite3_get_autocommit(db->conn))
 		return 0;
 	/* Subscriber counts may have changed inside the group. */
-	db->count_cache = -1;
+	db_rows_changed(db);
 	return tx_exec(db, "ROLLBACK");
 }
