@@ -54,6 +54,7 @@
 #define AMF_NIL UINT32_MAX
 #define AMF_H_TABLES 4         /* UE indexes (ue_store.c, enum amf_htab) */
 #define AMF_SUPI_MAX 24
+#define AMF_RADIO_CAP_MAX 16384   /* bytes of UE radio capability (+ for paging) kept per UE */
 #define AMF_NAS_KEEP 512       /* bytes of the last downlink NAS PDU kept for retransmission */
 #define AMF_MAX_NSSAI 8        /* TS 24.501 9.11.3.37: at most 8 S-NSSAIs in an NSSAI */
 #define AMF_GNB_TAC_MAX 16
@@ -163,6 +164,12 @@ struct amf_ue {
 	bool ident_by_guti;        /* the SUPI came from a 5G-GUTI, not from the UE (5.4.1.3.5) */
 	bool paged;                /* this connection answers a paging (TS 33.501 6.12.3) */
 	uint64_t ue_ambr_ul, ue_ambr_dl;   /* subscribed UE-AMBR, bit/s (0: none) */
+	/* TS 38.413 8.14.1: the UE radio capability the gNB gave (UE RADIO CAPABILITY INFO
+	 * INDICATION), sent back in INITIAL CONTEXT SETUP and PAGING. One buffer owned by
+	 * the context (amf_ue_radio_cap_set, freed with it): the capability [0, cap_len),
+	 * then the UERadioCapabilityForPaging [cap_len, cap_len + pcap_len). */
+	uint8_t *radio_cap;
+	uint16_t radio_cap_len, radio_pcap_len;
 	uint8_t net_dereg_pending; /* 1: network deregistration after paging, | 2: re-register */
 	uint8_t last_auth_fail;    /* 5GMM cause of the last AUTHENTICATION FAILURE, 0 none */
 	/* SERVICE REQUEST IEs the accept needs (from the NAS message container, 4.4.6) */
@@ -337,6 +344,9 @@ void amf_ue_unbind(struct amf_ue *ue);
  * yet (pending: known to the context only). */
 int amf_ue_set_supi(struct amf_ue *ue, const char *supi);
 int amf_ue_set_supi_pending(struct amf_ue *ue, const char *supi);
+/* Keep the UE radio capability (and the one for paging, may be empty). 0, -EMSGSIZE (over
+ * AMF_RADIO_CAP_MAX: the old one is kept) or -ENOMEM. */
+int amf_ue_radio_cap_set(struct amf_ue *ue, struct ngap_bytes cap, struct ngap_bytes pcap);
 int amf_ue_set_tmsi(struct amf_ue *ue, uint32_t tmsi);
 /* A new 5G-TMSI; the current one stays findable (AMF_H_TMSI_OLD) until dropped. */
 int amf_ue_new_tmsi(struct amf_ue *ue, uint32_t tmsi);

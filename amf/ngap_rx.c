@@ -471,9 +471,18 @@ static void dispatch_initiating(struct amf *amf, struct amf_gnb *gnb, struct nga
 		log_rl(LOGL_INFO, "amf", NULL, "assoc=%u NAS non delivery amf-ue=%llu", gnb->assoc,
 		       (unsigned long long)m->u.nas_non_delivery_indication.amf_ue_id);
 		break;
-	case NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION:
-		/* Kept by the gNB for us; paging optimisation not used yet. */
+	case NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION: {
+		const struct ngap_ue_radio_capability_info_indication *ri =
+			&m->u.ue_radio_capability_info_indication;
+
+		ue = ue_of(amf, gnb, ri->amf_ue_id, ri->ran_ue_id);
+		/* TS 38.413 8.14.1 / TS 23.502 5.2.2.2.x: the AMF stores it for the next
+		 * Initial Context Setup and for paging. */
+		if (ue && amf_ue_radio_cap_set(ue, ri->ue_radio_capability, ri->ue_radio_capability_for_paging) < 0)
+			amf_ue_log(LOGL_WARN, ue, "UE radio capability of %zu bytes not kept",
+				   ri->ue_radio_capability.len);
 		break;
+	}
 	case NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION:
 		ue = ue_of(amf, gnb, m->u.pdu_session_resource_modify_indication.amf_ue_id,
 			   m->u.pdu_session_resource_modify_indication.ran_ue_id);

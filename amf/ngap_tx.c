@@ -123,6 +123,11 @@ int amf_ngap_ics_request(struct amf_ue *ue, const uint8_t *nas, size_t len)
 	for (i = 0; i < amf->n_ics_items; i++)
 		r->sessions[i] = amf->ics_items[i];
 	amf->n_ics_items = 0;
+	if (ue->radio_cap_len) {
+		/* TS 38.413 9.2.2.1: the capability the gNB gave us, so it need not ask the UE */
+		r->ue_radio_capability.p = ue->radio_cap;
+		r->ue_radio_capability.len = ue->radio_cap_len;
+	}
 	/* TS 38.413 9.2.2.1: UE Aggregate Maximum Bit Rate is conditional on the PDU session
 	 * list: present with it (and whenever the subscription has one). */
 	r->has_ue_ambr = ue_ambr(ue, &r->ue_ambr);
@@ -227,6 +232,11 @@ int amf_ngap_paging(struct amf_ue *ue)
 	p->ue_paging_id.tmsi[1] = (uint8_t)(ue->tmsi >> 16);
 	p->ue_paging_id.tmsi[2] = (uint8_t)(ue->tmsi >> 8);
 	p->ue_paging_id.tmsi[3] = (uint8_t)ue->tmsi;
+	if (ue->radio_pcap_len) {
+		/* TS 38.413 9.2.4.1: UE Radio Capability for Paging, as the gNB gave it */
+		p->ue_radio_capability_for_paging.p = ue->radio_cap + ue->radio_cap_len;
+		p->ue_radio_capability_for_paging.len = ue->radio_pcap_len;
+	}
 	/* TS 23.502 4.2.3.3 step 4b: the TAI list of the UE's registration = our TACs. */
 	for (i = 0; i < amf->cfg.n_tacs && i < NGAP_MAX_TAI_PAGING; i++) {
 		memcpy(p->tais[i].plmn.v, amf->cfg.plmn, 3);

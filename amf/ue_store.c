@@ -86,6 +86,9 @@ void amf_store_fini(struct amf *amf)
 	int t;
 
 	if (amf->ues) {
+		for (uint32_t i = 0; i < amf->ues_hw; i++)
+			if (amf->ues[i].in_use)
+				free(amf->ues[i].radio_cap);
 		/* Keys: wiped by amf_ue_free, and for live contexts by amf_free. */
 		munmap(amf->ues, amf->ues_bytes);
 		amf->ues = NULL;
@@ -192,6 +195,31 @@ struct amf_ue *amf_ue_alloc(struct amf *amf)
 	return ue;
 }
 
+int amf_ue_radio_cap_set(struct amf_ue *ue, struct ngap_bytes cap, struct ngap_bytes pcap)
+{
+	size_t n = cap.len + pcap.len;
+	uint8_t *b;
+
+	if (n > AMF_RADIO_CAP_MAX)
+		return -EMSGSIZE;
+	/* Once per connection at most: not the per-message path. */
+	b = n ? realloc(ue->radio_cap, n) : NULL;
+	if (n && !b)
+		return -ENOMEM;
+	if (!n) {
+		free(ue->radio_cap);
+		ue->radio_cap = NULL;
+	}
+	ue->radio_cap = b;
+	if (cap.len)
+		memcpy(b, cap.p, cap.len);
+	if (pcap.len)
+		memcpy(b + cap.len, pcap.p, pcap.len);
+	ue->radio_cap_len = (uint16_t)cap.len;
+	ue->radio_pcap_len = (uint16_t)pcap.len;
+	return 0;
+}
+
 void amf_ue_free(struct amf_ue *ue)
 {
 	struct amf *amf = ue->amf;
@@ -209,6 +237,7 @@ void amf_ue_free(struct amf_ue *ue)
 	amf_ue_drop_old_tmsi(ue);
 	if (amf_gmm_registered(ue) && amf->st.registered)
 		amf->st.registered--;
+	free(ue->radio_cap);
 	explicit_bzero(ue, sizeof(*ue));
 	ue->idx = idx;
 	ue->amf = amf;

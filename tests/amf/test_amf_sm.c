@@ -144,6 +144,47 @@ static void test_rejects(void **state)
 	assert_int_equal(sessions(), 0);
 }
 
+/* TS 38.413 8.14.1 (issue 14 item 7): the UE radio capability of a UE RADIO CAPABILITY
+ * INFO INDICATION is kept and given back: in the PAGING (UE Radio Capability for Paging) and
+ * in the INITIAL CONTEXT SETUP REQUEST of the next connection. */
+static void test_radio_capability_kept(void **state)
+{
+	struct sue u;
+	struct nas_msg dl;
+	static struct ngap_msg g;
+	static const uint8_t cap[] = { 0x04, 0x81, 0x20, 0x0c, 0x11, 0x22, 0x33 };
+	static uint8_t pcap[64];
+	static const uint8_t nrp[] = { 0xaa, 0xbb };
+	uint32_t sid;
+	int pn;
+
+	(void)state;
+	registered(&u, "0000000001", 1);
+	establish(&u, 1, "internet", &SN1);
+	pn = ngap_enc_ue_radio_cap_paging((struct ngap_bytes){ nrp, sizeof(nrp) }, (struct ngap_bytes){ NULL, 0 },
+					  pcap, sizeof(pcap));
+	assert_true(pn > 0);
+	memset(&g, 0, sizeof(g));
+	g.type = NGAP_INITIATING;
+	g.proc = NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION;
+	g.u.ue_radio_capability_info_indication.amf_ue_id = u.amf_id;
+	g.u.ue_radio_capability_info_indication.ran_ue_id = u.ran_id;
+	g.u.ue_radio_capability_info_indication.ue_radio_capability = (struct ngap_bytes){ cap, sizeof(cap) };
+	g.u.ue_radio_capability_info_indication.ue_radio_capability_for_paging = (struct ngap_bytes){ pcap, (size_t)pn };
+	h_send(&H, ASSOC, 1, &g);
+	assert_int_equal(h_pending(&H), 0);
+	gnb_release_req(&u);
+	sid = session_id_of(&u, 1);
+	smf_upf_dl_data(S, sid);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_PAGING);
+	assert_int_equal(H.m.u.paging.ue_radio_capability_for_paging.len, (size_t)pn);
+	assert_memory_equal(H.m.u.paging.ue_radio_capability_for_paging.p, pcap, (size_t)pn);
+	service_req(&u, 9, false, 0, true, 1u << 1);
+	assert_int_equal(sue_dl(&H, &u, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+	assert_int_equal(H.m.u.initial_context_setup_request.ue_radio_capability.len, sizeof(cap));
+	assert_memory_equal(H.m.u.initial_context_setup_request.ue_radio_capability.p, cap, sizeof(cap));
+}
+
 /* TS 38.413 8.2.5 (issue 14 item 7): PDU SESSION RESOURCE MODIFY INDICATION with a new
  * DL tunnel -> the SMF moves the downlink, and the AMF answers MODIFY CONFIRM listing the
  * session as modified (no Error Indication). A NOTIFY releasing the session -> the network
@@ -472,6 +513,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gnb_loss_with_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_snssai_from_allowed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_modify_indication_and_notify, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_radio_capability_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_service_request_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paging_gives_up, setup, teardown),
