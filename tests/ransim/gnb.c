@@ -244,6 +244,7 @@ void rs_gnb_restart(struct rs_gnb *g)
 		if (ue->st != RS_UE_REGISTERED || !ue->sess_up || ue->fail[0])
 			continue;
 		ue->sess_up = false;         /* no uplink until the session is set up again */
+		ue->n3_ul_teid = 0;          /* the restarted gNB forgot its tunnels */
 		ue->has_amf_id = false;
 		ue->restart_idle = true;
 		rs->st.restart_ues++;

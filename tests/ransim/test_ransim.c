@@ -281,6 +281,96 @@ static void test_cycle(void **state)
 	assert_int_equal(a.registered, 0);
 }
 
+/* The old, non-compliant SERVICE REQUEST (--svc-ies-clear: uplink data status and PDU
+ * session status in the clear, no NAS message container) still gets its sessions back. */
+static void test_cycle_svc_ies_clear(void **state)
+{
+	static const uint8_t ia[] = { 2 }, ea[] = { 2 };
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct smf_stats m;
+	struct ransim *rs;
+
+	(void)state;
+	if (amf_up(ia, 1, ea, 1) < 0)
+		return;
+	smf_up();
+	rs_cfg(&c, 4, 2);
+	c.cycle = true;
+	c.svc_ies_clear = true;
+	rs = run(&c, T.sims, N_SUBS);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ues_failed, 0);
+	assert_int_equal(s.cycles, 4);
+	assert_int_equal(s.service_accepts, 4);
+	ransim_free(rs);
+	smf_get_stats(T.smf, &m);
+	assert_int_equal(m.up_reactivated, 4);
+}
+
+/* --restart-after in the library: 8 UEs hold a PDU session each (NIA2/NEA2), the gNB
+ * restarts (ABORT, fresh NG Setup), each UE comes back with a SERVICE REQUEST whose IEs are
+ * in the ciphered NAS message container: every session reactivated by the AMF and the SMF
+ * (the AMF reads the container, TS 24.501 4.4.6; association loss is an AN release). */
+static void test_gnb_restart(void **state)
+{
+	static const uint8_t ia[] = { 2 }, ea[] = { 2 };
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct smf_stats m;
+	struct amf_stats a;
+	struct ransim *rs;
+	uint64_t end;
+	int err = 0;
+
+	(void)state;
+	if (amf_up(ia, 1, ea, 1) < 0)
+		return;
+	smf_up();
+	rs_cfg(&c, N_SUBS, 4);
+	c.session = true;
+	c.dereg = RANSIM_DEREG_NONE;
+	c.restart_after_ms = 1;
+	c.expect_nea = 2;
+	rs = ransim_new(T.loop, &c, T.sims, N_SUBS, &err);
+	assert_non_null(rs);
+	assert_int_equal(ransim_start(rs), 0);
+	end = ev_update_now(T.loop) + 20000000000ull;
+	while (!ransim_done(rs) && ev_update_now(T.loop) < end)
+		ev_run_once(T.loop, 10);
+	assert_true(ransim_done(rs));
+	ransim_restart(rs);
+	end = ev_update_now(T.loop) + 20000000000ull;
+	do {
+		ev_run_once(T.loop, 10);
+		ransim_get_stats(rs, &s);
+	} while (s.restart_svc_ok < N_SUBS && ev_update_now(T.loop) < end);
+	assert_int_equal(s.gnb_restarts, 1);
+	assert_int_equal(s.restart_ues, N_SUBS);
+	assert_int_equal(s.restart_svc_ok, N_SUBS);
+	assert_int_equal(s.service_accepts, N_SUBS);
+	assert_int_equal(s.ues_failed, 0);
+	assert_int_equal(s.dl_mac_fail, 0);
+	assert_int_equal(ransim_ngap_count(rs, 0, "NGSetupRequest"), 2);
+	assert_int_equal(ransim_ngap_count(rs, 1, "InitialContextSetupRequest"), 2 * N_SUBS);
+	/* the ICS Responses (with the transfers) reach the AMF and the SMF */
+	end = ev_update_now(T.loop) + 300000000ull;
+	while (ev_update_now(T.loop) < end)
+		ev_run_once(T.loop, 10);
+	smf_get_stats(T.smf, &m);
+	assert_int_equal(m.up_deactivated, N_SUBS);
+	assert_int_equal(m.est_accepted, N_SUBS);
+	assert_int_equal(m.up_reactivated, N_SUBS);
+	assert_int_equal(m.sessions, N_SUBS);
+	amf_get_stats(T.amf, &a);
+	assert_int_equal(a.service_req, N_SUBS);
+	ransim_shutdown(rs);
+	end = ev_update_now(T.loop) + 300000000ull;
+	while (ev_update_now(T.loop) < end)
+		ev_run_once(T.loop, 10);
+	ransim_free(rs);
+}
+
 /* Two passes of 4 UEs (load tests): every UE runs its plan twice, fresh 5G-AKA each time. */
 static void test_passes(void **state)
 {
@@ -626,6 +716,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_register_dereg, teardown),
 		cmocka_unit_test_teardown(test_cycle, teardown),
+		cmocka_unit_test_teardown(test_cycle_svc_ies_clear, teardown),
+		cmocka_unit_test_teardown(test_gnb_restart, teardown),
 		cmocka_unit_test_teardown(test_passes, teardown),
 		cmocka_unit_test_teardown(test_switch_off, teardown),
 		cmocka_unit_test_teardown(test_suci_a_and_resync, teardown),
