@@ -524,6 +524,11 @@ int amf_nas_send(struct amf_ue *ue, const struct nas_msg *m, enum amf_nas_kind k
  * (nas_decode_ex NAS_DEC_LENIENT); logs the ignored IEs at debug. 0 or -errno (nas_decode). */
 int amf_nas_decode_ul(struct amf_ue *ue, const uint8_t *buf, size_t len, struct nas_msg *m,
 		      struct nas_err *err);
+/* TS 24.501 4.4.6: the NAS message container of an initial message sent with a valid
+ * context, ciphered with that context and the COUNT of the message carrying it (already
+ * accepted): deciphered and decoded into amf->nrx2, which must be of type want. 0 or
+ * -errno (logged; the caller goes on with the cleartext IEs). */
+int amf_nas_container_open(struct amf_ue *ue, const struct nas_buf *c, uint8_t want);
 /* Derive K_NASint / K_NASenc for the selected algorithms (TS 33.501 A.8). */
 int amf_nas_derive_keys(struct amf_ue *ue);
 

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "amf/amf_int.h"
-#include "common/crypto/crypto.h"
 #include "common/log.h"
 
 #define AMF_5GMM_NO_SLICES 62
@@ -386,30 +385,14 @@ int amf_service_accept(struct amf_ue *ue)
  * SERVICE REQUEST itself. */
 static void svc_take(struct amf_ue *ue, const struct nas_service_request *r)
 {
-	struct amf *amf = ue->amf;
-	struct nas_err err;
-	uint8_t *plain = amf->nasrx;
+	const struct nas_service_request *in = &ue->amf->nrx2.svc_req;
 
-	ue->svc_has_uds = r->has_ul_data_status;
-	ue->svc_uds = r->ul_data_status;
-	ue->svc_has_pss = r->has_pdu_session_status;
-	ue->svc_pss = r->pdu_session_status;
-	if (!r->has_nas_container || r->nas_container.len > sizeof(amf->nasrx))
-		return;
-	if (ue->nea == 0)
-		memcpy(plain, r->nas_container.p, r->nas_container.len);
-	else if (crypto_nea(ue->nea, ue->knas_enc, ue->ul_count, AMF_NAS_BEARER_3GPP, CRYPTO_DIR_UPLINK,
-			    r->nas_container.p, plain, (size_t)r->nas_container.len * 8) < 0)
-		return;
-	if (amf_nas_decode_ul(ue, plain, r->nas_container.len, &amf->nrx2, &err) < 0 ||
-	    amf->nrx2.type != NAS_SERVICE_REQUEST) {
-		amf_ue_log(LOGL_WARN, ue, "undecodable NAS message container ignored");
-		return;
-	}
-	ue->svc_has_uds = amf->nrx2.svc_req.has_ul_data_status;
-	ue->svc_uds = amf->nrx2.svc_req.ul_data_status;
-	ue->svc_has_pss = amf->nrx2.svc_req.has_pdu_session_status;
-	ue->svc_pss = amf->nrx2.svc_req.pdu_session_status;
+	if (!r->has_nas_container || amf_nas_container_open(ue, &r->nas_container, NAS_SERVICE_REQUEST) < 0)
+		in = r;
+	ue->svc_has_uds = in->has_ul_data_status;
+	ue->svc_uds = in->ul_data_status;
+	ue->svc_has_pss = in->has_pdu_session_status;
+	ue->svc_pss = in->pdu_session_status;
 }
 
 int amf_a_svc_req(struct amf_ue *ue, struct amf_gmm_ctx *c)

@@ -160,9 +160,6 @@ int amf_a_id_rsp(struct amf_ue *ue, struct amf_gmm_ctx *c)
 	return amf_reg_continue(ue);
 }
 
-/* TS 24.501 4.4.6 b): with a valid context the UE sends only the cleartext IEs in the
- * clear and the whole REGISTRATION REQUEST in the NAS message container, ciphered with
- * the current context and the COUNT of the message carrying it (just accepted). */
 static bool tac_served(const struct amf *amf, uint32_t tac)
 {
 	for (unsigned i = 0; i < amf->cfg.n_tacs; i++)
@@ -171,25 +168,12 @@ static bool tac_served(const struct amf *amf, uint32_t tac)
 	return false;
 }
 
+/* TS 24.501 4.4.6 b): with a valid context the UE sends only the cleartext IEs in the
+ * clear and the whole REGISTRATION REQUEST in the NAS message container. */
 static void take_container(struct amf_ue *ue, const struct nas_registration_request *r)
 {
-	struct amf *amf = ue->amf;
-	struct nas_err err;
-	uint8_t *plain = amf->nasrx;
-
-	if (r->nas_container.len > sizeof(amf->nasrx))
-		return;
-	if (ue->nea == 0) {
-		memcpy(plain, r->nas_container.p, r->nas_container.len);
-	} else if (crypto_nea(ue->nea, ue->knas_enc, ue->ul_count, AMF_NAS_BEARER_3GPP, CRYPTO_DIR_UPLINK,
-			      r->nas_container.p, plain, (size_t)r->nas_container.len * 8) < 0) {
-		return;
-	}
-	if (amf_nas_decode_ul(ue, plain, r->nas_container.len, &amf->nrx2, &err) == 0 &&
-	    amf->nrx2.type == NAS_REGISTRATION_REQUEST)
-		amf_reg_take_ies(ue, &amf->nrx2.reg_req);
-	else
-		amf_ue_log(LOGL_WARN, ue, "undecodable NAS message container ignored");
+	if (amf_nas_container_open(ue, &r->nas_container, NAS_REGISTRATION_REQUEST) == 0)
+		amf_reg_take_ies(ue, &ue->amf->nrx2.reg_req);
 }
 
 /* Who the REGISTRATION REQUEST says it is: 0 with ue->has_supi set (or not: identify),

@@ -106,6 +106,29 @@ int amf_nas_unwrap(struct amf_ue *ue, const uint8_t *buf, size_t len, struct amf
 	return 0;
 }
 
+int amf_nas_container_open(struct amf_ue *ue, const struct nas_buf *c, uint8_t want)
+{
+	struct amf *amf = ue->amf;
+	struct nas_err err;
+	uint8_t *plain = amf->nasrx;
+	int rc = 0;
+
+	if (c->len > sizeof(amf->nasrx))
+		rc = -EMSGSIZE;
+	else if (ue->nea == 0)
+		memcpy(plain, c->p, c->len);
+	else
+		rc = crypto_nea(ue->nea, ue->knas_enc, ue->ul_count, NAS_BEARER_3GPP, CRYPTO_DIR_UPLINK, c->p,
+				plain, (size_t)c->len * 8);
+	if (rc == 0)
+		rc = amf_nas_decode_ul(ue, plain, c->len, &amf->nrx2, &err);
+	if (rc == 0 && amf->nrx2.type != want)
+		rc = -EPROTO;
+	if (rc < 0)
+		amf_ue_log(LOGL_WARN, ue, "NAS message container not usable (rc=%d): ignored", rc);
+	return rc;
+}
+
 /* Protect and send the plain message at out + NAS_SEC_HDR_LEN (plen bytes). */
 static int protect_and_send(struct amf_ue *ue, uint8_t *out, size_t plen, enum amf_nas_kind kind,
 			    enum amf_nas_via via)
