@@ -464,14 +464,9 @@ void amf_tmr_start(struct amf_ue *ue, enum amf_tmr t);
 void amf_tmr_stop(struct amf_ue *ue, enum amf_tmr t);
 void amf_tmr_stop_all(struct amf_ue *ue);
 const char *amf_tmr_name(enum amf_tmr t);
-/* Give-up paths (nas_*.c), called on the last expiry. */
-void amf_on_t3550_giveup(struct amf_ue *ue);
-void amf_on_t3560_giveup(struct amf_ue *ue);
-void amf_on_t3570_giveup(struct amf_ue *ue);
-void amf_on_t3522_giveup(struct amf_ue *ue);
-void amf_on_t3555_giveup(struct amf_ue *ue);
+/* Give-up paths of the timers that are not 5GMM events (the 5GMM ones dispatch AMF_EV_T35xx /
+ * AMF_EV_IMPLICIT through the state table), called on the last expiry. */
 void amf_on_mobile_reachable(struct amf_ue *ue);
-void amf_on_implicit_dereg(struct amf_ue *ue);
 void amf_on_release_guard(struct amf_ue *ue);
 /* Resend ue->last_nas (re-protected with a fresh downlink COUNT). 0 or -errno. */
 int amf_nas_retransmit(struct amf_ue *ue);

@@ -249,6 +249,19 @@ int amf_dereg_authenticated(struct amf_ue *ue)
 	return dereg_now(ue, ue->dereg_type);
 }
 
+/* Network deregistration without the UE's answer: sessions released locally, the N2
+ * connection released (the context goes with it) or, without one, the context now. */
+static void dereg_local(struct amf_ue *ue)
+{
+	amf_ue_log(LOGL_INFO, ue, "deregistered locally");
+	amf_tmr_stop_all(ue);
+	amf_sm_detach(ue);
+	if (ue->gnb)
+		amf_ngap_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
+	else
+		amf_ue_discard(ue);
+}
+
 int amf_deregister_supi(struct amf *amf, const char *supi, bool reregister)
 {
 	struct amf_ue *ue = amf_ue_by_supi(amf, supi);
@@ -259,13 +272,7 @@ int amf_deregister_supi(struct amf *amf, const char *supi, bool reregister)
 	amf->st.dereg_net++;
 	if (!amf_gmm_accepts(ue, AMF_EV_NET_DEREG)) {
 		/* A procedure of the UE's is running (or none registered): local. */
-		amf_tmr_stop_all(ue);
-		amf_sm_detach(ue);
-		amf_ue_log(LOGL_INFO, ue, "deregistered locally");
-		if (ue->gnb)
-			amf_ngap_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_DEREGISTER);
-		else
-			amf_ue_discard(ue);
+		dereg_local(ue);
 		return 0;
 	}
 	return amf_gmm_dispatch(ue, AMF_EV_NET_DEREG, &c);
@@ -278,10 +285,7 @@ int amf_a_net_dereg(struct amf_ue *ue, struct amf_gmm_ctx *c)
 	if (!ue->gnb && (ue->net_dereg_pending & 4)) {
 		/* The paging for it got no answer: deregistered locally. */
 		ue->net_dereg_pending = 0;
-		amf_ue_log(LOGL_INFO, ue, "network deregistration of an unreachable UE: local");
-		amf_tmr_stop_all(ue);
-		amf_sm_detach(ue);
-		amf_ue_discard(ue);
+		dereg_local(ue);
 		return AMF_GS_DEREGISTERED;
 	}
 	if (!ue->gnb) {
@@ -426,36 +430,11 @@ int amf_a_svc_req(struct amf_ue *ue, struct amf_gmm_ctx *c)
 }
 
 /* ---- timer give-up paths ---- */
-void amf_on_t3550_giveup(struct amf_ue *ue)
-{
-	amf_gmm_dispatch(ue, AMF_EV_T3550, NULL);
-}
-
-void amf_on_t3560_giveup(struct amf_ue *ue)
-{
-	amf_gmm_dispatch(ue, AMF_EV_T3560, NULL);
-}
-
 int amf_a_t3570(struct amf_ue *ue, struct amf_gmm_ctx *c)
 {
 	(void)c;
 	/* TS 24.501 5.4.3.7 b) */
 	return amf_reg_abort(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
-}
-
-void amf_on_t3570_giveup(struct amf_ue *ue)
-{
-	amf_gmm_dispatch(ue, AMF_EV_T3570, NULL);
-}
-
-void amf_on_t3522_giveup(struct amf_ue *ue)
-{
-	amf_gmm_dispatch(ue, AMF_EV_T3522, NULL);
-}
-
-void amf_on_t3555_giveup(struct amf_ue *ue)
-{
-	amf_gmm_dispatch(ue, AMF_EV_T3555, NULL);
 }
 
 void amf_on_mobile_reachable(struct amf_ue *ue)
@@ -470,11 +449,6 @@ void amf_on_release_guard(struct amf_ue *ue)
 	 * considered gone (TS 38.413 8.3.3), exactly as if it had. */
 	amf_ue_log(LOGL_WARN, ue, "no UE CONTEXT RELEASE COMPLETE: released locally");
 	amf_ue_an_released(ue);
-}
-
-void amf_on_implicit_dereg(struct amf_ue *ue)
-{
-	amf_gmm_dispatch(ue, AMF_EV_IMPLICIT, NULL);
 }
 
 int amf_a_implicit(struct amf_ue *ue, struct amf_gmm_ctx *c)

@@ -7,30 +7,32 @@
 #include "amf/amf_int.h"
 #include "common/log.h"
 
+/* The 5GMM timers give up through the state table (ev); the others call giveup. */
 struct tmr_def {
 	const char *name;
 	bool retransmits;     /* expiry 1..4 resends the stored NAS message */
+	enum amf_gmm_event ev;
 	void (*giveup)(struct amf_ue *ue);
 };
 
 static const struct tmr_def tmr_defs[AMF_TMR_COUNT] = {
 	/* TS 24.501 5.5.1.2.8 c) / 5.5.1.3.8 c) */
-	[AMF_T3550] = { "T3550", true, amf_on_t3550_giveup },
+	[AMF_T3550] = { "T3550", true, AMF_EV_T3550, NULL },
 	/* TS 24.501 5.4.1.3.7 b) and 5.4.2.7 b) */
-	[AMF_T3560] = { "T3560", true, amf_on_t3560_giveup },
+	[AMF_T3560] = { "T3560", true, AMF_EV_T3560, NULL },
 	/* TS 24.501 5.4.3.7 b) */
-	[AMF_T3570] = { "T3570", true, amf_on_t3570_giveup },
+	[AMF_T3570] = { "T3570", true, AMF_EV_T3570, NULL },
 	/* TS 24.501 5.5.2.3.5 a) */
-	[AMF_T3522] = { "T3522", true, amf_on_t3522_giveup },
+	[AMF_T3522] = { "T3522", true, AMF_EV_T3522, NULL },
 	/* TS 24.501 5.4.4.5 a) */
-	[AMF_T3555] = { "T3555", true, amf_on_t3555_giveup },
+	[AMF_T3555] = { "T3555", true, AMF_EV_T3555, NULL },
 	/* TS 24.501 5.6.2.2.1 / TS 23.502 4.2.3.3: paging repeated by the AMF (nas_sm.c) */
-	[AMF_T3513] = { "T3513", false, amf_on_t3513 },
+	[AMF_T3513] = { "T3513", false, AMF_EV_COUNT, amf_on_t3513 },
 	/* TS 24.501 5.3.7 */
-	[AMF_TMR_MOBILE_REACHABLE] = { "mobile-reachable", false, amf_on_mobile_reachable },
-	[AMF_TMR_IMPLICIT_DEREG] = { "implicit-dereg", false, amf_on_implicit_dereg },
+	[AMF_TMR_MOBILE_REACHABLE] = { "mobile-reachable", false, AMF_EV_COUNT, amf_on_mobile_reachable },
+	[AMF_TMR_IMPLICIT_DEREG] = { "implicit-dereg", false, AMF_EV_IMPLICIT, NULL },
 	/* TS 38.413 8.3.3: a release that is never completed must not keep the context */
-	[AMF_TMR_RELEASE_GUARD] = { "release-guard", false, amf_on_release_guard },
+	[AMF_TMR_RELEASE_GUARD] = { "release-guard", false, AMF_EV_COUNT, amf_on_release_guard },
 };
 
 const char *amf_tmr_name(enum amf_tmr t)
@@ -91,7 +93,10 @@ static void tmr_cb(struct ev_loop *loop, struct ev_timer *t)
 	}
 	amf_ue_log(LOGL_INFO, ue, "%s expired: giving up", d->name);
 	ue->retx[id] = 0;
-	d->giveup(ue);
+	if (d->ev != AMF_EV_COUNT)
+		amf_gmm_dispatch(ue, d->ev, NULL);
+	else
+		d->giveup(ue);
 }
 
 void amf_timers_init(struct amf_ue *ue)
