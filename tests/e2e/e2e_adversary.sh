@@ -48,55 +48,21 @@ T=adv$$
 e2e_netns "$T" 10.38.61 e2e-adversary
 NS_D=$T-d
 trap 'ip netns del "$NS_D" 2>/dev/null; [ -n "${CAP:-}" ] && kill -KILL "$CAP" 2>/dev/null; e2e_cleanup' EXIT INT TERM
-ip netns add "$NS_D" || exit 1
-ip link add "${T}n" type veth peer name "${T}d" || { echo "FAIL: veth N6"; exit 1; }
-ip link set "${T}n" netns "$NS_C" && ip link set "${T}d" netns "$NS_D" || exit 1
-ip -n "$NS_C" addr add 10.38.62.1/24 dev "${T}n" && ip -n "$NS_D" addr add 10.38.62.2/24 dev "${T}d" || exit 1
-ip -n "$NS_D" link set lo up && ip -n "$NS_C" link set "${T}n" up && ip -n "$NS_D" link set "${T}d" up || exit 1
-ip -n "$NS_D" route add 10.45.0.0/16 via 10.38.62.1 || exit 1
-$NSC sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 || exit 1
-NSD="ip netns exec $NS_D"
+e2e_dn 10.38.62
 
 IMSI=001010000000001
 gen_sims "$TMP/sims.toml" 1 "$IMSI" || exit 1
 import_sims "$TMP/sims.toml" || exit 1
 mk_config "$TMP/run.yaml" "$AMF" usrsctp
 sed -i "s/^  level: .*/  level: info/" "$TMP/run.yaml"
+yaml_upf "$TMP/run.yaml"
 cat >>"$TMP/run.yaml" <<EOF
-dnns:
-  - { name: "internet", pool: "10.45.0.0/16" }
-upf:
-  n3_interface: "${T}a"
-  n6_interface: "${T}n"
-  xdp_mode: generic
-web: { listen: "127.0.0.1", port: 5000 }
 timers: { t3560: 1 }
 EOF
 
-cat >"$TMP/echo.py" <<'EOF'
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("10.38.62.2", 7))
-open(sys.argv[1], "w").close()
-while True:
-    d, a = s.recvfrom(4096)
-    s.sendto(d, a)
-EOF
-$NSD python3 "$TMP/echo.py" "$TMP/echo.ready" >"$TMP/echo.log" 2>&1 &
-B_PID=$!
-i=0
-while [ ! -f "$TMP/echo.ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-[ -f "$TMP/echo.ready" ] || { fail "the DN echo server did not start"; show_logs; exit 1; }
+dn_echo 10.38.62.2
 
-SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$TMP/run.yaml" "$TMP/core.log"
-up=$?
-if grep -q "upf: cannot attach" "$TMP/core.log"; then
-	echo "SKIP: the UPF cannot attach in XDP generic mode to a veth here: $(grep 'upf:' "$TMP/core.log" | head -n 1)"
-	kill -TERM "$CORE_PID" 2>/dev/null; wait "$CORE_PID" 2>/dev/null; CORE_PID=
-	exit 77
-fi
-grep -q "upf: attached" "$TMP/core.log" || { fail "the UPF did not attach"; show_logs; exit 1; }
-[ $up = 0 ] || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+start_solocore_upf "$TMP/run.yaml" "$TMP/core.log"
 
 # api OUT: the victim's UE context, its PDU session 1 and the UPF's totals as "key value" lines.
 cat >"$TMP/api.py" <<'EOF'

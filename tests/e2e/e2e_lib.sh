@@ -216,3 +216,68 @@ e2e_netns() {
 	AMF=$2.1
 	VETH_R=${1}b
 }
+
+# e2e_dn NET: the data network of the user-plane tests. Namespace $NS_D (set by the caller,
+# who removes it in its trap) joined to the core namespace by the veth ${T}n / ${T}d on
+# NET.0/24 (core NET.1, DN NET.2), the UE pool 10.45.0.0/16 routed back to the core, and
+# forwarding on in the core: the UPF needs it (bpf_fib_lookup refuses otherwise, upf/upf.h);
+# the first packets of a flow take the kernel path while the neighbour is resolved. Sets NSD.
+e2e_dn() {
+	ip netns add "$NS_D" || exit 1
+	ip link add "${T}n" type veth peer name "${T}d" || { echo "FAIL: veth N6"; exit 1; }
+	ip link set "${T}n" netns "$NS_C" && ip link set "${T}d" netns "$NS_D" || exit 1
+	ip -n "$NS_C" addr add "$1.1/24" dev "${T}n" && ip -n "$NS_D" addr add "$1.2/24" dev "${T}d" || exit 1
+	ip -n "$NS_D" link set lo up && ip -n "$NS_C" link set "${T}n" up && ip -n "$NS_D" link set "${T}d" up || exit 1
+	ip -n "$NS_D" route add 10.45.0.0/16 via "$1.1" || exit 1
+	$NSC sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 || exit 1
+	NSD="ip netns exec $NS_D"
+}
+
+# yaml_upf CONFIG: the DNN and the UPF on ${T}a (N3) / ${T}n (N6) in XDP generic mode, and
+# the web API on 127.0.0.1:5000, appended to CONFIG.
+yaml_upf() {
+	cat >>"$1" <<EOT
+dnns:
+  - { name: "internet", pool: "10.45.0.0/16" }
+upf:
+  n3_interface: "${T}a"
+  n6_interface: "${T}n"
+  xdp_mode: generic
+web: { listen: "127.0.0.1", port: 5000 }
+EOT
+}
+
+# dn_echo ADDR: the DN's UDP echo server on ADDR:7 (one socket, one reply per datagram), in
+# $NS_D; B_PID (killed by e2e_cleanup). Fails the test when it does not start.
+dn_echo() {
+	cat >"$TMP/echo.py" <<'EOT'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+s.bind((sys.argv[2], 7))
+open(sys.argv[1], "w").close()
+while True:
+    d, a = s.recvfrom(4096)
+    s.sendto(d, a)
+EOT
+	$NSD python3 "$TMP/echo.py" "$TMP/echo.ready" "$1" >"$TMP/echo.log" 2>&1 &
+	B_PID=$!
+	_i=0
+	while [ ! -f "$TMP/echo.ready" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	[ -f "$TMP/echo.ready" ] || { fail "the DN echo server did not start"; show_logs; exit 1; }
+}
+
+# start_solocore_upf CONFIG LOG: start_solocore with the UPF attached; exits 77 (with the
+# UPF's reason) when XDP generic mode cannot attach to a veth here, 1 when the core does
+# not come up.
+start_solocore_upf() {
+	SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$1" "$2"
+	_up=$?
+	if grep -q "upf: cannot attach" "$2"; then
+		echo "SKIP: the UPF cannot attach in XDP generic mode to a veth here: $(grep 'upf:' "$2" | head -n 1)"
+		kill -TERM "$CORE_PID" 2>/dev/null; wait "$CORE_PID" 2>/dev/null; CORE_PID=
+		exit 77
+	fi
+	grep -q "upf: attached" "$2" || { fail "the UPF did not attach"; show_logs; exit 1; }
+	[ $_up = 0 ] || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+}
