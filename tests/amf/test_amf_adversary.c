@@ -153,6 +153,21 @@ static void forger_dl(struct sue *f, struct nas_msg *out, uint8_t type)
 	assert_int_equal(out->type, type);
 }
 
+/* A SERVICE REQUEST naming the victim's 5G-S-TMSI, uplink data for PSI 1. */
+static void victim_svc_req(struct nas_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = NAS_SERVICE_REQUEST;
+	m->svc_req.ngksi = V.ngksi;
+	m->svc_req.service_type = 1;
+	m->svc_req.s_tmsi.type = NAS_MOBID_5G_S_TMSI;
+	m->svc_req.s_tmsi.guti.amf_set_id = H.cfg.amf_set_id;
+	m->svc_req.s_tmsi.guti.amf_pointer = H.cfg.amf_pointer;
+	m->svc_req.s_tmsi.guti.tmsi = V.guti.guti.tmsi;
+	m->svc_req.has_ul_data_status = true;
+	m->svc_req.ul_data_status = 1u << 1;
+}
+
 static void forger_reg(struct sue *f, bool guti, uint8_t sht)
 {
 	struct nas_msg m;
@@ -324,16 +339,7 @@ static void test_svc_forged(void **state)
 	for (unsigned i = 0; i < 2; i++) {
 		forger_keyed(&f);
 		f.ran_id = F_RAN + i;
-		memset(&m, 0, sizeof(m));
-		m.type = NAS_SERVICE_REQUEST;
-		m.svc_req.ngksi = V.ngksi;
-		m.svc_req.service_type = 1;
-		m.svc_req.s_tmsi.type = NAS_MOBID_5G_S_TMSI;
-		m.svc_req.s_tmsi.guti.amf_set_id = H.cfg.amf_set_id;
-		m.svc_req.s_tmsi.guti.amf_pointer = H.cfg.amf_pointer;
-		m.svc_req.s_tmsi.guti.tmsi = V.guti.guti.tmsi;
-		m.svc_req.has_ul_data_status = true;
-		m.svc_req.ul_data_status = 1u << 1;
+		victim_svc_req(&m);
 		sue_initial(&H, &f, &m, sht[i]);
 		assert_true(h_pop(&H));
 		assert_int_equal(H.m.proc, NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
@@ -528,16 +534,7 @@ static void test_svc_connected(void **state)
 	struct nas_msg m, dl;
 
 	(void)state;
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_SERVICE_REQUEST;
-	m.svc_req.ngksi = V.ngksi;
-	m.svc_req.service_type = 1;
-	m.svc_req.s_tmsi.type = NAS_MOBID_5G_S_TMSI;
-	m.svc_req.s_tmsi.guti.amf_set_id = H.cfg.amf_set_id;
-	m.svc_req.s_tmsi.guti.amf_pointer = H.cfg.amf_pointer;
-	m.svc_req.s_tmsi.guti.tmsi = V.guti.guti.tmsi;
-	m.svc_req.has_ul_data_status = true;
-	m.svc_req.ul_data_status = 1u << 1;
+	victim_svc_req(&m);
 	sue_ul(&H, &V, &m, NAS_SHT_INTEGRITY_CIPHERED);
 	assert_int_equal(sue_dl(&H, &V, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
 	assert_int_equal(dl.type, NAS_SERVICE_ACCEPT);

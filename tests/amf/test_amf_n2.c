@@ -203,6 +203,18 @@ static void registered_ue(struct sue *ue)
 	assert_int_equal(h_pending(&H), 0);
 }
 
+/* The gNB's UE CONTEXT RELEASE REQUEST, cause user-inactivity (TS 38.413 8.3.2). */
+static void release_request(const struct sue *ue)
+{
+	memset(&M, 0, sizeof(M));
+	M.type = NGAP_INITIATING;
+	M.proc = NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST;
+	M.u.ue_context_release_request.amf_ue_id = ue->amf_id;
+	M.u.ue_context_release_request.ran_ue_id = ue->ran_id;
+	M.u.ue_context_release_request.cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, 20 };
+	h_send(&H, ASSOC, 1, &M);
+}
+
 /* NG Reset from the gNB (whole interface): acknowledged, every UE loses its N2 link. */
 static void test_ng_reset_from_gnb(void **state)
 {
@@ -310,14 +322,7 @@ static void test_gnb_release_and_implicit_dereg(void **state)
 
 	(void)state;
 	registered_ue(&ue);
-	memset(&M, 0, sizeof(M));
-	M.type = NGAP_INITIATING;
-	M.proc = NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST;
-	M.u.ue_context_release_request.amf_ue_id = ue.amf_id;
-	M.u.ue_context_release_request.ran_ue_id = ue.ran_id;
-	M.u.ue_context_release_request.cause.group = NGAP_CAUSE_RADIO_NETWORK;
-	M.u.ue_context_release_request.cause.value = 20;  /* user-inactivity */
-	h_send(&H, ASSOC, 1, &M);
+	release_request(&ue);
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
 	assert_int_equal(H.m.u.ue_context_release_command.cause.value, 20);
 	sue_release_complete(&H, &ue);
@@ -948,13 +953,7 @@ static void test_release_guard(void **state)
 
 	(void)state;
 	registered_ue(&ue);
-	memset(&M, 0, sizeof(M));
-	M.type = NGAP_INITIATING;
-	M.proc = NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST;
-	M.u.ue_context_release_request.amf_ue_id = ue.amf_id;
-	M.u.ue_context_release_request.ran_ue_id = ue.ran_id;
-	M.u.ue_context_release_request.cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, 20 };
-	h_send(&H, ASSOC, 1, &M);
+	release_request(&ue);
 	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
 	assert_int_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
 	assert_int_equal(info.cm, AMF_CM_CONNECTED);
