@@ -8,6 +8,7 @@
  */
 #include "common/conf.h"
 #include "common/conf_int.h"
+#include "common/hex.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -108,16 +109,6 @@ static void set_uint(void *ptr, size_t size, uint64_t v)
 	case 4: *(uint32_t *)ptr = (uint32_t)v; break;
 	default: *(uint64_t *)ptr = v; break;
 	}
-}
-
-static int hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	ch = tolower(ch);
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	return -1;
 }
 
 static const char *expected_what(const struct conf_item *it, char *buf, size_t bufsz)
@@ -234,7 +225,7 @@ static int apply_scalar(struct pctx *p, const struct conf_item *it, yaml_node_t 
 		if (len != it->size)
 			goto wrong;
 		for (size_t i = 0; i < len; i++) {
-			int h = hexval((unsigned char)s[i]);
+			int h = hex_digit((unsigned char)s[i]);
 
 			if (h < 0)
 				goto wrong;
@@ -248,15 +239,8 @@ static int apply_scalar(struct pctx *p, const struct conf_item *it, yaml_node_t 
 			fail(p, &n->start_mark, "a redacted key cannot be loaded: give the key or a key file");
 			return -EINVAL;
 		}
-		if (len != 2 * it->size)
+		if (len != 2 * it->size || hex_decode(ptr, it->size, s, len) != (int)it->size)
 			goto wrong;
-		for (size_t i = 0; i < it->size; i++) {
-			int hi = hexval((unsigned char)s[2 * i]), lo = hexval((unsigned char)s[2 * i + 1]);
-
-			if (hi < 0 || lo < 0)
-				goto wrong;
-			((uint8_t *)ptr)[i] = (uint8_t)(hi << 4 | lo);
-		}
 		break;
 	default:
 		goto wrong;

@@ -6,6 +6,7 @@
  */
 #include "common/conf.h"
 #include "common/conf_int.h"
+#include "common/hex.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -211,27 +212,25 @@ static const char *chk_tls(void *v, char *buf, size_t n)
 	return NULL;
 }
 
-static int unhex_text(const char *s, size_t len, uint8_t *out, size_t outlen)
+/* The key file's hex digits, with the whitespace (line breaks) between them dropped:
+ * exactly CONF_SUCI_KEY_LEN bytes or -EINVAL. */
+static int unhex_text(const char *s, size_t len, uint8_t out[CONF_SUCI_KEY_LEN])
 {
-	size_t o = 0;
-	int hi = -1;
+	char d[2 * CONF_SUCI_KEY_LEN];
+	size_t m = 0;
+	int r = -EINVAL;
 
 	for (size_t i = 0; i < len; i++) {
-		int ch = (unsigned char)s[i], h;
-
-		if (isspace(ch))
+		if (isspace((unsigned char)s[i]))
 			continue;
-		h = isdigit(ch) ? ch - '0' : (ch | 0x20) >= 'a' && (ch | 0x20) <= 'f' ? (ch | 0x20) - 'a' + 10 : -1;
-		if (h < 0 || o == outlen)
-			return -EINVAL;
-		if (hi < 0) {
-			hi = h;
-		} else {
-			out[o++] = (uint8_t)(hi << 4 | h);
-			hi = -1;
-		}
+		if (m == sizeof(d))
+			goto out;
+		d[m++] = s[i];
 	}
-	return o == outlen && hi < 0 ? 0 : -EINVAL;
+	r = hex_decode(out, CONF_SUCI_KEY_LEN, d, m) == CONF_SUCI_KEY_LEN ? 0 : -EINVAL;
+out:
+	explicit_bzero(d, sizeof(d));
+	return r;
 }
 
 /* A PEM private key (PKCS#8 or SEC1 "EC PRIVATE KEY", as written by
@@ -292,7 +291,7 @@ static const char *read_key_file(struct conf_suci_key *k, char *buf, size_t n)
 		why = pem_key(k, text, (size_t)len, buf, n);
 	} else if (len == CONF_SUCI_KEY_LEN) {
 		memcpy(k->private_key, text, CONF_SUCI_KEY_LEN);
-	} else if (len < 0 || unhex_text(text, (size_t)len, k->private_key, CONF_SUCI_KEY_LEN) < 0) {
+	} else if (len < 0 || unhex_text(text, (size_t)len, k->private_key) < 0) {
 		snprintf(buf, n, "private_key_file \"%s\": expected a PEM key, 64 hex digits or 32 raw bytes",
 			 k->private_key_file);
 		why = buf;

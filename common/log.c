@@ -13,6 +13,7 @@
  * start-up; a custom sink must itself be thread-safe if other threads log.
  */
 #include "common/log.h"
+#include "common/hex.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -308,8 +309,7 @@ void log_msg_rl(struct log_rl *rl, uint32_t burst, uint32_t interval_ms, enum lo
 
 const char *log_hex(char *out, size_t outsz, const uint8_t *buf, size_t len)
 {
-	static const char hx[] = "0123456789abcdef";
-	size_t n = len, o = 0;
+	size_t n = len, o;
 
 	if (!outsz)
 		return out;
@@ -317,10 +317,8 @@ const char *log_hex(char *out, size_t outsz, const uint8_t *buf, size_t len)
 		/* Does not fit: as many whole bytes as leave room for "...". */
 		n = outsz > 4 ? (outsz - 4) / 2 : 0;
 	}
-	for (size_t i = 0; i < n; i++) {
-		out[o++] = hx[buf[i] >> 4];
-		out[o++] = hx[buf[i] & 15];
-	}
+	hex_encode(out, outsz, buf, n, false);
+	o = 2 * n;
 	if (n < len)
 		while (o + 1 < outsz && o < 2 * n + 3)
 			out[o++] = '.';

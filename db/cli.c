@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /* cli - `solocore sims import|generate`. */
 #include "db/db_int.h"
+#include "common/hex.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -78,16 +79,6 @@ static int random_bytes(uint8_t *b, size_t n)
 	return 0;
 }
 
-static void put_hex(char *o, const uint8_t *b, size_t n)
-{
-	static const char h[] = "0123456789ABCDEF";
-	for (size_t i = 0; i < n; i++) {
-		o[2 * i] = h[b[i] >> 4];
-		o[2 * i + 1] = h[b[i] & 15];
-	}
-	o[2 * n] = 0;
-}
-
 /* Add 1 to a decimal string in place (leading zeros kept). */
 static void imsi_inc(char *d, size_t len)
 {
@@ -155,8 +146,8 @@ static int cmd_generate(int argc, char **argv)
 		fputs("sims generate: give --ki and --opc together, or --random-keys\n", stderr);
 		return EXIT_USAGE;
 	}
-	if (ki_s && (db_unhex(ki_s, strlen(ki_s), ki, 16) < 0 ||
-		     db_unhex(opc_s, strlen(opc_s), opc, 16) < 0)) {
+	if (ki_s && (hex_decode(ki, 16, ki_s, strlen(ki_s)) != 16 ||
+		     hex_decode(opc, 16, opc_s, strlen(opc_s)) != 16)) {
 		fputs("sims generate: --ki and --opc take 32 hex digits\n", stderr);
 		return EXIT_USAGE;
 	}
@@ -166,8 +157,8 @@ static int cmd_generate(int argc, char **argv)
 	memcpy(imsi, start, ilen + 1);
 	char kh[33], oh[33];
 	if (!random_keys) {
-		put_hex(kh, ki, 16);
-		put_hex(oh, opc, 16);
+		hex_encode(kh, sizeof(kh), ki, 16, true);
+		hex_encode(oh, sizeof(oh), opc, 16, true);
 	}
 	printf("# solocore SIM file (db/SIMS.md), %llu entries\n", count);
 	int rc = 0;
@@ -181,8 +172,8 @@ static int cmd_generate(int argc, char **argv)
 				rc = 1;
 				break;
 			}
-			put_hex(kh, b, 16);
-			put_hex(oh, b + 16, 16);
+			hex_encode(kh, sizeof(kh), b, 16, true);
+			hex_encode(oh, sizeof(oh), b + 16, 16, true);
 			explicit_bzero(b, sizeof(b));
 		}
 		printf("\n[imsi-%s]\nki = \"%s\"\nopc = \"%s\"\n", imsi, kh, oh);

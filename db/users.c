@@ -19,6 +19,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include "common/hex.h"
 #include "common/log.h"
 
 unsigned db_kdf_iter = DB_KDF_ITER_DEFAULT;
@@ -68,16 +69,6 @@ bool db_name_valid(const char *n)
 	return true;
 }
 
-static void hex(const uint8_t *b, size_t n, char *out)
-{
-	static const char d[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = d[b[i] >> 4];
-		out[2 * i + 1] = d[b[i] & 15];
-	}
-	out[2 * n] = 0;
-}
-
 /* "pbkdf2-sha256$ITER$SALT$HASH" */
 #define PW_STR_MAX DB_PW_STR_MAX
 
@@ -94,8 +85,8 @@ static int pw_make(const char *pw, char out[PW_STR_MAX])
 
 	if (RAND_bytes(salt, sizeof(salt)) != 1 || pw_hash(pw, db_kdf_iter, salt, h) < 0)
 		return -EIO;
-	hex(salt, 16, sh);
-	hex(h, 32, hh);
+	hex_encode(sh, sizeof(sh), salt, 16, false);
+	hex_encode(hh, sizeof(hh), h, 32, false);
 	snprintf(out, PW_STR_MAX, "pbkdf2-sha256$%u$%s$%s", db_kdf_iter, sh, hh);
 	explicit_bzero(h, sizeof(h));
 	return 0;
@@ -109,7 +100,8 @@ static int pw_check(const char *pw, const char *stored)
 	uint8_t salt[16], want[32], got[32];
 
 	if (sscanf(stored, "pbkdf2-sha256$%u$%32[0-9a-f]$%64[0-9a-f]", &iter, sh, hh) != 3 ||
-	    !iter || db_unhex(sh, strlen(sh), salt, 16) < 0 || db_unhex(hh, strlen(hh), want, 32) < 0)
+	    !iter || hex_decode(salt, 16, sh, strlen(sh)) != 16 ||
+	    hex_decode(want, 32, hh, strlen(hh)) != 32)
 		return -EPROTO;
 	if (pw_hash(pw, iter, salt, got) < 0)
 		return -EIO;
@@ -347,7 +339,7 @@ int db_token_create(struct db *db, const char *name, const char *owner, int role
 	if (RAND_bytes(raw, sizeof(raw)) != 1)
 		return -EIO;
 	memcpy(out, "sct_", 4);
-	hex(raw, 32, out + 4);
+	hex_encode(out + 4, DB_TOKEN_LEN + 1 - 4, raw, 32, false);
 	explicit_bzero(raw, sizeof(raw));
 	int r = sha256(out, h);
 	if (r == 0)

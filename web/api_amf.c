@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "amf/amf.h"
+#include "common/hex.h"
 #include "common/nas/nas.h"
 #include "db/db.h"
 #include "smf/smf.h"
@@ -163,16 +164,15 @@ static void metrics(struct web_metrics_out *o, void *arg)
  * MNC digits 1-2, nibble-swapped BCD, MNC digit 3 = F for a 2-digit MNC) -> "00101". */
 static void plmn_str(const uint8_t p[3], char out[7])
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned n = 0;
 
-	out[n++] = hex[p[0] & 0xf];
-	out[n++] = hex[p[0] >> 4];
-	out[n++] = hex[p[1] & 0xf];
-	out[n++] = hex[p[2] & 0xf];
-	out[n++] = hex[p[2] >> 4];
+	out[n++] = hex_char(p[0], false);
+	out[n++] = hex_char(p[0] >> 4, false);
+	out[n++] = hex_char(p[1], false);
+	out[n++] = hex_char(p[2], false);
+	out[n++] = hex_char(p[2] >> 4, false);
 	if ((p[1] >> 4) != 0xf)
-		out[n++] = hex[p[1] >> 4];
+		out[n++] = hex_char(p[1] >> 4, false);
 	out[n] = '\0';
 }
 

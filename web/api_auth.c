@@ -21,6 +21,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include "common/hex.h"
 #include "common/log.h"
 #include "db/db.h"
 #include "web/web_int.h"
@@ -31,17 +32,6 @@ uint64_t web_mono_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec;
-}
-
-static void hexs(const uint8_t *b, size_t n, char *out)
-{
-	static const char d[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = d[b[i] >> 4];
-		out[2 * i + 1] = d[b[i] & 15];
-	}
-	out[2 * n] = 0;
 }
 
 static int sha256(const char *s, uint8_t out[32])
@@ -109,11 +99,11 @@ static struct web_session *session_new(struct web *w, const char *user, enum web
 	}
 	if (RAND_bytes(raw, 32) != 1 || RAND_bytes(c, 32) != 1)
 		return NULL;
-	hexs(raw, 32, sid);
+	hex_encode(sid, 65, raw, 32, false);
 	explicit_bzero(s, sizeof(*s));
 	if (sha256(sid, s->id_hash) < 0)
 		return NULL;
-	hexs(c, 32, s->csrf);
+	hex_encode(s->csrf, sizeof(s->csrf), c, 32, false);
 	snprintf(s->user, sizeof(s->user), "%s", user);
 	s->role = role;
 	s->expires = now + WEB_SESSION_TTL_S;

@@ -13,6 +13,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "common/hex.h"
 #include "common/log.h"
 #include "db/db.h"
 #include "web/web_int.h"
@@ -321,14 +322,6 @@ static bool route_match(const char *pat, const char *path, struct web_req *req)
 	return *pat == 0 && *path == 0;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* RFC 3986 2.1 percent-decoding into out; plus_space for query values
  * (application/x-www-form-urlencoded). -EINVAL on a bad escape or a NUL. */
 static int pct_decode(const char *in, size_t n, char *out, size_t outsz, bool plus_space)
@@ -343,8 +336,8 @@ static int pct_decode(const char *in, size_t n, char *out, size_t outsz, bool pl
 
 			if (n - i < 3)
 				return -EINVAL;
-			hi = hexval(in[i + 1]);
-			lo = hexval(in[i + 2]);
+			hi = hex_digit((unsigned char)in[i + 1]);
+			lo = hex_digit((unsigned char)in[i + 2]);
 			if (hi < 0 || lo < 0)
 				return -EINVAL;
 			c = hi * 16 + lo;

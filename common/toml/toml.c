@@ -12,6 +12,7 @@
  * extend tables that dotted keys created.
  */
 #include "common/hash.h"
+#include "common/hex.h"
 #include "common/toml/toml_int.h"
 
 #include <errno.h>
@@ -253,17 +254,6 @@ static int utf8_put(char *o, uint32_t cp)
 	return 4;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A basic ("...") or literal ('...') single-line string at ps->p. The
  * decoded text goes to the arena; out and outlen receive it. */
 static int parse_string(struct parser *ps, const char **out, uint32_t *outlen)
@@ -309,7 +299,7 @@ static int parse_string(struct parser *ps, const char **out, uint32_t *outlen)
 			if (e - c - 1 < digits)
 				return perr(ps, ps->line, "bad unicode escape in string");
 			for (int i = 1; i <= digits; i++) {
-				int v = hexval(c[i]);
+				int v = hex_digit((unsigned char)c[i]);
 				if (v < 0)
 					return perr(ps, ps->line, "bad unicode escape in string");
 				cp = cp << 4 | (uint32_t)v;
@@ -383,7 +373,7 @@ static int parse_value(struct parser *ps, struct toml_node *n);
 
 static int digit_in_base(char c, int base)
 {
-	int v = hexval(c);
+	int v = hex_digit((unsigned char)c);
 	return v >= 0 && v < base ? v : -1;
 }
 
