@@ -3,6 +3,7 @@
 #ifndef SOLOCORE_DB_DB_INT_H
 #define SOLOCORE_DB_DB_INT_H
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
 
@@ -49,6 +50,38 @@ int db_prepare_insert(struct db *db);
 /* A one-shot statement on db's connection (the caller finalizes it); a failure is logged.
  * 0 or -errno. */
 int db_stmt(struct db *db, const char *sql, sqlite3_stmt **st);
+
+/* What a caller does with the current row of a statement (copy its columns out, hand them
+ * to a callback); its non-zero return stops db_rows_walk(). */
+typedef int (*db_row_fn)(sqlite3_stmt *st, void *ctx);
+
+/* The one row a bound statement from db_stmt() selects to fn(st, ctx), then st finalized.
+ * fn's result, -ENOENT when there is no row, or -errno. */
+static inline int db_row_get(sqlite3_stmt *st, db_row_fn fn, void *ctx)
+{
+	int rc = sqlite3_step(st);
+	int r = rc == SQLITE_ROW ? fn(st, ctx) : rc == SQLITE_DONE ? -ENOENT : db_errno(rc);
+
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* Every row of a bound statement from db_stmt() to fn(st, ctx) until fn returns non-zero,
+ * then st finalized. The number of rows fn took, fn's non-zero result, or -errno. */
+static inline int db_rows_walk(sqlite3_stmt *st, db_row_fn fn, void *ctx)
+{
+	int n = 0, r = 0, rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((r = fn(st, ctx)) != 0)
+			break;
+		n++;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_errno(rc);
+	sqlite3_finalize(st);
+	return r ? r : n;
+}
 /* Binds s by reference (SQLITE_STATIC): s must stay valid until the step. */
 int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t now);
 

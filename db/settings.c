@@ -10,25 +10,39 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/ident.h"
 #include "common/log.h"
 
 bool db_setting_key_valid(const char *k)
 {
-	size_t len = k ? strlen(k) : 0;
+	return ident_valid(k, DB_SETTING_KEY_MAX, "._-");
+}
 
-	if (!len || len > DB_SETTING_KEY_MAX)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = k[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-'))
-			return false;
-	}
-	return true;
+struct setting_out {
+	char *out;
+	size_t outsz;
+	int64_t *updated;
+};
+
+static int setting_row(sqlite3_stmt *st, void *ctx)
+{
+	const struct setting_out *o = ctx;
+	const char *v = (const char *)sqlite3_column_text(st, 0);
+	int len = sqlite3_column_bytes(st, 0);
+
+	if (!v)
+		return -EPROTO;
+	if ((size_t)len >= o->outsz)
+		return -ENOSPC;
+	memcpy(o->out, v, (size_t)len + 1);
+	if (o->updated)
+		*o->updated = sqlite3_column_int64(st, 1);
+	return len;
 }
 
 int db_setting_get(struct db *db, const char *key, char *out, size_t outsz, int64_t *updated)
 {
+	struct setting_out o = { out, outsz, updated };
 	sqlite3_stmt *st;
 
 	if (!db_setting_key_valid(key) || !out || !outsz)
@@ -38,25 +52,7 @@ int db_setting_get(struct db *db, const char *key, char *out, size_t outsz, int6
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *v = (const char *)sqlite3_column_text(st, 0);
-		int len = sqlite3_column_bytes(st, 0);
-		if (!v)
-			r = -EPROTO;
-		else if ((size_t)len >= outsz)
-			r = -ENOSPC;
-		else {
-			memcpy(out, v, (size_t)len + 1);
-			r = len;
-			if (updated)
-				*updated = sqlite3_column_int64(st, 1);
-		}
-	} else {
-		r = rc == SQLITE_DONE ? -ENOENT : db_errno(rc);
-	}
-	sqlite3_finalize(st);
-	return r;
+	return db_row_get(st, setting_row, &o);
 }
 
 int db_setting_put(struct db *db, const char *key, const char *value)
@@ -94,6 +90,22 @@ int db_setting_delete(struct db *db, const char *key)
 	return r;
 }
 
+struct setting_walk {
+	db_setting_cb cb;
+	void *arg;
+};
+
+static int setting_each(sqlite3_stmt *st, void *ctx)
+{
+	const struct setting_walk *w = ctx;
+	const char *k = (const char *)sqlite3_column_text(st, 0);
+	const char *v = (const char *)sqlite3_column_text(st, 1);
+
+	if (!k || !v)
+		return -EPROTO;
+	return w->cb(k, v, sqlite3_column_int64(st, 2), w->arg);
+}
+
 int db_setting_walk(struct db *db, const char *prefix, db_setting_cb cb, void *arg)
 {
 	sqlite3_stmt *st;
@@ -116,23 +128,8 @@ int db_setting_walk(struct db *db, const char *prefix, db_setting_cb cb, void *a
 		sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
 	}
-	int rc, n = 0;
-	r = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(st, 0);
-		const char *v = (const char *)sqlite3_column_text(st, 1);
-		if (!k || !v) {
-			r = -EPROTO;
-			break;
-		}
-		if ((r = cb(k, v, sqlite3_column_int64(st, 2), arg)) != 0)
-			break;
-		n++;
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_errno(rc);
-	sqlite3_finalize(st);
-	return r ? r : n;
+	struct setting_walk w = { cb, arg };
+	return db_rows_walk(st, setting_each, &w);
 }
 
 /* ---- explicit transactions ---- */

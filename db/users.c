@@ -20,6 +20,7 @@
 #include <openssl/rand.h>
 
 #include "common/hex.h"
+#include "common/ident.h"
 #include "common/log.h"
 
 unsigned db_kdf_iter = DB_KDF_ITER_DEFAULT;
@@ -56,17 +57,7 @@ const char *db_role_name(int role)
 
 bool db_name_valid(const char *n)
 {
-	size_t len = n ? strlen(n) : 0;
-
-	if (!len || len > DB_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = n[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '@' || c == '-'))
-			return false;
-	}
-	return true;
+	return ident_valid(n, DB_NAME_MAX, "._@-");
 }
 
 /* "pbkdf2-sha256$ITER$SALT$HASH" */
@@ -255,49 +246,45 @@ int db_user_verify(struct db *db, const char *name, const char *password, int *r
 	return 0;
 }
 
-static void user_row(sqlite3_stmt *st, struct db_user *u)
+/* A users row into w->u, then to w->cb when walking a list. */
+struct user_walk {
+	struct db_user u;
+	db_user_cb cb;
+	void *arg;
+};
+
+static int user_row(sqlite3_stmt *st, void *ctx)
 {
-	memset(u, 0, sizeof(*u));
-	snprintf(u->name, sizeof(u->name), "%s", (const char *)sqlite3_column_text(st, 0));
-	u->role = sqlite3_column_int(st, 1);
-	u->created = sqlite3_column_int64(st, 2);
-	u->updated = sqlite3_column_int64(st, 3);
+	struct user_walk *w = ctx;
+
+	memset(&w->u, 0, sizeof(w->u));
+	snprintf(w->u.name, sizeof(w->u.name), "%s", (const char *)sqlite3_column_text(st, 0));
+	w->u.role = sqlite3_column_int(st, 1);
+	w->u.created = sqlite3_column_int64(st, 2);
+	w->u.updated = sqlite3_column_int64(st, 3);
+	return w->cb ? w->cb(&w->u, w->arg) : 0;
 }
 
 int db_user_get(struct db *db, const char *name, struct db_user *out)
 {
+	struct user_walk w = { .cb = NULL };
 	sqlite3_stmt *st;
 	int r = db_stmt(db, "SELECT name, role, created, updated FROM users WHERE name = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		user_row(st, out);
-	r = rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_errno(rc);
-	sqlite3_finalize(st);
+	if ((r = db_row_get(st, user_row, &w)) == 0)
+		*out = w.u;
 	return r;
 }
 
 int db_user_list(struct db *db, db_user_cb cb, void *arg)
 {
+	struct user_walk w = { .cb = cb, .arg = arg };
 	sqlite3_stmt *st;
-	struct db_user u;
 	int r = db_stmt(db, "SELECT name, role, created, updated FROM users ORDER BY name", &st);
-	int n = 0, rc;
 
-	if (r < 0)
-		return r;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		user_row(st, &u);
-		if ((r = cb(&u, arg)) != 0)
-			break;
-		n++;
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_errno(rc);
-	sqlite3_finalize(st);
-	return r ? r : n;
+	return r < 0 ? r : db_rows_walk(st, user_row, &w);
 }
 
 static int64_t count(struct db *db, const char *sql, int bind)
@@ -361,18 +348,29 @@ int db_token_create(struct db *db, const char *name, const char *owner, int role
 	return r;
 }
 
-static void token_row(sqlite3_stmt *st, struct db_token *t)
+/* A tokens row into w->t, then to w->cb when walking a list. */
+struct token_walk {
+	struct db_token t;
+	db_token_cb cb;
+	void *arg;
+};
+
+static int token_row(sqlite3_stmt *st, void *ctx)
 {
-	memset(t, 0, sizeof(*t));
-	t->id = sqlite3_column_int64(st, 0);
-	snprintf(t->name, sizeof(t->name), "%s", (const char *)sqlite3_column_text(st, 1));
-	snprintf(t->owner, sizeof(t->owner), "%s", (const char *)sqlite3_column_text(st, 2));
-	t->role = sqlite3_column_int(st, 3);
-	t->created = sqlite3_column_int64(st, 4);
+	struct token_walk *w = ctx;
+
+	memset(&w->t, 0, sizeof(w->t));
+	w->t.id = sqlite3_column_int64(st, 0);
+	snprintf(w->t.name, sizeof(w->t.name), "%s", (const char *)sqlite3_column_text(st, 1));
+	snprintf(w->t.owner, sizeof(w->t.owner), "%s", (const char *)sqlite3_column_text(st, 2));
+	w->t.role = sqlite3_column_int(st, 3);
+	w->t.created = sqlite3_column_int64(st, 4);
+	return w->cb ? w->cb(&w->t, w->arg) : 0;
 }
 
 int db_token_check(struct db *db, const char *token, struct db_token *out)
 {
+	struct token_walk w = { .cb = NULL };
 	uint8_t h[32];
 	sqlite3_stmt *st;
 
@@ -383,33 +381,18 @@ int db_token_check(struct db *db, const char *token, struct db_token *out)
 	if (r < 0)
 		return r;
 	sqlite3_bind_blob(st, 1, h, 32, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		token_row(st, out);
-	r = rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_errno(rc);
-	sqlite3_finalize(st);
+	if ((r = db_row_get(st, token_row, &w)) == 0)
+		*out = w.t;
 	return r;
 }
 
 int db_token_list(struct db *db, db_token_cb cb, void *arg)
 {
+	struct token_walk w = { .cb = cb, .arg = arg };
 	sqlite3_stmt *st;
-	struct db_token t;
 	int r = db_stmt(db, "SELECT id, name, owner, role, created FROM tokens ORDER BY id", &st);
-	int n = 0, rc;
 
-	if (r < 0)
-		return r;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		token_row(st, &t);
-		if ((r = cb(&t, arg)) != 0)
-			break;
-		n++;
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_errno(rc);
-	sqlite3_finalize(st);
-	return r ? r : n;
+	return r < 0 ? r : db_rows_walk(st, token_row, &w);
 }
 
 int db_token_delete(struct db *db, int64_t id)
@@ -448,33 +431,37 @@ int db_audit_add(struct db *db, const char *who, const char *action, const char 
 	return step_done(db, st);
 }
 
+struct audit_walk {
+	db_audit_cb cb;
+	void *arg;
+};
+
+static int audit_each(sqlite3_stmt *st, void *ctx)
+{
+	const struct audit_walk *w = ctx;
+	struct db_audit a;
+
+	memset(&a, 0, sizeof(a));
+	a.id = sqlite3_column_int64(st, 0);
+	a.ts = sqlite3_column_int64(st, 1);
+	snprintf(a.who, sizeof(a.who), "%s", (const char *)sqlite3_column_text(st, 2));
+	snprintf(a.action, sizeof(a.action), "%s", (const char *)sqlite3_column_text(st, 3));
+	snprintf(a.detail, sizeof(a.detail), "%s", (const char *)sqlite3_column_text(st, 4));
+	return w->cb(&a, w->arg);
+}
+
 int db_audit_list(struct db *db, int64_t before, uint32_t limit, db_audit_cb cb, void *arg)
 {
+	struct audit_walk w = { cb, arg };
 	sqlite3_stmt *st;
-	struct db_audit a;
 	int r = db_stmt(db, "SELECT id, ts, who, action, detail FROM audit WHERE id < ?"
 		    " ORDER BY id DESC LIMIT ?", &st);
-	int n = 0, rc;
 
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, before > 0 ? before : INT64_MAX);
 	sqlite3_bind_int64(st, 2, limit);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&a, 0, sizeof(a));
-		a.id = sqlite3_column_int64(st, 0);
-		a.ts = sqlite3_column_int64(st, 1);
-		snprintf(a.who, sizeof(a.who), "%s", (const char *)sqlite3_column_text(st, 2));
-		snprintf(a.action, sizeof(a.action), "%s", (const char *)sqlite3_column_text(st, 3));
-		snprintf(a.detail, sizeof(a.detail), "%s", (const char *)sqlite3_column_text(st, 4));
-		if ((r = cb(&a, arg)) != 0)
-			break;
-		n++;
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_errno(rc);
-	sqlite3_finalize(st);
-	return r ? r : n;
+	return db_rows_walk(st, audit_each, &w);
 }
 
 /* ---- backup and restore ---- */
