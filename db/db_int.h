@@ -108,7 +108,5 @@ bool db_dnn_valid(const char *dnn, size_t len);
 /* users.c: if PATH.restore exists (db_restore_stage), validate it and move
  * it over path (dropping PATH-wal/-shm) before the file is opened. */
 int db_restore_apply(const char *path);
-/* users.c: PBKDF2 iteration count for new password hashes. */
-extern unsigned db_kdf_iter;
 
 #endif

@@ -23,13 +23,14 @@
 #include "common/ident.h"
 #include "common/log.h"
 
-unsigned db_kdf_iter = DB_KDF_ITER_DEFAULT;
+/* PBKDF2 iterations for new password hashes; db_user_kdf_iter() reads and sets it. */
+static unsigned kdf_iter = DB_KDF_ITER_DEFAULT;
 
 unsigned db_user_kdf_iter(unsigned iter)
 {
 	if (iter)
-		db_kdf_iter = iter;
-	return db_kdf_iter;
+		kdf_iter = iter;
+	return kdf_iter;
 }
 
 int db_role_parse(const char *s)
@@ -74,11 +75,11 @@ static int pw_make(const char *pw, char out[PW_STR_MAX])
 	uint8_t salt[16], h[32];
 	char sh[33], hh[65];
 
-	if (RAND_bytes(salt, sizeof(salt)) != 1 || pw_hash(pw, db_kdf_iter, salt, h) < 0)
+	if (RAND_bytes(salt, sizeof(salt)) != 1 || pw_hash(pw, kdf_iter, salt, h) < 0)
 		return -EIO;
 	hex_encode(sh, sizeof(sh), salt, 16, false);
 	hex_encode(hh, sizeof(hh), h, 32, false);
-	snprintf(out, PW_STR_MAX, "pbkdf2-sha256$%u$%s$%s", db_kdf_iter, sh, hh);
+	snprintf(out, PW_STR_MAX, "pbkdf2-sha256$%u$%s$%s", kdf_iter, sh, hh);
 	explicit_bzero(h, sizeof(h));
 	return 0;
 }

@@ -52,11 +52,11 @@ static void usr_queue(struct usr_ep *e)
 		return;
 	e->queued = true;
 	e->qnext = NULL;
-	if (G.qtail)
-		G.qtail->qnext = e;
+	if (n2sctp_usr_g.qtail)
+		n2sctp_usr_g.qtail->qnext = e;
 	else
-		G.q = e;
-	G.qtail = e;
+		n2sctp_usr_g.q = e;
+	n2sctp_usr_g.qtail = e;
 }
 
 static void usr_unqueue(struct usr_ep *e)
@@ -65,15 +65,15 @@ static void usr_unqueue(struct usr_ep *e)
 
 	if (!e->queued)
 		return;
-	for (struct usr_ep *x = G.q; x; prev = x, x = x->qnext) {
+	for (struct usr_ep *x = n2sctp_usr_g.q; x; prev = x, x = x->qnext) {
 		if (x != e)
 			continue;
 		if (prev)
 			prev->qnext = e->qnext;
 		else
-			G.q = e->qnext;
-		if (G.qtail == e)
-			G.qtail = prev;
+			n2sctp_usr_g.q = e->qnext;
+		if (n2sctp_usr_g.qtail == e)
+			n2sctp_usr_g.qtail = prev;
 		break;
 	}
 	e->queued = false;
@@ -83,7 +83,7 @@ void n2sctp_usr_drain(void)
 {
 	struct usr_ep *e;
 
-	while ((e = G.q)) {
+	while ((e = n2sctp_usr_g.q)) {
 		usr_unqueue(e);
 		usr_ep_read(e);
 	}
@@ -92,8 +92,8 @@ void n2sctp_usr_drain(void)
 static void usr_deferred_drain(void *arg)
 {
 	(void)arg;
-	G.defer_pending = false;
-	G.in_engine = true;
+	n2sctp_usr_g.defer_pending = false;
+	n2sctp_usr_g.in_engine = true;
 	n2sctp_usr_drain();
 	n2sctp_usr_engine_leave();
 }
@@ -107,42 +107,43 @@ static void usr_upcall(struct socket *so, void *arg, int flags)
 	usr_queue(e);
 	/* An upcall outside our own input/timer path (after a user send, say):
 	 * drain before the loop sleeps. */
-	if (!G.in_engine && !G.defer_pending && G.loop && ev_defer(G.loop, usr_deferred_drain, NULL) == 0)
-		G.defer_pending = true;
+	if (!n2sctp_usr_g.in_engine && !n2sctp_usr_g.defer_pending && n2sctp_usr_g.loop &&
+	    ev_defer(n2sctp_usr_g.loop, usr_deferred_drain, NULL) == 0)
+		n2sctp_usr_g.defer_pending = true;
 }
 
 static void usr_tick(struct ev_loop *loop, struct ev_timer *t)
 {
 	uint64_t now = ev_now_ns(loop);
-	uint64_t ms = (now - G.last_tick_ns) / 1000000u;
+	uint64_t ms = (now - n2sctp_usr_g.last_tick_ns) / 1000000u;
 	(void)t;
 
-	G.in_engine = true;
+	n2sctp_usr_g.in_engine = true;
 	if (ms) {
-		G.last_tick_ns += ms * 1000000u;
+		n2sctp_usr_g.last_tick_ns += ms * 1000000u;
 		usrsctp_handle_timers((uint32_t)ms);
 	}
 	/* Notifications raised from usrsctp's timers (CANT_STR_ASSOC after the
 	 * last INIT, COMM_LOST after the last HEARTBEAT) are queued on the socket
 	 * without an upcall (measured with usrsctp 0.9.5), so every endpoint is
 	 * checked here; usrsctp_get_events is a cheap readability test. */
-	for (struct usr_wire *w = G.wires; w; w = w->next)
+	for (struct usr_wire *w = n2sctp_usr_g.wires; w; w = w->next)
 		for (struct usr_ep *e = w->eps; e; e = e->wnext)
 			if (!e->queued && (usrsctp_get_events(e->so) & SCTP_EVENT_READ))
 				usr_queue(e);
 	n2sctp_usr_drain();
 	n2sctp_usr_engine_leave();
-	if (now - G.last_gc_ns > USR_GC_NS) {
-		G.last_gc_ns = now;
+	if (now - n2sctp_usr_g.last_gc_ns > USR_GC_NS) {
+		n2sctp_usr_g.last_gc_ns = now;
 		n2sctp_usr_peers_sweep(NULL, now);
 	}
-	if (G.neps)
-		ev_timer_start(loop, &G.timer, USR_TICK_MS);
+	if (n2sctp_usr_g.neps)
+		ev_timer_start(loop, &n2sctp_usr_g.timer, USR_TICK_MS);
 }
 
 static int usr_global_attach(struct ev_loop *loop)
 {
-	if (!G.inited) {
+	if (!n2sctp_usr_g.inited) {
 		/* Hash tables sized for N2 (one association per gNB, a few endpoints):
 		 * 64 gives 1024 association buckets; the default 1024 allocates and
 		 * initialises 150 kB. A tunable: read by usrsctp_init only. */
@@ -152,31 +153,31 @@ static int usr_global_attach(struct ev_loop *loop)
 		usrsctp_sysctl_set_sctp_blackhole(0);
 		/* The CRC32c is done on the wire side (sctp_crc.c), in hardware where possible. */
 		usrsctp_enable_crc32c_offload();
-		G.inited = true;
+		n2sctp_usr_g.inited = true;
 	}
-	if (G.loop && G.loop != loop) {
+	if (n2sctp_usr_g.loop && n2sctp_usr_g.loop != loop) {
 		log_error(MOD, "usrsctp: all endpoints of a process must share one ev loop");
 		return -EXDEV;
 	}
-	if (!G.loop) {
-		G.loop = loop;
-		ev_timer_init(&G.timer, usr_tick, NULL);
-		G.last_tick_ns = G.last_gc_ns = ev_update_now(loop);
-		int rc = ev_timer_start(loop, &G.timer, USR_TICK_MS);
+	if (!n2sctp_usr_g.loop) {
+		n2sctp_usr_g.loop = loop;
+		ev_timer_init(&n2sctp_usr_g.timer, usr_tick, NULL);
+		n2sctp_usr_g.last_tick_ns = n2sctp_usr_g.last_gc_ns = ev_update_now(loop);
+		int rc = ev_timer_start(loop, &n2sctp_usr_g.timer, USR_TICK_MS);
 		if (rc < 0) {
-			G.loop = NULL;
+			n2sctp_usr_g.loop = NULL;
 			return rc;
 		}
 	}
-	G.neps++;
+	n2sctp_usr_g.neps++;
 	return 0;
 }
 
 static void usr_global_detach(void)
 {
-	if (--G.neps == 0) {
-		ev_timer_stop(G.loop, &G.timer);
-		G.loop = NULL;
+	if (--n2sctp_usr_g.neps == 0) {
+		ev_timer_stop(n2sctp_usr_g.loop, &n2sctp_usr_g.timer);
+		n2sctp_usr_g.loop = NULL;
 	}
 }
 
@@ -239,7 +240,7 @@ static void usr_assoc_gone(struct n2sctp *ep, struct n2sctp_assoc *a)
 	if (p) {
 		a->be_peer = NULL;
 		p->refs--;
-		p->last_rx_ns = G.loop ? ev_now_ns(G.loop) : 0;
+		p->last_rx_ns = n2sctp_usr_g.loop ? ev_now_ns(n2sctp_usr_g.loop) : 0;
 	}
 }
 
@@ -257,7 +258,7 @@ static void usr_close(struct n2sctp *ep)
 		usrsctp_setsockopt(e->so, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 		usrsctp_close(e->so);
 		if (ep->port) /* later packets to it are someone else's business */
-			G.ports[ep->port >> 3] &= (uint8_t)~(1u << (ep->port & 7));
+			n2sctp_usr_g.ports[ep->port >> 3] &= (uint8_t)~(1u << (ep->port & 7));
 	}
 	if (e->cpeer)
 		e->cpeer->refs--;
@@ -409,7 +410,7 @@ static int usr_bind_port(struct usr_ep *e, uint16_t want)
 		sc.sconn_addr = NULL; /* wildcard: any peer handle */
 		if (usrsctp_bind(e->so, (struct sockaddr *)&sc, sizeof(sc)) == 0) {
 			e->ep->port = port;
-			G.ports[port >> 3] |= (uint8_t)(1u << (port & 7));
+			n2sctp_usr_g.ports[port >> 3] |= (uint8_t)(1u << (port & 7));
 			return 0;
 		}
 		if (want || errno != EADDRINUSE)
@@ -540,7 +541,7 @@ int n2sctp_usr_connect(struct n2sctp *ep, const struct sockaddr *local, socklen_
 	sc.sconn_port = peer->sa_family == AF_INET6 ? ((const struct sockaddr_in6 *)peer)->sin6_port
 						    : ((const struct sockaddr_in *)peer)->sin_port;
 	sc.sconn_addr = e->cpeer;
-	G.in_engine = true; /* the INIT goes out from inside connect */
+	n2sctp_usr_g.in_engine = true; /* the INIT goes out from inside connect */
 	rc = usrsctp_connect(e->so, (struct sockaddr *)&sc, sizeof(sc));
 	n2sctp_usr_engine_leave();
 	if (rc < 0 && errno != EINPROGRESS) {

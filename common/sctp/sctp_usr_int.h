@@ -89,8 +89,9 @@ struct n2sctp_usr_state {
 	uint64_t tx_merged;            /* lone SACKs put in front of the next DATA packet */
 	uint8_t txbuf[USR_TX_ARENA];
 };
+/* Defined in sctp_usr.c; the two backend files (and tests/sctp, for the tx counters) read
+ * it by this name. */
 extern struct n2sctp_usr_state n2sctp_usr_g;
-#define G n2sctp_usr_g /* short name inside the two backend files only */
 
 /* sctp_usrwire.c */
 struct usr_peer *n2sctp_usr_peer_get(struct usr_wire *w, const struct sockaddr *sa);

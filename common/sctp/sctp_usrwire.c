@@ -79,7 +79,7 @@ static void peer_key(const struct usr_wire *w, const struct sockaddr *sa, struct
 
 static struct usr_peer *peer_find(struct usr_wire *w, const struct sockaddr_storage *key)
 {
-	struct usr_peer *p = G.by_addr[addr_hash(w, key)];
+	struct usr_peer *p = n2sctp_usr_g.by_addr[addr_hash(w, key)];
 
 	while (p && !(p->w == w && addr_eq(&p->addr, key)))
 		p = p->anext;
@@ -88,7 +88,7 @@ static struct usr_peer *peer_find(struct usr_wire *w, const struct sockaddr_stor
 
 struct usr_peer *n2sctp_usr_peer_valid(void *handle)
 {
-	struct usr_peer *p = G.by_ptr[ptr_hash(handle)];
+	struct usr_peer *p = n2sctp_usr_g.by_ptr[ptr_hash(handle)];
 
 	while (p && p != handle)
 		p = p->pnext;
@@ -111,26 +111,26 @@ struct usr_peer *n2sctp_usr_peer_get(struct usr_wire *w, const struct sockaddr *
 	p->w = w;
 	p->addr = key;
 	p->len = len;
-	p->last_rx_ns = G.loop ? ev_now_ns(G.loop) : 0;
+	p->last_rx_ns = n2sctp_usr_g.loop ? ev_now_ns(n2sctp_usr_g.loop) : 0;
 	uint32_t h = addr_hash(w, &key);
-	p->anext = G.by_addr[h];
-	G.by_addr[h] = p;
+	p->anext = n2sctp_usr_g.by_addr[h];
+	n2sctp_usr_g.by_addr[h] = p;
 	h = ptr_hash(p);
-	p->pnext = G.by_ptr[h];
-	G.by_ptr[h] = p;
+	p->pnext = n2sctp_usr_g.by_ptr[h];
+	n2sctp_usr_g.by_ptr[h] = p;
 	usrsctp_register_address(p);
 	return p;
 }
 
 static void peer_free(struct usr_peer *p)
 {
-	struct usr_peer **pp = &G.by_addr[addr_hash(p->w, &p->addr)];
+	struct usr_peer **pp = &n2sctp_usr_g.by_addr[addr_hash(p->w, &p->addr)];
 
 	while (*pp && *pp != p)
 		pp = &(*pp)->anext;
 	if (*pp)
 		*pp = p->anext;
-	pp = &G.by_ptr[ptr_hash(p)];
+	pp = &n2sctp_usr_g.by_ptr[ptr_hash(p)];
 	while (*pp && *pp != p)
 		pp = &(*pp)->pnext;
 	if (*pp)
@@ -142,7 +142,7 @@ static void peer_free(struct usr_peer *p)
 void n2sctp_usr_peers_sweep(struct usr_wire *w, uint64_t now)
 {
 	for (uint32_t i = 0; i < USR_PEER_BUCKETS; i++) {
-		struct usr_peer *p = G.by_addr[i], *next;
+		struct usr_peer *p = n2sctp_usr_g.by_addr[i], *next;
 		for (; p; p = next) {
 			next = p->anext;
 			if (w ? p->w == w : (p->refs == 0 && now - p->last_rx_ns > USR_PEER_IDLE_NS))
@@ -159,13 +159,13 @@ void n2sctp_usr_tx_flush(void)
 	struct iovec iov[USR_TX_BATCH];
 	unsigned i = 0;
 
-	while (i < G.ntx) {
-		struct usr_wire *w = G.txq[i].w;
+	while (i < n2sctp_usr_g.ntx) {
+		struct usr_wire *w = n2sctp_usr_g.txq[i].w;
 		unsigned n = 0;
 
-		while (i + n < G.ntx && G.txq[i + n].w == w) {
-			struct usr_txq *q = &G.txq[i + n];
-			iov[n].iov_base = G.txbuf + q->off;
+		while (i + n < n2sctp_usr_g.ntx && n2sctp_usr_g.txq[i + n].w == w) {
+			struct usr_txq *q = &n2sctp_usr_g.txq[i + n];
+			iov[n].iov_base = n2sctp_usr_g.txbuf + q->off;
 			iov[n].iov_len = q->len;
 			memset(&mm[n], 0, sizeof(mm[n]));
 			mm[n].msg_hdr.msg_name = &q->to;
@@ -176,10 +176,10 @@ void n2sctp_usr_tx_flush(void)
 		}
 		for (unsigned k = 0; k < n;) {
 			int r = sendmmsg(w->fd, mm + k, n - k, MSG_DONTWAIT | MSG_NOSIGNAL);
-			G.tx_flushes++;
+			n2sctp_usr_g.tx_flushes++;
 			if (r > 0) {
 				w->tx_pkts += (unsigned)r;
-				G.tx_batched += (unsigned)r;
+				n2sctp_usr_g.tx_batched += (unsigned)r;
 				k += (unsigned)r;
 			} else {
 				w->tx_errors++; /* this one is lost; the rest still go */
@@ -188,14 +188,14 @@ void n2sctp_usr_tx_flush(void)
 		}
 		i += n;
 	}
-	G.ntx = 0;
-	G.tx_used = 0;
+	n2sctp_usr_g.ntx = 0;
+	n2sctp_usr_g.tx_used = 0;
 }
 
 void n2sctp_usr_engine_leave(void)
 {
-	G.in_engine = false;
-	if (G.ntx)
+	n2sctp_usr_g.in_engine = false;
+	if (n2sctp_usr_g.ntx)
 		n2sctp_usr_tx_flush();
 }
 
@@ -214,10 +214,10 @@ static bool tx_merge(const struct usr_peer *p, const uint8_t *pkt, size_t len)
 	struct usr_txq *q;
 	uint8_t *prev;
 
-	if (!G.ntx || len < 16)
+	if (!n2sctp_usr_g.ntx || len < 16)
 		return false;
-	q = &G.txq[G.ntx - 1];
-	prev = G.txbuf + q->off;
+	q = &n2sctp_usr_g.txq[n2sctp_usr_g.ntx - 1];
+	prev = n2sctp_usr_g.txbuf + q->off;
 	if (q->w != p->w || q->tolen != p->len || memcmp(&q->to, &p->addr, p->len))
 		return false;
 	/* previous: common header + exactly one SACK chunk (type 3) */
@@ -231,8 +231,8 @@ static bool tx_merge(const struct usr_peer *p, const uint8_t *pkt, size_t len)
 	memcpy(prev + q->len, pkt + 12, len - 12); /* SACK chunk length is a multiple of 4 */
 	q->len += (uint32_t)(len - 12);
 	n2sctp_usr_crc_set(prev, q->len);
-	G.tx_used = q->off + (((size_t)q->len + 15) & ~(size_t)15);
-	G.tx_merged++;
+	n2sctp_usr_g.tx_used = q->off + (((size_t)q->len + 15) & ~(size_t)15);
+	n2sctp_usr_g.tx_merged++;
 	return true;
 }
 
@@ -247,19 +247,19 @@ int n2sctp_usr_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t se
 	/* RFC 9260 6.8: usrsctp runs with checksum offload and leaves the field to us. The buffer
 	 * is usrsctp's copy of the packet, handed over for this call only. */
 	n2sctp_usr_crc_set(buf, len);
-	if (G.in_engine && len <= USR_TX_ARENA) {
+	if (n2sctp_usr_g.in_engine && len <= USR_TX_ARENA) {
 		if (tx_merge(p, buf, len))
 			return 0;
-		if (G.ntx == USR_TX_BATCH || G.tx_used + len > USR_TX_ARENA)
+		if (n2sctp_usr_g.ntx == USR_TX_BATCH || n2sctp_usr_g.tx_used + len > USR_TX_ARENA)
 			n2sctp_usr_tx_flush();
-		struct usr_txq *q = &G.txq[G.ntx++];
+		struct usr_txq *q = &n2sctp_usr_g.txq[n2sctp_usr_g.ntx++];
 		q->w = p->w;
 		memcpy(&q->to, &p->addr, p->len);
 		q->tolen = p->len;
-		q->off = (uint32_t)G.tx_used;
+		q->off = (uint32_t)n2sctp_usr_g.tx_used;
 		q->len = (uint32_t)len;
-		memcpy(G.txbuf + G.tx_used, buf, len);
-		G.tx_used += (len + 15) & ~(size_t)15;
+		memcpy(n2sctp_usr_g.txbuf + n2sctp_usr_g.tx_used, buf, len);
+		n2sctp_usr_g.tx_used += (len + 15) & ~(size_t)15;
 		return 0;
 	}
 	if (sendto(p->w->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&p->addr, p->len) < 0) {
@@ -277,7 +277,7 @@ int n2sctp_usr_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t se
  * every wire. */
 static bool wire_port_ours(uint16_t port)
 {
-	return G.ports[port >> 3] & (1u << (port & 7));
+	return n2sctp_usr_g.ports[port >> 3] & (1u << (port & 7));
 }
 
 /* One received datagram: strip what the socket adds, check the common header,
@@ -332,11 +332,11 @@ static void wire_read(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 	struct sockaddr_storage from[USR_MMSG];
 	(void)events;
 
-	G.in_engine = true;
+	n2sctp_usr_g.in_engine = true;
 	for (int got = 0; got < USR_RX_BATCH;) {
 		for (int i = 0; i < USR_MMSG; i++) {
-			iov[i].iov_base = G.pkt[i];
-			iov[i].iov_len = sizeof(G.pkt[i]);
+			iov[i].iov_base = n2sctp_usr_g.pkt[i];
+			iov[i].iov_len = sizeof(n2sctp_usr_g.pkt[i]);
 			memset(&mm[i].msg_hdr, 0, sizeof(mm[i].msg_hdr));
 			mm[i].msg_hdr.msg_name = &from[i];
 			mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
@@ -350,7 +350,7 @@ static void wire_read(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 			if (mm[i].msg_hdr.msg_flags & MSG_TRUNC)
 				w->rx_bad++;
 			else
-				wire_input(w, G.pkt[i], mm[i].msg_len, &from[i], now);
+				wire_input(w, n2sctp_usr_g.pkt[i], mm[i].msg_len, &from[i], now);
 		}
 		got += n;
 		/* A short batch emptied the socket: skip the syscall that would
@@ -380,7 +380,7 @@ int n2sctp_usr_wire_get(int family, enum n2sctp_encap encap, const struct sockad
 		((struct sockaddr_in *)&bind_addr)->sin_port = encap == N2SCTP_ENCAP_UDP ? htons(udp_port) : 0;
 
 	bool shareable = encap == N2SCTP_ENCAP_RAW || udp_port != 0;
-	for (w = G.wires; shareable && w; w = w->next) {
+	for (w = n2sctp_usr_g.wires; shareable && w; w = w->next) {
 		if (w->shared && w->encap == encap && w->family == family &&
 		    addr_eq(&w->local, &bind_addr)) {
 			w->refs++;
@@ -426,14 +426,14 @@ int n2sctp_usr_wire_get(int family, enum n2sctp_encap encap, const struct sockad
 	w->encap = encap;
 	w->shared = shareable;
 	w->refs = 1;
-	rc = ev_fd_add(G.loop, fd, EV_READ, wire_read, w);
+	rc = ev_fd_add(n2sctp_usr_g.loop, fd, EV_READ, wire_read, w);
 	if (rc < 0) {
 		close(fd);
 		free(w);
 		return rc;
 	}
-	w->next = G.wires;
-	G.wires = w;
+	w->next = n2sctp_usr_g.wires;
+	n2sctp_usr_g.wires = w;
 	*out = w;
 	return 0;
 }
@@ -442,15 +442,15 @@ void n2sctp_usr_wire_put(struct usr_wire *w)
 {
 	if (--w->refs)
 		return;
-	if (G.ntx)
+	if (n2sctp_usr_g.ntx)
 		n2sctp_usr_tx_flush(); /* held packets name this wire */
-	struct usr_wire **pp = &G.wires;
+	struct usr_wire **pp = &n2sctp_usr_g.wires;
 	while (*pp && *pp != w)
 		pp = &(*pp)->next;
 	if (*pp)
 		*pp = w->next;
 	n2sctp_usr_peers_sweep(w, 0);
-	ev_fd_del(G.loop, w->fd);
+	ev_fd_del(n2sctp_usr_g.loop, w->fd);
 	close(w->fd);
 	free(w);
 }
