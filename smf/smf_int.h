@@ -39,6 +39,9 @@ void smf_pool_fini(struct smf_pool *p);
 uint32_t smf_pool_alloc(struct smf_pool *p);
 /* -EINVAL if not from this pool or not in use. O(1). */
 int smf_pool_free(struct smf_pool *p, uint32_t addr);
+/* Index in dnns[0..n) of the DNN called name (TS 23.003 9.1: DNNs compare
+ * case-insensitively), or -1. For the running list and for a proposed one. */
+int smf_dnn_find(const struct conf_dnn *dnns, unsigned n, const char *name);
 
 /* ---- FSM (smf_fsm.c) ---- */
 enum smf_event {

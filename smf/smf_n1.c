@@ -116,11 +116,7 @@ static int check_slice(const struct smf *smf, const struct sub_view *v, uint8_t 
 
 static int conf_dnn_idx(const struct conf *cf, const char *name)
 {
-	/* TS 23.003 9.1: DNNs compare case-insensitively. */
-	for (unsigned i = 0; i < cf->n_dnns && i < CONF_MAX_DNNS; i++)
-		if (!strcasecmp(cf->dnns[i].name, name))
-			return (int)i;
-	return -1;
+	return smf_dnn_find(cf->dnns, cf->n_dnns < CONF_MAX_DNNS ? cf->n_dnns : CONF_MAX_DNNS, name);
 }
 
 /* DNN: the UE's or the subscription's first (default DNN). The index in conf, or -cause:

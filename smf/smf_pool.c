@@ -103,11 +103,10 @@ static bool same_pool(const char *a, const char *b)
 	return prefix_parse(a, &ba, &sa) == 0 && prefix_parse(b, &bb, &sb) == 0 && ba == bb && sa == sb;
 }
 
-/* Index in next of the DNN called name (TS 23.003 9.1: case-insensitive), or -1. */
-static int find_dnn(const struct conf_dnn *next, unsigned n, const char *name)
+int smf_dnn_find(const struct conf_dnn *dnns, unsigned n, const char *name)
 {
 	for (unsigned j = 0; j < n; j++)
-		if (!strcasecmp(next[j].name, name))
+		if (!strcasecmp(dnns[j].name, name))
 			return (int)j;
 	return -1;
 }
@@ -146,7 +145,7 @@ int smf_dnns_check(const struct smf *smf, const struct conf_dnn *next, unsigned 
 
 		if (!cnt[i])
 			continue;
-		j = find_dnn(next, n, old->name);
+		j = smf_dnn_find(next, n, old->name);
 		if (j < 0) {
 			snprintf(why, whysz, "DNN \"%s\" has %u PDU session(s) and would be removed",
 				 old->name, cnt[i]);
