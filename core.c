@@ -37,6 +37,11 @@ static struct {
 	uint32_t ue_net;                /* the UPF's UE prefix, network order; plen 0: no UPF */
 	uint8_t ue_plen;
 	struct web_settings_env settings;
+	/* A policy changed: every attached UE is looked at again, a bounded step per tick
+	 * (policy_walk), so a policy of 10^6 subscribers never stalls signalling. */
+	struct ev_loop *loop;
+	struct ev_timer walk_tmr;
+	uint32_t amf_cur, smf_cur;
 } core;
 
 /* The effective configuration once db_start has made it. */
@@ -254,6 +259,56 @@ static void amf_mod_stop(void)
 	core.amf = NULL;
 }
 
+/* ---- what API writes change for attached UEs (web_set_change_ops) ---- */
+
+#define WALK_STEP 4096     /* UE slots per tick of each walk: well under a millisecond */
+
+/* One subscriber's row changed: its UE-AMBR to the gNB (TS 38.413 8.3.4) and its active
+ * sessions' session-AMBR (network-requested modification, TS 23.502 4.3.3.2). */
+static void on_subscriber(void *arg, const char *supi)
+{
+	unsigned skipped = 0;
+
+	(void)arg;
+	if (core.amf)
+		amf_ue_ambr_update(core.amf, supi);
+	if (core.smf && smf_supi_policy_update(core.smf, supi, &skipped) >= 0 && skipped)
+		log_info("core", "%s: %u session(s) busy or unreachable keep their session-AMBR for "
+			 "now", supi, skipped);
+}
+
+static void policy_walk(struct ev_loop *loop, struct ev_timer *t)
+{
+	unsigned skipped = 0;
+
+	(void)t;
+	if (core.amf && core.amf_cur != AMF_WALK_END)
+		amf_ue_ambr_walk(core.amf, &core.amf_cur, WALK_STEP);
+	else
+		core.amf_cur = AMF_WALK_END;
+	if (core.smf && core.smf_cur != SMF_WALK_END)
+		smf_policy_update_walk(core.smf, &core.smf_cur, WALK_STEP, &skipped);
+	else
+		core.smf_cur = SMF_WALK_END;
+	if (skipped)
+		log_info("core", "policy change: %u session(s) busy or unreachable keep their "
+			 "session-AMBR for now", skipped);
+	if (core.amf_cur != AMF_WALK_END || core.smf_cur != SMF_WALK_END)
+		ev_timer_start(loop, &core.walk_tmr, 1);
+}
+
+/* A policy changed: walk every attached UE (a walk already running starts over, so it sees
+ * this change too). */
+static void on_policy(void *arg, const char *name)
+{
+	(void)arg;
+	(void)name;
+	core.amf_cur = 0;
+	core.smf_cur = 0;
+	if (!ev_timer_pending(&core.walk_tmr))
+		ev_timer_start(core.loop, &core.walk_tmr, 0);
+}
+
 static int web_mod_start(struct ev_loop *loop, const struct conf *c)
 {
 	int rc;
@@ -273,6 +328,13 @@ static int web_mod_start(struct ev_loop *loop, const struct conf *c)
 			.amf = core.amf, .smf = core.smf, .ue_net = core.ue_net, .ue_plen = core.ue_plen };
 		rc = web_attach_settings(core.web, &core.settings);
 	}
+	if (rc == 0) {
+		static const struct web_change_ops chg = { on_subscriber, on_policy, NULL };
+
+		core.loop = loop;
+		ev_timer_init(&core.walk_tmr, policy_walk, NULL);
+		web_set_change_ops(core.web, &chg);
+	}
 	if (rc < 0)
 		log_error("core", "web: start failed on %s:%u: %s", c->web.listen, c->web.port, strerror(-rc));
 	return rc;
@@ -280,6 +342,8 @@ static int web_mod_start(struct ev_loop *loop, const struct conf *c)
 
 static void web_mod_stop(void)
 {
+	if (core.loop)
+		ev_timer_stop(core.loop, &core.walk_tmr);
 	web_stop(core.web);
 	core.web = NULL;
 }

@@ -274,6 +274,16 @@ unsigned amf_gnb_ue_count(const struct amf *amf, uint32_t assoc);
  * when the UE is not connected and registered with no procedure running. */
 int amf_guti_reallocate(struct amf *amf, const char *supi);
 
+/* The subscribed UE-AMBR (udm_ue_ambr) of the registered UE with this SUPI is taken again
+ * from the UDM (after a subscriber or policy change): a connected UE's gNB gets it in a UE
+ * CONTEXT MODIFICATION REQUEST (TS 38.413 8.3.4), an idle UE's in its next Initial Context
+ * Setup. 1 (sent), 0 (unchanged, idle or registering), -ENOENT (not registered here). */
+int amf_ue_ambr_update(struct amf *amf, const char *supi);
+/* The same for every UE (a policy or the network default changed), in bounded steps: from
+ * *cursor (0 at the start) at most budget UE slots; *cursor = AMF_WALK_END when done.
+ * Returns the number of UE CONTEXT MODIFICATION REQUESTs sent. */
+int amf_ue_ambr_walk(struct amf *amf, uint32_t *cursor, uint32_t budget);
+
 /* Network-initiated deregistration (TS 24.501 5.5.2.3), e.g. from the web UI. 0 or -ENOENT. */
 int amf_deregister_supi(struct amf *amf, const char *supi, bool reregister);
 

@@ -481,6 +481,11 @@ int amf_ngap_ics_request(struct amf_ue *ue, const uint8_t *nas, size_t len);
 /* PDU Session Resource Setup / Release / Modify Request for amf->sm_cur with nas (may be
  * NULL) as the item's (or message's) NAS-PDU. */
 int amf_ngap_sm(struct amf_ue *ue, const uint8_t *nas, size_t len);
+/* UE CONTEXT MODIFICATION REQUEST with the UE's current UE-AMBR (TS 38.413 8.3.4). */
+int amf_ngap_ue_ctx_mod(struct amf_ue *ue);
+/* Take the subscribed UE-AMBR from the UDM into ue (ue_ambr.c); true when it changed. */
+struct udm_sub_data;
+bool amf_ue_ambr_load(struct amf_ue *ue, const struct udm_sub_data *sub);
 /* PAGING for ue to every gNB serving one of our TACs (TS 38.413 8.5.1). Returns gNBs paged. */
 int amf_ngap_paging(struct amf_ue *ue);
 /* AMF-initiated UE Context Release (TS 38.413 8.3.3). */

@@ -348,11 +348,7 @@ static int reg_accept(struct amf_ue *ue)
 		return amf_reg_reject(ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
 	compute_allowed(ue, sub);
 	amf_sm_allowed_sync(ue);
-	/* TS 23.501 5.7.2.6: the subscribed UE-AMBR. The subscription holds one AMBR (the
-	 * subscriber's own, its policy's or the network default, as the UDM resolves them),
-	 * which is also each session's: a UE-AMBR of its own is not provisioned yet. */
-	ue->ue_ambr_ul = sub->ambr_ul_bps;
-	ue->ue_ambr_dl = sub->ambr_dl_bps;
+	amf_ue_ambr_load(ue, sub);
 	if (!ue->allowed.n) {
 		/* TS 24.501 5.5.1.2.5 #62: no S-NSSAI can be allowed. */
 		return amf_reg_reject(ue, AMF_5GMM_NO_NETWORK_SLICES);

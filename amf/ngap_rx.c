@@ -570,6 +570,20 @@ static void dispatch_outcome(struct amf *amf, struct amf_gnb *gnb, struct ngap_m
 		if (m->type == NGAP_SUCCESSFUL)
 			ue_release_complete(amf, gnb, &m->u.ue_context_release_complete);
 		break;
+	case NGAP_PROC_UE_CONTEXT_MODIFICATION:
+		/* TS 38.413 8.3.4.3: a refusal leaves the gNB on the UE-AMBR it had; the next
+		 * Initial Context Setup carries the new one. Nothing else was asked. */
+		if (m->type == NGAP_SUCCESSFUL) {
+			log_debug("amf", "assoc=%u UE Context Modification acknowledged", gnb->assoc);
+		} else {
+			const struct ngap_ue_context_modification_failure *f =
+				&m->u.ue_context_modification_failure;
+
+			log_warn("amf", "assoc=%u gNB refused the UE Context Modification (new UE-AMBR) "
+				 "amf_ue_id=%llu cause=%u/%u", gnb->assoc, (unsigned long long)f->amf_ue_id,
+				 f->cause.group, f->cause.value);
+		}
+		break;
 	case NGAP_PROC_NG_RESET:
 		log_info("amf", "assoc=%u NG Reset acknowledged", gnb->assoc);
 		break;

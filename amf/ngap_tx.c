@@ -70,8 +70,8 @@ static uint16_t nas_caps_to_ngap(uint8_t octet)
 	return (uint16_t)(((uint16_t)(octet << 1) & 0xfe) << 8);
 }
 
-/* TS 23.501 5.7.2.6: the UE-AMBR the RAN enforces over the UE's non-GBR flows, taken from
- * the subscription at the registration accept (nas_reg.c). False when there is none. */
+/* TS 23.501 5.7.2.6: the UE-AMBR the RAN enforces over the UE's non-GBR flows, the
+ * subscribed one as the UDM resolves it (amf_ue_ambr_refresh). False before the first. */
 static bool ue_ambr(const struct amf_ue *ue, struct ngap_ambr *out)
 {
 	if (!ue->ue_ambr_ul && !ue->ue_ambr_dl)
@@ -79,6 +79,22 @@ static bool ue_ambr(const struct amf_ue *ue, struct ngap_ambr *out)
 	out->ul = ue->ue_ambr_ul;
 	out->dl = ue->ue_ambr_dl;
 	return true;
+}
+
+int amf_ngap_ue_ctx_mod(struct amf_ue *ue)
+{
+	struct amf *amf = ue->amf;
+	struct ngap_msg *tx = &amf->tx;
+	struct ngap_ue_context_modification_request *r = &tx->u.ue_context_modification_request;
+
+	if (!ue->gnb)
+		return -ENOTCONN;
+	/* TS 38.413 8.3.4.2: a new UE-AMBR for a UE the gNB has a context for */
+	tx_begin(amf, NGAP_PROC_UE_CONTEXT_MODIFICATION, sizeof(*r));
+	r->amf_ue_id = ue->amf_ue_ngap_id;
+	r->ran_ue_id = ue->ran_ue_ngap_id;
+	r->has_ue_ambr = ue_ambr(ue, &r->ue_ambr);
+	return amf_ngap_send(amf, ue->gnb->assoc, ue->stream, tx);
 }
 
 int amf_ngap_ics_request(struct amf_ue *ue, const uint8_t *nas, size_t len)
@@ -129,13 +145,9 @@ int amf_ngap_ics_request(struct amf_ue *ue, const uint8_t *nas, size_t len)
 		r->ue_radio_capability.len = ue->radio_cap_len;
 	}
 	/* TS 38.413 9.2.2.1: UE Aggregate Maximum Bit Rate is conditional on the PDU session
-	 * list: present with it (and whenever the subscription has one). */
+	 * list; the subscription always has one (own, policy or network default), so the
+	 * gNB gets it every time. */
 	r->has_ue_ambr = ue_ambr(ue, &r->ue_ambr);
-	if (r->n_sessions && !r->has_ue_ambr) {
-		/* no subscription AMBR: the largest the IE takes (no limit), still present */
-		r->has_ue_ambr = true;
-		r->ue_ambr = (struct ngap_ambr){ .dl = 4000000000000ull, .ul = 4000000000000ull };
-	}
 	rc = amf_ngap_send(amf, ue->gnb->assoc, ue->stream, tx);
 	explicit_bzero(r->security_key, sizeof(r->security_key));
 	if (rc == 0)

@@ -105,6 +105,9 @@ struct conf {
 			char short_name[CONF_STR];  /* key "short" */
 		} network_name;
 		char timezone[8];          /* "" or "+HH:MM" / "-HH:MM", quarter hours */
+		/* Subscribed UE-AMBR, bit/s, for subscribers whose subscription and policy set
+		 * none (TS 23.501 5.7.2.6; NGAP BitRate range, TS 38.413 9.3.1.4). */
+		uint64_t ue_ambr_ul, ue_ambr_dl;
 	} amf;
 	uint32_t tac[CONF_MAX_TACS];       /* 24 bits each */
 	unsigned n_tac;

@@ -483,6 +483,8 @@ static const struct conf_item amf_items[] = {
 	MAP("security", struct conf, amf.security, security_items),
 	MAP("network_name", struct conf, amf.network_name, netname_items),
 	STR("timezone", struct conf, amf.timezone, CF_OPTIONAL, NULL, chk_tz, NULL),
+	INT("ue_ambr_ul", struct conf, amf.ue_ambr_ul, 1, 4000000000000, "1000000000", NULL),
+	INT("ue_ambr_dl", struct conf, amf.ue_ambr_dl, 1, 4000000000000, "1000000000", NULL),
 	END
 };
 

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "common/log.h"
+#include "common/qos.h"
 
 static const char *const migrations[] = {
 	/* 1: subscribers. K/OPc as 16-byte blobs; slices "sst[:sd],..." and
@@ -101,12 +102,19 @@ static const char *const migrations[] = {
 	" SELECT id, name, owner, role, hash, created FROM tokens;"
 	"DROP TABLE tokens;"
 	"ALTER TABLE tokens4 RENAME TO tokens;",
+	/* 5: subscribed UE-AMBR (TS 23.501 5.7.2.6), apart from the session-AMBR; 0 = the
+	 * policy's, else the network default (amf.ue_ambr_ul / _dl). */
+	"ALTER TABLE subscribers ADD COLUMN ue_ambr_ul INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE subscribers ADD COLUMN ue_ambr_dl INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE policies ADD COLUMN ue_ambr_ul INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE policies ADD COLUMN ue_ambr_dl INTEGER NOT NULL DEFAULT 0;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
 #define COLS "supi, k, opc, op_is_opc, amf, sqn, slices, dnns, ambr_ul, ambr_dl, " \
-	     "default_5qi, arp, created, updated, policy"
+	     "default_5qi, arp, created, updated, policy, ue_ambr_ul, ue_ambr_dl"
+#define VALS "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 
 int db_errno(int rc)
 {
@@ -469,6 +477,10 @@ int db_subscriber_check(const struct db_subscriber *s, char *err, size_t errsz)
 		why = "arp must be 1..15";
 	else if (s->ambr_ul > DB_AMBR_MAX || s->ambr_dl > DB_AMBR_MAX)
 		why = "ambr out of range (at most 4000000000000 bit/s, TS 38.413 9.3.1.4)";
+	else if (s->ue_ambr_ul > DB_AMBR_MAX || s->ue_ambr_dl > DB_AMBR_MAX)
+		why = "ue_ambr out of range (at most 4000000000000 bit/s, TS 38.413 9.3.1.4)";
+	else if (qos_5qi_is_gbr(s->default_5qi))
+		why = DB_GBR_5QI_WHY;
 	else if (s->policy[0] && !db_policy_name_valid(s->policy))
 		why = "invalid policy name";
 	for (unsigned i = 0; !why && i < s->n_slices && i < DB_MAX_SLICES; i++)
@@ -512,6 +524,8 @@ int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t 
 		rc |= sqlite3_bind_text(st, 15, s->policy, -1, SQLITE_STATIC);
 	else
 		rc |= sqlite3_bind_null(st, 15);
+	rc |= sqlite3_bind_int64(st, 16, (int64_t)s->ue_ambr_ul);
+	rc |= sqlite3_bind_int64(st, 17, (int64_t)s->ue_ambr_dl);
 	return rc == SQLITE_OK ? 0 : -EIO;
 }
 
@@ -547,6 +561,8 @@ static int row_read(sqlite3_stmt *st, struct db_subscriber *s)
 		return -EPROTO;
 	memcpy(s->policy, pol ? pol : "", pl);
 	s->policy[pl] = 0;
+	s->ue_ambr_ul = (uint64_t)sqlite3_column_int64(st, 15);
+	s->ue_ambr_dl = (uint64_t)sqlite3_column_int64(st, 16);
 	return 0;
 }
 
@@ -578,7 +594,7 @@ int db_stmt(struct db *db, const char *sql, sqlite3_stmt **st)
 int db_prepare_insert(struct db *db)
 {
 	return prepare(db, &db->st_insert,
-		       "INSERT INTO subscribers (" COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+		       "INSERT INTO subscribers (" COLS ") VALUES " VALS);
 }
 
 /* Every row of a one-parameter query (?1 = param, may be NULL) to cb. */
@@ -636,11 +652,12 @@ int db_subscriber_put(struct db *db, const struct db_subscriber *s)
 	if (r <= 0)
 		return r == 0 ? -ENOENT : r;
 	r = prepare(db, &db->st_put,
-			"INSERT INTO subscribers (" COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+			"INSERT INTO subscribers (" COLS ") VALUES " VALS
 			" ON CONFLICT (supi) DO UPDATE SET k = excluded.k, opc = excluded.opc,"
 			" op_is_opc = excluded.op_is_opc, amf = excluded.amf, sqn = excluded.sqn,"
 			" slices = excluded.slices, dnns = excluded.dnns,"
 			" ambr_ul = excluded.ambr_ul, ambr_dl = excluded.ambr_dl,"
+			" ue_ambr_ul = excluded.ue_ambr_ul, ue_ambr_dl = excluded.ue_ambr_dl,"
 			" default_5qi = excluded.default_5qi, arp = excluded.arp,"
 			" policy = excluded.policy, updated = excluded.updated");
 	if (r < 0)

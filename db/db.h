@@ -37,6 +37,9 @@
 #define DB_DEFAULT_AMF 0x8000u
 /* Session-AMBR, bit/s: NGAP's BitRate is 0..4,000,000,000,000 (TS 38.413 9.3.1.4). */
 #define DB_AMBR_MAX 4000000000000ull
+/* Why a GBR default 5QI is refused (db_subscriber_check, db_policy_check): the default QoS
+ * flow carries no GFBR/MFBR, so it must be non-GBR (TS 23.501 5.7.2.7, table 5.7.4-1). */
+#define DB_GBR_5QI_WHY "default_5qi must be a non-GBR 5QI (not 1-4, 65-67, 71-76, 82-85; TS 23.501 5.7.2.7)"
 /* Policy profile names: 1..32 of [A-Za-z0-9._-] (db_policy_name_valid). */
 #define DB_POLICY_NAME_MAX 32
 
@@ -63,7 +66,9 @@ struct db_subscriber {
 	char dnns[DB_MAX_DNNS][DB_DNN_MAX + 1];
 	uint64_t ambr_ul;                /* session-AMBR, bit/s, 0 = default */
 	uint64_t ambr_dl;
-	uint8_t default_5qi;             /* 0 = default, else 1..255 */
+	uint64_t ue_ambr_ul;             /* subscribed UE-AMBR (schema v5), bit/s, 0 = default */
+	uint64_t ue_ambr_dl;
+	uint8_t default_5qi;             /* 0 = default, else a non-GBR 5QI (DB_GBR_5QI_WHY) */
 	uint8_t arp;                     /* ARP priority level 1..15, 0 = default */
 	int64_t created;                 /* unix seconds, set by db/ */
 	int64_t updated;
@@ -114,7 +119,9 @@ int db_import_toml_cb(struct db *db, const char *path, char *err, size_t errsz, 
 int db_subscriber_put(struct db *db, const struct db_subscriber *s);
 int db_subscriber_get(struct db *db, const char *supi, struct db_subscriber *out);
 int db_subscriber_delete(struct db *db, const char *supi);
-/* Number of subscribers, or a negative errno. */
+/* Number of subscribers, or a negative errno. Kept by db as rows are put,
+ * deleted and imported through it (O(1)); counted again (a walk of the
+ * primary key) only after changes it cannot follow (db_int.h). */
 int64_t db_subscriber_count(struct db *db);
 
 /* Page of subscribers in SUPI order whose IMSI starts with prefix (NULL or
@@ -128,8 +135,26 @@ int db_subscriber_list(struct db *db, const char *prefix, uint64_t offset, uint3
  * same as the first (one index seek). */
 int db_subscriber_list_after(struct db *db, const char *prefix, const char *after, uint32_t limit,
 			     db_subscriber_cb cb, void *arg);
-/* Subscribers whose IMSI starts with prefix (NULL: all). */
+/* Subscribers whose IMSI starts with prefix (NULL: all). Without a prefix
+ * the count kept by db (O(1)); with one a walk of the range: use
+ * db_subscriber_seek() in steps where that can be long. */
 int64_t db_subscriber_count_prefix(struct db *db, const char *prefix);
+/* Bounded walk of the rows whose IMSI starts with prefix (NULL or "": all),
+ * strictly after the SUPI `after` (NULL or "": from the first): if there are
+ * at least n (1..INT32_MAX), the n-th one's SUPI goes to key and n is
+ * returned, else how many there are (< n; key untouched), or -errno. One
+ * index seek plus n entries: the caller chooses how much one step costs
+ * (offset paging and prefix counts in steps, web/api_subs.c). */
+int db_subscriber_seek(struct db *db, const char *prefix, const char *after, uint32_t n,
+		       char key[DB_SUPI_MAX]);
+/* A peer connection of db (db_open_peer) is about to import rows and the
+ * caller makes sure nothing else adds or removes rows until it is over:
+ * db_subscriber_count() keeps answering from the count it holds, without a
+ * recount, and db_subscriber_count_release(db, n) adds the n rows the import
+ * committed (0 if it failed, negative: unknown, counted again when next
+ * asked). hold returns the count, or -errno (then nothing is held). */
+int64_t db_subscriber_count_hold(struct db *db);
+void db_subscriber_count_release(struct db *db, int added);
 
 /* Validate s (SUPI form, ranges, slices, DNNs); 0 or -EINVAL with a reason. */
 int db_subscriber_check(const struct db_subscriber *s, char *err, size_t errsz);
@@ -236,8 +261,9 @@ struct db_policy {
 	char dnns[DB_MAX_DNNS][DB_DNN_MAX + 1];
 	uint8_t n_slices;
 	struct db_snssai slices[DB_MAX_SLICES];
-	uint64_t ambr_ul, ambr_dl;   /* bit/s, 0 = network default */
-	uint8_t default_5qi;         /* 0 = network default, else 1..255 */
+	uint64_t ambr_ul, ambr_dl;   /* session-AMBR, bit/s, 0 = network default */
+	uint64_t ue_ambr_ul, ue_ambr_dl; /* UE-AMBR (schema v5), bit/s, 0 = network default */
+	uint8_t default_5qi;         /* 0 = network default, else a non-GBR 5QI */
 	uint8_t arp;                 /* 0 = network default, else 1..15 */
 	int64_t created, updated;    /* unix seconds, set by db/ */
 };

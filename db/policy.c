@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /*
  * policy - policy profiles of schema v3: named DNN / S-NSSAI / session-AMBR
- * / 5QI / ARP sets that subscribers refer to (subscribers.policy).
+ * / UE-AMBR (v5) / 5QI / ARP sets that subscribers refer to (subscribers.policy).
  *
  * Operator-made and few: statements are prepared per call, except the
  * existence check every subscriber write and import row runs. A policy in
@@ -16,8 +16,10 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/qos.h"
 
-#define PCOLS "name, dnns, slices, ambr_ul, ambr_dl, default_5qi, arp, created, updated"
+#define PCOLS "name, dnns, slices, ambr_ul, ambr_dl, default_5qi, arp, created, updated, " \
+	      "ue_ambr_ul, ue_ambr_dl"
 
 bool db_policy_name_valid(const char *n)
 {
@@ -71,6 +73,12 @@ int db_policy_check(const struct db_policy *p, const char **field, char *err, si
 		return bad(field, "ambr_ul", err, errsz, "ambr_ul out of range (at most 4000000000000 bit/s)");
 	if (p->ambr_dl > DB_AMBR_MAX)
 		return bad(field, "ambr_dl", err, errsz, "ambr_dl out of range (at most 4000000000000 bit/s)");
+	if (p->ue_ambr_ul > DB_AMBR_MAX)
+		return bad(field, "ue_ambr_ul", err, errsz, "ue_ambr_ul out of range (at most 4000000000000 bit/s)");
+	if (p->ue_ambr_dl > DB_AMBR_MAX)
+		return bad(field, "ue_ambr_dl", err, errsz, "ue_ambr_dl out of range (at most 4000000000000 bit/s)");
+	if (qos_5qi_is_gbr(p->default_5qi))
+		return bad(field, "default_5qi", err, errsz, DB_GBR_5QI_WHY);
 	if (p->arp > 15)
 		return bad(field, "arp", err, errsz, "arp must be 1..15");
 	return 0;
@@ -111,6 +119,8 @@ static int prow_read(sqlite3_stmt *st, struct db_policy *p)
 	p->arp = (uint8_t)sqlite3_column_int(st, 6);
 	p->created = sqlite3_column_int64(st, 7);
 	p->updated = sqlite3_column_int64(st, 8);
+	p->ue_ambr_ul = (uint64_t)sqlite3_column_int64(st, 9);
+	p->ue_ambr_dl = (uint64_t)sqlite3_column_int64(st, 10);
 	return 0;
 }
 
@@ -126,18 +136,20 @@ int db_policy_put(struct db *db, const struct db_policy *p, enum db_put_mode mod
 	}
 	switch (mode) {
 	case DB_PUT_CREATE:
-		sql = "INSERT INTO policies (" PCOLS ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?8)";
+		sql = "INSERT INTO policies (" PCOLS ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?8,?9,?10)";
 		break;
 	case DB_PUT_REPLACE:
 		sql = "UPDATE policies SET dnns = ?2, slices = ?3, ambr_ul = ?4, ambr_dl = ?5,"
-		      " default_5qi = ?6, arp = ?7, updated = ?8 WHERE name = ?1";
+		      " default_5qi = ?6, arp = ?7, updated = ?8, ue_ambr_ul = ?9,"
+		      " ue_ambr_dl = ?10 WHERE name = ?1";
 		break;
 	case DB_PUT_UPSERT:
-		sql = "INSERT INTO policies (" PCOLS ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?8)"
+		sql = "INSERT INTO policies (" PCOLS ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?8,?9,?10)"
 		      " ON CONFLICT (name) DO UPDATE SET dnns = excluded.dnns,"
 		      " slices = excluded.slices, ambr_ul = excluded.ambr_ul,"
 		      " ambr_dl = excluded.ambr_dl, default_5qi = excluded.default_5qi,"
-		      " arp = excluded.arp, updated = excluded.updated";
+		      " arp = excluded.arp, updated = excluded.updated,"
+		      " ue_ambr_ul = excluded.ue_ambr_ul, ue_ambr_dl = excluded.ue_ambr_dl";
 		break;
 	default:
 		return -EINVAL;
@@ -155,6 +167,8 @@ int db_policy_put(struct db *db, const struct db_policy *p, enum db_put_mode mod
 	sqlite3_bind_int(st, 6, p->default_5qi);
 	sqlite3_bind_int(st, 7, p->arp);
 	sqlite3_bind_int64(st, 8, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 9, (int64_t)p->ue_ambr_ul);
+	sqlite3_bind_int64(st, 10, (int64_t)p->ue_ambr_dl);
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE)
 		r = db_errno(rc);   /* CREATE of an existing name: CONSTRAINT -> -EEXIST */

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/qos.h"
 #include "common/toml/toml.h"
 
 struct ctx {
@@ -268,8 +269,14 @@ static int sim_from_table(struct ctx *c, const struct toml_node *t, struct db_su
 			r = get_ambr(c, v, k, &s->ambr_ul);
 		} else if (!strcmp(k, "ambr_dl")) {
 			r = get_ambr(c, v, k, &s->ambr_dl);
+		} else if (!strcmp(k, "ue_ambr_ul")) {
+			r = get_ambr(c, v, k, &s->ue_ambr_ul);
+		} else if (!strcmp(k, "ue_ambr_dl")) {
+			r = get_ambr(c, v, k, &s->ue_ambr_dl);
 		} else if (!strcmp(k, "default_5qi")) {
 			r = get_small(c, v, k, 1, 255, &s->default_5qi);
+			if (r == 0 && qos_5qi_is_gbr(s->default_5qi))
+				r = fail(c, v, "[%s] %s", name, DB_GBR_5QI_WHY);
 		} else if (!strcmp(k, "arp")) {
 			r = get_small(c, v, k, 1, 15, &s->arp);
 		} else if (!strcmp(k, "policy")) {

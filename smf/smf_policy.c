@@ -7,13 +7,13 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/qos.h"
 #include "smf/smf_int.h"
 #include "udm/udm.h"
 
 bool smf_5qi_is_gbr(uint8_t q)
 {
-	/* TS 23.501 table 5.7.4-1: GBR 1-4, 65-67, 71-76; delay-critical GBR 82-85 */
-	return (q >= 1 && q <= 4) || (q >= 65 && q <= 67) || (q >= 71 && q <= 76) || (q >= 82 && q <= 85);
+	return qos_5qi_is_gbr(q);
 }
 
 int smf_ue_set_allowed_nssai(struct smf *smf, struct smf_ue *ue, const struct ngap_snssai *nssai, unsigned n)

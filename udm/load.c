@@ -4,6 +4,7 @@
  * SQN changes to db's write-behind writer.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,8 @@ static int put_db(struct udm *udm, const struct db_subscriber *s, unsigned pol, 
 	if (m) {
 		memcpy(d.supi, m->data.supi, sizeof(d.supi));
 		m->data = d;
+		m->ue_ambr_ul = s->ue_ambr_ul;
+		m->ue_ambr_dl = s->ue_ambr_dl;
 		m->own = own & UDM_F_ALL;
 		udm_pol_link(udm, m, pol, fresh);   /* the rest from the policy / defaults */
 		memcpy(m->k, s->k, 16);
@@ -131,6 +134,35 @@ static int put_db(struct udm *udm, const struct db_subscriber *s, unsigned pol, 
 	}
 	explicit_bzero(opc, sizeof(opc));
 	return m ? 0 : rc;
+}
+
+/* Own value > policy's > network default, per direction (TS 23.501 5.7.2.6). */
+static uint64_t pick_rate(uint64_t own, uint64_t pol, uint64_t def)
+{
+	return own ? own : pol ? pol : def ? def : UDM_DEFAULT_UE_AMBR_BPS;
+}
+
+void udm_ue_ambr(const struct udm *udm, const struct udm_sub_data *d, uint64_t *ul, uint64_t *dl)
+{
+	const struct udm_subscriber *s = (const struct udm_subscriber *)(const void *)
+		((const char *)d - offsetof(struct udm_subscriber, data));
+	const struct udm_policy *p = &udm->pols[s->pol];
+
+	*ul = pick_rate(s->ue_ambr_ul, p->ue_ambr_ul, udm->def_ue_ambr_ul);
+	*dl = pick_rate(s->ue_ambr_dl, p->ue_ambr_dl, udm->def_ue_ambr_dl);
+}
+
+void udm_resolve_ue_ambr(const struct udm *udm, const struct db_subscriber *s,
+			 const struct db_policy *p, uint64_t *ul, uint64_t *dl)
+{
+	*ul = pick_rate(s->ue_ambr_ul, p ? p->ue_ambr_ul : 0, udm ? udm->def_ue_ambr_ul : 0);
+	*dl = pick_rate(s->ue_ambr_dl, p ? p->ue_ambr_dl : 0, udm ? udm->def_ue_ambr_dl : 0);
+}
+
+void udm_set_ue_ambr_default(struct udm *udm, uint64_t ul, uint64_t dl)
+{
+	udm->def_ue_ambr_ul = ul;
+	udm->def_ue_ambr_dl = dl;
 }
 
 int udm_add_db(struct udm *udm, const struct db_subscriber *s)

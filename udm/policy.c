@@ -439,6 +439,8 @@ int udm_policy_update(struct udm *udm, const struct db_policy *p)
 		e->head = e->tail = UDM_NIL;
 		e->val = v;
 		e->set = set;
+		e->ue_ambr_ul = p->ue_ambr_ul;
+		e->ue_ambr_dl = p->ue_ambr_dl;
 		pol_eff(udm, e, &e->eff);   /* nobody to re-resolve yet */
 		hash_insert(udm, slot);
 		return 0;
@@ -446,6 +448,8 @@ int udm_policy_update(struct udm *udm, const struct db_policy *p)
 	e = &udm->pols[slot];
 	e->val = v;
 	e->set = set;
+	e->ue_ambr_ul = p->ue_ambr_ul;   /* read by udm_ue_ambr: nothing to re-resolve */
+	e->ue_ambr_dl = p->ue_ambr_dl;
 	return (int)pol_reresolve(udm, slot);
 }
 
@@ -461,7 +465,8 @@ int udm_pol_get(struct udm *udm, const struct db_policy *p, unsigned *slot)
 		struct udm_policy *e = &udm->pols[*slot];
 
 		rc = pol_values(udm, p, &v, &set);
-		if (rc == 0 && set == e->set && !eff_diff(&v, &e->val))
+		if (rc == 0 && set == e->set && !eff_diff(&v, &e->val) &&
+		    e->ue_ambr_ul == p->ue_ambr_ul && e->ue_ambr_dl == p->ue_ambr_dl)
 			return 0;
 	}
 	rc = udm_policy_update(udm, p);

@@ -72,6 +72,7 @@ int udm_set_defaults_from_conf(struct udm *udm, const struct conf *conf)
 	defs.arp = UDM_DEFAULT_ARP;
 	defs.ambr_ul_bps = UDM_DEFAULT_AMBR_BPS;
 	defs.ambr_dl_bps = UDM_DEFAULT_AMBR_BPS;
+	udm_set_ue_ambr_default(udm, conf->amf.ue_ambr_ul, conf->amf.ue_ambr_dl);
 	return udm_set_defaults(udm, &defs);
 }
 

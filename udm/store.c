@@ -225,6 +225,7 @@ int udm_add(struct udm *udm, const struct udm_sub_in *in)
 	s = rc < 0 ? NULL : udm_slot(udm, d.supi, &fresh, &rc);
 	if (s) {
 		s->data = d;
+		s->ue_ambr_ul = s->ue_ambr_dl = 0;   /* struct udm_sub_in has none: the default */
 		s->own = UDM_F_ALL;   /* resolved by the caller: no policy, no defaults */
 		udm_pol_link(udm, s, 0, fresh);
 		memcpy(s->k, in->k, 16);

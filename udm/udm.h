@@ -34,6 +34,7 @@ struct crypto_keyring;
 #define UDM_DEFAULT_5QI 9
 #define UDM_DEFAULT_ARP 8
 #define UDM_DEFAULT_AMBR_BPS 1000000000ull
+#define UDM_DEFAULT_UE_AMBR_BPS 1000000000ull   /* conf amf.ue_ambr_ul / _dl */
 
 struct udm_snssai {
 	uint8_t sst;
@@ -44,10 +45,11 @@ struct udm_snssai {
 struct udm_sub_data {
 	char supi[UDM_SUPI_MAX];
 	struct udm_snssai slices[UDM_MAX_SLICES];
-	uint8_t n_slices;
 	const char *dnns[UDM_MAX_DNNS]; /* interned by the store (udm_add copies the caller's) */
-	uint8_t n_dnns;
 	uint64_t ambr_ul_bps, ambr_dl_bps;  /* session-AMBR */
+	/* The counts and bytes together: 10^6 of these are in the store (no padding holes). */
+	uint8_t n_slices;
+	uint8_t n_dnns;
 	uint8_t qi5;                        /* default 5QI */
 	uint8_t arp;                        /* default ARP priority level */
 };
@@ -176,6 +178,17 @@ int udm_policy_users(const struct udm *udm, const char *name);
 
 /* Subscription data, or NULL. The pointer stays valid until the subscriber is removed. */
 const struct udm_sub_data *udm_get(const struct udm *udm, const char *supi);
+/* Subscribed UE-AMBR of d (a pointer from udm_get) in bit/s (TS 23.501 5.7.2.6): the
+ * subscriber's own value > its policy's > the network default (udm_set_ue_ambr_default),
+ * per direction, resolved now: a policy or default change shows at the next call. */
+void udm_ue_ambr(const struct udm *udm, const struct udm_sub_data *d, uint64_t *ul, uint64_t *dl);
+/* The same resolution for a db row and its policy (p may be NULL; udm may be NULL: the
+ * built-in default), for the web API's "effective" view. */
+void udm_resolve_ue_ambr(const struct udm *udm, const struct db_subscriber *s,
+			 const struct db_policy *p, uint64_t *ul, uint64_t *dl);
+/* Network default UE-AMBR (conf amf.ue_ambr_ul / _dl; udm_set_defaults_from_conf sets it).
+ * 0 keeps UDM_DEFAULT_UE_AMBR_BPS. */
+void udm_set_ue_ambr_default(struct udm *udm, uint64_t ul, uint64_t dl);
 
 /* SIDF: de-conceal a SUCI into "imsi-..." (null scheme, profile A, profile B).
  * 0, -ENOENT (unknown key id), -EINVAL (malformed), -EBADMSG (MAC check failed). */

@@ -25,6 +25,9 @@ struct db_policy;
  * share two bytes, the chain links fill what was padding (store.c checks the size). */
 struct udm_subscriber {
 	struct udm_sub_data data;
+	/* Its own UE-AMBR, 0 = from the policy / network default (udm_ue_ambr resolves at
+	 * read time: no re-resolution when those change). */
+	uint64_t ue_ambr_ul, ue_ambr_dl;
 	uint8_t k[16];
 	uint8_t opc[16];
 	uint8_t amf[2];
@@ -44,6 +47,7 @@ struct udm_policy {
 	bool in_use;            /* slot taken (slot 0 always) */
 	struct udm_sub_data val; /* the values it sets (supi unused) */
 	struct udm_sub_data eff; /* val for the fields in set, the network default for the rest */
+	uint64_t ue_ambr_ul, ue_ambr_dl; /* 0: the network default (resolved at read time) */
 	uint32_t head, tail;    /* its chain in the order of linking, UDM_NIL when none */
 	uint32_t users;
 };
@@ -62,6 +66,7 @@ struct udm {
 	void *sqn_arg;
 	const struct crypto_keyring *keyring;
 	struct udm_sub_data defaults;   /* applied to db rows that leave a field at 0 */
+	uint64_t def_ue_ambr_ul, def_ue_ambr_dl;
 	struct udm_policy *pols;        /* [0, n_pols): slot 0 = no policy (policy.c) */
 	unsigned n_pols, cap_pols;
 	uint16_t pol_hash[UDM_POL_HASH]; /* open addressing by name: slot, 0 = empty */

@@ -3,11 +3,12 @@
  * /api/v1/policies: policy profiles (db/db.h struct db_policy) — list, get, create, full
  * replace, delete (refused while subscribers use it). A change is written to the database
  * and then re-resolved into the UDM's memory for every subscriber of the policy
- * (udm_policy_update, in memory), so the next registration or PDU session uses it; established sessions
- * keep what they were given. Writes are audited by the router like every other change.
+ * (udm_policy_update, in memory), so the next registration or PDU session uses it; attached
+ * UEs get a changed UE-AMBR and their active sessions a changed session-AMBR through the
+ * composition root (web_set_change_ops; TS 23.502 4.3.3.2). Writes are audited by the router like every other change.
  *
- * JSON (OpenAPI schema "Policy"): name, dnns, slices [{sst, sd}], ambr_ul, ambr_dl (bit/s),
- * default_5qi, arp — 0 / [] / null meaning "the network default"; read-only: subscribers
+ * JSON (OpenAPI schema "Policy"): name, dnns, slices [{sst, sd}], ambr_ul, ambr_dl
+ * (session-AMBR, bit/s), ue_ambr_ul, ue_ambr_dl (UE-AMBR, bit/s), default_5qi (non-GBR), arp — 0 / [] / null meaning "the network default"; read-only: subscribers
  * (how many use it), created, updated.
  */
 #include <errno.h>
@@ -51,16 +52,14 @@ static json_t *pol_to_json(const struct db_policy *p, int64_t users)
 
 	for (i = 0; dn && i < p->n_dnns; i++)
 		json_array_append_new(dn, json_string(p->dnns[i]));
-	return json_pack("{s:s, s:o?, s:o?, s:I, s:I, s:i, s:i, s:I, s:I, s:I}", "name", p->name,
+	return json_pack("{s:s, s:o?, s:o?, s:I, s:I, s:I, s:I, s:i, s:i, s:I, s:I, s:I}", "name", p->name,
 			 "dnns", dn, "slices", web_slices_to_json(p->slices, p->n_slices),
 			 "ambr_ul", (json_int_t)p->ambr_ul, "ambr_dl", (json_int_t)p->ambr_dl,
+			 "ue_ambr_ul", (json_int_t)p->ue_ambr_ul, "ue_ambr_dl", (json_int_t)p->ue_ambr_dl,
 			 "default_5qi", p->default_5qi, "arp", p->arp, "subscribers",
 			 (json_int_t)(users < 0 ? 0 : users), "created", (json_int_t)p->created,
 			 "updated", (json_int_t)p->updated);
 }
-
-#define BAD(f, ...) do { snprintf(e->field, sizeof(e->field), "%s", f); \
-		snprintf(e->msg, sizeof(e->msg), __VA_ARGS__); return -EINVAL; } while (0)
 
 /* An integer lo..hi, or null (= 0, the network default). */
 static int get_num(json_t *v, const char *f, uint64_t hi, uint64_t *out, struct web_field_err *e)
@@ -70,7 +69,7 @@ static int get_num(json_t *v, const char *f, uint64_t hi, uint64_t *out, struct 
 		return 0;
 	}
 	if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > hi)
-		BAD(f, "%s must be an integer 0..%llu (0 or null: the network default)", f,
+		return web_field_bad(e, f, "%s must be an integer 0..%llu (0 or null: the network default)", f,
 		    (unsigned long long)hi);
 	*out = (uint64_t)json_integer_value(v);
 	return 0;
@@ -87,14 +86,14 @@ static int pol_from_json(json_t *j, const char *path_name, struct db_policy *p,
 
 	memset(p, 0, sizeof(*p));
 	if (!json_is_object(j))
-		BAD("body", "body must be a JSON object");
+		return web_field_bad(e, "body", "body must be a JSON object");
 	json_object_foreach(j, key, v) {
 		if (!strcmp(key, "name")) {
 			if (!json_is_string(v) || !db_policy_name_valid(json_string_value(v)))
-				BAD("name", "name must be 1 to %d characters of A-Z a-z 0-9 . _ -",
+				return web_field_bad(e, "name", "name must be 1 to %d characters of A-Z a-z 0-9 . _ -",
 				    DB_POLICY_NAME_MAX);
 			if (path_name && strcmp(json_string_value(v), path_name))
-				BAD("name", "name cannot be changed (it is the resource's name: %s)",
+				return web_field_bad(e, "name", "name cannot be changed (it is the resource's name: %s)",
 				    path_name);
 			snprintf(p->name, sizeof(p->name), "%s", json_string_value(v));
 		} else if (!strcmp(key, "dnns")) {
@@ -105,6 +104,10 @@ static int pol_from_json(json_t *j, const char *path_name, struct db_policy *p,
 				return -EINVAL;
 		} else if (!strcmp(key, "ambr_ul") || !strcmp(key, "ambr_dl")) {
 			if (get_num(v, key, DB_AMBR_MAX, key[5] == 'u' ? &p->ambr_ul : &p->ambr_dl, e) < 0)
+				return -EINVAL;
+		} else if (!strcmp(key, "ue_ambr_ul") || !strcmp(key, "ue_ambr_dl")) {
+			if (get_num(v, key, DB_AMBR_MAX, key[8] == 'u' ? &p->ue_ambr_ul : &p->ue_ambr_dl,
+				    e) < 0)
 				return -EINVAL;
 		} else if (!strcmp(key, "default_5qi")) {
 			if (get_num(v, key, 255, &u, e) < 0)
@@ -119,13 +122,13 @@ static int pol_from_json(json_t *j, const char *path_name, struct db_policy *p,
 			   !strcmp(key, "updated")) {
 			continue;   /* read-only: a GET body sent back is accepted */
 		} else {
-			BAD(key, "unknown field %s", key);
+			return web_field_bad(e, key, "unknown field %s", key);
 		}
 	}
 	if (path_name && !p->name[0])
 		snprintf(p->name, sizeof(p->name), "%s", path_name);
 	if (!p->name[0])
-		BAD("name", "name is required");
+		return web_field_bad(e, "name", "name is required");
 	/* The rest of the rules (DNN syntax, duplicates) are db/'s. */
 	{
 		const char *field = NULL;
@@ -136,19 +139,6 @@ static int pol_from_json(json_t *j, const char *path_name, struct db_policy *p,
 		}
 	}
 	return 0;
-}
-
-static json_t *body_json(const struct web_req *req, struct web_resp *resp)
-{
-	json_error_t je;
-	size_t len;
-	const uint8_t *b = web_req_body(req, &len);
-	json_t *j = json_loadb((const char *)b, len, JSON_REJECT_DUPLICATES, &je);
-
-	if (!j)
-		web_resp_error(resp, 400, "body", "invalid JSON at line %d column %d: %s", je.line,
-			       je.column, je.text);
-	return j;
 }
 
 /* The policy named in the path; 404 (field "name") when there is none. 0, 1 (resp
@@ -225,7 +215,7 @@ static int h_create(struct web *w, const struct web_req *req, struct web_resp *r
 {
 	struct db_policy p;
 	struct web_field_err e;
-	json_t *j = body_json(req, resp);
+	json_t *j = web_body_json(req, resp);
 	int rc;
 
 	(void)arg;
@@ -259,7 +249,7 @@ static int h_replace(struct web *w, const struct web_req *req, struct web_resp *
 	rc = path_policy(w, req, resp, &old);
 	if (rc)
 		return rc < 0 ? rc : 0;
-	j = body_json(req, resp);
+	j = web_body_json(req, resp);
 	if (!j)
 		return 0;
 	rc = pol_from_json(j, old.name, &p, &e);
@@ -283,6 +273,7 @@ static int h_replace(struct web *w, const struct web_req *req, struct web_resp *
 				  strerror(-rc));
 	}
 	log_info("web", "policy %s replaced (%d subscribers re-resolved)", p.name, rc);
+	web_changed_policy(w, p.name);   /* attached UEs' AMBRs follow (core.c) */
 	return reply(w, resp, 200, p.name);
 }
 

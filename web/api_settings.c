@@ -29,7 +29,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +43,7 @@
 #include "db/db.h"
 #include "smf/smf.h"
 #include "udm/udm.h"
+#include "web/sub_int.h"
 #include "web/web_int.h"
 
 enum skey { K_PLMN, K_AMF_NAME, K_TACS, K_SLICES, K_DNNS, K__N };
@@ -62,27 +62,10 @@ static const struct {
 #define DB_PREFIX "net."
 #define WRITABLE "plmn, amf_name, tacs, slices, dnns"
 
-struct ferr {
-	char field[64];
-	char msg[256];
-};
-
-static int fail(struct ferr *e, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(struct ferr *e, const char *field, const char *fmt, ...)
-{
-	va_list ap;
-
-	snprintf(e->field, sizeof(e->field), "%s", field);
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /* Every key of obj is in ok[] or ignore[] (NULL-terminated; ignore may be NULL). */
 static int only_keys(json_t *obj, const char *path, const char *const *ok, const char *const *ignore,
-		     struct ferr *e)
+		     struct web_field_err *e)
 {
 	const char *k;
 	json_t *v;
@@ -98,7 +81,7 @@ static int only_keys(json_t *obj, const char *path, const char *const *ok, const
 			char f[64];
 
 			snprintf(f, sizeof(f), "%s.%s", path, k);
-			return fail(e, f, "unknown key");
+			return web_field_bad(e, f, "unknown key");
 		}
 	}
 	return 0;
@@ -106,57 +89,57 @@ static int only_keys(json_t *obj, const char *path, const char *const *ok, const
 
 /* ---- JSON of the API -> the configuration's document (values checked by conf) ---- */
 
-static int conv_plmn(json_t *v, json_t **out, struct ferr *e)
+static int conv_plmn(json_t *v, json_t **out, struct web_field_err *e)
 {
 	static const char *const ok[] = { "mcc", "mnc", NULL };
 	json_t *mcc = json_object_get(v, "mcc"), *mnc = json_object_get(v, "mnc");
 
 	if (!json_is_object(v))
-		return fail(e, "plmn", "must be an object like {\"mcc\": \"001\", \"mnc\": \"01\"}");
+		return web_field_bad(e, "plmn", "must be an object like {\"mcc\": \"001\", \"mnc\": \"01\"}");
 	if (only_keys(v, "plmn", ok, NULL, e) < 0)
 		return -EINVAL;
 	if (!json_is_string(mcc))
-		return fail(e, "plmn.mcc", "missing, or not a string of 3 digits");
+		return web_field_bad(e, "plmn.mcc", "missing, or not a string of 3 digits");
 	if (!json_is_string(mnc))
-		return fail(e, "plmn.mnc", "missing, or not a string of 2 or 3 digits");
+		return web_field_bad(e, "plmn.mnc", "missing, or not a string of 2 or 3 digits");
 	*out = json_pack("{s:O, s:O}", "mcc", mcc, "mnc", mnc);
 	return 0;
 }
 
-static int conv_amf_name(json_t *v, json_t **out, struct ferr *e)
+static int conv_amf_name(json_t *v, json_t **out, struct web_field_err *e)
 {
 	if (!json_is_string(v) || !json_string_length(v))
-		return fail(e, "amf_name", "must be a non-empty string");
+		return web_field_bad(e, "amf_name", "must be a non-empty string");
 	/* The AMF keeps AMF_NAME_MAX - 1 characters (TS 38.413 9.3.3.21 allows 150). */
 	if (json_string_length(v) >= AMF_NAME_MAX)
-		return fail(e, "amf_name", "longer than %u characters", AMF_NAME_MAX - 1);
+		return web_field_bad(e, "amf_name", "longer than %u characters", AMF_NAME_MAX - 1);
 	*out = json_pack("{s:O}", "name", v);
 	return 0;
 }
 
-static int conv_tacs(json_t *v, json_t **out, struct ferr *e)
+static int conv_tacs(json_t *v, json_t **out, struct web_field_err *e)
 {
 	size_t i;
 	json_t *t;
 
 	if (!json_is_array(v) || !json_array_size(v))
-		return fail(e, "tacs", "must be a non-empty list of TACs (integers 0..16777215)");
+		return web_field_bad(e, "tacs", "must be a non-empty list of TACs (integers 0..16777215)");
 	/* TS 24.501 9.11.3.9: the AMF sends its TACs as one TAI list of at most 16. */
 	if (json_array_size(v) > AMF_MAX_TACS)
-		return fail(e, "tacs", "more than %u TACs", AMF_MAX_TACS);
+		return web_field_bad(e, "tacs", "more than %u TACs", AMF_MAX_TACS);
 	json_array_foreach(v, i, t) {
 		if (!json_is_integer(t)) {
 			char f[32];
 
 			snprintf(f, sizeof(f), "tacs[%zu]", i);
-			return fail(e, f, "must be an integer 0..16777215");
+			return web_field_bad(e, f, "must be an integer 0..16777215");
 		}
 	}
 	*out = json_deep_copy(v);
 	return 0;
 }
 
-static int conv_slices(json_t *v, json_t **out, struct ferr *e)
+static int conv_slices(json_t *v, json_t **out, struct web_field_err *e)
 {
 	static const char *const ok[] = { "sst", "sd", NULL };
 	size_t i;
@@ -164,27 +147,27 @@ static int conv_slices(json_t *v, json_t **out, struct ferr *e)
 	char f[48];
 
 	if (!json_is_array(v) || !json_array_size(v))
-		return fail(e, "slices", "must be a non-empty list like [{\"sst\": 1, \"sd\": \"000001\"}]");
+		return web_field_bad(e, "slices", "must be a non-empty list like [{\"sst\": 1, \"sd\": \"000001\"}]");
 	if (json_array_size(v) > CONF_MAX_SLICES)
-		return fail(e, "slices", "more than %u slices (TS 24.501 9.11.3.37)", CONF_MAX_SLICES);
+		return web_field_bad(e, "slices", "more than %u slices (TS 24.501 9.11.3.37)", CONF_MAX_SLICES);
 	*out = json_array();
 	json_array_foreach(v, i, s) {
 		json_t *sst = json_object_get(s, "sst"), *sd = json_object_get(s, "sd"), *o;
 
 		snprintf(f, sizeof(f), "slices[%zu]", i);
 		if (!json_is_object(s))
-			return fail(e, f, "must be an object {\"sst\": 1, \"sd\": \"000001\"}");
+			return web_field_bad(e, f, "must be an object {\"sst\": 1, \"sd\": \"000001\"}");
 		if (only_keys(s, f, ok, NULL, e) < 0)
 			return -EINVAL;
 		snprintf(f, sizeof(f), "slices[%zu].sst", i);
 		if (!json_is_integer(sst))
-			return fail(e, f, "missing, or not an integer 0..255");
+			return web_field_bad(e, f, "missing, or not an integer 0..255");
 		snprintf(f, sizeof(f), "slices[%zu].sd", i);
 		if (sd && !json_is_null(sd) && !json_is_string(sd))
-			return fail(e, f, "must be 6 hex digits, or absent / null for no SD");
+			return web_field_bad(e, f, "must be 6 hex digits, or absent / null for no SD");
 		/* TS 23.003 28.4.2: SD FFFFFF is the "no SD value" marker, not an SD. */
 		if (json_is_string(sd) && !strcasecmp(json_string_value(sd), "ffffff"))
-			return fail(e, f, "FFFFFF means \"no SD\" (TS 23.003 28.4.2): leave sd out");
+			return web_field_bad(e, f, "FFFFFF means \"no SD\" (TS 23.003 28.4.2): leave sd out");
 		o = json_pack("{s:O}", "sst", sst);
 		if (json_is_string(sd))
 			json_object_set(o, "sd", sd);
@@ -193,7 +176,7 @@ static int conv_slices(json_t *v, json_t **out, struct ferr *e)
 	return 0;
 }
 
-static int conv_dnns(json_t *v, json_t **out, struct ferr *e)
+static int conv_dnns(json_t *v, json_t **out, struct web_field_err *e)
 {
 	static const char *const ok[] = { "name", "pool", "dns", "mtu", NULL };
 	static const char *const ro[] = { "used", "size", NULL };   /* GET's, read-only */
@@ -202,9 +185,9 @@ static int conv_dnns(json_t *v, json_t **out, struct ferr *e)
 	char f[64];
 
 	if (!json_is_array(v) || !json_array_size(v))
-		return fail(e, "dnns", "must be a non-empty list like [{\"name\": \"internet\", \"pool\": \"10.45.0.0/16\"}]");
+		return web_field_bad(e, "dnns", "must be a non-empty list like [{\"name\": \"internet\", \"pool\": \"10.45.0.0/16\"}]");
 	if (json_array_size(v) > CONF_MAX_DNNS)
-		return fail(e, "dnns", "more than %u DNNs", CONF_MAX_DNNS);
+		return web_field_bad(e, "dnns", "more than %u DNNs", CONF_MAX_DNNS);
 	*out = json_array();
 	json_array_foreach(v, i, d) {
 		json_t *name = json_object_get(d, "name"), *pool = json_object_get(d, "pool");
@@ -212,25 +195,25 @@ static int conv_dnns(json_t *v, json_t **out, struct ferr *e)
 
 		snprintf(f, sizeof(f), "dnns[%zu]", i);
 		if (!json_is_object(d))
-			return fail(e, f, "must be an object {\"name\", \"pool\", \"dns\", \"mtu\"}");
+			return web_field_bad(e, f, "must be an object {\"name\", \"pool\", \"dns\", \"mtu\"}");
 		if (only_keys(d, f, ok, ro, e) < 0)
 			return -EINVAL;
 		snprintf(f, sizeof(f), "dnns[%zu].name", i);
 		if (!json_is_string(name))
-			return fail(e, f, "missing, or not a string");
+			return web_field_bad(e, f, "missing, or not a string");
 		snprintf(f, sizeof(f), "dnns[%zu].pool", i);
 		if (!json_is_string(pool))
-			return fail(e, f, "missing, or not an IPv4 prefix string like \"10.45.0.0/16\"");
+			return web_field_bad(e, f, "missing, or not an IPv4 prefix string like \"10.45.0.0/16\"");
 		o = json_pack("{s:O, s:O}", "name", name, "pool", pool);
 		json_array_append_new(*out, o);
 		if (dns) {
 			snprintf(f, sizeof(f), "dnns[%zu].dns", i);
 			if (!json_is_array(dns))
-				return fail(e, f, "must be a list of IP addresses");
+				return web_field_bad(e, f, "must be a list of IP addresses");
 			json_array_foreach(dns, k, x) {
 				if (!json_is_string(x)) {
 					snprintf(f, sizeof(f), "dnns[%zu].dns[%zu]", i, k);
-					return fail(e, f, "must be an IP address string");
+					return web_field_bad(e, f, "must be an IP address string");
 				}
 			}
 			json_object_set(o, "dns", dns);
@@ -238,7 +221,7 @@ static int conv_dnns(json_t *v, json_t **out, struct ferr *e)
 		if (mtu) {
 			snprintf(f, sizeof(f), "dnns[%zu].mtu", i);
 			if (!json_is_integer(mtu))
-				return fail(e, f, "must be an integer 576..9216");
+				return web_field_bad(e, f, "must be an integer 576..9216");
 			json_object_set(o, "mtu", mtu);
 		}
 	}
@@ -246,7 +229,7 @@ static int conv_dnns(json_t *v, json_t **out, struct ferr *e)
 }
 
 /* "tac[2]: duplicate value" from conf -> field "tacs[2]", message "duplicate value". */
-static int conf_error(const char *err, struct ferr *e)
+static int conf_error(const char *err, struct web_field_err *e)
 {
 	const char *sep = strstr(err, ": ");
 	size_t plen = sep ? (size_t)(sep - err) : 0;
@@ -259,15 +242,15 @@ static int conf_error(const char *err, struct ferr *e)
 			char f[64];
 
 			snprintf(f, sizeof(f), "%s%.*s", keys[k].api, (int)(plen - cl), err + cl);
-			return fail(e, f, "%s", sep + 2);
+			return web_field_bad(e, f, "%s", sep + 2);
 		}
 	}
-	return fail(e, "body", "%s", err);
+	return web_field_bad(e, "body", "%s", err);
 }
 
 /* Across DNNs: every pool within the UPF's single UE prefix. (Pools that overlap are
  * refused by the configuration's own check, conf_schema.c chk_dnns.) */
-static int check_pools(const struct conf *c, struct ferr *e)
+static int check_pools(const struct conf *c, struct web_field_err *e)
 {
 	/* The UPF has one UE prefix covering every pool (core.c, upf_params.ue_pool_plen). */
 	if (c->upf.n3_interface[0]) {
@@ -275,7 +258,7 @@ static int check_pools(const struct conf *c, struct ferr *e)
 		uint8_t plen;
 
 		if (conf_ue_supernet(c, &net, &plen) < 0 || plen < 10)
-			return fail(e, "dnns", "with a UPF (upf.n3_interface) every pool must lie within one /10 "
+			return web_field_bad(e, "dnns", "with a UPF (upf.n3_interface) every pool must lie within one /10 "
 				    "or smaller prefix");
 	}
 	return 0;
@@ -285,7 +268,7 @@ static int check_pools(const struct conf *c, struct ferr *e)
  * The keys of body (an object) on top of *out, checked: JSON shapes here, values by the
  * configuration's checks. *given gets a bit per key present. All or nothing.
  */
-static int body_to_conf(json_t *body, struct conf *out, unsigned *given, struct ferr *e)
+static int body_to_conf(json_t *body, struct conf *out, unsigned *given, struct web_field_err *e)
 {
 	static const char *const ro[] = { "pending_restart", "saved", NULL };   /* GET's */
 	json_t *doc = json_object(), *v, *conv = NULL;
@@ -297,7 +280,7 @@ static int body_to_conf(json_t *body, struct conf *out, unsigned *given, struct 
 	*given = 0;
 	if (!c) {
 		json_decref(doc);
-		return fail(e, "body", "out of memory");
+		return web_field_bad(e, "body", "out of memory");
 	}
 	memcpy(c, out, sizeof(*c));
 	json_object_foreach(body, k, v) {
@@ -310,7 +293,7 @@ static int body_to_conf(json_t *body, struct conf *out, unsigned *given, struct 
 		if (i == K__N && ro[j])
 			continue;
 		if (i == K__N) {
-			rc = fail(e, k, "unknown key (writable: " WRITABLE ")");
+			rc = web_field_bad(e, k, "unknown key (writable: " WRITABLE ")");
 			break;
 		}
 		rc = i == K_PLMN ? conv_plmn(v, &conv, e) : i == K_AMF_NAME ? conv_amf_name(v, &conv, e) :
@@ -329,7 +312,7 @@ static int body_to_conf(json_t *body, struct conf *out, unsigned *given, struct 
 		if (rc == -EINVAL)
 			conf_error(err, e);
 		else if (rc < 0)
-			fail(e, "body", "%s", strerror(-rc));
+			web_field_bad(e, "body", "%s", strerror(-rc));
 		free(text);
 	}
 	if (rc == 0 && (*given & 1u << K_DNNS))
@@ -449,7 +432,7 @@ static int saved_one(const char *key, const char *value, int64_t updated, void *
 	struct saved *s = arg;
 	json_error_t je;
 	json_t *v, *body;
-	struct ferr e;
+	struct web_field_err e;
 	unsigned k, given;
 
 	(void)updated;
@@ -682,7 +665,7 @@ static int h_patch(struct web *w, const struct web_req *req, struct web_resp *re
 	unsigned given = 0, live = 0, restart = 0, same = 0, done;
 	struct conf *c = NULL;
 	json_error_t je;
-	struct ferr e;
+	struct web_field_err e;
 	char q[8], why[256];
 	bool defer = false;
 	size_t len;

@@ -185,19 +185,6 @@ static int h_get(struct web *w, const struct web_req *req, struct web_resp *resp
 	return 0;
 }
 
-static json_t *body_json(const struct web_req *req, struct web_resp *resp)
-{
-	json_error_t je;
-	size_t len;
-	const uint8_t *b = web_req_body(req, &len);
-	json_t *j = json_loadb((const char *)b, len, JSON_REJECT_DUPLICATES, &je);
-
-	if (!j)
-		web_resp_error(resp, 400, "body", "invalid JSON at line %d column %d: %s", je.line,
-			       je.column, je.text);
-	return j;
-}
-
 /* Store s in the database, then in the UDM; on a UDM failure the database
  * change is undone (old: the previous row for an update, NULL for a create).
  * A policy that does not exist is a 400 on "policy". */
@@ -241,6 +228,7 @@ static int store(struct web *w, const struct db_subscriber *s, const struct db_s
 			return -ENOSPC;
 		}
 	}
+	web_changed_subscriber(w, s->supi);   /* an attached UE's AMBRs follow (core.c) */
 	return 0;
 }
 
@@ -249,7 +237,7 @@ static int h_create(struct web *w, const struct web_req *req, struct web_resp *r
 	struct web_pol_cache pc = { .have = false };
 	struct db_subscriber s, old;
 	struct web_field_err e;
-	json_t *j = body_json(req, resp);
+	json_t *j = web_body_json(req, resp);
 	int rc;
 
 	(void)arg;
@@ -303,7 +291,7 @@ static int h_update(struct web *w, const struct web_req *req, struct web_resp *r
 	if (rc)
 		return rc < 0 ? rc : 0;
 	s = old;
-	j = body_json(req, resp);
+	j = web_body_json(req, resp);
 	rc = j ? web_sub_from_json(j, &s, false, &e) : -EINVAL;
 	json_decref(j);
 	if (j && rc < 0)

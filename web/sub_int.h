@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
-/* web: subscriber conversions (sub_json.c), used by api_subs.c. */
+/* web: subscriber conversions and the JSON request helpers (sub_json.c), used by api_subs.c,
+ * api_policy.c and api_settings.c. */
 #ifndef SOLOCORE_WEB_SUB_INT_H
 #define SOLOCORE_WEB_SUB_INT_H
 
@@ -12,9 +13,20 @@
 
 /* Which field was wrong and why, for {"error", "field"}. */
 struct web_field_err {
-	char field[32];
-	char msg[160];
+	char field[64];
+	char msg[256];
 };
+
+/* Fill e (field, printf message) and return -EINVAL: `return web_field_bad(e, ...);`. */
+__attribute__((format(printf, 3, 4)))
+int web_field_bad(struct web_field_err *e, const char *field, const char *fmt, ...);
+/* The request body as JSON (duplicate keys refused), or NULL with a 400 naming the line
+ * and column in resp. */
+struct web_req;
+struct web_resp;
+json_t *web_body_json(const struct web_req *req, struct web_resp *resp);
+/* A default 5QI: 0 (the network default) or a non-GBR 5QI (DB_GBR_5QI_WHY). */
+int web_5qi_from_json(json_t *v, const char *f, uint8_t *out, struct web_field_err *e);
 
 bool web_imsi_digits(const char *s, size_t min, size_t max);
 /* "001010000000001" or "imsi-001010000000001" -> "imsi-...". 0 or -EINVAL. */

@@ -155,6 +155,18 @@ int web_attach_settings(struct web *web, struct web_settings_env *env);
  * "tacs, dnns". Returns how many, or -errno. */
 int web_settings_overlay(struct db *db, struct conf *conf, char *names, size_t namesz);
 
+/* What an API write changed that attached UEs must learn, for the composition root (core.c)
+ * to carry to the AMF and SMF: subscriber() after a subscriber's row is stored and in the
+ * UDM (create, replace, patch), policy() after a policy's values are (replace). On the
+ * control thread, from the handler; must not block. Either may be NULL. */
+struct web_change_ops {
+	void (*subscriber)(void *arg, const char *supi);
+	void (*policy)(void *arg, const char *name);
+	void *arg;
+};
+/* Copied; NULL clears. */
+void web_set_change_ops(struct web *web, const struct web_change_ops *ops);
+
 /* ---- routes (for other modules' views) ---- */
 
 enum web_method { WEB_GET, WEB_POST, WEB_PUT, WEB_PATCH, WEB_DELETE, WEB_METHOD_N };

@@ -159,6 +159,7 @@ struct web {
 	struct ev_loop *loop;
 	struct db *db;
 	struct udm *udm;
+	struct web_change_ops chg;     /* changes.c: core.c's hooks */
 	const struct conf *conf;
 	struct web_limits lim;
 	int lfd;
@@ -340,5 +341,9 @@ int web_first_admin(struct web *web);
 uint64_t web_mono_s(void);
 /* api_auth.c: end every browser session of user (password changed, user deleted). */
 void web_sessions_end_user(struct web *web, const char *user);
+
+/* changes.c: call the hooks of web_set_change_ops (nothing when unset). */
+void web_changed_subscriber(struct web *web, const char *supi);
+void web_changed_policy(struct web *web, const char *name);
 
 #endif

@@ -105,9 +105,9 @@ static void test_migrate_v2_to_v3(void **state)
 	assert_int_equal(sqlite3_exec(c, v2_schema, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(c);
 
-	assert_int_equal(db_schema_latest(), 4);
+	assert_int_equal(db_schema_latest(), 5);
 	assert_int_equal(db_open(t.db, &db), 0);
-	assert_int_equal(db_schema_version(db), 4);
+	assert_int_equal(db_schema_version(db), 5);
 	/* v2 data kept; the new column reads as "no policy". */
 	assert_int_equal(db_subscriber_count(db), 1);
 	assert_int_equal(db_subscriber_get(db, "imsi-001010000000001", &s), 0);
@@ -117,6 +117,9 @@ static void test_migrate_v2_to_v3(void **state)
 	assert_int_equal(s.n_slices, 1);
 	assert_string_equal(s.dnns[0], "internet");
 	assert_string_equal(s.policy, "");
+	/* v5: no UE-AMBR of its own (the policy's or the network default) */
+	assert_int_equal(s.ue_ambr_ul, 0);
+	assert_int_equal(s.ue_ambr_dl, 0);
 	assert_int_equal(db_user_count(db), 1);
 	/* The upgraded file takes policies, references and settings. */
 	struct db_policy p;
@@ -135,7 +138,7 @@ static void test_migrate_v2_to_v3(void **state)
 		 out, sizeof(out));
 	assert_string_equal(out, "subscribers_policy|");
 	sql_text(t.db, "PRAGMA user_version", out, sizeof(out));
-	assert_string_equal(out, "4|");
+	assert_string_equal(out, "5|");
 	sql_text(t.db, "SELECT policy FROM subscribers", out, sizeof(out));
 	assert_string_equal(out, "gold|");
 	sql_text(t.db, "PRAGMA foreign_key_check", out, sizeof(out));
@@ -143,9 +146,75 @@ static void test_migrate_v2_to_v3(void **state)
 
 	/* Reopening a current file runs nothing and keeps everything. */
 	assert_int_equal(db_open(t.db, &db), 0);
-	assert_int_equal(db_schema_version(db), 4);
+	assert_int_equal(db_schema_version(db), 5);
 	assert_int_equal(db_subscriber_get(db, "imsi-001010000000001", &s), 0);
 	assert_string_equal(s.policy, "gold");
+	db_close(db);
+	dbt_cleanup(&t);
+}
+
+/* Schema v5: the UE-AMBR of subscribers and policies is stored apart from the session-AMBR
+ * and read back as written (TS 23.501 5.7.2.6); a GBR default 5QI is refused at provisioning
+ * (TS 23.501 5.7.2.7). */
+static void test_ue_ambr_and_gbr(void **state)
+{
+	struct dbt t;
+	struct db *db;
+	struct db_policy p, q;
+	struct db_subscriber s, r;
+	const char *field = NULL;
+	char err[160];
+
+	(void)state;
+	dbt_init(&t);
+	assert_int_equal(db_open(t.db, &db), 0);
+	pol_init(&p, "ue-200m");
+	p.ue_ambr_ul = 200000000;
+	p.ue_ambr_dl = 2000000000;
+	assert_int_equal(db_policy_put(db, &p, DB_PUT_CREATE), 0);
+	assert_int_equal(db_policy_get(db, "ue-200m", &q), 0);
+	assert_int_equal(q.ue_ambr_ul, 200000000);
+	assert_int_equal(q.ue_ambr_dl, 2000000000);
+	assert_int_equal(q.ambr_ul, p.ambr_ul);   /* the session-AMBR is its own column */
+	p.ue_ambr_dl = 3000000000;
+	assert_int_equal(db_policy_put(db, &p, DB_PUT_REPLACE), 0);
+	assert_int_equal(db_policy_get(db, "ue-200m", &q), 0);
+	assert_int_equal(q.ue_ambr_dl, 3000000000);
+	p.ue_ambr_dl = 4000000000001ull;
+	assert_int_equal(db_policy_check(&p, &field, err, sizeof(err)), -EINVAL);
+	assert_string_equal(field, "ue_ambr_dl");
+	p.ue_ambr_dl = 0;
+	for (unsigned qi = 1; qi <= 255; qi++) {
+		bool gbr = (qi <= 4) || (qi >= 65 && qi <= 67) || (qi >= 71 && qi <= 76) ||
+			   (qi >= 82 && qi <= 85);
+
+		p.default_5qi = (uint8_t)qi;
+		field = NULL;
+		assert_int_equal(db_policy_check(&p, &field, err, sizeof(err)), gbr ? -EINVAL : 0);
+		if (gbr)
+			assert_string_equal(field, "default_5qi");
+	}
+
+	memset(&s, 0, sizeof(s));
+	strcpy(s.supi, "imsi-001010000000077");
+	s.op_is_opc = true;
+	s.ue_ambr_ul = 123000;
+	s.ue_ambr_dl = 4000000000000ull;
+	assert_int_equal(db_subscriber_put(db, &s), 0);
+	assert_int_equal(db_subscriber_get(db, s.supi, &r), 0);
+	assert_int_equal(r.ue_ambr_ul, 123000);
+	assert_int_equal(r.ue_ambr_dl, 4000000000000ull);
+	assert_int_equal(r.ambr_ul, 0);
+	s.default_5qi = 1;   /* GBR (conversational voice) */
+	assert_int_equal(db_subscriber_check(&s, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "non-GBR"));
+	assert_int_equal(db_subscriber_put(db, &s), -EINVAL);
+	assert_int_equal(db_subscriber_get(db, s.supi, &r), 0);
+	assert_int_equal(r.default_5qi, 0);   /* the refused write changed nothing */
+	s.default_5qi = 9;
+	s.ue_ambr_ul = 4000000000001ull;
+	assert_int_equal(db_subscriber_check(&s, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "ue_ambr"));
 	db_close(db);
 	dbt_cleanup(&t);
 }
@@ -540,6 +609,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_migrate_v2_to_v3),
 		cmocka_unit_test(test_policy_check),
+		cmocka_unit_test(test_ue_ambr_and_gbr),
 		cmocka_unit_test(test_policy_crud),
 		cmocka_unit_test(test_import_policy),
 		cmocka_unit_test(test_settings),

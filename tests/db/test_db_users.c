@@ -63,9 +63,9 @@ static void test_migrate_v1_to_v2(void **state)
 				      "PRAGMA user_version = 1;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(c);
 	/* Opening runs every later step too (v2 -> v3: test_db_policy). */
-	assert_int_equal(db_schema_latest(), 4);
+	assert_int_equal(db_schema_latest(), 5);
 	assert_int_equal(db_open(t.db, &db), 0);
-	assert_int_equal(db_schema_version(db), 4);
+	assert_int_equal(db_schema_version(db), 5);
 	assert_int_equal(db_subscriber_count(db), 1);
 	assert_int_equal(db_user_count(db), 0);
 	db_close(db);

@@ -43,6 +43,8 @@ static void test_import_full(void **state)
 		  "dnns = [ \"internet\", \"ims.mnc001.mcc001.gprs\" ]\n"
 		  "ambr_ul = \"1.5 Gbps\"\n"
 		  "ambr_dl = 200000000\n"
+		  "ue_ambr_ul = \"300 Mbps\"\n"
+		  "ue_ambr_dl = 4000000000000\n"
 		  "default_5qi = 9\n"
 		  "arp = 15\n"
 		  "\n"
@@ -69,6 +71,7 @@ static void test_import_full(void **state)
 	assert_int_equal(s.n_slices, 0);
 	assert_int_equal(s.n_dnns, 0);
 	assert_true(s.ambr_ul == 0 && s.ambr_dl == 0);
+	assert_true(s.ue_ambr_ul == 0 && s.ue_ambr_dl == 0);
 	assert_int_equal(s.default_5qi, 0);
 	assert_int_equal(s.arp, 0);
 	assert_true(s.created > 0 && s.updated == s.created);
@@ -92,6 +95,8 @@ static void test_import_full(void **state)
 	assert_string_equal(s.dnns[1], "ims.mnc001.mcc001.gprs");
 	assert_true(s.ambr_ul == 1500000000ull);
 	assert_true(s.ambr_dl == 200000000ull);
+	assert_true(s.ue_ambr_ul == 300000000ull);   /* UE-AMBR apart from the session-AMBR */
+	assert_true(s.ue_ambr_dl == 4000000000000ull);
 	assert_int_equal(s.default_5qi, 9);
 	assert_int_equal(s.arp, 15);
 
@@ -165,6 +170,13 @@ static const struct bad bad_cases[] = {
 	{ GOOD_KEYS "default_5qi = 0\n",
 	  "4: [imsi-001010000000001] default_5qi must be an integer 1..255" },
 	{ GOOD_KEYS "arp = 16\n", "4: [imsi-001010000000001] arp must be an integer 1..15" },
+	{ GOOD_KEYS "ue_ambr_ul = \"4.1 Tbps\"\n",
+	  "4: [imsi-001010000000001] ue_ambr_ul exceeds 4000000000000 bit/s (4 Tbps)" },
+	{ GOOD_KEYS "ue_ambr_dl = 0\n",
+	  "4: [imsi-001010000000001] ue_ambr_dl must be a positive bit rate" },
+	/* TS 23.501 5.7.2.7: the default QoS flow is non-GBR */
+	{ GOOD_KEYS "default_5qi = 1\n", "4: [imsi-001010000000001] " DB_GBR_5QI_WHY },
+	{ GOOD_KEYS "default_5qi = 84\n", "4: [imsi-001010000000001] " DB_GBR_5QI_WHY },
 	{ GOOD_KEYS "colour = \"red\"\n", "4: [imsi-001010000000001] unknown key 'colour'" },
 	/* TOML errors come through with the same form. */
 	{ GOOD_KEYS "ki = \"" KI "\"\n", "4: duplicate key 'ki'" },

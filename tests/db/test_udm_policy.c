@@ -594,6 +594,80 @@ static void test_own_values_win(void **state)
 	udm_free(udm);
 }
 
+/* The subscribed UE-AMBR (TS 23.501 5.7.2.6), per direction: own value > policy's > the
+ * network default, resolved when read, so a policy or default change shows at once through
+ * the udm_get() pointer without re-resolving anyone; the session-AMBR is not it. */
+static void test_ue_ambr(void **state)
+{
+	struct udm *udm = udm_with_defaults();
+	struct db_subscriber s, t, u;
+	struct db_policy g;
+	const struct udm_sub_data *ds, *dt, *du;
+	uint64_t ul, dl;
+
+	(void)state;
+	gold(&g);
+	g.ue_ambr_ul = 300;
+	g.ue_ambr_dl = 0;   /* the network default downlink */
+	sub_init(&s, 1, "gold");
+	s.ue_ambr_dl = 77;  /* its own downlink, gold's uplink */
+	sub_init(&t, 2, "gold");
+	sub_init(&u, 3, NULL);
+	u.ambr_ul = 5;      /* a session-AMBR is not a UE-AMBR */
+	assert_int_equal(udm_add_db_policy(udm, &s, &g), 0);
+	assert_int_equal(udm_add_db_policy(udm, &t, &g), 0);
+	assert_int_equal(udm_add_db(udm, &u), 0);
+	ds = udm_get(udm, s.supi);
+	dt = udm_get(udm, t.supi);
+	du = udm_get(udm, u.supi);
+	udm_ue_ambr(udm, ds, &ul, &dl);
+	assert_int_equal(ul, 300);
+	assert_int_equal(dl, 77);
+	udm_ue_ambr(udm, dt, &ul, &dl);
+	assert_int_equal(ul, 300);
+	assert_int_equal(dl, UDM_DEFAULT_UE_AMBR_BPS);
+	udm_ue_ambr(udm, du, &ul, &dl);
+	assert_int_equal(ul, UDM_DEFAULT_UE_AMBR_BPS);
+	assert_int_equal(dl, UDM_DEFAULT_UE_AMBR_BPS);
+	/* A UE-AMBR-only policy change is taken (udm_add_db_policy of a row with the changed
+	 * policy too), and shows for its subscribers only. */
+	g.ue_ambr_ul = 400;
+	g.ue_ambr_dl = 500;
+	assert_int_equal(udm_add_db_policy(udm, &t, &g), 0);
+	udm_ue_ambr(udm, ds, &ul, &dl);
+	assert_int_equal(ul, 400);
+	assert_int_equal(dl, 77);
+	udm_ue_ambr(udm, dt, &ul, &dl);
+	assert_int_equal(ul, 400);
+	assert_int_equal(dl, 500);
+	/* The network default (conf amf.ue_ambr_*) reaches those who take it. */
+	udm_set_ue_ambr_default(udm, 600, 700);
+	udm_ue_ambr(udm, du, &ul, &dl);
+	assert_int_equal(ul, 600);
+	assert_int_equal(dl, 700);
+	udm_ue_ambr(udm, dt, &ul, &dl);
+	assert_int_equal(ul, 400);
+	/* The web API's effective view of the same rows agrees. */
+	udm_resolve_ue_ambr(udm, &s, &g, &ul, &dl);
+	assert_int_equal(ul, 400);
+	assert_int_equal(dl, 77);
+	udm_resolve_ue_ambr(udm, &u, NULL, &ul, &dl);
+	assert_int_equal(ul, 600);
+	udm_resolve_ue_ambr(NULL, &u, NULL, &ul, &dl);
+	assert_int_equal(ul, UDM_DEFAULT_UE_AMBR_BPS);
+	/* A re-provisioned row replaces its own value (a reused slot keeps nothing). */
+	s.ue_ambr_dl = 0;
+	assert_int_equal(udm_add_db_policy(udm, &s, &g), 0);
+	udm_ue_ambr(udm, ds, &ul, &dl);
+	assert_int_equal(dl, 500);
+	assert_int_equal(udm_remove(udm, u.supi), 0);
+	sub_init(&u, 4, NULL);
+	assert_int_equal(udm_add_db(udm, &u), 0);
+	udm_ue_ambr(udm, udm_get(udm, u.supi), &ul, &dl);
+	assert_int_equal(ul, 600);
+	udm_free(udm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -603,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_policies_add_delete),
 		cmocka_unit_test(test_move_between_policies),
 		cmocka_unit_test(test_own_values_win),
+		cmocka_unit_test(test_ue_ambr),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

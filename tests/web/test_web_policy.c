@@ -465,6 +465,67 @@ static void test_policy_audit(void **state)
 	srv_free(&s);
 }
 
+/* UE-AMBR (TS 23.501 5.7.2.6) on policies and subscribers, apart from the session-AMBR:
+ * stored, shown, resolved in "effective" (own > policy > network default) and in the UDM at
+ * once; a GBR default 5QI is a 400 naming default_5qi (TS 23.501 5.7.2.7), nothing stored;
+ * an out-of-range UE-AMBR a 400 naming it (TS 38.413 9.3.1.4). */
+static void test_ue_ambr_fields(void **state)
+{
+	struct srv s;
+	json_t *j, *e;
+	uint64_t ul, dl;
+
+	(void)state;
+	srv_start(&s, NULL);
+	j = req_json(&s, "POST", "/api/v1/policies", TOK_OP,
+		     "{\"name\":\"ue\",\"ambr_ul\":1000,\"ue_ambr_ul\":2000,\"ue_ambr_dl\":null}", 201);
+	assert_int_equal(jint(j, "ue_ambr_ul"), 2000);
+	assert_int_equal(jint(j, "ue_ambr_dl"), 0);
+	assert_int_equal(jint(j, "ambr_ul"), 1000);
+	json_decref(j);
+	expect(&s, "POST", "/api/v1/policies", TOK_OP, "{\"name\":\"g\",\"default_5qi\":1}", 400,
+	       "default_5qi");
+	expect(&s, "POST", "/api/v1/policies", TOK_OP, "{\"name\":\"g\",\"ue_ambr_dl\":4000000000001}",
+	       400, "ue_ambr_dl");
+	expect(&s, "GET", "/api/v1/policies/g", TOK_RO, NULL, 404, "name");
+	j = req_json(&s, "POST", "/api/v1/subscribers", TOK_OP,
+		     SUB("001010000000011", ",\"policy\":\"ue\",\"ue_ambr_dl\":3000"), 201);
+	assert_int_equal(jint(j, "ue_ambr_dl"), 3000);
+	assert_int_equal(jint(j, "ue_ambr_ul"), 0);
+	e = json_object_get(j, "effective");
+	assert_int_equal(jint(e, "ue_ambr_ul"), 2000);       /* the policy's */
+	assert_int_equal(jint(e, "ue_ambr_dl"), 3000);       /* its own */
+	assert_int_equal(jint(e, "ambr_ul"), 1000);          /* the session-AMBR, untouched */
+	json_decref(j);
+	j = req_json(&s, "POST", "/api/v1/subscribers", TOK_OP, SUB("001010000000012", ""), 201);
+	e = json_object_get(j, "effective");
+	assert_int_equal(jint(e, "ue_ambr_ul"), UDM_DEFAULT_UE_AMBR_BPS);
+	json_decref(j);
+	expect(&s, "POST", "/api/v1/subscribers", TOK_OP,
+	       SUB("001010000000013", ",\"default_5qi\":82"), 400, "default_5qi");
+	expect(&s, "GET", "/api/v1/subscribers/001010000000013", TOK_RO, NULL, 404, "imsi");
+	expect(&s, "PATCH", "/api/v1/subscribers/001010000000012", TOK_OP, "{\"default_5qi\":3}", 400,
+	       "default_5qi");
+	expect(&s, "PATCH", "/api/v1/subscribers/001010000000012", TOK_OP,
+	       "{\"ue_ambr_ul\":4000000000001}", 400, "ue_ambr_ul");
+	expect(&s, "PATCH", "/api/v1/subscribers/001010000000012", TOK_OP, "{\"ue_ambr_ul\":42}", 200,
+	       NULL);
+	srv_halt(&s);
+	udm_ue_ambr(s.udm, udm_get(s.udm, "imsi-001010000000012"), &ul, &dl);
+	assert_int_equal(ul, 42);
+	assert_int_equal(dl, UDM_DEFAULT_UE_AMBR_BPS);
+	udm_ue_ambr(s.udm, udm_get(s.udm, "imsi-001010000000011"), &ul, &dl);
+	assert_int_equal(ul, 2000);
+	srv_resume(&s);
+	/* A policy change of the UE-AMBR alone reaches its subscriber in the UDM at once. */
+	expect(&s, "PUT", "/api/v1/policies/ue", TOK_OP, "{\"ue_ambr_ul\":5000}", 200, NULL);
+	srv_halt(&s);
+	udm_ue_ambr(s.udm, udm_get(s.udm, "imsi-001010000000011"), &ul, &dl);
+	assert_int_equal(ul, 5000);
+	srv_resume(&s);
+	srv_free(&s);
+}
+
 static void test_policy_openapi(void **state)
 {
 	struct srv s;
@@ -498,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_policy_import_export),
 		cmocka_unit_test(test_policy_audit),
 		cmocka_unit_test(test_policy_openapi),
+		cmocka_unit_test(test_ue_ambr_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
