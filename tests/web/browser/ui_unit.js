@@ -69,16 +69,19 @@ async function api(method, path, body, raw) {
         "settingsPatch: PLMN and slices");
   check(eq(U.settingsPatch({ ...form, tacs: "1, x" }, cur).tacs, [1, "x"]), "settingsPatch: a bad TAC goes to the API as is");
   const K = "465B5CE8B199B49FAA5F0A2EE238A6BC", OPC = "E8ED289DEBA952E4283B54E88E6183CA";
-  const sv = { imsi: "001010000000001", k: K, opc: OPC, slices: "", dnns: "", ambr_ul: "", ambr_dl: "1G", default_5qi: "",
-               arp: "", policy: "" };
+  const sv = { imsi: "001010000000001", k: K, opc: OPC, slices: "", dnns: "", ambr_ul: "", ambr_dl: "1G", ue_ambr_ul: "",
+               ue_ambr_dl: "", default_5qi: "", arp: "", policy: "" };
   check(eq(U.subBody(sv, true, true), { imsi: "001010000000001", k: K, opc: OPC, ambr_dl: 1e9 }),
         "subBody (add): empty fields not sent");
   check(eq(U.subBody({ ...sv, k: "", opc: "" }, false, true),
-           { slices: [], dnns: [], ambr_ul: 0, ambr_dl: 1e9, default_5qi: 0, arp: 0, policy: null }),
+           { slices: [], dnns: [], ambr_ul: 0, ambr_dl: 1e9, ue_ambr_ul: 0, ue_ambr_dl: 0, default_5qi: 0, arp: 0,
+             policy: null }),
         "subBody (edit): empty = back to the default, K/OPc kept, policy cleared");
   check(!("policy" in U.subBody(sv, false, false)), "subBody: no policy field while the server has no policies");
-  check(eq(U.policyBody({ name: " gold ", dnns: "internet", slices: "1", ambr_ul: "100M", ambr_dl: "", default_5qi: "7", arp: "" }),
-           { name: "gold", dnns: ["internet"], slices: [{ sst: 1 }], ambr_ul: 1e8, default_5qi: 7 }), "policyBody");
+  check(eq(U.policyBody({ name: " gold ", dnns: "internet", slices: "1", ambr_ul: "100M", ambr_dl: "", ue_ambr_ul: "",
+                          ue_ambr_dl: "2G", default_5qi: "7", arp: "" }),
+           { name: "gold", dnns: ["internet"], slices: [{ sst: 1 }], ambr_ul: 1e8, ue_ambr_dl: 2e9, default_5qi: 7 }),
+        "policyBody (the UE-AMBR too: a policy PUT replaces every field)");
 
   // The forms' bodies against the live server; every error lands in a slot of its form.
   let r = await api("POST", "/api/v1/subscribers", U.subBody(sv, true, false));
@@ -86,7 +89,8 @@ async function api(method, path, body, raw) {
   r = await api("POST", "/api/v1/subscribers", U.subBody(sv, true, false));
   check(r.status === 409 && slotOf("sub-form", r.json.field) === "imsi", "duplicate IMSI: 409 at the IMSI slot (" + U.errText(r) + ")");
   const bad = [["k", { k: "XYZ" }], ["opc", { opc: "00" }], ["imsi", { imsi: "12" }], ["slices", { slices: "1:zz" }],
-               ["ambr_ul", { ambr_ul: "fast" }], ["default_5qi", { default_5qi: "999" }], ["arp", { arp: "16" }],
+               ["ambr_ul", { ambr_ul: "fast" }], ["ue_ambr_dl", { ue_ambr_dl: "5T" }],
+               ["default_5qi", { default_5qi: "999" }], ["default_5qi", { default_5qi: "1" }], ["arp", { arp: "16" }],
                ["dnns", { dnns: "x".repeat(200) }]];
   for (const [f, v] of bad) {
     r = await api("POST", "/api/v1/subscribers", U.subBody({ ...sv, imsi: "001010000000002", ...v }, true, false));
