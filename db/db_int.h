@@ -16,13 +16,15 @@ struct db {
 	sqlite3_stmt *st_pol_exists;   /* policy.c: subscriber writes check the name */
 	/* count(*) of subscribers walks the whole index (~120 ms at 10^6):
 	 * kept here, -1 = unknown. Only this connection adds or removes rows
-	 * (the writer thread only updates SQNs), so every put, delete and
-	 * import sets it back to -1 (db_rows_changed). A peer connection (the web's
+	 * (the writer thread only updates SQNs): a put that inserts adds one, a
+	 * delete takes one (db.c), anything else it cannot follow sets it back
+	 * to -1 (db_rows_changed). A peer connection (the web's
 	 * task thread, db_open_peer) that adds or removes rows bumps its main's
 	 * rows_gen instead, which the main compares with the generation its cache was
 	 * counted at. */
 	int64_t count_cache;
 	uint64_t count_gen;
+	bool count_hold;           /* db_subscriber_count_hold: a peer's import is running */
 	_Atomic uint64_t rows_gen;
 	struct db *main;           /* of a peer connection; NULL for the main one */
 };

@@ -159,6 +159,7 @@ struct web_job {
 	web_task_step step;
 	void *arg;
 	bool writes;
+	bool local;           /* web_steps_submit: stepped on the control thread only */
 	char act[160];        /* "METHOD path" for the audit log */
 	struct web_job *next;
 };
@@ -428,6 +429,35 @@ int web_task_submit(struct web *w, const struct web_req *req, struct web_resp *r
 	return 0;
 }
 
+int web_steps_submit(struct web *w, const struct web_req *req, struct web_resp *resp,
+		     web_task_step step, void *arg)
+{
+	struct web_job *j;
+
+	if (w->steps_inflight >= WEB_MAX_STEPPED) {
+		web_resp_error(resp, 503, NULL, "too many large listings in progress; try again");
+		resp->retry_after = 1;
+		return -EBUSY;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->kind = JOB_TASK;
+	j->step = step;
+	j->arg = arg;
+	j->local = true;
+	j->w = w;
+	snprintf(j->act, sizeof(j->act), "GET %.140s", req->path);   /* GETs are not audited */
+	if (ev_defer(w->loop, task_step, j) < 0) {
+		free(j);
+		return -ENOMEM;
+	}
+	w->steps_inflight++;
+	resp->status = WEB_STATUS_DEFERRED;
+	resp->job = j;
+	return 0;
+}
+
 /* On the control thread: one bounded step of a task's finish; the next one
  * after the loop has run the other events. */
 static void task_step(void *arg)
@@ -445,7 +475,10 @@ static void task_step(void *arg)
 		log_error("web", "cannot defer a task step: the task ends here");
 		web_resp_error(&resp, 500, NULL, "internal error");
 	}
-	w->task_busy = w->task_writing = false;
+	if (j->local)
+		w->steps_inflight--;
+	else
+		w->task_busy = w->task_writing = false;
 	if (!resp.status)
 		web_resp_error(&resp, 500, NULL, "internal error");
 	if (resp.status < 400 && strncmp(j->act, "GET ", 4) != 0) {

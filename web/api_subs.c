@@ -60,80 +60,206 @@ static int want_secrets(const struct web_req *req, struct web_resp *resp)
 	return 1;
 }
 
-struct list_ctx {
+/* The list in bounded steps (web_steps_submit): with 10^6 subscribers an
+ * OFFSET walk, a prefix count or a page of 1000 rows is 20-150 ms of the
+ * control thread, which also serves NGAP and NAS. One step does one of:
+ * skip up to LIST_SEEK_STEP index entries of the offset, build up to
+ * LIST_PAGE_STEP rows of the page, count up to LIST_SEEK_STEP entries of the
+ * total (each about half a millisecond here); the total without a prefix is
+ * db's kept count (O(1)). A first page of up to 50 is one step, answered at
+ * once. */
+#define LIST_SEEK_STEP 4096
+#define LIST_PAGE_STEP 50
+
+struct list_task {
 	struct web *w;
-	json_t *items;
-	char last[DB_SUPI_MAX];
+	struct web_metrics_out *o;   /* the answer's text, rows as they are built */
 	struct web_pol_cache pc;
+	char prefix[DB_IMSI_MAX_DIGITS + 8];
+	char pos[DB_SUPI_MAX];       /* the page walks after this SUPI ("" = from the first) */
+	char cpos[DB_SUPI_MAX];      /* the count walks after this one */
+	uint64_t offset, skip;       /* asked; still to skip */
+	uint32_t limit, got, rows;   /* rows: those list_one wrote so far */
+	bool cursor;                 /* ?after= (the offset walked is not the count's) */
+	bool page_end;               /* the range ended inside the page */
+	int64_t total;               /* -1 until known */
+	int64_t counted;
 };
 
+/* Each row is written out as text when it is read, so that a large page's
+ * JSON is made in the steps too, not all at the answer. */
 static int list_one(const struct db_subscriber *s, void *arg)
 {
-	struct list_ctx *l = arg;
+	struct list_task *l = arg;
+	json_t *j = web_sub_to_json_eff(l->w->udm, l->w->db, &l->pc, s, false);
+	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
 
-	memcpy(l->last, s->supi, sizeof(l->last));
-	return json_array_append_new(l->items, web_sub_to_json_eff(l->w->udm, l->w->db, &l->pc, s,
-								   false)) == 0 ? 0 : -ENOMEM;
+	json_decref(j);
+	if (!t)
+		return -ENOMEM;
+	memcpy(l->pos, s->supi, sizeof(l->pos));
+	web_metrics_printf(l->o, "%s%s", l->rows ? "," : "", t);
+	l->rows++;
+	free(t);
+	return 0;
+}
+
+static void list_task_free(struct list_task *l)
+{
+	web_textbuf_free(l->o);
+	free(l);
+}
+
+/* One bounded piece of work: 1 more to do, 0 done (resp filled), or -errno. */
+static int list_work(struct web *w, struct list_task *l)
+{
+	const char *pre = l->prefix[0] ? l->prefix : NULL;
+	int rc;
+
+	if (l->skip) {
+		uint32_t k = l->skip < LIST_SEEK_STEP ? (uint32_t)l->skip : LIST_SEEK_STEP;
+
+		rc = db_subscriber_seek(w->db, pre, l->pos, k, l->pos);
+		if (rc < 0)
+			return rc;
+		l->counted += rc;
+		l->skip = (uint32_t)rc < k ? 0 : l->skip - k;
+		l->page_end = (uint32_t)rc < k;
+		return 1;
+	}
+	if (l->got < l->limit && !l->page_end) {
+		uint32_t m = l->limit - l->got < LIST_PAGE_STEP ? l->limit - l->got : LIST_PAGE_STEP;
+
+		rc = db_subscriber_list_after(w->db, pre, l->pos, m, list_one, l);
+		if (rc < 0)
+			return rc;
+		l->got += (uint32_t)rc;
+		l->counted += rc;
+		l->page_end = (uint32_t)rc < m;
+		/* Without a cursor the walk began at the first row: if the range
+		 * ended, what it walked is the total. */
+		if (l->page_end && !l->cursor)
+			l->total = l->counted;
+		if (l->got < l->limit && !l->page_end)
+			return 1;
+	}
+	if (l->total < 0 && !pre) {
+		l->total = db_subscriber_count(w->db);
+		if (l->total < 0)
+			return (int)l->total;
+	}
+	if (l->total < 0) {
+		if (l->counted && !l->cursor && !l->cpos[0]) {   /* go on from the page's end */
+			memcpy(l->cpos, l->pos, sizeof(l->cpos));
+		} else if (!l->cpos[0]) {
+			l->counted = 0;
+		}
+		rc = db_subscriber_seek(w->db, pre, l->cpos, LIST_SEEK_STEP, l->cpos);
+		if (rc < 0)
+			return rc;
+		l->counted += rc;
+		if (rc == LIST_SEEK_STEP)
+			return 1;
+		l->total = l->counted;
+	}
+	return 0;
+}
+
+/* Consumes l->o. */
+static void list_answer(struct list_task *l, struct web_resp *resp)
+{
+	web_metrics_printf(l->o, "],\"total\":%lld,\"offset\":%llu,\"limit\":%u",
+			   (long long)l->total, (unsigned long long)l->offset, l->limit);
+	/* A full page: the cursor for the next one (?after=); IMSI digits need no escaping. */
+	if (l->got == l->limit)
+		web_metrics_printf(l->o, ",\"next\":\"%s\"", l->pos + 5);
+	web_metrics_printf(l->o, "}");
+	if (web_textbuf_to_resp(l->o, resp, "application/json") < 0)
+		web_resp_error(resp, 500, NULL, "out of memory");
+	l->o = NULL;
+}
+
+static int list_step(struct web *w, void *arg, struct web_resp *resp)
+{
+	struct list_task *l = arg;
+	int rc = list_work(w, l);
+
+	if (rc == 1)
+		return 1;
+	if (rc < 0)
+		web_resp_error(resp, 500, NULL, "listing failed");
+	else
+		list_answer(l, resp);
+	list_task_free(l);
+	return 0;
+}
+
+/* The query: 0, or 400 in resp (1), or -errno. */
+static int list_query(const struct web_req *req, struct web_resp *resp, struct list_task *l)
+{
+	unsigned long offset = 0, limit = LIST_LIMIT_DEFAULT;
+	char after[32], tmp[24];
+	int rc;
+
+	if (query_uint(req, resp, "offset", 0, INT32_MAX, &offset) < 0 ||
+	    query_uint(req, resp, "limit", 1, LIST_LIMIT_MAX, &limit) < 0)
+		return 1;
+	rc = web_req_query(req, "imsi", l->prefix, sizeof(l->prefix));
+	if (rc >= 0) {
+		if (strncmp(l->prefix, "imsi-", 5) == 0)
+			memmove(l->prefix, l->prefix + 5, strlen(l->prefix + 5) + 1);
+		if (!web_imsi_digits(l->prefix, 0, DB_IMSI_MAX_DIGITS))
+			goto bad_imsi;
+	} else if (rc != -ENOENT) {
+		goto bad_imsi;
+	}
+	rc = web_req_query(req, "after", after, sizeof(after));
+	if (rc >= 0 && (web_req_query(req, "offset", tmp, sizeof(tmp)) != -ENOENT ||
+			web_supi_from_param(after, l->pos) < 0)) {
+		web_resp_error(resp, 400, "after", "after is the IMSI the previous page ended with (\"next\"), "
+			       "and goes without offset");
+		return 1;
+	} else if (rc < 0 && rc != -ENOENT) {
+		web_resp_error(resp, 400, "after", "after is an IMSI");
+		return 1;
+	}
+	l->cursor = rc >= 0;
+	l->offset = l->skip = offset;
+	l->limit = (uint32_t)limit;
+	return 0;
+bad_imsi:
+	l->prefix[0] = 0;
+	web_resp_error(resp, 400, "imsi", "imsi must be a prefix of up to 15 digits");
+	return 1;
 }
 
 static int h_list(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
-	struct list_ctx l = { .w = w };
-	unsigned long offset = 0, limit = LIST_LIMIT_DEFAULT;
-	char prefix[DB_IMSI_MAX_DIGITS + 8] = "", after[32], after_supi[DB_SUPI_MAX] = "", tmp[24];
-	int64_t total;
+	struct list_task *l = calloc(1, sizeof(*l));
 	int rc;
 
 	(void)arg;
-	if (query_uint(req, resp, "offset", 0, INT32_MAX, &offset) < 0 ||
-	    query_uint(req, resp, "limit", 1, LIST_LIMIT_MAX, &limit) < 0)
-		return 0;
-	rc = web_req_query(req, "imsi", prefix, sizeof(prefix));
-	if (rc >= 0) {
-		if (strncmp(prefix, "imsi-", 5) == 0)
-			memmove(prefix, prefix + 5, strlen(prefix + 5) + 1);
-		if (!web_imsi_digits(prefix, 0, DB_IMSI_MAX_DIGITS)) {
-			web_resp_error(resp, 400, "imsi", "imsi must be a prefix of up to 15 digits");
-			return 0;
-		}
-	} else if (rc != -ENOENT) {
-		web_resp_error(resp, 400, "imsi", "imsi must be a prefix of up to 15 digits");
-		return 0;
-	}
-	rc = web_req_query(req, "after", after, sizeof(after));
-	if (rc >= 0 && (web_req_query(req, "offset", tmp, sizeof(tmp)) != -ENOENT ||
-			web_supi_from_param(after, after_supi) < 0)) {
-		web_resp_error(resp, 400, "after", "after is the IMSI the previous page ended with (\"next\"), "
-			       "and goes without offset");
-		return 0;
-	} else if (rc < 0 && rc != -ENOENT) {
-		web_resp_error(resp, 400, "after", "after is an IMSI");
-		return 0;
-	}
-	l.items = json_array();
-	if (!l.items)
+	if (!l)
 		return -ENOMEM;
-	/* An indexed range on the primary key (db_subscriber_list); with a
-	 * cursor, one index seek however deep the page is. */
-	if (after_supi[0])
-		rc = db_subscriber_list_after(w->db, prefix, after_supi, (uint32_t)limit, list_one, &l);
-	else
-		rc = db_subscriber_list(w->db, prefix, offset, (uint32_t)limit, list_one, &l);
-	total = rc < 0 ? rc : db_subscriber_count_prefix(w->db, prefix);
-	if (total < 0) {
-		json_decref(l.items);
-		return (int)total;
+	l->w = w;
+	l->total = -1;
+	l->o = web_textbuf_new();
+	if (l->o)
+		web_metrics_printf(l->o, "{\"items\":[");
+	rc = l->o ? list_query(req, resp, l) : -ENOMEM;
+	/* The first step here: a small page is answered at once. */
+	if (rc == 0)
+		rc = list_work(w, l);
+	if (rc == 0)
+		list_answer(l, resp);
+	if (rc == 1 && !resp->status) {
+		rc = web_steps_submit(w, req, resp, list_step, l);
+		if (rc == 0)
+			return 0;
+		rc = rc == -EBUSY ? 0 : rc;
 	}
-	{
-		json_t *j = json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)total, "offset",
-				      (json_int_t)offset, "limit", (json_int_t)limit, "items", l.items);
-
-		/* A full page: the cursor for the next one (?after=). */
-		if (j && (unsigned long)rc == limit)
-			json_object_set_new(j, "next", json_string(l.last + 5));
-		web_resp_json(resp, 200, j);
-	}
-	return 0;
+	list_task_free(l);
+	return rc < 0 ? rc : 0;
 }
 
 /* The {imsi} of the path as a SUPI; 400 if malformed. */
@@ -350,6 +476,7 @@ struct import_task {
 	char (*supi)[DB_SUPI_MAX];
 	size_t nsupi, cap, next, missed;
 	struct web_pol_cache pc;
+	bool held;                   /* db_subscriber_count_hold */
 };
 
 static int import_note(const struct db_subscriber *s, void *arg)
@@ -410,6 +537,10 @@ static int import_step(struct web *w, void *arg, struct web_resp *resp)
 	struct import_task *x = arg;
 	struct db_subscriber s;
 
+	if (x->held) {   /* the import is over: its rows join db's kept count */
+		db_subscriber_count_release(w->db, x->n < 0 ? 0 : x->n);
+		x->held = false;
+	}
 	if (x->n < 0) {
 		const char *why = strncmp(x->err, x->path, strlen(x->path)) == 0 && x->path[0]
 				  ? x->err + strlen(x->path) : x->err;
@@ -453,9 +584,15 @@ static int h_import(struct web *w, const struct web_req *req, struct web_resp *r
 	x->body = web_req_take_body(req);
 	x->room = w->udm ? udm_capacity(w->udm) - udm_count(w->udm) : SIZE_MAX;
 	x->pc.have = false;
+	/* The count stays O(1) while the task thread imports (nothing else
+	 * changes rows meanwhile: the router refuses changes, 503). */
+	x->held = !w->task_busy && db_subscriber_count_hold(w->db) >= 0;
 	rc = web_task_submit(w, req, resp, import_run, import_step, x, true);
-	if (rc < 0)
+	if (rc < 0) {
+		if (x->held)
+			db_subscriber_count_release(w->db, 0);
 		import_free(x);
+	}
 	return rc == -EBUSY ? 0 : rc;
 }
 

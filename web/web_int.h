@@ -193,6 +193,7 @@ struct web {
 	struct web_auth_worker *tw;    /* the task thread (web_task_submit), made on first use */
 	bool task_busy;                /* a task is queued, running or stepping */
 	bool task_writing;             /* ... and it writes the database */
+	unsigned steps_inflight;       /* web_steps_submit requests not answered yet */
 	/* The SMF's and the UPF's views (api_sess.c: web_attach_smf / web_attach_upf), not
 	 * owned (they outlive web). With smf set, the AMF's UE view and stats (api_amf.c) add
 	 * the SMF's parts (web_sess_ue_add, web_sess_stats_add). */
@@ -231,6 +232,15 @@ typedef void (*web_task_run)(void *arg, struct db *db);
 typedef int (*web_task_step)(struct web *web, void *arg, struct web_resp *resp);
 int web_task_submit(struct web *web, const struct web_req *req, struct web_resp *resp, web_task_run run,
 		    web_task_step step, void *arg, bool writes);
+/* api_auth.c: a request answered in bounded steps on the control thread
+ * (large listings: their reads are on its connection, with its caches):
+ * step(web, arg, resp) as above, first after the current batch of events,
+ * again while it returns 1. No thread and no task slot: at most
+ * WEB_MAX_STEPPED of them at a time (beyond: -EBUSY, 503 in resp), so one
+ * loop pass runs at most that many steps. */
+#define WEB_MAX_STEPPED 4
+int web_steps_submit(struct web *web, const struct web_req *req, struct web_resp *resp,
+		     web_task_step step, void *arg);
 /* api_auth.c: stop the KDF thread, drop pending jobs (web_stop). */
 void web_auth_stop(struct web *web);
 /* server.c: queue bytes on the connection and try to send them. */
