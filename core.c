@@ -267,12 +267,16 @@ static void amf_mod_stop(void)
  * sessions' session-AMBR (network-requested modification, TS 23.502 4.3.3.2). */
 static void on_subscriber(void *arg, const char *supi)
 {
+	struct amf_ue_info info;
 	unsigned skipped = 0;
 
 	(void)arg;
-	if (core.amf)
-		amf_ue_ambr_update(core.amf, supi);
-	if (core.smf && smf_supi_policy_update(core.smf, supi, &skipped) >= 0 && skipped)
+	/* Sessions exist only for a UE the AMF knows: its handle is found by the SUPI index,
+	 * not by a walk of the SMF's UEs. */
+	if (!core.amf || amf_ue_info_by_supi(core.amf, supi, &info) < 0)
+		return;
+	amf_ue_ambr_update(core.amf, supi);
+	if (core.smf && info.sm && smf_ue_policy_update(core.smf, info.sm, &skipped) >= 0 && skipped)
 		log_info("core", "%s: %u session(s) busy or unreachable keep their session-AMBR for "
 			 "now", supi, skipped);
 }
