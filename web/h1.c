@@ -286,7 +286,7 @@ static int on_message_complete(http_parser *p)
 	struct h1_state *h = p->data;
 	struct web_conn *c = h->c;
 	struct web_resp resp;
-	bool keep = http_should_keep_alive(p);
+	bool keep = http_should_keep_alive(p) && !c->life_over;   /* past its lifetime: the last */
 	int rc;
 
 	web_conn_req_end(c);

@@ -41,6 +41,7 @@ void web_limits_default(struct web_limits *l)
 	l->max_body_total = 64u << 20;
 	l->h2_max_streams_total = 1024;
 	l->max_conns_per_client = 16;
+	l->lifetime_ms = 3600000;
 	l->first_admin = true;
 	l->login_max_fails = 5;
 	l->login_lock_s = 300;
@@ -82,6 +83,7 @@ static void conn_unlink(struct web_conn *c)
 	c->dead = true;
 	ev_timer_stop(w->loop, &c->idle);
 	ev_timer_stop(w->loop, &c->req);
+	ev_timer_stop(w->loop, &c->life);
 	ev_fd_del(w->loop, c->fd);
 	close(c->fd);
 	c->fd = -1;
@@ -439,9 +441,29 @@ static void idle_cb(struct ev_loop *loop, struct ev_timer *t)
 	web_conn_close(c);
 }
 
+/* The lifetime is over: the idle path ends the connection as soon as
+ * nothing is in flight (GOAWAY first on HTTP/2); request_ms later it is
+ * closed whatever it is doing. */
+static void life_cb(struct ev_loop *loop, struct ev_timer *t)
+{
+	struct web_conn *c = t->arg;
+
+	if (c->life_over) {
+		log_rl(LOGL_INFO, "web", NULL, "connection still busy %u ms after its lifetime: closed",
+		       c->web->lim.request_ms);
+		web_conn_close(c);
+		return;
+	}
+	log_debug("web", "connection lifetime (%u ms) over fd=%d", c->web->lim.lifetime_ms, c->fd);
+	c->life_over = true;
+	if (c->out.len == c->out.off)   /* an answer still going out gets the grace */
+		ev_timer_start(loop, &c->idle, 0);
+	ev_timer_start(loop, &c->life, c->web->lim.request_ms);
+}
+
 void web_conn_touch(struct web_conn *c)
 {
-	if (!c->dead && !c->idle_goaway)
+	if (!c->dead && !c->idle_goaway && !c->life_over)
 		ev_timer_start(c->web->loop, &c->idle, c->web->lim.idle_ms);
 }
 
@@ -535,6 +557,7 @@ static void accept_one(struct web *w, int fd, const struct sockaddr_storage *ss)
 	c->events = EV_READ;
 	ev_timer_init(&c->idle, idle_cb, c);
 	ev_timer_init(&c->req, req_cb, c);
+	ev_timer_init(&c->life, life_cb, c);
 	if (w->tls) {
 		c->ssl = SSL_new(w->tls);
 		if (!c->ssl || SSL_set_fd(c->ssl, fd) != 1) {
@@ -553,6 +576,8 @@ static void accept_one(struct web *w, int fd, const struct sockaddr_storage *ss)
 		return;
 	}
 	ev_timer_start(w->loop, &c->idle, w->lim.idle_ms);
+	if (w->lim.lifetime_ms)
+		ev_timer_start(w->loop, &c->life, w->lim.lifetime_ms);
 	/* The TLS handshake and the protocol detection count as part of the
 	 * first request. */
 	web_conn_req_begin(c);

@@ -86,6 +86,12 @@ struct web_limits {
 	uint32_t h2_max_streams_total;
 	/* Connections from one client address (IPv4, or IPv6 /64), default 16 (503). */
 	uint32_t max_conns_per_client;
+	/* Absolute connection lifetime, default 3600000 (1 h; 0: none): then no
+	 * new request (HTTP/1.1 "Connection: close", HTTP/2 GOAWAY), and the
+	 * connection is closed after at most request_ms more, whatever is in
+	 * flight, so a client reading an answer a byte at a time (which counts
+	 * as activity for idle_ms) cannot hold it and its output for ever. */
+	uint32_t lifetime_ms;
 	/* No user in the database and no token: create user "admin" with a
 	 * random password printed once on stdout (default true). */
 	bool first_admin;

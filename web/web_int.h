@@ -129,6 +129,8 @@ struct web_conn {
 	SSL *ssl;
 	struct ev_timer idle;
 	struct ev_timer req;    /* one request (or the TLS handshake) must be in by then */
+	struct ev_timer life;   /* limits.lifetime_ms, then request_ms of grace */
+	bool life_over;         /* the lifetime has passed: no new request */
 	struct web_buf out;
 	uint8_t detect[24];     /* first bytes, to spot the HTTP/2 preface */
 	size_t detect_len;

@@ -13,7 +13,8 @@
  *   - pipelined GET / never read (response amplification): bounded, and every
  *     answer still arrives, in order, once the client reads;
  *   - connections per client address (503) and an idle timeout that PINGs do
- *     not extend.
+ *     not extend;
+ *   - a connection kept busy ends at its absolute lifetime.
  */
 #include <stdarg.h>
 #include <setjmp.h>
@@ -546,6 +547,77 @@ static void test_h2_ping_idle(void **state)
 	srv_free(&s);
 }
 
+/* A connection that is never idle (a request every ~20 ms, or an HTTP/2
+ * client doing the same) ends at the absolute lifetime: before, it could be
+ * held for ever (and with it a slow reader's queued output). Counted in
+ * requests: with a 400 ms lifetime, far fewer than 200 of them. */
+static void atk_get(struct atk *a, const char *path)
+{
+	nghttp2_nv nva[4] = {
+		{ (uint8_t *)":method", (uint8_t *)"GET", 7, 3, 0 },
+		{ (uint8_t *)":path", (uint8_t *)path, 5, strlen(path), 0 },
+		{ (uint8_t *)":scheme", (uint8_t *)"http", 7, 4, 0 },
+		{ (uint8_t *)":authority", (uint8_t *)"x", 10, 1, 0 },
+	};
+	struct atk_stream *st = &a->st[a->n];
+
+	st->id = nghttp2_submit_request(a->s, NULL, nva, 4, NULL, st);
+	assert_true(st->id > 0);
+	a->n++;
+}
+
+static void test_lifetime(void **state)
+{
+	struct srv s;
+	struct srv_opts o = { 0 };
+	struct web_limits lim;
+	struct resp r;
+	struct cli c;
+	struct atk a;
+	char b;
+	int n = 0;
+	bool last = false;
+
+	(void)state;
+	web_limits_default(&lim);
+	assert_int_equal(lim.lifetime_ms, 3600000);
+	lim.lifetime_ms = 400;
+	lim.request_ms = 300;
+	o.lim = &lim;
+	srv_start(&s, &o);
+	assert_int_equal(cli_connect(&c, s.port, NULL), 0);
+	/* Past the lifetime the connection is closed between two requests, or
+	 * the answer in flight says "Connection: close" and it is closed after. */
+	while (!last && n < 200) {
+		if (h1_req(&c, "GET", "/api/v1/version", NULL, NULL, &r) < 0)
+			break;
+		assert_int_equal(r.status, 200);
+		last = !r.keep_alive;
+		resp_free(&r);
+		n++;
+		usleep(20000);
+	}
+	printf("h1: a busy connection ended after %d requests (lifetime %u ms)\n", n, lim.lifetime_ms);
+	assert_true(n > 1 && n < 200);
+	assert_true(cli_read(&c, &b, 1) <= 0);   /* closed */
+	cli_close(&c);
+
+	atk_open(&a, s.port);
+	n = 0;
+	while (!a.eof && !a.goaway && n < 190) {
+		atk_get(&a, "/api/v1/version");
+		n++;
+		atk_pump(&a, 1);
+		usleep(20000);
+	}
+	printf("h2: a busy connection got GOAWAY after %d requests\n", n);
+	assert_true(a.eof || a.goaway);
+	assert_true(n < 190);
+	assert_true(atk_count(&a, 200) > 0);
+	atk_free(&a);
+	srv_free(&s);
+}
+
 /* Issue 15 item 9 (part): HEAD is GET without content (was 405 with a body, a
  * protocol error over HTTP/2); a path that is not UTF-8 gets its 404 (was
  * 500); session-AMBR beyond NGAP's BitRate range is refused. */
@@ -610,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_h2_authed_streams),
 		cmocka_unit_test(test_h2_stream_cap),
 		cmocka_unit_test(test_h2_ping_idle),
+		cmocka_unit_test(test_lifetime),
 		cmocka_unit_test(test_head_utf8_ambr),
 	};
 
