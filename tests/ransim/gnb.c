@@ -3,7 +3,7 @@
  * ransim gNB: one SCTP association to the AMF (common/sctp), NG Setup (TS 38.413 8.7.1),
  * then routing of UE-associated NGAP by RAN-UE-NGAP-ID to the UE state machines, and the
  * gNB's own answers: Initial Context Setup Response (8.3.1), UE Context Release Complete
- * (8.3.3). Non-UE signalling uses stream 0, each UE a stream of 1..ostreams-1 (TS 38.412 7).
+ * (8.3.3); the modification procedures are gnb_mod.c's. Non-UE signalling uses stream 0, each UE a stream of 1..ostreams-1 (TS 38.412 7).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -153,7 +153,7 @@ static void on_up(struct n2sctp_assoc *a, const struct sockaddr *peer, socklen_t
 	ng_setup(g);
 }
 
-static struct rs_ue *ue_of(struct rs_gnb *g, uint32_t ran_ue_id)
+struct rs_ue *rs_gnb_ue(struct rs_gnb *g, uint32_t ran_ue_id)
 {
 	struct ransim *rs = g->rs;
 
@@ -271,7 +271,7 @@ void rs_gnb_drop(struct rs_gnb *g)
 
 static void on_dl_nas(struct rs_gnb *g, const struct ngap_downlink_nas_transport *d)
 {
-	struct rs_ue *ue = ue_of(g, d->ran_ue_id);
+	struct rs_ue *ue = rs_gnb_ue(g, d->ran_ue_id);
 
 	if (!ue)
 		return;
@@ -305,7 +305,7 @@ static void radio_cap(struct rs_gnb *g, const struct rs_ue *ue)
 static void on_ics_request(struct rs_gnb *g, const struct ngap_initial_context_setup_request *r)
 {
 	struct ransim *rs = g->rs;
-	struct rs_ue *ue = ue_of(g, r->ran_ue_id);
+	struct rs_ue *ue = rs_gnb_ue(g, r->ran_ue_id);
 	struct ngap_msg *m = &rs->tx;
 	struct ngap_initial_context_setup_response *rsp = &m->u.initial_context_setup_response;
 	unsigned i;
@@ -316,6 +316,8 @@ static void on_ics_request(struct rs_gnb *g, const struct ngap_initial_context_s
 	ue->amf_ue_id = r->amf_ue_id;
 	ue->has_amf_id = true;
 	rs_ue_check_kgnb(ue, r->security_key);
+	if (r->has_ue_ambr)   /* TS 38.413 9.2.2.1 */
+		rs_gnb_take_ue_ambr(ue, &r->ue_ambr);
 	/* TS 38.413 8.3.1.2: the gNB answers once the UE context (and the PDU session
 	 * resources of a service request, 19) are set up. */
 	memset(m, 0, sizeof(*m));
@@ -343,7 +345,7 @@ static void on_ics_request(struct rs_gnb *g, const struct ngap_initial_context_s
 static void on_pdu_setup(struct rs_gnb *g, const struct ngap_pdu_session_resource_setup_request *r)
 {
 	struct ransim *rs = g->rs;
-	struct rs_ue *ue = ue_of(g, r->ran_ue_id);
+	struct rs_ue *ue = rs_gnb_ue(g, r->ran_ue_id);
 	struct ngap_msg *m = &rs->tx;
 	struct ngap_pdu_session_resource_setup_response *rsp = &m->u.pdu_session_resource_setup_response;
 	const struct ngap_bytes *nas = r->nas.len ? &r->nas : NULL;
@@ -353,6 +355,8 @@ static void on_pdu_setup(struct rs_gnb *g, const struct ngap_pdu_session_resourc
 	if (!ue)
 		return;
 	ue->amf_ue_id = r->amf_ue_id;
+	if (r->has_ue_ambr)   /* TS 38.413 9.2.1.1 */
+		rs_gnb_take_ue_ambr(ue, &r->ue_ambr);
 	memset(m, 0, sizeof(*m));
 	m->type = NGAP_SUCCESSFUL;
 	m->proc = NGAP_PROC_PDU_SESSION_RESOURCE_SETUP;
@@ -380,7 +384,7 @@ static void on_pdu_setup(struct rs_gnb *g, const struct ngap_pdu_session_resourc
 static void on_pdu_release(struct rs_gnb *g, const struct ngap_pdu_session_resource_release_command *c)
 {
 	struct ransim *rs = g->rs;
-	struct rs_ue *ue = ue_of(g, c->ran_ue_id);
+	struct rs_ue *ue = rs_gnb_ue(g, c->ran_ue_id);
 	struct ngap_msg *m = &rs->tx;
 	struct ngap_pdu_session_resource_release_response *rsp = &m->u.pdu_session_resource_release_response;
 	struct ngap_release_response_transfer rt;
@@ -438,7 +442,7 @@ static void on_release_cmd(struct rs_gnb *g, const struct ngap_ue_context_releas
 	unsigned i;
 
 	if (c->has_ran_ue_id) {
-		ue = ue_of(g, c->ran_ue_id);
+		ue = rs_gnb_ue(g, c->ran_ue_id);
 	} else {
 		for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs)
 			if (rs->ues[i].has_amf_id && rs->ues[i].amf_ue_id == c->amf_ue_id)
@@ -505,6 +509,10 @@ static void on_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, cons
 		on_pdu_release(g, &m->u.pdu_session_resource_release_command);
 	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_UE_CONTEXT_RELEASE)
 		on_release_cmd(g, &m->u.ue_context_release_command);
+	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_UE_CONTEXT_MODIFICATION)
+		rs_gnb_ue_ctx_mod(g, &m->u.ue_context_modification_request);
+	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY)
+		rs_gnb_pdu_modify(g, &m->u.pdu_session_resource_modify_request);
 	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_ERROR_INDICATION) {
 		gnb_log(LOGL_WARN, g, "Error Indication cause %u/%u", m->u.error_indication.cause.group,
 			m->u.error_indication.cause.value);

@@ -195,7 +195,31 @@ struct ransim_stats {
 	uint64_t gnb_restarts;       /* --restart-after: associations aborted and set up again */
 	uint64_t restart_ues;        /* UEs with a PDU session on a restarted gNB */
 	uint64_t restart_svc_ok;     /* of those, back with a SERVICE ACCEPT and the session set up */
+	/* QoS changes from the network (a subscription or policy change, TS 23.502 4.3.3.2) */
+	uint64_t ue_ctx_mods;        /* UE CONTEXT MODIFICATION REQUESTs answered with a RESPONSE
+				      * (TS 38.413 8.3.4.2) */
+	uint64_t ue_ambr_ul_last, ue_ambr_dl_last; /* the UE-AMBR of the last one, bit/s (0: none) */
+	uint64_t pdu_mod_requests;   /* PDU SESSION RESOURCE MODIFY REQUESTs answered (8.2.3.2) */
+	uint64_t pdu_mod_commands;   /* PDU SESSION MODIFICATION COMMANDs applied and answered with a
+				      * COMPLETE (TS 24.501 6.3.2.3) */
+	uint64_t pdu_mod_rejected;   /* ... answered with a COMMAND REJECT (6.3.2.4: no such session) */
+	uint64_t sess_ambr_ul_last, sess_ambr_dl_last; /* the session-AMBR of the last applied command */
 };
+/* What one UE holds of its QoS, as its gNB and the UE itself took it from the network
+ * (bit/s, 0: never received). */
+struct ransim_ue_qos {
+	uint64_t ue_ambr_ul, ue_ambr_dl;     /* gNB: UE-AMBR (TS 38.413 9.3.1.58) of the last INITIAL
+					      * CONTEXT SETUP, PDU SESSION RESOURCE SETUP or UE CONTEXT
+					      * MODIFICATION REQUEST */
+	uint64_t n2_ambr_ul, n2_ambr_dl;     /* gNB: session-AMBR of the last Setup or Modify Request
+					      * Transfer (9.3.4.1, 9.3.4.3) */
+	uint64_t sess_ambr_ul, sess_ambr_dl; /* UE: session-AMBR in force (TS 24.501 9.11.4.14: from the
+					      * Establishment Accept, then each Modification Command) */
+	uint32_t ue_ctx_mods;                /* UE CONTEXT MODIFICATION REQUESTs for this UE */
+	uint32_t pdu_mods;                   /* PDU SESSION MODIFICATION COMMANDs it applied */
+};
+/* UE idx's QoS (0..n_ues-1): 0, or -ENOENT. */
+int ransim_ue_qos(const struct ransim *rs, unsigned idx, struct ransim_ue_qos *out);
 /* NGAP PDUs counted in one direction (0: sent, 1: received) for one message (ngap_msg_name()
  * spelling, e.g. "InitialUEMessage"); 0 if none. */
 uint64_t ransim_ngap_count(const struct ransim *rs, int dir, const char *name);

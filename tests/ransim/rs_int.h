@@ -66,6 +66,7 @@ struct rs_ue {
 	uint32_t ue_addr;          /* network order */
 	uint32_t n3_upf_addr;      /* UPF's N3 IPv4 of the Setup Request Transfer, network order */
 	uint32_t n3_ul_teid;       /* the UPF's uplink TEID there (0: no tunnel yet) */
+	struct ransim_ue_qos qos;  /* AMBRs as the gNB and the UE hold them (gnb_mod.c, ue_sm.c) */
 	/* USIM */
 	struct crypto_usim_sqn usim;
 	/* NAS security context (TS 33.501 6.7.2) */
@@ -167,11 +168,22 @@ int rs_gnb_send_ue(struct rs_gnb *g, const struct rs_ue *ue, const struct ngap_m
 /* --restart-after: ABORT the association, reconnect with a fresh NG Setup, and bring the
  * UEs that held a PDU session back with a SERVICE REQUEST. */
 void rs_gnb_restart(struct rs_gnb *g);
+/* The UE that holds ran_ue_id on g (the adversary's forger included), else NULL (counted). */
+struct rs_ue *rs_gnb_ue(struct rs_gnb *g, uint32_t ran_ue_id);
 /* Drop the association abruptly (drop_assoc scenario) and reconnect. */
 void rs_gnb_drop(struct rs_gnb *g);
 /* gNB-initiated UE Context Release Request (TS 38.413 8.3.2), cause user inactivity. */
 int rs_gnb_release_request(struct rs_gnb *g, const struct rs_ue *ue);
 void rs_uli(const struct ransim *rs, struct ngap_uli *uli);
+
+/* ---- gnb_mod.c: the gNB's side of the network's QoS changes ---- */
+/* The UE-AMBR the gNB enforces for ue from now on (TS 38.413 9.3.1.58). */
+void rs_gnb_take_ue_ambr(struct rs_ue *ue, const struct ngap_ambr *a);
+/* UE CONTEXT MODIFICATION REQUEST (TS 38.413 8.3.4): the UE-AMBR recorded, RESPONSE sent. */
+void rs_gnb_ue_ctx_mod(struct rs_gnb *g, const struct ngap_ue_context_modification_request *r);
+/* PDU SESSION RESOURCE MODIFY REQUEST (8.2.3): each session's Modify Request Transfer taken,
+ * RESPONSE with a Modify Response Transfer per session, then the NAS-PDU to the UE. */
+void rs_gnb_pdu_modify(struct rs_gnb *g, const struct ngap_pdu_session_resource_modify_request *r);
 
 /* ---- ue.c ---- */
 void rs_ue_init(struct ransim *rs, struct rs_ue *ue, uint32_t idx);
@@ -213,6 +225,9 @@ void rs_sm_unknown_service(struct rs_ue *ue);
 enum rs_ue_state rs_sm_on_dl_nas(struct rs_ue *ue, const struct nas_msg *m);
 enum rs_ue_state rs_sm_on_svc_accept(struct rs_ue *ue, const struct nas_msg *m);
 enum rs_ue_state rs_sm_on_svc_reject(struct rs_ue *ue, const struct nas_msg *m);
+/* PDU SESSION MODIFICATION COMMAND (rs->gsm, TS 24.501 6.3.2.3): the session-AMBR applied
+ * and a COMPLETE sent, or a COMMAND REJECT #43 without such a session (6.3.2.4). */
+void rs_sm_on_mod_command(struct rs_ue *ue);
 /* gNB side: a PDU session item of a PDU Session Resource Setup / ICS Request (the Setup
  * Request Transfer checked: UPF N3 address, TEID, QFI); builds the Setup Response Transfer
  * (gNB DL TEID and address) into out. Returns its length or -errno (failure recorded). */
@@ -251,6 +266,9 @@ void rs_adv_report(const struct ransim *rs, FILE *out);
 
 /* ---- stats.c ---- */
 void rs_count_ngap(struct ransim *rs, int dir, const uint8_t *buf, size_t len);
+/* The QoS-change counters and last values: "key value" lines, or JSON members each
+ * followed by a comma (ransim_report, load_report). */
+void rs_qos_report(const struct ransim *rs, bool json, FILE *out);
 void rs_cause_add(struct ransim *rs, const char *cause);
 void rs_proc_start(struct rs_ue *ue, enum ransim_proc p);
 void rs_proc_done(struct rs_ue *ue, enum ransim_proc p);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /* ransim: counters, failure causes, per-procedure latency and the final report. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -213,6 +214,45 @@ uint32_t rs_lat_pct(const struct rs_lat *l, unsigned p)
 	return l->max;
 }
 
+int ransim_ue_qos(const struct ransim *rs, unsigned idx, struct ransim_ue_qos *out)
+{
+	if (idx >= rs->cfg.n_ues)
+		return -ENOENT;
+	*out = rs->ues[idx].qos;
+	return 0;
+}
+
+void rs_qos_report(const struct ransim *rs, bool json, FILE *out)
+{
+	const struct ransim_stats *s = &rs->st;
+	const char *fmt = json ? "\"%s\":%llu," : "%s %llu\n";
+	const struct { const char *k; uint64_t v; } f[] = {
+		{ "ue_ctx_mods", s->ue_ctx_mods }, { "ue_ambr_ul_last", s->ue_ambr_ul_last },
+		{ "ue_ambr_dl_last", s->ue_ambr_dl_last }, { "pdu_mod_requests", s->pdu_mod_requests },
+		{ "pdu_mod_commands", s->pdu_mod_commands }, { "pdu_mod_rejected", s->pdu_mod_rejected },
+		{ "sess_ambr_ul_last", s->sess_ambr_ul_last }, { "sess_ambr_dl_last", s->sess_ambr_dl_last },
+	};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		fprintf(out, fmt, f[i].k, (unsigned long long)f[i].v);
+}
+
+/* One line per UE that the network sent a QoS change to (the others have none to show). */
+static void ue_qos_lines(const struct ransim *rs, FILE *out)
+{
+	for (unsigned i = 0; i < rs->cfg.n_ues; i++) {
+		const struct ransim_ue_qos *q = &rs->ues[i].qos;
+
+		if (!q->ue_ctx_mods && !q->pdu_mods)
+			continue;
+		fprintf(out, "ue_qos %s ue_ctx_mods %u ue_ambr_ul %llu ue_ambr_dl %llu pdu_mods %u sess_ambr_ul %llu "
+			"sess_ambr_dl %llu n2_ambr_ul %llu n2_ambr_dl %llu\n", rs->ues[i].sim->supi, q->ue_ctx_mods,
+			(unsigned long long)q->ue_ambr_ul, (unsigned long long)q->ue_ambr_dl, q->pdu_mods,
+			(unsigned long long)q->sess_ambr_ul, (unsigned long long)q->sess_ambr_dl,
+			(unsigned long long)q->n2_ambr_ul, (unsigned long long)q->n2_ambr_dl);
+	}
+}
+
 void ransim_report(const struct ransim *rs, FILE *out)
 {
 	const struct ransim_stats *s = &rs->st;
@@ -244,6 +284,8 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	fprintf(out, "service_rejects %llu\n", (unsigned long long)s->service_rejects);
 	fprintf(out, "pdu_released %llu\n", (unsigned long long)s->pdu_released);
 	fprintf(out, "cycles %llu\n", (unsigned long long)s->cycles);
+	rs_qos_report(rs, false, out);
+	ue_qos_lines(rs, out);
 	for (p = 0; p < RANSIM_P_COUNT; p++) {
 		const struct rs_lat *l = &rs->lat[p];
 

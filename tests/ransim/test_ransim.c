@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "common/ngap/ngap.h"
 #include "common/sctp/sctp.h"
+#include "db/db.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include "ransim.h"
@@ -145,8 +146,17 @@ static void rs_cfg(struct ransim_cfg *c, unsigned ues, unsigned conc)
 	c->ue_timeout_ms = 3000;
 }
 
-/* Run to completion, shut the associations down; returns the ransim (caller frees). */
-static struct ransim *run(const struct ransim_cfg *c, const struct ransim_sim *sims, unsigned n)
+/* Run the loop for ms milliseconds (answers in flight arrive). */
+static void spin_ms(unsigned ms)
+{
+	uint64_t end = ev_update_now(T.loop) + (uint64_t)ms * 1000000ull;
+
+	while (ev_update_now(T.loop) < end)
+		ev_run_once(T.loop, 10);
+}
+
+/* Create and start, run until every UE has finished its plan (20 s at most). */
+static struct ransim *start_done(const struct ransim_cfg *c, const struct ransim_sim *sims, unsigned n)
 {
 	int err = 0;
 	struct ransim *rs = ransim_new(T.loop, c, sims, n, &err);
@@ -158,10 +168,22 @@ static struct ransim *run(const struct ransim_cfg *c, const struct ransim_sim *s
 	while (!ransim_done(rs) && ev_update_now(T.loop) < end)
 		ev_run_once(T.loop, 10);
 	assert_true(ransim_done(rs));
+	return rs;
+}
+
+/* Shut the associations down and let the SHUTDOWN through. */
+static void shut(struct ransim *rs)
+{
 	ransim_shutdown(rs);
-	end = ev_update_now(T.loop) + 300000000ull;
-	while (ev_update_now(T.loop) < end)
-		ev_run_once(T.loop, 10);
+	spin_ms(300);
+}
+
+/* Run to completion, shut the associations down; returns the ransim (caller frees). */
+static struct ransim *run(const struct ransim_cfg *c, const struct ransim_sim *sims, unsigned n)
+{
+	struct ransim *rs = start_done(c, sims, n);
+
+	shut(rs);
 	if (getenv("RANSIM_TEST_REPORT"))
 		ransim_report(rs, stdout);
 	return rs;
@@ -321,7 +343,6 @@ static void test_gnb_restart(void **state)
 	struct amf_stats a;
 	struct ransim *rs;
 	uint64_t end;
-	int err = 0;
 
 	(void)state;
 	if (amf_up(ia, 1, ea, 1) < 0)
@@ -332,13 +353,7 @@ static void test_gnb_restart(void **state)
 	c.dereg = RANSIM_DEREG_NONE;
 	c.restart_after_ms = 1;
 	c.expect_nea = 2;
-	rs = ransim_new(T.loop, &c, T.sims, N_SUBS, &err);
-	assert_non_null(rs);
-	assert_int_equal(ransim_start(rs), 0);
-	end = ev_update_now(T.loop) + 20000000000ull;
-	while (!ransim_done(rs) && ev_update_now(T.loop) < end)
-		ev_run_once(T.loop, 10);
-	assert_true(ransim_done(rs));
+	rs = start_done(&c, T.sims, N_SUBS);
 	ransim_restart(rs);
 	end = ev_update_now(T.loop) + 20000000000ull;
 	do {
@@ -353,10 +368,7 @@ static void test_gnb_restart(void **state)
 	assert_int_equal(s.dl_mac_fail, 0);
 	assert_int_equal(ransim_ngap_count(rs, 0, "NGSetupRequest"), 2);
 	assert_int_equal(ransim_ngap_count(rs, 1, "InitialContextSetupRequest"), 2 * N_SUBS);
-	/* the ICS Responses (with the transfers) reach the AMF and the SMF */
-	end = ev_update_now(T.loop) + 300000000ull;
-	while (ev_update_now(T.loop) < end)
-		ev_run_once(T.loop, 10);
+	spin_ms(300);   /* the ICS Responses (with the transfers) reach the AMF and the SMF */
 	smf_get_stats(T.smf, &m);
 	assert_int_equal(m.up_deactivated, N_SUBS);
 	assert_int_equal(m.est_accepted, N_SUBS);
@@ -364,10 +376,183 @@ static void test_gnb_restart(void **state)
 	assert_int_equal(m.sessions, N_SUBS);
 	amf_get_stats(T.amf, &a);
 	assert_int_equal(a.service_req, N_SUBS);
-	ransim_shutdown(rs);
-	end = ev_update_now(T.loop) + 300000000ull;
-	while (ev_update_now(T.loop) < end)
+	shut(rs);
+	ransim_free(rs);
+}
+
+static bool report_has(const struct ransim *rs, const char *line)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool found;
+
+	assert_non_null(f);
+	ransim_report(rs, f);
+	fclose(f);
+	found = strstr(buf, line) != NULL;
+	if (!found)
+		printf("%s", buf);
+	free(buf);
+	return found;
+}
+
+/* The SMF's view of UE idx's session: its state and session-AMBR (smf_sess_walk). */
+struct sess_seen {
+	const char *supi;
+	int state;
+	uint64_t ul, dl;
+};
+
+static int sess_cb(const struct smf_sess_view *v, void *arg)
+{
+	struct sess_seen *w = arg;
+
+	if (!strcmp(v->supi, w->supi)) {
+		w->state = (int)v->info.state;
+		w->ul = v->info.ambr_ul_bps;
+		w->dl = v->info.ambr_dl_bps;
+	}
+	return 0;
+}
+
+static void expect_sess(unsigned idx, uint64_t ul, uint64_t dl)
+{
+	struct sess_seen w = { T.sims[idx].supi, -1, 0, 0 };
+	uint32_t cur = 0;
+
+	smf_sess_walk(T.smf, &cur, sess_cb, &w);
+	assert_int_equal(w.state, SMF_ST_ACTIVE);
+	assert_int_equal(w.ul, ul);
+	assert_int_equal(w.dl, dl);
+}
+
+static void expect_qos(const struct ransim *rs, unsigned idx, const struct ransim_ue_qos *want)
+{
+	struct ransim_ue_qos q;
+
+	assert_int_equal(ransim_ue_qos(rs, idx, &q), 0);
+	assert_int_equal(q.ue_ambr_ul, want->ue_ambr_ul);
+	assert_int_equal(q.ue_ambr_dl, want->ue_ambr_dl);
+	assert_int_equal(q.n2_ambr_ul, want->n2_ambr_ul);
+	assert_int_equal(q.n2_ambr_dl, want->n2_ambr_dl);
+	assert_int_equal(q.sess_ambr_ul, want->sess_ambr_ul);
+	assert_int_equal(q.sess_ambr_dl, want->sess_ambr_dl);
+	assert_int_equal(q.ue_ctx_mods, want->ue_ctx_mods);
+	assert_int_equal(q.pdu_mods, want->pdu_mods);
+}
+
+/* A policy change reaching UEs that hold a PDU session (TS 23.502 4.3.3.2): UEs 0 and 1 on
+ * policy "p" (UE 1 with a session-AMBR of its own), UE 2 on the network defaults. The policy's
+ * UE-AMBR and session-AMBR change and the AMF's and SMF's walks run as core.c runs them: the
+ * gNB of UEs 0 and 1 gets one UE CONTEXT MODIFICATION REQUEST each with the new UE-AMBR and
+ * answers it (TS 38.413 8.3.4.2); UE 0 alone gets a PDU SESSION RESOURCE MODIFY REQUEST with
+ * the new session-AMBR in the transfer and a PDU SESSION MODIFICATION COMMAND, answered with
+ * the RESPONSE (8.2.3.2) and the COMPLETE (TS 24.501 6.3.2.3), after which the SMF's session
+ * is ACTIVE with the new AMBR; UE 2 gets nothing. A second walk sends nothing more. */
+static void test_policy_change(void **state)
+{
+	const uint64_t M = 1000000;
+	struct db_policy pol;
+	struct db_subscriber row;
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct smf_stats m;
+	struct ransim *rs;
+	uint32_t cur;
+	uint64_t end;
+
+	(void)state;
+	if (amf_up(NULL, 0, NULL, 0) < 0)
+		return;
+	smf_up();
+	memset(&pol, 0, sizeof(pol));
+	strcpy(pol.name, "p");
+	pol.ue_ambr_ul = 100 * M;
+	pol.ue_ambr_dl = 200 * M;
+	pol.ambr_ul = 10 * M;
+	pol.ambr_dl = 20 * M;
+	for (unsigned i = 0; i < 2; i++) {
+		memset(&row, 0, sizeof(row));
+		strcpy(row.supi, T.sims[i].supi);
+		memcpy(row.k, k1, 16);
+		memcpy(row.opc, opc1, 16);
+		row.op_is_opc = true;
+		row.amf = 0x8000;
+		row.n_slices = 1;
+		row.slices[0] = (struct db_snssai){ 1, 0x010203 };
+		row.n_dnns = 1;
+		strcpy(row.dnns[0], "internet");
+		row.ambr_ul = i ? 7 * M : 0;
+		row.ambr_dl = i ? 8 * M : 0;
+		strcpy(row.policy, "p");
+		assert_int_equal(udm_add_db_policy(T.udm, &row, &pol), 0);
+	}
+	rs_cfg(&c, 3, 3);
+	c.session = true;
+	c.dereg = RANSIM_DEREG_NONE;
+	rs = start_done(&c, T.sims, N_SUBS);
+	spin_ms(300);   /* the Setup Responses reach the SMF (ACTIVE) */
+	expect_sess(0, 10 * M, 20 * M);
+	/* established: the UE-AMBR of the ICS / Setup Request, the session-AMBR both ways */
+	expect_qos(rs, 0, &(struct ransim_ue_qos){ 100 * M, 200 * M, 10 * M, 20 * M, 10 * M, 20 * M, 0, 0 });
+	expect_qos(rs, 1, &(struct ransim_ue_qos){ 100 * M, 200 * M, 7 * M, 8 * M, 7 * M, 8 * M, 0, 0 });
+	expect_qos(rs, 2, &(struct ransim_ue_qos){ UDM_DEFAULT_UE_AMBR_BPS, UDM_DEFAULT_UE_AMBR_BPS,
+						   UDM_DEFAULT_AMBR_BPS, UDM_DEFAULT_AMBR_BPS,
+						   UDM_DEFAULT_AMBR_BPS, UDM_DEFAULT_AMBR_BPS, 0, 0 });
+
+	/* PUT /api/v1/policies/p: new UE-AMBR and session-AMBR (core.c's walks, one slot a step) */
+	pol.ue_ambr_ul = 150 * M;
+	pol.ue_ambr_dl = 250 * M;
+	pol.ambr_ul = 30 * M;
+	pol.ambr_dl = 40 * M;
+	assert_true(udm_policy_update(T.udm, &pol) >= 0);
+	for (cur = 0; cur != AMF_WALK_END;)
+		amf_ue_ambr_walk(T.amf, &cur, 1);
+	for (cur = 0; cur != SMF_WALK_END;)
+		smf_policy_update_walk(T.smf, &cur, 1, NULL);
+	end = ev_update_now(T.loop) + 5000000000ull;
+	do {
 		ev_run_once(T.loop, 10);
+		smf_get_stats(T.smf, &m);
+	} while (m.mod_ok < 1 && ev_update_now(T.loop) < end);
+	spin_ms(200);   /* anything more would arrive by now */
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ue_ctx_mods, 2);
+	assert_int_equal(s.ue_ambr_ul_last, 150 * M);
+	assert_int_equal(s.ue_ambr_dl_last, 250 * M);
+	assert_int_equal(s.pdu_mod_requests, 1);
+	assert_int_equal(s.pdu_mod_commands, 1);
+	assert_int_equal(s.pdu_mod_rejected, 0);
+	assert_int_equal(s.sess_ambr_ul_last, 30 * M);
+	assert_int_equal(s.sess_ambr_dl_last, 40 * M);
+	assert_int_equal(s.ues_failed, 0);
+	assert_int_equal(s.dl_mac_fail, 0);
+	assert_int_equal(ransim_ngap_count(rs, 1, "UEContextModificationRequest"), 2);
+	assert_int_equal(ransim_ngap_count(rs, 0, "UEContextModificationResponse"), 2);
+	assert_int_equal(ransim_ngap_count(rs, 1, "PDUSessionResourceModifyRequest"), 1);
+	assert_int_equal(ransim_ngap_count(rs, 0, "PDUSessionResourceModifyResponse"), 1);
+	expect_qos(rs, 0, &(struct ransim_ue_qos){ 150 * M, 250 * M, 30 * M, 40 * M, 30 * M, 40 * M, 1, 1 });
+	expect_qos(rs, 1, &(struct ransim_ue_qos){ 150 * M, 250 * M, 7 * M, 8 * M, 7 * M, 8 * M, 1, 0 });
+	expect_qos(rs, 2, &(struct ransim_ue_qos){ UDM_DEFAULT_UE_AMBR_BPS, UDM_DEFAULT_UE_AMBR_BPS,
+						   UDM_DEFAULT_AMBR_BPS, UDM_DEFAULT_AMBR_BPS,
+						   UDM_DEFAULT_AMBR_BPS, UDM_DEFAULT_AMBR_BPS, 0, 0 });
+	assert_true(report_has(rs, "\nue_qos imsi-001010000000001 ue_ctx_mods 1 ue_ambr_ul 150000000 ue_ambr_dl "
+				   "250000000 pdu_mods 1 sess_ambr_ul 30000000 sess_ambr_dl 40000000 n2_ambr_ul 30000000 "
+				   "n2_ambr_dl 40000000\n"));
+	/* the SMF took the COMPLETE: ACTIVE with the new session-AMBR (TS 24.501 6.3.2.3) */
+	smf_get_stats(T.smf, &m);
+	assert_int_equal(m.mod_ok, 1);
+	assert_int_equal(m.mod_failed, 0);
+	expect_sess(0, 30 * M, 40 * M);
+	expect_sess(1, 7 * M, 8 * M);
+	expect_sess(2, UDM_DEFAULT_AMBR_BPS, UDM_DEFAULT_AMBR_BPS);
+	/* nothing changed since: the walks send nothing */
+	for (cur = 0; cur != AMF_WALK_END;)
+		assert_int_equal(amf_ue_ambr_walk(T.amf, &cur, 1), 0);
+	for (cur = 0; cur != SMF_WALK_END;)
+		assert_int_equal(smf_policy_update_walk(T.smf, &cur, 1, NULL), 0);
+	shut(rs);
 	ransim_free(rs);
 }
 
@@ -645,23 +830,6 @@ static void test_guard_timeout(void **state)
  * and on a second gNB, the victim stays registered on its N2 connection, no release, no bad
  * downlink MAC, the forger gets the spec's answer, and the victim's protected deregistration
  * is accepted at the end. */
-static bool report_has(const struct ransim *rs, const char *line)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	bool found;
-
-	assert_non_null(f);
-	ransim_report(rs, f);
-	fclose(f);
-	found = strstr(buf, line) != NULL;
-	if (!found)
-		printf("%s", buf);
-	free(buf);
-	return found;
-}
-
 static void test_adversary(void **state)
 {
 	static const char *const attacks[] = {
@@ -718,6 +886,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_cycle, teardown),
 		cmocka_unit_test_teardown(test_cycle_svc_ies_clear, teardown),
 		cmocka_unit_test_teardown(test_gnb_restart, teardown),
+		cmocka_unit_test_teardown(test_policy_change, teardown),
 		cmocka_unit_test_teardown(test_passes, teardown),
 		cmocka_unit_test_teardown(test_switch_off, teardown),
 		cmocka_unit_test_teardown(test_suci_a_and_resync, teardown),

@@ -196,6 +196,95 @@ static void test_ul_wrap(void **state)
 	ransim_free(rs);
 }
 
+/* The last uplink NAS PDU of ue as the network reads it (the gNB has no association here, so
+ * it stops in rs->tx): SHT 2, integrity verified, deciphered; the 5GSM message inside its
+ * UL NAS TRANSPORT decoded into *gsm. */
+static void ul_gsm(struct ransim *rs, struct rs_ue *ue, uint32_t count, struct nas_msg *gsm)
+{
+	const struct ngap_bytes *pdu = &rs->tx.u.uplink_nas_transport.nas;
+	static uint8_t plain[600];
+	struct nas_sec_hdr hdr;
+	struct nas_err nerr;
+	struct nas_msg ul;
+	uint8_t mac[4];
+
+	assert_int_equal(rs->tx.proc, NGAP_PROC_UPLINK_NAS_TRANSPORT);
+	assert_int_equal(nas_sec_decode(pdu->p, pdu->len, &hdr, &nerr), 0);
+	assert_int_equal(hdr.sht, NAS_SHT_INTEGRITY_CIPHERED);
+	assert_int_equal(hdr.sqn, (uint8_t)count);
+	assert_int_equal(crypto_nia(ue->nia, ue->kint, count, RS_NAS_BEARER, CRYPTO_DIR_UPLINK, hdr.mac_input.p,
+				    (size_t)hdr.mac_input.len * 8, mac), 0);
+	assert_int_equal((uint32_t)mac[0] << 24 | (uint32_t)mac[1] << 16 | (uint32_t)mac[2] << 8 | mac[3], hdr.mac);
+	assert_int_equal(crypto_nea(ue->nea, ue->kenc, count, RS_NAS_BEARER, CRYPTO_DIR_UPLINK, hdr.msg.p, plain,
+				    (size_t)hdr.msg.len * 8), 0);
+	assert_int_equal(nas_decode(plain, hdr.msg.len, &ul, &nerr), 0);
+	assert_int_equal(ul.type, NAS_UL_NAS_TRANSPORT);
+	assert_int_equal(ul.ul_nas.payload_type, NAS_PAYLOAD_N1_SM);
+	assert_true(ul.ul_nas.has_psi);
+	assert_int_equal(ul.ul_nas.psi, 1);
+	assert_int_equal(nas_decode(ul.ul_nas.payload.p, ul.ul_nas.payload.len, gsm, &nerr), 0);
+}
+
+/* A network-requested PDU SESSION MODIFICATION COMMAND (TS 24.501 6.3.2.2) in a protected DL
+ * NAS TRANSPORT to a UE holding PDU session 1: the session-AMBR is applied (30 / 40 Mbit/s)
+ * and answered with PDU SESSION MODIFICATION COMPLETE, PSI 1, the command's PTI 0 (6.3.2.3),
+ * integrity protected and ciphered; the UE's plan stays where it was. Without the session:
+ * COMMAND REJECT #43 (6.3.2.4), the AMBR kept. */
+static void test_mod_command(void **state)
+{
+	struct ransim *rs = mk();
+	struct rs_ue *ue = ctx(rs, 2, 2);
+	struct nas_msg cmd, dl, gsm;
+	uint8_t sm[64], pdu[600];
+	int n;
+
+	(void)state;
+	ue->started = true;
+	ue->st = RS_UE_REGISTERED;
+	ue->sess_up = true;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.type = NAS_PDU_SESSION_MODIFICATION_COMMAND;
+	cmd.psi = 1;
+	cmd.pti = 0;
+	cmd.pdu_mod_cmd.has_ambr = true;
+	cmd.pdu_mod_cmd.ambr = (struct nas_session_ambr){ .dl_unit = 6, .dl = 40, .ul_unit = 6, .ul = 30 };
+	n = nas_encode(&cmd, sm, sizeof(sm), NULL);
+	assert_true(n > 0);
+	memset(&dl, 0, sizeof(dl));
+	dl.type = NAS_DL_NAS_TRANSPORT;
+	dl.dl_nas.payload_type = NAS_PAYLOAD_N1_SM;
+	dl.dl_nas.payload = (struct nas_buf){ sm, (uint16_t)n };
+	dl.dl_nas.has_psi = true;
+	dl.dl_nas.psi = 1;
+	rs_ue_nas_rx(ue, pdu, net_protect(ue, &dl, NAS_SHT_INTEGRITY_CIPHERED, 0, pdu));
+	assert_int_equal(rs->st.pdu_mod_commands, 1);
+	assert_int_equal(rs->st.pdu_mod_rejected, 0);
+	assert_int_equal(ue->qos.pdu_mods, 1);
+	assert_int_equal(ue->qos.sess_ambr_ul, 30000000);
+	assert_int_equal(ue->qos.sess_ambr_dl, 40000000);
+	assert_int_equal(rs->st.sess_ambr_dl_last, 40000000);
+	assert_int_equal(ue->st, RS_UE_REGISTERED);
+	ul_gsm(rs, ue, 0, &gsm);
+	assert_int_equal(gsm.type, NAS_PDU_SESSION_MODIFICATION_COMPLETE);
+	assert_int_equal(gsm.psi, 1);
+	assert_int_equal(gsm.pti, 0);
+
+	/* no such session at the UE: rejected, nothing applied */
+	ue->sess_up = false;
+	cmd.pdu_mod_cmd.ambr.ul = 5;
+	n = nas_encode(&cmd, sm, sizeof(sm), NULL);
+	dl.dl_nas.payload = (struct nas_buf){ sm, (uint16_t)n };
+	rs_ue_nas_rx(ue, pdu, net_protect(ue, &dl, NAS_SHT_INTEGRITY_CIPHERED, 1, pdu));
+	assert_int_equal(rs->st.pdu_mod_commands, 1);
+	assert_int_equal(rs->st.pdu_mod_rejected, 1);
+	assert_int_equal(ue->qos.sess_ambr_ul, 30000000);
+	ul_gsm(rs, ue, 1, &gsm);
+	assert_int_equal(gsm.type, NAS_PDU_SESSION_MODIFICATION_COMMAND_REJECT);
+	assert_int_equal(gsm.pdu_mod_cmd_rej.cause, NAS_5GSM_INVALID_PDU_SESSION_ID);
+	assert_int_equal(gsm.pti, 0);
+	ransim_free(rs);
+}
+
 /* Null-scheme SUCI: home PLMN and the MSIN of the SIM in BCD (TS 24.501 9.11.3.4). */
 static void test_suci_null(void **state)
 {
@@ -242,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_dl_count_wrap),
 		cmocka_unit_test(test_plain_after_security),
 		cmocka_unit_test(test_ul_wrap),
+		cmocka_unit_test(test_mod_command),
 		cmocka_unit_test(test_suci_null),
 		cmocka_unit_test(test_latency_histogram),
 	};

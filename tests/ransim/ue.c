@@ -591,6 +591,8 @@ static const struct {
 	{ RS_UE_WAIT_DEREG_ACCEPT, NAS_DEREGISTRATION_ACCEPT_UE_ORIG, on_dereg_accept },
 	{ RS_UE_WAIT_PDU_ACCEPT, NAS_DL_NAS_TRANSPORT, rs_sm_on_dl_nas },
 	{ RS_UE_WAIT_PDU_REL, NAS_DL_NAS_TRANSPORT, rs_sm_on_dl_nas },
+	/* network-requested PDU session modification of a UE holding its session (6.3.2) */
+	{ RS_UE_REGISTERED, NAS_DL_NAS_TRANSPORT, rs_sm_on_dl_nas },
 	{ RS_UE_WAIT_PDU_ACCEPT, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
 	{ RS_UE_WAIT_SVC_ACCEPT, NAS_SERVICE_ACCEPT, rs_sm_on_svc_accept },
 	{ RS_UE_WAIT_SVC_ACCEPT, NAS_SERVICE_REJECT, rs_sm_on_svc_reject },

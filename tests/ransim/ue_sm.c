@@ -210,6 +210,13 @@ enum rs_ue_state rs_sm_on_svc_reject(struct rs_ue *ue, const struct nas_msg *m)
 	return RS_UE_WAIT_RELEASE;
 }
 
+/* The session-AMBR the UE holds, in bit/s (TS 24.501 9.11.4.14 units are kbps multiples). */
+static void take_sess_ambr(struct rs_ue *ue, const struct nas_session_ambr *a)
+{
+	ue->qos.sess_ambr_ul = nas_ambr_kbps(a->ul_unit, a->ul) * 1000;
+	ue->qos.sess_ambr_dl = nas_ambr_kbps(a->dl_unit, a->dl) * 1000;
+}
+
 /* PDU Session Establishment Accept (TS 24.501 8.3.2): address, QoS rules, session-AMBR. */
 static void check_accept(struct rs_ue *ue, const struct nas_pdu_session_establishment_accept *a)
 {
@@ -240,6 +247,42 @@ static void check_accept(struct rs_ue *ue, const struct nas_pdu_session_establis
 	/* 9.11.4.14: both directions present */
 	if (!a->ambr.dl_unit || !a->ambr.dl || !a->ambr.ul_unit || !a->ambr.ul)
 		rs_ue_fail(ue, "accept_ambr");
+	take_sess_ambr(ue, &a->ambr);
+}
+
+/* TS 24.501 6.3.2.3: a PDU SESSION MODIFICATION COMMAND for our active session: the new
+ * session-AMBR (if present) is the one in force from now on; answer PDU SESSION
+ * MODIFICATION COMPLETE with the command's PTI (0 for a network-requested modification,
+ * 9.6), integrity protected and ciphered in an UL NAS TRANSPORT like every 5GSM message.
+ * Without an active session of that PSI: COMMAND REJECT #43 (6.3.2.4, 8.3.11). */
+void rs_sm_on_mod_command(struct rs_ue *ue)
+{
+	struct ransim *rs = ue->rs;
+	struct nas_msg *g = &rs->gsm;
+	const struct nas_pdu_session_modification_command *c = &g->pdu_mod_cmd;
+	uint8_t pti = g->pti, psi = g->psi;
+	bool ok = ue->sess_up && psi == rs->cfg.psi;
+
+	if (ok && c->has_ambr) {
+		if (!c->ambr.dl_unit || !c->ambr.ul_unit)
+			rs_ue_fail(ue, "mod_command_ambr");
+		take_sess_ambr(ue, &c->ambr);
+		rs->st.sess_ambr_ul_last = ue->qos.sess_ambr_ul;
+		rs->st.sess_ambr_dl_last = ue->qos.sess_ambr_dl;
+	}
+	memset(g, 0, sizeof(*g));
+	g->psi = psi;
+	g->pti = pti;
+	if (ok) {
+		g->type = NAS_PDU_SESSION_MODIFICATION_COMPLETE;
+		ue->qos.pdu_mods++;
+		rs->st.pdu_mod_commands++;
+	} else {
+		g->type = NAS_PDU_SESSION_MODIFICATION_COMMAND_REJECT;
+		g->pdu_mod_cmd_rej.cause = NAS_5GSM_INVALID_PDU_SESSION_ID;
+		rs->st.pdu_mod_rejected++;
+	}
+	send_gsm(ue, false);
 }
 
 enum rs_ue_state rs_sm_on_dl_nas(struct rs_ue *ue, const struct nas_msg *m)
@@ -257,8 +300,18 @@ enum rs_ue_state rs_sm_on_dl_nas(struct rs_ue *ue, const struct nas_msg *m)
 		rs_ue_fail(ue, cause);
 		return rs_ue_next_step(ue);
 	}
-	if (m->dl_nas.payload_type != NAS_PAYLOAD_N1_SM || !m->dl_nas.has_psi || m->dl_nas.psi != rs->cfg.psi ||
-	    nas_decode(m->dl_nas.payload.p, m->dl_nas.payload.len, g, &err) < 0 || g->psi != rs->cfg.psi) {
+	if (m->dl_nas.payload_type != NAS_PAYLOAD_N1_SM || !m->dl_nas.has_psi ||
+	    nas_decode(m->dl_nas.payload.p, m->dl_nas.payload.len, g, &err) < 0 || g->psi != m->dl_nas.psi) {
+		rs_ue_fail(ue, "dl_nas_transport_bad");
+		return ue->st;
+	}
+	if (g->type == NAS_PDU_SESSION_MODIFICATION_COMMAND) {
+		/* network-requested (TS 24.501 6.3.2), in whatever state the UE's plan is; a PSI
+		 * the UE does not hold gets its COMMAND REJECT there */
+		rs_sm_on_mod_command(ue);
+		return ue->st;
+	}
+	if (g->psi != rs->cfg.psi) {
 		rs_ue_fail(ue, "dl_nas_transport_bad");
 		return ue->st;
 	}
@@ -328,6 +381,8 @@ int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint
 	}
 	if (!t->has_session_ambr)
 		rs_ue_fail(ue, "setup_transfer_ambr");
+	ue->qos.n2_ambr_ul = t->session_ambr.ul;
+	ue->qos.n2_ambr_dl = t->session_ambr.dl;
 	ue->qfi = t->flows[0].qfi;
 	/* the UPF's end of the N3 tunnel, for the G-PDUs of gtpu.c (IPv4 first in a dual address) */
 	memcpy(&ue->n3_upf_addr, t->ul_tunnel.addr, 4);
