@@ -315,9 +315,9 @@ int amf_nssai_resync(struct amf *amf);
 
 /* Registration latency (TS 24.501 5.5.1.2): REGISTRATION REQUEST received -> REGISTRATION
  * COMPLETE (or the ACCEPT when no COMPLETE is expected), per registration that completed,
- * on the ev loop's cached clock. Same buckets as the SMF's (smf_hist_bounds_us). */
-struct smf_hist;
-void amf_reg_latency(const struct amf *amf, struct smf_hist *out);
+ * on the ev loop's cached clock (common/hist.h). */
+struct hist;
+void amf_reg_latency(const struct amf *amf, struct hist *out);
 
 /* ---- NGAP messages and registrations by kind (/metrics) ----
  * Counted where the totals of struct amf_stats are (an array increment, no allocation).

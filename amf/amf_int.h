@@ -29,6 +29,7 @@
 #include "amf/amf.h"
 #include "ausf/ausf.h"
 #include "common/ev.h"
+#include "common/hist.h"
 #include "common/nas/nas.h"
 #include "common/ngap/ngap.h"
 #include "smf/smf.h"
@@ -320,7 +321,7 @@ struct amf {
 	uint8_t rx_scratch[2 * 65536]; /* fragmented NGAP open types (ngap_decode_scratch) */
 	/* Registration Request -> Registration Complete (or Accept when no Complete is
 	 * expected), per completed registration (nas_reg.c; read by amf_reg_latency) */
-	struct smf_hist reg_latency;
+	struct hist reg_latency;
 	/* /metrics by kind (amf.h: amf_ngap_msg_count, amf_reg_counts): NGAP PDUs per
 	 * [ProcedureCode][enum amf_ngap_dir][NGAP-PDU type] (ngap_rx.c / ngap_tx.c, beside
 	 * ngap_rx / ngap_tx), REGISTRATION ACCEPTs per 5GS registration type and REJECTs per

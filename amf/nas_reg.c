@@ -31,7 +31,7 @@ static void reg_latency_done(struct amf_ue *ue)
 
 	if (!ue->reg_t0_ns)
 		return;
-	smf_hist_add(&ue->amf->reg_latency, now > ue->reg_t0_ns ? now - ue->reg_t0_ns : 0);
+	hist_add(&ue->amf->reg_latency, now > ue->reg_t0_ns ? now - ue->reg_t0_ns : 0);
 	ue->reg_t0_ns = 0;
 }
 

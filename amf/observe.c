@@ -178,7 +178,7 @@ static const struct amf_stat_desc stat_desc[] = {
 _Static_assert(sizeof(stat_desc) / sizeof(stat_desc[0]) == sizeof(struct amf_stats) / sizeof(uint64_t),
 	       "amf_stats_desc does not cover struct amf_stats");
 
-void amf_reg_latency(const struct amf *amf, struct smf_hist *out)
+void amf_reg_latency(const struct amf *amf, struct hist *out)
 {
 	*out = amf->reg_latency;
 }

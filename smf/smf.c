@@ -366,30 +366,6 @@ void smf_upf_dl_data(void *arg, uint32_t session_id)
 
 /* ---- N2 ---- */
 
-/* Latency buckets (upper bounds): a setup takes a few ms in a lab, up to seconds when
- * the radio side is slow. The AMF's registration histogram uses the same bounds. */
-static const uint32_t hist_bounds_us[SMF_HIST_N] = {
-	500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
-	1000000, 2500000, 5000000, 10000000,
-};
-
-const uint32_t *smf_hist_bounds_us(unsigned *n)
-{
-	*n = SMF_HIST_N;
-	return hist_bounds_us;
-}
-
-void smf_hist_add(struct smf_hist *h, uint64_t ns)
-{
-	unsigned i = 0;
-
-	while (i < SMF_HIST_N && ns > (uint64_t)hist_bounds_us[i] * 1000u)
-		i++;
-	h->bucket[i]++;
-	h->count++;
-	h->sum_ns += ns;
-}
-
 /* The gNB answered the Setup Request of an establishment (not a reactivation: those
  * run in ACTIVE). ok: TS 23.502 4.3.2.2.1 step 15 done, the setup latency observed. */
 static void setup_outcome(struct smf *smf, const struct smf_sess *s, bool ok)
@@ -401,7 +377,7 @@ static void setup_outcome(struct smf *smf, const struct smf_sess *s, bool ok)
 		return;
 	}
 	smf->st.est_completed++;
-	smf_hist_add(&smf->st.setup_latency, now > t0 ? now - t0 : 0);
+	hist_add(&smf->st.setup_latency, now > t0 ? now - t0 : 0);
 }
 
 int smf_n2_rx(struct smf *smf, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg kind,

@@ -67,6 +67,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hist.h"
 #include "common/ngap/ngap.h"
 
 struct smf;
@@ -260,19 +261,6 @@ struct smf_sess_info {
 /* 0 or -ENOENT. */
 int smf_sess_info(const struct smf *smf, const struct smf_ue *ue, uint8_t psi, struct smf_sess_info *out);
 
-/* Latency histogram with fixed buckets (smf_hist_bounds_us): observations per bucket,
- * not cumulative; bucket[SMF_HIST_N] holds those above the largest bound (+Inf). */
-#define SMF_HIST_N 14
-struct smf_hist {
-	uint64_t count;
-	uint64_t sum_ns;
-	uint64_t bucket[SMF_HIST_N + 1];
-};
-/* Upper bounds of the buckets in microseconds, ascending (0.5 ms .. 10 s); *n = SMF_HIST_N. */
-const uint32_t *smf_hist_bounds_us(unsigned *n);
-/* One observation of ns nanoseconds (also the AMF's registration histogram). */
-void smf_hist_add(struct smf_hist *h, uint64_t ns);
-
 /* est_rej_cause is indexed by the 5GSM cause (TS 24.501 9.11.4.2, all below 128);
  * a cause outside counts at index 0. */
 #define SMF_CAUSE_SLOTS 128
@@ -300,7 +288,7 @@ struct smf_stats {
 	uint64_t est_rej_cause[SMF_CAUSE_SLOTS];
 	/* PDU Session Establishment Request received -> PDU Session Resource Setup Response
 	 * handled, per completed establishment, on the ev loop's cached clock (ev_now_ns). */
-	struct smf_hist setup_latency;
+	struct hist setup_latency;    /* common/hist.h */
 };
 void smf_get_stats(const struct smf *smf, struct smf_stats *out);
 

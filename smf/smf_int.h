@@ -120,7 +120,7 @@ struct smf {
 	uint8_t scratch_n1[SMF_N1_MAX];    /* for ops.send */
 	uint8_t scratch_n2[SMF_N2_MAX];
 	/* ev_now_ns() at each slot's PDU SESSION ESTABLISHMENT REQUEST (n_sess entries; the
-	 * start of the setup latency, smf_hist_add) */
+	 * start of the setup latency, hist_add) */
 	uint64_t *setup_t0;
 	/* UPF counters of sessions already removed (smf_upf_totals adds the live ones) */
 	struct smf_upf_totals retired;

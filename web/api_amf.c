@@ -149,7 +149,7 @@ static void metrics_reg(struct web_metrics_out *o, const struct amf *amf)
 static void metrics(struct web_metrics_out *o, void *arg)
 {
 	const struct amf *amf = arg;
-	struct smf_hist rh;
+	struct hist rh;
 
 	metrics_stats(o, amf);
 	metrics_ngap(o, amf);

@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "common/hist.h"
 #include "smf/smf.h"
 #include "upf/upf.h"
 #include "web/web_int.h"
@@ -215,10 +216,10 @@ static int h_stats(struct web *w, const struct web_req *req, struct web_resp *re
 /* ---- /metrics ---- */
 
 /* Prometheus histogram: cumulative _bucket{le} lines, le in seconds, then _sum, _count. */
-void web_metrics_hist(struct web_metrics_out *o, const char *name, const char *help, const struct smf_hist *h)
+void web_metrics_hist(struct web_metrics_out *o, const char *name, const char *help, const struct hist *h)
 {
 	unsigned n, i;
-	const uint32_t *b = smf_hist_bounds_us(&n);
+	const uint32_t *b = hist_bounds_us(&n);
 	uint64_t cum = 0;
 
 	web_metrics_printf(o, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);

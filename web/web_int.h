@@ -335,14 +335,14 @@ int web_api_policy_routes(struct web *web);
 /* api_sess.c: the SMF's parts of the AMF's views (api_amf.c), for web->smf (set).
  * "sessions": [S, ...] of the UE whose SMF handle is sm (NULL: none) added to j: 0 or -ENOMEM. */
 struct smf_ue;
-struct smf_hist;
+struct hist;
 int web_sess_ue_add(struct web *web, struct smf_ue *sm, struct json_t *j);
 /* "sessions": n and "upf": {...} (null without a UPF) added to j. */
 void web_sess_stats_add(struct web *web, struct json_t *j);
-/* A Prometheus histogram of h (smf_hist_bounds_us buckets, le in seconds): # HELP, # TYPE,
+/* A Prometheus histogram of h (hist_bounds_us buckets, le in seconds): # HELP, # TYPE,
  * cumulative _bucket{le} lines, _sum, _count. */
 void web_metrics_hist(struct web_metrics_out *o, const char *name, const char *help,
-		      const struct smf_hist *h);
+		      const struct hist *h);
 
 /* api_auth.c: the role of a session cookie (0 if none or expired); its CSRF
  * token is copied to csrf_out (65 bytes), its user to user_out (72). */

@@ -121,11 +121,11 @@ static void test_walk(void **state)
 	fx_free(f);
 }
 
-static uint64_t hist_sum(const struct smf_hist *h)
+static uint64_t hist_sum(const struct hist *h)
 {
 	uint64_t n = 0;
 
-	for (unsigned i = 0; i <= SMF_HIST_N; i++)
+	for (unsigned i = 0; i <= HIST_N; i++)
 		n += h->bucket[i];
 	return n;
 }
@@ -144,24 +144,24 @@ static void test_setup_latency(void **state)
 	unsigned n;
 
 	(void)state;
-	b = smf_hist_bounds_us(&n);
-	assert_int_equal(n, SMF_HIST_N);
+	b = hist_bounds_us(&n);
+	assert_int_equal(n, HIST_N);
 	for (unsigned i = 1; i < n; i++)
 		assert_true(b[i] > b[i - 1]);
 	assert_int_equal(b[0], 500);
 	assert_int_equal(b[2], 2500);
 	assert_int_equal(b[n - 1], 10000000);
 	/* Prometheus "le": a value equal to a bound is in that bucket; above the last: +Inf. */
-	struct smf_hist h = { 0 };
-	smf_hist_add(&h, 0);
-	smf_hist_add(&h, 500000);
-	smf_hist_add(&h, 500001);
-	smf_hist_add(&h, 10000000000ull);
-	smf_hist_add(&h, 10000000001ull);
+	struct hist h = { 0 };
+	hist_add(&h, 0);
+	hist_add(&h, 500000);
+	hist_add(&h, 500001);
+	hist_add(&h, 10000000000ull);
+	hist_add(&h, 10000000001ull);
 	assert_int_equal(h.bucket[0], 2);
 	assert_int_equal(h.bucket[1], 1);
-	assert_int_equal(h.bucket[SMF_HIST_N - 1], 1);
-	assert_int_equal(h.bucket[SMF_HIST_N], 1);
+	assert_int_equal(h.bucket[HIST_N - 1], 1);
+	assert_int_equal(h.bucket[HIST_N], 1);
 	assert_int_equal(h.count, 5);
 	assert_int_equal(hist_sum(&h), 5);
 	assert_int_equal(h.sum_ns, 500000ull + 500001ull + 10000000000ull + 10000000001ull);
