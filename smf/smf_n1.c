@@ -160,100 +160,86 @@ static void reject(struct smf *smf, const struct smf_ue *ue, struct smf_out *out
 	smf_msg_est_reject(out, m->psi, m->pti, cause);
 }
 
-/* TS 24.501 6.4.1.2 / 6.4.1.4: PDU SESSION ESTABLISHMENT REQUEST. */
-static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_nas_transport *ul,
-		       const struct nas_msg *m, struct smf_out *out)
+/* TS 24.501 7.3.2 a) and 7.3.1 a), and the request types offered: 0, or the 5GSM cause
+ * of the reject. */
+static uint8_t est_header_cause(const struct nas_ul_nas_transport *ul, const struct nas_msg *m)
 {
-	const struct nas_pdu_session_establishment_request *r = &m->pdu_est_req;
-	struct smf_ev_ctx c = { .out = out, .msg = m };
-	struct smf_sess *s;
-	struct sub_view v;
-	struct ngap_snssai snssai;
-	uint8_t pdu_type = NAS_PDU_IPV4, pdu_cause = 0;
-	int dnn, rc;
-
-	/* TS 24.501 7.3.2 a) and 7.3.1 a) */
-	if (m->psi < SMF_PSI_MIN || m->psi > SMF_PSI_MAX || (ul->has_psi && ul->psi != m->psi)) {
-		reject(smf, ue, out, m, NAS_5GSM_INVALID_PDU_SESSION_ID);
-		return 0;
-	}
-	if (m->pti == PTI_UNASSIGNED || m->pti == PTI_RESERVED) {
-		reject(smf, ue, out, m, NAS_5GSM_INVALID_PTI);
-		return 0;
-	}
+	if (m->psi < SMF_PSI_MIN || m->psi > SMF_PSI_MAX || (ul->has_psi && ul->psi != m->psi))
+		return NAS_5GSM_INVALID_PDU_SESSION_ID;
+	if (m->pti == PTI_UNASSIGNED || m->pti == PTI_RESERVED)
+		return NAS_5GSM_INVALID_PTI;
 	if (ul->has_request_type && ul->request_type != NAS_REQ_INITIAL) {
 		/* Handover of an existing session (from non-3GPP / EPS), emergency and MA
 		 * sessions are not offered: there is no such session here. */
-		reject(smf, ue, out, m, ul->request_type == NAS_REQ_EXISTING_PDU_SESSION
-			       ? NAS_5GSM_PDU_SESSION_DOES_NOT_EXIST : NAS_5GSM_SERVICE_OPTION_NOT_SUPPORTED);
-		return 0;
+		return ul->request_type == NAS_REQ_EXISTING_PDU_SESSION ? NAS_5GSM_PDU_SESSION_DOES_NOT_EXIST
+									 : NAS_5GSM_SERVICE_OPTION_NOT_SUPPORTED;
 	}
-	s = smf_sess_get(smf, ue, m->psi);
-	if (s) {
-		if (s->state == SMF_ST_ACTIVE_PENDING && s->pti == m->pti) {
-			/* the UE's retransmission (T3580): same answer, same session */
-			rc = smf_fsm_dispatch(smf, s, SMF_EV_EST_REQ, &c);
-			return rc < 0 ? rc : 0;
-		}
-		/* TS 24.501 6.4.1.2: an initial request for the PSI of an existing
-		 * session: release the old one locally and go on with the new. */
-		struct smf_ev_ctx l = { 0 };
-		smf_slog(LOGL_INFO, smf, s, "new establishment on this PSI: local release of the old session");
-		smf_fsm_dispatch(smf, s, SMF_EV_LOCAL_REL, &l);
-	}
-	if (ue->n_sess >= smf->max_per_ue) {
-		reject(smf, ue, out, m, SMF_CAUSE_MAX_SESSIONS);
-		return 0;
-	}
-	sub_view(smf, ue, &v);
-	if (smf->p.udm && !v.d) {
-		reject(smf, ue, out, m, NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED);
-		return 0;
-	}
+	return 0;
+}
+
+/* What the network and the subscription grant: a session more for this UE, its 5QI, the
+ * slice (*snssai) and the DNN (*dnn, an index in conf). 0, or the 5GSM cause of the reject. */
+static uint8_t est_grant(const struct smf *smf, const struct smf_ue *ue, const struct nas_ul_nas_transport *ul,
+			 const struct nas_msg *m, struct sub_view *v, struct ngap_snssai *snssai, int *dnn)
+{
+	int rc;
+
+	if (ue->n_sess >= smf->max_per_ue)
+		return SMF_CAUSE_MAX_SESSIONS;
+	sub_view(smf, ue, v);
+	if (smf->p.udm && !v->d)
+		return NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED;
 	/* A GBR 5QI needs GFBR / MFBR (TS 23.501 5.7.2.5; TS 38.413 9.3.1.10: GBR QoS Flow Information
 	 * is mandatory for it). The subscription carries none, so such a 5QI cannot be granted: refuse
 	 * (#32 service option not supported) instead of sending the gNB a GBR flow without bit rates. */
-	if (smf_5qi_is_gbr(v.qi5)) {
+	if (smf_5qi_is_gbr(v->qi5)) {
 		char obj[48];
 
 		snprintf(obj, sizeof(obj), "ue=%s psi=%u", ue->supi, m->psi);
 		log_msg(LOGL_WARN, MOD, obj, "subscribed 5QI %u is GBR and the subscription has no GFBR/MFBR",
-			v.qi5);
-		reject(smf, ue, out, m, NAS_5GSM_SERVICE_OPTION_NOT_SUPPORTED);
-		return 0;
+			v->qi5);
+		return NAS_5GSM_SERVICE_OPTION_NOT_SUPPORTED;
 	}
-	rc = pick_slice(smf, ue, &v, ul, &snssai);
-	if (rc) {
-		reject(smf, ue, out, m, (uint8_t)rc);
-		return 0;
-	}
-	dnn = pick_dnn(smf, &v, ul);
-	if (dnn < 0) {
-		reject(smf, ue, out, m, (uint8_t)-dnn);
-		return 0;
-	}
-	/* TS 24.501 6.4.1.2 / 6.4.1.4.1: IPv4 is what we grant; IPv4v6 is narrowed
-	 * with #50, IPv6 alone is refused with #50, non-IP types with #28. */
+	rc = pick_slice(smf, ue, v, ul, snssai);
+	if (rc)
+		return (uint8_t)rc;
+	*dnn = pick_dnn(smf, v, ul);
+	return *dnn < 0 ? (uint8_t)-*dnn : 0;
+}
+
+/* TS 24.501 6.4.1.2 / 6.4.1.4.1: IPv4 is what we grant; IPv4v6 is narrowed with #50
+ * (*pdu_cause), IPv6 alone is refused with #50, non-IP types with #28; SSC mode 1 only.
+ * 0, or the 5GSM cause of the reject. */
+static uint8_t est_type_cause(const struct nas_pdu_session_establishment_request *r, uint8_t *pdu_cause)
+{
+	*pdu_cause = 0;
 	if (r->has_pdu_session_type) {
 		switch (r->pdu_session_type & 7) {
 		case NAS_PDU_IPV4:
 			break;
 		case NAS_PDU_IPV4V6:
-			pdu_cause = NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED;
+			*pdu_cause = NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED;
 			break;
 		case NAS_PDU_IPV6:
-			reject(smf, ue, out, m, NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED);
-			return 0;
+			return NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED;
 		default:
-			reject(smf, ue, out, m, NAS_5GSM_UNKNOWN_PDU_SESSION_TYPE);
-			return 0;
+			return NAS_5GSM_UNKNOWN_PDU_SESSION_TYPE;
 		}
 	}
-	if (r->has_ssc_mode && (r->ssc_mode & 7) != NAS_SSC_MODE_1) {
-		reject(smf, ue, out, m, NAS_5GSM_NOT_SUPPORTED_SSC_MODE);
-		return 0;
-	}
-	s = smf_sess_alloc(smf, ue, m->psi);
+	if (r->has_ssc_mode && (r->ssc_mode & 7) != NAS_SSC_MODE_1)
+		return NAS_5GSM_NOT_SUPPORTED_SSC_MODE;
+	return 0;
+}
+
+/* The granted session: allocated with an address of its DNN's pool and started (the FSM
+ * sends the accept and the N2 setup). 0 (accepted, or rejected in out) or -ENOSPC. */
+static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m, const struct sub_view *v,
+		     const struct ngap_snssai *snssai, int dnn, uint8_t pdu_cause, struct smf_out *out)
+{
+	struct smf_ev_ctx c = { .out = out, .msg = m };
+	struct smf_sess *s = smf_sess_alloc(smf, ue, m->psi);
+	int rc;
+
 	if (!s) {
 		reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
 		return 0;
@@ -267,13 +253,13 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 		return 0;
 	}
 	s->pti = m->pti;
-	s->snssai = snssai;
-	s->pdu_type = pdu_type;
+	s->snssai = *snssai;
+	s->pdu_type = NAS_PDU_IPV4;
 	s->pdu_cause = pdu_cause;
-	s->five_qi = v.qi5;
-	s->arp = v.arp;
-	s->ambr_ul = v.ambr_ul;
-	s->ambr_dl = v.ambr_dl;
+	s->five_qi = v->qi5;
+	s->arp = v->arp;
+	s->ambr_ul = v->ambr_ul;
+	s->ambr_dl = v->ambr_dl;
 	rc = smf_fsm_dispatch(smf, s, SMF_EV_EST_REQ, &c);
 	if (rc < 0) {
 		/* rules refused by the UPF, or an encoding failure: nothing was sent */
@@ -290,6 +276,48 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 		 ((uint8_t *)&s->ue_addr)[0], ((uint8_t *)&s->ue_addr)[1], ((uint8_t *)&s->ue_addr)[2],
 		 ((uint8_t *)&s->ue_addr)[3], s->teid, pdu_cause ? " (IPv4 only, #50)" : "");
 	return 0;
+}
+
+/* TS 24.501 6.4.1.2 / 6.4.1.4: PDU SESSION ESTABLISHMENT REQUEST. Every check answers with
+ * its 5GSM cause in a PDU SESSION ESTABLISHMENT REJECT (returns 0); -ENOSPC when out is
+ * too small. */
+static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_nas_transport *ul,
+		       const struct nas_msg *m, struct smf_out *out)
+{
+	struct smf_sess *s;
+	struct sub_view v;
+	struct ngap_snssai snssai;
+	uint8_t cause, pdu_cause = 0;
+	int dnn = -1, rc;
+
+	cause = est_header_cause(ul, m);
+	if (cause) {
+		reject(smf, ue, out, m, cause);
+		return 0;
+	}
+	s = smf_sess_get(smf, ue, m->psi);
+	if (s) {
+		if (s->state == SMF_ST_ACTIVE_PENDING && s->pti == m->pti) {
+			/* the UE's retransmission (T3580): same answer, same session */
+			struct smf_ev_ctx c = { .out = out, .msg = m };
+
+			rc = smf_fsm_dispatch(smf, s, SMF_EV_EST_REQ, &c);
+			return rc < 0 ? rc : 0;
+		}
+		/* TS 24.501 6.4.1.2: an initial request for the PSI of an existing
+		 * session: release the old one locally and go on with the new. */
+		struct smf_ev_ctx l = { 0 };
+		smf_slog(LOGL_INFO, smf, s, "new establishment on this PSI: local release of the old session");
+		smf_fsm_dispatch(smf, s, SMF_EV_LOCAL_REL, &l);
+	}
+	cause = est_grant(smf, ue, ul, m, &v, &snssai, &dnn);
+	if (!cause)
+		cause = est_type_cause(&m->pdu_est_req, &pdu_cause);
+	if (cause) {
+		reject(smf, ue, out, m, cause);
+		return 0;
+	}
+	return est_start(smf, ue, m, &v, &snssai, dnn, pdu_cause, out);
 }
 
 static void status(struct smf *smf, const struct smf_ue *ue, struct smf_out *out, uint8_t psi, uint8_t pti,
