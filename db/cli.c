@@ -91,7 +91,18 @@ static void imsi_inc(char *d, size_t len)
 	}
 }
 
-static int cmd_generate(int argc, char **argv)
+/* `sims generate` as parsed and checked. */
+struct gen_opts {
+	unsigned long long count;
+	char imsi[DB_IMSI_MAX_DIGITS + 1];   /* the first IMSI */
+	size_t ilen;
+	bool random_keys;                    /* else every SIM gets ki / opc */
+	uint8_t ki[16], opc[16];
+};
+
+/* The arguments into o, or a message on stderr and EXIT_USAGE. The whole IMSI range is
+ * checked to fit its length here, before anything is printed. */
+static int gen_parse(int argc, char **argv, struct gen_opts *o)
 {
 	const char *count_s = NULL, *start = "001010000000001", *ki_s = NULL, *opc_s = NULL;
 	bool random_keys = false;
@@ -121,51 +132,55 @@ static int cmd_generate(int argc, char **argv)
 		i++;
 	}
 	char *e;
-	unsigned long long count = count_s ? strtoull(count_s, &e, 10) : 0;
-	if (!count_s || *e || count_s[0] == '-' || count == 0 || count > 100000000ull) {
+	o->count = count_s ? strtoull(count_s, &e, 10) : 0;
+	if (!count_s || *e || count_s[0] == '-' || o->count == 0 || o->count > 100000000ull) {
 		fputs("sims generate: --count must be 1..100000000\n", stderr);
 		return EXIT_USAGE;
 	}
-	size_t ilen = strlen(start);
-	if (!db_imsi_valid(start, ilen)) {
+	o->ilen = strlen(start);
+	if (!db_imsi_valid(start, o->ilen)) {
 		fprintf(stderr, "sims generate: --imsi-start must be %d to %d digits\n",
 			DB_IMSI_MIN_DIGITS, DB_IMSI_MAX_DIGITS);
 		return EXIT_USAGE;
 	}
-	/* The whole range must fit in the IMSI's length: check before printing. */
 	uint64_t first = strtoull(start, NULL, 10), limit = 1;
-	for (size_t i = 0; i < ilen; i++)
+	for (size_t i = 0; i < o->ilen; i++)
 		limit *= 10;
-	if (count > limit - first) {
-		fprintf(stderr, "sims generate: %llu IMSIs from %s do not fit in %zu digits\n", count,
-			start, ilen);
+	if (o->count > limit - first) {
+		fprintf(stderr, "sims generate: %llu IMSIs from %s do not fit in %zu digits\n", o->count,
+			start, o->ilen);
 		return EXIT_USAGE;
 	}
-	uint8_t ki[16], opc[16];
+	memcpy(o->imsi, start, o->ilen + 1);
 	if ((ki_s || opc_s) && (random_keys || !ki_s || !opc_s)) {
 		fputs("sims generate: give --ki and --opc together, or --random-keys\n", stderr);
 		return EXIT_USAGE;
 	}
-	if (ki_s && (hex_decode(ki, 16, ki_s, strlen(ki_s)) != 16 ||
-		     hex_decode(opc, 16, opc_s, strlen(opc_s)) != 16)) {
+	if (ki_s && (hex_decode(o->ki, 16, ki_s, strlen(ki_s)) != 16 ||
+		     hex_decode(o->opc, 16, opc_s, strlen(opc_s)) != 16)) {
 		fputs("sims generate: --ki and --opc take 32 hex digits\n", stderr);
 		return EXIT_USAGE;
 	}
 	/* Without --ki/--opc every SIM gets its own random keys. */
-	random_keys = !ki_s;
-	char imsi[DB_IMSI_MAX_DIGITS + 1];
-	memcpy(imsi, start, ilen + 1);
+	o->random_keys = !ki_s;
+	return 0;
+}
+
+/* The SIM file on stdout (db/SIMS.md): 0, or 1 after a message on stderr. */
+static int gen_write(struct gen_opts *o)
+{
 	char kh[33], oh[33];
-	if (!random_keys) {
-		hex_encode(kh, sizeof(kh), ki, 16, true);
-		hex_encode(oh, sizeof(oh), opc, 16, true);
-	}
-	printf("# solocore SIM file (db/SIMS.md), %llu entries\n", count);
 	int rc = 0;
-	for (unsigned long long n = 0; n < count; n++) {
+
+	if (!o->random_keys) {
+		hex_encode(kh, sizeof(kh), o->ki, 16, true);
+		hex_encode(oh, sizeof(oh), o->opc, 16, true);
+	}
+	printf("# solocore SIM file (db/SIMS.md), %llu entries\n", o->count);
+	for (unsigned long long n = 0; n < o->count; n++) {
 		if (n)
-			imsi_inc(imsi, ilen);   /* cannot overflow: range checked above */
-		if (random_keys) {
+			imsi_inc(o->imsi, o->ilen);   /* cannot overflow: range checked by gen_parse */
+		if (o->random_keys) {
 			uint8_t b[32];
 			if (random_bytes(b, sizeof(b)) < 0) {
 				fprintf(stderr, "sims generate: getrandom: %s\n", strerror(errno));
@@ -176,7 +191,7 @@ static int cmd_generate(int argc, char **argv)
 			hex_encode(oh, sizeof(oh), b + 16, 16, true);
 			explicit_bzero(b, sizeof(b));
 		}
-		printf("\n[imsi-%s]\nki = \"%s\"\nopc = \"%s\"\n", imsi, kh, oh);
+		printf("\n[imsi-%s]\nki = \"%s\"\nopc = \"%s\"\n", o->imsi, kh, oh);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "sims generate: write error: %s\n", strerror(errno));
@@ -184,8 +199,17 @@ static int cmd_generate(int argc, char **argv)
 	}
 	explicit_bzero(kh, sizeof(kh));
 	explicit_bzero(oh, sizeof(oh));
-	explicit_bzero(ki, sizeof(ki));
-	explicit_bzero(opc, sizeof(opc));
+	return rc;
+}
+
+static int cmd_generate(int argc, char **argv)
+{
+	struct gen_opts o = { 0 };
+	int rc = gen_parse(argc, argv, &o);
+
+	if (rc == 0)
+		rc = gen_write(&o);
+	explicit_bzero(&o, sizeof(o));
 	return rc;
 }
 
