@@ -155,11 +155,121 @@ static int run_check(struct pctx *p, const struct conf_item *it, yaml_node_t *n,
 	return 0;
 }
 
+/* The scalar parsers, one per kind: 0 with ptr set, -EDOM when s is not of the kind
+ * (apply_scalar says what was expected), or -EINVAL after a message of their own. */
+
+static int scalar_bool(const char *s, void *ptr)
+{
+	if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on"))
+		*(bool *)ptr = true;
+	else if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off"))
+		*(bool *)ptr = false;
+	else
+		return -EDOM;
+	return 0;
+}
+
+static int scalar_int(struct pctx *p, const struct conf_item *it, yaml_node_t *n, const char *s, size_t len,
+		      void *ptr)
+{
+	char *end;
+	long long v;
+
+	if (!len || !(isdigit((unsigned char)s[0]) || s[0] == '-'))
+		return -EDOM;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end)
+		return -EDOM;
+	if (errno == ERANGE || v < it->min || v > it->max) {
+		fail(p, &n->start_mark, "%s is out of range %" PRId64 "..%" PRId64, s, it->min, it->max);
+		return -EINVAL;
+	}
+	set_uint(ptr, it->size, (uint64_t)v);
+	return 0;
+}
+
+static int scalar_str(struct pctx *p, const struct conf_item *it, yaml_node_t *n, const char *s, size_t len,
+		      void *ptr)
+{
+	if (len >= it->size) {
+		fail(p, &n->start_mark, "longer than %zu characters", it->size - 1);
+		return -EINVAL;
+	}
+	if (!len && (it->flags & CF_NONEMPTY)) {
+		fail(p, &n->start_mark, "must not be empty");
+		return -EINVAL;
+	}
+	memset(ptr, 0, it->size);
+	memcpy(ptr, s, len);
+	return 0;
+}
+
+static int scalar_enum(struct pctx *p, const struct conf_item *it, yaml_node_t *n, const char *s, void *ptr)
+{
+	char b[160];
+
+	for (unsigned i = 0; it->names[i]; i++) {
+		if (!strcmp(s, it->names[i])) {
+			*(uint8_t *)ptr = (uint8_t)i;
+			return 0;
+		}
+	}
+	fail(p, &n->start_mark, "\"%s\" is not %s", s, expected_what(it, b, sizeof(b)));
+	return -EINVAL;
+}
+
+/* CK_HEXINT: exactly it->size hex digits into a uint32_t. */
+static int scalar_hexint(const struct conf_item *it, const char *s, size_t len, void *ptr)
+{
+	uint32_t v = 0;
+
+	if (len != it->size)
+		return -EDOM;
+	for (size_t i = 0; i < len; i++) {
+		int h = hex_digit((unsigned char)s[i]);
+
+		if (h < 0)
+			return -EDOM;
+		v = v << 4 | (uint32_t)h;
+	}
+	*(uint32_t *)ptr = v;
+	return 0;
+}
+
+/* CK_HEX: exactly 2 * it->size hex digits into it->size bytes (keys). */
+static int scalar_hex(struct pctx *p, const struct conf_item *it, yaml_node_t *n, const char *s, size_t len,
+		      void *ptr)
+{
+	if (!strcmp(s, "<redacted>")) {
+		fail(p, &n->start_mark, "a redacted key cannot be loaded: give the key or a key file");
+		return -EINVAL;
+	}
+	if (len != 2 * it->size || hex_decode(ptr, it->size, s, len) != (int)it->size)
+		return -EDOM;
+	return 0;
+}
+
+static int parse_scalar(struct pctx *p, const struct conf_item *it, yaml_node_t *n, const char *s, size_t len,
+			void *ptr)
+{
+	switch (it->kind) {
+	case CK_BOOL: return scalar_bool(s, ptr);
+	case CK_INT: return scalar_int(p, it, n, s, len, ptr);
+	case CK_STR: return scalar_str(p, it, n, s, len, ptr);
+	case CK_ENUM: return scalar_enum(p, it, n, s, ptr);
+	case CK_HEXINT: return scalar_hexint(it, s, len, ptr);
+	case CK_HEX: return scalar_hex(p, it, n, s, len, ptr);
+	default: return -EDOM;
+	}
+}
+
 static int apply_scalar(struct pctx *p, const struct conf_item *it, yaml_node_t *n, void *ptr)
 {
 	char b1[160], b2[64];
 	const char *s;
 	size_t len;
+	int r;
 
 	if (n->type != YAML_SCALAR_NODE) {
 		fail(p, &n->start_mark, "expected %s, got %s", expected_what(it, b1, sizeof(b1)),
@@ -172,85 +282,14 @@ static int apply_scalar(struct pctx *p, const struct conf_item *it, yaml_node_t 
 		fail(p, &n->start_mark, "NUL character in value");
 		return -EINVAL;
 	}
-	switch (it->kind) {
-	case CK_BOOL:
-		if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on"))
-			*(bool *)ptr = true;
-		else if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off"))
-			*(bool *)ptr = false;
-		else
-			goto wrong;
-		break;
-	case CK_INT: {
-		char *end;
-		long long v;
-
-		if (!len || !(isdigit((unsigned char)s[0]) || s[0] == '-'))
-			goto wrong;
-		errno = 0;
-		v = strtoll(s, &end, 10);
-		if (*end)
-			goto wrong;
-		if (errno == ERANGE || v < it->min || v > it->max) {
-			fail(p, &n->start_mark, "%s is out of range %" PRId64 "..%" PRId64, s, it->min, it->max);
-			return -EINVAL;
-		}
-		set_uint(ptr, it->size, (uint64_t)v);
-		break;
-	}
-	case CK_STR:
-		if (len >= it->size) {
-			fail(p, &n->start_mark, "longer than %zu characters", it->size - 1);
-			return -EINVAL;
-		}
-		if (!len && (it->flags & CF_NONEMPTY)) {
-			fail(p, &n->start_mark, "must not be empty");
-			return -EINVAL;
-		}
-		memset(ptr, 0, it->size);
-		memcpy(ptr, s, len);
-		break;
-	case CK_ENUM:
-		for (unsigned i = 0; it->names[i]; i++) {
-			if (!strcmp(s, it->names[i])) {
-				*(uint8_t *)ptr = (uint8_t)i;
-				return run_check(p, it, n, ptr);
-			}
-		}
-		fail(p, &n->start_mark, "\"%s\" is not %s", s, expected_what(it, b1, sizeof(b1)));
+	r = parse_scalar(p, it, n, s, len, ptr);
+	if (r == -EDOM) {
+		/* Never echo a would-be secret. */
+		fail(p, &n->start_mark, "expected %s, got %s", expected_what(it, b1, sizeof(b1)),
+		     (it->flags & CF_SECRET) ? "something else" : got(n, b2, sizeof(b2)));
 		return -EINVAL;
-	case CK_HEXINT: {
-		uint32_t v = 0;
-
-		if (len != it->size)
-			goto wrong;
-		for (size_t i = 0; i < len; i++) {
-			int h = hex_digit((unsigned char)s[i]);
-
-			if (h < 0)
-				goto wrong;
-			v = v << 4 | (uint32_t)h;
-		}
-		*(uint32_t *)ptr = v;
-		break;
 	}
-	case CK_HEX:
-		if (!strcmp(s, "<redacted>")) {
-			fail(p, &n->start_mark, "a redacted key cannot be loaded: give the key or a key file");
-			return -EINVAL;
-		}
-		if (len != 2 * it->size || hex_decode(ptr, it->size, s, len) != (int)it->size)
-			goto wrong;
-		break;
-	default:
-		goto wrong;
-	}
-	return run_check(p, it, n, ptr);
-wrong:
-	/* Never echo a would-be secret. */
-	fail(p, &n->start_mark, "expected %s, got %s", expected_what(it, b1, sizeof(b1)),
-	     (it->flags & CF_SECRET) ? "something else" : got(n, b2, sizeof(b2)));
-	return -EINVAL;
+	return r < 0 ? r : run_check(p, it, n, ptr);
 }
 
 static const struct conf_item *find_child(const struct conf_item *items, const char *key)
