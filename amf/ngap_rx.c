@@ -502,74 +502,42 @@ static void dispatch_initiating(struct amf *amf, struct amf_gnb *gnb, struct nga
 	}
 }
 
-static void dispatch_outcome(struct amf *amf, struct amf_gnb *gnb, struct ngap_msg *m)
+/* One SM transfer to the SMF per session the gNB lists (TS 38.413 8.3.1.2, 8.2.1.2, 8.2.2.2,
+ * 8.2.3.2); nothing without a UE. */
+static void sm_n2_list(struct amf_ue *ue, const struct ngap_pdu_sess_item *l, unsigned n, enum smf_n2_msg kind)
+{
+	for (unsigned i = 0; ue && i < n; i++)
+		amf_sm_n2(ue, l[i].id, kind, &l[i].transfer);
+}
+
+static void ics_outcome(struct amf *amf, struct amf_gnb *gnb, const struct ngap_msg *m)
 {
 	struct amf_ue *ue;
-	unsigned i;
 
+	if (m->type == NGAP_SUCCESSFUL) {
+		const struct ngap_initial_context_setup_response *r = &m->u.initial_context_setup_response;
+
+		ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
+		if (!ue)
+			return;
+		sm_n2_list(ue, r->setup, r->n_setup, SMF_N2_SETUP_RSP);
+		sm_n2_list(ue, r->failed, r->n_failed, SMF_N2_SETUP_FAIL);
+		amf_nas_ics_result(ue, true);
+	} else {
+		const struct ngap_initial_context_setup_failure *f = &m->u.initial_context_setup_failure;
+
+		ue = ue_of(amf, gnb, f->amf_ue_id, f->ran_ue_id);
+		if (!ue)
+			return;
+		sm_n2_list(ue, f->failed, f->n_failed, SMF_N2_SETUP_FAIL);
+		amf_nas_ics_result(ue, false);
+	}
+}
+
+/* Answers that change nothing here: logged. */
+static void outcome_logged(const struct amf_gnb *gnb, const struct ngap_msg *m)
+{
 	switch (m->proc) {
-	case NGAP_PROC_INITIAL_CONTEXT_SETUP:
-		if (m->type == NGAP_SUCCESSFUL) {
-			const struct ngap_initial_context_setup_response *r = &m->u.initial_context_setup_response;
-
-			ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
-			if (!ue)
-				break;
-			/* TS 38.413 8.3.1.2: one SM transfer per session set up or failed. */
-			for (i = 0; i < r->n_setup; i++)
-				amf_sm_n2(ue, r->setup[i].id, SMF_N2_SETUP_RSP, &r->setup[i].transfer);
-			for (i = 0; i < r->n_failed; i++)
-				amf_sm_n2(ue, r->failed[i].id, SMF_N2_SETUP_FAIL, &r->failed[i].transfer);
-			amf_nas_ics_result(ue, true);
-		} else {
-			const struct ngap_initial_context_setup_failure *f = &m->u.initial_context_setup_failure;
-
-			ue = ue_of(amf, gnb, f->amf_ue_id, f->ran_ue_id);
-			if (!ue)
-				break;
-			for (i = 0; i < f->n_failed; i++)
-				amf_sm_n2(ue, f->failed[i].id, SMF_N2_SETUP_FAIL, &f->failed[i].transfer);
-			amf_nas_ics_result(ue, false);
-		}
-		break;
-	case NGAP_PROC_PDU_SESSION_RESOURCE_SETUP:
-		if (m->type == NGAP_SUCCESSFUL) {
-			const struct ngap_pdu_session_resource_setup_response *r =
-				&m->u.pdu_session_resource_setup_response;
-
-			ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
-			for (i = 0; ue && i < r->n_setup; i++)
-				amf_sm_n2(ue, r->setup[i].id, SMF_N2_SETUP_RSP, &r->setup[i].transfer);
-			for (i = 0; ue && i < r->n_failed; i++)
-				amf_sm_n2(ue, r->failed[i].id, SMF_N2_SETUP_FAIL, &r->failed[i].transfer);
-		}
-		break;
-	case NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE:
-		if (m->type == NGAP_SUCCESSFUL) {
-			const struct ngap_pdu_session_resource_release_response *r =
-				&m->u.pdu_session_resource_release_response;
-
-			ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
-			for (i = 0; ue && i < r->n_sessions; i++)
-				amf_sm_n2(ue, r->sessions[i].id, SMF_N2_RELEASE_RSP, &r->sessions[i].transfer);
-		}
-		break;
-	case NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY:
-		if (m->type == NGAP_SUCCESSFUL) {
-			const struct ngap_pdu_session_resource_modify_response *r =
-				&m->u.pdu_session_resource_modify_response;
-
-			ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
-			for (i = 0; ue && i < r->n_modified; i++)
-				amf_sm_n2(ue, r->modified[i].id, SMF_N2_MODIFY_RSP, &r->modified[i].transfer);
-			for (i = 0; ue && i < r->n_failed; i++)
-				amf_sm_n2(ue, r->failed[i].id, SMF_N2_MODIFY_FAIL, &r->failed[i].transfer);
-		}
-		break;
-	case NGAP_PROC_UE_CONTEXT_RELEASE:
-		if (m->type == NGAP_SUCCESSFUL)
-			ue_release_complete(amf, gnb, &m->u.ue_context_release_complete);
-		break;
 	case NGAP_PROC_UE_CONTEXT_MODIFICATION:
 		/* TS 38.413 8.3.4.3: a refusal leaves the gNB on the UE-AMBR it had; the next
 		 * Initial Context Setup carries the new one. Nothing else was asked. */
@@ -605,6 +573,62 @@ static void dispatch_outcome(struct amf *amf, struct amf_gnb *gnb, struct ngap_m
 	default:
 		log_rl(LOGL_INFO, "amf", NULL, "assoc=%u %s not handled", gnb->assoc,
 		       ngap_msg_name(m->type, m->proc));
+		break;
+	}
+}
+
+/* The gNB's answers to PDU Session Resource Setup / Release / Modify (successful outcomes:
+ * these procedures have no other). */
+static void sess_outcome(struct amf *amf, struct amf_gnb *gnb, const struct ngap_msg *m)
+{
+	struct amf_ue *ue;
+
+	switch (m->proc) {
+	case NGAP_PROC_PDU_SESSION_RESOURCE_SETUP: {
+		const struct ngap_pdu_session_resource_setup_response *r = &m->u.pdu_session_resource_setup_response;
+
+		ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
+		sm_n2_list(ue, r->setup, r->n_setup, SMF_N2_SETUP_RSP);
+		sm_n2_list(ue, r->failed, r->n_failed, SMF_N2_SETUP_FAIL);
+		break;
+	}
+	case NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE: {
+		const struct ngap_pdu_session_resource_release_response *r =
+			&m->u.pdu_session_resource_release_response;
+
+		ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
+		sm_n2_list(ue, r->sessions, r->n_sessions, SMF_N2_RELEASE_RSP);
+		break;
+	}
+	default: { /* NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY */
+		const struct ngap_pdu_session_resource_modify_response *r = &m->u.pdu_session_resource_modify_response;
+
+		ue = ue_of(amf, gnb, r->amf_ue_id, r->ran_ue_id);
+		sm_n2_list(ue, r->modified, r->n_modified, SMF_N2_MODIFY_RSP);
+		sm_n2_list(ue, r->failed, r->n_failed, SMF_N2_MODIFY_FAIL);
+		break;
+	}
+	}
+}
+
+static void dispatch_outcome(struct amf *amf, struct amf_gnb *gnb, struct ngap_msg *m)
+{
+	switch (m->proc) {
+	case NGAP_PROC_INITIAL_CONTEXT_SETUP:
+		ics_outcome(amf, gnb, m);
+		break;
+	case NGAP_PROC_PDU_SESSION_RESOURCE_SETUP:
+	case NGAP_PROC_PDU_SESSION_RESOURCE_RELEASE:
+	case NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY:
+		if (m->type == NGAP_SUCCESSFUL)
+			sess_outcome(amf, gnb, m);
+		break;
+	case NGAP_PROC_UE_CONTEXT_RELEASE:
+		if (m->type == NGAP_SUCCESSFUL)
+			ue_release_complete(amf, gnb, &m->u.ue_context_release_complete);
+		break;
+	default:
+		outcome_logged(gnb, m);
 		break;
 	}
 }
