@@ -575,35 +575,32 @@ static struct amf_ue *initial_context(struct amf_ue *ue, enum amf_gmm_event ev, 
 	return ue;
 }
 
-static void nas_rx(struct amf_ue *ue, const uint8_t *buf, size_t len, bool initial)
+/* The security header undone and checked (TS 24.501 4.4.4.3). 0 when in holds a message this
+ * context may read; else it is dropped and counted (an initial connection released): -errno. */
+static int nas_rx_unwrap(struct amf_ue *ue, const uint8_t *buf, size_t len, bool initial, struct amf_nas_in *in)
 {
 	struct amf *amf = ue->amf;
-	struct amf_gmm_ctx c = { .initial = initial, .raw = buf, .raw_len = len };
-	struct amf_nas_in in;
-	struct nas_err err;
-	enum amf_gmm_event ev;
-	int rc;
+	int rc = amf_nas_unwrap(ue, buf, len, in);
 
-	rc = amf_nas_unwrap(ue, buf, len, &in);
 	if (rc < 0) {
 		amf->st.nas_dropped++;
 		amf_ue_log(LOGL_WARN, ue, "undecodable NAS framing rc=%d: dropped", rc);
 		if (initial)
 			amf_ue_release(ue, NGAP_CAUSE_PROTOCOL, AMF_CAUSE_PROT_UNSPECIFIED);
-		return;
+		return rc;
 	}
-	if (ue->sec_active && !in.integrity_ok) {
+	if (ue->sec_active && !in->integrity_ok) {
 		/* TS 24.501 4.4.4.3: after secure exchange is established every message
 		 * must pass the integrity check; failing ones are discarded, and the
 		 * context (COUNT, state) is left as it was. */
 		amf->st.nas_mac_fail++;
 		ue->nas_mac_fail++;
 		log_rl(LOGL_WARN, "amf", amf_ue_logpfx(ue), "uplink NAS failed integrity check (sht=%u): discarded",
-		       in.sht);
-		return;
+		       in->sht);
+		return -EACCES;
 	}
-	if ((in.sht == NAS_SHT_INTEGRITY_CIPHERED || in.sht == NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX) &&
-	    !in.integrity_ok) {
+	if ((in->sht == NAS_SHT_INTEGRITY_CIPHERED || in->sht == NAS_SHT_INTEGRITY_CIPHERED_NEW_CTX) &&
+	    !in->integrity_ok) {
 		/* Ciphered but unverifiable: we cannot read it. */
 		amf->st.nas_dropped++;
 		if (ue->sec_ctx) {
@@ -613,9 +610,20 @@ static void nas_rx(struct amf_ue *ue, const uint8_t *buf, size_t len, bool initi
 		amf_ue_log(LOGL_WARN, ue, "ciphered NAS without a matching context: dropped");
 		if (initial)
 			amf_ue_release(ue, NGAP_CAUSE_NAS, AMF_CAUSE_NAS_UNSPECIFIED);
-		return;
+		return -EACCES;
 	}
-	rc = amf_nas_decode_ul(ue, in.msg, in.len, &amf->nrx, &err);
+	return 0;
+}
+
+/* The plain message of in decoded into amf->nrx: 0 for a 5GMM message this state may process;
+ * else it is dropped and counted, with the 5GMM STATUS or the release TS 24.501 7.2, 7.3 and
+ * 4.4.4.3 ask for: -errno. */
+static int nas_rx_decode(struct amf_ue *ue, const struct amf_nas_in *in, bool initial)
+{
+	struct amf *amf = ue->amf;
+	struct nas_err err;
+	int rc = amf_nas_decode_ul(ue, in->msg, in->len, &amf->nrx, &err);
+
 	if (rc < 0) {
 		amf->st.nas_dropped++;
 		amf_ue_log(LOGL_WARN, ue, "bad NAS message rc=%d %s", rc, err.reason ? err.reason : "");
@@ -625,18 +633,30 @@ static void nas_rx(struct amf_ue *ue, const uint8_t *buf, size_t len, bool initi
 							       : NAS_5GMM_INVALID_MANDATORY_INFO);
 		else
 			amf_ue_release(ue, NGAP_CAUSE_PROTOCOL, AMF_CAUSE_PROT_UNSPECIFIED);
-		return;
+		return rc;
 	}
 	if (amf->nrx.epd != NAS_EPD_5GMM) {
 		amf->st.nas_dropped++;
-		return;
+		return -EPROTO;
 	}
-	if (!in.integrity_ok && !allowed_unprotected(amf->nrx.type)) {
+	if (!in->integrity_ok && !allowed_unprotected(amf->nrx.type)) {
 		/* TS 24.501 4.4.4.3: not processed before security is established. */
 		amf->st.nas_dropped++;
 		amf_ue_log(LOGL_WARN, ue, "unprotected %s discarded", nas_msg_name(amf->nrx.type));
-		return;
+		return -EACCES;
 	}
+	return 0;
+}
+
+static void nas_rx(struct amf_ue *ue, const uint8_t *buf, size_t len, bool initial)
+{
+	struct amf *amf = ue->amf;
+	struct amf_gmm_ctx c = { .initial = initial, .raw = buf, .raw_len = len };
+	struct amf_nas_in in;
+	enum amf_gmm_event ev;
+
+	if (nas_rx_unwrap(ue, buf, len, initial, &in) < 0 || nas_rx_decode(ue, &in, initial) < 0)
+		return;
 	if (in.integrity_ok)
 		amf_nas_count_accept(ue, &in);
 	ev = event_of(amf->nrx.type);
