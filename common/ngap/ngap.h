@@ -51,6 +51,7 @@
 #define NGAP_MAX_UE_ASSOC 32        /* maxnoofNGConnectionsToReset = 65536: first 32 in the array, all by ngap_ue_assoc_iter */
 #define NGAP_MAX_DIAG_IES 16        /* maxnoofErrors = 256 */
 #define NGAP_MAX_TNL_ADDR 20        /* TransportLayerAddress BIT STRING (SIZE(1..160,...)) */
+#define NGAP_MAX_DRBS 8              /* maxnoofDRBs = 32 (DataForwardingResponseDRBList) */
 #define NGAP_MAX_AMF_UE_NGAP_ID 1099511627775ULL /* INTEGER (0..1099511627775) */
 /* The specification's list maxima (TS 38.413 9.4.7). Lists up to these decode: the fixed arrays hold
  * the first NGAP_MAX_* items, the total count and the list's raw APER octets are kept, and an iterator
@@ -70,6 +71,7 @@ enum ngap_proc {
 	NGAP_PROC_AMF_CONFIGURATION_UPDATE = 0,
 	NGAP_PROC_AMF_STATUS_INDICATION = 1,
 	NGAP_PROC_DOWNLINK_NAS_TRANSPORT = 4,
+	NGAP_PROC_DOWNLINK_RAN_STATUS_TRANSFER = 7,
 	NGAP_PROC_ERROR_INDICATION = 9,
 	NGAP_PROC_HANDOVER_CANCEL = 10,
 	NGAP_PROC_HANDOVER_NOTIFICATION = 11,
@@ -94,6 +96,7 @@ enum ngap_proc {
 	NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST = 42,
 	NGAP_PROC_UE_RADIO_CAPABILITY_INFO_INDICATION = 44,
 	NGAP_PROC_UPLINK_NAS_TRANSPORT = 46,
+	NGAP_PROC_UPLINK_RAN_STATUS_TRANSFER = 49,
 };
 
 /* ---- common IEs (TS 38.413 9.3) ---- */
@@ -647,6 +650,177 @@ struct ngap_amf_configuration_update_failure {
 	struct ngap_crit_diag crit_diag;
 };
 
+/* ---- UE mobility management messages (TS 38.413 9.2.3; N2 handover 8.4.1-8.4.6, Xn 8.4.4) ----
+ * The transparent containers are opaque to the core and are relayed as they came: Source to Target /
+ * Target to Source (Failure) Transparent Containers are OCTET STRINGs; the RAN Status Transfer
+ * Transparent Container is a SEQUENCE, kept as its encoded octets (ASN.1 in 9.4.5). */
+
+enum ngap_handover_type { NGAP_HO_INTRA_5GS = 0, NGAP_HO_5GS_TO_EPS = 1, NGAP_HO_EPS_TO_5GS = 2,
+			  NGAP_HO_5GS_TO_UTRAN = 3 /* extension value */ };
+
+/* Target ID (TargetID): targetRANNodeID (a gNB and the selected TAI) only; targeteNB-ID is -ENOTSUP */
+struct ngap_target_id {
+	struct ngap_global_ran_node_id ran_node_id;
+	struct ngap_tai tai;
+};
+
+/* Security Context (SecurityContext, 9.3.1.88): {NCC, NH} for the target's AS keys (TS 33.501 6.9.2) */
+struct ngap_security_context {
+	uint8_t ncc;                              /* NextHopChainingCount INTEGER (0..7) */
+	uint8_t nh[32];                           /* nextHopNH SecurityKey BIT STRING (SIZE(256)) */
+};
+
+/* 9.2.3.1 HANDOVER REQUIRED (source gNB -> AMF) */
+struct ngap_handover_required {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	uint8_t handover_type;                    /* enum ngap_handover_type */
+	struct ngap_cause cause;
+	struct ngap_target_id target;
+	bool has_direct_forwarding;               /* DirectForwardingPathAvailability {direct-path-available} */
+	uint8_t n_sessions;                       /* PDUSessionResourceListHORqd (id, Handover Required Transfer) */
+	struct ngap_pdu_sess_item sessions[NGAP_MAX_PDU_SESSIONS];
+	struct ngap_bytes source_to_target;       /* SourceToTarget-TransparentContainer */
+};
+
+/* 9.2.3.2 HANDOVER COMMAND (AMF -> source gNB) */
+struct ngap_handover_command {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	uint8_t handover_type;
+	struct ngap_bytes nas_security_params;    /* optional NASSecurityParametersFromNGRAN (to EPS / UTRAN) */
+	uint8_t n_sessions;                       /* PDUSessionResourceHandoverList (id, Handover Command Transfer) */
+	struct ngap_pdu_sess_item sessions[NGAP_MAX_PDU_SESSIONS];
+	uint8_t n_release;                        /* ToReleaseListHOCmd (id, Handover Preparation Unsuccessful Transfer) */
+	struct ngap_pdu_sess_item release[NGAP_MAX_PDU_SESSIONS];
+	struct ngap_bytes target_to_source;       /* TargetToSource-TransparentContainer */
+	bool has_crit_diag;
+	struct ngap_crit_diag crit_diag;
+};
+
+/* 9.2.3.3 HANDOVER PREPARATION FAILURE */
+struct ngap_handover_preparation_failure {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	struct ngap_cause cause;
+	bool has_crit_diag;
+	struct ngap_crit_diag crit_diag;
+	struct ngap_bytes target_to_source_failure; /* optional TargettoSource-Failure-TransparentContainer */
+};
+
+/* 9.2.3.4 HANDOVER REQUEST (AMF -> target gNB) */
+struct ngap_handover_request {
+	uint64_t amf_ue_id;
+	uint8_t handover_type;
+	struct ngap_cause cause;
+	struct ngap_ambr ue_ambr;
+	struct ngap_ue_sec_cap ue_sec_cap;
+	struct ngap_security_context security_context;
+	bool has_new_security_context_ind;        /* NewSecurityContextInd {true} */
+	struct ngap_bytes nasc;                   /* optional NASC (a NAS-PDU) */
+	uint8_t n_sessions;                       /* SetupListHOReq (id, snssai, Handover Request Transfer =
+						   * a Setup Request Transfer) */
+	struct ngap_pdu_sess_item sessions[NGAP_MAX_PDU_SESSIONS];
+	uint8_t n_allowed_nssai;
+	struct ngap_snssai allowed_nssai[NGAP_MAX_SLICES];
+	bool has_masked_imeisv;
+	uint8_t masked_imeisv[8];
+	struct ngap_bytes source_to_target;
+	struct ngap_guami guami;
+};
+
+/* 9.2.3.5 HANDOVER REQUEST ACKNOWLEDGE */
+struct ngap_handover_request_ack {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	uint8_t n_admitted;                       /* AdmittedList (id, Handover Request Acknowledge Transfer) */
+	struct ngap_pdu_sess_item admitted[NGAP_MAX_PDU_SESSIONS];
+	uint8_t n_failed;                         /* FailedToSetupListHOAck (id, Resource Allocation Unsuccessful) */
+	struct ngap_pdu_sess_item failed[NGAP_MAX_PDU_SESSIONS];
+	struct ngap_bytes target_to_source;
+	bool has_crit_diag;
+	struct ngap_crit_diag crit_diag;
+};
+
+/* 9.2.3.6 HANDOVER FAILURE (no RAN UE NGAP ID: the target allocated none) */
+struct ngap_handover_failure {
+	uint64_t amf_ue_id;
+	struct ngap_cause cause;
+	bool has_crit_diag;
+	struct ngap_crit_diag crit_diag;
+	struct ngap_bytes target_to_source_failure; /* optional */
+};
+
+/* 9.2.3.7 HANDOVER NOTIFY (target gNB -> AMF) */
+struct ngap_handover_notify {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	struct ngap_uli uli;
+	bool has_notify_source;                   /* NotifySourceNGRANNode {notifySource} */
+};
+
+/* 9.2.3.8 PATH SWITCH REQUEST (target gNB -> AMF, Xn handover) */
+struct ngap_path_switch_request {
+	uint32_t ran_ue_id;
+	uint64_t source_amf_ue_id;                /* id-SourceAMF-UE-NGAP-ID */
+	struct ngap_uli uli;
+	struct ngap_ue_sec_cap ue_sec_cap;
+	uint8_t n_sessions;                       /* ToBeSwitchedDLList (id, Path Switch Request Transfer) */
+	struct ngap_pdu_sess_item sessions[NGAP_MAX_PDU_SESSIONS];
+	uint8_t n_failed;                         /* FailedToSetupListPSReq (id, Setup Failed Transfer) */
+	struct ngap_pdu_sess_item failed[NGAP_MAX_PDU_SESSIONS];
+	bool has_rrc_resume_cause;
+	uint8_t rrc_resume_cause;                 /* RRCEstablishmentCause */
+};
+
+/* 9.2.3.9 PATH SWITCH REQUEST ACKNOWLEDGE */
+struct ngap_path_switch_request_ack {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	bool has_ue_sec_cap;
+	struct ngap_ue_sec_cap ue_sec_cap;
+	struct ngap_security_context security_context;
+	bool has_new_security_context_ind;
+	uint8_t n_switched;                       /* SwitchedList (id, Path Switch Request Acknowledge Transfer) */
+	struct ngap_pdu_sess_item switched[NGAP_MAX_PDU_SESSIONS];
+	uint8_t n_released;                       /* ReleasedListPSAck (id, Path Switch Request Unsuccessful) */
+	struct ngap_pdu_sess_item released[NGAP_MAX_PDU_SESSIONS];
+	uint8_t n_allowed_nssai;
+	struct ngap_snssai allowed_nssai[NGAP_MAX_SLICES];
+	bool has_crit_diag;
+	struct ngap_crit_diag crit_diag;
+};
+
+/* 9.2.3.10 PATH SWITCH REQUEST FAILURE */
+struct ngap_path_switch_request_failure {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	uint8_t n_released;                       /* ReleasedListPSFail (id, Path Switch Request Unsuccessful) */
+	struct ngap_pdu_sess_item released[NGAP_MAX_PDU_SESSIONS];
+	bool has_crit_diag;
+	struct ngap_crit_diag crit_diag;
+};
+
+/* 9.2.3.11 HANDOVER CANCEL / 9.2.3.12 HANDOVER CANCEL ACKNOWLEDGE */
+struct ngap_handover_cancel {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	struct ngap_cause cause;
+};
+struct ngap_handover_cancel_ack {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	bool has_crit_diag;
+	struct ngap_crit_diag crit_diag;
+};
+
+/* 9.2.3.13 UPLINK / 9.2.3.14 DOWNLINK RAN STATUS TRANSFER: the AMF copies the container over */
+struct ngap_ran_status_transfer {
+	uint64_t amf_ue_id;
+	uint32_t ran_ue_id;
+	struct ngap_bytes container;              /* RANStatusTransfer-TransparentContainer, encoded */
+};
+
 /* The decoded / to-be-encoded PDU. Which union member is valid follows from (type, proc). */
 struct ngap_msg {
 	uint8_t type;                             /* enum ngap_pdu_type */
@@ -690,6 +864,20 @@ struct ngap_msg {
 		struct ngap_amf_configuration_update amf_configuration_update;
 		struct ngap_amf_configuration_update_ack amf_configuration_update_ack;
 		struct ngap_amf_configuration_update_failure amf_configuration_update_failure;
+		struct ngap_handover_required handover_required;
+		struct ngap_handover_command handover_command;
+		struct ngap_handover_preparation_failure handover_preparation_failure;
+		struct ngap_handover_request handover_request;
+		struct ngap_handover_request_ack handover_request_ack;
+		struct ngap_handover_failure handover_failure;
+		struct ngap_handover_notify handover_notify;
+		struct ngap_path_switch_request path_switch_request;
+		struct ngap_path_switch_request_ack path_switch_request_ack;
+		struct ngap_path_switch_request_failure path_switch_request_failure;
+		struct ngap_handover_cancel handover_cancel;
+		struct ngap_handover_cancel_ack handover_cancel_ack;
+		struct ngap_ran_status_transfer uplink_ran_status_transfer;
+		struct ngap_ran_status_transfer downlink_ran_status_transfer;
 	} u;
 };
 
@@ -971,5 +1159,127 @@ int ngap_dec_modify_response_transfer(const uint8_t *buf, size_t len, struct nga
 				      struct ngap_dec_info *info);
 int ngap_enc_modify_response_transfer(const struct ngap_modify_response_transfer *t, uint8_t *buf,
 				      size_t cap);
+
+/* ---- SM transfers of the handover and path switch procedures (TS 38.413 9.3.4; SMF <-> gNB through the
+ * AMF, TS 23.502 4.9.1.2.2, 4.9.1.3) ---- */
+
+/* Security Indication / Security Result (9.3.1.27, 9.3.1.59): ENUMERATED values as indices */
+struct ngap_security_indication {
+	uint8_t integrity;                        /* 0 required, 1 preferred, 2 not-needed */
+	uint8_t confidentiality;                  /* same values */
+	bool has_max_ip_rate_ul;
+	uint8_t max_ip_rate_ul;                   /* MaximumIntegrityProtectedDataRate: 0 64 kbps, 1 maximum UE rate */
+};
+struct ngap_security_result {
+	uint8_t integrity;                        /* 0 performed, 1 not-performed */
+	uint8_t confidentiality;
+};
+
+/* Handover Required Transfer (9.3.4.13) */
+struct ngap_ho_required_transfer {
+	bool has_direct_forwarding;               /* directForwardingPathAvailability */
+};
+
+/* One DataForwardingResponseDRBItem: the target's forwarding tunnels per DRB */
+struct ngap_drb_forwarding {
+	uint8_t drb_id;                           /* DRB-ID INTEGER (1..32, ...) */
+	bool has_dl;
+	struct ngap_gtp_tunnel dl;
+	bool has_ul;
+	struct ngap_gtp_tunnel ul;
+};
+
+/* Handover Command Transfer (9.3.4.10): where the source forwards data to */
+struct ngap_ho_command_transfer {
+	bool has_dl_forwarding;
+	struct ngap_gtp_tunnel dl_forwarding;     /* dLForwardingUP-TNLInformation */
+	uint8_t n_flows;                          /* qosFlowToBeForwardedList (optional) */
+	uint8_t qfis[NGAP_MAX_QOS_FLOWS];
+	uint8_t n_drbs;                           /* dataForwardingResponseDRBList (optional) */
+	struct ngap_drb_forwarding drbs[NGAP_MAX_DRBS];
+};
+
+/* QosFlowItemWithDataForwarding */
+struct ngap_qos_flow_fwd {
+	uint8_t qfi;
+	bool forwarding_accepted;                 /* dataForwardingAccepted present */
+};
+
+/* Handover Request Acknowledge Transfer (9.3.4.11) */
+struct ngap_ho_request_ack_transfer {
+	struct ngap_gtp_tunnel dl_tunnel;         /* dL-NGU-UP-TNLInformation */
+	bool has_dl_forwarding;
+	struct ngap_gtp_tunnel dl_forwarding;     /* dLForwardingUP-TNLInformation */
+	bool has_security_result;
+	struct ngap_security_result security_result;
+	uint8_t n_flows;                          /* qosFlowSetupResponseList */
+	struct ngap_qos_flow_fwd flows[NGAP_MAX_QOS_FLOWS];
+	uint8_t n_failed;                         /* qosFlowFailedToSetupList (optional) */
+	struct ngap_qos_flow_cause failed[NGAP_MAX_QOS_FLOWS];
+	uint8_t n_drbs;                           /* dataForwardingResponseDRBList (optional) */
+	struct ngap_drb_forwarding drbs[NGAP_MAX_DRBS];
+};
+
+/* Path Switch Request Transfer (9.3.4.8): the target gNB's DL tunnel */
+struct ngap_path_switch_request_transfer {
+	struct ngap_gtp_tunnel dl_tunnel;         /* dL-NGU-UP-TNLInformation */
+	bool dl_tnl_reused;                       /* dL-NGU-TNLInformationReused {true} */
+	bool has_up_security;                     /* userPlaneSecurityInformation */
+	struct ngap_security_result up_security_result;
+	struct ngap_security_indication up_security_indication;
+	uint8_t n_flows;                          /* qosFlowAcceptedList */
+	uint8_t qfis[NGAP_MAX_QOS_FLOWS];
+};
+
+/* Path Switch Request Acknowledge Transfer (9.3.4.9) */
+struct ngap_path_switch_request_ack_transfer {
+	bool has_ul_tunnel;
+	struct ngap_gtp_tunnel ul_tunnel;         /* uL-NGU-UP-TNLInformation */
+	bool has_security_indication;
+	struct ngap_security_indication security_indication;
+};
+
+/* {cause, iE-Extensions, ...}: Handover Preparation Unsuccessful (9.3.4.18), Path Switch Request Setup
+ * Failed (9.3.4.14) and Path Switch Request Unsuccessful (9.3.4.15) Transfers */
+struct ngap_cause_transfer {
+	struct ngap_cause cause;
+};
+
+/* Handover Resource Allocation Unsuccessful Transfer (9.3.4.19): the shape of the Setup Unsuccessful one */
+struct ngap_ho_resource_alloc_unsuccessful_transfer {
+	struct ngap_cause cause;
+	bool has_crit_diag;
+	struct ngap_crit_diag crit_diag;
+};
+
+/* Each returns 0 / a length, or a negative errno as above; info may be NULL. The Handover Request Transfer
+ * is a PDU Session Resource Setup Request Transfer (ngap_*_setup_request_transfer). */
+int ngap_dec_ho_required_transfer(const uint8_t *buf, size_t len, struct ngap_ho_required_transfer *t,
+				  struct ngap_dec_info *info);
+int ngap_enc_ho_required_transfer(const struct ngap_ho_required_transfer *t, uint8_t *buf, size_t cap);
+int ngap_dec_ho_command_transfer(const uint8_t *buf, size_t len, struct ngap_ho_command_transfer *t,
+				 struct ngap_dec_info *info);
+int ngap_enc_ho_command_transfer(const struct ngap_ho_command_transfer *t, uint8_t *buf, size_t cap);
+int ngap_dec_ho_request_ack_transfer(const uint8_t *buf, size_t len, struct ngap_ho_request_ack_transfer *t,
+				     struct ngap_dec_info *info);
+int ngap_enc_ho_request_ack_transfer(const struct ngap_ho_request_ack_transfer *t, uint8_t *buf, size_t cap);
+int ngap_dec_ho_resource_alloc_unsuccessful_transfer(const uint8_t *buf, size_t len,
+						     struct ngap_ho_resource_alloc_unsuccessful_transfer *t,
+						     struct ngap_dec_info *info);
+int ngap_enc_ho_resource_alloc_unsuccessful_transfer(const struct ngap_ho_resource_alloc_unsuccessful_transfer *t,
+						     uint8_t *buf, size_t cap);
+int ngap_dec_path_switch_request_transfer(const uint8_t *buf, size_t len,
+					  struct ngap_path_switch_request_transfer *t, struct ngap_dec_info *info);
+int ngap_enc_path_switch_request_transfer(const struct ngap_path_switch_request_transfer *t, uint8_t *buf,
+					  size_t cap);
+int ngap_dec_path_switch_request_ack_transfer(const uint8_t *buf, size_t len,
+					      struct ngap_path_switch_request_ack_transfer *t,
+					      struct ngap_dec_info *info);
+int ngap_enc_path_switch_request_ack_transfer(const struct ngap_path_switch_request_ack_transfer *t, uint8_t *buf,
+					      size_t cap);
+/* the three {cause} transfers above share one codec */
+int ngap_dec_cause_transfer(const uint8_t *buf, size_t len, struct ngap_cause_transfer *t,
+			    struct ngap_dec_info *info);
+int ngap_enc_cause_transfer(const struct ngap_cause_transfer *t, uint8_t *buf, size_t cap);
 
 #endif

@@ -232,13 +232,15 @@ static int e_ue_sec_cap(const struct ngap_codec *c, struct aper_w *w, const void
 const struct ngap_codec ngap_c_ue_sec_cap = { d_ue_sec_cap, e_ue_sec_cap, "UESecurityCapabilities", 0, 0, false,
 					      0, 0 };
 
-/* ---- PDU session lists (one item struct, three shapes) ---- */
+/* ---- PDU session lists (one item struct, four shapes) ---- */
 
-enum sess_shape { SESS_NAS_SNSSAI, SESS_NAS, SESS_XFER };
+/* SESS_SNSSAI_XFER: PDUSessionResourceSetupItemHOReq {id, s-NSSAI, transfer} (TS 38.413 9.2.3.4) */
+enum sess_shape { SESS_NAS_SNSSAI, SESS_NAS, SESS_XFER, SESS_SNSSAI_XFER };
 
 static int dec_sess_list(struct aper_r *r, struct ngap_pdu_sess_item *it, uint8_t *cnt, enum sess_shape shape)
 {
-	unsigned nopt = shape == SESS_XFER ? 1 : 2;
+	bool has_nas = shape == SESS_NAS_SNSSAI || shape == SESS_NAS;
+	unsigned nopt = has_nas ? 2 : 1;
 	uint32_t mask;
 	bool ext;
 	int64_t v;
@@ -251,11 +253,11 @@ static int dec_sess_list(struct aper_r *r, struct ngap_pdu_sess_item *it, uint8_
 		ngap_seq_dec(r, nopt, &mask, &ext);
 		aper_get_cint(r, 0, 255, false, &v);
 		it[i].id = (uint8_t)v;
-		if (shape != SESS_XFER && (mask & 1)) {
+		if (has_nas && (mask & 1)) {
 			aper_get_octets(r, 0, APER_UNBOUNDED, false, &it[i].nas.p, &n);
 			it[i].nas.len = n;
 		}
-		if (shape == SESS_NAS_SNSSAI) {
+		if (shape == SESS_NAS_SNSSAI || shape == SESS_SNSSAI_XFER) {
 			it[i].has_snssai = true;
 			ngap_dec_snssai(r, &it[i].snssai);
 		}
@@ -268,15 +270,17 @@ static int dec_sess_list(struct aper_r *r, struct ngap_pdu_sess_item *it, uint8_
 
 static int enc_sess_list(struct aper_w *w, const struct ngap_pdu_sess_item *it, uint8_t cnt, enum sess_shape shape)
 {
+	bool has_nas = shape == SESS_NAS_SNSSAI || shape == SESS_NAS;
+
 	ngap_put_count(w, 256, NGAP_MAX_PDU_SESSIONS, cnt);
 	for (unsigned i = 0; i < cnt && !w->err; i++) {
-		bool nas = shape != SESS_XFER && it[i].nas.p;
+		bool nas = has_nas && it[i].nas.p;
 
-		aper_put_seq(w, true, shape == SESS_XFER ? 1 : 2, nas);
+		aper_put_seq(w, true, has_nas ? 2 : 1, nas);
 		aper_put_cint(w, 0, 255, false, it[i].id);
 		if (nas)
 			aper_put_octets(w, 0, APER_UNBOUNDED, false, it[i].nas.p, it[i].nas.len);
-		if (shape == SESS_NAS_SNSSAI)
+		if (shape == SESS_NAS_SNSSAI || shape == SESS_SNSSAI_XFER)
 			ngap_enc_snssai(w, &it[i].snssai);
 		aper_put_octets(w, 0, APER_UNBOUNDED, false, it[i].transfer.p, it[i].transfer.len);
 	}
@@ -299,6 +303,8 @@ const struct ngap_codec ngap_c_sess_nas = { d_sess, e_sess, "PDUSessionResourceM
 					    false, 0, 0 };
 const struct ngap_codec ngap_c_sess_xfer = { d_sess, e_sess, "PDUSessionResource(id, transfer)List", SESS_XFER,
 					     0, false, 0, 0 };
+const struct ngap_codec ngap_c_sess_snssai_xfer = { d_sess, e_sess, "PDUSessionResourceSetupListHOReq",
+						    SESS_SNSSAI_XFER, 0, false, 0, 0 };
 
 /* PDUSessionResourceListCxtRelReq / CxtRelCpl: SEQUENCE OF {pDUSessionID, iE-Ext} */
 static int d_sess_ids(const struct ngap_codec *c, struct aper_r *r, void *f, uint8_t *cnt)

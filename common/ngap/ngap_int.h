@@ -113,4 +113,26 @@ extern const struct ngap_codec ngap_c_amf_ue_id, ngap_c_ran_ue_id, ngap_c_nas_pd
 	ngap_c_ue_ngap_ids, ngap_c_reset_type, ngap_c_ue_assoc_list, ngap_c_ue_paging_id, ngap_c_tai_paging,
 	ngap_c_paging_priority;
 
+/* UE mobility messages' tables (ngap_ho.c, TS 38.413 9.2.3), registered in ngap_msg.c */
+extern const struct ngap_container ngap_ct_ho_required, ngap_ct_ho_command, ngap_ct_ho_prep_fail,
+	ngap_ct_ho_request, ngap_ct_ho_request_ack, ngap_ct_ho_fail, ngap_ct_ho_notify, ngap_ct_ps_req,
+	ngap_ct_ps_ack, ngap_ct_ps_fail, ngap_ct_ho_cancel, ngap_ct_ho_cancel_ack, ngap_ct_ul_ran_status,
+	ngap_ct_dl_ran_status;
+
+/* IE codecs of the mobility messages (ngap_ie_sec.c; the SetupListHOReq shape in ngap_ie_ue.c) */
+extern const struct ngap_codec ngap_c_handover_type, ngap_c_target_id, ngap_c_security_context,
+	ngap_c_sess_snssai_xfer;
+
+/* SM transfer helpers of ngap_xfer.c shared with ngap_ho_xfer.c (UPTransportLayerInformation 9.3.2.2,
+ * QoS flow lists, the plain SEQUENCE transfer framing) */
+typedef void (*ngap_seq_body_dec)(struct aper_r *r, uint32_t mask, void *t);
+int ngap_dec_seq_xfer(const uint8_t *buf, size_t len, void *t, size_t tsz, unsigned nopt, ngap_seq_body_dec body,
+		      struct ngap_dec_info *info);
+int ngap_dec_tunnel(struct aper_r *r, struct ngap_gtp_tunnel *t);
+int ngap_enc_tunnel(struct aper_w *w, const struct ngap_gtp_tunnel *t);
+int ngap_dec_qfis(struct aper_r *r, uint8_t *qfis, uint8_t *cnt);
+int ngap_enc_qfis(struct aper_w *w, const uint8_t *qfis, uint8_t cnt);
+int ngap_dec_flow_causes(struct aper_r *r, struct ngap_qos_flow_cause *fc, uint8_t *cnt);
+int ngap_enc_flow_causes(struct aper_w *w, const struct ngap_qos_flow_cause *fc, uint8_t cnt);
+
 #endif

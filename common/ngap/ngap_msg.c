@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/ngap/ngap_int.h"
+#include "common/ngap/ngap_tab.h"
 
 #define ID_AMF_UE_NGAP_ID 10
 #define ID_RAN_UE_NGAP_ID 85
@@ -189,22 +189,7 @@ int ngap_container_enc(struct aper_w *w, const struct ngap_container *ct, const 
 /* ---- IE tables (TS 38.413 9.2; order, criticality and presence as in the ASN.1 *IEs sets of 9.4.4;
  * the last column is the IE's ProtocolIE-ID name in 9.4.7, which names it in the tabular text) ---- */
 
-#define ROW(T, id, crit, pres, fld, cnt, has, codec, ref) \
-	{ id, NGAP_CRIT_##crit, NGAP_PRES_##pres, (int16_t)offsetof(T, fld), cnt, has, &ngap_c_##codec, ref, -1, -1, 0 }
-/* a list that may be longer than its array: raw octets and total count kept (see struct ngap_ie_spec) */
-#define LX(T, id, crit, pres, fld, n, tot, rw, codec, ref) \
-	{ id, NGAP_CRIT_##crit, NGAP_PRES_##pres, (int16_t)offsetof(T, fld), (int16_t)offsetof(T, n), -1, \
-	  &ngap_c_##codec, ref, (int16_t)offsetof(T, rw), (int16_t)offsetof(T, tot), sizeof(((T *)0)->tot) }
-/* mandatory / optional with has_* / optional OCTET STRING (present when .p) / lists / whole struct / flag */
-#define M(T, id, crit, fld, codec, ref) ROW(T, id, crit, M, fld, -1, -1, codec, ref)
-#define O(T, id, crit, fld, has, codec, ref) ROW(T, id, crit, O, fld, -1, (int16_t)offsetof(T, has), codec, ref)
-#define OB(T, id, crit, fld, codec, ref) ROW(T, id, crit, O, fld, -1, -1, codec, ref)
-#define ML(T, id, crit, fld, n, codec, ref) ROW(T, id, crit, M, fld, (int16_t)offsetof(T, n), -1, codec, ref)
-#define OL(T, id, crit, fld, n, codec, ref) ROW(T, id, crit, O, fld, (int16_t)offsetof(T, n), -1, codec, ref)
-#define OF(T, id, crit, has, ref) ROW(T, id, crit, O, has, -1, (int16_t)offsetof(T, has), flag, ref)
-#define MW(T, id, crit, codec, ref) { id, NGAP_CRIT_##crit, NGAP_PRES_M, 0, -1, -1, &ngap_c_##codec, ref, -1, -1, 0 }
-#define CONTAINER(nm, T) \
-	static const struct ngap_container nm = { nm##_ies, sizeof(nm##_ies) / sizeof(nm##_ies[0]), sizeof(T) }
+/* ROW, M, O ... CONTAINER: ngap_tab.h */
 
 #define T struct ngap_ng_setup_request
 static const struct ngap_ie_spec ng_setup_req_ies[] = {
@@ -633,7 +618,24 @@ struct msg_spec {
 	X(U, NGAP_PROC_RAN_CONFIGURATION_UPDATE, R, "RANConfigurationUpdateFailure", ran_cfg_fail) \
 	X(I, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdate", amf_cfg) \
 	X(S, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdateAcknowledge", amf_cfg_ack) \
-	X(U, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdateFailure", amf_cfg_fail)
+	X(U, NGAP_PROC_AMF_CONFIGURATION_UPDATE, R, "AMFConfigurationUpdateFailure", amf_cfg_fail) \
+	MSGS_HO(X)
+/* UE mobility management (TS 38.413 9.2.3; tables in ngap_ho.c) */
+#define MSGS_HO(X) \
+	X(I, NGAP_PROC_HANDOVER_PREPARATION, R, "HandoverRequired", ngap_ct_ho_required) \
+	X(S, NGAP_PROC_HANDOVER_PREPARATION, R, "HandoverCommand", ngap_ct_ho_command) \
+	X(U, NGAP_PROC_HANDOVER_PREPARATION, R, "HandoverPreparationFailure", ngap_ct_ho_prep_fail) \
+	X(I, NGAP_PROC_HANDOVER_RESOURCE_ALLOCATION, R, "HandoverRequest", ngap_ct_ho_request) \
+	X(S, NGAP_PROC_HANDOVER_RESOURCE_ALLOCATION, R, "HandoverRequestAcknowledge", ngap_ct_ho_request_ack) \
+	X(U, NGAP_PROC_HANDOVER_RESOURCE_ALLOCATION, R, "HandoverFailure", ngap_ct_ho_fail) \
+	X(I, NGAP_PROC_HANDOVER_NOTIFICATION, G, "HandoverNotify", ngap_ct_ho_notify) \
+	X(I, NGAP_PROC_PATH_SWITCH_REQUEST, R, "PathSwitchRequest", ngap_ct_ps_req) \
+	X(S, NGAP_PROC_PATH_SWITCH_REQUEST, R, "PathSwitchRequestAcknowledge", ngap_ct_ps_ack) \
+	X(U, NGAP_PROC_PATH_SWITCH_REQUEST, R, "PathSwitchRequestFailure", ngap_ct_ps_fail) \
+	X(I, NGAP_PROC_HANDOVER_CANCEL, R, "HandoverCancel", ngap_ct_ho_cancel) \
+	X(S, NGAP_PROC_HANDOVER_CANCEL, R, "HandoverCancelAcknowledge", ngap_ct_ho_cancel_ack) \
+	X(I, NGAP_PROC_UPLINK_RAN_STATUS_TRANSFER, G, "UplinkRANStatusTransfer", ngap_ct_ul_ran_status) \
+	X(I, NGAP_PROC_DOWNLINK_RAN_STATUS_TRANSFER, G, "DownlinkRANStatusTransfer", ngap_ct_dl_ran_status)
 
 #define MSG_SPEC(t, p, c, n, ct) { t, p, c, n, &ct },
 static const struct msg_spec msgs[] = { MSGS(MSG_SPEC) };

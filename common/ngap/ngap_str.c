@@ -24,6 +24,8 @@ int ngap_ie_str(const struct ngap_ie_spec *e, const void *f, const uint8_t *cnt,
 
 	if (c == &ngap_c_security_key)
 		return snprintf(b, cap, "<redacted>");
+	if (c == &ngap_c_security_context) /* the NH is a key (TS 33.501 6.9.2): its NCC only */
+		return snprintf(b, cap, "ncc=%u nh=<redacted>", ((const struct ngap_security_context *)f)->ncc);
 	if (cnt)
 		return snprintf(b, cap, "[%u]", *cnt);
 	switch (c->kind && c->dec == ngap_dec_simple ? c->kind : 0) {
@@ -57,6 +59,13 @@ int ngap_ie_str(const struct ngap_ie_spec *e, const void *f, const uint8_t *cnt,
 
 		plmn_str(p, sizeof(p), &x->plmn);
 		return snprintf(b, cap, "gNB %s/0x%" PRIx32 "(%u bits)", p, x->id, x->id_bits);
+	}
+	if (c == &ngap_c_target_id) {
+		const struct ngap_target_id *x = f;
+
+		plmn_str(p, sizeof(p), &x->ran_node_id.plmn);
+		return snprintf(b, cap, "gNB %s/0x%" PRIx32 "(%u bits) tac=%02x%02x%02x", p, x->ran_node_id.id,
+				x->ran_node_id.id_bits, x->tai.tac[0], x->tai.tac[1], x->tai.tac[2]);
 	}
 	if (c == &ngap_c_uli) {
 		const struct ngap_uli *x = f;

@@ -797,3 +797,42 @@ int ngap_dec_ue_radio_cap_paging(struct ngap_bytes raw, struct ngap_bytes *nr, s
 		return -EBADMSG;
 	return r.err;
 }
+
+/* ---- shared with ngap_ho_xfer.c (the handover / path switch transfers, TS 38.413 9.3.4.8-9.3.4.19) ---- */
+
+int ngap_dec_seq_xfer(const uint8_t *buf, size_t len, void *t, size_t tsz, unsigned nopt, ngap_seq_body_dec body,
+		      struct ngap_dec_info *info)
+{
+	return dec_seq_xfer(buf, len, t, tsz, nopt, body, info);
+}
+
+int ngap_dec_tunnel(struct aper_r *r, struct ngap_gtp_tunnel *t)
+{
+	return dec_tunnel(r, t);
+}
+
+int ngap_enc_tunnel(struct aper_w *w, const struct ngap_gtp_tunnel *t)
+{
+	return enc_tunnel(w, t);
+}
+
+/* {qosFlowIdentifier, iE-Extensions} lists: QosFlowAcceptedList, QosFlowToBeForwardedList */
+int ngap_dec_qfis(struct aper_r *r, uint8_t *qfis, uint8_t *cnt)
+{
+	return dec_qfis(r, qfis, cnt, false);
+}
+
+int ngap_enc_qfis(struct aper_w *w, const uint8_t *qfis, uint8_t cnt)
+{
+	return enc_qfis(w, qfis, cnt, false);
+}
+
+int ngap_dec_flow_causes(struct aper_r *r, struct ngap_qos_flow_cause *fc, uint8_t *cnt)
+{
+	return dec_flow_causes(r, fc, cnt);
+}
+
+int ngap_enc_flow_causes(struct aper_w *w, const struct ngap_qos_flow_cause *fc, uint8_t cnt)
+{
+	return enc_flow_causes(w, fc, cnt);
+}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /* Sample NGAP messages, PLMN 001/01, TAC 1, gNB id 0x19b (32 bits), AMF UE id 0x123456789a, RAN UE id 77. */
-#include "ngap_samples.h"
+#include "ngap_samples_int.h"
 
 #include <string.h>
 
@@ -34,7 +34,7 @@ static struct ngap_bytes S(const char *s)
 	return B(s, strlen(s));
 }
 
-static struct ngap_bytes xfer(int kind, bool full)
+struct ngap_bytes ngap_sample_xfer_bytes(int kind, bool full)
 {
 	if (!xfer_len[kind][full])
 		xfer_len[kind][full] = (size_t)ngap_sample_xfer(kind, full, xfer_buf[kind][full], 256);
@@ -71,6 +71,11 @@ static void diag(struct ngap_crit_diag *d)
 	d->ies[1] = (struct ngap_diag_ie){ NGAP_CRIT_IGNORE, 94, NGAP_ERR_MISSING };
 }
 
+void ngap_sample_diag(struct ngap_crit_diag *d)
+{
+	diag(d);
+}
+
 static void sess(struct ngap_pdu_sess_item *it, uint8_t id, bool nas, bool sn, int xkind, bool full)
 {
 	it->id = id;
@@ -79,7 +84,7 @@ static void sess(struct ngap_pdu_sess_item *it, uint8_t id, bool nas, bool sn, i
 	it->has_snssai = sn;
 	if (sn)
 		snssai(&it->snssai, full);
-	it->transfer = xfer(xkind, full);
+	it->transfer = ngap_sample_xfer_bytes(xkind, full);
 }
 
 static void tas(struct ngap_supported_ta *ta, uint8_t *n, bool full)
@@ -164,6 +169,21 @@ static const struct { uint8_t type, proc; } kinds[] = {
 	{ NGAP_INITIATING, NGAP_PROC_PDU_SESSION_RESOURCE_NOTIFY },
 	{ NGAP_INITIATING, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION },
 	{ NGAP_SUCCESSFUL, NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY_INDICATION },
+	/* UE mobility (ngap_samples_ho.c) */
+	{ NGAP_INITIATING, NGAP_PROC_HANDOVER_PREPARATION },
+	{ NGAP_SUCCESSFUL, NGAP_PROC_HANDOVER_PREPARATION },
+	{ NGAP_UNSUCCESSFUL, NGAP_PROC_HANDOVER_PREPARATION },
+	{ NGAP_INITIATING, NGAP_PROC_HANDOVER_RESOURCE_ALLOCATION },
+	{ NGAP_SUCCESSFUL, NGAP_PROC_HANDOVER_RESOURCE_ALLOCATION },
+	{ NGAP_UNSUCCESSFUL, NGAP_PROC_HANDOVER_RESOURCE_ALLOCATION },
+	{ NGAP_INITIATING, NGAP_PROC_HANDOVER_NOTIFICATION },
+	{ NGAP_INITIATING, NGAP_PROC_PATH_SWITCH_REQUEST },
+	{ NGAP_SUCCESSFUL, NGAP_PROC_PATH_SWITCH_REQUEST },
+	{ NGAP_UNSUCCESSFUL, NGAP_PROC_PATH_SWITCH_REQUEST },
+	{ NGAP_INITIATING, NGAP_PROC_HANDOVER_CANCEL },
+	{ NGAP_SUCCESSFUL, NGAP_PROC_HANDOVER_CANCEL },
+	{ NGAP_INITIATING, NGAP_PROC_UPLINK_RAN_STATUS_TRANSFER },
+	{ NGAP_INITIATING, NGAP_PROC_DOWNLINK_RAN_STATUS_TRANSFER },
 };
 
 int ngap_sample_count(void)
@@ -181,6 +201,7 @@ void ngap_sample(int i, bool full, struct ngap_msg *m)
 	m->proc = kinds[i].proc;
 	fill_a(m, full);
 	fill_b(m, full);
+	ngap_sample_fill_ho(m, full);
 }
 
 static const struct ngap_cause cause_rn = { NGAP_CAUSE_RADIO_NETWORK, NGAP_CAUSE_RN_USER_INACTIVITY };
@@ -707,6 +728,10 @@ static const char *const xfer_names[NGAP_SAMPLE_XFERS] = {
 	"PDUSessionResourceModifyResponseTransfer", "PDUSessionResourceNotifyTransfer",
 	"PDUSessionResourceNotifyReleasedTransfer", "PDUSessionResourceModifyIndicationTransfer",
 	"PDUSessionResourceModifyConfirmTransfer", "PDUSessionResourceModifyIndicationUnsuccessfulTransfer",
+	"HandoverRequiredTransfer", "HandoverCommandTransfer", "HandoverRequestAcknowledgeTransfer",
+	"HandoverResourceAllocationUnsuccessfulTransfer", "PathSwitchRequestTransfer",
+	"PathSwitchRequestAcknowledgeTransfer", "PathSwitchRequestSetupFailedTransfer",
+	"PathSwitchRequestUnsuccessfulTransfer", "HandoverPreparationUnsuccessfulTransfer",
 };
 
 const char *ngap_sample_xfer_name(int kind)
@@ -835,7 +860,7 @@ int ngap_sample_xfer(int kind, bool full, uint8_t *buf, size_t cap)
 		u.mu.cause = (struct ngap_cause){ NGAP_CAUSE_PROTOCOL, full ? 4 : 6 };
 		return ngap_enc_modify_indication_unsuccessful_transfer(&u.mu, buf, cap);
 	}
-	return -1;
+	return ngap_sample_xfer_ho(kind, full, buf, cap);
 }
 
 int ngap_sample_xfer_decode(int kind, const uint8_t *buf, size_t len, void *scratch, struct ngap_dec_info *info)
@@ -854,5 +879,5 @@ int ngap_sample_xfer_decode(int kind, const uint8_t *buf, size_t len, void *scra
 	case 10: return ngap_dec_modify_confirm_transfer(buf, len, scratch, info);
 	case 11: return ngap_dec_modify_indication_unsuccessful_transfer(buf, len, scratch, info);
 	}
-	return -1;
+	return ngap_sample_xfer_ho_decode(kind, buf, len, scratch, info);
 }
