@@ -226,6 +226,63 @@ static void *map_mmap(struct bpf_map *m, size_t n, size_t esz, size_t *len)
 	return a == MAP_FAILED ? NULL : a;
 }
 
+/* The per-CPU counter scratch, the session table and the downlink buffers with their free
+ * list, all sized by the params once: nothing grows later. 0 or -errno. */
+static int alloc_tables(struct upf *u)
+{
+	int rc = libbpf_num_possible_cpus();
+
+	if (rc <= 0)
+		return rc < 0 ? rc : -EINVAL;
+	u->ncpus = rc;
+	u->pcpu = calloc((size_t)u->ncpus, sizeof(uint64_t));
+	u->sess = calloc(u->p.max_sessions, sizeof(*u->sess));
+	u->bufs = calloc(u->p.buffer_total, sizeof(*u->bufs));
+	if (!u->pcpu || !u->sess || !u->bufs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < u->p.buffer_total; i++)
+		u->bufs[i].next = i + 1 < u->p.buffer_total ? i + 1 : UPF_NONE;
+	u->buf_free = 0;
+	return 0;
+}
+
+/* The XDP program through its skeleton: constants set, rule maps sized to the TEID range and
+ * the UE pool, loaded (the verifier runs here), the rule maps mmapped. 0 or -errno; upf_close
+ * undoes a partial load. */
+static int load_program(struct upf *u)
+{
+	int rc;
+
+	u->skel = upf_bpf__open();
+	if (!u->skel) {
+		rc = -errno ? -errno : -EINVAL;
+		log_error(MOD, "cannot open the BPF object: %s", strerror(-rc));
+		return rc;
+	}
+	u->skel->rodata->cfg_n3_addr = u->p.n3_addr;
+	u->skel->rodata->cfg_ue_base = u->ue_base;
+	u->skel->rodata->cfg_nh_cache = u->p.no_nh_cache ? 0 : 1;
+	if ((rc = bpf_map__set_max_entries(u->skel->maps.ul_rules, (uint32_t)u->ul_n)) ||
+	    (rc = bpf_map__set_max_entries(u->skel->maps.dl_rules, (uint32_t)u->dl_n)) ||
+	    (rc = bpf_map__set_max_entries(u->skel->maps.exc_ring, u->p.exc_ring_bytes)))
+		return rc < 0 ? rc : -EINVAL;
+	rc = upf_bpf__load(u->skel);
+	if (rc) {
+		log_error(MOD, "the kernel refused the XDP program: %s (run with libbpf debug output for the verifier log)",
+			  strerror(-rc));
+		return rc < 0 ? rc : -EINVAL;
+	}
+	u->prog_fd = bpf_program__fd(u->skel->progs.upf_xdp);
+	u->ul = map_mmap(u->skel->maps.ul_rules, u->ul_n, sizeof(*u->ul), &u->ul_map_len);
+	u->dl = map_mmap(u->skel->maps.dl_rules, u->dl_n, sizeof(*u->dl), &u->dl_map_len);
+	if (!u->ul || !u->dl) {
+		rc = -errno;
+		log_error(MOD, "mmap of the rule maps failed: %s", strerror(-rc));
+		return rc < 0 ? rc : -EINVAL;
+	}
+	return 0;
+}
+
 int upf_open(const struct upf_params *params, struct upf **out)
 {
 	struct upf *u;
@@ -248,48 +305,12 @@ int upf_open(const struct upf_params *params, struct upf **out)
 	u->ul_n = (size_t)u->p.max_teid + 1;
 	u->dl_n = (size_t)1 << (32 - u->p.ue_pool_plen);
 
-	rc = libbpf_num_possible_cpus();
-	if (rc <= 0)
+	rc = alloc_tables(u);
+	if (rc)
 		goto fail;
-	u->ncpus = rc;
-	u->pcpu = calloc((size_t)u->ncpus, sizeof(uint64_t));
-	u->sess = calloc(u->p.max_sessions, sizeof(*u->sess));
-	u->bufs = calloc(u->p.buffer_total, sizeof(*u->bufs));
-	if (!u->pcpu || !u->sess || !u->bufs) {
-		rc = -ENOMEM;
+	rc = load_program(u);
+	if (rc)
 		goto fail;
-	}
-	for (uint32_t i = 0; i < u->p.buffer_total; i++)
-		u->bufs[i].next = i + 1 < u->p.buffer_total ? i + 1 : UPF_NONE;
-	u->buf_free = 0;
-
-	u->skel = upf_bpf__open();
-	if (!u->skel) {
-		rc = -errno ? -errno : -EINVAL;
-		log_error(MOD, "cannot open the BPF object: %s", strerror(-rc));
-		goto fail;
-	}
-	u->skel->rodata->cfg_n3_addr = u->p.n3_addr;
-	u->skel->rodata->cfg_ue_base = u->ue_base;
-	u->skel->rodata->cfg_nh_cache = u->p.no_nh_cache ? 0 : 1;
-	if ((rc = bpf_map__set_max_entries(u->skel->maps.ul_rules, (uint32_t)u->ul_n)) ||
-	    (rc = bpf_map__set_max_entries(u->skel->maps.dl_rules, (uint32_t)u->dl_n)) ||
-	    (rc = bpf_map__set_max_entries(u->skel->maps.exc_ring, u->p.exc_ring_bytes)))
-		goto fail;
-	rc = upf_bpf__load(u->skel);
-	if (rc) {
-		log_error(MOD, "the kernel refused the XDP program: %s (run with libbpf debug output for the verifier log)",
-			  strerror(-rc));
-		goto fail;
-	}
-	u->prog_fd = bpf_program__fd(u->skel->progs.upf_xdp);
-	u->ul = map_mmap(u->skel->maps.ul_rules, u->ul_n, sizeof(*u->ul), &u->ul_map_len);
-	u->dl = map_mmap(u->skel->maps.dl_rules, u->dl_n, sizeof(*u->dl), &u->dl_map_len);
-	if (!u->ul || !u->dl) {
-		rc = -errno;
-		log_error(MOD, "mmap of the rule maps failed: %s", strerror(-rc));
-		goto fail;
-	}
 	rc = upf_exc_open(u);
 	if (rc)
 		goto fail;
