@@ -277,8 +277,8 @@ static void on_subscriber(void *arg, const char *supi)
 		return;
 	amf_ue_ambr_update(core.amf, supi);
 	if (core.smf && info.sm && smf_ue_policy_update(core.smf, info.sm, &skipped) >= 0 && skipped)
-		log_info("core", "%s: %u session(s) busy or unreachable keep their session-AMBR for "
-			 "now", supi, skipped);
+		log_info("core", "%s: %u session(s) busy or unreachable: their session-AMBR changes "
+			 "once they are active again", supi, skipped);
 }
 
 static void policy_walk(struct ev_loop *loop, struct ev_timer *t)
@@ -295,8 +295,8 @@ static void policy_walk(struct ev_loop *loop, struct ev_timer *t)
 	else
 		core.smf_cur = SMF_WALK_END;
 	if (skipped)
-		log_info("core", "policy change: %u session(s) busy or unreachable keep their "
-			 "session-AMBR for now", skipped);
+		log_info("core", "policy change: %u session(s) busy or unreachable: their "
+			 "session-AMBR changes once they are active again", skipped);
 	if (core.amf_cur != AMF_WALK_END || core.smf_cur != SMF_WALK_END)
 		ev_timer_start(loop, &core.walk_tmr, 1);
 }

@@ -224,7 +224,8 @@ int smf_modify_ambr(struct smf *smf, struct smf_ue *ue, uint8_t psi, uint64_t ul
 /* The subscription or policy of a UE changed (web/API): every ACTIVE session whose session-AMBR
  * differs from the subscription's now gets a network-requested modification (smf_modify_ambr, sent
  * through ops.send; TS 23.502 4.3.3.2). Sessions busy with another procedure or of an unreachable
- * UE are counted in *skipped (may be NULL): call again later (e.g. after the UE's service request).
+ * UE are counted in *skipped (may be NULL) and retried by the SMF itself once they are next ACTIVE
+ * (their establishment or modification done, the user plane back after a service request).
  * Returns the number of modifications started. */
 int smf_ue_policy_update(struct smf *smf, struct smf_ue *ue, unsigned *skipped);
 /* The same for the UE with this SUPI: -ENOENT when it is not attached. */

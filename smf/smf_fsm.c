@@ -459,6 +459,8 @@ int smf_fsm_dispatch(struct smf *smf, struct smf_sess *s, enum smf_event ev, str
 	s->state = (uint8_t)to;
 	if (to == SMF_ST_INACTIVE)
 		smf_sess_free(smf, s);
+	else if (to == SMF_ST_ACTIVE && s->ambr_stale)
+		smf_policy_retry_arm(smf, s);
 	return to;
 }
 
@@ -474,4 +476,6 @@ void smf_timer_cb(struct ev_loop *loop, struct ev_timer *t)
 		smf_fsm_dispatch(s->smf, s, SMF_EV_T3591, &c);
 	else if (s->state == SMF_ST_INACTIVE_PENDING)
 		smf_fsm_dispatch(s->smf, s, SMF_EV_T3592, &c);
+	else if (s->state == SMF_ST_ACTIVE && s->ambr_stale)
+		smf_policy_retry(s->smf, s);
 }

@@ -83,6 +83,7 @@ struct smf_sess {
 	uint8_t rel_n1_done, rel_n2_done, rel_n2_wait, rel_net;
 	uint8_t mod_n2_wait;
 	uint8_t upf_installed;
+	uint8_t ambr_stale;        /* a subscription change skipped it: retried once ACTIVE (smf_policy.c) */
 	struct ngap_snssai snssai;
 	uint32_t ue_addr;          /* network order */
 	uint32_t teid;             /* ours: slot + 1 */
@@ -149,6 +150,11 @@ struct smf_ue *smf_sess_ue(const struct smf *smf, const struct smf_sess *s);
 int smf_upf_apply(struct smf *smf, struct smf_sess *s);
 /* TS 23.501 table 5.7.4-1: 5QIs of GBR and delay-critical GBR resource type. */
 bool smf_5qi_is_gbr(uint8_t five_qi);
+/* s (with ambr_stale) has just entered ACTIVE: retry its session-AMBR on its timer, outside
+ * the message being handled (smf_policy.c). */
+void smf_policy_retry_arm(struct smf *smf, struct smf_sess *s);
+/* Its timer fired in ACTIVE: the retry itself. */
+void smf_policy_retry(struct smf *smf, struct smf_sess *s);
 /* Hand an SMF-initiated output to the AMF. */
 int smf_send(struct smf *smf, struct smf_sess *s, const struct smf_out *o);
 /* Log with the per-session prefix "ue=<supi> psi=N sm{STATE}". */

@@ -276,6 +276,75 @@ static void test_policy_ambr_change(void **state)
 	fx_free(f);
 }
 
+static int want_sends;
+
+static bool sent_enough(struct fx *f)
+{
+	return f->sends >= want_sends;
+}
+
+/* Run the loop until one more send than now, or max_ms; returns whether it came. */
+static bool one_more_send(struct fx *f, unsigned max_ms)
+{
+	want_sends = f->sends + 1;
+	return fx_run_until(f, sent_enough, max_ms);
+}
+
+/* c') A session skipped by a subscription change (busy with its establishment, or its UE not
+ * reachable) is not left on the old session-AMBR: once ACTIVE again (Setup Response, user
+ * plane back after a service request) its timer retries it, outside the message handled
+ * (TS 23.502 4.3.3.2). Failed before: the change was logged and dropped. */
+static void test_policy_change_retried(void **state)
+{
+	struct fx *f = fx_new(16, 15);
+	struct smf_sess_info info;
+	struct est_opt o = { .psi = 1, .pti = 1 };
+	struct nas_msg m;
+	unsigned skipped = 0;
+	int sends;
+
+	(void)state;
+	/* busy: the accept is out, the gNB has not answered */
+	assert_int_equal(fx_est(f, f->ue1, &o), 0);
+	resubscribe(f, SUPI1, 7, 30000000, false);
+	assert_int_equal(smf_ue_policy_update(f->smf, f->ue1, &skipped), 0);
+	assert_int_equal(skipped, 1);
+	sends = f->sends;
+	assert_int_equal(fx_setup_rsp(f, f->ue1, 1, 0x101), 0);
+	assert_int_equal(f->sends, sends);          /* not from inside the Setup Response */
+	assert_true(one_more_send(f, 1000));        /* the session's 0 ms timer */
+	assert_int_equal(f->sends, sends + 1);
+	assert_int_equal(f->s_proc, SMF_N2_MODIFY);
+	assert_int_equal(nas_decode(f->s_n1, f->s_n1_len, &m, &(struct nas_err){ 0 }), 0);
+	assert_int_equal(m.type, NAS_PDU_SESSION_MODIFICATION_COMMAND);
+	assert_int_equal(smf_sess_info(f->smf, f->ue1, 1, &info), 0);
+	assert_int_equal(info.state, SMF_ST_MODIFICATION_PENDING);
+	assert_int_equal(fx_n2(f, f->ue1, 1, SMF_N2_MODIFY_RSP), 0);
+	assert_int_equal(fx_gsm(f, f->ue1, NAS_PDU_SESSION_MODIFICATION_COMPLETE, 1, 0, 0), 0);
+	assert_int_equal(smf_sess_info(f->smf, f->ue1, 1, &info), 0);
+	assert_int_equal(info.ambr_ul_bps, 30000000);
+
+	/* unreachable: idle, the change waits for the user plane to come back */
+	assert_int_equal(smf_up_deactivate(f->smf, f->ue1), 1);
+	resubscribe(f, SUPI1, 7, 40000000, false);
+	f->send_rc = -EAGAIN;
+	skipped = 0;
+	assert_int_equal(smf_ue_policy_update(f->smf, f->ue1, &skipped), 0);
+	assert_int_equal(skipped, 1);
+	sends = f->sends;                           /* no retry while nothing changed */
+	assert_false(one_more_send(f, 50));
+	assert_int_equal(f->sends, sends);
+	f->send_rc = 0;
+	assert_int_equal(smf_up_reactivate(f->smf, f->ue1, 1, &f->out), 0);
+	assert_int_equal(fx_setup_rsp(f, f->ue1, 1, 0x101), 0);
+	assert_true(one_more_send(f, 1000));
+	assert_int_equal(f->sends, sends + 1);
+	assert_int_equal(f->s_proc, SMF_N2_MODIFY);
+	assert_int_equal(smf_sess_info(f->smf, f->ue1, 1, &info), 0);
+	assert_int_equal(info.state, SMF_ST_MODIFICATION_PENDING);
+	fx_free(f);
+}
+
 static void test_gbr_5qi_refused(void **state)
 {
 	static const uint8_t gbr[] = { 1, 2, 3, 4, 65, 66, 67, 71, 72, 73, 74, 75, 76, 82, 83, 84, 85 };
@@ -401,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_default_slice_from_allowed_nssai),
 		cmocka_unit_test(test_ue_requested_modification),
 		cmocka_unit_test(test_policy_ambr_change),
+		cmocka_unit_test(test_policy_change_retried),
 		cmocka_unit_test(test_gbr_5qi_refused),
 		cmocka_unit_test(test_ipv6_only_n3_releases),
 		cmocka_unit_test(test_modify_indication),
