@@ -217,16 +217,22 @@ int db_policy_delete(struct db *db, const char *name)
 
 	if (!db_policy_name_valid(name))
 		return -ENOENT;
-	int64_t users = db_policy_users(db, name);
-	if (users < 0)
-		return (int)users;
-	if (users > 0)
-		return db_policy_exists(db, name) == 1 ? -EBUSY : -ENOENT;
-	int r = db_stmt(db, "DELETE FROM policies WHERE name = ?", &st);
+	/* In use: one probe of the partial index, not a count of its users. */
+	int r = db_stmt(db, "SELECT 1 FROM subscribers WHERE policy = ? LIMIT 1", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_errno(rc);
+	if (rc == SQLITE_ROW)
+		return db_policy_exists(db, name) == 1 ? -EBUSY : -ENOENT;
+	r = db_stmt(db, "DELETE FROM policies WHERE name = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE)
 		r = sqlite3_changes(db->conn) ? 0 : -ENOENT;
 	else   /* a reference appeared between the count and the delete: the FK says no */

@@ -141,6 +141,16 @@ static int pol_from_json(json_t *j, const char *path_name, struct db_policy *p,
 	return 0;
 }
 
+/* How many subscribers use it: the UDM's per-policy count when it holds the policy (every
+ * subscriber with a policy is in the store, or its write was undone), O(1); the database's
+ * count(*) over the partial index otherwise (O(users): 70-90 ms at 10^6 on the control thread). */
+static int64_t policy_users(struct web *w, const char *name)
+{
+	int n = w->udm ? udm_policy_users(w->udm, name) : -ENOENT;
+
+	return n >= 0 ? n : db_policy_users(w->db, name);
+}
+
 /* The policy named in the path; 404 (field "name") when there is none. 0, 1 (resp
  * filled) or -errno. */
 static int path_policy(struct web *w, const struct web_req *req, struct web_resp *resp,
@@ -163,7 +173,7 @@ static int reply(struct web *w, struct web_resp *resp, int status, const char *n
 
 	if (rc < 0)
 		return rc;
-	web_resp_json(resp, status, pol_to_json(&p, db_policy_users(w->db, name)));
+	web_resp_json(resp, status, pol_to_json(&p, policy_users(w, name)));
 	return 0;
 }
 
@@ -176,7 +186,7 @@ static int list_one(const struct db_policy *p, void *arg)
 {
 	struct list_ctx *l = arg;
 
-	return json_array_append_new(l->items, pol_to_json(p, db_policy_users(l->w->db, p->name))) == 0
+	return json_array_append_new(l->items, pol_to_json(p, policy_users(l->w, p->name))) == 0
 		       ? 0 : -ENOMEM;
 }
 
@@ -207,7 +217,7 @@ static int h_get(struct web *w, const struct web_req *req, struct web_resp *resp
 	rc = path_policy(w, req, resp, &p);
 	if (rc)
 		return rc < 0 ? rc : 0;
-	web_resp_json(resp, 200, pol_to_json(&p, db_policy_users(w->db, p.name)));
+	web_resp_json(resp, 200, pol_to_json(&p, policy_users(w, p.name)));
 	return 0;
 }
 
@@ -290,7 +300,7 @@ static int h_delete(struct web *w, const struct web_req *req, struct web_resp *r
 		return 0;
 	}
 	if (rc == -EBUSY) {
-		users = db_policy_users(w->db, name);
+		users = policy_users(w, name);
 		web_resp_error(resp, 409, "name", "policy %s is used by %lld subscriber%s: assign "
 			       "them another policy (or none) first", name, (long long)users,
 			       users == 1 ? "" : "s");

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 
 #include "common/ev.h"
 #include "db/db_int.h"
+#include "udm/udm.h"
 #include "webcli.h"
 
 #define N_SUBS 80000
@@ -231,6 +233,54 @@ static void test_count_kept(void **state)
 	srv_free(&s);
 }
 
+/* The policies' "subscribers" counts: the UDM's per-policy count, not a count(*) of the
+ * policy's subscribers per request (all 80,000 here). The bound is a ratio to what that
+ * count costs in the same test (P_pol): before, GET /api/v1/policies and /policies/{name}
+ * fetched at least P_pol pages in one pass. A delete refused for a policy in use probes
+ * the index once. */
+static void test_policy_counts(void **state)
+{
+	static const char *const paths[] = { "/api/v1/policies", "/api/v1/policies/p" };
+	struct db_policy pol;
+	struct srv s;
+	struct run r;
+	long p_pol;
+
+	(void)state;
+	srv_with_subs(&s);
+	memset(&pol, 0, sizeof(pol));
+	strcpy(pol.name, "p");
+	pol.ambr_ul = 1000;
+	assert_int_equal(db_policy_put(s.db, &pol, DB_PUT_CREATE), 0);
+	assert_int_equal(sqlite3_exec(s.db->conn, "UPDATE subscribers SET policy = 'p'", NULL, NULL, NULL),
+			 SQLITE_OK);
+	/* as start-up loads them (udm_load_db) */
+	assert_int_equal(udm_load_db(s.udm, s.db), N_SUBS);
+	assert_int_equal(udm_policy_users(s.udm, "p"), N_SUBS);
+	pages(s.db, true);
+	assert_int_equal(db_policy_users(s.db, "p"), N_SUBS);
+	p_pol = pages(s.db, true);
+	assert_true(p_pol > 40);
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		json_t *j, *o;
+
+		pumped_get(&s, paths[i], &r);
+		assert_int_equal(r.r.status, 200);
+		j = jbody(&r.r);
+		o = i == 0 ? json_array_get(json_object_get(j, "items"), 0) : j;
+		assert_int_equal(jint(o, "subscribers"), N_SUBS);
+		json_decref(j);
+		resp_free(&r.r);
+		print_message("%s: %ld pages at most in one pass (counting the policy's subscribers: %ld)\n",
+			      paths[i], r.max_pass_pages, p_pol);
+		assert_true(r.max_pass_pages * 4 < p_pol);
+	}
+	pages(s.db, true);
+	assert_int_equal(db_policy_delete(s.db, "p"), -EBUSY);
+	assert_true(pages(s.db, true) * 4 < p_pol);
+	srv_free(&s);
+}
+
 /* More stepped listings than WEB_MAX_STEPPED at once: 503 for the rest. */
 static void test_stepped_cap(void **state)
 {
@@ -273,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_list_stepped),
 		cmocka_unit_test(test_count_kept),
 		cmocka_unit_test(test_stepped_cap),
+		cmocka_unit_test(test_policy_counts),
 	};
 
 	return cmocka_run_group_tests(t, NULL, NULL);
