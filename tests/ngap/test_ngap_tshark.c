@@ -240,6 +240,25 @@ int main(int argc, char **argv)
 			{ "-Y ngap.PDUSessionResourceModifyIndicationUnsuccessfulTransfer_element", 1 },
 			{ "-Y ngap.uERadioCapabilityForPagingOfNR", 2 }, /* Paging and the Info Indication */
 			{ "-Y \"ngap.procedureCode==14 && ngap.UERadioCapability\"", 1 },
+			/* issue 17: the mobility messages' transfers and IEs, as we set them (full + minimal
+			 * samples unless said) */
+			{ "-Y ngap.HandoverRequiredTransfer_element", 2 },
+			{ "-Y ngap.HandoverCommandTransfer_element", 1 },           /* full only */
+			{ "-Y ngap.HandoverPreparationUnsuccessfulTransfer_element", 1 },
+			{ "-Y ngap.HandoverRequestAcknowledgeTransfer_element", 2 },
+			{ "-Y ngap.HandoverResourceAllocationUnsuccessfulTransfer_element", 1 },
+			{ "-Y ngap.PathSwitchRequestTransfer_element", 2 },
+			{ "-Y ngap.PathSwitchRequestSetupFailedTransfer_element", 1 },
+			{ "-Y ngap.PathSwitchRequestAcknowledgeTransfer_element", 2 },
+			{ "-Y ngap.PathSwitchRequestUnsuccessfulTransfer_element", 3 }, /* PS ack full, PS failure */
+			{ "-Y ngap.nextHopChainingCount==7", 1 },                   /* Handover Request full */
+			{ "-Y ngap.nextHopChainingCount==2", 1 },                   /* Path Switch Ack full */
+			{ "-Y ngap.dRB_ID==32", 2 },              /* Handover Command / Request Ack Transfers */
+			{ "-Y \"ngap.gNB_ID==00:00:01:9c\"", 2 },                   /* Target ID */
+			{ "-Y \"ngap.procedureCode==25 && ngap.AMF_UE_NGAP_ID==78187493530\"", 6 }, /* request (source AMF UE id), ack, failure */
+			{ "-Y ngap.pDCP_SN12==200", 4 },                            /* RAN status transfers */
+			{ "-Y ngap.SourceNGRANNode_ToTargetNGRANNode_TransparentContainer_element", 4 },
+			{ "-Y ngap.TargetNGRANNode_ToSourceNGRANNode_TransparentContainer_element", 4 },
 		};
 
 		for (size_t i = 0; i < sizeof(seen) / sizeof(seen[0]); i++) {

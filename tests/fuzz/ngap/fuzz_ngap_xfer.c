@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /*
- * libFuzzer target for one SM transfer decoder, chosen at build time by NGAP_XFER_KIND (0..11, see
+ * libFuzzer target for one SM transfer decoder, chosen at build time by NGAP_XFER_KIND (0..20, see
  * tests/ngap/ngap_samples.h). Same properties as fuzz_ngap.c: no crash, no read past the input, and
  * encode(decode(x)) is a fixed point.
  */
@@ -29,6 +29,13 @@ union xfer {
 	struct ngap_modify_indication_transfer mi;
 	struct ngap_modify_confirm_transfer mc;
 	struct ngap_modify_indication_unsuccessful_transfer mu;
+	struct ngap_ho_required_transfer hrq;
+	struct ngap_ho_command_transfer hc;
+	struct ngap_ho_request_ack_transfer ha;
+	struct ngap_ho_resource_alloc_unsuccessful_transfer hu;
+	struct ngap_path_switch_request_transfer ps;
+	struct ngap_path_switch_request_ack_transfer pa;
+	struct ngap_cause_transfer c;
 };
 
 static int dec(const uint8_t *p, size_t n, union xfer *x, struct ngap_dec_info *i)
@@ -45,7 +52,14 @@ static int dec(const uint8_t *p, size_t n, union xfer *x, struct ngap_dec_info *
 	case 8: return ngap_dec_notify_released_transfer(p, n, &x->nr, i);
 	case 9: return ngap_dec_modify_indication_transfer(p, n, &x->mi, i);
 	case 10: return ngap_dec_modify_confirm_transfer(p, n, &x->mc, i);
-	default: return ngap_dec_modify_indication_unsuccessful_transfer(p, n, &x->mu, i);
+	case 11: return ngap_dec_modify_indication_unsuccessful_transfer(p, n, &x->mu, i);
+	case 12: return ngap_dec_ho_required_transfer(p, n, &x->hrq, i);
+	case 13: return ngap_dec_ho_command_transfer(p, n, &x->hc, i);
+	case 14: return ngap_dec_ho_request_ack_transfer(p, n, &x->ha, i);
+	case 15: return ngap_dec_ho_resource_alloc_unsuccessful_transfer(p, n, &x->hu, i);
+	case 16: return ngap_dec_path_switch_request_transfer(p, n, &x->ps, i);
+	case 17: return ngap_dec_path_switch_request_ack_transfer(p, n, &x->pa, i);
+	default: return ngap_dec_cause_transfer(p, n, &x->c, i); /* 18..20 */
 	}
 }
 
@@ -63,7 +77,14 @@ static int enc(const union xfer *x, uint8_t *p, size_t cap)
 	case 8: return ngap_enc_notify_released_transfer(&x->nr, p, cap);
 	case 9: return ngap_enc_modify_indication_transfer(&x->mi, p, cap);
 	case 10: return ngap_enc_modify_confirm_transfer(&x->mc, p, cap);
-	default: return ngap_enc_modify_indication_unsuccessful_transfer(&x->mu, p, cap);
+	case 11: return ngap_enc_modify_indication_unsuccessful_transfer(&x->mu, p, cap);
+	case 12: return ngap_enc_ho_required_transfer(&x->hrq, p, cap);
+	case 13: return ngap_enc_ho_command_transfer(&x->hc, p, cap);
+	case 14: return ngap_enc_ho_request_ack_transfer(&x->ha, p, cap);
+	case 15: return ngap_enc_ho_resource_alloc_unsuccessful_transfer(&x->hu, p, cap);
+	case 16: return ngap_enc_path_switch_request_transfer(&x->ps, p, cap);
+	case 17: return ngap_enc_path_switch_request_ack_transfer(&x->pa, p, cap);
+	default: return ngap_enc_cause_transfer(&x->c, p, cap);
 	}
 }
 
