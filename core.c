@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /* The running core: each module's object, owned by its start/stop pair. */
 #include "core.h"
+#include "core_live.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,6 +38,7 @@ static struct {
 	uint32_t ue_net;                /* the UPF's UE prefix, network order; plen 0: no UPF */
 	uint8_t ue_plen;
 	struct web_settings_env settings;
+	struct core_live live;          /* what settings changes reach (core_live.c) */
 	/* A policy changed: every attached UE is looked at again, a bounded step per tick
 	 * (policy_walk), so a policy of 10^6 subscribers never stalls signalling. */
 	struct ev_loop *loop;
@@ -326,10 +328,13 @@ static int web_mod_start(struct ev_loop *loop, const struct conf *c)
 	if (rc == 0 && core.smf && core.upf)
 		rc = web_attach_upf(core.web, core.upf); /* UPF packets, bytes, drops */
 	if (rc == 0) {
-		/* GET/PATCH/DELETE /api/v1/settings: live changes go to the running modules and
-		 * core.conf (which the SMF reads), the rest waits for the next start. */
+		/* GET/PATCH/DELETE /api/v1/settings: web/ checks and saves; live changes go to the
+		 * running modules through core_live (each by its setter) and into core.conf. */
+		core.live = (struct core_live){ .conf = &core.conf, .amf = core.amf, .smf = core.smf,
+			.udm = core.udm };
 		core.settings = (struct web_settings_env){ .conf = &core.conf, .base = core.file_conf,
-			.amf = core.amf, .smf = core.smf, .ue_net = core.ue_net, .ue_plen = core.ue_plen };
+			.smf = core.smf, .ue_net = core.ue_net, .ue_plen = core.ue_plen,
+			.apply = core_live_apply, .apply_arg = &core.live };
 		rc = web_attach_settings(core.web, &core.settings);
 	}
 	if (rc == 0) {

@@ -32,7 +32,7 @@ void smf_slog(enum log_level lvl, const struct smf *smf, const struct smf_sess *
 
 static int parse_dns(struct smf *smf, unsigned d)
 {
-	const struct conf_dnn *dn = &smf->conf->dnns[d];
+	const struct conf_dnn *dn = &smf->dnns[d];
 
 	for (unsigned i = 0; i < dn->n_dns && i < CONF_MAX_DNS; i++) {
 		struct in_addr a;
@@ -59,7 +59,11 @@ struct smf *smf_new(const struct smf_params *p, int *err)
 		return NULL;
 	}
 	smf->p = *p;
-	smf->conf = cf;
+	smf->p.conf = NULL;   /* read here only: the SMF keeps what it needs */
+	smf->n_dnns = cf->n_dnns < CONF_MAX_DNNS ? cf->n_dnns : CONF_MAX_DNNS;
+	memcpy(smf->dnns, cf->dnns, smf->n_dnns * sizeof(smf->dnns[0]));
+	smf->n_slices = cf->n_slices < CONF_MAX_SLICES ? cf->n_slices : CONF_MAX_SLICES;
+	memcpy(smf->slices, cf->slices, smf->n_slices * sizeof(smf->slices[0]));
 	smf->upf = p->upf;
 	smf->n_sess = p->max_sessions ? p->max_sessions : cf->upf.max_sessions;
 	smf->n_ues = p->max_ues ? p->max_ues : cf->limits.max_ues;
@@ -69,7 +73,7 @@ struct smf *smf_new(const struct smf_params *p, int *err)
 	smf->max_retx = p->max_retx ? p->max_retx : 4;
 	if (!smf->n_sess || !smf->n_ues || smf->n_sess >= SMF_NONE || smf->n_ues >= SMF_NONE)
 		goto fail;
-	for (unsigned d = 0; d < cf->n_dnns && d < CONF_MAX_DNNS; d++) {
+	for (unsigned d = 0; d < smf->n_dnns; d++) {
 		rc = smf_pool_init(&smf->pools[d], cf->dnns[d].pool, smf->n_sess);
 		if (rc < 0) {
 			log_error(MOD, "dnn %s: bad pool \"%s\"", cf->dnns[d].name, cf->dnns[d].pool);
@@ -560,7 +564,7 @@ int smf_sess_info(const struct smf *smf, const struct smf_ue *ue, uint8_t psi, s
 	o->pti = s->pti;
 	o->ambr_ul_bps = s->ambr_ul;
 	o->ambr_dl_bps = s->ambr_dl;
-	snprintf(o->dnn, sizeof(o->dnn), "%s", smf->conf->dnns[s->dnn].name);
+	snprintf(o->dnn, sizeof(o->dnn), "%s", smf->dnns[s->dnn].name);
 	o->snssai = s->snssai;
 	o->retx = s->retx;
 	return 0;
@@ -658,8 +662,8 @@ int smf_upf_totals(const struct smf *smf, struct smf_upf_totals *out)
 
 int smf_pool_usage(const struct smf *smf, const char *dnn, uint32_t *used, uint32_t *size)
 {
-	for (unsigned d = 0; d < smf->conf->n_dnns && d < CONF_MAX_DNNS; d++) {
-		if (!strcasecmp(smf->conf->dnns[d].name, dnn)) {
+	for (unsigned d = 0; d < smf->n_dnns && d < CONF_MAX_DNNS; d++) {
+		if (!strcasecmp(smf->dnns[d].name, dnn)) {
 			*used = smf->pools[d].used;
 			*size = smf->pools[d].size > 2 ? smf->pools[d].size - 2 : 0;
 			return 0;

@@ -128,7 +128,7 @@ struct smf_amf_ops {
 };
 
 struct smf_params {
-	const struct conf *conf;    /* dnns (name, pool, dns, mtu), slices, timers; must outlive smf */
+	const struct conf *conf;    /* dnns (name, pool, dns, mtu), slices, timers: read by smf_new only */
 	struct ev_loop *loop;       /* T3591 / T3592 */
 	struct udm *udm;            /* subscription data by SUPI; NULL: conf defaults for everyone */
 	struct upf *upf;            /* NULL: no user plane attached (see above); smf_set_upf later */
@@ -326,9 +326,9 @@ struct smf_upf_totals {
 };
 int smf_upf_totals(const struct smf *smf, struct smf_upf_totals *out);
 
-/* ---- live DNN list changes (web API: PATCH /api/v1/settings; smf_pool.c) ----
- * The SMF reads the DNN list from smf_params.conf, and a session refers to its DNN by its
- * index there. A DNN with PDU sessions must stay, with the same pool (its sessions' UE
+/* ---- live DNN list and slice changes (PATCH /api/v1/settings through core.c; smf_pool.c) ----
+ * The SMF copies the DNN list and the served slices from smf_params.conf at smf_new (conf
+ * need not outlive it for them); a session refers to its DNN by its index in that copy. A DNN with PDU sessions must stay, with the same pool (its sessions' UE
  * addresses and UPF rules come from it); everything else may change: DNNs added, removed,
  * reordered (the first is the default DNN), DNS servers and MTU (sent to new sessions). */
 struct conf_dnn;
@@ -336,11 +336,13 @@ struct conf_dnn;
  * go or change pool: why names it and the count), -EINVAL (bad pool, n not 1..16). */
 int smf_dnns_check(const struct smf *smf, const struct conf_dnn *next, unsigned n, char *why,
 		   size_t whysz);
-/* Replace the list: conf must be the smf_params.conf the SMF was made with; its dnns and
- * n_dnns are overwritten with next, new pools made, the sessions re-indexed and the pools
- * of dropped DNNs freed. All or nothing: 0, or -EBUSY / -EINVAL as smf_dnns_check, -ENOMEM
- * (nothing changed). The UPF's UE prefix must cover a new pool (core's business). */
-int smf_dnns_replace(struct smf *smf, struct conf *conf, const struct conf_dnn *next, unsigned n,
-		     char *why, size_t whysz);
+/* Replace the list with a copy of next: new pools made, the sessions re-indexed and the
+ * pools of dropped DNNs freed. All or nothing: 0, or -EBUSY / -EINVAL as smf_dnns_check,
+ * -ENOMEM (nothing changed). The UPF's UE prefix must cover a new pool (core's business). */
+int smf_dnns_replace(struct smf *smf, const struct conf_dnn *next, unsigned n, char *why, size_t whysz);
+/* The S-NSSAIs served (1..CONF_MAX_SLICES), copied: new sessions are checked against them.
+ * 0 or -EINVAL. */
+struct conf_slice;
+int smf_set_slices(struct smf *smf, const struct conf_slice *s, unsigned n);
 
 #endif

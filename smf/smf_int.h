@@ -106,7 +106,13 @@ struct smf_ue {
 
 struct smf {
 	struct smf_params p;
-	const struct conf *conf;
+	/* The DNNs and slices it serves: its own copy (smf_new, smf_dnns_replace, smf_set_slices),
+	 * so a live settings change reaches it through a setter, never through a shared struct.
+	 * A session refers to its DNN by index here. */
+	struct conf_dnn dnns[CONF_MAX_DNNS];
+	unsigned n_dnns;
+	struct conf_slice slices[CONF_MAX_SLICES];
+	unsigned n_slices;
 	struct upf *upf;
 	struct smf_pool pools[CONF_MAX_DNNS];
 	uint32_t dns[CONF_MAX_DNNS][CONF_MAX_DNS]; /* network order, IPv4 only */

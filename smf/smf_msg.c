@@ -123,7 +123,7 @@ static int epco_answer(struct smf *smf, const struct smf_sess *s, const struct n
 		for (unsigned i = 0; i < smf->n_dns[s->dnn]; i++)
 			nas_pco_add(&outp, NAS_PCO_DNS_IPV4, (const uint8_t *)&smf->dns[s->dnn][i], 4);
 	if (nas_pco_find(&in, NAS_PCO_IPV4_LINK_MTU)) {
-		uint32_t v = smf->conf->dnns[s->dnn].mtu;
+		uint32_t v = smf->dnns[s->dnn].mtu;
 		mtu[0] = (uint8_t)(v >> 8);
 		mtu[1] = (uint8_t)v;
 		nas_pco_add(&outp, NAS_PCO_IPV4_LINK_MTU, mtu, 2);
@@ -217,7 +217,7 @@ int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, const struct n
 		a->has_epco = true;
 		a->epco = (struct nas_buf){ epco_buf, (uint16_t)n };
 	}
-	n = nas_dnn_enc(smf->conf->dnns[s->dnn].name, dnn_buf, sizeof(dnn_buf));
+	n = nas_dnn_enc(smf->dnns[s->dnn].name, dnn_buf, sizeof(dnn_buf));
 	if (n < 0)
 		return n;
 	a->has_dnn = true;

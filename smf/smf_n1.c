@@ -35,10 +35,10 @@ static void sub_view(const struct smf *smf, const struct smf_ue *ue, struct sub_
 	v->arp = v->d && v->d->arp >= 1 && v->d->arp <= 15 ? v->d->arp : UDM_DEFAULT_ARP;
 }
 
-static bool conf_has_slice(const struct conf *cf, uint8_t sst, uint32_t sd)
+static bool serves_slice(const struct smf *smf, uint8_t sst, uint32_t sd)
 {
-	for (unsigned i = 0; i < cf->n_slices; i++) {
-		const struct conf_slice *c = &cf->slices[i];
+	for (unsigned i = 0; i < smf->n_slices; i++) {
+		const struct conf_slice *c = &smf->slices[i];
 		if (c->sst == sst && (c->has_sd ? c->sd : UDM_SD_NONE) == sd)
 			return true;
 	}
@@ -81,9 +81,9 @@ static int pick_slice(const struct smf *smf, const struct smf_ue *ue, const stru
 	} else if (v->d && v->d->n_slices) {
 		sst = v->d->slices[0].sst;
 		sd = v->d->slices[0].sd;
-	} else if (smf->conf->n_slices) {
-		sst = smf->conf->slices[0].sst;
-		sd = smf->conf->slices[0].has_sd ? smf->conf->slices[0].sd : UDM_SD_NONE;
+	} else if (smf->n_slices) {
+		sst = smf->slices[0].sst;
+		sd = smf->slices[0].has_sd ? smf->slices[0].sd : UDM_SD_NONE;
 	} else {
 		return NAS_5GSM_SERVICE_OPTION_NOT_SUBSCRIBED;
 	}
@@ -94,7 +94,7 @@ static int pick_slice(const struct smf *smf, const struct smf_ue *ue, const stru
 static int check_slice(const struct smf *smf, const struct sub_view *v, uint8_t sst, uint32_t sd,
 		       struct ngap_snssai *out)
 {
-	if (!conf_has_slice(smf->conf, sst, sd))
+	if (!serves_slice(smf, sst, sd))
 		return NAS_5GSM_SERVICE_OPTION_NOT_SUBSCRIBED;
 	if (v->d && v->d->n_slices) {    /* none provisioned: the network's slices (udm defaults) */
 		bool ok = false;
@@ -114,12 +114,7 @@ static int check_slice(const struct smf *smf, const struct sub_view *v, uint8_t 
 	return 0;
 }
 
-static int conf_dnn_idx(const struct conf *cf, const char *name)
-{
-	return smf_dnn_find(cf->dnns, cf->n_dnns < CONF_MAX_DNNS ? cf->n_dnns : CONF_MAX_DNNS, name);
-}
-
-/* DNN: the UE's or the subscription's first (default DNN). The index in conf, or -cause:
+/* DNN: the UE's or the subscription's first (default DNN). The index in smf->dnns, or -cause:
  * unknown to this network #27, not subscribed #33. */
 static int pick_dnn(const struct smf *smf, const struct sub_view *v, const struct nas_ul_nas_transport *ul)
 {
@@ -129,7 +124,7 @@ static int pick_dnn(const struct smf *smf, const struct sub_view *v, const struc
 	if (ul->has_dnn) {
 		if (nas_dnn_to_str(&ul->dnn, name, sizeof(name)) < 0)
 			return -NAS_5GSM_MISSING_OR_UNKNOWN_DNN;
-		idx = conf_dnn_idx(smf->conf, name);
+		idx = smf_dnn_find(smf->dnns, smf->n_dnns, name);
 		if (idx < 0)
 			return -NAS_5GSM_MISSING_OR_UNKNOWN_DNN;
 		if (v->d && v->d->n_dnns) {
@@ -141,10 +136,10 @@ static int pick_dnn(const struct smf *smf, const struct sub_view *v, const struc
 		return idx;
 	}
 	if (v->d && v->d->n_dnns) {
-		idx = v->d->dnns[0] ? conf_dnn_idx(smf->conf, v->d->dnns[0]) : -1;
+		idx = v->d->dnns[0] ? smf_dnn_find(smf->dnns, smf->n_dnns, v->d->dnns[0]) : -1;
 		return idx < 0 ? -NAS_5GSM_MISSING_OR_UNKNOWN_DNN : idx;
 	}
-	return smf->conf->n_dnns ? 0 : -NAS_5GSM_MISSING_OR_UNKNOWN_DNN;
+	return smf->n_dnns ? 0 : -NAS_5GSM_MISSING_OR_UNKNOWN_DNN;
 }
 
 static void reject(struct smf *smf, const struct smf_ue *ue, struct smf_out *out, const struct nas_msg *m,
@@ -178,7 +173,7 @@ static uint8_t est_header_cause(const struct nas_ul_nas_transport *ul, const str
 }
 
 /* What the network and the subscription grant: a session more for this UE, its 5QI, the
- * slice (*snssai) and the DNN (*dnn, an index in conf). 0, or the 5GSM cause of the reject. */
+ * slice (*snssai) and the DNN (*dnn, an index in smf->dnns). 0, or the 5GSM cause of the reject. */
 static uint8_t est_grant(const struct smf *smf, const struct smf_ue *ue, const struct nas_ul_nas_transport *ul,
 			 const struct nas_msg *m, struct sub_view *v, struct ngap_snssai *snssai, int *dnn)
 {
@@ -247,7 +242,7 @@ static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m
 	s->dnn = (uint8_t)dnn;
 	s->ue_addr = smf_pool_alloc(&smf->pools[dnn]);
 	if (!s->ue_addr) {
-		smf_slog(LOGL_WARN, smf, s, "pool of dnn %s exhausted", smf->conf->dnns[dnn].name);
+		smf_slog(LOGL_WARN, smf, s, "pool of dnn %s exhausted", smf->dnns[dnn].name);
 		smf_sess_free(smf, s);
 		reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
 		return 0;
@@ -272,7 +267,7 @@ static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m
 		return 0;
 	}
 	smf->st.est_accepted++;
-	smf_slog(LOGL_INFO, smf, s, "established dnn=%s addr=%u.%u.%u.%u teid=%u%s", smf->conf->dnns[dnn].name,
+	smf_slog(LOGL_INFO, smf, s, "established dnn=%s addr=%u.%u.%u.%u teid=%u%s", smf->dnns[dnn].name,
 		 ((uint8_t *)&s->ue_addr)[0], ((uint8_t *)&s->ue_addr)[1], ((uint8_t *)&s->ue_addr)[2],
 		 ((uint8_t *)&s->ue_addr)[3], s->teid, pdu_cause ? " (IPv4 only, #50)" : "");
 	return 0;

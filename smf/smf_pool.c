@@ -139,8 +139,8 @@ int smf_dnns_check(const struct smf *smf, const struct conf_dnn *next, unsigned 
 	 * UE's routes come from it (TS 23.501 5.8.2.2). So a DNN with sessions stays, with
 	 * the same pool; its DNS servers and MTU may change (sent to new sessions only). */
 	count_sessions(smf, cnt);
-	for (unsigned i = 0; i < smf->conf->n_dnns && i < CONF_MAX_DNNS; i++) {
-		const struct conf_dnn *old = &smf->conf->dnns[i];
+	for (unsigned i = 0; i < smf->n_dnns; i++) {
+		const struct conf_dnn *old = &smf->dnns[i];
 		int j;
 
 		if (!cnt[i])
@@ -160,18 +160,13 @@ int smf_dnns_check(const struct smf *smf, const struct conf_dnn *next, unsigned 
 	return 0;
 }
 
-int smf_dnns_replace(struct smf *smf, struct conf *conf, const struct conf_dnn *next, unsigned n,
-		     char *why, size_t whysz)
+int smf_dnns_replace(struct smf *smf, const struct conf_dnn *next, unsigned n, char *why, size_t whysz)
 {
 	struct smf_pool np[CONF_MAX_DNNS];
 	int8_t map[CONF_MAX_DNNS];       /* old index -> new index, -1: dropped */
 	unsigned i, j;
 	int rc;
 
-	if ((const struct conf *)conf != smf->conf) {
-		snprintf(why, whysz, "not the SMF's configuration");
-		return -EINVAL;
-	}
 	rc = smf_dnns_check(smf, next, n, why, whysz);
 	if (rc < 0)
 		return rc;
@@ -182,9 +177,9 @@ int smf_dnns_replace(struct smf *smf, struct conf *conf, const struct conf_dnn *
 	for (j = 0; j < n; j++) {
 		int old = -1;
 
-		for (i = 0; i < conf->n_dnns && i < CONF_MAX_DNNS && old < 0; i++)
-			if (map[i] < 0 && !strcasecmp(conf->dnns[i].name, next[j].name) &&
-			    same_pool(conf->dnns[i].pool, next[j].pool))
+		for (i = 0; i < smf->n_dnns && old < 0; i++)
+			if (map[i] < 0 && !strcasecmp(smf->dnns[i].name, next[j].name) &&
+			    same_pool(smf->dnns[i].pool, next[j].pool))
 				old = (int)i;
 		if (old >= 0) {
 			map[old] = (int8_t)j;
@@ -210,19 +205,28 @@ int smf_dnns_replace(struct smf *smf, struct conf *conf, const struct conf_dnn *
 			smf_pool_fini(&smf->pools[i]);
 	}
 	memcpy(smf->pools, np, sizeof(np));
-	memmove(conf->dnns, next, n * sizeof(*next));
-	conf->n_dnns = n;
+	memmove(smf->dnns, next, n * sizeof(*next));
+	smf->n_dnns = n;
 	memset(smf->dns, 0, sizeof(smf->dns));
 	memset(smf->n_dns, 0, sizeof(smf->n_dns));
 	for (j = 0; j < n; j++) {
-		for (unsigned k = 0; k < conf->dnns[j].n_dns && k < CONF_MAX_DNS; k++) {
+		for (unsigned k = 0; k < smf->dnns[j].n_dns && k < CONF_MAX_DNS; k++) {
 			struct in_addr a;
 
 			/* IPv4 servers only, as smf_new (IPv6 ones are for IPv6 sessions). */
-			if (inet_pton(AF_INET, conf->dnns[j].dns[k], &a) == 1)
+			if (inet_pton(AF_INET, smf->dnns[j].dns[k], &a) == 1)
 				smf->dns[j][smf->n_dns[j]++] = a.s_addr;
 		}
 	}
 	log_info(MOD, "DNN list replaced: %u DNN(s)", n);
+	return 0;
+}
+
+int smf_set_slices(struct smf *smf, const struct conf_slice *s, unsigned n)
+{
+	if (!n || n > CONF_MAX_SLICES || !s)
+		return -EINVAL;
+	memcpy(smf->slices, s, n * sizeof(*s));
+	smf->n_slices = n;
 	return 0;
 }

@@ -11,10 +11,12 @@
  * safe; the other keys wait for the next start (web_settings_overlay puts the
  * saved keys on top of the configuration file before any module starts).
  * What is live, and why:
+ * Applying is the composition root's (env->apply, core_live.c), each module through its
+ * own setter:
  *   tacs    live: the AMF reads its TAC list per procedure (amf_set_tacs).
  *   slices  live: new registrations and NG Setups use the new list, gNBs already
  *           set up get an AMF CONFIGURATION UPDATE (TS 38.413 8.7.3), the SMF
- *           checks a session's S-NSSAI against the list it reads from conf.
+ *           checks a session's S-NSSAI against its copy (smf_set_slices).
  *   dnns    live when the UPF's UE prefix covers every pool (or no UPF runs): the
  *           SMF makes the new pools (smf_dnns_replace); a DNN with PDU sessions
  *           must stay with the same pool (409 otherwise: release them first, or
@@ -25,7 +27,8 @@
  *           and in each gNB's NG Setup state (TS 23.003 2.10, TS 38.413 8.7.1);
  *           the AMF name is sent in the NG Setup Response.
  * Subscribers without their own slices or DNNs take the network's at once
- * (udm_set_defaults_from_conf: applied in memory to every subscriber that takes them).
+ * (udm_set_defaults_from_conf from core_live.c: applied in memory to every subscriber
+ * that takes them).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -42,11 +44,12 @@
 #include "common/log.h"
 #include "db/db.h"
 #include "smf/smf.h"
-#include "udm/udm.h"
 #include "web/sub_int.h"
 #include "web/web_int.h"
 
 enum skey { K_PLMN, K_AMF_NAME, K_TACS, K_SLICES, K_DNNS, K__N };
+_Static_assert(WEB_LIVE_TACS == 1u << K_TACS && WEB_LIVE_SLICES == 1u << K_SLICES &&
+	       WEB_LIVE_DNNS == 1u << K_DNNS, "web.h WEB_LIVE_* are the live keys' bits");
 
 static const struct {
 	const char *api;     /* JSON key */
@@ -572,80 +575,6 @@ static bool pools_covered(const struct web_settings_env *env, const struct conf 
 	return plen >= env->ue_plen && (net & mask) == (env->ue_net & mask);
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* Live changes (the checks have passed). Returns the keys applied. */
-static unsigned apply_live(struct web *w, struct web_settings_env *env, const struct conf *c,
-			   unsigned live)
-{
-	struct conf *run = env->conf;
-	unsigned done = 0;
-	char why[256];
-
-	if (live & 1u << K_DNNS) {
-		int rc = env->smf ? smf_dnns_replace(env->smf, run, c->dnns, c->n_dnns, why, sizeof(why)) : 0;
-
-		if (rc == 0 && !env->smf) {
-			memcpy(run->dnns, c->dnns, sizeof(run->dnns));
-			run->n_dnns = c->n_dnns;
-		}
-		if (rc == 0)
-			done |= 1u << K_DNNS;
-		else
-			log_error("web", "settings: dnns saved but not applied (%s): they apply at the next start", why);
-	}
-	if (live & 1u << K_TACS) {
-		uint32_t t[AMF_MAX_TACS];
-
-		for (unsigned i = 0; i < c->n_tac && i < AMF_MAX_TACS; i++)
-			t[i] = c->tac[i];
-		if (!env->amf || amf_set_tacs(env->amf, t, c->n_tac) == 0) {
-			memcpy(run->tac, c->tac, sizeof(run->tac));
-			run->n_tac = c->n_tac;
-			done |= 1u << K_TACS;
-		}
-	}
-	if (live & 1u << K_SLICES) {
-		struct amf_snssai s[AMF_MAX_SLICES];
-
-		for (unsigned i = 0; i < c->n_slices && i < AMF_MAX_SLICES; i++)
-			s[i] = (struct amf_snssai){ c->slices[i].sst,
-						    c->slices[i].has_sd ? c->slices[i].sd : AMF_SD_NONE };
-		if (!env->amf || amf_set_slices(env->amf, s, c->n_slices) >= 0) {
-			memcpy(run->slices, c->slices, sizeof(run->slices));
-			run->n_slices = c->n_slices;
-			done |= 1u << K_SLICES;
-		}
-	}
-	/* Subscribers without their own slices / DNNs (nor a policy's) take the network's, as
-	 * they would after a restart: the UDM applies the new defaults in memory to those that
-	 * take them (bench_udm_policy: milliseconds at 10^6 SIMs), logged with its cost. */
-	if ((done & (1u << K_DNNS | 1u << K_SLICES)) && w->udm) {
-		uint64_t t0 = mono_ms();
-		int n;
-
-		n = udm_set_defaults_from_conf(w->udm, run);
-		if (n < 0)
-			log_error("web", "settings: subscribers not refreshed (%s): they see the new network "
-				  "slices / DNNs after the next start", strerror(-n));
-		else
-			log_info("web", "settings: %d subscriber(s) refreshed with the network's slices / DNNs "
-				 "in %llu ms", n, (unsigned long long)(mono_ms() - t0));
-		/* amf_set_slices() judged registered UEs by their subscription as it was; those
-		 * on the network's slices have just gained (or lost) some: recompute their allowed
-		 * NSSAI so they get the CONFIGURATION UPDATE COMMAND too (TS 24.501 5.4.4). */
-		if (n > 0 && env->amf && (done & 1u << K_SLICES))
-			amf_nssai_resync(env->amf);
-	}
-	return done;
-}
-
 static void audit(struct web *w, const struct web_req *req, unsigned applied, unsigned restart)
 {
 	char det[160];
@@ -726,7 +655,8 @@ static int h_patch(struct web *w, const struct web_req *req, struct web_resp *re
 		web_resp_error(resp, 500, NULL, "the settings could not be saved: nothing changed");
 		goto out;
 	}
-	done = apply_live(w, env, c, live);
+	/* The composition root applies (core_live.c); the K_ bits are the WEB_LIVE_ ones. */
+	done = env->apply ? env->apply(env->apply_arg, c, live) & live : 0;
 	restart |= live & ~done;
 	audit(w, req, same | done, restart);
 	web_resp_json(resp, 200, json_pack("{s:o, s:o, s:o}", "applied", key_list(same | done),

@@ -142,17 +142,25 @@ int web_attach_amf(struct web *web, struct amf *amf);
 /* Network settings (api_settings.c): GET /api/v1/settings (read), PATCH and DELETE
  * /api/v1/settings (admin). PATCH checks everything first (400 naming the field, 409 when a
  * DNN with PDU sessions would go or change pool), saves the given keys in the database
- * (settings "net.*"), applies tacs, slices and dnns live (dnns only when the UPF's UE prefix
- * covers every pool) and leaves plmn and amf_name (and ?live=0) for the next start. DELETE
- * drops the saved keys: the next start runs with the configuration file's values. */
+ * (settings "net.*"), has env->apply carry tacs, slices and dnns to the running core (dnns
+ * only when the UPF's UE prefix covers every pool) and leaves plmn and amf_name (and
+ * ?live=0) for the next start. DELETE drops the saved keys: the next start runs with the
+ * configuration file's values. web/ parses, checks and saves; the composition root applies
+ * (core_live.c), each module through its own setter. */
+#define WEB_LIVE_TACS   (1u << 2)
+#define WEB_LIVE_SLICES (1u << 3)
+#define WEB_LIVE_DNNS   (1u << 4)
 struct smf;
 struct web_settings_env {
-	struct conf *conf;         /* the configuration the modules run with: live changes land here */
+	const struct conf *conf;   /* the configuration the modules run with now (apply keeps it so) */
 	const struct conf *base;   /* as loaded from the file, before the saved keys (NULL: conf) */
-	struct amf *amf;           /* may be NULL */
-	struct smf *smf;           /* may be NULL; made with conf as smf_params.conf */
+	struct smf *smf;           /* may be NULL; read only: pool usage, the DNN check before a save */
 	uint32_t ue_net;           /* the running UPF's UE prefix (network order) ... */
 	uint8_t ue_plen;           /* ... and its length; 0: no UPF (any pool applies live) */
+	/* Apply the keys of want (WEB_LIVE_*) of c to the running modules and to conf; returns
+	 * the keys applied (the others wait for the next start). NULL: nothing applies live. */
+	unsigned (*apply)(void *arg, const struct conf *c, unsigned want);
+	void *apply_arg;
 };
 /* env and what it points to must outlive web. 0, -EINVAL (no database), -ENOSPC. */
 int web_attach_settings(struct web *web, struct web_settings_env *env);

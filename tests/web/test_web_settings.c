@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "common/log.h"
+#include "core_live.h"
 #include "db/db.h"
 #include "tests/amf/sm_fx.h"
 #include "webcli.h"
@@ -33,10 +34,14 @@ static const char sub_defaults[] =
 static struct srv s;
 static struct conf F;                   /* "the configuration file": C as loaded */
 static struct web_settings_env env;
+static struct core_live live;           /* the composition root's half, as core.c wires it */
 
-static void attach(void)
+/* udm: the store the web server was started with (the defaults are refreshed there). */
+static void attach(struct udm *udm)
 {
-	env = (struct web_settings_env){ .conf = &C, .base = &F, .amf = H.amf, .smf = S };
+	live = (struct core_live){ .conf = &C, .amf = H.amf, .smf = S, .udm = udm };
+	env = (struct web_settings_env){ .conf = &C, .base = &F, .smf = S, .apply = core_live_apply,
+					 .apply_arg = &live };
 	assert_int_equal(web_attach_settings(s.web, &env), 0);
 }
 
@@ -47,7 +52,7 @@ static int start(void **state)
 	F = C;
 	srv_start(&s, NULL);
 	srv_halt(&s);
-	attach();
+	attach(s.udm);
 	srv_resume(&s);
 	return 0;
 }
@@ -332,7 +337,7 @@ static void test_default_slices_cuc(void **state)
 	assert_int_equal(web_token_add(s.web, TOK_ADMIN, WEB_ROLE_ADMIN), 0);
 	assert_int_equal(web_token_add(s.web, TOK_OP, WEB_ROLE_OPERATOR), 0);
 	s.port = web_port(s.web);
-	attach();
+	attach(H.udm);
 	srv_resume(&s);
 
 	/* The harness UE's keys (Milenage test set 1), no slices of its own. */
@@ -646,7 +651,7 @@ static void restart_core(int want_keys, const char *want_names)
 	assert_int_equal(web_token_add(s.web, TOK_ADMIN, WEB_ROLE_ADMIN), 0);
 	assert_int_equal(web_token_add(s.web, TOK_RO, WEB_ROLE_READ), 0);
 	s.port = web_port(s.web);
-	attach();
+	attach(s.udm);
 	srv_resume(&s);
 }
 
