@@ -50,6 +50,12 @@ static inline int hex_decode(uint8_t *out, size_t outsz, const char *hex, size_t
 	return (int)(hexlen / 2);
 }
 
+/* Exactly n bytes from exactly 2 * n digits (keys, SQN, SD): 0, or -EINVAL for anything else. */
+static inline int hex_decode_exact(uint8_t *out, size_t n, const char *hex, size_t hexlen)
+{
+	return hexlen == 2 * n && hex_decode(out, n, hex, hexlen) == (int)n ? 0 : -EINVAL;
+}
+
 /*
  * The 2 * n digits of b[0..n) and a NUL into out (outsz bytes). Returns 2 * n, or
  * -ENOSPC (out untouched) when outsz < 2 * n + 1.

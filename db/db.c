@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "common/hex.h"
 #include "common/log.h"
 #include "common/qos.h"
 
@@ -352,28 +353,6 @@ bool db_dnn_valid(const char *d, size_t len)
 	return true;
 }
 
-/* Branch-light: an import decodes 64 hex digits per SIM. */
-static int hexd(unsigned char c)
-{
-	if ((unsigned)(c - '0') < 10u)
-		return c - '0';
-	c |= 0x20;   /* 'A'..'F' -> 'a'..'f'; nothing else lands in 'a'..'f' */
-	return (unsigned)(c - 'a') < 6u ? c - 'a' + 10 : -1;
-}
-
-int db_unhex(const char *hex, size_t hexlen, uint8_t *out, size_t n)
-{
-	if (hexlen != 2 * n)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		int hi = hexd((unsigned char)hex[2 * i]), lo = hexd((unsigned char)hex[2 * i + 1]);
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return 0;
-}
-
 int db_snssai_parse(const char *t, size_t len, struct db_snssai *out)
 {
 	size_t i = 0;
@@ -392,7 +371,7 @@ int db_snssai_parse(const char *t, size_t len, struct db_snssai *out)
 	if (t[i] != ':' || len - i - 1 != 6)
 		return -EINVAL;
 	uint8_t sd[3];
-	if (db_unhex(t + i + 1, 6, sd, 3) < 0)
+	if (hex_decode_exact(sd, 3, t + i + 1, 6) < 0)
 		return -EINVAL;
 	out->sd = (uint32_t)sd[0] << 16 | (uint32_t)sd[1] << 8 | sd[2];
 	return 0;

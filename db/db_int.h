@@ -102,8 +102,6 @@ void db_dnns_text(const char (*dnns)[DB_DNN_MAX + 1], unsigned n, char *out, siz
 int db_policy_exists(struct db *db, const char *name);
 /* Parse "sst[:sd]" (sd 6 hex digits); 0 or -EINVAL. */
 int db_snssai_parse(const char *txt, size_t len, struct db_snssai *out);
-/* Hex string of exactly 2*n digits into out; 0 or -EINVAL. */
-int db_unhex(const char *hex, size_t hexlen, uint8_t *out, size_t n);
 bool db_imsi_valid(const char *digits, size_t len);
 bool db_dnn_valid(const char *dnn, size_t len);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/ident.h"
 #include "common/log.h"
 #include "common/qos.h"
 
@@ -23,17 +24,7 @@
 
 bool db_policy_name_valid(const char *n)
 {
-	size_t len = n ? strnlen(n, DB_POLICY_NAME_MAX + 1) : 0;
-
-	if (!len || len > DB_POLICY_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = n[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-'))
-			return false;
-	}
-	return true;
+	return ident_valid(n, DB_POLICY_NAME_MAX, "._-");
 }
 
 static int bad(const char **field, const char *f, char *err, size_t errsz, const char *why)

@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "common/hex.h"
 #include "common/log.h"
 #include "common/qos.h"
 #include "common/toml/toml.h"
@@ -48,7 +49,7 @@ static int want_hex(struct ctx *c, const struct toml_node *v, const char *key, u
 {
 	size_t len;
 	const char *s = toml_str(v, &len);
-	if (toml_type(v) != TOML_STRING || db_unhex(s, len, out, n) < 0)
+	if (toml_type(v) != TOML_STRING || hex_decode_exact(out, n, s, len) < 0)
 		return fail(c, v, "[%s] %s must be a string of %zu hex digits", c->imsi, key, 2 * n);
 	return 0;
 }
@@ -65,7 +66,7 @@ static int get_sqn(struct ctx *c, const struct toml_node *v, uint64_t *out)
 	uint8_t b[6];
 	size_t len;
 	const char *s = toml_str(v, &len);
-	if (toml_type(v) != TOML_STRING || db_unhex(s, len, b, 6) < 0)
+	if (toml_type(v) != TOML_STRING || hex_decode_exact(b, 6, s, len) < 0)
 		return fail(c, v, "[%s] sqn must be 12 hex digits or an integer", c->imsi);
 	*out = 0;
 	for (int i = 0; i < 6; i++)

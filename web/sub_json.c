@@ -15,43 +15,22 @@
 
 #include <jansson.h>
 
+#include "common/hex.h"
 #include "common/qos.h"
 #include "db/db.h"
 #include "udm/udm.h"
 #include "web/sub_int.h"
 #include "web/web_int.h"
 
-static int hex_nibble(char c)
+/* K / OPc as SIM files and the CLI print them: upper case. */
+static void hex_str(const uint8_t *b, size_t n, char *out, size_t outsz)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-		return (c | 0x20) - 'a' + 10;
-	return -1;
+	hex_encode(out, outsz, b, n, true);
 }
 
 static int hex_parse(const char *s, uint8_t *out, size_t n)
 {
-	size_t i;
-
-	if (strlen(s) != 2 * n)
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		int hi = hex_nibble(s[2 * i]), lo = hex_nibble(s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return 0;
-}
-
-static void hex_str(const uint8_t *b, size_t n, char *out)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02X", b[i]);
+	return hex_decode_exact(out, n, s, strlen(s));
 }
 
 bool web_imsi_digits(const char *s, size_t min, size_t max)
@@ -129,9 +108,9 @@ json_t *web_sub_to_json(const struct db_subscriber *s, bool secrets)
 	json_object_set_new(j, "created", json_integer(s->created));
 	json_object_set_new(j, "updated", json_integer(s->updated));
 	if (secrets) {
-		hex_str(s->k, 16, hex);
+		hex_str(s->k, 16, hex, sizeof(hex));
 		json_object_set_new(j, "k", json_string(hex));
-		hex_str(s->opc, 16, hex);
+		hex_str(s->opc, 16, hex, sizeof(hex));
 		json_object_set_new(j, s->op_is_opc ? "opc" : "op", json_string(hex));
 		explicit_bzero(hex, sizeof(hex));
 	}
@@ -385,9 +364,9 @@ int web_sub_to_toml(const struct db_subscriber *s, bool secrets, char *out, size
 
 	tput(&b, "[%s]\n", s->supi);
 	if (secrets) {
-		hex_str(s->k, 16, hex);
+		hex_str(s->k, 16, hex, sizeof(hex));
 		tput(&b, "ki = \"%s\"\n", hex);
-		hex_str(s->opc, 16, hex);
+		hex_str(s->opc, 16, hex, sizeof(hex));
 		tput(&b, "%s = \"%s\"\n", s->op_is_opc ? "opc" : "op", hex);
 		explicit_bzero(hex, sizeof(hex));
 	}

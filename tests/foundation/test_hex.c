@@ -77,6 +77,23 @@ static void test_decode_overflow(void **state)
 	assert_memory_equal(out, "\x01\x02\x03\x04", 4);
 }
 
+/* Exactly n bytes or nothing: what keys (16), SQN (6) and SD (3) need. */
+static void test_decode_exact(void **state)
+{
+	uint8_t b[3] = { 0 };
+
+	(void)state;
+	assert_int_equal(hex_decode_exact(b, 3, "0aBcDe", 6), 0);
+	assert_int_equal(b[0], 0x0a);
+	assert_int_equal(b[1], 0xbc);
+	assert_int_equal(b[2], 0xde);
+	assert_int_equal(hex_decode_exact(b, 3, "0aBcD", 5), -EINVAL);      /* odd */
+	assert_int_equal(hex_decode_exact(b, 3, "0aBc", 4), -EINVAL);       /* short */
+	assert_int_equal(hex_decode_exact(b, 3, "0aBcDeF0", 8), -EINVAL);   /* long */
+	assert_int_equal(hex_decode_exact(b, 3, "0aBcDg", 6), -EINVAL);     /* bad digit */
+	assert_int_equal(hex_decode_exact(b, 0, "", 0), 0);
+}
+
 static void test_encode(void **state)
 {
 	static const uint8_t b[] = { 0x00, 0x9f, 0xa0, 0xff };
@@ -108,6 +125,7 @@ int main(void)
 		cmocka_unit_test(test_decode_good),
 		cmocka_unit_test(test_decode_odd),
 		cmocka_unit_test(test_decode_bad_digit),
+		cmocka_unit_test(test_decode_exact),
 		cmocka_unit_test(test_decode_overflow),
 		cmocka_unit_test(test_encode),
 	};
