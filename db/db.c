@@ -577,32 +577,38 @@ int db_prepare_insert(struct db *db)
 }
 
 /* Every row of a one-parameter query (?1 = param, may be NULL) to cb. */
+struct swalk {
+	struct db_subscriber s;
+	db_subscriber_cb cb;
+	void *arg;
+	int n;
+};
+
+static int srow_each(sqlite3_stmt *st, void *ctx)
+{
+	struct swalk *w = ctx;
+
+	if (row_read(st, &w->s) < 0) {
+		log_error("db", "subscriber row %d is malformed", w->n + 1);
+		return -EPROTO;
+	}
+	w->n++;
+	return w->cb(&w->s, w->arg);
+}
+
 static int walk_rows(struct db *db, const char *sql, const char *param, db_subscriber_cb cb,
 		     void *arg)
 {
+	struct swalk w = { .cb = cb, .arg = arg };
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
 	if (param)
 		sqlite3_bind_text(st, 1, param, -1, SQLITE_STATIC);
-	struct db_subscriber s;
-	memset(&s, 0, sizeof(s));
-	int n = 0, r = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((r = row_read(st, &s)) < 0) {
-			log_error("db", "subscriber row %d is malformed", n + 1);
-			break;
-		}
-		if ((r = cb(&s, arg)) != 0)
-			break;
-		n++;
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_errno(rc);
-	sqlite3_finalize(st);
-	explicit_bzero(&s, sizeof(s));
-	return r ? r : n;
+	int r = db_rows_walk(st, srow_each, &w);
+	explicit_bzero(&w.s, sizeof(w.s));   /* K / OPc of the last row */
+	return r;
 }
 
 int db_load_subscribers(struct db *db, db_subscriber_cb cb, void *arg)

@@ -115,6 +115,11 @@ static int prow_read(sqlite3_stmt *st, struct db_policy *p)
 	return 0;
 }
 
+static int prow_get(sqlite3_stmt *st, void *out)
+{
+	return prow_read(st, out);
+}
+
 int db_policy_put(struct db *db, const struct db_policy *p, enum db_put_mode mode)
 {
 	char why[96], slices[DB_SLICES_TEXT_MAX], dnns[DB_DNNS_TEXT_MAX];
@@ -179,13 +184,7 @@ int db_policy_get(struct db *db, const char *name, struct db_policy *out)
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		r = prow_read(st, out);
-	else
-		r = rc == SQLITE_DONE ? -ENOENT : db_errno(rc);
-	sqlite3_finalize(st);
-	return r;
+	return db_row_get(st, prow_get, out);
 }
 
 int64_t db_policy_users(struct db *db, const char *name)
@@ -232,22 +231,25 @@ int db_policy_delete(struct db *db, const char *name)
 	return r;
 }
 
+struct pwalk {
+	db_policy_cb cb;
+	void *arg;
+};
+
+static int prow_each(sqlite3_stmt *st, void *ctx)
+{
+	const struct pwalk *w = ctx;
+	struct db_policy p;
+	int r = prow_read(st, &p);
+
+	return r < 0 ? r : w->cb(&p, w->arg);
+}
+
 int db_policy_walk(struct db *db, db_policy_cb cb, void *arg)
 {
+	struct pwalk w = { cb, arg };
 	sqlite3_stmt *st;
-	struct db_policy p;
 
 	int r = db_stmt(db, "SELECT " PCOLS " FROM policies ORDER BY name", &st);
-	if (r < 0)
-		return r;
-	int rc, n = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((r = prow_read(st, &p)) < 0 || (r = cb(&p, arg)) != 0)
-			break;
-		n++;
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_errno(rc);
-	sqlite3_finalize(st);
-	return r ? r : n;
+	return r < 0 ? r : db_rows_walk(st, prow_each, &w);
 }
