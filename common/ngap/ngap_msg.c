@@ -242,8 +242,7 @@ CONTAINER(init_ue, T);
 
 #define T struct ngap_downlink_nas_transport
 static const struct ngap_ie_spec dl_nas_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	OB(T, 48, REJECT, old_amf, name, "id-OldAMF"),
 	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "id-RANPagingPriority"),
 	M(T, 38, REJECT, nas, nas_pdu, "id-NAS-PDU"),
@@ -256,8 +255,7 @@ CONTAINER(dl_nas, T);
 
 #define T struct ngap_uplink_nas_transport
 static const struct ngap_ie_spec ul_nas_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	M(T, 38, REJECT, nas, nas_pdu, "id-NAS-PDU"),
 	M(T, 121, IGNORE, uli, uli, "id-UserLocationInformation"),
 };
@@ -266,8 +264,7 @@ CONTAINER(ul_nas, T);
 
 #define T struct ngap_nas_non_delivery_indication
 static const struct ngap_ie_spec nas_nd_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	M(T, 38, IGNORE, nas, nas_pdu, "id-NAS-PDU"),
 	M(T, 15, IGNORE, cause, cause, "id-Cause"),
 };
@@ -287,8 +284,7 @@ CONTAINER(reroute, T);
 
 #define T struct ngap_initial_context_setup_request
 static const struct ngap_ie_spec ics_req_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	OB(T, 48, REJECT, old_amf, name, "id-OldAMF"),
 	O(T, 110, REJECT, ue_ambr, has_ue_ambr, ue_ambr, "id-UEAggregateMaximumBitRate"),
 	M(T, 28, REJECT, guami, guami, "id-GUAMI"),
@@ -306,8 +302,7 @@ CONTAINER(ics_req, T);
 
 #define T struct ngap_initial_context_setup_response
 static const struct ngap_ie_spec ics_resp_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	OL(T, 72, IGNORE, setup, n_setup, sess_xfer, "id-PDUSessionResourceSetupListCxtRes"),
 	OL(T, 55, IGNORE, failed, n_failed, sess_xfer, "id-PDUSessionResourceFailedToSetupListCxtRes"),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
@@ -317,8 +312,7 @@ CONTAINER(ics_resp, T);
 
 #define T struct ngap_initial_context_setup_failure
 static const struct ngap_ie_spec ics_fail_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	OL(T, 132, IGNORE, failed, n_failed, sess_xfer, "id-PDUSessionResourceFailedToSetupListCxtFail"),
 	M(T, 15, IGNORE, cause, cause, "id-Cause"),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
@@ -328,8 +322,7 @@ CONTAINER(ics_fail, T);
 
 #define T struct ngap_ue_context_release_request
 static const struct ngap_ie_spec ucr_req_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	OL(T, 133, REJECT, session_ids, n_sessions, sess_ids, "id-PDUSessionResourceListCxtRelReq"),
 	M(T, 15, IGNORE, cause, cause, "id-Cause"),
 };
@@ -346,8 +339,7 @@ CONTAINER(ucr_cmd, T);
 
 #define T struct ngap_ue_context_release_complete
 static const struct ngap_ie_spec ucr_cpl_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
 	OL(T, 60, REJECT, session_ids, n_sessions, sess_ids, "id-PDUSessionResourceListCxtRelCpl"),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
@@ -357,8 +349,7 @@ CONTAINER(ucr_cpl, T);
 
 #define T struct ngap_ue_context_modification_request
 static const struct ngap_ie_spec ucm_req_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "id-RANPagingPriority"),
 	O(T, 94, REJECT, security_key, has_security_key, security_key, "id-SecurityKey"),
 	O(T, 31, IGNORE, index_to_rfsp, has_index_to_rfsp, index_to_rfsp, "id-IndexToRFSP"),
@@ -371,8 +362,7 @@ CONTAINER(ucm_req, T);
 
 #define T struct ngap_ue_context_modification_response
 static const struct ngap_ie_spec ucm_resp_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
@@ -381,8 +371,7 @@ CONTAINER(ucm_resp, T);
 
 #define T struct ngap_ue_context_modification_failure
 static const struct ngap_ie_spec ucm_fail_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	M(T, 15, IGNORE, cause, cause, "id-Cause"),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
@@ -391,8 +380,7 @@ CONTAINER(ucm_fail, T);
 
 #define T struct ngap_pdu_session_resource_setup_request
 static const struct ngap_ie_spec pss_req_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "id-RANPagingPriority"),
 	OB(T, 38, REJECT, nas, nas_pdu, "id-NAS-PDU"),
 	ML(T, 74, REJECT, sessions, n_sessions, sess_nas_snssai, "id-PDUSessionResourceSetupListSUReq"),
@@ -403,8 +391,7 @@ CONTAINER(pss_req, T);
 
 #define T struct ngap_pdu_session_resource_setup_response
 static const struct ngap_ie_spec pss_resp_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	OL(T, 75, IGNORE, setup, n_setup, sess_xfer, "id-PDUSessionResourceSetupListSURes"),
 	OL(T, 58, IGNORE, failed, n_failed, sess_xfer, "id-PDUSessionResourceFailedToSetupListSURes"),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
@@ -414,8 +401,7 @@ CONTAINER(pss_resp, T);
 
 #define T struct ngap_pdu_session_resource_release_command
 static const struct ngap_ie_spec psr_cmd_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "id-RANPagingPriority"),
 	OB(T, 38, IGNORE, nas, nas_pdu, "id-NAS-PDU"),
 	ML(T, 79, REJECT, sessions, n_sessions, sess_xfer, "id-PDUSessionResourceToReleaseListRelCmd"),
@@ -425,8 +411,7 @@ CONTAINER(psr_cmd, T);
 
 #define T struct ngap_pdu_session_resource_release_response
 static const struct ngap_ie_spec psr_resp_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	ML(T, 70, IGNORE, sessions, n_sessions, sess_xfer, "id-PDUSessionResourceReleasedListRelRes"),
 	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
@@ -436,8 +421,7 @@ CONTAINER(psr_resp, T);
 
 #define T struct ngap_pdu_session_resource_modify_request
 static const struct ngap_ie_spec psm_req_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	O(T, 83, IGNORE, ran_paging_priority, has_ran_paging_priority, ran_paging_priority, "id-RANPagingPriority"),
 	ML(T, 64, REJECT, sessions, n_sessions, sess_nas, "id-PDUSessionResourceModifyListModReq"),
 };
@@ -446,8 +430,7 @@ CONTAINER(psm_req, T);
 
 #define T struct ngap_pdu_session_resource_modify_response
 static const struct ngap_ie_spec psm_resp_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	OL(T, 65, IGNORE, modified, n_modified, sess_xfer, "id-PDUSessionResourceModifyListModRes"),
 	OL(T, 54, IGNORE, failed, n_failed, sess_xfer, "id-PDUSessionResourceFailedToModifyListModRes"),
 	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
@@ -458,8 +441,7 @@ CONTAINER(psm_resp, T);
 
 #define T struct ngap_pdu_session_resource_notify
 static const struct ngap_ie_spec psn_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	OL(T, 66, REJECT, notify, n_notify, sess_xfer, "id-PDUSessionResourceNotifyList"),
 	OL(T, 67, IGNORE, released, n_released, sess_xfer, "id-PDUSessionResourceReleasedListNot"),
 	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
@@ -469,8 +451,7 @@ CONTAINER(psn, T);
 
 #define T struct ngap_pdu_session_resource_modify_indication
 static const struct ngap_ie_spec psmi_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	ML(T, 63, REJECT, sessions, n_sessions, sess_xfer, "id-PDUSessionResourceModifyListModInd"),
 	O(T, 121, IGNORE, uli, has_uli, uli, "id-UserLocationInformation"),
 };
@@ -479,8 +460,7 @@ CONTAINER(psmi, T);
 
 #define T struct ngap_pdu_session_resource_modify_confirm
 static const struct ngap_ie_spec psmc_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	OL(T, 62, IGNORE, modified, n_modified, sess_xfer, "id-PDUSessionResourceModifyListModCfm"),
 	OL(T, 131, IGNORE, failed, n_failed, sess_xfer, "id-PDUSessionResourceFailedToModifyListModCfm"),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
@@ -529,8 +509,7 @@ CONTAINER(paging, T);
 
 #define T struct ngap_ue_radio_capability_info_indication
 static const struct ngap_ie_spec urci_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	M(T, 117, IGNORE, ue_radio_capability, octets, "id-UERadioCapability"),
 	OB(T, 118, IGNORE, ue_radio_capability_for_paging, raw, "id-UERadioCapabilityForPaging"),
 };

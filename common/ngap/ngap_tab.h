@@ -23,6 +23,11 @@
 #define OL(T, id, crit, fld, n, codec, ref) ROW(T, id, crit, O, fld, (int16_t)offsetof(T, n), -1, codec, ref)
 #define OF(T, id, crit, has, ref) ROW(T, id, crit, O, has, -1, (int16_t)offsetof(T, has), flag, ref)
 #define MW(T, id, crit, codec, ref) { id, NGAP_CRIT_##crit, NGAP_PRES_M, 0, -1, -1, &ngap_c_##codec, ref, -1, -1, 0 }
+/* The pair that opens a UE-associated message (TS 38.413 9.3.3.1 AMF UE NGAP ID, 9.3.3.2 RAN UE
+ * NGAP ID), both with the message's criticality for them. */
+#define UE_IDS(T, crit) \
+	M(T, 10, crit, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"), \
+	M(T, 85, crit, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID")
 #define CONTAINER(nm, T) \
 	static const struct ngap_container nm = { nm##_ies, sizeof(nm##_ies) / sizeof(nm##_ies[0]), sizeof(T) }
 /* the same, for a table another file registers (ngap_msg.c's MSGS) */
