@@ -245,7 +245,7 @@ static int scalar_hex(struct pctx *p, const struct conf_item *it, yaml_node_t *n
 		fail(p, &n->start_mark, "a redacted key cannot be loaded: give the key or a key file");
 		return -EINVAL;
 	}
-	if (len != 2 * it->size || hex_decode(ptr, it->size, s, len) != (int)it->size)
+	if (hex_decode_exact(ptr, it->size, s, len) < 0)
 		return -EDOM;
 	return 0;
 }

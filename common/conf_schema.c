@@ -227,7 +227,7 @@ static int unhex_text(const char *s, size_t len, uint8_t out[CONF_SUCI_KEY_LEN])
 			goto out;
 		d[m++] = s[i];
 	}
-	r = hex_decode(out, CONF_SUCI_KEY_LEN, d, m) == CONF_SUCI_KEY_LEN ? 0 : -EINVAL;
+	r = hex_decode_exact(out, CONF_SUCI_KEY_LEN, d, m);
 out:
 	explicit_bzero(d, sizeof(d));
 	return r;

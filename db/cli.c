@@ -156,8 +156,8 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o)
 		fputs("sims generate: give --ki and --opc together, or --random-keys\n", stderr);
 		return EXIT_USAGE;
 	}
-	if (ki_s && (hex_decode(o->ki, 16, ki_s, strlen(ki_s)) != 16 ||
-		     hex_decode(o->opc, 16, opc_s, strlen(opc_s)) != 16)) {
+	if (ki_s && (hex_decode_exact(o->ki, 16, ki_s, strlen(ki_s)) < 0 ||
+		     hex_decode_exact(o->opc, 16, opc_s, strlen(opc_s)) < 0)) {
 		fputs("sims generate: --ki and --opc take 32 hex digits\n", stderr);
 		return EXIT_USAGE;
 	}

@@ -92,8 +92,8 @@ static int pw_check(const char *pw, const char *stored)
 	uint8_t salt[16], want[32], got[32];
 
 	if (sscanf(stored, "pbkdf2-sha256$%u$%32[0-9a-f]$%64[0-9a-f]", &iter, sh, hh) != 3 ||
-	    !iter || hex_decode(salt, 16, sh, strlen(sh)) != 16 ||
-	    hex_decode(want, 32, hh, strlen(hh)) != 32)
+	    !iter || hex_decode_exact(salt, 16, sh, strlen(sh)) < 0 ||
+	    hex_decode_exact(want, 32, hh, strlen(hh)) < 0)
 		return -EPROTO;
 	if (pw_hash(pw, iter, salt, got) < 0)
 		return -EIO;
