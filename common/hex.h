@@ -3,7 +3,7 @@
  * hex - the one hex reader and writer of the tree, header-only (common/toml and db/ use
  * it without linking the runtime). Digits are read in either case; written in lower case
  * unless asked for upper (SIM files and the CLI print keys as "00112233...FF").
- * Callers that want exactly n bytes compare hex_decode()'s result with n.
+ * Callers that want exactly n bytes from exactly 2n digits use hex_decode_exact().
  */
 #ifndef SOLOCORE_COMMON_HEX_H
 #define SOLOCORE_COMMON_HEX_H
