@@ -253,9 +253,11 @@ typedef int (*amf_ue_walk_fn)(const struct amf_ue_info *u, void *arg);
 /* Every UE context in pool order, starting at *cursor (0: the first; NULL: from the start,
  * no resume). When the callback stops the walk, *cursor is set to resume after that UE, and
  * to AMF_WALK_END when the walk ran to the end: pages of a REST list cost their length, not
- * the pool's. The cost of a full walk grows with the slots ever used, not with max_ues. */
+ * the pool's. budget (with a cursor; 0: none) bounds the slots looked at in one call: past
+ * it *cursor is where to go on, so a page over a sparse pool (10^6 slots once used, few in
+ * use) costs at most budget slots, not the pool's high-water mark. */
 #define AMF_WALK_END UINT32_MAX
-int amf_ue_walk(const struct amf *amf, uint32_t *cursor, amf_ue_walk_fn fn, void *arg);
+int amf_ue_walk(const struct amf *amf, uint32_t *cursor, uint32_t budget, amf_ue_walk_fn fn, void *arg);
 
 /* The fields of struct amf_stats for /metrics: name (snake case, no prefix), one line of
  * help, byte offset of its uint64_t in struct amf_stats, gauge (else a counter). Static

@@ -43,14 +43,17 @@ int amf_ue_info_by_supi(const struct amf *amf, const char *supi, struct amf_ue_i
 	return 0;
 }
 
-int amf_ue_walk(const struct amf *amf, uint32_t *cursor, amf_ue_walk_fn fn, void *arg)
+int amf_ue_walk(const struct amf *amf, uint32_t *cursor, uint32_t budget, amf_ue_walk_fn fn, void *arg)
 {
 	struct amf_ue_info info;
 	uint32_t i = cursor ? *cursor : 0;
+	uint32_t end = amf->ues_hw;
 	int rc;
 
+	if (cursor && budget && i < end && end - i > budget)
+		end = i + budget;
 	/* Slots at or above ues_hw were never used (the pool's untouched pages stay untouched). */
-	for (; i < amf->ues_hw; i++) {
+	for (; i < end; i++) {
 		const struct amf_ue *ue = &amf->ues[i];
 
 		if (!ue->in_use || ue->reaping)
@@ -64,7 +67,7 @@ int amf_ue_walk(const struct amf *amf, uint32_t *cursor, amf_ue_walk_fn fn, void
 		}
 	}
 	if (cursor)
-		*cursor = AMF_WALK_END;
+		*cursor = i < amf->ues_hw ? i : AMF_WALK_END;
 	return 0;
 }
 

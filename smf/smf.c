@@ -596,14 +596,17 @@ static void view_fill(const struct smf *smf, const struct smf_sess *s, struct sm
 	}
 }
 
-int smf_sess_walk(const struct smf *smf, uint32_t *cursor, smf_sess_walk_fn fn, void *arg)
+int smf_sess_walk(const struct smf *smf, uint32_t *cursor, uint32_t budget, smf_sess_walk_fn fn, void *arg)
 {
 	struct smf_sess_view v;
 	uint32_t i = cursor ? *cursor : 0;
+	uint32_t end = smf->sess_hwm;
 	int rc;
 
+	if (cursor && budget && i < end && end - i > budget)
+		end = i + budget;
 	/* Slots at or above sess_hwm were never used. */
-	for (; i < smf->sess_hwm; i++) {
+	for (; i < end; i++) {
 		const struct smf_sess *s = &smf->sess[i];
 
 		if (!s->in_use)
@@ -617,7 +620,7 @@ int smf_sess_walk(const struct smf *smf, uint32_t *cursor, smf_sess_walk_fn fn, 
 		}
 	}
 	if (cursor)
-		*cursor = SMF_WALK_END;
+		*cursor = i < smf->sess_hwm ? i : SMF_WALK_END;
 	return 0;
 }
 

@@ -312,9 +312,11 @@ struct smf_sess_view {
 typedef int (*smf_sess_walk_fn)(const struct smf_sess_view *v, void *arg);
 /* Every session in slot order, from *cursor (0: the first; NULL: from the start, no
  * resume). When the callback stops the walk, *cursor is set to resume after that session,
- * and to SMF_WALK_END when the walk ran to the end. A full walk costs the slots ever used. */
+ * and to SMF_WALK_END when the walk ran to the end. A full walk costs the slots ever used;
+ * budget (with a cursor; 0: none) bounds the slots looked at in one call: past it *cursor
+ * is where to go on (a REST page over a sparse pool costs at most budget slots). */
 #define SMF_WALK_END UINT32_MAX
-int smf_sess_walk(const struct smf *smf, uint32_t *cursor, smf_sess_walk_fn fn, void *arg);
+int smf_sess_walk(const struct smf *smf, uint32_t *cursor, uint32_t budget, smf_sess_walk_fn fn, void *arg);
 /* The sessions of one UE (the AMF's handle, amf_ue_info.sm), by PSI. NULL ue: none. */
 int smf_ue_sess_walk(const struct smf *smf, const struct smf_ue *ue, smf_sess_walk_fn fn, void *arg);
 

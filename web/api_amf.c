@@ -293,8 +293,9 @@ static int ue_one(const struct amf_ue_info *u, void *arg)
 	return json_array_size(p->items) >= p->limit ? 1 : 0;
 }
 
-/* GET /api/v1/ues?limit=&cursor=: a page of UE contexts in pool order. A full page has
- * "next": the amf_ue_walk cursor, passed back as ?cursor= (a page costs its length). */
+/* GET /api/v1/ues?limit=&cursor=: a page of UE contexts in pool order. A page that is not
+ * the end has "next": the amf_ue_walk cursor, passed back as ?cursor= (a page costs its
+ * length, and at most WEB_WALK_BUDGET pool slots: over a sparse pool a page may be short). */
 static int h_ues(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
 	struct ue_page p = { .amf = arg, .limit = UES_LIMIT_DEFAULT };
@@ -325,7 +326,7 @@ static int h_ues(struct web *w, const struct web_req *req, struct web_resp *resp
 	}
 	cursor = (uint32_t)c;
 	p.items = json_array();
-	if (!p.items || amf_ue_walk(arg, &cursor, ue_one, &p) < 0 || p.oom) {
+	if (!p.items || amf_ue_walk(arg, &cursor, WEB_WALK_BUDGET, ue_one, &p) < 0 || p.oom) {
 		json_decref(p.items);
 		web_resp_error(resp, 500, NULL, "out of memory");
 		return 0;

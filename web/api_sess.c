@@ -124,7 +124,7 @@ static int h_sessions(struct web *w, const struct web_req *req, struct web_resp 
 	p.limit = (unsigned)lim;
 	cursor = (uint32_t)cur;
 	p.items = json_array();
-	if (!p.items || smf_sess_walk(w->smf, &cursor, sess_one, &p) < 0 || p.oom) {
+	if (!p.items || smf_sess_walk(w->smf, &cursor, WEB_WALK_BUDGET, sess_one, &p) < 0 || p.oom) {
 		json_decref(p.items);
 		web_resp_error(resp, 500, NULL, "out of memory");
 		return 0;

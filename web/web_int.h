@@ -241,6 +241,10 @@ int web_task_submit(struct web *web, const struct web_req *req, struct web_resp 
  * WEB_MAX_STEPPED of them at a time (beyond: -EBUSY, 503 in resp), so one
  * loop pass runs at most that many steps. */
 #define WEB_MAX_STEPPED 4
+/* Pool slots one UE or session page may look at (amf_ue_walk, smf_sess_walk): a page over a
+ * pool with 10^6 slots once used and few in use is short, with "next", instead of a walk
+ * of the whole pool on the control thread (one slot is a cache miss: ~0.1 ms per 1024). */
+#define WEB_WALK_BUDGET 16384u
 int web_steps_submit(struct web *web, const struct web_req *req, struct web_resp *resp,
 		     web_task_step step, void *arg);
 /* api_auth.c: stop the KDF thread, drop pending jobs (web_stop). */

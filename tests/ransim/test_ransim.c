@@ -421,7 +421,7 @@ static void expect_sess(unsigned idx, uint64_t ul, uint64_t dl)
 	struct sess_seen w = { T.sims[idx].supi, -1, 0, 0 };
 	uint32_t cur = 0;
 
-	smf_sess_walk(T.smf, &cur, sess_cb, &w);
+	smf_sess_walk(T.smf, &cur, 0, sess_cb, &w);
 	assert_int_equal(w.state, SMF_ST_ACTIVE);
 	assert_int_equal(w.ul, ul);
 	assert_int_equal(w.dl, dl);
