@@ -57,6 +57,7 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_STAT_BUF_RELEASED] = "buf_released",
 	[UPF_STAT_NEXTHOP_SENT] = "nexthop_sent",
 	[UPF_STAT_SOCK_BAD] = "sock_bad",
+	[UPF_STAT_END_MARKER_SENT] = "end_marker_sent",
 };
 
 const char *upf_counter_name(unsigned idx)
@@ -601,6 +602,12 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 	}
 	/* Packets that went to the ring before the switch. */
 	upf_exc_drain(u);
+	/* TS 23.501 5.8.2.9: the old path ends with an End Marker, sent after the new rule is
+	 * in: a packet the program forwarded on the old tunnel was sent before the map write
+	 * returned (one on another CPU mid-lookup at that instant can still trail it). */
+	if (old.dl_state == UPF_DL_ACTIVE && r->dl_state == UPF_DL_ACTIVE && old.gnb_addr &&
+	    (old.gnb_addr != r->gnb_addr || old.gnb_teid != r->gnb_teid) && upf_exc_end_marker(u, &old) == 0)
+		UPF_USTAT(u, UPF_STAT_END_MARKER_SENT)++;
 	return 0;
 }
 

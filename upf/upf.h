@@ -132,7 +132,10 @@ void upf_close(struct upf *u);
  * TEID or UE address belongs to another session, -EINVAL for a bad rule. */
 int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule *r);
 /* Replace the rules of a session (TEID, UE address, gNB tunnel, QFI, AMBR,
- * state). Going from BUFFER to ACTIVE sends the buffered downlink packets.
+ * state). Going from BUFFER to ACTIVE sends the buffered downlink packets. An
+ * ACTIVE session whose downlink tunnel changes (a handover, TS 23.502 4.9.1)
+ * switches in one rule write, then gets an End Marker on the old tunnel
+ * (TS 23.501 5.8.2.9, TS 29.281 7.3.2) so the old gNB knows its last packet.
  * -ENOENT if not installed. */
 int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule *r);
 /* Remove; buffered packets are dropped. -ENOENT if not installed. */
@@ -150,6 +153,7 @@ enum upf_ustat {
 	UPF_STAT_BUF_RELEASED,      /* buffered packets sent after reactivation */
 	UPF_STAT_NEXTHOP_SENT,      /* downlink sent through the kernel for lack of a neighbour */
 	UPF_STAT_SOCK_BAD,          /* malformed packet on the GTP-U socket */
+	UPF_STAT_END_MARKER_SENT,   /* End Markers on an old downlink path (upf_session_modify) */
 	UPF_STAT__MAX
 };
 int upf_counters(struct upf *u, uint64_t *out, size_t n);

@@ -62,6 +62,19 @@ int upf_exc_send_dl(struct upf *u, const struct upf_session_rule *r, const uint8
 	return send_to(u, r->gnb_addr, UPF_GTPU_PORT, iov, 2);
 }
 
+int upf_exc_end_marker(struct upf *u, const struct upf_session_rule *r)
+{
+	/* TS 29.281 7.3.2 / 5.1: type 254, no payload, the tunnel's TEID; TS 38.415 5.5.2.1
+	 * (DL PDU Session Information, the flow's QFI) as on the G-PDUs of that tunnel. */
+	uint8_t h[16] = { 0x34, UPF_GTP_END_MARKER, 0, 8, 0, 0, 0, 0, 0, 0, 0, UPF_GTP_EXT_PDU_SESSION,
+			  1, 0x00, (uint8_t)(r->qfi & 0x3f), 0 };
+	uint32_t teid = htonl(r->gnb_teid);
+	struct iovec iov = { h, sizeof(h) };
+
+	memcpy(h + 4, &teid, 4);
+	return send_to(u, r->gnb_addr, UPF_GTPU_PORT, &iov, 1);
+}
+
 /* ---- buffering ---- */
 
 static void notify_queue(struct upf *u, uint32_t id)

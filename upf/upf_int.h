@@ -82,6 +82,8 @@ void upf_exc_flush(struct upf *u, uint32_t id);
 int upf_exc_sock_rx(struct upf *u);
 /* Encapsulate an inner IPv4 packet for a session and send it over the socket. */
 int upf_exc_send_dl(struct upf *u, const struct upf_session_rule *r, const uint8_t *pkt, size_t len);
+/* An End Marker on r's downlink tunnel (TS 29.281 7.3.2). 0 or -errno. */
+int upf_exc_end_marker(struct upf *u, const struct upf_session_rule *r);
 
 #define UPF_USTAT(u, s) ((u)->ustat[(s) - UPF_CNT__MAX])
 

@@ -37,10 +37,19 @@
 #include "e2e_topo.h"
 #include "netns.h"
 #include "pkt.h"
+#include "testlib.h"
 
 #define UE "10.45.0.1"
 #define TEID_UL 0x11
 #define TEID_DL 0x100
+
+static const char *tshark = "/nonexistent/tshark";   /* argv[1] (meson's find_program) */
+static const char *outdir = ".";                       /* argv[2]: where the pcap goes */
+
+/* The first End Markers the gNB received (t_modify_under_traffic), as bytes for tshark. */
+#define EM_KEEP 8
+static uint8_t em_bytes[EM_KEEP][16];
+static int em_kept;
 
 static struct e2e topo;
 static struct upf *U;
@@ -321,17 +330,63 @@ static void *dn_flood(void *arg)
 	return NULL;
 }
 
+static const char *const em_fields[] = { "gtp.message", "gtp.teid", "gtp.ext_hdr.pdu_ses_con.qos_flow_id" };
+
+static int em_row(void *ctx, int fr, char **f)
+{
+	const uint8_t *b = em_bytes[fr - 1];
+	uint32_t teid = pkt_rd32(b + 4);
+	int bad = 0;
+
+	(void)ctx;
+	if (strtoul(f[0], NULL, 0) != 0xfe) {
+		fprintf(stderr, "End Marker %d: gtp.message '%s', want 0xfe\n", fr, f[0]);
+		bad++;
+	}
+	if (strtoul(f[1], NULL, 0) != teid) {
+		fprintf(stderr, "End Marker %d: gtp.teid '%s', want 0x%08x\n", fr, f[1], teid);
+		bad++;
+	}
+	if (strtoul(f[2], NULL, 0) != (teid == 0x100 ? 1u : 2u)) {
+		fprintf(stderr, "End Marker %d: QFI '%s'\n", fr, f[2]);
+		bad++;
+	}
+	return bad;
+}
+
+/* tshark, an independent GTP-U decoder, reads the End Markers as sent: well formed, type
+ * 254, the old tunnel's TEID and QFI. */
+static int em_check_tshark(void)
+{
+	char path[512];
+	struct pcapw *w;
+	const struct tshark_fields q = { .fields = em_fields, .nfields = 3, .nframes = em_kept,
+					 .row = em_row };
+
+	snprintf(path, sizeof(path), "%s/upf_end_marker.pcap", outdir);
+	w = pcapw_open(path, PCAPW_EXPORTED_PDU);
+	if (!w)
+		return -1;
+	for (int i = 0; i < em_kept; i++)
+		if (pcapw_upper(w, "gtp", em_bytes[i], 16) < 0)
+			return -1;
+	pcapw_close(w);
+	return tshark_fields(tshark, path, &q);
+}
+
 /* Rules flip between A (TEID 0x100, QFI 1) and B (TEID 0x200, QFI 2) while
  * the DN floods: every packet at the gNB carries a whole rule, never a mix;
- * after removal nothing is forwarded. */
+ * each switch of the downlink tunnel ends the old one with an End Marker
+ * (TS 23.501 5.8.2.9, TS 29.281 7.3.2: type 254, the old TEID and its QFI, no
+ * payload); after removal nothing is forwarded. */
 static void t_modify_under_traffic(void **state)
 {
 	struct upf_session_rule a = rule_a(), b = rule_a();
 	struct flood fl = { .count = 100000, .len = 64, .pps = 200000 };
 	uint8_t got[2048];
 	pthread_t th;
-	int na = 0, nb = 0, flips = 0;
-	uint64_t fwd0 = cnt(UPF_CNT_DL_FWD);
+	int na = 0, nb = 0, flips = 0, em = 0;
+	uint64_t fwd0 = cnt(UPF_CNT_DL_FWD), em0 = cnt(UPF_STAT_END_MARKER_SENT);
 
 	(void)state;
 	b.gnb_teid = 0x200;
@@ -345,6 +400,17 @@ static void t_modify_under_traffic(void **state)
 			uint32_t teid = pkt_rd32(got + 4);
 
 			assert_true(n >= 16);
+			if (got[1] == 254) {
+				/* header, sequence/N-PDU/next type, the PDU session container: no payload */
+				assert_int_equal(n, 16);
+				assert_int_equal(pkt_rd32(got) & 0xffff, 8);
+				assert_true(teid == 0x100 || teid == 0x200);
+				assert_int_equal(got[14], teid == 0x100 ? 1 : 2);
+				if (em_kept < EM_KEEP)
+					memcpy(em_bytes[em_kept++], got, 16);
+				em++;
+				continue;
+			}
 			if (teid == 0x100) {
 				assert_int_equal(got[14], 1);
 				na++;
@@ -363,18 +429,27 @@ static void t_modify_under_traffic(void **state)
 	drain(gnb_sock);
 	uint64_t fwd = cnt(UPF_CNT_DL_FWD) - fwd0, busy = cnt(UPF_CNT_DROP_RULE_BUSY);
 
+	uint64_t ems = cnt(UPF_STAT_END_MARKER_SENT) - em0;
+
 	printf("modify under traffic: %d flips, %d packets with rule A, %d with rule B, "
-	       "%llu forwarded, %llu dropped as rule-busy\n", flips, na, nb,
-	       (unsigned long long)fwd, (unsigned long long)busy);
+	       "%llu forwarded, %llu dropped as rule-busy, %llu End Markers sent, %d seen\n", flips,
+	       na, nb, (unsigned long long)fwd, (unsigned long long)busy, (unsigned long long)ems, em);
 	assert_true(na > 0 && nb > 0);
+	/* every flip switched the tunnel; the gNB's socket may drop some under the flood */
+	assert_int_equal(ems, (uint64_t)flips);
+	assert_true(em > 0 && (uint64_t)em <= ems);
+	assert_int_equal(em_check_tshark(), 0);
 	assert_true(fwd > 0);
 	/* A packet that keeps meeting a rule in mid-write is dropped and
 	 * counted, never forwarded on a mix; with the rule rewritten
 	 * non-stop that must stay rare. */
 	assert_true(busy * 100 <= fwd);
 
-	/* Removal: nothing forwarded afterwards. */
+	/* Removal: nothing forwarded afterwards (a switch back to A first: its End Marker on
+	 * B's tunnel goes before the removal, drained here). */
 	assert_int_equal(upf_session_modify(U, 1, &a), 0);
+	pump(20);
+	drain(gnb_sock);
 	assert_int_equal(upf_session_remove(U, 1), 0);
 	uint64_t nos = cnt(UPF_CNT_DROP_NO_SESSION);
 
@@ -559,11 +634,18 @@ static int group_teardown(void **state)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const char *m = getenv("UPF_E2E_MODE");
 	int rc = tn_require_root_bpf("upf_e2e");
 
+	if (rc)
+		return rc;
+	if (argc > 2) {
+		tshark = argv[1];
+		outdir = argv[2];
+	}
+	rc = tshark_require(tshark, "decode the End Markers the UPF sends");
 	if (rc)
 		return rc;
 	if (m && !strcmp(m, "native"))
