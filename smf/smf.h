@@ -93,6 +93,10 @@ enum smf_n2_proc {
 				* PDUSessionResourceModifyListModCfm in PDU SESSION RESOURCE MODIFY CONFIRM */
 	SMF_N2_MODIFY_CONFIRM_FAILED, /* Modify Indication Unsuccessful Transfer: item of
 				* PDUSessionResourceFailedToModifyListModCfm in the same CONFIRM */
+	SMF_N2_PATH_SWITCH_ACK, /* Path Switch Request Acknowledge Transfer: item of the SwitchedList of
+				 * PATH SWITCH REQUEST ACKNOWLEDGE (smf_path_switch) */
+	SMF_N2_PATH_SWITCH_FAILED, /* Path Switch Request Unsuccessful Transfer: item of ReleasedListPSAck /
+				    * ReleasedListPSFail */
 };
 
 struct smf_out {
@@ -211,6 +215,22 @@ int smf_up_deactivate(struct smf *smf, struct smf_ue *ue);
  * (n2_proc SETUP, no n1). -ENOENT (no session), -EALREADY (user plane active),
  * -EBUSY (a procedure is running on it), -ENOSPC (out too small). */
 int smf_up_reactivate(struct smf *smf, struct smf_ue *ue, uint8_t psi, struct smf_out *out);
+
+/* ---- Xn handover (TS 23.502 4.9.1.2.2, TS 38.413 8.4.4; smf_mob.c) ----
+ * smf_path_switch: the target gNB's Path Switch Request Transfer for psi. 0: the UPF sends
+ * downlink to the new tunnel (one rule update) and out is SMF_N2_PATH_SWITCH_ACK (the Path
+ * Switch Request Acknowledge Transfer, the UL tunnel unchanged). Otherwise nothing changed
+ * and out is SMF_N2_PATH_SWITCH_FAILED (Path Switch Request Unsuccessful Transfer) with:
+ * -ENOENT (no session), -EBADMSG (undecodable), -EPROTO (its state cannot switch: a release
+ * or an establishment running, user plane not active), -EINVAL (no IPv4 address, default QoS
+ * flow not accepted); -ENOSPC (out too small: nothing in out). */
+int smf_path_switch(struct smf *smf, struct smf_ue *ue, uint8_t psi, const uint8_t *transfer, size_t len,
+		    struct smf_out *out);
+/* The target cannot take psi (its slice is not supported there: step 1b): the user plane is
+ * deactivated (downlink buffered) and out is SMF_N2_PATH_SWITCH_FAILED with cause. The session
+ * stays until the caller releases it (smf_release). 0, -ENOENT, -ENOSPC. */
+int smf_path_switch_drop(struct smf *smf, struct smf_ue *ue, uint8_t psi, const struct ngap_cause *cause,
+			 struct smf_out *out);
 
 /* ---- network-initiated procedures (sent through ops.send) ---- */
 /* Network-requested release (TS 24.501 6.3.3) with a 5GSM cause (e.g. 36, 39, 26).

@@ -63,6 +63,7 @@ enum smf_event {
 	SMF_EV_STATUS_ABORT,       /* 5GSM STATUS from the UE aborting the running procedure */
 	SMF_EV_LOCAL_REL,          /* local release (deregistration, status sync, #43) */
 	SMF_EV_N2_MOD_IND,         /* Modify Indication Transfer: new gNB DL tunnel */
+	SMF_EV_N2_PATH_SWITCH,     /* Path Switch Request Transfer: the target gNB's DL tunnel (smf_mob.c) */
 	SMF_EV__MAX
 };
 
@@ -145,6 +146,8 @@ struct smf_ev_ctx {
 int smf_fsm_dispatch(struct smf *smf, struct smf_sess *s, enum smf_event ev, struct smf_ev_ctx *c);
 const char *smf_event_name(unsigned ev);
 void smf_timer_cb(struct ev_loop *loop, struct ev_timer *t);
+/* Action of SMF_EV_N2_PATH_SWITCH (smf_mob.c). */
+int smf_a_path_switch(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c);
 
 /* ---- sessions (smf.c) ---- */
 struct smf_sess *smf_sess_get(const struct smf *smf, const struct smf_ue *ue, uint8_t psi);
