@@ -193,6 +193,7 @@ struct amf *amf_new(struct ev_loop *loop, const struct amf_cfg *cfg, struct ausf
 		return NULL;
 	}
 	amf_tmsi_init(amf);
+	amf_nssai_walk_init(amf);
 	if (!memchr(cfg->integ_prio, 1, cfg->n_integ) && !memchr(cfg->integ_prio, 2, cfg->n_integ) &&
 	    !memchr(cfg->integ_prio, 3, cfg->n_integ))
 		/* TS 33.501 5.5.2: NIA0 is never selected for a registration (nas_auth.c). */
@@ -211,6 +212,7 @@ void amf_free(struct amf *amf)
 		return;
 	/* The SMF cleans up its own sessions in smf_free (amf.h: shutdown order). */
 	amf->smf = NULL;
+	amf_nssai_walk_stop(amf);
 	/* Stop: per live context only its timers (the loop may run on) and its keys; indexes
 	 * and the pool go as a whole (freed contexts were wiped by amf_ue_free). */
 	for (i = 0; i < amf->ues_hw; i++) {

@@ -265,9 +265,22 @@ struct amf_gnb {
 	void *tx_handle;           /* transport's association (n2.c) */
 };
 
+/* A served-slice change walks the registered UEs in bounded steps (nas_reg.c): at most
+ * AMF_NSSAI_STEP slots a loop pass, so 10^6 UEs never hold signalling for the whole walk. */
+#define AMF_NSSAI_STEP 4096u
+struct amf_nssai_walk {
+	struct amf_nssai rm, add;  /* removed / added served S-NSSAIs of the change */
+	bool all;                  /* recompute every registered UE (subscriptions changed too) */
+	bool running;
+	uint32_t cursor;           /* next UE slot */
+	unsigned changed;          /* UEs whose allowed NSSAI changed in this walk */
+	struct ev_timer tmr;       /* the next step */
+};
+
 struct amf {
 	struct ev_loop *loop;
 	struct amf_cfg cfg;
+	struct amf_nssai_walk nssai_walk;
 	struct ausf *ausf;
 	struct udm *udm;
 	struct amf_n2_ops ops;
@@ -551,10 +564,15 @@ int amf_reg_reject(struct amf_ue *ue, uint8_t cause);
 int amf_reg_abort(struct amf_ue *ue, uint8_t ngap_cause_group, uint8_t ngap_cause);
 int amf_reg_ident_after_auth(struct amf_ue *ue);
 /* Served slices changed from old[n_old] to amf->cfg.slices: recompute every registered
- * UE's allowed NSSAI (one walk of the store, no allocation); tell connected UEs now, mark
- * idle ones. Returns UEs changed. old NULL: every registered UE is recomputed (the
- * subscriptions changed, amf_nssai_resync). */
+ * UE's allowed NSSAI (a walk of the store, no allocation); tell connected UEs now, mark
+ * idle ones. The first AMF_NSSAI_STEP slots now, the rest a step per loop pass (a change
+ * during a walk restarts it over every UE). Returns the UEs changed by the first step.
+ * old NULL: every registered UE is recomputed (the subscriptions changed,
+ * amf_nssai_resync). */
 unsigned amf_nssai_refresh(struct amf *amf, const struct amf_snssai *old, unsigned n_old);
+/* The walk's timer (amf_new) and its stop (amf_free). */
+void amf_nssai_walk_init(struct amf *amf);
+void amf_nssai_walk_stop(struct amf *amf);
 /* Send the pending allowed-NSSAI CONFIGURATION UPDATE COMMAND when the UE can take it. */
 void amf_nssai_cuc_try(struct amf_ue *ue);
 /* Take the fields of a REGISTRATION REQUEST we need later. */

@@ -678,10 +678,68 @@ static bool may_change(const struct amf_ue *ue, const struct amf_nssai *rm, cons
  * no longer allowed are released first (TS 23.502 4.3.4.2), with #36 "regular
  * deactivation": TS 24.501 6.3.3 has no slice-specific cause for an operator's change
  * (#69 is about slice congestion and would start a back-off in the UE). */
+/* One step of the walk: at most AMF_NSSAI_STEP slots from the cursor. True when done. */
+static bool nssai_step(struct amf *amf)
+{
+	struct amf_nssai_walk *w = &amf->nssai_walk;
+	uint32_t i = w->cursor, end = amf->ues_hw;
+	struct amf_nssai nw;
+
+	if (end - i > AMF_NSSAI_STEP)
+		end = i + AMF_NSSAI_STEP;
+	for (; i < end; i++) {
+		struct amf_ue *ue = &amf->ues[i];
+		const struct udm_sub_data *sub;
+
+		/* Registrations in progress compute their list at the accept. */
+		if (!ue->in_use || ue->reaping || !amf_gmm_registered(ue) || !ue->supi_indexed ||
+		    (!w->all && !may_change(ue, &w->rm, &w->add)))
+			continue;
+		sub = udm_get(amf->udm, ue->supi);
+		if (!sub)
+			continue;
+		allowed_of(ue, sub, &nw);
+		if (nssai_eq(&nw, &ue->allowed))
+			continue;
+		w->changed++;
+		ue->allowed = nw;
+		amf_sm_allowed_sync(ue);
+		amf_sm_release_disallowed(ue, NAS_5GSM_REGULAR_DEACTIVATION);
+		ue->nssai_cuc_pending = true;
+		amf_nssai_cuc_try(ue);
+	}
+	w->cursor = i;
+	return i >= amf->ues_hw;
+}
+
+static void nssai_walk_cb(struct ev_loop *loop, struct ev_timer *t)
+{
+	struct amf *amf = t->arg;
+	struct amf_nssai_walk *w = &amf->nssai_walk;
+
+	if (!nssai_step(amf)) {
+		ev_timer_start(loop, &w->tmr, 0);
+		return;
+	}
+	w->running = false;
+	log_info("amf", "allowed NSSAI walk done: changed for %u UE(s)", w->changed);
+}
+
+void amf_nssai_walk_init(struct amf *amf)
+{
+	ev_timer_init(&amf->nssai_walk.tmr, nssai_walk_cb, amf);
+}
+
+void amf_nssai_walk_stop(struct amf *amf)
+{
+	ev_timer_stop(amf->loop, &amf->nssai_walk.tmr);
+	amf->nssai_walk.running = false;
+}
+
 unsigned amf_nssai_refresh(struct amf *amf, const struct amf_snssai *old, unsigned n_old)
 {
-	struct amf_nssai nw, was, now, rm = { .n = 0 }, add = { .n = 0 };
-	unsigned changed = 0;
+	struct amf_nssai_walk *w = &amf->nssai_walk;
+	struct amf_nssai was, now, rm = { .n = 0 }, add = { .n = 0 };
 	uint32_t i;
 	bool all = !old;   /* amf_nssai_resync: the subscriptions may have changed too */
 
@@ -697,28 +755,19 @@ unsigned amf_nssai_refresh(struct amf *amf, const struct amf_snssai *old, unsign
 	for (i = 0; i < now.n; i++)
 		if (!nssai_has(&was, &now.s[i]))
 			add.s[add.n++] = now.s[i];
-	if (!all && !rm.n && !add.n)
+	if (!all && !rm.n && !add.n && !w->running)
 		return 0;
-	for (i = 0; i < amf->ues_hw; i++) {
-		struct amf_ue *ue = &amf->ues[i];
-		const struct udm_sub_data *sub;
-
-		/* Registrations in progress compute their list at the accept. */
-		if (!ue->in_use || ue->reaping || !amf_gmm_registered(ue) || !ue->supi_indexed ||
-		    (!all && !may_change(ue, &rm, &add)))
-			continue;
-		sub = udm_get(amf->udm, ue->supi);
-		if (!sub)
-			continue;
-		allowed_of(ue, sub, &nw);
-		if (nssai_eq(&nw, &ue->allowed))
-			continue;
-		changed++;
-		ue->allowed = nw;
-		amf_sm_allowed_sync(ue);
-		amf_sm_release_disallowed(ue, NAS_5GSM_REGULAR_DEACTIVATION);
-		ue->nssai_cuc_pending = true;
-		amf_nssai_cuc_try(ue);
-	}
-	return changed;
+	/* A walk still running knows only its own change: start over with every UE. */
+	w->all = all || w->running;
+	w->rm = rm;
+	w->add = add;
+	w->cursor = 0;
+	w->changed = 0;
+	w->running = true;
+	ev_timer_stop(amf->loop, &w->tmr);
+	if (nssai_step(amf))
+		w->running = false;
+	else
+		ev_timer_start(amf->loop, &w->tmr, 0);
+	return w->changed;
 }

@@ -24,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "amf/amf_int.h"
 #include "sm_fx.h"
 #include "testlib.h"
 
@@ -311,6 +312,87 @@ static void test_resync_subscription(void **state)
 	assert_int_equal(h_pending(&H), 0);
 }
 
+/* More registered UEs than one step of the walk (AMF_NSSAI_STEP): amf_set_slices handles the
+ * first step's slots at once and the rest on later loop passes, so a live slice change at
+ * 10^6 UEs never holds signalling for the whole walk (issue 15). The UEs are idle (their gNB's
+ * association went: an AN release), so each is only marked for its CONFIGURATION UPDATE
+ * COMMAND at its next service request; the marks are counted in the store. Before, every UE
+ * was done inside amf_set_slices. */
+#define N_WALK (AMF_NSSAI_STEP + 100)
+
+static struct h HW;
+
+static int walk_setup(void **state)
+{
+	struct amf_cfg cfg;
+
+	(void)state;
+	h_cfg(&cfg);
+	cfg.slices[1] = (struct amf_snssai){ 2, AMF_SD_NONE };
+	cfg.n_slices = 2;
+	cfg.max_ues = N_WALK + 16;
+	h_init(&HW, &cfg);
+	h_ng_setup(&HW, ASSOC);
+	return 0;
+}
+
+static int walk_teardown(void **state)
+{
+	(void)state;
+	h_fini(&HW);
+	return 0;
+}
+
+static unsigned marked(void)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < HW.amf->ues_hw; i++)
+		n += HW.amf->ues[i].in_use && HW.amf->ues[i].nssai_cuc_pending;
+	return n;
+}
+
+static void test_walk_in_steps(void **state)
+{
+	static struct sue ue;
+	struct udm_sub_in in;
+	char msin[11];
+	unsigned passes = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < N_WALK; i++) {
+		snprintf(msin, sizeof(msin), "%010u", 100000 + i);
+		memset(&in, 0, sizeof(in));
+		snprintf(in.data.supi, sizeof(in.data.supi), "imsi-00101%s", msin);
+		in.data.slices[0] = (struct udm_snssai){ 1, 0x010203 };
+		in.data.slices[1] = (struct udm_snssai){ 2, AMF_SD_NONE };
+		in.data.n_slices = 2;
+		memcpy(in.k, h_k1, 16);
+		memcpy(in.opc, h_opc1, 16);
+		in.op_is_opc = true;
+		in.amf[0] = 0x80;
+		assert_int_equal(udm_add(HW.udm, &in), 0);
+		sue_init(&ue, msin, ASSOC, 1000 + i);
+		ue.requested.n = 2;
+		ue.requested.s[1] = SN2;
+		sue_register(&HW, &ue, 2, 0);
+		assert_int_equal(h_pending(&HW), 0);
+	}
+	amf_n2_assoc_down(HW.amf, ASSOC);   /* every UE CM-IDLE, registered */
+	assert_int_equal(marked(), 0);
+	assert_true(amf_set_slices(HW.amf, ONLY_SN1, 1) >= 0);
+	assert_int_equal(marked(), AMF_NSSAI_STEP);   /* the first step only */
+	while (marked() < N_WALK) {
+		assert_true(ev_run_once(HW.loop, 10) >= 0);
+		assert_true(++passes <= 10);
+	}
+	print_message("%u UEs re-evaluated: %u at once, the rest in %u more loop pass(es)\n", N_WALK,
+		      AMF_NSSAI_STEP, passes);
+	assert_int_equal(passes, 1);
+	assert_false(HW.amf->nssai_walk.running);
+	assert_int_equal(h_pending(&HW), 0);   /* idle: nothing sent, all marked */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +404,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nothing_left, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_added_slice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resync_subscription, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_in_steps, walk_setup, walk_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
