@@ -304,15 +304,17 @@ int amf_set_tacs(struct amf *amf, const uint32_t *tacs, unsigned n);
  * CONFIGURATION UPDATE COMMAND with it (TS 24.501 5.4.4, acknowledged, T3555): at once
  * when connected, after their next service request when idle (a registration's accept
  * carries it instead); their sessions on an S-NSSAI no longer allowed are released with
- * 5GSM cause #36. One walk of the UE store, no allocation. Returns the number of gNBs the
- * AMF CONFIGURATION UPDATE was sent to, or -EINVAL. */
+ * 5GSM cause #36. A walk of the UE store in bounded steps (4096 slots now, the rest a step
+ * per loop pass), no allocation. Returns the number of gNBs the AMF CONFIGURATION UPDATE
+ * was sent to, or -EINVAL. */
 int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n);
 /* The subscriptions changed (e.g. subscribers on the network's defaults after
  * amf_set_slices, udm_set_defaults_from_conf): every registered UE's allowed NSSAI is
  * computed again from its subscription and told as amf_set_slices does. amf_set_slices
  * alone looks up only the UEs its own change can affect, with the subscriptions as they
- * were. On the control thread; one walk of the store (10^6 UEs: 0.3-0.5 s when all are
- * looked up), no allocation. Returns the number of UEs whose allowed NSSAI changed. */
+ * were. On the control thread, a walk of the store in the same bounded steps (10^6 UEs
+ * looked up: 0.3-0.5 s of CPU over ~250 loop passes), no allocation. Returns the number of
+ * UEs whose allowed NSSAI changed in the first step (the end of the walk is logged). */
 int amf_nssai_resync(struct amf *amf);
 
 /* Registration latency (TS 24.501 5.5.1.2): REGISTRATION REQUEST received -> REGISTRATION
