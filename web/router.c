@@ -167,6 +167,106 @@ static bool cookie_get(const char *hdr, const char *name, char *out, size_t outs
 
 enum auth_fail { AUTH_OK, AUTH_BAD_TOKEN, AUTH_CSRF };
 
+/* The role of a bearer token from the database (an API token), capped at
+ * its creator's role now; WEB_ROLE_NONE if it is unknown or its user gone. */
+static enum web_role auth_db_token(struct web *w, const char *token, struct web_req *req)
+{
+	enum web_role role;
+	struct db_token t;
+	struct db_user u;
+
+	if (db_token_check(w->db, token, &t) != 0)
+		return WEB_ROLE_NONE;
+	/* A token carries at most its creator's role now: a demoted
+	 * user's tokens are demoted with it, a deleted user's end
+	 * ("static": made with a static token, no user behind it). */
+	role = (enum web_role)t.role;
+	if (db_user_get(w->db, t.owner, &u) == 0) {
+		if ((enum web_role)u.role < role)
+			role = (enum web_role)u.role;
+	} else if (strcmp(t.owner, "static") != 0) {
+		role = WEB_ROLE_NONE;
+	}
+	if (role) {
+		snprintf(req->who, sizeof(req->who), "%s (token %s)", t.owner, t.name);
+		snprintf(req->user, sizeof(req->user), "%s", t.owner);
+	}
+	return role;
+}
+
+/* The role an Authorization header gives: a static token, else an API token
+ * from the database; WEB_ROLE_NONE with AUTH_BAD_TOKEN otherwise. */
+static enum web_role auth_bearer(struct web *w, const char *auth, struct web_req *req,
+				 enum auth_fail *fail)
+{
+	uint8_t h[32];
+	unsigned len = 32, i;
+	enum web_role role = WEB_ROLE_NONE;
+
+	/* RFC 6750 2.1: "Bearer" is case-insensitive, one space then the token. */
+	if (strncasecmp(auth, "Bearer ", 7) != 0 || !auth[7] ||
+	    !EVP_Digest(auth + 7, strlen(auth + 7), h, &len, EVP_sha256(), NULL)) {
+		*fail = AUTH_BAD_TOKEN;
+		return WEB_ROLE_NONE;
+	}
+	/* Constant time over every token: no timing hint of which one matched. */
+	for (i = 0; i < w->ntokens; i++)
+		if (CRYPTO_memcmp(h, w->tokens[i].hash, 32) == 0)
+			role = w->tokens[i].role;
+	if (role) {
+		snprintf(req->who, sizeof(req->who), "token:static");
+		return role;
+	}
+	if (w->db) {
+		role = auth_db_token(w, auth + 7, req);
+		if (role)
+			return role;
+	}
+	*fail = AUTH_BAD_TOKEN;
+	return WEB_ROLE_NONE;
+}
+
+/* The role a session cookie gives (unsafe methods also need the session's
+ * X-CSRF-Token, else AUTH_CSRF); WEB_ROLE_NONE with *fail untouched when
+ * there is no live session, so the caller falls back. */
+static enum web_role auth_cookie(struct web *w, const struct web_hdrs *hd, struct web_req *req,
+				 enum auth_fail *fail)
+{
+	enum web_role role;
+	char sid[128];
+	char csrf[65];
+
+	if (!hd || !hd->cookie || !cookie_get(hd->cookie, WEB_SESSION_COOKIE, sid, sizeof(sid)))
+		return WEB_ROLE_NONE;
+	role = web_session_find(w, sid, csrf, req->user);
+	if (role && w->db) {
+		struct db_user u;
+
+		/* The user's role now, not the one at login: a demotion or a
+		 * removal takes effect on the next request. */
+		role = db_user_get(w->db, req->user, &u) == 0 ? (enum web_role)u.role : WEB_ROLE_NONE;
+	}
+	if (role) {
+		unsigned hl = 32;
+
+		req->by_cookie = EVP_Digest(sid, strlen(sid), req->sess_hash, &hl, EVP_sha256(), NULL) == 1;
+	}
+	explicit_bzero(sid, sizeof(sid));
+	if (!role)
+		return WEB_ROLE_NONE;
+	snprintf(req->who, sizeof(req->who), "%s", req->user);
+	/* CSRF: a cross-site form or fetch carries the cookie but
+	 * cannot read the token the login returned, so an unsafe
+	 * method without it is refused (OWASP "synchronizer token"). */
+	if (req->method != WEB_GET &&
+	    (!hd->csrf || strlen(hd->csrf) != strlen(csrf) ||
+	     CRYPTO_memcmp(hd->csrf, csrf, strlen(csrf)) != 0)) {
+		*fail = AUTH_CSRF;
+		return WEB_ROLE_NONE;
+	}
+	return role;
+}
+
 /* The role the request has (web.h): a bearer token (static, or an API token
  * from the database), else a session cookie (unsafe methods also need the
  * session's X-CSRF-Token), else the loopback default when nothing is
@@ -174,85 +274,14 @@ enum auth_fail { AUTH_OK, AUTH_BAD_TOKEN, AUTH_CSRF };
 static enum web_role authenticate(struct web *w, const struct web_hdrs *hd, struct web_req *req,
 				  enum auth_fail *fail)
 {
-	uint8_t h[32];
-	unsigned len = 32, i;
-	enum web_role role = WEB_ROLE_NONE;
-	const char *auth = hd ? hd->auth : NULL;
-	char sid[128];
+	enum web_role role;
 
 	*fail = AUTH_OK;
-	if (auth) {
-		/* RFC 6750 2.1: "Bearer" is case-insensitive, one space then the token. */
-		if (strncasecmp(auth, "Bearer ", 7) != 0 || !auth[7] ||
-		    !EVP_Digest(auth + 7, strlen(auth + 7), h, &len, EVP_sha256(), NULL)) {
-			*fail = AUTH_BAD_TOKEN;
-			return WEB_ROLE_NONE;
-		}
-		/* Constant time over every token: no timing hint of which one matched. */
-		for (i = 0; i < w->ntokens; i++)
-			if (CRYPTO_memcmp(h, w->tokens[i].hash, 32) == 0)
-				role = w->tokens[i].role;
-		if (role) {
-			snprintf(req->who, sizeof(req->who), "token:static");
-			return role;
-		}
-		if (w->db) {
-			struct db_token t;
-
-			if (db_token_check(w->db, auth + 7, &t) == 0) {
-				struct db_user u;
-
-				/* A token carries at most its creator's role now: a demoted
-				 * user's tokens are demoted with it, a deleted user's end
-				 * ("static": made with a static token, no user behind it). */
-				role = (enum web_role)t.role;
-				if (db_user_get(w->db, t.owner, &u) == 0) {
-					if ((enum web_role)u.role < role)
-						role = (enum web_role)u.role;
-				} else if (strcmp(t.owner, "static") != 0) {
-					role = WEB_ROLE_NONE;
-				}
-				if (role) {
-					snprintf(req->who, sizeof(req->who), "%s (token %s)", t.owner, t.name);
-					snprintf(req->user, sizeof(req->user), "%s", t.owner);
-					return role;
-				}
-			}
-		}
-		*fail = AUTH_BAD_TOKEN;
-		return WEB_ROLE_NONE;
-	}
-	if (hd && hd->cookie && cookie_get(hd->cookie, WEB_SESSION_COOKIE, sid, sizeof(sid))) {
-		char csrf[65];
-
-		role = web_session_find(w, sid, csrf, req->user);
-		if (role && w->db) {
-			struct db_user u;
-
-			/* The user's role now, not the one at login: a demotion or a
-			 * removal takes effect on the next request. */
-			role = db_user_get(w->db, req->user, &u) == 0 ? (enum web_role)u.role : WEB_ROLE_NONE;
-		}
-		if (role) {
-			unsigned hl = 32;
-
-			req->by_cookie = EVP_Digest(sid, strlen(sid), req->sess_hash, &hl, EVP_sha256(), NULL) == 1;
-		}
-		explicit_bzero(sid, sizeof(sid));
-		if (role) {
-			snprintf(req->who, sizeof(req->who), "%s", req->user);
-			/* CSRF: a cross-site form or fetch carries the cookie but
-			 * cannot read the token the login returned, so an unsafe
-			 * method without it is refused (OWASP "synchronizer token"). */
-			if (req->method != WEB_GET &&
-			    (!hd->csrf || strlen(hd->csrf) != strlen(csrf) ||
-			     CRYPTO_memcmp(hd->csrf, csrf, strlen(csrf)) != 0)) {
-				*fail = AUTH_CSRF;
-				return WEB_ROLE_NONE;
-			}
-			return role;
-		}
-	}
+	if (hd && hd->auth)
+		return auth_bearer(w, hd->auth, req, fail);
+	role = auth_cookie(w, hd, req, fail);
+	if (role || *fail != AUTH_OK)
+		return role;
 	if (req->loopback && w->ntokens == 0 && (!w->db || db_user_count(w->db) == 0)) {
 		snprintf(req->who, sizeof(req->who), "loopback");
 		return WEB_ROLE_OPERATOR;
@@ -493,6 +522,39 @@ int web_preauth(struct web *w, const char *method, const char *target, const str
 	return rc;
 }
 
+/* What the headers say about the body and the caller's site: a form body
+ * (anything but JSON) and a cross-origin request are told apart for the
+ * handlers' CSRF checks. */
+static void req_body_origin(struct web_req *req, const struct web_hdrs *hdrs)
+{
+	if (hdrs && hdrs->ctype)
+		req->form_body = !(strncasecmp(hdrs->ctype, "application/json", 16) == 0 &&
+				   (hdrs->ctype[16] == 0 || hdrs->ctype[16] == ';' || hdrs->ctype[16] == ' '));
+	if (hdrs && hdrs->origin) {
+		/* RFC 6454: scheme://host[:port]; it must name the host the request went to. */
+		const char *o = strstr(hdrs->origin, "://");
+
+		o = o ? o + 3 : hdrs->origin;
+		req->cross_origin = !hdrs->host || strcasecmp(o, hdrs->host) != 0;
+	}
+}
+
+/* Audit: every change that succeeded, who / what / when. The login
+ * route writes its own entries (failures included). */
+static void audit_change(struct web *w, const struct web_req *req, const char *method,
+			 const struct web_resp *resp)
+{
+	char act[160], det[16];
+
+	if (req->method == WEB_GET || resp->status >= 400 || !w->db ||
+	    strcmp(req->path, "/api/v1/login") == 0)
+		return;
+	snprintf(act, sizeof(act), "%s %.140s", method, req->path);
+	snprintf(det, sizeof(det), "%d", resp->status);
+	if (db_audit_add(w->db, req->who[0] ? req->who : "?", act, det) < 0)
+		log_error("web", "audit log write failed for %s", act);
+}
+
 void web_dispatch(struct web *w, const char *method, const char *target,
 		  const struct web_hdrs *hdrs, bool loopback, uint8_t **body_own, size_t body_len,
 		  struct web_resp *resp)
@@ -518,16 +580,7 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 	req->body_len = body_len;
 	req->body_own = body_own;
 	req->loopback = loopback;
-	if (hdrs && hdrs->ctype)
-		req->form_body = !(strncasecmp(hdrs->ctype, "application/json", 16) == 0 &&
-				   (hdrs->ctype[16] == 0 || hdrs->ctype[16] == ';' || hdrs->ctype[16] == ' '));
-	if (hdrs && hdrs->origin) {
-		/* RFC 6454: scheme://host[:port]; it must name the host the request went to. */
-		const char *o = strstr(hdrs->origin, "://");
-
-		o = o ? o + 3 : hdrs->origin;
-		req->cross_origin = !hdrs->host || strcasecmp(o, hdrs->host) != 0;
-	}
+	req_body_origin(req, hdrs);
 	if (target[0] != '/' || pct_decode(target, plen, req->path, sizeof(req->path), false) < 0) {
 		web_resp_error(resp, 400, "path", "request target must be an absolute path");
 		goto out;
@@ -560,17 +613,7 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 		free(req);
 		return;
 	}
-	/* Audit: every change that succeeded, who / what / when. The login
-	 * route writes its own entries (failures included). */
-	if (req->method != WEB_GET && resp->status < 400 && w->db &&
-	    strcmp(req->path, "/api/v1/login") != 0) {
-		char act[160], det[16];
-
-		snprintf(act, sizeof(act), "%s %.140s", method, req->path);
-		snprintf(det, sizeof(det), "%d", resp->status);
-		if (db_audit_add(w->db, req->who[0] ? req->who : "?", act, det) < 0)
-			log_error("web", "audit log write failed for %s", act);
-	}
+	audit_change(w, req, method, resp);
 out:
 	if (!resp->status)
 		web_resp_error(resp, 500, NULL, "internal error");
