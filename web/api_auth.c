@@ -566,18 +566,11 @@ static void finish_user(struct web *w, struct web_job *j)
 	job_answer(w, j, &resp);
 }
 
-static int h_login(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+/* A login body the route refuses before anything is looked up: 1 with the
+ * answer in resp, 0 if user and pw may go on. */
+static int login_req_refused(const struct web_req *req, const json_t *j, const char *user,
+			     const char *pw, struct web_resp *resp)
 {
-	json_error_t jerr;
-	json_t *j = json_loadb((const char *)req->body, req->body_len, 0, &jerr);
-	const char *user = json_string_value(json_object_get(j, "user"));
-	const char *pw = json_string_value(json_object_get(j, "password"));
-	uint64_t now = web_mono_s();
-	struct web_login_slot *l;
-	struct web_job *job = NULL;
-	int rc;
-
-	(void)arg;
 	/* Login CSRF: a cross-site form (or a no-cors fetch) posts text/plain,
 	 * urlencoded or multipart, never application/json without a CORS
 	 * preflight we do not grant; and a browser names the page's origin,
@@ -585,23 +578,32 @@ static int h_login(struct web *w, const struct web_req *req, struct web_resp *re
 	 * browser form.) */
 	if (req->form_body) {
 		web_resp_error(resp, 415, "Content-Type", "login needs Content-Type: application/json");
-		goto out;
+		return 1;
 	}
 	if (req->cross_origin) {
 		web_resp_error(resp, 403, "Origin", "login from another origin is refused");
-		goto out;
+		return 1;
 	}
 	if (!json_is_object(j) || !user || !db_name_valid(user)) {
 		web_resp_error(resp, 400, "user", "a JSON object with \"user\" and \"password\" is needed");
-		goto out;
+		return 1;
 	}
 	if (!pw || strlen(pw) > DB_PASSWORD_MAX) {
 		web_resp_error(resp, 400, "password", "password is required (at most %d characters)",
 			       DB_PASSWORD_MAX);
-		goto out;
+		return 1;
 	}
-	/* Rate limit before the KDF: a locked name costs nothing to refuse.
-	 * Attempts still running count as failures until they succeed. */
+	return 0;
+}
+
+/* Rate limit before the KDF: a locked name costs nothing to refuse.
+ * Attempts still running count as failures until they succeed. The
+ * name's slot, or NULL with a 429 (audited) in resp. */
+static struct web_login_slot *login_throttle(struct web *w, const char *user, uint64_t now,
+					     struct web_resp *resp)
+{
+	struct web_login_slot *l;
+
 	if (w->login_global_start + w->lim.login_lock_s <= now) {
 		w->login_global_start = now;
 		w->login_global_fails = 0;
@@ -619,8 +621,28 @@ static int h_login(struct web *w, const struct web_req *req, struct web_resp *re
 		db_audit_add(w->db, user, "login refused", "rate limited");
 		web_resp_error(resp, 429, "user", "too many failed logins; try again later");
 		resp->retry_after = (unsigned)(until > now ? until - now : 1);
-		goto out;
+		return NULL;
 	}
+	return l;
+}
+
+static int h_login(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
+{
+	json_error_t jerr;
+	json_t *j = json_loadb((const char *)req->body, req->body_len, 0, &jerr);
+	const char *user = json_string_value(json_object_get(j, "user"));
+	const char *pw = json_string_value(json_object_get(j, "password"));
+	uint64_t now = web_mono_s();
+	struct web_login_slot *l;
+	struct web_job *job = NULL;
+	int rc;
+
+	(void)arg;
+	if (login_req_refused(req, j, user, pw, resp))
+		goto out;
+	l = login_throttle(w, user, now, resp);
+	if (!l)
+		goto out;
 	job = calloc(1, sizeof(*job));
 	if (!job || db_user_pw_get(w->db, user, job->stored, &job->role) < 0)
 		goto fail;
