@@ -242,78 +242,110 @@ static int get_key(json_t *v, const char *f, uint8_t out[16], struct web_field_e
 	return 0;
 }
 
+/* sub_*_field: 0 when key was theirs and v was good, negative (e filled)
+ * when it was theirs and bad, SUB_FIELD_OTHER when it is not theirs. */
+enum { SUB_FIELD_OTHER = 1 };
+
+/* The SIM's name and its authentication data: imsi (or supi), k, opc or op,
+ * amf, sqn. */
+static int sub_auth_field(const char *key, json_t *v, struct db_subscriber *s, bool create,
+			  bool *has_k, bool *has_op, struct web_field_err *e)
+{
+	uint8_t amf[2];
+
+	if (!strcmp(key, "imsi") || !strcmp(key, "supi")) {
+		char supi[DB_SUPI_MAX];
+
+		if (!json_is_string(v) || web_supi_from_param(json_string_value(v), supi) < 0)
+			return web_field_bad(e, key, "%s must be 5 to 15 digits (optionally prefixed imsi-)", key);
+		if (!create && strcmp(supi, s->supi))
+			return web_field_bad(e, key, "%s cannot be changed (it is the resource's name)", key);
+		memcpy(s->supi, supi, sizeof(supi));
+	} else if (!strcmp(key, "k")) {
+		if (get_key(v, "k", s->k, e) < 0)
+			return -EINVAL;
+		*has_k = true;
+	} else if (!strcmp(key, "opc") || !strcmp(key, "op")) {
+		if (*has_op)
+			return web_field_bad(e, key, "give one of opc and op");
+		if (get_key(v, key, s->opc, e) < 0)
+			return -EINVAL;
+		s->op_is_opc = key[2] == 'c';
+		*has_op = true;
+	} else if (!strcmp(key, "amf")) {
+		if (!json_is_string(v) || hex_parse(json_string_value(v), amf, 2) < 0)
+			return web_field_bad(e, "amf", "amf must be a string of 4 hex digits");
+		s->amf = (uint16_t)(amf[0] << 8 | amf[1]);
+	} else if (!strcmp(key, "sqn")) {
+		if (get_uint(v, "sqn", 0, DB_SQN_MAX, &s->sqn, e) < 0)
+			return -EINVAL;
+	} else {
+		return SUB_FIELD_OTHER;
+	}
+	return 0;
+}
+
+/* What the SIM may use: slices, dnns, policy, the AMBRs, default 5QI, ARP. */
+static int sub_service_field(const char *key, json_t *v, struct db_subscriber *s,
+			     struct web_field_err *e)
+{
+	uint64_t u;
+
+	if (!strcmp(key, "slices")) {
+		if (web_slices_from_json(v, s->slices, &s->n_slices, e) < 0)
+			return -EINVAL;
+	} else if (!strcmp(key, "dnns")) {
+		if (web_dnns_from_json(v, s->dnns, &s->n_dnns, e) < 0)
+			return -EINVAL;
+	} else if (!strcmp(key, "policy")) {
+		/* null or "": no policy. Existence is checked when stored (400 "policy"). */
+		if (json_is_null(v) || (json_is_string(v) && !json_string_length(v)))
+			s->policy[0] = 0;
+		else if (!json_is_string(v) || !db_policy_name_valid(json_string_value(v)))
+			return web_field_bad(e, "policy", "policy must be a policy name (1 to %d characters of "
+			    "A-Z a-z 0-9 . _ -) or null", DB_POLICY_NAME_MAX);
+		else
+			snprintf(s->policy, sizeof(s->policy), "%s", json_string_value(v));
+	} else if (!strcmp(key, "ambr_ul") || !strcmp(key, "ambr_dl")) {
+		if (get_uint(v, key, 0, DB_AMBR_MAX, key[5] == 'u' ? &s->ambr_ul : &s->ambr_dl, e) < 0)
+			return -EINVAL;
+	} else if (!strcmp(key, "ue_ambr_ul") || !strcmp(key, "ue_ambr_dl")) {
+		if (get_uint(v, key, 0, DB_AMBR_MAX, key[8] == 'u' ? &s->ue_ambr_ul : &s->ue_ambr_dl,
+			     e) < 0)
+			return -EINVAL;
+	} else if (!strcmp(key, "default_5qi")) {
+		if (web_5qi_from_json(v, key, &s->default_5qi, e) < 0)
+			return -EINVAL;
+	} else if (!strcmp(key, "arp")) {
+		if (get_uint(v, key, 0, 15, &u, e) < 0)
+			return -EINVAL;
+		s->arp = (uint8_t)u;
+	} else {
+		return SUB_FIELD_OTHER;
+	}
+	return 0;
+}
+
 int web_sub_from_json(json_t *j, struct db_subscriber *s, bool create, struct web_field_err *e)
 {
 	const char *key;
 	json_t *v;
 	bool has_k = false, has_op = false;
-	uint64_t u;
-	uint8_t amf[2];
+	int rc;
 
 	if (!json_is_object(j))
 		return web_field_bad(e, "body", "body must be a JSON object");
 	json_object_foreach(j, key, v) {
-		if (!strcmp(key, "imsi") || !strcmp(key, "supi")) {
-			char supi[DB_SUPI_MAX];
-
-			if (!json_is_string(v) || web_supi_from_param(json_string_value(v), supi) < 0)
-				return web_field_bad(e, key, "%s must be 5 to 15 digits (optionally prefixed imsi-)", key);
-			if (!create && strcmp(supi, s->supi))
-				return web_field_bad(e, key, "%s cannot be changed (it is the resource's name)", key);
-			memcpy(s->supi, supi, sizeof(supi));
-		} else if (!strcmp(key, "k")) {
-			if (get_key(v, "k", s->k, e) < 0)
-				return -EINVAL;
-			has_k = true;
-		} else if (!strcmp(key, "opc") || !strcmp(key, "op")) {
-			if (has_op)
-				return web_field_bad(e, key, "give one of opc and op");
-			if (get_key(v, key, s->opc, e) < 0)
-				return -EINVAL;
-			s->op_is_opc = key[2] == 'c';
-			has_op = true;
-		} else if (!strcmp(key, "amf")) {
-			if (!json_is_string(v) || hex_parse(json_string_value(v), amf, 2) < 0)
-				return web_field_bad(e, "amf", "amf must be a string of 4 hex digits");
-			s->amf = (uint16_t)(amf[0] << 8 | amf[1]);
-		} else if (!strcmp(key, "sqn")) {
-			if (get_uint(v, "sqn", 0, DB_SQN_MAX, &s->sqn, e) < 0)
-				return -EINVAL;
-		} else if (!strcmp(key, "slices")) {
-			if (web_slices_from_json(v, s->slices, &s->n_slices, e) < 0)
-				return -EINVAL;
-		} else if (!strcmp(key, "dnns")) {
-			if (web_dnns_from_json(v, s->dnns, &s->n_dnns, e) < 0)
-				return -EINVAL;
-		} else if (!strcmp(key, "policy")) {
-			/* null or "": no policy. Existence is checked when stored (400 "policy"). */
-			if (json_is_null(v) || (json_is_string(v) && !json_string_length(v)))
-				s->policy[0] = 0;
-			else if (!json_is_string(v) || !db_policy_name_valid(json_string_value(v)))
-				return web_field_bad(e, "policy", "policy must be a policy name (1 to %d characters of "
-				    "A-Z a-z 0-9 . _ -) or null", DB_POLICY_NAME_MAX);
-			else
-				snprintf(s->policy, sizeof(s->policy), "%s", json_string_value(v));
-		} else if (!strcmp(key, "ambr_ul") || !strcmp(key, "ambr_dl")) {
-			if (get_uint(v, key, 0, DB_AMBR_MAX, key[5] == 'u' ? &s->ambr_ul : &s->ambr_dl, e) < 0)
-				return -EINVAL;
-		} else if (!strcmp(key, "ue_ambr_ul") || !strcmp(key, "ue_ambr_dl")) {
-			if (get_uint(v, key, 0, DB_AMBR_MAX, key[8] == 'u' ? &s->ue_ambr_ul : &s->ue_ambr_dl,
-				     e) < 0)
-				return -EINVAL;
-		} else if (!strcmp(key, "default_5qi")) {
-			if (web_5qi_from_json(v, key, &s->default_5qi, e) < 0)
-				return -EINVAL;
-		} else if (!strcmp(key, "arp")) {
-			if (get_uint(v, key, 0, 15, &u, e) < 0)
-				return -EINVAL;
-			s->arp = (uint8_t)u;
-		} else if (!strcmp(key, "created") || !strcmp(key, "updated") ||
-			   !strcmp(key, "effective")) {
+		rc = sub_auth_field(key, v, s, create, &has_k, &has_op, e);
+		if (rc == SUB_FIELD_OTHER)
+			rc = sub_service_field(key, v, s, e);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			continue;
+		if (!strcmp(key, "created") || !strcmp(key, "updated") || !strcmp(key, "effective"))
 			continue;   /* read-only: a GET body sent back is accepted */
-		} else {
-			return web_field_bad(e, key, "unknown field %s", key);
-		}
+		return web_field_bad(e, key, "unknown field %s", key);
 	}
 	if (create && !s->supi[0])
 		return web_field_bad(e, "imsi", "imsi is required");
