@@ -588,6 +588,59 @@ static void audit(struct web *w, const struct web_req *req, unsigned applied, un
 		log_error("web", "audit log write failed for settings");
 }
 
+/* ?live=0 (or false) saves a change for the next start instead of applying
+ * it: *defer. -EINVAL with a 400 in resp for any other value than 0, 1,
+ * false, true. */
+static int patch_defer_query(const struct web_req *req, bool *defer, struct web_resp *resp)
+{
+	char q[8];
+	int rc = web_req_query(req, "live", q, sizeof(q));
+
+	if (rc == -ENOENT)
+		return 0;
+	if (rc < 0 || (strcmp(q, "0") && strcmp(q, "1") && strcmp(q, "false") && strcmp(q, "true"))) {
+		web_resp_error(resp, 400, "live", "must be 0 or 1");
+		return -EINVAL;
+	}
+	*defer = !strcmp(q, "0") || !strcmp(q, "false");
+	return 0;
+}
+
+/* Each given key (K_ bits) goes to one of same (in effect already), restart
+ * (deferred, or a key that only a restart can change) and live. */
+static void patch_sort_keys(const struct web_settings_env *env, const struct conf *c, unsigned given,
+			    bool defer, unsigned *same, unsigned *live, unsigned *restart)
+{
+	for (unsigned k = 0; k < K__N; k++) {
+		if (!(given & 1u << k))
+			continue;
+		if (key_equal(c, env->conf, k))
+			*same |= 1u << k;          /* in effect already: saved, nothing to apply */
+		else if (defer || k == K_PLMN || k == K_AMF_NAME || (k == K_DNNS && !pools_covered(env, c)))
+			*restart |= 1u << k;
+		else
+			*live |= 1u << k;
+	}
+}
+
+/* Conflicts before anything changes: a DNN with sessions keeps its pool.
+ * 0, or negative with a 409 / 400 in resp. */
+static int patch_dnns_conflict(const struct web_settings_env *env, const struct conf *c, unsigned live,
+			       struct web_resp *resp)
+{
+	char why[256];
+	int rc;
+
+	if (!(live & 1u << K_DNNS) || !env->smf)
+		return 0;
+	rc = smf_dnns_check(env->smf, c->dnns, c->n_dnns, why, sizeof(why));
+	if (rc < 0)
+		web_resp_error(resp, rc == -EBUSY ? 409 : 400, "dnns",
+			       "%s%s", why, rc == -EBUSY ? ": release those sessions first, or PATCH with "
+			       "?live=0 to change it at the next start" : "");
+	return rc < 0 ? rc : 0;
+}
+
 static int h_patch(struct web *w, const struct web_req *req, struct web_resp *resp, void *arg)
 {
 	struct web_settings_env *env = arg;
@@ -595,10 +648,8 @@ static int h_patch(struct web *w, const struct web_req *req, struct web_resp *re
 	struct conf *c = NULL;
 	json_error_t je;
 	struct web_field_err e;
-	char q[8], why[256];
 	bool defer = false;
 	size_t len;
-	int rc;
 	const uint8_t *b = web_req_body(req, &len);
 	json_t *body = json_loadb((const char *)b, len, JSON_REJECT_DUPLICATES, &je);
 
@@ -606,14 +657,8 @@ static int h_patch(struct web *w, const struct web_req *req, struct web_resp *re
 		web_resp_error(resp, 400, "body", "invalid JSON at line %d column %d: %s", je.line, je.column, je.text);
 		return 0;
 	}
-	rc = web_req_query(req, "live", q, sizeof(q));
-	if (rc != -ENOENT) {
-		if (rc < 0 || (strcmp(q, "0") && strcmp(q, "1") && strcmp(q, "false") && strcmp(q, "true"))) {
-			web_resp_error(resp, 400, "live", "must be 0 or 1");
-			goto out;
-		}
-		defer = !strcmp(q, "0") || !strcmp(q, "false");
-	}
+	if (patch_defer_query(req, &defer, resp) < 0)
+		goto out;
 	if (!json_is_object(body)) {
 		web_resp_error(resp, 400, "body", "must be a JSON object with any of " WRITABLE);
 		goto out;
@@ -630,27 +675,9 @@ static int h_patch(struct web *w, const struct web_req *req, struct web_resp *re
 		web_resp_error(resp, 400, "body", "nothing to change: give any of " WRITABLE);
 		goto out;
 	}
-	for (unsigned k = 0; k < K__N; k++) {
-		if (!(given & 1u << k))
-			continue;
-		if (key_equal(c, env->conf, k))
-			same |= 1u << k;           /* in effect already: saved, nothing to apply */
-		else if (defer || k == K_PLMN || k == K_AMF_NAME || (k == K_DNNS && !pools_covered(env, c)))
-			restart |= 1u << k;
-		else
-			live |= 1u << k;
-	}
-	/* Conflicts before anything changes: a DNN with sessions keeps its pool. */
-	if ((live & 1u << K_DNNS) && env->smf) {
-		rc = smf_dnns_check(env->smf, c->dnns, c->n_dnns, why, sizeof(why));
-
-		if (rc < 0) {
-			web_resp_error(resp, rc == -EBUSY ? 409 : 400, "dnns",
-				       "%s%s", why, rc == -EBUSY ? ": release those sessions first, or PATCH with "
-				       "?live=0 to change it at the next start" : "");
-			goto out;
-		}
-	}
+	patch_sort_keys(env, c, given, defer, &same, &live, &restart);
+	if (patch_dnns_conflict(env, c, live, resp) < 0)
+		goto out;
 	if (save(w->db, c, given) < 0) {
 		web_resp_error(resp, 500, NULL, "the settings could not be saved: nothing changed");
 		goto out;
