@@ -212,6 +212,11 @@ struct amf_ue {
 	bool ul_count_valid;       /* false until the first protected uplink message */
 	uint32_t dl_count;         /* NAS COUNT for the next downlink message */
 	uint32_t nas_mac_fail;
+	/* NH/NCC chain of the AS context (as_sec.c, TS 33.501 6.9.2.1.1): the last NH computed
+	 * and its NCC; valid from an Initial Context Setup until a new K_AMF */
+	uint8_t nh[32];
+	uint8_t ncc;
+	bool nh_valid;
 
 	/* timers */
 	struct ev_timer tmr[AMF_TMR_COUNT];
@@ -509,6 +514,19 @@ int amf_ngap_error_ind(struct amf *amf, uint32_t assoc, uint16_t stream, const u
 		       const struct ngap_crit_diag *diag);
 /* The N2 side of a UE went away (release complete, reset, association loss). */
 void amf_ue_an_released(struct amf_ue *ue);
+
+/* ---- as_sec.c: AS security for the gNB (TS 33.501 6.7.2, 6.8.1.2, 6.9.2) ---- */
+void amf_as_sec_caps(const struct amf_ue *ue, struct ngap_ue_sec_cap *out);
+/* K_gNB for an Initial Context Setup, and a new NH chain from it (NH_1, NCC 1). 0 or -errno. */
+int amf_as_kgnb(struct amf_ue *ue, uint8_t kgnb[32]);
+/* The next {NCC, NH} for a path switch, taken into the chain. 0, -ENOKEY (no chain), -errno. */
+int amf_as_nh_next(struct amf_ue *ue, struct ngap_security_context *out);
+/* A new K_AMF: the chain ends until the next K_gNB. */
+void amf_as_nh_reset(struct amf_ue *ue);
+
+/* ---- ngap_mob.c: N2 mobility ---- */
+/* PATH SWITCH REQUEST from gnb (TS 38.413 8.4.4, TS 23.502 4.9.1.2.2). */
+void amf_ngap_path_switch(struct amf *amf, struct amf_gnb *gnb, const struct ngap_path_switch_request *rq);
 
 /* ---- nas_sec.c ---- */
 enum amf_nas_kind {

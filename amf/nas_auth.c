@@ -120,6 +120,7 @@ int amf_a_auth_rsp(struct amf_ue *ue, struct amf_gmm_ctx *c)
 	/* TS 33.501 A.7: K_AMF from K_SEAF, SUPI and ABBA. */
 	rc = crypto_kdf_kamf(kseaf, ue->supi, abba, sizeof(abba), ue->kamf);
 	explicit_bzero(kseaf, sizeof(kseaf));
+	amf_as_nh_reset(ue);   /* TS 33.501 6.9.2.1.1: the chain belongs to the old K_AMF */
 	ausf_auth_clear(&ue->auth);
 	if (rc < 0)
 		return amf_auth_reject(ue);

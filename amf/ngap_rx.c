@@ -489,6 +489,9 @@ static void dispatch_initiating(struct amf *amf, struct amf_gnb *gnb, struct nga
 		if (ue)
 			amf_sm_modify_ind(ue, &m->u.pdu_session_resource_modify_indication);
 		break;
+	case NGAP_PROC_PATH_SWITCH_REQUEST:
+		amf_ngap_path_switch(amf, gnb, &m->u.path_switch_request);   /* ngap_mob.c */
+		break;
 	case NGAP_PROC_PDU_SESSION_RESOURCE_NOTIFY:
 		ue = ue_of(amf, gnb, m->u.pdu_session_resource_notify.amf_ue_id,
 			   m->u.pdu_session_resource_notify.ran_ue_id);

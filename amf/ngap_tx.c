@@ -63,13 +63,6 @@ static void snssai_to_ngap(const struct amf_snssai *in, struct ngap_snssai *out)
 	out->sd[2] = (uint8_t)in->sd;
 }
 
-/* NAS UE security capability octets (TS 24.501 9.11.3.54: bit 8 = EA0/IA0) to the NGAP
- * 16-bit strings (TS 38.413 9.3.1.86: first bit = 128-NEA1/NIA1). */
-static uint16_t nas_caps_to_ngap(uint8_t octet)
-{
-	return (uint16_t)(((uint16_t)(octet << 1) & 0xfe) << 8);
-}
-
 /* TS 23.501 5.7.2.6: the UE-AMBR the RAN enforces over the UE's non-GBR flows, the
  * subscribed one as the UDM resolves it (amf_ue_ambr_refresh). False before the first. */
 static bool ue_ambr(const struct amf_ue *ue, struct ngap_ambr *out)
@@ -118,15 +111,9 @@ int amf_ngap_ics_request(struct amf_ue *ue, const uint8_t *nas, size_t len)
 	for (i = 0; i < ue->allowed.n; i++)
 		snssai_to_ngap(&ue->allowed.s[i], &r->allowed_nssai[i]);
 	/* TS 38.413 9.3.1.86 from the UE's NAS capabilities (TS 33.501 6.7.2). */
-	r->ue_sec_cap.nr_enc = nas_caps_to_ngap(ue->ue_sec_cap[0]);
-	r->ue_sec_cap.nr_int = nas_caps_to_ngap(ue->ue_sec_cap[1]);
-	if (ue->ue_sec_cap_len >= 4) {
-		r->ue_sec_cap.eutra_enc = nas_caps_to_ngap(ue->ue_sec_cap[2]);
-		r->ue_sec_cap.eutra_int = nas_caps_to_ngap(ue->ue_sec_cap[3]);
-	}
-	/* TS 33.501 6.8.1.2.2 / A.9: K_gNB from K_AMF and the uplink NAS COUNT of the
-	 * message that completed security (Security Mode Complete / Service Request). */
-	rc = crypto_kdf_kgnb(ue->kamf, ue->ul_count, CRYPTO_ACCESS_3GPP, r->security_key);
+	amf_as_sec_caps(ue, &r->ue_sec_cap);
+	/* K_gNB (TS 33.501 A.9) and the start of the NH chain (6.9.2.1.1): as_sec.c */
+	rc = amf_as_kgnb(ue, r->security_key);
 	if (rc < 0)
 		return rc;
 	if (nas) {
