@@ -50,49 +50,98 @@ static int print_user(const struct db_user *u, void *arg)
 	return 0;
 }
 
-int db_cli_users(int argc, char **argv, const char *conf_db)
-{
-	const char *verb = argc > 1 ? argv[1] : NULL, *name = NULL, *dbpath = NULL, *role_s = NULL;
-	bool from_stdin = false;
-	char pw[DB_PASSWORD_MAX + 2] = "";
-	struct db *db;
-	int r, role = 0, rc = 1;
+/* A `users` command line, checked. */
+struct users_cmd {
+	const char *verb, *name, *dbpath;
+	int role;               /* create: the role asked for */
+	bool from_stdin;        /* --password-stdin */
+};
 
-	if (!verb) {
+/* argv into c: 0, or EXIT_USAGE after saying what is wrong. */
+static int users_parse(int argc, char **argv, const char *conf_db, struct users_cmd *c)
+{
+	const char *role_s = NULL;
+
+	c->verb = argc > 1 ? argv[1] : NULL;
+	if (!c->verb) {
 		usage();
 		return EXIT_USAGE;
 	}
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--db") && i + 1 < argc)
-			dbpath = argv[++i];
+			c->dbpath = argv[++i];
 		else if (!strcmp(argv[i], "--role") && i + 1 < argc)
 			role_s = argv[++i];
 		else if (!strcmp(argv[i], "--password-stdin"))
-			from_stdin = true;
+			c->from_stdin = true;
 		else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc && conf_db)
 			i++;
-		else if (argv[i][0] == '-' || name) {
+		else if (argv[i][0] == '-' || c->name) {
 			usage();
 			return EXIT_USAGE;
 		} else
-			name = argv[i];
+			c->name = argv[i];
 	}
-	bool needs_name = strcmp(verb, "list") != 0;
-	if ((needs_name && !name) || (!needs_name && name) ||
-	    (strcmp(verb, "create") && strcmp(verb, "passwd") && strcmp(verb, "delete") && strcmp(verb, "list"))) {
+	bool needs_name = strcmp(c->verb, "list") != 0;
+	if ((needs_name && !c->name) || (!needs_name && c->name) ||
+	    (strcmp(c->verb, "create") && strcmp(c->verb, "passwd") && strcmp(c->verb, "delete") &&
+	     strcmp(c->verb, "list"))) {
 		usage();
 		return EXIT_USAGE;
 	}
-	if (!strcmp(verb, "create") && (role = db_role_parse(role_s)) < 0) {
+	if (!strcmp(c->verb, "create") && (c->role = db_role_parse(role_s)) < 0) {
 		fputs("users create: --role admin, operator or read is required\n", stderr);
 		return EXIT_USAGE;
 	}
-	if (name && !db_name_valid(name)) {
+	if (c->name && !db_name_valid(c->name)) {
 		fputs("users: NAME is 1..64 of A-Z a-z 0-9 . _ @ -\n", stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(verb, "create") || !strcmp(verb, "passwd")) {
-		r = from_stdin ? read_password(pw, sizeof(pw)) : random_password(pw);
+	return 0;
+}
+
+/* The verb on the open database (audited when it changed something): 0 or
+ * -errno (-EPERM: the last admin may not be deleted). */
+static int users_apply(struct db *db, const struct users_cmd *c, const char *pw)
+{
+	int r;
+
+	if (!strcmp(c->verb, "list")) {
+		r = db_user_list(db, print_user, NULL);
+	} else if (!strcmp(c->verb, "create")) {
+		r = db_user_create(db, c->name, c->role, pw);
+		if (r == 0)
+			db_audit_add(db, "cli", "users create", c->name);
+	} else if (!strcmp(c->verb, "passwd")) {
+		r = db_user_update(db, c->name, 0, pw);
+		if (r == 0)
+			db_audit_add(db, "cli", "users passwd", c->name);
+	} else {
+		struct db_user u;
+		r = db_user_get(db, c->name, &u);
+		if (r == 0 && u.role == DB_ROLE_ADMIN && db_user_count_role(db, DB_ROLE_ADMIN) == 1)
+			r = -EPERM;
+		if (r == 0 && (r = db_user_delete(db, c->name)) == 0) {
+			db_token_delete_owner(db, c->name);
+			db_audit_add(db, "cli", "users delete", c->name);
+		}
+	}
+	return r;
+}
+
+int db_cli_users(int argc, char **argv, const char *conf_db)
+{
+	struct users_cmd c = { 0 };
+	char pw[DB_PASSWORD_MAX + 2] = "";
+	const char *dbpath;
+	struct db *db;
+	int r, rc = 1;
+
+	r = users_parse(argc, argv, conf_db, &c);
+	if (r)
+		return r;
+	if (!strcmp(c.verb, "create") || !strcmp(c.verb, "passwd")) {
+		r = c.from_stdin ? read_password(pw, sizeof(pw)) : random_password(pw);
 		if (r < 0 || strlen(pw) < DB_PASSWORD_MIN || strlen(pw) > DB_PASSWORD_MAX) {
 			fprintf(stderr, "users: a password of %d..%d characters is needed\n",
 				DB_PASSWORD_MIN, DB_PASSWORD_MAX);
@@ -100,45 +149,25 @@ int db_cli_users(int argc, char **argv, const char *conf_db)
 			return EXIT_USAGE;
 		}
 	}
-	if (!dbpath)
-		dbpath = conf_db ? conf_db : "./solocore.db";
+	dbpath = c.dbpath ? c.dbpath : conf_db ? conf_db : "./solocore.db";
 	if ((r = db_open(dbpath, &db)) < 0) {
 		fprintf(stderr, "%s: cannot open database: %s\n", dbpath, strerror(-r));
 		explicit_bzero(pw, sizeof(pw));
 		return 1;
 	}
-	if (!strcmp(verb, "list")) {
-		r = db_user_list(db, print_user, NULL);
-	} else if (!strcmp(verb, "create")) {
-		r = db_user_create(db, name, role, pw);
-		if (r == 0)
-			db_audit_add(db, "cli", "users create", name);
-	} else if (!strcmp(verb, "passwd")) {
-		r = db_user_update(db, name, 0, pw);
-		if (r == 0)
-			db_audit_add(db, "cli", "users passwd", name);
-	} else {
-		struct db_user u;
-		r = db_user_get(db, name, &u);
-		if (r == 0 && u.role == DB_ROLE_ADMIN && db_user_count_role(db, DB_ROLE_ADMIN) == 1)
-			r = -EPERM;
-		if (r == 0 && (r = db_user_delete(db, name)) == 0) {
-			db_token_delete_owner(db, name);
-			db_audit_add(db, "cli", "users delete", name);
-		}
-	}
+	r = users_apply(db, &c, pw);
 	if (r >= 0) {
 		rc = 0;
-		if (!from_stdin && pw[0])
+		if (!c.from_stdin && pw[0])
 			printf("%s\n", pw);   /* the only time it is shown */
 	} else if (r == -EEXIST) {
-		fprintf(stderr, "users: %s exists\n", name);
+		fprintf(stderr, "users: %s exists\n", c.name);
 	} else if (r == -ENOENT) {
-		fprintf(stderr, "users: no user %s\n", name);
+		fprintf(stderr, "users: no user %s\n", c.name);
 	} else if (r == -EPERM) {
-		fprintf(stderr, "users: %s is the last admin\n", name);
+		fprintf(stderr, "users: %s is the last admin\n", c.name);
 	} else {
-		fprintf(stderr, "users %s: %s\n", verb, strerror(-r));
+		fprintf(stderr, "users %s: %s\n", c.verb, strerror(-r));
 	}
 	explicit_bzero(pw, sizeof(pw));
 	db_close(db);
