@@ -126,6 +126,10 @@ static size_t ps_transfer(uint8_t *buf, size_t cap, const char *addr, uint8_t bi
 	return (size_t)n;
 }
 
+/* The UE security capabilities the target reports (NGAP form): the harness UE's EA1-3 / IA1-3
+ * (capability octets 0xf0) unless a test changes them. */
+static uint16_t ps_nr_int = 0xe000;
+
 /* PATH SWITCH REQUEST from assoc for the UE known as src, psis[n] towards addr (bits). */
 static void path_switch(uint32_t assoc, uint32_t ran, uint64_t src, const uint8_t *psis, unsigned n,
 			const char *addr, uint8_t bits)
@@ -145,7 +149,7 @@ static void path_switch(uint32_t assoc, uint32_t ran, uint64_t src, const uint8_
 	memcpy(r->uli.nr_cgi.plmn.v, r->uli.tai.plmn.v, 3);
 	r->uli.nr_cgi.cell_id = 0x200001;
 	r->ue_sec_cap.nr_enc = 0xe000;   /* EA1-3 of the harness UE (0xf0) in NGAP form */
-	r->ue_sec_cap.nr_int = 0xe000;
+	r->ue_sec_cap.nr_int = ps_nr_int;
 	r->n_sessions = (uint8_t)n;
 	for (i = 0; i < n; i++) {
 		r->sessions[i].id = psis[i];
@@ -192,6 +196,8 @@ static void nas_reaches(struct sue *ue)
 	assert_int_equal(amf_guti_reallocate(H.amf, ue->supi), 0);
 	assert_int_equal(sue_dl(&H, ue, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);   /* checks ue->assoc */
 	assert_int_equal(dl.type, NAS_CONFIGURATION_UPDATE_COMMAND);
+	assert_true(dl.cuc.has_guti);
+	ue->guti = dl.cuc.guti;   /* the next service request names the new 5G-S-TMSI */
 	memset(&m, 0, sizeof(m));
 	m.type = NAS_CONFIGURATION_UPDATE_COMPLETE;
 	sue_ul(&H, ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
@@ -251,6 +257,23 @@ static void test_xn_two_sessions(void **state)
 	ue_on(&ue, ASSOC_C, 77);
 	assert_int_equal(amf_gnb_ue_count(H.amf, ASSOC_B), 0);
 	nas_reaches(&ue);
+
+	/* Idle and back (on C): the new Initial Context Setup's K_gNB starts a new chain. */
+	{
+		static const uint8_t both[2] = { 1, 2 };
+		struct nas_msg dl;
+
+		gnb_release_req(&ue);
+		service_req(&ue, 78, true, 1u << 1 | 1u << 2, true, 1u << 1 | 1u << 2);
+		assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
+		memcpy(kgnb, H.m.u.initial_context_setup_request.security_key, 32);
+		ics_rsp(&ue, 2, both);
+		nh_ref(ue.kamf, kgnb, nh1);
+		nh_ref(ue.kamf, nh1, nh2);
+		path_switch(ASSOC_B, RAN_B + 1, ue.amf_id, psis, 2, GNB_B, 32);
+		expect_ack(&ue, ASSOC_B, RAN_B + 1, 2, nh2, 2, 0);
+		assert_int_equal(h_pending(&H), 0);
+	}
 }
 
 /* The old AMF UE NGAP ID after a switch, and one never given: Error Indication, nothing moves. */
@@ -370,6 +393,57 @@ static void test_all_fail(void **state)
 	expect_ack(&ue, ASSOC_B, RAN_B, 2, nh2, 1, 0);
 }
 
+/* A PSI listed twice (TS 38.413 8.4.4.4) and a UE whose release is running: FAILURE, nothing
+ * moves. Capabilities from the target that are not ours (TS 33.501 6.7.3.1): switched, ours
+ * in the acknowledge. */
+static void test_refusals_and_caps(void **state)
+{
+	static const uint8_t twice[2] = { 1, 1 }, psis[2] = { 1, 2 };
+	const struct ngap_path_switch_request_ack *k = &H.m.u.path_switch_request_ack;
+	struct sue ue;
+	uint8_t kgnb[32];
+
+	(void)state;
+	ng_setup_b(true);
+	two_sessions(&ue, kgnb);
+	path_switch(ASSOC_B, RAN_B, ue.amf_id, twice, 2, GNB_B, 32);
+	h_expect(&H, NGAP_UNSUCCESSFUL, NGAP_PROC_PATH_SWITCH_REQUEST);
+	assert_int_equal(H.m.u.path_switch_request_failure.n_released, 2);
+	dl_tunnel_is(&ue, 1, GNB_ADDR, 0x201);
+	ue_on(&ue, ASSOC, 2);
+
+	ps_nr_int = 0x4000;   /* NIA2 only */
+	path_switch(ASSOC_B, RAN_B, ue.amf_id, psis, 2, GNB_B, 32);
+	ps_nr_int = 0xe000;
+	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_PATH_SWITCH_REQUEST);
+	assert_true(k->has_ue_sec_cap);
+	assert_int_equal(k->ue_sec_cap.nr_int, 0xe000);
+	assert_int_equal(k->ue_sec_cap.nr_enc, 0xe000);
+	assert_int_equal(k->n_switched, 2);
+	ue.assoc = ASSOC_B;
+	ue.ran_id = RAN_B;
+	ue.amf_id = k->amf_ue_id;
+
+	/* B asks for the release; while it runs, a path switch to A is refused */
+	{
+		static struct ngap_msg g;
+
+		memset(&g, 0, sizeof(g));
+		g.type = NGAP_INITIATING;
+		g.proc = NGAP_PROC_UE_CONTEXT_RELEASE_REQUEST;
+		g.u.ue_context_release_request.amf_ue_id = ue.amf_id;
+		g.u.ue_context_release_request.ran_ue_id = ue.ran_id;
+		g.u.ue_context_release_request.cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, 20 };
+		h_send(&H, ue.assoc, 1, &g);
+		h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	}
+	path_switch(ASSOC, 88, ue.amf_id, psis, 2, GNB_ADDR, 32);
+	h_expect(&H, NGAP_UNSUCCESSFUL, NGAP_PROC_PATH_SWITCH_REQUEST);
+	assert_int_equal(H.cur.assoc, ASSOC);
+	sue_release_complete(&H, &ue);
+	assert_int_equal(h_pending(&H), 0);
+}
+
 /* A UE in the middle of its registration (SECURITY MODE COMMAND out, no AS security yet):
  * refused with FAILURE, every session listed. */
 static void test_mid_registration(void **state)
@@ -438,6 +512,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_slice_released, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_all_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mid_registration, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals_and_caps, setup, teardown),
 	};
 	const struct CMUnitTest tshark_tests[] = {
 		cmocka_unit_test_setup_teardown(test_tshark, setup, teardown),
