@@ -11,8 +11,7 @@
 /* 9.2.3.1 HANDOVER REQUIRED */
 #define T struct ngap_handover_required
 static const struct ngap_ie_spec ngap_ct_ho_required_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	M(T, 29, REJECT, handover_type, handover_type, "id-HandoverType"),
 	M(T, 15, IGNORE, cause, cause, "id-Cause"),
 	M(T, 105, REJECT, target, target_id, "id-TargetID"),
@@ -26,8 +25,7 @@ CONTAINER_X(ngap_ct_ho_required, T);
 /* 9.2.3.2 HANDOVER COMMAND */
 #define T struct ngap_handover_command
 static const struct ngap_ie_spec ngap_ct_ho_command_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	M(T, 29, REJECT, handover_type, handover_type, "id-HandoverType"),
 	OB(T, 39, REJECT, nas_security_params, octets, "id-NASSecurityParametersFromNGRAN"),
 	OL(T, 59, IGNORE, sessions, n_sessions, sess_xfer, "id-PDUSessionResourceHandoverList"),
@@ -41,8 +39,7 @@ CONTAINER_X(ngap_ct_ho_command, T);
 /* 9.2.3.3 HANDOVER PREPARATION FAILURE */
 #define T struct ngap_handover_preparation_failure
 static const struct ngap_ie_spec ngap_ct_ho_prep_fail_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	M(T, 15, IGNORE, cause, cause, "id-Cause"),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 	OB(T, 262, IGNORE, target_to_source_failure, octets, "id-TargettoSource-Failure-TransparentContainer"),
@@ -73,8 +70,7 @@ CONTAINER_X(ngap_ct_ho_request, T);
 /* 9.2.3.5 HANDOVER REQUEST ACKNOWLEDGE */
 #define T struct ngap_handover_request_ack
 static const struct ngap_ie_spec ngap_ct_ho_request_ack_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	ML(T, 53, IGNORE, admitted, n_admitted, sess_xfer, "id-PDUSessionResourceAdmittedList"),
 	OL(T, 56, IGNORE, failed, n_failed, sess_xfer, "id-PDUSessionResourceFailedToSetupListHOAck"),
 	M(T, 106, REJECT, target_to_source, octets, "id-TargetToSource-TransparentContainer"),
@@ -97,8 +93,7 @@ CONTAINER_X(ngap_ct_ho_fail, T);
 /* 9.2.3.7 HANDOVER NOTIFY */
 #define T struct ngap_handover_notify
 static const struct ngap_ie_spec ngap_ct_ho_notify_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	M(T, 121, IGNORE, uli, uli, "id-UserLocationInformation"),
 	OF(T, 269, IGNORE, has_notify_source, "id-NotifySourceNGRANNode"),
 };
@@ -122,8 +117,7 @@ CONTAINER_X(ngap_ct_ps_req, T);
 /* 9.2.3.9 PATH SWITCH REQUEST ACKNOWLEDGE */
 #define T struct ngap_path_switch_request_ack
 static const struct ngap_ie_spec ngap_ct_ps_ack_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	O(T, 119, REJECT, ue_sec_cap, has_ue_sec_cap, ue_sec_cap, "id-UESecurityCapabilities"),
 	M(T, 93, REJECT, security_context, security_context, "id-SecurityContext"),
 	OF(T, 41, REJECT, has_new_security_context_ind, "id-NewSecurityContextInd"),
@@ -138,8 +132,7 @@ CONTAINER_X(ngap_ct_ps_ack, T);
 /* 9.2.3.10 PATH SWITCH REQUEST FAILURE */
 #define T struct ngap_path_switch_request_failure
 static const struct ngap_ie_spec ngap_ct_ps_fail_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	ML(T, 69, IGNORE, released, n_released, sess_xfer, "id-PDUSessionResourceReleasedListPSFail"),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
@@ -149,8 +142,7 @@ CONTAINER_X(ngap_ct_ps_fail, T);
 /* 9.2.3.11 HANDOVER CANCEL */
 #define T struct ngap_handover_cancel
 static const struct ngap_ie_spec ngap_ct_ho_cancel_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	M(T, 15, IGNORE, cause, cause, "id-Cause"),
 };
 CONTAINER_X(ngap_ct_ho_cancel, T);
@@ -159,8 +151,7 @@ CONTAINER_X(ngap_ct_ho_cancel, T);
 /* 9.2.3.12 HANDOVER CANCEL ACKNOWLEDGE */
 #define T struct ngap_handover_cancel_ack
 static const struct ngap_ie_spec ngap_ct_ho_cancel_ack_ies[] = {
-	M(T, 10, IGNORE, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, IGNORE, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, IGNORE),
 	O(T, 19, IGNORE, crit_diag, has_crit_diag, crit_diag, "id-CriticalityDiagnostics"),
 };
 CONTAINER_X(ngap_ct_ho_cancel_ack, T);
@@ -169,8 +160,7 @@ CONTAINER_X(ngap_ct_ho_cancel_ack, T);
 /* 9.2.3.13 UPLINK / 9.2.3.14 DOWNLINK RAN STATUS TRANSFER: one set of IEs, two messages */
 #define T struct ngap_ran_status_transfer
 static const struct ngap_ie_spec ran_status_ies[] = {
-	M(T, 10, REJECT, amf_ue_id, amf_ue_id, "id-AMF-UE-NGAP-ID"),
-	M(T, 85, REJECT, ran_ue_id, ran_ue_id, "id-RAN-UE-NGAP-ID"),
+	UE_IDS(T, REJECT),
 	M(T, 84, REJECT, container, raw, "id-RANStatusTransfer-TransparentContainer"),
 };
 const struct ngap_container ngap_ct_ul_ran_status = { ran_status_ies, sizeof(ran_status_ies) / sizeof(ran_status_ies[0]),
