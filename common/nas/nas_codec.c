@@ -195,17 +195,11 @@ int nas_decode(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err
 	return nas_decode_ex(buf, len, m, e, 0);
 }
 
-int nas_decode_ex(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err *e, unsigned flags)
+/* The plain header (TS 24.501 9.1.1): EPD, then the 5GMM security header
+ * type (a protected message is refused here) or the 5GSM PDU session and
+ * procedure transaction identities, then the message type; *off past it. */
+static int dec_header(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err *e, size_t *off)
 {
-	const struct nas_msg_desc *md;
-	struct nas_err first_bad = { 0 };
-	size_t off;
-	int r;
-
-	/* only the header here; the message's own part is zeroed once its type is known */
-	memset(m, 0, offsetof(struct nas_msg, reg_req));
-	if (e)
-		*e = (struct nas_err){ 0 };
 	if (len > NAS_MSG_MAX_LEN)
 		return nas_fail(e, NAS_MSG_MAX_LEN, -EBADMSG, "message longer than NAS_MSG_MAX_LEN");
 	if (len < 1)
@@ -217,24 +211,28 @@ int nas_decode_ex(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_
 		if (buf[1] & 0xf)
 			return nas_fail(e, 1, -EPROTO, "security protected message: use nas_sec_decode");
 		m->type = buf[2];
-		off = 3;
+		*off = 3;
 	} else if (m->epd == NAS_EPD_5GSM) {
 		if (len < 4)
 			return nas_fail(e, len, -EBADMSG, "truncated: 5GSM header");
 		m->psi = buf[1];
 		m->pti = buf[2];
 		m->type = buf[3];
-		off = 4;
+		*off = 4;
 	} else {
 		return nas_fail(e, 0, -ENOMSG, "unknown extended protocol discriminator");
 	}
-	md = nas_msg_desc_get(m->type);
-	if (!md || md->epd != m->epd)
-		return nas_fail(e, off - 1, -ENOMSG, "unknown message type");
-	memset((uint8_t *)m + offsetof(struct nas_msg, reg_req), 0, md->clear - offsetof(struct nas_msg, reg_req));
-	r = dec_mandatory(md, buf, len, &off, m, e, flags);
-	if (r < 0)
-		return r;
+	return 0;
+}
+
+/* The optional IEs from off to the end, in any order (TS 24.501 7.6):
+ * unknown ones skipped by their IEI's format, a repeated one ignored, a bad
+ * one ignored under NAS_DEC_LENIENT (the first kept in *e). */
+static int dec_optional(const struct nas_msg_desc *md, const uint8_t *buf, size_t len, size_t off,
+			struct nas_msg *m, struct nas_err *e, unsigned flags)
+{
+	struct nas_err first_bad = { 0 };
+	int r;
 
 	while (off < len) {
 		uint8_t t = buf[off];
@@ -283,6 +281,29 @@ int nas_decode_ex(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_
 		e->ignored = ignored;
 	}
 	return 0;
+}
+
+int nas_decode_ex(const uint8_t *buf, size_t len, struct nas_msg *m, struct nas_err *e, unsigned flags)
+{
+	const struct nas_msg_desc *md;
+	size_t off;
+	int r;
+
+	/* only the header here; the message's own part is zeroed once its type is known */
+	memset(m, 0, offsetof(struct nas_msg, reg_req));
+	if (e)
+		*e = (struct nas_err){ 0 };
+	r = dec_header(buf, len, m, e, &off);
+	if (r < 0)
+		return r;
+	md = nas_msg_desc_get(m->type);
+	if (!md || md->epd != m->epd)
+		return nas_fail(e, off - 1, -ENOMSG, "unknown message type");
+	memset((uint8_t *)m + offsetof(struct nas_msg, reg_req), 0, md->clear - offsetof(struct nas_msg, reg_req));
+	r = dec_mandatory(md, buf, len, &off, m, e, flags);
+	if (r < 0)
+		return r;
+	return dec_optional(md, buf, len, off, m, e, flags);
 }
 
 static int enc_lenval(const struct nas_ie_desc *d, const struct nas_msg *m, uint8_t *out, size_t cap, size_t hdr)
