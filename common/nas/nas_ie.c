@@ -178,35 +178,64 @@ static uint8_t spare_hi(const struct nas_mobile_id *id)
 	return id->spare_hi_set ? (uint8_t)(id->spare_hi & 0xf) : 0xf;
 }
 
-int nas_mobile_id_enc(const struct nas_mobile_id *id, uint8_t *out, size_t cap)
+/* SUCI (TS 24.501 9.11.3.4, figures 9.11.3.4.3 / .3a): a NAI as it is,
+ * or the IMSI form: PLMN, routing indicator, scheme, key id, output. */
+static int suci_enc(const struct nas_suci *s, uint8_t *out, size_t cap)
 {
 	size_t n;
 
-	switch (id->type) {
-	case NAS_MOBID_SUCI: {
-		const struct nas_suci *s = &id->suci;
-		if (s->supi_format == 1) {
-			if (!s->nai.p || !s->nai.len || cap < 1u + s->nai.len)
-				return !s->nai.p || !s->nai.len ? -EINVAL : -ENOSPC;
-			out[0] = 0x10 | NAS_MOBID_SUCI;
-			memcpy(out + 1, s->nai.p, s->nai.len);
-			return 1 + s->nai.len;
-		}
-		if (s->supi_format != 0 || (s->output.len && !s->output.p))
-			return -EINVAL;
-		n = 8u + s->output.len;
-		if (cap < n)
-			return -ENOSPC;
-		out[0] = NAS_MOBID_SUCI;
-		nas_plmn_enc(&s->plmn, out + 1);
-		out[4] = (uint8_t)((s->rid[1] & 0xf) << 4 | (s->rid[0] & 0xf));
-		out[5] = (uint8_t)((s->rid[3] & 0xf) << 4 | (s->rid[2] & 0xf));
-		out[6] = s->scheme & 0xf;
-		out[7] = s->hn_key_id;
-		if (s->output.len)
-			memcpy(out + 8, s->output.p, s->output.len);
-		return (int)n;
+	if (s->supi_format == 1) {
+		if (!s->nai.p || !s->nai.len || cap < 1u + s->nai.len)
+			return !s->nai.p || !s->nai.len ? -EINVAL : -ENOSPC;
+		out[0] = 0x10 | NAS_MOBID_SUCI;
+		memcpy(out + 1, s->nai.p, s->nai.len);
+		return 1 + s->nai.len;
 	}
+	if (s->supi_format != 0 || (s->output.len && !s->output.p))
+		return -EINVAL;
+	n = 8u + s->output.len;
+	if (cap < n)
+		return -ENOSPC;
+	out[0] = NAS_MOBID_SUCI;
+	nas_plmn_enc(&s->plmn, out + 1);
+	out[4] = (uint8_t)((s->rid[1] & 0xf) << 4 | (s->rid[0] & 0xf));
+	out[5] = (uint8_t)((s->rid[3] & 0xf) << 4 | (s->rid[2] & 0xf));
+	out[6] = s->scheme & 0xf;
+	out[7] = s->hn_key_id;
+	if (s->output.len)
+		memcpy(out + 8, s->output.p, s->output.len);
+	return (int)n;
+}
+
+/* IMEI / IMEISV (TS 24.501 9.11.3.4, figure 9.11.3.4.2): BCD digits, the
+ * first beside the odd/even flag and the type. */
+static int digits_enc(const struct nas_mobile_id *id, uint8_t *out, size_t cap)
+{
+	unsigned nd = id->digits.n, odd = nd & 1;
+	size_t n;
+
+	if (nd < 1 || nd > NAS_MOBID_DIGITS_MAX)
+		return -EINVAL;
+	for (unsigned i = 0; i < nd; i++)
+		if (id->digits.d[i] < '0' || id->digits.d[i] > '9')
+			return -EINVAL;
+	n = 1 + nd / 2;
+	if (cap < n)
+		return -ENOSPC;
+	out[0] = (uint8_t)((id->digits.d[0] - '0') << 4 | odd << 3 | id->type);
+	for (unsigned i = 1; i < nd; i += 2) {
+		uint8_t lo = (uint8_t)(id->digits.d[i] - '0');
+		uint8_t hi = i + 1 < nd ? (uint8_t)(id->digits.d[i + 1] - '0') : 0xf;
+		out[1 + (i - 1) / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	return (int)n;
+}
+
+int nas_mobile_id_enc(const struct nas_mobile_id *id, uint8_t *out, size_t cap)
+{
+	switch (id->type) {
+	case NAS_MOBID_SUCI:
+		return suci_enc(&id->suci, out, cap);
 	case NAS_MOBID_5G_GUTI:
 		if (cap < 11)
 			return -ENOSPC;
@@ -226,24 +255,8 @@ int nas_mobile_id_enc(const struct nas_mobile_id *id, uint8_t *out, size_t cap)
 		put_be32(out + 3, id->guti.tmsi);
 		return 7;
 	case NAS_MOBID_IMEI:
-	case NAS_MOBID_IMEISV: {
-		unsigned nd = id->digits.n, odd = nd & 1;
-		if (nd < 1 || nd > NAS_MOBID_DIGITS_MAX)
-			return -EINVAL;
-		for (unsigned i = 0; i < nd; i++)
-			if (id->digits.d[i] < '0' || id->digits.d[i] > '9')
-				return -EINVAL;
-		n = 1 + nd / 2;
-		if (cap < n)
-			return -ENOSPC;
-		out[0] = (uint8_t)((id->digits.d[0] - '0') << 4 | odd << 3 | id->type);
-		for (unsigned i = 1; i < nd; i += 2) {
-			uint8_t lo = (uint8_t)(id->digits.d[i] - '0');
-			uint8_t hi = i + 1 < nd ? (uint8_t)(id->digits.d[i + 1] - '0') : 0xf;
-			out[1 + (i - 1) / 2] = (uint8_t)(hi << 4 | lo);
-		}
-		return (int)n;
-	}
+	case NAS_MOBID_IMEISV:
+		return digits_enc(id, out, cap);
 	default:
 		if (id->raw.len) {
 			if (!id->raw.p)
