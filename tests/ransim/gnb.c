@@ -3,7 +3,7 @@
  * ransim gNB: one SCTP association to the AMF (common/sctp), NG Setup (TS 38.413 8.7.1),
  * then routing of UE-associated NGAP by RAN-UE-NGAP-ID to the UE state machines, and the
  * gNB's own answers: Initial Context Setup Response (8.3.1), UE Context Release Complete
- * (8.3.3); the modification procedures are gnb_mod.c's. Non-UE signalling uses stream 0, each UE a stream of 1..ostreams-1 (TS 38.412 7).
+ * (8.3.3); the modification procedures are gnb_mod.c's, the Xn handover gnb_xn.c's. Non-UE signalling uses stream 0, each UE a stream of 1..ostreams-1 (TS 38.412 7).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -122,10 +122,10 @@ static void fail_ues(struct rs_gnb *g, const char *cause)
 
 	if (rs->cfg.passes > 1)
 		rs->stopping = true;   /* later passes cannot run on this gNB */
-	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs) {
+	for (i = 0; i < rs->cfg.n_ues; i++) {
 		struct rs_ue *ue = &rs->ues[i];
 
-		if (ue->finished)
+		if (ue->gnb != g || ue->finished)
 			continue;
 		rs_ue_fail(ue, cause);
 		if (ue->started) {
@@ -187,15 +187,15 @@ static void on_ng_setup(struct rs_gnb *g, bool ok)
 	g->st = RS_GNB_READY;
 	gnb_log(LOGL_INFO, g, "NG Setup done");
 	/* UEs interrupted by a reconnect (drop_assoc) start again. */
-	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs)
-		if (rs->ues[i].started && !rs->ues[i].finished && rs->ues[i].st == RS_UE_NULL)
+	for (i = 0; i < rs->cfg.n_ues; i++)
+		if (rs->ues[i].gnb == g && rs->ues[i].started && !rs->ues[i].finished && rs->ues[i].st == RS_UE_NULL)
 			rs_ue_start(&rs->ues[i]);
 	/* after a restart (rs_gnb_restart): each CM-IDLE UE with a session asks for its user
 	 * plane back, TS 24.501 5.6.1.2 (uplink data pending for its PSI) */
-	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs) {
+	for (i = 0; i < rs->cfg.n_ues; i++) {
 		struct rs_ue *ue = &rs->ues[i];
 
-		if (ue->restart_idle && ue->st == RS_UE_REGISTERED) {
+		if (ue->gnb == g && ue->restart_idle && ue->st == RS_UE_REGISTERED) {
 			ue->restart_idle = false;
 			ue->restart_wait = true;
 			rs_sm_service_request(ue);
@@ -238,10 +238,10 @@ void rs_gnb_restart(struct rs_gnb *g)
 	g->ep = NULL;
 	g->a = NULL;
 	g->st = RS_GNB_DOWN;
-	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs) {
+	for (i = 0; i < rs->cfg.n_ues; i++) {
 		struct rs_ue *ue = &rs->ues[i];
 
-		if (ue->st != RS_UE_REGISTERED || !ue->sess_up || ue->fail[0])
+		if (ue->gnb != g || ue->st != RS_UE_REGISTERED || !ue->sess_up || ue->fail[0])
 			continue;
 		ue->sess_up = false;         /* no uplink until the session is set up again */
 		ue->n3_ul_teid = 0;          /* the restarted gNB forgot its tunnels */
@@ -263,8 +263,8 @@ void rs_gnb_drop(struct rs_gnb *g)
 	g->ep = NULL;
 	g->a = NULL;
 	g->st = RS_GNB_DOWN;
-	for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs)
-		if (rs->ues[i].started && !rs->ues[i].finished)
+	for (i = 0; i < rs->cfg.n_ues; i++)
+		if (rs->ues[i].gnb == g && rs->ues[i].started && !rs->ues[i].finished)
 			rs_ue_reset(&rs->ues[i]);
 	ev_defer(rs->loop, reconnect_cb, g);
 }
@@ -316,6 +316,7 @@ static void on_ics_request(struct rs_gnb *g, const struct ngap_initial_context_s
 	ue->amf_ue_id = r->amf_ue_id;
 	ue->has_amf_id = true;
 	rs_ue_check_kgnb(ue, r->security_key);
+	ue->as_caps = r->ue_sec_cap;   /* the AS context, handed to a target over Xn */
 	if (r->has_ue_ambr)   /* TS 38.413 9.2.2.1 */
 		rs_gnb_take_ue_ambr(ue, &r->ue_ambr);
 	/* TS 38.413 8.3.1.2: the gNB answers once the UE context (and the PDU session
@@ -444,8 +445,8 @@ static void on_release_cmd(struct rs_gnb *g, const struct ngap_ue_context_releas
 	if (c->has_ran_ue_id) {
 		ue = rs_gnb_ue(g, c->ran_ue_id);
 	} else {
-		for (i = g->idx; i < rs->cfg.n_ues; i += rs->cfg.n_gnbs)
-			if (rs->ues[i].has_amf_id && rs->ues[i].amf_ue_id == c->amf_ue_id)
+		for (i = 0; i < rs->cfg.n_ues; i++)
+			if (rs->ues[i].gnb == g && rs->ues[i].has_amf_id && rs->ues[i].amf_ue_id == c->amf_ue_id)
 				ue = &rs->ues[i];
 	}
 	if (!ue)
@@ -513,6 +514,10 @@ static void on_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, cons
 		rs_gnb_ue_ctx_mod(g, &m->u.ue_context_modification_request);
 	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY)
 		rs_gnb_pdu_modify(g, &m->u.pdu_session_resource_modify_request);
+	else if (m->type == NGAP_SUCCESSFUL && m->proc == NGAP_PROC_PATH_SWITCH_REQUEST)
+		rs_gnb_ps_ack(g, &m->u.path_switch_request_ack);
+	else if (m->type == NGAP_UNSUCCESSFUL && m->proc == NGAP_PROC_PATH_SWITCH_REQUEST)
+		rs_gnb_ps_failure(g, &m->u.path_switch_request_failure);
 	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_ERROR_INDICATION) {
 		gnb_log(LOGL_WARN, g, "Error Indication cause %u/%u", m->u.error_indication.cause.group,
 			m->u.error_indication.cause.value);

@@ -22,6 +22,7 @@
 #define GTP_FLAGS_E 0x34           /* version 1, PT 1 (GTP), E */
 #define GTP_GPDU 255
 #define GTP_ERR_IND 26
+#define GTP_END_MARKER 254         /* TS 29.281 7.3.2 */
 #define GTP_EXT_PDU_SESSION 0x85
 #define UDP_SPORT 40000
 
@@ -42,6 +43,7 @@ struct rs_gtpu {
 	struct sockaddr_in tx_to[BATCH];
 	struct iovec tx_iov[BATCH];
 	struct mmsghdr tx_msg[BATCH];
+	uint32_t tx_ue[BATCH];     /* the UE of each slot (per-gNB counters) */
 	/* downlink batch */
 	uint8_t *rx;               /* BATCH * RX_BUF */
 	struct iovec rx_iov[BATCH];
@@ -138,6 +140,7 @@ static int send_batch(struct rs_gtpu *g, unsigned n)
 			continue;
 		}
 		seen = 0;
+		g->tx_ue[i] = ue->idx;
 		slot_fill(g, i++, ue);
 	}
 	if (!i)
@@ -154,6 +157,14 @@ static int send_batch(struct rs_gtpu *g, unsigned n)
 	if (!g->t_first && rc > 0)
 		g->t_first = ev_now_ns(rs->loop);
 	g->st.ul_packets += (unsigned)rc;
+	for (int j = 0; j < rc; j++) {
+		const struct rs_ue *ue = &rs->ues[g->tx_ue[j]];
+
+		/* the uplink leaves through the UE's serving gNB (the target once it asked) */
+		rs->n3[ue->gnb->idx].ul_packets++;
+		if (ue->handovers)
+			rs->st.ul_after_ho++;
+	}
 	g->st.ul_bytes += (uint64_t)rc * g->cfg.size;
 	if ((unsigned)rc < i)
 		g->st.ul_no_buffer += i - (unsigned)rc;
@@ -194,13 +205,43 @@ static void on_tick(struct ev_loop *loop, struct ev_timer *t)
 	ev_timer_start_ns(loop, &g->tick, TICK_NS);
 }
 
+/* A DL TEID of ours: the gNB and UE it was given for (RS_GNB_DL_TEID_AT), else -1. */
+static int teid_ue(const struct ransim *rs, uint32_t teid, unsigned *gnb)
+{
+	uint32_t idx = teid - RS_GNB_DL_TEID(0);
+
+	if ((teid & 0xf0000000u) != RS_GNB_DL_TEID(0))
+		return -1;
+	*gnb = 0;
+	if (rs->cfg.n_gnbs > 1) {
+		*gnb = idx >> RS_TEID_UE_BITS;
+		idx &= (1u << RS_TEID_UE_BITS) - 1;
+	}
+	return idx < rs->cfg.n_ues && *gnb < rs->cfg.n_gnbs ? (int)idx : -1;
+}
+
+/* End Marker on gNB gi's TEID of ue (TS 29.281 7.3.2): the old path of a path switch ends. */
+static void end_marker(struct ransim *rs, struct rs_ue *ue, unsigned gi)
+{
+	rs->n3[gi].end_markers++;
+	if (ue->dl_old_gnb == (int)gi && ue->gnb->idx != gi) {
+		ue->dl_old_gnb = -1;   /* nothing more to forward: the source is done */
+		rs->st.end_markers++;
+	} else {
+		rs->st.end_markers_other++;
+	}
+}
+
 /* One downlink datagram (TS 29.281 5.1, 5.2). */
 static void rx_one(struct rs_gtpu *g, const uint8_t *p, size_t len)
 {
 	struct ransim *rs = g->rs;
 	size_t off = 8, inner;
-	uint32_t teid, idx;
+	uint32_t teid;
+	unsigned gi;
+	struct rs_ue *ue;
 	uint8_t next;
+	int idx;
 
 	if (len < 8 || (p[0] & 0xf0) != 0x30 || (size_t)(p[2] << 8 | p[3]) != len - 8) {
 		g->st.dl_other++;
@@ -210,7 +251,7 @@ static void rx_one(struct rs_gtpu *g, const uint8_t *p, size_t len)
 		g->st.dl_err_ind++;
 		return;
 	}
-	if (p[1] != GTP_GPDU) {
+	if (p[1] != GTP_GPDU && p[1] != GTP_END_MARKER) {
 		g->st.dl_other++;
 		return;
 	}
@@ -234,17 +275,26 @@ static void rx_one(struct rs_gtpu *g, const uint8_t *p, size_t len)
 	}
 	inner = len - off;
 	teid = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
-	idx = teid - RS_GNB_DL_TEID(0);
-	if ((teid & 0xf0000000u) != RS_GNB_DL_TEID(0) || idx >= rs->cfg.n_ues || !rs->ues[idx].sess_up) {
+	idx = teid_ue(rs, teid, &gi);
+	ue = idx >= 0 ? &rs->ues[idx] : NULL;
+	if (ue && p[1] == GTP_END_MARKER) {
+		end_marker(rs, ue, gi);
+		return;
+	}
+	/* on the serving gNB's TEID, or the source's until its End Marker (forwarded over Xn) */
+	if (!ue || !ue->sess_up || (ue->gnb->idx != gi && ue->dl_old_gnb != (int)gi) || p[1] != GTP_GPDU) {
 		g->st.dl_unknown_teid++;
 		return;
 	}
-	if (inner < 20 || (p[off] >> 4) != 4 || memcmp(p + off + 16, &rs->ues[idx].ue_addr, 4)) {
+	if (inner < 20 || (p[off] >> 4) != 4 || memcmp(p + off + 16, &ue->ue_addr, 4)) {
 		g->st.dl_bad_inner++;
 		return;
 	}
 	g->st.dl_packets++;
 	g->st.dl_bytes += inner;
+	rs->n3[gi].dl_packets++;
+	if (ue->handovers && ue->gnb->idx == gi)
+		rs->st.dl_after_ho++;
 }
 
 static void on_rx(struct ev_loop *loop, int fd, uint32_t events, void *arg)

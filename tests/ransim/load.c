@@ -109,6 +109,8 @@ void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bo
 				(unsigned long long)s->restart_svc_ok);
 		if (rs->gtpu)
 			gtpu_report(rs->gtpu, false, out);
+		if (rs->cfg.handover_after_ms)
+			rs_ho_report(rs, false, out);
 		rs_qos_report(rs, false, out);
 		for (p = 0; p < RANSIM_P_COUNT; p++) {
 			const struct rs_lat *l = &rs->lat[p];
@@ -135,6 +137,8 @@ void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bo
 			dps, cl->n ? (double)cl->sum / (double)cl->n / 1000.0 : 0);
 	if (rs->gtpu)
 		gtpu_report(rs->gtpu, true, out);
+	if (rs->cfg.handover_after_ms)
+		rs_ho_report(rs, true, out);
 	rs_qos_report(rs, true, out);
 	fprintf(out, "\"ue_runs_ok\":%llu,\"ue_runs_failed\":%llu,\"dl_mac_fail\":%llu,\"latency_us\":{",
 		(unsigned long long)s->ues_ok, (unsigned long long)s->ues_failed, (unsigned long long)s->dl_mac_fail);

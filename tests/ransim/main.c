@@ -67,6 +67,10 @@ static const char usage_text[] =
 	"  --restart-after MS    (sessions) once every UE holds its session and MS ms after the\n"
 	"                        start: ABORT each gNB's association, NG Setup again, each UE\n"
 	"                        back with a SERVICE REQUEST (report: restart_svc_ok)\n"
+	"  --handover-after MS  (sessions, --gnbs 2+) once every UE holds its session and MS ms\n"
+	"                        after the start (and every MS after): an Xn handover of each UE to\n"
+	"                        the next gNB, PATH SWITCH REQUEST from the target (TS 38.413 8.4.4)\n"
+	"  --handovers N         that many rounds (1)\n"
 	"  --svc-ies-clear       Service Request: uplink data / PDU session status in the clear\n"
 	"                        (default: inside the ciphered NAS message container, TS 24.501 4.4.6)\n"
 	"  --abort               at the end ABORT the associations instead of SHUTDOWN (gNB lost)\n"
@@ -212,7 +216,7 @@ enum {
 	O_ADDR = 256, O_PORT, O_LOCAL, O_BACKEND, O_ENCAP, O_UDP, O_UDPPEER, O_GNBS, O_UES, O_CONC, O_NIA,
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_SST, O_SD, O_RSST, O_RSD,
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
-	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_ABORT, O_PASSES, O_DURATION,
+	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_HOAFTER, O_HOS, O_ABORT, O_PASSES, O_DURATION,
 	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
 	O_ATTACK, O_AEVENTS, O_AQUIET, O_AWINDOW,
 };
@@ -235,6 +239,7 @@ static const struct option opts[] = {
 	{ "pdu-snssai", 0, NULL, O_PDUSN }, { "psi", 1, NULL, O_PSI }, { "radio-cap", 0, NULL, O_RADIOCAP },
 	{ "unknown-service", 0, NULL, O_UNKSVC }, { "abort", 0, NULL, O_ABORT },
 	{ "svc-ies-clear", 0, NULL, O_SVCCLEAR }, { "restart-after", 1, NULL, O_RESTART },
+	{ "handover-after", 1, NULL, O_HOAFTER }, { "handovers", 1, NULL, O_HOS },
 	{ "passes", 1, NULL, O_PASSES }, { "duration", 1, NULL, O_DURATION }, { "json", 0, NULL, O_JSON },
 	{ "no-progress", 0, NULL, O_NOPROG }, { "busy-poll", 1, NULL, O_BUSYPOLL },
 	{ "gnb-n3", 1, NULL, O_GNBN3 }, { "traffic", 1, NULL, O_TRAFFIC }, { "traffic-size", 1, NULL, O_TSIZE },
@@ -325,6 +330,8 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_UNKSVC: c->unknown_service = true; break;
 	case O_SVCCLEAR: c->svc_ies_clear = true; break;
 	case O_RESTART: c->restart_after_ms = (unsigned)atoi(v); break;
+	case O_HOAFTER: c->handover_after_ms = (unsigned)atoi(v); break;
+	case O_HOS: c->handovers = (unsigned)atoi(v); break;
 	case O_ABORT: a->abort = true; break;
 	case O_PASSES: c->passes = (unsigned)atoi(v); break;
 	case O_DURATION: a->duration_s = (unsigned)atoi(v); break;
@@ -448,6 +455,7 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 	struct ransim_stats st;
 	uint64_t t0, t_end, t_done = 0, until, t_stop = 0, next_progress = 0, now;
 	bool progress = false, restarted = false;
+	unsigned ho_rounds = 0, ho_want = a->cfg.handovers ? a->cfg.handovers : 1;
 
 	t0 = ev_update_now(loop);
 	if (ransim_start(rs) < 0) {
@@ -471,6 +479,12 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 		    now >= t0 + (uint64_t)a->cfg.restart_after_ms * 1000000ull) {
 			restarted = true;
 			ransim_restart(rs);
+		}
+		/* round k of the Xn handover at (k + 1) * MS, every UE holding its session */
+		if (a->cfg.handover_after_ms && ho_rounds < ho_want && t_done &&
+		    now >= t0 + (uint64_t)(ho_rounds + 1) * a->cfg.handover_after_ms * 1000000ull) {
+			ho_rounds++;
+			ransim_handover(rs);
 		}
 		if (stop_req || now >= t_end || (t_done && (!t_stop || now >= t_stop)))
 			break;
@@ -518,6 +532,12 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 		fprintf(stderr, "%s: gNB restart: %llu restarts, %llu of %llu UEs back\n", PROG,
 			(unsigned long long)st.gnb_restarts, (unsigned long long)st.restart_svc_ok,
 			(unsigned long long)st.restart_ues);
+		return 1;
+	}
+	if (a->cfg.handover_after_ms && (!st.ps_sent || st.ps_acked != st.ps_sent || st.ps_errors)) {
+		fprintf(stderr, "%s: Xn handover: %llu path switches sent, %llu acknowledged, %llu failed, %llu errors\n",
+			PROG, (unsigned long long)st.ps_sent, (unsigned long long)st.ps_acked,
+			(unsigned long long)st.ps_failed, (unsigned long long)st.ps_errors);
 		return 1;
 	}
 	return (ransim_done(rs) && st.ues_failed == 0) ? 0 : 1;

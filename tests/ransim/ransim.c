@@ -67,6 +67,9 @@ struct ransim *ransim_new(struct ev_loop *loop, const struct ransim_cfg *cfg,
 		return NULL;
 	if (cfg->psi < 1 || cfg->psi > 15)
 		return NULL;
+	/* the DL TEIDs of several gNBs carry the gNB in their top bits (RS_GNB_DL_TEID_AT) */
+	if (cfg->n_gnbs > 1 && cfg->n_ues > 1u << RS_TEID_UE_BITS)
+		return NULL;
 	if (cfg->suci != RANSIM_SUCI_NULL && !cfg->hn_pub_len)
 		return NULL;
 	rs = calloc(1, sizeof(*rs));

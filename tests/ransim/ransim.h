@@ -88,6 +88,10 @@ struct ransim_cfg {
 	unsigned restart_after_ms;   /* sessions: once every UE holds, after this many ms from the
 	                              * start, every gNB restarts (ABORT, fresh NG Setup) and its UEs
 	                              * come back with a SERVICE REQUEST (rs_gnb_restart) */
+	unsigned handover_after_ms;  /* sessions: once every UE holds its session, MS ms after the start
+	                              * and every MS after that, `handovers` rounds of Xn handover:
+	                              * each UE to the next gNB (ransim_handover) */
+	unsigned handovers;          /* rounds (0 = 1) */
 	bool svc_ies_clear;          /* old behaviour: SERVICE REQUEST's non-cleartext IEs in the
 	                              * clear, no NAS message container (not TS 24.501 4.4.6) */
 	bool unknown_guti;           /* first Registration Request carries an unknown 5G-GUTI */
@@ -153,6 +157,12 @@ void ransim_shutdown(struct ransim *rs);
 void ransim_abort(struct ransim *rs);
 /* --restart-after: every gNB restarts (rs_gnb_restart). */
 void ransim_restart(struct ransim *rs);
+/* One round of Xn handover (TS 23.502 4.9.1.2.2): every UE holding its PDU session with its
+ * user plane moves from its gNB to the next one (idx + 1 mod n_gnbs, which must be READY):
+ * the target sends PATH SWITCH REQUEST (TS 38.413 8.4.4.2) with its own DL tunnel; on the
+ * ACKNOWLEDGE the UE is the target's (new AMF UE NGAP ID, {NCC, NH} checked against the UE's
+ * own chain) and the source forgets it (over Xn: no NGAP). Returns the requests sent. */
+unsigned ransim_handover(struct ransim *rs);
 /* Accepts NULL. */
 void ransim_free(struct ransim *rs);
 
@@ -195,6 +205,18 @@ struct ransim_stats {
 	uint64_t gnb_restarts;       /* --restart-after: associations aborted and set up again */
 	uint64_t restart_ues;        /* UEs with a PDU session on a restarted gNB */
 	uint64_t restart_svc_ok;     /* of those, back with a SERVICE ACCEPT and the session set up */
+	/* Xn handover (ransim_handover) */
+	uint64_t ps_sent;            /* PATH SWITCH REQUESTs sent by a target */
+	uint64_t ps_acked;           /* ... answered with an ACKNOWLEDGE that passed every check */
+	uint64_t ps_failed;          /* ... answered with a PATH SWITCH REQUEST FAILURE (UE back on its source) */
+	uint64_t ps_errors;          /* ACKNOWLEDGEs that failed a check (NH, session, IDs; causes listed) */
+	uint64_t ps_ncc_last;        /* the NCC of the last ACKNOWLEDGE */
+	uint64_t ps_caps_corrected;  /* ACKNOWLEDGEs carrying UE security capabilities (TS 33.501 6.7.3.1) */
+	uint64_t ps_released;        /* sessions in a ReleasedListPSAck */
+	uint64_t xn_src_released;    /* source contexts released over Xn after an ACKNOWLEDGE */
+	uint64_t end_markers;        /* End Markers (TS 29.281 7.3.2) on a source's old TEID, one awaited */
+	uint64_t end_markers_other;  /* ... on a TEID where none was awaited */
+	uint64_t ul_after_ho, dl_after_ho; /* G-PDUs of UEs once their first handover was acknowledged */
 	/* QoS changes from the network (a subscription or policy change, TS 23.502 4.3.3.2) */
 	uint64_t ue_ctx_mods;        /* UE CONTEXT MODIFICATION REQUESTs answered with a RESPONSE
 				      * (TS 38.413 8.3.4.2) */
@@ -218,6 +240,11 @@ struct ransim_ue_qos {
 	uint32_t ue_ctx_mods;                /* UE CONTEXT MODIFICATION REQUESTs for this UE */
 	uint32_t pdu_mods;                   /* PDU SESSION MODIFICATION COMMANDs it applied */
 };
+/* G-PDUs and End Markers of gNB g (0..n_gnbs-1); -ENOENT. */
+int ransim_gnb_n3(const struct ransim *rs, unsigned g, uint64_t *ul, uint64_t *dl, uint64_t *end_markers);
+/* UE idx's serving gNB, its DL TEID there, path switches acknowledged and NCC: 0, or -ENOENT. */
+int ransim_ue_ho(const struct ransim *rs, unsigned idx, unsigned *gnb, uint32_t *dl_teid, unsigned *handovers,
+		 unsigned *ncc);
 /* UE idx's QoS (0..n_ues-1): 0, or -ENOENT. */
 int ransim_ue_qos(const struct ransim *rs, unsigned idx, struct ransim_ue_qos *out);
 /* NGAP PDUs counted in one direction (0: sent, 1: received) for one message (ngap_msg_name()

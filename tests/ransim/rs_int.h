@@ -18,8 +18,12 @@
 /* TS 33.501 6.4.3.1: the BEARER input of NIA/NEA is the NAS connection identifier, 1 for
  * 3GPP access (2 for non-3GPP) as real UEs, UERANSIM, Open5GS, free5gc and our AMF use it. */
 #define RS_NAS_BEARER 1
-/* The gNB's downlink TEID of UE idx (Setup Response Transfer; gtpu.c maps it back). */
-#define RS_GNB_DL_TEID(idx) (0x10000000u | (uint32_t)(idx))
+/* The downlink TEID gNB g gives for UE idx (Setup Response / Path Switch Request Transfer;
+ * gtpu.c maps it back): 0x1 | gNB (6 bits) | UE index (22 bits). With one gNB the UE index
+ * has all 28 bits (the TEIDs of before the Xn handover). */
+#define RS_TEID_UE_BITS 22
+#define RS_GNB_DL_TEID_AT(g, idx) (0x10000000u | (uint32_t)(g) << RS_TEID_UE_BITS | (uint32_t)(idx))
+#define RS_GNB_DL_TEID(idx) RS_GNB_DL_TEID_AT(0, idx)
 
 /* UE procedure states (TS 24.501 5.1.3.2 seen from the UE, reduced to what the simulator drives). */
 enum rs_ue_state {
@@ -67,6 +71,17 @@ struct rs_ue {
 	uint32_t n3_upf_addr;      /* UPF's N3 IPv4 of the Setup Request Transfer, network order */
 	uint32_t n3_ul_teid;       /* the UPF's uplink TEID there (0: no tunnel yet) */
 	struct ransim_ue_qos qos;  /* AMBRs as the gNB and the UE hold them (gnb_mod.c, ue_sm.c) */
+	/* Xn handover (gnb_xn.c). The AS context the serving gNB holds, passed over Xn: */
+	struct ngap_ue_sec_cap as_caps; /* UE security capabilities of the ICS Request */
+	uint8_t nh[32];            /* UE side: NH of NCC ncc (TS 33.501 6.9.2.1.1) */
+	uint8_t ncc;
+	bool nh_valid;
+	bool ho_pending;           /* PATH SWITCH REQUEST sent by ue->gnb (the target) */
+	struct rs_gnb *ho_src;     /* the source while pending; its old RAN-UE-NGAP-ID and AMF UE NGAP ID */
+	uint32_t ho_src_ran_id;
+	uint64_t ho_src_amf_id;
+	int16_t dl_old_gnb;        /* the source whose TEID still carries downlink until its End Marker (-1) */
+	uint32_t handovers;        /* path switches acknowledged */
 	/* USIM */
 	struct crypto_usim_sqn usim;
 	/* NAS security context (TS 33.501 6.7.2) */
@@ -97,6 +112,11 @@ struct rs_gnb {
 	uint32_t local_ip, peer_ip;  /* for the pcap */
 	uint16_t local_port;
 	uint64_t t_setup;
+};
+
+/* G-PDUs and End Markers per gNB (gtpu.c), Xn handover counters (gnb_xn.c). */
+struct rs_gnb_n3 {
+	uint64_t ul_packets, dl_packets, end_markers;
 };
 
 struct rs_cause {
@@ -134,6 +154,7 @@ struct ransim {
 	uint32_t gnb_n3_addr;        /* gNB N3 IPv4 given in Setup Response Transfers (network order;
 				      * 0: the gNB's SCTP address), set by rs_gtpu_new() */
 	struct rs_gtpu *gtpu;        /* N3 traffic (gtpu.c), NULL without */
+	struct rs_gnb_n3 n3[RANSIM_MAX_GNBS];
 	struct rs_adv *adv;          /* the adversary (adv.c, cfg.attack), NULL without */
 	uint8_t plmn[3];             /* serving PLMN, wire coding */
 	struct nas_plmn nplmn, home;
@@ -184,6 +205,15 @@ void rs_gnb_ue_ctx_mod(struct rs_gnb *g, const struct ngap_ue_context_modificati
 /* PDU SESSION RESOURCE MODIFY REQUEST (8.2.3): each session's Modify Request Transfer taken,
  * RESPONSE with a Modify Response Transfer per session, then the NAS-PDU to the UE. */
 void rs_gnb_pdu_modify(struct rs_gnb *g, const struct ngap_pdu_session_resource_modify_request *r);
+
+/* ---- gnb_xn.c: the Xn handover (TS 23.502 4.9.1.2.2, TS 38.413 8.4.4) ---- */
+/* PATH SWITCH REQUEST ACKNOWLEDGE / FAILURE received by target g. */
+void rs_gnb_ps_ack(struct rs_gnb *g, const struct ngap_path_switch_request_ack *k);
+void rs_gnb_ps_failure(struct rs_gnb *g, const struct ngap_path_switch_request_failure *f);
+/* The downlink TEID of UE ue at its serving gNB, and that gNB's DL tunnel for it (the N3
+ * address, `--gnb-n3` or the gNB's SCTP address). */
+uint32_t rs_ue_dl_teid(const struct rs_ue *ue);
+void rs_ue_dl_tunnel(const struct rs_ue *ue, struct ngap_gtp_tunnel *t);
 
 /* ---- ue.c ---- */
 void rs_ue_init(struct ransim *rs, struct rs_ue *ue, uint32_t idx);
@@ -269,6 +299,9 @@ void rs_count_ngap(struct ransim *rs, int dir, const uint8_t *buf, size_t len);
 /* The QoS-change counters and last values: "key value" lines, or JSON members each
  * followed by a comma (ransim_report, load_report). */
 void rs_qos_report(const struct ransim *rs, bool json, FILE *out);
+/* The Xn handover counters, per-gNB G-PDUs and End Markers (and, as text, a ue_ho line per
+ * UE that moved): "key value" lines, or JSON members each followed by a comma. */
+void rs_ho_report(const struct ransim *rs, bool json, FILE *out);
 void rs_cause_add(struct ransim *rs, const char *cause);
 void rs_proc_start(struct rs_ue *ue, enum ransim_proc p);
 void rs_proc_done(struct rs_ue *ue, enum ransim_proc p);

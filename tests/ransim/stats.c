@@ -237,6 +237,45 @@ void rs_qos_report(const struct ransim *rs, bool json, FILE *out)
 		fprintf(out, fmt, f[i].k, (unsigned long long)f[i].v);
 }
 
+void rs_ho_report(const struct ransim *rs, bool json, FILE *out)
+{
+	const struct ransim_stats *s = &rs->st;
+	const char *fmt = json ? "\"%s\":%llu," : "%s %llu\n";
+	const struct { const char *k; uint64_t v; } f[] = {
+		{ "path_switch_sent", s->ps_sent }, { "path_switch_acked", s->ps_acked },
+		{ "path_switch_failed", s->ps_failed }, { "path_switch_errors", s->ps_errors },
+		{ "path_switch_ncc_last", s->ps_ncc_last }, { "path_switch_caps_corrected", s->ps_caps_corrected },
+		{ "path_switch_released", s->ps_released }, { "xn_src_released", s->xn_src_released },
+		{ "end_markers", s->end_markers }, { "end_markers_other", s->end_markers_other },
+		{ "ul_after_ho", s->ul_after_ho }, { "dl_after_ho", s->dl_after_ho },
+	};
+	unsigned g;
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		fprintf(out, fmt, f[i].k, (unsigned long long)f[i].v);
+	if (json)
+		fputs("\"gnb_n3\":[", out);
+	for (g = 0; g < rs->cfg.n_gnbs; g++)
+		fprintf(out, json ? "%s{\"gnb\":%u,\"ul_packets\":%llu,\"dl_packets\":%llu,\"end_markers\":%llu}"
+				  : "%sgnb_n3 %u ul_packets %llu dl_packets %llu end_markers %llu\n",
+			json && g ? "," : "", g, (unsigned long long)rs->n3[g].ul_packets,
+			(unsigned long long)rs->n3[g].dl_packets, (unsigned long long)rs->n3[g].end_markers);
+	if (json)
+		fputs("],", out);
+	if (json)
+		return;
+	/* one line per UE: where it is now, its DL TEID there, handovers and NCC (scripts
+	 * compare them with the core's view of the session) */
+	for (unsigned i = 0; i < rs->cfg.n_ues; i++) {
+		const struct rs_ue *ue = &rs->ues[i];
+
+		if (ue->handovers || ue->ho_pending)
+			fprintf(out, "ue_ho %s gnb %u dl_teid %u handovers %u ncc %u pending %d end_marker_due %d\n",
+				ue->sim->supi, ue->gnb->idx, rs_ue_dl_teid(ue), ue->handovers, ue->ncc,
+				ue->ho_pending, ue->dl_old_gnb >= 0);
+	}
+}
+
 /* One line per UE that the network sent a QoS change to (the others have none to show). */
 static void ue_qos_lines(const struct ransim *rs, FILE *out)
 {
@@ -286,6 +325,8 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	fprintf(out, "cycles %llu\n", (unsigned long long)s->cycles);
 	rs_qos_report(rs, false, out);
 	ue_qos_lines(rs, out);
+	if (rs->cfg.handover_after_ms || s->ps_sent)
+		rs_ho_report(rs, false, out);
 	for (p = 0; p < RANSIM_P_COUNT; p++) {
 		const struct rs_lat *l = &rs->lat[p];
 

@@ -60,12 +60,16 @@ static void fx_open(struct fx *f, uint32_t pps, uint32_t dst)
 	assert_non_null(f->rs);
 	f->rs->loop = f->loop;
 	f->rs->cfg.n_ues = N_UES;
+	f->rs->cfg.n_gnbs = 1;        /* every UE on gNB 0: its per-gNB counters (Xn handover) */
+	f->rs->gnbs[0].rs = f->rs;
 	f->rs->ues = calloc(N_UES, sizeof(*f->rs->ues));
 	assert_non_null(f->rs->ues);
 	for (i = 0; i < N_UES; i++) {
 		struct rs_ue *ue = &f->rs->ues[i];
 
 		ue->rs = f->rs;
+		ue->gnb = &f->rs->gnbs[0];
+		ue->dl_old_gnb = -1;
 		ue->idx = (uint32_t)i;
 		ue->ue_addr = ue_addr((unsigned)i);
 		ue->qfi = (uint8_t)(5 + i);
@@ -212,6 +216,13 @@ static void test_downlink(void **state)
 
 	(void)state;
 	fx_open(&f, 0, 0);
+	/* UE 2 in an Xn handover: served by gNB 1 (the target), gNB 0's TEID still carries its
+	 * downlink until the End Marker (TS 29.281 7.3.2) */
+	f.rs->cfg.n_gnbs = 2;
+	f.rs->gnbs[1].rs = f.rs;
+	f.rs->gnbs[1].idx = 1;
+	f.rs->ues[2].gnb = &f.rs->gnbs[1];
+	f.rs->ues[2].dl_old_gnb = 0;
 #define SEND(len) assert_int_equal(sendto(f.upf, p, (len), 0, (struct sockaddr *)&f.gnb, sizeof(f.gnb)), (ssize_t)(len))
 	l = dl_gpdu(p, RS_GNB_DL_TEID(0), ue_addr(0), true);
 	SEND(l);
@@ -233,15 +244,34 @@ static void test_downlink(void **state)
 	l = dl_gpdu(p, RS_GNB_DL_TEID(0), ue_addr(0), true);
 	p[3]++;                                                  /* length disagrees */
 	SEND(l);
+	l = dl_gpdu(p, RS_GNB_DL_TEID_AT(1, 2), ue_addr(2), true); /* UE 2 on its target's TEID */
+	SEND(l);
+	l = dl_gpdu(p, RS_GNB_DL_TEID(2), 0, true);
+	p[1] = 254;                                              /* End Marker on the source's TEID */
+	p[3] = 8;                                                /* the container only */
+	SEND(16);
+	l = dl_gpdu(p, RS_GNB_DL_TEID(2), ue_addr(2), true);     /* the source's TEID after it: unknown */
+	SEND(l);
+	l = dl_gpdu(p, RS_GNB_DL_TEID(0), 0, true);
+	p[1] = 254;                                              /* End Marker where none is due */
+	p[3] = 8;
+	SEND(16);
 	for (i = 0; i < 2000; i++) {
 		ev_run_once(f.loop, 5);
 		rs_gtpu_get_stats(f.g, &st);
-		if (st.dl_packets + st.dl_unknown_teid + st.dl_bad_inner + st.dl_err_ind + st.dl_other >= 9)
+		if (st.dl_packets + st.dl_unknown_teid + st.dl_bad_inner + st.dl_err_ind + st.dl_other >= 11 &&
+		    f.rs->st.end_markers + f.rs->st.end_markers_other >= 2)
 			break;
 	}
-	assert_int_equal(st.dl_packets, 2);
-	assert_int_equal(st.dl_bytes, 80);
-	assert_int_equal(st.dl_unknown_teid, 3);
+	assert_int_equal(st.dl_packets, 3);
+	assert_int_equal(st.dl_bytes, 120);
+	assert_int_equal(st.dl_unknown_teid, 4);
+	assert_int_equal(f.rs->st.end_markers, 1);
+	assert_int_equal(f.rs->st.end_markers_other, 1);
+	assert_int_equal(f.rs->ues[2].dl_old_gnb, -1);
+	assert_int_equal(f.rs->n3[0].dl_packets, 2);             /* UE 0, UE 2 forwarded from the source */
+	assert_int_equal(f.rs->n3[1].dl_packets, 1);
+	assert_int_equal(f.rs->n3[0].end_markers, 2);
 	assert_int_equal(st.dl_bad_inner, 1);
 	assert_int_equal(st.dl_err_ind, 1);
 	assert_int_equal(st.dl_other, 2);

@@ -402,6 +402,7 @@ struct sess_seen {
 	const char *supi;
 	int state;
 	uint64_t ul, dl;
+	uint32_t gnb_teid, ul_teid;
 };
 
 static int sess_cb(const struct smf_sess_view *v, void *arg)
@@ -412,13 +413,15 @@ static int sess_cb(const struct smf_sess_view *v, void *arg)
 		w->state = (int)v->info.state;
 		w->ul = v->info.ambr_ul_bps;
 		w->dl = v->info.ambr_dl_bps;
+		w->gnb_teid = v->info.gnb_teid;
+		w->ul_teid = v->info.ul_teid;
 	}
 	return 0;
 }
 
 static void expect_sess(unsigned idx, uint64_t ul, uint64_t dl)
 {
-	struct sess_seen w = { T.sims[idx].supi, -1, 0, 0 };
+	struct sess_seen w = { T.sims[idx].supi, -1, 0, 0, 0, 0 };
 	uint32_t cur = 0;
 
 	smf_sess_walk(T.smf, &cur, 0, sess_cb, &w);
@@ -442,6 +445,27 @@ static void expect_qos(const struct ransim *rs, unsigned idx, const struct ransi
 	assert_int_equal(q.pdu_mods, want->pdu_mods);
 }
 
+/* SIM idx's subscription on policy pol, with a session-AMBR of its own when ul/dl are not 0. */
+static void sub_on_policy(unsigned idx, const struct db_policy *pol, uint64_t ul, uint64_t dl)
+{
+	struct db_subscriber row;
+
+	memset(&row, 0, sizeof(row));
+	strcpy(row.supi, T.sims[idx].supi);
+	memcpy(row.k, k1, 16);
+	memcpy(row.opc, opc1, 16);
+	row.op_is_opc = true;
+	row.amf = 0x8000;
+	row.n_slices = 1;
+	row.slices[0] = (struct db_snssai){ 1, 0x010203 };
+	row.n_dnns = 1;
+	strcpy(row.dnns[0], "internet");
+	row.ambr_ul = ul;
+	row.ambr_dl = dl;
+	strcpy(row.policy, pol->name);
+	assert_int_equal(udm_add_db_policy(T.udm, &row, pol), 0);
+}
+
 /* A policy change reaching UEs that hold a PDU session (TS 23.502 4.3.3.2): UEs 0 and 1 on
  * policy "p" (UE 1 with a session-AMBR of its own), UE 2 on the network defaults. The policy's
  * UE-AMBR and session-AMBR change and the AMF's and SMF's walks run as core.c runs them: the
@@ -454,7 +478,6 @@ static void test_policy_change(void **state)
 {
 	const uint64_t M = 1000000;
 	struct db_policy pol;
-	struct db_subscriber row;
 	struct ransim_cfg c;
 	struct ransim_stats s;
 	struct smf_stats m;
@@ -472,22 +495,8 @@ static void test_policy_change(void **state)
 	pol.ue_ambr_dl = 200 * M;
 	pol.ambr_ul = 10 * M;
 	pol.ambr_dl = 20 * M;
-	for (unsigned i = 0; i < 2; i++) {
-		memset(&row, 0, sizeof(row));
-		strcpy(row.supi, T.sims[i].supi);
-		memcpy(row.k, k1, 16);
-		memcpy(row.opc, opc1, 16);
-		row.op_is_opc = true;
-		row.amf = 0x8000;
-		row.n_slices = 1;
-		row.slices[0] = (struct db_snssai){ 1, 0x010203 };
-		row.n_dnns = 1;
-		strcpy(row.dnns[0], "internet");
-		row.ambr_ul = i ? 7 * M : 0;
-		row.ambr_dl = i ? 8 * M : 0;
-		strcpy(row.policy, "p");
-		assert_int_equal(udm_add_db_policy(T.udm, &row, &pol), 0);
-	}
+	for (unsigned i = 0; i < 2; i++)
+		sub_on_policy(i, &pol, i ? 7 * M : 0, i ? 8 * M : 0);
 	rs_cfg(&c, 3, 3);
 	c.session = true;
 	c.dereg = RANSIM_DEREG_NONE;
@@ -552,6 +561,130 @@ static void test_policy_change(void **state)
 		assert_int_equal(amf_ue_ambr_walk(T.amf, &cur, 1), 0);
 	for (cur = 0; cur != SMF_WALK_END;)
 		assert_int_equal(smf_policy_update_walk(T.smf, &cur, 1, NULL), 0);
+	shut(rs);
+	ransim_free(rs);
+}
+
+/* The SMF's tunnels of UE idx's session: the gNB's DL TEID must be teid, the UPF's UL TEID
+ * ul_teid (0: any); returns the UL TEID. */
+static uint32_t expect_dl_teid(unsigned idx, uint32_t teid, uint32_t ul_teid)
+{
+	struct sess_seen w = { T.sims[idx].supi, -1, 0, 0, 0, 0 };
+	uint32_t cur = 0;
+
+	smf_sess_walk(T.smf, &cur, 0, sess_cb, &w);
+	assert_int_equal(w.state, SMF_ST_ACTIVE);
+	assert_int_equal(w.gnb_teid, teid);
+	if (ul_teid)
+		assert_int_equal(w.ul_teid, ul_teid);
+	return w.ul_teid;
+}
+
+/* One round of Xn handover for all UEs; waits for the acknowledges. */
+static void ho_round(struct ransim *rs, unsigned n, uint64_t acked_before)
+{
+	struct ransim_stats s;
+	uint64_t end;
+
+	assert_int_equal(ransim_handover(rs), n);
+	end = ev_update_now(T.loop) + 5000000000ull;
+	do {
+		ev_run_once(T.loop, 10);
+		ransim_get_stats(rs, &s);
+	} while (s.ps_acked + s.ps_failed + s.ps_errors < acked_before + n && ev_update_now(T.loop) < end);
+	spin_ms(100);
+}
+
+/* Xn handover (TS 23.502 4.9.1.2.2, TS 38.413 8.4.4) between the two gNBs of one ransim: 4 UEs
+ * with a session each (2 on each gNB), two rounds: each target sends PATH SWITCH REQUEST with
+ * its own DL TEID; every one acknowledged, NCC 2 then 3 with the NH the UE derives itself
+ * (TS 33.501 6.9.2.1.1), the SMF's session on the target's TEID with the UL TEID unchanged,
+ * nothing heard by the sources; a UE-AMBR change afterwards reaches the UE on its target with
+ * the AMF UE NGAP ID of the acknowledge (the context lives there). */
+static void test_xn_handover(void **state)
+{
+	const uint64_t M = 1000000;
+	struct db_policy pol;
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct ransim *rs;
+	uint32_t teid, ul_teid[4], cur;
+	unsigned i, g, hos, ncc;
+	uint64_t end;
+
+	(void)state;
+	if (amf_up(NULL, 0, NULL, 0) < 0)
+		return;
+	smf_up();
+	memset(&pol, 0, sizeof(pol));
+	strcpy(pol.name, "p");
+	pol.ue_ambr_ul = 100 * M;
+	pol.ue_ambr_dl = 200 * M;
+	sub_on_policy(1, &pol, 0, 0);
+	rs_cfg(&c, 4, 4);
+	c.n_gnbs = 2;
+	c.session = true;
+	c.dereg = RANSIM_DEREG_NONE;
+	rs = start_done(&c, T.sims, N_SUBS);
+	spin_ms(300);   /* the Setup Responses reach the SMF (ACTIVE) */
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(ransim_ue_ho(rs, i, &g, &teid, &hos, &ncc), 0);
+		assert_int_equal(g, i % 2);
+		assert_int_equal(ncc, 1);   /* NH_1 of the ICS's K_gNB */
+		ul_teid[i] = expect_dl_teid(i, teid, 0);
+	}
+	ho_round(rs, 4, 0);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ps_sent, 4);
+	assert_int_equal(s.ps_acked, 4);
+	assert_int_equal(s.ps_failed, 0);
+	assert_int_equal(s.ps_errors, 0);
+	assert_int_equal(s.ps_ncc_last, 2);
+	assert_int_equal(s.xn_src_released, 4);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(ransim_ue_ho(rs, i, &g, &teid, &hos, &ncc), 0);
+		assert_int_equal(g, (i + 1) % 2);
+		assert_int_equal(hos, 1);
+		assert_int_equal(ncc, 2);
+		assert_int_equal(teid, 0x10000000u | g << 22 | i);
+		expect_dl_teid(i, teid, ul_teid[i]);   /* the target's TEID, the UL one unchanged */
+	}
+	ho_round(rs, 4, 4);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ps_sent, 8);
+	assert_int_equal(s.ps_acked, 8);
+	assert_int_equal(s.ps_errors, 0);
+	assert_int_equal(s.ps_ncc_last, 3);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(ransim_ue_ho(rs, i, &g, &teid, &hos, &ncc), 0);
+		assert_int_equal(g, i % 2);
+		assert_int_equal(hos, 2);
+		assert_int_equal(ncc, 3);
+		expect_dl_teid(i, teid, ul_teid[i]);
+	}
+	assert_int_equal(ransim_ngap_count(rs, 0, "PathSwitchRequest"), 8);
+	assert_int_equal(ransim_ngap_count(rs, 1, "PathSwitchRequestAcknowledge"), 8);
+	assert_int_equal(ransim_ngap_count(rs, 1, "PathSwitchRequestFailure"), 0);
+	assert_int_equal(ransim_ngap_count(rs, 1, "UEContextReleaseCommand"), 0);
+	assert_int_equal(ransim_ngap_count(rs, 1, "ErrorIndication"), 0);
+	/* the UE context lives on the target: UE 1's UE-AMBR change comes there, with the AMF UE
+	 * NGAP ID of the last acknowledge (rs_gnb_ue_ctx_mod checks it) */
+	pol.ue_ambr_ul = 150 * M;
+	assert_true(udm_policy_update(T.udm, &pol) >= 0);
+	for (cur = 0; cur != AMF_WALK_END;)
+		amf_ue_ambr_walk(T.amf, &cur, 1);
+	end = ev_update_now(T.loop) + 3000000000ull;
+	do {
+		ev_run_once(T.loop, 10);
+		ransim_get_stats(rs, &s);
+	} while (s.ue_ctx_mods < 1 && ev_update_now(T.loop) < end);
+	assert_int_equal(s.ue_ctx_mods, 1);
+	assert_int_equal(s.ue_ambr_ul_last, 150 * M);
+	assert_int_equal(ransim_failures(rs, "unknown_ran_ue_id"), 0);
+	assert_int_equal(ransim_failures(rs, "ue_ctx_mod_amf_ue_id"), 0);
+	assert_true(report_has(rs, "\npath_switch_acked 8\n"));
+	assert_true(report_has(rs, "\nue_ho imsi-001010000000002 gnb 1 dl_teid 272629761 handovers 2 ncc 3 "));
+	assert_int_equal(s.ues_failed, 0);
 	shut(rs);
 	ransim_free(rs);
 }
@@ -887,6 +1020,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_cycle_svc_ies_clear, teardown),
 		cmocka_unit_test_teardown(test_gnb_restart, teardown),
 		cmocka_unit_test_teardown(test_policy_change, teardown),
+		cmocka_unit_test_teardown(test_xn_handover, teardown),
 		cmocka_unit_test_teardown(test_passes, teardown),
 		cmocka_unit_test_teardown(test_switch_off, teardown),
 		cmocka_unit_test_teardown(test_suci_a_and_resync, teardown),

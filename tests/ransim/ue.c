@@ -71,6 +71,7 @@ void rs_ue_init(struct ransim *rs, struct rs_ue *ue, uint32_t idx)
 	ue->sim = &rs->sims[(idx + rs->cfg.sim_offset) % rs->n_sims];
 	ue->gnb = &rs->gnbs[idx % rs->cfg.n_gnbs];
 	ue->ngksi = 7;
+	ue->dl_old_gnb = -1;
 	ev_timer_init(&ue->guard, guard_cb, ue);
 	/* A USIM that has already accepted SQN s (the SIM file's sqn) rejects anything older. */
 	if (ue->sim->sqn) {
@@ -642,8 +643,15 @@ void rs_ue_check_kgnb(struct rs_ue *ue, const uint8_t key[32])
 
 	/* TS 33.501 A.9: K_gNB from K_AMF and the uplink COUNT of Security Mode Complete. */
 	if (!ue->has_kamf || crypto_kdf_kgnb(ue->kamf, ue->kgnb_count, CRYPTO_ACCESS_3GPP, kgnb) < 0 ||
-	    memcmp(kgnb, key, 32) != 0)
+	    memcmp(kgnb, key, 32) != 0) {
 		rs_ue_fail(ue, "kgnb_mismatch");
+		return;
+	}
+	/* TS 33.501 6.9.2.1.1: a new chain from this K_gNB, NH_1 = KDF(K_AMF, K_gNB) with NCC 1
+	 * (the UE's side of the next path switch, gnb_xn.c) */
+	ue->nh_valid = crypto_kdf_nh(ue->kamf, kgnb, ue->nh) == 0;
+	ue->ncc = 1;
+	explicit_bzero(kgnb, sizeof(kgnb));
 }
 
 void rs_ue_release_cmd(struct rs_ue *ue)

@@ -360,7 +360,6 @@ int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint
 	struct ransim *rs = ue->rs;
 	struct ngap_setup_request_transfer *t = &rs->xfer_req;
 	struct ngap_setup_response_transfer *r = &rs->xfer_rsp;
-	uint32_t teid = RS_GNB_DL_TEID(ue->idx), a = rs->gnb_n3_addr ? rs->gnb_n3_addr : htonl(ue->gnb->local_ip);
 	int n;
 
 	if (it->id != rs->cfg.psi)
@@ -389,12 +388,7 @@ int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint
 	ue->n3_ul_teid = (uint32_t)t->ul_tunnel.teid[0] << 24 | (uint32_t)t->ul_tunnel.teid[1] << 16 |
 			 (uint32_t)t->ul_tunnel.teid[2] << 8 | t->ul_tunnel.teid[3];
 	memset(r, 0, sizeof(*r));
-	memcpy(r->dl_tunnel.addr, &a, 4);
-	r->dl_tunnel.addr_bits = 32;
-	r->dl_tunnel.teid[0] = (uint8_t)(teid >> 24);
-	r->dl_tunnel.teid[1] = (uint8_t)(teid >> 16);
-	r->dl_tunnel.teid[2] = (uint8_t)(teid >> 8);
-	r->dl_tunnel.teid[3] = (uint8_t)teid;
+	rs_ue_dl_tunnel(ue, &r->dl_tunnel);
 	r->n_flows = 1;
 	r->qfis[0] = t->flows[0].qfi;
 	n = ngap_enc_setup_response_transfer(r, out, cap);
