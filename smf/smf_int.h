@@ -157,8 +157,6 @@ void smf_sess_free(struct smf *smf, struct smf_sess *s);
 struct smf_ue *smf_sess_ue(const struct smf *smf, const struct smf_sess *s);
 /* UPF rule install / update from the session's state. */
 int smf_upf_apply(struct smf *smf, struct smf_sess *s);
-/* TS 23.501 table 5.7.4-1: 5QIs of GBR and delay-critical GBR resource type. */
-bool smf_5qi_is_gbr(uint8_t five_qi);
 /* s (with ambr_stale) has just entered ACTIVE: retry its session-AMBR on its timer, outside
  * the message being handled (smf_policy.c). */
 void smf_policy_retry_arm(struct smf *smf, struct smf_sess *s);

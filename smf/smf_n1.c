@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/qos.h"
 #include "smf/smf_int.h"
 #include "udm/udm.h"
 
@@ -187,7 +188,7 @@ static uint8_t est_grant(const struct smf *smf, const struct smf_ue *ue, const s
 	/* A GBR 5QI needs GFBR / MFBR (TS 23.501 5.7.2.5; TS 38.413 9.3.1.10: GBR QoS Flow Information
 	 * is mandatory for it). The subscription carries none, so such a 5QI cannot be granted: refuse
 	 * (#32 service option not supported) instead of sending the gNB a GBR flow without bit rates. */
-	if (smf_5qi_is_gbr(v->qi5)) {
+	if (qos_5qi_is_gbr(v->qi5)) {
 		char obj[48];
 
 		snprintf(obj, sizeof(obj), "ue=%s psi=%u", ue->supi, m->psi);

@@ -9,14 +9,8 @@
 
 #include "common/ev.h"
 
-#include "common/qos.h"
 #include "smf/smf_int.h"
 #include "udm/udm.h"
-
-bool smf_5qi_is_gbr(uint8_t q)
-{
-	return qos_5qi_is_gbr(q);
-}
 
 int smf_ue_set_allowed_nssai(struct smf *smf, struct smf_ue *ue, const struct ngap_snssai *nssai, unsigned n)
 {
