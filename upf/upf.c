@@ -50,6 +50,11 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_CNT_DROP_FIB] = "drop_fib",
 	[UPF_CNT_DROP_HEADROOM] = "drop_headroom",
 	[UPF_CNT_DROP_RULE_BUSY] = "drop_rule_busy",
+	[UPF_CNT_FWD_PKTS] = "fwd_pkts",
+	[UPF_CNT_FWD_BYTES] = "fwd_bytes",
+	[UPF_CNT_FWD_END_MARKER] = "fwd_end_marker",
+	[UPF_CNT_FWD_KERNEL] = "fwd_kernel",
+	[UPF_CNT_DROP_FWD_NO_TUNNEL] = "drop_fwd_no_tunnel",
 	[UPF_STAT_ECHO_RSP_SENT] = "echo_rsp_sent",
 	[UPF_STAT_ERR_IND_SENT] = "err_ind_sent",
 	[UPF_STAT_ERR_IND_LIMITED] = "err_ind_limited",
@@ -58,6 +63,8 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_STAT_NEXTHOP_SENT] = "nexthop_sent",
 	[UPF_STAT_SOCK_BAD] = "sock_bad",
 	[UPF_STAT_END_MARKER_SENT] = "end_marker_sent",
+	[UPF_STAT_FWD_SENT] = "fwd_sent",
+	[UPF_STAT_FWD_SENT_BYTES] = "fwd_sent_bytes",
 };
 
 const char *upf_counter_name(unsigned idx)
@@ -265,6 +272,7 @@ static int load_program(struct upf *u)
 	u->skel->rodata->cfg_nh_cache = u->p.no_nh_cache ? 0 : 1;
 	if ((rc = bpf_map__set_max_entries(u->skel->maps.ul_rules, (uint32_t)u->ul_n)) ||
 	    (rc = bpf_map__set_max_entries(u->skel->maps.dl_rules, (uint32_t)u->dl_n)) ||
+	    (rc = bpf_map__set_max_entries(u->skel->maps.fwd_rules, u->p.max_sessions)) ||
 	    (rc = bpf_map__set_max_entries(u->skel->maps.exc_ring, u->p.exc_ring_bytes)))
 		return rc < 0 ? rc : -EINVAL;
 	rc = upf_bpf__load(u->skel);
@@ -276,7 +284,8 @@ static int load_program(struct upf *u)
 	u->prog_fd = bpf_program__fd(u->skel->progs.upf_xdp);
 	u->ul = map_mmap(u->skel->maps.ul_rules, u->ul_n, sizeof(*u->ul), &u->ul_map_len);
 	u->dl = map_mmap(u->skel->maps.dl_rules, u->dl_n, sizeof(*u->dl), &u->dl_map_len);
-	if (!u->ul || !u->dl) {
+	u->fwd = map_mmap(u->skel->maps.fwd_rules, u->p.max_sessions, sizeof(*u->fwd), &u->fwd_map_len);
+	if (!u->ul || !u->dl || !u->fwd) {
 		rc = -errno;
 		log_error(MOD, "mmap of the rule maps failed: %s", strerror(-rc));
 		return rc < 0 ? rc : -EINVAL;
@@ -345,6 +354,8 @@ void upf_close(struct upf *u)
 		munmap(u->ul, u->ul_map_len);
 	if (u->dl)
 		munmap(u->dl, u->dl_map_len);
+	if (u->fwd)
+		munmap(u->fwd, u->fwd_map_len);
 	upf_bpf__destroy(u->skel);
 	free(u->bufs);
 	free(u->sess);
@@ -619,6 +630,9 @@ int upf_session_remove(struct upf *u, uint32_t id)
 		return -ENOENT;
 	ul_clear(u, u->sess[id].r.ul_teid);
 	dl_clear(u, u->sess[id].r.ue_addr);
+	/* A forwarding tunnel belongs to its session: it goes with it (the SMF need not
+	 * have removed it first, e.g. a release during a handover). */
+	upf_fwd_remove(u, id);
 	upf_exc_flush(u, id);
 	u->sess[id].used = false;
 	return 0;

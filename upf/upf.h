@@ -143,6 +143,17 @@ int upf_session_remove(struct upf *u, uint32_t id);
 /* Counters of one session, summed over CPUs. */
 int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out);
 
+/* ---- indirect data forwarding (TS 23.502 4.9.1.3.2 step 9-11, 4.9.1.3.3; TS 29.281) ----
+ * One DL forwarding tunnel per session: GTP-U packets (G-PDUs and End Markers) that reach our N3
+ * address with TEID UPF_FWD_TEID(id) are sent on to peer_addr (network order) with TEID peer_teid
+ * (the target gNB's DL forwarding tunnel), payload and extension headers unchanged. The TEIDs are
+ * outside the uplink range (bit 31 set), so a forwarding tunnel never collides with a session's.
+ * Create: -EEXIST (one already for id), -ERANGE (id), -EINVAL (peer 0). Remove: -ENOENT. */
+#define UPF_FWD_TEID_BIT 0x80000000u
+#define UPF_FWD_TEID(id) (UPF_FWD_TEID_BIT | (uint32_t)(id))
+int upf_fwd_create(struct upf *u, uint32_t id, uint32_t peer_addr, uint32_t peer_teid);
+int upf_fwd_remove(struct upf *u, uint32_t id);
+
 /* Global counters (enum upf_counter), summed over CPUs, plus the user-space
  * ones below. out must hold UPF_STAT__MAX entries. */
 enum upf_ustat {
@@ -154,6 +165,8 @@ enum upf_ustat {
 	UPF_STAT_NEXTHOP_SENT,      /* downlink sent through the kernel for lack of a neighbour */
 	UPF_STAT_SOCK_BAD,          /* malformed packet on the GTP-U socket */
 	UPF_STAT_END_MARKER_SENT,   /* End Markers on an old downlink path (upf_session_modify) */
+	UPF_STAT_FWD_SENT,          /* indirect forwarding relayed by the socket (UPF_CNT_FWD_KERNEL) */
+	UPF_STAT_FWD_SENT_BYTES,    /* ... their GTP-U bytes */
 	UPF_STAT__MAX
 };
 int upf_counters(struct upf *u, uint64_t *out, size_t n);

@@ -111,6 +111,16 @@ struct upf_nh {
 	__u16 pad;
 };
 
+/* fwd_rules[session id]: one indirect-forwarding tunnel (TS 23.502 4.9.1.3.3), the target
+ * gNB's DL forwarding F-TEID. Eight bytes, aligned, so user space publishes it in one 64-bit
+ * store and the program reads it in one 64-bit load: a packet sees the old tunnel or the new
+ * one, never half of each, without the sequence slots of the session rules (a tunnel is only
+ * ever created or removed, never modified in place). peer_addr 0: no tunnel. */
+struct upf_fwd_rule {
+	__be32 peer_addr;  /* target gNB, outer destination */
+	__be32 peer_teid;  /* its DL forwarding TEID */
+} __attribute__((aligned(8)));
+
 /* Global per-CPU counters, one per outcome; names in upf.c. */
 enum upf_counter {
 	UPF_CNT_UL_FWD = 0,        /* uplink G-PDU decapsulated and redirected */
@@ -138,6 +148,11 @@ enum upf_counter {
 	UPF_CNT_DROP_FIB,          /* no route (blackhole, unreachable, prohibit) */
 	UPF_CNT_DROP_HEADROOM,     /* bpf_xdp_adjust_head refused */
 	UPF_CNT_DROP_RULE_BUSY,    /* rule being rewritten for longer than the retries */
+	UPF_CNT_FWD_PKTS,          /* indirect forwarding: G-PDU / End Marker relayed by XDP */
+	UPF_CNT_FWD_BYTES,         /* ... their GTP-U bytes (header, extensions, T-PDU) */
+	UPF_CNT_FWD_END_MARKER,    /* ... of which End Markers (TS 29.281 7.3.2) */
+	UPF_CNT_FWD_KERNEL,        /* forwarding TEID, no neighbour / MTU: to the socket, relayed there */
+	UPF_CNT_DROP_FWD_NO_TUNNEL,/* forwarding TEID without a tunnel (G-PDU: Error Indication) */
 	UPF_CNT__MAX
 };
 

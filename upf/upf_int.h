@@ -41,6 +41,8 @@ struct upf {
 	struct upf_dl_rule *dl;     /* mmap of dl_rules */
 	size_t dl_n, dl_map_len;
 	uint32_t ue_base;           /* host order */
+	struct upf_fwd_rule *fwd;   /* mmap of fwd_rules, max_sessions entries */
+	size_t fwd_map_len;
 
 	struct upf_sess *sess;      /* max_sessions */
 	struct upf_buf *bufs;       /* buffer_total */
@@ -66,6 +68,10 @@ struct upf {
 
 /* upf.c: is an uplink rule installed for this TEID? */
 bool upf_ul_valid(const struct upf *u, uint32_t teid);
+
+/* upf_fwd.c: the forwarding tunnel of TEID UPF_FWD_TEID(id), as one atomic copy. 0, or
+ * -ENOENT (none, or not a forwarding TEID). */
+int upf_fwd_lookup(const struct upf *u, uint32_t teid, struct upf_fwd_rule *out);
 
 /* upf.c: monotonic clock in ns. */
 uint64_t upf_mono_ns(void);

@@ -57,6 +57,15 @@ struct {
 	__uint(max_entries, 1);
 } dl_rules SEC(".maps");
 
+/* Indirect forwarding tunnels by session id (TEID UPF_FWD_TEID(id)), see fwd_relay(). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct upf_fwd_rule);
+	__uint(max_entries, 1);
+} fwd_rules SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
