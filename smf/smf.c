@@ -71,6 +71,7 @@ struct smf *smf_new(const struct smf_params *p, int *err)
 	smf->t3591_ms = p->t3591_ms ? p->t3591_ms : cf->timers.t3591 * 1000u;
 	smf->t3592_ms = p->t3592_ms ? p->t3592_ms : cf->timers.t3592 * 1000u;
 	smf->max_retx = p->max_retx ? p->max_retx : 4;
+	smf->ho_fwd_guard_ms = p->ho_fwd_guard_ms ? p->ho_fwd_guard_ms : SMF_HO_FWD_GUARD_MS;
 	if (!smf->n_sess || !smf->n_ues || smf->n_sess >= SMF_NONE || smf->n_ues >= SMF_NONE)
 		goto fail;
 	for (unsigned d = 0; d < smf->n_dnns; d++) {
@@ -240,6 +241,7 @@ struct smf_sess *smf_sess_alloc(struct smf *smf, struct smf_ue *ue, uint8_t psi)
 		s = &smf->sess[idx];
 		s->smf = smf;
 		ev_timer_init(&s->timer, smf_timer_cb, s);
+		ev_timer_init(&s->ho_timer, smf_ho_timer_cb, s);
 	} else {
 		return NULL;
 	}
@@ -280,8 +282,10 @@ void smf_sess_free(struct smf *smf, struct smf_sess *s)
 
 	if (!s->in_use)
 		return;
-	if (smf->p.loop)
+	if (smf->p.loop) {
 		ev_timer_stop(smf->p.loop, &s->timer);
+		ev_timer_stop(smf->p.loop, &s->ho_timer);   /* the dispatcher's smf_ho_leave did the rest */
+	}
 	if (s->upf_installed) {
 		if (!smf->upf) {
 			smf->st.upf_skipped++;
@@ -567,6 +571,13 @@ int smf_sess_info(const struct smf *smf, const struct smf_ue *ue, uint8_t psi, s
 	snprintf(o->dnn, sizeof(o->dnn), "%s", smf->dnns[s->dnn].name);
 	o->snssai = s->snssai;
 	o->retx = s->retx;
+	o->ho_state = s->ho;
+	o->ho_direct = s->ho_direct;
+	if (s->ho == SMF_HO_ADMITTED) {
+		o->ho_gnb_addr = s->ho_gnb_addr;
+		o->ho_gnb_teid = s->ho_gnb_teid;
+	}
+	o->fwd_teid = s->ho_fwd ? UPF_FWD_TEID(o->session_id) : 0;
 	return 0;
 }
 

@@ -97,6 +97,13 @@ enum smf_n2_proc {
 				 * PATH SWITCH REQUEST ACKNOWLEDGE (smf_path_switch) */
 	SMF_N2_PATH_SWITCH_FAILED, /* Path Switch Request Unsuccessful Transfer: item of ReleasedListPSAck /
 				    * ReleasedListPSFail */
+	SMF_N2_HO_REQUEST,      /* Handover Request Transfer (= a PDU Session Resource Setup Request Transfer):
+				 * item {psi, snssai, transfer = n2} of PDUSessionResourceSetupListHOReq in
+				 * HANDOVER REQUEST (smf_ho_prepare) */
+	SMF_N2_HO_COMMAND,      /* Handover Command Transfer: item of PDUSessionResourceHandoverList in
+				 * HANDOVER COMMAND (smf_ho_admitted) */
+	SMF_N2_HO_PREP_FAILED,  /* Handover Preparation Unsuccessful Transfer: item of ToReleaseListHOCmd in
+				 * HANDOVER COMMAND, or the session left out of the handover */
 };
 
 struct smf_out {
@@ -143,8 +150,14 @@ struct smf_params {
 	uint32_t t3591_ms;          /* 0: conf->timers.t3591 seconds */
 	uint32_t t3592_ms;          /* 0: conf->timers.t3592 seconds */
 	uint8_t max_retx;           /* retransmissions before giving up; 0: 4 (TS 24.501 6.3.2.5, 6.3.3.5) */
+	uint32_t ho_fwd_guard_ms;   /* indirect forwarding tunnel kept at most this long after HANDOVER NOTIFY
+				     * (TS 23.502 4.9.1.3.3 step 21a); 0: SMF_HO_FWD_GUARD_MS */
 	struct smf_amf_ops ops;
 };
+
+/* Default guard of an indirect forwarding tunnel: the source's UE context release normally ends it
+ * (smf_ho_end) well before; this bounds a release that never comes. */
+#define SMF_HO_FWD_GUARD_MS 2000u
 
 /* NULL with *err = -errno (-EINVAL for a bad DNN pool in conf, -ENOMEM). */
 struct smf *smf_new(const struct smf_params *p, int *err);
@@ -232,6 +245,46 @@ int smf_path_switch(struct smf *smf, struct smf_ue *ue, uint8_t psi, const uint8
 int smf_path_switch_drop(struct smf *smf, struct smf_ue *ue, uint8_t psi, const struct ngap_cause *cause,
 			 struct smf_out *out);
 
+/* ---- N2 handover (TS 23.502 4.9.1.3, TS 38.413 8.4.1-8.4.3, 8.4.5; smf_ho.c) ----
+ * Per PDU session, called by the AMF in this order; a session is in at most one handover.
+ * The UL tunnel (the UPF's N3 F-TEID) does not change: one UPF serves source and target.
+ *
+ * smf_ho_prepare: the source gNB's Handover Required Transfer (4.9.1.3.2 steps 3-4). 0 and out
+ * SMF_N2_HO_REQUEST (the Handover Request Transfer for the target: UL tunnel, QoS flows,
+ * session-AMBR, PDU session type); the session is preparing. direct: the HANDOVER REQUIRED's (or
+ * the transfer's) DirectForwardingPathAvailability. Otherwise nothing changed and out is
+ * SMF_N2_HO_PREP_FAILED (Handover Preparation Unsuccessful Transfer with a cause): -ENOENT,
+ * -EBADMSG (undecodable, counted), -EPROTO (user plane not active, or a release / establishment /
+ * modification running), -EBUSY (already in a handover); -ENOSPC (out too small: nothing in out). */
+int smf_ho_prepare(struct smf *smf, struct smf_ue *ue, uint8_t psi, const uint8_t *transfer, size_t len,
+		   bool direct, struct smf_out *out);
+/* smf_ho_admitted: the target's Handover Request Acknowledge Transfer (steps 9-11). The target's DL
+ * tunnel is kept for smf_ho_complete (no UPF change yet). Data forwarding when the target gave a DL
+ * forwarding tunnel: direct (the source sends to the target's tunnel) when prepare had direct set,
+ * indirect otherwise (a UPF forwarding tunnel to the target's is created now, upf_fwd_create). 0 and
+ * out SMF_N2_HO_COMMAND (Handover Command Transfer with the tunnel the source forwards to, if any).
+ * Otherwise the session leaves the handover and out is SMF_N2_HO_PREP_FAILED: -ENOENT, -EBADMSG,
+ * -EPROTO (not preparing), -EINVAL (target tunnel not IPv4, default QoS flow not admitted). */
+int smf_ho_admitted(struct smf *smf, struct smf_ue *ue, uint8_t psi, const uint8_t *transfer, size_t len,
+		    struct smf_out *out);
+/* smf_ho_not_admitted: the target did not take psi (its Handover Resource Allocation Unsuccessful
+ * Transfer, or transfer NULL: not listed, a slice it does not serve; cause then used). The session
+ * leaves the handover and stays on the source; out is SMF_N2_HO_PREP_FAILED. 0, -ENOENT, -ENOSPC. */
+int smf_ho_not_admitted(struct smf *smf, struct smf_ue *ue, uint8_t psi, const uint8_t *transfer, size_t len,
+			const struct ngap_cause *cause, struct smf_out *out);
+/* smf_ho_complete: HANDOVER NOTIFY (steps 12-15): the downlink moves to the target's tunnel in one
+ * UPF rule update, an End Marker on the source's (TS 23.501 5.8.2.9). An indirect forwarding tunnel
+ * stays until smf_ho_end or the SMF's own guard (TS 23.502 4.9.1.3.3 step 21a). 0, -ENOENT, -EPROTO
+ * (not admitted: the session is left as it was on the source). */
+int smf_ho_complete(struct smf *smf, struct smf_ue *ue, uint8_t psi);
+/* smf_ho_cancel: the handover was cancelled, failed or timed out before HANDOVER NOTIFY (8.4.5): the
+ * target's tunnel forgotten, a forwarding tunnel removed; the session as before on the source. 0,
+ * -ENOENT, -EPROTO (not in a handover). */
+int smf_ho_cancel(struct smf *smf, struct smf_ue *ue, uint8_t psi);
+/* smf_ho_end: the source's UE context is released after the handover: the forwarding tunnel, if
+ * any, removed now. 0, -ENOENT, -EALREADY (none left). */
+int smf_ho_end(struct smf *smf, struct smf_ue *ue, uint8_t psi);
+
 /* ---- network-initiated procedures (sent through ops.send) ---- */
 /* Network-requested release (TS 24.501 6.3.3) with a 5GSM cause (e.g. 36, 39, 26).
  * 0 (command sent, T3592 running, or released locally when the UE is unreachable),
@@ -265,6 +318,11 @@ enum smf_state {
 };
 const char *smf_state_name(unsigned s);
 
+/* Handover sub-state of a session (TS 23.502 4.9.1.3): preparing after smf_ho_prepare, admitted
+ * after smf_ho_admitted, none again after smf_ho_complete / _cancel / _not_admitted or a teardown.
+ * An indirect forwarding tunnel (smf_sess_info.fwd_teid) may outlive it until smf_ho_end. */
+enum smf_ho_state { SMF_HO_NONE = 0, SMF_HO_PREPARING, SMF_HO_ADMITTED };
+
 struct smf_sess_info {
 	uint8_t state;             /* enum smf_state */
 	bool up_active;            /* downlink forwarded to the gNB */
@@ -278,6 +336,11 @@ struct smf_sess_info {
 	char dnn[64];
 	struct ngap_snssai snssai;
 	uint8_t retx;              /* retransmissions of the running T3591 / T3592 procedure */
+	/* N2 handover (smf_ho.c) */
+	uint8_t ho_state;          /* enum smf_ho_state */
+	bool ho_direct;            /* direct forwarding path available (prepare) */
+	uint32_t ho_gnb_addr, ho_gnb_teid; /* the target's DL tunnel while ADMITTED, else 0 */
+	uint32_t fwd_teid;         /* UPF_FWD_TEID(session_id) while an indirect forwarding tunnel exists; 0: none */
 };
 /* 0 or -ENOENT. */
 int smf_sess_info(const struct smf *smf, const struct smf_ue *ue, uint8_t psi, struct smf_sess_info *out);
@@ -307,6 +370,11 @@ struct smf_stats {
 	uint64_t est_completed;
 	uint64_t est_failed;
 	uint64_t est_rej_cause[SMF_CAUSE_SLOTS];
+	/* N2 handover (smf_ho.c): sessions prepared (Handover Request Transfer sent), completed (HANDOVER
+	 * NOTIFY), cancelled (cancel, not admitted, refused acknowledge, or a teardown while in one);
+	 * indirect forwarding tunnels created / removed (with no UPF also counted in upf_skipped) */
+	uint64_t ho_prepared, ho_completed, ho_cancelled;
+	uint64_t fwd_created, fwd_removed;
 	/* PDU Session Establishment Request received -> PDU Session Resource Setup Response
 	 * handled, per completed establishment, on the ev loop's cached clock (ev_now_ns). */
 	struct hist setup_latency;    /* common/hist.h */

@@ -39,13 +39,16 @@ static const struct smf_state_desc states[SMF_ST__MAX] = {
 	[SMF_ST_ACTIVE] = { "ACTIVE",
 		EVB(SMF_EV_N2_SETUP_OK) | EVB(SMF_EV_N2_SETUP_FAIL) | EVB(SMF_EV_REL_REQ) |
 		EVB(SMF_EV_NET_REL) | EVB(SMF_EV_NET_MOD) | EVB(SMF_EV_UP_DEACT) | EVB(SMF_EV_UP_REACT) |
-		EVB(SMF_EV_LOCAL_REL) | EVB(SMF_EV_N2_MOD_IND) | EVB(SMF_EV_N2_PATH_SWITCH),
+		EVB(SMF_EV_LOCAL_REL) | EVB(SMF_EV_N2_MOD_IND) | EVB(SMF_EV_N2_PATH_SWITCH) |
+		EVB(SMF_EV_N2_HO_PREP) | EVB(SMF_EV_N2_HO_ADMIT) | EVB(SMF_EV_N2_HO_NOTIFY) |
+		EVB(SMF_EV_HO_CANCEL) | EVB(SMF_EV_HO_FWD_END),
 		STB(SMF_ST_ACTIVE) | STB(SMF_ST_MODIFICATION_PENDING) | STB(SMF_ST_INACTIVE_PENDING) |
 		STB(SMF_ST_INACTIVE) },
 	[SMF_ST_MODIFICATION_PENDING] = { "MODIFICATION_PENDING",
 		EVB(SMF_EV_MOD_CPL) | EVB(SMF_EV_MOD_CMD_REJ) | EVB(SMF_EV_N2_MOD_RSP) | EVB(SMF_EV_T3591) |
 		EVB(SMF_EV_REL_REQ) | EVB(SMF_EV_NET_REL) | EVB(SMF_EV_UP_DEACT) | EVB(SMF_EV_STATUS_ABORT) |
-		EVB(SMF_EV_LOCAL_REL) | EVB(SMF_EV_N2_MOD_IND) | EVB(SMF_EV_N2_PATH_SWITCH),
+		EVB(SMF_EV_LOCAL_REL) | EVB(SMF_EV_N2_MOD_IND) | EVB(SMF_EV_N2_PATH_SWITCH) |
+		EVB(SMF_EV_HO_FWD_END),
 		STB(SMF_ST_MODIFICATION_PENDING) | STB(SMF_ST_ACTIVE) | STB(SMF_ST_INACTIVE_PENDING) |
 		STB(SMF_ST_INACTIVE) },
 	[SMF_ST_INACTIVE_PENDING] = { "INACTIVE_PENDING",
@@ -62,7 +65,9 @@ static const char *const ev_names[SMF_EV__MAX] = {
 	[SMF_EV_N2_MOD_RSP] = "N2_MOD_RSP", [SMF_EV_UP_DEACT] = "UP_DEACT", [SMF_EV_UP_REACT] = "UP_REACT",
 	[SMF_EV_T3591] = "T3591", [SMF_EV_T3592] = "T3592", [SMF_EV_STATUS_ABORT] = "STATUS_ABORT",
 	[SMF_EV_LOCAL_REL] = "LOCAL_REL", [SMF_EV_N2_MOD_IND] = "N2_MOD_IND",
-	[SMF_EV_N2_PATH_SWITCH] = "N2_PATH_SWITCH",
+	[SMF_EV_N2_PATH_SWITCH] = "N2_PATH_SWITCH", [SMF_EV_N2_HO_PREP] = "N2_HO_PREP",
+	[SMF_EV_N2_HO_ADMIT] = "N2_HO_ADMIT", [SMF_EV_N2_HO_NOTIFY] = "N2_HO_NOTIFY",
+	[SMF_EV_HO_CANCEL] = "HO_CANCEL", [SMF_EV_HO_FWD_END] = "HO_FWD_END",
 };
 
 const char *smf_state_name(unsigned s)
@@ -132,8 +137,7 @@ static int a_n2_setup_ok(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx 
 		return start_release(smf, s, c->out, 0);
 	}
 	memcpy(&s->gnb_addr, t->dl_tunnel.addr, 4);
-	s->gnb_teid = (uint32_t)t->dl_tunnel.teid[0] << 24 | (uint32_t)t->dl_tunnel.teid[1] << 16 |
-		      (uint32_t)t->dl_tunnel.teid[2] << 8 | t->dl_tunnel.teid[3];
+	s->gnb_teid = smf_tunnel_teid(&t->dl_tunnel);
 	s->up = SMF_UP_ACTIVE;
 	smf_upf_apply(smf, s);
 	if (s->state == SMF_ST_ACTIVE)
@@ -233,6 +237,10 @@ static int a_net_mod(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 {
 	int rc;
 
+	/* The target gNB has no copy of the session yet (TS 23.502 4.9.1.3.2): no modification during a
+	 * handover; the policy retry (ambr_stale) or the UE asks again once it is over. */
+	if (s->ho != SMF_HO_NONE)
+		return -EBUSY;
 	s->retx = 0;
 	s->pti = c->msg ? c->msg->pti : 0;
 	rc = smf_msg_mod_command(s, c->out);
@@ -403,8 +411,7 @@ static int a_n2_mod_ind(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *
 		return smf_msg_mod_ind_fail(s, c->out) < 0 ? -ENOSPC : s->state;
 	}
 	memcpy(&s->gnb_addr, t->dl_tunnel.addr, 4);
-	s->gnb_teid = (uint32_t)t->dl_tunnel.teid[0] << 24 | (uint32_t)t->dl_tunnel.teid[1] << 16 |
-		      (uint32_t)t->dl_tunnel.teid[2] << 8 | t->dl_tunnel.teid[3];
+	s->gnb_teid = smf_tunnel_teid(&t->dl_tunnel);
 	smf_upf_apply(smf, s);
 	return smf_msg_mod_confirm(smf, s, t, c->out) < 0 ? -ENOSPC : s->state;
 }
@@ -431,6 +438,11 @@ static const smf_action actions[SMF_EV__MAX] = {
 	[SMF_EV_LOCAL_REL] = a_local_rel,
 	[SMF_EV_N2_MOD_IND] = a_n2_mod_ind,
 	[SMF_EV_N2_PATH_SWITCH] = smf_a_path_switch,
+	[SMF_EV_N2_HO_PREP] = smf_a_ho_prep,
+	[SMF_EV_N2_HO_ADMIT] = smf_a_ho_admit,
+	[SMF_EV_N2_HO_NOTIFY] = smf_a_ho_notify,
+	[SMF_EV_HO_CANCEL] = smf_a_ho_cancel,
+	[SMF_EV_HO_FWD_END] = smf_a_ho_fwd_end,
 };
 
 /* Returns the new state, -EPROTO when the state does not take the event, or the
@@ -459,6 +471,11 @@ int smf_fsm_dispatch(struct smf *smf, struct smf_sess *s, enum smf_event ev, str
 		smf_slog(LOGL_DEBUG, smf, s, "%s -> %s on %s", states[from].name, states[to].name,
 			 smf_event_name(ev));
 	s->state = (uint8_t)to;
+	/* On enter: a release (any origin) or a user plane no longer active ends a handover in
+	 * progress and any forwarding tunnel (TS 23.502 4.9.1.3.2: the session is not handed over). */
+	if ((s->ho != SMF_HO_NONE || s->ho_fwd) &&
+	    (to == SMF_ST_INACTIVE || to == SMF_ST_INACTIVE_PENDING || s->up != SMF_UP_ACTIVE))
+		smf_ho_leave(smf, s);
 	if (to == SMF_ST_INACTIVE)
 		smf_sess_free(smf, s);
 	else if (to == SMF_ST_ACTIVE && s->ambr_stale)

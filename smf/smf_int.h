@@ -64,6 +64,12 @@ enum smf_event {
 	SMF_EV_LOCAL_REL,          /* local release (deregistration, status sync, #43) */
 	SMF_EV_N2_MOD_IND,         /* Modify Indication Transfer: new gNB DL tunnel */
 	SMF_EV_N2_PATH_SWITCH,     /* Path Switch Request Transfer: the target gNB's DL tunnel (smf_mob.c) */
+	/* N2 handover (smf_ho.c, TS 23.502 4.9.1.3): ACTIVE only, the guard also in MODIFICATION_PENDING */
+	SMF_EV_N2_HO_PREP,         /* Handover Required Transfer: the session goes into a handover */
+	SMF_EV_N2_HO_ADMIT,        /* Handover Request Acknowledge Transfer: the target's tunnels */
+	SMF_EV_N2_HO_NOTIFY,       /* HANDOVER NOTIFY: the downlink moves to the target */
+	SMF_EV_HO_CANCEL,          /* cancelled / failed / not admitted before the notify */
+	SMF_EV_HO_FWD_END,         /* source released (smf_ho_end) or the forwarding guard expired */
 	SMF_EV__MAX
 };
 
@@ -85,12 +91,18 @@ struct smf_sess {
 	uint8_t mod_n2_wait;
 	uint8_t upf_installed;
 	uint8_t ambr_stale;        /* a subscription change skipped it: retried once ACTIVE (smf_policy.c) */
+	/* N2 handover sub-state (smf_ho.c), written by the SMF_EV_*HO* actions only */
+	uint8_t ho;                /* enum smf_ho_state */
+	uint8_t ho_direct;         /* direct forwarding path available (Handover Required) */
+	uint8_t ho_fwd;            /* an indirect forwarding tunnel UPF_FWD_TEID(slot) is in place */
+	uint32_t ho_gnb_addr, ho_gnb_teid; /* the target's DL tunnel (network / host order) until the notify */
 	struct ngap_snssai snssai;
 	uint32_t ue_addr;          /* network order */
 	uint32_t teid;             /* ours: slot + 1 */
 	uint32_t gnb_addr, gnb_teid; /* network order / host order */
 	uint64_t ambr_ul, ambr_dl, new_ambr_ul, new_ambr_dl;
 	struct ev_timer timer;     /* T3591 or T3592 */
+	struct ev_timer ho_timer;  /* guard of the indirect forwarding tunnel (smf_ho.c) */
 	struct smf *smf;
 };
 
@@ -123,6 +135,7 @@ struct smf {
 	struct smf_ue *ues;
 	uint32_t n_ues, ue_free, ue_hwm;
 	uint32_t t3591_ms, t3592_ms;
+	uint32_t ho_fwd_guard_ms;
 	uint8_t max_retx, max_per_ue;
 	struct smf_stats st;
 	uint8_t scratch_n1[SMF_N1_MAX];    /* for ops.send */
@@ -148,6 +161,25 @@ const char *smf_event_name(unsigned ev);
 void smf_timer_cb(struct ev_loop *loop, struct ev_timer *t);
 /* Action of SMF_EV_N2_PATH_SWITCH (smf_mob.c). */
 int smf_a_path_switch(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c);
+/* Actions of the N2 handover events (smf_ho.c). */
+int smf_a_ho_prep(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c);
+int smf_a_ho_admit(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c);
+int smf_a_ho_notify(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c);
+int smf_a_ho_cancel(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c);
+int smf_a_ho_fwd_end(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c);
+/* The dispatcher's on-enter step: a session entering a release, or whose user plane is no longer
+ * active, leaves its handover and loses its forwarding tunnel (smf_ho.c). */
+void smf_ho_leave(struct smf *smf, struct smf_sess *s);
+void smf_ho_timer_cb(struct ev_loop *loop, struct ev_timer *t);
+/* Shared by the Xn and N2 handover answers (smf_mob.c): the NGAP cause for an -errno, and a {cause}
+ * transfer (9.3.4.14, 9.3.4.15, 9.3.4.18) of kind proc in out (n2_len 0 when it does not fit). */
+struct ngap_cause smf_ho_cause_of(int rc);
+void smf_msg_cause_transfer(uint8_t psi, const struct ngap_cause *cause, uint8_t proc, struct smf_out *out);
+/* The TEID of a decoded GTP tunnel, host order. */
+static inline uint32_t smf_tunnel_teid(const struct ngap_gtp_tunnel *t)
+{
+	return (uint32_t)t->teid[0] << 24 | (uint32_t)t->teid[1] << 16 | (uint32_t)t->teid[2] << 8 | t->teid[3];
+}
 
 /* ---- sessions (smf.c) ---- */
 struct smf_sess *smf_sess_get(const struct smf *smf, const struct smf_ue *ue, uint8_t psi);
@@ -185,5 +217,7 @@ int smf_msg_mod_confirm(struct smf *smf, const struct smf_sess *s, const struct 
 			struct smf_out *out);
 int smf_msg_mod_ind_fail(const struct smf_sess *s, struct smf_out *out);
 void smf_nas_ambr(uint64_t bps, uint8_t *unit, uint16_t *val);
+/* An IPv4 GTP tunnel {addr_n (network order), teid (host order)} (TS 38.413 9.3.2.2). */
+void smf_msg_tunnel(struct ngap_gtp_tunnel *t, uint32_t addr_n, uint32_t teid);
 
 #endif

@@ -16,11 +16,6 @@
 
 #define SMF_CAUSE_TRANSPORT_UNSPECIFIED 1   /* TS 38.413 9.3.1.2 CauseTransport */
 
-static uint32_t teid_of(const struct ngap_gtp_tunnel *t)
-{
-	return (uint32_t)t->teid[0] << 24 | (uint32_t)t->teid[1] << 16 | (uint32_t)t->teid[2] << 8 | t->teid[3];
-}
-
 static bool default_flow_accepted(const struct ngap_path_switch_request_transfer *t)
 {
 	for (unsigned i = 0; i < t->n_flows && i < NGAP_MAX_QOS_FLOWS; i++)
@@ -33,17 +28,11 @@ static bool default_flow_accepted(const struct ngap_path_switch_request_transfer
 static int enc_ack(const struct smf *smf, const struct smf_sess *s, struct smf_out *out)
 {
 	struct ngap_path_switch_request_ack_transfer a;
-	uint32_t n3 = smf->p.n3_addr;
 	int n;
 
 	memset(&a, 0, sizeof(a));
 	a.has_ul_tunnel = true;
-	memcpy(a.ul_tunnel.addr, &n3, 4);
-	a.ul_tunnel.addr_bits = 32;
-	a.ul_tunnel.teid[0] = (uint8_t)(s->teid >> 24);
-	a.ul_tunnel.teid[1] = (uint8_t)(s->teid >> 16);
-	a.ul_tunnel.teid[2] = (uint8_t)(s->teid >> 8);
-	a.ul_tunnel.teid[3] = (uint8_t)s->teid;
+	smf_msg_tunnel(&a.ul_tunnel, smf->p.n3_addr, s->teid);
 	n = ngap_enc_path_switch_request_ack_transfer(&a, out->n2, out->n2_cap);
 	if (n < 0)
 		return n;
@@ -52,8 +41,9 @@ static int enc_ack(const struct smf *smf, const struct smf_sess *s, struct smf_o
 	return 0;
 }
 
-/* TS 38.413 9.3.4.15: Path Switch Request Unsuccessful Transfer {cause}. */
-static void enc_unsuccessful(uint8_t psi, const struct ngap_cause *cause, struct smf_out *out)
+/* TS 38.413 9.3.4.15 Path Switch Request Unsuccessful Transfer, 9.3.4.18 Handover Preparation
+ * Unsuccessful Transfer: both {cause}. */
+void smf_msg_cause_transfer(uint8_t psi, const struct ngap_cause *cause, uint8_t proc, struct smf_out *out)
 {
 	struct ngap_cause_transfer t = { .cause = *cause };
 	int n = ngap_enc_cause_transfer(&t, out->n2, out->n2_cap);
@@ -62,7 +52,12 @@ static void enc_unsuccessful(uint8_t psi, const struct ngap_cause *cause, struct
 	if (n < 0)
 		return;
 	out->n2_len = (size_t)n;
-	out->n2_proc = SMF_N2_PATH_SWITCH_FAILED;
+	out->n2_proc = proc;
+}
+
+static void enc_unsuccessful(uint8_t psi, const struct ngap_cause *cause, struct smf_out *out)
+{
+	smf_msg_cause_transfer(psi, cause, SMF_N2_PATH_SWITCH_FAILED, out);
 }
 
 /* SMF_EV_N2_PATH_SWITCH (smf_fsm.c): the new DL end of an active user plane. An address
@@ -75,8 +70,8 @@ int smf_a_path_switch(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 	const struct ngap_path_switch_request_transfer *t = c->n2;
 	int rc;
 
-	if (s->up != SMF_UP_ACTIVE)
-		return -EPROTO;
+	if (s->up != SMF_UP_ACTIVE || s->ho != SMF_HO_NONE)
+		return -EPROTO;   /* an N2 handover of the session runs: one handover at a time */
 	if (t->dl_tunnel.addr_bits != 32 && t->dl_tunnel.addr_bits != 160) {
 		smf_slog(LOGL_INFO, smf, s, "path switch to a %u-bit address: refused", t->dl_tunnel.addr_bits);
 		return -EINVAL;
@@ -86,7 +81,7 @@ int smf_a_path_switch(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 		return -EINVAL;
 	}
 	memcpy(&s->gnb_addr, t->dl_tunnel.addr, 4);
-	s->gnb_teid = teid_of(&t->dl_tunnel);
+	s->gnb_teid = smf_tunnel_teid(&t->dl_tunnel);
 	s->mod_n2_wait = 0;
 	rc = smf_upf_apply(smf, s);
 	if (rc < 0)
@@ -95,7 +90,7 @@ int smf_a_path_switch(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 	return enc_ack(smf, s, c->out) < 0 ? -ENOSPC : s->state;
 }
 
-static struct ngap_cause cause_of(int rc)
+struct ngap_cause smf_ho_cause_of(int rc)
 {
 	if (rc == -EPROTO || rc == -ENOENT)
 		return (struct ngap_cause){ NGAP_CAUSE_PROTOCOL,
@@ -137,7 +132,7 @@ int smf_path_switch(struct smf *smf, struct smf_ue *ue, uint8_t psi, const uint8
 			smf->st.n2_unexpected++;
 	}
 	out->n2_len = 0;
-	cause = cause_of(rc);
+	cause = smf_ho_cause_of(rc);
 	enc_unsuccessful(psi, &cause, out);
 	return rc;
 }

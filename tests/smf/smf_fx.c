@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "smf_fx.h"
+#include "upf/upf.h"
 
 uint32_t fx_ip(const char *s)
 {
@@ -70,6 +71,11 @@ static void add_sub(struct udm *udm, const char *supi, bool ims)
 
 struct fx *fx_new(uint32_t max_sessions, uint8_t max_per_ue)
 {
+	return fx_new_ho(max_sessions, max_per_ue, 0);
+}
+
+struct fx *fx_new_ho(uint32_t max_sessions, uint8_t max_per_ue, uint32_t ho_fwd_guard_ms)
+{
 	struct fx *f = calloc(1, sizeof(*f));
 	struct conf *c;
 	int err = 0;
@@ -111,6 +117,7 @@ struct fx *fx_new(uint32_t max_sessions, uint8_t max_per_ue)
 		.max_per_ue = max_per_ue,
 		.t3591_ms = 5,
 		.t3592_ms = 5,
+		.ho_fwd_guard_ms = ho_fwd_guard_ms,
 	};
 	struct smf_amf_ops ops = { .send = on_send, .dl_data = on_dl, .arg = f };
 
@@ -304,4 +311,21 @@ bool fx_run_until(struct fx *f, bool (*cond)(struct fx *f), unsigned max_ms)
 			return cond(f);
 	}
 	return true;
+}
+
+struct upf *fx_upf_open(const char *n3, int *rc)
+{
+	struct upf_params p = {
+		.xdp_mode = UPF_XDP_NONE,
+		.n3_addr = fx_ip(n3),
+		.ue_pool_addr = fx_ip("10.45.0.0"),
+		.ue_pool_plen = 16,
+		.max_sessions = 64,
+		.buffer_per_session = 4,
+		.buffer_total = 16,
+	};
+	struct upf *u = NULL;
+
+	*rc = upf_open(&p, &u);
+	return u;
 }

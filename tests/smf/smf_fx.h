@@ -61,6 +61,8 @@ struct est_opt {
 };
 
 struct fx *fx_new(uint32_t max_sessions, uint8_t max_per_ue);
+/* The same with smf_params.ho_fwd_guard_ms (0: the SMF's default). */
+struct fx *fx_new_ho(uint32_t max_sessions, uint8_t max_per_ue, uint32_t ho_fwd_guard_ms);
 void fx_free(struct fx *f);
 uint32_t fx_ip(const char *s);
 /* Send a 5GSM message already encoded in buf through smf_n1_rx; returns its rc. */
@@ -75,6 +77,11 @@ int fx_setup_rsp(struct fx *f, struct smf_ue *ue, uint8_t psi, uint32_t teid);
 int fx_n2(struct fx *f, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg kind);
 /* Full establishment + setup response; returns the session info. */
 void fx_establish(struct fx *f, struct smf_ue *ue, uint8_t psi, const char *dnn, struct smf_sess_info *info);
+/* The real UPF for the smf tests: XDP program and maps loaded, attached nowhere (UPF_XDP_NONE),
+ * N3 on n3 (bound with IP_FREEBIND, no traffic), UE pool 10.45.0.0/16, 64 sessions. NULL and *rc
+ * = -errno when it cannot be opened (not root, no BPF): the caller skips. */
+struct upf;
+struct upf *fx_upf_open(const char *n3, int *rc);
 /* Run the loop until cond(f); false if it still does not hold after max_ms (a
  * generous bound against hanging, not a timing check). */
 bool fx_run_until(struct fx *f, bool (*cond)(struct fx *f), unsigned max_ms);

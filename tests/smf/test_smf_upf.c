@@ -24,23 +24,6 @@
 
 static struct upf *upf;
 
-static struct upf *open_upf(int *rc)
-{
-	struct upf_params p = {
-		.xdp_mode = UPF_XDP_NONE,
-		.n3_addr = fx_ip("192.0.2.61"),     /* bound with IP_FREEBIND; no traffic here */
-		.ue_pool_addr = fx_ip("10.45.0.0"),
-		.ue_pool_plen = 16,
-		.max_sessions = 64,
-		.buffer_per_session = 4,
-		.buffer_total = 16,
-	};
-	struct upf *u = NULL;
-
-	*rc = upf_open(&p, &u);
-	return u;
-}
-
 static void probe(struct smf_sess_info *info, int want_exist)
 {
 	struct upf_session_rule r = { .ul_teid = info->ul_teid, .ue_addr = fx_ip("10.45.200.1"), .qfi = 1,
@@ -115,7 +98,7 @@ int main(void)
 		printf("SKIP: needs root to load the UPF's BPF program\n");
 		return 77;
 	}
-	upf = open_upf(&rc);
+	upf = fx_upf_open("192.0.2.61", &rc);
 	if (!upf) {
 		printf("SKIP: upf_open failed (%s): no BPF here\n", strerror(-rc));
 		return 77;
