@@ -65,6 +65,7 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_STAT_END_MARKER_SENT] = "end_marker_sent",
 	[UPF_STAT_FWD_SENT] = "fwd_sent",
 	[UPF_STAT_FWD_SENT_BYTES] = "fwd_sent_bytes",
+	[UPF_STAT_FWD_SEND_FAILED] = "drop_fwd_send",
 };
 
 const char *upf_counter_name(unsigned idx)

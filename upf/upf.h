@@ -8,6 +8,9 @@
  *            the UE's -> session-AMBR UL -> decapsulate -> FIB -> redirect
  *   downlink IPv4 to a UE pool address -> rule by UE address -> AMBR DL ->
  *            encapsulate (GTP-U + PDU Session Container, DL, QFI) -> redirect
+ *   forward  G-PDU or End Marker to UPF_FWD_TEID(id) (indirect data forwarding
+ *            in an N2 handover) -> tunnel by id -> new outer IPv4/UDP from N3,
+ *            the target gNB's TEID -> XDP_TX / redirect (upf_fwd_create below)
  *
  * Exception path (user space, on the control thread):
  *   - a UDP socket bound to <n3_addr>:2152 receives what the program passes
@@ -15,7 +18,9 @@
  *     7.2.2), G-PDUs with an unknown TEID (answered with a rate-limited Error
  *     Indication, TS 29.281 7.3.1), Error Indications from peers (handed to
  *     on_err_ind) and other messages (counted). End Markers are counted and
- *     dropped in XDP.
+ *     dropped in XDP, except on a forwarding tunnel, where they are relayed.
+ *     G-PDUs and End Markers on a forwarding tunnel that the program passed to
+ *     the kernel (no neighbour entry yet, outer fragments) are relayed here.
  *   - a BPF ring buffer carries downlink packets of sessions in the BUFFER
  *     state: they are queued per session (bounded), on_dl_data() is called on
  *     the first one so the SMF/AMF can page the UE, and they are sent (through
@@ -143,13 +148,33 @@ int upf_session_remove(struct upf *u, uint32_t id);
 /* Counters of one session, summed over CPUs. */
 int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out);
 
-/* ---- indirect data forwarding (TS 23.502 4.9.1.3.2 step 9-11, 4.9.1.3.3; TS 29.281) ----
- * One DL forwarding tunnel per session: GTP-U packets (G-PDUs and End Markers) that reach our N3
- * address with TEID UPF_FWD_TEID(id) are sent on to peer_addr (network order) with TEID peer_teid
- * (the target gNB's DL forwarding tunnel), payload and extension headers unchanged. The TEIDs are
+/* ---- indirect data forwarding (TS 23.502 4.9.1.3.2 steps 9-11, 4.9.1.3.3; TS 29.281) ----
+ * One DL forwarding tunnel per session id (0..max_sessions-1): GTP-U packets, G-PDUs and End
+ * Markers (the source gNB sends its End Marker after the last forwarded packet, TS 23.501
+ * 5.8.2.9, TS 29.281 7.3.2), that reach our N3 address with TEID UPF_FWD_TEID(id) are sent on to
+ * peer_addr:2152 (network order) with TEID peer_teid (the target gNB's DL forwarding tunnel):
+ * outer source our N3 address, new outer IPv4/UDP header (TTL 64, UDP checksum 0), GTP-U flags,
+ * optional fields, extension headers (PDU Session Container) and T-PDU unchanged. The TEIDs are
  * outside the uplink range (bit 31 set), so a forwarding tunnel never collides with a session's.
- * Create: -EEXIST (one already for id), -ERANGE (id), -EINVAL (peer 0). Remove: -ENOENT. */
-#define UPF_FWD_TEID_BIT 0x80000000u
+ *
+ * Where it runs: in the XDP program, next to the uplink (one test of bit 31 on the TEID, then
+ * a separate fwd_relay()): a handover moves the UE's whole downlink through the tunnel for its
+ * few ms, and the program relays at the cost of an uplink packet (tests/bench/upf/README.md:
+ * tens of ns against a few us per packet for the socket), with no copy to user space, and the
+ * End Marker takes the same path as the packets before it. The UDP socket relays only what
+ * the program hands to the kernel: no neighbour entry for the target yet (the socket's send
+ * resolves it; a packet still queued there when the neighbour appears can be overtaken by
+ * the next one, relayed in XDP), an outer fragment, or no program attached (UPF_XDP_NONE).
+ *
+ * No tunnel for a forwarding TEID (never created, removed, id out of range): a G-PDU gets the
+ * rate-limited Error Indication of any unknown TEID (TS 29.281 7.3.1), an End Marker is dropped;
+ * both counted (drop_fwd_no_tunnel). Like an uplink TEID, the tunnel accepts any sender: the
+ * SMF gives no source gNB address, and what it relays goes only to the target the SMF named.
+ *
+ * A tunnel is created or removed, never modified; upf_session_remove removes the session's
+ * tunnel too, upf_close all of them. Create: 0, -EEXIST (one already for id, left unchanged),
+ * -ERANGE (id), -EINVAL (peer_addr 0). Remove: 0, -ERANGE (id), -ENOENT (none). */
+/* UPF_FWD_TEID_BIT (0x80000000u) is in upf/upf_bpf.h, which the XDP program shares. */
 #define UPF_FWD_TEID(id) (UPF_FWD_TEID_BIT | (uint32_t)(id))
 int upf_fwd_create(struct upf *u, uint32_t id, uint32_t peer_addr, uint32_t peer_teid);
 int upf_fwd_remove(struct upf *u, uint32_t id);
@@ -167,6 +192,7 @@ enum upf_ustat {
 	UPF_STAT_END_MARKER_SENT,   /* End Markers on an old downlink path (upf_session_modify) */
 	UPF_STAT_FWD_SENT,          /* indirect forwarding relayed by the socket (UPF_CNT_FWD_KERNEL) */
 	UPF_STAT_FWD_SENT_BYTES,    /* ... their GTP-U bytes */
+	UPF_STAT_FWD_SEND_FAILED,   /* ... that the socket refused (no route, buffer full) */
 	UPF_STAT__MAX
 };
 int upf_counters(struct upf *u, uint64_t *out, size_t n);

@@ -111,6 +111,10 @@ struct upf_nh {
 	__u16 pad;
 };
 
+/* TEIDs with this bit set are indirect-forwarding tunnels (TEID = bit | session id, upf.h
+ * UPF_FWD_TEID): outside the uplink range, so the program tells them apart with one test. */
+#define UPF_FWD_TEID_BIT 0x80000000u
+
 /* fwd_rules[session id]: one indirect-forwarding tunnel (TS 23.502 4.9.1.3.3), the target
  * gNB's DL forwarding F-TEID. Eight bytes, aligned, so user space publishes it in one 64-bit
  * store and the program reads it in one 64-bit load: a packet sees the old tunnel or the new

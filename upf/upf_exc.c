@@ -3,7 +3,8 @@
  * upf_exc.c - the exception path in user space:
  *   - the GTP-U socket (<n3_addr>:2152): Echo Request -> Echo Response
  *     (TS 29.281 7.2.2), G-PDU with an unknown TEID -> Error Indication
- *     (TS 29.281 7.3.1), rate limited; everything else counted;
+ *     (TS 29.281 7.3.1), rate limited; G-PDUs and End Markers on an indirect forwarding
+ *     tunnel the program could not relay itself are relayed here; everything else counted;
  *   - the exception ring: downlink packets of idle sessions (buffered, bounded
  *     per session and in total, control plane notified once) and downlink
  *     packets whose next hop has no neighbour entry yet (sent through the
@@ -219,6 +220,29 @@ int upf_exc_drain(struct upf *u)
 
 /* ---- GTP-U socket ---- */
 
+/* Indirect forwarding (TS 23.502 4.9.1.3.3) for what the XDP program handed to the kernel
+ * (no neighbour entry yet, an outer fragment reassembled, or no program attached): the same
+ * relay as fwd_relay() in upf.bpf.c, the GTP-U message unchanged but for the TEID, sent from
+ * <n3_addr>:2152 so the kernel resolves the neighbour. false: no tunnel for this TEID. */
+static bool fwd_sock(struct upf *u, uint8_t *m)
+{
+	uint32_t teid = ((uint32_t)m[4] << 24) | ((uint32_t)m[5] << 16) | ((uint32_t)m[6] << 8) | m[7];
+	size_t n = 8u + (((size_t)m[2] << 8) | m[3]);   /* checked against len by the caller */
+	struct upf_fwd_rule f;
+	struct iovec iov = { m, n };
+
+	if (upf_fwd_lookup(u, teid, &f))
+		return false;
+	memcpy(m + 4, &f.peer_teid, 4);
+	if (send_to(u, f.peer_addr, UPF_GTPU_PORT, &iov, 1) == 0) {
+		UPF_USTAT(u, UPF_STAT_FWD_SENT)++;
+		UPF_USTAT(u, UPF_STAT_FWD_SENT_BYTES) += n;
+	} else {
+		UPF_USTAT(u, UPF_STAT_FWD_SEND_FAILED)++;
+	}
+	return true;
+}
+
 static void echo_response(struct upf *u, const uint8_t *req, size_t len, uint32_t from, uint16_t sport)
 {
 	/* TS 29.281 7.2.2: same sequence number, Recovery IE with value 0. */
@@ -360,6 +384,8 @@ int upf_exc_sock_rx(struct upf *u)
 			uint32_t teid = ((uint32_t)buf[4] << 24) | ((uint32_t)buf[5] << 16) |
 					((uint32_t)buf[6] << 8) | buf[7];
 
+			if (fwd_sock(u, buf))
+				break;
 			if (teid && teid < u->ul_n && upf_ul_valid(u, teid)) {
 				/* A known TEID reaches the socket only as a
 				 * reassembled outer fragment: not forwarded. */
@@ -372,6 +398,11 @@ int upf_exc_sock_rx(struct upf *u)
 		}
 		case UPF_GTP_ERR_IND:
 			err_ind_rx(u, buf, (size_t)len, from.sin_addr.s_addr);
+			break;
+		case UPF_GTP_END_MARKER:
+			/* TS 29.281 7.3.2: relayed on a forwarding tunnel; on any other it only ends
+			 * a path (the program counts and drops those). */
+			fwd_sock(u, buf);
 			break;
 		default:
 			break;

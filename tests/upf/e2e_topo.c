@@ -5,6 +5,7 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+
+#include "upf/upf.h"
 #include "e2e_topo.h"
 #include "netns.h"
 
@@ -149,4 +156,74 @@ int e2e_udp(const struct e2e *t, const char *ns, const char *addr, uint16_t port
 		return -1;
 	}
 	return fd;
+}
+
+void e2e_pump(struct upf *u, int ms)
+{
+	uint64_t end = e2e_now_ns() + (uint64_t)ms * 1000000ull;
+	int fds[2];
+
+	upf_fds(u, fds);
+	while (e2e_now_ns() < end) {
+		struct pollfd p[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
+
+		poll(p, 2, 10);
+		upf_process(u);
+	}
+}
+
+int e2e_recv_wait(struct upf *u, int fd, uint8_t *buf, size_t n, int ms)
+{
+	uint64_t end = e2e_now_ns() + (uint64_t)ms * 1000000ull;
+
+	while (e2e_now_ns() < end) {
+		ssize_t r = recv(fd, buf, n, MSG_DONTWAIT);
+
+		if (r >= 0)
+			return (int)r;
+		e2e_pump(u, 5);
+	}
+	return -1;
+}
+
+int e2e_pass_prog(void)
+{
+	struct bpf_insn prog[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	return bpf_prog_load(BPF_PROG_TYPE_XDP, "foreign", "GPL", prog, 2, NULL);
+}
+
+int e2e_attach_pass(const struct e2e *t, const char *ns, const char *ifname)
+{
+	int fd = e2e_pass_prog(), rc;
+
+	if (fd < 0 || e2e_enter(ns))
+		return -1;
+	rc = bpf_xdp_attach((int)if_nametoindex(ifname), fd, XDP_FLAGS_DRV_MODE, NULL);
+	e2e_enter(t->core);
+	close(fd);
+	return rc;
+}
+
+int e2e_main_start(int argc, char **argv, const char *test, const char **tshark, const char **outdir,
+		   enum upf_xdp_mode *mode)
+{
+	const char *m = getenv("UPF_E2E_MODE");
+	int rc = tn_require_root_bpf(test);
+
+	if (rc)
+		return rc;
+	if (argc > 2) {
+		*tshark = argv[1];
+		*outdir = argv[2];
+	}
+	*mode = UPF_XDP_GENERIC;
+	if (m && !strcmp(m, "native"))
+		*mode = UPF_XDP_NATIVE;
+	else if (m && !strcmp(m, "auto"))
+		*mode = UPF_XDP_AUTO;
+	return 0;
 }

@@ -12,7 +12,10 @@
 #ifndef SOLOCORE_TESTS_UPF_E2E_TOPO_H
 #define SOLOCORE_TESTS_UPF_E2E_TOPO_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "upf/upf.h"
 
 #define E2E_N3_ADDR "192.0.2.1"
 #define E2E_GNB_ADDR "192.0.2.2"
@@ -39,5 +42,21 @@ int e2e_capture(const struct e2e *t, const char *ns, const char *ifname);
 int e2e_udp(const struct e2e *t, const char *ns, const char *addr, uint16_t port);
 uint32_t e2e_ip(const char *s);
 uint64_t e2e_now_ns(void);
+
+/* main()'s start for the e2e tests: root and BPF (else the 77 of tn_require_root_bpf, to
+ * return), argv[1] the tshark and argv[2] the output dir when given, the XDP mode from
+ * UPF_E2E_MODE (native, auto; generic otherwise). 0 or 77. */
+int e2e_main_start(int argc, char **argv, const char *test, const char **tshark, const char **outdir,
+		   enum upf_xdp_mode *mode);
+/* Serve u's exception path (socket, ring) for ms milliseconds. */
+void e2e_pump(struct upf *u, int ms);
+/* The next packet on fd within ms, serving u meanwhile; its length or -1. */
+int e2e_recv_wait(struct upf *u, int fd, uint8_t *buf, size_t n, int ms);
+/* A two-instruction XDP_PASS program named "foreign"; its fd or -errno. */
+int e2e_pass_prog(void);
+/* Native XDP_REDIRECT / XDP_TX into a veth delivers to the peer's XDP rx path, which exists
+ * only while the peer has an XDP program of its own: attach e2e_pass_prog() to ifname in ns.
+ * 0 or -1. */
+int e2e_attach_pass(const struct e2e *t, const char *ns, const char *ifname);
 
 #endif

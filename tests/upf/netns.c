@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
 #include <poll.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,6 +59,36 @@ int tn_unshare_net(void)
 	if (unshare(CLONE_NEWNET) < 0)
 		return -errno;
 	return tn_sh("ip link set lo up") == 0 ? 0 : -EIO;
+}
+
+int tn_xdp_run(int prog_fd, int ifindex, const uint8_t *frame, size_t len, uint8_t *out, uint32_t *out_len)
+{
+	struct xdp_md ctx = { .data = 0, .data_end = (uint32_t)len, .ingress_ifindex = (uint32_t)ifindex };
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = frame, .data_size_in = (uint32_t)len,
+		.data_out = out, .data_size_out = *out_len,
+		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
+		.repeat = 1);
+
+	if (bpf_prog_test_run_opts(prog_fd, &o))
+		return -errno;
+	*out_len = o.data_size_out;
+	return (int)o.retval;
+}
+
+int tn_udp_bind(uint32_t addr, uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = addr };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 int tn_wait_readable(int fd, int timeout_ms)

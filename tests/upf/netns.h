@@ -3,6 +3,9 @@
 #ifndef SOLOCORE_TESTS_UPF_NETNS_H
 #define SOLOCORE_TESTS_UPF_NETNS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* printf-style system(); returns the exit status (0 ok). */
 int tn_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 0 if the process is root and the kernel accepts a BPF program; otherwise
@@ -16,6 +19,12 @@ int tn_unshare_net(void);
  * bpf_fib_lookup resolves without traffic. MACs: n3 02:00:00:00:03:01,
  * n6 02:00:00:00:06:01. 0 or -1. */
 int tn_fib_setup(int *n3_ifindex, int *n6_ifindex);
+/* One BPF_PROG_TEST_RUN of the XDP program prog_fd on frame as if received on ifindex: the
+ * verdict (XDP_*), the output frame in out (*out_len: its size in, the output's length out);
+ * -errno if the kernel refuses the run. */
+int tn_xdp_run(int prog_fd, int ifindex, const uint8_t *frame, size_t len, uint8_t *out, uint32_t *out_len);
+/* A UDP socket bound to addr (network order):port with SO_REUSEADDR; the fd or -1. */
+int tn_udp_bind(uint32_t addr, uint16_t port);
 /* Wait until fd is readable; 1 readable, 0 timeout. */
 int tn_wait_readable(int fd, int timeout_ms);
 

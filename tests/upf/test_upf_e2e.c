@@ -97,16 +97,7 @@ static uint64_t cnt(unsigned idx)
 /* Serve the upf exception path for ms milliseconds. */
 static void pump(int ms)
 {
-	uint64_t end = e2e_now_ns() + (uint64_t)ms * 1000000ull;
-	int fds[2];
-
-	upf_fds(U, fds);
-	while (e2e_now_ns() < end) {
-		struct pollfd p[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
-
-		poll(p, 2, 10);
-		upf_process(U);
-	}
+	e2e_pump(U, ms);
 }
 
 static void gnb_send(const uint8_t *gtp, size_t len)
@@ -128,16 +119,7 @@ static void dn_send(const char *to_addr, uint16_t port, const uint8_t *buf, size
 /* Next packet on fd within ms (serving the upf meanwhile); length or -1. */
 static int recv_wait(int fd, uint8_t *buf, size_t n, int ms)
 {
-	uint64_t end = e2e_now_ns() + (uint64_t)ms * 1000000ull;
-
-	while (e2e_now_ns() < end) {
-		ssize_t r = recv(fd, buf, n, MSG_DONTWAIT);
-
-		if (r >= 0)
-			return (int)r;
-		pump(5);
-	}
-	return -1;
+	return e2e_recv_wait(U, fd, buf, n, ms);
 }
 
 static void drain(int fd)
@@ -529,16 +511,6 @@ static uint32_t xdp_prog_id(const char *ns, const char *ifname)
 	return q.prog_id;
 }
 
-static int probe_prog(void)
-{
-	struct bpf_insn prog[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = XDP_PASS },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-
-	return bpf_prog_load(BPF_PROG_TYPE_XDP, "foreign", "GPL", prog, 2, NULL);
-}
-
 /* Attach all or roll back; a stale program of a crashed run is replaced;
  * a foreign program is left alone; close detaches. */
 static void t_attach_lifecycle(void **state)
@@ -573,7 +545,7 @@ static void t_attach_lifecycle(void **state)
 	/* A foreign program on n6: refuse, and n3 is left as it was (none). */
 	upf_close(U);
 	U = NULL;
-	fd = probe_prog();
+	fd = e2e_pass_prog();
 	assert_true(fd >= 0);
 	assert_int_equal(bpf_xdp_attach((int)if_nametoindex("n6"), fd, XDP_FLAGS_SKB_MODE, NULL), 0);
 	assert_int_equal(upf_up(&u2), -EBUSY);
@@ -589,27 +561,13 @@ static void t_attach_lifecycle(void **state)
 	assert_int_equal(upf_session_create(U, 1, &r), 0);
 }
 
-/* Native XDP_REDIRECT into a veth delivers to the peer's XDP rx path,
- * which exists only while the peer has an XDP program of its own. */
-static int attach_pass(const char *ns, const char *ifname)
-{
-	int fd = probe_prog(), rc;
-
-	if (fd < 0 || e2e_enter(ns))
-		return -1;
-	rc = bpf_xdp_attach((int)if_nametoindex(ifname), fd, XDP_FLAGS_DRV_MODE, NULL);
-	e2e_enter(topo.core);
-	close(fd);
-	return rc;
-}
-
 static int group_setup(void **state)
 {
 	struct upf_session_rule r = rule_a();
 	(void)state;
 	if (e2e_up(&topo))
 		return -1;
-	if (mode == UPF_XDP_NATIVE && (attach_pass(topo.gnb, "gnb0") || attach_pass(topo.dn, "dn0")))
+	if (mode == UPF_XDP_NATIVE && (e2e_attach_pass(&topo, topo.gnb, "gnb0") || e2e_attach_pass(&topo, topo.dn, "dn0")))
 		return -1;
 	if (upf_up(&U)) {
 		fprintf(stderr, "upf_open failed\n");
@@ -636,22 +594,13 @@ static int group_teardown(void **state)
 
 int main(int argc, char **argv)
 {
-	const char *m = getenv("UPF_E2E_MODE");
-	int rc = tn_require_root_bpf("upf_e2e");
+	int rc = e2e_main_start(argc, argv, "upf_e2e", &tshark, &outdir, &mode);
 
 	if (rc)
 		return rc;
-	if (argc > 2) {
-		tshark = argv[1];
-		outdir = argv[2];
-	}
 	rc = tshark_require(tshark, "decode the End Markers the UPF sends");
 	if (rc)
 		return rc;
-	if (m && !strcmp(m, "native"))
-		mode = UPF_XDP_NATIVE;
-	else if (m && !strcmp(m, "auto"))
-		mode = UPF_XDP_AUTO;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_uplink),
 		cmocka_unit_test(t_downlink),

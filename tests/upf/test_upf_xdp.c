@@ -126,16 +126,12 @@ struct run {
 
 static void xdp_run(struct fx *f, int ifindex, const uint8_t *frame, size_t len, struct run *r)
 {
-	struct xdp_md ctx = { .data = 0, .data_end = (uint32_t)len, .ingress_ifindex = (uint32_t)ifindex };
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		.data_in = frame, .data_size_in = (uint32_t)len,
-		.data_out = r->out, .data_size_out = sizeof(r->out),
-		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
-		.repeat = 1);
+	int v;
 
-	assert_int_equal(bpf_prog_test_run_opts(upf_prog_fd(f->u), &o), 0);
-	r->action = o.retval;
-	r->out_len = o.data_size_out;
+	r->out_len = sizeof(r->out);
+	v = tn_xdp_run(upf_prog_fd(f->u), ifindex, frame, len, r->out, &r->out_len);
+	assert_true(v >= 0);
+	r->action = (uint32_t)v;
 }
 
 static uint64_t cnt(struct fx *f, unsigned idx)

@@ -5,6 +5,9 @@
  *   uplink   Eth/IPv4/UDP 2152/GTP-U G-PDU [ext headers] / inner IPv4
  *            -> rule = ul_rules[TEID]; inner source == UE; AMBR; strip;
  *               next hop (cache, else bpf_fib_lookup) + bpf_redirect (toward N6)
+ *   forward  Eth/IPv4/UDP 2152/GTP-U G-PDU or End Marker, TEID with bit 31 (UPF_FWD_TEID)
+ *            -> fwd_rules[TEID & ~bit]; new outer IPv4/UDP from N3 to the target gNB, its
+ *               TEID, GTP-U payload untouched; next hop + XDP_TX / bpf_redirect (toward N3)
  *   downlink Eth/IPv4 with destination inside the UE pool
  *            -> rule = dl_rules[dst - pool]; AMBR; push IPv4/UDP/GTP-U with
  *               the DL PDU Session Container (TS 38.415 5.5.2.1) carrying the
@@ -125,6 +128,14 @@ static __always_inline int count(__u32 c, int action)
 	return action;
 }
 
+static __always_inline void count_n(__u32 c, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &c);
+
+	if (v)
+		*v += n;
+}
+
 /* Session-AMBR (TS 23.501 5.7.1.8) as GCRA: a token bucket expressed as a
  * theoretical arrival time. The read-modify-write of tat is deliberately not
  * atomic: two CPUs racing lose one packet's cost, which lets at most one extra
@@ -215,6 +226,10 @@ static __always_inline int dl_read(struct upf_dl_rule *r, struct upf_dl_slot *ou
 	__builtin_memset(&nh, 0, sizeof(nh)); \
 	asm volatile("" : : "r"(&nh) : "memory")
 #define RT_IS(rc, code) ((rc) == (RT_FAIL | (code)))
+/* The lookups that mean "no route at all" (a drop), as opposed to "no neighbour yet" or the
+ * MTU, which the kernel path can still serve. */
+#define RT_NO_ROUTE(rc) (RT_IS(rc, BPF_FIB_LKUP_RET_BLACKHOLE) || RT_IS(rc, BPF_FIB_LKUP_RET_UNREACHABLE) || \
+			 RT_IS(rc, BPF_FIB_LKUP_RET_PROHIBIT))
 static __always_inline int route(struct xdp_md *ctx, __be32 src, __be32 dst, __u8 tos, __u8 proto,
 				 __u16 tot_len, struct upf_nh *out)
 {
@@ -253,6 +268,106 @@ static __always_inline int route(struct xdp_md *ctx, __be32 src, __be32 dst, __u
 	if (e)
 		*e = *out;
 	return 0;
+}
+
+static __always_inline __u16 csum_fold(__u32 s)
+{
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (__u16)~s;
+}
+
+/* Header checksum of an IPv4 header without options (the caller checked its 20 bytes). */
+static __always_inline void ip_csum(struct iphdr *ip)
+{
+	__u16 *w = (void *)ip;
+	__u32 sum = 0;
+
+	ip->check = 0;
+#pragma unroll
+	for (int i = 0; i < 10; i++)
+		sum += w[i];
+	ip->check = csum_fold(sum);
+}
+
+/* Indirect data forwarding (TS 23.502 4.9.1.3.2 steps 9-11, 4.9.1.3.3 step 3): a G-PDU or an
+ * End Marker to TEID UPF_FWD_TEID(id) leaves again toward the target gNB's DL forwarding
+ * tunnel, fwd_rules[id]. We end the source's tunnel and start the target's (TS 29.281 4.3): a
+ * new outer IPv4/UDP header from our N3 address, the peer's TEID; the GTP-U flags, optional
+ * fields, extension headers (the PDU Session Container, TS 38.415) and T-PDU stay as they came.
+ * The End Marker the source sends after its last forwarded packet is relayed the same way, so
+ * the target knows the forwarded stream is over (TS 23.501 5.8.2.9, TS 29.281 7.3.2).
+ * Done here, not on the socket: forwarding lasts the few ms of a handover but carries the
+ * whole downlink of the UE then; the socket relays only what the kernel gets (no neighbour
+ * entry yet, an outer fragment). The caller checked the lengths of IPv4, UDP and GTP-U. */
+static __always_inline int fwd_relay(struct xdp_md *ctx, __u32 udp_len, __be32 teid, __u8 type)
+{
+	__u32 key = bpf_ntohl(teid) & ~UPF_FWD_TEID_BIT;
+	struct upf_fwd_rule *e = bpf_map_lookup_elem(&fwd_rules, &key);
+	struct upf_fwd_rule f = { 0 };
+	void *data, *end, *stop;
+	__u64 w;
+
+	if (e) {
+		/* One 64-bit load: the whole old tunnel or the whole new one (upf_bpf.h). */
+		w = READ_ONCE(*(__u64 *)e);
+		__builtin_memcpy(&f, &w, sizeof(f));
+	}
+	if (!f.peer_addr)
+		/* TS 29.281 7.3.1: a G-PDU for a tunnel we do not have gets an Error Indication
+		 * (user space, rate limited); an End Marker gets nothing. */
+		return count(UPF_CNT_DROP_FWD_NO_TUNNEL, type == UPF_GTP_GPDU ? XDP_PASS : XDP_DROP);
+
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	/* Outer IPv4 / Ethernet padding after the datagram is not relayed. */
+	stop = data + sizeof(struct ethhdr) + sizeof(struct iphdr) + udp_len;
+	if (stop < end && bpf_xdp_adjust_tail(ctx, -(int)(end - stop)))
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+
+	struct ethhdr *eth = data;
+	struct iphdr *ip = (void *)(eth + 1);
+	struct udphdr *udp = (void *)(ip + 1);
+	struct gtpu_hdr *gtp = (void *)(udp + 1);
+	__be32 src = cfg_n3_addr ? cfg_n3_addr : ip->daddr;
+
+	if ((void *)(gtp + 1) > end)
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	/* The relayed packet is the UDP datagram: bytes the source put after it inside its IPv4
+	 * packet (total length > 20 + UDP length) were cut above, so the length is ours. */
+	__u16 tot = sizeof(struct iphdr) + udp_len;
+	NH_DECLARE(nh);
+	int rc = route(ctx, src, f.peer_addr, ip->tos, IPPROTO_UDP, tot, &nh);
+
+	if (RT_NO_ROUTE(rc))
+		return count(UPF_CNT_DROP_FIB, XDP_DROP);
+	if (rc != 0)
+		/* No neighbour yet (or the MTU): the kernel hands it, unchanged, to our socket,
+		 * which relays it (upf_exc.c) and so resolves the neighbour. */
+		return count(UPF_CNT_FWD_KERNEL, XDP_PASS);
+
+	ip->tot_len = bpf_htons(tot);
+	ip->saddr = src;
+	ip->daddr = f.peer_addr;
+	ip->ttl = 64;              /* a new tunnel starts here, not a routed hop */
+	ip_csum(ip);
+	udp->source = bpf_htons(UPF_GTPU_PORT);
+	udp->dest = bpf_htons(UPF_GTPU_PORT);
+	udp->check = 0;            /* optional over IPv4 (RFC 768), as on our downlink */
+	gtp->teid = f.peer_teid;
+	__builtin_memcpy(eth->h_dest, nh.dmac, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, nh.smac, ETH_ALEN);
+
+	count_n(UPF_CNT_FWD_BYTES, udp_len - sizeof(*udp));
+	if (type == UPF_GTP_END_MARKER)
+		count(UPF_CNT_FWD_END_MARKER, 0);
+	count(UPF_CNT_FWD_PKTS, 0);
+	/* Source and target gNB sit behind N3: out the way it came, without a redirect. */
+	if (nh.oif == ctx->ingress_ifindex)
+		return XDP_TX;
+	return bpf_redirect(nh.oif, 0);
 }
 
 /* The GTP-U exceptions: signalling goes to the UDP socket in user space. */
@@ -298,6 +413,10 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	    (void *)udp + udp_len > end ||
 	    bpf_ntohs(gtp->len) != udp_len - sizeof(*udp) - GTP_HDR_LEN)
 		return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
+	/* TS 23.502 4.9.1.3.3: data and End Markers on an indirect forwarding tunnel. */
+	if ((gtp->teid & bpf_htonl(UPF_FWD_TEID_BIT)) &&
+	    (gtp->type == UPF_GTP_GPDU || gtp->type == UPF_GTP_END_MARKER))
+		return fwd_relay(ctx, udp_len, gtp->teid, gtp->type);
 	if (gtp->type != UPF_GTP_GPDU)
 		return gtp_signalling(gtp->type);
 
@@ -387,8 +506,7 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 
 	int rc = route(ctx, isrc, idst, itos, iproto, itot, &nh);
 
-	if (RT_IS(rc, BPF_FIB_LKUP_RET_BLACKHOLE) || RT_IS(rc, BPF_FIB_LKUP_RET_UNREACHABLE) ||
-	    RT_IS(rc, BPF_FIB_LKUP_RET_PROHIBIT)) {
+	if (RT_NO_ROUTE(rc)) {
 		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_FIB, XDP_DROP);
 	}
@@ -441,13 +559,6 @@ discard:
 	return count(reason, XDP_DROP);
 }
 
-static __always_inline __u16 csum_fold(__u32 s)
-{
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (__u16)~s;
-}
-
 static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 {
 	void *data, *end;
@@ -485,8 +596,7 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 	NH_DECLARE(nh);
 	int rc = route(ctx, cfg_n3_addr, r.gnb_addr, 0, IPPROTO_UDP, ilen + DL_ENCAP_LEN, &nh);
 
-	if (RT_IS(rc, BPF_FIB_LKUP_RET_BLACKHOLE) || RT_IS(rc, BPF_FIB_LKUP_RET_UNREACHABLE) ||
-	    RT_IS(rc, BPF_FIB_LKUP_RET_PROHIBIT)) {
+	if (RT_NO_ROUTE(rc)) {
 		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_FIB, XDP_DROP);
 	}
@@ -518,15 +628,9 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 	oip->frag_off = bpf_htons(0x4000);  /* DF */
 	oip->ttl = 64;
 	oip->protocol = IPPROTO_UDP;
-	oip->check = 0;
 	oip->saddr = cfg_n3_addr;
 	oip->daddr = r.gnb_addr;
-	__u32 sum = 0;
-	__u16 *w = (void *)oip;
-#pragma unroll
-	for (int i = 0; i < 10; i++)
-		sum += w[i];
-	oip->check = csum_fold(sum);
+	ip_csum(oip);
 
 	udp->source = bpf_htons(UPF_GTPU_PORT);
 	udp->dest = bpf_htons(UPF_GTPU_PORT);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /*
  * bench_upf_xdp - ns per packet of the upf XDP program through
- * BPF_PROG_TEST_RUN: uplink and downlink, inner packets of 64 and 1400
+ * BPF_PROG_TEST_RUN: uplink, downlink and indirect forwarding (a G-PDU to
+ * UPF_FWD_TEID relayed to the target gNB, XDP_TX), inner packets of 64 and 1400
  * bytes, with 1, 100,000 and 1,000,000 sessions installed, "hot" (every
  * packet hits the same session) and "cold" (consecutive packets cycle through
  * all installed sessions).
@@ -10,7 +11,7 @@
  * RUNS runs. Method: bench.bpf.c's wrapper restores the original frame before every
  * repetition and tail-calls the UPF program; the same wrapper tail-calling an
  * empty program is measured with the same frame and cycling, and subtracted.
- * Every timed run is checked: verdict XDP_REDIRECT, the forward counter grew
+ * Every timed run is checked: verdict XDP_REDIRECT (XDP_TX forward), the forward counter grew
  * by exactly the number of repetitions, output length (and bytes when hot).
  *
  * Usage: bench_upf_xdp [repetitions per run, default 1000000] [max sessions, default 1000000]
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +43,9 @@ static const uint8_t N3_MAC[6] = { 2, 0, 0, 0, 3, 1 };
 static const uint8_t GNB_MAC[6] = { 2, 0, 0, 0, 3, 2 };
 static const uint8_t N6_MAC[6] = { 2, 0, 0, 0, 6, 1 };
 static const uint8_t DN_MAC[6] = { 2, 0, 0, 0, 6, 2 };
+static const uint8_t TGT_MAC[6] = { 2, 0, 0, 0, 3, 3 };
+#define FWD_TARGET "192.0.2.3"      /* the target gNB of the forward rows */
+#define FWD_PEER_TEID 0x20000u
 
 struct bench_cfg {
 	uint32_t len, n, idx, teid_off, ue_off, teid_base, ue_base, step;
@@ -132,6 +137,9 @@ static int install(uint32_t from, uint32_t to)
 		};
 		int rc = upf_session_create(U, i, &r);
 
+		/* Every session in a handover at once: the worst case for the forward rows. */
+		if (!rc)
+			rc = upf_fwd_create(U, i, ip(FWD_TARGET), FWD_PEER_TEID);
 		if (rc) {
 			fprintf(stderr, "session %u: %s\n", i, strerror(-rc));
 			return -1;
@@ -140,65 +148,148 @@ static int install(uint32_t from, uint32_t to)
 	return 0;
 }
 
-/* One row: build the frame for session 0, time it, check it. */
-static int row(int ul, size_t inner_len, uint32_t nsess, int cold)
+enum dir { DIR_DL = 0, DIR_UL, DIR_FWD };
+static const char *const dir_name[] = { "downlink", "uplink", "forward" };
+static const enum dir order[3] = { DIR_UL, DIR_DL, DIR_FWD };
+
+/* The frame for session 0 in c (and where the cycling rewrites it), the expected output in
+ * want. forward: a G-PDU with the DL PDU Session Container from the source gNB to
+ * UPF_FWD_TEID(0), relayed to the target gNB (TS 23.502 4.9.1.3.3). */
+static size_t frames(enum dir d, size_t inner_len, struct bench_cfg *c, uint8_t *want)
 {
+	uint8_t inner[1500], gtp[1600];
+	uint32_t ue0 = htonl(ntohl(ip(POOL)));
+	size_t gl, o;
+
+	c->ue_base = ntohl(ip(POOL));
+	if (d == DIR_UL) {
+		pkt_inner_udp(inner, ue0, ip("198.51.100.2"), inner_len);
+		gl = pkt_gpdu(gtp, 1, 9, 1, inner, inner_len);
+		c->len = (uint32_t)pkt_gtpu_frame(c->frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"), gtp, gl);
+		c->teid_off = PKT_ETH + PKT_IP + PKT_UDP + 4;
+		c->teid_base = 1;
+		c->ue_off = PKT_ETH + PKT_IP + PKT_UDP + 16 + 12;
+		return pkt_ip_frame(want, DN_MAC, N6_MAC, inner, inner_len);
+	}
+	pkt_inner_udp(inner, ip("198.51.100.2"), ue0, inner_len);
+	if (d == DIR_FWD) {
+		gl = pkt_gpdu(gtp, UPF_FWD_TEID(0), 9, 0, inner, inner_len);
+		c->len = (uint32_t)pkt_gtpu_frame(c->frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"), gtp, gl);
+		c->teid_off = PKT_ETH + PKT_IP + PKT_UDP + 4;
+		c->teid_base = UPF_FWD_TEID(0);
+		c->ue_off = PKT_ETH + PKT_IP + PKT_UDP + 16 + 16;   /* inner destination: same value */
+		c->ue_base = ntohl(ue0);
+		gl = pkt_gpdu(gtp, FWD_PEER_TEID, 9, 0, inner, inner_len);
+		return pkt_gtpu_frame(want, TGT_MAC, N3_MAC, ip("192.0.2.1"), ip(FWD_TARGET), gtp, gl);
+	}
+	c->len = (uint32_t)pkt_ip_frame(c->frame, N6_MAC, DN_MAC, inner, inner_len);
+	c->ue_off = PKT_ETH + 16;
+	gl = pkt_gpdu(gtp, 0x10000, 9, 0, inner, inner_len);
+	o = pkt_eth(want, GNB_MAC, N3_MAC);
+	o += pkt_ipv4(want + o, ip("192.0.2.1"), ip("192.0.2.2"), 17, PKT_UDP + gl);
+	o += pkt_udp(want + o, 2152, 2152, gl);
+	memcpy(want + o, gtp, gl);
+	return o + gl;
+}
+
+/* One row: build the frame for session 0, time it, check it. */
+static int row(enum dir d, size_t inner_len, uint32_t nsess, int cold)
+{
+	static const unsigned fwd_cnt[] = { UPF_CNT_DL_FWD, UPF_CNT_UL_FWD, UPF_CNT_FWD_PKTS };
+	static const uint32_t verdict[] = { XDP_REDIRECT, XDP_REDIRECT, XDP_TX };
 	static struct run_out o;
 	struct bench_cfg c = { 0 };
-	uint8_t inner[1500], gtp[1600], want[1600];
-	uint32_t ue0 = htonl(ntohl(ip(POOL)));
-	size_t want_len;
+	uint8_t want[1600];
+	size_t want_len = frames(d, inner_len, &c, want);
 	int key = 0;
-	unsigned fwd = ul ? UPF_CNT_UL_FWD : UPF_CNT_DL_FWD;
 
-	if (ul) {
-		pkt_inner_udp(inner, ue0, ip("198.51.100.2"), inner_len);
-		size_t gl = pkt_gpdu(gtp, 1, 9, 1, inner, inner_len);
-
-		c.len = (uint32_t)pkt_gtpu_frame(c.frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"), gtp, gl);
-		c.teid_off = PKT_ETH + PKT_IP + PKT_UDP + 4;
-		c.ue_off = PKT_ETH + PKT_IP + PKT_UDP + 16 + 12;
-		want_len = pkt_ip_frame(want, DN_MAC, N6_MAC, inner, inner_len);
-	} else {
-		pkt_inner_udp(inner, ip("198.51.100.2"), ue0, inner_len);
-		c.len = (uint32_t)pkt_ip_frame(c.frame, N6_MAC, DN_MAC, inner, inner_len);
-		c.ue_off = PKT_ETH + 16;
-		want_len = PKT_ETH + PKT_IP + PKT_UDP + 16 + inner_len;
-		size_t gl = pkt_gpdu(gtp, 0x10000, 9, 0, inner, inner_len);
-		size_t o2 = pkt_eth(want, GNB_MAC, N3_MAC);
-
-		o2 += pkt_ipv4(want + o2, ip("192.0.2.1"), ip("192.0.2.2"), 17, PKT_UDP + gl);
-		o2 += pkt_udp(want + o2, 2152, 2152, gl);
-		memcpy(want + o2, gtp, gl);
-	}
 	c.n = cold ? nsess : 1;
 	/* 65537 is prime and does not divide 100,000 or 1,000,000: every session
 	 * is visited once per cycle, 8 MiB apart in the rule maps. */
 	c.step = cold == 2 ? 65537 % nsess : 1;
 	if (!c.step)
 		c.step = 1;
-	c.teid_base = 1;
-	c.ue_base = ntohl(ip(POOL));
 	if (bpf_map_update_elem(bpf_map__fd(B->maps.cfg), &key, &c, BPF_ANY))
 		return -1;
 
-	int ifindex = ul ? n3_if : n6_if;
+	int ifindex = d == DIR_DL ? n6_if : n3_if;
 	double base = measure(empty_fd, ifindex, c.frame, c.len, &o);
-	uint64_t before = counter(fwd);
+	uint64_t before = counter(fwd_cnt[d]);
 	double tot = measure(upf_fd, ifindex, c.frame, c.len, &o);
-	uint64_t done = counter(fwd) - before;
+	uint64_t done = counter(fwd_cnt[d]) - before;
 
 	if (base < 0 || tot < 0)
 		return -1;
-	printf("| %-8s | %4zu | %9u | %-14s | %6.0f | %6.0f | %6.0f |\n", ul ? "uplink" : "downlink",
+	printf("| %-8s | %4zu | %9u | %-14s | %6.0f | %6.0f | %6.0f |\n", dir_name[d],
 	       inner_len, nsess, cold == 2 ? "cold-scattered" : cold ? "cold-in-order" : "hot", tot - base, tot, base);
 	fflush(stdout);
-	if (o.ret != XDP_REDIRECT || done != (uint64_t)reps * RUNS || o.len != want_len ||
+	if (o.ret != verdict[d] || done != (uint64_t)reps * RUNS || o.len != want_len ||
 	    (!cold && memcmp(o.out, want, want_len) != 0) ||
 	    (cold && memcmp(o.out, want, 12) != 0)) {
 		fprintf(stderr, "CHECK FAILED: %s %zu B %u sessions mode %d: verdict %u, forwarded %llu of %llu, len %u (want %zu)\n",
-			ul ? "uplink" : "downlink", inner_len, nsess, cold, o.ret,
+			dir_name[d], inner_len, nsess, cold, o.ret,
 			(unsigned long long)done, (unsigned long long)reps * RUNS, o.len, want_len);
+		return -1;
+	}
+	return 0;
+}
+
+/* The other place the relay could run: the GTP-U socket in user space (upf_exc.c, the fallback
+ * for what the program passes to the kernel). CPU time of upf_process() per relayed G-PDU
+ * (recvfrom + TEID rewrite + sendmsg), thread CPU clock, fastest of RUNS batches of 256; the
+ * sender and the sink are outside the figure. Checked: every packet relayed and received. */
+static int socket_relay(size_t inner_len)
+{
+	struct sockaddr_in sink_a = { .sin_family = AF_INET, .sin_port = htons(2152), .sin_addr.s_addr = ip("127.0.0.2") };
+	struct sockaddr_in src_a = { .sin_family = AF_INET, .sin_addr.s_addr = ip("127.0.0.3") };
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(2152), .sin_addr.s_addr = ip("192.0.2.1") };
+	int sink = socket(AF_INET, SOCK_DGRAM, 0), src = socket(AF_INET, SOCK_DGRAM, 0), sz = 8 << 20;
+	uint8_t inner[1500], gtp[1600], got[2048];
+	size_t gl;
+	double best = 1e18;
+	uint64_t before = counter(UPF_STAT_FWD_SENT);
+	long got_n = 0;
+	int fds[2];
+
+	/* A batch must fit the UPF socket's receive buffer too. */
+	upf_fds(U, fds);
+	setsockopt(fds[0], SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
+	setsockopt(sink, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
+	if (sink < 0 || src < 0 || bind(sink, (struct sockaddr *)&sink_a, sizeof(sink_a)) ||
+	    bind(src, (struct sockaddr *)&src_a, sizeof(src_a)))
+		return -1;
+	upf_fwd_remove(U, 0);
+	if (upf_fwd_create(U, 0, ip("127.0.0.2"), FWD_PEER_TEID))
+		return -1;
+	pkt_inner_udp(inner, ip("198.51.100.2"), ip(POOL), inner_len);
+	gl = pkt_gpdu(gtp, UPF_FWD_TEID(0), 9, 0, inner, inner_len);
+	for (int r = 0; r < RUNS; r++) {
+		struct timespec a, b;
+		int done = 0, n;
+
+		for (int i = 0; i < 256; i++)
+			if (sendto(src, gtp, gl, 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)gl)
+				return -1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+		while (done < 256) {
+			n = upf_process(U);   /* the packets it read from the socket */
+			if (n < 0)
+				return -1;
+			done += n;
+		}
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+		double ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 256;
+
+		best = ns < best ? ns : best;
+		while (tn_wait_readable(sink, 100) && recv(sink, got, sizeof(got), MSG_DONTWAIT) == (ssize_t)gl &&
+		       pkt_rd32(got + 4) == FWD_PEER_TEID && ++got_n % 256)
+			;
+	}
+	close(sink);
+	close(src);
+	printf("| forward  | %4zu | socket relay (user space)   | %6.0f |\n", inner_len, best);
+	if (counter(UPF_STAT_FWD_SENT) - before != 256u * RUNS || got_n != 256L * RUNS) {
+		fprintf(stderr, "CHECK FAILED: socket relay: %ld of %d received\n", got_n, 256 * RUNS);
 		return -1;
 	}
 	return 0;
@@ -215,7 +306,8 @@ int main(int argc, char **argv)
 		reps = (uint32_t)strtoul(argv[1], NULL, 0);
 	if (argc > 2)
 		max_sess = (uint32_t)strtoul(argv[2], NULL, 0);
-	if (tn_unshare_net() || tn_fib_setup(&n3_if, &n6_if)) {
+	if (tn_unshare_net() || tn_fib_setup(&n3_if, &n6_if) ||
+	    tn_sh("ip neigh replace " FWD_TARGET " lladdr 02:00:00:00:03:03 dev n3 nud permanent")) {
 		fprintf(stderr, "network namespace setup failed\n");
 		return 1;
 	}
@@ -247,14 +339,18 @@ int main(int argc, char **argv)
 			return 1;
 		fprintf(stderr, "installed %u sessions in %.2f s\n", n, (now_ns() - t0) / 1e9);
 		have = n;
-		for (int ul = 1; ul >= 0; ul--)
+		for (int k = 0; k < 3; k++)
 			for (int sz = 0; sz < 2; sz++)
 				for (int cold = 0; cold <= (n > 1 ? 2 : 0); cold++)
-					if (row(ul, sz ? 1400 : 64, n, cold))
+					if (row(order[k], sz ? 1400 : 64, n, cold))
 						return 1;
 		if (n == max_sess)
 			break;
 	}
+	printf("\n| dir      | inner B | path                        | ns/pkt |\n");
+	printf("|----------|---------|-----------------------------|--------|\n");
+	if (socket_relay(64) || socket_relay(1400))
+		return 1;
 	bench_bpf__destroy(B);
 	upf_close(U);
 	return 0;
