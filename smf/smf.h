@@ -6,7 +6,8 @@
  * What it does: PDU session establishment, user-plane deactivation and
  * reactivation, UE- and network-requested release, UE- and network-requested
  * modification (session-AMBR; requested QoS checked), 5GSM status (TS 24.501 6.3-6.5, 7.3, 7.4;
- * TS 23.502 4.3.2, 4.3.3, 4.3.4, 4.2.3, 4.2.6), with IPv4 pools per DNN
+ * TS 23.502 4.3.2, 4.3.3, 4.3.4, 4.2.3, 4.2.6), Xn and N2 handover with direct or indirect data
+ * forwarding (TS 23.502 4.9.1.2.2, 4.9.1.3), with IPv4 pools per DNN
  * from the configuration and the timers T3591 / T3592.
  *
  * Calling convention
@@ -246,43 +247,63 @@ int smf_path_switch_drop(struct smf *smf, struct smf_ue *ue, uint8_t psi, const 
 			 struct smf_out *out);
 
 /* ---- N2 handover (TS 23.502 4.9.1.3, TS 38.413 8.4.1-8.4.3, 8.4.5; smf_ho.c) ----
- * Per PDU session, called by the AMF in this order; a session is in at most one handover.
- * The UL tunnel (the UPF's N3 F-TEID) does not change: one UPF serves source and target.
+ * Per PDU session, called by the AMF in this order; a session is in at most one handover
+ * (smf_sess_info.ho_state). The UL tunnel (the UPF's N3 F-TEID) does not change: one UPF serves
+ * source and target. While a session is in a handover a network- or UE-requested modification is
+ * refused (smf_modify_ambr -EBUSY, the UE gets a reject #26, a subscription change is retried by the
+ * SMF after it) and so is a path switch; a release of any origin, an AN release (smf_up_deactivate)
+ * or smf_ue_detach ends the handover and removes its forwarding tunnel. A session being released
+ * (its release command sent) is out of every handover: each smf_ho_* call answers -ENOENT for it
+ * as for a session that does not exist, and the AMF leaves it out of the handover.
+ * The failures that answer in out carry a Handover Preparation Unsuccessful Transfer (9.3.4.18)
+ * for ToReleaseListHOCmd with the cause: unknown-PDU-session-ID (-ENOENT), interaction-with-other-
+ * procedure (-EBUSY), message-not-compatible-with-receiver-state (-EPROTO), semantic-error
+ * (-EBADMSG), transport unspecified (-EINVAL), the target's or the AMF's (not admitted).
  *
  * smf_ho_prepare: the source gNB's Handover Required Transfer (4.9.1.3.2 steps 3-4). 0 and out
  * SMF_N2_HO_REQUEST (the Handover Request Transfer for the target: UL tunnel, QoS flows,
- * session-AMBR, PDU session type); the session is preparing. direct: the HANDOVER REQUIRED's (or
- * the transfer's) DirectForwardingPathAvailability. Otherwise nothing changed and out is
- * SMF_N2_HO_PREP_FAILED (Handover Preparation Unsuccessful Transfer with a cause): -ENOENT,
- * -EBADMSG (undecodable, counted), -EPROTO (user plane not active, or a release / establishment /
- * modification running), -EBUSY (already in a handover); -ENOSPC (out too small: nothing in out). */
+ * session-AMBR, PDU session type; psi and snssai set); the session is preparing. direct: the HANDOVER
+ * REQUIRED's DirectForwardingPathAvailability (the transfer's own flag counts too). A forwarding
+ * tunnel left from a previous handover is removed. Otherwise nothing changed and out is
+ * SMF_N2_HO_PREP_FAILED: -ENOENT, -EBADMSG (undecodable or NULL, counted in n2_bad), -EPROTO (user
+ * plane not active, or an establishment / modification running; counted in n2_unexpected),
+ * -EBUSY (already in a handover); -ENOSPC (out NULL or too small: nothing in out). */
 int smf_ho_prepare(struct smf *smf, struct smf_ue *ue, uint8_t psi, const uint8_t *transfer, size_t len,
 		   bool direct, struct smf_out *out);
 /* smf_ho_admitted: the target's Handover Request Acknowledge Transfer (steps 9-11). The target's DL
- * tunnel is kept for smf_ho_complete (no UPF change yet). Data forwarding when the target gave a DL
- * forwarding tunnel: direct (the source sends to the target's tunnel) when prepare had direct set,
- * indirect otherwise (a UPF forwarding tunnel to the target's is created now, upf_fwd_create). 0 and
- * out SMF_N2_HO_COMMAND (Handover Command Transfer with the tunnel the source forwards to, if any).
- * Otherwise the session leaves the handover and out is SMF_N2_HO_PREP_FAILED: -ENOENT, -EBADMSG,
- * -EPROTO (not preparing), -EINVAL (target tunnel not IPv4, default QoS flow not admitted). */
+ * tunnel is kept for smf_ho_complete (no UPF rule change yet). Data forwarding when the target gave
+ * an IPv4 dLForwardingUP-TNLInformation and accepted forwarding for at least one QoS flow: direct
+ * (the source sends to the target's tunnel; its per-DRB tunnels relayed too) when prepare had
+ * direct set, indirect otherwise (upf_fwd_create now: the source sends to {N3 address,
+ * UPF_FWD_TEID(session_id)}; a UPF refusal is counted in upf_errors and the handover goes on
+ * without forwarding). 0 and out SMF_N2_HO_COMMAND (Handover Command Transfer: that tunnel and the
+ * qosFlowToBeForwardedList, or empty without forwarding). Otherwise the session leaves the handover
+ * (as smf_ho_cancel) and out is SMF_N2_HO_PREP_FAILED: -ENOENT, -EBADMSG, -EPROTO (not preparing,
+ * e.g. a second acknowledge), -EINVAL (target tunnel not IPv4, default QoS flow not admitted);
+ * -ENOSPC. */
 int smf_ho_admitted(struct smf *smf, struct smf_ue *ue, uint8_t psi, const uint8_t *transfer, size_t len,
 		    struct smf_out *out);
-/* smf_ho_not_admitted: the target did not take psi (its Handover Resource Allocation Unsuccessful
- * Transfer, or transfer NULL: not listed, a slice it does not serve; cause then used). The session
- * leaves the handover and stays on the source; out is SMF_N2_HO_PREP_FAILED. 0, -ENOENT, -ENOSPC. */
+/* smf_ho_not_admitted: the target did not take psi (step 10: its Handover Resource Allocation
+ * Unsuccessful Transfer, whose cause is used; or transfer NULL: not listed, a slice it does not
+ * serve, cause (NULL: radio network unspecified) used). The session leaves the handover and stays on
+ * the source; out is SMF_N2_HO_PREP_FAILED. 0, -ENOENT, -EPROTO (not in a handover: nothing changed,
+ * out answered all the same), -ENOSPC. An undecodable transfer is counted (n2_bad) and handled as
+ * NULL. */
 int smf_ho_not_admitted(struct smf *smf, struct smf_ue *ue, uint8_t psi, const uint8_t *transfer, size_t len,
 			const struct ngap_cause *cause, struct smf_out *out);
-/* smf_ho_complete: HANDOVER NOTIFY (steps 12-15): the downlink moves to the target's tunnel in one
- * UPF rule update, an End Marker on the source's (TS 23.501 5.8.2.9). An indirect forwarding tunnel
- * stays until smf_ho_end or the SMF's own guard (TS 23.502 4.9.1.3.3 step 21a). 0, -ENOENT, -EPROTO
- * (not admitted: the session is left as it was on the source). */
+/* smf_ho_complete: HANDOVER NOTIFY (4.9.1.3.3 steps 6-8): the downlink moves to the target's tunnel
+ * in one UPF rule update, the UPF sends an End Marker on the source's (TS 23.501 5.8.2.9). An
+ * indirect forwarding tunnel stays until smf_ho_end or the SMF's own guard, smf_params.
+ * ho_fwd_guard_ms from now (step 21a), whichever comes first. 0, -ENOENT, -EPROTO (not admitted:
+ * the session is left as it was, a preparation goes on; counted in n2_unexpected). */
 int smf_ho_complete(struct smf *smf, struct smf_ue *ue, uint8_t psi);
-/* smf_ho_cancel: the handover was cancelled, failed or timed out before HANDOVER NOTIFY (8.4.5): the
- * target's tunnel forgotten, a forwarding tunnel removed; the session as before on the source. 0,
- * -ENOENT, -EPROTO (not in a handover). */
+/* smf_ho_cancel: the handover was cancelled, failed or timed out before HANDOVER NOTIFY (4.9.1.3.4,
+ * TS 38.413 8.4.5): the target's tunnel forgotten, a forwarding tunnel removed; the session as before
+ * on the source. 0, -ENOENT, -EPROTO (not in a handover). */
 int smf_ho_cancel(struct smf *smf, struct smf_ue *ue, uint8_t psi);
-/* smf_ho_end: the source's UE context is released after the handover: the forwarding tunnel, if
- * any, removed now. 0, -ENOENT, -EALREADY (none left). */
+/* smf_ho_end: the source's UE context is released after the handover (step 21a): the forwarding
+ * tunnel, if any, removed now and the guard stopped. 0, -ENOENT, -EALREADY (none left: direct or no
+ * forwarding, or the guard came first), -EPROTO (the handover is not notified yet: smf_ho_cancel). */
 int smf_ho_end(struct smf *smf, struct smf_ue *ue, uint8_t psi);
 
 /* ---- network-initiated procedures (sent through ops.send) ---- */

@@ -26,6 +26,10 @@
 #include "smf/smf_int.h"
 #include "upf/upf.h"
 
+/* TS 38.413 9.3.1.2 CauseRadioNetwork values the Handover Preparation Unsuccessful Transfer uses */
+#define SMF_CAUSE_RN_INTERACTION_WITH_OTHER_PROC 25
+#define SMF_CAUSE_RN_UNKNOWN_PDU_SESSION_ID 26
+
 static uint32_t slot_of(const struct smf *smf, const struct smf_sess *s)
 {
 	return (uint32_t)(s - smf->sess);
@@ -281,6 +285,12 @@ static int out_reset(struct smf_out *out, uint8_t psi)
 static int prep_failed(struct smf *smf, struct smf_sess *s, uint8_t psi, int rc, struct smf_out *out)
 {
 	struct ngap_cause cause = smf_ho_cause_of(rc);
+
+	/* A session the SMF does not have (or is releasing), or one already in a handover */
+	if (rc == -ENOENT)
+		cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, SMF_CAUSE_RN_UNKNOWN_PDU_SESSION_ID };
+	else if (rc == -EBUSY)
+		cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, SMF_CAUSE_RN_INTERACTION_WITH_OTHER_PROC };
 
 	if (rc == -ENOSPC)
 		return rc;

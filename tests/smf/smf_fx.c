@@ -329,3 +329,27 @@ struct upf *fx_upf_open(const char *n3, int *rc)
 	*rc = upf_open(&p, &u);
 	return u;
 }
+
+void fx_resubscribe(struct fx *f, const char *supi, uint8_t qi5, uint64_t ambr, bool two_slices)
+{
+	struct udm_sub_in in;
+
+	memset(&in, 0, sizeof(in));
+	snprintf(in.data.supi, sizeof(in.data.supi), "%s", supi);
+	in.data.slices[0] = (struct udm_snssai){ 1, 0x010203 };
+	in.data.n_slices = 1;
+	if (two_slices) {
+		in.data.slices[1] = (struct udm_snssai){ 2, UDM_SD_NONE };
+		in.data.n_slices = 2;
+	}
+	in.data.dnns[0] = "internet";
+	in.data.n_dnns = 1;
+	in.data.ambr_ul_bps = ambr;
+	in.data.ambr_dl_bps = 2 * ambr;
+	in.data.qi5 = qi5;
+	in.data.arp = 3;
+	memset(in.k, 0x11, 16);
+	memset(in.opc, 0x22, 16);
+	in.op_is_opc = true;
+	assert_int_equal(udm_add(f->udm, &in), 0);
+}

@@ -77,6 +77,9 @@ int fx_setup_rsp(struct fx *f, struct smf_ue *ue, uint8_t psi, uint32_t teid);
 int fx_n2(struct fx *f, struct smf_ue *ue, uint8_t psi, enum smf_n2_msg kind);
 /* Full establishment + setup response; returns the session info. */
 void fx_establish(struct fx *f, struct smf_ue *ue, uint8_t psi, const char *dnn, struct smf_sess_info *info);
+/* Replace supi's subscription in the UDM: internet only, slice 1/010203 (and 2 when two_slices),
+ * 5QI qi5, ARP 3, session-AMBR ambr / 2 * ambr. */
+void fx_resubscribe(struct fx *f, const char *supi, uint8_t qi5, uint64_t ambr, bool two_slices);
 /* The real UPF for the smf tests: XDP program and maps loaded, attached nowhere (UPF_XDP_NONE),
  * N3 on n3 (bound with IP_FREEBIND, no traffic), UE pool 10.45.0.0/16, 64 sessions. NULL and *rc
  * = -errno when it cannot be opened (not root, no BPF): the caller skips. */

@@ -218,7 +218,7 @@ static void test_prepare_errors(void **state)
 	(void)state;
 	fx_establish(f, f->ue1, 1, "internet", &info);
 	assert_int_equal(smf_ho_prepare(f->smf, f->ue1, 4, b, n, false, &f->out), -ENOENT);
-	expect_prep_failed(f, 4, NGAP_CAUSE_PROTOCOL, NGAP_CAUSE_PROT_MESSAGE_NOT_COMPATIBLE_WITH_RECEIVER_STATE);
+	expect_prep_failed(f, 4, NGAP_CAUSE_RADIO_NETWORK, 26);   /* unknown-PDU-session-ID */
 	s0 = stats(f);
 	assert_int_equal(smf_ho_prepare(f->smf, f->ue1, 1, b, 0, false, &f->out), -EBADMSG);
 	expect_prep_failed(f, 1, NGAP_CAUSE_PROTOCOL, NGAP_CAUSE_PROT_SEMANTIC_ERROR);
@@ -233,7 +233,7 @@ static void test_prepare_errors(void **state)
 	/* already in a handover */
 	prepare(f, 1, false);
 	assert_int_equal(smf_ho_prepare(f->smf, f->ue1, 1, b, n, true, &f->out), -EBUSY);
-	assert_int_equal(f->out.n2_proc, SMF_N2_HO_PREP_FAILED);
+	expect_prep_failed(f, 1, NGAP_CAUSE_RADIO_NETWORK, 25);   /* interaction-with-other-procedure */
 	assert_false(info_of(f, 1).ho_direct);          /* the first preparation unchanged */
 	assert_int_equal(stats(f).ho_prepared, 1);
 	/* a modification running (TS 24.501 6.3.2): not while it waits for the UE */
@@ -399,7 +399,7 @@ static void test_admit_errors(void **state)
 	fx_establish(f, f->ue1, 1, "internet", &info);
 	n = ack_tr(b, sizeof(b), &(struct ack_opt){ .fwd = true });
 	assert_int_equal(smf_ho_admitted(f->smf, f->ue1, 3, b, n, &f->out), -ENOENT);
-	expect_prep_failed(f, 3, NGAP_CAUSE_PROTOCOL, NGAP_CAUSE_PROT_MESSAGE_NOT_COMPATIBLE_WITH_RECEIVER_STATE);
+	expect_prep_failed(f, 3, NGAP_CAUSE_RADIO_NETWORK, 26);
 	s0 = stats(f);
 	/* not preparing */
 	assert_int_equal(smf_ho_admitted(f->smf, f->ue1, 1, b, n, &f->out), -EPROTO);
@@ -448,8 +448,9 @@ static void test_admit_errors(void **state)
 static void test_not_admitted(void **state)
 {
 	struct fx *f = fx_new(16, 15);
-	struct ngap_ho_resource_alloc_unsuccessful_transfer u = { .cause = { NGAP_CAUSE_RADIO_NETWORK, 26 } };
-	const struct ngap_cause slice = { NGAP_CAUSE_RADIO_NETWORK, 28 };
+	/* radio-resources-not-available (22) from the target; slice-not-supported (39) from the AMF */
+	struct ngap_ho_resource_alloc_unsuccessful_transfer u = { .cause = { NGAP_CAUSE_RADIO_NETWORK, 22 } };
+	const struct ngap_cause slice = { NGAP_CAUSE_RADIO_NETWORK, 39 };
 	struct smf_sess_info info;
 	struct smf_stats s0;
 	uint8_t b[64];
@@ -460,20 +461,20 @@ static void test_not_admitted(void **state)
 	n = ngap_enc_ho_resource_alloc_unsuccessful_transfer(&u, b, sizeof(b));
 	assert_true(n > 0);
 	assert_int_equal(smf_ho_not_admitted(f->smf, f->ue1, 2, b, (size_t)n, NULL, &f->out), -ENOENT);
-	expect_prep_failed(f, 2, NGAP_CAUSE_PROTOCOL, NGAP_CAUSE_PROT_MESSAGE_NOT_COMPATIBLE_WITH_RECEIVER_STATE);
+	expect_prep_failed(f, 2, NGAP_CAUSE_RADIO_NETWORK, 26);
 	/* not in a handover: nothing to leave, answered all the same */
 	assert_int_equal(smf_ho_not_admitted(f->smf, f->ue1, 1, NULL, 0, &slice, &f->out), -EPROTO);
-	expect_prep_failed(f, 1, NGAP_CAUSE_RADIO_NETWORK, 28);
+	expect_prep_failed(f, 1, NGAP_CAUSE_RADIO_NETWORK, 39);
 	/* the target's transfer: its cause */
 	prepare(f, 1, false);
 	assert_int_equal(smf_ho_not_admitted(f->smf, f->ue1, 1, b, (size_t)n, &slice, &f->out), 0);
-	expect_prep_failed(f, 1, NGAP_CAUSE_RADIO_NETWORK, 26);
+	expect_prep_failed(f, 1, NGAP_CAUSE_RADIO_NETWORK, 22);
 	assert_int_equal(info_of(f, 1).ho_state, SMF_HO_NONE);
 	assert_int_equal(stats(f).ho_cancelled, 1);
 	/* not listed by the target (slice not served there): the AMF's cause */
 	prepare(f, 1, false);
 	assert_int_equal(smf_ho_not_admitted(f->smf, f->ue1, 1, NULL, 0, &slice, &f->out), 0);
-	expect_prep_failed(f, 1, NGAP_CAUSE_RADIO_NETWORK, 28);
+	expect_prep_failed(f, 1, NGAP_CAUSE_RADIO_NETWORK, 39);
 	/* an undecodable transfer: counted, still not admitted */
 	prepare(f, 1, false);
 	s0 = stats(f);
@@ -620,6 +621,77 @@ static void test_release_races(void **state)
 	fx_free(f);
 }
 
+static int want_sends;
+
+static bool sent_enough(struct fx *f)
+{
+	return f->sends >= want_sends;
+}
+
+/* Other procedures meeting a handover in preparation: an Xn path switch is refused (one handover
+ * at a time, TS 38.413 8.4.4), a UE-requested modification is rejected (TS 24.501 6.4.2.4: the
+ * UE may ask again), a subscription change waits and is retried by the SMF once the handover is
+ * done (TS 23.502 4.3.3.2); a new preparation ends the previous handover's forwarding tunnel. */
+static void test_collisions(void **state)
+{
+	static const uint8_t q1[] = { 1 };
+	struct fx *f = fx_new(16, 15);
+	struct ngap_path_switch_request_transfer ps;
+	struct smf_sess_info info;
+	struct nas_msg m;
+	uint8_t b[128];
+	unsigned skipped = 0;
+	int n, sends;
+
+	(void)state;
+	fx_establish(f, f->ue1, 1, "internet", &info);
+	prepare(f, 1, false);
+	memset(&ps, 0, sizeof(ps));
+	tun(&ps.dl_tunnel, TGT_ADDR, 32, 0x99);
+	ps.n_flows = 1;
+	memcpy(ps.qfis, q1, 1);
+	n = ngap_enc_path_switch_request_transfer(&ps, b, sizeof(b));
+	assert_true(n > 0);
+	assert_int_equal(smf_path_switch(f->smf, f->ue1, 1, b, (size_t)n, &f->out), -EPROTO);
+	assert_int_equal(f->out.n2_proc, SMF_N2_PATH_SWITCH_FAILED);
+	assert_int_equal(info_of(f, 1).gnb_teid, info.gnb_teid);
+	assert_int_equal(info_of(f, 1).ho_state, SMF_HO_PREPARING);
+	/* UE-requested modification */
+	memset(&m, 0, sizeof(m));
+	m.type = NAS_PDU_SESSION_MODIFICATION_REQUEST;
+	m.psi = 1;
+	m.pti = 5;
+	n = nas_encode(&m, b, sizeof(b), NULL);
+	assert_true(n > 0);
+	assert_int_equal(fx_n1(f, f->ue1, 1, b, (size_t)n), 0);
+	fx_dec_n1(f, &m, NAS_PDU_SESSION_MODIFICATION_REJECT);
+	assert_int_equal(m.pdu_mod_rej.cause, NAS_5GSM_INSUFFICIENT_RESOURCES);   /* #26 */
+	assert_int_equal(info_of(f, 1).state, SMF_ST_ACTIVE);
+	assert_int_equal(info_of(f, 1).ho_state, SMF_HO_PREPARING);
+	/* subscription change: skipped now, sent after the notify */
+	fx_resubscribe(f, SUPI1, 7, 30000000, false);
+	assert_int_equal(smf_ue_policy_update(f->smf, f->ue1, &skipped), 0);
+	assert_int_equal(skipped, 1);
+	sends = f->sends;
+	admit(f, 1, &(struct ack_opt){ .fwd = true });
+	assert_int_equal(smf_ho_complete(f->smf, f->ue1, 1), 0);
+	want_sends = sends + 1;
+	assert_true(fx_run_until(f, sent_enough, 5000));
+	assert_int_equal(f->s_proc, SMF_N2_MODIFY);
+	assert_int_equal(info_of(f, 1).state, SMF_ST_MODIFICATION_PENDING);
+	assert_int_equal(info_of(f, 1).ho_state, SMF_HO_NONE);
+	assert_int_equal(info_of(f, 1).gnb_teid, TGT_TEID);
+	assert_int_equal(fx_n2(f, f->ue1, 1, SMF_N2_MODIFY_RSP), 0);
+	assert_int_equal(fx_gsm(f, f->ue1, NAS_PDU_SESSION_MODIFICATION_COMPLETE, 1, 0, 0), 0);
+	assert_int_equal(info_of(f, 1).ambr_ul_bps, 30000000);
+	/* the forwarding tunnel of the handover just done goes with the next preparation */
+	assert_int_equal(stats(f).fwd_removed, 0);
+	prepare(f, 1, false);
+	assert_int_equal(stats(f).fwd_removed, 1);
+	assert_int_equal(info_of(f, 1).fwd_teid, 0);
+	fx_free(f);
+}
+
 static bool fwd_gone(struct fx *f)
 {
 	return stats(f).fwd_removed == 1;
@@ -746,13 +818,14 @@ static void test_upf(void **state)
 struct hc_frame {
 	const char *what;
 	long fwd_teid;                /* gTP_TEID expected in the frame; -1 none */
+	const char *fwd_addr;         /* its IPv4 address */
 	const char *cause;            /* a radioNetwork cause value expected; NULL none */
 };
 static struct hc_frame frames[4];
 static int n_frames;
 
 static const char *const hc_fields[] = { "ngap.gTP_TEID", "ngap.qosFlowIdentifier", "ngap.radioNetwork",
-					 "ngap.procedureCode" };
+					 "ngap.procedureCode", "ngap.TransportLayerAddressIPv4" };
 
 static int hc_row(void *ctx, int fr, char **fl)
 {
@@ -767,9 +840,9 @@ static int hc_row(void *ctx, int fr, char **fl)
 	if (x->fwd_teid >= 0) {
 		char want[24];
 		snprintf(want, sizeof(want), "%08lx", x->fwd_teid);
-		if (!strstr(fl[0], want) || strcmp(fl[1], "1")) {
-			fprintf(stderr, "frame %d (%s): gTP_TEID '%s' qfi '%s', want %s and 1\n", fr, x->what, fl[0],
-				fl[1], want);
+		if (!strstr(fl[0], want) || strcmp(fl[1], "1") || strcmp(fl[4], x->fwd_addr)) {
+			fprintf(stderr, "frame %d (%s): gTP_TEID '%s' qfi '%s' address '%s', want %s, 1, %s\n", fr,
+				x->what, fl[0], fl[1], fl[4], want, x->fwd_addr);
 			bad++;
 		}
 	} else if (fl[0][0]) {
@@ -825,7 +898,7 @@ static void test_tshark(void **state)
 	struct fx *f = fx_new(16, 15);
 	struct smf_sess_info i1;
 	struct smf_out cmd;
-	const struct ngap_cause slice = { NGAP_CAUSE_RADIO_NETWORK, 28 };
+	const struct ngap_cause slice = { NGAP_CAUSE_RADIO_NETWORK, 39 };   /* slice-not-supported */
 	char path[512];
 	struct pcapw *w;
 
@@ -834,7 +907,7 @@ static void test_tshark(void **state)
 	w = pcapw_open(path, PCAPW_SCTP_IPV4);
 	assert_non_null(w);
 	fx_establish(f, f->ue1, 1, "internet", &i1);
-	/* indirect: our N3 and UPF_FWD_TEID; session 2 not admitted (slice-not-supported, 28) */
+	/* indirect: our N3 and UPF_FWD_TEID; session 2 not admitted (slice-not-supported, 39) */
 	prepare(f, 1, false);
 	admit(f, 1, &(struct ack_opt){ .fwd = true });
 	cmd = f->out;
@@ -845,23 +918,24 @@ static void test_tshark(void **state)
 	assert_int_equal(smf_ho_not_admitted(f->smf, f->ue1, 2, NULL, 0, &slice, &f->out), 0);
 	assert_int_equal(smf_sess_info(f->smf, f->ue1, 1, &i1), 0);
 	add_command(w, &cmd, &f->out);
-	frames[n_frames++] = (struct hc_frame){ "indirect + release list", (long)UPF_FWD_TEID(i1.session_id), "28" };
+	frames[n_frames++] = (struct hc_frame){ "indirect + release list", (long)UPF_FWD_TEID(i1.session_id), N3_ADDR,
+						"39" };
 	assert_int_equal(smf_ho_complete(f->smf, f->ue1, 1), 0);
 	/* direct: the target's own forwarding tunnel */
 	prepare(f, 1, true);
 	admit(f, 1, &(struct ack_opt){ .fwd = true });
 	add_command(w, &f->out, NULL);
-	frames[n_frames++] = (struct hc_frame){ "direct", (long)FWD_TEID, NULL };
+	frames[n_frames++] = (struct hc_frame){ "direct", (long)FWD_TEID, FWD_ADDR, NULL };
 	assert_int_equal(smf_ho_complete(f->smf, f->ue1, 1), 0);
 	/* no forwarding: an empty transfer (every IE optional, 9.3.4.10) */
 	prepare(f, 1, true);
 	admit(f, 1, &(struct ack_opt){ .fwd = false });
 	add_command(w, &f->out, NULL);
-	frames[n_frames++] = (struct hc_frame){ "no forwarding", -1, NULL };
+	frames[n_frames++] = (struct hc_frame){ "no forwarding", -1, NULL, NULL };
 	assert_int_equal(pcapw_close(w), 0);
 
 	const struct tshark_fields q = {
-		.fields = hc_fields, .nfields = 4, .nframes = n_frames, .row = hc_row, .name = hc_name,
+		.fields = hc_fields, .nfields = 5, .nframes = n_frames, .row = hc_row, .name = hc_name,
 	};
 	assert_int_equal(tshark_fields(tshark, path, &q), 0);
 	fx_free(f);
@@ -875,7 +949,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_no_forwarding), cmocka_unit_test(test_admit_errors),
 		cmocka_unit_test(test_not_admitted),  cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_complete_errors), cmocka_unit_test(test_release_races),
-		cmocka_unit_test(test_guard),
+		cmocka_unit_test(test_guard),         cmocka_unit_test(test_collisions),
 	};
 	const struct CMUnitTest with_upf[] = { cmocka_unit_test(test_upf) };
 	const struct CMUnitTest with_tshark[] = { cmocka_unit_test(test_tshark) };

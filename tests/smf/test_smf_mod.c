@@ -21,30 +21,6 @@
 
 #include "smf_fx.h"
 
-static void resubscribe(struct fx *f, const char *supi, uint8_t qi5, uint64_t ambr, bool two_slices)
-{
-	struct udm_sub_in in;
-
-	memset(&in, 0, sizeof(in));
-	snprintf(in.data.supi, sizeof(in.data.supi), "%s", supi);
-	in.data.slices[0] = (struct udm_snssai){ 1, 0x010203 };
-	in.data.n_slices = 1;
-	if (two_slices) {
-		in.data.slices[1] = (struct udm_snssai){ 2, UDM_SD_NONE };
-		in.data.n_slices = 2;
-	}
-	in.data.dnns[0] = "internet";
-	in.data.n_dnns = 1;
-	in.data.ambr_ul_bps = ambr;
-	in.data.ambr_dl_bps = 2 * ambr;
-	in.data.qi5 = qi5;
-	in.data.arp = 3;
-	memset(in.k, 0x11, 16);
-	memset(in.opc, 0x22, 16);
-	in.op_is_opc = true;
-	assert_int_equal(udm_add(f->udm, &in), 0);
-}
-
 static void test_default_slice_from_allowed_nssai(void **state)
 {
 	struct fx *f = fx_new(16, 15);
@@ -53,7 +29,7 @@ static void test_default_slice_from_allowed_nssai(void **state)
 	const struct ngap_snssai sst2 = { 2, false, { 0 } }, sst3 = { 3, false, { 0 } };
 
 	(void)state;
-	resubscribe(f, SUPI1, 9, 100000000, true); /* subscribed to 1/010203 and 2 */
+	fx_resubscribe(f, SUPI1, 9, 100000000, true); /* subscribed to 1/010203 and 2 */
 	/* nothing from the AMF: the subscription's first (as before) */
 	assert_int_equal(fx_est(f, f->ue1, &(struct est_opt){ .psi = 1, .pti = 1, .no_snssai = true }), 0);
 	fx_dec_n1(f, &m, NAS_PDU_SESSION_ESTABLISHMENT_ACCEPT);
@@ -155,7 +131,7 @@ static void test_ue_requested_modification(void **state)
 	(void)state;
 	fx_establish(f, f->ue1, 1, "internet", &info); /* 5QI 7, AMBR 100M / 200M */
 	/* the policy gave the UE more since: the answer grants what the subscription says now */
-	resubscribe(f, SUPI1, 7, 300000000, false);
+	fx_resubscribe(f, SUPI1, 7, 300000000, false);
 	assert_int_equal(mod_req(f, 7, NULL, 0, NULL, 0), 0);
 	fx_dec_n1(f, &m, NAS_PDU_SESSION_MODIFICATION_COMMAND);
 	assert_int_equal(m.pti, 7);
@@ -234,7 +210,7 @@ static void test_policy_ambr_change(void **state)
 	assert_int_equal(f->sends, 0);
 	assert_int_equal(smf_supi_policy_update(f->smf, "imsi-001019999999999", NULL), -ENOENT);
 	/* the policy's session-AMBR changes: both sessions of UE 1 get a modification command */
-	resubscribe(f, SUPI1, 7, 50000000, false);
+	fx_resubscribe(f, SUPI1, 7, 50000000, false);
 	assert_int_equal(smf_supi_policy_update(f->smf, SUPI1, &skipped), 2);
 	assert_int_equal(skipped, 0);
 	assert_int_equal(f->sends, 2);
@@ -257,15 +233,15 @@ static void test_policy_ambr_change(void **state)
 		assert_int_equal(info.ambr_dl_bps, 100000000);
 	}
 	/* a change for everyone, walked one UE slot at a time */
-	resubscribe(f, SUPI1, 7, 70000000, false);
-	resubscribe(f, SUPI2, 9, 80000000, false);
+	fx_resubscribe(f, SUPI1, 7, 70000000, false);
+	fx_resubscribe(f, SUPI2, 9, 80000000, false);
 	while (cursor != SMF_WALK_END)
 		total += smf_policy_update_walk(f->smf, &cursor, 1, &skipped);
 	assert_int_equal(total, 3);
 	assert_int_equal(f->sends, 5);
 	/* a UE that cannot be reached: the modification is abandoned and counted as skipped */
 	assert_int_equal(fx_gsm(f, f->ue2, NAS_PDU_SESSION_MODIFICATION_COMPLETE, 1, 0, 0), 0);
-	resubscribe(f, SUPI2, 9, 90000000, false);
+	fx_resubscribe(f, SUPI2, 9, 90000000, false);
 	f->send_rc = -EAGAIN;
 	skipped = 0;
 	assert_int_equal(smf_ue_policy_update(f->smf, f->ue2, &skipped), 0);
@@ -306,7 +282,7 @@ static void test_policy_change_retried(void **state)
 	(void)state;
 	/* busy: the accept is out, the gNB has not answered */
 	assert_int_equal(fx_est(f, f->ue1, &o), 0);
-	resubscribe(f, SUPI1, 7, 30000000, false);
+	fx_resubscribe(f, SUPI1, 7, 30000000, false);
 	assert_int_equal(smf_ue_policy_update(f->smf, f->ue1, &skipped), 0);
 	assert_int_equal(skipped, 1);
 	sends = f->sends;
@@ -326,7 +302,7 @@ static void test_policy_change_retried(void **state)
 
 	/* unreachable: idle, the change waits for the user plane to come back */
 	assert_int_equal(smf_up_deactivate(f->smf, f->ue1), 1);
-	resubscribe(f, SUPI1, 7, 40000000, false);
+	fx_resubscribe(f, SUPI1, 7, 40000000, false);
 	f->send_rc = -EAGAIN;
 	skipped = 0;
 	assert_int_equal(smf_ue_policy_update(f->smf, f->ue1, &skipped), 0);
@@ -353,7 +329,7 @@ static void test_gbr_5qi_refused(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(gbr); i++) {
-		resubscribe(f, SUPI1, gbr[i], 100000000, false);
+		fx_resubscribe(f, SUPI1, gbr[i], 100000000, false);
 		assert_int_equal(fx_est(f, f->ue1, &(struct est_opt){ .psi = 1, .pti = 1 }), 0);
 		fx_dec_n1(f, &m, NAS_PDU_SESSION_ESTABLISHMENT_REJECT);
 		assert_int_equal(m.pdu_est_rej.cause, NAS_5GSM_SERVICE_OPTION_NOT_SUPPORTED);
@@ -362,7 +338,7 @@ static void test_gbr_5qi_refused(void **state)
 	for (uint8_t q = 5; q <= 9; q++) { /* non-GBR: accepted */
 		struct smf_sess_info info;
 
-		resubscribe(f, SUPI1, q, 100000000, false);
+		fx_resubscribe(f, SUPI1, q, 100000000, false);
 		fx_establish(f, f->ue1, q, "internet", &info);
 		assert_int_equal(info.five_qi, q);
 	}

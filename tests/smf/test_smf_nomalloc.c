@@ -2,7 +2,8 @@
 /*
  * No allocation on the per-message path: after one warm-up cycle, 200 full
  * session cycles (establish, gNB response, UE context release, downlink data
- * notification, service request, AMBR modification, UE-requested release)
+ * notification, service request, an N2 handover with indirect forwarding and
+ * a cancelled one (TS 23.502 4.9.1.3), AMBR modification, UE-requested release)
  * plus the reject and 5GSM status paths make no allocator call from our code.
  */
 #include <setjmp.h>
@@ -18,6 +19,35 @@
 #include "smf_fx.h"
 #include "testlib.h"
 
+/* TS 23.502 4.9.1.3.2-4.9.1.3.4: prepared, admitted (indirect forwarding), notified, forwarding
+ * ended; then prepared and cancelled. */
+static void handover(struct fx *f, uint8_t psi)
+{
+	struct ngap_ho_required_transfer rq = { .has_direct_forwarding = false };
+	struct ngap_ho_request_ack_transfer ack;
+	uint8_t rb[16], ab[128];
+	int rn, an;
+
+	memset(&ack, 0, sizeof(ack));
+	ack.dl_tunnel.addr_bits = 32;
+	memset(ack.dl_tunnel.addr, 0x0a, 4);
+	ack.dl_tunnel.teid[3] = 0x42;
+	ack.has_dl_forwarding = true;
+	ack.dl_forwarding = ack.dl_tunnel;
+	ack.dl_forwarding.teid[3] = 0x43;
+	ack.n_flows = 1;
+	ack.flows[0] = (struct ngap_qos_flow_fwd){ .qfi = 1, .forwarding_accepted = true };
+	rn = ngap_enc_ho_required_transfer(&rq, rb, sizeof(rb));
+	an = ngap_enc_ho_request_ack_transfer(&ack, ab, sizeof(ab));
+	assert_true(rn > 0 && an > 0);
+	assert_int_equal(smf_ho_prepare(f->smf, f->ue1, psi, rb, (size_t)rn, false, &f->out), 0);
+	assert_int_equal(smf_ho_admitted(f->smf, f->ue1, psi, ab, (size_t)an, &f->out), 0);
+	assert_int_equal(smf_ho_complete(f->smf, f->ue1, psi), 0);
+	assert_int_equal(smf_ho_end(f->smf, f->ue1, psi), 0);
+	assert_int_equal(smf_ho_prepare(f->smf, f->ue1, psi, rb, (size_t)rn, true, &f->out), 0);
+	assert_int_equal(smf_ho_cancel(f->smf, f->ue1, psi), 0);
+}
+
 static void cycle(struct fx *f, uint8_t psi)
 {
 	struct smf_sess_info info;
@@ -28,6 +58,7 @@ static void cycle(struct fx *f, uint8_t psi)
 	smf_upf_dl_data(f->smf, info.session_id);
 	assert_int_equal(smf_up_reactivate(f->smf, f->ue1, psi, &f->out), 0);
 	assert_int_equal(fx_setup_rsp(f, f->ue1, psi, 99), 0);
+	handover(f, psi);
 	assert_int_equal(smf_modify_ambr(f->smf, f->ue1, psi, 1000000, 2000000), 0);
 	assert_int_equal(fx_n2(f, f->ue1, psi, SMF_N2_MODIFY_RSP), 0);
 	assert_int_equal(fx_gsm(f, f->ue1, NAS_PDU_SESSION_MODIFICATION_COMPLETE, psi, 0, 0), 0);
@@ -64,6 +95,8 @@ static void test_nomalloc(void **state)
 	assert_int_equal(st.rel_ue, 201);
 	assert_int_equal(st.mod_ok, 201);
 	assert_int_equal(st.sessions, 0);
+	assert_int_equal(st.ho_completed, 201);
+	assert_int_equal(st.fwd_removed, 201);
 	printf("allocator calls over 200 cycles: %u\n", calls);
 	assert_int_equal(calls, 0);
 	fx_free(f);
