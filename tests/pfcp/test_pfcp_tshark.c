@@ -2,12 +2,15 @@
 /*
  * Wireshark's PFCP dissector as an independent decoder of what common/pfcp
  * encodes (TS 29.244): every message type with every IE (the test samples),
- * each minimal message (mandatory IEs only) and a CHOOSE / FQDN variant, as
+ * each minimal message (mandatory IEs only; CHOOSE and fixed F-TEIDs, IPv4,
+ * IPv6 and FQDN Node IDs among them), as
  * IPv4 / UDP to port 8805 (4.2.2) in exported-PDU records for the "ip"
  * dissector, with real checksums (tshark verifies them: -o options below).
  * Fails on any Malformed frame, any error-level expert item, and any key
  * field that tshark reads back differently: message type, sequence number,
- * SEIDs (header and F-SEID), PDR / FAR / QER / URR IDs, F-TEID TEIDs, cause.
+ * SEIDs (header and F-SEID), PDR / FAR / QER / URR / BAR IDs, F-TEID TEIDs and
+ * CHOOSE IDs, precedence, outer header creation TEIDs, UE IPv4 addresses, UL MBR,
+ * cause, downlink volume and duration measurements.
  * Without tshark it prints why and exits 77 (meson: SKIP).
  *
  * argv[1] = path of tshark (from meson find_program), argv[2] = work dir.
@@ -24,10 +27,15 @@
 #define MAX_FRAMES 64
 #define LIST_LEN 512
 
-enum { F_TYPE, F_SEQ, F_SEID, F_PDR, F_FAR, F_QER, F_URR, F_TEID, F_CAUSE, NF };
+enum {
+	F_TYPE, F_SEQ, F_SEID, F_PDR, F_FAR, F_QER, F_URR, F_TEID, F_CAUSE, F_PREC, F_CHOOSE,
+	F_OHC_TEID, F_UE_IP, F_UL_MBR, F_BAR, F_DL_VOLM, F_DURATION, NF
+};
 static const char *const fields[NF] = {
 	"pfcp.msg_type", "pfcp.seqno", "pfcp.seid", "pfcp.pdr_id", "pfcp.far_id",
-	"pfcp.qer_id", "pfcp.urr_id", "pfcp.f_teid.teid", "pfcp.cause",
+	"pfcp.qer_id", "pfcp.urr_id", "pfcp.f_teid.teid", "pfcp.cause", "pfcp.precedence",
+	"pfcp.f_teid.choose_id", "pfcp.outer_hdr_creation.teid", "pfcp.ue_ip_addr_ipv4",
+	"pfcp.ul_mbr", "pfcp.bar_id", "pfcp.volume_measurement.dlvol", "pfcp.duration_measurement",
 };
 
 struct expect {
@@ -47,6 +55,15 @@ static void add(char *list, unsigned long long v)
 	snprintf(list + n, LIST_LEN - n, "%s%llu", n ? "," : "", v);
 }
 
+/* F-TEID: the TEID when fixed, the CHOOSE ID when the UP function chooses (8.2.3) */
+static void fteid(const struct pfcp_fteid *t, struct expect *x)
+{
+	if (!(t->flags & PFCP_FTEID_CH))
+		add(x->v[F_TEID], t->teid);
+	else if (t->flags & PFCP_FTEID_CHID)
+		add(x->v[F_CHOOSE], t->choose_id);
+}
+
 /* The values tshark shows, in wire order = table order (the encoder's order) */
 static void collect(const struct pfcp_grp *g, const void *s, struct expect *x)
 {
@@ -57,14 +74,24 @@ static void collect(const struct pfcp_grp *g, const void *s, struct expect *x)
 			const void *v = pfcp_cval(s, d, k);
 			int f = d->type == PFCP_IE_PDR_ID ? F_PDR : d->type == PFCP_IE_FAR_ID ? F_FAR :
 				d->type == PFCP_IE_QER_ID ? F_QER : d->type == PFCP_IE_URR_ID ? F_URR :
-				d->type == PFCP_IE_CAUSE ? F_CAUSE : -1;
+				d->type == PFCP_IE_CAUSE ? F_CAUSE : d->type == PFCP_IE_PRECEDENCE ? F_PREC :
+				d->type == PFCP_IE_BAR_ID ? F_BAR : d->type == PFCP_IE_DURATION_MEASUREMENT ? F_DURATION :
+				-1;
 
 			if (d->kind == PFCP_K_GROUP)
 				collect(d->grp, v, x);
 			else if (d->kind == PFCP_K_FSEID)
 				add(x->v[F_SEID], ((const struct pfcp_fseid *)v)->seid);
-			else if (d->kind == PFCP_K_FTEID && !(((const struct pfcp_fteid *)v)->flags & PFCP_FTEID_CH))
-				add(x->v[F_TEID], ((const struct pfcp_fteid *)v)->teid);
+			else if (d->kind == PFCP_K_FTEID)
+				fteid(v, x);
+			else if (d->kind == PFCP_K_OHC && (((const struct pfcp_ohc *)v)->desc & PFCP_OHC_GTPU4))
+				add(x->v[F_OHC_TEID], ((const struct pfcp_ohc *)v)->teid);
+			else if (d->kind == PFCP_K_UE_IP && (((const struct pfcp_ue_ip *)v)->flags & PFCP_UEIP_V4))
+				add(x->v[F_UE_IP], pfcp_get(((const struct pfcp_ue_ip *)v)->ipv4, 4));
+			else if (d->type == PFCP_IE_MBR)
+				add(x->v[F_UL_MBR], ((const struct pfcp_bitrate *)v)->ul);
+			else if (d->kind == PFCP_K_VOLMEAS && (((const struct pfcp_volume *)v)->flags & PFCP_VOL_DLVOL))
+				add(x->v[F_DL_VOLM], ((const struct pfcp_volume *)v)->dl);
 			else if (f >= 0)
 				add(x->v[f], d->kind == PFCP_K_U8 ? *(const uint8_t *)v :
 					     d->kind == PFCP_K_U16 ? *(const uint16_t *)v : *(const uint32_t *)v);
@@ -135,7 +162,16 @@ static int put(struct pcapw *w, const struct pfcp_msg *m, const char *what)
 	return pcapw_upper(w, "ip", pkt, (size_t)n + 28) ? 1 : 0;
 }
 
-/* tshark shows numbers in decimal or 0x-hex; compare lists value by value */
+/* a.b.c.d as a number, as add() stores addresses */
+static unsigned long long ip4(const char *s)
+{
+	unsigned a = 0, b = 0, c = 0, d = 0;
+
+	sscanf(s, "%u.%u.%u.%u", &a, &b, &c, &d);
+	return (unsigned long long)a << 24 | b << 16 | c << 8 | d;
+}
+
+/* tshark shows numbers in decimal or 0x-hex, addresses dotted; compare lists value by value */
 static int same_list(const char *want, const char *got)
 {
 	char g[LIST_LEN * 2], *save = NULL, *tok;
@@ -144,7 +180,8 @@ static int same_list(const char *want, const char *got)
 	snprintf(g, sizeof(g), "%s", got);
 	for (tok = strtok_r(g, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *end;
-		unsigned long long a = strtoull(tok, NULL, 0), b = strtoull(w, &end, 10);
+		unsigned long long a = strchr(tok, '.') ? ip4(tok) : strtoull(tok, NULL, 0);
+		unsigned long long b = strtoull(w, &end, 10);
 
 		if (!*w || a != b)
 			return 0;
