@@ -72,6 +72,8 @@ void amf_cfg_default(struct amf_cfg *c)
 	c->t3555_ms = 6000;
 	/* TS 38.413 8.3.3 has no timer of its own: as long as the NAS guard timers. */
 	c->release_guard_ms = 6000;
+	c->ho_prep_ms = 5000;      /* the target answers within a radio resource setup */
+	c->ho_overall_ms = 10000;  /* the UE reaches the target, the source releases */
 	c->t3560_ms = 6000;
 	c->t3570_ms = 6000;
 	c->mobile_reachable_s = c->t3512_s + 240;

@@ -71,6 +71,11 @@ struct amf_cfg {
 	uint32_t t3550_ms;         /* registration accept → complete */
 	uint32_t t3555_ms;         /* configuration update command */
 	uint32_t release_guard_ms; /* UE CONTEXT RELEASE COMMAND without COMPLETE: released anyway */
+	/* N2 handover guards (TS 38.413 8.4.1: the gNB's TNGRELOCprep / TNGRELOCoverall have an AMF
+	 * side here): HANDOVER REQUEST -> the target's answer; HANDOVER COMMAND -> NOTIFY, and
+	 * NOTIFY -> the source's RELEASE COMPLETE. */
+	uint32_t ho_prep_ms;
+	uint32_t ho_overall_ms;
 	uint32_t t3560_ms;         /* authentication / security mode */
 	uint32_t t3570_ms;         /* identification */
 	uint32_t mobile_reachable_s;   /* default T3512 + 4 min (TS 24.501 5.3.7) */
@@ -179,6 +184,16 @@ struct amf_stats {
 	uint64_t paging_sent;          /* PAGING messages (each gNB counts) incl. T3513 repeats */
 	uint64_t paging_gave_up;
 	uint64_t connected;            /* UEs in CM-CONNECTED (bound to a gNB) */
+	/* N2 handover (TS 23.502 4.9.1.3, TS 38.413 8.4) */
+	uint64_t ho_required;          /* HANDOVER REQUIREDs taken for a UE (not the foreign ones) */
+	uint64_t ho_prep_failed;       /* HANDOVER PREPARATION FAILUREs sent, by reason below */
+	uint64_t ho_prep_failed_target, ho_prep_failed_state, ho_prep_failed_sessions;
+	uint64_t ho_prep_failed_refused, ho_prep_failed_guard;
+	uint64_t ho_commands;          /* HANDOVER COMMANDs sent */
+	uint64_t ho_notified;          /* handovers completed by HANDOVER NOTIFY */
+	uint64_t ho_cancelled;         /* handovers cancelled (HANDOVER CANCEL, release, association loss) */
+	uint64_t ho_guard_expired;     /* ho-prep / ho-overall expiries */
+	uint64_t ho_refused;           /* handover messages with foreign IDs or in the wrong state */
 };
 void amf_get_stats(const struct amf *amf, struct amf_stats *out);
 

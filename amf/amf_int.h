@@ -36,7 +36,15 @@
 
 /* NGAP cause values by their index in TS 38.413 9.4.5 (v17.3.0) enumerations. */
 #define AMF_CAUSE_RN_UNSPECIFIED 0
+#define AMF_CAUSE_RN_SUCCESSFUL_HO 2         /* successful-handover */
 #define AMF_CAUSE_RN_RELEASE_5GC 4           /* release-due-to-5gc-generated-reason */
+#define AMF_CAUSE_RN_HO_CANCELLED 5          /* handover-cancelled */
+#define AMF_CAUSE_RN_HO_FAIL_TARGET 7        /* ho-failure-in-target-5GC-ngran-node-or-target-system */
+#define AMF_CAUSE_RN_HO_TARGET_NOT_ALLOWED 8 /* ho-target-not-allowed */
+#define AMF_CAUSE_RN_TNGRELOCOVERALL_EXPIRY 9 /* tngrelocoverall-expiry */
+#define AMF_CAUSE_RN_TNGRELOCPREP_EXPIRY 10  /* tngrelocprep-expiry */
+#define AMF_CAUSE_RN_UNKNOWN_TARGET_ID 12    /* unknown-targetID */
+#define AMF_CAUSE_RN_UNKNOWN_PDU_SESSION 26  /* unknown-PDU-session-ID */
 #define AMF_CAUSE_RN_UNKNOWN_LOCAL_UE_ID 14
 #define AMF_CAUSE_RN_INCONSISTENT_REMOTE_UE_ID 15
 #define AMF_CAUSE_RN_SLICE_NOT_SUPPORTED 39
@@ -79,6 +87,8 @@ enum amf_tmr {
 	AMF_TMR_MOBILE_REACHABLE,
 	AMF_TMR_IMPLICIT_DEREG,
 	AMF_TMR_RELEASE_GUARD,     /* UE CONTEXT RELEASE COMMAND sent, COMPLETE awaited */
+	AMF_TMR_HO_PREP,           /* N2 handover: HANDOVER REQUEST sent, the target's answer awaited */
+	AMF_TMR_HO_OVERALL,        /* N2 handover: COMMAND sent (NOTIFY awaited), then the source's release */
 	AMF_TMR_COUNT,
 };
 /* TS 24.501 5.4.1.3.7 b), 5.4.2.7 b), 5.4.3.7 b), 5.5.1.2.8 c), 5.5.2.3.5 a):
@@ -120,6 +130,51 @@ struct amf;
 struct amf_nssai {
 	struct amf_snssai s[AMF_MAX_NSSAI];
 	uint8_t n;
+};
+
+/* ---- N2 handover (ho_fsm.c, ngap_ho.c, ngap_ho_exec.c; TS 23.502 4.9.1.3, TS 38.413 8.4) ---- */
+enum amf_ho_state {
+	AMF_HO_NONE = 0,           /* no handover (a released leg may linger: ho.leg_gnb) */
+	AMF_HO_PREPARING,          /* HANDOVER REQUEST sent, the target's answer awaited (ho-prep guard) */
+	AMF_HO_PREPARED,           /* HANDOVER COMMAND sent, HANDOVER NOTIFY awaited (ho-overall guard) */
+	AMF_HO_COMPLETING,         /* the UE is on the target; the source's release pending (ho-overall) */
+	AMF_HO_STATE_COUNT,
+};
+enum amf_ho_event {
+	AMF_HO_EV_REQUIRED = 0,    /* HANDOVER REQUIRED from the UE's serving gNB */
+	AMF_HO_EV_REQ_ACK,         /* HANDOVER REQUEST ACKNOWLEDGE on the leg */
+	AMF_HO_EV_REQ_FAIL,        /* HANDOVER FAILURE on the leg */
+	AMF_HO_EV_CANCEL,          /* HANDOVER CANCEL from the serving gNB */
+	AMF_HO_EV_UL_STATUS,       /* UPLINK RAN STATUS TRANSFER from the serving gNB */
+	AMF_HO_EV_NOTIFY,          /* HANDOVER NOTIFY on the leg */
+	AMF_HO_EV_GUARD,           /* ho-prep / ho-overall expired */
+	AMF_HO_EV_SRC_LOST,        /* the source's association is gone */
+	AMF_HO_EV_TGT_LOST,        /* the target's association is gone */
+	AMF_HO_EV_REL_DONE,        /* UE CONTEXT RELEASE COMPLETE on the leg (the source's after NOTIFY) */
+	AMF_HO_EV_AN_REL,          /* the UE's own N2 connection is released (release request, reset) */
+	AMF_HO_EV_ABORT,           /* the UE context goes or is replaced */
+	AMF_HO_EV_COUNT,
+};
+
+/* The UE's handover. The leg is the other UE-associated NG connection: the target's while
+ * PREPARING / PREPARED (its AMF UE NGAP ID is ours, given in HANDOVER REQUEST; its RAN UE
+ * NGAP ID comes with the acknowledge), the source's while COMPLETING, and a released one
+ * in NONE until its RELEASE COMPLETE. A UE with a leg is on amf->ho_head. */
+struct amf_ho {
+	uint8_t state;             /* enum amf_ho_state: written by amf_ho_dispatch only */
+	uint8_t handover_type;     /* of the HANDOVER REQUIRED */
+	bool src_gone;             /* the source's association went after the command */
+	bool in_fsm;               /* an action is running (no nested handover event) */
+	bool leg_has_ran;
+	struct amf_gnb *leg_gnb;
+	uint64_t leg_amf_id;
+	uint32_t leg_ran_id;
+	uint16_t leg_stream;
+	uint16_t prepared;         /* PSIs given to smf_ho_prepare (bit psi) */
+	uint16_t admitted;         /* PSIs the target took (smf_ho_admitted) */
+	uint16_t drop;             /* PSIs released after the handover (slice, refused by the target) */
+	struct ngap_cause cause;   /* of the HANDOVER REQUIRED */
+	struct amf_ue *next, *prev;
 };
 
 struct amf_ue {
@@ -242,6 +297,7 @@ struct amf_ue {
 	bool nssai_cuc_pending;
 	bool nssai_cuc_inflight;   /* the command under T3555 carries the allowed NSSAI */
 	bool nssai_cuc_reg_req;    /* ... with "registration requested" (no S-NSSAI left) */
+	struct amf_ho ho;          /* N2 handover (ngap_ho.c) */
 };
 
 #define AMF_NIL64 UINT64_MAX
@@ -347,6 +403,7 @@ struct amf {
 	uint64_t ngap_msgs[AMF_NGAP_PROC_SLOTS][2][AMF_NGAP_PDU_TYPES];
 	uint64_t reg_acc_type[AMF_REG_TYPES];
 	uint64_t reg_rej_cause[256];
+	struct amf_ue *ho_head;    /* UEs with a handover leg (struct amf_ho) */
 };
 
 /* ---- ue_store.c ---- */
@@ -358,6 +415,10 @@ struct amf_ue *amf_ue_alloc(struct amf *amf);
 void amf_ue_free(struct amf_ue *ue);
 /* Bind / unbind the N2 association: assigns a fresh AMF UE NGAP ID. */
 int amf_ue_bind(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id);
+/* A fresh AMF UE NGAP ID for a connection of ue (generation << idx_bits | idx), and the bind
+ * with an ID given before (the target leg of an N2 handover, amf_ho_leg_by_id). */
+uint64_t amf_ue_ngap_id_new(struct amf_ue *ue);
+int amf_ue_bind_id(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id, uint64_t amf_ue_ngap_id);
 void amf_ue_unbind(struct amf_ue *ue);
 /* The SUPI of an authenticated context (indexed), or of one that has not authenticated
  * yet (pending: known to the context only). */
@@ -525,8 +586,86 @@ int amf_as_nh_next(struct amf_ue *ue, struct ngap_security_context *out);
 void amf_as_nh_reset(struct amf_ue *ue);
 
 /* ---- ngap_mob.c: N2 mobility ---- */
+/* The gNB announced s in one of our TAs (NG Setup / RAN Configuration Update). */
+bool amf_gnb_has_slice(const struct amf_gnb *gnb, const struct ngap_snssai *s);
 /* PATH SWITCH REQUEST from gnb (TS 38.413 8.4.4, TS 23.502 4.9.1.2.2). */
 void amf_ngap_path_switch(struct amf *amf, struct amf_gnb *gnb, const struct ngap_path_switch_request *rq);
+
+/* ---- ho_fsm.c: the N2 handover state table (struct amf_ho) ---- */
+const char *amf_ho_state_name(unsigned s);
+const char *amf_ho_event_name(unsigned ev);
+/* The one place ue->ho.state changes: the action of (state, ev) when the table has one, and
+ * the state it returns when the table allows it. arg: the event's decoded message or NULL.
+ * 0, -EPERM (not taken in this state: logged; the caller answers) or the action's -errno. */
+int amf_ho_dispatch(struct amf_ue *ue, enum amf_ho_event ev, const void *arg);
+/* The table as text, one line per state x event ("STATE  EVENT  -> NEXT|NEXT"). Bytes
+ * written (without the NUL) or -ENOSPC. */
+int amf_ho_table_print(char *buf, size_t len);
+/* Actions (ngap_ho.c, ngap_ho_exec.c): each returns the next enum amf_ho_state or -errno. */
+int amf_ho_a_required(struct amf_ue *ue, const void *arg);
+int amf_ho_a_busy(struct amf_ue *ue, const void *arg);
+int amf_ho_a_req_ack(struct amf_ue *ue, const void *arg);
+int amf_ho_a_req_fail(struct amf_ue *ue, const void *arg);
+int amf_ho_a_late_ack(struct amf_ue *ue, const void *arg);
+int amf_ho_a_cancel(struct amf_ue *ue, const void *arg);
+int amf_ho_a_cancel_ack_only(struct amf_ue *ue, const void *arg);
+int amf_ho_a_ul_status(struct amf_ue *ue, const void *arg);
+int amf_ho_a_ignore(struct amf_ue *ue, const void *arg);
+int amf_ho_a_notify(struct amf_ue *ue, const void *arg);
+int amf_ho_a_late_notify(struct amf_ue *ue, const void *arg);
+int amf_ho_a_prep_guard(struct amf_ue *ue, const void *arg);
+int amf_ho_a_overall_guard(struct amf_ue *ue, const void *arg);
+int amf_ho_a_src_lost(struct amf_ue *ue, const void *arg);
+int amf_ho_a_src_gone(struct amf_ue *ue, const void *arg);
+int amf_ho_a_tgt_lost(struct amf_ue *ue, const void *arg);
+int amf_ho_a_abandon(struct amf_ue *ue, const void *arg);
+int amf_ho_a_src_released(struct amf_ue *ue, const void *arg);
+int amf_ho_a_forget_leg(struct amf_ue *ue, const void *arg);
+
+/* ---- ngap_ho.c / ngap_ho_exec.c: N2 handover messages (TS 38.413 8.4.1-8.4.3, 8.4.5-8.4.7) ---- */
+void amf_ngap_ho_required(struct amf *amf, struct amf_gnb *gnb, const struct ngap_handover_required *m);
+/* HANDOVER REQUEST ACKNOWLEDGE / HANDOVER FAILURE (the outcomes of Handover Resource Allocation). */
+void amf_ngap_ho_request_outcome(struct amf *amf, struct amf_gnb *gnb, const struct ngap_msg *m);
+void amf_ngap_ho_notify(struct amf *amf, struct amf_gnb *gnb, const struct ngap_handover_notify *m);
+void amf_ngap_ho_cancel(struct amf *amf, struct amf_gnb *gnb, const struct ngap_handover_cancel *m);
+void amf_ngap_ul_ran_status(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ran_status_transfer *m);
+/* UE CONTEXT RELEASE COMPLETE naming a handover leg of gnb: handled, true; else false. */
+bool amf_ngap_ho_leg_released(struct amf *amf, struct amf_gnb *gnb, uint64_t amf_ue_id);
+/* The UE whose leg is (gnb, amf_ue_id), or NULL. */
+struct amf_ue *amf_ho_leg_by_id(struct amf *amf, const struct amf_gnb *gnb, uint64_t amf_ue_id);
+/* gnb's association is going (before its UEs are released): each handover it is part of. */
+void amf_ho_gnb_lost(struct amf *amf, struct amf_gnb *gnb);
+/* The UE's N2 connection is released (a release request, an AN release): a handover running ends. */
+void amf_ho_an_released(struct amf_ue *ue);
+/* The context goes or is replaced: its handover ends (the SMF told, the target leg released). */
+void amf_ho_abort(struct amf_ue *ue);
+/* ho-prep / ho-overall gave up (timers.c). */
+void amf_on_ho_guard(struct amf_ue *ue);
+/* Shared by ngap_ho.c and ngap_ho_exec.c. The next message in amf->tx: its header and the union
+ * member about to be filled cleared (not the whole 16 KB union). */
+struct ngap_msg *amf_ho_tx(struct amf *amf, uint8_t type, uint8_t proc, size_t member);
+/* Why the UE's N2 connection cannot move now (not registered, no AS security, being released),
+ * or NULL: shared by the Xn path switch and the N2 handover. */
+const char *amf_ue_not_movable(const struct amf_ue *ue);
+/* A PDU session ID listed twice (TS 38.413 8.4.1.4, 8.4.4.4: the request fails as a whole). */
+bool amf_psi_listed_twice(const struct ngap_pdu_sess_item *l, unsigned n);
+void amf_ho_leg_set(struct amf_ue *ue, struct amf_gnb *gnb, uint64_t amf_id);
+void amf_ho_leg_clear(struct amf_ue *ue);
+/* UE CONTEXT RELEASE COMMAND on the leg (TS 38.413 8.3.3; the AMF UE NGAP ID alone when the
+ * target gave no RAN UE NGAP ID yet). */
+int amf_ho_leg_release(struct amf_ue *ue, uint8_t cause_group, uint8_t cause_value);
+/* Why a preparation failed (the ho_prep_failed_* counters). */
+enum amf_ho_fail {
+	AMF_HO_FAIL_TARGET = 0,    /* unknown target, target not allowed, not intra-5GS */
+	AMF_HO_FAIL_STATE,         /* the UE cannot be handed over now */
+	AMF_HO_FAIL_SESSIONS,      /* no session could be prepared or was admitted */
+	AMF_HO_FAIL_REFUSED,       /* HANDOVER FAILURE from the target, or its association lost */
+	AMF_HO_FAIL_GUARD,         /* no answer from the target before ho-prep */
+};
+/* HANDOVER PREPARATION FAILURE to the UE's serving gNB (TS 38.413 8.4.1.3), counted. */
+void amf_ho_prep_failure(struct amf_ue *ue, enum amf_ho_fail why, uint8_t group, uint8_t value);
+/* smf_ho_cancel for every session still in the handover (8.4.5, TS 23.502 4.9.1.4). */
+void amf_ho_sessions_cancel(struct amf_ue *ue);
 
 /* ---- nas_sec.c ---- */
 enum amf_nas_kind {

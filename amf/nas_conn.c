@@ -50,6 +50,7 @@ struct amf_ue *amf_ue_adopt(struct amf_ue *ue, struct amf_ue *old)
 
 	if (old == ue)
 		return ue;
+	amf_ho_abort(old);   /* the UE left its connection: an N2 handover running ends */
 	if (old->gnb) {
 		/* The UE left its old N2 connection without telling: drop it (TS 23.502 4.2.2.2.2). */
 		if (old->gnb != gnb || old->ran_ue_ngap_id != ran_id)
@@ -83,6 +84,7 @@ void amf_ue_supersede(struct amf_ue *ue)
 
 	if (old && old != ue && !old->reaping) {
 		amf_ue_log(LOGL_INFO, old, "replaced by authenticated ue=%u", ue->idx);
+		amf_ho_abort(old);   /* before its sessions move: the SMF ends their handover */
 		amf_tmr_stop_all(old);
 		if (old->gnb) {
 			if (!old->release_pending)
@@ -126,6 +128,7 @@ int amf_a_an_rel(struct amf_ue *ue, struct amf_gmm_ctx *c)
 			     amf_gmm_main(ue) != AMF_GMM_DEREGISTERED_INITIATED;
 
 	(void)c;
+	amf_ho_an_released(ue);   /* an N2 handover running ends (ngap_ho_exec.c) */
 	amf_ue_unbind(ue);
 	ue->sec_active = false;
 	ue->ics_sent = false;

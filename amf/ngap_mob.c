@@ -26,7 +26,7 @@ struct ps_ans {
 	uint16_t drop;          /* PSIs on a slice the target does not support (step 1b) */
 };
 
-static bool target_has_slice(const struct amf_gnb *gnb, const struct ngap_snssai *s)
+bool amf_gnb_has_slice(const struct amf_gnb *gnb, const struct ngap_snssai *s)
 {
 	uint32_t sd = s->has_sd ? (uint32_t)s->sd[0] << 16 | (uint32_t)s->sd[1] << 8 | s->sd[2] : AMF_SD_NONE;
 
@@ -78,7 +78,7 @@ static void switch_sessions(struct amf_ue *ue, struct amf_gnb *gnb, const struct
 		struct smf_out o;
 		int rc;
 
-		if (smf_sess_info(amf->smf, ue->sm, it->id, &si) == 0 && !target_has_slice(gnb, &si.snssai)) {
+		if (smf_sess_info(amf->smf, ue->sm, it->id, &si) == 0 && !amf_gnb_has_slice(gnb, &si.snssai)) {
 			amf_ue_log(LOGL_INFO, ue, "psi=%u on S-NSSAI %u not supported by the target: released",
 				   it->id, si.snssai.sst);
 			a->drop |= (uint16_t)(1u << it->id);
@@ -210,31 +210,16 @@ static int send_ack(struct amf_ue *ue, const struct ngap_path_switch_request *rq
 	return rc;
 }
 
-/* TS 38.413 8.4.4.4: one PDU session ID twice: the request fails as a whole. */
-static bool duplicate_psi(const struct ngap_path_switch_request *rq)
-{
-	uint32_t seen = 0;
-
-	for (unsigned i = 0; i < rq->n_sessions; i++) {
-		if (seen & (1u << (rq->sessions[i].id & 31)))
-			return true;
-		seen |= 1u << (rq->sessions[i].id & 31);
-	}
-	return false;
-}
-
 /* Why this UE cannot switch now, or NULL. */
 static const char *cannot_switch(const struct amf_ue *ue, const struct ngap_path_switch_request *rq)
 {
-	if (!amf_gmm_registered(ue))
-		return "not registered (a registration or common procedure is running)";
-	if (!ue->sec_active || !ue->ics_sent || !ue->nh_valid)
-		return "no AS security context";
-	if (ue->release_pending)
-		return "its N2 connection is being released";
+	const char *why = amf_ue_not_movable(ue);
+
+	if (why)
+		return why;
 	if (!ue->amf->smf || !ue->sm)
 		return "no PDU session";
-	if (duplicate_psi(rq))
+	if (amf_psi_listed_twice(rq->sessions, rq->n_sessions))   /* TS 38.413 8.4.4.4 */
 		return "a PDU session ID listed twice";
 	return NULL;
 }

@@ -56,8 +56,11 @@ void amf_n2_assoc_up(struct amf *amf, uint32_t assoc, uint16_t in_streams, uint1
 }
 
 /* Every UE bound to gnb loses its N2 connection (reset or association loss). */
-static void gnb_release_all_ues(struct amf_gnb *gnb)
+static void gnb_release_all_ues(struct amf *amf, struct amf_gnb *gnb)
 {
+	/* N2 handovers this gNB is part of first (ngap_ho_exec.c): a source gone after the
+	 * command leaves its UE waiting for the target's NOTIFY, not released */
+	amf_ho_gnb_lost(amf, gnb);
 	while (gnb->ue_head)
 		amf_ue_an_released(gnb->ue_head);
 }
@@ -72,7 +75,7 @@ void amf_n2_assoc_down(struct amf *amf, uint32_t assoc)
 	/* TS 23.502 4.2.6 / TS 38.413 8.7.1: the NGAP UE associations of this gNB are gone;
 	 * issue 6: with them every PDU session of those UEs (rules, addresses). */
 	amf->an_lost = true;
-	gnb_release_all_ues(gnb);
+	gnb_release_all_ues(amf, gnb);
 	amf->an_lost = false;
 	amf_gnb_del(amf, gnb);
 }
@@ -197,7 +200,7 @@ static void ng_setup(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ng_
 	/* TS 38.413 8.7.1.1: NG Setup erases existing application level configuration
 	 * data; UE-associated connections of this gNB do not survive it. */
 	if (gnb->setup_done)
-		gnb_release_all_ues(gnb);
+		gnb_release_all_ues(amf, gnb);
 	memcpy(gnb->name, rq->ran_node_name.p ? (const char *)rq->ran_node_name.p : "", nl);
 	gnb->name[nl] = '\0';
 	memcpy(gnb->plmn, rq->ran_node_id.plmn.v, 3);
@@ -283,7 +286,7 @@ static void ng_reset(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ng_
 	log_info("amf", "assoc=%u NG Reset from gNB all=%d n=%u", gnb->assoc, rq->reset_all, rq->n_ues);
 	if (rq->reset_all) {
 		/* TS 38.413 8.7.4.2.2: release every UE-associated logical NG-connection. */
-		gnb_release_all_ues(gnb);
+		gnb_release_all_ues(amf, gnb);
 	} else if (rq->ues_raw.len) {
 		/* The whole list (up to maxnoofNGConnectionsToReset 65536), walked from its
 		 * octets and echoed as received (8.7.4.2.2). */
@@ -313,7 +316,7 @@ int amf_n2_reset(struct amf *amf, uint32_t assoc)
 	if (!gnb || !gnb->setup_done)
 		return -ENOENT;
 	/* TS 38.413 8.7.4.2.1: AMF-initiated reset of the whole NG interface. */
-	gnb_release_all_ues(gnb);
+	gnb_release_all_ues(amf, gnb);
 	memset(tx, 0, sizeof(*tx));
 	tx->type = NGAP_INITIATING;
 	tx->proc = NGAP_PROC_NG_RESET;
@@ -413,6 +416,8 @@ static void ue_release_request(struct amf *amf, struct amf_gnb *gnb,
 
 	if (!ue)
 		return;
+	/* TS 23.502 4.9.1.4: a release asked for during an N2 handover cancels it */
+	amf_ho_an_released(ue);
 	/* TS 38.413 8.3.2: answered with UE CONTEXT RELEASE COMMAND. */
 	amf_ngap_release(ue, m->cause.group, m->cause.value);
 }
@@ -420,8 +425,12 @@ static void ue_release_request(struct amf *amf, struct amf_gnb *gnb,
 static void ue_release_complete(struct amf *amf, struct amf_gnb *gnb,
 				const struct ngap_ue_context_release_complete *m)
 {
-	struct amf_ue *ue = amf_ue_by_amf_id(amf, m->amf_ue_id);
+	struct amf_ue *ue;
 
+	/* a handover leg (the target's after a cancel, the source's after NOTIFY): that leg only */
+	if (amf_ngap_ho_leg_released(amf, gnb, m->amf_ue_id))
+		return;
+	ue = amf_ue_by_amf_id(amf, m->amf_ue_id);
 	if (!ue || ue->gnb != gnb)
 		return;   /* already gone: nothing to release */
 	amf_ue_an_released(ue);
@@ -491,6 +500,19 @@ static void dispatch_initiating(struct amf *amf, struct amf_gnb *gnb, struct nga
 		break;
 	case NGAP_PROC_PATH_SWITCH_REQUEST:
 		amf_ngap_path_switch(amf, gnb, &m->u.path_switch_request);   /* ngap_mob.c */
+		break;
+	/* N2 handover (TS 38.413 8.4.1, 8.4.3, 8.4.5, 8.4.6): ngap_ho.c, ngap_ho_exec.c */
+	case NGAP_PROC_HANDOVER_PREPARATION:
+		amf_ngap_ho_required(amf, gnb, &m->u.handover_required);
+		break;
+	case NGAP_PROC_HANDOVER_NOTIFICATION:
+		amf_ngap_ho_notify(amf, gnb, &m->u.handover_notify);
+		break;
+	case NGAP_PROC_HANDOVER_CANCEL:
+		amf_ngap_ho_cancel(amf, gnb, &m->u.handover_cancel);
+		break;
+	case NGAP_PROC_UPLINK_RAN_STATUS_TRANSFER:
+		amf_ngap_ul_ran_status(amf, gnb, &m->u.uplink_ran_status_transfer);
 		break;
 	case NGAP_PROC_PDU_SESSION_RESOURCE_NOTIFY:
 		ue = ue_of(amf, gnb, m->u.pdu_session_resource_notify.amf_ue_id,
@@ -629,6 +651,9 @@ static void dispatch_outcome(struct amf *amf, struct amf_gnb *gnb, struct ngap_m
 	case NGAP_PROC_UE_CONTEXT_RELEASE:
 		if (m->type == NGAP_SUCCESSFUL)
 			ue_release_complete(amf, gnb, &m->u.ue_context_release_complete);
+		break;
+	case NGAP_PROC_HANDOVER_RESOURCE_ALLOCATION:
+		amf_ngap_ho_request_outcome(amf, gnb, m);   /* ngap_ho.c (TS 38.413 8.4.2) */
 		break;
 	default:
 		outcome_logged(gnb, m);

@@ -174,6 +174,18 @@ static const struct amf_stat_desc stat_desc[] = {
 	C(paging_sent, "PAGING messages sent (per gNB, with repeats)"),
 	C(paging_gave_up, "pagings given up after the last T3513 expiry"),
 	G(connected, "UEs in CM-CONNECTED (an N2 connection to a gNB)"),
+	C(ho_required, "N2 HANDOVER REQUIREDs taken"),
+	C(ho_prep_failed, "HANDOVER PREPARATION FAILUREs sent"),
+	C(ho_prep_failed_target, "HANDOVER PREPARATION FAILUREs: unknown or not allowed target"),
+	C(ho_prep_failed_state, "HANDOVER PREPARATION FAILUREs: UE not in a state to hand over"),
+	C(ho_prep_failed_sessions, "HANDOVER PREPARATION FAILUREs: no session prepared or admitted"),
+	C(ho_prep_failed_refused, "HANDOVER PREPARATION FAILUREs: target refused or lost"),
+	C(ho_prep_failed_guard, "HANDOVER PREPARATION FAILUREs: no answer from the target in time"),
+	C(ho_commands, "HANDOVER COMMANDs sent"),
+	C(ho_notified, "N2 handovers completed (HANDOVER NOTIFY)"),
+	C(ho_cancelled, "N2 handovers cancelled (cancel, release, association loss, guard)"),
+	C(ho_guard_expired, "N2 handover guard expiries"),
+	C(ho_refused, "N2 handover messages refused (foreign IDs, wrong state)"),
 };
 #undef C
 #undef G

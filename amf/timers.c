@@ -33,6 +33,9 @@ static const struct tmr_def tmr_defs[AMF_TMR_COUNT] = {
 	[AMF_TMR_IMPLICIT_DEREG] = { "implicit-dereg", false, AMF_EV_IMPLICIT, NULL },
 	/* TS 38.413 8.3.3: a release that is never completed must not keep the context */
 	[AMF_TMR_RELEASE_GUARD] = { "release-guard", false, AMF_EV_COUNT, amf_on_release_guard },
+	/* TS 23.502 4.9.1.3.2 / 4.9.1.3.3: the AMF's guards of an N2 handover (ngap_ho_exec.c) */
+	[AMF_TMR_HO_PREP] = { "ho-prep", false, AMF_EV_COUNT, amf_on_ho_guard },
+	[AMF_TMR_HO_OVERALL] = { "ho-overall", false, AMF_EV_COUNT, amf_on_ho_guard },
 };
 
 const char *amf_tmr_name(enum amf_tmr t)
@@ -62,6 +65,8 @@ static uint64_t tmr_ms(const struct amf_cfg *c, enum amf_tmr t)
 	}
 	case AMF_TMR_IMPLICIT_DEREG: return (uint64_t)c->implicit_dereg_s * 1000;
 	case AMF_TMR_RELEASE_GUARD: return c->release_guard_ms;
+	case AMF_TMR_HO_PREP: return c->ho_prep_ms;
+	case AMF_TMR_HO_OVERALL: return c->ho_overall_ms;
 	case AMF_TMR_COUNT: break;
 	}
 	return 0;

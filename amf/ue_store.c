@@ -227,6 +227,7 @@ void amf_ue_free(struct amf_ue *ue)
 
 	if (!ue->in_use)
 		return;
+	amf_ho_abort(ue);    /* a handover running ends with the context (ngap_ho_exec.c) */
 	amf_sm_detach(ue);   /* sessions of a context that goes: released locally */
 	amf_tmr_stop_all(ue);
 	amf_ue_unbind(ue);
@@ -246,17 +247,29 @@ void amf_ue_free(struct amf_ue *ue)
 	amf->st.ues--;
 }
 
-int amf_ue_bind(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id)
+uint64_t amf_ue_ngap_id_new(struct amf_ue *ue)
 {
 	struct amf *amf = ue->amf;
 	uint64_t gen_max = AMF_UE_NGAP_ID_MAX >> amf->idx_bits;
 
+	/* A fresh AMF UE NGAP ID per association: generation << idx_bits | idx. */
+	amf->ngap_gen = amf->ngap_gen >= gen_max ? 1 : amf->ngap_gen + 1;
+	return (amf->ngap_gen << amf->idx_bits) | ue->idx;
+}
+
+int amf_ue_bind(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id)
+{
+	return amf_ue_bind_id(ue, gnb, ran_ue_ngap_id, amf_ue_ngap_id_new(ue));
+}
+
+int amf_ue_bind_id(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id, uint64_t amf_ue_ngap_id)
+{
+	struct amf *amf = ue->amf;
+
 	amf_ue_unbind(ue);
 	ue->gnb = gnb;
 	ue->ran_ue_ngap_id = ran_ue_ngap_id;
-	/* A fresh AMF UE NGAP ID per association: generation << idx_bits | idx. */
-	amf->ngap_gen = amf->ngap_gen >= gen_max ? 1 : amf->ngap_gen + 1;
-	ue->amf_ue_ngap_id = (amf->ngap_gen << amf->idx_bits) | ue->idx;
+	ue->amf_ue_ngap_id = amf_ue_ngap_id;
 	h_insert(amf, AMF_H_RAN, ue, ran_hash(gnb->assoc, ran_ue_ngap_id));
 	ue->gnb_prev = NULL;
 	ue->gnb_next = gnb->ue_head;

@@ -541,7 +541,10 @@ struct pfcp_err {
 /*
  * Decode one PFCP message from buf. Returns the bytes it used (4 + the header's
  * message length; more may follow when m->h.fo is set) or a negative errno as
- * listed at the top, with *err filled (err may be NULL). m is overwritten.
+ * listed at the top, with *err filled (err may be NULL). m->h is cleared and
+ * filled as far as the header could be read; the body of the message type is
+ * cleared first (fields not on the wire read as 0), the rest of the union is
+ * left alone. After an error only m->h means anything.
  */
 int pfcp_decode(const uint8_t *buf, size_t len, struct pfcp_msg *m, struct pfcp_err *err);
 

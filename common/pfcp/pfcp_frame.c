@@ -193,7 +193,7 @@ int pfcp_decode(const uint8_t *buf, size_t len, struct pfcp_msg *m, struct pfcp_
 	size_t hlen = 0, mlen = 0;
 	int s, rc;
 
-	memset(m, 0, sizeof(*m));
+	memset(&m->h, 0, sizeof(m->h));
 	if (err)
 		memset(err, 0, sizeof(*err));
 	s = hdr_dec(buf, len, &m->h, &hlen, &mlen, err);
@@ -204,6 +204,9 @@ int pfcp_decode(const uint8_t *buf, size_t len, struct pfcp_msg *m, struct pfcp_
 		return fail(err, -ENOMSG, 1, 0, 0, "unknown message type");
 	if (s != md->session)
 		return fail(err, -EPROTO, 0, 0, 0, "S flag wrong for the message type");
+	/* only the body this message fills: a Session Modification Request's is
+	 * 16 KB, a heartbeat's 200 bytes; fields not on the wire read as 0 */
+	memset((void *)&m->node, 0, md->size);
 	rc = pfcp_grp_dec(md->body, buf + hlen, mlen - hlen, (void *)&m->node, 0, hlen, err);
 	if (rc < 0)
 		return rc;

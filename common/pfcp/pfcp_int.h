@@ -64,6 +64,7 @@ struct pfcp_msg_desc {
 	uint8_t session;        /* S = 1 (7.2.2.1) */
 	const char *name;
 	const struct pfcp_grp *body; /* never NULL: an empty table for no IEs */
+	uint16_t size;          /* of the body struct: what a decode clears */
 };
 
 /* Value codec of one kind: dec returns 0 or -EBADMSG / -EINVAL with *why set;

@@ -64,6 +64,8 @@ void h_cfg(struct amf_cfg *cfg)
 	cfg->t3522_ms = 20;
 	cfg->t3555_ms = 20;
 	cfg->release_guard_ms = 20;
+	cfg->ho_prep_ms = 30;      /* N2 handover guards (test_amf_ho) */
+	cfg->ho_overall_ms = 40;
 	cfg->network_full_name[0] = '\0';
 	cfg->network_short_name[0] = '\0';
 	cfg->send_tz = false;

@@ -20,90 +20,17 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
-#include "sm_fx.h"
+#include "mob_fx.h"
 #include "testlib.h"
 
 #ifndef TSHARK
 #define TSHARK "/nonexistent/tshark"
 #endif
 
-#define ASSOC_B 8
-#define GNB_B "192.0.2.66"
-#define RAN_B 500
-#define ASSOC_C 9
-#define GNB_C "192.0.2.67"
-
-/* TS 33.501 A.10 / TS 33.220 B.2: NH = HMAC-SHA-256(K_AMF, 0x6F || sync || 0x00 0x20). */
-static void nh_ref(const uint8_t kamf[32], const uint8_t sync[32], uint8_t out[32])
-{
-	uint8_t s[1 + 32 + 2];
-	unsigned len = 32;
-
-	s[0] = 0x6f;
-	memcpy(s + 1, sync, 32);
-	s[33] = 0x00;
-	s[34] = 0x20;
-	assert_non_null(HMAC(EVP_sha256(), kamf, 32, s, sizeof(s), out, &len));
-	assert_int_equal(len, 32);
-}
-
-/* NG Setup of a gNB on assoc: TAC 1, slice 1/010203 and, with two, slice 2. */
-static void ng_setup_on(uint32_t assoc, bool two)
-{
-	static struct ngap_msg m;
-	static const char name[] = "gnb-b";
-	static const uint8_t plmn[3] = { 0x00, 0xf1, 0x10 };
-	struct ngap_supported_ta *ta = &m.u.ng_setup_request.tas[0];
-
-	amf_n2_assoc_up(H.amf, assoc, 16, 16);
-	memset(&m, 0, sizeof(m));
-	m.type = NGAP_INITIATING;
-	m.proc = NGAP_PROC_NG_SETUP;
-	m.u.ng_setup_request.ran_node_id.kind = NGAP_RAN_GNB;
-	memcpy(m.u.ng_setup_request.ran_node_id.plmn.v, plmn, 3);
-	m.u.ng_setup_request.ran_node_id.id = 0x100 + assoc;
-	m.u.ng_setup_request.ran_node_id.id_bits = 22;
-	m.u.ng_setup_request.ran_node_name.p = (const uint8_t *)name;
-	m.u.ng_setup_request.ran_node_name.len = sizeof(name) - 1;
-	m.u.ng_setup_request.n_tas = 1;
-	ta->tac[2] = 1;
-	ta->n_plmns = 1;
-	memcpy(ta->plmns[0].plmn.v, plmn, 3);
-	ta->plmns[0].n_slices = two ? 2 : 1;
-	ta->plmns[0].slices[0] = (struct ngap_snssai){ .sst = 1, .has_sd = true, .sd = { 1, 2, 3 } };
-	ta->plmns[0].slices[1] = (struct ngap_snssai){ .sst = 2 };
-	m.u.ng_setup_request.default_paging_drx = 1;
-	h_send(&H, assoc, 0, &m);
-	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_NG_SETUP);
-}
-
 static void ng_setup_b(bool two)
 {
 	ng_setup_on(ASSOC_B, two);
-}
-
-/* Registered, two sessions (psi 1 on slice 1, psi 2 on slice 2), then idle and back by a
- * service request so that the test sees the K_gNB the gNB got in the Initial Context Setup. */
-static void two_sessions(struct sue *ue, uint8_t kgnb[32])
-{
-	static const uint8_t psis[2] = { 1, 2 };
-	struct nas_msg dl;
-
-	sue_init(ue, "0000000001", ASSOC, 1);
-	ue->requested.n = 2;
-	ue->requested.s[1] = SN2;
-	sue_register(&H, ue, 2, 0);
-	establish(ue, 1, "internet", &SN1);
-	establish(ue, 2, "ims", &SN2);
-	gnb_release_req(ue);
-	service_req(ue, 2, true, 1u << 1 | 1u << 2, true, 1u << 1 | 1u << 2);
-	assert_int_equal(sue_dl(&H, ue, &dl), NGAP_PROC_INITIAL_CONTEXT_SETUP);
-	memcpy(kgnb, H.m.u.initial_context_setup_request.security_key, 32);
-	ics_rsp(ue, 2, psis);
-	assert_int_equal(h_pending(&H), 0);
 }
 
 static size_t ps_transfer(uint8_t *buf, size_t cap, const char *addr, uint8_t bits, uint32_t teid)
@@ -186,43 +113,6 @@ static void expect_ack(struct sue *ue, uint32_t assoc, uint32_t ran, uint8_t ncc
 	ue->assoc = assoc;
 	ue->ran_id = ran;
 	ue->amf_id = k->amf_ue_id;
-}
-
-/* A downlink NAS message (GUTI reallocation) reaches the UE where it is; answered. */
-static void nas_reaches(struct sue *ue)
-{
-	struct nas_msg dl, m;
-
-	assert_int_equal(amf_guti_reallocate(H.amf, ue->supi), 0);
-	assert_int_equal(sue_dl(&H, ue, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);   /* checks ue->assoc */
-	assert_int_equal(dl.type, NAS_CONFIGURATION_UPDATE_COMMAND);
-	assert_true(dl.cuc.has_guti);
-	ue->guti = dl.cuc.guti;   /* the next service request names the new 5G-S-TMSI */
-	memset(&m, 0, sizeof(m));
-	m.type = NAS_CONFIGURATION_UPDATE_COMPLETE;
-	sue_ul(&H, ue, &m, NAS_SHT_INTEGRITY_CIPHERED);
-	assert_int_equal(h_pending(&H), 0);
-}
-
-static void dl_tunnel_is(const struct sue *ue, uint8_t psi, const char *addr, uint32_t teid)
-{
-	struct smf_sess_info si;
-
-	sess(ue, psi, &si);
-	assert_int_equal(si.gnb_addr, ip4(addr));
-	assert_int_equal(si.gnb_teid, teid);
-	assert_int_equal(si.state, SMF_ST_ACTIVE);
-	assert_true(si.up_active);
-}
-
-static void ue_on(const struct sue *ue, uint32_t assoc, uint32_t ran)
-{
-	struct amf_ue_info info;
-
-	assert_int_equal(amf_ue_info_by_supi(H.amf, ue->supi, &info), 0);
-	assert_int_equal(info.assoc, assoc);
-	assert_int_equal(info.ran_ue_ngap_id, ran);
-	assert_int_equal(amf_gnb_ue_count(H.amf, assoc), 1);
 }
 
 static void test_xn_two_sessions(void **state)
@@ -478,25 +368,16 @@ static void test_tshark(void **state)
 	struct sue ue;
 	uint8_t kgnb[32];
 	unsigned i;
-	int fd;
 
 	(void)state;
-	fd = mkstemps(path, 5);
-	assert_true(fd >= 0);
-	close(fd);
-	H.pcap = pcapw_open(path, PCAPW_SCTP_IPV4);
-	assert_non_null(H.pcap);
+	mob_pcap_start(path);
 	ng_setup_b(true);
 	two_sessions(&ue, kgnb);
 	path_switch(ASSOC_B, RAN_B, ue.amf_id, psis, 2, GNB_B, 128);
 	h_expect(&H, NGAP_UNSUCCESSFUL, NGAP_PROC_PATH_SWITCH_REQUEST);
 	path_switch(ASSOC_B, RAN_B, ue.amf_id, psis, 2, GNB_B, 32);
 	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_PATH_SWITCH_REQUEST);
-	assert_int_equal(pcapw_close(H.pcap), 0);
-	H.pcap = NULL;
-	assert_int_equal(tshark_lines(TSHARK, path, "-Y '!ngap'", NULL), 0);
-	assert_int_equal(tshark_lines(TSHARK, path,
-				      TSHARK_NULL_DECIPHER " -Y '_ws.malformed || _ws.expert.severity >= \"Error\"'", NULL), 0);
+	mob_pcap_clean(TSHARK, path);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(grep, sizeof(grep), "grep -m1 '%s'", names[i]);
 		assert_int_equal(tshark_lines(TSHARK, path, TSHARK_NULL_DECIPHER " -V", grep), 1);
