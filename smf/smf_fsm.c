@@ -5,7 +5,9 @@
  * with ACTIVE_PENDING for the wait on the gNB after the accept (TS 23.502
  * 4.3.2.2.1 steps 11-15; the UE is told ACTIVE already). The user plane
  * (none / pending / active / inactive) is a sub-state of the session, changed
- * by the same actions.
+ * by the same actions; so is the N2 handover (none / preparing / admitted and
+ * its forwarding tunnel, smf_ho.c), which the on-enter step of the dispatcher
+ * ends for a session entering a release or losing its user plane.
  *
  * A const table lists per state the events it takes and the states it may go
  * to; one action function per event returns the next state. smf_fsm_dispatch()

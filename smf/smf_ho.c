@@ -35,9 +35,13 @@ static uint32_t slot_of(const struct smf *smf, const struct smf_sess *s)
 	return (uint32_t)(s - smf->sess);
 }
 
+/* An IPv4 address our N3 can send to (160 bits: IPv4 first, then IPv6, TS 38.414 / 9.3.2.4), not
+ * 0.0.0.0 (the UPF refuses such a peer, upf_fwd_create -EINVAL). */
 static bool tunnel_ipv4(const struct ngap_gtp_tunnel *t)
 {
-	return t->addr_bits == 32 || t->addr_bits == 160;   /* 160: IPv4 first, then IPv6 (9.3.2.4) */
+	static const uint8_t zero[4];
+
+	return (t->addr_bits == 32 || t->addr_bits == 160) && memcmp(t->addr, zero, 4);
 }
 
 static void timer_stop(struct smf *smf, struct smf_sess *s)

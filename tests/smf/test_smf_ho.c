@@ -75,6 +75,7 @@ struct ack_opt {
 	uint8_t qfi[4];
 	bool fwd_ok[4];            /* dataForwardingAccepted per flow */
 	uint8_t n_drbs;
+	bool zero_dl, zero_fwd;    /* 0.0.0.0 as the DL / forwarding tunnel address */
 };
 
 static size_t ack_tr(uint8_t *buf, size_t cap, const struct ack_opt *o)
@@ -92,6 +93,10 @@ static size_t ack_tr(uint8_t *buf, size_t cap, const struct ack_opt *o)
 		t.flows[i].qfi = o->n_flows ? o->qfi[i] : 1;
 		t.flows[i].forwarding_accepted = o->n_flows ? o->fwd_ok[i] : o->fwd;
 	}
+	if (o->zero_dl)
+		memset(t.dl_tunnel.addr, 0, 4);
+	if (o->zero_fwd)
+		memset(t.dl_forwarding.addr, 0, 4);
 	t.n_drbs = o->n_drbs;
 	for (unsigned i = 0; i < o->n_drbs; i++) {
 		t.drbs[i].drb_id = (uint8_t)(i + 1);
@@ -355,13 +360,15 @@ static void test_indirect(void **state)
 }
 
 /* TS 38.413 9.3.4.11: no forwarding the SMF can use (none offered, no flow accepted, an IPv6-only
- * tunnel our IPv4 N3 cannot reach): the Handover Command Transfer carries no tunnel, no flows. */
+ * tunnel our IPv4 N3 cannot reach, 0.0.0.0): the Handover Command Transfer carries no tunnel, no
+ * flows. */
 static void test_no_forwarding(void **state)
 {
 	static const struct ack_opt opts[] = {
 		{ .fwd = false },
 		{ .fwd = true, .n_flows = 1, .qfi = { 1 }, .fwd_ok = { false } },
 		{ .fwd = true, .fwd_bits = 128 },
+		{ .fwd = true, .zero_fwd = true },
 	};
 	struct fx *f = fx_new(16, 15);
 	struct ngap_ho_command_transfer c;
@@ -369,7 +376,7 @@ static void test_no_forwarding(void **state)
 
 	(void)state;
 	fx_establish(f, f->ue1, 1, "internet", &info);
-	for (unsigned k = 0; k < 3; k++) {
+	for (unsigned k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
 		for (int direct = 0; direct < 2; direct++) {
 			prepare(f, 1, direct);
 			admit(f, 1, &opts[k]);
@@ -381,7 +388,7 @@ static void test_no_forwarding(void **state)
 		}
 	}
 	assert_int_equal(stats(f).fwd_created, 0);
-	assert_int_equal(stats(f).ho_completed, 6);
+	assert_int_equal(stats(f).ho_completed, 8);
 	fx_free(f);
 }
 
@@ -419,12 +426,17 @@ static void test_admit_errors(void **state)
 	assert_int_equal(smf_ho_admitted(f->smf, f->ue1, 1, b, n, &f->out), -EINVAL);
 	expect_prep_failed(f, 1, NGAP_CAUSE_TRANSPORT, 1);
 	assert_int_equal(info_of(f, 1).ho_state, SMF_HO_NONE);
+	/* the target's N3 address 0.0.0.0 */
+	prepare(f, 1, false);
+	n = ack_tr(b, sizeof(b), &(struct ack_opt){ .zero_dl = true });
+	assert_int_equal(smf_ho_admitted(f->smf, f->ue1, 1, b, n, &f->out), -EINVAL);
+	assert_int_equal(info_of(f, 1).ho_state, SMF_HO_NONE);
 	/* the default QoS flow not admitted (only QFI 5) */
 	prepare(f, 1, false);
 	n = ack_tr(b, sizeof(b), &(struct ack_opt){ .fwd = true, .n_flows = 1, .qfi = { 5 }, .fwd_ok = { true } });
 	assert_int_equal(smf_ho_admitted(f->smf, f->ue1, 1, b, n, &f->out), -EINVAL);
 	assert_int_equal(info_of(f, 1).ho_state, SMF_HO_NONE);
-	assert_int_equal(stats(f).ho_cancelled, 3);
+	assert_int_equal(stats(f).ho_cancelled, 4);
 	assert_int_equal(stats(f).fwd_created, 0);
 	/* the session is as before on the source; a later notify is refused */
 	assert_int_equal(smf_ho_complete(f->smf, f->ue1, 1), -EPROTO);
@@ -618,6 +630,86 @@ static void test_release_races(void **state)
 	smf_ue_detach(f->smf, f->ue1);
 	assert_int_equal(stats(f).fwd_removed, 4);
 	assert_int_equal(stats(f).sessions, 0);
+	fx_free(f);
+}
+
+static uint32_t rnd_state = 0x2545F491u;
+
+static uint32_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+/* a valid transfer with 1..3 octets changed and its length cut or padded at random */
+static size_t mutate(uint8_t *b, size_t n, size_t cap)
+{
+	size_t len = n;
+
+	for (unsigned k = 1 + rnd() % 3; k; k--)
+		b[rnd() % n] ^= (uint8_t)(1u << (rnd() % 8));
+	if (rnd() % 3 == 0)
+		len = rnd() % (n + 1);
+	else if (rnd() % 3 == 0)
+		len = n + rnd() % (cap - n);
+	return len;
+}
+
+/* Untrusted transfers from the gNBs (TS 38.413 10: abstract syntax errors): 3000 rounds with mutated
+ * Handover Required, Request Acknowledge and Resource Allocation Unsuccessful Transfers (about half
+ * of the acknowledges intact, each then cancelled). Each is answered
+ * (0 or a counted refusal), the session always ends the round on the source, out of the handover,
+ * with no forwarding tunnel left and the counters balanced. */
+static void test_random_transfers(void **state)
+{
+	struct fx *f = fx_new(16, 15);
+	struct smf_sess_info info, i;
+	uint8_t good_rq[32], good_ack[256], good_un[64], b[300];
+	struct ngap_ho_resource_alloc_unsuccessful_transfer u = { .cause = { NGAP_CAUSE_RADIO_NETWORK, 22 } };
+	size_t nrq, nack, nun;
+	int rc;
+
+	(void)state;
+	fx_establish(f, f->ue1, 1, "internet", &info);
+	nrq = req_tr(good_rq, sizeof(good_rq), false);
+	nack = ack_tr(good_ack, sizeof(good_ack), &(struct ack_opt){ .fwd = true, .n_drbs = 2 });
+	rc = ngap_enc_ho_resource_alloc_unsuccessful_transfer(&u, good_un, sizeof(good_un));
+	assert_true(rc > 0);
+	nun = (size_t)rc;
+	for (int k = 0; k < 3000; k++) {
+		memcpy(b, good_rq, nrq);
+		rc = smf_ho_prepare(f->smf, f->ue1, 1, b, k % 4 ? nrq : mutate(b, nrq, sizeof(b)), rnd() & 1, &f->out);
+		assert_true(rc == 0 || rc == -EBADMSG);
+		assert_true(f->out.n2_proc == (rc ? SMF_N2_HO_PREP_FAILED : SMF_N2_HO_REQUEST));
+		if (rc)
+			continue;
+		if (k % 4 == 3) {
+			memcpy(b, good_un, nun);
+			assert_int_equal(smf_ho_not_admitted(f->smf, f->ue1, 1, b, mutate(b, nun, sizeof(b)), NULL,
+							     &f->out), 0);
+		} else {
+			memcpy(b, good_ack, nack);
+			rc = smf_ho_admitted(f->smf, f->ue1, 1, b, rnd() % 2 ? nack : mutate(b, nack, sizeof(b)),
+					     &f->out);
+			assert_true(rc == 0 || rc == -EBADMSG || rc == -EINVAL);
+			if (rc == 0)
+				assert_int_equal(smf_ho_cancel(f->smf, f->ue1, 1), 0);
+		}
+		i = info_of(f, 1);
+		assert_int_equal(i.ho_state, SMF_HO_NONE);
+		assert_int_equal(i.fwd_teid, 0);
+		assert_int_equal(i.state, SMF_ST_ACTIVE);
+		assert_int_equal(i.gnb_teid, info.gnb_teid);
+		assert_int_equal(i.gnb_addr, info.gnb_addr);
+	}
+	assert_int_equal(stats(f).fwd_created, stats(f).fwd_removed);
+	assert_int_equal(stats(f).ho_prepared, stats(f).ho_cancelled);
+	assert_int_equal(stats(f).sessions, 1);
+	printf("random transfers: %llu prepared, %llu forwarding tunnels, %llu undecodable\n",
+	       (unsigned long long)stats(f).ho_prepared, (unsigned long long)stats(f).fwd_created,
+	       (unsigned long long)stats(f).n2_bad);
 	fx_free(f);
 }
 
@@ -950,6 +1042,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_not_admitted),  cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_complete_errors), cmocka_unit_test(test_release_races),
 		cmocka_unit_test(test_guard),         cmocka_unit_test(test_collisions),
+		cmocka_unit_test(test_random_transfers),
 	};
 	const struct CMUnitTest with_upf[] = { cmocka_unit_test(test_upf) };
 	const struct CMUnitTest with_tshark[] = { cmocka_unit_test(test_tshark) };
