@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /*
  * pfcp - PFCP codec for N4 (TS 29.244): the message header (7.2.2), the node
- * messages (heartbeat, association setup / update / release, node report) and
+ * messages (heartbeat, association setup / update / release, version not
+ * supported, node report) and
  * the session messages (establishment, modification, deletion, report), with
  * the IEs of 8.2 the UPF and SMF use: PDR / FAR / QER / URR / BAR create,
  * update and remove, Created PDR, Usage Report, Downlink Data Report, Node ID,
@@ -522,7 +523,7 @@ struct pfcp_hdr {
 struct pfcp_msg {
 	struct pfcp_hdr h;
 	union {
-		struct pfcp_node_msg node;          /* 1, 2, 5-10, 12, 13 */
+		struct pfcp_node_msg node;          /* 1, 2, 5-10, 12, 13 (11 has no IEs) */
 		struct pfcp_sess_est_req est;       /* 50 */
 		struct pfcp_sess_mod_req mod;       /* 52 */
 		struct pfcp_sess_rsp rsp;           /* 51, 53, 55 (54 has no IEs) */

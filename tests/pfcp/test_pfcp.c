@@ -541,6 +541,13 @@ static void test_header_errors(void **state)
 	assert_int_equal(m2.h.type, PFCP_HEARTBEAT_REQ);                 /* for the answer */
 	assert_int_equal(m2.h.seq, 0x102);
 	assert_int_equal(pfcp_err_cause(-EPROTONOSUPPORT), 0);
+	/* ... answered by a Version Not Supported Response (7.4.4.7): our header alone,
+	 * the request's sequence number */
+	memset(&m1, 0, sizeof(m1));
+	m1.h.type = PFCP_VERSION_NOT_SUPPORTED_RSP;
+	m1.h.seq = m2.h.seq;
+	assert_int_equal(pfcp_encode(&m1, b2, sizeof(b2)), 8);
+	assert_memory_equal(b2, "\x20\x0b\x00\x04\x00\x01\x02\x00", 8);
 	unhex("20 63 0004 000102 00", b1, &len);                         /* type 99 */
 	assert_int_equal(pfcp_decode(b1, len, &m2, &e), -ENOMSG);
 	unhex("21 01 0014 0000000000000001 000102 00 0060 0004 e1234567", b1, &len); /* S on a node msg */
