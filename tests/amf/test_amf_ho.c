@@ -837,6 +837,36 @@ static void test_release_race(void **state)
 	pool_used("ims", 0);
 }
 
+/* A deregistration while the handover is prepared (TS 24.501 5.5.2.2.2, TS 23.502 4.9.1.4): the
+ * sessions go locally, the UE's connection is released and the handover with it: the target's
+ * context released, no guard left running, the context gone. */
+static void test_dereg(void **state)
+{
+	struct sue ue;
+	struct nas_msg dl;
+	struct amf_ue_info info;
+	uint8_t nh2[32];
+	uint64_t leg;
+
+	(void)state;
+	start(&ue, true, nh2);
+	leg = prepared(&ue, 2, nh2);
+	sue_dereg(&H, &ue, 0x01);
+	assert_int_equal(sue_dl(&H, &ue, &dl), NGAP_PROC_DOWNLINK_NAS_TRANSPORT);
+	assert_int_equal(dl.type, NAS_DEREGISTRATION_ACCEPT_UE_ORIG);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_UE_CONTEXT_RELEASE);
+	assert_int_equal(H.cur.assoc, ASSOC);
+	assert_int_equal(h_pending(&H), 0);
+	sue_release_complete(&H, &ue);
+	expect_release_cmd(ASSOC_B, leg, true, RAN_B, 5);
+	release_complete(ASSOC_B, leg, RAN_B);
+	assert_int_equal(sessions(), 0);
+	assert_int_not_equal(amf_ue_info_by_supi(H.amf, ue.supi, &info), 0);
+	h_run_until_tx(&H, 100);
+	assert_int_equal(h_pending(&H), 0);
+	assert_int_equal(stats().ho_cancelled, 1);
+}
+
 /* The FSM table (ho_fsm.c) is the one amf/README.md shows. */
 static void test_table(void **state)
 {
@@ -939,6 +969,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_losses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release_race, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dereg, setup, teardown),
 		cmocka_unit_test(test_table),
 	};
 	const struct CMUnitTest tshark_tests[] = {
