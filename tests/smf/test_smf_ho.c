@@ -633,14 +633,10 @@ static void test_release_races(void **state)
 	fx_free(f);
 }
 
-static uint32_t rnd_state = 0x2545F491u;
-
+/* libc's rand() with a fixed seed (test_random_transfers): the same rounds on every run */
 static uint32_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 17;
-	rnd_state ^= rnd_state << 5;
-	return rnd_state;
+	return (uint32_t)rand();
 }
 
 /* a valid transfer with 1..3 octets changed and its length cut or padded at random */
@@ -672,6 +668,7 @@ static void test_random_transfers(void **state)
 	int rc;
 
 	(void)state;
+	srand(0x2545F491u);
 	fx_establish(f, f->ue1, 1, "internet", &info);
 	nrq = req_tr(good_rq, sizeof(good_rq), false);
 	nack = ack_tr(good_ack, sizeof(good_ack), &(struct ack_opt){ .fwd = true, .n_drbs = 2 });
@@ -912,12 +909,15 @@ struct hc_frame {
 	long fwd_teid;                /* gTP_TEID expected in the frame; -1 none */
 	const char *fwd_addr;         /* its IPv4 address */
 	const char *cause;            /* a radioNetwork cause value expected; NULL none */
+	const char *proc;             /* procedureCode; NULL: "12" (HandoverPreparation) */
+	const char *five_qi, *ambr_dl; /* the Handover Request Transfer's; NULL: not checked */
 };
-static struct hc_frame frames[4];
+static struct hc_frame frames[5];
 static int n_frames;
 
 static const char *const hc_fields[] = { "ngap.gTP_TEID", "ngap.qosFlowIdentifier", "ngap.radioNetwork",
-					 "ngap.procedureCode", "ngap.TransportLayerAddressIPv4" };
+					 "ngap.procedureCode", "ngap.TransportLayerAddressIPv4", "ngap.fiveQI",
+					 "ngap.pDUSessionAggregateMaximumBitRateDL", "ngap.PDUSessionType" };
 
 static int hc_row(void *ctx, int fr, char **fl)
 {
@@ -925,8 +925,14 @@ static int hc_row(void *ctx, int fr, char **fl)
 	int bad = 0;
 
 	(void)ctx;
-	if (strcmp(fl[3], "12")) {
-		fprintf(stderr, "frame %d (%s): procedureCode '%s', want 12 (HandoverPreparation)\n", fr, x->what, fl[3]);
+	if (strcmp(fl[3], x->proc ? x->proc : "12")) {
+		fprintf(stderr, "frame %d (%s): procedureCode '%s', want %s\n", fr, x->what, fl[3],
+			x->proc ? x->proc : "12");
+		bad++;
+	}
+	if (x->five_qi && (strcmp(fl[5], x->five_qi) || strcmp(fl[6], x->ambr_dl) || strcmp(fl[7], "0"))) {
+		fprintf(stderr, "frame %d (%s): 5QI '%s' AMBR DL '%s' type '%s', want %s, %s, 0 (ipv4)\n", fr,
+			x->what, fl[5], fl[6], fl[7], x->five_qi, x->ambr_dl);
 		bad++;
 	}
 	if (x->fwd_teid >= 0) {
@@ -952,6 +958,40 @@ static const char *hc_name(void *ctx, int fr)
 {
 	(void)ctx;
 	return frames[fr - 1].what;
+}
+
+/* TS 38.413 9.2.3.4 HANDOVER REQUEST as the AMF builds it: PDUSessionResourceSetupListHOReq {psi,
+ * snssai, Handover Request Transfer}. */
+static void add_request(struct pcapw *w, const struct smf_out *o)
+{
+	static const uint8_t s2t[] = { 0x00, 0x01, 0x02, 0x03 };   /* placeholder, not dissected */
+	static struct ngap_msg m;
+	struct ngap_handover_request *h = &m.u.handover_request;
+	uint8_t buf[1024];
+	int n;
+
+	memset(&m, 0, sizeof(m));
+	m.type = NGAP_INITIATING;
+	m.proc = NGAP_PROC_HANDOVER_RESOURCE_ALLOCATION;
+	h->amf_ue_id = 1;
+	h->handover_type = NGAP_HO_INTRA_5GS;
+	h->cause = (struct ngap_cause){ NGAP_CAUSE_RADIO_NETWORK, 16 };   /* handover-desirable-for-radio-reason */
+	h->ue_ambr = (struct ngap_ambr){ .dl = 300000000, .ul = 150000000 };
+	h->ue_sec_cap = (struct ngap_ue_sec_cap){ 0xe000, 0xe000, 0xe000, 0xe000 };
+	memset(h->security_context.nh, 0x5a, sizeof(h->security_context.nh));
+	h->security_context.ncc = 2;
+	h->n_sessions = 1;
+	h->sessions[0].id = o->psi;
+	h->sessions[0].has_snssai = true;
+	h->sessions[0].snssai = o->snssai;
+	h->sessions[0].transfer = (struct ngap_bytes){ o->n2, o->n2_len };
+	h->n_allowed_nssai = 1;
+	h->allowed_nssai[0] = o->snssai;
+	h->source_to_target = (struct ngap_bytes){ s2t, sizeof(s2t) };
+	h->guami = (struct ngap_guami){ .plmn = { { 0x00, 0xf1, 0x10 } }, .region = 1, .set_id = 1, .pointer = 1 };
+	n = ngap_encode(&m, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(pcapw_sctp(w, 0x0a000001, 0x0a000003, 38412, 38412, 1, 60, buf, (size_t)n), 0);
 }
 
 /* TS 38.413 9.2.3.2 HANDOVER COMMAND as the AMF builds it: PDUSessionResourceHandoverList {psi,
@@ -999,8 +1039,15 @@ static void test_tshark(void **state)
 	w = pcapw_open(path, PCAPW_SCTP_IPV4);
 	assert_non_null(w);
 	fx_establish(f, f->ue1, 1, "internet", &i1);
-	/* indirect: our N3 and UPF_FWD_TEID; session 2 not admitted (slice-not-supported, 39) */
+	/* the Handover Request Transfer: our UL tunnel, 5QI, session-AMBR, IPv4 */
 	prepare(f, 1, false);
+	add_request(w, &f->out);
+	static char five_qi[8], ambr_dl[24];
+	snprintf(five_qi, sizeof(five_qi), "%u", i1.five_qi);
+	snprintf(ambr_dl, sizeof(ambr_dl), "%llu", (unsigned long long)i1.ambr_dl_bps);
+	frames[n_frames++] = (struct hc_frame){ "handover request", (long)i1.ul_teid, N3_ADDR, NULL, "13", five_qi,
+						ambr_dl };
+	/* indirect: our N3 and UPF_FWD_TEID; session 2 not admitted (slice-not-supported, 39) */
 	admit(f, 1, &(struct ack_opt){ .fwd = true });
 	cmd = f->out;
 	memcpy(keep_n2, f->out.n2, f->out.n2_len);
@@ -1011,23 +1058,27 @@ static void test_tshark(void **state)
 	assert_int_equal(smf_sess_info(f->smf, f->ue1, 1, &i1), 0);
 	add_command(w, &cmd, &f->out);
 	frames[n_frames++] = (struct hc_frame){ "indirect + release list", (long)UPF_FWD_TEID(i1.session_id), N3_ADDR,
-						"39" };
+						"39", NULL, NULL, NULL };
 	assert_int_equal(smf_ho_complete(f->smf, f->ue1, 1), 0);
 	/* direct: the target's own forwarding tunnel */
 	prepare(f, 1, true);
 	admit(f, 1, &(struct ack_opt){ .fwd = true });
 	add_command(w, &f->out, NULL);
-	frames[n_frames++] = (struct hc_frame){ "direct", (long)FWD_TEID, FWD_ADDR, NULL };
+	frames[n_frames++] = (struct hc_frame){ "direct", (long)FWD_TEID, FWD_ADDR, NULL, NULL, NULL, NULL };
 	assert_int_equal(smf_ho_complete(f->smf, f->ue1, 1), 0);
 	/* no forwarding: an empty transfer (every IE optional, 9.3.4.10) */
 	prepare(f, 1, true);
 	admit(f, 1, &(struct ack_opt){ .fwd = false });
 	add_command(w, &f->out, NULL);
-	frames[n_frames++] = (struct hc_frame){ "no forwarding", -1, NULL, NULL };
+	frames[n_frames++] = (struct hc_frame){ "no forwarding", -1, NULL, NULL, NULL, NULL, NULL };
 	assert_int_equal(pcapw_close(w), 0);
 
+	/* The transparent containers are the gNBs' (TS 38.413 9.3.1.29: opaque to the core, relayed
+	 * untouched); the test's are 4 placeholder octets, so tshark is told not to dissect them. The SM
+	 * transfers, the SMF's part, are dissected all the same. */
 	const struct tshark_fields q = {
-		.fields = hc_fields, .nfields = 5, .nframes = n_frames, .row = hc_row, .name = hc_name,
+		.opts = "-o ngap.dissect_container:FALSE",
+		.fields = hc_fields, .nfields = (int)(sizeof(hc_fields) / sizeof(hc_fields[0])), .nframes = n_frames, .row = hc_row, .name = hc_name,
 	};
 	assert_int_equal(tshark_fields(tshark, path, &q), 0);
 	fx_free(f);
