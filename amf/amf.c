@@ -122,6 +122,7 @@ int amf_cfg_from_conf(struct amf_cfg *c, const struct conf *conf)
 	c->n_tacs = conf->n_tac < AMF_MAX_TACS ? conf->n_tac : AMF_MAX_TACS;
 	for (i = 0; i < c->n_tacs; i++)
 		c->tacs[i] = conf->tac[i] & 0xffffff;
+	amf_ra_from_conf(c, conf);
 	c->n_slices = conf->n_slices < AMF_MAX_SLICES ? conf->n_slices : AMF_MAX_SLICES;
 	for (i = 0; i < c->n_slices; i++) {
 		c->slices[i].sst = conf->slices[i].sst;
@@ -253,6 +254,7 @@ void amf_get_cfg(const struct amf *amf, struct amf_cfg *out)
 
 int amf_set_tacs(struct amf *amf, const uint32_t *tacs, unsigned n)
 {
+	uint8_t area[AMF_MAX_TACS];
 	unsigned i;
 
 	if (!n || n > AMF_MAX_TACS)
@@ -265,7 +267,11 @@ int amf_set_tacs(struct amf *amf, const uint32_t *tacs, unsigned n)
 	 * Registration Accept carries it as the TAI list (TS 24.501 5.5.1.2.4, 9.11.3.9) and
 	 * paging goes to the gNBs serving one of these TAs. A gNB keeps the TAs accepted at
 	 * its NG Setup until it sends new ones; a UE learns the list at its next registration. */
+	/* TS 23.501 5.3.2.3: the registration areas stay as configured for the TACs that
+	 * remain; a UE registered in one learns its new list at its next registration. */
+	amf_ra_retag(&amf->cfg, tacs, n, area);
 	memcpy(amf->cfg.tacs, tacs, n * sizeof(*tacs));
+	memcpy(amf->cfg.tac_area, area, n);
 	amf->cfg.n_tacs = n;
 	log_info("amf", "served TACs changed: %u TAC(s), first %06x", n, tacs[0]);
 	return 0;

@@ -57,6 +57,12 @@ struct amf_cfg {
 	uint8_t relative_capacity;
 	uint32_t tacs[AMF_MAX_TACS]; /* 24-bit TACs served */
 	unsigned n_tacs;
+	/* Registration area of tacs[i] (TS 23.501 5.3.2.3, amf.registration_areas): a UE in
+	 * tacs[i] gets every TAC of the same area as its TAI list. All 0 (the default): one
+	 * area of every TAC. has_areas: areas were configured (a TAC added live by
+	 * amf_set_tacs gets an area of its own; without, it joins the one area). */
+	uint8_t tac_area[AMF_MAX_TACS];
+	bool has_areas;
 	struct amf_snssai slices[AMF_MAX_SLICES];
 	unsigned n_slices;
 	uint8_t integ_prio[4];     /* NIA ids, most preferred first */

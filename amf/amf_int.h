@@ -285,6 +285,11 @@ struct amf_ue {
 	uint16_t dl_pending;       /* PSIs with downlink data waiting (paging) */
 	uint16_t reg_pss;          /* PDU session status of the registration request being handled */
 	bool has_reg_pss;
+	uint16_t reg_uds;          /* ... and its Uplink data status (TS 24.501 5.5.1.3.4) */
+	bool has_reg_uds;
+	/* Registration area (amf_cfg.tac_area, reg_area.c) of the TAI list in the last
+	 * REGISTRATION ACCEPT: where the UE is paged (TS 23.502 4.2.3.3 step 4b). */
+	uint8_t ra;
 	uint8_t paging_retx;
 	char logpfx[48];
 	/* registration latency (nas_reg.c): ev_now_ns() at the REGISTRATION REQUEST being
@@ -584,6 +589,22 @@ int amf_as_kgnb(struct amf_ue *ue, uint8_t kgnb[32]);
 int amf_as_nh_next(struct amf_ue *ue, struct ngap_security_context *out);
 /* A new K_AMF: the chain ends until the next K_gNB. */
 void amf_as_nh_reset(struct amf_ue *ue);
+
+/* ---- reg_area.c: registration areas (TS 23.501 5.3.2.3, TS 24.501 5.3.4) ---- */
+#define AMF_RA_NONE 0xff
+struct conf;
+/* cfg->tac_area from amf.registration_areas (cfg->tacs already set). */
+void amf_ra_from_conf(struct amf_cfg *cfg, const struct conf *conf);
+/* The areas of a new TAC list tacs[n] into area[n]: a TAC cfg serves keeps its area, a new
+ * one gets an area of its own (or area 0 when no areas are configured). */
+void amf_ra_retag(const struct amf_cfg *cfg, const uint32_t *tacs, unsigned n, uint8_t *area);
+/* The area of a served TAC, or AMF_RA_NONE. */
+uint8_t amf_ra_of(const struct amf *amf, uint32_t tac);
+/* The TACs of area ra into out[max] (configured order): the TAI list of a UE registered
+ * there. An area with no TAC left (dropped live) gives every served TAC. Returns the count. */
+unsigned amf_ra_tacs(const struct amf *amf, uint8_t ra, uint32_t *out, unsigned max);
+/* gnb serves (NG Setup) one of tacs[n]. */
+bool amf_ra_gnb_in(const struct amf_gnb *gnb, const uint32_t *tacs, unsigned n);
 
 /* ---- ngap_mob.c: N2 mobility ---- */
 /* The gNB announced s in one of our TAs (NG Setup / RAN Configuration Update). */

@@ -67,6 +67,10 @@ void amf_reg_take_ies(struct amf_ue *ue, const struct nas_registration_request *
 		ue->has_reg_pss = true;
 		ue->reg_pss = r->pdu_session_status;
 	}
+	if (r->has_ul_data_status) {
+		ue->has_reg_uds = true;
+		ue->reg_uds = r->ul_data_status;
+	}
 }
 
 int amf_reg_suci(struct amf_ue *ue, const struct nas_suci *suci)
@@ -223,6 +227,8 @@ int amf_a_reg_req(struct amf_ue *ue, struct amf_gmm_ctx *c)
 	ue->reg_type = r->reg_type;
 	ue->follow_on = (r->reg_type & 0x08) != 0;
 	ue->ue_ngksi = r->ngksi & 0x07;
+	ue->has_reg_pss = false;   /* of this request only, not of one that was aborted */
+	ue->has_reg_uds = false;
 	amf_reg_take_ies(ue, r);
 	if (c->initial && ue->initial_ok && r->has_nas_container)
 		take_container(ue, r);
@@ -336,13 +342,63 @@ static void guti_to_nas(const struct amf_ue *ue, struct nas_mobile_id *id)
 /* TS 24.501 9.11.3.5: no optional network features (IMS VoPS, EMC, ... all 0). */
 static const uint8_t nw_feature_support[2] = { 0x00, 0x00 };
 
+/* TS 24.501 5.5.1.3.4 (and 5.5.1.2.4 for the list): the TAI list is the registration area
+ * of the TA the UE registers in (ue->tac, from the ULI of the message that carried the
+ * request, or of the PATH SWITCH REQUEST that moved it); the UE is paged there from now on. */
+static void reg_tai_list(struct amf_ue *ue, struct nas_tai_list *l)
+{
+	struct amf *amf = ue->amf;
+	uint32_t tacs[NAS_TAI_MAX];
+	unsigned i, n;
+
+	ue->ra = amf_ra_of(amf, ue->tac);
+	n = amf_ra_tacs(amf, ue->ra, tacs, NAS_TAI_MAX);
+	for (i = 0; i < n; i++) {
+		plmn_to_nas(amf, &l->tai[i].plmn);
+		l->tai[i].tac = tacs[i];
+	}
+	l->n = (uint8_t)n;
+}
+
+/* TS 24.501 5.5.1.3.4: the sessions of a mobility / periodic registration. The PDU session
+ * status syncs both sides (the network releases locally what the UE no longer has); with
+ * an Uplink data status the user planes it names are re-established as for a service
+ * request (TS 23.502 4.2.2.2.2 step 20, 4.2.3.2): in the Initial Context Setup from idle,
+ * by PDU Session Resource Setup when connected -- where the sessions already up (an Xn
+ * handover kept them) stay as they are. Called before the accept is built (amf->ntx). */
+static void reg_sessions(struct amf_ue *ue, struct nas_registration_accept *a)
+{
+	struct nas_service_request r = {
+		.has_ul_data_status = true, .ul_data_status = ue->reg_uds,
+		.has_pdu_session_status = ue->has_reg_pss, .pdu_session_status = ue->reg_pss,
+	};
+	struct nas_service_accept sa;
+
+	if ((ue->reg_type & 0x07) == 1 || (!ue->sm && !ue->has_reg_pss && !ue->has_reg_uds))
+		return;
+	if (!ue->has_reg_uds) {
+		a->has_pdu_session_status = true;
+		a->pdu_session_status = amf_sm_status(ue, ue->has_reg_pss, ue->reg_pss);
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	if (ue->ics_sent)
+		amf_sm_service_connected(ue, &r, &sa);
+	else
+		amf_sm_service(ue, &r, &sa);
+	a->has_pdu_session_status = true;
+	a->pdu_session_status = sa.pdu_session_status;
+	a->has_reactivation_result = true;
+	a->reactivation_result = sa.reactivation_result;
+}
+
 static int reg_accept(struct amf_ue *ue)
 {
 	struct amf *amf = ue->amf;
 	struct nas_msg *m = &amf->ntx;
 	struct nas_registration_accept *a = &m->reg_acc;
 	const struct udm_sub_data *sub = udm_get(amf->udm, ue->supi);
-	unsigned i;
+	struct nas_registration_accept sess = { .reg_result = 0 };
 
 	if (!sub)
 		return amf_reg_reject(ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
@@ -357,6 +413,7 @@ static int reg_accept(struct amf_ue *ue)
 	 * we still hold sessions for releases them locally (the UE did so itself). */
 	if ((ue->reg_type & 0x07) == 1)
 		amf_sm_detach(ue);
+	reg_sessions(ue, &sess);
 	/* TS 33.501 6.12.3: a fresh 5G-GUTI on every initial / mobility registration; the
 	 * one the UE holds stays valid until REGISTRATION COMPLETE (TS 24.501 5.5.1.2.4). */
 	amf_ue_new_tmsi(ue, amf_tmsi_alloc(amf));
@@ -366,11 +423,7 @@ static int reg_accept(struct amf_ue *ue)
 	a->has_guti = true;
 	guti_to_nas(ue, &a->guti);
 	a->has_tai_list = true;
-	for (i = 0; i < amf->cfg.n_tacs && i < NAS_TAI_MAX; i++) {
-		plmn_to_nas(amf, &a->tai_list.tai[i].plmn);
-		a->tai_list.tai[i].tac = amf->cfg.tacs[i];
-	}
-	a->tai_list.n = (uint8_t)i;
+	reg_tai_list(ue, &a->tai_list);
 	a->has_allowed_nssai = true;
 	nssai_to_nas(&ue->allowed, &a->allowed_nssai);
 	/* The accept carries the allowed NSSAI of the served slices now: a configuration
@@ -382,17 +435,18 @@ static int reg_accept(struct amf_ue *ue)
 	a->nw_feature_support.len = sizeof(nw_feature_support);
 	a->has_t3512 = true;
 	a->t3512 = nas_gprs_timer3_enc(amf->cfg.t3512_s);
-	/* TS 24.501 5.5.1.3.4: sessions the UE no longer has are released locally; the accept
-	 * tells the UE which ones the network still holds. */
-	if ((ue->reg_type & 0x07) != 1 && (ue->sm || ue->has_reg_pss)) {
-		a->has_pdu_session_status = true;
-		a->pdu_session_status = amf_sm_status(ue, ue->has_reg_pss, ue->reg_pss);
-	}
+	/* TS 24.501 5.5.1.3.4: the accept tells the UE which sessions the network still holds
+	 * (and which user planes could not be re-established). */
+	a->has_pdu_session_status = sess.has_pdu_session_status;
+	a->pdu_session_status = sess.pdu_session_status;
+	a->has_reactivation_result = sess.has_reactivation_result;
+	a->reactivation_result = sess.reactivation_result;
 	ue->has_reg_pss = false;
+	ue->has_reg_uds = false;
 	amf->st.reg_accepted++;
 	amf->reg_acc_type[ue->reg_type & 0x07]++;   /* TS 24.501 9.11.3.7 (amf_reg_counts) */
-	amf_ue_log(LOGL_INFO, ue, "registration accepted tmsi=%08x nia=%u nea=%u slices=%u",
-		   ue->tmsi, ue->nia, ue->nea, ue->allowed.n);
+	amf_ue_log(LOGL_INFO, ue, "registration accepted type=%u tmsi=%08x nia=%u nea=%u slices=%u tac=%06x tais=%u",
+		   ue->reg_type & 0x07, ue->tmsi, ue->nia, ue->nea, ue->allowed.n, ue->tac, a->tai_list.n);
 	/* TS 23.502 4.2.2.2.2 step 21: the accept rides on Initial Context Setup
 	 * when the RAN has no UE context yet. */
 	amf_nas_send(ue, m, AMF_NAS_AUTO, ue->ics_sent ? AMF_VIA_DL_NAS : AMF_VIA_ICS, AMF_T3550);

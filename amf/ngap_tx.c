@@ -219,8 +219,8 @@ int amf_ngap_paging(struct amf_ue *ue)
 	struct amf *amf = ue->amf;
 	struct ngap_msg *tx = &amf->tx;
 	struct ngap_paging *p = &tx->u.paging;
-	uint32_t g;
-	unsigned i, j;
+	uint32_t g, tacs[NGAP_MAX_TAI_PAGING];
+	unsigned i, n_tacs;
 	int n = 0;
 
 	tx_begin(amf, NGAP_PROC_PAGING, sizeof(*p));
@@ -236,26 +236,21 @@ int amf_ngap_paging(struct amf_ue *ue)
 		p->ue_radio_capability_for_paging.p = ue->radio_cap + ue->radio_cap_len;
 		p->ue_radio_capability_for_paging.len = ue->radio_pcap_len;
 	}
-	/* TS 23.502 4.2.3.3 step 4b: the TAI list of the UE's registration = our TACs. */
-	for (i = 0; i < amf->cfg.n_tacs && i < NGAP_MAX_TAI_PAGING; i++) {
+	/* TS 23.502 4.2.3.3 step 4b: the TAI list of the UE's last registration: its
+	 * registration area (reg_area.c). */
+	n_tacs = amf_ra_tacs(amf, ue->ra, tacs, NGAP_MAX_TAI_PAGING);
+	for (i = 0; i < n_tacs; i++) {
 		memcpy(p->tais[i].plmn.v, amf->cfg.plmn, 3);
-		p->tais[i].tac[0] = (uint8_t)(amf->cfg.tacs[i] >> 16);
-		p->tais[i].tac[1] = (uint8_t)(amf->cfg.tacs[i] >> 8);
-		p->tais[i].tac[2] = (uint8_t)amf->cfg.tacs[i];
+		p->tais[i].tac[0] = (uint8_t)(tacs[i] >> 16);
+		p->tais[i].tac[1] = (uint8_t)(tacs[i] >> 8);
+		p->tais[i].tac[2] = (uint8_t)tacs[i];
 	}
 	p->n_tais = (uint8_t)i;
 	/* Every gNB that announced one of those TACs in NG Setup (non-UE stream 0). */
 	for (g = 0; g < amf->cfg.max_gnbs; g++) {
 		struct amf_gnb *gnb = &amf->gnbs[g];
-		bool hit = false;
 
-		if (!gnb->in_use || !gnb->setup_done)
-			continue;
-		for (i = 0; i < gnb->n_tacs && !hit; i++)
-			for (j = 0; j < amf->cfg.n_tacs; j++)
-				if (gnb->tacs[i] == amf->cfg.tacs[j])
-					hit = true;
-		if (!hit)
+		if (!gnb->in_use || !gnb->setup_done || !amf_ra_gnb_in(gnb, tacs, n_tacs))
 			continue;
 		if (amf_ngap_send(amf, gnb->assoc, 0, tx) == 0) {
 			amf->st.paging_sent++;

@@ -514,15 +514,66 @@ static void apply_defaults(struct pctx *p, const struct conf_item *items, void *
 	}
 }
 
+/* The key of mapping n called key[0, len), or NULL. */
+static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *n, const char *key, size_t len)
+{
+	if (n->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *a = n->data.mapping.pairs.start; a < n->data.mapping.pairs.top; a++) {
+		yaml_node_t *k = yaml_document_get_node(doc, a->key);
+
+		if (k->type == YAML_SCALAR_NODE && k->data.scalar.length == len &&
+		    !memcmp(k->data.scalar.value, key, len))
+			return yaml_document_get_node(doc, a->value);
+	}
+	return NULL;
+}
+
+/* The node "key.path[i][j]" (path[0, len)) names in the document, or NULL when the
+ * document does not hold it (a default, or an overlay that left the key out). */
+static yaml_node_t *node_at(yaml_document_t *doc, const char *path, size_t len)
+{
+	yaml_node_t *n = yaml_document_get_root_node(doc);
+	size_t i = 0;
+
+	while (n && i < len) {
+		if (path[i] == '[') {
+			char *end;
+			unsigned long k = strtoul(path + i + 1, &end, 10);
+
+			if (n->type != YAML_SEQUENCE_NODE || *end != ']' ||
+			    k >= (unsigned long)(n->data.sequence.items.top - n->data.sequence.items.start))
+				return NULL;
+			n = yaml_document_get_node(doc, n->data.sequence.items.start[k]);
+			i = (size_t)(end + 1 - path);
+			continue;
+		}
+		size_t j = i += path[i] == '.';
+
+		while (j < len && path[j] != '.' && path[j] != '[')
+			j++;
+		n = map_get(doc, n, path + i, j - i);
+		i = j;
+	}
+	return n;
+}
+
 static int finish(struct pctx *p, struct conf *c, const yaml_mark_t *m)
 {
 	char buf[256];
 	const char *why = conf_schema_finish(c, buf, sizeof(buf));
+	const char *colon;
+	yaml_node_t *at = NULL;
 
 	if (why) {
 		p->plen = 0;
 		p->path[0] = 0;
-		fail(p, m, "%s", why);
+		/* A cross-key reason starts with the key it is about: point at that key's value
+		 * when the document gave it (file:line:column like every other error). */
+		colon = strstr(why, ": ");
+		if (p->doc && colon)
+			at = node_at(p->doc, why, (size_t)(colon - why));
+		fail(p, at ? &at->start_mark : m, "%s", why);
 		return -EINVAL;
 	}
 	return 0;

@@ -39,6 +39,8 @@
 #define CONF_DNN_NAME 64          /* TS 23.003 9.1: a DNN label is at most 63 octets */
 #define CONF_AMF_NAME 151         /* TS 38.413 9.3.3.21: AMF Name, PrintableString 1..150 */
 #define CONF_SUCI_KEY_LEN 32      /* X25519 (profile A) and P-256 (profile B) private keys */
+#define CONF_MAX_RAS 16           /* amf.registration_areas */
+#define CONF_RA_TACS 16           /* TS 24.501 9.11.3.9: a TAI list holds at most 16 TAIs */
 
 enum conf_sctp { CONF_SCTP_AUTO = 0, CONF_SCTP_KERNEL = 1, CONF_SCTP_USRSCTP = 2 };
 enum conf_encaps { CONF_ENCAPS_RAW = 0, CONF_ENCAPS_UDP = 1 };
@@ -58,6 +60,12 @@ struct conf_dnn {
 	char dns[CONF_MAX_DNS][64];
 	unsigned n_dns;
 	uint32_t mtu;
+};
+
+/* A registration area (TS 23.501 5.3.2.3, TS 24.501 5.3.4): the TACs of one TAI list. */
+struct conf_ra {
+	uint32_t tac[CONF_RA_TACS];
+	unsigned n_tac;
 };
 
 struct conf_suci_key {
@@ -108,6 +116,12 @@ struct conf {
 		/* Subscribed UE-AMBR, bit/s, for subscribers whose subscription and policy set
 		 * none (TS 23.501 5.7.2.6; NGAP BitRate range, TS 38.413 9.3.1.4). */
 		uint64_t ue_ambr_ul, ue_ambr_dl;
+		/* Served TACs grouped into registration areas: a UE is given the area of the
+		 * TA it registers in as its TAI list, and does a mobility registration when it
+		 * leaves it (TS 24.501 5.5.1.3.2 a). Empty (the default): one area of every
+		 * served TAC. A served TAC in no area is an area of its own. */
+		struct conf_ra registration_areas[CONF_MAX_RAS];
+		unsigned n_registration_areas;
 	} amf;
 	uint32_t tac[CONF_MAX_TACS];       /* 24 bits each */
 	unsigned n_tac;

@@ -44,9 +44,30 @@ static void print_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+static void print_scalar(FILE *out, const struct conf_item *it, const void *ptr, bool redact);
+
+/* A list of scalars (or of such lists: amf.registration_areas) in flow style; base is
+ * the struct the list's offsets are relative to. */
+static void print_flow(FILE *out, const struct conf_item *it, const void *base, bool redact)
+{
+	const char *ptr = (const char *)base + it->off;
+	unsigned n = *(const unsigned *)((const char *)base + it->cnt_off);
+
+	fputc('[', out);
+	for (unsigned i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", out);
+		print_scalar(out, it->sub, ptr + it->size * i, redact);
+	}
+	fputc(']', out);
+}
+
 static void print_scalar(FILE *out, const struct conf_item *it, const void *ptr, bool redact)
 {
 	switch (it->kind) {
+	case CK_LIST:
+		print_flow(out, it, ptr, redact);   /* a list element: ptr is its base */
+		break;
 	case CK_BOOL:
 		fputs(*(const bool *)ptr ? "true" : "false", out);
 		break;
@@ -114,13 +135,9 @@ static void print_item(FILE *out, const struct conf_item *it, const void *base, 
 				print_map(out, it->sub->sub, (const char *)ptr + it->size * i, indent + 4,
 					  true, redact);
 		} else {
-			fputs(" [", out);
-			for (unsigned i = 0; i < n; i++) {
-				if (i)
-					fputs(", ", out);
-				print_scalar(out, it->sub, (const char *)ptr + it->size * i, redact);
-			}
-			fputs("]\n", out);
+			fputc(' ', out);
+			print_flow(out, it, base, redact);
+			fputc('\n', out);
 		}
 	} else {
 		fputc(' ', out);
@@ -170,6 +187,22 @@ int conf_print_redacted(const struct conf *c, FILE *out)
 /* ---- comparison ---- */
 
 static bool equal_items(const struct conf_item *items, const void *a, const void *b);
+static bool equal_value(const struct conf_item *it, const void *pa, const void *pb);
+
+/* List c of the structs a and b: the counts, then entry by entry. */
+static bool equal_list(const struct conf_item *c, const void *a, const void *b)
+{
+	const char *pa = (const char *)a + c->off, *pb = (const char *)b + c->off;
+	unsigned na = *(const unsigned *)((const char *)a + c->cnt_off);
+	unsigned nb = *(const unsigned *)((const char *)b + c->cnt_off);
+
+	if (na != nb)
+		return false;
+	for (unsigned i = 0; i < na; i++)
+		if (!equal_value(c->sub, pa + c->size * i, pb + c->size * i))
+			return false;
+	return true;
+}
 
 static bool equal_value(const struct conf_item *it, const void *pa, const void *pb)
 {
@@ -189,7 +222,7 @@ static bool equal_value(const struct conf_item *it, const void *pa, const void *
 	case CK_HEX:
 		return !memcmp(pa, pb, it->size);
 	case CK_LIST:
-		return false;   /* handled by equal_items: needs the count */
+		return equal_list(it, pa, pb);   /* a list element: pa/pb are its base */
 	}
 	return false;
 }
@@ -211,14 +244,8 @@ static bool equal_items(const struct conf_item *items, const void *a, const void
 			if (!equal_items(c->sub, a, b))
 				return false;
 		} else if (c->kind == CK_LIST) {
-			unsigned na = *(const unsigned *)((const char *)a + c->cnt_off);
-			unsigned nb = *(const unsigned *)((const char *)b + c->cnt_off);
-
-			if (na != nb)
+			if (!equal_list(c, a, b))
 				return false;
-			for (unsigned i = 0; i < na; i++)
-				if (!equal_value(c->sub, pa + c->size * i, pb + c->size * i))
-					return false;
 		} else if (!equal_value(c, pa, pb)) {
 			return false;
 		}

@@ -474,6 +474,36 @@ static const struct conf_item netname_items[] = {
 	END
 };
 
+static const struct conf_item tac_elem[] = {
+	{ .key = "", .kind = CK_INT, .size = 4, .min = 0, .max = 16777215 },
+};
+
+/* TS 23.501 5.3.2.3: the areas partition the TAs they name; a TAC in two would make the
+ * TAI list given in it depend on which area was looked at first. */
+static const char *chk_ras(const void *first, unsigned cnt, unsigned *bad, char *buf, size_t n)
+{
+	const struct conf_ra *ra = first;
+
+	for (unsigned i = 1; i < cnt; i++)
+		for (unsigned t = 0; t < ra[i].n_tac; t++)
+			for (unsigned j = 0; j < i; j++)
+				for (unsigned u = 0; u < ra[j].n_tac; u++)
+					if (ra[i].tac[t] == ra[j].tac[u]) {
+						*bad = i;
+						snprintf(buf, n, "TAC %u is already in registration_areas[%u]",
+							 ra[i].tac[t], j);
+						return buf;
+					}
+	return NULL;
+}
+
+/* One area: a flow list of 1..16 TACs (TS 24.501 9.11.3.9), none twice. */
+static const struct conf_item ra_elem[] = {
+	{ .key = "", .kind = CK_LIST, .flags = CF_UNIQUE, .off = F(struct conf_ra, tac),
+	  .size = sizeof(uint32_t), .cnt_off = F(struct conf_ra, n_tac), .min = 1, .max = CONF_RA_TACS,
+	  .sub = tac_elem },
+};
+
 static const struct conf_item amf_items[] = {
 	STR("name", struct conf, amf.name, CF_NONEMPTY, "solocore", chk_printable, NULL),
 	INT("region_id", struct conf, amf.region_id, 0, 255, "1", NULL),
@@ -485,11 +515,9 @@ static const struct conf_item amf_items[] = {
 	STR("timezone", struct conf, amf.timezone, CF_OPTIONAL, NULL, chk_tz, NULL),
 	INT("ue_ambr_ul", struct conf, amf.ue_ambr_ul, 1, 4000000000000, "1000000000", NULL),
 	INT("ue_ambr_dl", struct conf, amf.ue_ambr_dl, 1, 4000000000000, "1000000000", NULL),
+	LIST("registration_areas", struct conf, amf.registration_areas, amf.n_registration_areas, 0, 0,
+	     ra_elem, chk_ras, "[]", "served TACs grouped into TAI lists; [] = one area of all"),
 	END
-};
-
-static const struct conf_item tac_elem[] = {
-	{ .key = "", .kind = CK_INT, .size = 4, .min = 0, .max = 16777215 },
 };
 
 static const struct conf_item slice_items[] = {
@@ -621,8 +649,34 @@ bool conf_schema_print_skip(const struct conf_item *it, const void *base)
 	return it == &suci_key_items[2] && k->private_key_file[0];
 }
 
+/* Each TAC of amf.registration_areas must be one of tac (an area is a set of served TAs,
+ * TS 23.501 5.3.2.3). The reason names the entry; conf.c points at it in the file. */
+static const char *chk_ras_served(const struct conf *c, char *buf, size_t n)
+{
+	for (unsigned i = 0; i < c->amf.n_registration_areas; i++) {
+		const struct conf_ra *ra = &c->amf.registration_areas[i];
+
+		for (unsigned t = 0; t < ra->n_tac; t++) {
+			unsigned k = 0;
+
+			while (k < c->n_tac && c->tac[k] != ra->tac[t])
+				k++;
+			if (k == c->n_tac) {
+				snprintf(buf, n, "amf.registration_areas[%u][%u]: TAC %u is not served (not in tac)",
+					 i, t, ra->tac[t]);
+				return buf;
+			}
+		}
+	}
+	return NULL;
+}
+
 const char *conf_schema_finish(struct conf *c, char *buf, size_t n)
 {
+	const char *why = chk_ras_served(c, buf, n);
+
+	if (why)
+		return why;
 	/* TS 24.501 5.3.7: the mobile reachable timer is longer than T3512,
 	 * by default 4 minutes. 0 = not given (the file's minimum is 1). */
 	if (!c->timers.mobile_reachable)

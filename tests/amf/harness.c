@@ -199,6 +199,11 @@ static void fill_ta(struct ngap_supported_ta *ta, uint32_t tac, uint8_t sst, uin
 
 void h_ng_setup(struct h *h, uint32_t assoc)
 {
+	h_ng_setup_tac(h, assoc, 1);
+}
+
+void h_ng_setup_tac(struct h *h, uint32_t assoc, uint32_t tac)
+{
 	static struct ngap_msg m;
 	static const char name[] = "test-gnb";
 
@@ -213,7 +218,7 @@ void h_ng_setup(struct h *h, uint32_t assoc)
 	m.u.ng_setup_request.ran_node_name.p = (const uint8_t *)name;
 	m.u.ng_setup_request.ran_node_name.len = sizeof(name) - 1;
 	m.u.ng_setup_request.n_tas = 1;
-	fill_ta(&m.u.ng_setup_request.tas[0], 1, 1, 0x010203);
+	fill_ta(&m.u.ng_setup_request.tas[0], tac, 1, 0x010203);
 	m.u.ng_setup_request.default_paging_drx = 1;
 	h_send(h, assoc, 0, &m);
 	h_expect(h, NGAP_SUCCESSFUL, NGAP_PROC_NG_SETUP);
@@ -292,13 +297,18 @@ void sue_reg_req(struct sue *ue, struct nas_msg *m, bool guti)
 	}
 }
 
-static void ngap_uli(struct ngap_uli *uli)
+/* The ULI of the UE's cell: TAC ue->tac (0: TAC 1). */
+static void ngap_uli(struct ngap_uli *uli, const struct sue *ue)
 {
+	uint32_t tac = ue->tac ? ue->tac : 1;
+
 	memset(uli, 0, sizeof(*uli));
 	memcpy(uli->nr_cgi.plmn.v, plmn00101, 3);
 	uli->nr_cgi.cell_id = 0x000000010;
 	memcpy(uli->tai.plmn.v, plmn00101, 3);
-	uli->tai.tac[2] = 1;
+	uli->tai.tac[0] = (uint8_t)(tac >> 16);
+	uli->tai.tac[1] = (uint8_t)(tac >> 8);
+	uli->tai.tac[2] = (uint8_t)tac;
 }
 
 /* Encode m and protect it per sht with the UE's context; returns the length. */
@@ -355,7 +365,7 @@ void sue_initial(struct h *h, struct sue *ue, const struct nas_msg *m, uint8_t s
 	g.u.initial_ue_message.ran_ue_id = ue->ran_id;
 	g.u.initial_ue_message.nas.p = nas;
 	g.u.initial_ue_message.nas.len = n;
-	ngap_uli(&g.u.initial_ue_message.uli);
+	ngap_uli(&g.u.initial_ue_message.uli, ue);
 	g.u.initial_ue_message.rrc_cause = 3;
 	h_send(h, ue->assoc, 1, &g);
 }
@@ -374,7 +384,7 @@ static void sue_ul_ex(struct h *h, struct sue *ue, const struct nas_msg *m, uint
 	g.u.uplink_nas_transport.ran_ue_id = ue->ran_id;
 	g.u.uplink_nas_transport.nas.p = nas;
 	g.u.uplink_nas_transport.nas.len = n;
-	ngap_uli(&g.u.uplink_nas_transport.uli);
+	ngap_uli(&g.u.uplink_nas_transport.uli, ue);
 	h_send(h, ue->assoc, 1, &g);
 }
 

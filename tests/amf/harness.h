@@ -64,6 +64,7 @@ struct sue {
 	uint32_t ul;               /* next uplink COUNT */
 	uint32_t assoc;
 	uint32_t ran_id;
+	uint32_t tac;              /* TAC in the ULI of its messages (0: TAC 1) */
 	uint64_t amf_id;
 	bool has_guti;
 	struct nas_mobile_id guti;
@@ -97,6 +98,8 @@ void h_expect(struct h *h, uint8_t type, uint8_t proc);
 unsigned h_pending(const struct h *h);
 /* NG Setup for assoc with TAC 1 and SST 1 / SD 010203; asserts the response. */
 void h_ng_setup(struct h *h, uint32_t assoc);
+/* The same with one TA of the given TAC. */
+void h_ng_setup_tac(struct h *h, uint32_t assoc, uint32_t tac);
 /* Run the loop until a PDU arrives or max_ms passes. */
 void h_run_until_tx(struct h *h, unsigned max_ms);
 

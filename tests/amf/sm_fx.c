@@ -47,6 +47,8 @@ void add_sub(const char *supi, bool two)
 	assert_int_equal(udm_add(H.udm, &in), 0);
 }
 
+void (*sm_fx_cfg_hook)(struct amf_cfg *cfg);
+
 int setup(void **state)
 {
 	struct amf_cfg cfg;
@@ -59,6 +61,8 @@ int setup(void **state)
 	cfg.slices[1] = (struct amf_snssai){ 2, AMF_SD_NONE };
 	cfg.n_slices = 2;
 	cfg.t3513_ms = 20;
+	if (sm_fx_cfg_hook)
+		sm_fx_cfg_hook(&cfg);
 	h_init(&H, &cfg);
 	add_sub(SUPI1, true);
 	add_sub(SUPI2, false);

@@ -24,6 +24,8 @@ extern struct conf C;
 extern struct smf *S;
 extern const struct nas_snssai SN1, SN2;
 
+/* Called by setup() on the AMF configuration before the AMF is created, when set. */
+extern void (*sm_fx_cfg_hook)(struct amf_cfg *cfg);
 uint32_t ip4(const char *s);
 void add_sub(const char *supi, bool two);
 int setup(void **state);

@@ -115,6 +115,7 @@ static const char full_text[] =
 	"  security:\n    integrity: [NIA1, NIA2]\n    ciphering: [NEA2]\n"
 	"  network_name: {full: \"Solo \\\"Core\\\" Net\", short: Solo}\n"
 	"  timezone: \"+05:45\"\n"
+	"  registration_areas: [[1, 16777215], [2]]\n"
 	"tac: [1, 2, 16777215]\n"
 	"slices:\n  - {sst: 1}\n  - {sst: 1, sd: 00000a}\n  - {sst: 2, sd: FFFFFF}\n"
 	"dnns:\n"
@@ -180,6 +181,11 @@ static void test_full_values(void **state)
 	assert_int_equal(c1.amf.security.ciphering[0], 2);
 	assert_int_equal(c1.n_tac, 3);
 	assert_int_equal(c1.tac[2], 16777215);
+	assert_int_equal(c1.amf.n_registration_areas, 2);
+	assert_int_equal(c1.amf.registration_areas[0].n_tac, 2);
+	assert_int_equal(c1.amf.registration_areas[0].tac[1], 16777215);
+	assert_int_equal(c1.amf.registration_areas[1].n_tac, 1);
+	assert_int_equal(c1.amf.registration_areas[1].tac[0], 2);
 	assert_int_equal(c1.n_slices, 3);
 	assert_false(c1.slices[0].has_sd);
 	assert_int_equal(c1.slices[1].sd, 0x00000a);
@@ -385,7 +391,7 @@ static void test_err_values(void **state)
 	expect_err("upf: {n3_interface: a-very-long-ifname}\n",
 		   "t.yaml:1:21: upf.n3_interface: an interface name has at most 15 characters");
 	expect_err("timers: {mobile_reachable: 100}\n",
-		   "t.yaml:1:1: timers.mobile_reachable: 100 must be greater than timers.t3512 (3240)");
+		   "t.yaml:1:28: timers.mobile_reachable: 100 must be greater than timers.t3512 (3240)");
 	expect_err("suci: {keys: [{id: 1, scheme: A}]}\n",
 		   "t.yaml:1:15: suci.keys[0]: missing key private_key or private_key_file");
 	expect_err("suci: {keys: [{id: 1, scheme: A, private_key_file: /nonexistent/k}]}\n",
@@ -393,6 +399,44 @@ static void test_err_values(void **state)
 	expect_err("suci: {keys: [{id: 1, scheme: C}]}\n",
 		   "t.yaml:1:31: suci.keys[0].scheme: \"C\" is not one of A, B");
 	expect_err("suci: {keys: [{id: 0, scheme: A}]}\n", "t.yaml:1:20: suci.keys[0].id: 0 is out of range 1..255");
+}
+
+/* amf.registration_areas (TS 23.501 5.3.2.3, TS 24.501 5.3.4 / 9.11.3.9): each error names
+ * the entry at its place in the file. */
+static void test_err_registration_areas(void **state)
+{
+	char *p1;
+
+	(void)state;
+	/* a TAC that is not served: the area would send UEs to a TA this AMF has no gNB for */
+	expect_err("tac: [1, 2, 3]\namf:\n  registration_areas: [[1, 2], [3, 7]]\n",
+		   "t.yaml:3:36: amf.registration_areas[1][1]: TAC 7 is not served (not in tac)");
+	/* a TAC in two areas: which TAI list it gets would be undefined */
+	expect_err("tac: [1, 2, 3]\namf: {registration_areas: [[1, 2], [3, 2]]}\n",
+		   "t.yaml:2:36: amf.registration_areas[1]: TAC 2 is already in registration_areas[0]");
+	/* an empty area: a TAI list holds at least one TAI (9.11.3.9) */
+	expect_err("tac: [1, 2]\namf: {registration_areas: [[1, 2], []]}\n",
+		   "t.yaml:2:36: amf.registration_areas[1]: needs at least 1 entry");
+	/* a TAC twice in one area, more than 16 in one (9.11.3.9), a TAC out of range */
+	expect_err("amf: {registration_areas: [[1, 1]]}\n", "t.yaml:1:32: amf.registration_areas[0][1]: duplicate value");
+	expect_err("amf: {registration_areas: [[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]]}\n",
+		   "t.yaml:1:28: amf.registration_areas[0]: more than 16 entries");
+	expect_err("amf: {registration_areas: [1]}\n",
+		   "t.yaml:1:28: amf.registration_areas[0]: expected a list, got \"1\"");
+	/* TAC 3 served but in no area: an area of its own (accepted); printed and loaded back */
+	load_ok(&c1, "tac: [1, 2, 3]\namf:\n  registration_areas: [[1, 2]]\n");
+	assert_int_equal(c1.amf.n_registration_areas, 1);
+	p1 = print_mem(&c1, false);
+	assert_non_null(strstr(p1, "  registration_areas: [[1, 2]]\n"));
+	load_ok(&c2, p1);
+	assert_true(conf_equal(&c1, &c2));
+	free(p1);
+	/* the areas are compared by value */
+	load_ok(&c2, "tac: [1, 2, 3]\namf:\n  registration_areas: [[1, 3]]\n");
+	assert_false(conf_equal(&c1, &c2));
+	/* an overlay that drops a TAC an area holds fails as a whole (web PATCH tac) */
+	assert_int_equal(conf_overlay_string(&c1, NULL, "{\"tac\": [1, 3]}", 13, NULL, 0), -EINVAL);
+	assert_int_equal(c1.n_tac, 3);
 }
 
 static void test_load_file(void **state)
@@ -558,6 +602,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_err_duplicate_key),
 		cmocka_unit_test(test_err_wrong_type),
 		cmocka_unit_test(test_err_out_of_range),
+		cmocka_unit_test(test_err_registration_areas),
 		cmocka_unit_test(test_err_bad_enum),
 		cmocka_unit_test(test_err_syntax),
 		cmocka_unit_test(test_err_values),

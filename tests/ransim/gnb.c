@@ -42,6 +42,24 @@ void rs_uli(const struct ransim *rs, struct ngap_uli *uli)
 	uli->tai.tac[2] = (uint8_t)rs->cfg.tac;
 }
 
+uint32_t rs_gnb_tac(const struct rs_gnb *g)
+{
+	const struct ransim_cfg *c = &g->rs->cfg;
+
+	return g->idx < c->n_gnb_tacs ? c->gnb_tacs[g->idx] : c->tac;
+}
+
+void rs_gnb_uli(const struct rs_gnb *g, struct ngap_uli *uli)
+{
+	uint32_t tac = rs_gnb_tac(g);
+
+	rs_uli(g->rs, uli);
+	uli->nr_cgi.cell_id = 0x10 + g->idx;   /* one cell per gNB */
+	uli->tai.tac[0] = (uint8_t)(tac >> 16);
+	uli->tai.tac[1] = (uint8_t)(tac >> 8);
+	uli->tai.tac[2] = (uint8_t)tac;
+}
+
 static int gnb_send(struct rs_gnb *g, uint16_t stream, const struct ngap_msg *m)
 {
 	struct ransim *rs = g->rs;
@@ -93,9 +111,9 @@ static void ng_setup(struct rs_gnb *g)
 	r->ran_node_name.len = sizeof(name) - 1;
 	r->n_tas = 1;
 	ta = &r->tas[0];
-	ta->tac[0] = (uint8_t)(rs->cfg.tac >> 16);
-	ta->tac[1] = (uint8_t)(rs->cfg.tac >> 8);
-	ta->tac[2] = (uint8_t)rs->cfg.tac;
+	ta->tac[0] = (uint8_t)(rs_gnb_tac(g) >> 16);
+	ta->tac[1] = (uint8_t)(rs_gnb_tac(g) >> 8);
+	ta->tac[2] = (uint8_t)rs_gnb_tac(g);
 	ta->n_plmns = 1;
 	memcpy(ta->plmns[0].plmn.v, rs->plmn, 3);
 	ta->plmns[0].n_slices = 1;

@@ -92,8 +92,7 @@ static int path_switch(struct rs_ue *ue, struct rs_gnb *tg)
 	m->proc = NGAP_PROC_PATH_SWITCH_REQUEST;
 	r->ran_ue_id = ue->ran_id;
 	r->source_amf_ue_id = ue->ho_src_amf_id;
-	rs_uli(rs, &r->uli);
-	r->uli.nr_cgi.cell_id = 0x10 + tg->idx;   /* the target's cell */
+	rs_gnb_uli(tg, &r->uli);                  /* the target's cell and TAI */
 	r->ue_sec_cap = ue->as_caps;               /* as the source gave them over Xn */
 	r->n_sessions = 1;
 	r->sessions[0].id = rs->cfg.psi;
@@ -218,6 +217,9 @@ void rs_gnb_ps_ack(struct rs_gnb *g, const struct ngap_path_switch_request_ack *
 		rs->st.ps_acked++;
 	log_msg(LOGL_DEBUG, "ransim", ue->sim->supi, "PATH SWITCH REQUEST ACKNOWLEDGE on gnb=%u: ncc=%u amf_ue_id=%llu",
 		g->idx, ue->ncc, (unsigned long long)ue->amf_ue_id);
+	/* TS 23.502 4.9.1.2.2 step 4 / TS 24.501 5.5.1.3.2 a): a TA outside the UE's list */
+	if (!ue->fail[0])
+		rs_ue_cell_changed(ue, g);
 }
 
 void rs_gnb_ps_failure(struct rs_gnb *g, const struct ngap_path_switch_request_failure *f)

@@ -48,6 +48,9 @@ static const char usage_text[] =
 	"  --expect-nia N --expect-nea N    fail a UE when the AMF selects something else\n"
 	"  --suci null|A|B --hn-key-id N --hn-pub HEX   SUCI scheme (key from -c when no --hn-pub)\n"
 	"  --plmn MCCMNC --home-plmn MCCMNC --tac N --sst N --sd HEX|none\n"
+	"  --gnb-tacs T0,T1,..   TAC of gNB 0, 1, ... in NG Setup and ULI (the others: --tac); a\n"
+	"                        handover into a TAC outside the UE's TAI list is followed by a\n"
+	"                        mobility registration (mob_reg_* report lines)\n"
 	"  --req-sst N --req-sd HEX|none  requested S-NSSAI (default: the gNB's)\n"
 	"  --unknown-guti        register first with a 5G-GUTI the AMF cannot know\n"
 	"  --cuc                 expect a Configuration Update Command after registering\n"
@@ -214,7 +217,7 @@ static int conf_hn_key(struct ransim_cfg *cfg, const struct conf *c, int want_id
 
 enum {
 	O_ADDR = 256, O_PORT, O_LOCAL, O_BACKEND, O_ENCAP, O_UDP, O_UDPPEER, O_GNBS, O_UES, O_CONC, O_NIA,
-	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_SST, O_SD, O_RSST, O_RSD,
+	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_GNBTACS, O_SST, O_SD, O_RSST, O_RSD,
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
 	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_HOAFTER, O_HOS, O_ABORT, O_PASSES, O_DURATION,
 	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
@@ -229,7 +232,7 @@ static const struct option opts[] = {
 	{ "nia", 1, NULL, O_NIA }, { "nea", 1, NULL, O_NEA }, { "expect-nia", 1, NULL, O_XNIA },
 	{ "expect-nea", 1, NULL, O_XNEA }, { "suci", 1, NULL, O_SUCI }, { "hn-key-id", 1, NULL, O_KEYID },
 	{ "hn-pub", 1, NULL, O_HNPUB }, { "plmn", 1, NULL, O_PLMN }, { "home-plmn", 1, NULL, O_HPLMN },
-	{ "tac", 1, NULL, O_TAC }, { "sst", 1, NULL, O_SST }, { "sd", 1, NULL, O_SD },
+	{ "tac", 1, NULL, O_TAC }, { "gnb-tacs", 1, NULL, O_GNBTACS }, { "sst", 1, NULL, O_SST }, { "sd", 1, NULL, O_SD },
 	{ "req-sst", 1, NULL, O_RSST }, { "req-sd", 1, NULL, O_RSD }, { "unknown-guti", 0, NULL, O_GUTI },
 	{ "cuc", 0, NULL, O_CUC }, { "bad-mac", 0, NULL, O_BADMAC }, { "drop-assoc", 0, NULL, O_DROP },
 	{ "dereg", 1, NULL, O_DEREG }, { "timeout", 1, NULL, O_TIMEOUT }, { "ue-timeout", 1, NULL, O_UETO },
@@ -264,6 +267,23 @@ struct args {
 	enum load_mode mode;
 #endif
 };
+
+/* --gnb-tacs 1,3: TAC i for gNB i (24 bits each). 0 or -1. */
+static int gnb_tacs_parse(const char *v, struct ransim_cfg *c)
+{
+	char *end;
+
+	c->n_gnb_tacs = 0;
+	while (*v && c->n_gnb_tacs < RANSIM_MAX_GNBS) {
+		unsigned long t = strtoul(v, &end, 0);
+
+		if (end == v || t > 0xffffff || (*end && *end != ','))
+			return -1;
+		c->gnb_tacs[c->n_gnb_tacs++] = (uint32_t)t;
+		v = *end ? end + 1 : end;
+	}
+	return *v || !c->n_gnb_tacs ? -1 : 0;
+}
 
 /* One option (pass 2). 0, or an exit status. */
 static int one_opt(struct args *a, int ch, const char *v)
@@ -310,6 +330,7 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_PLMN: return split_plmn(v, c->mcc, c->mnc) < 0 ? usage("bad --plmn") : 0;
 	case O_HPLMN: return split_plmn(v, c->home_mcc, c->home_mnc) < 0 ? usage("bad --home-plmn") : 0;
 	case O_TAC: c->tac = (uint32_t)strtoul(v, NULL, 0) & 0xffffff; break;
+	case O_GNBTACS: return gnb_tacs_parse(v, c) < 0 ? usage("bad --gnb-tacs") : 0;
 	case O_SST: c->sst = (uint8_t)atoi(v); break;
 	case O_SD: c->sd = parse_sd(v); break;
 	case O_RSST: c->req_sst = (uint8_t)atoi(v); a->req_sst_set = true; break;

@@ -72,6 +72,9 @@ struct ransim_cfg {
 	char mcc[4], mnc[4];         /* serving PLMN (gNB) */
 	char home_mcc[4], home_mnc[4]; /* UE home PLMN in the SUCI ("" = serving PLMN) */
 	uint32_t tac;
+	/* TAC of gNB i (NG Setup, ULI), when i < n_gnb_tacs; the others use tac (--gnb-tacs). */
+	uint32_t gnb_tacs[RANSIM_MAX_GNBS];
+	unsigned n_gnb_tacs;
 	uint8_t sst;                 /* gNB's supported slice and the UE's requested slice */
 	uint32_t sd;                 /* 0xffffff = none */
 	uint8_t req_sst;             /* requested S-NSSAI (defaults to sst/sd) */
@@ -217,6 +220,9 @@ struct ransim_stats {
 	uint64_t end_markers;        /* End Markers (TS 29.281 7.3.2) on a source's old TEID, one awaited */
 	uint64_t end_markers_other;  /* ... on a TEID where none was awaited */
 	uint64_t ul_after_ho, dl_after_ho; /* G-PDUs of UEs once their first handover was acknowledged */
+	/* Mobility registration after a cell change out of the TAI list (TS 24.501 5.5.1.3.2 a) */
+	uint64_t mob_reg_sent;       /* REGISTRATION REQUESTs "mobility updating" sent (ue_mob.c) */
+	uint64_t mob_reg_accepted;   /* ... answered by an ACCEPT whose TAI list holds the new TAI */
 	/* QoS changes from the network (a subscription or policy change, TS 23.502 4.3.3.2) */
 	uint64_t ue_ctx_mods;        /* UE CONTEXT MODIFICATION REQUESTs answered with a RESPONSE
 				      * (TS 38.413 8.3.4.2) */

@@ -93,6 +93,12 @@ struct rs_ue {
 	uint32_t kgnb_count;       /* uplink COUNT of Security Mode Complete (K_gNB input, TS 33.501 A.9) */
 	bool has_guti;
 	struct nas_guti guti;
+	/* Registration area (ue_mob.c): the TAI list of the last REGISTRATION ACCEPT (TACs of
+	 * the serving PLMN, TS 24.501 9.11.3.9), and a mobility registration waiting for its
+	 * accept (the REGISTERED rows of ue.c's table take it). */
+	uint32_t tais[NAS_TAI_MAX];
+	uint8_t n_tais;
+	bool mob_reg_pending;
 	uint8_t initial[192];      /* the initial NAS message as sent (TS 24.501 4.4.6 container) */
 	uint8_t initial_len;
 	uint64_t t0[RANSIM_P_COUNT]; /* procedure start times (ns) */
@@ -196,6 +202,9 @@ void rs_gnb_drop(struct rs_gnb *g);
 /* gNB-initiated UE Context Release Request (TS 38.413 8.3.2), cause user inactivity. */
 int rs_gnb_release_request(struct rs_gnb *g, const struct rs_ue *ue);
 void rs_uli(const struct ransim *rs, struct ngap_uli *uli);
+/* The TAC of gNB g (cfg.gnb_tacs, else cfg.tac), and the ULI of its cell (TAI with it). */
+uint32_t rs_gnb_tac(const struct rs_gnb *g);
+void rs_gnb_uli(const struct rs_gnb *g, struct ngap_uli *uli);
 
 /* ---- gnb_mod.c: the gNB's side of the network's QoS changes ---- */
 /* The UE-AMBR the gNB enforces for ue from now on (TS 38.413 9.3.1.58). */
@@ -262,6 +271,17 @@ void rs_sm_on_mod_command(struct rs_ue *ue);
  * Request Transfer checked: UPF N3 address, TEID, QFI); builds the Setup Response Transfer
  * (gNB DL TEID and address) into out. Returns its length or -errno (failure recorded). */
 int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint8_t *out, size_t cap);
+
+/* ---- ue_mob.c: the UE's registration area (TS 24.501 5.3.4, 5.5.1.3) ---- */
+/* The TAI list of a REGISTRATION ACCEPT taken (the serving PLMN's TAIs). */
+void rs_ue_take_tai_list(struct rs_ue *ue, const struct nas_registration_accept *a);
+/* ue is served by g now (a handover, Xn or N2, has completed): when g's TAI is not in the
+ * UE's TAI list, REGISTRATION REQUEST "mobility updating" over g (TS 24.501 5.5.1.3.2 a).
+ * 0, 1 when one was sent, or -errno. */
+int rs_ue_cell_changed(struct rs_ue *ue, struct rs_gnb *g);
+/* REGISTRATION ACCEPT / REJECT of that mobility registration (ue.c's table, REGISTERED). */
+enum rs_ue_state rs_ue_on_mob_accept(struct rs_ue *ue, const struct nas_msg *m);
+enum rs_ue_state rs_ue_on_mob_reject(struct rs_ue *ue, const struct nas_msg *m);
 
 /* ---- ue_nas.c ---- */
 /* Encode m for ue: plain (sht 0) or protected (2 / 4) with the current context. Returns the

@@ -248,6 +248,7 @@ void rs_ho_report(const struct ransim *rs, bool json, FILE *out)
 		{ "path_switch_released", s->ps_released }, { "xn_src_released", s->xn_src_released },
 		{ "end_markers", s->end_markers }, { "end_markers_other", s->end_markers_other },
 		{ "ul_after_ho", s->ul_after_ho }, { "dl_after_ho", s->dl_after_ho },
+		{ "mob_reg_sent", s->mob_reg_sent }, { "mob_reg_accepted", s->mob_reg_accepted },
 	};
 	unsigned g;
 

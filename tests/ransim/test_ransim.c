@@ -50,6 +50,7 @@ static struct {
 	struct crypto_keyring *kr;
 	struct ransim_sim sims[N_SUBS];
 	bool skipped;
+	const char *conf_extra;  /* YAML/JSON applied on the defaults by amf_up (NULL: none) */
 } T;
 
 static void sub_add(unsigned i)
@@ -91,6 +92,8 @@ static int amf_up(const uint8_t *integ, unsigned ni, const uint8_t *ciph, unsign
 	T.conf->n2.usrsctp_encaps = CONF_ENCAPS_UDP;
 	T.conf->n2.udp_port = 0;
 	T.conf->limits.max_ues = 64;
+	if (T.conf_extra)   /* a test's own settings on top (registration areas ...) */
+		assert_int_equal(conf_overlay_string(T.conf, NULL, T.conf_extra, strlen(T.conf_extra), NULL, 0), 0);
 	snprintf(T.conf->amf.network_name.full, sizeof(T.conf->amf.network_name.full), "ransim test");
 	if (ni) {
 		memcpy(T.conf->amf.security.integrity, integ, ni);
@@ -689,6 +692,69 @@ static void test_xn_handover(void **state)
 	ransim_free(rs);
 }
 
+/* Mobility registration after an Xn handover (TS 23.502 4.9.1.2.2 step 4 -> 4.2.2.2.2, TS 24.501
+ * 5.5.1.3.2 a): tac [1, 2, 3] in amf.registration_areas [[1], [2, 3]], gNB i with TAC i + 1
+ * (--gnb-tacs 1,2,3), UE i on gNB i. Each round moves every UE to the next gNB: a move between
+ * areas (1 -> 2, 3 -> 1) is followed by exactly one REGISTRATION REQUEST "mobility updating"
+ * over the target, accepted with a TAI list holding the new TAI and the session kept (the UE
+ * checks both, ue_mob.c); a move inside area {2, 3} by none. Two rounds: 2 + 2 of 6 moves. */
+static void test_mobility_registration(void **state)
+{
+	struct amf_reg_counts rc;
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct ransim *rs;
+	uint32_t teid;
+	unsigned i, g, hos, ncc, round;
+	uint64_t end;
+
+	(void)state;
+	T.conf_extra = "{tac: [1, 2, 3], amf: {registration_areas: [[1], [2, 3]]}}";
+	i = (unsigned)amf_up(NULL, 0, NULL, 0);
+	T.conf_extra = NULL;
+	if ((int)i < 0)
+		return;
+	smf_up();
+	rs_cfg(&c, 3, 3);
+	c.n_gnbs = 3;
+	c.n_gnb_tacs = 3;
+	c.gnb_tacs[0] = 1;
+	c.gnb_tacs[1] = 2;
+	c.gnb_tacs[2] = 3;
+	c.session = true;
+	c.dereg = RANSIM_DEREG_NONE;
+	rs = start_done(&c, T.sims, N_SUBS);
+	spin_ms(300);
+	for (round = 1; round <= 2; round++) {
+		ho_round(rs, 3, 3 * (round - 1));
+		end = ev_update_now(T.loop) + 3000000000ull;
+		do {
+			ev_run_once(T.loop, 10);
+			ransim_get_stats(rs, &s);
+		} while (s.mob_reg_accepted < 2 * round && ev_update_now(T.loop) < end);
+		spin_ms(200);   /* COMPLETE, the CONFIGURATION UPDATE (network name) and its COMPLETE */
+		ransim_get_stats(rs, &s);
+		assert_int_equal(s.ps_acked, 3 * round);
+		assert_int_equal(s.mob_reg_sent, 2 * round);   /* never for 2 -> 3 */
+		assert_int_equal(s.mob_reg_accepted, 2 * round);
+	}
+	amf_reg_counts(T.amf, &rc);
+	assert_int_equal(rc.accepted[2], 4);   /* TS 24.501 9.11.3.7: mobility updating */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(ransim_ue_ho(rs, i, &g, &teid, &hos, &ncc), 0);
+		assert_int_equal(g, (i + 2) % 3);
+		assert_int_equal(hos, 2);
+		expect_dl_teid(i, teid, 0);   /* the session is ACTIVE on the serving gNB's tunnel */
+	}
+	assert_int_equal(ransim_ngap_count(rs, 1, "UEContextReleaseCommand"), 0);
+	assert_int_equal(ransim_ngap_count(rs, 1, "PDUSessionResourceSetupRequest"), 3);   /* at start only */
+	assert_int_equal(ransim_failures(rs, "mob_accept_tai_list"), 0);
+	assert_true(report_has(rs, "\nmob_reg_accepted 4\n"));
+	assert_int_equal(s.ues_failed, 0);
+	shut(rs);
+	ransim_free(rs);
+}
+
 /* Two passes of 4 UEs (load tests): every UE runs its plan twice, fresh 5G-AKA each time. */
 static void test_passes(void **state)
 {
@@ -1021,6 +1087,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_gnb_restart, teardown),
 		cmocka_unit_test_teardown(test_policy_change, teardown),
 		cmocka_unit_test_teardown(test_xn_handover, teardown),
+		cmocka_unit_test_teardown(test_mobility_registration, teardown),
 		cmocka_unit_test_teardown(test_passes, teardown),
 		cmocka_unit_test_teardown(test_switch_off, teardown),
 		cmocka_unit_test_teardown(test_suci_a_and_resync, teardown),

@@ -180,7 +180,7 @@ int rs_ue_send_nas_pdu(struct rs_ue *ue, const uint8_t *nas, size_t len, bool in
 		g->u.initial_ue_message.ran_ue_id = ue->ran_id;
 		g->u.initial_ue_message.nas.p = nas;
 		g->u.initial_ue_message.nas.len = len;
-		rs_uli(rs, &g->u.initial_ue_message.uli);
+		rs_gnb_uli(ue->gnb, &g->u.initial_ue_message.uli);
 		g->u.initial_ue_message.rrc_cause = 3; /* mo-Signalling (TS 38.331) */
 	} else {
 		g->proc = NGAP_PROC_UPLINK_NAS_TRANSPORT;
@@ -188,7 +188,7 @@ int rs_ue_send_nas_pdu(struct rs_ue *ue, const uint8_t *nas, size_t len, bool in
 		g->u.uplink_nas_transport.ran_ue_id = ue->ran_id;
 		g->u.uplink_nas_transport.nas.p = nas;
 		g->u.uplink_nas_transport.nas.len = len;
-		rs_uli(rs, &g->u.uplink_nas_transport.uli);
+		rs_gnb_uli(ue->gnb, &g->u.uplink_nas_transport.uli);
 	}
 	n = rs_gnb_send_ue(ue->gnb, ue, g);
 	if (n < 0)
@@ -500,6 +500,7 @@ static enum rs_ue_state on_reg_accept(struct rs_ue *ue, const struct nas_msg *m)
 	rs_proc_done(ue, RANSIM_P_AUTH_REQ);
 	rs_proc_done(ue, RANSIM_P_SMC);
 	rs_proc_done(ue, RANSIM_P_REGISTRATION);
+	rs_ue_take_tai_list(ue, a);
 	if (a->has_guti && a->guti.type == NAS_MOBID_5G_GUTI) {
 		ue->has_guti = true;
 		ue->guti = a->guti.guti;
@@ -586,6 +587,9 @@ static const struct {
 	{ RS_UE_WAIT_SMC, NAS_REGISTRATION_REJECT, on_reg_reject },
 	{ RS_UE_WAIT_ACCEPT, NAS_REGISTRATION_REJECT, on_reg_reject },
 	{ RS_UE_WAIT_CUC, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
+	/* a mobility registration of a UE holding its session (ue_mob.c) */
+	{ RS_UE_REGISTERED, NAS_REGISTRATION_ACCEPT, rs_ue_on_mob_accept },
+	{ RS_UE_REGISTERED, NAS_REGISTRATION_REJECT, rs_ue_on_mob_reject },
 	{ RS_UE_REGISTERED, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
 	{ RS_UE_WAIT_IDLE, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
 	{ RS_UE_WAIT_DEREG_ACCEPT, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
