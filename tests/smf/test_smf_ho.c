@@ -960,15 +960,25 @@ static const char *hc_name(void *ctx, int fr)
 	return frames[fr - 1].what;
 }
 
+/* The transparent containers' placeholder (not dissected: see test_tshark) */
+static const uint8_t container[] = { 0x00, 0x01, 0x02, 0x03 };
+
+/* m encoded into one SCTP DATA frame of the pcap (AMF 10.0.0.1 -> a gNB) */
+static void put_ngap(struct pcapw *w, const struct ngap_msg *m, uint32_t gnb)
+{
+	uint8_t buf[1024];
+	int n = ngap_encode(m, buf, sizeof(buf));
+
+	assert_true(n > 0);
+	assert_int_equal(pcapw_sctp(w, 0x0a000001, gnb, 38412, 38412, 1, 60, buf, (size_t)n), 0);
+}
+
 /* TS 38.413 9.2.3.4 HANDOVER REQUEST as the AMF builds it: PDUSessionResourceSetupListHOReq {psi,
  * snssai, Handover Request Transfer}. */
 static void add_request(struct pcapw *w, const struct smf_out *o)
 {
-	static const uint8_t s2t[] = { 0x00, 0x01, 0x02, 0x03 };   /* placeholder, not dissected */
 	static struct ngap_msg m;
 	struct ngap_handover_request *h = &m.u.handover_request;
-	uint8_t buf[1024];
-	int n;
 
 	memset(&m, 0, sizeof(m));
 	m.type = NGAP_INITIATING;
@@ -987,22 +997,17 @@ static void add_request(struct pcapw *w, const struct smf_out *o)
 	h->sessions[0].transfer = (struct ngap_bytes){ o->n2, o->n2_len };
 	h->n_allowed_nssai = 1;
 	h->allowed_nssai[0] = o->snssai;
-	h->source_to_target = (struct ngap_bytes){ s2t, sizeof(s2t) };
+	h->source_to_target = (struct ngap_bytes){ container, sizeof(container) };
 	h->guami = (struct ngap_guami){ .plmn = { { 0x00, 0xf1, 0x10 } }, .region = 1, .set_id = 1, .pointer = 1 };
-	n = ngap_encode(&m, buf, sizeof(buf));
-	assert_true(n > 0);
-	assert_int_equal(pcapw_sctp(w, 0x0a000001, 0x0a000003, 38412, 38412, 1, 60, buf, (size_t)n), 0);
+	put_ngap(w, &m, 0x0a000003);
 }
 
 /* TS 38.413 9.2.3.2 HANDOVER COMMAND as the AMF builds it: PDUSessionResourceHandoverList {psi,
  * Handover Command Transfer} and ToReleaseListHOCmd {psi, Handover Preparation Unsuccessful}. */
 static void add_command(struct pcapw *w, const struct smf_out *cmd, const struct smf_out *rel)
 {
-	static const uint8_t t2s[] = { 0x00, 0x01, 0x02, 0x03 };
 	static struct ngap_msg m;
 	struct ngap_handover_command *h = &m.u.handover_command;
-	uint8_t buf[1024];
-	int n;
 
 	memset(&m, 0, sizeof(m));
 	m.type = NGAP_SUCCESSFUL;
@@ -1018,10 +1023,8 @@ static void add_command(struct pcapw *w, const struct smf_out *cmd, const struct
 		h->release[0].id = rel->psi;
 		h->release[0].transfer = (struct ngap_bytes){ rel->n2, rel->n2_len };
 	}
-	h->target_to_source = (struct ngap_bytes){ t2s, sizeof(t2s) };
-	n = ngap_encode(&m, buf, sizeof(buf));
-	assert_true(n > 0);
-	assert_int_equal(pcapw_sctp(w, 0x0a000001, 0x0a000002, 38412, 38412, 1, 60, buf, (size_t)n), 0);
+	h->target_to_source = (struct ngap_bytes){ container, sizeof(container) };
+	put_ngap(w, &m, 0x0a000002);
 }
 
 static void test_tshark(void **state)
