@@ -168,12 +168,14 @@ int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out)
  *
  * No tunnel for a forwarding TEID (never created, removed, id out of range): a G-PDU gets the
  * rate-limited Error Indication of any unknown TEID (TS 29.281 7.3.1), an End Marker is dropped;
- * both counted (drop_fwd_no_tunnel). Like an uplink TEID, the tunnel accepts any sender: the
+ * both counted (drop_fwd_no_tunnel). A target on one of our own addresses is refused at
+ * create (N3) or dropped as drop_fib (another local address), and the socket never relays a
+ * packet that comes from our N3 address: no relay loop. Like an uplink TEID, the tunnel accepts any sender: the
  * SMF gives no source gNB address, and what it relays goes only to the target the SMF named.
  *
  * A tunnel is created or removed, never modified; upf_session_remove removes the session's
  * tunnel too, upf_close all of them. Create: 0, -EEXIST (one already for id, left unchanged),
- * -ERANGE (id), -EINVAL (peer_addr 0). Remove: 0, -ERANGE (id), -ENOENT (none). */
+ * -ERANGE (id), -EINVAL (peer_addr 0 or our own N3 address: a loop). Remove: 0, -ERANGE (id), -ENOENT (none). */
 /* UPF_FWD_TEID_BIT (0x80000000u) is in upf/upf_bpf.h, which the XDP program shares. */
 #define UPF_FWD_TEID(id) (UPF_FWD_TEID_BIT | (uint32_t)(id))
 int upf_fwd_create(struct upf *u, uint32_t id, uint32_t peer_addr, uint32_t peer_teid);

@@ -224,7 +224,7 @@ int upf_exc_drain(struct upf *u)
  * (no neighbour entry yet, an outer fragment reassembled, or no program attached): the same
  * relay as fwd_relay() in upf.bpf.c, the GTP-U message unchanged but for the TEID, sent from
  * <n3_addr>:2152 so the kernel resolves the neighbour. false: no tunnel for this TEID. */
-static bool fwd_sock(struct upf *u, uint8_t *m)
+static bool fwd_sock(struct upf *u, uint8_t *m, uint32_t from)
 {
 	uint32_t teid = ((uint32_t)m[4] << 24) | ((uint32_t)m[5] << 16) | ((uint32_t)m[6] << 8) | m[7];
 	size_t n = 8u + (((size_t)m[2] << 8) | m[3]);   /* checked against len by the caller */
@@ -233,6 +233,11 @@ static bool fwd_sock(struct upf *u, uint8_t *m)
 
 	if (upf_fwd_lookup(u, teid, &f))
 		return false;
+	/* Our own relay coming back (a target on a local address): never relayed twice. */
+	if (from == u->p.n3_addr) {
+		UPF_USTAT(u, UPF_STAT_SOCK_BAD)++;
+		return true;
+	}
 	memcpy(m + 4, &f.peer_teid, 4);
 	if (send_to(u, f.peer_addr, UPF_GTPU_PORT, &iov, 1) == 0) {
 		UPF_USTAT(u, UPF_STAT_FWD_SENT)++;
@@ -384,7 +389,7 @@ int upf_exc_sock_rx(struct upf *u)
 			uint32_t teid = ((uint32_t)buf[4] << 24) | ((uint32_t)buf[5] << 16) |
 					((uint32_t)buf[6] << 8) | buf[7];
 
-			if (fwd_sock(u, buf))
+			if (fwd_sock(u, buf, from.sin_addr.s_addr))
 				break;
 			if (teid && teid < u->ul_n && upf_ul_valid(u, teid)) {
 				/* A known TEID reaches the socket only as a
@@ -402,7 +407,7 @@ int upf_exc_sock_rx(struct upf *u)
 		case UPF_GTP_END_MARKER:
 			/* TS 29.281 7.3.2: relayed on a forwarding tunnel; on any other it only ends
 			 * a path (the program counts and drops those). */
-			fwd_sock(u, buf);
+			fwd_sock(u, buf, from.sin_addr.s_addr);
 			break;
 		default:
 			break;

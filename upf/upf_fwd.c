@@ -48,6 +48,10 @@ int upf_fwd_create(struct upf *u, uint32_t id, uint32_t peer_addr, uint32_t peer
 	 * Information): an address is needed; TEID 0 is allowed on the wire (TS 29.281 5.1). */
 	if (!peer_addr)
 		return -EINVAL;
+	/* A target that names our own N3 address (a broken or hostile gNB's Handover Request
+	 * Acknowledge) would have us relay to ourselves, and the socket path would loop on it. */
+	if (peer_addr == u->p.n3_addr)
+		return -EINVAL;
 	if (fwd_read(&u->fwd[id]).peer_addr)
 		return -EEXIST;
 	fwd_publish(&u->fwd[id], &r);

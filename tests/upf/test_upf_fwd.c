@@ -300,6 +300,21 @@ static void t_fwd_socket(void **state)
 	assert_int_equal(cnt(UPF_STAT_FWD_SENT), 2);
 	assert_int_equal(cnt(UPF_STAT_FWD_SENT_BYTES), gl[0] + gl[1]);
 	assert_int_equal(cnt(UPF_STAT_ERR_IND_SENT), 0);
+	/* A G-PDU from our own N3 address is our relay come back (a target on a local
+	 * address): not relayed again, counted. */
+	{
+		int self = tn_udp_bind(ip(N3), 40152);
+
+		assert_true(self >= 0);
+		gl[0] = fwd_gpdu(gtp, UPF_FWD_TEID(SESS));
+		assert_int_equal(sendto(self, gtp, gl[0], 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)gl[0]);
+		assert_true(tn_wait_readable(fd[0], 2000));
+		upf_process(U);
+		close(self);
+	}
+	assert_false(tn_wait_readable(sock, 200));
+	assert_int_equal(cnt(UPF_STAT_FWD_SENT), 2);
+	assert_int_equal(cnt(UPF_STAT_SOCK_BAD), 1);
 }
 
 /* No neighbour entry for the target yet: the program does not guess a MAC, it passes the
@@ -317,6 +332,14 @@ static void t_fwd_no_neighbour(void **state)
 	assert_memory_equal(r.out, frame, len);
 	assert_int_equal(cnt(UPF_CNT_FWD_KERNEL), 1);
 	assert_int_equal(cnt(UPF_CNT_FWD_PKTS), 0);
+	/* A target on one of our own addresses (here N6) would come back to us: dropped,
+	 * counted, not handed to the kernel. */
+	assert_int_equal(upf_fwd_remove(U, SESS), 0);
+	assert_int_equal(upf_fwd_create(U, SESS, ip("198.51.100.1"), PEER_TEID), 0);
+	run(frame, len, &r);
+	assert_int_equal(r.verdict, XDP_DROP);
+	assert_int_equal(cnt(UPF_CNT_DROP_FIB), 1);
+	assert_int_equal(cnt(UPF_CNT_FWD_KERNEL), 1);
 }
 
 /* TS 29.281 5.1: a forwarding TEID does not skip the GTP-U checks: a wrong length is dropped
@@ -352,6 +375,8 @@ static void t_fwd_api(void **state)
 	assert_int_equal(upf_fwd_create(U, MAX_SESS, ip(TGT_GNB), 1), -ERANGE);
 	assert_int_equal(upf_fwd_create(U, UPF_FWD_TEID(1), ip(TGT_GNB), 1), -ERANGE);
 	assert_int_equal(upf_fwd_create(U, SESS, 0, 1), -EINVAL);
+	/* A target tunnel on our own N3 address would relay into itself. */
+	assert_int_equal(upf_fwd_create(U, SESS, ip(N3), UPF_FWD_TEID(SESS)), -EINVAL);
 	assert_int_equal(upf_fwd_remove(U, SESS), -ENOENT);
 	assert_int_equal(upf_fwd_remove(U, MAX_SESS), -ERANGE);
 	assert_int_equal(upf_fwd_create(U, SESS, ip(TGT_GNB), PEER_TEID), 0);

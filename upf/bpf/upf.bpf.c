@@ -341,7 +341,9 @@ static __always_inline int fwd_relay(struct xdp_md *ctx, __u32 udp_len, __be32 t
 	NH_DECLARE(nh);
 	int rc = route(ctx, src, f.peer_addr, ip->tos, IPPROTO_UDP, tot, &nh);
 
-	if (RT_NO_ROUTE(rc))
+	/* NOT_FWDED: the target is one of our own addresses; relaying there (through the
+	 * kernel to our socket) would loop. */
+	if (RT_NO_ROUTE(rc) || RT_IS(rc, BPF_FIB_LKUP_RET_NOT_FWDED))
 		return count(UPF_CNT_DROP_FIB, XDP_DROP);
 	if (rc != 0)
 		/* No neighbour yet (or the MTU): the kernel hands it, unchanged, to our socket,
