@@ -288,7 +288,10 @@ int smf_ho_admitted(struct smf *smf, struct smf_ue *ue, uint8_t psi, const uint8
  * serve, cause (NULL: radio network unspecified) used). The session leaves the handover and stays on
  * the source; out is SMF_N2_HO_PREP_FAILED. 0, -ENOENT, -EPROTO (not in a handover: nothing changed,
  * out answered all the same), -ENOSPC. An undecodable transfer is counted (n2_bad) and handled as
- * NULL. */
+ * NULL. Once the UE has moved (HANDOVER NOTIFY) such a session, like one refused by smf_ho_prepare or
+ * smf_ho_admitted, has no resources at the target: the AMF deactivates its user plane with
+ * smf_path_switch_drop (downlink buffered, paging; its out is not sent) or releases it (smf_release,
+ * a slice the target does not serve), as for the Xn handover (TS 23.502 4.9.1.3.3, 4.9.1.2.2 1b). */
 int smf_ho_not_admitted(struct smf *smf, struct smf_ue *ue, uint8_t psi, const uint8_t *transfer, size_t len,
 			const struct ngap_cause *cause, struct smf_out *out);
 /* smf_ho_complete: HANDOVER NOTIFY (4.9.1.3.3 steps 6-8): the downlink moves to the target's tunnel

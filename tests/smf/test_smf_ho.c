@@ -495,6 +495,21 @@ static void test_not_admitted(void **state)
 	assert_int_equal(stats(f).n2_bad, s0.n2_bad + 1);
 	assert_int_equal(stats(f).ho_cancelled, 3);
 	assert_int_equal(info_of(f, 1).gnb_teid, info.gnb_teid);
+	/* the UE moves with session 2 only: session 1 has nothing at the target, the AMF deactivates
+	 * its user plane (TS 23.502 4.9.1.3.3), downlink then waits for a service request */
+	fx_establish(f, f->ue1, 2, "internet", &info);
+	prepare(f, 1, false);
+	prepare(f, 2, false);
+	assert_int_equal(smf_ho_not_admitted(f->smf, f->ue1, 1, NULL, 0, &slice, &f->out), 0);
+	admit(f, 2, &(struct ack_opt){ .fwd = true });
+	assert_int_equal(smf_ho_complete(f->smf, f->ue1, 2), 0);
+	assert_int_equal(smf_path_switch_drop(f->smf, f->ue1, 1, &slice, &f->out), 0);
+	assert_false(info_of(f, 1).up_active);
+	assert_true(info_of(f, 2).up_active);
+	assert_int_equal(info_of(f, 2).gnb_teid, TGT_TEID);
+	smf_upf_dl_data(f->smf, info_of(f, 1).session_id);
+	assert_int_equal(f->dl_data, 1);
+	assert_int_equal(f->dl_psi, 1);
 	fx_free(f);
 }
 
