@@ -128,6 +128,21 @@ static size_t frame_of(uint8_t *frame, const uint8_t *gtp, size_t gl)
 	return pkt_gtpu_frame(frame, N3_MAC, SRC_MAC, ip(SRC_GNB), ip(N3), gtp, gl);
 }
 
+/* Four bytes after the UDP datagram inside the outer IPv4 packet (its total length grows,
+ * checksum fixed). Returns the new frame length. */
+static size_t ip_pad(uint8_t *frame, size_t len)
+{
+	uint16_t c;
+
+	memset(frame + len, 0xee, 4);
+	frame[PKT_ETH + 3] += 4;
+	frame[PKT_ETH + 10] = frame[PKT_ETH + 11] = 0;
+	c = pkt_csum(frame + PKT_ETH, PKT_IP);
+	frame[PKT_ETH + 10] = (uint8_t)(c >> 8);
+	frame[PKT_ETH + 11] = (uint8_t)c;
+	return len + 4;
+}
+
 /* The relayed frame: toward the target gNB, a new outer header from N3 (TTL 64, valid
  * checksum, UDP 2152 -> 2152, checksum 0), the target's TEID; the GTP-U flags, optional
  * fields, extension headers and T-PDU exactly as the source sent them. */
@@ -178,15 +193,7 @@ static void t_fwd_gpdu(void **state)
 	/* Padding inside the outer IPv4 packet, after the UDP datagram (total length larger than
 	 * 20 + UDP length, TS 29.281 4.4.1 carries GTP-U in the UDP payload only): not relayed,
 	 * and the relayed header gives the length it has. */
-	frame[PKT_ETH + 3] += 4;
-	frame[PKT_ETH + 10] = frame[PKT_ETH + 11] = 0;
-	{
-		uint16_t c = pkt_csum(frame + PKT_ETH, PKT_IP);
-
-		frame[PKT_ETH + 10] = (uint8_t)(c >> 8);
-		frame[PKT_ETH + 11] = (uint8_t)c;
-	}
-	run(frame, len + 4, &r);
+	run(frame, ip_pad(frame, len), &r);
 	check_relayed(&r, gtp, gl);
 	assert_int_equal(cnt(UPF_CNT_FWD_PKTS), 3);
 	assert_int_equal(cnt(UPF_CNT_FWD_BYTES), 3 * gl);
@@ -329,8 +336,21 @@ static void t_fwd_no_neighbour(void **state)
 	assert_int_equal(upf_fwd_create(U, SESS, ip("192.0.2.9"), PEER_TEID), 0);
 	run(frame, len, &r);
 	assert_int_equal(r.verdict, XDP_PASS);
+	assert_int_equal(r.len, len);
 	assert_memory_equal(r.out, frame, len);
 	assert_int_equal(cnt(UPF_CNT_FWD_KERNEL), 1);
+	/* With bytes after the datagram inside the outer IPv4 packet: the kernel gets the
+	 * datagram with a total length that matches it (else it would drop it). */
+	{
+		uint8_t padded[400];
+
+		memcpy(padded, frame, len);
+		run(padded, ip_pad(padded, len), &r);
+		assert_int_equal(r.verdict, XDP_PASS);
+		assert_int_equal(r.len, len);
+		assert_memory_equal(r.out, frame, len);
+		assert_int_equal(cnt(UPF_CNT_FWD_KERNEL), 2);
+	}
 	assert_int_equal(cnt(UPF_CNT_FWD_PKTS), 0);
 	/* A target on one of our own addresses (here N6) would come back to us: dropped,
 	 * counted, not handed to the kernel. */
@@ -339,7 +359,7 @@ static void t_fwd_no_neighbour(void **state)
 	run(frame, len, &r);
 	assert_int_equal(r.verdict, XDP_DROP);
 	assert_int_equal(cnt(UPF_CNT_DROP_FIB), 1);
-	assert_int_equal(cnt(UPF_CNT_FWD_KERNEL), 1);
+	assert_int_equal(cnt(UPF_CNT_FWD_KERNEL), 2);
 }
 
 /* TS 29.281 5.1: a forwarding TEID does not skip the GTP-U checks: a wrong length is dropped

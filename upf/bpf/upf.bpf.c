@@ -336,8 +336,14 @@ static __always_inline int fwd_relay(struct xdp_md *ctx, __u32 udp_len, __be32 t
 	if ((void *)(gtp + 1) > end)
 		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
 	/* The relayed packet is the UDP datagram: bytes the source put after it inside its IPv4
-	 * packet (total length > 20 + UDP length) were cut above, so the length is ours. */
+	 * packet (total length > 20 + UDP length) were cut above, so the length is ours, also
+	 * for the kernel path below (which would drop a packet shorter than its header says). */
 	__u16 tot = sizeof(struct iphdr) + udp_len;
+
+	if (ip->tot_len != bpf_htons(tot)) {
+		ip->tot_len = bpf_htons(tot);
+		ip_csum(ip);
+	}
 	NH_DECLARE(nh);
 	int rc = route(ctx, src, f.peer_addr, ip->tos, IPPROTO_UDP, tot, &nh);
 
@@ -350,7 +356,6 @@ static __always_inline int fwd_relay(struct xdp_md *ctx, __u32 udp_len, __be32 t
 		 * which relays it (upf_exc.c) and so resolves the neighbour. */
 		return count(UPF_CNT_FWD_KERNEL, XDP_PASS);
 
-	ip->tot_len = bpf_htons(tot);
 	ip->saddr = src;
 	ip->daddr = f.peer_addr;
 	ip->ttl = 64;              /* a new tunnel starts here, not a routed hop */
