@@ -480,8 +480,8 @@ int smf_fsm_dispatch(struct smf *smf, struct smf_sess *s, enum smf_event ev, str
 		smf_ho_leave(smf, s);
 	if (to == SMF_ST_INACTIVE)
 		smf_sess_free(smf, s);
-	else if (to == SMF_ST_ACTIVE && s->ambr_stale)
-		smf_policy_retry_arm(smf, s);
+	else if (to == SMF_ST_ACTIVE && s->ambr_stale && s->ho == SMF_HO_NONE)
+		smf_policy_retry_arm(smf, s);   /* in a handover: after its notify or cancel */
 	return to;
 }
 

@@ -89,7 +89,7 @@ void smf_policy_retry(struct smf *smf, struct smf_sess *s)
 
 	sub_ambr(smf, ue, &ul, &dl);
 	if (sess_update(smf, ue, s, ul, dl) < 0)
-		smf_slog(LOGL_INFO, smf, s, "session-AMBR change still waiting (UE unreachable)");
+		smf_slog(LOGL_INFO, smf, s, "session-AMBR change still waiting (UE unreachable or session busy)");
 }
 
 int smf_supi_policy_update(struct smf *smf, const char *supi, unsigned *skipped)

@@ -746,6 +746,7 @@ static void test_collisions(void **state)
 	uint8_t b[128];
 	unsigned skipped = 0;
 	int n, sends;
+	size_t t0;
 
 	(void)state;
 	fx_establish(f, f->ue1, 1, "internet", &info);
@@ -777,8 +778,11 @@ static void test_collisions(void **state)
 	assert_int_equal(smf_ue_policy_update(f->smf, f->ue1, &skipped), 0);
 	assert_int_equal(skipped, 1);
 	sends = f->sends;
+	t0 = ev_timer_count(f->loop);
 	admit(f, 1, &(struct ack_opt){ .fwd = true });
+	assert_int_equal(ev_timer_count(f->loop), t0);      /* no retry armed inside the handover */
 	assert_int_equal(smf_ho_complete(f->smf, f->ue1, 1), 0);
+	assert_int_equal(ev_timer_count(f->loop), t0 + 2);  /* the retry and the forwarding guard */
 	want_sends = sends + 1;
 	assert_true(fx_run_until(f, sent_enough, 5000));
 	assert_int_equal(f->s_proc, SMF_N2_MODIFY);
