@@ -3,7 +3,8 @@
  * ransim gNB: one SCTP association to the AMF (common/sctp), NG Setup (TS 38.413 8.7.1),
  * then routing of UE-associated NGAP by RAN-UE-NGAP-ID to the UE state machines, and the
  * gNB's own answers: Initial Context Setup Response (8.3.1), UE Context Release Complete
- * (8.3.3); the modification procedures are gnb_mod.c's, the Xn handover gnb_xn.c's. Non-UE signalling uses stream 0, each UE a stream of 1..ostreams-1 (TS 38.412 7).
+ * (8.3.3); the modification procedures are gnb_mod.c's, the Xn handover gnb_xn.c's, the N2
+ * handover gnb_n2ho.c's. Non-UE signalling uses stream 0, each UE a stream of 1..ostreams-1 (TS 38.412 7).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -460,6 +461,8 @@ static void on_release_cmd(struct rs_gnb *g, const struct ngap_ue_context_releas
 	struct ngap_msg *m = &rs->tx;
 	unsigned i;
 
+	if (rs_n2ho_release_cmd(g, c))
+		return;   /* a context of an N2 handover (gnb_n2ho.c) */
 	if (c->has_ran_ue_id) {
 		ue = rs_gnb_ue(g, c->ran_ue_id);
 	} else {
@@ -536,6 +539,16 @@ static void on_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, cons
 		rs_gnb_ps_ack(g, &m->u.path_switch_request_ack);
 	else if (m->type == NGAP_UNSUCCESSFUL && m->proc == NGAP_PROC_PATH_SWITCH_REQUEST)
 		rs_gnb_ps_failure(g, &m->u.path_switch_request_failure);
+	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_HANDOVER_RESOURCE_ALLOCATION)
+		rs_gnb_ho_request(g, &m->u.handover_request);
+	else if (m->type == NGAP_SUCCESSFUL && m->proc == NGAP_PROC_HANDOVER_PREPARATION)
+		rs_gnb_ho_command(g, &m->u.handover_command);
+	else if (m->type == NGAP_UNSUCCESSFUL && m->proc == NGAP_PROC_HANDOVER_PREPARATION)
+		rs_gnb_ho_prep_failure(g, &m->u.handover_preparation_failure);
+	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_DOWNLINK_RAN_STATUS_TRANSFER)
+		rs_gnb_dl_ran_status(g, &m->u.downlink_ran_status_transfer);
+	else if (m->type == NGAP_SUCCESSFUL && m->proc == NGAP_PROC_HANDOVER_CANCEL)
+		rs_gnb_ho_cancel_ack(g, &m->u.handover_cancel_ack);
 	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_ERROR_INDICATION) {
 		gnb_log(LOGL_WARN, g, "Error Indication cause %u/%u", m->u.error_indication.cause.group,
 			m->u.error_indication.cause.value);

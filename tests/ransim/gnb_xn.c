@@ -122,6 +122,8 @@ unsigned ransim_handover(struct ransim *rs)
 
 	if (rs->cfg.n_gnbs < 2)
 		return 0;
+	if (rs->cfg.handover_mode != RANSIM_HO_XN)
+		return rs_n2ho_round(rs);   /* gnb_n2ho.c */
 	for (i = 0; i < rs->cfg.n_ues; i++) {
 		struct rs_ue *ue = &rs->ues[i];
 		struct rs_gnb *tg = &rs->gnbs[(ue->gnb->idx + 1) % rs->cfg.n_gnbs];
@@ -136,18 +138,23 @@ unsigned ransim_handover(struct ransim *rs)
 	return sent;
 }
 
+int rs_nh_step(const uint8_t kamf[32], uint8_t *ncc, uint8_t nh[32], uint8_t want)
+{
+	unsigned steps = 0;
+
+	while (*ncc != want && steps++ < 8) {
+		if (crypto_kdf_nh(kamf, nh, nh) < 0)
+			return -EIO;
+		*ncc = (uint8_t)((*ncc + 1) & 7);
+	}
+	return *ncc == want ? 0 : -ERANGE;
+}
+
 /* The UE's vertical key derivation (TS 33.501 6.9.2.1.1, A.10): step its NH chain up to the
  * network's NCC; the NH must be the one the target got. */
 static bool nh_matches(struct rs_ue *ue, const struct ngap_security_context *sc)
 {
-	unsigned steps = 0;
-
-	while (ue->ncc != sc->ncc && steps++ < 8) {
-		if (crypto_kdf_nh(ue->kamf, ue->nh, ue->nh) < 0)
-			return false;
-		ue->ncc = (uint8_t)((ue->ncc + 1) & 7);
-	}
-	return ue->ncc == sc->ncc && memcmp(ue->nh, sc->nh, 32) == 0;
+	return rs_nh_step(ue->kamf, &ue->ncc, ue->nh, sc->ncc) == 0 && memcmp(ue->nh, sc->nh, 32) == 0;
 }
 
 /* The session's Path Switch Request Acknowledge Transfer (9.3.4.9): the UL tunnel, if given. */

@@ -232,8 +232,42 @@ static void end_marker(struct ransim *rs, struct rs_ue *ue, unsigned gi)
 	}
 }
 
+/* A G-PDU or End Marker on target gNB gi's DL forwarding TEID of a UE (TS 23.501 5.8.2.9):
+ * counted for the handover; a G-PDU for the UE is downlink it gets once it arrived. */
+static void fwd_rx(struct rs_gtpu *g, const uint8_t *p, size_t off, size_t len, uint32_t teid)
+{
+	struct ransim *rs = g->rs;
+	uint32_t idx = teid & ((1u << RS_TEID_UE_BITS) - 1);
+	unsigned gi = (teid >> RS_TEID_UE_BITS) & 0x3f;
+	const struct rs_ue *ue;
+
+	if (!rs_n2ho_fwd_arrived(rs, idx, gi, p[1] == GTP_END_MARKER)) {
+		g->st.dl_unknown_teid++;
+		return;
+	}
+	if (p[1] != GTP_GPDU)
+		return;
+	ue = &rs->ues[idx];
+	if (len - off < 20 || (p[off] >> 4) != 4 || memcmp(p + off + 16, &ue->ue_addr, 4)) {
+		g->st.dl_bad_inner++;
+		return;
+	}
+	g->st.dl_packets++;
+	g->st.dl_bytes += len - off;
+	rs->n3[gi].dl_packets++;
+}
+
+int rs_gtpu_send(struct ransim *rs, uint32_t addr, const uint8_t *p, size_t len)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(RS_GTPU_PORT), .sin_addr.s_addr = addr };
+
+	if (!rs->gtpu)
+		return -ENOTCONN;
+	return sendto(rs->gtpu->fd, p, len, MSG_DONTWAIT, (struct sockaddr *)&to, sizeof(to)) < 0 ? -errno : 0;
+}
+
 /* One downlink datagram (TS 29.281 5.1, 5.2). */
-static void rx_one(struct rs_gtpu *g, const uint8_t *p, size_t len)
+static void rx_one(struct rs_gtpu *g, uint8_t *p, size_t len)
 {
 	struct ransim *rs = g->rs;
 	size_t off = 8, inner;
@@ -275,8 +309,15 @@ static void rx_one(struct rs_gtpu *g, const uint8_t *p, size_t len)
 	}
 	inner = len - off;
 	teid = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
+	if ((teid & 0xf0000000u) == RS_GNB_FWD_TEID_BASE) {
+		fwd_rx(g, p, off, len, teid);   /* a target's DL forwarding TEID (N2 handover) */
+		return;
+	}
 	idx = teid_ue(rs, teid, &gi);
 	ue = idx >= 0 ? &rs->ues[idx] : NULL;
+	/* N2 handover: the source sends it on to the forwarding tunnel (gnb_n2ho.c) */
+	if (ue && rs_n2ho_src_forward(rs, ue, gi, p, len, p[1] == GTP_END_MARKER))
+		return;
 	if (ue && p[1] == GTP_END_MARKER) {
 		end_marker(rs, ue, gi);
 		return;

@@ -74,6 +74,10 @@ static const char usage_text[] =
 	"                        after the start (and every MS after): an Xn handover of each UE to\n"
 	"                        the next gNB, PATH SWITCH REQUEST from the target (TS 38.413 8.4.4)\n"
 	"  --handovers N         that many rounds (1)\n"
+	"  --handover-mode M     xn (PATH SWITCH REQUEST), n2 (HANDOVER REQUIRED with direct\n"
+	"                        forwarding over Xn) or n2-indirect (forwarding through the UPF)\n"
+	"  --handover-fail F     n2: target (the target answers HANDOVER FAILURE) or cancel (the\n"
+	"                        source sends HANDOVER CANCEL after the command); the UE stays\n"
 	"  --svc-ies-clear       Service Request: uplink data / PDU session status in the clear\n"
 	"                        (default: inside the ciphered NAS message container, TS 24.501 4.4.6)\n"
 	"  --abort               at the end ABORT the associations instead of SHUTDOWN (gNB lost)\n"
@@ -219,7 +223,7 @@ enum {
 	O_ADDR = 256, O_PORT, O_LOCAL, O_BACKEND, O_ENCAP, O_UDP, O_UDPPEER, O_GNBS, O_UES, O_CONC, O_NIA,
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_GNBTACS, O_SST, O_SD, O_RSST, O_RSD,
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF,
-	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_HOAFTER, O_HOS, O_ABORT, O_PASSES, O_DURATION,
+	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_HOAFTER, O_HOS, O_HOMODE, O_HOFAIL, O_ABORT, O_PASSES, O_DURATION,
 	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
 	O_ATTACK, O_AEVENTS, O_AQUIET, O_AWINDOW,
 };
@@ -243,6 +247,7 @@ static const struct option opts[] = {
 	{ "unknown-service", 0, NULL, O_UNKSVC }, { "abort", 0, NULL, O_ABORT },
 	{ "svc-ies-clear", 0, NULL, O_SVCCLEAR }, { "restart-after", 1, NULL, O_RESTART },
 	{ "handover-after", 1, NULL, O_HOAFTER }, { "handovers", 1, NULL, O_HOS },
+	{ "handover-mode", 1, NULL, O_HOMODE }, { "handover-fail", 1, NULL, O_HOFAIL },
 	{ "passes", 1, NULL, O_PASSES }, { "duration", 1, NULL, O_DURATION }, { "json", 0, NULL, O_JSON },
 	{ "no-progress", 0, NULL, O_NOPROG }, { "busy-poll", 1, NULL, O_BUSYPOLL },
 	{ "gnb-n3", 1, NULL, O_GNBN3 }, { "traffic", 1, NULL, O_TRAFFIC }, { "traffic-size", 1, NULL, O_TSIZE },
@@ -283,6 +288,33 @@ static int gnb_tacs_parse(const char *v, struct ransim_cfg *c)
 		v = *end ? end + 1 : end;
 	}
 	return *v || !c->n_gnb_tacs ? -1 : 0;
+}
+
+/* --handover-mode / --handover-fail */
+static int ho_mode_parse(const char *v, struct ransim_cfg *c)
+{
+	if (!strcmp(v, "xn"))
+		c->handover_mode = RANSIM_HO_XN;
+	else if (!strcmp(v, "n2"))
+		c->handover_mode = RANSIM_HO_N2;
+	else if (!strcmp(v, "n2-indirect"))
+		c->handover_mode = RANSIM_HO_N2_INDIRECT;
+	else
+		return -1;
+	return 0;
+}
+
+static int ho_fail_parse(const char *v, struct ransim_cfg *c)
+{
+	if (!strcmp(v, "none"))
+		c->handover_fail = RANSIM_HO_FAIL_NONE;
+	else if (!strcmp(v, "target"))
+		c->handover_fail = RANSIM_HO_FAIL_TARGET;
+	else if (!strcmp(v, "cancel"))
+		c->handover_fail = RANSIM_HO_FAIL_CANCEL;
+	else
+		return -1;
+	return 0;
 }
 
 /* One option (pass 2). 0, or an exit status. */
@@ -353,6 +385,8 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_RESTART: c->restart_after_ms = (unsigned)atoi(v); break;
 	case O_HOAFTER: c->handover_after_ms = (unsigned)atoi(v); break;
 	case O_HOS: c->handovers = (unsigned)atoi(v); break;
+	case O_HOMODE: return ho_mode_parse(v, c) < 0 ? usage("bad --handover-mode") : 0;
+	case O_HOFAIL: return ho_fail_parse(v, c) < 0 ? usage("bad --handover-fail") : 0;
 	case O_ABORT: a->abort = true; break;
 	case O_PASSES: c->passes = (unsigned)atoi(v); break;
 	case O_DURATION: a->duration_s = (unsigned)atoi(v); break;
@@ -477,6 +511,7 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 	uint64_t t0, t_end, t_done = 0, until, t_stop = 0, next_progress = 0, now;
 	bool progress = false, restarted = false;
 	unsigned ho_rounds = 0, ho_want = a->cfg.handovers ? a->cfg.handovers : 1;
+	char why[320];
 
 	t0 = ev_update_now(loop);
 	if (ransim_start(rs) < 0) {
@@ -555,10 +590,8 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 			(unsigned long long)st.restart_ues);
 		return 1;
 	}
-	if (a->cfg.handover_after_ms && (!st.ps_sent || st.ps_acked != st.ps_sent || st.ps_errors)) {
-		fprintf(stderr, "%s: Xn handover: %llu path switches sent, %llu acknowledged, %llu failed, %llu errors\n",
-			PROG, (unsigned long long)st.ps_sent, (unsigned long long)st.ps_acked,
-			(unsigned long long)st.ps_failed, (unsigned long long)st.ps_errors);
+	if (a->cfg.handover_after_ms && ransim_handover_check(rs, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: %s\n", PROG, why);
 		return 1;
 	}
 	return (ransim_done(rs) && st.ues_failed == 0) ? 0 : 1;

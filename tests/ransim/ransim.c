@@ -200,9 +200,11 @@ void ransim_free(struct ransim *rs)
 		return;
 	for (i = 0; i < RANSIM_MAX_GNBS; i++)
 		n2sctp_free(rs->gnbs[i].ep);
-	if (rs->ues)
+	if (rs->ues) {
 		for (i = 0; i < rs->cfg.n_ues; i++)
 			ev_timer_stop(rs->loop, &rs->ues[i].guard);
+		rs_n2ho_free(rs);
+	}
 	if (rs->pcap)
 		pcapw_close(rs->pcap);
 	rs_adv_free(rs);

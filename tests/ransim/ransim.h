@@ -62,6 +62,19 @@ enum ransim_suci {
 	RANSIM_SUCI_NULL = 0, RANSIM_SUCI_A = 1, RANSIM_SUCI_B = 2,
 };
 
+/* --handover-mode: how ransim_handover() moves a UE (gnb_xn.c, gnb_n2ho.c). */
+enum ransim_ho_mode {
+	RANSIM_HO_XN = 0,            /* Xn handover: PATH SWITCH REQUEST from the target (TS 38.413 8.4.4) */
+	RANSIM_HO_N2,                /* N2 handover with direct forwarding (DirectForwardingPathAvailability) */
+	RANSIM_HO_N2_INDIRECT,       /* N2 handover, forwarding through the UPF (no direct path) */
+};
+/* --handover-fail: an N2 handover that must not move the UE. */
+enum ransim_ho_fail {
+	RANSIM_HO_FAIL_NONE = 0,
+	RANSIM_HO_FAIL_TARGET,       /* the target answers HANDOVER FAILURE (TS 38.413 8.4.2.3) */
+	RANSIM_HO_FAIL_CANCEL,       /* the source sends HANDOVER CANCEL after the command (8.4.5) */
+};
+
 struct ransim_cfg {
 	/* transport */
 	struct n2sctp_cfg sctp;      /* backend, encap, UDP ports ... */
@@ -95,6 +108,8 @@ struct ransim_cfg {
 	                              * and every MS after that, `handovers` rounds of Xn handover:
 	                              * each UE to the next gNB (ransim_handover) */
 	unsigned handovers;          /* rounds (0 = 1) */
+	enum ransim_ho_mode handover_mode; /* Xn (default) or N2, direct or indirect forwarding */
+	enum ransim_ho_fail handover_fail; /* N2: a target failure or a cancel instead of the move */
 	bool svc_ies_clear;          /* old behaviour: SERVICE REQUEST's non-cleartext IEs in the
 	                              * clear, no NAS message container (not TS 24.501 4.4.6) */
 	bool unknown_guti;           /* first Registration Request carries an unknown 5G-GUTI */
@@ -223,6 +238,31 @@ struct ransim_stats {
 	/* Mobility registration after a cell change out of the TAI list (TS 24.501 5.5.1.3.2 a) */
 	uint64_t mob_reg_sent;       /* REGISTRATION REQUESTs "mobility updating" sent (ue_mob.c) */
 	uint64_t mob_reg_accepted;   /* ... answered by an ACCEPT whose TAI list holds the new TAI */
+	/* N2 handover (--handover-mode n2 / n2-indirect, gnb_n2ho.c) */
+	uint64_t n2ho_required;      /* HANDOVER REQUIREDs sent by a source (TS 38.413 8.4.1.2) */
+	uint64_t n2ho_requests;      /* HANDOVER REQUESTs a target took for a UE it simulates (8.4.2.2) */
+	uint64_t n2ho_request_acks;  /* ... answered with HANDOVER REQUEST ACKNOWLEDGE */
+	uint64_t n2ho_failures_sent; /* HANDOVER FAILUREs sent by a target (8.4.2.3) */
+	uint64_t n2ho_commands;      /* HANDOVER COMMANDs received by a source */
+	uint64_t n2ho_prep_failures; /* HANDOVER PREPARATION FAILUREs received by a source (8.4.1.3) */
+	uint64_t n2ho_prep_fail_cause; /* the last one's cause: group << 8 | value */
+	uint64_t n2ho_ul_status;     /* UPLINK RAN STATUS TRANSFERs sent (8.4.6) */
+	uint64_t n2ho_dl_status;     /* DOWNLINK RAN STATUS TRANSFERs received by a target (8.4.7) */
+	uint64_t n2ho_notify;        /* HANDOVER NOTIFYs sent: the UE arrived (8.4.3) */
+	uint64_t n2ho_src_released;  /* source contexts released by the AMF (8.3.3) after the notify */
+	uint64_t n2ho_done;          /* handovers complete without an error */
+	uint64_t n2ho_cancels;       /* HANDOVER CANCELs sent (8.4.5) */
+	uint64_t n2ho_cancel_acks;   /* HANDOVER CANCEL ACKNOWLEDGEs received */
+	uint64_t n2ho_tgt_released;  /* target contexts released by the AMF before any notify */
+	uint64_t n2ho_errors;        /* checks failed (NH, transfers, containers, causes; causes listed) */
+	uint64_t n2ho_unexpected;    /* messages the handover state or contexts did not expect */
+	uint64_t n2ho_ncc_last;      /* the NCC of the last HANDOVER REQUEST */
+	uint64_t n2ho_fwd_direct;    /* Handover Command Transfers forwarding to the target's own tunnel */
+	uint64_t n2ho_fwd_indirect;  /* ... to another one (the UPF's) */
+	uint64_t n2ho_fwd_none;      /* ... without a forwarding tunnel */
+	uint64_t n2ho_fwd_sent, n2ho_fwd_em_sent; /* source: DL G-PDUs / End Markers sent on to it */
+	uint64_t n2ho_fwd_rx, n2ho_fwd_em_rx;     /* target: G-PDUs / End Markers on its DL forwarding TEID */
+	uint64_t n2ho_fwd_unknown;   /* on a forwarding TEID no handover gave */
 	/* QoS changes from the network (a subscription or policy change, TS 23.502 4.3.3.2) */
 	uint64_t ue_ctx_mods;        /* UE CONTEXT MODIFICATION REQUESTs answered with a RESPONSE
 				      * (TS 38.413 8.3.4.2) */
@@ -251,6 +291,11 @@ int ransim_gnb_n3(const struct ransim *rs, unsigned g, uint64_t *ul, uint64_t *d
 /* UE idx's serving gNB, its DL TEID there, path switches acknowledged and NCC: 0, or -ENOENT. */
 int ransim_ue_ho(const struct ransim *rs, unsigned idx, unsigned *gnb, uint32_t *dl_teid, unsigned *handovers,
 		 unsigned *ncc);
+/* The N2 handover of UE idx: its state (RS_N2HO_*, 0 = none) and N2 handovers notified: 0, or -ENOENT. */
+int ransim_ue_n2ho(const struct ransim *rs, unsigned idx, unsigned *state, unsigned *gnb);
+/* Whether the handover rounds did what --handover-mode / --handover-fail asked: 0, or -1 with
+ * the reason in why. */
+int ransim_handover_check(const struct ransim *rs, char *why, size_t cap);
 /* UE idx's QoS (0..n_ues-1): 0, or -ENOENT. */
 int ransim_ue_qos(const struct ransim *rs, unsigned idx, struct ransim_ue_qos *out);
 /* NGAP PDUs counted in one direction (0: sent, 1: received) for one message (ngap_msg_name()

@@ -24,6 +24,10 @@
 #define RS_TEID_UE_BITS 22
 #define RS_GNB_DL_TEID_AT(g, idx) (0x10000000u | (uint32_t)(g) << RS_TEID_UE_BITS | (uint32_t)(idx))
 #define RS_GNB_DL_TEID(idx) RS_GNB_DL_TEID_AT(0, idx)
+/* The DL forwarding TEID target gNB g gives for UE idx in an N2 handover (Handover Request
+ * Acknowledge Transfer, gnb_n2ho.c): 0x2 | gNB | UE index, apart from the DL TEIDs. */
+#define RS_GNB_FWD_TEID_BASE 0x20000000u
+#define RS_GNB_FWD_TEID_AT(g, idx) (RS_GNB_FWD_TEID_BASE | (uint32_t)(g) << RS_TEID_UE_BITS | (uint32_t)(idx))
 
 /* UE procedure states (TS 24.501 5.1.3.2 seen from the UE, reduced to what the simulator drives). */
 enum rs_ue_state {
@@ -46,6 +50,37 @@ enum rs_ue_state {
 struct rs_gnb;
 struct rs_gtpu;
 struct rs_adv;
+
+/* N2 handover of one UE (gnb_n2ho.c): the state of its handover state machine, and the
+ * contexts the source and the target hold meanwhile. */
+enum rs_n2ho_state {
+	RS_N2HO_NONE = 0,        /* no N2 handover */
+	RS_N2HO_PREP,            /* source: HANDOVER REQUIRED sent (TNGRELOCprep) */
+	RS_N2HO_EXEC,            /* source: HANDOVER COMMAND taken, UL RAN STATUS sent, forwarding */
+	RS_N2HO_ARRIVING,        /* target: DL RAN STATUS taken, the UE on its way */
+	RS_N2HO_NOTIFIED,        /* target: HANDOVER NOTIFY sent; source: waits for its release */
+	RS_N2HO_CANCELLING,      /* source: HANDOVER CANCEL sent */
+	RS_N2HO_CANCEL_ACKED,    /* ... acknowledged, the target's release still due */
+	RS_N2HO_CANCEL_TGT_GONE, /* ... the target released, the acknowledge still due */
+	RS_N2HO_STATE_COUNT
+};
+
+struct rs_n2ho {
+	uint8_t st;                /* enum rs_n2ho_state */
+	bool timer_init, tgt_ctx, fwd_on;
+	uint8_t fwd_src;           /* the source gNB that forwards while fwd_on */
+	int16_t tgt_fwd_gnb;       /* 1 + the gNB whose DL forwarding TEID for this UE is valid, 0: none */
+	struct rs_gnb *src, *tgt;
+	uint32_t src_ran_id, tgt_ran_id;
+	uint64_t src_amf_id, tgt_amf_id;
+	struct ngap_security_context sc; /* {NCC, NH} of the HANDOVER REQUEST, for the UE's arrival */
+	uint32_t tgt_ul_teid, tgt_upf_addr; /* UL tunnel of the Handover Request Transfer (network order addr) */
+	uint32_t fwd_addr, fwd_teid;       /* the Handover Command Transfer's DL forwarding tunnel */
+	uint8_t status[24];        /* the RAN Status Transfer container the source sent */
+	uint8_t status_len;
+	uint16_t attempts;         /* HANDOVER REQUIREDs sent for this UE */
+	struct ev_timer timer;
+};
 
 struct rs_ue {
 	struct ransim *rs;
@@ -81,7 +116,8 @@ struct rs_ue {
 	uint32_t ho_src_ran_id;
 	uint64_t ho_src_amf_id;
 	int16_t dl_old_gnb;        /* the source whose TEID still carries downlink until its End Marker (-1) */
-	uint32_t handovers;        /* path switches acknowledged */
+	uint32_t handovers;        /* path switches acknowledged, N2 handovers notified */
+	struct rs_n2ho n2;         /* N2 handover (gnb_n2ho.c) */
 	/* USIM */
 	struct crypto_usim_sqn usim;
 	/* NAS security context (TS 33.501 6.7.2) */
@@ -223,6 +259,53 @@ void rs_gnb_ps_failure(struct rs_gnb *g, const struct ngap_path_switch_request_f
  * address, `--gnb-n3` or the gNB's SCTP address). */
 uint32_t rs_ue_dl_teid(const struct rs_ue *ue);
 void rs_ue_dl_tunnel(const struct rs_ue *ue, struct ngap_gtp_tunnel *t);
+/* Step an NH chain {*ncc, nh} (TS 33.501 6.9.2.1.1, A.10: NH = KDF(K_AMF, NH)) up to NCC
+ * want, at most 7 steps: 0, or -errno. */
+int rs_nh_step(const uint8_t kamf[32], uint8_t *ncc, uint8_t nh[32], uint8_t want);
+
+/* ---- gnb_n2ho.c: the N2 handover (TS 23.502 4.9.1.3, TS 38.413 8.4.1-8.4.3, 8.4.5-8.4.7) ---- */
+/* One round (--handover-mode n2 / n2-indirect): HANDOVER REQUIRED for every UE that can go. */
+unsigned rs_n2ho_round(struct ransim *rs);
+/* One UE's N2 handover to the next gNB: 0 once its HANDOVER REQUIRED went out, -EAGAIN when it
+ * cannot go now, else -errno. */
+int rs_n2ho_ue(struct rs_ue *ue);
+/* NGAP for the handover contexts of gNB g. */
+void rs_gnb_ho_request(struct rs_gnb *g, const struct ngap_handover_request *r);
+void rs_gnb_ho_command(struct rs_gnb *g, const struct ngap_handover_command *c);
+void rs_gnb_ho_prep_failure(struct rs_gnb *g, const struct ngap_handover_preparation_failure *f);
+void rs_gnb_dl_ran_status(struct rs_gnb *g, const struct ngap_ran_status_transfer *t);
+void rs_gnb_ho_cancel_ack(struct rs_gnb *g, const struct ngap_handover_cancel_ack *k);
+/* A UE CONTEXT RELEASE COMMAND for a handover context of g (the source after the notify, the
+ * target before): answered and true; false when it is not one (gnb.c handles it). */
+bool rs_n2ho_release_cmd(struct rs_gnb *g, const struct ngap_ue_context_release_command *c);
+/* Source: a DL G-PDU (or End Marker) on gNB gi's TEID of ue, the whole datagram p: sent on to
+ * the forwarding tunnel while forwarding (TEID rewritten in place); true when consumed. */
+bool rs_n2ho_src_forward(struct ransim *rs, struct rs_ue *ue, unsigned gi, uint8_t *p, size_t len, bool end_marker);
+/* Target: a G-PDU / End Marker on gNB gi's forwarding TEID of UE idx: counted, true when valid. */
+bool rs_n2ho_fwd_arrived(struct ransim *rs, unsigned idx, unsigned gi, bool end_marker);
+const char *rs_n2ho_state_name(unsigned st);
+const char *rs_ho_mode_name(enum ransim_ho_mode m);
+/* Stop the UEs' handover timers (ransim_free). */
+void rs_n2ho_free(struct ransim *rs);
+
+/* ---- ho_cont.c: the RAN transparent containers (TS 38.413 9.3.1.29-9.3.1.31) ---- */
+struct rs_s2t {
+	uint32_t ue_idx;           /* the simulator's UE index (AS context, see ho_cont.c) */
+	uint8_t psi, qfi;
+	bool dl_forwarding;        /* DL forwarding proposed for the flow */
+	uint8_t plmn[3];
+	uint64_t source_cell, target_cell; /* NR cell identities (36 bits) */
+	uint32_t time_in_cell_s;
+};
+int rs_enc_s2t_container(const struct rs_s2t *s, uint8_t *out, size_t cap);
+/* The UE index of a Source to Target container made by rs_enc_s2t_container, or -errno. */
+int rs_dec_s2t_ue(const uint8_t *p, size_t n);
+int rs_enc_t2s_container(uint8_t transaction, uint8_t *out, size_t cap);
+int rs_enc_ran_status(uint32_t ul_count, uint32_t dl_count, uint8_t *out, size_t cap);
+
+/* ---- gtpu.c ---- */
+/* One datagram to addr:2152 (network order) from the N3 socket: 0 or -errno. */
+int rs_gtpu_send(struct ransim *rs, uint32_t addr, const uint8_t *p, size_t len);
 
 /* ---- ue.c ---- */
 void rs_ue_init(struct ransim *rs, struct rs_ue *ue, uint32_t idx);

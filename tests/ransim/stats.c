@@ -250,10 +250,29 @@ void rs_ho_report(const struct ransim *rs, bool json, FILE *out)
 		{ "ul_after_ho", s->ul_after_ho }, { "dl_after_ho", s->dl_after_ho },
 		{ "mob_reg_sent", s->mob_reg_sent }, { "mob_reg_accepted", s->mob_reg_accepted },
 	};
+	/* the N2 handover's (gnb_n2ho.c) */
+	const struct { const char *k; uint64_t v; } n2[] = {
+		{ "n2ho_required", s->n2ho_required }, { "n2ho_requests", s->n2ho_requests },
+		{ "n2ho_request_acks", s->n2ho_request_acks }, { "n2ho_failures_sent", s->n2ho_failures_sent },
+		{ "n2ho_commands", s->n2ho_commands }, { "n2ho_prep_failures", s->n2ho_prep_failures },
+		{ "n2ho_prep_fail_cause", s->n2ho_prep_fail_cause }, { "n2ho_ul_status", s->n2ho_ul_status },
+		{ "n2ho_dl_status", s->n2ho_dl_status }, { "n2ho_notify", s->n2ho_notify },
+		{ "n2ho_src_released", s->n2ho_src_released }, { "n2ho_done", s->n2ho_done },
+		{ "n2ho_cancels", s->n2ho_cancels }, { "n2ho_cancel_acks", s->n2ho_cancel_acks },
+		{ "n2ho_tgt_released", s->n2ho_tgt_released }, { "n2ho_errors", s->n2ho_errors },
+		{ "n2ho_unexpected", s->n2ho_unexpected }, { "n2ho_ncc_last", s->n2ho_ncc_last },
+		{ "n2ho_fwd_direct", s->n2ho_fwd_direct }, { "n2ho_fwd_indirect", s->n2ho_fwd_indirect },
+		{ "n2ho_fwd_none", s->n2ho_fwd_none }, { "n2ho_fwd_sent", s->n2ho_fwd_sent },
+		{ "n2ho_fwd_em_sent", s->n2ho_fwd_em_sent }, { "n2ho_fwd_rx", s->n2ho_fwd_rx },
+		{ "n2ho_fwd_em_rx", s->n2ho_fwd_em_rx }, { "n2ho_fwd_unknown", s->n2ho_fwd_unknown },
+	};
 	unsigned g;
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		fprintf(out, fmt, f[i].k, (unsigned long long)f[i].v);
+	if (rs->cfg.handover_mode != RANSIM_HO_XN || s->n2ho_required)
+		for (size_t i = 0; i < sizeof(n2) / sizeof(n2[0]); i++)
+			fprintf(out, fmt, n2[i].k, (unsigned long long)n2[i].v);
 	if (json)
 		fputs("\"gnb_n3\":[", out);
 	for (g = 0; g < rs->cfg.n_gnbs; g++)
@@ -270,10 +289,11 @@ void rs_ho_report(const struct ransim *rs, bool json, FILE *out)
 	for (unsigned i = 0; i < rs->cfg.n_ues; i++) {
 		const struct rs_ue *ue = &rs->ues[i];
 
-		if (ue->handovers || ue->ho_pending)
-			fprintf(out, "ue_ho %s gnb %u dl_teid %u handovers %u ncc %u pending %d end_marker_due %d\n",
-				ue->sim->supi, ue->gnb->idx, rs_ue_dl_teid(ue), ue->handovers, ue->ncc,
-				ue->ho_pending, ue->dl_old_gnb >= 0);
+		if (ue->handovers || ue->ho_pending || ue->n2.attempts)
+			fprintf(out, "ue_ho %s gnb %u dl_teid %u handovers %u ncc %u pending %d end_marker_due %d mode %s "
+				"n2ho %s n2ho_attempts %u\n", ue->sim->supi, ue->gnb->idx, rs_ue_dl_teid(ue), ue->handovers, ue->ncc,
+				ue->ho_pending || ue->n2.st, ue->dl_old_gnb >= 0, rs_ho_mode_name(rs->cfg.handover_mode),
+				rs_n2ho_state_name(ue->n2.st), ue->n2.attempts);
 	}
 }
 
@@ -326,7 +346,7 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	fprintf(out, "cycles %llu\n", (unsigned long long)s->cycles);
 	rs_qos_report(rs, false, out);
 	ue_qos_lines(rs, out);
-	if (rs->cfg.handover_after_ms || s->ps_sent)
+	if (rs->cfg.handover_after_ms || s->ps_sent || s->n2ho_required)
 		rs_ho_report(rs, false, out);
 	for (p = 0; p < RANSIM_P_COUNT; p++) {
 		const struct rs_lat *l = &rs->lat[p];

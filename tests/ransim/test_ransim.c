@@ -28,7 +28,9 @@
 #include <netinet/in.h>
 #include "ransim.h"
 #include "smf/smf.h"
+#include "testlib.h"
 #include "udm/udm.h"
+#include <unistd.h>
 
 #define N_SUBS 8
 
@@ -568,6 +570,26 @@ static void test_policy_change(void **state)
 	ransim_free(rs);
 }
 
+/* Policy pol's UE-AMBR uplink to ul, the AMF's walk as core.c runs it: one UE CONTEXT
+ * MODIFICATION REQUEST reaches the UE on the policy (TS 23.502 4.3.3.2) where the AMF holds it. */
+static void ue_ambr_change(struct ransim *rs, struct db_policy *pol, uint64_t ul)
+{
+	struct ransim_stats s;
+	uint32_t cur;
+	uint64_t end;
+
+	pol->ue_ambr_ul = ul;
+	assert_true(udm_policy_update(T.udm, pol) >= 0);
+	for (cur = 0; cur != AMF_WALK_END;)
+		amf_ue_ambr_walk(T.amf, &cur, 1);
+	end = ev_update_now(T.loop) + 3000000000ull;
+	do {
+		ev_run_once(T.loop, 10);
+		ransim_get_stats(rs, &s);
+	} while (s.ue_ctx_mods < 1 && ev_update_now(T.loop) < end);
+	assert_int_equal(s.ue_ctx_mods, 1);
+}
+
 /* The SMF's tunnels of UE idx's session: the gNB's DL TEID must be teid, the UPF's UL TEID
  * ul_teid (0: any); returns the UL TEID. */
 static uint32_t expect_dl_teid(unsigned idx, uint32_t teid, uint32_t ul_teid)
@@ -611,9 +633,8 @@ static void test_xn_handover(void **state)
 	struct ransim_cfg c;
 	struct ransim_stats s;
 	struct ransim *rs;
-	uint32_t teid, ul_teid[4], cur;
+	uint32_t teid, ul_teid[4];
 	unsigned i, g, hos, ncc;
-	uint64_t end;
 
 	(void)state;
 	if (amf_up(NULL, 0, NULL, 0) < 0)
@@ -672,16 +693,8 @@ static void test_xn_handover(void **state)
 	assert_int_equal(ransim_ngap_count(rs, 1, "ErrorIndication"), 0);
 	/* the UE context lives on the target: UE 1's UE-AMBR change comes there, with the AMF UE
 	 * NGAP ID of the last acknowledge (rs_gnb_ue_ctx_mod checks it) */
-	pol.ue_ambr_ul = 150 * M;
-	assert_true(udm_policy_update(T.udm, &pol) >= 0);
-	for (cur = 0; cur != AMF_WALK_END;)
-		amf_ue_ambr_walk(T.amf, &cur, 1);
-	end = ev_update_now(T.loop) + 3000000000ull;
-	do {
-		ev_run_once(T.loop, 10);
-		ransim_get_stats(rs, &s);
-	} while (s.ue_ctx_mods < 1 && ev_update_now(T.loop) < end);
-	assert_int_equal(s.ue_ctx_mods, 1);
+	ue_ambr_change(rs, &pol, 150 * M);
+	ransim_get_stats(rs, &s);
 	assert_int_equal(s.ue_ambr_ul_last, 150 * M);
 	assert_int_equal(ransim_failures(rs, "unknown_ran_ue_id"), 0);
 	assert_int_equal(ransim_failures(rs, "ue_ctx_mod_amf_ue_id"), 0);
@@ -690,6 +703,288 @@ static void test_xn_handover(void **state)
 	assert_int_equal(s.ues_failed, 0);
 	shut(rs);
 	ransim_free(rs);
+}
+
+/* ---- N2 handover (TS 23.502 4.9.1.3, TS 38.413 8.4.1-8.4.3, 8.4.5-8.4.7) ---- */
+
+#ifndef TSHARK
+#define TSHARK "tshark"
+#endif
+
+/* One round of N2 handover for all UEs; waits until every UE's handover has ended (its
+ * state machine back at NONE) and the source releases / cancels have gone through. */
+static void n2_round(struct ransim *rs, unsigned n)
+{
+	uint64_t end;
+	unsigned i, st, g, busy;
+
+	assert_int_equal(ransim_handover(rs), n);
+	end = ev_update_now(T.loop) + 10000000000ull;
+	do {
+		ev_run_once(T.loop, 10);
+		for (i = busy = 0; i < n; i++) {
+			assert_int_equal(ransim_ue_n2ho(rs, i, &st, &g), 0);
+			busy += st != 0;
+		}
+	} while (busy && ev_update_now(T.loop) < end);
+	assert_int_equal(busy, 0);
+	spin_ms(200);
+}
+
+/* 4 UEs with a session each on 2 gNBs (UE i on gNB i % 2), the N2 handover set to mode /
+ * fail, every NGAP PDU written to a pcap; the UL TEIDs the SMF gave. */
+static struct ransim *n2_setup(enum ransim_ho_mode mode, enum ransim_ho_fail fail, char *pcap, size_t cap,
+			       uint32_t ul_teid[4], const struct db_policy *pol)
+{
+	struct ransim_cfg c;
+	struct ransim *rs;
+	uint32_t teid;
+	unsigned i, g, hos, ncc;
+
+	if (amf_up(NULL, 0, NULL, 0) < 0)
+		return NULL;
+	smf_up();
+	if (pol)
+		sub_on_policy(1, pol, 0, 0);   /* UE 1 on policy "p" (n2_expect_on_source) */
+	snprintf(pcap, cap, "/tmp/test_ransim_n2ho_%d_%d_%d.pcap", (int)mode, (int)fail, (int)getpid());
+	rs_cfg(&c, 4, 4);
+	c.n_gnbs = 2;
+	c.session = true;
+	c.dereg = RANSIM_DEREG_NONE;
+	c.handover_mode = mode;
+	c.handover_fail = fail;
+	c.pcap = pcap;
+	rs = start_done(&c, T.sims, N_SUBS);
+	spin_ms(300);   /* the Setup Responses reach the SMF (ACTIVE) */
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(ransim_ue_ho(rs, i, &g, &teid, &hos, &ncc), 0);
+		assert_int_equal(g, i % 2);
+		ul_teid[i] = expect_dl_teid(i, teid, 0);
+	}
+	return rs;
+}
+
+/* tshark on the N2 pcap (after shut(): ransim_free closes it): nothing malformed, and each
+ * message with its container decoded as TS 38.413 9.3.1.29-9.3.1.31 define them. */
+static void n2_tshark(const char *pcap, unsigned required, unsigned acks, unsigned status)
+{
+	char q[256];
+
+	if (tshark_require(TSHARK, "decode the N2 handover messages") != 0) {
+		unlink(pcap);
+		skip();
+	}
+	assert_int_equal(tshark_lines(TSHARK, pcap, "-Y '_ws.malformed || _ws.expert.severity >= error'", NULL), 0);
+	assert_int_equal(tshark_expert(TSHARK, pcap, NULL), 0);
+	snprintf(q, sizeof(q), "-Y 'ngap.procedureCode == 12 && ngap.initiatingMessage_element && "
+		 "ngap.SourceNGRANNode_ToTargetNGRANNode_TransparentContainer_element && ngap.uEHistoryInformation'");
+	assert_int_equal(tshark_lines(TSHARK, pcap, q, NULL), required);
+	snprintf(q, sizeof(q), "-Y 'ngap.procedureCode == 13 && ngap.successfulOutcome_element && "
+		 "ngap.TargetNGRANNode_ToSourceNGRANNode_TransparentContainer_element && ngap.dataForwardingAccepted'");
+	assert_int_equal(tshark_lines(TSHARK, pcap, q, NULL), acks);
+	/* both RAN STATUS TRANSFERs (ours up, the AMF's copy down), the container decoded */
+	snprintf(q, sizeof(q), "-Y '(ngap.procedureCode == 49 || ngap.procedureCode == 7) && "
+		 "ngap.RANStatusTransfer_TransparentContainer_element && ngap.dRBStatusUL18_element'");
+	assert_int_equal(tshark_lines(TSHARK, pcap, q, NULL), 2 * status);
+	unlink(pcap);
+}
+
+static void n2_expect_counts(const struct ransim *rs, const char *const *names, const unsigned *want, unsigned n,
+			     int dir)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (ransim_ngap_count(rs, dir, names[i]) != want[i])
+			printf("%s %s: %llu, %u expected\n", dir ? "rx" : "tx", names[i],
+			       (unsigned long long)ransim_ngap_count(rs, dir, names[i]), want[i]);
+		assert_int_equal(ransim_ngap_count(rs, dir, names[i]), want[i]);
+	}
+}
+
+/* The N2 handover with forwarding, two rounds (TS 23.502 4.9.1.3.2-4.9.1.3.3): each source
+ * sends HANDOVER REQUIRED (TS 38.413 8.4.1.2) with the containers of 9.3.1.29; each target
+ * answers the HANDOVER REQUEST with its DL tunnel and a DL forwarding tunnel (8.4.2.2,
+ * 9.3.4.11); the source takes the HANDOVER COMMAND's forwarding tunnel (9.3.4.10: the target's
+ * own with DirectForwardingPathAvailability, else another), sends UPLINK RAN STATUS TRANSFER
+ * (8.4.6); the target gets the same container in DOWNLINK RAN STATUS TRANSFER (8.4.7), the UE
+ * arrives with the NH of the request's {NCC, NH} (TS 33.501 6.9.2.3.3), HANDOVER NOTIFY
+ * (8.4.3); the source's release is successful-handover (8.3.3). The SMF's session ends on the
+ * target's DL TEID. Fails against a core without N2 handover: no HANDOVER COMMAND. */
+static void n2_success(enum ransim_ho_mode mode)
+{
+	static const char *const tx[] = { "HandoverRequired", "HandoverRequestAcknowledge", "UplinkRANStatusTransfer",
+					  "HandoverNotify", "UEContextReleaseComplete", "HandoverFailure",
+					  "HandoverCancel" };
+	static const char *const rx[] = { "HandoverRequest", "HandoverCommand", "DownlinkRANStatusTransfer",
+					  "UEContextReleaseCommand", "HandoverPreparationFailure", "ErrorIndication" };
+	static const unsigned tx_n[] = { 8, 8, 8, 8, 8, 0, 0 }, rx_n[] = { 8, 8, 8, 8, 0, 0 };
+	struct ransim_stats s;
+	struct ransim *rs;
+	char pcap[128];
+	uint32_t ul_teid[4], teid;
+	unsigned i, g, hos, ncc, round;
+
+	rs = n2_setup(mode, RANSIM_HO_FAIL_NONE, pcap, sizeof(pcap), ul_teid, NULL);
+	if (!rs)
+		return;
+	for (round = 1; round <= 2; round++) {
+		n2_round(rs, 4);
+		ransim_get_stats(rs, &s);
+		assert_int_equal(s.n2ho_required, 4 * round);
+		assert_int_equal(s.n2ho_request_acks, 4 * round);
+		assert_int_equal(s.n2ho_commands, 4 * round);
+		assert_int_equal(s.n2ho_dl_status, 4 * round);
+		assert_int_equal(s.n2ho_notify, 4 * round);
+		assert_int_equal(s.n2ho_src_released, 4 * round);
+		assert_int_equal(s.n2ho_done, 4 * round);
+		assert_int_equal(s.n2ho_errors, 0);
+		assert_int_equal(s.n2ho_unexpected, 0);
+		assert_int_equal(s.n2ho_ncc_last, 1 + round);
+		assert_int_equal(mode == RANSIM_HO_N2 ? s.n2ho_fwd_direct : s.n2ho_fwd_indirect, 4 * round);
+		for (i = 0; i < 4; i++) {
+			assert_int_equal(ransim_ue_ho(rs, i, &g, &teid, &hos, &ncc), 0);
+			assert_int_equal(g, (i + round) % 2);
+			assert_int_equal(hos, round);
+			assert_int_equal(ncc, 1 + round);
+			assert_int_equal(teid, 0x10000000u | g << 22 | i);
+			expect_dl_teid(i, teid, 0);   /* the SMF switched the downlink to the target */
+		}
+	}
+	n2_expect_counts(rs, tx, tx_n, sizeof(tx_n) / sizeof(tx_n[0]), 0);
+	n2_expect_counts(rs, rx, rx_n, sizeof(rx_n) / sizeof(rx_n[0]), 1);
+	assert_int_equal(ransim_failures(rs, "unknown_ran_ue_id"), 0);
+	assert_true(report_has(rs, mode == RANSIM_HO_N2 ? " mode n2 n2ho NONE n2ho_attempts 2\n"
+							: " mode n2-indirect n2ho NONE n2ho_attempts 2\n"));
+	assert_int_equal(s.ues_failed, 0);
+	shut(rs);
+	ransim_free(rs);
+	n2_tshark(pcap, 8, 8, 8);
+}
+
+static void test_n2_handover_direct(void **state)
+{
+	(void)state;
+	n2_success(RANSIM_HO_N2);
+}
+
+static void test_n2_handover_indirect(void **state)
+{
+	(void)state;
+	n2_success(RANSIM_HO_N2_INDIRECT);
+}
+
+/* The UE is still its source's (TS 38.413 8.4.1.3, 8.4.5.2): the SMF's session on the
+ * source's DL TEID with the UL TEID of before, and the UE context on the source: a UE-AMBR
+ * change comes there with the source's AMF UE NGAP ID (rs_gnb_ue_ctx_mod checks it). */
+static void n2_expect_on_source(struct ransim *rs, const uint32_t ul_teid[4], struct db_policy *pol)
+{
+	uint32_t teid;
+	unsigned i, g, hos, ncc;
+
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(ransim_ue_ho(rs, i, &g, &teid, &hos, &ncc), 0);
+		assert_int_equal(g, i % 2);
+		assert_int_equal(hos, 0);
+		expect_dl_teid(i, teid, ul_teid[i]);
+	}
+	ue_ambr_change(rs, pol, 150 * 1000000ull);
+	assert_int_equal(ransim_failures(rs, "unknown_ran_ue_id"), 0);
+	assert_int_equal(ransim_failures(rs, "ue_ctx_mod_amf_ue_id"), 0);
+}
+
+/* An N2 handover that must leave the UE where it is: the messages each way by name, the
+ * acknowledges tshark must see, the counters of the case (check). */
+struct n2_refusal {
+	enum ransim_ho_mode mode;
+	enum ransim_ho_fail fail;
+	const char *const *tx, *const *rx;
+	const unsigned *tx_n, *rx_n;
+	unsigned n_tx, n_rx, acks;
+	void (*check)(const struct ransim_stats *s);
+};
+
+static void n2_refused(const struct n2_refusal *w)
+{
+	struct db_policy pol;
+	struct ransim_stats s;
+	struct ransim *rs;
+	char pcap[128];
+	uint32_t ul_teid[4];
+
+	memset(&pol, 0, sizeof(pol));
+	strcpy(pol.name, "p");
+	pol.ue_ambr_ul = 100 * 1000000ull;
+	pol.ue_ambr_dl = 200 * 1000000ull;
+	rs = n2_setup(w->mode, w->fail, pcap, sizeof(pcap), ul_teid, &pol);
+	if (!rs)
+		return;
+	n2_round(rs, 4);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.n2ho_required, 4);
+	assert_int_equal(s.n2ho_notify, 0);
+	assert_int_equal(s.n2ho_errors, 0);
+	assert_int_equal(s.n2ho_unexpected, 0);
+	w->check(&s);
+	n2_expect_counts(rs, w->tx, w->tx_n, w->n_tx, 0);
+	n2_expect_counts(rs, w->rx, w->rx_n, w->n_rx, 1);
+	n2_expect_on_source(rs, ul_teid, &pol);
+	assert_true(report_has(rs, w->mode == RANSIM_HO_N2 ? " handovers 0 ncc 1 pending 0 end_marker_due 0 mode n2 n2ho "
+							     "NONE n2ho_attempts 1\n"
+							   : " handovers 0 ncc 1 pending 0 end_marker_due 0 mode "
+							     "n2-indirect n2ho NONE n2ho_attempts 1\n"));
+	shut(rs);
+	ransim_free(rs);
+	n2_tshark(pcap, 4, w->acks, 0);
+}
+
+static void target_failure_counts(const struct ransim_stats *s)
+{
+	assert_int_equal(s->n2ho_failures_sent, 4);
+	assert_int_equal(s->n2ho_prep_failures, 4);
+	assert_int_equal(s->n2ho_request_acks, 0);
+}
+
+/* The target cannot take the UE (TS 38.413 8.4.2.3): HANDOVER FAILURE with
+ * no-radio-resources-available-in-target-cell, no RAN UE NGAP ID; the AMF answers the source
+ * with HANDOVER PREPARATION FAILURE (8.4.1.3); nothing else moves. */
+static void test_n2_handover_target_failure(void **state)
+{
+	static const char *const tx[] = { "HandoverRequired", "HandoverFailure", "HandoverRequestAcknowledge",
+					  "HandoverNotify", "UplinkRANStatusTransfer" };
+	static const char *const rx[] = { "HandoverRequest", "HandoverPreparationFailure", "HandoverCommand",
+					  "UEContextReleaseCommand", "ErrorIndication" };
+	static const unsigned tx_n[] = { 4, 4, 0, 0, 0 }, rx_n[] = { 4, 4, 0, 0, 0 };
+	const struct n2_refusal w = { RANSIM_HO_N2, RANSIM_HO_FAIL_TARGET, tx, rx, tx_n, rx_n, 5, 5, 0,
+				      target_failure_counts };
+
+	(void)state;
+	n2_refused(&w);
+}
+
+static void cancel_counts(const struct ransim_stats *s)
+{
+	assert_int_equal(s->n2ho_request_acks, 4);
+	assert_int_equal(s->n2ho_commands, 4);
+	assert_int_equal(s->n2ho_cancels, 4);
+	assert_int_equal(s->n2ho_cancel_acks, 4);
+	assert_int_equal(s->n2ho_tgt_released, 4);
+	assert_int_equal(s->n2ho_ul_status, 0);
+}
+
+/* The source cancels after the HANDOVER COMMAND (TS 38.413 8.4.5): HANDOVER CANCEL, the AMF's
+ * HANDOVER CANCEL ACKNOWLEDGE and a UE CONTEXT RELEASE COMMAND to the target (TS 23.502
+ * 4.9.1.4), answered; the UE stays on the source, the SMF's session untouched. */
+static void test_n2_handover_cancel(void **state)
+{
+	static const char *const tx[] = { "HandoverRequired", "HandoverRequestAcknowledge", "HandoverCancel",
+					  "UEContextReleaseComplete", "HandoverNotify", "UplinkRANStatusTransfer" };
+	static const char *const rx[] = { "HandoverRequest", "HandoverCommand", "HandoverCancelAcknowledge",
+					  "UEContextReleaseCommand", "ErrorIndication" };
+	static const unsigned tx_n[] = { 4, 4, 4, 4, 0, 0 }, rx_n[] = { 4, 4, 4, 4, 0 };
+	const struct n2_refusal w = { RANSIM_HO_N2_INDIRECT, RANSIM_HO_FAIL_CANCEL, tx, rx, tx_n, rx_n, 6, 5, 4,
+				      cancel_counts };
+
+	(void)state;
+	n2_refused(&w);
 }
 
 /* Mobility registration after an Xn handover (TS 23.502 4.9.1.2.2 step 4 -> 4.2.2.2.2, TS 24.501
@@ -1088,6 +1383,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_policy_change, teardown),
 		cmocka_unit_test_teardown(test_xn_handover, teardown),
 		cmocka_unit_test_teardown(test_mobility_registration, teardown),
+		cmocka_unit_test_teardown(test_n2_handover_direct, teardown),
+		cmocka_unit_test_teardown(test_n2_handover_indirect, teardown),
+		cmocka_unit_test_teardown(test_n2_handover_target_failure, teardown),
+		cmocka_unit_test_teardown(test_n2_handover_cancel, teardown),
 		cmocka_unit_test_teardown(test_passes, teardown),
 		cmocka_unit_test_teardown(test_switch_off, teardown),
 		cmocka_unit_test_teardown(test_suci_a_and_resync, teardown),
@@ -1100,6 +1399,8 @@ int main(void)
 	int err = 0, rc;
 
 	log_set_level(getenv("RANSIM_TEST_DEBUG") ? LOGL_DEBUG : LOGL_ERROR);
+	if (getenv("RANSIM_TEST_FILTER"))   /* e.g. "test_n2_*" while working on one case */
+		cmocka_set_test_filter(getenv("RANSIM_TEST_FILTER"));
 	T.loop = ev_loop_new(&err);
 	if (!T.loop)
 		return 1;
