@@ -252,6 +252,20 @@ static void metrics_smf(struct web_metrics_out *o, void *arg)
 		if (st.est_rej_cause[i])
 			web_metrics_printf(o, "solocore_smf_session_setups_total{result=\"reject\",cause=\"%u\"} %llu\n",
 					   i, (unsigned long long)st.est_rej_cause[i]);
+	/* TS 23.502 4.9.1.3: N2 handovers of PDU sessions by outcome, and the indirect forwarding
+	 * tunnels they put in the UPF (a created one not yet removed is live). */
+	web_metrics_printf(o, "# HELP solocore_smf_session_handovers_total PDU sessions in N2 handovers, by "
+			   "outcome.\n# TYPE solocore_smf_session_handovers_total counter\n"
+			   "solocore_smf_session_handovers_total{result=\"prepared\"} %llu\n"
+			   "solocore_smf_session_handovers_total{result=\"completed\"} %llu\n"
+			   "solocore_smf_session_handovers_total{result=\"cancelled\"} %llu\n"
+			   "# HELP solocore_smf_forwarding_tunnels_total Indirect forwarding tunnels.\n"
+			   "# TYPE solocore_smf_forwarding_tunnels_total counter\n"
+			   "solocore_smf_forwarding_tunnels_total{event=\"created\"} %llu\n"
+			   "solocore_smf_forwarding_tunnels_total{event=\"removed\"} %llu\n",
+			   (unsigned long long)st.ho_prepared, (unsigned long long)st.ho_completed,
+			   (unsigned long long)st.ho_cancelled, (unsigned long long)st.fwd_created,
+			   (unsigned long long)st.fwd_removed);
 	web_metrics_hist(o, "solocore_smf_session_setup_seconds",
 			 "PDU Session Establishment Request to PDU Session Resource Setup Response handled.",
 			 &st.setup_latency);
@@ -287,6 +301,20 @@ static void metrics_upf(struct web_metrics_out *o, void *arg)
 			web_metrics_printf(o, "solocore_upf_drops_total{reason=\"%s\"} %llu\n", r,
 					   (unsigned long long)cnt[i]);
 	}
+	/* N2 handover with indirect forwarding (TS 23.502 4.9.1.3.2): what the relay carried, by
+	 * path (XDP, or the N3 socket while the target's neighbour is unresolved), and the End
+	 * Markers of the handovers (TS 29.281 7.3.2): sent on an old path, relayed on. */
+	web_metrics_printf(o, "# HELP solocore_upf_forwarded_total GTP-U packets relayed on an indirect forwarding "
+			   "tunnel, by path.\n# TYPE solocore_upf_forwarded_total counter\n"
+			   "solocore_upf_forwarded_total{path=\"xdp\"} %llu\n"
+			   "solocore_upf_forwarded_total{path=\"socket\"} %llu\n"
+			   "# HELP solocore_upf_end_markers_total End Markers sent on a switched downlink path or "
+			   "relayed on a forwarding tunnel.\n# TYPE solocore_upf_end_markers_total counter\n"
+			   "solocore_upf_end_markers_total{event=\"sent\"} %llu\n"
+			   "solocore_upf_end_markers_total{event=\"relayed\"} %llu\n",
+			   (unsigned long long)cnt[UPF_CNT_FWD_PKTS], (unsigned long long)cnt[UPF_CNT_FWD_KERNEL],
+			   (unsigned long long)cnt[UPF_STAT_END_MARKER_SENT],
+			   (unsigned long long)cnt[UPF_CNT_FWD_END_MARKER]);
 }
 
 /* ---- attach ---- */

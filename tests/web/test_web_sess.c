@@ -372,6 +372,10 @@ static void test_session_views(void **state)
 	assert_string_equal(family_type(p, "solocore_amf_registration_seconds"), "histogram");
 	assert_string_equal(family_type(p, "solocore_smf_sessions"), "gauge");
 	assert_string_equal(family_type(p, "solocore_smf_session_setups_total"), "counter");
+	/* TS 23.502 4.9.1.3: the SMF's handover counters, none yet */
+	assert_string_equal(family_type(p, "solocore_smf_session_handovers_total"), "counter");
+	assert_true(prom_get(p, "solocore_smf_session_handovers_total", "result=\"prepared\"") == 0);
+	assert_true(prom_get(p, "solocore_smf_forwarding_tunnels_total", "event=\"created\"") == 0);
 	/* The AMF's by kind: the fixture's NG Setup, no registration yet. */
 	assert_string_equal(family_type(p, "solocore_amf_ngap_messages_total"), "counter");
 	assert_string_equal(family_type(p, "solocore_amf_registrations_total"), "counter");
@@ -657,6 +661,19 @@ static void test_upf_counters(void **state)
 	assert_true(prom_get(p, "solocore_upf_drops_total", "reason=\"unknown_teid\"") == 1);
 	assert_true(prom_get(p, "solocore_upf_drops_total", "reason=\"bad_src\"") == 1);
 	assert_true(prom_get(p, "solocore_upf_drops_total", "reason=\"no_session\"") == 0);
+	assert_string_equal(family_type(p, "solocore_upf_forwarded_total"), "counter");
+	assert_true(prom_get(p, "solocore_upf_forwarded_total", "path=\"xdp\"") == 0);
+	assert_true(prom_get(p, "solocore_upf_forwarded_total", "path=\"socket\"") == 0);
+
+	/* An indirect forwarding tunnel (TS 23.502 4.9.1.3.2 step 9): a G-PDU the source gNB sends
+	 * to it is relayed, in XDP or, with no neighbour entry for the target yet, through the N3
+	 * socket; either way one packet shows in the family. */
+	assert_int_equal(upf_fwd_create(upf, si.session_id, ip4("10.99.0.2"), 0x4242), 0);
+	send_ul(UPF_FWD_TEID(si.session_id), addr, 80);
+	scrape(&s, p);
+	assert_true(prom_get(p, "solocore_upf_forwarded_total", "path=\"xdp\"") +
+		    prom_get(p, "solocore_upf_forwarded_total", "path=\"socket\"") == 1);
+	assert_true(prom_get(p, "solocore_upf_end_markers_total", "event=\"relayed\"") == 0);
 
 	/* Released: the session is gone, its traffic stays in the totals (counters never go back). */
 	srv_halt(&s);
