@@ -29,13 +29,14 @@
  *      -ENOENT           a mandatory IE missing            (cause 66)
  *      -EINVAL           an IE with a value that is not allowed (cause 69)
  *      -E2BIG            more repeated IEs than a limit    (cause 75)
- *      -ELOOP            a grouped IE nested where the spec's structure has
- *                        no place for it (deeper than TS 29.244 nests)  (69)
+ *      -ELOOP            the codec's own tables nest deeper than PFCP_NEST_MAX
+ *                        (a build error, never a wire case)             (69)
  *      -ENOMSG           unknown message type (7.6: ignored, not answered)
  *      -EPROTONOSUPPORT  version other than 1 (answer: Version Not Supported
  *                        Response, 7.4.4.7); the header fields are filled
  *      -EPROTO           S flag wrong for the message type (7.2.2.1)
- *  - Unknown IEs, vendor-specific IEs (type bit 16, Enterprise ID) and IEs
+ *  - Unknown IEs, unexpected ones (a grouped IE where its parent has no
+ *    place for it), vendor-specific IEs (type bit 16, Enterprise ID) and IEs
  *    this codec does not decode are skipped (TS 29.244 7.6.1); a repeated
  *    single IE keeps its first occurrence; octets past the fields of a known
  *    IE are ignored (later releases append fields, 8.1.1).

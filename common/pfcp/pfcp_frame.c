@@ -65,8 +65,7 @@ static int ie_dec(const struct pfcp_grp *g, const struct pfcp_ie_desc *d, const 
 
 /*
  * Walk the IEs of one message body or grouped IE. base is the offset of p in
- * the message, for error offsets. Unknown IEs are skipped (7.6.1); a grouped
- * IE of another level found here has no place in this structure (-ELOOP).
+ * the message, for error offsets. Unknown and unexpected IEs are skipped (7.6.1).
  */
 int pfcp_grp_dec(const struct pfcp_grp *g, const uint8_t *p, size_t len, void *out, int depth,
 		 size_t base, struct pfcp_err *e)
@@ -87,9 +86,10 @@ int pfcp_grp_dec(const struct pfcp_grp *g, const uint8_t *p, size_t len, void *o
 			return fail(e, -EBADMSG, base + pos, type, g->type, "IE length past its container");
 		if ((type & IE_VENDOR) && ilen < 2)
 			return fail(e, -EBADMSG, base + pos, type, g->type, "vendor IE without Enterprise ID");
+		/* TS 29.244 7.6.1: an unknown or unexpected IE (a grouped IE this structure has no
+		 * place for, e.g. a PDI inside a PDI) is silently discarded: skipped, never descended
+		 * into, so a crafted nesting costs no recursion. */
 		d = (type & IE_VENDOR) ? NULL : find(g, type);
-		if (!d && depth > 0 && pfcp_ie_is_grouped(type))
-			return fail(e, -ELOOP, base + pos, type, g->type, "grouped IE where none can nest");
 		if (d) {
 			rc = ie_dec(g, d, p + pos + IE_HDR, ilen, out, depth, base + pos + IE_HDR, e);
 			if (rc < 0)

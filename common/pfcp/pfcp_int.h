@@ -98,8 +98,6 @@ int pfcp_cataddr(char *out, size_t cap, int k, const uint8_t *v4, const uint8_t 
 
 /* pfcp_tab.c */
 const struct pfcp_msg_desc *pfcp_msg_desc(uint8_t type);
-/* Whether type is a grouped IE of some table here (a misplaced one is -ELOOP). */
-bool pfcp_ie_is_grouped(uint16_t type);
 /* Every message description, for the tests and to_str. */
 extern const struct pfcp_msg_desc pfcp_msgs[];
 extern const size_t pfcp_n_msgs;

@@ -311,20 +311,3 @@ const struct pfcp_msg_desc *pfcp_msg_desc(uint8_t type)
 			return &pfcp_msgs[i];
 	return NULL;
 }
-
-/* The grouped IEs of the tables above (8.1.2 marks them "Extendable / grouped") */
-bool pfcp_ie_is_grouped(uint16_t type)
-{
-	switch (type) {
-	case PFCP_IE_CREATE_PDR ... PFCP_IE_FWD_PARAMS:   /* not 5, Duplicating Parameters: not decoded */
-	case PFCP_IE_CREATE_URR ... PFCP_IE_CREATE_QER:
-	case PFCP_IE_CREATED_PDR ... PFCP_IE_REMOVE_QER:
-	case PFCP_IE_USAGE_REPORT_SMR ... PFCP_IE_USAGE_REPORT_SRR:
-	case PFCP_IE_DL_DATA_REPORT:
-	case PFCP_IE_CREATE_BAR ... PFCP_IE_REMOVE_BAR:
-	case PFCP_IE_UP_PATH_FAILURE:
-		return true;
-	default:
-		return false;
-	}
-}

@@ -457,8 +457,10 @@ static void test_missing_mandatory(void **state)
 }
 
 /* A grouped IE inside a grouped IE whose table (7.5.2.2) has no place for
- * it: a PDI inside the PDI, 1000 levels deep. -ELOOP at the first misplaced
- * one, no recursion past PFCP_NEST_MAX. */
+ * it: a PDI inside the PDI, 1000 levels deep. TS 29.244 7.6.1: an unexpected
+ * IE is silently discarded, so the nested PDI is skipped without being
+ * descended into, and the outer PDI then lacks its mandatory Source
+ * Interface (it sits in the innermost one): -ENOENT, cause 66. */
 static void test_grouped_too_deep(void **state)
 {
 	enum { LEVELS = 1000 };
@@ -487,10 +489,10 @@ static void test_grouped_too_deep(void **state)
 	len = (size_t)(p - b1);
 	b1[2] = (uint8_t)((len - 4) >> 8);
 	b1[3] = (uint8_t)(len - 4);
-	assert_int_equal(pfcp_decode(b1, len, &m2, &e), -ELOOP);
-	assert_int_equal(e.ie, PFCP_IE_PDI);
+	assert_int_equal(pfcp_decode(b1, len, &m2, &e), -ENOENT);
+	assert_int_equal(e.ie, PFCP_IE_SOURCE_IF);
 	assert_int_equal(e.parent, PFCP_IE_PDI);
-	assert_int_equal(pfcp_err_cause(-ELOOP), PFCP_CAUSE_MANDATORY_IE_INCORRECT);
+	assert_int_equal(pfcp_err_cause(-ENOENT), PFCP_CAUSE_MANDATORY_IE_MISSING);
 
 	/* at message level a grouped IE of another message is only unexpected: skipped */
 	unhex("20 01 0016 000001 00 0060 0004 e1234567 0001 0006 0038 0002 0001", b1, &len);
