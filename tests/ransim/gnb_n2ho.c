@@ -157,10 +157,10 @@ static int ho_required(struct rs_ue *ue, struct rs_gnb *tg)
 	memcpy(r->target.ran_node_id.plmn.v, rs->plmn, 3);
 	r->target.ran_node_id.id = tg->gnb_id;
 	r->target.ran_node_id.id_bits = 22;
-	memcpy(r->target.tai.plmn.v, rs->plmn, 3);
-	r->target.tai.tac[0] = (uint8_t)(rs->cfg.tac >> 16);
-	r->target.tai.tac[1] = (uint8_t)(rs->cfg.tac >> 8);
-	r->target.tai.tac[2] = (uint8_t)rs->cfg.tac;
+	memcpy(r->target.tai.plmn.v, rs->plmn, 3);   /* the target's selected TAI (9.3.1.25) */
+	r->target.tai.tac[0] = (uint8_t)(rs_gnb_tac(tg) >> 16);
+	r->target.tai.tac[1] = (uint8_t)(rs_gnb_tac(tg) >> 8);
+	r->target.tai.tac[2] = (uint8_t)rs_gnb_tac(tg);
 	/* 9.2.3.1: DirectForwardingPathAvailability when an Xn path to the target exists */
 	r->has_direct_forwarding = xt.has_direct_forwarding;
 	r->n_sessions = 1;
@@ -442,8 +442,7 @@ static int ho_notify(struct rs_ue *ue)
 	msg_init(m, NGAP_INITIATING, NGAP_PROC_HANDOVER_NOTIFICATION);
 	n->amf_ue_id = ue->n2.tgt_amf_id;
 	n->ran_ue_id = ue->n2.tgt_ran_id;
-	rs_uli(ue->rs, &n->uli);
-	n->uli.nr_cgi.cell_id = 0x10 + ue->n2.tgt->idx;   /* the target's cell */
+	rs_gnb_uli(ue->n2.tgt, &n->uli);   /* the target's cell and TAI */
 	return rs_gnb_send_ue(ue->n2.tgt, ue, m);
 }
 
@@ -473,6 +472,9 @@ static int a_arrived(struct rs_ue *ue, const void *arg)
 	ue->dl_old_gnb = (int16_t)h->src->idx;
 	ue->handovers++;
 	ev_timer_start(rs->loop, &h->timer, T_RELOC_OVERALL_MS);
+	/* TS 23.502 4.9.1.3.3 step 5 / TS 24.501 5.5.1.3.2 a): a TA outside the UE's list */
+	if (!ue->fail[0])
+		rs_ue_cell_changed(ue, h->tgt);
 	return RS_N2HO_NOTIFIED;
 }
 

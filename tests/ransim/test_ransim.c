@@ -993,7 +993,7 @@ static void test_n2_handover_cancel(void **state)
  * areas (1 -> 2, 3 -> 1) is followed by exactly one REGISTRATION REQUEST "mobility updating"
  * over the target, accepted with a TAI list holding the new TAI and the session kept (the UE
  * checks both, ue_mob.c); a move inside area {2, 3} by none. Two rounds: 2 + 2 of 6 moves. */
-static void test_mobility_registration(void **state)
+static void mob_reg_run(enum ransim_ho_mode mode)
 {
 	struct amf_reg_counts rc;
 	struct ransim_cfg c;
@@ -1003,7 +1003,6 @@ static void test_mobility_registration(void **state)
 	unsigned i, g, hos, ncc, round;
 	uint64_t end;
 
-	(void)state;
 	T.conf_extra = "{tac: [1, 2, 3], amf: {registration_areas: [[1], [2, 3]]}}";
 	i = (unsigned)amf_up(NULL, 0, NULL, 0);
 	T.conf_extra = NULL;
@@ -1018,10 +1017,14 @@ static void test_mobility_registration(void **state)
 	c.gnb_tacs[2] = 3;
 	c.session = true;
 	c.dereg = RANSIM_DEREG_NONE;
+	c.handover_mode = mode;
 	rs = start_done(&c, T.sims, N_SUBS);
 	spin_ms(300);
 	for (round = 1; round <= 2; round++) {
-		ho_round(rs, 3, 3 * (round - 1));
+		if (mode == RANSIM_HO_XN)
+			ho_round(rs, 3, 3 * (round - 1));
+		else
+			n2_round(rs, 3);
 		end = ev_update_now(T.loop) + 3000000000ull;
 		do {
 			ev_run_once(T.loop, 10);
@@ -1029,7 +1032,7 @@ static void test_mobility_registration(void **state)
 		} while (s.mob_reg_accepted < 2 * round && ev_update_now(T.loop) < end);
 		spin_ms(200);   /* COMPLETE, the CONFIGURATION UPDATE (network name) and its COMPLETE */
 		ransim_get_stats(rs, &s);
-		assert_int_equal(s.ps_acked, 3 * round);
+		assert_int_equal(mode == RANSIM_HO_XN ? s.ps_acked : s.n2ho_done, 3 * round);
 		assert_int_equal(s.mob_reg_sent, 2 * round);   /* never for 2 -> 3 */
 		assert_int_equal(s.mob_reg_accepted, 2 * round);
 	}
@@ -1041,13 +1044,28 @@ static void test_mobility_registration(void **state)
 		assert_int_equal(hos, 2);
 		expect_dl_teid(i, teid, 0);   /* the session is ACTIVE on the serving gNB's tunnel */
 	}
-	assert_int_equal(ransim_ngap_count(rs, 1, "UEContextReleaseCommand"), 0);
+	/* N2: the sources' releases after each notify (TS 23.502 4.9.1.3.3 step 11) */
+	assert_int_equal(ransim_ngap_count(rs, 1, "UEContextReleaseCommand"), mode == RANSIM_HO_XN ? 0 : 6);
 	assert_int_equal(ransim_ngap_count(rs, 1, "PDUSessionResourceSetupRequest"), 3);   /* at start only */
 	assert_int_equal(ransim_failures(rs, "mob_accept_tai_list"), 0);
 	assert_true(report_has(rs, "\nmob_reg_accepted 4\n"));
 	assert_int_equal(s.ues_failed, 0);
 	shut(rs);
 	ransim_free(rs);
+}
+
+static void test_mobility_registration(void **state)
+{
+	(void)state;
+	mob_reg_run(RANSIM_HO_XN);
+}
+
+/* The same after an N2 handover (TS 23.502 4.9.1.3.3 step 12 -> 4.2.2.2.2): the target's TAI in
+ * the Target ID and the HANDOVER NOTIFY's ULI, the UE's mobility registration once it arrived. */
+static void test_mobility_registration_n2(void **state)
+{
+	(void)state;
+	mob_reg_run(RANSIM_HO_N2);
 }
 
 /* Two passes of 4 UEs (load tests): every UE runs its plan twice, fresh 5G-AKA each time. */
@@ -1383,6 +1401,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_policy_change, teardown),
 		cmocka_unit_test_teardown(test_xn_handover, teardown),
 		cmocka_unit_test_teardown(test_mobility_registration, teardown),
+		cmocka_unit_test_teardown(test_mobility_registration_n2, teardown),
 		cmocka_unit_test_teardown(test_n2_handover_direct, teardown),
 		cmocka_unit_test_teardown(test_n2_handover_indirect, teardown),
 		cmocka_unit_test_teardown(test_n2_handover_target_failure, teardown),
