@@ -116,6 +116,21 @@ back:
 	return n;
 }
 
+/* One UE's Xn handover to the next gNB: 0 once its PATH SWITCH REQUEST went out, -EAGAIN when
+ * it cannot move now, else -errno. */
+static int xn_handover_ue(struct rs_ue *ue)
+{
+	struct ransim *rs = ue->rs;
+	struct rs_gnb *tg = &rs->gnbs[(ue->gnb->idx + 1) % rs->cfg.n_gnbs];
+
+	/* CM-CONNECTED with the user plane up and an AS security context to hand over */
+	if (rs->cfg.n_gnbs < 2 || ue->st != RS_UE_REGISTERED || !ue->sess_up || !ue->n3_ul_teid ||
+	    !ue->has_amf_id || ue->ho_pending || ue->fail[0] || !ue->nh_valid || tg->st != RS_GNB_READY ||
+	    ue->gnb->st != RS_GNB_READY)
+		return -EAGAIN;
+	return path_switch(ue, tg);
+}
+
 unsigned ransim_handover(struct ransim *rs)
 {
 	unsigned i, sent = 0;
@@ -124,18 +139,19 @@ unsigned ransim_handover(struct ransim *rs)
 		return 0;
 	if (rs->cfg.handover_mode != RANSIM_HO_XN)
 		return rs_n2ho_round(rs);   /* gnb_n2ho.c */
-	for (i = 0; i < rs->cfg.n_ues; i++) {
-		struct rs_ue *ue = &rs->ues[i];
-		struct rs_gnb *tg = &rs->gnbs[(ue->gnb->idx + 1) % rs->cfg.n_gnbs];
-
-		/* CM-CONNECTED with the user plane up and an AS security context to hand over */
-		if (ue->st != RS_UE_REGISTERED || !ue->sess_up || !ue->n3_ul_teid || !ue->has_amf_id ||
-		    ue->ho_pending || ue->fail[0] || !ue->nh_valid || tg->st != RS_GNB_READY || ue->gnb->st != RS_GNB_READY)
-			continue;
-		if (path_switch(ue, tg) == 0)
+	for (i = 0; i < rs->cfg.n_ues; i++)
+		if (xn_handover_ue(&rs->ues[i]) == 0)
 			sent++;
-	}
 	return sent;
+}
+
+int ransim_handover_ue(struct ransim *rs, unsigned idx)
+{
+	if (idx >= rs->cfg.n_ues)
+		return -ENOENT;
+	if (rs->cfg.handover_mode != RANSIM_HO_XN)
+		return -EOPNOTSUPP;   /* the N2 engine (gnb_n2ho.c) has no one-UE step yet */
+	return xn_handover_ue(&rs->ues[idx]);
 }
 
 int rs_nh_step(const uint8_t kamf[32], uint8_t *ncc, uint8_t nh[32], uint8_t want)
@@ -222,6 +238,7 @@ void rs_gnb_ps_ack(struct rs_gnb *g, const struct ngap_path_switch_request_ack *
 	ue->handovers++;
 	if (!ue->fail[0])
 		rs->st.ps_acked++;
+	RS_HO_NOTE(rs, ue, ue->fail[0] ? RS_HO_EV_FAILED : RS_HO_EV_DONE, g->idx);
 	log_msg(LOGL_DEBUG, "ransim", ue->sim->supi, "PATH SWITCH REQUEST ACKNOWLEDGE on gnb=%u: ncc=%u amf_ue_id=%llu",
 		g->idx, ue->ncc, (unsigned long long)ue->amf_ue_id);
 	/* TS 23.502 4.9.1.2.2 step 4 / TS 24.501 5.5.1.3.2 a): a TA outside the UE's list */
@@ -240,6 +257,7 @@ void rs_gnb_ps_failure(struct rs_gnb *g, const struct ngap_path_switch_request_f
 	 * drops it, the source still serves it) */
 	rs->st.ps_failed++;
 	rs_cause_add(rs, "path_switch_failure");
+	RS_HO_NOTE(rs, ue, RS_HO_EV_FAILED, g->idx);
 	ue->ho_pending = false;
 	ue->gnb = ue->ho_src;
 	ue->ran_id = ue->ho_src_ran_id;

@@ -164,6 +164,7 @@ static int send_batch(struct rs_gtpu *g, unsigned n)
 		rs->n3[ue->gnb->idx].ul_packets++;
 		if (ue->handovers)
 			rs->st.ul_after_ho++;
+		RS_HO_NOTE(rs, ue, RS_HO_EV_UL, ue->gnb->idx);
 	}
 	g->st.ul_bytes += (uint64_t)rc * g->cfg.size;
 	if ((unsigned)rc < i)
@@ -336,6 +337,7 @@ static void rx_one(struct rs_gtpu *g, uint8_t *p, size_t len)
 	rs->n3[gi].dl_packets++;
 	if (ue->handovers && ue->gnb->idx == gi)
 		rs->st.dl_after_ho++;
+	RS_HO_NOTE(rs, ue, RS_HO_EV_DL, gi);
 }
 
 static void on_rx(struct ev_loop *loop, int fd, uint32_t events, void *arg)

@@ -4,7 +4,8 @@
  *  - cycle: the 27-message cycle of issue 6 per UE (QCore's method with --concurrency 1:
  *    time per cycle as seen by the tester, its own UE crypto included);
  *  - register: register the UEs and hold them (no deregistration);
- *  - sessions: register, establish one PDU session each and hold them.
+ *  - sessions: register, establish one PDU session each and hold them;
+ *  - handover: as sessions, then paced handovers between the gNBs (load_ho.c).
  * Message rates are NGAP PDUs counted on the SCTP associations in both directions.
  */
 #include <errno.h>
@@ -14,7 +15,7 @@
 #include "load.h"
 #include "rs_int.h"
 
-static const char *const mode_names[] = { "cycle", "register", "sessions" };
+static const char *const mode_names[] = { "cycle", "register", "sessions", "handover" };
 
 int load_mode_apply(const char *name, enum load_mode *m, struct ransim_cfg *cfg)
 {
@@ -25,8 +26,8 @@ int load_mode_apply(const char *name, enum load_mode *m, struct ransim_cfg *cfg)
 	} else if (!strcmp(name, "register")) {
 		*m = LOAD_REGISTER;
 		cfg->dereg = RANSIM_DEREG_NONE;
-	} else if (!strcmp(name, "sessions")) {
-		*m = LOAD_SESSIONS;
+	} else if (!strcmp(name, "sessions") || !strcmp(name, "handover")) {
+		*m = name[0] == 's' ? LOAD_SESSIONS : LOAD_HANDOVER;
 		cfg->session = true;
 		cfg->dereg = RANSIM_DEREG_NONE;
 	} else {
@@ -82,7 +83,8 @@ static void gtpu_report(const struct rs_gtpu *g, bool json, FILE *out)
 		t.ul_seconds, t.ul_seconds > 0 ? (double)t.ul_packets / t.ul_seconds : 0.0);
 }
 
-void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bool json, FILE *out)
+void load_report(const struct ransim *rs, enum load_mode m, struct load_ho *ho, double elapsed_s, bool json,
+		 FILE *out)
 {
 	const struct ransim_stats *s = &rs->st;
 	uint64_t msgs = s->ngap_tx + s->ngap_rx, done = completed(rs, m);
@@ -109,8 +111,10 @@ void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bo
 				(unsigned long long)s->restart_svc_ok);
 		if (rs->gtpu)
 			gtpu_report(rs->gtpu, false, out);
-		if (rs->cfg.handover_after_ms)
+		if (rs->cfg.handover_after_ms || ho)
 			rs_ho_report(rs, false, out);
+		if (ho)
+			load_ho_report(ho, false, out);
 		rs_qos_report(rs, false, out);
 		for (p = 0; p < RANSIM_P_COUNT; p++) {
 			const struct rs_lat *l = &rs->lat[p];
@@ -137,8 +141,10 @@ void load_report(const struct ransim *rs, enum load_mode m, double elapsed_s, bo
 			dps, cl->n ? (double)cl->sum / (double)cl->n / 1000.0 : 0);
 	if (rs->gtpu)
 		gtpu_report(rs->gtpu, true, out);
-	if (rs->cfg.handover_after_ms)
+	if (rs->cfg.handover_after_ms || ho)
 		rs_ho_report(rs, true, out);
+	if (ho)
+		load_ho_report(ho, true, out);
 	rs_qos_report(rs, true, out);
 	fprintf(out, "\"ue_runs_ok\":%llu,\"ue_runs_failed\":%llu,\"dl_mac_fail\":%llu,\"latency_us\":{",
 		(unsigned long long)s->ues_ok, (unsigned long long)s->ues_failed, (unsigned long long)s->dl_mac_fail);

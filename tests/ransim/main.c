@@ -26,10 +26,14 @@
 #ifdef RANSIM_LOAD
 #include "load.h"
 #define PROG "solocore-load"
-#define USAGE_HEAD "usage: solocore-load cycle|register|sessions --sims FILE.toml [options]\n" \
+#define USAGE_HEAD "usage: solocore-load cycle|register|sessions|handover --sims FILE.toml [options]\n" \
 	"  cycle: the 27-message cycle per UE (registration, PDU session, AN release, service\n" \
 	"  request, PDU session release, deregistration); register / sessions: hold the UEs\n" \
-	"  (with a PDU session each) until --duration or SIGINT. Defaults here: --timeout 86400.\n"
+	"  (with a PDU session each) until --duration or SIGINT. Defaults here: --timeout 86400.\n" \
+	"  handover (--gnbs 2+): as sessions, then --rate R handovers per second for --secs S,\n" \
+	"  each UE in turn to the next gNB (--handover-mode); latency and, with --traffic, the\n" \
+	"  user-plane interruption per handover (last G-PDU via the source -> first via the target)\n" \
+	"  --rate R (100) --secs S (10)\n"
 #else
 #define PROG "ransim"
 #define USAGE_HEAD "usage: ransim --sims FILE.toml [options]\n"
@@ -226,6 +230,7 @@ enum {
 	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_HOAFTER, O_HOS, O_HOMODE, O_HOFAIL, O_ABORT, O_PASSES, O_DURATION,
 	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
 	O_ATTACK, O_AEVENTS, O_AQUIET, O_AWINDOW,
+	O_HORATE, O_HOSECS,
 };
 
 static const struct option opts[] = {
@@ -254,6 +259,7 @@ static const struct option opts[] = {
 	{ "traffic-dst", 1, NULL, O_TDST }, { "traffic-port", 1, NULL, O_TPORT }, { "traffic-secs", 1, NULL, O_TSECS },
 	{ "attack", 1, NULL, O_ATTACK }, { "attack-events", 1, NULL, O_AEVENTS },
 	{ "attack-quiet", 1, NULL, O_AQUIET }, { "attack-window", 1, NULL, O_AWINDOW },
+	{ "rate", 1, NULL, O_HORATE }, { "secs", 1, NULL, O_HOSECS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -270,6 +276,8 @@ struct args {
 	bool gtpu_on;
 #ifdef RANSIM_LOAD
 	enum load_mode mode;
+	unsigned ho_rate, ho_secs;   /* handover mode: --rate, --secs */
+	struct load_ho *ho;          /* ... its driver (load_ho.c) */
 #endif
 };
 
@@ -424,6 +432,10 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_AEVENTS: c->attack_events = v; break;
 	case O_AQUIET: c->attack_quiet_ms = (uint32_t)atoi(v); break;
 	case O_AWINDOW: c->attack_window_ms = (uint32_t)atoi(v); break;
+#ifdef RANSIM_LOAD
+	case O_HORATE: a->ho_rate = (unsigned)atoi(v); break;
+	case O_HOSECS: a->ho_secs = (unsigned)atoi(v); break;
+#endif
 	default: return usage("unknown option");
 	}
 	return 0;
@@ -487,7 +499,15 @@ static int parse_args(struct args *a, int argc, char **argv)
 #ifdef RANSIM_LOAD
 	/* the mode: the one non-option argument (getopt moved it to the end) */
 	if (!rc && (optind != argc - 1 || load_mode_apply(argv[optind], &a->mode, &a->cfg) < 0))
-		rc = usage("one mode is required: cycle, register or sessions");
+		rc = usage("one mode is required: cycle, register, sessions or handover");
+	if (!rc && a->mode == LOAD_HANDOVER && a->cfg.n_gnbs < 2)
+		rc = usage("handover needs --gnbs 2 or more");
+	if (!rc && a->mode == LOAD_HANDOVER && a->cfg.handover_after_ms)
+		rc = usage("handover paces its own handovers: no --handover-after");
+	if (!a->ho_rate)
+		a->ho_rate = 100;
+	if (!a->ho_secs)
+		a->ho_secs = 10;
 #endif
 	if (c) {
 		conf_free(c);
@@ -509,7 +529,7 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 {
 	struct ransim_stats st;
 	uint64_t t0, t_end, t_done = 0, until, t_stop = 0, next_progress = 0, now;
-	bool progress = false, restarted = false;
+	bool progress = false, restarted = false, ho_busy = false;
 	unsigned ho_rounds = 0, ho_want = a->cfg.handovers ? a->cfg.handovers : 1;
 	char why[320];
 
@@ -542,7 +562,11 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 			ho_rounds++;
 			ransim_handover(rs);
 		}
-		if (stop_req || now >= t_end || (t_done && (!t_stop || now >= t_stop)))
+#ifdef RANSIM_LOAD
+		/* handover mode: paced handovers once every UE holds its session (load_ho.c) */
+		ho_busy = a->ho && load_ho_step(a->ho, t_done != 0);
+#endif
+		if (stop_req || now >= t_end || (t_done && !ho_busy && (!t_stop || now >= t_stop)))
 			break;
 		if (progress && now >= next_progress) {
 #ifdef RANSIM_LOAD
@@ -569,7 +593,7 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 		ev_run_once(loop, 20);
 	ransim_get_stats(rs, &st);
 #ifdef RANSIM_LOAD
-	load_report(rs, a->mode, (double)(t_end - t0) / 1e9, a->json, stdout);
+	load_report(rs, a->mode, a->ho, (double)(t_end - t0) / 1e9, a->json, stdout);
 #else
 	printf("elapsed_ms %llu\n", (unsigned long long)((t_end - t0) / 1000000));
 	ransim_report(rs, stdout);
@@ -594,6 +618,16 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 		fprintf(stderr, "%s: %s\n", PROG, why);
 		return 1;
 	}
+#ifdef RANSIM_LOAD
+	if (a->ho) {
+		char ho_why[320];
+
+		if (load_ho_status(a->ho, ho_why, sizeof(ho_why)) < 0) {
+			fprintf(stderr, "%s: %s\n", PROG, ho_why);
+			return 1;
+		}
+	}
+#endif
 	return (ransim_done(rs) && st.ues_failed == 0) ? 0 : 1;
 }
 
@@ -644,10 +678,22 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+#ifdef RANSIM_LOAD
+	if (a.mode == LOAD_HANDOVER && !(a.ho = load_ho_new(rs, a.ho_rate, a.ho_secs, &rc))) {
+		fprintf(stderr, "%s: handover: %s\n", PROG, strerror(-rc));
+		rs_gtpu_free(gt);
+		ransim_free(rs);
+		ev_loop_free(loop);
+		return 1;
+	}
+#endif
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
 	signal(SIGPIPE, SIG_IGN);
 	status = run(loop, rs, gt, &a);
+#ifdef RANSIM_LOAD
+	load_ho_free(a.ho);
+#endif
 	rs_gtpu_free(gt);
 	ransim_free(rs);
 	ev_loop_free(loop);

@@ -181,6 +181,10 @@ void ransim_restart(struct ransim *rs);
  * ACKNOWLEDGE the UE is the target's (new AMF UE NGAP ID, {NCC, NH} checked against the UE's
  * own chain) and the source forgets it (over Xn: no NGAP). Returns the requests sent. */
 unsigned ransim_handover(struct ransim *rs);
+/* The same for UE idx alone (solocore-load handover paces them one by one): 0 once its request
+ * went out, -EAGAIN when it cannot move now (no session with its user plane up, a handover
+ * still running, a failure, a gNB not READY), -ENOENT, or another -errno. */
+int ransim_handover_ue(struct ransim *rs, unsigned idx);
 /* Accepts NULL. */
 void ransim_free(struct ransim *rs);
 

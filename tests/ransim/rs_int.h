@@ -50,6 +50,24 @@ enum rs_ue_state {
 struct rs_gnb;
 struct rs_gtpu;
 struct rs_adv;
+struct rs_ue;
+
+/* Handover observer (solocore-load handover, load_ho.c): the handover code and the N3 side
+ * report each step of a UE's handover and each G-PDU with the gNB it went through, so that a
+ * load driver can time the procedure and the user-plane interruption per UE. Called at the
+ * moment of the event (before any other processing of it); fn NULL: nobody listens. */
+enum rs_ho_ev {
+	RS_HO_EV_PREPARED = 0, /* N2: HANDOVER COMMAND taken by the source (TS 38.413 8.4.1.2) */
+	RS_HO_EV_DONE,         /* Xn: PATH SWITCH REQUEST ACKNOWLEDGE passed its checks (8.4.4.2);
+				* N2: HANDOVER NOTIFY sent by the target (8.4.3.2) */
+	RS_HO_EV_FAILED,       /* the handover did not happen or its answer failed a check */
+	RS_HO_EV_DL,           /* a downlink G-PDU for the UE arrived at gNB `gnb` */
+	RS_HO_EV_UL,           /* an uplink G-PDU of the UE left through gNB `gnb` */
+};
+struct rs_ho_obs {
+	void (*fn)(void *arg, const struct rs_ue *ue, enum rs_ho_ev ev, unsigned gnb);
+	void *arg;
+};
 
 /* N2 handover of one UE (gnb_n2ho.c): the state of its handover state machine, and the
  * contexts the source and the target hold meanwhile. */
@@ -222,6 +240,7 @@ struct ransim {
 	struct nas_qos_rules qos_rules;
 	struct ngap_setup_request_transfer xfer_req;
 	struct ngap_setup_response_transfer xfer_rsp;     /* Setup Response Transfers of one NGAP response */
+	struct rs_ho_obs ho_obs;     /* handover observer (solocore-load handover); fn NULL: none */
 };
 
 /* ---- gnb.c ---- */
@@ -396,6 +415,13 @@ enum rs_ue_state rs_adv_victim_next(struct rs_ue *ue);
 /* Every uplink NAS PDU of the victim as sent (kept for the replays). */
 void rs_adv_capture(struct rs_ue *ue, uint8_t type, const uint8_t *nas, size_t len);
 void rs_adv_report(const struct ransim *rs, FILE *out);
+
+/* The handover observer, if any (struct rs_ho_obs). */
+#define RS_HO_NOTE(rs, ue, ev, gnb) \
+	do { \
+		if ((rs)->ho_obs.fn) \
+			(rs)->ho_obs.fn((rs)->ho_obs.arg, (ue), (ev), (gnb)); \
+	} while (0)
 
 /* ---- stats.c ---- */
 void rs_count_ngap(struct ransim *rs, int dir, const uint8_t *buf, size_t len);
