@@ -21,12 +21,17 @@
 # NCC (ROUNDS + 1) mod 8. tshark on the N2 pcap: nothing malformed, RATE * SECS PATH SWITCH REQUESTs
 # and ACKNOWLEDGEs, no FAILURE. The old code (no handover mode) fails at the first step.
 #
-#   e2e_handover_load.sh SOLOCORE SOLOCORE_LOAD   env: UES (10), RATE (20), SECS (3), PPS (2000)
+# MODE=n2 / n2-indirect (--handover-mode): the N2 handover instead (TS 23.502 4.9.1.3: HANDOVER
+# REQUIRED -> COMMAND -> NOTIFY, TS 38.413 8.4.1-8.4.3); the same handover and interruption counts,
+# a preparation latency per handover, no PATH SWITCH REQUEST in the pcap.
+#
+#   e2e_handover_load.sh SOLOCORE SOLOCORE_LOAD   env: UES (10), RATE (20), SECS (3), PPS (2000),
+#                                                 MODE (xn)
 #
 # Needs root and `ip netns` (77 otherwise), python3, XDP generic mode on veth (77 otherwise).
 set -u
 SOLOCORE=$1 RANSIM=$2
-UES=${UES:-10} RATE=${RATE:-20} SECS=${SECS:-3} PPS=${PPS:-2000}
+UES=${UES:-10} RATE=${RATE:-20} SECS=${SECS:-3} PPS=${PPS:-2000} MODE=${MODE:-xn}
 CORE=
 TOKEN=e2e-handover-load-token-7c2e
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -50,23 +55,35 @@ dn_echo 10.38.58.2
 start_solocore_upf "$TMP/run.yaml" "$TMP/core.log"
 
 run_ransim load handover --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw --gnbs 2 \
-	--ues "$UES" --concurrency "$UES" --rate "$RATE" --secs "$SECS" --no-progress --timeout 120 \
+	--ues "$UES" --concurrency "$UES" --rate "$RATE" --secs "$SECS" --handover-mode "$MODE" --no-progress --timeout 120 \
 	--gnb-n3 10.38.57.2 --traffic "$PPS" --traffic-dst 10.38.58.2 --traffic-port 7 --pcap "$TMP/n2.pcap"
 
 expect_rc load 0
 expect load ue_runs_failed 0
 expect load completed "$UES"
-for k in handovers_requested handovers_attempted handovers_acked path_switch_sent path_switch_acked \
-	interruption_dl_measured interruption_ul_measured end_markers; do
+if [ "$MODE" = xn ]; then
+	PSN=$HO PREP=0
+else
+	PSN=0 PREP=$HO
+	expect load n2ho_notify "$HO"
+	expect load n2ho_errors 0
+fi
+for k in handovers_requested handovers_attempted handovers_acked interruption_dl_measured \
+	interruption_ul_measured end_markers; do
 	expect load "$k" "$HO"
 done
+expect load path_switch_sent "$PSN"
+expect load path_switch_acked "$PSN"
+expect load handovers_prepared "$PREP"
 for k in handovers_failed handovers_unanswered handovers_not_sent handovers_busy_skips path_switch_failed \
 	path_switch_errors interruption_dl_open interruption_ul_open interruption_dl_no_source \
 	interruption_ul_no_source interruption_superseded end_markers_other dl_bad_inner dl_err_ind ul_send_errors; do
 	expect load "$k" 0
 done
 NCC=$(((ROUNDS + 1) % 8))   # NCC has 3 bits (TS 33.501 6.9.2.1.1)
-expect load path_switch_ncc_last "$NCC"
+[ "$MODE" = xn ] && expect load path_switch_ncc_last "$NCC"
+[ "$MODE" = xn ] || grep -q "^latency handover_prep n $HO " "$TMP/load.out" ||
+	fail "load: 'latency handover_prep' has not $HO samples: $(grep "^latency handover_prep " "$TMP/load.out")"
 for s in "latency handover" "interruption dl" "interruption ul"; do
 	grep -q "^$s n $HO " "$TMP/load.out" || fail "load: '$s' has not $HO samples: $(grep "^$s " "$TMP/load.out")"
 done
@@ -80,8 +97,8 @@ if command -v tshark >/dev/null 2>&1; then
 	bad=$(tshark -r "$TMP/n2.pcap" -Y '_ws.malformed || _ws.expert.severity >= error' 2>>"$TMP/tshark.log" | wc -l)
 	got=$(tshark -r "$TMP/n2.pcap" -Y 'ngap.procedureCode == 25' -T fields -e ngap.NGAP_PDU 2>>"$TMP/tshark.log" |
 		awk '{ n[$1 + 0]++ } END { printf "%d %d %d", n[0], n[1], n[2] }')
-	[ "$bad $got" = "0 $HO $HO 0" ] ||
-		fail "n2 pcap: malformed, path switch requests, acknowledges, failures: $bad $got (0 $HO $HO 0 expected)"
+	[ "$bad $got" = "0 $PSN $PSN 0" ] ||
+		fail "n2 pcap: malformed, path switch requests, acknowledges, failures: $bad $got (0 $PSN $PSN 0 expected)"
 else
 	echo "note: no tshark: the N2 pcap is not decoded (the rest is asserted)"
 fi
@@ -89,5 +106,5 @@ fi
 grep -E '^(handovers_per_s|latency handover|interruption (dl|ul)|packet_interval_per_ue_ms|lost_packets|ul_packets|dl_packets) ' "$TMP/load.out"
 stop_core
 [ $FAILS = 0 ] || { show_logs; exit 1; }
-echo "ok: handover-load ($HO handovers of $UES UEs at $RATE/s)"
+echo "ok: handover-load $MODE ($HO handovers of $UES UEs at $RATE/s)"
 exit 0

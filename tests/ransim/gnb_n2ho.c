@@ -385,10 +385,12 @@ static int a_ho_command(struct rs_ue *ue, const void *arg)
 		n2_error(ue, "n2ho_command_content");
 	if (rs->cfg.handover_fail == RANSIM_HO_FAIL_CANCEL) {
 		/* the UE does not go (8.4.5.1: the source cancels an ongoing handover) */
+		RS_HO_NOTE(rs, ue, RS_HO_EV_FAILED, ue->gnb->idx);   /* solocore-load handover */
 		ho_cancel(ue, CAUSE_RN_HO_CANCELLED);
 		ev_timer_start(rs->loop, &ue->n2.timer, T_RELOC_OVERALL_MS);
 		return RS_N2HO_CANCELLING;
 	}
+	RS_HO_NOTE(rs, ue, RS_HO_EV_PREPARED, ue->gnb->idx);   /* solocore-load handover */
 	take_command_transfer(ue, c);
 	if (ul_ran_status(ue) < 0)
 		n2_error(ue, "n2ho_ul_status_not_sent");
@@ -406,6 +408,7 @@ static int a_prep_failure(struct rs_ue *ue, const void *arg)
 	/* 8.4.1.3: the handover did not happen; the UE stays on the source as it was */
 	ue->rs->st.n2ho_prep_failures++;
 	ue->rs->st.n2ho_prep_fail_cause = (uint64_t)f->cause.group << 8 | f->cause.value;
+	RS_HO_NOTE(ue->rs, ue, RS_HO_EV_FAILED, ue->gnb->idx);   /* solocore-load handover */
 	ue->n2.src = ue->n2.tgt = NULL;
 	return RS_N2HO_NONE;
 }
@@ -415,6 +418,7 @@ static int a_prep_timer(struct rs_ue *ue, const void *arg)
 	(void)arg;
 	/* TNGRELOCprep expired (8.4.1.2): cancel the preparation */
 	rs_cause_add(ue->rs, "n2ho_tngrelocprep_expiry");
+	RS_HO_NOTE(ue->rs, ue, RS_HO_EV_FAILED, ue->gnb->idx);   /* solocore-load handover */
 	ho_cancel(ue, CAUSE_RN_TNGRELOCPREP_EXPIRY);
 	ev_timer_start(ue->rs->loop, &ue->n2.timer, T_RELOC_OVERALL_MS);
 	return RS_N2HO_CANCELLING;
@@ -458,9 +462,11 @@ static int a_arrived(struct rs_ue *ue, const void *arg)
 		n2_error(ue, "n2ho_nh_mismatch");
 	if (ho_notify(ue) < 0) {
 		n2_error(ue, "n2ho_notify_not_sent");
+		RS_HO_NOTE(rs, ue, RS_HO_EV_FAILED, h->tgt->idx);   /* solocore-load handover */
 		return RS_N2HO_NOTIFIED;
 	}
 	rs->st.n2ho_notify++;
+	RS_HO_NOTE(rs, ue, ue->fail[0] ? RS_HO_EV_FAILED : RS_HO_EV_DONE, h->tgt->idx);
 	/* the UE is the target's from now on: uplink through it on the Handover Request's UL
 	 * tunnel, downlink on its TEID once the SMF switched; the old path ends with an End
 	 * Marker at the source (TS 23.501 5.8.2.9) */

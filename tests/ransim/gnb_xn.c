@@ -150,7 +150,7 @@ int ransim_handover_ue(struct ransim *rs, unsigned idx)
 	if (idx >= rs->cfg.n_ues)
 		return -ENOENT;
 	if (rs->cfg.handover_mode != RANSIM_HO_XN)
-		return -EOPNOTSUPP;   /* the N2 engine (gnb_n2ho.c) has no one-UE step yet */
+		return rs_n2ho_ue(&rs->ues[idx]);   /* gnb_n2ho.c */
 	return xn_handover_ue(&rs->ues[idx]);
 }
 

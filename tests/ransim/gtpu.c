@@ -256,6 +256,7 @@ static void fwd_rx(struct rs_gtpu *g, const uint8_t *p, size_t off, size_t len, 
 	g->st.dl_packets++;
 	g->st.dl_bytes += len - off;
 	rs->n3[gi].dl_packets++;
+	RS_HO_NOTE(rs, ue, RS_HO_EV_DL, gi);   /* downlink through the target, forwarded */
 }
 
 int rs_gtpu_send(struct ransim *rs, uint32_t addr, const uint8_t *p, size_t len)
