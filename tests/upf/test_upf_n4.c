@@ -1,0 +1,755 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * The standalone UPF's PFCP server (upf/upf_n4.h, TS 29.244) against a PFCP
+ * client in this test (common/pfcp codec) over real UDP on loopback:
+ *   server 127.0.0.1:8805 (N4), client "SMF" 127.0.0.2:8805
+ * with the real UPF (XDP program loaded, UPF_XDP_NONE) whose rules are checked
+ * by running G-PDUs and downlink packets through BPF_PROG_TEST_RUN in a
+ * private network namespace (tests/upf/netns.h: n3 192.0.2.1, gNB 192.0.2.2,
+ * n6 198.51.100.1, DN router 198.51.100.2). Every well-formed datagram of the
+ * exchange goes into a pcap that tshark's PFCP dissector decodes at the end
+ * (no malformed frame, no error). Needs root; skips with 77 otherwise.
+ * argv: tshark path, build directory (for the pcap).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <linux/bpf.h>
+
+#include "common/pfcp/pfcp.h"
+#include "upf/upf.h"
+#include "upf/upf_n4.h"
+#include "testlib.h"
+#include "pkt.h"
+#include "netns.h"
+
+static const uint8_t N3_MAC[6] = { 2, 0, 0, 0, 3, 1 };
+static const uint8_t GNB_MAC[6] = { 2, 0, 0, 0, 3, 2 };
+static const uint8_t N6_MAC[6] = { 2, 0, 0, 0, 6, 1 };
+static const uint8_t DN_MAC[6] = { 2, 0, 0, 0, 6, 2 };
+#define N3 "192.0.2.1"
+#define GNB "192.0.2.2"
+#define UE "172.16.0.3"
+#define UPF_N4_ADDR "127.0.0.1"
+#define SMF_ADDR "127.0.0.2"
+#define RECOVERY 3900000000u      /* our Recovery Time Stamp (NTP seconds) */
+#define CP_RECOVERY 3900000100u
+#define MAX_SESS 64
+
+static const char *tshark_path;
+static char pcap_path[512];
+static struct pcapw *W;
+static int n3_if, n6_if;
+
+static struct upf *U;
+static struct upf_n4 *N;
+static int cli = -1;
+static int notified;
+static struct pfcp_msg Q, R;     /* 16.5 KB each: not on the stack */
+static uint8_t buf[4096];
+
+static uint32_t ip(const char *s)
+{
+	struct in_addr a;
+
+	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
+	return a.s_addr;
+}
+
+/* The data path's notification, wired to the N4 server as solocore upf does */
+static void on_dl(void *arg, uint32_t id)
+{
+	(void)arg;
+	notified++;
+	upf_n4_dl_data(N, id);
+}
+
+static int setup(void **state)
+{
+	struct upf_params p = {
+		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip(N3), .ue_pool_addr = ip("172.16.0.0"),
+		.ue_pool_plen = 16, .max_sessions = MAX_SESS, .err_ind_per_s = 100, .on_dl_data = on_dl,
+	};
+	struct upf_n4_params np = {
+		.addr = ip(UPF_N4_ADDR), .n3_addr = ip(N3), .ue_pool_addr = ip("172.16.0.0"),
+		.ue_pool_plen = 16, .max_sessions = MAX_SESS, .max_teid = MAX_SESS, .recovery_ts = RECOVERY,
+	};
+
+	(void)state;
+	notified = 0;
+	if (upf_open(&p, &U))
+		return -1;
+	np.upf = U;
+	if (upf_n4_open(&np, &N))
+		return -1;
+	cli = tn_udp_bind(ip(SMF_ADDR), PFCP_PORT);
+	return cli < 0 ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	upf_n4_close(N);
+	upf_close(U);
+	N = NULL;
+	U = NULL;
+	close(cli);
+	cli = -1;
+	return 0;
+}
+
+static uint64_t n4cnt(unsigned idx)
+{
+	uint64_t c[UPF_N4__MAX];
+
+	assert_int_equal(upf_n4_counters(N, c, UPF_N4__MAX), 0);
+	return c[idx];
+}
+
+static uint64_t upcnt(unsigned idx)
+{
+	uint64_t c[UPF_STAT__MAX];
+
+	assert_int_equal(upf_counters(U, c, UPF_STAT__MAX), 0);
+	return c[idx];
+}
+
+/* A datagram src -> dst (UDP 8805 both ways) into the pcap */
+static void record(uint32_t src, uint32_t dst, const uint8_t *b, size_t len)
+{
+	uint8_t pkt[4200];
+
+	pkt_ipv4(pkt, src, dst, 17, PKT_UDP + len);
+	pkt_udp(pkt + PKT_IP, PFCP_PORT, PFCP_PORT, len);
+	memcpy(pkt + PKT_IP + PKT_UDP, b, len);
+	assert_int_equal(pcapw_upper(W, "ip", pkt, PKT_IP + PKT_UDP + len), 0);
+}
+
+/* Raw bytes from fd to the server; the server handles them at once. */
+static void send_from(int fd, const uint8_t *b, size_t len, int rec)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(PFCP_PORT),
+				  .sin_addr.s_addr = ip(UPF_N4_ADDR) };
+
+	assert_int_equal(sendto(fd, b, len, 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)len);
+	if (rec)
+		record(ip(SMF_ADDR), ip(UPF_N4_ADDR), b, len);
+	assert_true(upf_n4_process(N) >= 1);
+}
+
+/* What the server sent to fd, decoded into R (recorded); -EAGAIN when nothing.
+ * The server answers inside upf_n4_process(), so the datagram is already here. */
+static int recv_on(int fd, uint8_t *raw, size_t *rawlen)
+{
+	static uint8_t in[4096];
+	ssize_t n = recv(fd, in, sizeof(in), MSG_DONTWAIT);
+
+	if (n < 0)
+		return -EAGAIN;
+	record(ip(UPF_N4_ADDR), ip(SMF_ADDR), in, (size_t)n);
+	if (raw) {
+		memcpy(raw, in, (size_t)n);
+		*rawlen = (size_t)n;
+	}
+	assert_true(pfcp_decode(in, (size_t)n, &R, NULL) > 0);
+	return (int)n;
+}
+
+/* Q to the server, its answer in R */
+static void xchg(void)
+{
+	int n = pfcp_encode(&Q, buf, sizeof(buf));
+
+	assert_true(n > 0);
+	send_from(cli, buf, (size_t)n, 1);
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	assert_int_equal(R.h.seq, Q.h.seq);   /* TS 29.244 7.2.2.2 */
+	assert_int_equal(R.h.type, Q.h.type + 1);
+}
+
+static void no_answer(void)
+{
+	assert_int_equal(recv_on(cli, NULL, NULL), -EAGAIN);
+}
+
+static void node_id(struct pfcp_node_id *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->type = PFCP_NODE_IPV4;
+	memcpy(id->addr, &(uint32_t){ ip(SMF_ADDR) }, 4);
+}
+
+static void node_req(uint8_t type, uint32_t seq, uint32_t recovery)
+{
+	memset(&Q, 0, sizeof(Q));
+	Q.h.type = type;
+	Q.h.seq = seq;
+	Q.node.has = PFCP_N_NODE_ID | (recovery ? PFCP_N_RECOVERY : 0);
+	node_id(&Q.node.node_id);
+	Q.node.recovery = recovery;
+}
+
+/* TS 29.244 7.4.2.1: Heartbeat Request with the CP's Recovery Time Stamp */
+static void hb_req(uint32_t seq)
+{
+	memset(&Q, 0, sizeof(Q));
+	Q.h.type = PFCP_HEARTBEAT_REQ;
+	Q.h.seq = seq;
+	Q.node.has = PFCP_N_RECOVERY;
+	Q.node.recovery = CP_RECOVERY;
+}
+
+/* TS 29.244 7.4.4.1 / 6.2.6.2: Association Setup accepted */
+static void associate(uint32_t seq, uint32_t recovery)
+{
+	node_req(PFCP_ASSOC_SETUP_REQ, seq, recovery);
+	xchg();
+	assert_int_equal(R.node.cause, PFCP_CAUSE_ACCEPTED);
+}
+
+static void pdr(struct pfcp_pdr *d, uint16_t id, uint8_t src_if, uint32_t far)
+{
+	memset(d, 0, sizeof(*d));
+	d->has = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID | PFCP_PDR_QER_ID |
+		 PFCP_PDR_URR_ID;
+	d->pdr_id = id;
+	d->precedence = 255;
+	d->pdi.has = PFCP_PDI_SRC_IF;
+	d->pdi.src_if = src_if;
+	d->far_id = far;
+	d->n_qer = 1;
+	d->qer_id[0] = 1;
+	d->n_urr = 1;
+	d->urr_id[0] = 1;
+}
+
+/* A usual SMF's session (TS 23.502 4.3.2.2.1 step 10a): uplink PDR 1 with
+ * CHOOSE and outer header removal, downlink PDR 2 to the UE address, FAR 1
+ * forward to Core, FAR 2 forward to the gNB tunnel (or BUFF|NOCP when
+ * buffer), QER 1 (MBR, QFI 5), URR 1 (volume). */
+static void est_req(uint32_t seq, uint64_t cp_seid, const char *ue, int buffer)
+{
+	struct pfcp_sess_est_req *e = &Q.est;
+
+	memset(&Q, 0, sizeof(Q));
+	Q.h.type = PFCP_SESS_EST_REQ;
+	Q.h.seq = seq;
+	Q.h.seid = 0;   /* 7.2.2.4.2: no UP SEID yet */
+	e->has = PFCP_SER_NODE_ID | PFCP_SER_F_SEID | PFCP_SER_PDR | PFCP_SER_FAR | PFCP_SER_QER | PFCP_SER_URR;
+	node_id(&e->node_id);
+	e->cp_fseid.flags = PFCP_ADDR_V4;
+	e->cp_fseid.seid = cp_seid;
+	memcpy(e->cp_fseid.ipv4, &(uint32_t){ ip(SMF_ADDR) }, 4);
+	e->n_pdr = 2;
+	pdr(&e->pdr[0], 1, PFCP_IF_ACCESS, 1);
+	e->pdr[0].has |= PFCP_PDR_OHR;
+	e->pdr[0].ohr.desc = PFCP_OHR_GTPU_UDP_IPV4;
+	e->pdr[0].pdi.has |= PFCP_PDI_F_TEID;
+	e->pdr[0].pdi.fteid.flags = PFCP_FTEID_CH | PFCP_FTEID_V4;
+	pdr(&e->pdr[1], 2, PFCP_IF_CORE, 2);
+	e->pdr[1].pdi.has |= PFCP_PDI_UE_IP;
+	e->pdr[1].pdi.ue_ip.flags = PFCP_UEIP_V4 | PFCP_UEIP_SD;
+	memcpy(e->pdr[1].pdi.ue_ip.ipv4, &(uint32_t){ ip(ue) }, 4);
+	e->n_far = 2;
+	e->far[0] = (struct pfcp_far){ .has = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD, .far_id = 1,
+				       .apply = PFCP_AA_FORW,
+				       .fwd = { .has = PFCP_FWD_DEST_IF, .dest_if = PFCP_IF_CORE } };
+	e->far[1] = (struct pfcp_far){ .has = PFCP_FAR_ID | PFCP_FAR_APPLY, .far_id = 2,
+				       .apply = buffer ? PFCP_AA_BUFF | PFCP_AA_NOCP : PFCP_AA_FORW };
+	if (!buffer) {
+		e->far[1].has |= PFCP_FAR_FWD;
+		e->far[1].fwd.has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC;
+		e->far[1].fwd.dest_if = PFCP_IF_ACCESS;
+		e->far[1].fwd.ohc.desc = PFCP_OHC_GTPU4;
+		e->far[1].fwd.ohc.teid = 0x99;
+		memcpy(e->far[1].fwd.ohc.ipv4, &(uint32_t){ ip(GNB) }, 4);
+	}
+	e->n_qer = 1;
+	e->qer[0] = (struct pfcp_qer){ .has = PFCP_QER_ID | PFCP_QER_GATE | PFCP_QER_MBR | PFCP_QER_QFI,
+				       .qer_id = 1, .mbr = { 100000, 200000 }, .qfi = 5 };
+	e->n_urr = 1;
+	e->urr[0] = (struct pfcp_urr){ .has = PFCP_URR_ID | PFCP_URR_METHOD | PFCP_URR_TRIGGERS, .urr_id = 1,
+				       .method = PFCP_MM_VOLUM };
+}
+
+/* Establish; returns our UP SEID, *teid the uplink TEID of the Created PDR */
+static uint64_t establish(uint32_t seq, uint64_t cp_seid, const char *ue, int buffer, uint32_t *teid)
+{
+	est_req(seq, cp_seid, ue, buffer);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(R.h.seid, cp_seid);                   /* 7.2.2.4.2 */
+	assert_true(R.rsp.has & PFCP_SRSP_F_SEID);
+	assert_int_equal(R.rsp.n_created, 1);                  /* 7.5.3.2: CHOOSE answered */
+	assert_int_equal(R.rsp.created[0].pdr_id, 1);
+	assert_memory_equal(R.rsp.created[0].fteid.ipv4, &(uint32_t){ ip(N3) }, 4);
+	if (teid)
+		*teid = R.rsp.created[0].fteid.teid;
+	return R.rsp.up_fseid.seid;
+}
+
+static void sess_req(uint8_t type, uint32_t seq, uint64_t seid)
+{
+	memset(&Q, 0, sizeof(Q));
+	Q.h.type = type;
+	Q.h.seq = seq;
+	Q.h.seid = seid;
+}
+
+/* Update FAR 2 (7.5.4.3): FORW to a gNB tunnel, or BUFF|NOCP */
+static void mod_far(uint32_t seq, uint64_t seid, uint32_t gnb_teid, int buffer)
+{
+	struct pfcp_far *f = &Q.mod.upd_far[0];
+
+	sess_req(PFCP_SESS_MOD_REQ, seq, seid);
+	Q.mod.has = PFCP_SMR_UPD_FAR;
+	Q.mod.n_upd_far = 1;
+	f->has = PFCP_FAR_ID | PFCP_FAR_APPLY;
+	f->far_id = 2;
+	f->apply = buffer ? PFCP_AA_BUFF | PFCP_AA_NOCP : PFCP_AA_FORW;
+	if (!buffer) {
+		f->has |= PFCP_FAR_FWD;
+		f->fwd.has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC;
+		f->fwd.dest_if = PFCP_IF_ACCESS;
+		f->fwd.ohc.desc = PFCP_OHC_GTPU4;
+		f->fwd.ohc.teid = gnb_teid;
+		memcpy(f->fwd.ohc.ipv4, &(uint32_t){ ip(GNB) }, 4);
+	}
+}
+
+/* ---- the data path through BPF_PROG_TEST_RUN ---- */
+
+struct run {
+	int verdict;
+	uint8_t out[2048];
+	uint32_t len;
+};
+
+static void xdp(int ifindex, const uint8_t *frame, size_t len, struct run *r)
+{
+	r->len = sizeof(r->out);
+	r->verdict = tn_xdp_run(upf_prog_fd(U), ifindex, frame, len, r->out, &r->len);
+	assert_true(r->verdict >= 0);
+}
+
+/* Uplink G-PDU on teid (UL PDU Session Container, QFI 5): decapsulated to N6 */
+static void ul_ok(uint32_t teid)
+{
+	uint8_t inner[100], gtp[200], frame[300];
+	size_t gl, fl;
+	struct run r;
+
+	pkt_inner_udp(inner, ip(UE), ip("198.51.100.2"), sizeof(inner));
+	gl = pkt_gpdu(gtp, teid, 5, 1, inner, sizeof(inner));
+	fl = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB), ip(N3), gtp, gl);
+	xdp(n3_if, frame, fl, &r);
+	assert_int_equal(r.verdict, XDP_REDIRECT);
+	assert_int_equal(r.len, PKT_ETH + sizeof(inner));
+	assert_memory_equal(r.out + PKT_ETH, inner, sizeof(inner));
+}
+
+/* Downlink to the UE: XDP_REDIRECT encapsulated toward the gNB with gnb_teid,
+ * or (gnb_teid 0) XDP_DROP into the buffer */
+static void dl(uint32_t gnb_teid)
+{
+	uint8_t inner[80], frame[200];
+	size_t fl;
+	struct run r;
+
+	pkt_inner_udp(inner, ip("198.51.100.2"), ip(UE), sizeof(inner));
+	fl = pkt_ip_frame(frame, N6_MAC, DN_MAC, inner, sizeof(inner));
+	xdp(n6_if, frame, fl, &r);
+	if (!gnb_teid) {
+		assert_int_equal(r.verdict, XDP_DROP);
+		return;
+	}
+	assert_int_equal(r.verdict, XDP_REDIRECT);
+	assert_memory_equal(r.out, GNB_MAC, 6);
+	assert_int_equal(pkt_rd32(r.out + PKT_ETH + PKT_IP + PKT_UDP + 4), gnb_teid);
+}
+
+/* ---- tests ---- */
+
+/* TS 29.244 7.4.2 / 6.2.2: heartbeat with or without an association;
+ * 6.2.6.1: session and association update / release requests from a node
+ * without an association get Cause 72; 7.4.4.1-7.4.4.4: setup and update
+ * accepted with our Node ID, Recovery Time Stamp and UP Function Features. */
+static void t_node(void **state)
+{
+	(void)state;
+	hb_req(1);
+	xchg();
+	assert_int_equal(R.node.recovery, RECOVERY);
+
+	est_req(2, 0x1111, UE, 0);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_NO_ASSOCIATION);
+	assert_int_equal(R.h.seid, 0);
+	node_req(PFCP_ASSOC_UPDATE_REQ, 3, 0);
+	xchg();
+	assert_int_equal(R.node.cause, PFCP_CAUSE_NO_ASSOCIATION);
+	node_req(PFCP_ASSOC_RELEASE_REQ, 4, 0);
+	xchg();
+	assert_int_equal(R.node.cause, PFCP_CAUSE_NO_ASSOCIATION);
+	assert_int_equal(n4cnt(UPF_N4_NO_ASSOC), 3);
+	assert_int_equal(upf_n4_sessions(N), 0);
+
+	associate(5, CP_RECOVERY);
+	assert_int_equal(R.node.recovery, RECOVERY);
+	assert_memory_equal(R.node.node_id.addr, &(uint32_t){ ip(UPF_N4_ADDR) }, 4);
+	assert_int_equal(R.node.up_features.len, 2);
+	assert_int_equal(R.node.up_features.p[0], 0x10);   /* 8.2.25 FTUP */
+	assert_int_equal(R.node.up_features.p[1], 0x01);   /* EMPU */
+	assert_int_equal(upf_n4_associations(N), 1);
+	node_req(PFCP_ASSOC_UPDATE_REQ, 6, 0);
+	xchg();
+	assert_int_equal(R.node.cause, PFCP_CAUSE_ACCEPTED);
+}
+
+/* TS 29.244 6.4: a retransmitted request (same peer, same sequence number)
+ * is answered with the same response and not executed again. */
+static void t_duplicate(void **state)
+{
+	uint8_t first[1024], again[1024];
+	size_t l1, l2;
+	int n;
+
+	(void)state;
+	associate(1, CP_RECOVERY);
+	est_req(7, 0x2222, UE, 0);
+	n = pfcp_encode(&Q, buf, sizeof(buf));
+	assert_true(n > 0);
+	send_from(cli, buf, (size_t)n, 1);
+	assert_true(recv_on(cli, first, &l1) > 0);
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	send_from(cli, buf, (size_t)n, 1);
+	assert_true(recv_on(cli, again, &l2) > 0);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(first, again, l1);
+	assert_int_equal(n4cnt(UPF_N4_RX_DUP), 1);
+	assert_int_equal(n4cnt(UPF_N4_SESS_EST), 1);
+	assert_int_equal(upf_n4_sessions(N), 1);
+	/* A heartbeat repeated with the same sequence number: answered from the cache too */
+	hb_req(8);
+	xchg();
+	xchg();
+	assert_int_equal(n4cnt(UPF_N4_HEARTBEAT), 1);
+	assert_int_equal(n4cnt(UPF_N4_RX_DUP), 2);
+}
+
+/* TS 29.244 7.5.2-7.5.7 with the data path: establishment installs the rule
+ * (uplink decapsulated, downlink encapsulated toward the gNB), modification
+ * of the downlink FAR moves the tunnel (End Marker on the old one, TS 23.501
+ * 5.8.2.9), deletion removes it and reports the volume (7.5.7.2, 8.2.41 TERMR). */
+static void t_session(void **state)
+{
+	struct upf_session_stats st;
+	uint32_t teid;
+	uint64_t seid;
+
+	(void)state;
+	associate(1, CP_RECOVERY);
+	seid = establish(2, 0xabc, UE, 0, &teid);
+	assert_int_equal(teid, 1);            /* session slot 0: TEID 1 */
+	ul_ok(teid);
+	dl(0x99);
+
+	mod_far(3, seid, 0x77, 0);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(R.h.seid, 0xabc);
+	assert_int_equal(upcnt(UPF_STAT_END_MARKER_SENT), 1);
+	dl(0x77);
+
+	sess_req(PFCP_SESS_DEL_REQ, 4, seid);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(R.rsp.n_usage, 1);
+	assert_int_equal(R.rsp.usage[0].urr_id, 1);
+	assert_true(R.rsp.usage[0].trigger & PFCP_URT_TERMR);
+	assert_int_equal(R.rsp.usage[0].volume.ul_pkts, 1);
+	assert_int_equal(R.rsp.usage[0].volume.ul, 100);
+	assert_int_equal(R.rsp.usage[0].volume.dl_pkts, 2);
+	assert_int_equal(R.rsp.usage[0].volume.total_pkts, 3);
+	assert_int_equal(upf_n4_sessions(N), 0);
+	assert_int_equal(upf_session_stats(U, 0, &st), -ENOENT);
+	/* the deleted session's SEID is gone: 7.5.5.1 cause 65 */
+	mod_far(5, seid, 0x78, 0);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_SESSION_NOT_FOUND);
+	assert_int_equal(R.h.seid, 0);
+}
+
+/* TS 29.244 7.5.8 / 8.2.26: BUFF|NOCP -> the first buffered downlink packet
+ * gives a Session Report Request with a Downlink Data Report; its response
+ * is matched by sequence number, a repeat of it is stale (counted). */
+static void t_report(void **state)
+{
+	uint64_t seid;
+	uint32_t seq;
+	int n;
+
+	(void)state;
+	associate(1, CP_RECOVERY);
+	seid = establish(2, 0xdef, UE, 1, NULL);
+	dl(0);
+	assert_true(upf_process(U) >= 1);
+	assert_int_equal(notified, 1);
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	assert_int_equal(R.h.type, PFCP_SESS_REPORT_REQ);
+	assert_int_equal(R.h.seid, 0xdef);
+	assert_int_equal(R.rep.type, PFCP_RPT_DLDR);
+	assert_int_equal(R.rep.dl.n_pdr, 1);
+	assert_int_equal(R.rep.dl.pdr_id[0], 2);
+	seq = R.h.seq;
+	memset(&Q, 0, sizeof(Q));
+	Q.h.type = PFCP_SESS_REPORT_RSP;
+	Q.h.seq = seq;
+	Q.h.seid = seid;
+	Q.rep_rsp.has = PFCP_SRRSP_CAUSE;
+	Q.rep_rsp.cause = PFCP_CAUSE_ACCEPTED;
+	n = pfcp_encode(&Q, buf, sizeof(buf));
+	send_from(cli, buf, (size_t)n, 1);
+	assert_int_equal(n4cnt(UPF_N4_REPORT_RSP), 1);
+	send_from(cli, buf, (size_t)n, 1);
+	assert_int_equal(n4cnt(UPF_N4_RX_STALE_RSP), 1);
+	no_answer();
+	/* the service request path: FORW to the gNB releases the buffered packet */
+	mod_far(3, seid, 0x55, 0);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(upcnt(UPF_STAT_BUF_RELEASED), 1);
+	dl(0x55);
+}
+
+/* One unsupported rule: cause, offending IE, nothing installed */
+static void refused(uint8_t cause, uint16_t offending)
+{
+	xchg();
+	assert_int_equal(R.rsp.cause, cause);
+	assert_true(R.rsp.has & PFCP_SRSP_OFFENDING);
+	assert_int_equal(R.rsp.offending_ie, offending);
+	assert_int_equal(upf_n4_sessions(N), 0);
+}
+
+/* TS 29.244 7.5.3.1 / 8.2.1: what the XDP program cannot do is refused with
+ * Cause 73 (71 for an F-TEID that is not ours) and the Offending IE, and the
+ * session slot is returned (the next session still gets slot 0, TEID 1). */
+static void t_unsupported(void **state)
+{
+	static const char narrow[] = "permit out ip from 10.0.0.0/8 to assigned";
+	uint32_t teid;
+	uint64_t seid;
+
+	(void)state;
+	associate(1, CP_RECOVERY);
+	est_req(2, 1, UE, 0);                       /* a second uplink PDR */
+	Q.est.pdr[1] = Q.est.pdr[0];
+	Q.est.pdr[1].pdr_id = 3;
+	refused(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_PDR);
+	est_req(3, 1, UE, 0);                       /* an SDF filter that selects */
+	Q.est.pdr[1].pdi.has |= PFCP_PDI_SDF;
+	Q.est.pdr[1].pdi.n_sdf = 1;
+	Q.est.pdr[1].pdi.sdf[0].flags = PFCP_SDF_FD;
+	Q.est.pdr[1].pdi.sdf[0].flow = (struct pfcp_buf){ (const uint8_t *)narrow, sizeof(narrow) - 1 };
+	refused(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_SDF_FILTER);
+	est_req(4, 1, UE, 0);                       /* duplication */
+	Q.est.far[1].apply |= PFCP_AA_DUPL;
+	refused(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_APPLY_ACTION);
+	est_req(5, 1, UE, 0);                       /* IPv6 UE address */
+	Q.est.pdr[1].pdi.ue_ip.flags = PFCP_UEIP_V6 | PFCP_UEIP_SD;
+	refused(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS);
+	est_req(6, 1, UE, 0);                       /* a volume threshold */
+	Q.est.urr[0].has |= PFCP_URR_VOL_THRESH;
+	Q.est.urr[0].vol_thresh = (struct pfcp_volume){ .flags = PFCP_VOL_TOVOL, .total = 1000 };
+	refused(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_URR);
+	est_req(7, 1, UE, 0);                       /* a UE address outside the pool */
+	memcpy(Q.est.pdr[1].pdi.ue_ip.ipv4, &(uint32_t){ ip("10.9.9.9") }, 4);
+	refused(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS);
+	est_req(8, 1, UE, 0);                       /* a given F-TEID on another address */
+	Q.est.pdr[0].pdi.fteid.flags = PFCP_FTEID_V4;
+	Q.est.pdr[0].pdi.fteid.teid = 5;
+	memcpy(Q.est.pdr[0].pdi.fteid.ipv4, &(uint32_t){ ip("192.0.2.9") }, 4);
+	refused(PFCP_CAUSE_INVALID_FTEID_ALLOC, PFCP_IE_F_TEID);
+	assert_int_equal(n4cnt(UPF_N4_SESS_REJECTED), 7);
+	seid = establish(9, 1, UE, 0, &teid);
+	assert_int_equal(teid, 1);
+	/* a second session on the same UE address: the data path refuses, cause 73 */
+	est_req(10, 2, UE, 0);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+	assert_int_equal(upf_n4_sessions(N), 1);
+	/* modification other than Update FAR / QER: refused, the rule unchanged */
+	sess_req(PFCP_SESS_MOD_REQ, 11, seid);
+	Q.mod.has = PFCP_SMR_RM_PDR;
+	Q.mod.n_rm_pdr = 1;
+	Q.mod.rm_pdr[0] = (struct pfcp_rm){ .has = PFCP_RM_ID, .id = 1 };
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+	assert_int_equal(R.rsp.offending_ie, PFCP_IE_REMOVE_PDR);
+	dl(0x99);
+}
+
+/* TS 29.244 7.6 and 6.4: garbage, truncated, wrong-version and stale input is
+ * answered as the spec says or dropped, counted, and changes nothing. */
+static void t_garbage(void **state)
+{
+	/* Association Setup Request without its mandatory Recovery Time Stamp */
+	static const uint8_t no_recovery[] = { 0x20, 5, 0, 13, 0, 0, 9, 0,
+					       0, 60, 0, 5, 0, 127, 0, 0, 2 };
+	static const uint8_t junk[] = { 0xff, 0x01, 0x02 };
+	uint8_t b[64];
+	uint64_t seid;
+	int n, other;
+
+	(void)state;
+	associate(1, CP_RECOVERY);
+	seid = establish(2, 0x77, UE, 0, NULL);
+
+	send_from(cli, junk, sizeof(junk), 0);            /* no header: dropped */
+	no_answer();
+	assert_int_equal(n4cnt(UPF_N4_RX_DROPPED), 1);
+
+	hb_req(3);                                         /* version 2: 7.4.4.7 */
+	n = pfcp_encode(&Q, b, sizeof(b));
+	b[0] = (uint8_t)((b[0] & 0x1f) | 2 << 5);
+	send_from(cli, b, (size_t)n, 0);
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	assert_int_equal(R.h.type, PFCP_VERSION_NOT_SUPPORTED_RSP);
+	assert_int_equal(R.h.seq, 3);
+
+	b[0] = 0x20;                                       /* unknown message type: ignored */
+	b[1] = 99;
+	send_from(cli, b, (size_t)n, 0);
+	no_answer();
+
+	est_req(4, 0x78, "172.16.0.4", 0);                 /* truncated: cause 68 */
+	n = pfcp_encode(&Q, buf, sizeof(buf));
+	send_from(cli, buf, 40, 0);
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	assert_int_equal(R.h.type, PFCP_SESS_EST_RSP);
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_INVALID_LENGTH);
+
+	send_from(cli, no_recovery, sizeof(no_recovery), 1); /* cause 66, offending 96 */
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	assert_int_equal(R.h.type, PFCP_ASSOC_SETUP_RSP);
+	assert_int_equal(R.node.cause, PFCP_CAUSE_MANDATORY_IE_MISSING);
+	assert_int_equal(n4cnt(UPF_N4_RX_BAD), 2);
+
+	memset(&Q, 0, sizeof(Q));                          /* a response we never asked for */
+	Q.h.type = PFCP_HEARTBEAT_RSP;
+	Q.h.seq = 5;
+	Q.node.has = PFCP_N_RECOVERY;
+	n = pfcp_encode(&Q, buf, sizeof(buf));
+	send_from(cli, buf, (size_t)n, 1);
+	no_answer();
+	assert_int_equal(n4cnt(UPF_N4_RX_STALE_RSP), 1);
+
+	/* the session's SEID from an address without an association: cause 72 */
+	other = tn_udp_bind(ip("127.0.0.3"), PFCP_PORT);
+	assert_true(other >= 0);
+	sess_req(PFCP_SESS_DEL_REQ, 6, seid);
+	n = pfcp_encode(&Q, buf, sizeof(buf));
+	send_from(other, buf, (size_t)n, 0);
+	assert_true(recv_on(other, NULL, NULL) > 0);
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_NO_ASSOCIATION);
+	close(other);
+
+	assert_int_equal(upf_n4_sessions(N), 1);           /* nothing changed */
+	assert_int_equal(upf_n4_associations(N), 1);
+	dl(0x99);
+	ul_ok(1);
+}
+
+/* TS 29.244 6.2.6.2.2: a setup for an associated Node ID (the SMF restarted,
+ * new Recovery Time Stamp) deletes the old association's sessions; 6.2.6.4:
+ * a release deletes them too, and session requests get cause 72 after it. */
+static void t_restart_release(void **state)
+{
+	struct upf_session_stats st;
+
+	(void)state;
+	associate(1, CP_RECOVERY);
+	establish(2, 1, UE, 0, NULL);
+	establish(3, 2, "172.16.0.4", 0, NULL);
+	associate(4, CP_RECOVERY + 1);
+	assert_int_equal(n4cnt(UPF_N4_SESS_PURGED), 2);
+	assert_int_equal(upf_n4_sessions(N), 0);
+	assert_int_equal(upf_session_stats(U, 0, &st), -ENOENT);
+	assert_int_equal(upf_n4_associations(N), 1);
+	establish(5, 3, UE, 0, NULL);
+	node_req(PFCP_ASSOC_RELEASE_REQ, 6, 0);
+	xchg();
+	assert_int_equal(R.node.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(upf_n4_sessions(N), 0);
+	assert_int_equal(upf_n4_associations(N), 0);
+	est_req(7, 4, UE, 0);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_NO_ASSOCIATION);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (tn_unshare_net() || tn_fib_setup(&n3_if, &n6_if))
+		return -1;
+	W = pcapw_open(pcap_path, PCAPW_EXPORTED_PDU);
+	return W ? 0 : -1;
+}
+
+/* The whole exchange through tshark's PFCP dissector: no malformed frame, no
+ * error-level expert item; the features and causes read as we meant them. */
+static int group_teardown(void **state)
+{
+	(void)state;
+	if (pcapw_close(W))
+		return -1;
+	if (tshark_expert(tshark_path, pcap_path, NULL) != 0)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y _ws.malformed", NULL) != 0)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path,
+			 "-Y 'pfcp.up_function_features.ftup == 1 && pfcp.up_function_features.empu == 1'",
+			 NULL) < 1)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.cause == 73 && pfcp.offending_ie == 23'", NULL) != 1)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 56 && pfcp.pdr_id == 2'", NULL) != 1)
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = tn_require_root_bpf("upf_n4");
+
+	if (rc)
+		return rc;
+	tshark_path = argc > 1 ? argv[1] : "tshark";
+	rc = tshark_require(tshark_path, "check the N4 exchange");
+	if (rc)
+		return rc;
+	snprintf(pcap_path, sizeof(pcap_path), "%s/upf_n4.pcap", argc > 2 ? argv[2] : ".");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(t_node, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_duplicate, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_session, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_unsupported, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_restart_release, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

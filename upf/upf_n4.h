@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * upf_n4 - the PFCP server of the standalone UPF (`solocore upf`, TS 29.244):
+ * a UDP socket on <addr>:8805 on the control thread's ev loop that programs
+ * the same XDP rules as the in-process path (upf/upf.h), through the same
+ * upf_session_* calls the SMF makes in one process.
+ *
+ * Node procedures (TS 29.244 6.2, 7.4):
+ *   - Heartbeat Request -> Response with our Recovery Time Stamp (7.4.2),
+ *     with or without an association.
+ *   - Association Setup / Update / Release (6.2.6, 7.4.4), one association
+ *     per CP Node ID (at most UPF_N4_PEER_MAX); a Setup for a Node ID already
+ *     associated replaces the association and deletes its sessions (6.2.6.2.2:
+ *     we never offer session retention); a Release deletes them (6.2.6.4).
+ *     The association state machine is one const table (upf_n4_node.c).
+ *   - A session message or an Association Update / Release from a node
+ *     without an association: Cause 72 "No established PFCP Association"
+ *     (6.2.6.1).
+ * Transaction layer (6.4): the response to every request is kept per (peer
+ * address, port, sequence number) for UPF_N4_TXN_KEEP_MS; a duplicate is
+ * answered with the saved bytes and not executed again. A response whose
+ * sequence number matches no request of ours is dropped and counted.
+ * Errors (7.6): version != 1 -> Version Not Supported Response (7.4.4.7); a
+ * request the codec rejects -> its response type with the cause of
+ * pfcp_err_cause() and the Offending IE where the response has one; a
+ * Heartbeat Request that cannot be read (its response has no Cause), an
+ * unknown message type or a malformed response -> dropped and counted.
+ *
+ * Sessions (7.5, 5.2) map onto ONE upf_session_rule each (what the XDP
+ * program does): one uplink PDR (source interface Access, F-TEID with CHOOSE
+ * or our N3 address, outer header removal GTP-U/UDP/IPv4), one downlink PDR
+ * (source interface Core, UE IPv4 in the pool), their FARs (uplink FORW to
+ * Core; downlink FORW with outer header creation GTP-U/UDP/IPv4 -> gNB
+ * tunnel, or BUFF -> UPF_DL_BUFFER), at most one QER (MBR -> session-AMBR,
+ * QFI, gates open) and one URR (volume, reported at deletion). Anything else
+ * gets Cause 73 "Rule creation/modification failure" with the Offending IE
+ * and one log line naming it. upf_n4.c's header comment lists the details.
+ *
+ * Thread model: the control thread only; nothing blocks, nothing allocates
+ * after upf_n4_open().
+ */
+#ifndef SOLOCORE_UPF_UPF_N4_H
+#define SOLOCORE_UPF_UPF_N4_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct upf;
+struct ev_loop;
+struct upf_n4;
+
+#define UPF_N4_PEER_MAX 16        /* CP functions associated at once */
+#define UPF_N4_TXN_KEEP_MS 15000  /* > T1 x N1 of a usual CP (3 s x 3 + slack), TS 29.244 6.4 */
+
+struct upf_n4_params {
+	/* The data path. NULL: rules are checked and answered but installed
+	 * nowhere (the fuzzer and tests without BPF). */
+	struct upf *upf;
+	struct ev_loop *loop;     /* the socket is served on it; NULL: call upf_n4_process() */
+	uint32_t addr;            /* N4 IPv4 (network order): bound, and our Node ID */
+	uint16_t port;            /* host order; 0: 8805 */
+	/* No socket: every datagram we would send goes to send() instead
+	 * (fuzzer, in-process tests). */
+	bool no_socket;
+	void (*send)(void *arg, uint32_t addr, uint16_t port, const uint8_t *buf, size_t len);
+	void *send_arg;
+	/* The data path's ranges, as given to upf_open(). */
+	uint32_t n3_addr;         /* network order: the F-TEID address we hand out */
+	uint32_t ue_pool_addr;    /* network order */
+	uint8_t ue_pool_plen;
+	uint32_t max_sessions;    /* session ids 0..max_sessions-1; also PFCP sessions */
+	uint32_t max_teid;        /* uplink TEIDs 1..max_teid (>= max_sessions) */
+	uint32_t recovery_ts;     /* our Recovery Time Stamp, NTP seconds; 0: now */
+};
+
+int upf_n4_open(const struct upf_n4_params *p, struct upf_n4 **out);
+/* Accepts NULL. Sessions are left in the data path (upf_close removes them). */
+void upf_n4_close(struct upf_n4 *n);
+
+/* Read and answer every pending datagram without blocking; the number handled or -errno. */
+int upf_n4_process(struct upf_n4 *n);
+/* One datagram from addr:port (network / host order) through the server, as
+ * if it came from the socket. Answers go out the usual way. */
+void upf_n4_input(struct upf_n4 *n, uint32_t addr, uint16_t port, const uint8_t *buf, size_t len);
+/* The data path's on_dl_data (upf_params.on_dl_data): a Session Report
+ * Request with a Downlink Data Report (7.5.8) for a buffering session whose
+ * downlink FAR asked for it (BUFF with NOCP, 8.2.26). */
+void upf_n4_dl_data(struct upf_n4 *n, uint32_t session_id);
+/* The bound socket's fd (or -1). */
+int upf_n4_fd(const struct upf_n4 *n);
+/* Established PFCP sessions and associations. */
+uint32_t upf_n4_sessions(const struct upf_n4 *n);
+uint32_t upf_n4_associations(const struct upf_n4 *n);
+
+enum upf_n4_counter {
+	UPF_N4_RX = 0,            /* datagrams received */
+	UPF_N4_TX,                /* datagrams sent */
+	UPF_N4_RX_DUP,            /* duplicate requests answered from the transaction cache */
+	UPF_N4_RX_BAD,            /* requests the codec rejected, answered with a cause */
+	UPF_N4_RX_DROPPED,        /* unanswerable: unknown type, short, unreadable heartbeat, bad response */
+	UPF_N4_RX_STALE_RSP,      /* responses matching no request of ours */
+	UPF_N4_VERSION_NOT_SUPP,  /* Version Not Supported Responses sent */
+	UPF_N4_NO_ASSOC,          /* requests answered with cause 72 */
+	UPF_N4_HEARTBEAT,
+	UPF_N4_ASSOC_SETUP,
+	UPF_N4_ASSOC_UPDATE,
+	UPF_N4_ASSOC_RELEASE,
+	UPF_N4_SESS_EST,          /* accepted */
+	UPF_N4_SESS_MOD,
+	UPF_N4_SESS_DEL,
+	UPF_N4_SESS_REJECTED,     /* establishment / modification / deletion refused with a cause */
+	UPF_N4_SESS_PURGED,       /* deleted by an association re-setup or release */
+	UPF_N4_REPORT_SENT,       /* Session Report Requests */
+	UPF_N4_REPORT_RSP,        /* ... answered */
+	UPF_N4_TX_FAILED,         /* sendto failed */
+	UPF_N4_TXN_UNCACHED,      /* responses too long for the cache: a duplicate would be executed again */
+	UPF_N4__MAX
+};
+/* out must hold UPF_N4__MAX entries. */
+int upf_n4_counters(const struct upf_n4 *n, uint64_t *out, size_t cnt);
+const char *upf_n4_counter_name(unsigned idx);
+
+#endif

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* upf_n4 internals: shared by upf_n4*.c only. */
+#ifndef SOLOCORE_UPF_UPF_N4_INT_H
+#define SOLOCORE_UPF_UPF_N4_INT_H
+
+#include <netinet/in.h>
+
+#include "common/pfcp/pfcp.h"
+#include "upf/upf.h"
+#include "upf/upf_n4.h"
+
+#define N4_MOD "upf-n4"
+#define N4_TXN_SLOTS 1024          /* power of two: direct-mapped by peer and sequence */
+#define N4_TXN_RSP_MAX 512         /* longest response kept for duplicates */
+#define N4_OUT_MAX 2048            /* our longest message (a deletion response with reports) */
+#define N4_REPORT_MAX 64           /* Session Report Requests awaiting their response */
+#define N4_NONE UINT32_MAX
+#define NTP_UNIX_OFFSET 2208988800u /* 1900-01-01 to 1970-01-01, RFC 5905 */
+
+/* One association state machine per peer slot (TS 29.244 6.2.6) */
+enum n4_as_state { N4_AS_IDLE = 0, N4_AS_ASSOCIATED, N4_AS__MAX };
+enum n4_as_event {
+	N4_EV_SETUP = 0, N4_EV_UPDATE, N4_EV_RELEASE, N4_EV_SESSION, N4_EV__MAX
+};
+
+struct n4_peer {
+	enum n4_as_state state;
+	struct pfcp_node_id node;  /* fqdn points into peer-owned copy below */
+	uint8_t fqdn[255];          /* 8.2.38: at most 255 octets */
+	uint32_t addr;             /* where its requests come from, network order */
+	uint16_t port;             /* host order */
+	uint32_t recovery;
+	uint32_t n_sess;
+};
+
+struct n4_txn {
+	uint32_t addr;
+	uint16_t port;
+	uint16_t len;              /* 0: empty */
+	uint32_t seq;
+	uint8_t type;
+	uint64_t at_ns;
+	uint8_t rsp[N4_TXN_RSP_MAX];
+};
+
+/* One PFCP session = one data path session (same id) */
+struct n4_sess {
+	bool used;
+	bool nocp;                 /* downlink FAR BUFF + NOCP: report downlink data (8.2.26) */
+	bool reported;             /* a report was sent since the last BUFF */
+	bool urr_volume;           /* a URR with measurement method VOLUM */
+	uint8_t peer;
+	uint16_t ul_pdr, dl_pdr;   /* PDR IDs (0: none) */
+	uint32_t ul_far, dl_far, qer, urr;   /* rule IDs (0: none) */
+	uint32_t gen;              /* bumped at each reuse: a stale SEID never finds a new session */
+	uint32_t next_free;
+	uint32_t ur_seqn;          /* UR-SEQN of the next usage report (8.2.54) */
+	uint64_t cp_seid;
+	uint32_t cp_addr;          /* CP F-SEID IPv4 (network order) */
+	struct upf_session_rule r;
+};
+
+struct n4_report {
+	uint32_t seq;              /* 0: free (we never use 0) */
+	uint32_t sess;
+	uint64_t at_ns;
+};
+
+struct upf_n4 {
+	struct upf_n4_params p;
+	int fd;
+	uint32_t recovery;
+	uint32_t next_seq;         /* our requests: 1..PFCP_SEQ_MAX */
+	struct n4_peer peers[UPF_N4_PEER_MAX];
+	uint32_t n_assoc;
+	struct n4_sess *sess;      /* p.max_sessions */
+	uint32_t free_head;
+	uint32_t n_sess;
+	struct n4_txn *txn;        /* N4_TXN_SLOTS */
+	struct n4_report reports[N4_REPORT_MAX];
+	uint64_t cnt[UPF_N4__MAX];
+	/* the message being handled, its answer (one each: 16.5 KB, pfcp.h) */
+	struct pfcp_msg in, out;
+	uint32_t from_addr;        /* sender of the message being handled */
+	uint16_t from_port;
+	uint8_t obuf[N4_OUT_MAX];
+};
+
+/* upf_n4.c */
+uint64_t n4_now_ns(const struct upf_n4 *n);
+/* Encode n->out and send it to addr:port; the bytes or -errno. */
+int n4_send_out(struct upf_n4 *n, uint32_t addr, uint16_t port);
+void n4_rsp_init(struct upf_n4 *n, uint8_t type, uint64_t seid);
+void n4_own_node_id(const struct upf_n4 *n, struct pfcp_node_id *id);
+
+/* upf_n4_node.c: node messages, through the association table */
+void n4_node_rx(struct upf_n4 *n);
+/* The peer slot of an established association with this Node ID, or -1 */
+int n4_peer_find(const struct upf_n4 *n, const struct pfcp_node_id *id);
+/* Which association a session message from from_addr belongs to, or -1 */
+int n4_peer_by_addr(const struct upf_n4 *n, uint32_t addr);
+
+/* A session message: finds its association, then the state table */
+void n4_session_dispatch(struct upf_n4 *n);
+
+/* upf_n4_sess.c */
+void n4_sess_rx(struct upf_n4 *n, int peer);
+void n4_sess_purge_peer(struct upf_n4 *n, int peer);
+int n4_sess_init(struct upf_n4 *n);
+void n4_report_rsp(struct upf_n4 *n);
+
+/* upf_n4_rule.c: Create PDR / FAR / QER / URR -> one upf_session_rule. 0, or the
+ * cause with *offending set to the IE type. */
+int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s,
+		      bool *choose, uint16_t *offending);
+int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s,
+		    uint16_t *offending);
+
+#endif

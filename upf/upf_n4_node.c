@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * N4 node procedures (TS 29.244 6.2, 7.4): heartbeat, and the association
+ * state machine, one per CP Node ID:
+ *
+ *   state \ event   SETUP          UPDATE        RELEASE        SESSION
+ *   IDLE            setup -> ASSOC no_assoc      no_assoc       no_assoc
+ *   ASSOCIATED      setup (re-     update        release        session
+ *                   setup, purge)                -> IDLE
+ *
+ * "no_assoc" answers Cause 72 No established PFCP Association (6.2.6.1: the
+ * UP function accepts session messages, and association updates and releases
+ * (6.2.6.3, 6.2.6.4), only from a CP function it has an association with).
+ * An association is identified by its Node ID (setup, update, release) or,
+ * for session messages (which carry none except the establishment), by the
+ * address its setup came from; a message from another address never reaches
+ * another CP's sessions.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "upf/upf_n4_int.h"
+
+#define STB(s) (1u << (s))
+
+typedef enum n4_as_state (*as_action)(struct upf_n4 *n, int peer);
+
+struct as_state_desc {
+	const char *name;
+	as_action on[N4_EV__MAX];   /* NULL: not taken in this state */
+	uint32_t next;              /* STB() of the states an action may lead to */
+};
+
+static enum n4_as_state act_setup(struct upf_n4 *n, int peer);
+static enum n4_as_state act_update(struct upf_n4 *n, int peer);
+static enum n4_as_state act_release(struct upf_n4 *n, int peer);
+static enum n4_as_state act_session(struct upf_n4 *n, int peer);
+static enum n4_as_state act_no_assoc(struct upf_n4 *n, int peer);
+
+static const struct as_state_desc as_states[N4_AS__MAX] = {
+	[N4_AS_IDLE] = { "IDLE",
+		{ [N4_EV_SETUP] = act_setup, [N4_EV_UPDATE] = act_no_assoc,
+		  [N4_EV_RELEASE] = act_no_assoc, [N4_EV_SESSION] = act_no_assoc },
+		STB(N4_AS_IDLE) | STB(N4_AS_ASSOCIATED) },
+	[N4_AS_ASSOCIATED] = { "ASSOCIATED",
+		{ [N4_EV_SETUP] = act_setup, [N4_EV_UPDATE] = act_update,
+		  [N4_EV_RELEASE] = act_release, [N4_EV_SESSION] = act_session },
+		STB(N4_AS_IDLE) | STB(N4_AS_ASSOCIATED) },
+};
+
+static const char *const ev_names[N4_EV__MAX] = {
+	[N4_EV_SETUP] = "SETUP", [N4_EV_UPDATE] = "UPDATE", [N4_EV_RELEASE] = "RELEASE",
+	[N4_EV_SESSION] = "SESSION",
+};
+
+static bool node_eq(const struct pfcp_node_id *a, const struct pfcp_node_id *b)
+{
+	if (a->type != b->type)
+		return false;
+	if (a->type == PFCP_NODE_IPV4)
+		return !memcmp(a->addr, b->addr, 4);
+	if (a->type == PFCP_NODE_IPV6)
+		return !memcmp(a->addr, b->addr, 16);
+	return a->fqdn.len == b->fqdn.len && !memcmp(a->fqdn.p, b->fqdn.p, a->fqdn.len);
+}
+
+int n4_peer_find(const struct upf_n4 *n, const struct pfcp_node_id *id)
+{
+	for (int i = 0; i < UPF_N4_PEER_MAX; i++)
+		if (n->peers[i].state == N4_AS_ASSOCIATED && node_eq(&n->peers[i].node, id))
+			return i;
+	return -1;
+}
+
+int n4_peer_by_addr(const struct upf_n4 *n, uint32_t addr)
+{
+	for (int i = 0; i < UPF_N4_PEER_MAX; i++)
+		if (n->peers[i].state == N4_AS_ASSOCIATED && n->peers[i].addr == addr)
+			return i;
+	return -1;
+}
+
+/* One dispatcher: refuses what the table does not allow, logs each transition. */
+static void as_dispatch(struct upf_n4 *n, int peer, enum n4_as_event ev)
+{
+	enum n4_as_state st = peer >= 0 ? n->peers[peer].state : N4_AS_IDLE;
+	as_action a = as_states[st].on[ev];
+	enum n4_as_state next;
+
+	if (!a) {
+		log_warn(N4_MOD, "assoc{%s}: event %s not allowed", as_states[st].name, ev_names[ev]);
+		return;
+	}
+	next = a(n, peer);
+	if (!(as_states[st].next & STB(next))) {
+		log_error(N4_MOD, "assoc{%s}: %s led to %s, not allowed", as_states[st].name, ev_names[ev],
+			  as_states[next].name);
+		return;
+	}
+	if (next != st)
+		log_info(N4_MOD, "assoc peer=%d {%s} -%s-> {%s}", peer, as_states[st].name, ev_names[ev],
+			 as_states[next].name);
+}
+
+/* The node response to n->in with our Node ID and this cause (7.4.4) */
+static void node_rsp(struct upf_n4 *n, uint8_t cause)
+{
+	n4_rsp_init(n, n->in.h.type + 1, 0);
+	memset(&n->out.node, 0, sizeof(n->out.node));
+	n->out.node.has = PFCP_N_NODE_ID | PFCP_N_CAUSE;
+	n4_own_node_id(n, &n->out.node.node_id);
+	n->out.node.cause = cause;
+}
+
+static enum n4_as_state act_no_assoc(struct upf_n4 *n, int peer)
+{
+	(void)peer;
+	n->cnt[UPF_N4_NO_ASSOC]++;
+	log_rl(LOGL_INFO, N4_MOD, NULL, "%s from %08x without a PFCP association: cause 72",
+	       pfcp_msg_name(n->in.h.type), ntohl(n->from_addr));
+	if (pfcp_msg_is_session(n->in.h.type) == 1) {
+		n4_rsp_init(n, n->in.h.type + 1, 0);   /* 7.2.2.4.2: their SEID is unknown to us */
+		n->out.rsp.has = PFCP_SRSP_CAUSE;
+		n->out.rsp.cause = PFCP_CAUSE_NO_ASSOCIATION;
+		if (n->in.h.type == PFCP_SESS_EST_REQ) {
+			n->out.rsp.has |= PFCP_SRSP_NODE_ID;
+			n4_own_node_id(n, &n->out.rsp.node_id);
+		}
+	} else {
+		node_rsp(n, PFCP_CAUSE_NO_ASSOCIATION);
+	}
+	return N4_AS_IDLE;
+}
+
+/* UP Function Features (8.2.25): FTUP (octet 5 bit 5: the UP allocates
+ * F-TEIDs, we do with CHOOSE), EMPU (octet 6 bit 1: the UP sends End Markers). */
+static const uint8_t up_features[2] = { 0x10, 0x01 };
+
+/* TS 29.244 6.2.6.2: a new association, or (6.2.6.2.2) a setup for a Node ID
+ * already associated, which replaces it; without PFCP Session Retention
+ * Information (not supported) the old association's sessions are deleted. */
+static enum n4_as_state act_setup(struct upf_n4 *n, int peer)
+{
+	const struct pfcp_node_msg *q = &n->in.node;
+	struct n4_peer *p;
+
+	if (peer < 0) {
+		for (int i = 0; i < UPF_N4_PEER_MAX && peer < 0; i++)
+			if (n->peers[i].state == N4_AS_IDLE)
+				peer = i;
+		if (peer < 0) {
+			log_warn(N4_MOD, "association setup refused: %d associations already", UPF_N4_PEER_MAX);
+			node_rsp(n, PFCP_CAUSE_NO_RESOURCES);
+			return N4_AS_IDLE;
+		}
+		n->n_assoc++;
+	} else {
+		log_info(N4_MOD, "association setup for an associated Node ID (recovery %u -> %u): "
+			 "%u sessions deleted", n->peers[peer].recovery, q->recovery, n->peers[peer].n_sess);
+		n4_sess_purge_peer(n, peer);
+	}
+	p = &n->peers[peer];
+	p->state = N4_AS_ASSOCIATED;
+	p->node = q->node_id;
+	if (q->node_id.type == PFCP_NODE_FQDN) {
+		p->node.fqdn.len = q->node_id.fqdn.len < sizeof(p->fqdn) ? q->node_id.fqdn.len : sizeof(p->fqdn);
+		memcpy(p->fqdn, q->node_id.fqdn.p, p->node.fqdn.len);
+		p->node.fqdn.p = p->fqdn;
+	}
+	p->addr = n->from_addr;
+	p->port = n->from_port;
+	p->recovery = q->recovery;
+	n->cnt[UPF_N4_ASSOC_SETUP]++;
+	node_rsp(n, PFCP_CAUSE_ACCEPTED);
+	n->out.node.has |= PFCP_N_RECOVERY | PFCP_N_UP_FEATURES;
+	n->out.node.recovery = n->recovery;
+	n->out.node.up_features = (struct pfcp_buf){ up_features, sizeof(up_features) };
+	return N4_AS_ASSOCIATED;
+}
+
+/* TS 29.244 6.2.6.3: nothing of the CP's update changes what we do (its CP
+ * features are not used); accepted. */
+static enum n4_as_state act_update(struct upf_n4 *n, int peer)
+{
+	(void)peer;
+	n->cnt[UPF_N4_ASSOC_UPDATE]++;
+	node_rsp(n, PFCP_CAUSE_ACCEPTED);
+	n->out.node.has |= PFCP_N_UP_FEATURES;
+	n->out.node.up_features = (struct pfcp_buf){ up_features, sizeof(up_features) };
+	return N4_AS_ASSOCIATED;
+}
+
+/* TS 29.244 6.2.6.4: the UP function deletes the association's sessions locally. */
+static enum n4_as_state act_release(struct upf_n4 *n, int peer)
+{
+	n4_sess_purge_peer(n, peer);
+	memset(&n->peers[peer], 0, sizeof(n->peers[peer]));
+	n->n_assoc--;
+	n->cnt[UPF_N4_ASSOC_RELEASE]++;
+	node_rsp(n, PFCP_CAUSE_ACCEPTED);
+	return N4_AS_IDLE;
+}
+
+static enum n4_as_state act_session(struct upf_n4 *n, int peer)
+{
+	n4_sess_rx(n, peer);
+	return N4_AS_ASSOCIATED;
+}
+
+/* A session message: the association it belongs to, then the table. */
+void n4_session_dispatch(struct upf_n4 *n)
+{
+	int peer = n->in.h.type == PFCP_SESS_EST_REQ ? n4_peer_find(n, &n->in.est.node_id)
+						    : n4_peer_by_addr(n, n->from_addr);
+
+	if (peer >= 0 && n->peers[peer].addr != n->from_addr)
+		peer = -1;
+	as_dispatch(n, peer, N4_EV_SESSION);
+}
+
+static void heartbeat(struct upf_n4 *n)
+{
+	/* TS 29.244 6.2.2 / 7.4.2: answered with or without an association */
+	n->cnt[UPF_N4_HEARTBEAT]++;
+	n4_rsp_init(n, PFCP_HEARTBEAT_RSP, 0);
+	memset(&n->out.node, 0, sizeof(n->out.node));
+	n->out.node.has = PFCP_N_RECOVERY;
+	n->out.node.recovery = n->recovery;
+}
+
+void n4_node_rx(struct upf_n4 *n)
+{
+	int peer;
+
+	switch (n->in.h.type) {
+	case PFCP_HEARTBEAT_REQ:
+		heartbeat(n);
+		return;
+	case PFCP_ASSOC_SETUP_REQ:
+		as_dispatch(n, n4_peer_find(n, &n->in.node.node_id), N4_EV_SETUP);
+		return;
+	case PFCP_ASSOC_UPDATE_REQ:
+	case PFCP_ASSOC_RELEASE_REQ:
+		peer = n4_peer_find(n, &n->in.node.node_id);
+		as_dispatch(n, peer, n->in.h.type == PFCP_ASSOC_UPDATE_REQ ? N4_EV_UPDATE : N4_EV_RELEASE);
+		return;
+	default:
+		/* Node Report Request: a UP-to-CP message (7.4.5.1); a CP sending
+		 * one gets Request rejected. */
+		node_rsp(n, PFCP_CAUSE_REJECTED);
+		return;
+	}
+}

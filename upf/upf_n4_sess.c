@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * N4 sessions (TS 29.244 5.2, 7.5): establishment, modification, deletion
+ * and the Session Report Request for downlink data (7.5.8).
+ *
+ * One PFCP session is one data path session with the same id; slots come
+ * from a free list (O(1), returned on every failure path). Our UP SEID is
+ * (generation << 32) | (id + 1): never 0, and a SEID of a deleted session
+ * never reaches the session that reuses its slot. The uplink TEID we
+ * allocate for CHOOSE (5.5.3) is id + 1, so it is unique without a table.
+ * Session messages carry our SEID in the header; the response carries the
+ * CP's (7.2.2.4.2), or 0 when the session is unknown.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "upf/upf_n4_int.h"
+
+int n4_sess_init(struct upf_n4 *n)
+{
+	n->sess = calloc(n->p.max_sessions, sizeof(*n->sess));
+	if (!n->sess)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n->p.max_sessions; i++)
+		n->sess[i].next_free = i + 1 < n->p.max_sessions ? i + 1 : N4_NONE;
+	n->free_head = 0;
+	return 0;
+}
+
+static uint64_t up_seid(const struct upf_n4 *n, uint32_t id)
+{
+	return (uint64_t)n->sess[id].gen << 32 | (id + 1);
+}
+
+/* The session our SEID names, if it belongs to this association */
+static struct n4_sess *sess_find(struct upf_n4 *n, uint64_t seid, int peer, uint32_t *id)
+{
+	uint32_t i = (uint32_t)seid - 1;
+
+	if ((uint32_t)seid == 0 || i >= n->p.max_sessions)
+		return NULL;
+	struct n4_sess *s = &n->sess[i];
+
+	if (!s->used || s->gen != (uint32_t)(seid >> 32) || s->peer != peer)
+		return NULL;
+	*id = i;
+	return s;
+}
+
+static void sess_free(struct upf_n4 *n, uint32_t id)
+{
+	struct n4_sess *s = &n->sess[id];
+	uint32_t gen = s->gen;
+
+	if (s->used) {
+		n->peers[s->peer].n_sess--;
+		n->n_sess--;
+	}
+	memset(s, 0, sizeof(*s));
+	s->gen = gen;
+	s->next_free = n->free_head;
+	n->free_head = id;
+}
+
+static void sess_rsp(struct upf_n4 *n, uint64_t seid, uint8_t cause, uint16_t offending)
+{
+	n4_rsp_init(n, n->in.h.type + 1, seid);
+	n->out.rsp.has = PFCP_SRSP_CAUSE | (offending ? PFCP_SRSP_OFFENDING : 0);
+	n->out.rsp.cause = cause;
+	n->out.rsp.offending_ie = offending;
+	if (n->in.h.type == PFCP_SESS_EST_REQ) {
+		n->out.rsp.has |= PFCP_SRSP_NODE_ID;
+		n4_own_node_id(n, &n->out.rsp.node_id);
+	}
+	if (cause != PFCP_CAUSE_ACCEPTED)
+		n->cnt[UPF_N4_SESS_REJECTED]++;
+}
+
+/* A data path refusal as a PFCP cause (8.2.1) */
+static uint8_t upf_cause(int rc, uint16_t *off)
+{
+	switch (rc) {
+	case -EADDRINUSE:   /* the TEID or the UE address is another session's */
+	case -ERANGE:
+		*off = PFCP_IE_CREATE_PDR;
+		return PFCP_CAUSE_RULE_FAILURE;
+	case -EINVAL:
+		*off = PFCP_IE_CREATE_FAR;
+		return PFCP_CAUSE_RULE_FAILURE;
+	default:
+		return PFCP_CAUSE_SYSTEM_FAILURE;
+	}
+}
+
+static void est_accept(struct upf_n4 *n, uint32_t id, bool choose)
+{
+	struct n4_sess *s = &n->sess[id];
+	struct pfcp_sess_rsp *r = &n->out.rsp;
+
+	sess_rsp(n, s->cp_seid, PFCP_CAUSE_ACCEPTED, 0);
+	r->has |= PFCP_SRSP_F_SEID;
+	r->up_fseid.flags = PFCP_ADDR_V4;
+	r->up_fseid.seid = up_seid(n, id);
+	memcpy(r->up_fseid.ipv4, &n->p.addr, 4);
+	if (choose) {
+		/* 7.5.3.2: Created PDR with the F-TEID the UP function allocated */
+		r->has |= PFCP_SRSP_CREATED_PDR;
+		r->n_created = 1;
+		r->created[0].has = PFCP_CPDR_ID | PFCP_CPDR_F_TEID;
+		r->created[0].pdr_id = s->ul_pdr;
+		r->created[0].fteid.flags = PFCP_FTEID_V4;
+		r->created[0].fteid.teid = s->r.ul_teid;
+		memcpy(r->created[0].fteid.ipv4, &n->p.n3_addr, 4);
+	}
+	n->cnt[UPF_N4_SESS_EST]++;
+}
+
+/* TS 29.244 7.5.2 / 5.2: all rules accepted or none installed */
+static void sess_est(struct upf_n4 *n, int peer)
+{
+	const struct pfcp_sess_est_req *e = &n->in.est;
+	uint64_t cp_seid = e->cp_fseid.seid;
+	uint16_t off = 0;
+	bool choose;
+	uint32_t id = n->free_head;
+	int rc;
+
+	if (id == N4_NONE) {
+		log_rl(LOGL_WARN, N4_MOD, NULL, "session establishment: all %u sessions in use", n->p.max_sessions);
+		sess_rsp(n, cp_seid, PFCP_CAUSE_NO_RESOURCES, 0);
+		return;
+	}
+	struct n4_sess *s = &n->sess[id];
+
+	n->free_head = s->next_free;
+	s->gen++;
+	rc = n4_rules_from_est(n, e, s, &choose, &off);
+	if (!rc && choose)
+		s->r.ul_teid = id + 1;
+	if (!rc && n->p.upf && (rc = upf_session_create(n->p.upf, id, &s->r)) < 0) {
+		log_rl(LOGL_WARN, N4_MOD, NULL, "session establishment: data path refused: %s", strerror(-rc));
+		rc = upf_cause(rc, &off);
+	}
+	if (rc) {
+		sess_free(n, id);
+		sess_rsp(n, cp_seid, (uint8_t)rc, off);
+		return;
+	}
+	s->used = true;
+	s->peer = (uint8_t)peer;
+	s->cp_seid = cp_seid;
+	memcpy(&s->cp_addr, e->cp_fseid.ipv4, 4);
+	n->peers[peer].n_sess++;
+	n->n_sess++;
+	est_accept(n, id, choose);
+}
+
+/* TS 29.244 7.5.4: Update FAR / QER; the data path sends the End Marker
+ * when an active downlink tunnel moves (TS 23.501 5.8.2.9). */
+static void sess_mod(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
+{
+	struct n4_sess t = *s;
+	uint16_t off = 0;
+	int rc = n4_rules_update(n, &n->in.mod, &t, &off);
+
+	if (!rc && n->p.upf && memcmp(&t.r, &s->r, sizeof(t.r)) &&
+	    (rc = upf_session_modify(n->p.upf, id, &t.r)) < 0) {
+		log_rl(LOGL_WARN, N4_MOD, NULL, "session modification: data path refused: %s", strerror(-rc));
+		rc = upf_cause(rc, &off);
+		off = off ? PFCP_IE_UPDATE_FAR : 0;
+	}
+	if (rc) {
+		sess_rsp(n, s->cp_seid, (uint8_t)rc, off);
+		return;
+	}
+	if (n->in.mod.has & PFCP_SMR_F_SEID)   /* 7.5.4.1: the CP's new F-SEID */
+		t.cp_seid = n->in.mod.cp_fseid.seid;
+	*s = t;
+	n->cnt[UPF_N4_SESS_MOD]++;
+	sess_rsp(n, s->cp_seid, PFCP_CAUSE_ACCEPTED, 0);
+}
+
+/* The final usage report of a URR that measures volume (7.5.7.2, 8.2.41 TERMR) */
+static void usage_final(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
+{
+	struct upf_session_stats st = { 0 };
+	struct pfcp_usage_report *u = &n->out.rsp.usage[0];
+
+	if (n->p.upf && upf_session_stats(n->p.upf, id, &st) < 0)
+		return;
+	n->out.rsp.has |= PFCP_SRSP_USAGE;
+	n->out.rsp.n_usage = 1;
+	u->has = PFCP_UR_URR_ID | PFCP_UR_SEQN | PFCP_UR_TRIGGER | PFCP_UR_VOLUME;
+	u->urr_id = s->urr;
+	u->seqn = s->ur_seqn++;
+	u->trigger = PFCP_URT_TERMR;
+	u->volume.flags = PFCP_VOL_TOVOL | PFCP_VOL_ULVOL | PFCP_VOL_DLVOL | PFCP_VOL_TONOP |
+			  PFCP_VOL_ULNOP | PFCP_VOL_DLNOP;
+	u->volume.ul = st.ul_bytes;
+	u->volume.dl = st.dl_bytes;
+	u->volume.total = st.ul_bytes + st.dl_bytes;
+	u->volume.ul_pkts = st.ul_pkts;
+	u->volume.dl_pkts = st.dl_pkts;
+	u->volume.total_pkts = st.ul_pkts + st.dl_pkts;
+}
+
+static void sess_del(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
+{
+	sess_rsp(n, s->cp_seid, PFCP_CAUSE_ACCEPTED, 0);
+	if (s->urr_volume)
+		usage_final(n, s, id);
+	if (n->p.upf)
+		upf_session_remove(n->p.upf, id);
+	sess_free(n, id);
+	n->cnt[UPF_N4_SESS_DEL]++;
+}
+
+void n4_sess_rx(struct upf_n4 *n, int peer)
+{
+	struct n4_sess *s;
+	uint32_t id = 0;
+
+	if (n->in.h.type == PFCP_SESS_EST_REQ) {
+		sess_est(n, peer);
+		return;
+	}
+	if (n->in.h.type == PFCP_SESS_REPORT_REQ) {
+		/* a UP-to-CP message (7.5.8): not ours to answer otherwise */
+		n4_rsp_init(n, PFCP_SESS_REPORT_RSP, 0);
+		n->out.rep_rsp.has = PFCP_SRRSP_CAUSE;
+		n->out.rep_rsp.cause = PFCP_CAUSE_REJECTED;
+		return;
+	}
+	s = sess_find(n, n->in.h.seid, peer, &id);
+	if (!s) {
+		log_rl(LOGL_INFO, N4_MOD, NULL, "%s for unknown SEID 0x%llx: cause 65", pfcp_msg_name(n->in.h.type),
+		       (unsigned long long)n->in.h.seid);
+		sess_rsp(n, 0, PFCP_CAUSE_SESSION_NOT_FOUND, 0);
+		return;
+	}
+	if (n->in.h.type == PFCP_SESS_MOD_REQ)
+		sess_mod(n, s, id);
+	else
+		sess_del(n, s, id);
+}
+
+/* TS 29.244 6.2.6.2.2 / 6.2.6.4: the association's sessions deleted locally */
+void n4_sess_purge_peer(struct upf_n4 *n, int peer)
+{
+	for (uint32_t i = 0; i < n->p.max_sessions && n->peers[peer].n_sess; i++) {
+		if (!n->sess[i].used || n->sess[i].peer != peer)
+			continue;
+		if (n->p.upf)
+			upf_session_remove(n->p.upf, i);
+		sess_free(n, i);
+		n->cnt[UPF_N4_SESS_PURGED]++;
+	}
+}
+
+/* ---- Session Report (7.5.8, 7.5.9) ---- */
+
+void upf_n4_dl_data(struct upf_n4 *n, uint32_t id)
+{
+	struct n4_sess *s;
+	struct n4_report *q;
+
+	if (!n || id >= n->p.max_sessions)
+		return;
+	s = &n->sess[id];
+	/* 8.2.26: NOCP asks for a notification of the first buffered packet */
+	if (!s->used || s->r.dl_state != UPF_DL_BUFFER || !s->nocp || s->reported)
+		return;
+	memset(&n->out.h, 0, sizeof(n->out.h));
+	n->out.h.type = PFCP_SESS_REPORT_REQ;
+	n->out.h.seid = s->cp_seid;
+	n->out.h.seq = n->next_seq;
+	n->next_seq = n->next_seq >= PFCP_SEQ_MAX ? 1 : n->next_seq + 1;
+	memset(&n->out.rep, 0, sizeof(n->out.rep));
+	n->out.rep.has = PFCP_SRR_TYPE | PFCP_SRR_DL_REPORT;
+	n->out.rep.type = PFCP_RPT_DLDR;
+	n->out.rep.dl.has = PFCP_DLDR_PDR_ID;
+	n->out.rep.dl.n_pdr = 1;
+	n->out.rep.dl.pdr_id[0] = s->dl_pdr;
+	/* 4.2.2: requests go to the peer's port 8805 */
+	if (n4_send_out(n, n->peers[s->peer].addr, PFCP_PORT) < 0)
+		return;
+	q = &n->reports[n->out.h.seq % N4_REPORT_MAX];
+	q->seq = n->out.h.seq;
+	q->sess = id;
+	q->at_ns = n4_now_ns(n);
+	s->reported = true;
+	n->cnt[UPF_N4_REPORT_SENT]++;
+}
+
+/* The CP's answer to our report: matched by sequence number (7.2.2.2) */
+void n4_report_rsp(struct upf_n4 *n)
+{
+	struct n4_report *q = &n->reports[n->in.h.seq % N4_REPORT_MAX];
+
+	if (!n->in.h.seq || q->seq != n->in.h.seq) {
+		n->cnt[UPF_N4_RX_STALE_RSP]++;
+		return;
+	}
+	if (n->in.rep_rsp.cause != PFCP_CAUSE_ACCEPTED)
+		log_rl(LOGL_INFO, N4_MOD, NULL, "session %u: report answered with cause %u (%s)", q->sess,
+		       n->in.rep_rsp.cause, pfcp_cause_name(n->in.rep_rsp.cause));
+	q->seq = 0;
+	n->cnt[UPF_N4_REPORT_RSP]++;
+}
