@@ -146,7 +146,7 @@ static uint32_t if_ipv4(const char *ifname)
 }
 
 /* The N3 address given to gNBs in the UL NG-U UP TNL information. */
-static uint32_t n3_address(const struct conf *c)
+uint32_t core_n3_address(const struct conf *c)
 {
 	struct in_addr in;
 
@@ -174,7 +174,7 @@ static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
 	p.n6_ifname = c->upf.n6_interface[0] ? c->upf.n6_interface : NULL;
 	p.xdp_mode = c->upf.xdp_mode == CONF_XDP_NATIVE ? UPF_XDP_NATIVE :
 		     c->upf.xdp_mode == CONF_XDP_GENERIC ? UPF_XDP_GENERIC : UPF_XDP_AUTO;
-	p.n3_addr = n3_address(c);
+	p.n3_addr = core_n3_address(c);
 	/* The UPF has one UE prefix: the smallest covering every DNN pool. */
 	rc = conf_ue_supernet(c, &p.ue_pool_addr, &p.ue_pool_plen);
 	if (rc < 0 || p.ue_pool_plen < 10) {
@@ -217,7 +217,7 @@ static int smf_mod_start(struct ev_loop *loop, const struct conf *c)
 	p.loop = loop;
 	p.udm = core.udm;
 	p.upf = NULL; /* attached by upf_mod_start, which needs the smf for its callback */
-	p.n3_addr = n3_address(c);
+	p.n3_addr = core_n3_address(c);
 	p.max_sessions = c->upf.max_sessions;
 	core.smf = smf_new(&p, &err);
 	if (!core.smf) {

@@ -8,6 +8,8 @@
 #ifndef SOLOCORE_CORE_H
 #define SOLOCORE_CORE_H
 
+#include <stdint.h>
+
 struct ev_loop;
 struct conf;
 
@@ -21,5 +23,12 @@ struct core_module {
 
 /* Terminated by an entry with name == NULL. */
 extern const struct core_module core_modules[];
+
+/* The UPF's N3 IPv4 (network order): upf.n3_address, else the first IPv4 of
+ * upf.n3_interface, else the N2 address when it is a real one, else loopback. */
+uint32_t core_n3_address(const struct conf *c);
+
+/* `solocore upf` (upf_alone.c): the UPF alone behind its PFCP server. */
+extern const struct core_module upf_alone_modules[];
 
 #endif

@@ -3,6 +3,7 @@
  * solocore - the command line: run, config check, config print, sims,
  * version, help. Exit codes: 0 success, 2 usage error, 1 runtime failure.
  *
+ * `upf` is the same with the UPF alone (upf_alone.c: XDP + PFCP server).
  * `run` loads the configuration (defaults when no file), logs it with
  * secrets redacted, starts the modules in table order on one event loop,
  * and stops them in reverse order on SIGINT/SIGTERM. SIGHUP reopens the log
@@ -43,6 +44,7 @@ static const char usage_text[] =
 	"\n"
 	"commands:\n"
 	"  run [-c FILE]             start the core (built-in defaults without -c)\n"
+	"  upf -c FILE               the UPF alone: XDP data path + PFCP (N4) server on upf.n4_address\n"
 	"  config check [-c FILE]    validate the configuration, exit 0 if valid\n"
 	"  config print [-c FILE]    print the effective configuration as YAML\n"
 	"  sims import FILE.toml [--db PATH | -c FILE]\n"
@@ -142,6 +144,7 @@ static int cmd_config(int argc, char **argv)
 /* ---- run ---- */
 
 struct runner {
+	const struct core_module *mods;   /* core_modules or upf_alone_modules */
 	struct ev_loop *loop;
 	int sigfd;
 	int started;          /* modules[0..started) are running */
@@ -160,7 +163,7 @@ static void alarm_handler(int sig)
 static void stop_modules(struct runner *r)
 {
 	while (r->started > 0) {
-		const struct core_module *m = &core_modules[--r->started];
+		const struct core_module *m = &r->mods[--r->started];
 
 		log_info("main", "stopping %s", m->name);
 		if (m->stop)
@@ -230,9 +233,11 @@ static int setup_logging(const struct conf *c)
 	return 0;
 }
 
-static int cmd_run(int argc, char **argv)
+/* run and upf: load the configuration, start mods in order on one loop, stop
+ * them in reverse on SIGINT / SIGTERM. */
+static int run_modules(int argc, char **argv, const struct core_module *mods, const char *what)
 {
-	struct runner r = { .sigfd = -1 };
+	struct runner r = { .sigfd = -1, .mods = mods };
 	struct conf c;
 	const char *path;
 	sigset_t mask;
@@ -259,7 +264,7 @@ static int cmd_run(int argc, char **argv)
 	 * paths. Without TLS they are never loaded; first call wins (RUN_ONCE). */
 	if (!c.web.tls.cert[0])
 		OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL);
-	log_info("main", "solocore %s starting pid=%d config=%s", SOLOCORE_VERSION, (int)getpid(),
+	log_info("main", "solocore %s %s starting pid=%d config=%s", SOLOCORE_VERSION, what, (int)getpid(),
 		 path ? path : "built-in defaults");
 	log_config(&c);
 
@@ -279,7 +284,7 @@ static int cmd_run(int argc, char **argv)
 		log_error("main", "signalfd: %s", strerror(errno));
 		goto out;
 	}
-	for (const struct core_module *m = core_modules; m->name; m++) {
+	for (const struct core_module *m = mods; m->name; m++) {
 		rc = m->start ? m->start(r.loop, &c) : 0;
 		if (rc < 0) {
 			log_error("main", "starting %s failed: %s", m->name, strerror(-rc));
@@ -305,6 +310,17 @@ out:
 	conf_free(&c);
 	crypto_thread_cleanup();
 	return status;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	return run_modules(argc, argv, core_modules, "run");
+}
+
+/* The UPF alone behind its PFCP server (upf_alone.c); same file format as run */
+static int cmd_upf(int argc, char **argv)
+{
+	return run_modules(argc, argv, upf_alone_modules, "upf");
 }
 
 /* ---- sims, users ---- */
@@ -363,6 +379,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "upf"))
+		return cmd_upf(argc - 1, argv + 1);
 	if (!strcmp(cmd, "config"))
 		return cmd_config(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sims"))

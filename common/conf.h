@@ -176,6 +176,9 @@ struct conf {
 		char n3_interface[64];     /* "" = not set */
 		char n6_interface[64];
 		char n3_address[64];       /* "" = the first IPv4 of n3_interface */
+		/* `solocore upf`: the PFCP (N4) address, bound on port 8805 and our
+		 * Node ID (TS 29.244 4.2.2); "" = the N3 address */
+		char n4_address[64];
 		uint8_t xdp_mode;          /* enum conf_xdp_mode */
 		uint32_t max_sessions;
 	} upf;

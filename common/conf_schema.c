@@ -611,6 +611,7 @@ static const struct conf_item upf_items[] = {
 	STR("n3_interface", struct conf, upf.n3_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
 	STR("n6_interface", struct conf, upf.n6_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
 	STR("n3_address", struct conf, upf.n3_address, CF_OPTIONAL, NULL, chk_ipv4, NULL),
+	STR("n4_address", struct conf, upf.n4_address, CF_OPTIONAL, NULL, chk_ipv4, NULL),
 	ENUM("xdp_mode", struct conf, upf.xdp_mode, xdp_names, "auto", NULL),
 	INT("max_sessions", struct conf, upf.max_sessions, 1, 16777216, "1048576", NULL),
 	END

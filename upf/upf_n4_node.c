@@ -100,7 +100,7 @@ static void as_dispatch(struct upf_n4 *n, int peer, enum n4_as_event ev)
 		return;
 	}
 	if (next != st)
-		log_info(N4_MOD, "assoc peer=%d {%s} -%s-> {%s}", peer, as_states[st].name, ev_names[ev],
+		log_info(N4_MOD, "assoc %08x {%s} -%s-> {%s}", ntohl(n->from_addr), as_states[st].name, ev_names[ev],
 			 as_states[next].name);
 }
 
