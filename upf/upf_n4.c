@@ -147,6 +147,7 @@ int n4_send_out(struct upf_n4 *n, uint32_t addr, uint16_t port)
 	int len = pfcp_encode(&n->out, n->obuf, sizeof(n->obuf));
 
 	if (len < 0) {
+		n->cnt[UPF_N4_TX_FAILED]++;
 		log_error(N4_MOD, "cannot encode %s: %s", pfcp_msg_name(n->out.h.type), strerror(-len));
 		return len;
 	}
@@ -182,7 +183,11 @@ static void answer_decode_error(struct upf_n4 *n, int rc, const struct pfcp_err 
 		return;
 	}
 	n->cnt[UPF_N4_RX_BAD]++;
-	if (pfcp_msg_is_session(t) == 1) {
+	if (t == PFCP_SESS_REPORT_REQ) {
+		n->out.rep_rsp.has = PFCP_SRRSP_CAUSE | (e->ie ? PFCP_SRRSP_OFFENDING : 0);
+		n->out.rep_rsp.cause = cause;
+		n->out.rep_rsp.offending_ie = e->ie;
+	} else if (pfcp_msg_is_session(t) == 1) {
 		n->out.rsp.has = PFCP_SRSP_CAUSE | (e->ie ? PFCP_SRSP_OFFENDING : 0);
 		n->out.rsp.cause = cause;
 		n->out.rsp.offending_ie = e->ie;

@@ -113,7 +113,7 @@ enum upf_n4_counter {
 	UPF_N4_SESS_PURGED,       /* deleted by an association re-setup or release */
 	UPF_N4_REPORT_SENT,       /* Session Report Requests */
 	UPF_N4_REPORT_RSP,        /* ... answered */
-	UPF_N4_TX_FAILED,         /* sendto failed */
+	UPF_N4_TX_FAILED,         /* sendto or (a bug) our own encoding failed */
 	UPF_N4_TXN_UNCACHED,      /* responses too long for the cache: a duplicate would be executed again */
 	UPF_N4__MAX
 };

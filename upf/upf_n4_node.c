@@ -112,6 +112,10 @@ static void node_rsp(struct upf_n4 *n, uint8_t cause)
 	n->out.node.has = PFCP_N_NODE_ID | PFCP_N_CAUSE;
 	n4_own_node_id(n, &n->out.node.node_id);
 	n->out.node.cause = cause;
+	if (n->in.h.type == PFCP_ASSOC_SETUP_REQ) {   /* 7.4.4.2: mandatory in every Setup Response */
+		n->out.node.has |= PFCP_N_RECOVERY;
+		n->out.node.recovery = n->recovery;
+	}
 }
 
 static enum n4_as_state act_no_assoc(struct upf_n4 *n, int peer)
@@ -174,8 +178,7 @@ static enum n4_as_state act_setup(struct upf_n4 *n, int peer)
 	p->recovery = q->recovery;
 	n->cnt[UPF_N4_ASSOC_SETUP]++;
 	node_rsp(n, PFCP_CAUSE_ACCEPTED);
-	n->out.node.has |= PFCP_N_RECOVERY | PFCP_N_UP_FEATURES;
-	n->out.node.recovery = n->recovery;
+	n->out.node.has |= PFCP_N_UP_FEATURES;
 	n->out.node.up_features = (struct pfcp_buf){ up_features, sizeof(up_features) };
 	return N4_AS_ASSOCIATED;
 }

@@ -699,6 +699,24 @@ static void t_restart_release(void **state)
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_NO_ASSOCIATION);
 }
 
+/* TS 29.244 7.4.4.2 / 8.2.1: one association more than UPF_N4_PEER_MAX is
+ * refused with Cause 75 in a Setup Response that still carries its mandatory
+ * Recovery Time Stamp (found by fuzz_upf_n4: the answer could not be encoded). */
+static void t_peer_limit(void **state)
+{
+	(void)state;
+	for (uint32_t i = 0; i <= UPF_N4_PEER_MAX; i++) {
+		node_req(PFCP_ASSOC_SETUP_REQ, 100 + i, CP_RECOVERY);
+		Q.node.node_id.addr[3] = (uint8_t)(10 + i);    /* another CP Node ID each time */
+		xchg();
+		assert_int_equal(R.node.cause, i < UPF_N4_PEER_MAX ? PFCP_CAUSE_ACCEPTED : PFCP_CAUSE_NO_RESOURCES);
+		assert_true(R.node.has & PFCP_N_RECOVERY);
+		assert_int_equal(R.node.recovery, RECOVERY);
+	}
+	assert_int_equal(upf_n4_associations(N), UPF_N4_PEER_MAX);
+	assert_int_equal(n4cnt(UPF_N4_TX_FAILED), 0);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -749,6 +767,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_unsupported, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_restart_release, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_peer_limit, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
