@@ -176,8 +176,9 @@ static void answer_decode_error(struct upf_n4 *n, int rc, const struct pfcp_err 
 	log_rl(LOGL_INFO, N4_MOD, NULL, "%s from %08x seq=%u refused: %s (IE %u in %u), cause %u",
 	       pfcp_msg_name(t), ntohl(n->from_addr), n->in.h.seq, e->reason ? e->reason : "?", e->ie,
 	       e->parent, cause);
-	/* 7.2.2.4.2: SEID 0 when the peer's SEID is not known to us */
-	n4_rsp_init(n, t + 1, 0);
+	/* 7.2.2.4.2: the CP's SEID of the session the header names, else 0 */
+	n4_rsp_init(n, t + 1, pfcp_msg_is_session(t) == 1 && t != PFCP_SESS_EST_REQ ?
+			      n4_sess_cp_seid(n, n->in.h.seid) : 0);
 	if (t == PFCP_HEARTBEAT_REQ || !cause) {
 		n->cnt[UPF_N4_RX_DROPPED]++;   /* the Heartbeat Response has no Cause */
 		return;

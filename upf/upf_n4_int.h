@@ -63,6 +63,7 @@ struct n4_sess {
 struct n4_report {
 	uint32_t seq;              /* 0: free (we never use 0) */
 	uint32_t sess;
+	uint32_t addr;             /* the CP it went to: only its answer counts */
 	uint64_t at_ns;
 };
 
@@ -108,6 +109,8 @@ void n4_sess_rx(struct upf_n4 *n, int peer);
 void n4_sess_purge_peer(struct upf_n4 *n, int peer);
 int n4_sess_init(struct upf_n4 *n);
 void n4_report_rsp(struct upf_n4 *n);
+/* The CP's SEID of the sender's session our SEID names, or 0 (7.2.2.4.2) */
+uint64_t n4_sess_cp_seid(struct upf_n4 *n, uint64_t seid);
 
 /* upf_n4_rule.c: Create PDR / FAR / QER / URR -> one upf_session_rule. 0, or the
  * cause with *offending set to the IE type. */

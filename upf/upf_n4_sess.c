@@ -50,6 +50,15 @@ static struct n4_sess *sess_find(struct upf_n4 *n, uint64_t seid, int peer, uint
 	return s;
 }
 
+uint64_t n4_sess_cp_seid(struct upf_n4 *n, uint64_t seid)
+{
+	uint32_t id;
+	int peer = n4_peer_by_addr(n, n->from_addr);
+	const struct n4_sess *s = peer >= 0 ? sess_find(n, seid, peer, &id) : NULL;
+
+	return s ? s->cp_seid : 0;
+}
+
 static void sess_free(struct upf_n4 *n, uint32_t id)
 {
 	struct n4_sess *s = &n->sess[id];
@@ -290,17 +299,18 @@ void upf_n4_dl_data(struct upf_n4 *n, uint32_t id)
 	q = &n->reports[n->out.h.seq % N4_REPORT_MAX];
 	q->seq = n->out.h.seq;
 	q->sess = id;
+	q->addr = n->peers[s->peer].addr;
 	q->at_ns = n4_now_ns(n);
 	s->reported = true;
 	n->cnt[UPF_N4_REPORT_SENT]++;
 }
 
-/* The CP's answer to our report: matched by sequence number (7.2.2.2) */
+/* The CP's answer to our report: matched by sequence number (7.2.2.2) and sender */
 void n4_report_rsp(struct upf_n4 *n)
 {
 	struct n4_report *q = &n->reports[n->in.h.seq % N4_REPORT_MAX];
 
-	if (!n->in.h.seq || q->seq != n->in.h.seq) {
+	if (!n->in.h.seq || q->seq != n->in.h.seq || q->addr != n->from_addr) {
 		n->cnt[UPF_N4_RX_STALE_RSP]++;
 		return;
 	}

@@ -493,7 +493,8 @@ static void t_session(void **state)
 
 /* TS 29.244 7.5.8 / 8.2.26: BUFF|NOCP -> the first buffered downlink packet
  * gives a Session Report Request with a Downlink Data Report; its response
- * is matched by sequence number, a repeat of it is stale (counted). */
+ * is matched by sequence number and sender, a repeat of it or the same from
+ * another address is stale (counted). */
 static void t_report(void **state)
 {
 	uint64_t seid;
@@ -520,10 +521,18 @@ static void t_report(void **state)
 	Q.rep_rsp.has = PFCP_SRRSP_CAUSE;
 	Q.rep_rsp.cause = PFCP_CAUSE_ACCEPTED;
 	n = pfcp_encode(&Q, buf, sizeof(buf));
+	/* the right sequence number from another address does not answer it */
+	int other = tn_udp_bind(ip("127.0.0.3"), PFCP_PORT);
+
+	assert_true(other >= 0);
+	send_from(other, buf, (size_t)n, 0);
+	close(other);
+	assert_int_equal(n4cnt(UPF_N4_RX_STALE_RSP), 1);
+	assert_int_equal(n4cnt(UPF_N4_REPORT_RSP), 0);
 	send_from(cli, buf, (size_t)n, 1);
 	assert_int_equal(n4cnt(UPF_N4_REPORT_RSP), 1);
 	send_from(cli, buf, (size_t)n, 1);
-	assert_int_equal(n4cnt(UPF_N4_RX_STALE_RSP), 1);
+	assert_int_equal(n4cnt(UPF_N4_RX_STALE_RSP), 2);
 	no_answer();
 	/* the service request path: FORW to the gNB releases the buffered packet */
 	mod_far(3, seid, 0x55, 0);
@@ -646,6 +655,14 @@ static void t_garbage(void **state)
 	assert_int_equal(R.h.type, PFCP_ASSOC_SETUP_RSP);
 	assert_int_equal(R.node.cause, PFCP_CAUSE_MANDATORY_IE_MISSING);
 	assert_int_equal(n4cnt(UPF_N4_RX_BAD), 2);
+
+	mod_far(5, seid, 0x66, 0);                         /* a modification cut short: cause 68, */
+	n = pfcp_encode(&Q, buf, sizeof(buf));             /* answered with the CP's SEID (7.2.2.4.2) */
+	send_from(cli, buf, (size_t)n - 4, 0);
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	assert_int_equal(R.h.type, PFCP_SESS_MOD_RSP);
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_INVALID_LENGTH);
+	assert_int_equal(R.h.seid, 0x77);
 
 	memset(&Q, 0, sizeof(Q));                          /* a response we never asked for */
 	Q.h.type = PFCP_HEARTBEAT_RSP;
