@@ -20,7 +20,9 @@
 /* One association state machine per peer slot (TS 29.244 6.2.6) */
 enum n4_as_state { N4_AS_IDLE = 0, N4_AS_ASSOCIATED, N4_AS__MAX };
 enum n4_as_event {
-	N4_EV_SETUP = 0, N4_EV_UPDATE, N4_EV_RELEASE, N4_EV_SESSION, N4_EV__MAX
+	N4_EV_SETUP = 0, N4_EV_UPDATE, N4_EV_RELEASE, N4_EV_SESSION,
+	N4_EV_PEER_RESTART,        /* a heartbeat with a new Recovery Time Stamp */
+	N4_EV__MAX
 };
 
 struct n4_peer {

@@ -3,9 +3,9 @@
  * N4 node procedures (TS 29.244 6.2, 7.4): heartbeat, and the association
  * state machine, one per CP Node ID:
  *
- *   state \ event   SETUP          UPDATE        RELEASE        SESSION
- *   IDLE            setup -> ASSOC no_assoc      no_assoc       no_assoc
- *   ASSOCIATED      setup (re-     update        release        session
+ *   state \ event   SETUP          UPDATE        RELEASE    SESSION   PEER_RESTART
+ *   IDLE            setup -> ASSOC no_assoc      no_assoc   no_assoc  -
+ *   ASSOCIATED      setup (re-     update        release    session   restart (purge)
  *                   setup, purge)                -> IDLE
  *
  * "no_assoc" answers Cause 72 No established PFCP Association (6.2.6.1: the
@@ -38,6 +38,7 @@ static enum n4_as_state act_update(struct upf_n4 *n, int peer);
 static enum n4_as_state act_release(struct upf_n4 *n, int peer);
 static enum n4_as_state act_session(struct upf_n4 *n, int peer);
 static enum n4_as_state act_no_assoc(struct upf_n4 *n, int peer);
+static enum n4_as_state act_restart(struct upf_n4 *n, int peer);
 
 static const struct as_state_desc as_states[N4_AS__MAX] = {
 	[N4_AS_IDLE] = { "IDLE",
@@ -46,13 +47,14 @@ static const struct as_state_desc as_states[N4_AS__MAX] = {
 		STB(N4_AS_IDLE) | STB(N4_AS_ASSOCIATED) },
 	[N4_AS_ASSOCIATED] = { "ASSOCIATED",
 		{ [N4_EV_SETUP] = act_setup, [N4_EV_UPDATE] = act_update,
-		  [N4_EV_RELEASE] = act_release, [N4_EV_SESSION] = act_session },
+		  [N4_EV_RELEASE] = act_release, [N4_EV_SESSION] = act_session,
+		  [N4_EV_PEER_RESTART] = act_restart },
 		STB(N4_AS_IDLE) | STB(N4_AS_ASSOCIATED) },
 };
 
 static const char *const ev_names[N4_EV__MAX] = {
 	[N4_EV_SETUP] = "SETUP", [N4_EV_UPDATE] = "UPDATE", [N4_EV_RELEASE] = "RELEASE",
-	[N4_EV_SESSION] = "SESSION",
+	[N4_EV_SESSION] = "SESSION", [N4_EV_PEER_RESTART] = "PEER_RESTART",
 };
 
 static bool node_eq(const struct pfcp_node_id *a, const struct pfcp_node_id *b)
@@ -223,10 +225,26 @@ void n4_session_dispatch(struct upf_n4 *n)
 	as_dispatch(n, peer, N4_EV_SESSION);
 }
 
+/* TS 23.007 19A (PFCP restoration), TS 29.244 6.2.2: a CP function whose
+ * Recovery Time Stamp changed has restarted and lost its sessions: ours of
+ * that association are deleted (the association stays; a new Setup follows). */
+static enum n4_as_state act_restart(struct upf_n4 *n, int peer)
+{
+	log_info(N4_MOD, "peer %08x restarted (recovery %u -> %u): %u sessions deleted", ntohl(n->from_addr),
+		 n->peers[peer].recovery, n->in.node.recovery, n->peers[peer].n_sess);
+	n4_sess_purge_peer(n, peer);
+	n->peers[peer].recovery = n->in.node.recovery;
+	return N4_AS_ASSOCIATED;
+}
+
 static void heartbeat(struct upf_n4 *n)
 {
+	int peer = n4_peer_by_addr(n, n->from_addr);
+
 	/* TS 29.244 6.2.2 / 7.4.2: answered with or without an association */
 	n->cnt[UPF_N4_HEARTBEAT]++;
+	if (peer >= 0 && n->in.node.recovery != n->peers[peer].recovery)
+		as_dispatch(n, peer, N4_EV_PEER_RESTART);
 	n4_rsp_init(n, PFCP_HEARTBEAT_RSP, 0);
 	memset(&n->out.node, 0, sizeof(n->out.node));
 	n->out.node.has = PFCP_N_RECOVERY;

@@ -690,7 +690,8 @@ static void t_garbage(void **state)
 }
 
 /* TS 29.244 6.2.6.2.2: a setup for an associated Node ID (the SMF restarted,
- * new Recovery Time Stamp) deletes the old association's sessions; 6.2.6.4:
+ * new Recovery Time Stamp) deletes the old association's sessions, and so
+ * does a heartbeat with a new stamp (TS 23.007 19A); 6.2.6.4:
  * a release deletes them too, and session requests get cause 72 after it. */
 static void t_restart_release(void **state)
 {
@@ -705,13 +706,26 @@ static void t_restart_release(void **state)
 	assert_int_equal(upf_n4_sessions(N), 0);
 	assert_int_equal(upf_session_stats(U, 0, &st), -ENOENT);
 	assert_int_equal(upf_n4_associations(N), 1);
+	/* TS 23.007 19A: a heartbeat with a new Recovery Time Stamp: the SMF restarted */
 	establish(5, 3, UE, 0, NULL);
+	hb_req(50);
+	Q.node.recovery = CP_RECOVERY + 1;
+	xchg();
+	assert_int_equal(upf_n4_sessions(N), 1);                  /* same stamp: kept */
+	hb_req(51);
+	Q.node.recovery = CP_RECOVERY + 2;
+	xchg();
+	assert_int_equal(R.node.recovery, RECOVERY);
+	assert_int_equal(upf_n4_sessions(N), 0);
+	assert_int_equal(n4cnt(UPF_N4_SESS_PURGED), 3);
+	assert_int_equal(upf_session_stats(U, 0, &st), -ENOENT);
+	establish(52, 4, UE, 0, NULL);
 	node_req(PFCP_ASSOC_RELEASE_REQ, 6, 0);
 	xchg();
 	assert_int_equal(R.node.cause, PFCP_CAUSE_ACCEPTED);
 	assert_int_equal(upf_n4_sessions(N), 0);
 	assert_int_equal(upf_n4_associations(N), 0);
-	est_req(7, 4, UE, 0);
+	est_req(7, 5, UE, 0);
 	xchg();
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_NO_ASSOCIATION);
 }
