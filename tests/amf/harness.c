@@ -204,6 +204,11 @@ void h_ng_setup(struct h *h, uint32_t assoc)
 
 void h_ng_setup_tac(struct h *h, uint32_t assoc, uint32_t tac)
 {
+	h_ng_setup_slices(h, assoc, tac, false);
+}
+
+void h_ng_setup_slices(struct h *h, uint32_t assoc, uint32_t tac, bool two)
+{
 	static struct ngap_msg m;
 	static const char name[] = "test-gnb";
 
@@ -219,6 +224,9 @@ void h_ng_setup_tac(struct h *h, uint32_t assoc, uint32_t tac)
 	m.u.ng_setup_request.ran_node_name.len = sizeof(name) - 1;
 	m.u.ng_setup_request.n_tas = 1;
 	fill_ta(&m.u.ng_setup_request.tas[0], tac, 1, 0x010203);
+	if (two)
+		m.u.ng_setup_request.tas[0].plmns[0].slices[m.u.ng_setup_request.tas[0].plmns[0].n_slices++] =
+			(struct ngap_snssai){ .sst = 2 };
 	m.u.ng_setup_request.default_paging_drx = 1;
 	h_send(h, assoc, 0, &m);
 	h_expect(h, NGAP_SUCCESSFUL, NGAP_PROC_NG_SETUP);

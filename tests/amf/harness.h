@@ -100,6 +100,8 @@ unsigned h_pending(const struct h *h);
 void h_ng_setup(struct h *h, uint32_t assoc);
 /* The same with one TA of the given TAC. */
 void h_ng_setup_tac(struct h *h, uint32_t assoc, uint32_t tac);
+/* The same with, when two, a second slice (SST 2, no SD) in the TA. */
+void h_ng_setup_slices(struct h *h, uint32_t assoc, uint32_t tac, bool two);
 /* Run the loop until a PDU arrives or max_ms passes. */
 void h_run_until_tx(struct h *h, unsigned max_ms);
 

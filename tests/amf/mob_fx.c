@@ -29,36 +29,6 @@ void nh_ref(const uint8_t kamf[32], const uint8_t sync[32], uint8_t out[32])
 	assert_int_equal(len, 32);
 }
 
-/* NG Setup of a gNB on assoc: TAC 1, slice 1/010203 and, with two, slice 2. */
-void ng_setup_on(uint32_t assoc, bool two)
-{
-	static struct ngap_msg m;
-	static const char name[] = "gnb-b";
-	static const uint8_t plmn[3] = { 0x00, 0xf1, 0x10 };
-	struct ngap_supported_ta *ta = &m.u.ng_setup_request.tas[0];
-
-	amf_n2_assoc_up(H.amf, assoc, 16, 16);
-	memset(&m, 0, sizeof(m));
-	m.type = NGAP_INITIATING;
-	m.proc = NGAP_PROC_NG_SETUP;
-	m.u.ng_setup_request.ran_node_id.kind = NGAP_RAN_GNB;
-	memcpy(m.u.ng_setup_request.ran_node_id.plmn.v, plmn, 3);
-	m.u.ng_setup_request.ran_node_id.id = 0x100 + assoc;
-	m.u.ng_setup_request.ran_node_id.id_bits = 22;
-	m.u.ng_setup_request.ran_node_name.p = (const uint8_t *)name;
-	m.u.ng_setup_request.ran_node_name.len = sizeof(name) - 1;
-	m.u.ng_setup_request.n_tas = 1;
-	ta->tac[2] = 1;
-	ta->n_plmns = 1;
-	memcpy(ta->plmns[0].plmn.v, plmn, 3);
-	ta->plmns[0].n_slices = two ? 2 : 1;
-	ta->plmns[0].slices[0] = (struct ngap_snssai){ .sst = 1, .has_sd = true, .sd = { 1, 2, 3 } };
-	ta->plmns[0].slices[1] = (struct ngap_snssai){ .sst = 2 };
-	m.u.ng_setup_request.default_paging_drx = 1;
-	h_send(&H, assoc, 0, &m);
-	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_NG_SETUP);
-}
-
 /* Registered, two sessions (psi 1 on slice 1, psi 2 on slice 2), then idle and back by a
  * service request so that the test sees the K_gNB the gNB got in the Initial Context Setup. */
 void two_sessions(struct sue *ue, uint8_t kgnb[32])

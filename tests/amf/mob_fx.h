@@ -18,9 +18,6 @@
 
 /* TS 33.501 A.10 / TS 33.220 B.2: NH = HMAC-SHA-256(K_AMF, 0x6F || sync || 0x00 0x20). */
 void nh_ref(const uint8_t kamf[32], const uint8_t sync[32], uint8_t out[32]);
-/* NG Setup of a gNB on assoc (gNB ID 0x100 + assoc, 22 bits): TAC 1, slice 1/010203 and, with
- * two, slice 2. */
-void ng_setup_on(uint32_t assoc, bool two);
 /* Registered on gNB A (ASSOC), two sessions (psi 1 on slice 1, psi 2 on slice 2, gNB tunnels
  * GNB_ADDR 0x201 / 0x202), idle and back by a service request (RAN UE NGAP ID 2): kgnb is the
  * K_gNB of that Initial Context Setup. */

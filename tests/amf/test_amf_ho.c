@@ -313,7 +313,7 @@ static void start(struct sue *ue, bool b_two, uint8_t nh2[32])
 	uint8_t kgnb[32], nh1[32];
 
 	containers();
-	ng_setup_on(ASSOC_B, b_two);
+	h_ng_setup_slices(&H, ASSOC_B, 1, b_two);
 	two_sessions(ue, kgnb);
 	nh_ref(ue->kamf, kgnb, nh1);
 	nh_ref(ue->kamf, nh1, nh2);
@@ -748,7 +748,7 @@ static void test_losses(void **state)
 	expect_prep_failure(&ue, NGAP_CAUSE_RADIO_NETWORK, 7);
 	still_on_a(&ue);
 
-	ng_setup_on(ASSOC_B, true);
+	h_ng_setup_slices(&H, ASSOC_B, 1, true);
 	leg = prepared(&ue, 3, nh3);
 	amf_n2_assoc_down(H.amf, ASSOC);
 	assert_int_equal(h_pending(&H), 0);

@@ -30,7 +30,7 @@
 
 static void ng_setup_b(bool two)
 {
-	ng_setup_on(ASSOC_B, two);
+	h_ng_setup_slices(&H, ASSOC_B, 1, two);
 }
 
 static size_t ps_transfer(uint8_t *buf, size_t cap, const char *addr, uint8_t bits, uint32_t teid)
@@ -138,7 +138,7 @@ static void test_xn_two_sessions(void **state)
 	nas_reaches(&ue);
 
 	/* On to gNB C (both slices): the chain goes on (TS 33.501 6.9.2.3.3). */
-	ng_setup_on(ASSOC_C, true);
+	h_ng_setup_slices(&H, ASSOC_C, 1, true);
 	path_switch(ASSOC_C, 77, ue.amf_id, psis, 2, GNB_C, 32);
 	expect_ack(&ue, ASSOC_C, 77, 3, nh3, 2, 0);
 	assert_int_equal(h_pending(&H), 0);
