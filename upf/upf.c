@@ -183,6 +183,8 @@ uint64_t upf_mono_ns(void)
 
 void upf_nexthop_flush(struct upf *u)
 {
+	if (u->remote)
+		return;   /* the remote UPF routes on its own */
 	__atomic_add_fetch(&u->skel->data->nh_gen, 1, __ATOMIC_RELEASE);
 	u->nh_last_ns = upf_mono_ns();
 }
@@ -347,6 +349,10 @@ void upf_close(struct upf *u)
 {
 	if (!u)
 		return;
+	if (u->remote) {
+		upf_n4c_peer_close(u);
+		return;
+	}
 	detach_all(u);
 	if (u->p.loop)
 		ev_timer_stop(u->p.loop, &u->nh_timer);
@@ -364,8 +370,20 @@ void upf_close(struct upf *u)
 	free(u);
 }
 
+bool upf_ready(const struct upf *u)
+{
+	return u->remote ? upf_n4c_ready(u) : true;
+}
+
+uint32_t upf_n3_addr(const struct upf *u)
+{
+	return u->remote ? upf_n4c_n3_addr(u) : u->p.n3_addr;
+}
+
 int upf_prog_fd(const struct upf *u)
 {
+	if (u->remote)
+		return -1;
 	return u->prog_fd;
 }
 
@@ -547,8 +565,11 @@ static struct upf_dl_rule *dl_entry(struct upf *u, uint32_t ue_addr)
 
 int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule *r)
 {
-	int rc = rule_check(u, id, r);
+	int rc;
 
+	if (u->remote)
+		return upf_n4c_sess_create(u, id, r);
+	rc = rule_check(u, id, r);
 	if (rc)
 		return rc;
 	if (u->sess[id].used)
@@ -578,6 +599,8 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 	struct upf_session_rule old;
 	int rc;
 
+	if (u->remote)
+		return upf_n4c_sess_modify(u, id, r);
 	if (id >= u->p.max_sessions)
 		return -ERANGE;
 	if (!u->sess[id].used)
@@ -625,6 +648,8 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 
 int upf_session_remove(struct upf *u, uint32_t id)
 {
+	if (u->remote)
+		return upf_n4c_sess_remove(u, id);
 	if (id >= u->p.max_sessions)
 		return -ERANGE;
 	if (!u->sess[id].used)
@@ -644,6 +669,8 @@ int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out)
 	const struct upf_sess *s;
 	const struct upf_dir_stats *ul, *dl;
 
+	if (u->remote)
+		return upf_n4c_sess_stats(u, id, out);
 	if (id >= u->p.max_sessions)
 		return -ERANGE;
 	s = &u->sess[id];
@@ -665,8 +692,11 @@ int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out)
 int upf_counters(struct upf *u, uint64_t *out, size_t n)
 {
 	const uint64_t *v = u->pcpu;
-	int fd = bpf_map__fd(u->skel->maps.counters);
+	int fd;
 
+	if (u->remote)
+		return upf_n4c_counters(u, out, n);
+	fd = bpf_map__fd(u->skel->maps.counters);
 	for (uint32_t i = 0; i < UPF_STAT__MAX && i < n; i++) {
 		out[i] = 0;
 		if (i >= UPF_CNT__MAX) {

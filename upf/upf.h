@@ -181,6 +181,89 @@ int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out)
 int upf_fwd_create(struct upf *u, uint32_t id, uint32_t peer_addr, uint32_t peer_teid);
 int upf_fwd_remove(struct upf *u, uint32_t id);
 
+/* ---- a UPF driven over PFCP (N4, TS 29.244): `upf.mode: pfcp` (issue 18 item 3) ----
+ * The SMF drives a remote UPF (`solocore upf` or any standard one) through the very same
+ * calls as the in-process one: upf_n4c_peer_add() returns a struct upf whose
+ * upf_session_create / _modify / _remove / _stats, upf_counters, upf_close ... speak PFCP
+ * instead of writing XDP maps. The SMF does not know which one it holds.
+ *
+ * One endpoint (struct upf_n4c) = one UDP socket on <addr>:8805 (TS 29.244 4.2.2: requests
+ * from the UPF, the Session Report Request, come to port 8805) shared by every peer.
+ * Per peer: Association Setup from us (retried until answered), Heartbeat every
+ * heartbeat_ms, every request of ours retransmitted after t1_ms up to n1 times (6.4); a peer
+ * that answers none of n1+1 heartbeat sends, or that comes back with another Recovery Time
+ * Stamp (TS 23.007 19A), has lost our sessions: on_session_lost(id, UPF_LOST_PEER) for
+ * each, the association is set up again.
+ *
+ * Sessions are asynchronous underneath and synchronous above: the call checks the rule,
+ * records it and sends the request; it returns 0 (or the in-process error codes for a bad
+ * argument, and -ENOTCONN while the peer has no association). The F-TEID is the SMF's
+ * (ul_teid on the peer's n3_addr; CP allocation, 29.244 5.5.3.1) and so is the UE address,
+ * so nothing waits for the answer. At most one request per session is in flight; changes
+ * made meanwhile are coalesced into one Session Modification sent when the answer comes.
+ * A refusal (a Cause other than 1) or no answer after n1 retransmissions ->
+ * on_session_lost(id, UPF_LOST_REFUSED / UPF_LOST_TIMEOUT): the SMF releases the session.
+ * Downlink data for a buffering session (Session Report Request, Downlink Data Report) ->
+ * on_dl_data(id), as in process. upf_session_stats gives the volumes of the last Usage
+ * Report (deletion / report); upf_fwd_create / _remove are -EOPNOTSUPP over N4 for now. */
+enum upf_lost_reason {
+	UPF_LOST_REFUSED = 1,   /* the UPF refused the establishment / modification */
+	UPF_LOST_TIMEOUT,       /* no answer to a session request after n1 retransmissions */
+	UPF_LOST_PEER,          /* the peer stopped answering heartbeats, or restarted */
+};
+
+struct upf_n4c;
+
+struct upf_n4c_params {
+	struct ev_loop *loop;        /* required: socket, retransmission and heartbeat timers */
+	uint32_t addr;               /* our N4 IPv4 (network order): bound (port 8805) and our Node ID */
+	uint16_t port;               /* host order; 0: 8805 */
+	uint32_t max_sessions;       /* session ids 0..max_sessions-1, shared by every peer */
+	uint32_t heartbeat_ms;       /* 0: 5000 */
+	uint32_t t1_ms;              /* 0: 3000 */
+	uint8_t n1;                  /* 0: 3 */
+	uint32_t recovery_ts;        /* our Recovery Time Stamp, NTP seconds; 0: now */
+	/* No socket: every datagram goes to send() (tests, fuzzer); answers come in through
+	 * upf_n4c_input(). */
+	bool no_socket;
+	void (*send)(void *arg, uint32_t addr, uint16_t port, const uint8_t *buf, size_t len);
+	void *send_arg;
+};
+
+struct upf_n4c_peer {
+	const char *name;            /* for logs and metrics ("upf1") */
+	uint32_t addr;               /* the UPF's N4 IPv4 (network order) */
+	uint16_t port;               /* host order; 0: 8805 */
+	uint32_t n3_addr;            /* the UPF's N3 IPv4: the address of our F-TEIDs */
+	void (*on_dl_data)(void *arg, uint32_t session_id);
+	void (*on_session_lost)(void *arg, uint32_t session_id, enum upf_lost_reason why);
+	/* The association came up (true) or was lost (false). May be NULL. */
+	void (*on_state)(void *arg, bool up);
+	void *cb_arg;
+};
+
+#define UPF_N4C_PEER_MAX 16
+
+/* 0, -EINVAL, -ENOMEM, or the socket's -errno. */
+int upf_n4c_open(const struct upf_n4c_params *p, struct upf_n4c **out);
+/* Releases the associations (best effort, no wait) and frees every peer's struct upf:
+ * call upf_close() on none of them afterwards. Accepts NULL. */
+void upf_n4c_close(struct upf_n4c *c);
+/* A peer: its struct upf, owned by the endpoint (upf_close on it only removes the peer).
+ * Association setup starts at once. -ENOSPC beyond UPF_N4C_PEER_MAX, -EEXIST for an address
+ * already added, -EINVAL. */
+int upf_n4c_peer_add(struct upf_n4c *c, const struct upf_n4c_peer *pp, struct upf **out);
+/* One datagram from addr:port as if it came from the socket (no_socket mode, tests). */
+void upf_n4c_input(struct upf_n4c *c, uint32_t addr, uint16_t port, const uint8_t *buf, size_t len);
+int upf_n4c_fd(const struct upf_n4c *c);
+
+/* Can sessions be placed on this UPF now? Always true in process; over PFCP, while the
+ * association is up. */
+bool upf_ready(const struct upf *u);
+/* The N3 address gNBs send uplink to for sessions on this UPF (upf_params.n3_addr, or the
+ * peer's n3_addr). */
+uint32_t upf_n3_addr(const struct upf *u);
+
 /* Global counters (enum upf_counter), summed over CPUs, plus the user-space
  * ones below. out must hold UPF_STAT__MAX entries. */
 enum upf_ustat {

@@ -418,6 +418,8 @@ int upf_exc_sock_rx(struct upf *u)
 
 int upf_process(struct upf *u)
 {
+	if (u->remote)
+		return 0;   /* the endpoint serves its socket on the loop */
 	int a = upf_exc_sock_rx(u);
 
 	if (upf_mono_ns() - u->nh_last_ns >= UPF_NH_REVALIDATE_MS * 1000000ull)
@@ -431,6 +433,8 @@ int upf_process(struct upf *u)
 
 int upf_fds(const struct upf *u, int fds[2])
 {
+	if (u->remote)
+		return 0;
 	fds[0] = u->sock;
 	fds[1] = u->ring_fd;
 	return 2;

@@ -42,6 +42,8 @@ int upf_fwd_create(struct upf *u, uint32_t id, uint32_t peer_addr, uint32_t peer
 {
 	struct upf_fwd_rule r = { .peer_addr = peer_addr, .peer_teid = htonl(peer_teid) };
 
+	if (u->remote)
+		return -EOPNOTSUPP;   /* over N4: a Create PDR/FAR pair, not built yet */
 	if (id >= u->p.max_sessions)
 		return -ERANGE;
 	/* The target gNB's DL forwarding F-TEID (TS 38.413 9.3.4.2, DL Forwarding UP TNL
@@ -64,6 +66,8 @@ int upf_fwd_remove(struct upf *u, uint32_t id)
 {
 	static const struct upf_fwd_rule none;
 
+	if (u->remote)
+		return -EOPNOTSUPP;
 	if (id >= u->p.max_sessions)
 		return -ERANGE;
 	if (!fwd_read(&u->fwd[id]).peer_addr)

@@ -28,7 +28,12 @@ struct upf_sess {
 struct upf_bpf;
 struct ring_buffer;
 
+struct upf_n4c_p;
+
 struct upf {
+	/* Non-NULL: a UPF over PFCP (upf_n4c*.c); every public call goes there and nothing
+	 * below is set. */
+	struct upf_n4c_p *remote;
 	struct upf_params p;
 	struct upf_bpf *skel;
 	int prog_fd;
@@ -90,6 +95,17 @@ int upf_exc_sock_rx(struct upf *u);
 int upf_exc_send_dl(struct upf *u, const struct upf_session_rule *r, const uint8_t *pkt, size_t len);
 /* An End Marker on r's downlink tunnel (TS 29.281 7.3.2). 0 or -errno. */
 int upf_exc_end_marker(struct upf *u, const struct upf_session_rule *r);
+
+/* upf_n4c*.c: the public calls of upf.h for a PFCP peer (u->remote set). */
+int upf_n4c_sess_create(struct upf *u, uint32_t id, const struct upf_session_rule *r);
+int upf_n4c_sess_modify(struct upf *u, uint32_t id, const struct upf_session_rule *r);
+int upf_n4c_sess_remove(struct upf *u, uint32_t id);
+int upf_n4c_sess_stats(struct upf *u, uint32_t id, struct upf_session_stats *out);
+int upf_n4c_counters(struct upf *u, uint64_t *out, size_t n);
+bool upf_n4c_ready(const struct upf *u);
+uint32_t upf_n4c_n3_addr(const struct upf *u);
+/* Remove the peer from its endpoint (release the association, best effort) and free u. */
+void upf_n4c_peer_close(struct upf *u);
 
 #define UPF_USTAT(u, s) ((u)->ustat[(s) - UPF_CNT__MAX])
 
