@@ -33,6 +33,9 @@ static const char *const cnt_names[UPF_N4__MAX] = {
 	[UPF_N4_SESS_REJECTED] = "sess_rejected", [UPF_N4_SESS_PURGED] = "sess_purged",
 	[UPF_N4_REPORT_SENT] = "report_sent", [UPF_N4_REPORT_RSP] = "report_answered",
 	[UPF_N4_TX_FAILED] = "tx_failed", [UPF_N4_TXN_UNCACHED] = "txn_uncached",
+	[UPF_N4_REPORT_RETX] = "report_retransmitted", [UPF_N4_REPORT_TIMEOUT] = "report_timeout",
+	[UPF_N4_HB_SENT] = "heartbeat_sent", [UPF_N4_HB_ANSWERED] = "heartbeat_answered",
+	[UPF_N4_CP_UNREACHABLE] = "cp_unreachable",
 };
 
 const char *upf_n4_counter_name(unsigned idx)
@@ -231,6 +234,10 @@ static void rx_response(struct upf_n4 *n, int rc)
 		n4_report_rsp(n);
 		return;
 	}
+	if (n->in.h.type == PFCP_HEARTBEAT_RSP) {
+		n4_heartbeat_rsp(n);
+		return;
+	}
 	n->cnt[UPF_N4_RX_STALE_RSP]++;   /* we never sent that request */
 }
 
@@ -345,6 +352,21 @@ static int open_socket(struct upf_n4 *n)
 	return n->p.loop ? ev_fd_add(n->p.loop, n->fd, EV_READ, on_readable, n) : 0;
 }
 
+/* T1 / 4: a request goes again between T1 and 1.25 T1 after it was sent */
+static uint32_t retx_period_ms(const struct upf_n4 *n)
+{
+	return n->p.t1_ms >= 40 ? n->p.t1_ms / 4 : 10;
+}
+
+static void on_retx_timer(struct ev_loop *loop, struct ev_timer *t)
+{
+	struct upf_n4 *n = t->arg;
+
+	upf_n4_tick(n, ev_now_ns(loop));
+	if (ev_timer_start(loop, &n->retx_timer, retx_period_ms(n)) < 0)
+		log_error(N4_MOD, "cannot restart the retransmission timer");
+}
+
 int upf_n4_open(const struct upf_n4_params *p, struct upf_n4 **out)
 {
 	struct upf_n4 *n;
@@ -362,10 +384,20 @@ int upf_n4_open(const struct upf_n4_params *p, struct upf_n4 **out)
 		n->p.port = PFCP_PORT;
 	n->recovery = p->recovery_ts ? p->recovery_ts : (uint32_t)(time(NULL) + NTP_UNIX_OFFSET);
 	n->next_seq = 1;
+	if (!n->p.t1_ms)
+		n->p.t1_ms = N4_T1_MS;
+	if (!n->p.n1)
+		n->p.n1 = N4_N1;
+	if (!n->p.heartbeat_ms)
+		n->p.heartbeat_ms = N4_HEARTBEAT_MS;
 	n->txn = calloc(N4_TXN_SLOTS, sizeof(*n->txn));
 	rc = n->txn ? n4_sess_init(n) : -ENOMEM;
 	if (!rc && !p->no_socket)
 		rc = open_socket(n);
+	if (!rc && p->loop) {
+		ev_timer_init(&n->retx_timer, on_retx_timer, n);
+		rc = ev_timer_start(p->loop, &n->retx_timer, retx_period_ms(n));
+	}
 	if (rc) {
 		upf_n4_close(n);
 		return rc;
@@ -380,6 +412,8 @@ void upf_n4_close(struct upf_n4 *n)
 {
 	if (!n)
 		return;
+	if (n->p.loop)
+		ev_timer_stop(n->p.loop, &n->retx_timer);
 	if (n->fd >= 0) {
 		if (n->p.loop)
 			ev_fd_del(n->p.loop, n->fd);

@@ -8,6 +8,8 @@
  * Node procedures (TS 29.244 6.2, 7.4):
  *   - Heartbeat Request -> Response with our Recovery Time Stamp (7.4.2),
  *     with or without an association.
+ *   - Our own Heartbeat Requests to each associated CP (heartbeat_ms), and
+ *     the Session Report Requests, sent again per T1 / N1 (6.4; upf_n4_tick).
  *   - Association Setup / Update / Release (6.2.6, 7.4.4), one association
  *     per CP Node ID (at most UPF_N4_PEER_MAX); a Setup for a Node ID already
  *     associated replaces the association and deletes its sessions (6.2.6.2.2:
@@ -72,6 +74,17 @@ struct upf_n4_params {
 	uint32_t max_sessions;    /* session ids 0..max_sessions-1; also PFCP sessions */
 	uint32_t max_teid;        /* uplink TEIDs 1..max_teid (>= max_sessions) */
 	uint32_t recovery_ts;     /* our Recovery Time Stamp, NTP seconds; 0: now */
+	/* Our own requests (the Session Report Request) are sent again after t1_ms
+	 * without an answer, n1 times at most, with the same sequence number
+	 * (TS 29.244 6.4); 0: 3000 ms / 3. */
+	uint32_t t1_ms;
+	uint8_t n1;
+	/* A Heartbeat Request to each associated CP function this often (7.4.2, 6.2.2);
+	 * one unanswered after N1 retransmissions marks the CP unreachable (counted, logged;
+	 * its sessions are kept: the user plane goes on forwarding, and a CP that comes back
+	 * after a restart is known by its new Recovery Time Stamp, which purges them).
+	 * 0: 10000 ms. */
+	uint32_t heartbeat_ms;
 };
 
 int upf_n4_open(const struct upf_n4_params *p, struct upf_n4 **out);
@@ -87,6 +100,13 @@ void upf_n4_input(struct upf_n4 *n, uint32_t addr, uint16_t port, const uint8_t 
  * Request with a Downlink Data Report (7.5.8) for a buffering session whose
  * downlink FAR asked for it (BUFF with NOCP, 8.2.26). */
 void upf_n4_dl_data(struct upf_n4 *n, uint32_t session_id);
+/* Retransmit our requests that are due at now_ns (CLOCK_MONOTONIC) and give up on
+ * those sent n1 + 1 times: a report the CP never answered is counted
+ * (UPF_N4_REPORT_TIMEOUT); the session reports again in its next buffering period
+ * (the data path notifies once per period, upf.h on_dl_data). With a loop this runs on a timer (every t1 / 4); without one, call it.
+ * Heartbeats to the associated CP functions are sent from here too. Returns the number of
+ * requests sent (again). */
+int upf_n4_tick(struct upf_n4 *n, uint64_t now_ns);
 /* The bound socket's fd (or -1). */
 int upf_n4_fd(const struct upf_n4 *n);
 /* Established PFCP sessions and associations. */
@@ -115,6 +135,11 @@ enum upf_n4_counter {
 	UPF_N4_REPORT_RSP,        /* ... answered */
 	UPF_N4_TX_FAILED,         /* sendto or (a bug) our own encoding failed */
 	UPF_N4_TXN_UNCACHED,      /* responses too long for the cache: a duplicate would be executed again */
+	UPF_N4_REPORT_RETX,       /* Session Report Requests sent again (T1 expired, 6.4) */
+	UPF_N4_REPORT_TIMEOUT,    /* ... never answered after N1 retransmissions: given up */
+	UPF_N4_HB_SENT,           /* our Heartbeat Requests (retransmissions included) */
+	UPF_N4_HB_ANSWERED,
+	UPF_N4_CP_UNREACHABLE,    /* a CP function stopped answering our heartbeats */
 	UPF_N4__MAX
 };
 /* out must hold UPF_N4__MAX entries. */

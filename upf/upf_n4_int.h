@@ -7,6 +7,7 @@
 
 #include "common/pfcp/pfcp.h"
 #include "upf/upf.h"
+#include "common/ev.h"
 #include "upf/upf_n4.h"
 
 #define N4_MOD "upf-n4"
@@ -14,6 +15,9 @@
 #define N4_TXN_RSP_MAX 512         /* longest response kept for duplicates */
 #define N4_OUT_MAX 2048            /* our longest message (a deletion response with reports) */
 #define N4_REPORT_MAX 64           /* Session Report Requests awaiting their response */
+#define N4_T1_MS 3000              /* TS 29.244 6.4: T1 and N1 are operator settings; the usual values */
+#define N4_N1 3
+#define N4_HEARTBEAT_MS 10000
 #define N4_NONE UINT32_MAX
 #define NTP_UNIX_OFFSET 2208988800u /* 1900-01-01 to 1970-01-01, RFC 5905 */
 
@@ -33,6 +37,11 @@ struct n4_peer {
 	uint16_t port;             /* host order */
 	uint32_t recovery;
 	uint32_t n_sess;
+	/* our heartbeats to it (6.2.2): the one outstanding, and when the next goes */
+	uint32_t hb_seq;           /* 0: none outstanding */
+	uint8_t hb_tries;
+	bool unreachable;          /* the last one went unanswered */
+	uint64_t hb_at_ns, hb_next_ns;
 };
 
 struct n4_txn {
@@ -66,7 +75,9 @@ struct n4_report {
 	uint32_t seq;              /* 0: free (we never use 0) */
 	uint32_t sess;
 	uint32_t addr;             /* the CP it went to: only its answer counts */
-	uint64_t at_ns;
+	uint64_t cp_seid;          /* the session it reports on (the slot may be reused) */
+	uint64_t at_ns;            /* last sent */
+	uint8_t tries;             /* retransmissions so far */
 };
 
 struct upf_n4 {
@@ -81,6 +92,7 @@ struct upf_n4 {
 	uint32_t n_sess;
 	struct n4_txn *txn;        /* N4_TXN_SLOTS */
 	struct n4_report reports[N4_REPORT_MAX];
+	struct ev_timer retx_timer;   /* with a loop: upf_n4_tick every T1 / 4 */
 	uint64_t cnt[UPF_N4__MAX];
 	/* the message being handled, its answer (one each: 16.5 KB, pfcp.h) */
 	struct pfcp_msg in, out;
@@ -98,6 +110,9 @@ void n4_own_node_id(const struct upf_n4 *n, struct pfcp_node_id *id);
 
 /* upf_n4_node.c: node messages, through the association table */
 void n4_node_rx(struct upf_n4 *n);
+/* Our heartbeats: send / retransmit what is due (upf_n4_tick); the answer to one. */
+int n4_heartbeat_tick(struct upf_n4 *n, uint64_t now_ns);
+void n4_heartbeat_rsp(struct upf_n4 *n);
 /* The peer slot of an established association with this Node ID, or -1 */
 int n4_peer_find(const struct upf_n4 *n, const struct pfcp_node_id *id);
 /* Which association a session message from from_addr belongs to, or -1 */

@@ -178,6 +178,11 @@ static enum n4_as_state act_setup(struct upf_n4 *n, int peer)
 	p->addr = n->from_addr;
 	p->port = n->from_port;
 	p->recovery = q->recovery;
+	/* heartbeats start over: the first a period after this setup */
+	p->hb_seq = 0;
+	p->hb_tries = 0;
+	p->unreachable = false;
+	p->hb_next_ns = 0;
 	n->cnt[UPF_N4_ASSOC_SETUP]++;
 	node_rsp(n, PFCP_CAUSE_ACCEPTED);
 	n->out.node.has |= PFCP_N_UP_FEATURES;
@@ -249,6 +254,89 @@ static void heartbeat(struct upf_n4 *n)
 	memset(&n->out.node, 0, sizeof(n->out.node));
 	n->out.node.has = PFCP_N_RECOVERY;
 	n->out.node.recovery = n->recovery;
+}
+
+/* ---- our heartbeats (TS 29.244 6.2.2, 7.4.2; 6.4 for the retransmissions) ---- */
+
+static int hb_send(struct upf_n4 *n, struct n4_peer *p)
+{
+	memset(&n->out.h, 0, sizeof(n->out.h));
+	n->out.h.type = PFCP_HEARTBEAT_REQ;
+	n->out.h.seq = p->hb_seq;
+	memset(&n->out.node, 0, sizeof(n->out.node));
+	n->out.node.has = PFCP_N_RECOVERY;
+	n->out.node.recovery = n->recovery;
+	n->cnt[UPF_N4_HB_SENT]++;
+	/* 4.2.2: requests go to the peer's port 8805 */
+	return n4_send_out(n, p->addr, PFCP_PORT);
+}
+
+int n4_heartbeat_tick(struct upf_n4 *n, uint64_t now_ns)
+{
+	uint64_t t1 = (uint64_t)n->p.t1_ms * 1000000u, hb = (uint64_t)n->p.heartbeat_ms * 1000000u;
+	int sent = 0;
+
+	for (unsigned i = 0; i < UPF_N4_PEER_MAX; i++) {
+		struct n4_peer *p = &n->peers[i];
+
+		if (p->state != N4_AS_ASSOCIATED)
+			continue;
+		if (p->hb_seq && now_ns - p->hb_at_ns >= t1) {
+			if (p->hb_tries < n->p.n1) {
+				p->hb_tries++;
+				p->hb_at_ns = now_ns;
+				sent += hb_send(n, p) >= 0;
+				continue;
+			}
+			/* unanswered N1 + 1 times: the CP is not reachable now. Its sessions stay:
+			 * the user plane needs no CP to forward, and a restarted CP is recognised by
+			 * its Recovery Time Stamp (act_restart) when it comes back. */
+			if (!p->unreachable) {
+				log_warn(N4_MOD, "peer %08x: no answer to %u heartbeats: CP function unreachable "
+					 "(%u sessions kept)", ntohl(p->addr), p->hb_tries + 1u, p->n_sess);
+				n->cnt[UPF_N4_CP_UNREACHABLE]++;
+			}
+			p->unreachable = true;
+			p->hb_seq = 0;
+			p->hb_next_ns = now_ns + hb;
+			continue;
+		}
+		if (p->hb_seq)
+			continue;
+		if (!p->hb_next_ns) {
+			p->hb_next_ns = now_ns + hb;   /* the first one a period after the setup */
+			continue;
+		}
+		if (now_ns < p->hb_next_ns)
+			continue;
+		p->hb_seq = n->next_seq;
+		n->next_seq = n->next_seq >= PFCP_SEQ_MAX ? 1 : n->next_seq + 1;
+		p->hb_tries = 0;
+		p->hb_at_ns = now_ns;
+		sent += hb_send(n, p) >= 0;
+	}
+	return sent;
+}
+
+/* The answer to our heartbeat: matched by sender and sequence number (7.2.2.2). Another
+ * Recovery Time Stamp than the stored one: the CP restarted (TS 23.007 19A). */
+void n4_heartbeat_rsp(struct upf_n4 *n)
+{
+	int peer = n4_peer_by_addr(n, n->from_addr);
+	struct n4_peer *p = peer >= 0 ? &n->peers[peer] : NULL;
+
+	if (!p || !p->hb_seq || n->in.h.seq != p->hb_seq) {
+		n->cnt[UPF_N4_RX_STALE_RSP]++;
+		return;
+	}
+	n->cnt[UPF_N4_HB_ANSWERED]++;
+	p->hb_seq = 0;
+	p->hb_next_ns = n4_now_ns(n) + (uint64_t)n->p.heartbeat_ms * 1000000u;
+	if (p->unreachable)
+		log_info(N4_MOD, "peer %08x: answers heartbeats again", ntohl(p->addr));
+	p->unreachable = false;
+	if ((n->in.node.has & PFCP_N_RECOVERY) && n->in.node.recovery != p->recovery)
+		as_dispatch(n, peer, N4_EV_PEER_RESTART);
 }
 
 void n4_node_rx(struct upf_n4 *n)

@@ -271,22 +271,13 @@ void n4_sess_purge_peer(struct upf_n4 *n, int peer)
 
 /* ---- Session Report (7.5.8, 7.5.9) ---- */
 
-void upf_n4_dl_data(struct upf_n4 *n, uint32_t id)
+/* A Session Report Request with a Downlink Data Report for session id (7.5.8.2), sequence seq */
+static int report_send(struct upf_n4 *n, const struct n4_sess *s, uint32_t seq)
 {
-	struct n4_sess *s;
-	struct n4_report *q;
-
-	if (!n || id >= n->p.max_sessions)
-		return;
-	s = &n->sess[id];
-	/* 8.2.26: NOCP asks for a notification of the first buffered packet */
-	if (!s->used || s->r.dl_state != UPF_DL_BUFFER || !s->nocp || s->reported)
-		return;
 	memset(&n->out.h, 0, sizeof(n->out.h));
 	n->out.h.type = PFCP_SESS_REPORT_REQ;
 	n->out.h.seid = s->cp_seid;
-	n->out.h.seq = n->next_seq;
-	n->next_seq = n->next_seq >= PFCP_SEQ_MAX ? 1 : n->next_seq + 1;
+	n->out.h.seq = seq;
 	memset(&n->out.rep, 0, sizeof(n->out.rep));
 	n->out.rep.has = PFCP_SRR_TYPE | PFCP_SRR_DL_REPORT;
 	n->out.rep.type = PFCP_RPT_DLDR;
@@ -294,15 +285,73 @@ void upf_n4_dl_data(struct upf_n4 *n, uint32_t id)
 	n->out.rep.dl.n_pdr = 1;
 	n->out.rep.dl.pdr_id[0] = s->dl_pdr;
 	/* 4.2.2: requests go to the peer's port 8805 */
-	if (n4_send_out(n, n->peers[s->peer].addr, PFCP_PORT) < 0)
+	return n4_send_out(n, n->peers[s->peer].addr, PFCP_PORT);
+}
+
+void upf_n4_dl_data(struct upf_n4 *n, uint32_t id)
+{
+	struct n4_sess *s;
+	struct n4_report *q;
+	uint32_t seq;
+
+	if (!n || id >= n->p.max_sessions)
 		return;
-	q = &n->reports[n->out.h.seq % N4_REPORT_MAX];
-	q->seq = n->out.h.seq;
+	s = &n->sess[id];
+	/* 8.2.26: NOCP asks for a notification of the first buffered packet */
+	if (!s->used || s->r.dl_state != UPF_DL_BUFFER || !s->nocp || s->reported)
+		return;
+	seq = n->next_seq;
+	n->next_seq = n->next_seq >= PFCP_SEQ_MAX ? 1 : n->next_seq + 1;
+	if (report_send(n, s, seq) < 0)
+		return;
+	q = &n->reports[seq % N4_REPORT_MAX];
+	q->seq = seq;
 	q->sess = id;
 	q->addr = n->peers[s->peer].addr;
+	q->cp_seid = s->cp_seid;
 	q->at_ns = n4_now_ns(n);
+	q->tries = 0;
 	s->reported = true;
 	n->cnt[UPF_N4_REPORT_SENT]++;
+}
+
+/* TS 29.244 6.4: a request without an answer after T1 goes again, the same bytes and sequence
+ * number, N1 times; then the CP is taken as not answering this one (the heartbeats tell whether
+ * it is gone). At most N4_REPORT_MAX are outstanding: the scan is bounded. */
+int upf_n4_tick(struct upf_n4 *n, uint64_t now_ns)
+{
+	uint64_t t1 = (uint64_t)n->p.t1_ms * 1000000u;
+	int sent = n4_heartbeat_tick(n, now_ns);
+
+	for (unsigned i = 0; i < N4_REPORT_MAX; i++) {
+		struct n4_report *q = &n->reports[i];
+		struct n4_sess *s;
+
+		if (!q->seq || now_ns - q->at_ns < t1)
+			continue;
+		s = &n->sess[q->sess];
+		/* the session went (deleted, purged) or its slot is someone else's now: nothing to report */
+		if (!s->used || s->cp_seid != q->cp_seid || n->peers[s->peer].addr != q->addr) {
+			q->seq = 0;
+			continue;
+		}
+		if (q->tries >= n->p.n1) {
+			log_rl(LOGL_WARN, N4_MOD, NULL, "session %u: Session Report Request seq %u unanswered after %u retransmissions",
+			       q->sess, q->seq, q->tries);
+			n->cnt[UPF_N4_REPORT_TIMEOUT]++;
+			/* a later buffering period may report again (the data path notifies once per period) */
+			s->reported = false;
+			q->seq = 0;
+			continue;
+		}
+		if (report_send(n, s, q->seq) < 0)
+			continue;   /* counted as tx_failed; tried again at the next tick */
+		q->tries++;
+		q->at_ns = now_ns;
+		n->cnt[UPF_N4_REPORT_RETX]++;
+		sent++;
+	}
+	return sent;
 }
 
 /* The CP's answer to our report: matched by sequence number (7.2.2.2) and sender */

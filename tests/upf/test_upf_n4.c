@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -491,6 +492,18 @@ static void t_session(void **state)
 	assert_int_equal(R.h.seid, 0);
 }
 
+/* Our Session Report Response (7.5.9, Request accepted) to the UPF's report seq, encoded in buf */
+static int rep_rsp(uint32_t seq, uint64_t seid)
+{
+	memset(&Q, 0, sizeof(Q));
+	Q.h.type = PFCP_SESS_REPORT_RSP;
+	Q.h.seq = seq;
+	Q.h.seid = seid;
+	Q.rep_rsp.has = PFCP_SRRSP_CAUSE;
+	Q.rep_rsp.cause = PFCP_CAUSE_ACCEPTED;
+	return pfcp_encode(&Q, buf, sizeof(buf));
+}
+
 /* TS 29.244 7.5.8 / 8.2.26: BUFF|NOCP -> the first buffered downlink packet
  * gives a Session Report Request with a Downlink Data Report; its response
  * is matched by sequence number and sender, a repeat of it or the same from
@@ -514,13 +527,7 @@ static void t_report(void **state)
 	assert_int_equal(R.rep.dl.n_pdr, 1);
 	assert_int_equal(R.rep.dl.pdr_id[0], 2);
 	seq = R.h.seq;
-	memset(&Q, 0, sizeof(Q));
-	Q.h.type = PFCP_SESS_REPORT_RSP;
-	Q.h.seq = seq;
-	Q.h.seid = seid;
-	Q.rep_rsp.has = PFCP_SRRSP_CAUSE;
-	Q.rep_rsp.cause = PFCP_CAUSE_ACCEPTED;
-	n = pfcp_encode(&Q, buf, sizeof(buf));
+	n = rep_rsp(seq, seid);
 	/* the right sequence number from another address does not answer it */
 	int other = tn_udp_bind(ip("127.0.0.3"), PFCP_PORT);
 
@@ -540,6 +547,183 @@ static void t_report(void **state)
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
 	assert_int_equal(upcnt(UPF_STAT_BUF_RELEASED), 1);
 	dl(0x55);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* TS 29.244 6.4: our Session Report Request without an answer goes again after T1 (3 s by
+ * default), the same bytes and sequence number, N1 (3) times; then it is given up and counted,
+ * and the session reports again in its next buffering period, with a new sequence number. An answer
+ * to a retransmission stops it. Time is given to upf_n4_tick (no loop here). */
+static void t_report_retx(void **state)
+{
+	uint8_t first[512], again[512];
+	size_t flen, alen;
+	uint64_t seid, t0;
+	uint32_t seq;
+	int n;
+
+	(void)state;
+	associate(1, CP_RECOVERY);
+	seid = establish(2, 0xabc, UE, 1, NULL);
+	dl(0);
+	assert_true(upf_process(U) >= 1);
+	t0 = mono_ns();
+	assert_true(recv_on(cli, first, &flen) > 0);
+	assert_int_equal(R.h.type, PFCP_SESS_REPORT_REQ);
+	seq = R.h.seq;
+	/* before T1: nothing */
+	assert_int_equal(upf_n4_tick(N, t0 + 2900000000ull), 0);
+	no_answer();
+	/* T1 x 1, 2, 3: the same datagram each time */
+	for (int i = 1; i <= 3; i++) {
+		assert_int_equal(upf_n4_tick(N, t0 + (uint64_t)i * 3100000000ull), 1);
+		assert_true(recv_on(cli, again, &alen) > 0);
+		assert_int_equal(alen, flen);
+		assert_memory_equal(again, first, flen);
+		assert_int_equal(R.h.seq, seq);
+		assert_int_equal(R.h.seid, 0xabc);
+		assert_int_equal(n4cnt(UPF_N4_REPORT_RETX), (uint64_t)i);
+	}
+	/* after N1 retransmissions: given up, nothing more is sent */
+	assert_int_equal(upf_n4_tick(N, t0 + 4 * 3100000000ull), 0);
+	no_answer();
+	assert_int_equal(n4cnt(UPF_N4_REPORT_TIMEOUT), 1);
+	assert_int_equal(upf_n4_tick(N, t0 + 12700000000ull), 0);   /* before the first heartbeat (t0 + 12.9 s) */
+	no_answer();
+	/* the late answer is stale now */
+	n = rep_rsp(seq, seid);
+	send_from(cli, buf, (size_t)n, 1);
+	assert_int_equal(n4cnt(UPF_N4_RX_STALE_RSP), 1);
+	assert_int_equal(n4cnt(UPF_N4_REPORT_RSP), 0);
+	/* the data path notifies once per buffering period (upf.h on_dl_data): after the next
+	 * activation and deactivation, the session reports again, a new sequence number */
+	mod_far(3, seid, 0x55, 0);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	mod_far(4, seid, 0, 1);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	dl(0);
+	assert_true(upf_process(U) >= 1);
+	t0 = mono_ns();
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	assert_int_equal(R.h.type, PFCP_SESS_REPORT_REQ);
+	assert_int_not_equal(R.h.seq, seq);
+	seq = R.h.seq;
+	assert_int_equal(n4cnt(UPF_N4_REPORT_SENT), 2);
+	/* one retransmission, answered: no more */
+	assert_int_equal(upf_n4_tick(N, t0 + 3100000000ull), 1);
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	assert_int_equal(R.h.seq, seq);
+	n = rep_rsp(seq, seid);
+	send_from(cli, buf, (size_t)n, 1);
+	assert_int_equal(n4cnt(UPF_N4_REPORT_RSP), 1);
+	assert_int_equal(upf_n4_tick(N, t0 + 3 * 3100000000ull), 0);
+	no_answer();
+	assert_int_equal(n4cnt(UPF_N4_REPORT_RETX), 4);
+	assert_int_equal(n4cnt(UPF_N4_REPORT_TIMEOUT), 1);
+}
+
+/* A report for a session deleted meanwhile is not sent again. */
+static void t_report_retx_deleted(void **state)
+{
+	uint64_t seid, t0;
+
+	(void)state;
+	associate(1, CP_RECOVERY);
+	seid = establish(2, 0xabd, UE, 1, NULL);
+	dl(0);
+	assert_true(upf_process(U) >= 1);
+	t0 = mono_ns();
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	assert_int_equal(R.h.type, PFCP_SESS_REPORT_REQ);
+	sess_req(PFCP_SESS_DEL_REQ, 3, seid);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(upf_n4_tick(N, t0 + 3100000000ull), 0);
+	no_answer();
+	assert_int_equal(n4cnt(UPF_N4_REPORT_RETX), 0);
+	assert_int_equal(n4cnt(UPF_N4_REPORT_TIMEOUT), 0);
+}
+
+/* Our Heartbeat Response to the UPF's request seq, with recovery */
+static void hb_rsp(uint32_t seq, uint32_t recovery)
+{
+	int n;
+
+	memset(&Q, 0, sizeof(Q));
+	Q.h.type = PFCP_HEARTBEAT_RSP;
+	Q.h.seq = seq;
+	Q.node.has = PFCP_N_RECOVERY;
+	Q.node.recovery = recovery;
+	n = pfcp_encode(&Q, buf, sizeof(buf));
+	assert_true(n > 0);
+	send_from(cli, buf, (size_t)n, 1);
+}
+
+/* TS 29.244 6.2.2 / 7.4.2: the UPF sends a Heartbeat Request (its Recovery Time Stamp) to an
+ * associated CP every heartbeat period (10 s by default); unanswered, it goes again after T1
+ * N1 times (6.4), then the CP is counted unreachable and its sessions kept (the user plane
+ * forwards on); a later answer makes it reachable again, and an answer with another Recovery
+ * Time Stamp purges the CP's sessions (TS 23.007 19A). A response with a wrong sequence number
+ * is stale. */
+static void t_heartbeat_out(void **state)
+{
+	uint64_t t0;
+	uint32_t seq;
+
+	(void)state;
+	t0 = mono_ns();
+	associate(1, CP_RECOVERY);
+	establish(2, 0xac1, UE, 0, NULL);
+	/* the period starts at the first tick after the setup */
+	assert_int_equal(upf_n4_tick(N, t0), 0);
+	assert_int_equal(upf_n4_tick(N, t0 + 9000000000ull), 0);
+	no_answer();
+	assert_int_equal(upf_n4_tick(N, t0 + 10100000000ull), 1);
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	assert_int_equal(R.h.type, PFCP_HEARTBEAT_REQ);
+	assert_true(R.node.has & PFCP_N_RECOVERY);
+	assert_int_equal(R.node.recovery, RECOVERY);
+	seq = R.h.seq;
+	hb_rsp(seq + 1, CP_RECOVERY);           /* not ours */
+	assert_int_equal(n4cnt(UPF_N4_RX_STALE_RSP), 1);
+	hb_rsp(seq, CP_RECOVERY);
+	assert_int_equal(n4cnt(UPF_N4_HB_ANSWERED), 1);
+	hb_rsp(seq, CP_RECOVERY);               /* a repeat: stale */
+	assert_int_equal(n4cnt(UPF_N4_RX_STALE_RSP), 2);
+	/* the next one a period after the answer; unanswered: 1 + 3 sends, then unreachable */
+	t0 = mono_ns();
+	assert_int_equal(upf_n4_tick(N, t0 + 10100000000ull), 1);
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	seq = R.h.seq;
+	for (int i = 1; i <= 3; i++) {
+		assert_int_equal(upf_n4_tick(N, t0 + 10100000000ull + (uint64_t)i * 3100000000ull), 1);
+		assert_true(recv_on(cli, NULL, NULL) > 0);
+		assert_int_equal(R.h.type, PFCP_HEARTBEAT_REQ);
+		assert_int_equal(R.h.seq, seq);
+	}
+	assert_int_equal(upf_n4_tick(N, t0 + 10100000000ull + 4 * 3100000000ull), 0);
+	no_answer();
+	assert_int_equal(n4cnt(UPF_N4_CP_UNREACHABLE), 1);
+	assert_int_equal(n4cnt(UPF_N4_HB_SENT), 5);
+	assert_int_equal(upf_n4_sessions(N), 1);          /* kept */
+	/* the next period: the CP answers, with a new Recovery Time Stamp: its sessions go */
+	assert_int_equal(upf_n4_tick(N, t0 + 10100000000ull + 4 * 3100000000ull + 10100000000ull), 1);
+	assert_true(recv_on(cli, NULL, NULL) > 0);
+	assert_int_equal(R.h.type, PFCP_HEARTBEAT_REQ);
+	hb_rsp(R.h.seq, CP_RECOVERY + 7);
+	assert_int_equal(n4cnt(UPF_N4_HB_ANSWERED), 2);
+	assert_int_equal(upf_n4_sessions(N), 0);
+	assert_int_equal(n4cnt(UPF_N4_SESS_PURGED), 1);
+	assert_int_equal(n4cnt(UPF_N4_CP_UNREACHABLE), 1);
 }
 
 /* One unsupported rule: cause, offending IE, nothing installed */
@@ -795,6 +979,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_duplicate, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_session, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_report_retx, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_report_retx_deleted, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_heartbeat_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_unsupported, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_restart_release, setup, teardown),
