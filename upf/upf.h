@@ -257,6 +257,22 @@ int upf_n4c_peer_add(struct upf_n4c *c, const struct upf_n4c_peer *pp, struct up
 void upf_n4c_input(struct upf_n4c *c, uint32_t addr, uint16_t port, const uint8_t *buf, size_t len);
 int upf_n4c_fd(const struct upf_n4c *c);
 
+/* The endpoint's own counters (enum upf_n4c_counter, summed over peers). upf_counters() on a
+ * peer's struct upf gives the in-process counters, all 0 over N4: the UPF's data-path counters
+ * are on the UPF (solocore upf's /metrics). */
+enum upf_n4c_counter {
+	UPF_N4C_TX, UPF_N4C_TX_FAILED, UPF_N4C_RX, UPF_N4C_RX_BAD,
+	UPF_N4C_RX_STALE,       /* a response that matches no request in flight (late, duplicate) */
+	UPF_N4C_RX_DUP,         /* a request of the peer seen again: the same answer again */
+	UPF_N4C_RETX, UPF_N4C_TIMEOUT,
+	UPF_N4C_EST, UPF_N4C_MOD, UPF_N4C_DEL, UPF_N4C_REFUSED,
+	UPF_N4C_REPORT, UPF_N4C_DL_DATA, UPF_N4C_ASSOC_UP, UPF_N4C_PEER_LOST,
+	UPF_N4C_SESS_LOST,      /* on_session_lost calls */
+	UPF_N4C__MAX
+};
+int upf_n4c_counters_get(const struct upf_n4c *c, uint64_t *out, size_t n);
+const char *upf_n4c_counter_name(unsigned idx);
+
 /* Can sessions be placed on this UPF now? Always true in process; over PFCP, while the
  * association is up. */
 bool upf_ready(const struct upf *u);

@@ -1,0 +1,668 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * The SMF's N4 client (upf/upf.h "a UPF driven over PFCP", TS 29.244) against the real PFCP
+ * server of `solocore upf` (upf/upf_n4.h) driving the real UPF (XDP program loaded,
+ * UPF_XDP_NONE) in this process. Both run without sockets: what one sends is queued and
+ * delivered to the other by pump(), which can also drop, duplicate or hold datagrams, so
+ * every loss case is deterministic. Short timers (T1 30 ms, N1 2, heartbeat 60 ms) on one
+ * ev loop. Every datagram goes into a pcap that tshark's PFCP dissector decodes at the end.
+ * Needs root (BPF); skips with 77 otherwise. argv: tshark path, build directory.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/ev.h"
+#include "common/pfcp/pfcp.h"
+#include "upf/upf.h"
+#include "upf/upf_n4.h"
+#include "testlib.h"
+#include "pkt.h"
+#include "netns.h"
+
+#define N3 "192.0.2.1"
+#define GNB "192.0.2.2"
+#define UPF_ADDR "127.0.0.1"
+#define SMF_ADDR "127.0.0.2"
+#define MAX_SESS 64
+#define T1_MS 30
+#define N1 2
+#define HB_MS 60
+
+static const char *tshark_path;
+static char pcap_path[512];
+static struct pcapw *W;
+static int n3_if, n6_if;
+
+static struct ev_loop *L;
+static struct upf *U;           /* the UPF's data path */
+static struct upf_n4 *N;        /* its PFCP server */
+static struct upf_n4c *C;       /* the SMF's client */
+static struct upf *P;           /* the peer, as the SMF holds it */
+static uint32_t recovery = 3900000000u;
+
+/* datagrams in flight: dir 0 client -> server, 1 server -> client */
+#define QMAX 512
+static struct dgram { int dir; uint16_t len; uint8_t b[2048]; } q[QMAX];
+static unsigned qn;
+static int drop_to_server, drop_to_client;   /* black holes */
+
+static int up_events, down_events, dl_events, lost_events[4];
+static uint32_t last_dl, last_lost;
+
+static uint32_t ip(const char *s)
+{
+	struct in_addr a;
+
+	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
+	return a.s_addr;
+}
+
+static void record(uint32_t src, uint32_t dst, const uint8_t *b, size_t len)
+{
+	uint8_t pkt[2200];
+
+	pkt_ipv4(pkt, src, dst, 17, PKT_UDP + len);
+	pkt_udp(pkt + PKT_IP, PFCP_PORT, PFCP_PORT, len);
+	memcpy(pkt + PKT_IP + PKT_UDP, b, len);
+	assert_int_equal(pcapw_upper(W, "ip", pkt, PKT_IP + PKT_UDP + len), 0);
+}
+
+static void enqueue(int dir, const uint8_t *b, size_t len)
+{
+	assert_true(qn < QMAX);
+	assert_true(len <= sizeof(q[0].b));
+	q[qn].dir = dir;
+	q[qn].len = (uint16_t)len;
+	memcpy(q[qn].b, b, len);
+	qn++;
+}
+
+static void c_send(void *arg, uint32_t addr, uint16_t port, const uint8_t *b, size_t len)
+{
+	(void)arg;
+	assert_int_equal(port, PFCP_PORT);
+	if (addr == ip(UPF_ADDR))   /* t_api's other peers are nowhere */
+		enqueue(0, b, len);
+}
+
+static void s_send(void *arg, uint32_t addr, uint16_t port, const uint8_t *b, size_t len)
+{
+	(void)arg;
+	assert_int_equal(addr, ip(SMF_ADDR));
+	assert_int_equal(port, PFCP_PORT);   /* TS 29.244 4.2.2: answers and requests to 8805 */
+	enqueue(1, b, len);
+}
+
+/* Deliver what is queued (and what that produces) now. */
+static void deliver(void)
+{
+	static struct dgram d;
+
+	while (qn) {
+		d = q[0];
+		memmove(q, q + 1, (qn - 1) * sizeof(q[0]));
+		qn--;
+		if ((d.dir == 0 && drop_to_server) || (d.dir == 1 && drop_to_client))
+			continue;
+		if (d.dir == 0) {
+			record(ip(SMF_ADDR), ip(UPF_ADDR), d.b, d.len);
+			upf_n4_input(N, ip(SMF_ADDR), PFCP_PORT, d.b, d.len);
+		} else {
+			record(ip(UPF_ADDR), ip(SMF_ADDR), d.b, d.len);
+			upf_n4c_input(C, ip(UPF_ADDR), PFCP_PORT, d.b, d.len);
+		}
+	}
+}
+
+/* Run the loop (timers) and deliver for ms. */
+static void pump(int ms)
+{
+	uint64_t end = ev_update_now(L) + (uint64_t)ms * 1000000u;
+
+	deliver();
+	while (ev_update_now(L) < end) {
+		ev_run_once(L, 2);
+		deliver();
+	}
+}
+
+static uint64_t ccnt(unsigned idx)
+{
+	uint64_t c[UPF_N4C__MAX];
+
+	assert_int_equal(upf_n4c_counters_get(C, c, UPF_N4C__MAX), 0);
+	return c[idx];
+}
+
+static uint64_t scnt(unsigned idx)
+{
+	uint64_t c[UPF_N4__MAX];
+
+	assert_int_equal(upf_n4_counters(N, c, UPF_N4__MAX), 0);
+	return c[idx];
+}
+
+static void on_up_dl(void *arg, uint32_t id)
+{
+	(void)arg;
+	upf_n4_dl_data(N, id);
+}
+
+static void on_dl(void *arg, uint32_t id)
+{
+	(void)arg;
+	dl_events++;
+	last_dl = id;
+}
+
+static void on_lost(void *arg, uint32_t id, enum upf_lost_reason why)
+{
+	(void)arg;
+	assert_true(why >= UPF_LOST_REFUSED && why <= UPF_LOST_PEER);
+	lost_events[why]++;
+	last_lost = id;
+	/* as the SMF does: the session goes */
+	assert_int_equal(upf_session_remove(P, id), 0);
+}
+
+static void on_state(void *arg, bool up)
+{
+	(void)arg;
+	if (up)
+		up_events++;
+	else
+		down_events++;
+}
+
+static void upf_open_fresh(void)
+{
+	struct upf_params p = {
+		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip(N3), .ue_pool_addr = ip("172.16.0.0"),
+		.ue_pool_plen = 16, .max_sessions = MAX_SESS, .err_ind_per_s = 100, .on_dl_data = on_up_dl,
+	};
+
+	assert_int_equal(upf_open(&p, &U), 0);
+}
+
+static void server_open(void)
+{
+	struct upf_n4_params np = {
+		.upf = U, .loop = L, .addr = ip(UPF_ADDR), .no_socket = true, .send = s_send,
+		.n3_addr = ip(N3), .ue_pool_addr = ip("172.16.0.0"), .ue_pool_plen = 16,
+		.max_sessions = MAX_SESS, .max_teid = MAX_SESS, .recovery_ts = recovery,
+		.t1_ms = T1_MS, .n1 = N1, .heartbeat_ms = 10000,
+	};
+
+	assert_int_equal(upf_n4_open(&np, &N), 0);
+}
+
+static void client_open(void)
+{
+	struct upf_n4c_params cp = {
+		.loop = L, .addr = ip(SMF_ADDR), .max_sessions = MAX_SESS, .heartbeat_ms = HB_MS,
+		.t1_ms = T1_MS, .n1 = N1, .recovery_ts = 3900000100u, .no_socket = true, .send = c_send,
+	};
+	struct upf_n4c_peer pp = {
+		.name = "upf1", .addr = ip(UPF_ADDR), .n3_addr = ip(N3), .on_dl_data = on_dl,
+		.on_session_lost = on_lost, .on_state = on_state,
+	};
+
+	assert_int_equal(upf_n4c_open(&cp, &C), 0);
+	assert_int_equal(upf_n4c_peer_add(C, &pp, &P), 0);
+}
+
+static int setup(void **state)
+{
+	int err;
+
+	(void)state;
+	qn = 0;
+	drop_to_server = drop_to_client = 0;
+	up_events = down_events = dl_events = 0;
+	memset(lost_events, 0, sizeof(lost_events));
+	L = ev_loop_new(&err);
+	if (!L)
+		return -1;
+	upf_open_fresh();
+	server_open();
+	client_open();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	upf_n4c_close(C);
+	drop_to_client = 1;   /* C is gone */
+	deliver();            /* the Association Release Request reaches the server */
+	upf_n4_close(N);
+	upf_close(U);
+	ev_loop_free(L);
+	C = NULL;
+	N = NULL;
+	U = NULL;
+	P = NULL;
+	return 0;
+}
+
+static struct upf_session_rule rule(unsigned k, enum upf_dl_state st)
+{
+	struct upf_session_rule r = {
+		.ul_teid = 10 + k % 32, .ue_addr = htonl(ntohl(ip("172.16.0.10")) + k), .gnb_addr = ip(GNB),
+		.gnb_teid = 0x1000 + k, .qfi = 9, .ambr_ul_bps = 50000000, .ambr_dl_bps = 100000000,
+		.dl_state = st,
+	};
+
+	if (st == UPF_DL_BUFFER)
+		r.gnb_addr = r.gnb_teid = 0;
+	return r;
+}
+
+static int create(struct upf *u, uint32_t id, unsigned k)
+{
+	struct upf_session_rule r = rule(k, UPF_DL_ACTIVE);
+
+	return upf_session_create(u, id, &r);
+}
+
+static int modify(struct upf *u, uint32_t id, unsigned k)
+{
+	struct upf_session_rule r = rule(k, UPF_DL_ACTIVE);
+
+	return upf_session_modify(u, id, &r);
+}
+
+static void associate(void)
+{
+	pump(5);
+	assert_int_equal(up_events, 1);
+	assert_true(upf_ready(P));
+	assert_int_equal(upf_n4_associations(N), 1);
+}
+
+/* TS 29.244 6.2.6.2.1: the CP sets the association up; 6.2.2: heartbeats both ways */
+static void t_assoc(void **state)
+{
+	(void)state;
+	assert_false(upf_ready(P));
+	assert_int_equal(upf_n3_addr(P), ip(N3));
+	associate();
+	assert_int_equal(ccnt(UPF_N4C_ASSOC_UP), 1);
+	pump(4 * HB_MS);
+	assert_true(scnt(UPF_N4_HEARTBEAT) >= 2);       /* ours, answered */
+	assert_int_equal(ccnt(UPF_N4C_TIMEOUT), 0);
+	assert_int_equal(down_events, 0);
+	assert_int_equal(ccnt(UPF_N4C_RX_BAD), 0);
+}
+
+/* Establishment, modification (BUFF <-> FORW, TS 23.502 4.2.3.2 / 4.2.6), deletion */
+static void t_sessions(void **state)
+{
+	struct upf_session_rule r0 = rule(0, UPF_DL_ACTIVE), r1 = rule(1, UPF_DL_BUFFER);
+	struct upf_session_stats st;
+
+	(void)state;
+	assert_int_equal(upf_session_create(P, 0, &r0), -ENOTCONN);   /* no association yet */
+	associate();
+	assert_int_equal(upf_session_create(P, 0, &r0), 0);
+	assert_int_equal(upf_session_create(P, 1, &r1), 0);
+	assert_int_equal(upf_session_create(P, 1, &r1), -EEXIST);
+	pump(5);
+	assert_int_equal(upf_n4_sessions(N), 2);
+	assert_int_equal(scnt(UPF_N4_SESS_EST), 2);
+	/* three changes before any answer: one modification in flight, the rest coalesced */
+	r1.dl_state = UPF_DL_ACTIVE;
+	r1.gnb_addr = ip(GNB);
+	r1.gnb_teid = 0x2001;
+	assert_int_equal(upf_session_modify(P, 1, &r1), 0);
+	r1.gnb_teid = 0x2002;
+	assert_int_equal(upf_session_modify(P, 1, &r1), 0);
+	r1.ambr_dl_bps = 20000000;
+	assert_int_equal(upf_session_modify(P, 1, &r1), 0);
+	pump(5);
+	assert_int_equal(scnt(UPF_N4_SESS_MOD), 2);
+	assert_int_equal(ccnt(UPF_N4C_MOD), 2);
+	/* an unchanged rule sends nothing */
+	assert_int_equal(upf_session_modify(P, 1, &r1), 0);
+	pump(2);
+	assert_int_equal(ccnt(UPF_N4C_MOD), 2);
+	assert_int_equal(upf_session_stats(P, 1, &st), 0);
+	r1.ul_teid++;
+	assert_int_equal(upf_session_modify(P, 1, &r1), -EOPNOTSUPP);
+	assert_int_equal(upf_session_remove(P, 0), 0);
+	assert_int_equal(upf_session_remove(P, 0), -ENOENT);
+	pump(5);
+	assert_int_equal(upf_n4_sessions(N), 1);
+	assert_int_equal(scnt(UPF_N4_SESS_DEL), 1);
+	assert_int_equal(ccnt(UPF_N4C_REFUSED), 0);
+	assert_int_equal(lost_events[UPF_LOST_REFUSED] + lost_events[UPF_LOST_TIMEOUT] +
+			 lost_events[UPF_LOST_PEER], 0);
+}
+
+/* Removed while its establishment is in flight: deleted once answered. Created again at
+ * once on the same id: its establishment follows that deletion (one SEID each). */
+static void t_remove_in_flight(void **state)
+{
+	struct upf_session_rule r = rule(3, UPF_DL_ACTIVE);
+
+	(void)state;
+	associate();
+	assert_int_equal(upf_session_create(P, 3, &r), 0);
+	assert_int_equal(upf_session_remove(P, 3), 0);
+	pump(5);
+	assert_int_equal(upf_n4_sessions(N), 0);
+	assert_int_equal(scnt(UPF_N4_SESS_EST), 1);
+	assert_int_equal(scnt(UPF_N4_SESS_DEL), 1);
+
+	assert_int_equal(upf_session_create(P, 3, &r), 0);
+	pump(5);
+	assert_int_equal(upf_session_remove(P, 3), 0);
+	r.gnb_teid = 0x77;
+	assert_int_equal(upf_session_create(P, 3, &r), 0);   /* same TEID and UE address */
+	pump(5);
+	assert_int_equal(upf_n4_sessions(N), 1);
+	assert_int_equal(scnt(UPF_N4_SESS_EST), 3);
+	assert_int_equal(scnt(UPF_N4_SESS_DEL), 2);
+	assert_int_equal(scnt(UPF_N4_SESS_REJECTED), 0);
+	assert_int_equal(lost_events[UPF_LOST_REFUSED], 0);
+}
+
+/* TS 29.244 7.5.8: Downlink Data Report for a buffering session -> on_dl_data; the report
+ * sent again (our answer lost, 6.4) gets the same answer and no second notification. */
+static void t_dl_report(void **state)
+{
+	struct upf_session_rule r = rule(5, UPF_DL_BUFFER);
+
+	(void)state;
+	associate();
+	assert_int_equal(upf_session_create(P, 7, &r), 0);
+	pump(5);
+	assert_int_equal(upf_n4_sessions(N), 1);
+	for (uint32_t id = 0; id < MAX_SESS; id++)   /* the server's id is its own: try them all */
+		upf_n4_dl_data(N, id);
+	deliver();
+	assert_int_equal(dl_events, 1);
+	assert_int_equal(last_dl, 7);
+	assert_int_equal(scnt(UPF_N4_REPORT_RSP), 1);
+
+	/* the active session reports nothing; back to buffering, a report whose answer is lost */
+	r.dl_state = UPF_DL_ACTIVE;
+	r.gnb_addr = ip(GNB);
+	r.gnb_teid = 9;
+	assert_int_equal(upf_session_modify(P, 7, &r), 0);
+	pump(5);
+	r.dl_state = UPF_DL_BUFFER;
+	assert_int_equal(upf_session_modify(P, 7, &r), 0);
+	pump(5);
+	for (uint32_t id = 0; id < MAX_SESS; id++)
+		upf_n4_dl_data(N, id);
+	/* the Report Request is queued: delivered, the client's answer lost on the way back */
+	assert_int_equal(qn, 1);
+	drop_to_server = 1;
+	deliver();
+	drop_to_server = 0;
+	assert_int_equal(dl_events, 2);
+	pump(3 * T1_MS);   /* the server sends it again, the client answers from its memory */
+	assert_int_equal(dl_events, 2);
+	assert_int_equal(ccnt(UPF_N4C_RX_DUP), 1);
+	assert_int_equal(scnt(UPF_N4_REPORT_RETX), 1);
+	assert_int_equal(scnt(UPF_N4_REPORT_RSP), 2);
+	assert_int_equal(scnt(UPF_N4_REPORT_TIMEOUT), 0);
+}
+
+/* A rule the UPF refuses (a UE address outside its pool, 8.2.1 cause): on_session_lost
+ * REFUSED, and the remove the SMF does then sends nothing more. */
+static void t_refused(void **state)
+{
+	struct upf_session_rule r = rule(0, UPF_DL_ACTIVE);
+
+	(void)state;
+	associate();
+	r.ue_addr = ip("10.99.0.1");
+	assert_int_equal(upf_session_create(P, 2, &r), 0);
+	pump(5);
+	assert_int_equal(lost_events[UPF_LOST_REFUSED], 1);
+	assert_int_equal(last_lost, 2);
+	assert_int_equal(ccnt(UPF_N4C_REFUSED), 1);
+	assert_int_equal(scnt(UPF_N4_SESS_REJECTED), 1);
+	assert_int_equal(ccnt(UPF_N4C_DEL), 0);
+	assert_int_equal(upf_n4_sessions(N), 0);
+	assert_int_equal(create(P, 2, 0), 0);
+	pump(5);
+	assert_int_equal(upf_n4_sessions(N), 1);
+}
+
+/* No answers at all: each request sent N1 more times with the same bytes (6.4), then
+ * on_session_lost TIMEOUT; the heartbeat likewise, then the peer is lost (on_state false,
+ * sessions PEER) and association setup goes on until it answers again. */
+static void t_timeout(void **state)
+{
+	struct upf_session_rule r = rule(0, UPF_DL_ACTIVE);
+
+	(void)state;
+	associate();
+	assert_int_equal(upf_session_create(P, 4, &r), 0);
+	pump(5);
+	drop_to_server = 1;
+	r.gnb_teid = 0x4444;
+	assert_int_equal(upf_session_modify(P, 4, &r), 0);
+	assert_int_equal(create(P, 5, 1), 0);
+	pump((N1 + 2) * T1_MS + 10);
+	assert_int_equal(lost_events[UPF_LOST_TIMEOUT], 2);
+	assert_true(ccnt(UPF_N4C_RETX) >= 2 * N1);
+	pump(HB_MS + (N1 + 2) * T1_MS + 10);
+	assert_int_equal(ccnt(UPF_N4C_PEER_LOST), 1);
+	assert_int_equal(down_events, 1);
+	assert_false(upf_ready(P));
+	assert_int_equal(upf_session_create(P, 6, &r), -ENOTCONN);
+	drop_to_server = 0;
+	pump(2 * HB_MS + (N1 + 2) * T1_MS);
+	assert_true(upf_ready(P));
+	assert_int_equal(up_events, 2);
+	assert_int_equal(upf_session_create(P, 6, &r), 0);
+	pump(5);
+	assert_true(upf_n4_sessions(N) >= 1);
+}
+
+/* TS 23.007 19A: the UPF restarts (another Recovery Time Stamp): every session of it is
+ * lost (PEER), the association is set up again, new sessions go on. */
+static void t_restart(void **state)
+{
+	(void)state;
+	associate();
+	for (unsigned k = 0; k < 3; k++)
+		assert_int_equal(create(P, k, k), 0);
+	pump(5);
+	assert_int_equal(upf_n4_sessions(N), 3);
+	upf_n4_close(N);   /* a new process: new maps, another Recovery Time Stamp */
+	upf_close(U);
+	upf_open_fresh();
+	recovery++;
+	server_open();
+	pump(2 * HB_MS);
+	assert_int_equal(lost_events[UPF_LOST_PEER], 3);
+	assert_int_equal(ccnt(UPF_N4C_PEER_LOST), 1);
+	assert_int_equal(down_events, 1);
+	pump(5);
+	assert_int_equal(up_events, 2);
+	assert_true(upf_ready(P));
+	assert_int_equal(create(P, 0, 0), 0);
+	pump(5);
+	assert_int_equal(upf_n4_sessions(N), 1);
+	assert_int_equal(ccnt(UPF_N4C_DEL), 0);   /* nothing deleted on a UPF that lost it all */
+}
+
+/* Input a UPF must not be able to hurt us with: garbage, a truncated message, a response
+ * nobody asked for (stale sequence number), a duplicate response, a report for a session we
+ * do not have (cause 65, 7.5.9), a sender that is not our peer. None changes a session. */
+static void t_garbage(void **state)
+{
+	static const uint8_t junk[] = { 0xff, 0x00, 0x01 };
+	static struct pfcp_msg m;
+	static uint8_t b[512];
+	int n;
+
+	(void)state;
+	associate();
+	assert_int_equal(create(P, 1, 1), 0);
+	pump(5);
+	upf_n4c_input(C, ip(UPF_ADDR), PFCP_PORT, junk, sizeof(junk));
+	assert_int_equal(ccnt(UPF_N4C_RX_BAD), 1);
+
+	memset(&m, 0, sizeof(m));
+	m.h.type = PFCP_SESS_EST_RSP;
+	m.h.seq = 0x123456;
+	m.h.seid = 1;
+	m.rsp.has = PFCP_SRSP_CAUSE | PFCP_SRSP_NODE_ID;
+	m.rsp.node_id.type = PFCP_NODE_IPV4;
+	m.rsp.cause = PFCP_CAUSE_ACCEPTED;
+	n = pfcp_encode(&m, b, sizeof(b));
+	assert_true(n > 0);
+	record(ip(UPF_ADDR), ip(SMF_ADDR), b, (size_t)n);
+	upf_n4c_input(C, ip(UPF_ADDR), PFCP_PORT, b, (size_t)n);
+	assert_int_equal(ccnt(UPF_N4C_RX_STALE), 1);
+	upf_n4c_input(C, ip(UPF_ADDR), PFCP_PORT, b, (size_t)n - 2);   /* truncated */
+	assert_int_equal(ccnt(UPF_N4C_RX_BAD), 2);
+	upf_n4c_input(C, ip("127.0.0.9"), PFCP_PORT, b, (size_t)n);     /* not our peer */
+	assert_int_equal(ccnt(UPF_N4C_RX_BAD), 3);
+
+	memset(&m, 0, sizeof(m));
+	m.h.type = PFCP_SESS_REPORT_REQ;
+	m.h.seq = 77;
+	m.h.seid = (uint64_t)9 << 32 | 2;
+	m.rep.has = PFCP_SRR_TYPE | PFCP_SRR_DL_REPORT;
+	m.rep.type = PFCP_RPT_DLDR;
+	m.rep.dl.has = PFCP_DLDR_PDR_ID;
+	m.rep.dl.n_pdr = 1;
+	m.rep.dl.pdr_id[0] = 2;
+	n = pfcp_encode(&m, b, sizeof(b));
+	record(ip(UPF_ADDR), ip(SMF_ADDR), b, (size_t)n);
+	upf_n4c_input(C, ip(UPF_ADDR), PFCP_PORT, b, (size_t)n);
+	assert_int_equal(qn, 1);
+	assert_true(pfcp_decode(q[0].b, q[0].len, &m, NULL) > 0);
+	assert_int_equal(m.h.type, PFCP_SESS_REPORT_RSP);
+	assert_int_equal(m.h.seq, 77);
+	assert_int_equal(m.rep_rsp.cause, PFCP_CAUSE_SESSION_NOT_FOUND);
+	record(ip(SMF_ADDR), ip(UPF_ADDR), q[0].b, q[0].len);
+	qn = 0;
+	assert_int_equal(dl_events, 0);
+	pump(3 * HB_MS);
+	assert_int_equal(upf_n4_sessions(N), 1);
+	assert_int_equal(lost_events[UPF_LOST_REFUSED] + lost_events[UPF_LOST_TIMEOUT] +
+			 lost_events[UPF_LOST_PEER], 0);
+	assert_true(upf_ready(P));
+}
+
+/* Bad arguments: the in-process error codes */
+static void t_api(void **state)
+{
+	struct upf_n4c_peer pp = { .name = "x", .addr = ip(UPF_ADDR), .n3_addr = ip(N3), .on_session_lost = on_lost };
+	struct upf_session_rule r = rule(0, UPF_DL_ACTIVE);
+	struct upf_n4c_params bad = { .loop = NULL, .addr = ip(SMF_ADDR), .max_sessions = 1 };
+	struct upf_n4c *c2;
+	struct upf *u2, *u3;
+
+	(void)state;
+	assert_int_equal(upf_n4c_open(&bad, &c2), -EINVAL);
+	bad.loop = L;
+	bad.max_sessions = 0;
+	assert_int_equal(upf_n4c_open(&bad, &c2), -EINVAL);
+	assert_int_equal(upf_n4c_peer_add(C, &pp, &u2), -EEXIST);
+	pp.on_session_lost = NULL;
+	pp.addr = ip("127.0.0.50");
+	assert_int_equal(upf_n4c_peer_add(C, &pp, &u2), -EINVAL);
+	pp.on_session_lost = on_lost;
+	for (unsigned k = 1; k < UPF_N4C_PEER_MAX; k++) {
+		pp.addr = htonl(ntohl(ip("127.0.1.0")) + k);
+		assert_int_equal(upf_n4c_peer_add(C, &pp, &u2), 0);
+	}
+	pp.addr = ip("127.0.2.1");
+	assert_int_equal(upf_n4c_peer_add(C, &pp, &u3), -ENOSPC);
+	assert_null(u3);
+	upf_close(u2);   /* removes that peer only */
+	assert_int_equal(upf_n4c_peer_add(C, &pp, &u2), 0);
+	associate();
+	assert_int_equal(upf_session_create(P, MAX_SESS, &r), -ERANGE);
+	r.ue_addr = 0;
+	assert_int_equal(upf_session_create(P, 0, &r), -EINVAL);
+	r = rule(0, UPF_DL_ACTIVE);
+	r.gnb_addr = 0;
+	assert_int_equal(upf_session_create(P, 0, &r), -EINVAL);
+	r = rule(0, UPF_DL_ACTIVE);
+	r.qfi = 64;
+	assert_int_equal(upf_session_create(P, 0, &r), -EINVAL);
+	assert_int_equal(modify(P, 0, 0), -ENOENT);
+	assert_int_equal(upf_session_remove(P, 0), -ENOENT);
+	assert_int_equal(upf_fwd_create(P, 0, ip(GNB), 1), -EOPNOTSUPP);
+	assert_int_equal(create(u2, 0, 0), -ENOTCONN);
+	assert_int_equal(create(P, 0, 0), 0);
+	assert_int_equal(upf_session_remove(u2, 0), -ENOENT);   /* another peer's */
+	assert_int_equal(upf_n4c_counter_name(UPF_N4C__MAX), NULL);
+	assert_string_equal(upf_n4c_counter_name(UPF_N4C_RETX), "retx");
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (tn_unshare_net() || tn_fib_setup(&n3_if, &n6_if))
+		return -1;
+	W = pcapw_open(pcap_path, PCAPW_EXPORTED_PDU);
+	return W ? 0 : -1;
+}
+
+/* Everything the client sent and received through tshark: no malformed frame, no error;
+ * the F-TEID is the SMF's (no CHOOSE), the buffering FAR asks for a notification. */
+static int group_teardown(void **state)
+{
+	(void)state;
+	if (pcapw_close(W))
+		return -1;
+	if (tshark_expert(tshark_path, pcap_path, NULL) != 0)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y _ws.malformed", NULL) != 0)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 50 && pfcp.f_teid_flags.ch == 1'", NULL) != 0)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 50 && pfcp.f_teid.teid'", NULL) < 1)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 52 && pfcp.apply_action.nocp == 1'", NULL) < 1)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 57 && pfcp.cause == 65'", NULL) != 1)
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = tn_require_root_bpf("upf_n4c");
+
+	if (rc)
+		return rc;
+	tshark_path = argc > 1 ? argv[1] : "tshark";
+	rc = tshark_require(tshark_path, "check the N4 client's exchange");
+	if (rc)
+		return rc;
+	snprintf(pcap_path, sizeof(pcap_path), "%s/upf_n4c.pcap", argc > 2 ? argv[2] : ".");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(t_assoc, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_sessions, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_remove_in_flight, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_dl_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_api, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

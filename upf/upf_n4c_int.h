@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* The N4 client's internals, shared by upf_n4c.c (endpoint, transactions, associations) and
+ * upf_n4c_sess.c (sessions). */
+#ifndef SOLOCORE_UPF_UPF_N4C_INT_H
+#define SOLOCORE_UPF_UPF_N4C_INT_H
+
+#include "common/ev.h"
+#include "common/pfcp/pfcp.h"
+#include "upf/upf_int.h"
+
+#define N4C_MOD "n4c"
+#define N4C_NONE UINT32_MAX
+#define N4C_DUP_RING 32      /* requests of a peer remembered for duplicate detection */
+
+/* What a transaction is for: how to build its bytes again (a retransmission is the same
+ * message with the same sequence number, TS 29.244 6.4) and what its answer means. */
+enum n4c_txn_kind { TXN_FREE = 0, TXN_SETUP, TXN_HB, TXN_RELEASE, TXN_EST, TXN_MOD, TXN_DEL };
+
+struct n4c_txn {
+	uint8_t kind;
+	uint8_t peer;
+	uint8_t tries;           /* retransmissions so far */
+	uint32_t seq;
+	uint32_t sess;           /* session id (EST / MOD / DEL) */
+	uint32_t gen;            /* generation of the session the request was for */
+	uint64_t up_seid;        /* MOD / DEL: the UPF's SEID */
+	uint64_t due_ns;
+	uint32_t prev, next;     /* retransmission FIFO (every request shares T1) */
+};
+
+/* A session, as the SMF wants it (want, r) and as the peer has it (have, sent): the one
+ * function n4c_sess_sync() sends what makes the second the first, one request at a time. */
+struct n4c_sess {
+	uint8_t peer;            /* index of the peer of want */
+	uint8_t have_peer;       /* ... and of have (they differ while a session moves) */
+	bool want;               /* between upf_session_create and _remove */
+	bool have;               /* established on the peer (up_seid valid) */
+	bool lost;               /* on_session_lost called for this generation */
+	uint32_t busy;           /* transaction index + 1 in flight; 0: none */
+	uint32_t gen;            /* generation of want, bumped by each create */
+	uint32_t have_gen;       /* generation the peer's session was established for */
+	uint64_t up_seid;
+	struct upf_session_rule r;       /* wanted */
+	struct upf_session_rule sent;    /* what the peer has, or is being sent */
+	struct upf_session_stats st;     /* volumes of the last Usage Report */
+};
+
+enum n4c_as_state { AS_IDLE = 0, AS_SETUP, AS_UP, AS__N };
+
+/* A peer UPF; struct upf's `remote` points here. */
+struct upf_n4c_p {
+	bool used;
+	struct upf_n4c_peer pp;
+	char name[32];
+	struct upf_n4c *c;
+	struct upf *u;           /* what the SMF holds */
+	uint8_t idx;
+	enum n4c_as_state st;    /* written by n4c_as_dispatch() only */
+	uint32_t recovery;       /* the peer's Recovery Time Stamp of this association */
+	uint32_t hb_txn;         /* heartbeat in flight, N4C_NONE: none */
+	uint32_t setup_txn;      /* our Association Setup Request in flight */
+	const char *why;         /* of the last AE_LOST / AE_RESTART, for the log */
+	uint32_t nsess;
+	struct ev_timer timer;   /* heartbeat period, or the setup retry */
+	struct { uint64_t seid; uint32_t seq; uint8_t type; } dup[N4C_DUP_RING];
+	uint8_t dup_next;
+};
+
+struct upf_n4c {
+	struct upf_n4c_params p;
+	int fd;
+	uint32_t recovery;
+	struct upf_n4c_p peers[UPF_N4C_PEER_MAX];
+	struct n4c_sess *sess;   /* max_sessions */
+	struct n4c_txn *txn;     /* txn_mask + 1, indexed by seq & txn_mask */
+	uint32_t txn_mask;
+	uint32_t next_seq;
+	uint32_t fifo_head, fifo_tail;
+	struct ev_timer retx;
+	/* the message being decoded and the one being built (16.5 KB each: not on the stack) */
+	struct pfcp_msg in, out;
+	uint8_t obuf[4096];
+	uint32_t from_addr;
+	uint16_t from_port;
+	uint64_t cnt[UPF_N4C__MAX];
+};
+
+/* upf_n4c.c */
+uint64_t n4c_now_ns(const struct upf_n4c *c);
+/* A new request of this kind to peer: a transaction index, or N4C_NONE when the table is
+ * full (counted TX_FAILED). The caller fills sess / gen / up_seid, then n4c_txn_send(). */
+uint32_t n4c_txn_new(struct upf_n4c *c, uint8_t kind, uint8_t peer);
+/* Build (n4c_sess_build or the node builders) and send transaction i; first send and
+ * retransmissions alike. */
+void n4c_txn_send(struct upf_n4c *c, uint32_t i);
+void n4c_txn_free(struct upf_n4c *c, uint32_t i);
+void n4c_own_node_id(const struct upf_n4c *c, struct pfcp_node_id *id);
+int n4c_send_out(struct upf_n4c *c, const struct upf_n4c_p *p);
+
+/* upf_n4c_sess.c */
+int n4c_sess_init(struct upf_n4c *c);
+/* Fill c->out with the session request of transaction t. 0 or -ENOENT (nothing to send). */
+int n4c_sess_build(struct upf_n4c *c, const struct n4c_txn *t);
+/* The answer (c->in) to transaction t (a copy: slot i is already free), or its timeout
+ * (rsp false). */
+void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool rsp);
+/* Session Report Request (c->in) from peer p: answered, then on_dl_data. */
+void n4c_sess_report(struct upf_n4c *c, struct upf_n4c_p *p);
+/* Peer p lost its sessions (or is being removed: notify false): forget them. */
+void n4c_sess_peer_lost(struct upf_n4c *c, struct upf_n4c_p *p, bool notify);
+
+#endif

@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * Sessions over N4 (TS 29.244 7.5): upf_session_create / _modify / _remove on a PFCP peer.
+ *
+ * Each session slot holds what the SMF wants (want, r) and what the peer has (have, sent).
+ * sess_sync() is the one place that decides the next request: Deletion when the peer has a
+ * session the SMF no longer wants (removed, re-created, moved to another peer, lost),
+ * Establishment when the SMF wants one the peer has not, Modification when the rules differ.
+ * One request per session is in flight; what the SMF changes meanwhile goes in the next one
+ * (coalesced), so a remove during an establishment deletes the session once it is answered,
+ * and the slot can be created again at once: its establishment follows that deletion.
+ *
+ * The rule set is the usual SMF's (TS 23.502 4.3.2.2.1 step 10a), the one `solocore upf`
+ * and any standard UPF take:
+ *   PDR 1  uplink: Source Access, F-TEID {ul_teid, the peer's N3 address} (CP allocation,
+ *          5.5.3.1), Outer Header Removal GTP-U/UDP/IPv4, FAR 1, QER 1, URR 1
+ *   PDR 2  downlink: Source Core, UE IP address (destination), FAR 2, QER 1, URR 1
+ *   FAR 1  FORW to Core;  FAR 2  FORW + Outer Header Creation to the gNB, or BUFF | NOCP
+ *   QER 1  gates open, MBR = session-AMBR (kbps), QFI;  URR 1  volume measurement
+ * A modification updates FAR 2 and QER 1 (the tunnel, the state, the AMBR, the QFI); a change
+ * of TEID or UE address is refused (-EOPNOTSUPP): the SMF keeps both for a session's life.
+ *
+ * CP SEID = generation << 32 | (id + 1): a report names its slot directly, and one for an
+ * earlier session of the same slot is told apart.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "upf/upf_n4c_int.h"
+
+enum { PDR_UL = 1, PDR_DL = 2, FAR_UL = 1, FAR_DL = 2, QER_1 = 1, URR_1 = 1 };
+
+int n4c_sess_init(struct upf_n4c *c)
+{
+	/* all zeros is a free slot: pages of slots never used are never touched */
+	c->sess = calloc(c->p.max_sessions, sizeof(*c->sess));
+	return c->sess ? 0 : -ENOMEM;
+}
+
+static uint64_t cp_seid(uint32_t gen, uint32_t id)
+{
+	return (uint64_t)gen << 32 | (id + 1);
+}
+
+static void lost(struct upf_n4c *c, uint32_t id, enum upf_lost_reason why)
+{
+	struct n4c_sess *s = &c->sess[id];
+	struct upf_n4c_p *p = &c->peers[s->peer];
+
+	if (!s->want || s->lost)
+		return;
+	s->lost = true;
+	c->cnt[UPF_N4C_SESS_LOST]++;
+	p->pp.on_session_lost(p->pp.cb_arg, id, why);
+}
+
+static void send_req(struct upf_n4c *c, uint32_t id, uint8_t kind, uint8_t peer)
+{
+	struct n4c_sess *s = &c->sess[id];
+	uint32_t i = n4c_txn_new(c, kind, peer);
+
+	if (i == N4C_NONE) {   /* cannot happen: the table holds one request per session */
+		if (kind == TXN_DEL)
+			s->have = false;
+		else
+			lost(c, id, UPF_LOST_TIMEOUT);
+		return;
+	}
+	c->txn[i].sess = id;
+	c->txn[i].gen = kind == TXN_EST ? s->gen : s->have_gen;
+	c->txn[i].up_seid = s->up_seid;
+	s->busy = i + 1;
+	c->cnt[kind == TXN_EST ? UPF_N4C_EST : kind == TXN_MOD ? UPF_N4C_MOD : UPF_N4C_DEL]++;
+	n4c_txn_send(c, i);
+}
+
+static bool rule_eq(const struct upf_session_rule *a, const struct upf_session_rule *b)
+{
+	return a->ul_teid == b->ul_teid && a->ue_addr == b->ue_addr && a->gnb_addr == b->gnb_addr &&
+	       a->gnb_teid == b->gnb_teid && a->qfi == b->qfi && a->ambr_ul_bps == b->ambr_ul_bps &&
+	       a->ambr_dl_bps == b->ambr_dl_bps && a->dl_state == b->dl_state;
+}
+
+static void sess_sync(struct upf_n4c *c, uint32_t id)
+{
+	struct n4c_sess *s = &c->sess[id];
+	bool current = s->want && !s->lost && s->have_peer == s->peer && s->have_gen == s->gen;
+
+	if (s->busy)
+		return;
+	if (s->have && !current) {
+		send_req(c, id, TXN_DEL, s->have_peer);
+	} else if (!s->have && s->want && !s->lost) {
+		if (c->peers[s->peer].st != AS_UP) {
+			lost(c, id, UPF_LOST_PEER);   /* it went down while a deletion went first */
+			return;
+		}
+		s->sent = s->r;
+		s->have_peer = s->peer;
+		send_req(c, id, TXN_EST, s->peer);
+	} else if (s->have && !rule_eq(&s->sent, &s->r)) {
+		s->sent = s->r;
+		send_req(c, id, TXN_MOD, s->peer);
+	}
+}
+
+/* ---- messages ---- */
+
+static void ipv4(uint8_t *to, uint32_t a)
+{
+	memcpy(to, &a, 4);
+}
+
+static void pdr(struct pfcp_pdr *d, uint16_t id, uint8_t src_if, uint32_t far)
+{
+	memset(d, 0, sizeof(*d));
+	d->has = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID | PFCP_PDR_QER_ID |
+		 PFCP_PDR_URR_ID;
+	d->pdr_id = id;
+	d->precedence = 255;
+	d->pdi.has = PFCP_PDI_SRC_IF;
+	d->pdi.src_if = src_if;
+	d->far_id = far;
+	d->n_qer = 1;
+	d->qer_id[0] = QER_1;
+	d->n_urr = 1;
+	d->urr_id[0] = URR_1;
+}
+
+/* FAR 2 (Create FAR 7.5.2.3, or Update FAR 7.5.4.3: the same fields) */
+static void far_dl(struct pfcp_far *f, const struct upf_session_rule *r)
+{
+	memset(f, 0, sizeof(*f));
+	f->has = PFCP_FAR_ID | PFCP_FAR_APPLY;
+	f->far_id = FAR_DL;
+	if (r->dl_state == UPF_DL_BUFFER) {
+		/* 5.2.3.1: buffer and notify the CP of the first packet (Downlink Data Report) */
+		f->apply = PFCP_AA_BUFF | PFCP_AA_NOCP;
+		return;
+	}
+	f->apply = PFCP_AA_FORW;
+	f->has |= PFCP_FAR_FWD;
+	f->fwd.has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC;
+	f->fwd.dest_if = PFCP_IF_ACCESS;
+	f->fwd.ohc.desc = PFCP_OHC_GTPU4;
+	f->fwd.ohc.teid = r->gnb_teid;
+	ipv4(f->fwd.ohc.ipv4, r->gnb_addr);
+}
+
+static uint64_t kbps(uint64_t bps)
+{
+	return (bps + 999) / 1000;   /* 8.2.8: kbps; rounded up, never below what was granted */
+}
+
+static void qer(struct pfcp_qer *q, const struct upf_session_rule *r)
+{
+	memset(q, 0, sizeof(*q));
+	q->has = PFCP_QER_ID | PFCP_QER_GATE;
+	q->qer_id = QER_1;
+	q->gate = PFCP_GATE_OPEN << 2 | PFCP_GATE_OPEN;
+	if (r->ambr_ul_bps || r->ambr_dl_bps) {
+		q->has |= PFCP_QER_MBR;
+		q->mbr.ul = kbps(r->ambr_ul_bps);
+		q->mbr.dl = kbps(r->ambr_dl_bps);
+	}
+	if (r->qfi) {
+		q->has |= PFCP_QER_QFI;
+		q->qfi = r->qfi;
+	}
+}
+
+static void build_est(struct upf_n4c *c, const struct upf_n4c_p *p, const struct upf_session_rule *r, uint64_t seid)
+{
+	struct pfcp_sess_est_req *e = &c->out.est;
+
+	memset(e, 0, sizeof(*e));
+	c->out.h.type = PFCP_SESS_EST_REQ;
+	c->out.h.seid = 0;   /* 7.2.2.4.2: no UP SEID yet */
+	e->has = PFCP_SER_NODE_ID | PFCP_SER_F_SEID | PFCP_SER_PDR | PFCP_SER_FAR | PFCP_SER_QER | PFCP_SER_URR;
+	n4c_own_node_id(c, &e->node_id);
+	e->cp_fseid.flags = PFCP_ADDR_V4;
+	e->cp_fseid.seid = seid;
+	ipv4(e->cp_fseid.ipv4, c->p.addr);
+	if (r->ul_teid) {
+		struct pfcp_pdr *d = &e->pdr[e->n_pdr++];
+
+		pdr(d, PDR_UL, PFCP_IF_ACCESS, FAR_UL);
+		d->has |= PFCP_PDR_OHR;
+		d->ohr.desc = PFCP_OHR_GTPU_UDP_IPV4;
+		d->pdi.has |= PFCP_PDI_F_TEID;
+		d->pdi.fteid.flags = PFCP_FTEID_V4;
+		d->pdi.fteid.teid = r->ul_teid;
+		ipv4(d->pdi.fteid.ipv4, p->pp.n3_addr);
+		e->far[e->n_far++] = (struct pfcp_far){ .has = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD,
+						       .far_id = FAR_UL, .apply = PFCP_AA_FORW,
+						       .fwd = { .has = PFCP_FWD_DEST_IF, .dest_if = PFCP_IF_CORE } };
+	}
+	pdr(&e->pdr[e->n_pdr], PDR_DL, PFCP_IF_CORE, FAR_DL);
+	e->pdr[e->n_pdr].pdi.has |= PFCP_PDI_UE_IP;
+	e->pdr[e->n_pdr].pdi.ue_ip.flags = PFCP_UEIP_V4 | PFCP_UEIP_SD;
+	ipv4(e->pdr[e->n_pdr].pdi.ue_ip.ipv4, r->ue_addr);
+	e->n_pdr++;
+	far_dl(&e->far[e->n_far++], r);
+	e->n_qer = 1;
+	qer(&e->qer[0], r);
+	e->n_urr = 1;
+	e->urr[0] = (struct pfcp_urr){ .has = PFCP_URR_ID | PFCP_URR_METHOD | PFCP_URR_TRIGGERS,
+				       .urr_id = URR_1, .method = PFCP_MM_VOLUM };
+}
+
+int n4c_sess_build(struct upf_n4c *c, const struct n4c_txn *t)
+{
+	const struct n4c_sess *s = &c->sess[t->sess];
+
+	memset(&c->out.h, 0, sizeof(c->out.h));
+	switch (t->kind) {
+	case TXN_EST:
+		build_est(c, &c->peers[t->peer], &s->sent, cp_seid(t->gen, t->sess));
+		return 0;
+	case TXN_MOD:   /* 7.5.4 */
+		c->out.h.type = PFCP_SESS_MOD_REQ;
+		c->out.h.seid = t->up_seid;
+		memset(&c->out.mod, 0, sizeof(c->out.mod));
+		c->out.mod.has = PFCP_SMR_UPD_FAR | PFCP_SMR_UPD_QER;
+		c->out.mod.n_upd_far = 1;
+		far_dl(&c->out.mod.upd_far[0], &s->sent);
+		c->out.mod.n_upd_qer = 1;
+		qer(&c->out.mod.upd_qer[0], &s->sent);
+		return 0;
+	case TXN_DEL:   /* 7.5.6: no IE */
+		c->out.h.type = PFCP_SESS_DEL_REQ;
+		c->out.h.seid = t->up_seid;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void usage(struct n4c_sess *s, const struct pfcp_usage_report *ur, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct pfcp_volume *v = &ur[i].volume;
+
+		if (!(ur[i].has & PFCP_UR_VOLUME))
+			continue;
+		s->st.ul_bytes += v->ul;
+		s->st.dl_bytes += v->dl;
+		s->st.ul_pkts += v->ul_pkts;
+		s->st.dl_pkts += v->dl_pkts;
+	}
+}
+
+void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool rsp)
+{
+	struct n4c_sess *s = &c->sess[t->sess];
+	const struct pfcp_sess_rsp *r = &c->in.rsp;
+	bool ok = rsp && (r->has & PFCP_SRSP_CAUSE) && r->cause == PFCP_CAUSE_ACCEPTED;
+	bool current = s->want && t->gen == s->gen;
+	char a[INET_ADDRSTRLEN];
+
+	if (s->busy != i + 1)
+		return;   /* the peer was lost meanwhile */
+	s->busy = 0;
+	if (!ok)
+		log_rl(LOGL_WARN, N4C_MOD, NULL, "%s: session %u %s %s%s%s%s", c->peers[t->peer].name, t->sess,
+		       t->kind == TXN_EST ? "establishment" : t->kind == TXN_MOD ? "modification" : "deletion",
+		       rsp ? "refused: " : "not answered", rsp ? pfcp_cause_name(r->cause) : "",
+		       rsp && r->offending_ie ? ", offending IE " : "",
+		       rsp && r->offending_ie ? pfcp_ie_name(r->offending_ie) : "");
+	if (rsp && !ok)
+		c->cnt[UPF_N4C_REFUSED]++;
+	switch (t->kind) {
+	case TXN_EST:
+		if (ok && (r->has & PFCP_SRSP_F_SEID)) {
+			s->have = true;
+			s->have_gen = t->gen;
+			s->up_seid = r->up_fseid.seid;
+		} else if (ok) {   /* 7.5.3.1: the UP F-SEID is mandatory when accepted */
+			inet_ntop(AF_INET, &c->peers[t->peer].pp.addr, a, sizeof(a));
+			log_rl(LOGL_WARN, N4C_MOD, NULL, "%s: accepted establishment without UP F-SEID", a);
+			if (current)
+				lost(c, t->sess, UPF_LOST_REFUSED);
+		} else if (current) {
+			/* no answer: the UPF may hold it, but without its SEID we cannot delete it */
+			lost(c, t->sess, rsp ? UPF_LOST_REFUSED : UPF_LOST_TIMEOUT);
+		}
+		break;
+	case TXN_MOD:
+		if (ok) {
+			usage(s, r->usage, r->n_usage);
+			break;
+		}
+		/* 7.5.5: refused, the UPF keeps the earlier rules; 65 or no answer: it has none */
+		if (!rsp || r->cause == PFCP_CAUSE_SESSION_NOT_FOUND)
+			s->have = false;
+		lost(c, t->sess, rsp ? UPF_LOST_REFUSED : UPF_LOST_TIMEOUT);
+		break;
+	case TXN_DEL:
+		s->have = false;
+		break;
+	}
+	sess_sync(c, t->sess);
+}
+
+void n4c_sess_report(struct upf_n4c *c, struct upf_n4c_p *p)
+{
+	uint64_t seid = c->in.h.seid;
+	uint32_t id = (uint32_t)seid - 1, gen = (uint32_t)(seid >> 32);
+	struct n4c_sess *s = id < c->p.max_sessions ? &c->sess[id] : NULL;
+	const struct pfcp_sess_report_req *q = &c->in.rep;
+	bool dl, known = s && s->have && s->have_peer == p->idx && s->have_gen == gen;
+	uint8_t cause = known ? PFCP_CAUSE_ACCEPTED : PFCP_CAUSE_SESSION_NOT_FOUND;
+	bool dup = false;
+
+	/* a retransmission of a report we answered: the same answer, no second notification */
+	for (unsigned k = 0; k < N4C_DUP_RING; k++)
+		if (p->dup[k].seq == c->in.h.seq && p->dup[k].type == PFCP_SESS_REPORT_REQ && p->dup[k].seid == seid)
+			dup = true;
+	memset(&c->out.h, 0, sizeof(c->out.h));
+	memset(&c->out.rep_rsp, 0, sizeof(c->out.rep_rsp));
+	c->out.h.type = PFCP_SESS_REPORT_RSP;
+	c->out.h.seq = c->in.h.seq;
+	c->out.h.seid = known ? s->up_seid : 0;   /* 7.2.2.4.2 */
+	c->out.rep_rsp.has = PFCP_SRRSP_CAUSE;
+	c->out.rep_rsp.cause = cause;
+	dl = known && !dup && (q->type & PFCP_RPT_DLDR) && s->want && !s->lost && s->gen == gen;
+	if (known && !dup && (q->type & PFCP_RPT_USAR))
+		usage(s, q->usage, q->n_usage);
+	if (dup) {
+		c->cnt[UPF_N4C_RX_DUP]++;
+	} else {
+		c->cnt[UPF_N4C_REPORT]++;
+		p->dup[p->dup_next] = (typeof(p->dup[0])){ .seq = c->in.h.seq, .type = PFCP_SESS_REPORT_REQ, .seid = seid };
+		p->dup_next = (uint8_t)((p->dup_next + 1) % N4C_DUP_RING);
+	}
+	n4c_send_out(c, p);
+	/* after the answer: the SMF may send a request of its own from here */
+	if (dl) {
+		c->cnt[UPF_N4C_DL_DATA]++;
+		p->pp.on_dl_data(p->pp.cb_arg, id);
+	}
+}
+
+void n4c_sess_peer_lost(struct upf_n4c *c, struct upf_n4c_p *p, bool notify)
+{
+	for (uint32_t id = 0; id < c->p.max_sessions; id++) {
+		struct n4c_sess *s = &c->sess[id];
+		bool mine = s->want && s->peer == p->idx;
+
+		if (s->busy && c->txn[s->busy - 1].peer == p->idx) {
+			n4c_txn_free(c, s->busy - 1);
+			s->busy = 0;
+		}
+		if (s->have && s->have_peer == p->idx)
+			s->have = false;
+		if (!mine)
+			continue;
+		if (notify) {
+			lost(c, id, UPF_LOST_PEER);
+		} else {   /* the peer is being removed: the SMF holds none of these any more */
+			s->want = false;
+			s->lost = false;
+		}
+	}
+	if (!notify)
+		p->nsess = 0;
+}
+
+/* ---- the calls of upf.h ---- */
+
+/* The slot of id, its rule checked (r non-NULL): 0 when it is this peer's session, -ENOENT
+ * when not (*out set either way), -ERANGE / -EINVAL for a bad argument. */
+static int slot_of(struct upf *u, uint32_t id, const struct upf_session_rule *r, struct n4c_sess **out)
+{
+	struct upf_n4c_p *p = u->remote;
+	struct n4c_sess *s;
+
+	if (id >= p->c->p.max_sessions)
+		return -ERANGE;
+	if (r && (!r->ue_addr || r->qfi > 63 || (r->dl_state == UPF_DL_ACTIVE && !r->gnb_addr) ||
+		  (r->dl_state != UPF_DL_ACTIVE && r->dl_state != UPF_DL_BUFFER)))
+		return -EINVAL;
+	*out = s = &p->c->sess[id];
+	return s->want && s->peer == p->idx ? 0 : -ENOENT;
+}
+
+int upf_n4c_sess_create(struct upf *u, uint32_t id, const struct upf_session_rule *r)
+{
+	struct upf_n4c_p *p = u->remote;
+	struct n4c_sess *s;
+	int rc = slot_of(u, id, r, &s);
+
+	if (rc != -ENOENT)
+		return rc ? rc : -EEXIST;
+	if (s->want)
+		return -EEXIST;   /* another peer's */
+	if (p->st != AS_UP)
+		return -ENOTCONN;
+	s->want = true;
+	s->lost = false;
+	s->peer = p->idx;
+	s->gen = s->gen == UINT32_MAX ? 1 : s->gen + 1;
+	s->r = *r;
+	memset(&s->st, 0, sizeof(s->st));
+	p->nsess++;
+	sess_sync(p->c, id);
+	return 0;
+}
+
+int upf_n4c_sess_modify(struct upf *u, uint32_t id, const struct upf_session_rule *r)
+{
+	struct n4c_sess *s;
+	int rc = slot_of(u, id, r, &s);
+
+	if (rc)
+		return rc;
+	if (s->lost)
+		return -ENOTCONN;
+	if (r->ul_teid != s->r.ul_teid || r->ue_addr != s->r.ue_addr)
+		return -EOPNOTSUPP;
+	s->r = *r;
+	sess_sync(u->remote->c, id);
+	return 0;
+}
+
+int upf_n4c_sess_remove(struct upf *u, uint32_t id)
+{
+	struct n4c_sess *s;
+	int rc = slot_of(u, id, NULL, &s);
+
+	if (rc)
+		return rc;
+	s->want = false;
+	s->lost = false;
+	u->remote->nsess--;
+	sess_sync(u->remote->c, id);
+	return 0;
+}
+
+int upf_n4c_sess_stats(struct upf *u, uint32_t id, struct upf_session_stats *out)
+{
+	struct n4c_sess *s;
+	int rc = slot_of(u, id, NULL, &s);
+
+	if (rc)
+		return rc;
+	*out = s->st;
+	return 0;
+}
