@@ -400,7 +400,12 @@ static void on_pdu_setup(struct rs_gnb *g, const struct ngap_pdu_session_resourc
 		rs_ue_fail(ue, "setup_request_without_nas");
 }
 
-/* 21-22: PDU Session Resource Release Command (TS 38.413 8.2.2): answer, then the NAS. */
+/* 21-22: PDU Session Resource Release Command (TS 38.413 8.2.2): answer, then the NAS. The
+ * same whether it answers the UE's PDU SESSION RELEASE REQUEST or the AMF releases on its own
+ * (a network-requested release, TS 23.502 4.3.4.2): 8.2.2.2, the NG-RAN node releases the
+ * resources of every listed session and lists each in the RESPONSE, then hands the NAS-PDU
+ * (optional, 9.2.1.3) to the UE. The simulator's UEs hold only cfg.psi: another PSI, or none
+ * at all, is the core's mistake and the UE's failure cause. */
 static void on_pdu_release(struct rs_gnb *g, const struct ngap_pdu_session_resource_release_command *c)
 {
 	struct ransim *rs = g->rs;
@@ -426,13 +431,19 @@ static void on_pdu_release(struct rs_gnb *g, const struct ngap_pdu_session_resou
 		rsp->sessions[i].transfer.len = (size_t)n;
 		rsp->n_sessions++;
 	}
-	if (c->n_sessions != 1 || c->sessions[0].id != rs->cfg.psi)
+	if (c->n_sessions == 0)
 		rs_ue_fail(ue, "release_command_sessions");
+	for (i = 0; i < c->n_sessions && i < NGAP_MAX_PDU_SESSIONS; i++) {
+		if (c->sessions[i].id != rs->cfg.psi)
+			rs_ue_fail(ue, "release_command_unknown_psi");
+		else
+			ue->n3_ul_teid = 0;   /* the tunnel is gone: no more uplink on it */
+	}
 	rs_gnb_send_ue(g, ue, m);
+	/* without a NAS-PDU the 5GSM message comes (if at all) in a DL NAS TRANSPORT; a UE waiting
+	 * for its release runs into its guard timer if it never does */
 	if (c->nas.len)
 		rs_ue_nas_rx(ue, c->nas.p, c->nas.len);
-	else
-		rs_ue_fail(ue, "release_command_without_nas");
 }
 
 int rs_gnb_release_request(struct rs_gnb *g, const struct rs_ue *ue)

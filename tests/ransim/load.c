@@ -105,6 +105,11 @@ void load_report(const struct ransim *rs, enum load_mode m, struct load_ho *ho, 
 				(unsigned long long)s->cycles, dps, cl->n ? (double)cl->sum / (double)cl->n / 1000.0 : 0);
 		fprintf(out, "ue_runs_ok %llu\nue_runs_failed %llu\ndl_mac_fail %llu\n", (unsigned long long)s->ues_ok,
 			(unsigned long long)s->ues_failed, (unsigned long long)s->dl_mac_fail);
+		/* TS 24.501 6.3.3: releases the network asked for, and the #39 ones established again */
+		fprintf(out, "pdu_net_released %llu\npdu_net_released_39 %llu\npdu_local_released %llu\n"
+			"pdu_reestablished %llu\n", (unsigned long long)s->pdu_net_released,
+			(unsigned long long)s->pdu_net_released_39, (unsigned long long)s->pdu_local_released,
+			(unsigned long long)s->pdu_reestablished);
 		if (rs->cfg.restart_after_ms)
 			fprintf(out, "gnb_restarts %llu\nrestart_ues %llu\nrestart_svc_ok %llu\n",
 				(unsigned long long)s->gnb_restarts, (unsigned long long)s->restart_ues,

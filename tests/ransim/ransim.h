@@ -185,6 +185,19 @@ unsigned ransim_handover(struct ransim *rs);
  * went out, -EAGAIN when it cannot move now (no session with its user plane up, a handover
  * still running, a failure, a gNB not READY), -ENOENT, or another -errno. */
 int ransim_handover_ue(struct ransim *rs, unsigned idx);
+/* UE idx, REGISTERED and connected with its plan done (dereg none) or between steps: the gNB
+ * releases it to CM-IDLE (UE CONTEXT RELEASE REQUEST, TS 38.413 8.3.2, user inactivity); the UE
+ * keeps its PDU session without a user plane and stays idle (TS 23.502 4.2.6) until
+ * ransim_ue_service(). 0 once the request went out, -ENOENT, -EAGAIN (not in that state). */
+int ransim_ue_idle(struct ransim *rs, unsigned idx);
+/* UE idx, CM-IDLE by ransim_ue_idle(): SERVICE REQUEST (TS 24.501 5.6.1.2) with the uplink data
+ * and PDU session status of the session it holds. 0, -ENOENT, -EAGAIN (not CM-IDLE yet). */
+int ransim_ue_service(struct ransim *rs, unsigned idx);
+/* UE idx's 5GSM view of its PDU session: 1 held (PDU SESSION ACTIVE), 0 not, -ENOENT. */
+int ransim_ue_session(const struct ransim *rs, unsigned idx);
+/* UE idx's first failure cause of its current run ("" while all went to plan, also after the
+ * plan finished), NULL for no such UE. */
+const char *ransim_ue_failure(const struct ransim *rs, unsigned idx);
 /* Accepts NULL. */
 void ransim_free(struct ransim *rs);
 
@@ -223,6 +236,11 @@ struct ransim_stats {
 	uint64_t pdu_rejected;
 	uint64_t service_accepts, service_rejects;
 	uint64_t pdu_released;       /* PDU Session Release Commands answered with a Complete */
+	uint64_t pdu_net_released;   /* ... of them network-requested (PTI 0, TS 24.501 6.3.3) */
+	uint64_t pdu_net_released_39; /* ... of those with 5GSM cause #39 reactivation requested */
+	uint64_t pdu_local_released; /* sessions released locally: the network's PDU session status
+				      * showed them inactive (TS 24.501 5.6.1.4.1, 5.5.1.3.4) */
+	uint64_t pdu_reestablished;  /* re-establishments after #39 accepted (6.3.3.3, 6.4.1) */
 	uint64_t cycles;             /* UEs that completed the whole 27-message cycle */
 	uint64_t gnb_restarts;       /* --restart-after: associations aborted and set up again */
 	uint64_t restart_ues;        /* UEs with a PDU session on a restarted gNB */

@@ -117,6 +117,12 @@ struct rs_ue {
 	bool sess_tried, sess_up, idle_done, rel_tried, dereg_sent;
 	bool restart_idle;         /* gNB restarted: CM-IDLE, SERVICE REQUEST at its NG Setup */
 	bool restart_wait;         /* that SERVICE REQUEST sent, its accept not yet seen */
+	/* network-requested release (TS 24.501 6.3.3) and local release (5.6.1.4.1, 5.5.1.3.4) */
+	bool reest_pending;        /* released with #39: establish the same PSI / DNN / S-NSSAI again
+				    * at the next point where the UE may (6.3.3.3, 6.4.1) */
+	bool reest;                /* the establishment running is that re-establishment */
+	bool idle_hold;            /* ransim_ue_idle(): stay CM-IDLE after the release command */
+	bool cm_idle;              /* ... and now CM-IDLE, until ransim_ue_service() */
 	unsigned runs;             /* plans started (passes), or failed before their start */
 	uint8_t pti;
 	uint8_t qfi;               /* QFI of the Setup Request Transfer (checked against the QoS rule) */
@@ -369,6 +375,18 @@ enum rs_ue_state rs_sm_on_svc_reject(struct rs_ue *ue, const struct nas_msg *m);
 /* PDU SESSION MODIFICATION COMMAND (rs->gsm, TS 24.501 6.3.2.3): the session-AMBR applied
  * and a COMPLETE sent, or a COMMAND REJECT #43 without such a session (6.3.2.4). */
 void rs_sm_on_mod_command(struct rs_ue *ue);
+/* PDU SESSION RELEASE COMMAND (rs->gsm): the UE-requested release's answer (6.4.3.3) or a
+ * network-requested release (PTI 0, 6.3.3.2) in any state where the session exists, answered
+ * with PDU SESSION RELEASE COMPLETE with the Command's PTI (6.3.3.3); cause #39 arms the
+ * re-establishment. Returns the next state. */
+enum rs_ue_state rs_sm_on_release_command(struct rs_ue *ue);
+/* The network shows the UE's session inactive (PDU session status IE of a SERVICE ACCEPT or
+ * REGISTRATION ACCEPT): local release without any signalling (TS 24.501 5.6.1.4.1,
+ * 5.5.1.3.4), counted; a pending #39 re-establishment still follows. */
+void rs_sm_local_release(struct rs_ue *ue);
+/* The #39 re-establishment when one is due and the session is down (rs_ue_next_step runs it
+ * first): the next state (WAIT_PDU_ACCEPT), or st when none is due. */
+enum rs_ue_state rs_sm_reestablish_due(struct rs_ue *ue, enum rs_ue_state st);
 /* gNB side: a PDU session item of a PDU Session Resource Setup / ICS Request (the Setup
  * Request Transfer checked: UPF N3 address, TEID, QFI); builds the Setup Response Transfer
  * (gNB DL TEID and address) into out. Returns its length or -errno (failure recorded). */

@@ -343,6 +343,10 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	fprintf(out, "service_accepts %llu\n", (unsigned long long)s->service_accepts);
 	fprintf(out, "service_rejects %llu\n", (unsigned long long)s->service_rejects);
 	fprintf(out, "pdu_released %llu\n", (unsigned long long)s->pdu_released);
+	fprintf(out, "pdu_net_released %llu\n", (unsigned long long)s->pdu_net_released);
+	fprintf(out, "pdu_net_released_39 %llu\n", (unsigned long long)s->pdu_net_released_39);
+	fprintf(out, "pdu_local_released %llu\n", (unsigned long long)s->pdu_local_released);
+	fprintf(out, "pdu_reestablished %llu\n", (unsigned long long)s->pdu_reestablished);
 	fprintf(out, "cycles %llu\n", (unsigned long long)s->cycles);
 	rs_qos_report(rs, false, out);
 	ue_qos_lines(rs, out);

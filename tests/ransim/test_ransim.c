@@ -21,6 +21,7 @@
 #include "common/crypto/crypto.h"
 #include "common/ev.h"
 #include "common/log.h"
+#include "common/nas/nas.h"
 #include "common/ngap/ngap.h"
 #include "common/sctp/sctp.h"
 #include "db/db.h"
@@ -1068,6 +1069,284 @@ static void test_mobility_registration_n2(void **state)
 	mob_reg_run(RANSIM_HO_N2);
 }
 
+/* ---- the network ends a PDU session (TS 24.501 6.3.3, 5.6.1.4.1; TS 38.413 8.2.2) ---- */
+
+/* The AMF's SMF handle of UE idx (amf.h: amf_ue_info.sm). */
+static struct smf_ue *ue_sm(unsigned idx, struct amf_ue_info *info)
+{
+	assert_int_equal(amf_ue_info_by_supi(T.amf, T.sims[idx].supi, info), 0);
+	assert_non_null(info->sm);
+	return info->sm;
+}
+
+/* The SMF's state of UE idx's session, -1 when it has none. */
+static int sess_state(unsigned idx)
+{
+	struct sess_seen w = { T.sims[idx].supi, -1, 0, 0, 0, 0 };
+	uint32_t cur = 0;
+
+	smf_sess_walk(T.smf, &cur, 0, sess_cb, &w);
+	return w.state;
+}
+
+/* One UE with PDU session 1, NEA0 (tshark reads the NAS: TSHARK_NULL_DECIPHER), plan done
+ * (dereg none), every NGAP PDU in a pcap; the SMF has the session ACTIVE. */
+static struct ransim *one_session(char *pcap, size_t cap, const char *tag)
+{
+	static const uint8_t ea[] = { 0 };
+	struct ransim_cfg c;
+	struct ransim *rs;
+
+	if (amf_up(NULL, 0, ea, 1) < 0)
+		return NULL;
+	smf_up();
+	snprintf(pcap, cap, "/tmp/test_ransim_%s_%d.pcap", tag, (int)getpid());
+	rs_cfg(&c, 1, 1);
+	c.session = true;
+	c.dereg = RANSIM_DEREG_NONE;
+	c.expect_nea = 0;
+	c.pcap = pcap;
+	rs = start_done(&c, T.sims, N_SUBS);
+	spin_ms(300);   /* the Setup Response reaches the SMF (ACTIVE) */
+	assert_int_equal(sess_state(0), SMF_ST_ACTIVE);
+	assert_int_equal(ransim_ue_session(rs, 0), 1);
+	return rs;
+}
+
+/* Run the loop until done(rs) or 5 s. */
+static void wait_for(struct ransim *rs, bool (*done)(const struct ransim_stats *s))
+{
+	struct ransim_stats s;
+	uint64_t end = ev_update_now(T.loop) + 5000000000ull;
+
+	do {
+		ev_run_once(T.loop, 10);
+		ransim_get_stats(rs, &s);
+	} while (!done(&s) && ev_update_now(T.loop) < end);
+	spin_ms(300);   /* anything more would be here by now */
+}
+
+/* tshark on the pcap (after ransim_free): nothing malformed, no error-level expert item, and
+ * `want` frames matching the NAS filter f (NEA0 deciphered). */
+static void nas_tshark(const char *pcap, const char *f, unsigned want)
+{
+	char q[256];
+
+	if (tshark_require(TSHARK, "decode the PDU session release messages") != 0) {
+		unlink(pcap);
+		skip();
+	}
+	assert_int_equal(tshark_lines(TSHARK, pcap, TSHARK_NULL_DECIPHER " -Y '_ws.malformed || _ws.expert.severity >= error'",
+				      NULL), 0);
+	assert_int_equal(tshark_expert(TSHARK, pcap, TSHARK_NULL_DECIPHER), 0);
+	snprintf(q, sizeof(q), TSHARK_NULL_DECIPHER " -Y '%s'", f);
+	assert_int_equal(tshark_lines(TSHARK, pcap, q, NULL), want);
+}
+
+static bool net_released(const struct ransim_stats *s)
+{
+	return s->pdu_net_released >= 1;
+}
+
+static bool reestablished(const struct ransim_stats *s)
+{
+	return s->pdu_reestablished >= 1;
+}
+
+/* A network-requested release of the UE's session with 5GSM cause `cause` (smf_release):
+ * the AMF sends PDU SESSION RESOURCE RELEASE COMMAND with the PDU SESSION RELEASE COMMAND
+ * (PTI 0, TS 24.501 6.3.3.2) inside, which the gNB did not ask for: it answers PDU SESSION
+ * RESOURCE RELEASE RESPONSE for the session (TS 38.413 8.2.2.2), the UE answers PDU SESSION
+ * RELEASE COMPLETE with PTI 0 (6.3.3.3) and the session is down on both sides. With #39
+ * "reactivation requested" the UE then establishes the same PSI / DNN / S-NSSAI again (6.3.3.3,
+ * 6.4.1), which completes normally: ACTIVE at the SMF, set up at the gNB. */
+static void net_release_run(uint8_t cause)
+{
+	const bool again = cause == NAS_5GSM_REACTIVATION_REQUESTED;
+	struct amf_ue_info info;
+	struct ransim_stats s;
+	struct smf_stats m;
+	struct ransim *rs;
+	char pcap[128], f[160];
+
+	rs = one_session(pcap, sizeof(pcap), again ? "netrel39" : "netrel36");
+	if (!rs)
+		return;
+	assert_int_equal(smf_release(T.smf, ue_sm(0, &info), 1, cause), 0);
+	wait_for(rs, again ? reestablished : net_released);
+	ransim_get_stats(rs, &s);
+	assert_string_equal(ransim_ue_failure(rs, 0), "");   /* also after its plan ended */
+	assert_int_equal(s.ues_failed, 0);
+	assert_int_equal(s.pdu_net_released, 1);
+	assert_int_equal(s.pdu_net_released_39, again ? 1 : 0);
+	assert_int_equal(s.pdu_released, 1);
+	assert_int_equal(s.pdu_local_released, 0);
+	assert_int_equal(s.pdu_reestablished, again ? 1 : 0);
+	assert_int_equal(s.pdu_established, again ? 2 : 1);
+	assert_int_equal(s.started[RANSIM_P_PDU_EST], again ? 2 : 1);
+	assert_int_equal(ransim_ue_session(rs, 0), again ? 1 : 0);
+	assert_int_equal(ransim_ngap_count(rs, 1, "PDUSessionResourceReleaseCommand"), 1);
+	assert_int_equal(ransim_ngap_count(rs, 0, "PDUSessionResourceReleaseResponse"), 1);
+	assert_int_equal(ransim_ngap_count(rs, 1, "PDUSessionResourceSetupRequest"), again ? 2 : 1);
+	assert_int_equal(ransim_ngap_count(rs, 0, "PDUSessionResourceSetupResponse"), again ? 2 : 1);
+	assert_int_equal(ransim_ngap_count(rs, 1, "ErrorIndication"), 0);
+	assert_int_equal(ransim_failures(rs, "release_command_sessions"), 0);
+	assert_true(report_has(rs, "\npdu_net_released 1\n"));
+	assert_true(report_has(rs, again ? "\npdu_net_released_39 1\npdu_local_released 0\npdu_reestablished 1\n"
+					 : "\npdu_net_released_39 0\npdu_local_released 0\npdu_reestablished 0\n"));
+	smf_get_stats(T.smf, &m);
+	assert_int_equal(m.rel_net, 1);
+	assert_int_equal(m.rel_ue, 0);
+	assert_int_equal(m.est_accepted, again ? 2 : 1);
+	assert_int_equal(m.sessions, again ? 1 : 0);
+	assert_int_equal(sess_state(0), again ? SMF_ST_ACTIVE : -1);
+	assert_int_equal(amf_ue_info_by_supi(T.amf, T.sims[0].supi, &info), 0);
+	assert_int_equal(info.psi_map & 2, again ? 2 : 0);
+	shut(rs);
+	ransim_free(rs);
+	/* the Command with the cause, the Complete with PTI 0 (0xd3 / 0xd4, TS 24.501 9.7) */
+	snprintf(f, sizeof(f), "nas_5gs.sm.message_type == 0xd3 && nas_5gs.proc_trans_id == 0 && nas_5gs.sm.5gsm_cause == %u", cause);
+	nas_tshark(pcap, f, 1);
+	nas_tshark(pcap, "nas_5gs.sm.message_type == 0xd4 && nas_5gs.proc_trans_id == 0 && nas_5gs.pdu_session_id == 1", 1);
+	nas_tshark(pcap, "ngap.procedureCode == 28 && ngap.successfulOutcome_element", 1);
+	nas_tshark(pcap, "nas_5gs.sm.message_type == 0xc2", again ? 2 : 1);   /* establishment accepts */
+	unlink(pcap);
+}
+
+/* TS 24.501 6.3.3 with #36 regular deactivation: released, nothing else follows. */
+static void test_net_release(void **state)
+{
+	(void)state;
+	net_release_run(NAS_5GSM_REGULAR_DEACTIVATION);
+}
+
+/* TS 24.501 6.3.3.3 with #39 reactivation requested: released, then established again. */
+static void test_net_release_reactivation(void **state)
+{
+	(void)state;
+	net_release_run(NAS_5GSM_REACTIVATION_REQUESTED);
+}
+
+static bool svc_accepted(const struct ransim_stats *s)
+{
+	return s->service_accepts >= 1;
+}
+
+/* The network releases the session of a CM-IDLE UE (smf_release: locally, the UE cannot be
+ * told, TS 23.502 4.3.4.2); the UE comes back with SERVICE REQUEST naming it in the PDU session
+ * and uplink data status; the SERVICE ACCEPT's PDU session status shows it inactive (and its
+ * reactivation result failed), so the UE releases it locally without any signalling (TS 24.501
+ * 5.6.1.4.1) instead of failing; no re-establishment (no #39 was seen). */
+static void test_idle_local_release(void **state)
+{
+	struct amf_ue_info info;
+	struct ransim_stats s;
+	struct smf_stats m;
+	struct ransim *rs;
+	char pcap[128];
+	uint64_t end;
+
+	(void)state;
+	rs = one_session(pcap, sizeof(pcap), "idlerel");
+	if (!rs)
+		return;
+	assert_int_equal(ransim_ue_service(rs, 0), -EAGAIN);   /* not idle yet */
+	assert_int_equal(ransim_ue_idle(rs, 0), 0);
+	end = ev_update_now(T.loop) + 3000000000ull;
+	do {
+		ev_run_once(T.loop, 10);
+		assert_int_equal(amf_ue_info_by_supi(T.amf, T.sims[0].supi, &info), 0);
+	} while (info.cm != AMF_CM_IDLE && ev_update_now(T.loop) < end);
+	spin_ms(100);
+	assert_int_equal(info.cm, AMF_CM_IDLE);
+	assert_int_equal(ransim_ue_session(rs, 0), 1);   /* the session outlives the N2 connection */
+	assert_int_equal(smf_release(T.smf, ue_sm(0, &info), 1, NAS_5GSM_REGULAR_DEACTIVATION), 0);
+	assert_int_equal(sess_state(0), -1);
+	smf_get_stats(T.smf, &m);
+	assert_int_equal(m.rel_local, 1);
+	assert_int_equal(ransim_ue_service(rs, 0), 0);
+	wait_for(rs, svc_accepted);
+	ransim_get_stats(rs, &s);
+	assert_string_equal(ransim_ue_failure(rs, 0), "");
+	assert_int_equal(s.ues_failed, 0);
+	assert_int_equal(s.service_accepts, 1);
+	assert_int_equal(s.pdu_local_released, 1);
+	assert_int_equal(s.pdu_net_released, 0);
+	assert_int_equal(s.pdu_released, 0);
+	assert_int_equal(s.pdu_reestablished, 0);
+	assert_int_equal(s.pdu_established, 1);
+	assert_int_equal(ransim_ue_session(rs, 0), 0);
+	assert_int_equal(ransim_ngap_count(rs, 1, "PDUSessionResourceReleaseCommand"), 0);
+	assert_int_equal(ransim_ngap_count(rs, 1, "PDUSessionResourceSetupRequest"), 1);
+	assert_int_equal(ransim_failures(rs, "svc_accept_session_status"), 0);
+	assert_int_equal(ransim_failures(rs, "svc_accept_reactivation"), 0);
+	assert_true(report_has(rs, "\npdu_local_released 1\n"));
+	smf_get_stats(T.smf, &m);
+	assert_int_equal(m.sessions, 0);
+	assert_int_equal(m.up_reactivated, 0);
+	shut(rs);
+	ransim_free(rs);
+	/* SERVICE REQUEST (0x4c) and its ACCEPT (0x4e, TS 24.501 9.7), both decoded */
+	nas_tshark(pcap, "nas_5gs.mm.message_type == 0x4c", 1);
+	nas_tshark(pcap, "nas_5gs.mm.message_type == 0x4e", 1);
+	unlink(pcap);
+}
+
+/* #39 while the UE is going idle (TS 24.501 6.3.3.3): the gNB's UE CONTEXT RELEASE REQUEST is
+ * on its way when the network releases the session with #39; the UE completes the release in
+ * WAIT_IDLE, but may not establish before the N2 connection is gone: the re-establishment
+ * waits. Back with a SERVICE REQUEST (service type signalling, no session to name: 5.6.1.2),
+ * the UE establishes the same session again once accepted (6.4.1), which completes normally. */
+static void test_reactivation_after_idle(void **state)
+{
+	struct amf_ue_info info;
+	struct ransim_stats s;
+	struct smf_stats m;
+	struct ransim *rs;
+	char pcap[128];
+	uint64_t end;
+
+	(void)state;
+	rs = one_session(pcap, sizeof(pcap), "reest_idle");
+	if (!rs)
+		return;
+	assert_int_equal(ransim_ue_idle(rs, 0), 0);   /* in flight: the AMF has not seen it yet */
+	assert_int_equal(smf_release(T.smf, ue_sm(0, &info), 1, NAS_5GSM_REACTIVATION_REQUESTED), 0);
+	end = ev_update_now(T.loop) + 5000000000ull;
+	do {
+		ev_run_once(T.loop, 10);
+		assert_int_equal(amf_ue_info_by_supi(T.amf, T.sims[0].supi, &info), 0);
+		ransim_get_stats(rs, &s);
+	} while ((info.cm != AMF_CM_IDLE || !s.pdu_net_released_39) && ev_update_now(T.loop) < end);
+	spin_ms(200);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(info.cm, AMF_CM_IDLE);
+	assert_int_equal(s.pdu_net_released_39, 1);
+	assert_int_equal(s.pdu_reestablished, 0);      /* not while idle */
+	assert_int_equal(ransim_ue_session(rs, 0), 0);
+	assert_int_equal(ransim_ue_service(rs, 0), 0);
+	wait_for(rs, reestablished);
+	ransim_get_stats(rs, &s);
+	assert_string_equal(ransim_ue_failure(rs, 0), "");
+	assert_int_equal(s.ues_failed, 0);
+	assert_int_equal(s.service_accepts, 1);
+	assert_int_equal(s.pdu_net_released, 1);
+	assert_int_equal(s.pdu_reestablished, 1);
+	assert_int_equal(s.pdu_established, 2);
+	assert_int_equal(s.pdu_local_released, 0);
+	assert_int_equal(ransim_ue_session(rs, 0), 1);
+	smf_get_stats(T.smf, &m);
+	assert_int_equal(m.est_accepted, 2);
+	assert_int_equal(m.sessions, 1);
+	assert_int_equal(sess_state(0), SMF_ST_ACTIVE);
+	shut(rs);
+	ransim_free(rs);
+	/* the SERVICE REQUEST of signalling only (9.11.3.50: service type 0) */
+	nas_tshark(pcap, "nas_5gs.mm.message_type == 0x4c && nas_5gs.mm.serv_type == 0", 1);
+	nas_tshark(pcap, "nas_5gs.sm.message_type == 0xc2", 2);
+	unlink(pcap);
+}
+
 /* Two passes of 4 UEs (load tests): every UE runs its plan twice, fresh 5G-AKA each time. */
 static void test_passes(void **state)
 {
@@ -1406,6 +1685,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_n2_handover_indirect, teardown),
 		cmocka_unit_test_teardown(test_n2_handover_target_failure, teardown),
 		cmocka_unit_test_teardown(test_n2_handover_cancel, teardown),
+		cmocka_unit_test_teardown(test_net_release, teardown),
+		cmocka_unit_test_teardown(test_net_release_reactivation, teardown),
+		cmocka_unit_test_teardown(test_idle_local_release, teardown),
+		cmocka_unit_test_teardown(test_reactivation_after_idle, teardown),
 		cmocka_unit_test_teardown(test_passes, teardown),
 		cmocka_unit_test_teardown(test_switch_off, teardown),
 		cmocka_unit_test_teardown(test_suci_a_and_resync, teardown),

@@ -59,6 +59,10 @@ void rs_ue_fail(struct rs_ue *ue, const char *cause)
 		return;
 	snprintf(ue->fail, sizeof(ue->fail), "%s", cause);
 	ue_log(LOGL_INFO, ue, "failed: %s", cause);
+	/* after its plan finished (a UE staying registered, dereg none) the network can still
+	 * fail it (a release, a status): the cause is listed even though ues_ok counted it */
+	if (ue->finished)
+		rs_cause_add(ue->rs, cause);
 }
 
 static void guard_cb(struct ev_loop *loop, struct ev_timer *t);
@@ -237,6 +241,7 @@ void rs_ue_start(struct rs_ue *ue)
 	ue->started = true;
 	ue->runs++;
 	ue->sess_tried = ue->sess_up = ue->idle_done = ue->rel_tried = ue->dereg_sent = false;
+	ue->reest_pending = ue->reest = ue->idle_hold = ue->cm_idle = false;
 	ue->ran_id = ue->idx;
 	ue->has_amf_id = false;
 	ue->sec = false;
@@ -443,6 +448,9 @@ enum rs_ue_state rs_ue_next_step(struct rs_ue *ue)
 {
 	struct ransim *rs = ue->rs;
 
+	/* TS 24.501 6.3.3.3: a session released with #39 comes back before anything else */
+	if (ue->reest_pending && !ue->sess_up && !ue->fail[0] && !ue->dereg_sent && !ue->mob_reg_pending)
+		return rs_sm_reestablish_due(ue, ue->st);
 	if (rs->adv)
 		return rs_adv_victim_next(ue);
 	if (rs->cfg.reregister && !ue->rereg_done) {
@@ -598,6 +606,10 @@ static const struct {
 	{ RS_UE_WAIT_PDU_REL, NAS_DL_NAS_TRANSPORT, rs_sm_on_dl_nas },
 	/* network-requested PDU session modification of a UE holding its session (6.3.2) */
 	{ RS_UE_REGISTERED, NAS_DL_NAS_TRANSPORT, rs_sm_on_dl_nas },
+	/* ... and network-requested release (6.3.3) wherever the UE still holds its session */
+	{ RS_UE_WAIT_IDLE, NAS_DL_NAS_TRANSPORT, rs_sm_on_dl_nas },
+	{ RS_UE_WAIT_DEREG_ACCEPT, NAS_DL_NAS_TRANSPORT, rs_sm_on_dl_nas },
+	{ RS_UE_WAIT_SVC_ACCEPT, NAS_DL_NAS_TRANSPORT, rs_sm_on_dl_nas },
 	{ RS_UE_WAIT_PDU_ACCEPT, NAS_CONFIGURATION_UPDATE_COMMAND, on_cuc },
 	{ RS_UE_WAIT_SVC_ACCEPT, NAS_SERVICE_ACCEPT, rs_sm_on_svc_accept },
 	{ RS_UE_WAIT_SVC_ACCEPT, NAS_SERVICE_REJECT, rs_sm_on_svc_reject },
@@ -660,7 +672,20 @@ void rs_ue_check_kgnb(struct rs_ue *ue, const uint8_t key[32])
 
 void rs_ue_release_cmd(struct rs_ue *ue)
 {
-	if (ue->st == RS_UE_WAIT_IDLE && (ue->rs->cfg.cycle || ue->rs->adv) && ue->sess_up && !ue->idle_done) {
+	if (ue->st == RS_UE_WAIT_IDLE && ue->idle_hold) {
+		/* ransim_ue_idle(): CM-IDLE, still REGISTERED; the PDU session stays, its user
+		 * plane is gone with the N2 connection (TS 23.502 4.2.6) until the service request */
+		ue->idle_hold = false;
+		ue->cm_idle = true;
+		ue->has_amf_id = false;
+		ue->n3_ul_teid = 0;
+		rs_ue_set_state(ue, RS_UE_REGISTERED);
+		return;
+	}
+	/* the cycle's service request; also without the session when a #39 re-establishment
+	 * waits (service type signalling, 5.6.1.2) */
+	if (ue->st == RS_UE_WAIT_IDLE && (ue->rs->cfg.cycle || ue->rs->adv) && (ue->sess_up || ue->reest_pending) &&
+	    !ue->idle_done) {
 		rs_proc_done(ue, RANSIM_P_AN_RELEASE);
 		ue->idle_done = true;
 		rs_sm_service_request(ue);

@@ -8,8 +8,8 @@
  * data status of its session (8.2.6), integrity protected and ciphered in the current
  * context (4.4.6: a connected UE sends the whole message, no container). The ACCEPT
  * (REGISTERED row of ue.c's table while mob_reg_pending) must list the new TAI and keep
- * the session; its TAI list and 5G-GUTI are taken, and REGISTRATION COMPLETE answers a
- * new 5G-GUTI (5.5.1.3.4). Scratch buffers only.
+ * the session, or show it inactive, when the UE releases it locally (5.5.1.3.4); its TAI list
+ * and 5G-GUTI are taken, and REGISTRATION COMPLETE answers a new 5G-GUTI. Scratch buffers only.
  */
 #include <stdio.h>
 #include <string.h>
@@ -92,19 +92,24 @@ enum rs_ue_state rs_ue_on_mob_accept(struct rs_ue *ue, const struct nas_msg *m)
 	rs_ue_take_tai_list(ue, a);
 	if (!tai_listed(ue, rs_gnb_tac(ue->gnb)))
 		rs_ue_fail(ue, "mob_accept_tai_list");        /* TS 24.501 5.5.1.3.4 */
-	else if (ue->sess_up && (!a->has_pdu_session_status || !(a->pdu_session_status & psi)))
-		rs_ue_fail(ue, "mob_accept_session_lost");    /* the network still holds it */
-	else if (a->has_reactivation_result && (a->reactivation_result & psi))
+	else if (ue->sess_up && !a->has_pdu_session_status)
+		rs_ue_fail(ue, "mob_accept_session_status");  /* we sent ours: 5.5.1.3.4 answers it */
+	else if (ue->sess_up && !(a->pdu_session_status & psi)) {
+		/* TS 24.501 5.5.1.3.4: a session the AMF shows inactive is released locally */
+		rs_sm_local_release(ue);
+		rs->st.mob_reg_accepted++;
+	} else if (a->has_reactivation_result && (a->reactivation_result & psi))
 		rs_ue_fail(ue, "mob_accept_up_not_kept");
 	else
 		rs->st.mob_reg_accepted++;
-	if (!a->has_guti || a->guti.type != NAS_MOBID_5G_GUTI)
-		return ue->st;   /* no new 5G-GUTI: no COMPLETE (5.5.1.3.4) */
-	ue->guti = a->guti.guti;
-	memset(r, 0, sizeof(*r));
-	r->type = NAS_REGISTRATION_COMPLETE;
-	rs_ue_send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, false);
-	return ue->st;
+	if (a->has_guti && a->guti.type == NAS_MOBID_5G_GUTI) {
+		ue->guti = a->guti.guti;
+		memset(r, 0, sizeof(*r));
+		r->type = NAS_REGISTRATION_COMPLETE;
+		rs_ue_send_nas(ue, r, NAS_SHT_INTEGRITY_CIPHERED, false, false);
+	}   /* no new 5G-GUTI: no COMPLETE (5.5.1.3.4) */
+	/* a #39 re-establishment that waited for this procedure (6.3.3.3) */
+	return rs_sm_reestablish_due(ue, ue->st);
 }
 
 enum rs_ue_state rs_ue_on_mob_reject(struct rs_ue *ue, const struct nas_msg *m)

@@ -3,8 +3,12 @@
  * ransim UE and gNB, session part of the 27-message cycle (issue 6): UE-requested PDU session
  * establishment and release (TS 24.501 6.4.1, 6.4.3) carried in UL / DL NAS Transport
  * (8.2.10, 8.2.11), the gNB's PDU session resource items (TS 38.413 8.2.1, 9.3.4.1/2), and the
- * Service Request from CM-IDLE (TS 24.501 5.6.1). Every check failing is the UE's failure
- * cause; the state machine itself is the table in ue.c.
+ * Service Request from CM-IDLE (TS 24.501 5.6.1). The network's side of a session's end too:
+ * a network-requested release (PTI 0, 6.3.3) is answered in any state where the session
+ * exists, #39 "reactivation requested" brings the session back with a new establishment
+ * (6.3.3.3, 6.4.1), and a session the network's PDU session status shows inactive is released
+ * locally (5.6.1.4.1, 5.5.1.3.4). Every check failing is the UE's failure cause; the state
+ * machine itself is the table in ue.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -126,11 +130,18 @@ static int svc_container(struct rs_ue *ue, struct nas_msg *m)
 	return 0;
 }
 
+/* The UE holds its PDU session (5GSM PDU SESSION ACTIVE): up, or kept across a gNB restart
+ * until its SERVICE ACCEPT (the user plane is gone, the session is not). */
+static bool sess_held(const struct rs_ue *ue)
+{
+	return ue->sess_up || ue->restart_wait;
+}
+
 static void service_request(struct rs_ue *ue, bool known)
 {
 	struct ransim *rs = ue->rs;
 	struct nas_msg *m = &rs->nas_tx;
-	uint16_t bit = (uint16_t)(1u << rs->cfg.psi);
+	uint16_t bit = sess_held(ue) ? (uint16_t)(1u << rs->cfg.psi) : 0;
 
 	ue->has_amf_id = false;
 	ue->ran_id += rs->cfg.n_ues;   /* a new N2 connection, a new RAN-UE-NGAP-ID */
@@ -139,11 +150,13 @@ static void service_request(struct rs_ue *ue, bool known)
 	m->svc_req.s_tmsi.type = NAS_MOBID_5G_S_TMSI;
 	if (known) {
 		/* TS 24.501 5.6.1.2: data pending for PSI: service type "data", uplink data
-		 * status and PDU session status name the session to reactivate */
+		 * status and PDU session status name the session to reactivate. Without a
+		 * session (a #39 re-establishment pending) only signalling is pending: service
+		 * type "signalling", no uplink data status, a PDU session status of none. */
 		m->svc_req.ngksi = ue->ngksi;
-		m->svc_req.service_type = 1;
+		m->svc_req.service_type = bit ? 1 : 0;
 		m->svc_req.s_tmsi.guti = ue->guti;
-		m->svc_req.has_ul_data_status = true;
+		m->svc_req.has_ul_data_status = bit != 0;
 		m->svc_req.ul_data_status = bit;
 		m->svc_req.has_pdu_session_status = true;
 		m->svc_req.pdu_session_status = bit;
@@ -177,17 +190,34 @@ void rs_sm_unknown_service(struct rs_ue *ue)
 	service_request(ue, false);
 }
 
+void rs_sm_local_release(struct rs_ue *ue)
+{
+	ue->sess_up = false;
+	ue->restart_wait = false;
+	ue->n3_ul_teid = 0;        /* no user plane without the session */
+	ue->rs->st.pdu_local_released++;
+	log_msg(LOGL_INFO, "ransim", ue->sim->supi, "PSI %u inactive in the network: released locally",
+		ue->rs->cfg.psi);
+}
+
 enum rs_ue_state rs_sm_on_svc_accept(struct rs_ue *ue, const struct nas_msg *m)
 {
 	uint16_t bit = (uint16_t)(1u << ue->rs->cfg.psi);
+	bool held = sess_held(ue);
 
 	rs_proc_done(ue, RANSIM_P_SERVICE);
 	ue->rs->st.service_accepts++;
-	/* 5.6.1.4: the network's view of our sessions, and the reactivation result */
-	if (!m->svc_acc.has_pdu_session_status || !(m->svc_acc.pdu_session_status & bit))
+	/* TS 24.501 5.6.1.4.1: the AMF answers the PDU session status of the request with its
+	 * own; a session the UE holds that the network shows inactive is released locally
+	 * (then its reactivation result bit is the expected one). One the network still has
+	 * must have its user plane back. */
+	if (held && !m->svc_acc.has_pdu_session_status) {
 		rs_ue_fail(ue, "svc_accept_session_status");
-	if (m->svc_acc.has_reactivation_result && (m->svc_acc.reactivation_result & bit))
+	} else if (held && !(m->svc_acc.pdu_session_status & bit)) {
+		rs_sm_local_release(ue);
+	} else if (held && m->svc_acc.has_reactivation_result && (m->svc_acc.reactivation_result & bit)) {
 		rs_ue_fail(ue, "svc_accept_reactivation");
+	}
 	if (ue->restart_wait) {
 		/* after a gNB restart: the ICS Request carrying this accept set the session up */
 		ue->restart_wait = false;
@@ -195,7 +225,7 @@ enum rs_ue_state rs_sm_on_svc_accept(struct rs_ue *ue, const struct nas_msg *m)
 			ue->sess_up = true;
 			ue->rs->st.restart_svc_ok++;
 		}
-		return RS_UE_REGISTERED;
+		return rs_sm_reestablish_due(ue, RS_UE_REGISTERED);
 	}
 	return rs_ue_next_step(ue);
 }
@@ -323,35 +353,147 @@ enum rs_ue_state rs_sm_on_dl_nas(struct rs_ue *ue, const struct nas_msg *m)
 		ue->sess_up = true;
 		if (!ue->fail[0])
 			rs->st.pdu_established++;
+		if (ue->reest && !ue->fail[0])
+			rs->st.pdu_reestablished++;
+		ue->reest = false;
 		return rs_ue_next_step(ue);
 	}
 	if (ue->st == RS_UE_WAIT_PDU_ACCEPT && g->type == NAS_PDU_SESSION_ESTABLISHMENT_REJECT) {
 		rs->st.pdu_rejected++;
+		ue->reest = false;
 		snprintf(cause, sizeof(cause), "pdu_reject_%u", g->pdu_est_rej.cause);
 		rs_ue_fail(ue, cause);
 		return rs_ue_next_step(ue);
 	}
-	if (ue->st == RS_UE_WAIT_PDU_REL && g->type == NAS_PDU_SESSION_RELEASE_COMMAND) {
-		rs_proc_done(ue, RANSIM_P_PDU_REL);
-		if (g->pti != ue->pti)
-			rs_ue_fail(ue, "release_pti");
-		/* 23: TS 24.501 6.4.3.3: the Complete carries the Command's PTI */
-		{
-			uint8_t pti = g->pti;
+	if (g->type == NAS_PDU_SESSION_RELEASE_COMMAND)
+		return rs_sm_on_release_command(ue);
+	snprintf(cause, sizeof(cause), "unexpected_gsm_%u", g->type);
+	rs_ue_fail(ue, cause);
+	return ue->st;
+}
 
-			memset(g, 0, sizeof(*g));
-			g->type = NAS_PDU_SESSION_RELEASE_COMPLETE;
-			g->psi = rs->cfg.psi;
-			g->pti = pti;
-		}
-		send_gsm(ue, false);
+/* 23 / TS 24.501 6.3.3.3, 6.4.3.3: PDU SESSION RELEASE COMPLETE with the Command's PTI. */
+static void release_complete(struct rs_ue *ue, uint8_t pti)
+{
+	struct nas_msg *g = &ue->rs->gsm;
+
+	memset(g, 0, sizeof(*g));
+	g->type = NAS_PDU_SESSION_RELEASE_COMPLETE;
+	g->psi = ue->rs->cfg.psi;
+	g->pti = pti;
+	send_gsm(ue, false);
+}
+
+enum rs_ue_state rs_sm_on_release_command(struct rs_ue *ue)
+{
+	struct ransim *rs = ue->rs;
+	const struct nas_msg *g = &rs->gsm;
+	uint8_t pti = g->pti, cause = g->pdu_rel_cmd.cause;
+	bool ue_req = ue->st == RS_UE_WAIT_PDU_REL;
+
+	if (ue_req && pti != 0) {
+		/* the answer to our PDU SESSION RELEASE REQUEST (6.4.3.3) */
+		rs_proc_done(ue, RANSIM_P_PDU_REL);
+		if (pti != ue->pti)
+			rs_ue_fail(ue, "release_pti");
+		release_complete(ue, pti);
 		ue->sess_up = false;
 		rs->st.pdu_released++;
 		return rs_ue_next_step(ue);
 	}
-	snprintf(cause, sizeof(cause), "unexpected_gsm_%u", g->type);
-	rs_ue_fail(ue, cause);
-	return ue->st;
+	if (pti != 0) {
+		/* 9.6: a PTI names a UE-requested procedure, and none is running */
+		rs_ue_fail(ue, "release_pti");
+		return ue->st;
+	}
+	/* TS 24.501 6.3.3.2: PTI 0 "no procedure transaction identity assigned", a
+	 * network-requested release. It is taken in whatever state the UE's plan is; crossing
+	 * our own release request it wins (6.4.3.5 b: the UE-requested procedure is aborted). */
+	if (!sess_held(ue) && !ue_req) {
+		/* nothing to release here: still complete (the network's view must end the same),
+		 * but the core released a session this UE never had or already gave up */
+		rs_ue_fail(ue, "release_command_inactive");
+		release_complete(ue, pti);
+		return ue->st;
+	}
+	if (ue_req)
+		rs_proc_done(ue, RANSIM_P_PDU_REL);
+	release_complete(ue, pti);
+	ue->sess_up = false;
+	ue->restart_wait = false;
+	ue->n3_ul_teid = 0;
+	rs->st.pdu_released++;
+	rs->st.pdu_net_released++;
+	if (cause == NAS_5GSM_REACTIVATION_REQUESTED) {
+		/* 6.3.3.3: the UE should re-initiate the establishment (6.4.1) for the same PDU
+		 * session type, SSC mode, DNN and S-NSSAI once the release is complete */
+		rs->st.pdu_net_released_39++;
+		ue->reest_pending = true;
+	}
+	log_msg(LOGL_DEBUG, "ransim", ue->sim->supi, "network released PSI %u, 5GSM cause #%u", rs->cfg.psi, cause);
+	if (ue_req)
+		return rs_ue_next_step(ue);
+	/* in the middle of another procedure (going idle, deregistering, reactivating) the
+	 * re-establishment waits for the plan's next step (rs_ue_next_step runs it first) */
+	return ue->st == RS_UE_REGISTERED ? rs_sm_reestablish_due(ue, ue->st) : ue->st;
+}
+
+enum rs_ue_state rs_sm_reestablish_due(struct rs_ue *ue, enum rs_ue_state st)
+{
+	/* not in the middle of a mobility registration: its ACCEPT comes first (ue_mob.c) */
+	if (!ue->reest_pending || ue->sess_up || ue->fail[0] || ue->dereg_sent || ue->mob_reg_pending)
+		return st;
+	ue->reest_pending = false;
+	ue->reest = true;
+	log_msg(LOGL_DEBUG, "ransim", ue->sim->supi, "#39: PDU session %u established again", ue->rs->cfg.psi);
+	return rs_sm_establish(ue);
+}
+
+/* ---- the harness's idle / service request of one UE (ransim.h) ---- */
+
+int ransim_ue_idle(struct ransim *rs, unsigned idx)
+{
+	struct rs_ue *ue;
+
+	if (idx >= rs->cfg.n_ues)
+		return -ENOENT;
+	ue = &rs->ues[idx];
+	if (ue->st != RS_UE_REGISTERED || !ue->has_amf_id || ue->holding || ue->mob_reg_pending || ue->ho_pending ||
+	    ue->n2.st || ue->cm_idle)
+		return -EAGAIN;
+	ue->idle_hold = true;
+	if (rs_gnb_release_request(ue->gnb, ue) < 0) {
+		ue->idle_hold = false;
+		return -EIO;
+	}
+	rs_ue_set_state(ue, RS_UE_WAIT_IDLE);
+	return 0;
+}
+
+int ransim_ue_service(struct ransim *rs, unsigned idx)
+{
+	struct rs_ue *ue;
+
+	if (idx >= rs->cfg.n_ues)
+		return -ENOENT;
+	ue = &rs->ues[idx];
+	if (ue->st != RS_UE_REGISTERED || !ue->cm_idle)
+		return -EAGAIN;
+	ue->cm_idle = false;
+	rs_sm_service_request(ue);
+	return 0;
+}
+
+int ransim_ue_session(const struct ransim *rs, unsigned idx)
+{
+	if (idx >= rs->cfg.n_ues)
+		return -ENOENT;
+	return sess_held(&rs->ues[idx]) ? 1 : 0;
+}
+
+const char *ransim_ue_failure(const struct ransim *rs, unsigned idx)
+{
+	return idx < rs->cfg.n_ues ? rs->ues[idx].fail : NULL;
 }
 
 /* gNB: one PDU session item (TS 38.413 9.3.4.1 in, 9.3.4.2 out). */
