@@ -27,6 +27,7 @@ static struct {
 	struct udm *udm;
 	struct ausf *ausf;
 	struct upf *upf;
+	struct upf_n4c *n4c;            /* upf.mode pfcp: the SMF's PFCP client */
 	struct smf *smf;
 	struct amf *amf;
 	struct web *web;
@@ -160,12 +161,71 @@ uint32_t core_n3_address(const struct conf *c)
 	return htonl(INADDR_LOOPBACK);
 }
 
+static void on_upf_lost(void *smf, uint32_t session_id, enum upf_lost_reason why)
+{
+	smf_upf_session_lost(smf, session_id, (int)why);
+}
+
+/* upf.mode pfcp: no UPF here; the SMF drives upf.peers over N4 (TS 29.244) from
+ * upf.n4_address (or the N2 address). */
+static int upf_pfcp_start(struct ev_loop *loop, const struct conf *c)
+{
+	struct upf_n4c_params p = { 0 };
+	struct in_addr in;
+	int rc;
+
+	if (c->upf.n4_address[0] && inet_pton(AF_INET, c->upf.n4_address, &in) == 1)
+		p.addr = in.s_addr;
+	else if (inet_pton(AF_INET, c->n2.address, &in) == 1 && in.s_addr != htonl(INADDR_ANY))
+		p.addr = in.s_addr;
+	if (!p.addr) {
+		log_error("core", "upf: mode pfcp needs upf.n4_address (our PFCP address and Node ID)");
+		return -EINVAL;
+	}
+	p.loop = loop;
+	p.max_sessions = c->upf.max_sessions;
+	p.heartbeat_ms = c->upf.heartbeat_interval;
+	p.t1_ms = c->upf.pfcp_t1;
+	p.n1 = (uint8_t)c->upf.pfcp_n1;
+	rc = upf_n4c_open(&p, &core.n4c);
+	if (rc < 0) {
+		log_error("core", "upf: PFCP on %s:8805: %s", inet_ntoa(in), strerror(-rc));
+		return rc;
+	}
+	for (unsigned i = 0; i < c->upf.n_peers; i++) {
+		const struct conf_upf_peer *pe = &c->upf.peers[i];
+		struct upf_n4c_peer pp = { .name = pe->name, .on_dl_data = smf_upf_dl_data,
+					   .on_session_lost = on_upf_lost, .cb_arg = core.smf };
+		struct upf *u;
+
+		inet_pton(AF_INET, pe->address, &pp.addr);
+		inet_pton(AF_INET, pe->n3_address, &pp.n3_addr);
+		rc = upf_n4c_peer_add(core.n4c, &pp, &u);
+		if (rc == 0) {
+			rc = smf_add_upf(core.smf, u, pe);
+			if (rc < 0)
+				upf_close(u);
+		}
+		if (rc < 0) {
+			log_error("core", "upf: peer %s (%s): %s", pe->name, pe->address, strerror(-rc));
+			smf_set_upf(core.smf, NULL);
+			upf_n4c_close(core.n4c);
+			core.n4c = NULL;
+			return rc;
+		}
+		log_info("core", "upf: PFCP peer %s at %s, N3 %s", pe->name, pe->address, pe->n3_address);
+	}
+	return 0;
+}
+
 static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
 {
 	struct upf_params p = { 0 };
 	int rc;
 
 	c = eff(c);
+	if (c->upf.mode == CONF_UPF_PFCP)
+		return upf_pfcp_start(loop, c);
 	if (!c->upf.n3_interface[0]) {
 		log_warn("core", "upf: upf.n3_interface not set: no user plane (sessions get addresses, no packets flow)");
 		return 0;
@@ -204,6 +264,8 @@ static void upf_mod_stop(void)
 	smf_set_upf(core.smf, NULL);
 	upf_close(core.upf); /* detaches XDP */
 	core.upf = NULL;
+	upf_n4c_close(core.n4c); /* Association Release Requests, best effort */
+	core.n4c = NULL;
 	core.ue_plen = 0;
 }
 

@@ -45,6 +45,10 @@
 enum conf_sctp { CONF_SCTP_AUTO = 0, CONF_SCTP_KERNEL = 1, CONF_SCTP_USRSCTP = 2 };
 enum conf_encaps { CONF_ENCAPS_RAW = 0, CONF_ENCAPS_UDP = 1 };
 enum conf_xdp_mode { CONF_XDP_AUTO = 0, CONF_XDP_NATIVE = 1, CONF_XDP_GENERIC = 2 };
+/* upf.mode: the UPF in this process (function calls), or UPFs driven over PFCP (N4). */
+enum conf_upf_mode { CONF_UPF_BUILTIN = 0, CONF_UPF_PFCP = 1 };
+#define CONF_MAX_UPF_PEERS 16     /* = UPF_N4C_PEER_MAX */
+
 /* TS 33.501 Annex C.3: protection scheme identifiers 1 (profile A) and 2 (profile B). */
 enum conf_suci_scheme { CONF_SUCI_A = 0, CONF_SUCI_B = 1 };
 
@@ -60,6 +64,17 @@ struct conf_dnn {
 	char dns[CONF_MAX_DNS][64];
 	unsigned n_dns;
 	uint32_t mtu;
+};
+
+/* upf.peers[]: a UPF the SMF drives over PFCP (TS 29.244), and what it serves. */
+struct conf_upf_peer {
+	char name[32];
+	char address[64];         /* its N4 IPv4 (PFCP, port 8805) */
+	char n3_address[64];      /* its N3 IPv4: the uplink F-TEID address given to gNBs */
+	char dnns[CONF_MAX_DNNS][CONF_DNN_NAME];   /* [] = every DNN */
+	unsigned n_dnns;
+	struct conf_slice slices[CONF_MAX_SLICES]; /* [] = every slice */
+	unsigned n_slices;
 };
 
 /* A registration area (TS 23.501 5.3.2.3, TS 24.501 5.3.4): the TACs of one TAI list. */
@@ -181,6 +196,15 @@ struct conf {
 		char n4_address[64];
 		uint8_t xdp_mode;          /* enum conf_xdp_mode */
 		uint32_t max_sessions;
+		/* `solocore run` with mode pfcp: no UPF in the process; the SMF's PFCP client
+		 * on n4_address drives the peers (each at most max_sessions TEIDs: give the
+		 * standalone UPFs at least as many sessions). Milliseconds. */
+		uint8_t mode;              /* enum conf_upf_mode */
+		uint32_t heartbeat_interval;
+		uint32_t pfcp_t1;
+		uint32_t pfcp_n1;
+		struct conf_upf_peer peers[CONF_MAX_UPF_PEERS];
+		unsigned n_peers;
 	} upf;
 	struct {
 		uint32_t max_ues;

@@ -607,6 +607,39 @@ static const struct conf_item web_items[] = {
 	END
 };
 
+static const char *const upf_mode_names[] = { "builtin", "pfcp", NULL };
+
+static const struct conf_item peer_dnn_elem[] = {
+	{ .key = "", .kind = CK_STR, .size = CONF_DNN_NAME, .check = chk_dnn },
+};
+
+static const struct conf_item peer_items[] = {
+	STR("name", struct conf_upf_peer, name, CF_REQUIRED | CF_NONEMPTY, NULL, chk_printable, NULL),
+	STR("address", struct conf_upf_peer, address, CF_REQUIRED, NULL, chk_ipv4, NULL),
+	STR("n3_address", struct conf_upf_peer, n3_address, CF_REQUIRED, NULL, chk_ipv4, NULL),
+	LIST("dnns", struct conf_upf_peer, dnns, n_dnns, 0, CF_UNIQUE, peer_dnn_elem, NULL, "[]", NULL),
+	LIST("slices", struct conf_upf_peer, slices, n_slices, 0, 0, slice_elem, chk_slices, "[]", NULL),
+	END
+};
+static const struct conf_item peer_elem[] = {
+	{ .key = "", .kind = CK_MAP, .sub = peer_items },
+};
+
+/* Two peers with one name or one N4 address would be one UPF twice. */
+static const char *chk_peers(const void *first, unsigned cnt, unsigned *bad, char *buf, size_t n)
+{
+	const struct conf_upf_peer *p = first;
+
+	for (unsigned i = 1; i < cnt; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(p[i].name, p[j].name) || !strcmp(p[i].address, p[j].address)) {
+				*bad = i;
+				snprintf(buf, n, "peer \"%s\" (%s) repeats peers[%u]", p[i].name, p[i].address, j);
+				return buf;
+			}
+	return NULL;
+}
+
 static const struct conf_item upf_items[] = {
 	STR("n3_interface", struct conf, upf.n3_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
 	STR("n6_interface", struct conf, upf.n6_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
@@ -614,6 +647,12 @@ static const struct conf_item upf_items[] = {
 	STR("n4_address", struct conf, upf.n4_address, CF_OPTIONAL, NULL, chk_ipv4, NULL),
 	ENUM("xdp_mode", struct conf, upf.xdp_mode, xdp_names, "auto", NULL),
 	INT("max_sessions", struct conf, upf.max_sessions, 1, 16777216, "1048576", NULL),
+	ENUM("mode", struct conf, upf.mode, upf_mode_names, "builtin",
+	     "builtin: the UPF in this process; pfcp: the peers below over N4"),
+	INT("heartbeat_interval", struct conf, upf.heartbeat_interval, 100, 600000, "5000", "ms, TS 29.244 6.2.2"),
+	INT("pfcp_t1", struct conf, upf.pfcp_t1, 50, 60000, "3000", "ms before a request is sent again (6.4)"),
+	INT("pfcp_n1", struct conf, upf.pfcp_n1, 1, 10, "3", "retransmissions before giving up (6.4)"),
+	LIST("peers", struct conf, upf.peers, upf.n_peers, 0, 0, peer_elem, chk_peers, "[]", NULL),
 	END
 };
 
@@ -672,10 +711,48 @@ static const char *chk_ras_served(const struct conf *c, char *buf, size_t n)
 	return NULL;
 }
 
+/* upf.mode pfcp needs a peer; a peer's DNNs and slices are among those served. */
+static const char *chk_upf_peers(const struct conf *c, char *buf, size_t n)
+{
+	if (c->upf.mode == CONF_UPF_PFCP && !c->upf.n_peers) {
+		snprintf(buf, n, "upf.mode: pfcp needs at least one entry in upf.peers");
+		return buf;
+	}
+	for (unsigned i = 0; i < c->upf.n_peers; i++) {
+		const struct conf_upf_peer *p = &c->upf.peers[i];
+
+		for (unsigned d = 0; d < p->n_dnns; d++) {
+			unsigned k = 0;
+
+			while (k < c->n_dnns && strcasecmp(c->dnns[k].name, p->dnns[d]))
+				k++;
+			if (k == c->n_dnns) {
+				snprintf(buf, n, "upf.peers[%u].dnns[%u]: DNN \"%s\" is not in dnns", i, d, p->dnns[d]);
+				return buf;
+			}
+		}
+		for (unsigned q = 0; q < p->n_slices; q++) {
+			const struct conf_slice *a = &p->slices[q];
+			unsigned k = 0;
+
+			while (k < c->n_slices && (c->slices[k].sst != a->sst || c->slices[k].has_sd != a->has_sd ||
+						  (a->has_sd && c->slices[k].sd != a->sd)))
+				k++;
+			if (k == c->n_slices) {
+				snprintf(buf, n, "upf.peers[%u].slices[%u]: slice is not in slices", i, q);
+				return buf;
+			}
+		}
+	}
+	return NULL;
+}
+
 const char *conf_schema_finish(struct conf *c, char *buf, size_t n)
 {
 	const char *why = chk_ras_served(c, buf, n);
 
+	if (!why)
+		why = chk_upf_peers(c, buf, n);
 	if (why)
 		return why;
 	/* TS 24.501 5.3.7: the mobile reachable timer is longer than T3512,

@@ -121,6 +121,8 @@ void smf_free(struct smf *smf)
 void smf_set_upf(struct smf *smf, struct upf *upf)
 {
 	smf->upf = upf;
+	if (!upf)
+		smf->n_upfs = 0;   /* the UPFs are being closed: the sessions keep no rules anywhere */
 }
 
 void smf_set_amf_ops(struct smf *smf, const struct smf_amf_ops *ops)
@@ -266,7 +268,7 @@ static void retire_counters(struct smf *smf, uint32_t idx)
 	struct smf_upf_totals *t = &smf->retired;
 	struct upf_session_stats st;
 
-	if (upf_session_stats(smf->upf, idx, &st) < 0)
+	if (upf_session_stats(smf_sess_upf(smf, &smf->sess[idx]), idx, &st) < 0)
 		return;
 	t->ul_pkts += st.ul_pkts;
 	t->ul_bytes += st.ul_bytes;
@@ -287,11 +289,11 @@ void smf_sess_free(struct smf *smf, struct smf_sess *s)
 		ev_timer_stop(smf->p.loop, &s->ho_timer);   /* the dispatcher's smf_ho_leave did the rest */
 	}
 	if (s->upf_installed) {
-		if (!smf->upf) {
+		if (!smf_sess_upf(smf, s)) {
 			smf->st.upf_skipped++;
 		} else {
 			retire_counters(smf, idx);
-			rc = upf_session_remove(smf->upf, idx);
+			rc = upf_session_remove(smf_sess_upf(smf, s), idx);
 			if (rc < 0 && rc != -ENOENT)
 				smf->st.upf_errors++;   /* -ENOENT: installed before smf_set_upf() */
 		}
@@ -326,16 +328,17 @@ int smf_upf_apply(struct smf *smf, struct smf_sess *s)
 		.ambr_dl_bps = s->ambr_dl,
 		.dl_state = s->up == SMF_UP_ACTIVE ? UPF_DL_ACTIVE : UPF_DL_BUFFER,
 	};
+	struct upf *u = smf_sess_upf(smf, s);
 	int rc;
 
-	if (!smf->upf) {
+	if (!u) {
 		smf->st.upf_skipped++;
 		s->upf_installed = 1;
 		return 0;
 	}
-	rc = s->upf_installed ? upf_session_modify(smf->upf, idx, &r) : upf_session_create(smf->upf, idx, &r);
+	rc = s->upf_installed ? upf_session_modify(u, idx, &r) : upf_session_create(u, idx, &r);
 	if (rc == -ENOENT && s->upf_installed)
-		rc = upf_session_create(smf->upf, idx, &r);   /* installed before smf_set_upf() */
+		rc = upf_session_create(u, idx, &r);   /* installed before smf_set_upf() */
 	if (rc < 0) {
 		smf->st.upf_errors++;
 		smf_slog(LOGL_ERROR, smf, s, "upf rule %s failed: %d", s->upf_installed ? "modify" : "create", rc);
@@ -598,7 +601,7 @@ static void view_fill(const struct smf *smf, const struct smf_sess *s, struct sm
 	v->has_counters = false;
 	v->ul_pkts = v->ul_bytes = v->dl_pkts = v->dl_bytes = 0;
 	/* mmap'ed counters (upf.h): no system call */
-	if (smf->upf && s->upf_installed && upf_session_stats(smf->upf, idx, &st) == 0) {
+	if (smf_sess_upf(smf, s) && s->upf_installed && upf_session_stats(smf_sess_upf(smf, s), idx, &st) == 0) {
 		v->has_counters = true;
 		v->ul_pkts = st.ul_pkts;
 		v->ul_bytes = st.ul_bytes;
@@ -659,12 +662,12 @@ int smf_upf_totals(const struct smf *smf, struct smf_upf_totals *out)
 {
 	struct upf_session_stats st;
 
-	if (!smf->upf)
+	if (!smf->upf && !smf->n_upfs)
 		return -ENODEV;
 	*out = smf->retired;
 	for (uint32_t i = 0; i < smf->sess_hwm; i++) {
 		if (!smf->sess[i].in_use || !smf->sess[i].upf_installed ||
-		    upf_session_stats(smf->upf, i, &st) < 0)
+		    !smf_sess_upf(smf, &smf->sess[i]) || upf_session_stats(smf_sess_upf(smf, &smf->sess[i]), i, &st) < 0)
 			continue;
 		out->ul_pkts += st.ul_pkts;
 		out->ul_bytes += st.ul_bytes;

@@ -165,12 +165,31 @@ struct smf *smf_new(const struct smf_params *p, int *err);
 /* Releases every session locally (UPF rules removed), stops timers; call it before
  * freeing the loop and closing the upf. Accepts NULL. */
 void smf_free(struct smf *smf);
-/* Attach / replace the user plane (NULL: none). Sessions already installed are not re-sent. */
+/* Attach / replace the user plane (NULL: none, and the UPFs of smf_add_upf are forgotten too).
+ * Sessions already installed are not re-sent. */
 void smf_set_upf(struct smf *smf, struct upf *upf);
 /* Set the AMF callbacks after creation (the AMF is usually created after the SMF). */
 void smf_set_amf_ops(struct smf *smf, const struct smf_amf_ops *ops);
 /* Matches upf_params.on_dl_data: pass it with cb_arg = the smf. */
 void smf_upf_dl_data(void *smf, uint32_t session_id);
+
+/* ---- several UPFs (upf.mode pfcp; smf_upf.c) ----
+ * With UPFs added here, each session is placed at establishment on one that is ready
+ * (upf_ready) and serves its DNN and S-NSSAI (peer->dnns / slices, [] = all), round robin
+ * among those (TS 23.501 6.3.3 UPF selection); none: PDU SESSION ESTABLISHMENT REJECT #26
+ * "insufficient resources". The session's UL F-TEID is on that UPF's N3 address
+ * (upf_n3_addr). With none added, smf_params.upf / smf_set_upf is the one user plane.
+ * The SMF does not own u. 0, -ENOSPC beyond SMF_UPF_MAX, -EINVAL (a DNN that is not
+ * configured, NULL u). */
+#define SMF_UPF_MAX 16
+struct conf_upf_peer;
+int smf_add_upf(struct smf *smf, struct upf *u, const struct conf_upf_peer *peer);
+/* Matches upf_n4c_peer.on_session_lost (cb_arg = the smf): the UPF lost the session (it
+ * restarted or stopped answering: why UPF_LOST_PEER / TIMEOUT) or refused its rules
+ * (UPF_LOST_REFUSED). Network-requested release (TS 24.501 6.3.3, TS 23.527 4.4): 5GSM #39
+ * "reactivation requested" when lost, so the UE establishes it again (on a UPF that
+ * works), #26 "insufficient resources" when refused. The why is an enum upf_lost_reason. */
+void smf_upf_session_lost(void *smf, uint32_t session_id, int why);
 
 /* ---- UE handles ---- */
 /* Attach a registered UE. supi is copied. -ENOSPC when max_ues are attached. */
@@ -386,6 +405,8 @@ struct smf_stats {
 	uint64_t dl_data_notified;
 	uint64_t upf_skipped;      /* rule operations not done: no user plane attached */
 	uint64_t upf_errors;
+	uint64_t upf_lost;         /* sessions their UPF lost or refused (smf_upf_session_lost) */
+	uint64_t upf_none_ready;   /* establishments refused (#26): no ready UPF serves them */
 	uint64_t send_failed;      /* ops.send returned an error */
 	/* Establishment outcomes (TS 23.502 4.3.2.2.1): est_accepted splits into est_completed
 	 * (the gNB's Setup Response handled, step 15) and est_failed (the gNB's Setup

@@ -56,10 +56,10 @@ static int fwd_open(struct smf *smf, struct smf_sess *s, uint32_t addr, uint32_t
 {
 	int rc;
 
-	if (!smf->upf) {
+	if (!smf_sess_upf(smf, s)) {
 		smf->st.upf_skipped++;
 	} else {
-		rc = upf_fwd_create(smf->upf, slot_of(smf, s), addr, teid);
+		rc = upf_fwd_create(smf_sess_upf(smf, s), slot_of(smf, s), addr, teid);
 		if (rc < 0) {
 			smf->st.upf_errors++;
 			smf_slog(LOGL_ERROR, smf, s, "forwarding tunnel create failed: %d", rc);
@@ -78,10 +78,10 @@ static void fwd_close(struct smf *smf, struct smf_sess *s)
 	timer_stop(smf, s);
 	if (!s->ho_fwd)
 		return;
-	if (!smf->upf) {
+	if (!smf_sess_upf(smf, s)) {
 		smf->st.upf_skipped++;
 	} else {
-		rc = upf_fwd_remove(smf->upf, slot_of(smf, s));
+		rc = upf_fwd_remove(smf_sess_upf(smf, s), slot_of(smf, s));
 		if (rc < 0 && rc != -ENOENT)   /* -ENOENT: the UPF (re)opened without it */
 			smf->st.upf_errors++;
 	}
@@ -172,7 +172,7 @@ static int fwd_plan(struct smf *smf, struct smf_sess *s, const struct ngap_ho_re
 		return rc;
 	}
 	cmd->has_dl_forwarding = true;
-	smf_msg_tunnel(&cmd->dl_forwarding, smf->p.n3_addr, UPF_FWD_TEID(slot_of(smf, s)));
+	smf_msg_tunnel(&cmd->dl_forwarding, smf_sess_n3(smf, s), UPF_FWD_TEID(slot_of(smf, s)));
 	return 0;
 }
 

@@ -90,6 +90,7 @@ struct smf_sess {
 	uint8_t rel_n1_done, rel_n2_done, rel_n2_wait, rel_net;
 	uint8_t mod_n2_wait;
 	uint8_t upf_installed;
+	uint8_t upf;               /* index in smf->upfs (when n_upfs) */
 	uint8_t ambr_stale;        /* a subscription change skipped it: retried once ACTIVE (smf_policy.c) */
 	/* N2 handover sub-state (smf_ho.c), written by the SMF_EV_*HO* actions only */
 	uint8_t ho;                /* enum smf_ho_state */
@@ -127,6 +128,15 @@ struct smf {
 	struct conf_slice slices[CONF_MAX_SLICES];
 	unsigned n_slices;
 	struct upf *upf;
+	/* smf_upf.c: the UPFs sessions are placed on; none: upf above */
+	struct smf_upf_ent {
+		struct upf *u;
+		char name[32];
+		uint32_t dnn_mask;         /* bit d: dnns[d]; 0: every DNN */
+		struct ngap_snssai slices[CONF_MAX_SLICES];
+		uint8_t n_slices;          /* 0: every slice */
+	} upfs[SMF_UPF_MAX];
+	uint8_t n_upfs, upf_rr;
 	struct smf_pool pools[CONF_MAX_DNNS];
 	uint32_t dns[CONF_MAX_DNNS][CONF_MAX_DNS]; /* network order, IPv4 only */
 	uint8_t n_dns[CONF_MAX_DNNS];
@@ -189,6 +199,11 @@ void smf_sess_free(struct smf *smf, struct smf_sess *s);
 struct smf_ue *smf_sess_ue(const struct smf *smf, const struct smf_sess *s);
 /* UPF rule install / update from the session's state. */
 int smf_upf_apply(struct smf *smf, struct smf_sess *s);
+/* smf_upf.c: the session's UPF (NULL: none attached) and its N3 address (network order). */
+struct upf *smf_sess_upf(const struct smf *smf, const struct smf_sess *s);
+uint32_t smf_sess_n3(const struct smf *smf, const struct smf_sess *s);
+/* A ready UPF for a new session of DNN index dnn and slice: its index, or -ENODEV. */
+int smf_upf_pick(struct smf *smf, unsigned dnn, const struct ngap_snssai *snssai);
 /* s (with ambr_stale) has just entered ACTIVE: retry its session-AMBR on its timer, outside
  * the message being handled (smf_policy.c). */
 void smf_policy_retry_arm(struct smf *smf, struct smf_sess *s);

@@ -32,7 +32,7 @@ static int enc_ack(const struct smf *smf, const struct smf_sess *s, struct smf_o
 
 	memset(&a, 0, sizeof(a));
 	a.has_ul_tunnel = true;
-	smf_msg_tunnel(&a.ul_tunnel, smf->p.n3_addr, s->teid);
+	smf_msg_tunnel(&a.ul_tunnel, smf_sess_n3(smf, s), s->teid);
 	n = ngap_enc_path_switch_request_ack_transfer(&a, out->n2, out->n2_cap);
 	if (n < 0)
 		return n;

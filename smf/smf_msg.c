@@ -265,7 +265,7 @@ int smf_msg_setup_transfer(struct smf *smf, const struct smf_sess *s, struct smf
 	t.has_session_ambr = true;
 	t.session_ambr.ul = s->ambr_ul;
 	t.session_ambr.dl = s->ambr_dl;
-	smf_msg_tunnel(&t.ul_tunnel, smf->p.n3_addr, s->teid);
+	smf_msg_tunnel(&t.ul_tunnel, smf_sess_n3(smf, s), s->teid);
 	t.pdu_session_type = NGAP_PDU_IPV4;
 	t.n_flows = 1;
 	flow_setup(s, &t.flows[0]);
@@ -358,7 +358,7 @@ int smf_msg_mod_confirm(struct smf *smf, const struct smf_sess *s, const struct 
 	}
 	if (!t.n_flows) /* the list is mandatory: the session's flow */
 		t.qfis[t.n_flows++] = SMF_QFI_DEFAULT;
-	smf_msg_tunnel(&t.ul_tunnel, smf->p.n3_addr, s->teid);
+	smf_msg_tunnel(&t.ul_tunnel, smf_sess_n3(smf, s), s->teid);
 	n = ngap_enc_modify_confirm_transfer(&t, out->n2, out->n2_cap);
 	if (n < 0)
 		return n;

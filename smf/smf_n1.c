@@ -241,6 +241,18 @@ static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m
 		return 0;
 	}
 	s->dnn = (uint8_t)dnn;
+	if (smf->n_upfs) {   /* TS 23.501 6.3.3: a UPF for the DNN and slice, before anything is given out */
+		int u = smf_upf_pick(smf, (unsigned)dnn, snssai);
+
+		if (u < 0) {
+			smf->st.upf_none_ready++;
+			smf_slog(LOGL_WARN, smf, s, "no ready UPF serves dnn %s: #26", smf->dnns[dnn].name);
+			smf_sess_free(smf, s);
+			reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
+			return 0;
+		}
+		s->upf = (uint8_t)u;
+	}
 	s->ue_addr = smf_pool_alloc(&smf->pools[dnn]);
 	if (!s->ue_addr) {
 		smf_slog(LOGL_WARN, smf, s, "pool of dnn %s exhausted", smf->dnns[dnn].name);

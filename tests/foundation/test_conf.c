@@ -401,6 +401,55 @@ static void test_err_values(void **state)
 	expect_err("suci: {keys: [{id: 0, scheme: A}]}\n", "t.yaml:1:20: suci.keys[0].id: 0 is out of range 1..255");
 }
 
+/* upf.mode pfcp and upf.peers: each error names the entry at its place in the file */
+static void test_upf_peers(void **state)
+{
+	static const char ok[] =
+		"slices: [{sst: 1, sd: \"010203\"}, {sst: 2}]\n"
+		"dnns: [{name: internet, pool: 10.45.0.0/16}, {name: ims, pool: 10.46.0.0/16}]\n"
+		"upf:\n  mode: pfcp\n  n4_address: 10.0.0.1\n  heartbeat_interval: 500\n  pfcp_t1: 300\n  pfcp_n1: 2\n"
+		"  peers:\n"
+		"    - {name: upf1, address: 10.0.0.2, n3_address: 10.0.1.2, dnns: [internet]}\n"
+		"    - {name: upf2, address: 10.0.0.3, n3_address: 10.0.1.3, dnns: [IMS], slices: [{sst: 2}]}\n";
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(conf_load_string(&c2, "t.yaml", ok, strlen(ok), err, sizeof(err)), 0);
+	assert_int_equal(c2.upf.mode, CONF_UPF_PFCP);
+	assert_int_equal(c2.upf.heartbeat_interval, 500);
+	assert_int_equal(c2.upf.pfcp_t1, 300);
+	assert_int_equal(c2.upf.pfcp_n1, 2);
+	assert_int_equal(c2.upf.n_peers, 2);
+	assert_string_equal(c2.upf.peers[1].name, "upf2");
+	assert_string_equal(c2.upf.peers[1].n3_address, "10.0.1.3");
+	assert_int_equal(c2.upf.peers[0].n_dnns, 1);
+	assert_int_equal(c2.upf.peers[1].n_slices, 1);
+	assert_int_equal(c2.upf.peers[1].slices[0].sst, 2);
+	conf_free(&c2);
+	/* the defaults: builtin, no peers, TS 29.244 6.4 usual T1 / N1 */
+	assert_int_equal(conf_load_string(&c2, "t.yaml", "", 0, err, sizeof(err)), 0);
+	assert_int_equal(c2.upf.mode, CONF_UPF_BUILTIN);
+	assert_int_equal(c2.upf.n_peers, 0);
+	assert_int_equal(c2.upf.pfcp_t1, 3000);
+	assert_int_equal(c2.upf.pfcp_n1, 3);
+	conf_free(&c2);
+
+	expect_err("upf: {mode: pfcp}\n", "t.yaml:1:13: upf.mode: pfcp needs at least one entry in upf.peers");
+	expect_err("upf: {mode: remote}\n", "t.yaml:1:13: upf.mode: \"remote\" is not one of builtin, pfcp");
+	expect_err("upf:\n  peers:\n    - {name: a, address: 10.0.0.2, n3_address: 10.0.1.2, dnns: [web]}\n",
+		   "t.yaml:3:65: upf.peers[0].dnns[0]: DNN \"web\" is not in dnns");
+	expect_err("upf:\n  peers:\n    - {name: a, address: 10.0.0.2, n3_address: 10.0.1.2, slices: [{sst: 9}]}\n",
+		   "t.yaml:3:67: upf.peers[0].slices[0]: slice is not in slices");
+	expect_err("upf:\n  peers:\n    - {name: a, address: 10.0.0.2, n3_address: 10.0.1.2}\n"
+		   "    - {name: b, address: 10.0.0.2, n3_address: 10.0.1.3}\n",
+		   "t.yaml:4:7: upf.peers[1]: peer \"b\" (10.0.0.2) repeats peers[0]");
+	expect_err("upf:\n  peers:\n    - {name: a, address: 10.0.0.300, n3_address: 10.0.1.2}\n",
+		   "t.yaml:3:26: upf.peers[0].address: \"10.0.0.300\" is not an IPv4 address");
+	expect_err("upf:\n  peers:\n    - {name: a, address: 10.0.0.2}\n",
+		   "t.yaml:3:7: upf.peers[0]: missing key n3_address");
+	expect_err("upf: {pfcp_t1: 10}\n", "t.yaml:1:16: upf.pfcp_t1: 10 is out of range 50..60000");
+}
+
 /* amf.registration_areas (TS 23.501 5.3.2.3, TS 24.501 5.3.4 / 9.11.3.9): each error names
  * the entry at its place in the file. */
 static void test_err_registration_areas(void **state)
@@ -603,6 +652,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_err_wrong_type),
 		cmocka_unit_test(test_err_out_of_range),
 		cmocka_unit_test(test_err_registration_areas),
+		cmocka_unit_test(test_upf_peers),
 		cmocka_unit_test(test_err_bad_enum),
 		cmocka_unit_test(test_err_syntax),
 		cmocka_unit_test(test_err_values),

@@ -1,0 +1,324 @@
+#!/bin/sh
+# SPDX-License-Identifier: AGPL-3.0-or-later
+# `solocore run` with upf.mode pfcp driving `solocore upf` over PFCP (N4, TS 29.244) in
+# other network namespaces (issue 18 item 4). Five namespaces:
+#
+#   gNB ns (ransim / solocore-load)   10.38.71.2 N2  --veth--  10.38.71.1  core ns (solocore run)
+#                                     10.38.73.2 N3  --veth--  10.38.73.1  upf1 ns (solocore upf) 10.38.74.1 --veth-- DN 10.38.74.2
+#                                     10.38.75.2 N3  --veth--  10.38.75.1  upf2 ns (solocore upf) 10.38.76.1 --veth-- DN 10.38.76.2
+#   core ns 10.38.72.1 (N4)  --veth--  10.38.72.2 upf1 ns (N4);  core ns 10.38.77.1 --veth-- 10.38.77.2 upf2 ns (N4)
+#
+# Each `solocore upf` has XDP (generic) on its N3 and N6 veths and routes the UE pool to its
+# DN namespace; the SMF places sessions by DNN (upf1 serves "internet", upf2 "internet" and
+# "ims" in the failover case, only "ims" otherwise). The N4 veths are captured (dumpcap) and
+# decoded by tshark: no malformed frame, and the PFCP messages counted by type and cause.
+#
+# Cases:
+#   cycle     ransim --cycle, UES UEs: the 27 NGAP messages each (TS 23.502 4.2.2.2, 4.3.2,
+#             4.2.6, 4.2.3.2, 4.3.4) with their PFCP: one Session Establishment, Modifications
+#             (activation, deactivation, reactivation) and one Deletion per UE on upf1, each
+#             answered with Cause 1 (Request accepted); association set up from the SMF;
+#             heartbeats both ways.
+#   traffic   solocore-load sessions --traffic through upf1: every G-PDU's echo back from
+#             the DN host, which sees the UE addresses (no NAT).
+#   failover  UES UEs with sessions and traffic spread over upf1 and upf2 (both serve
+#             internet); upf1 is killed (SIGKILL): the SMF's heartbeats go unanswered, every
+#             session on upf1 is released with 5GSM #39 "reactivation requested" (TS 24.501
+#             6.3.3, TS 23.527 4.4) and re-established by its UE on upf2; traffic flows again.
+#
+#   e2e_pfcp.sh SOLOCORE RANSIM SOLOCORE_LOAD CASE     env: UES (20 / 10), SECS
+# Needs root and `ip netns` (77 otherwise), XDP generic on veth (77 with the reason otherwise).
+set -u
+SOLOCORE=$1 RANSIM=$2 LOAD=$3 CASE=$4
+CORE=
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/e2e_lib.sh"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found (DN echo server)"; exit 77; }
+
+T=pf$$
+e2e_netns "$T" 10.38.71 e2e-pfcp
+NS_U1=$T-u1 NS_U2=$T-u2 NS_D1=$T-d1 NS_D2=$T-d2
+U1_PID= U2_PID= E1_PID= E2_PID= CAP1= CAP2=
+cleanup() {
+	for p in $CAP1 $CAP2 $E1_PID $E2_PID; do kill -KILL "$p" 2>/dev/null; done
+	for p in $U1_PID $U2_PID; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	for ns in "$NS_U1" "$NS_U2" "$NS_D1" "$NS_D2"; do ip netns del "$ns" 2>/dev/null; done
+	e2e_cleanup
+}
+trap cleanup EXIT INT TERM
+
+# link NS_A IF_A ADDR_A NS_B IF_B ADDR_B: a veth pair, /24 addresses, up.
+link() {
+	ip link add "$2" type veth peer name "$5" || { echo "FAIL: veth $2"; exit 1; }
+	ip link set "$2" netns "$1" && ip link set "$5" netns "$4" || exit 1
+	ip -n "$1" addr add "$3/24" dev "$2" && ip -n "$4" addr add "$6/24" dev "$5" || exit 1
+	ip -n "$1" link set "$2" up && ip -n "$4" link set "$5" up || exit 1
+}
+
+# upf_ns I N4NET N3NET N6NET: the namespaces of UPF I (and its DN), linked to the core (N4)
+# and the gNB (N3); the DN routes the UE pools back; forwarding on (bpf_fib_lookup needs it).
+upf_ns() {
+	nu=$T-u$1 nd=$T-d$1
+	ip netns add "$nu" && ip netns add "$nd" || exit 1
+	ip -n "$nu" link set lo up && ip -n "$nd" link set lo up
+	link "$NS_C" "${T}c$1" "$2.1" "$nu" "${T}m$1" "$2.2"
+	link "$NS_R" "${T}g$1" "$3.2" "$nu" "${T}n$1" "$3.1"
+	link "$nu" "${T}x$1" "$4.1" "$nd" "${T}d$1" "$4.2"
+	ip -n "$nd" route add 10.45.0.0/16 via "$4.1" && ip -n "$nd" route add 10.46.0.0/16 via "$4.1" || exit 1
+	# the SMF's one N4 address (10.38.72.1) is reached through this UPF's own N4 veth
+	[ "$2" = 10.38.72 ] || ip -n "$nu" route add 10.38.72.1/32 via "$2.1" || exit 1
+	ip netns exec "$nu" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+		net.ipv4.conf.default.rp_filter=0 || exit 1
+}
+upf_ns 1 10.38.72 10.38.73 10.38.74
+upf_ns 2 10.38.77 10.38.75 10.38.76
+
+# The UPF's configuration: the UE prefixes it serves, its N3 / N6 veths, N4 on its own address.
+mk_upf_config() { # FILE I N4ADDR
+	cat >"$1" <<EOF
+log:
+  level: info
+dnns:
+  - { name: "internet", pool: "10.45.0.0/16" }
+  - { name: "ims", pool: "10.46.0.0/16" }
+upf:
+  n3_interface: "${T}n$2"
+  n6_interface: "${T}x$2"
+  n4_address: "$3"
+  xdp_mode: generic
+  max_sessions: 4096
+EOF
+}
+
+# start_upf I: `solocore upf` in its namespace; U<I>_PID. 77 when XDP cannot attach here.
+start_upf() {
+	mk_upf_config "$TMP/upf$1.yaml" "$1" "$(eval echo \$N4_$1)"
+	ip netns exec "$T-u$1" "$SOLOCORE" upf -c "$TMP/upf$1.yaml" >>"$TMP/upf$1.log" 2>&1 &
+	eval "U$1_PID=$!"
+	_i=0
+	while ! grep -q "PFCP\|n4.*listening\|N4 listening" "$TMP/upf$1.log" 2>/dev/null && [ $_i -lt 100 ]; do
+		grep -q "cannot attach" "$TMP/upf$1.log" 2>/dev/null && {
+			echo "SKIP: solocore upf cannot attach XDP generic to a veth here: $(grep 'cannot attach' "$TMP/upf$1.log")"
+			exit 77; }
+		kill -0 "$(eval echo \$U$1_PID)" 2>/dev/null || break
+		sleep 0.1; _i=$((_i + 1))
+	done
+	kill -0 "$(eval echo \$U$1_PID)" 2>/dev/null || { fail "solocore upf $1 did not start"; cat "$TMP/upf$1.log"; exit 1; }
+}
+N4_1=10.38.72.2 N4_2=10.38.77.2
+
+# dn_echo_ns VAR NS ADDR READYFILE: a UDP echo on ADDR:7 in NS that counts what it answers
+# per source (written to READYFILE.srcs on SIGTERM: stop_echo); its pid in VAR.
+dn_echo_ns() {
+	_v=$1; shift
+	cat >"$TMP/echo.py" <<'EOT'
+import socket, sys, signal
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+s.bind((sys.argv[2], 7))
+srcs = {}
+def dump(*a):
+    with open(sys.argv[3], "w") as f:
+        for k, v in sorted(srcs.items()):
+            f.write("%s %d\n" % (k, v))
+    sys.exit(0)
+signal.signal(signal.SIGTERM, dump)
+open(sys.argv[1], "w").close()
+while True:
+    d, a = s.recvfrom(4096)
+    srcs[a[0]] = srcs.get(a[0], 0) + 1
+    s.sendto(d, a)
+EOT
+	ip netns exec "$1" python3 "$TMP/echo.py" "$3" "$2" "$3.srcs" >"$3.log" 2>&1 &
+	_p=$!
+	_i=0
+	while [ ! -f "$3" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	[ -f "$3" ] || { fail "the DN echo server in $1 did not start"; exit 1; }
+	eval "$_v=$_p"
+}
+# stop_echo VAR READYFILE: SIGTERM, then wait for its per-source counts.
+stop_echo() {
+	eval "_p=\$$1"
+	kill -TERM "$_p" 2>/dev/null
+	_i=0
+	while [ ! -f "$2.srcs" ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	eval "$1="
+}
+
+# The core: N2 on the gNB veth, no local user plane, PFCP to the UPFs.
+mk_core_config() { # FILE UPF2_DNNS
+	mk_config "$1" "$AMF" usrsctp
+	sed -i "s/^  level: .*/  level: info/" "$1"
+	cat >>"$1" <<EOF
+slices:
+  - { sst: 1, sd: "010203" }
+dnns:
+  - { name: "internet", pool: "10.45.0.0/16" }
+  - { name: "ims", pool: "10.46.0.0/16" }
+upf:
+  mode: pfcp
+  n4_address: "10.38.72.1"
+  heartbeat_interval: 500
+  pfcp_t1: 300
+  pfcp_n1: 2
+  peers:
+    - { name: "upf1", address: "$N4_1", n3_address: "10.38.73.1", dnns: [ "internet" ] }
+    - { name: "upf2", address: "$N4_2", n3_address: "10.38.75.1", dnns: [ $2 ] }
+web: { listen: "127.0.0.1", port: 5000 }
+EOF
+}
+
+# capture I: dumpcap on the core's N4 veth of UPF I (CAP<I>).
+capture() {
+	command -v dumpcap >/dev/null 2>&1 && command -v tshark >/dev/null 2>&1 ||
+		{ fail "dumpcap/tshark not installed (build.sh installs tshark)"; exit 1; }
+	$NSC dumpcap -q -i "${T}c$1" -f "udp port 8805" -w "$TMP/n4-$1.pcapng" >"$TMP/dumpcap$1.log" 2>&1 &
+	eval "CAP$1=$!"
+	_i=0
+	while ! grep -q "Capturing on" "$TMP/dumpcap$1.log" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+}
+stop_capture() {
+	for p in $CAP1 $CAP2; do kill -INT "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	CAP1= CAP2=
+}
+# pfcp_count I FILTER: frames of the N4 capture of UPF I matching a tshark display filter.
+pfcp_count() { tshark -r "$TMP/n4-$1.pcapng" -Y "$2" 2>>"$TMP/tshark.log" | wc -l; }
+# pfcp_clean I: no malformed frame or dissector error in the capture.
+pfcp_clean() {
+	_b=$(pfcp_count "$1" '_ws.malformed || _ws.expert.severity >= error')
+	[ "$_b" = 0 ] || { fail "N4 capture of upf$1: $_b malformed/error frames"; tshark -r "$TMP/n4-$1.pcapng" -Y '_ws.malformed || _ws.expert.severity >= error' | head; }
+	_n=$(pfcp_count "$1" pfcp)
+	[ "$_n" -gt 0 ] || fail "N4 capture of upf$1: no PFCP frame"
+	# every response of the UPF says Request accepted (TS 29.244 8.2.1: cause 1)
+	_r=$(pfcp_count "$1" 'pfcp.cause && pfcp.cause != 1')
+	[ "$_r" = 0 ] || { fail "upf$1: $_r PFCP responses with a cause other than 1";
+		tshark -r "$TMP/n4-$1.pcapng" -Y 'pfcp.cause && pfcp.cause != 1' -T fields -e pfcp.msg_type -e pfcp.cause | sort | uniq -c; }
+}
+# PFCP message types (TS 29.244 7.3): 1/2 heartbeat, 5/6 association setup,
+# 50/51 session establishment, 52/53 modification, 54/55 deletion, 56/57 report.
+pfcp_types() { tshark -r "$TMP/n4-$1.pcapng" -Y pfcp -T fields -e pfcp.msg_type 2>>"$TMP/tshark.log" | sort -n | uniq -c; }
+ntype() { pfcp_count "$1" "pfcp.msg_type == $2"; }
+
+gen_sims "$TMP/sims.toml" 200 001010000000001 || exit 1
+import_sims "$TMP/sims.toml" || exit 1
+
+case $CASE in
+cycle)
+	UES=${UES:-20}
+	start_upf 1; start_upf 2
+	capture 1; capture 2
+	mk_core_config "$TMP/core.yaml" '"ims"'
+	start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+	# both associations up before the UEs come
+	_i=0
+	while [ "$(grep -c 'association.*up\|associated' "$TMP/core.log")" -lt 2 ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	run_ransim cyc --addr "$AMF" --backend usrsctp --encap raw --cuc --timeout 120 \
+		--sims "$TMP/sims.toml" --ues "$UES" --cycle --gnb-n3 10.38.73.2
+	expect cyc ues_ok "$UES"; expect cyc ues_failed 0; expect cyc cycles "$UES"
+	expect cyc pdu_established "$UES"; expect cyc service_accepts "$UES"; expect cyc pdu_released "$UES"
+	expect cyc dl_mac_fail 0; expect_rc cyc 0
+	expect cyc ngap_tx $((17 * UES + 1)); expect cyc ngap_rx $((10 * UES + 1))
+	sleep 1.2   # a few heartbeats more on the wire
+	stop_core
+	stop_capture
+	echo "PFCP on upf1's N4 (count, message type):"; pfcp_types 1
+	pfcp_clean 1
+	# TS 23.502 4.3.2.2.1 step 10, 4.2.6 (AN release: downlink buffered), 4.2.3.2 step 17
+	# (reactivation), 4.3.4.2 (release): one establishment, >= 3 modifications, one deletion per UE
+	[ "$(ntype 1 50)" = "$UES" ] || fail "upf1: $(ntype 1 50) Session Establishment Requests, $UES expected"
+	[ "$(ntype 1 51)" = "$UES" ] || fail "upf1: $(ntype 1 51) Session Establishment Responses, $UES expected"
+	[ "$(ntype 1 52)" -ge $((3 * UES)) ] || fail "upf1: $(ntype 1 52) Session Modification Requests, >= $((3 * UES)) expected"
+	[ "$(ntype 1 52)" = "$(ntype 1 53)" ] || fail "upf1: modification requests $(ntype 1 52) != responses $(ntype 1 53)"
+	[ "$(ntype 1 54)" = "$UES" ] || fail "upf1: $(ntype 1 54) Session Deletion Requests, $UES expected"
+	[ "$(ntype 1 55)" = "$UES" ] || fail "upf1: $(ntype 1 55) Session Deletion Responses, $UES expected"
+	[ "$(ntype 1 5)" -ge 1 ] && [ "$(ntype 1 6)" -ge 1 ] || fail "upf1: no association setup request/response"
+	# the SMF set the association up (6.2.6.2.1: the CP's Node ID in the request)
+	[ "$(pfcp_count 1 'pfcp.msg_type == 5 && ip.src == 10.38.72.1')" -ge 1 ] || fail "upf1: the association setup did not come from the SMF"
+	[ "$(ntype 1 1)" -ge 1 ] && [ "$(ntype 1 2)" -ge 1 ] || fail "upf1: no heartbeat request/response"
+	# the F-TEID and UE address of each establishment: the uplink PDR on upf1's N3 address
+	_f=$(tshark -r "$TMP/n4-1.pcapng" -Y "pfcp.msg_type == 50" -T fields -e pfcp.f_teid.ipv4_addr 2>>"$TMP/tshark.log" | tr ',' '\n' | sort -u)
+	[ "$_f" = 10.38.73.1 ] || fail "upf1: establishment F-TEID addresses '$_f', 10.38.73.1 expected"
+	# upf2 serves only ims: associated, no session
+	pfcp_clean 2
+	[ "$(ntype 2 50)" = 0 ] || fail "upf2 (ims only) got $(ntype 2 50) sessions of internet"
+	[ "$(ntype 2 6)" -ge 1 ] || fail "upf2: not associated"
+	;;
+traffic)
+	UES=${UES:-20} PPS=${PPS:-2000} SECS=${SECS:-4} SIZE=${SIZE:-100}
+	start_upf 1; start_upf 2
+	dn_echo_ns E1_PID "$NS_D1" 10.38.74.2 "$TMP/echo1.ready"
+	capture 1
+	mk_core_config "$TMP/core.yaml" '"ims"'
+	start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+	sleep 1
+	RANSIM=$LOAD run_ransim load sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
+		--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress \
+		--gnb-n3 10.38.73.2 --traffic "$PPS" --traffic-size "$SIZE" --traffic-dst 10.38.74.2 --traffic-port 7
+	v() { grep "^$2 " "$TMP/$1.out" | head -n 1 | cut -d' ' -f2; }
+	expect_rc load 0
+	expect load ue_runs_failed 0
+	expect load completed "$UES"
+	expect load ul_send_errors 0
+	expect load dl_unknown_teid 0
+	expect load dl_bad_inner 0
+	expect load dl_err_ind 0
+	ul=$(v load ul_packets) dl=$(v load dl_packets)
+	[ -n "$ul" ] && [ "$ul" -gt 0 ] || fail "solocore-load sent no G-PDU"
+	[ -n "$dl" ] && [ "$dl" -gt 0 ] || fail "no downlink G-PDU came back through solocore upf"
+	[ -n "$dl" ] && [ -n "$ul" ] && [ "$dl" -le "$ul" ] || fail "more downlink ($dl) than uplink ($ul)"
+	# at most the packets in flight at the end of the run are missing (no loss in the UPF)
+	[ -n "$dl" ] && [ -n "$ul" ] && [ $((ul - dl)) -le $((PPS / 5 + UES)) ] || fail "uplink $ul, downlink $dl: more missing than the in-flight bound"
+	stop_echo E1_PID "$TMP/echo1.ready"
+	# the DN host sees the UE addresses themselves (no NAT on N6)
+	_s=$(wc -l <"$TMP/echo1.ready.srcs")
+	[ "$_s" = "$UES" ] || fail "the DN saw $_s sources, $UES UE addresses expected"
+	grep -vq '^10\.45\.' "$TMP/echo1.ready.srcs" && fail "the DN saw sources outside the UE pool: $(grep -v '^10\.45\.' "$TMP/echo1.ready.srcs" | head -3)"
+	stop_core
+	stop_capture
+	pfcp_clean 1
+	echo "traffic through solocore upf over PFCP: $UES UEs, ul_packets $ul dl_packets $dl (PPS $PPS, ${SECS}s)"
+	;;
+failover)
+	UES=${UES:-10} PPS=${PPS:-500} SECS=${SECS:-12} SIZE=${SIZE:-100}
+	start_upf 1; start_upf 2
+	# The gNB (source 10.38.73.2) reaches both UPFs, one N3 veth each; upf2 routes the
+	# downlink back to it. The traffic goes to a DN address both DN hosts hold: 10.38.79.2.
+	ip -n "$NS_U2" route add 10.38.73.0/24 via 10.38.75.2 || exit 1
+	for n in 1 2; do
+		ip -n "$T-d$n" addr add 10.38.79.2/32 dev lo || exit 1
+		ip -n "$T-u$n" route add 10.38.79.2/32 via "10.38.7$((2 + 2 * n)).2" || exit 1
+	done
+	dn_echo_ns E1_PID "$NS_D1" 10.38.79.2 "$TMP/echo1.ready"
+	dn_echo_ns E2_PID "$NS_D2" 10.38.79.2 "$TMP/echo2.ready"
+	capture 1; capture 2
+	mk_core_config "$TMP/core.yaml" '"internet", "ims"'
+	start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+	sleep 1
+	$NSR "$LOAD" sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
+		--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress \
+		--gnb-n3 10.38.73.2 --traffic "$PPS" --traffic-size "$SIZE" --traffic-dst 10.38.79.2 --traffic-port 7 \
+		>"$TMP/load.out" 2>"$TMP/load.log" &
+	RS_PID=$!
+	sleep 4
+	kill -KILL "$U1_PID"; wait "$U1_PID" 2>/dev/null; U1_PID=
+	wait "$RS_PID"; RS_RC=$?; RS_PID=
+	v() { grep "^$2 " "$TMP/$1.out" | head -n 1 | cut -d' ' -f2; }
+	rel39=$(v load pdu_net_released_39); reest=$(v load pdu_reestablished)
+	echo "failover: $UES UEs, pdu_net_released_39 ${rel39:-0}, pdu_reestablished ${reest:-0}"
+	[ -n "$rel39" ] && [ "$rel39" -gt 0 ] || fail "no session released with #39 after upf1 was killed"
+	[ "${rel39:-0}" = "${reest:-x}" ] || fail "$rel39 sessions released with #39, $reest re-established"
+	grep -q "upf1.*lost\|lost.*upf1" "$TMP/core.log" || fail "the core did not log the loss of upf1"
+	stop_echo E2_PID "$TMP/echo2.ready"
+	# after the failover, upf2 carries every UE
+	_s=$(wc -l <"$TMP/echo2.ready.srcs" 2>/dev/null)
+	[ "$_s" = "$UES" ] || fail "after the failover the DN behind upf2 saw $_s UEs, $UES expected"
+	stop_core
+	stop_capture
+	pfcp_clean 2
+	;;
+*)
+	echo "e2e_pfcp.sh: unknown case $CASE"; exit 2 ;;
+esac
+[ $FAILS = 0 ] || { show_logs; for i in 1 2; do echo "---- upf$i.log"; tail -n 30 "$TMP/upf$i.log" 2>/dev/null; done; exit 1; }
+echo "ok: pfcp $CASE"
+exit 0
