@@ -266,6 +266,7 @@ enum upf_n4c_counter {
 	UPF_N4C_RX_DUP,         /* a request of the peer seen again: the same answer again */
 	UPF_N4C_RETX, UPF_N4C_TIMEOUT,
 	UPF_N4C_EST, UPF_N4C_MOD, UPF_N4C_DEL, UPF_N4C_REFUSED,
+	UPF_N4C_EST_OK, UPF_N4C_DEL_OK,   /* ... answered with Cause 1 */
 	UPF_N4C_REPORT, UPF_N4C_DL_DATA, UPF_N4C_ASSOC_UP, UPF_N4C_PEER_LOST,
 	UPF_N4C_SESS_LOST,      /* on_session_lost calls */
 	UPF_N4C__MAX

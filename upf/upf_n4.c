@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/ev.h"
+#include "common/hash.h"
 #include "common/log.h"
 #include "upf/upf_n4_int.h"
 
@@ -119,8 +120,11 @@ static bool txn_replay(struct upf_n4 *n, uint8_t type, uint32_t seq)
 {
 	struct n4_txn *t = txn_slot(n, n->from_addr, n->from_port, seq);
 
+	/* The same number with other bytes is a new request: a CP function that restarted
+	 * and counts from 1 again (its Association Setup has another Recovery Time Stamp). */
 	if (!t->len || t->addr != n->from_addr || t->port != n->from_port || t->seq != seq ||
-	    t->type != type || n4_now_ns(n) - t->at_ns > (uint64_t)UPF_N4_TXN_KEEP_MS * 1000000u)
+	    t->type != type || t->req_hash != n->in_hash ||
+	    n4_now_ns(n) - t->at_ns > (uint64_t)UPF_N4_TXN_KEEP_MS * 1000000u)
 		return false;
 	n->cnt[UPF_N4_RX_DUP]++;
 	send_raw(n, n->from_addr, n->from_port, t->rsp, t->len);
@@ -139,6 +143,7 @@ static void txn_save(struct upf_n4 *n, const uint8_t *rsp, size_t len)
 	t->addr = n->from_addr;
 	t->port = n->from_port;
 	t->seq = n->in.h.seq;
+	t->req_hash = n->in_hash;
 	t->type = n->in.h.type;
 	t->at_ns = n4_now_ns(n);
 	t->len = (uint16_t)len;
@@ -257,6 +262,7 @@ static size_t rx_one(struct upf_n4 *n, const uint8_t *buf, size_t len)
 		n->cnt[UPF_N4_RX_DROPPED]++;
 		return 0;
 	}
+	n->in_hash = hash_fnv1a(buf, (size_t)4 + (buf[2] << 8 | buf[3]) < len ? (size_t)4 + (buf[2] << 8 | buf[3]) : len);
 	if ((buf[0] >> 5) == PFCP_VERSION && is_request(buf[1]) &&
 	    txn_replay(n, buf[1], (uint32_t)buf[o] << 16 | buf[o + 1] << 8 | buf[o + 2]))
 		return 0;
@@ -343,6 +349,11 @@ static int open_socket(struct upf_n4 *n)
 	if (n->fd < 0)
 		return -errno;
 	setsockopt(n->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* An SMF keeps many requests in flight; with the default buffer (about 70 datagrams
+	 * once an XDP program on the interface inflates each one's truesize) a burst of 256 is
+	 * cut short and waits T1 for its retransmission (tests/bench/upf/bench-pfcp). */
+	if (setsockopt(n->fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){ UPF_N4_RCVBUF }, sizeof(int)) < 0)
+		setsockopt(n->fd, SOL_SOCKET, SO_RCVBUF, &(int){ UPF_N4_RCVBUF }, sizeof(int));
 	if (bind(n->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		int rc = -errno;
 

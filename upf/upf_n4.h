@@ -53,6 +53,7 @@ struct ev_loop;
 struct upf_n4;
 
 #define UPF_N4_PEER_MAX 16        /* CP functions associated at once */
+#define UPF_N4_RCVBUF (8 << 20)    /* socket receive buffer (SO_RCVBUFFORCE as root, else up to rmem_max) */
 #define UPF_N4_TXN_KEEP_MS 15000  /* > T1 x N1 of a usual CP (3 s x 3 + slack), TS 29.244 6.4 */
 
 struct upf_n4_params {

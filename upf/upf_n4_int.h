@@ -49,6 +49,7 @@ struct n4_txn {
 	uint16_t port;
 	uint16_t len;              /* 0: empty */
 	uint32_t seq;
+	uint32_t req_hash;         /* of the request: a duplicate is the same bytes (6.4) */
 	uint8_t type;
 	uint64_t at_ns;
 	uint8_t rsp[N4_TXN_RSP_MAX];
@@ -97,6 +98,7 @@ struct upf_n4 {
 	/* the message being handled, its answer (one each: 16.5 KB, pfcp.h) */
 	struct pfcp_msg in, out;
 	uint32_t from_addr;        /* sender of the message being handled */
+	uint32_t in_hash;          /* hash_fnv1a of its bytes */
 	uint16_t from_port;
 	uint8_t obuf[N4_OUT_MAX];
 };

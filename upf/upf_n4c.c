@@ -21,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/hash.h"
 #include "common/log.h"
+#include "upf/upf_n4.h"   /* UPF_N4_RCVBUF */
 #include "upf/upf_n4c_int.h"
 
 #define NTP_UNIX_OFFSET 2208988800u   /* RFC 5905 */
@@ -37,6 +39,7 @@ static const char *const cnt_name[UPF_N4C__MAX] = {
 	[UPF_N4C_MOD] = "mod", [UPF_N4C_DEL] = "del", [UPF_N4C_REFUSED] = "refused",
 	[UPF_N4C_REPORT] = "report", [UPF_N4C_DL_DATA] = "dl_data", [UPF_N4C_ASSOC_UP] = "assoc_up",
 	[UPF_N4C_PEER_LOST] = "peer_lost", [UPF_N4C_SESS_LOST] = "sess_lost",
+	[UPF_N4C_EST_OK] = "est_ok", [UPF_N4C_DEL_OK] = "del_ok",
 };
 
 const char *upf_n4c_counter_name(unsigned idx)
@@ -583,6 +586,9 @@ static int open_socket(struct upf_n4c *c)
 	if (c->fd < 0)
 		return -errno;
 	setsockopt(c->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* the answers to a burst of requests arrive together (see UPF_N4_RCVBUF) */
+	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){ UPF_N4_RCVBUF }, sizeof(int)) < 0)
+		setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &(int){ UPF_N4_RCVBUF }, sizeof(int));
 	if (bind(c->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		int rc = -errno;
 
@@ -616,7 +622,11 @@ int upf_n4c_open(const struct upf_n4c_params *p, struct upf_n4c **out)
 	if (!c->p.heartbeat_ms)
 		c->p.heartbeat_ms = DEF_HB_MS;
 	c->recovery = p->recovery_ts ? p->recovery_ts : (uint32_t)(time(NULL) + NTP_UNIX_OFFSET);
-	c->next_seq = 1;
+	/* A restarted SMF must not reuse the numbers of its last life while the UPF still
+	 * remembers them (6.4 duplicate detection): start somewhere else each time. */
+	c->next_seq = hash_mix32(c->recovery ^ (uint32_t)ev_update_now(p->loop)) & PFCP_SEQ_MAX;
+	if (!c->next_seq)
+		c->next_seq = 1;
 	c->fifo_head = c->fifo_tail = N4C_NONE;
 	want = p->max_sessions + 2 * UPF_N4C_PEER_MAX + 16;
 	while (size < want)

@@ -274,6 +274,7 @@ void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool 
 	switch (t->kind) {
 	case TXN_EST:
 		if (ok && (r->has & PFCP_SRSP_F_SEID)) {
+			c->cnt[UPF_N4C_EST_OK]++;
 			s->have = true;
 			s->have_gen = t->gen;
 			s->up_seid = r->up_fseid.seid;
@@ -298,6 +299,8 @@ void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool 
 		lost(c, t->sess, rsp ? UPF_LOST_REFUSED : UPF_LOST_TIMEOUT);
 		break;
 	case TXN_DEL:
+		if (ok)
+			c->cnt[UPF_N4C_DEL_OK]++;
 		s->have = false;
 		break;
 	}

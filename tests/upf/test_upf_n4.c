@@ -447,6 +447,14 @@ static void t_duplicate(void **state)
 	xchg();
 	assert_int_equal(n4cnt(UPF_N4_HEARTBEAT), 1);
 	assert_int_equal(n4cnt(UPF_N4_RX_DUP), 2);
+	/* The number of the first Association Setup again with other bytes (a CP function that
+	 * restarted and counts from there again, another Recovery Time Stamp): a new request,
+	 * executed, not answered from the cache (6.4: a retransmission is the same message);
+	 * the restart purges the session (TS 23.007 19A). */
+	associate(1, CP_RECOVERY + 7);
+	assert_int_equal(n4cnt(UPF_N4_RX_DUP), 2);
+	assert_int_equal(n4cnt(UPF_N4_ASSOC_SETUP), 2);
+	assert_int_equal(upf_n4_sessions(N), 0);
 }
 
 /* TS 29.244 7.5.2-7.5.7 with the data path: establishment installs the rule

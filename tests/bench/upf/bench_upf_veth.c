@@ -12,7 +12,12 @@
  * Frames cycle over 64 sessions. Received = the sink interface's rx_packets
  * over the run (a bound, unread UDP socket keeps the sink from answering).
  *
- * Usage: bench_upf_veth [seconds per run, default 3] [generic|native, default generic]
+ * pfcp: the sessions are installed the way `solocore run` (upf.mode pfcp) installs them in
+ * `solocore upf`: the SMF's N4 client (upf_n4c) sends Session Establishment Requests to the
+ * UPF's PFCP server (upf_n4), which writes the same XDP maps; here both in this process, the
+ * datagrams carried by the benchmark. The packets then meet rules that came over PFCP.
+ *
+ * Usage: bench_upf_veth [seconds per run, default 3] [generic|native, default generic] [inproc|pfcp]
  * Needs root; exits 77 with a message otherwise.
  */
 #include <arpa/inet.h>
@@ -33,7 +38,10 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
+#include "common/ev.h"
+#include "common/pfcp/pfcp.h"
 #include "upf/upf.h"
+#include "upf/upf_n4.h"
 #include "e2e_topo.h"
 #include "netns.h"
 #include "pkt.h"
@@ -213,6 +221,93 @@ static int attach_pass(const char *ns, const char *ifname)
 	return rc;
 }
 
+/* ---- pfcp: the SMF's client and the UPF's server, datagrams carried here ---- */
+static struct { int to_srv; uint16_t len; uint8_t b[2048]; } pq[2 * NSESS + 64];
+static unsigned pqn;
+
+static void pq_push(int to_srv, const uint8_t *b, size_t len)
+{
+	if (pqn < sizeof(pq) / sizeof(pq[0]) && len <= sizeof(pq[0].b)) {
+		pq[pqn].to_srv = to_srv;
+		pq[pqn].len = (uint16_t)len;
+		memcpy(pq[pqn].b, b, len);
+		pqn++;
+	}
+}
+
+static void to_srv(void *a, uint32_t addr, uint16_t port, const uint8_t *b, size_t len)
+{
+	(void)a; (void)addr; (void)port;
+	pq_push(1, b, len);
+}
+
+static void to_cli(void *a, uint32_t addr, uint16_t port, const uint8_t *b, size_t len)
+{
+	(void)a; (void)addr; (void)port;
+	pq_push(0, b, len);
+}
+
+static void on_lost(void *arg, uint32_t id, enum upf_lost_reason why)
+{
+	(void)arg;
+	fprintf(stderr, "pfcp: session %u lost (%d)\n", id, why);
+}
+
+static void on_dl(void *arg, uint32_t id)
+{
+	(void)arg;
+	(void)id;
+}
+
+/* Install rules through PFCP; 0 when the UPF holds every session. */
+static int install_pfcp(const struct upf_session_rule *rules, unsigned n)
+{
+	uint32_t smf = htonl(0x7f000002), upf = htonl(0x7f000001);
+	struct upf_n4_params np = { .upf = U, .addr = upf, .no_socket = true, .send = to_cli,
+		.n3_addr = e2e_ip(E2E_N3_ADDR), .ue_pool_addr = e2e_ip(E2E_POOL), .ue_pool_plen = E2E_POOL_PLEN,
+		.max_sessions = 1024, .max_teid = 1024 };
+	struct upf_n4c_params cp = { .addr = smf, .max_sessions = 1024, .no_socket = true, .send = to_srv };
+	struct upf_n4c_peer pp = { .name = "upf", .addr = upf, .n3_addr = e2e_ip(E2E_N3_ADDR),
+				   .on_dl_data = on_dl, .on_session_lost = on_lost };
+	struct ev_loop *L;
+	struct upf_n4 *S;
+	struct upf_n4c *C;
+	struct upf *P;
+	int err, rc = 0;
+
+	L = ev_loop_new(&err);
+	cp.loop = L;
+	if (!L || upf_n4_open(&np, &S) || upf_n4c_open(&cp, &C) || upf_n4c_peer_add(C, &pp, &P))
+		return -1;
+	for (int round = 0; round < 3; round++) {
+		for (unsigned i = 0; round == 1 && i < n; i++)
+			if (upf_session_create(P, i, &rules[i]))
+				rc = -1;
+		while (pqn) {
+			unsigned k = 0, m = pqn;
+
+			for (; k < m; k++) {
+				if (pq[k].to_srv)
+					upf_n4_input(S, smf, PFCP_PORT, pq[k].b, pq[k].len);
+				else
+					upf_n4c_input(C, upf, PFCP_PORT, pq[k].b, pq[k].len);
+			}
+			memmove(pq, pq + m, (pqn - m) * sizeof(pq[0]));
+			pqn -= m;
+		}
+	}
+	if (upf_n4_sessions(S) != n)
+		rc = -1;
+	printf("sessions installed over PFCP: %u (Session Establishment Request / Response each)\n",
+	       upf_n4_sessions(S));
+	/* The rules stay in the data path: upf_n4_close leaves them (upf_close removes them).
+	 * The client is dropped without its Association Release going anywhere. */
+	upf_n4c_close(C);
+	upf_n4_close(S);
+	ev_loop_free(L);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 3.0;
@@ -239,21 +334,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "upf_open: %s\n", strerror(-rc));
 		return 1;
 	}
+	struct upf_session_rule rules[NSESS];
+	bool pfcp = argc > 3 && !strcmp(argv[3], "pfcp");
+
 	for (uint32_t i = 0; i < NSESS; i++) {
-		struct upf_session_rule r = {
+		rules[i] = (struct upf_session_rule){
 			.ul_teid = 0x100 + i, .ue_addr = htonl(ntohl(e2e_ip(E2E_POOL)) + 1 + i),
 			.gnb_addr = e2e_ip(E2E_GNB_ADDR), .gnb_teid = 0x1000 + i, .qfi = 9,
 		};
-
-		if (upf_session_create(U, i, &r))
+		if (!pfcp && upf_session_create(U, i, &rules[i]))
 			return 1;
+	}
+	if (pfcp && install_pfcp(rules, NSESS)) {
+		fprintf(stderr, "the sessions could not be installed over PFCP\n");
+		return 1;
 	}
 	/* Unread sockets on the sinks: no ICMP port unreachable back into the test. */
 	int s1 = e2e_udp(&topo, topo.dn, E2E_DN_ADDR, 9), s2 = e2e_udp(&topo, topo.gnb, E2E_GNB_ADDR, 2152);
 
 	if (s1 < 0 || s2 < 0)
 		return 1;
-	printf("upf end to end over veth, %d sessions, inner 64 B, %.1f s per run, packets/s\n", NSESS, secs);
+	printf("upf end to end over veth, %d sessions (%s), inner 64 B, %.1f s per run, packets/s\n", NSESS,
+	       pfcp ? "installed over PFCP" : "upf_session_create", secs);
 	printf("| dir      | XDP     | offered    | forwarded  | received   |\n");
 	printf("|----------|---------|------------|------------|------------|\n");
 	if (run(1, secs, mode) || run(0, secs, mode))
