@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include <linux/bpf.h>
+
 #include "common/ev.h"
 #include "common/pfcp/pfcp.h"
 #include "upf/upf.h"
@@ -28,6 +30,9 @@
 #include "pkt.h"
 #include "netns.h"
 
+static const uint8_t GNB_MAC[6] = { 2, 0, 0, 0, 3, 2 };   /* as tests/upf/netns.c sets them up */
+static const uint8_t N6_MAC[6] = { 2, 0, 0, 0, 6, 1 };
+static const uint8_t DN_MAC[6] = { 2, 0, 0, 0, 6, 2 };
 #define N3 "192.0.2.1"
 #define GNB "192.0.2.2"
 #define UPF_ADDR "127.0.0.1"
@@ -281,6 +286,25 @@ static int modify(struct upf *u, uint32_t id, unsigned k)
 	return upf_session_modify(u, id, &r);
 }
 
+/* What the data path does now with a downlink packet to ue: the gNB TEID it encapsulates
+ * with (the rules the last answered request installed), or 0 when it buffers or drops */
+static uint32_t dl_teid(uint32_t ue)
+{
+	uint8_t inner[80], frame[200], out[2048];
+	uint32_t len = sizeof(out);
+	size_t fl;
+	int v;
+
+	pkt_inner_udp(inner, ip("198.51.100.2"), ue, sizeof(inner));
+	fl = pkt_ip_frame(frame, N6_MAC, DN_MAC, inner, sizeof(inner));
+	v = tn_xdp_run(upf_prog_fd(U), n6_if, frame, fl, out, &len);
+	assert_true(v >= 0);
+	if (v != XDP_REDIRECT)
+		return 0;
+	assert_memory_equal(out, GNB_MAC, 6);
+	return pkt_rd32(out + PKT_ETH + PKT_IP + PKT_UDP + 4);
+}
+
 static void associate(void)
 {
 	pump(5);
@@ -331,10 +355,26 @@ static void t_sessions(void **state)
 	pump(5);
 	assert_int_equal(scnt(UPF_N4_SESS_MOD), 2);
 	assert_int_equal(ccnt(UPF_N4C_MOD), 2);
+	/* ... and the data path forwards with the last of them (coalesced, not lost) */
+	assert_int_equal(dl_teid(r1.ue_addr), 0x2002);
+	assert_int_equal(dl_teid(r0.ue_addr), r0.gnb_teid);
+	/* a change made and undone while a request is in flight is not sent at all */
+	r1.gnb_teid = 0x2003;
+	assert_int_equal(upf_session_modify(P, 1, &r1), 0);   /* in flight */
+	r1.dl_state = UPF_DL_BUFFER;
+	r1.gnb_addr = r1.gnb_teid = 0;
+	assert_int_equal(upf_session_modify(P, 1, &r1), 0);
+	r1.dl_state = UPF_DL_ACTIVE;
+	r1.gnb_addr = ip(GNB);
+	r1.gnb_teid = 0x2003;
+	assert_int_equal(upf_session_modify(P, 1, &r1), 0);   /* = what is in flight */
+	pump(5);
+	assert_int_equal(ccnt(UPF_N4C_MOD), 3);
+	assert_int_equal(dl_teid(r1.ue_addr), 0x2003);
 	/* an unchanged rule sends nothing */
 	assert_int_equal(upf_session_modify(P, 1, &r1), 0);
 	pump(2);
-	assert_int_equal(ccnt(UPF_N4C_MOD), 2);
+	assert_int_equal(ccnt(UPF_N4C_MOD), 3);
 	assert_int_equal(upf_session_stats(P, 1, &st), 0);
 	r1.ul_teid++;
 	assert_int_equal(upf_session_modify(P, 1, &r1), -EOPNOTSUPP);
