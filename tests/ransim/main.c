@@ -18,6 +18,7 @@
 #include "common/conf.h"
 #include "common/crypto/crypto.h"
 #include "common/ev.h"
+#include "common/nas/nas.h"
 #include "common/log.h"
 #include <unistd.h>
 
@@ -69,6 +70,7 @@ static const char usage_text[] =
 	"  --cycle               the 27-message cycle: registration, PDU session, AN release,\n"
 	"                        service request, PDU session release, deregistration\n"
 	"  --dnn NAME --pdu-snssai --psi N   DNN / S-NSSAI (--req-sst/--req-sd) / PSI (1) asked for\n"
+	"  --pdu-type ipv4|ipv6|ipv4v6      PDU session type asked for (ipv4v6, as phones ask)\n"
 	"  --radio-cap           UE Radio Capability Info Indication after each ICS Response\n"
 	"  --unknown-service     send only a Service Request with an unknown 5G-S-TMSI\n"
 	"  --restart-after MS    (sessions) once every UE holds its session and MS ms after the\n"
@@ -230,7 +232,7 @@ enum {
 	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_HOAFTER, O_HOS, O_HOMODE, O_HOFAIL, O_ABORT, O_PASSES, O_DURATION,
 	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
 	O_ATTACK, O_AEVENTS, O_AQUIET, O_AWINDOW,
-	O_HORATE, O_HOSECS,
+	O_HORATE, O_HOSECS, O_PDUTYPE,
 };
 
 static const struct option opts[] = {
@@ -259,7 +261,7 @@ static const struct option opts[] = {
 	{ "traffic-dst", 1, NULL, O_TDST }, { "traffic-port", 1, NULL, O_TPORT }, { "traffic-secs", 1, NULL, O_TSECS },
 	{ "attack", 1, NULL, O_ATTACK }, { "attack-events", 1, NULL, O_AEVENTS },
 	{ "attack-quiet", 1, NULL, O_AQUIET }, { "attack-window", 1, NULL, O_AWINDOW },
-	{ "rate", 1, NULL, O_HORATE }, { "secs", 1, NULL, O_HOSECS },
+	{ "rate", 1, NULL, O_HORATE }, { "secs", 1, NULL, O_HOSECS }, { "pdu-type", 1, NULL, O_PDUTYPE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -387,6 +389,12 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_DNN: snprintf(c->dnn, sizeof(c->dnn), "%s", v); break;
 	case O_PDUSN: c->pdu_snssai = true; break;
 	case O_PSI: c->psi = (uint8_t)atoi(v); break;
+	case O_PDUTYPE:
+		c->pdu_type = !strcmp(v, "ipv4") ? NAS_PDU_IPV4 : !strcmp(v, "ipv6") ? NAS_PDU_IPV6 :
+			      !strcmp(v, "ipv4v6") ? NAS_PDU_IPV4V6 : 0;
+		if (!c->pdu_type)
+			return usage("bad --pdu-type (ipv4, ipv6, ipv4v6)");
+		break;
 	case O_RADIOCAP: c->radio_cap = true; break;
 	case O_UNKSVC: c->unknown_service = true; break;
 	case O_SVCCLEAR: c->svc_ies_clear = true; break;

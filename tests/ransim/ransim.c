@@ -36,6 +36,7 @@ void ransim_cfg_init(struct ransim_cfg *c)
 	c->attack_quiet_ms = 3000;
 	c->attack_window_ms = 2000;
 	c->psi = 1;
+	c->pdu_type = NAS_PDU_IPV4V6;
 }
 
 /* "001"/"01" -> struct nas_plmn; -EINVAL on anything else. */

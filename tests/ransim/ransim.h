@@ -132,6 +132,9 @@ struct ransim_cfg {
 	bool unknown_service;        /* first message: a Service Request with a 5G-S-TMSI the AMF
 				      * does not know (expects Service Reject, TS 24.501 5.6.1.5) */
 	uint8_t psi;                 /* PDU session identity (1..15) */
+	/* PDU session type asked for (enum nas_pdu_type): IPv4v6 by default, as phones ask
+	 * (TS 24.501 6.4.1.2, TS 23.501 5.8.2.2); the accept must grant one that fits (6.4.1.3) */
+	uint8_t pdu_type;
 	char dnn[64];                /* DNN in the UL NAS Transport ("" = none: the default DNN) */
 	bool pdu_snssai;             /* S-NSSAI (req_sst/req_sd) in the UL NAS Transport */
 	uint32_t hold_ms;            /* stay registered this long before deregistering */
@@ -240,7 +243,9 @@ struct ransim_stats {
 	uint64_t pdu_net_released_39; /* ... of those with 5GSM cause #39 reactivation requested */
 	uint64_t pdu_local_released; /* sessions released locally: the network's PDU session status
 				      * showed them inactive (TS 24.501 5.6.1.4.1, 5.5.1.3.4) */
-	uint64_t pdu_reestablished;  /* re-establishments after #39 accepted (6.3.3.3, 6.4.1) */
+	uint64_t pdu_reestablished;
+	uint64_t pdu_type_narrowed;  /* IPv4v6 asked, one family granted (#50 / #51, TS 24.501 6.4.1.3) */
+	uint64_t pdu_ipv6;           /* sessions granted IPv6 (IPv6 or IPv4v6) */  /* re-establishments after #39 accepted (6.3.3.3, 6.4.1) */
 	uint64_t cycles;             /* UEs that completed the whole 27-message cycle */
 	uint64_t gnb_restarts;       /* --restart-after: associations aborted and set up again */
 	uint64_t restart_ues;        /* UEs with a PDU session on a restarted gNB */

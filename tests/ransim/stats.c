@@ -347,6 +347,8 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	fprintf(out, "pdu_net_released_39 %llu\n", (unsigned long long)s->pdu_net_released_39);
 	fprintf(out, "pdu_local_released %llu\n", (unsigned long long)s->pdu_local_released);
 	fprintf(out, "pdu_reestablished %llu\n", (unsigned long long)s->pdu_reestablished);
+	fprintf(out, "pdu_type_narrowed %llu\n", (unsigned long long)s->pdu_type_narrowed);
+	fprintf(out, "pdu_ipv6 %llu\n", (unsigned long long)s->pdu_ipv6);
 	fprintf(out, "cycles %llu\n", (unsigned long long)s->cycles);
 	rs_qos_report(rs, false, out);
 	ue_qos_lines(rs, out);

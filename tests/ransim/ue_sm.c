@@ -73,7 +73,7 @@ static void gsm_init(struct rs_ue *ue, uint8_t type)
 	g->pti = ue->pti;
 }
 
-/* 11: PDU Session Establishment Request, IPv4, SSC mode 1 (TS 24.501 6.4.1.2). */
+/* 11: PDU Session Establishment Request, cfg.pdu_type (IPv4v6), SSC mode 1 (TS 24.501 6.4.1.2). */
 enum rs_ue_state rs_sm_establish(struct rs_ue *ue)
 {
 	static const uint8_t imr[2] = { 0xff, 0xff };  /* 9.11.4.7: full data rate */
@@ -83,7 +83,7 @@ enum rs_ue_state rs_sm_establish(struct rs_ue *ue)
 	gsm_init(ue, NAS_PDU_SESSION_ESTABLISHMENT_REQUEST);
 	g->pdu_est_req.integrity_max_rate = (struct nas_buf){ imr, 2 };
 	g->pdu_est_req.has_pdu_session_type = true;
-	g->pdu_est_req.pdu_session_type = NAS_PDU_IPV4;
+	g->pdu_est_req.pdu_session_type = ue->rs->cfg.pdu_type ? ue->rs->cfg.pdu_type : NAS_PDU_IPV4V6;
 	g->pdu_est_req.has_ssc_mode = true;
 	g->pdu_est_req.ssc_mode = 1;
 	rs_proc_start(ue, RANSIM_P_PDU_EST);
@@ -255,15 +255,35 @@ static void check_accept(struct rs_ue *ue, const struct nas_pdu_session_establis
 	unsigned i;
 	bool dflt = false;
 
-	if (!a->has_pdu_address || a->pdu_address.type != NAS_PDU_IPV4) {
-		rs_ue_fail(ue, "accept_no_ipv4");
+	uint8_t asked = ue->rs->cfg.pdu_type ? ue->rs->cfg.pdu_type : NAS_PDU_IPV4V6;
+	uint8_t got = a->pdu_session_type & 7;
+
+	/* TS 24.501 6.4.1.3: IPv4 or IPv6 asked is granted as asked; IPv4v6 may come back as
+	 * one family, then with #50 (IPv4 only allowed) or #51 (IPv6 only allowed). The PDU
+	 * address is of the granted type (9.11.4.10). */
+	if (got != asked && !(asked == NAS_PDU_IPV4V6 && (got == NAS_PDU_IPV4 || got == NAS_PDU_IPV6)))
+		rs_ue_fail(ue, "accept_session_type");
+	if (got != asked && (!a->has_cause || a->cause != (got == NAS_PDU_IPV4 ? 50 : 51)))
+		rs_ue_fail(ue, "accept_narrowed_without_cause");
+	if (!a->has_pdu_address || a->pdu_address.type != got) {
+		rs_ue_fail(ue, "accept_pdu_address");
 		return;
 	}
-	memcpy(&ue->ue_addr, a->pdu_address.ipv4, 4);
-	if (ue->ue_addr == 0)
-		rs_ue_fail(ue, "accept_addr_zero");
-	if ((a->pdu_session_type & 7) != NAS_PDU_IPV4)
-		rs_ue_fail(ue, "accept_session_type");
+	ue->sess_type = got;
+	ue->ue_addr = 0;
+	if (got != NAS_PDU_IPV6) {
+		memcpy(&ue->ue_addr, a->pdu_address.ipv4, 4);
+		if (ue->ue_addr == 0)
+			rs_ue_fail(ue, "accept_addr_zero");
+	}
+	if (got != NAS_PDU_IPV4) {
+		memcpy(ue->iid6, a->pdu_address.ipv6_iid, 8);
+		if (!memcmp(ue->iid6, "\0\0\0\0\0\0\0\0", 8))
+			rs_ue_fail(ue, "accept_iid_zero");
+		ue->rs->st.pdu_ipv6++;
+	}
+	if (got != asked)
+		ue->rs->st.pdu_type_narrowed++;
 	/* 9.11.4.13: at least the default QoS rule, on the flow the gNB was asked to set up */
 	if (nas_qos_rules_dec(a->qos_rules.p, a->qos_rules.len, qr, &err) < 0 || qr->n == 0) {
 		rs_ue_fail(ue, "accept_qos_rules");
