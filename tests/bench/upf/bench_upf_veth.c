@@ -17,7 +17,13 @@
  * UPF's PFCP server (upf_n4), which writes the same XDP maps; here both in this process, the
  * datagrams carried by the benchmark. The packets then meet rules that came over PFCP.
  *
- * Usage: bench_upf_veth [seconds per run, default 3] [generic|native, default generic] [inproc|pfcp]
+ * external: the real `solocore upf` process (argv[4]) in the core namespace, its 64 sessions
+ * installed by `pfcp-install --hold` (argv[5]) over PFCP on 127.0.0.1; the benchmark only
+ * generates and counts ("forwarded" is then the sink's count: the UPF's counters are that
+ * process's).
+ *
+ * Usage: bench_upf_veth [seconds per run, default 3] [generic|native, default generic]
+ *        [inproc|pfcp|external SOLOCORE PFCP_INSTALL]
  * Needs root; exits 77 with a message otherwise.
  */
 #include <arpa/inet.h>
@@ -30,8 +36,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -143,7 +151,13 @@ static uint64_t counter(unsigned idx)
 {
 	uint64_t c[UPF_STAT__MAX];
 
-	return upf_counters(U, c, UPF_STAT__MAX) ? 0 : c[idx];
+	return !U || upf_counters(U, c, UPF_STAT__MAX) ? 0 : c[idx];
+}
+
+static void serve(void)
+{
+	if (U)
+		upf_process(U);
 }
 
 static int run(int ul, double secs, const char *mode)
@@ -180,7 +194,7 @@ static int run(int ul, double secs, const char *mode)
 	g.stop_ns = e2e_now_ns() + 300000000ull;
 	generate(&g);
 	usleep(100000);
-	upf_process(U);
+	serve();
 
 	uint64_t rx0 = rx_packets(sink_ns, sink_if), f0 = counter(fwd);
 	uint64_t t0 = e2e_now_ns();
@@ -190,13 +204,13 @@ static int run(int ul, double secs, const char *mode)
 	pthread_create(&th, NULL, generate, &g);
 	while (e2e_now_ns() < g.stop_ns) {
 		usleep(20000);
-		upf_process(U);
+		serve();
 	}
 	pthread_join(th, NULL);
 	double el = (double)(e2e_now_ns() - t0) / 1e9;
 
 	usleep(200000);
-	uint64_t rx = rx_packets(sink_ns, sink_if) - rx0, f = counter(fwd) - f0;
+	uint64_t rx = rx_packets(sink_ns, sink_if) - rx0, f = U ? counter(fwd) - f0 : rx;
 
 	printf("| %-8s | %-7s | %10.0f | %10.0f | %10.0f |\n", ul ? "uplink" : "downlink", mode,
 	       (double)g.sent / el, (double)f / el, (double)rx / el);
@@ -308,6 +322,71 @@ static int install_pfcp(const struct upf_session_rule *rules, unsigned n)
 	return rc;
 }
 
+/* ---- external: solocore upf + pfcp-install as processes ---- */
+static pid_t spawn(char *const av[], const char *out)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		FILE *f = freopen(out, "w", stdout);
+
+		(void)f;
+		dup2(1, 2);
+		execv(av[0], av);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int external(const char *solocore, const char *installer, pid_t *upf_pid, pid_t *inst_pid)
+{
+	static char conf[] = "/tmp/bench-upf-veth-XXXXXX";
+	char line[256];
+	FILE *f;
+	int fd = mkstemp(conf);
+
+	if (fd < 0 || !(f = fdopen(fd, "w")))
+		return -1;
+	fprintf(f, "log: { level: warn }\ndnns: [{ name: internet, pool: %s/%d }]\n"
+		   "upf: { n3_interface: n3, n6_interface: n6, n4_address: 127.0.0.1, xdp_mode: generic, max_sessions: 1024 }\n",
+		E2E_POOL, E2E_POOL_PLEN);
+	fclose(f);
+	char *uav[] = { (char *)solocore, "upf", "-c", conf, NULL };
+
+	*upf_pid = spawn(uav, "/tmp/bench-upf-veth-upf.log");
+	sleep(1);
+	char *iav[] = { (char *)installer, "--upf", "127.0.0.1", "--local", "127.0.0.2", "--n3", E2E_N3_ADDR,
+			"--sessions", "64", "--teid-base", "256", "--ue-pool", E2E_POOL, "--gnb", E2E_GNB_ADDR,
+			"--gnb-teid", "4096", "--hold", NULL };
+
+	*inst_pid = spawn(iav, "/tmp/bench-upf-veth-install.out");
+	for (int i = 0; i < 100; i++) {
+		usleep(100000);
+		f = fopen("/tmp/bench-upf-veth-install.out", "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strcmp(line, "established 64\n")) {
+				fclose(f);
+				unlink(conf);
+				printf("sessions installed over PFCP into `solocore upf` (pid %d) by pfcp-install: 64\n",
+				       (int)*upf_pid);
+				return 0;
+			}
+		if (f)
+			fclose(f);
+	}
+	unlink(conf);
+	fprintf(stderr, "pfcp-install did not report 64 sessions (see /tmp/bench-upf-veth-*)\n");
+	return -1;
+}
+
+static void reap(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 3.0;
@@ -329,6 +408,18 @@ int main(int argc, char **argv)
 		.ue_pool_plen = E2E_POOL_PLEN, .max_sessions = 1024,
 	};
 
+	bool ext = argc > 5 && !strcmp(argv[3], "external");
+	pid_t upf_pid = 0, inst_pid = 0;
+
+	if (ext) {
+		rc = external(argv[4], argv[5], &upf_pid, &inst_pid);
+		if (rc) {
+			reap(inst_pid);
+			reap(upf_pid);
+			return 1;
+		}
+		goto traffic;
+	}
 	rc = upf_open(&p, &U);
 	if (rc) {
 		fprintf(stderr, "upf_open: %s\n", strerror(-rc));
@@ -349,16 +440,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "the sessions could not be installed over PFCP\n");
 		return 1;
 	}
+traffic:;
 	/* Unread sockets on the sinks: no ICMP port unreachable back into the test. */
 	int s1 = e2e_udp(&topo, topo.dn, E2E_DN_ADDR, 9), s2 = e2e_udp(&topo, topo.gnb, E2E_GNB_ADDR, 2152);
 
 	if (s1 < 0 || s2 < 0)
 		return 1;
 	printf("upf end to end over veth, %d sessions (%s), inner 64 B, %.1f s per run, packets/s\n", NSESS,
-	       pfcp ? "installed over PFCP" : "upf_session_create", secs);
+	       ext ? "solocore upf, installed by pfcp-install" : pfcp ? "installed over PFCP" : "upf_session_create",
+	       secs);
 	printf("| dir      | XDP     | offered    | forwarded  | received   |\n");
 	printf("|----------|---------|------------|------------|------------|\n");
-	if (run(1, secs, mode) || run(0, secs, mode))
+	rc = run(1, secs, mode) || run(0, secs, mode);
+	reap(inst_pid);
+	reap(upf_pid);
+	if (rc)
 		return 1;
 	upf_close(U);
 	e2e_down();
