@@ -61,6 +61,105 @@ static uint16_t ip_csum(const uint8_t *h)
 	return (uint16_t)~s;
 }
 
+/* RFC 8200 8.1 / RFC 4443 2.3: the upper-layer checksum over the IPv6 pseudo-header */
+static uint16_t csum6(const uint8_t src[16], const uint8_t dst[16], uint8_t nh, const uint8_t *m, size_t len)
+{
+	uint32_t s = 0;
+
+	for (int i = 0; i < 16; i += 2)
+		s += (uint32_t)(src[i] << 8 | src[i + 1]) + (uint32_t)(dst[i] << 8 | dst[i + 1]);
+	s += (uint32_t)(len >> 16) + (uint32_t)(len & 0xffff) + nh;
+	for (size_t i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(m[i] << 8 | m[i + 1]);
+	if (len & 1)
+		s += (uint32_t)m[len - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* GTP-U header with the UL PDU Session Container (TS 29.281 5.1, TS 38.415 5.5.2.2) for an
+ * inner packet of len octets */
+static void gtp_hdr(uint8_t *p, uint32_t teid, uint8_t qfi, size_t len)
+{
+	memset(p, 0, GTP_HDR);
+	p[0] = GTP_FLAGS_E;
+	p[1] = GTP_GPDU;
+	p[2] = (uint8_t)((len + 8) >> 8);
+	p[3] = (uint8_t)(len + 8);
+	p[4] = (uint8_t)(teid >> 24);
+	p[5] = (uint8_t)(teid >> 16);
+	p[6] = (uint8_t)(teid >> 8);
+	p[7] = (uint8_t)teid;
+	p[11] = GTP_EXT_PDU_SESSION;
+	p[12] = 1;
+	p[13] = 0x10;
+	p[14] = qfi & 0x3f;
+}
+
+static void ip6_hdr(uint8_t *ip, const uint8_t src[16], const uint8_t dst[16], uint8_t nh, uint8_t hop, size_t plen)
+{
+	memset(ip, 0, 8);
+	ip[0] = 0x60;
+	ip[4] = (uint8_t)(plen >> 8);
+	ip[5] = (uint8_t)plen;
+	ip[6] = nh;
+	ip[7] = hop;
+	memcpy(ip + 8, src, 16);
+	memcpy(ip + 24, dst, 16);
+}
+
+/* RFC 4861 4.1, 6.3.7: a Router Solicitation from the UE's link-local address fe80::IID
+ * (TS 23.501 5.8.2.2.2: the IID of its PDU address) to all-routers, without a source
+ * link-layer address option (a GTP tunnel has no link layer). */
+static void send_rs(struct rs_gtpu *g, struct rs_ue *ue)
+{
+	static const uint8_t all_routers[16] = { 0xff, 0x02, [15] = 0x02 };
+	uint8_t pkt[GTP_HDR + 48], src[16] = { 0xfe, 0x80 }, *ip = pkt + GTP_HDR, *icmp = ip + 40;
+	uint16_t c;
+
+	memcpy(src + 8, ue->iid6, 8);
+	gtp_hdr(pkt, ue->n3_ul_teid, ue->qfi, 48);
+	ip6_hdr(ip, src, all_routers, 58, 255, 8);
+	memset(icmp, 0, 8);
+	icmp[0] = 133;
+	c = csum6(src, all_routers, 58, icmp, 8);
+	icmp[2] = (uint8_t)(c >> 8);
+	icmp[3] = (uint8_t)c;
+	ue->rs_sent = true;
+	if (rs_gtpu_send(g->rs, ue->n3_upf_addr, pkt, sizeof(pkt)) == 0)
+		g->st.rs_sent++;
+}
+
+/* RFC 4861 4.2, 4.6.2, 6.3.4: a Router Advertisement for ue (from a link-local router address,
+ * hop limit 255, valid checksum) with a Prefix Information option of a /64 with A set: the
+ * UE's address is that prefix and its IID. 0, or -EINVAL (counted ra_bad). */
+static int take_ra(struct rs_gtpu *g, struct rs_ue *ue, const uint8_t *ip, size_t len)
+{
+	size_t plen = (size_t)ip[4] << 8 | ip[5], o;
+	const uint8_t *icmp = ip + 40;
+
+	if (len < 40 + 16 || plen + 40 > len || plen < 16 || ip[7] != 255 || ip[8] != 0xfe || (ip[9] & 0xc0) != 0x80 ||
+	    csum6(ip + 8, ip + 24, 58, icmp, plen) != 0 || icmp[1] != 0)
+		goto bad;
+	for (o = 16; o + 2 <= plen; o += (size_t)icmp[o + 1] * 8) {
+		const uint8_t *opt = icmp + o;
+
+		if (!opt[1] || o + (size_t)opt[1] * 8 > plen)
+			goto bad;
+		if (opt[0] == 3 && opt[1] == 4 && opt[2] == 64 && (opt[3] & 0x40)) {   /* PIO, /64, A */
+			memcpy(ue->addr6, opt + 16, 8);
+			memcpy(ue->addr6 + 8, ue->iid6, 8);
+			ue->has_addr6 = true;
+			g->st.ra_received++;
+			return 0;
+		}
+	}
+bad:
+	g->st.ra_bad++;
+	return -EINVAL;
+}
+
 /* The fixed parts of every slot: GTP-U header with the container, inner IPv4/UDP. */
 static void slot_template(struct rs_gtpu *g, uint8_t *p)
 {
@@ -92,11 +191,38 @@ static void slot_template(struct rs_gtpu *g, uint8_t *p)
 	/* UDP checksum 0: none (RFC 768, IPv4) */
 }
 
+/* An IPv6/UDP G-PDU in slot i for ue, from its address to dst6; the UDP checksum is
+ * mandatory over IPv6 (RFC 8200 8.1). The slot is an IPv4 one again next time. */
+static void slot_fill6(struct rs_gtpu *g, unsigned i, const struct rs_ue *ue)
+{
+	uint16_t size = g->cfg.size, c;
+	uint8_t *p = g->tx + (size_t)i * (GTP_HDR + size), *ip = p + GTP_HDR, *udp = ip + 40;
+
+	gtp_hdr(p, ue->n3_ul_teid, ue->qfi, size);
+	ip6_hdr(ip, ue->addr6, g->cfg.dst6, IPPROTO_UDP, 64, (size_t)size - 40);
+	memset(udp, 0, (size_t)size - 40);
+	udp[0] = UDP_SPORT >> 8;
+	udp[1] = UDP_SPORT & 0xff;
+	udp[2] = (uint8_t)(g->cfg.dst_port >> 8);
+	udp[3] = (uint8_t)g->cfg.dst_port;
+	udp[4] = (uint8_t)((size - 40) >> 8);
+	udp[5] = (uint8_t)(size - 40);
+	c = csum6(ue->addr6, g->cfg.dst6, IPPROTO_UDP, udp, (size_t)size - 40);
+	if (!c)
+		c = 0xffff;
+	udp[6] = (uint8_t)(c >> 8);
+	udp[7] = (uint8_t)c;
+	g->tx_to[i].sin_addr.s_addr = ue->n3_upf_addr;
+}
+
 /* Fill slot i for ue; the variable fields only. */
 static void slot_fill(struct rs_gtpu *g, unsigned i, const struct rs_ue *ue)
 {
 	uint8_t *p = g->tx + (size_t)i * (GTP_HDR + g->cfg.size), *ip = p + GTP_HDR;
 	uint32_t teid = ue->n3_ul_teid, dst = g->cfg.dst ? g->cfg.dst : ue->n3_upf_addr;
+
+	if ((ip[0] >> 4) != 4)
+		slot_template(g, p);   /* it carried IPv6 last time */
 
 	p[4] = (uint8_t)(teid >> 24);
 	p[5] = (uint8_t)(teid >> 16);
@@ -118,9 +244,14 @@ static void slot_fill(struct rs_gtpu *g, unsigned i, const struct rs_ue *ue)
 	g->tx_to[i].sin_addr.s_addr = ue->n3_upf_addr;
 }
 
-static bool ue_ready(const struct rs_ue *ue)
+static bool ue_v6(const struct rs_gtpu *g, const struct rs_ue *ue)
 {
-	return ue->sess_up && ue->n3_ul_teid && ue->ue_addr && ue->n3_upf_addr;
+	return g->cfg.has_dst6 && (ue->sess_type == 2 || ue->sess_type == 3);   /* IPv6, IPv4v6 */
+}
+
+static bool ue_ready(const struct rs_gtpu *g, const struct rs_ue *ue)
+{
+	return ue->sess_up && ue->n3_ul_teid && ue->n3_upf_addr && (ue_v6(g, ue) ? ue->has_addr6 : ue->ue_addr != 0);
 }
 
 /* Up to n packets, round robin over the UEs with a session. Returns the number sent or
@@ -132,16 +263,23 @@ static int send_batch(struct rs_gtpu *g, unsigned n)
 	int rc;
 
 	while (i < n && seen < n_ues) {
-		const struct rs_ue *ue = &rs->ues[g->cursor];
+		struct rs_ue *ue = &rs->ues[g->cursor];
 
 		g->cursor = (g->cursor + 1) % n_ues;
-		if (!ue_ready(ue)) {
+		if (ue_v6(g, ue) && ue->sess_up && ue->n3_ul_teid && ue->n3_upf_addr && !ue->rs_sent)
+			send_rs(g, ue);   /* its address comes with the answer (RFC 4861 6.3.7) */
+		if (!ue_ready(g, ue)) {
 			seen++;
 			continue;
 		}
 		seen = 0;
 		g->tx_ue[i] = ue->idx;
-		slot_fill(g, i++, ue);
+		if (ue_v6(g, ue)) {
+			slot_fill6(g, i++, ue);
+			g->st.ul6_packets++;
+		} else {
+			slot_fill(g, i++, ue);
+		}
 	}
 	if (!i)
 		return -ENOENT;
@@ -329,7 +467,20 @@ static void rx_one(struct rs_gtpu *g, uint8_t *p, size_t len)
 		g->st.dl_unknown_teid++;
 		return;
 	}
-	if (inner < 20 || (p[off] >> 4) != 4 || memcmp(p + off + 16, &ue->ue_addr, 4)) {
+	if (inner >= 40 && (p[off] >> 4) == 6) {
+		const uint8_t *ip = p + off;
+
+		/* ICMPv6 Router Advertisement (RFC 4861 4.2) to the UE's link-local or all-nodes */
+		if (ip[6] == 58 && inner >= 41 && ip[40] == 134) {
+			take_ra(g, ue, ip, inner);
+			return;
+		}
+		if (!ue->has_addr6 || memcmp(ip + 24, ue->addr6, 16)) {
+			g->st.dl_bad_inner++;
+			return;
+		}
+		g->st.dl6_packets++;
+	} else if (inner < 20 || (p[off] >> 4) != 4 || memcmp(p + off + 16, &ue->ue_addr, 4)) {
 		g->st.dl_bad_inner++;
 		return;
 	}
@@ -369,7 +520,8 @@ struct rs_gtpu *rs_gtpu_new(struct ransim *rs, const struct rs_gtpu_cfg *cfg, in
 	unsigned i;
 
 	*err = -EINVAL;
-	if (cfg->size < RS_GTPU_MIN_SIZE || cfg->size > RS_GTPU_MAX_SIZE || !cfg->gnb_n3)
+	if (cfg->size < RS_GTPU_MIN_SIZE || cfg->size > RS_GTPU_MAX_SIZE || !cfg->gnb_n3 ||
+	    (cfg->has_dst6 && cfg->size < 48))   /* IPv6 + UDP headers */
 		return NULL;
 	*err = -ENOMEM;
 	g = calloc(1, sizeof(*g));

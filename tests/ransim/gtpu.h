@@ -15,6 +15,7 @@
 #ifndef SOLOCORE_TESTS_RANSIM_GTPU_H
 #define SOLOCORE_TESTS_RANSIM_GTPU_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ransim;
@@ -31,6 +32,12 @@ struct rs_gtpu_cfg {
 	uint16_t size;         /* inner IPv4 packet size, RS_GTPU_MIN_SIZE..RS_GTPU_MAX_SIZE */
 	uint32_t pps;          /* uplink packets per second over all UEs; 0: downlink counting only */
 	uint32_t secs;         /* stop the uplink this long after the first G-PDU; 0: until rs_gtpu_stop() */
+	/* IPv6 (TS 23.501 5.8.2.2): traffic to dst6 from the UEs whose session has IPv6, from the
+	 * address each forms in the /64 of the Router Advertisement its Router Solicitation got
+	 * (RFC 4861 6.3.7; TS 23.501 5.8.2.2.2) and the interface identifier of its PDU address
+	 * (TS 24.501 9.11.4.10). has_dst6 false: IPv4 traffic only. */
+	bool has_dst6;
+	uint8_t dst6[16];
 };
 
 struct rs_gtpu_stats {
@@ -42,6 +49,9 @@ struct rs_gtpu_stats {
 	uint64_t dl_bad_inner;           /* on a known TEID, but the inner IPv4 is not for that UE */
 	uint64_t dl_err_ind;             /* Error Indications from the UPF (TS 29.281 7.3.1) */
 	uint64_t dl_other;               /* other or malformed GTP-U messages */
+	uint64_t rs_sent, ra_received;   /* IPv6: Router Solicitations sent, Advertisements taken */
+	uint64_t ra_bad;                 /* an RA without a usable /64 prefix, or a bad checksum */
+	uint64_t ul6_packets, dl6_packets; /* of ul_packets / dl_packets, the IPv6 ones */
 	double ul_seconds;               /* first G-PDU sent -> rs_gtpu_stop() (or now) */
 };
 

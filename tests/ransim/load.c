@@ -74,6 +74,8 @@ static void gtpu_report(const struct rs_gtpu *g, bool json, FILE *out)
 		{ "ul_no_buffer", &t.ul_no_buffer }, { "dl_packets", &t.dl_packets }, { "dl_bytes", &t.dl_bytes },
 		{ "dl_unknown_teid", &t.dl_unknown_teid }, { "dl_bad_inner", &t.dl_bad_inner },
 		{ "dl_err_ind", &t.dl_err_ind }, { "dl_other", &t.dl_other },
+		{ "rs_sent", &t.rs_sent }, { "ra_received", &t.ra_received }, { "ra_bad", &t.ra_bad },
+		{ "ul6_packets", &t.ul6_packets }, { "dl6_packets", &t.dl6_packets },
 	};
 
 	rs_gtpu_get_stats(g, &t);

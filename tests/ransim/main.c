@@ -101,6 +101,7 @@ static const char usage_text[] =
 	"                        PDU Session Container with the QFI); downlink G-PDUs counted\n"
 	"  --traffic-size BYTES  inner IPv4/UDP packet size (100)\n"
 	"  --traffic-dst IP      inner destination (default: the UPF's N3 address)\n"
+	"  --traffic-dst6 IP6    IPv6 traffic to IP6 from the UEs whose session has IPv6 (address from the RA)\n"
 	"  --traffic-port N      inner UDP destination port (7, echo)\n"
 	"  --traffic-secs SECS   stop the uplink SECS after its first packet (default: with the run)\n"
 	"  --attack NAME         adversary (issue 13): UE 0 is the victim (register, PDU session,\n"
@@ -232,7 +233,7 @@ enum {
 	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_HOAFTER, O_HOS, O_HOMODE, O_HOFAIL, O_ABORT, O_PASSES, O_DURATION,
 	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
 	O_ATTACK, O_AEVENTS, O_AQUIET, O_AWINDOW,
-	O_HORATE, O_HOSECS, O_PDUTYPE,
+	O_HORATE, O_HOSECS, O_PDUTYPE, O_TDST6,
 };
 
 static const struct option opts[] = {
@@ -262,6 +263,7 @@ static const struct option opts[] = {
 	{ "attack", 1, NULL, O_ATTACK }, { "attack-events", 1, NULL, O_AEVENTS },
 	{ "attack-quiet", 1, NULL, O_AQUIET }, { "attack-window", 1, NULL, O_AWINDOW },
 	{ "rate", 1, NULL, O_HORATE }, { "secs", 1, NULL, O_HOSECS }, { "pdu-type", 1, NULL, O_PDUTYPE },
+	{ "traffic-dst6", 1, NULL, O_TDST6 },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -427,6 +429,9 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_TRAFFIC: a->gtpu.pps = (uint32_t)atoi(v); a->gtpu_on = true; break;
 	case O_TSIZE: a->gtpu.size = (uint16_t)atoi(v); break;
 	case O_TDST: return inet_pton(AF_INET, v, &a->gtpu.dst) == 1 ? 0 : usage("bad --traffic-dst");
+	case O_TDST6:
+		a->gtpu.has_dst6 = true;
+		return inet_pton(AF_INET6, v, a->gtpu.dst6) == 1 ? 0 : usage("bad --traffic-dst6");
 	case O_TPORT: a->gtpu.dst_port = (uint16_t)atoi(v); break;
 	case O_TSECS: a->gtpu.secs = (uint32_t)atoi(v); break;
 	case O_ATTACK:

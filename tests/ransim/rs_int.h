@@ -129,6 +129,9 @@ struct rs_ue {
 	uint32_t ue_addr;          /* network order; 0: the session has no IPv4 */
 	uint8_t iid6[8];           /* the interface identifier of an IPv6 session (9.11.4.10) */
 	uint8_t sess_type;         /* PDU session type granted */
+	uint8_t addr6[16];         /* global IPv6 address once an RA gave the /64 */
+	bool has_addr6;
+	bool rs_sent;              /* a Router Solicitation for this session went up */
 	uint32_t n3_upf_addr;      /* UPF's N3 IPv4 of the Setup Request Transfer, network order */
 	uint32_t n3_ul_teid;       /* the UPF's uplink TEID there (0: no tunnel yet) */
 	struct ransim_ue_qos qos;  /* AMBRs as the gNB and the UE hold them (gnb_mod.c, ue_sm.c) */

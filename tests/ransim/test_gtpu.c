@@ -9,6 +9,9 @@
  *  - downlink: G-PDUs with and without extension headers on a DL TEID we gave, an unknown
  *    TEID, the TEID of a UE without a session, a wrong inner destination, an Error
  *    Indication, an Echo Request, a bad length: each counted where it belongs;
+ *  - IPv6 (TS 23.501 5.8.2.2.2, RFC 4861): one Router Solicitation per IPv6 session, nothing
+ *    sent before a Router Advertisement gives the /64, then IPv6/UDP from prefix::IID with a
+ *    valid checksum; a bad RA counted and ignored; IPv6 downlink counted;
  *  - no allocation while sending and receiving (nomalloc).
  */
 #include <arpa/inet.h>
@@ -47,11 +50,16 @@ static uint32_t ue_addr(unsigned i)
 	return htonl(0x0a2d0001u + i);   /* 10.45.0.1 + i */
 }
 
+static bool fx_v6;   /* test_ipv6: IPv4v6 sessions, traffic to DST6 */
+#define DST6 "2001:db8:99::7"
+
 static void fx_open(struct fx *f, uint32_t pps, uint32_t dst)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(RS_GTPU_PORT) };
-	struct rs_gtpu_cfg c = { .dst = dst, .dst_port = 7, .size = SIZE, .pps = pps };
+	struct rs_gtpu_cfg c = { .dst = dst, .dst_port = 7, .size = SIZE, .pps = pps, .has_dst6 = fx_v6 };
 	int err, i;
+
+	inet_pton(AF_INET6, DST6, c.dst6);
 
 	memset(f, 0, sizeof(*f));
 	f->loop = ev_loop_new(&err);
@@ -76,6 +84,10 @@ static void fx_open(struct fx *f, uint32_t pps, uint32_t dst)
 		inet_pton(AF_INET, UPF_ADDR, &ue->n3_upf_addr);
 		ue->n3_ul_teid = 0x100u + (uint32_t)i;
 		ue->sess_up = i != 1;     /* UE 1: no session, never sends, its DL TEID unknown */
+		if (fx_v6) {
+			ue->sess_type = 3;    /* IPv4v6 */
+			memset(ue->iid6, 0x10 + i, 8);
+		}
 	}
 	f->upf = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
 	assert_true(f->upf >= 0);
@@ -329,6 +341,153 @@ static int probe(void)
 	return 0;
 }
 
+/* RFC 4861 4.2 Router Advertisement to ue's link-local address, one Prefix Information option
+ * (4.6.2) of pfx/64 with L and A, in a DL G-PDU on the UE's TEID; bad_csum spoils it. */
+static size_t dl_ra(uint8_t *p, const struct rs_ue *ue, const uint8_t pfx[8], bool bad_csum)
+{
+	uint8_t *ip = p + 8, *icmp = ip + 40, *pio = icmp + 16, src[16] = { 0xfe, 0x80, [15] = 1 }, dst[16] = { 0xfe, 0x80 };
+	size_t plen = 16 + 32;
+	uint32_t teid = RS_GNB_DL_TEID(ue->idx), s = 0;
+
+	memcpy(dst + 8, ue->iid6, 8);
+	memset(p, 0, 8 + 40 + plen);
+	p[0] = 0x30;
+	p[1] = 255;
+	p[3] = (uint8_t)(40 + plen);
+	p[4] = (uint8_t)(teid >> 24);
+	p[5] = (uint8_t)(teid >> 16);
+	p[6] = (uint8_t)(teid >> 8);
+	p[7] = (uint8_t)teid;
+	ip[0] = 0x60;
+	ip[5] = (uint8_t)plen;
+	ip[6] = 58;
+	ip[7] = 255;
+	memcpy(ip + 8, src, 16);
+	memcpy(ip + 24, dst, 16);
+	icmp[0] = 134;
+	icmp[4] = 64;             /* cur hop limit */
+	icmp[6] = 0x23;           /* router lifetime 9000 s */
+	icmp[7] = 0x28;
+	pio[0] = 3;
+	pio[1] = 4;
+	pio[2] = 64;
+	pio[3] = 0xc0;            /* L, A */
+	memset(pio + 4, 0xff, 8); /* valid / preferred lifetimes: infinity */
+	memcpy(pio + 16, pfx, 8);
+	for (int i = 0; i < 16; i += 2)
+		s += (uint32_t)(src[i] << 8 | src[i + 1]) + (uint32_t)(dst[i] << 8 | dst[i + 1]);
+	s += (uint32_t)plen + 58;
+	for (size_t i = 0; i < plen; i += 2)
+		s += (uint32_t)(icmp[i] << 8 | icmp[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	s = ~s & 0xffff;
+	icmp[2] = (uint8_t)(s >> 8);
+	icmp[3] = (uint8_t)(s ^ (bad_csum ? 1 : 0));
+	return 8 + 40 + plen;
+}
+
+/* The checksum of an IPv6 packet's upper layer verifies (RFC 8200 8.1) */
+static bool csum6_ok(const uint8_t *ip)
+{
+	size_t plen = (size_t)ip[4] << 8 | ip[5];
+	uint32_t s = 0;
+
+	for (int i = 8; i < 40; i += 2)
+		s += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	s += (uint32_t)plen + ip[6];
+	for (size_t i = 0; i + 1 < plen; i += 2)
+		s += (uint32_t)(ip[40 + i] << 8 | ip[40 + i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+/* TS 23.501 5.8.2.2.2, RFC 4861 6.3.7: each IPv6 UE sends one Router Solicitation from
+ * fe80::IID, sends nothing before an RA gives it its /64, then IPv6/UDP G-PDUs from
+ * prefix::IID with a checksum that verifies; a bad RA is counted and ignored; downlink to its
+ * address counted as IPv6. */
+static void test_ipv6(void **state)
+{
+	static const uint8_t pfx[8] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x45, 0x00, 0x01 };
+	static uint8_t pkts[20][512];
+	uint8_t p[256];
+	int lens[20];
+	struct rs_gtpu_stats st;
+	struct fx f;
+	unsigned n, rs = 0;
+	size_t l;
+
+	(void)state;
+	fx_v6 = true;
+	fx_open(&f, 2000, 0);
+	fx_v6 = false;
+	n = upf_collect(&f, pkts, lens, 2);   /* the two UEs with a session: one RS each */
+	assert_int_equal(n, 2);
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *ip = pkts[i] + 16;
+
+		assert_int_equal(lens[i], 16 + 48);
+		assert_int_equal(ip[0] >> 4, 6);
+		assert_int_equal(ip[6], 58);
+		assert_int_equal(ip[7], 255);             /* RFC 4861 6.1.1 */
+		assert_int_equal(ip[8], 0xfe);            /* link-local source */
+		assert_int_equal(ip[24], 0xff);           /* ff02::2 */
+		assert_int_equal(ip[39], 2);
+		assert_int_equal(ip[40], 133);
+		assert_true(csum6_ok(ip));
+		rs++;
+	}
+	assert_int_equal(upf_collect(&f, pkts, lens, 1), 0);   /* no address yet: nothing more */
+	/* the RA for UE 0; a broken one for UE 2 */
+	l = dl_ra(p, &f.rs->ues[0], pfx, false);
+	assert_int_equal(sendto(f.upf, p, l, 0, (struct sockaddr *)&f.gnb, sizeof(f.gnb)), (ssize_t)l);
+	l = dl_ra(p, &f.rs->ues[2], pfx, true);
+	assert_int_equal(sendto(f.upf, p, l, 0, (struct sockaddr *)&f.gnb, sizeof(f.gnb)), (ssize_t)l);
+	n = upf_collect(&f, pkts, lens, 10);
+	assert_int_equal(n, 10);
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *ip = pkts[i] + 16, *udp = ip + 40;
+		uint8_t src[16], dst[16];
+
+		memcpy(src, pfx, 8);
+		memcpy(src + 8, f.rs->ues[0].iid6, 8);
+		inet_pton(AF_INET6, DST6, dst);
+		assert_int_equal(lens[i], 16 + SIZE);
+		assert_int_equal(ip[0] >> 4, 6);
+		assert_int_equal(ip[6], IPPROTO_UDP);
+		assert_memory_equal(ip + 8, src, 16);     /* only UE 0 has an address */
+		assert_memory_equal(ip + 24, dst, 16);
+		assert_int_equal(udp[2] << 8 | udp[3], 7);
+		assert_true(csum6_ok(ip));
+	}
+	rs_gtpu_stop(f.g);
+	/* downlink IPv6 to UE 0's address */
+	memset(p, 0, sizeof(p));
+	p[0] = 0x30;
+	p[1] = 255;
+	p[3] = 48;
+	p[7] = (uint8_t)RS_GNB_DL_TEID(0);
+	p[4] = (uint8_t)(RS_GNB_DL_TEID(0) >> 24);
+	p[8] = 0x60;
+	p[13] = 8;
+	p[14] = IPPROTO_UDP;
+	memcpy(p + 8 + 24, pfx, 8);
+	memcpy(p + 8 + 32, f.rs->ues[0].iid6, 8);
+	assert_int_equal(sendto(f.upf, p, 56, 0, (struct sockaddr *)&f.gnb, sizeof(f.gnb)), 56);
+	for (int i = 0; i < 50; i++)
+		ev_run_once(f.loop, 2);
+	rs_gtpu_get_stats(f.g, &st);
+	assert_int_equal(st.rs_sent, rs);
+	assert_int_equal(st.ra_received, 1);
+	assert_int_equal(st.ra_bad, 1);
+	assert_int_equal(st.ul6_packets, st.ul_packets);
+	assert_int_equal(st.dl6_packets, 1);
+	assert_int_equal(st.dl_packets, 1);
+	assert_int_equal(st.dl_bad_inner, 0);
+	fx_close(&f);
+}
+
 int main(void)
 {
 	if (probe() < 0)
@@ -336,6 +495,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uplink),
 		cmocka_unit_test(test_downlink),
+		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_no_alloc),
 	};
 
