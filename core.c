@@ -241,6 +241,14 @@ static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
 		log_error("core", "upf: the DNN pools must lie within one /10 or smaller prefix");
 		return -EINVAL;
 	}
+	/* IPv6 (TS 23.501 5.8.2.2): one prefix covering every pool6, the /64s indexed in it */
+	rc = conf_ue_supernet6(c, p.ue_pool6, &p.ue_pool6_plen);
+	if (rc == -ENOENT) {
+		p.ue_pool6_plen = 0;
+	} else if (rc < 0 || p.ue_pool6_plen < 48) {
+		log_error("core", "upf: the DNN pool6s must lie within one /48 (or longer) prefix");
+		return -EINVAL;
+	}
 	p.max_sessions = c->upf.max_sessions;
 	p.loop = loop;
 	p.on_dl_data = smf_upf_dl_data; /* downlink for an idle UE: the SMF asks the AMF to page */

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -693,6 +694,58 @@ int conf_pool_parse(const char *cidr, uint32_t *net, uint8_t *plen)
 		return -EINVAL;
 	*plen = (uint8_t)len;
 	*net = in.s_addr & htonl(len ? UINT32_MAX << (32 - len) : 0);
+	return 0;
+}
+
+int conf_pool6_parse(const char *cidr, uint8_t net[16], uint8_t *plen)
+{
+	char buf[64], *slash, *end;
+	unsigned long len;
+
+	snprintf(buf, sizeof(buf), "%s", cidr);
+	slash = strchr(buf, '/');
+	if (!slash)
+		return -EINVAL;
+	*slash = 0;
+	len = strtoul(slash + 1, &end, 10);
+	if (inet_pton(AF_INET6, buf, net) != 1 || *end || !slash[1] || len > 128)
+		return -EINVAL;
+	*plen = (uint8_t)len;
+	for (unsigned b = (unsigned)len; b < 128; b++)
+		net[b / 8] &= (uint8_t)~(0x80u >> (b % 8));
+	return 0;
+}
+
+int conf_ue_supernet6(const struct conf *c, uint8_t net[16], uint8_t *plen)
+{
+	uint8_t first[16], a[16], l;
+	bool any = false;
+	unsigned common = 128;
+
+	for (unsigned i = 0; i < c->n_dnns && i < CONF_MAX_DNNS; i++) {
+		if (!c->dnns[i].pool6[0])
+			continue;
+		if (conf_pool6_parse(c->dnns[i].pool6, a, &l) < 0)
+			return -EINVAL;
+		if (!any) {
+			memcpy(first, a, 16);
+			common = l;
+			any = true;
+			continue;
+		}
+		/* the common leading bits of the prefixes, at most the shorter length */
+		unsigned k = 0;
+
+		while (k < common && k < l && !((first[k / 8] ^ a[k / 8]) & (0x80u >> (k % 8))))
+			k++;
+		common = k;
+	}
+	if (!any)
+		return -ENOENT;
+	for (unsigned b = common; b < 128; b++)
+		first[b / 8] &= (uint8_t)~(0x80u >> (b % 8));
+	memcpy(net, first, 16);
+	*plen = (uint8_t)common;
 	return 0;
 }
 

@@ -61,6 +61,9 @@ struct conf_slice {
 struct conf_dnn {
 	char name[CONF_DNN_NAME];
 	char pool[64];            /* IPv4 CIDR, e.g. "10.45.0.0/16" */
+	/* IPv6 prefix of the sessions' /64s (one per session, TS 23.501 5.8.2.2), length
+	 * 48..64, e.g. "2001:db8:45::/48"; "" = no IPv6 on this DNN (IPv6 asked: #50). */
+	char pool6[64];
 	char dns[CONF_MAX_DNS][64];
 	unsigned n_dns;
 	uint32_t mtu;
@@ -240,6 +243,11 @@ int conf_overlay_string(struct conf *c, const char *name, const char *text, size
 /* An IPv4 prefix "a.b.c.d/len" -> network (network order, host bits cleared) and length.
  * 0 or -EINVAL. */
 int conf_pool_parse(const char *cidr, uint32_t *net, uint8_t *plen);
+/* An IPv6 prefix "x::/len" -> network (host bits cleared) and length. 0 or -EINVAL. */
+int conf_pool6_parse(const char *cidr, uint8_t net[16], uint8_t *plen);
+/* The smallest IPv6 prefix covering every DNN's pool6 (the UPF's IPv6 UE prefix): 0, or
+ * -ENOENT when no DNN has one, -EINVAL when one is not a prefix. */
+int conf_ue_supernet6(const struct conf *c, uint8_t net[16], uint8_t *plen);
 /* The smallest IPv4 prefix covering every DNN pool (the UPF has one UE prefix):
  * *addr in network order. 0, or -EINVAL when a pool is not a prefix. */
 int conf_ue_supernet(const struct conf *c, uint32_t *addr, uint8_t *plen);

@@ -339,6 +339,8 @@ static const char *chk_slices(const void *first, unsigned cnt, unsigned *bad, ch
 	return NULL;
 }
 
+static const char *chk_pool6_overlap(const struct conf_dnn *d, unsigned cnt, unsigned *bad, char *buf, size_t n);
+
 static const char *chk_dnns(const void *first, unsigned cnt, unsigned *bad, char *buf, size_t n)
 {
 	const struct conf_dnn *d = first;
@@ -370,6 +372,33 @@ static const char *chk_dnns(const void *first, unsigned cnt, unsigned *bad, char
 				*bad = i;
 				snprintf(buf, n, "pool %s of DNN \"%s\" overlaps pool %s of DNN \"%s\"",
 					 d[i].pool, d[i].name, d[j].pool, d[j].name);
+				return buf;
+			}
+		}
+	}
+	return chk_pool6_overlap(d, cnt, bad, buf, n);
+}
+
+/* Two pool6s that overlap would give one /64 to two sessions. */
+static const char *chk_pool6_overlap(const struct conf_dnn *d, unsigned cnt, unsigned *bad, char *buf, size_t n)
+{
+	for (unsigned i = 1; i < cnt; i++) {
+		uint8_t ni[16], nj[16], li, lj;
+
+		if (!d[i].pool6[0] || conf_pool6_parse(d[i].pool6, ni, &li) < 0)
+			continue;
+		for (unsigned j = 0; j < i; j++) {
+			unsigned l, k = 0;
+
+			if (!d[j].pool6[0] || conf_pool6_parse(d[j].pool6, nj, &lj) < 0)
+				continue;
+			l = li < lj ? li : lj;
+			while (k < l && !((ni[k / 8] ^ nj[k / 8]) & (0x80u >> (k % 8))))
+				k++;
+			if (k == l) {
+				*bad = i;
+				snprintf(buf, n, "pool6 %s of DNN \"%s\" overlaps pool6 %s of DNN \"%s\"",
+					 d[i].pool6, d[i].name, d[j].pool6, d[j].name);
 				return buf;
 			}
 		}
@@ -530,6 +559,35 @@ static const struct conf_item slice_elem[] = {
 	{ .key = "", .kind = CK_MAP, .sub = slice_items },
 };
 
+/* TS 23.501 5.8.2.2.1: one /64 per session, so the pool is a prefix of at most 64 bits; at
+ * least 48, so the UPF's map of /64s stays within 65,536 entries per DNN. */
+static const char *chk_pool6(void *v, char *buf, size_t n)
+{
+	const char *s = v;
+	uint8_t net[16], want[16], plen;
+	char txt[64];
+
+	if (!s[0])
+		return NULL;
+	if (conf_pool6_parse(s, net, &plen) < 0) {
+		snprintf(buf, n, "\"%s\" is not an IPv6 prefix like 2001:db8:45::/48", s);
+		return buf;
+	}
+	if (plen < 48 || plen > 64) {
+		snprintf(buf, n, "prefix length /%u is out of range 48..64 (one /64 per session)", plen);
+		return buf;
+	}
+	snprintf(txt, sizeof(txt), "%s", s);
+	*strchr(txt, '/') = 0;
+	inet_pton(AF_INET6, txt, want);
+	if (memcmp(want, net, 16)) {
+		snprintf(buf, n, "\"%s\" has bits set past /%u (did you mean %s/%u?)", s, plen,
+			 inet_ntop(AF_INET6, net, txt, sizeof(txt)), plen);
+		return buf;
+	}
+	return NULL;
+}
+
 static const struct conf_item dns_elem[] = {
 	{ .key = "", .kind = CK_STR, .size = 64, .check = chk_ip },
 };
@@ -537,6 +595,7 @@ static const struct conf_item dns_elem[] = {
 static const struct conf_item dnn_items[] = {
 	STR("name", struct conf_dnn, name, CF_REQUIRED | CF_NONEMPTY, NULL, chk_dnn, NULL),
 	STR("pool", struct conf_dnn, pool, CF_REQUIRED, NULL, chk_pool, NULL),
+	STR("pool6", struct conf_dnn, pool6, CF_OPTIONAL, NULL, chk_pool6, "IPv6 /64s for IPv6 / IPv4v6 sessions"),
 	LIST("dns", struct conf_dnn, dns, n_dns, 0, CF_UNIQUE, dns_elem, NULL, "[\"8.8.8.8\"]", NULL),
 	INT("mtu", struct conf_dnn, mtu, 576, 9216, "1400", NULL),
 	END

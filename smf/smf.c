@@ -30,17 +30,20 @@ void smf_slog(enum log_level lvl, const struct smf *smf, const struct smf_sess *
 	va_end(ap);
 }
 
-static int parse_dns(struct smf *smf, unsigned d)
+void smf_parse_dns(struct smf *smf, unsigned d)
 {
 	const struct conf_dnn *dn = &smf->dnns[d];
 
+	smf->n_dns[d] = smf->n_dns6[d] = 0;
 	for (unsigned i = 0; i < dn->n_dns && i < CONF_MAX_DNS; i++) {
 		struct in_addr a;
-		/* IPv6 DNS servers are for IPv6 sessions, which we do not grant. */
+
+		/* IPv6 servers go to IPv6 / IPv4v6 sessions (ePCO 0003H, TS 24.008 10.5.6.3) */
 		if (inet_pton(AF_INET, dn->dns[i], &a) == 1)
 			smf->dns[d][smf->n_dns[d]++] = a.s_addr;
+		else if (inet_pton(AF_INET6, dn->dns[i], smf->dns6[d][smf->n_dns6[d]]) == 1)
+			smf->n_dns6[d]++;
 	}
-	return 0;
 }
 
 struct smf *smf_new(const struct smf_params *p, int *err)
@@ -80,7 +83,11 @@ struct smf *smf_new(const struct smf_params *p, int *err)
 			log_error(MOD, "dnn %s: bad pool \"%s\"", cf->dnns[d].name, cf->dnns[d].pool);
 			goto fail;
 		}
-		parse_dns(smf, d);
+		if (cf->dnns[d].pool6[0] && (rc = smf_pool6_init(&smf->pools6[d], cf->dnns[d].pool6, smf->n_sess)) < 0) {
+			log_error(MOD, "dnn %s: bad pool6 \"%s\"", cf->dnns[d].name, cf->dnns[d].pool6);
+			goto fail;
+		}
+		smf_parse_dns(smf, d);
 	}
 	rc = -ENOMEM;
 	smf->sess = calloc(smf->n_sess, sizeof(*smf->sess));
@@ -110,8 +117,10 @@ void smf_free(struct smf *smf)
 		for (uint32_t i = 0; i < smf->ue_hwm; i++)
 			if (smf->ues[i].in_use)
 				smf_ue_detach(smf, &smf->ues[i]);
-	for (unsigned d = 0; d < CONF_MAX_DNNS; d++)
+	for (unsigned d = 0; d < CONF_MAX_DNNS; d++) {
 		smf_pool_fini(&smf->pools[d]);
+		smf_pool_fini(&smf->pools6[d]);
+	}
 	free(smf->sess);
 	free(smf->ues);
 	free(smf->setup_t0);
@@ -302,6 +311,10 @@ void smf_sess_free(struct smf *smf, struct smf_sess *s)
 	if (s->ue_addr && smf_pool_free(&smf->pools[s->dnn], s->ue_addr) < 0)
 		smf_slog(LOGL_ERROR, smf, s, "address not from its pool");
 	s->ue_addr = 0;
+	if ((s->pdu_type == NAS_PDU_IPV6 || s->pdu_type == NAS_PDU_IPV4V6) &&
+	    smf_pool6_free(&smf->pools6[s->dnn], s->pfx6) < 0)
+		smf_slog(LOGL_ERROR, smf, s, "/64 not from its pool6");
+	memset(s->pfx6, 0, sizeof(s->pfx6));
 	s->state = SMF_ST_INACTIVE;
 	s->in_use = 0;
 	if (ue->sess[s->psi] == idx) {
@@ -330,6 +343,8 @@ int smf_upf_apply(struct smf *smf, struct smf_sess *s)
 	};
 	struct upf *u = smf_sess_upf(smf, s);
 	int rc;
+
+	memcpy(r.ue_prefix6, s->pfx6, sizeof(r.ue_prefix6));   /* all zero for IPv4 */
 
 	if (!u) {
 		smf->st.upf_skipped++;
@@ -561,6 +576,8 @@ int smf_sess_info(const struct smf *smf, const struct smf_ue *ue, uint8_t psi, s
 	o->up_active = s->up == SMF_UP_ACTIVE;
 	o->session_id = (uint32_t)(s - smf->sess);
 	o->ue_addr = s->ue_addr;
+	memcpy(o->ue_prefix6, s->pfx6, 8);
+	memcpy(o->ue_iid6, s->iid, 8);
 	o->ul_teid = s->teid;
 	o->gnb_addr = s->gnb_addr;
 	o->gnb_teid = s->gnb_teid;

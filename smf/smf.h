@@ -370,7 +370,9 @@ struct smf_sess_info {
 	uint8_t state;             /* enum smf_state */
 	bool up_active;            /* downlink forwarded to the gNB */
 	uint32_t session_id;       /* = upf session id */
-	uint32_t ue_addr;          /* network order */
+	uint32_t ue_addr;          /* network order; 0: IPv6 session */
+	uint8_t ue_prefix6[8];     /* IPv6 / IPv4v6: the session's /64; zeros otherwise */
+	uint8_t ue_iid6[8];        /* ... the interface identifier in the PDU address (9.11.4.10) */
 	uint32_t ul_teid;          /* ours (UPF N3) */
 	uint32_t gnb_addr, gnb_teid;
 	uint8_t pdu_type;          /* enum nas_pdu_type granted */

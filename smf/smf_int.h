@@ -27,7 +27,9 @@
 struct smf_pool {
 	uint32_t base;             /* host order, network address of the prefix */
 	uint32_t size;             /* addresses in the prefix */
-	uint32_t hwm;              /* next never-used offset (starts at 1: .0 is the network) */
+	uint32_t first, limit;     /* offsets handed out: first..limit-1 */
+	uint8_t prefix6[8];        /* IPv6 pools (smf_pool6_*): the pool's first /64 */
+	uint32_t hwm;              /* next never-used offset (starts at first: .0 is the network) */
 	uint32_t *stack;           /* freed offsets, LIFO */
 	uint32_t n_stack, cap_stack;
 	uint64_t *inuse;           /* one bit per offset */
@@ -39,6 +41,13 @@ void smf_pool_fini(struct smf_pool *p);
 uint32_t smf_pool_alloc(struct smf_pool *p);
 /* -EINVAL if not from this pool or not in use. O(1). */
 int smf_pool_free(struct smf_pool *p, uint32_t addr);
+/* IPv6: a pool of /64s ("x::/len", 48 <= len <= 64; TS 23.501 5.8.2.2.1 one /64 per
+ * session), the same O(1) allocator. A /64 is its first 8 octets. */
+int smf_pool6_init(struct smf_pool *p, const char *cidr6, uint32_t max_alloc);
+int smf_pool6_alloc(struct smf_pool *p, uint8_t pfx[8]);   /* 0 or -ENOSPC */
+int smf_pool6_free(struct smf_pool *p, const uint8_t pfx[8]);
+/* The DNS servers of dnns[d], IPv4 and IPv6 apart (smf.c) */
+void smf_parse_dns(struct smf *smf, unsigned d);
 /* Index in dnns[0..n) of the DNN called name (TS 23.003 9.1: DNNs compare
  * case-insensitively), or -1. For the running list and for a proposed one. */
 int smf_dnn_find(const struct conf_dnn *dnns, unsigned n, const char *name);
@@ -98,7 +107,9 @@ struct smf_sess {
 	uint8_t ho_fwd;            /* an indirect forwarding tunnel UPF_FWD_TEID(slot) is in place */
 	uint32_t ho_gnb_addr, ho_gnb_teid; /* the target's DL tunnel (network / host order) until the notify */
 	struct ngap_snssai snssai;
-	uint32_t ue_addr;          /* network order */
+	uint32_t ue_addr;          /* network order; 0: none (IPv6 session) */
+	uint8_t pfx6[8];           /* IPv6 / IPv4v6: the session's /64 (TS 23.501 5.8.2.2.1) */
+	uint8_t iid[8];            /* ... and the interface identifier we gave (9.11.4.10) */
 	uint32_t teid;             /* ours: slot + 1 */
 	uint32_t gnb_addr, gnb_teid; /* network order / host order */
 	uint64_t ambr_ul, ambr_dl, new_ambr_ul, new_ambr_dl;
@@ -138,8 +149,11 @@ struct smf {
 	} upfs[SMF_UPF_MAX];
 	uint8_t n_upfs, upf_rr;
 	struct smf_pool pools[CONF_MAX_DNNS];
-	uint32_t dns[CONF_MAX_DNNS][CONF_MAX_DNS]; /* network order, IPv4 only */
+	struct smf_pool pools6[CONF_MAX_DNNS];     /* size 0: the DNN has no pool6 */
+	uint32_t dns[CONF_MAX_DNNS][CONF_MAX_DNS]; /* network order, IPv4 ones */
 	uint8_t n_dns[CONF_MAX_DNNS];
+	uint8_t dns6[CONF_MAX_DNNS][CONF_MAX_DNS][16];
+	uint8_t n_dns6[CONF_MAX_DNNS];
 	struct smf_sess *sess;
 	uint32_t n_sess, sess_free, sess_hwm;
 	struct smf_ue *ues;

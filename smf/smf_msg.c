@@ -119,9 +119,13 @@ static int epco_answer(struct smf *smf, const struct smf_sess *s, const struct n
 
 	if (!r->has_epco || nas_pco_dec(r->epco.p, r->epco.len, &in, &err) < 0)
 		return 0;
-	if (nas_pco_find(&in, NAS_PCO_DNS_IPV4))
+	if (s->pdu_type != NAS_PDU_IPV6 && nas_pco_find(&in, NAS_PCO_DNS_IPV4))
 		for (unsigned i = 0; i < smf->n_dns[s->dnn]; i++)
 			nas_pco_add(&outp, NAS_PCO_DNS_IPV4, (const uint8_t *)&smf->dns[s->dnn][i], 4);
+	/* 0003H, DNS Server IPv6 Address: for the sessions that have IPv6 */
+	if (s->pdu_type != NAS_PDU_IPV4 && nas_pco_find(&in, NAS_PCO_DNS_IPV6))
+		for (unsigned i = 0; i < smf->n_dns6[s->dnn]; i++)
+			nas_pco_add(&outp, NAS_PCO_DNS_IPV6, smf->dns6[s->dnn][i], 16);
 	if (nas_pco_find(&in, NAS_PCO_IPV4_LINK_MTU)) {
 		uint32_t v = smf->dnns[s->dnn].mtu;
 		mtu[0] = (uint8_t)(v >> 8);
@@ -152,7 +156,7 @@ int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, const struct n
 	struct nas_pdu_session_establishment_accept *a = &m.pdu_est_acc;
 	struct nas_qos_rules rules;
 	struct nas_qos_flows flows;
-	uint8_t rules_buf[32], flows_buf[16], epco_buf[64], dnn_buf[CONF_DNN_NAME + 2];
+	uint8_t rules_buf[32], flows_buf[16], epco_buf[160], dnn_buf[CONF_DNN_NAME + 2];
 	uint8_t qi5 = s->five_qi;
 	int n;
 
@@ -185,9 +189,11 @@ int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, const struct n
 		a->has_cause = true;
 		a->cause = s->pdu_cause;
 	}
+	/* 9.11.4.10: IPv4 address, IPv6 interface identifier, or both */
 	a->has_pdu_address = true;
-	a->pdu_address.type = NAS_PDU_IPV4;
+	a->pdu_address.type = s->pdu_type;
 	memcpy(a->pdu_address.ipv4, &s->ue_addr, 4);
+	memcpy(a->pdu_address.ipv6_iid, s->iid, 8);
 	a->has_snssai = true;
 	to_nas_snssai(&s->snssai, &a->snssai);
 
@@ -266,7 +272,9 @@ int smf_msg_setup_transfer(struct smf *smf, const struct smf_sess *s, struct smf
 	t.session_ambr.ul = s->ambr_ul;
 	t.session_ambr.dl = s->ambr_dl;
 	smf_msg_tunnel(&t.ul_tunnel, smf_sess_n3(smf, s), s->teid);
-	t.pdu_session_type = NGAP_PDU_IPV4;
+	/* TS 38.413 9.3.1.52 */
+	t.pdu_session_type = s->pdu_type == NAS_PDU_IPV6 ? NGAP_PDU_IPV6 :
+			     s->pdu_type == NAS_PDU_IPV4V6 ? NGAP_PDU_IPV4V6 : NGAP_PDU_IPV4;
 	t.n_flows = 1;
 	flow_setup(s, &t.flows[0]);
 	n = ngap_enc_setup_request_transfer(&t, out->n2, out->n2_cap);

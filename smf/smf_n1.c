@@ -5,12 +5,14 @@
  * against the subscription (TS 24.501 6.4.1, TS 23.502 4.3.2.2.1), and the
  * dispatch of everything else to the state machine.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "common/qos.h"
+#include "common/hash.h"
 #include "smf/smf_int.h"
 #include "udm/udm.h"
 
@@ -203,21 +205,32 @@ static uint8_t est_grant(const struct smf *smf, const struct smf_ue *ue, const s
 	return *dnn < 0 ? (uint8_t)-*dnn : 0;
 }
 
-/* TS 24.501 6.4.1.2 / 6.4.1.4.1: IPv4 is what we grant; IPv4v6 is narrowed with #50
- * (*pdu_cause), IPv6 alone is refused with #50, non-IP types with #28; SSC mode 1 only.
- * 0, or the 5GSM cause of the reject. */
-static uint8_t est_type_cause(const struct nas_pdu_session_establishment_request *r, uint8_t *pdu_cause)
+/* TS 24.501 6.4.1.2 / 6.4.1.4.1, TS 23.501 5.8.2.2.1: the type granted (*type). Every DNN
+ * has IPv4; one with a pool6 has IPv6 too. IPv4v6 is granted as asked there, and narrowed to
+ * IPv4 with #50 (*pdu_cause) elsewhere; IPv6 alone is refused with #50 where the DNN has no
+ * IPv6; no type asked: IPv4; non-IP types #28; SSC mode 1 only. 0, or the reject cause. */
+static uint8_t est_type_cause(const struct smf *smf, int dnn, const struct nas_pdu_session_establishment_request *r,
+			      uint8_t *type, uint8_t *pdu_cause)
 {
+	bool v6 = smf->pools6[dnn].size != 0;
+
 	*pdu_cause = 0;
+	*type = NAS_PDU_IPV4;
 	if (r->has_pdu_session_type) {
 		switch (r->pdu_session_type & 7) {
 		case NAS_PDU_IPV4:
 			break;
 		case NAS_PDU_IPV4V6:
-			*pdu_cause = NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED;
+			if (v6)
+				*type = NAS_PDU_IPV4V6;
+			else
+				*pdu_cause = NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED;
 			break;
 		case NAS_PDU_IPV6:
-			return NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED;
+			if (!v6)
+				return NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED;
+			*type = NAS_PDU_IPV6;
+			break;
 		default:
 			return NAS_5GSM_UNKNOWN_PDU_SESSION_TYPE;
 		}
@@ -227,10 +240,27 @@ static uint8_t est_type_cause(const struct nas_pdu_session_establishment_request
 	return 0;
 }
 
+/* TS 24.501 9.11.4.10, TS 23.501 5.8.2.2.2: the interface identifier the UE builds its
+ * link-local address from. Ours must differ from the UPF's router address (fe80::1, upf.h),
+ * and a session's should not tell its slot: mixed from the slot and the clock. */
+static void smf_iid(const struct smf *smf, struct smf_sess *s)
+{
+	uint32_t a = hash_mix32((uint32_t)(s - smf->sess) + 1), b = hash_mix32((uint32_t)ev_now_ns(smf->p.loop) ^ a);
+
+	s->iid[0] = (uint8_t)(a >> 24) | 0x02;   /* never all zero, never ::1 */
+	s->iid[1] = (uint8_t)(a >> 16);
+	s->iid[2] = (uint8_t)(a >> 8);
+	s->iid[3] = (uint8_t)a;
+	s->iid[4] = (uint8_t)(b >> 24);
+	s->iid[5] = (uint8_t)(b >> 16);
+	s->iid[6] = (uint8_t)(b >> 8);
+	s->iid[7] = (uint8_t)b;
+}
+
 /* The granted session: allocated with an address of its DNN's pool and started (the FSM
  * sends the accept and the N2 setup). 0 (accepted, or rejected in out) or -ENOSPC. */
 static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m, const struct sub_view *v,
-		     const struct ngap_snssai *snssai, int dnn, uint8_t pdu_cause, struct smf_out *out)
+		     const struct ngap_snssai *snssai, int dnn, uint8_t type, uint8_t pdu_cause, struct smf_out *out)
 {
 	struct smf_ev_ctx c = { .out = out, .msg = m };
 	struct smf_sess *s = smf_sess_alloc(smf, ue, m->psi);
@@ -253,16 +283,30 @@ static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m
 		}
 		s->upf = (uint8_t)u;
 	}
-	s->ue_addr = smf_pool_alloc(&smf->pools[dnn]);
-	if (!s->ue_addr) {
-		smf_slog(LOGL_WARN, smf, s, "pool of dnn %s exhausted", smf->dnns[dnn].name);
-		smf_sess_free(smf, s);
-		reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
-		return 0;
+	s->pdu_type = NAS_PDU_IPV4;   /* until a /64 is held: smf_sess_free frees by type */
+	if (type != NAS_PDU_IPV6) {
+		s->ue_addr = smf_pool_alloc(&smf->pools[dnn]);
+		if (!s->ue_addr) {
+			smf_slog(LOGL_WARN, smf, s, "pool of dnn %s exhausted", smf->dnns[dnn].name);
+			smf_sess_free(smf, s);
+			reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
+			return 0;
+		}
 	}
+	if (type != NAS_PDU_IPV4) {
+		/* TS 23.501 5.8.2.2.1: a /64 of its own; the UE forms its addresses in it from the
+		 * Router Advertisement, its link-local one from our interface identifier */
+		if (smf_pool6_alloc(&smf->pools6[dnn], s->pfx6) < 0) {
+			smf_slog(LOGL_WARN, smf, s, "pool6 of dnn %s exhausted", smf->dnns[dnn].name);
+			smf_sess_free(smf, s);
+			reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
+			return 0;
+		}
+		smf_iid(smf, s);
+	}
+	s->pdu_type = type;
 	s->pti = m->pti;
 	s->snssai = *snssai;
-	s->pdu_type = NAS_PDU_IPV4;
 	s->pdu_cause = pdu_cause;
 	s->five_qi = v->qi5;
 	s->arp = v->arp;
@@ -280,9 +324,18 @@ static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m
 		return 0;
 	}
 	smf->st.est_accepted++;
-	smf_slog(LOGL_INFO, smf, s, "established dnn=%s addr=%u.%u.%u.%u teid=%u%s", smf->dnns[dnn].name,
-		 ((uint8_t *)&s->ue_addr)[0], ((uint8_t *)&s->ue_addr)[1], ((uint8_t *)&s->ue_addr)[2],
-		 ((uint8_t *)&s->ue_addr)[3], s->teid, pdu_cause ? " (IPv4 only, #50)" : "");
+	{
+		uint8_t p16[16] = { 0 };
+		char a6[INET6_ADDRSTRLEN] = "-";
+
+		memcpy(p16, s->pfx6, 8);
+		if (type != NAS_PDU_IPV4)
+			inet_ntop(AF_INET6, p16, a6, sizeof(a6));
+		smf_slog(LOGL_INFO, smf, s, "established dnn=%s addr=%u.%u.%u.%u prefix6=%s%s teid=%u%s",
+			 smf->dnns[dnn].name, ((uint8_t *)&s->ue_addr)[0], ((uint8_t *)&s->ue_addr)[1],
+			 ((uint8_t *)&s->ue_addr)[2], ((uint8_t *)&s->ue_addr)[3], a6, type != NAS_PDU_IPV4 ? "/64" : "",
+			 s->teid, pdu_cause ? " (IPv4 only, #50)" : "");
+	}
 	return 0;
 }
 
@@ -295,7 +348,7 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 	struct smf_sess *s;
 	struct sub_view v;
 	struct ngap_snssai snssai;
-	uint8_t cause, pdu_cause = 0;
+	uint8_t cause, pdu_cause = 0, type = NAS_PDU_IPV4;
 	int dnn = -1, rc;
 
 	cause = est_header_cause(ul, m);
@@ -320,12 +373,12 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 	}
 	cause = est_grant(smf, ue, ul, m, &v, &snssai, &dnn);
 	if (!cause)
-		cause = est_type_cause(&m->pdu_est_req, &pdu_cause);
+		cause = est_type_cause(smf, dnn, &m->pdu_est_req, &type, &pdu_cause);
 	if (cause) {
 		reject(smf, ue, out, m, cause);
 		return 0;
 	}
-	return est_start(smf, ue, m, &v, &snssai, dnn, pdu_cause, out);
+	return est_start(smf, ue, m, &v, &snssai, dnn, type, pdu_cause, out);
 }
 
 static void status(struct smf *smf, const struct smf_ue *ue, struct smf_out *out, uint8_t psi, uint8_t pti,

@@ -55,6 +55,12 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_CNT_FWD_END_MARKER] = "fwd_end_marker",
 	[UPF_CNT_FWD_KERNEL] = "fwd_kernel",
 	[UPF_CNT_DROP_FWD_NO_TUNNEL] = "drop_fwd_no_tunnel",
+	[UPF_CNT_UL6_FWD] = "ul6_fwd",
+	[UPF_CNT_DL6_FWD] = "dl6_fwd",
+	[UPF_CNT_DROP_BAD_SRC6] = "drop_bad_src6",
+	[UPF_CNT_DROP_FAMILY] = "drop_family",
+	[UPF_CNT_DROP_NO_SESSION6] = "drop_no_session6",
+	[UPF_CNT_UL_RS] = "ul_rs",
 	[UPF_STAT_ECHO_RSP_SENT] = "echo_rsp_sent",
 	[UPF_STAT_ERR_IND_SENT] = "err_ind_sent",
 	[UPF_STAT_ERR_IND_LIMITED] = "err_ind_limited",
@@ -66,7 +72,14 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_STAT_FWD_SENT] = "fwd_sent",
 	[UPF_STAT_FWD_SENT_BYTES] = "fwd_sent_bytes",
 	[UPF_STAT_FWD_SEND_FAILED] = "drop_fwd_send",
+	[UPF_STAT_RA_SENT] = "ra_sent",
+	[UPF_STAT_RS_DROPPED] = "rs_dropped",
 };
+
+/* The program and user space share these layouts (upf/upf_bpf.h): two cache lines per rule. */
+_Static_assert(sizeof(struct upf_ul_slot) == 32, "ul slot");
+_Static_assert(sizeof(struct upf_ul_rule) == 128, "ul rule");
+_Static_assert(sizeof(struct upf_dl_rule) == 128, "dl rule");
 
 const char *upf_counter_name(unsigned idx)
 {
@@ -218,6 +231,9 @@ static int params_check(struct upf_params *p)
 	/* dl_rules has one 128-byte entry per pool address: /10 is 512 MiB. */
 	if (p->ue_pool_plen < 10 || p->ue_pool_plen > 30)
 		return -EINVAL;
+	/* dl6_rules: one entry per /64, 2^(64 - plen): a /48 is 65,536 entries, 8 MiB. */
+	if (p->ue_pool6_plen && (p->ue_pool6_plen < 48 || p->ue_pool6_plen > 64))
+		return -EINVAL;
 	if (p->exc_ring_bytes & (p->exc_ring_bytes - 1))
 		return -EINVAL;
 	if (p->xdp_mode != UPF_XDP_NONE && !p->n3_ifname)
@@ -273,8 +289,15 @@ static int load_program(struct upf *u)
 	u->skel->rodata->cfg_n3_addr = u->p.n3_addr;
 	u->skel->rodata->cfg_ue_base = u->ue_base;
 	u->skel->rodata->cfg_nh_cache = u->p.no_nh_cache ? 0 : 1;
+	u->skel->rodata->cfg_ue6_on = u->dl6_n ? 1 : 0;
+	u->skel->rodata->cfg_ue6_base = u->ue6_base;
+	u->skel->rodata->cfg_ue6_shift = u->dl6_n ? 64u - u->p.ue_pool6_plen : 0;
+	/* Without pool6 dl6_rules keeps its one placeholder entry and is not mapped: the program
+	 * references it, and libbpf 1.1 (Debian 12) cannot load a program whose map was left out
+	 * (bpf_map__set_autocreate), even behind a branch the verifier prunes. */
 	if ((rc = bpf_map__set_max_entries(u->skel->maps.ul_rules, (uint32_t)u->ul_n)) ||
 	    (rc = bpf_map__set_max_entries(u->skel->maps.dl_rules, (uint32_t)u->dl_n)) ||
+	    (u->dl6_n && (rc = bpf_map__set_max_entries(u->skel->maps.dl6_rules, (uint32_t)u->dl6_n))) ||
 	    (rc = bpf_map__set_max_entries(u->skel->maps.fwd_rules, u->p.max_sessions)) ||
 	    (rc = bpf_map__set_max_entries(u->skel->maps.exc_ring, u->p.exc_ring_bytes)))
 		return rc < 0 ? rc : -EINVAL;
@@ -288,7 +311,9 @@ static int load_program(struct upf *u)
 	u->ul = map_mmap(u->skel->maps.ul_rules, u->ul_n, sizeof(*u->ul), &u->ul_map_len);
 	u->dl = map_mmap(u->skel->maps.dl_rules, u->dl_n, sizeof(*u->dl), &u->dl_map_len);
 	u->fwd = map_mmap(u->skel->maps.fwd_rules, u->p.max_sessions, sizeof(*u->fwd), &u->fwd_map_len);
-	if (!u->ul || !u->dl || !u->fwd) {
+	if (u->dl6_n)
+		u->dl6 = map_mmap(u->skel->maps.dl6_rules, u->dl6_n, sizeof(*u->dl6), &u->dl6_map_len);
+	if (!u->ul || !u->dl || !u->fwd || (u->dl6_n && !u->dl6)) {
 		rc = -errno;
 		log_error(MOD, "mmap of the rule maps failed: %s", strerror(-rc));
 		return rc < 0 ? rc : -EINVAL;
@@ -317,6 +342,10 @@ int upf_open(const struct upf_params *params, struct upf **out)
 	u->ue_base = ntohl(u->p.ue_pool_addr) & ~((1u << (32 - u->p.ue_pool_plen)) - 1);
 	u->ul_n = (size_t)u->p.max_teid + 1;
 	u->dl_n = (size_t)1 << (32 - u->p.ue_pool_plen);
+	if (u->p.ue_pool6_plen) {
+		u->dl6_n = (size_t)1 << (64 - u->p.ue_pool6_plen);
+		u->ue6_base = upf_prefix6_hi(u->p.ue_pool6) & ~((uint64_t)u->dl6_n - 1);
+	}
 
 	rc = alloc_tables(u);
 	if (rc)
@@ -361,6 +390,8 @@ void upf_close(struct upf *u)
 		munmap(u->ul, u->ul_map_len);
 	if (u->dl)
 		munmap(u->dl, u->dl_map_len);
+	if (u->dl6)
+		munmap(u->dl6, u->dl6_map_len);
 	if (u->fwd)
 		munmap(u->fwd, u->fwd_map_len);
 	upf_bpf__destroy(u->skel);
@@ -414,6 +445,7 @@ static void ul_publish(struct upf_ul_rule *e, const struct upf_ul_slot *v)
 	sl->ue_addr = v->ue_addr;
 	sl->cost_q8 = v->cost_q8;
 	sl->tau_us = v->tau_us;
+	sl->prefix6 = v->prefix6;
 	__atomic_store_n(&sl->seq, odd + 1, __ATOMIC_RELEASE);
 }
 
@@ -466,8 +498,45 @@ static void dl_clear(struct upf *u, uint32_t ue_addr)
 	struct upf_dl_slot z = { 0 };
 	uint32_t idx = ntohl(ue_addr) - u->ue_base;
 
-	if (idx < u->dl_n)
+	if (ue_addr && idx < u->dl_n)
 		dl_publish(&u->dl[idx], &z);
+}
+
+uint64_t upf_prefix6_hi(const uint8_t p[8])
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The dl6_rules entry of a session's /64: its index inside pool6. false: no prefix, no
+ * pool6, or outside it. */
+static bool dl6_index(const struct upf *u, const uint8_t prefix[8], uint32_t *idx)
+{
+	uint64_t d = upf_prefix6_hi(prefix) - u->ue6_base;
+
+	if (!u->dl6 || !upf_prefix6_hi(prefix) || d >= u->dl6_n)
+		return false;
+	*idx = (uint32_t)d;
+	return true;
+}
+
+static struct upf_dl_rule *dl6_entry(struct upf *u, const uint8_t prefix[8])
+{
+	uint32_t idx;
+
+	return dl6_index(u, prefix, &idx) ? &u->dl6[idx] : NULL;
+}
+
+static void dl6_clear(struct upf *u, const uint8_t prefix[8])
+{
+	struct upf_dl_slot z = { 0 };
+	struct upf_dl_rule *e = dl6_entry(u, prefix);
+
+	if (e)
+		dl_publish(e, &z);
 }
 
 /* Cost of one byte in ns << 8; the burst tolerance covers at least two
@@ -498,9 +567,18 @@ static int rule_check(const struct upf *u, uint32_t id, const struct upf_session
 		return -ERANGE;
 	if (!r || r->qfi > 63 || r->dl_state > UPF_DL_BUFFER)
 		return -EINVAL;
+	/* TS 23.501 5.8.2.1: an IP PDU session has an IPv4 address, an IPv6 prefix or both. */
+	bool v6 = upf_prefix6_hi(r->ue_prefix6) != 0;
+	uint32_t idx6 = 0;
+
+	if (!r->ue_addr && !v6)
+		return -EINVAL;
 	if (r->ul_teid >= u->ul_n)
 		return -ERANGE;
-	if ((uint32_t)(ntohl(r->ue_addr) - u->ue_base) >= u->dl_n)
+	if (r->ue_addr && (uint32_t)(ntohl(r->ue_addr) - u->ue_base) >= u->dl_n)
+		return -ERANGE;
+	/* TS 23.501 5.8.2.2.1: the /64 comes from our pool6 (none configured: nothing is in it). */
+	if (v6 && !dl6_index(u, r->ue_prefix6, &idx6))
 		return -ERANGE;
 	if (r->dl_state == UPF_DL_ACTIVE && !r->gnb_addr)
 		return -EINVAL;
@@ -511,10 +589,19 @@ static int rule_check(const struct upf *u, uint32_t id, const struct upf_session
 		if ((e->flags & UPF_RULE_VALID) && e->sess_id != id)
 			return -EADDRINUSE;
 	}
-	const struct upf_dl_slot *d = dl_cur(&u->dl[ntohl(r->ue_addr) - u->ue_base]);
+	if (r->ue_addr) {
+		const struct upf_dl_slot *d = dl_cur(&u->dl[ntohl(r->ue_addr) - u->ue_base]);
 
-	if ((d->flags & UPF_RULE_VALID) && d->sess_id != id)
-		return -EADDRINUSE;
+		if ((d->flags & UPF_RULE_VALID) && d->sess_id != id)
+			return -EADDRINUSE;
+	}
+	/* One /64 per PDU session (TS 23.501 5.8.2.2.1): another session's is taken. */
+	if (v6) {
+		const struct upf_dl_slot *d = dl_cur(&u->dl6[idx6]);
+
+		if ((d->flags & UPF_RULE_VALID) && d->sess_id != id)
+			return -EADDRINUSE;
+	}
 	return 0;
 }
 
@@ -527,18 +614,24 @@ static void rules_write(struct upf *u, uint32_t id, const struct upf_session_rul
 		.gnb_teid = htonl(r->gnb_teid),
 		.qfi = r->qfi,
 	};
+	struct upf_dl_rule *e6 = dl6_entry(u, r->ue_prefix6);
 	struct upf_ul_slot ul = {
-		.flags = UPF_RULE_VALID,
+		.flags = UPF_RULE_VALID | (r->ue_addr ? UPF_RULE_V4 : 0) | (e6 ? UPF_RULE_V6 : 0),
 		.sess_id = id,
 		.ue_addr = r->ue_addr,
 		.qfi = r->qfi,
 	};
 
+	/* The /64 as it is on the wire: the program compares the source's first 8 octets. */
+	memcpy(&ul.prefix6, r->ue_prefix6, sizeof(ul.prefix6));
 	ambr_params(u, r->ambr_dl_bps, &d.cost_q8, &d.tau_us);
 	ambr_params(u, r->ambr_ul_bps, &ul.cost_q8, &ul.tau_us);
 	/* Downlink first: by the time the UE can send (uplink valid) its
-	 * answers can come back. */
-	dl_publish(&u->dl[ntohl(r->ue_addr) - u->ue_base], &d);
+	 * answers can come back. Each family has its own entry (and AMBR bucket). */
+	if (r->ue_addr)
+		dl_publish(&u->dl[ntohl(r->ue_addr) - u->ue_base], &d);
+	if (e6)
+		dl_publish(e6, &d);
 	if (r->ul_teid)
 		ul_publish(&u->ul[r->ul_teid], &ul);
 }
@@ -589,7 +682,10 @@ int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule
 	/* Counters start at zero before any rule points at them. */
 	if (r->ul_teid)
 		dir_stats_take(&u->ul[r->ul_teid].st, NULL);
-	dir_stats_take(&dl_entry(u, r->ue_addr)->st, NULL);
+	if (r->ue_addr)
+		dir_stats_take(&dl_entry(u, r->ue_addr)->st, NULL);
+	if (dl6_entry(u, r->ue_prefix6))
+		dir_stats_take(&dl6_entry(u, r->ue_prefix6)->st, NULL);
 	rules_write(u, id, r);
 	return 0;
 }
@@ -605,6 +701,9 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 		return -ERANGE;
 	if (!u->sess[id].used)
 		return -ENOENT;
+	/* The /64 is the session's for its whole life (upf.h): its dl6_rules entry never moves. */
+	if (r && memcmp(r->ue_prefix6, u->sess[id].r.ue_prefix6, sizeof(r->ue_prefix6)) != 0)
+		return -EINVAL;
 	rc = rule_check(u, id, r);
 	if (rc)
 		return rc;
@@ -613,7 +712,7 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 		if (r->ul_teid)
 			dir_stats_take(&u->ul[r->ul_teid].st, NULL);
 	}
-	if (r->ue_addr != old.ue_addr)
+	if (r->ue_addr != old.ue_addr && r->ue_addr)
 		dir_stats_take(&dl_entry(u, r->ue_addr)->st, NULL);
 	if (old.dl_state == UPF_DL_BUFFER && r->dl_state == UPF_DL_ACTIVE) {
 		/* Collect what is still in the ring, send the buffer in order,
@@ -631,7 +730,7 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 		ul_clear(u, old.ul_teid);
 		dir_stats_take(&u->ul[old.ul_teid].st, u->sess[id].base[0]);
 	}
-	if (old.ue_addr != r->ue_addr) {
+	if (old.ue_addr && old.ue_addr != r->ue_addr) {
 		dl_clear(u, old.ue_addr);
 		dir_stats_take(&dl_entry(u, old.ue_addr)->st, u->sess[id].base[1]);
 	}
@@ -656,6 +755,7 @@ int upf_session_remove(struct upf *u, uint32_t id)
 		return -ENOENT;
 	ul_clear(u, u->sess[id].r.ul_teid);
 	dl_clear(u, u->sess[id].r.ue_addr);
+	dl6_clear(u, u->sess[id].r.ue_prefix6);
 	/* A forwarding tunnel belongs to its session: it goes with it (the SMF need not
 	 * have removed it first, e.g. a release during a handover). */
 	upf_fwd_remove(u, id);
@@ -667,7 +767,8 @@ int upf_session_remove(struct upf *u, uint32_t id)
 int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out)
 {
 	const struct upf_sess *s;
-	const struct upf_dir_stats *ul, *dl;
+	const struct upf_dir_stats *ul, *dl, *dl6;
+	const struct upf_dl_rule *e6;
 
 	if (u->remote)
 		return upf_n4c_sess_stats(u, id, out);
@@ -676,15 +777,27 @@ int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out)
 	s = &u->sess[id];
 	if (!s->used)
 		return -ENOENT;
-	dl = &dl_entry(u, s->r.ue_addr)->st;
+	dl = s->r.ue_addr ? &dl_entry(u, s->r.ue_addr)->st : NULL;
+	e6 = dl6_entry(u, s->r.ue_prefix6);
+	dl6 = e6 ? &e6->st : NULL;
 	ul = s->r.ul_teid ? &u->ul[s->r.ul_teid].st : NULL;
 	memset(out, 0, sizeof(*out));
 	out->ul_pkts = s->base[0][0] + (ul ? __atomic_load_n(&ul->pkts, __ATOMIC_RELAXED) : 0);
 	out->ul_bytes = s->base[0][1] + (ul ? __atomic_load_n(&ul->bytes, __ATOMIC_RELAXED) : 0);
 	out->ul_drops = s->base[0][2] + (ul ? __atomic_load_n(&ul->drops, __ATOMIC_RELAXED) : 0);
-	out->dl_pkts = s->base[1][0] + __atomic_load_n(&dl->pkts, __ATOMIC_RELAXED);
-	out->dl_bytes = s->base[1][1] + __atomic_load_n(&dl->bytes, __ATOMIC_RELAXED);
-	out->dl_drops = s->base[1][2] + __atomic_load_n(&dl->drops, __ATOMIC_RELAXED);
+	/* Downlink: both families' entries (the uplink shares one rule by TEID). */
+	out->dl_pkts = s->base[1][0];
+	out->dl_bytes = s->base[1][1];
+	out->dl_drops = s->base[1][2];
+	for (int f = 0; f < 2; f++) {
+		const struct upf_dir_stats *st = f ? dl6 : dl;
+
+		if (!st)
+			continue;
+		out->dl_pkts += __atomic_load_n(&st->pkts, __ATOMIC_RELAXED);
+		out->dl_bytes += __atomic_load_n(&st->bytes, __ATOMIC_RELAXED);
+		out->dl_drops += __atomic_load_n(&st->drops, __ATOMIC_RELAXED);
+	}
 	out->buffered = s->buf_count;
 	return 0;
 }

@@ -75,6 +75,11 @@ struct upf_params {
 	uint32_t n3_addr;            /* local N3 IPv4, network order: outer source (DL), destination (UL) */
 	uint32_t ue_pool_addr;       /* UE pool, network order, e.g. 10.45.0.0 */
 	uint8_t ue_pool_plen;        /* prefix length, 10..30 (128 bytes of map per address) */
+	/* IPv6 (issue 19, TS 23.501 5.8.2.2): the prefix the sessions' /64s come from, network
+	 * order, length 48..64 (one /64 per session, 128 bytes of map per /64: a /48 is 65,536
+	 * sessions and 8 MiB). ue_pool6_plen 0: no IPv6 (IPv6 packets are not the UPF's). */
+	uint8_t ue_pool6[16];
+	uint8_t ue_pool6_plen;
 	uint32_t max_sessions;       /* session ids 0..max_sessions-1; default 65536 */
 	uint32_t max_teid;           /* uplink TEIDs 1..max_teid; 0: max_sessions */
 	uint32_t buffer_per_session; /* downlink packets buffered per idle session; default 16 */
@@ -108,7 +113,13 @@ enum upf_dl_state {
 
 struct upf_session_rule {
 	uint32_t ul_teid;        /* local uplink TEID (1..max_teid); 0: no uplink rule */
-	uint32_t ue_addr;        /* UE IPv4, network order, inside the pool */
+	uint32_t ue_addr;        /* UE IPv4, network order, inside the pool; 0: none (IPv6 only) */
+	/* The session's /64 (its first 8 octets, network order) inside ue_pool6: downlink to any
+	 * address in it goes to this session, uplink must come from one (anti-spoofing), a Router
+	 * Solicitation is answered with a Router Advertisement of it (TS 23.501 5.8.2.2.2).
+	 * All zero: no IPv6. At least one of ue_addr and ue_prefix6. Fixed for the session's
+	 * life, like ul_teid (upf_session_modify: -EINVAL if it changes). */
+	uint8_t ue_prefix6[8];
 	uint32_t gnb_addr;       /* gNB N3 IPv4, network order (needed when ACTIVE) */
 	uint32_t gnb_teid;       /* gNB's downlink TEID */
 	uint8_t qfi;             /* QoS flow (1..63); 0 in UL accepts any */
@@ -295,6 +306,9 @@ enum upf_ustat {
 	UPF_STAT_FWD_SENT,          /* indirect forwarding relayed by the socket (UPF_CNT_FWD_KERNEL) */
 	UPF_STAT_FWD_SENT_BYTES,    /* ... their GTP-U bytes */
 	UPF_STAT_FWD_SEND_FAILED,   /* ... that the socket refused (no route, buffer full) */
+	UPF_STAT_RA_SENT,           /* Router Advertisements answering a UE's Router Solicitation */
+	UPF_STAT_RS_DROPPED,        /* Router Solicitations not answered: invalid (RFC 4861 6.1.1),
+				     * no IPv6 prefix, no active downlink, rate limit */
 	UPF_STAT__MAX
 };
 int upf_counters(struct upf *u, uint64_t *out, size_t n);

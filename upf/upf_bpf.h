@@ -4,10 +4,12 @@
  * space (upf/upf.c): rule values, per-session counters, global counters and
  * the exception record. Only <linux/types.h> types, so both compilers read it.
  *
- * Rules live in two BPF_F_MMAPABLE array maps that user space writes through
- * mmap:
+ * Rules live in BPF_F_MMAPABLE array maps that user space writes through mmap:
  *   ul_rules[TEID]                  uplink, indexed by the local TEID we allocate
  *   dl_rules[UE address - pool]     downlink, indexed by the UE's offset in the pool
+ *   dl6_rules[/64 index in pool6]   downlink IPv6: bits plen..63 of the destination, i.e. the
+ *                                   session's /64 inside ue_pool6 (TS 23.501 5.8.2.2: one /64
+ *                                   per PDU session); a placeholder of one entry without pool6
  * (128 bytes each: the rule line, then the session's counters for that direction).
  * A rule element holds two slots. User space rewrites the older slot, bracketed
  * by its sequence number (odd while being written, then the next even number,
@@ -34,26 +36,34 @@
 #define UPF_GTP_EXT_PDU_SESSION 0x85
 /* Longest extension-header chain the program walks (each header >= 4 octets). */
 #define UPF_GTP_MAX_EXT 4
-/* Longest packet handed to user space for buffering (inner IPv4 packet). */
+/* Longest packet handed to user space for buffering (inner IPv4 or IPv6 packet). */
 #define UPF_EXC_MAX_PKT 1600
 
 #define UPF_RULE_VALID 0x1u
 /* Downlink: the session's user plane is deactivated: hand packets to user space. */
 #define UPF_RULE_BUFFER 0x2u
+/* Uplink: the session has an IPv4 address (inner IPv4 accepted from ue_addr only) / an IPv6
+ * prefix (inner IPv6 accepted from prefix6 only). A family the session lacks is refused. */
+#define UPF_RULE_V4 0x4u
+#define UPF_RULE_V6 0x8u
 
 /* Session-AMBR (TS 23.501 5.7.1.8) as GCRA: cost_q8 is the cost of one byte
  * in ns << 8 (0: not policed), tau_us the burst tolerance. */
 
-/* One version of an uplink rule. 24 bytes. */
+/* One version of an uplink rule. 32 bytes: both slots fill the rule's first cache line. */
 struct upf_ul_slot {
 	__u32 seq;        /* odd while user space writes this slot */
 	__u8 flags;       /* UPF_RULE_* */
 	__u8 qfi;         /* 0: accept any QFI in the PDU Session Container */
 	__u16 pad;
 	__u32 sess_id;    /* index into sess_stats */
-	__be32 ue_addr;   /* inner source must be this */
+	__be32 ue_addr;   /* inner IPv4 source must be this (UPF_RULE_V4) */
 	__u32 cost_q8;
 	__u32 tau_us;
+	/* The session's /64, the first 8 octets of an IPv6 address as they are on the wire: the
+	 * first 8 octets of an inner IPv6 source must equal it (UPF_RULE_V6). Inside the slot, so
+	 * the sequence lock covers it like the rest of the rule: no ordering to argue. */
+	__u64 prefix6;
 };
 
 /* Counters of one direction of a session, in the second cache line of its
@@ -65,15 +75,15 @@ struct upf_dir_stats {
 	__u64 pkts;       /* forwarded */
 	__u64 bytes;      /* inner IP bytes forwarded */
 	__u64 drops;      /* policed or refused for this session */
-	__u64 pad[5];
 };
 
-/* ul_rules[TEID]: two cache lines, 128-byte aligned. */
+/* ul_rules[TEID]: two cache lines, 128-byte aligned: the slots (written by user space), then
+ * what the program writes per packet (AMBR state, counters). */
 struct upf_ul_rule {
 	struct upf_ul_slot s[2];
-	__u64 pad;
 	__u64 tat_ns;     /* GCRA theoretical arrival time (program-owned) */
 	struct upf_dir_stats st;
+	__u64 pad[4];
 };
 
 /* One version of a downlink rule. 28 bytes. */
@@ -89,11 +99,12 @@ struct upf_dl_slot {
 	__u32 tau_us;
 };
 
-/* dl_rules[UE address - pool base]: two cache lines. */
+/* dl_rules[UE address - pool base] and dl6_rules[/64 index]: two cache lines. */
 struct upf_dl_rule {
 	struct upf_dl_slot s[2];
 	__u64 tat_ns;
 	struct upf_dir_stats st;
+	__u64 pad[5];
 };
 
 /* Next-hop cache entry (per CPU), see route() in upf.bpf.c. */
@@ -108,6 +119,19 @@ struct upf_nh {
 	__u8 dmac[6];
 	__u8 smac[6];
 	__u16 max_len;    /* largest L3 length the lookup accepted (MTU check) */
+	__u16 pad;
+};
+
+/* IPv6 next-hop cache entry (per CPU), see route6() in upf.bpf.c: the same as upf_nh, keyed on
+ * the whole 128-bit destination. */
+struct upf_nh6 {
+	__u32 gen;
+	__u32 iif;
+	__u32 dst[4];     /* as on the wire */
+	__u32 oif;
+	__u8 dmac[6];
+	__u8 smac[6];
+	__u16 max_len;
 	__u16 pad;
 };
 
@@ -157,15 +181,24 @@ enum upf_counter {
 	UPF_CNT_FWD_END_MARKER,    /* ... of which End Markers (TS 29.281 7.3.2) */
 	UPF_CNT_FWD_KERNEL,        /* forwarding TEID, no neighbour / MTU: to the socket, relayed there */
 	UPF_CNT_DROP_FWD_NO_TUNNEL,/* forwarding TEID without a tunnel (G-PDU: Error Indication) */
+	/* IPv6 (issue 19). ul_fwd / dl_fwd above count IPv4 only, these IPv6 only. */
+	UPF_CNT_UL6_FWD,           /* uplink G-PDU with inner IPv6 decapsulated and redirected */
+	UPF_CNT_DL6_FWD,           /* downlink IPv6 encapsulated and redirected */
+	UPF_CNT_DROP_BAD_SRC6,     /* inner IPv6 source outside the session's /64 */
+	UPF_CNT_DROP_FAMILY,       /* inner IPv4 on a session without IPv4, IPv6 without a prefix */
+	UPF_CNT_DROP_NO_SESSION6,  /* downlink to a /64 of pool6 without a session */
+	UPF_CNT_UL_RS,             /* ICMPv6 Router Solicitation from a UE: to user space (RFC 4861 6.2.6) */
 	UPF_CNT__MAX
 };
 
-/* Exception record in the ring buffer: a downlink inner IPv4 packet. */
+/* Exception record in the ring buffer: a downlink inner IPv4 or IPv6 packet, or an uplink
+ * Router Solicitation (an inner IPv6 packet). User space tells the family by the version
+ * nibble of data[0]. */
 struct upf_exc_hdr {
 	__u32 sess_id;
 	__u32 len;        /* bytes of data[] */
-	__be32 ue_addr;
-	__u32 reason;     /* UPF_CNT_DL_BUFFERED or UPF_CNT_DL_NEXTHOP */
+	__be32 ue_addr;   /* IPv4 downlink: the destination; 0 for IPv6 */
+	__u32 reason;     /* UPF_CNT_DL_BUFFERED, UPF_CNT_DL_NEXTHOP or UPF_CNT_UL_RS */
 };
 
 #endif

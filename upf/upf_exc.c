@@ -5,10 +5,12 @@
  *     (TS 29.281 7.2.2), G-PDU with an unknown TEID -> Error Indication
  *     (TS 29.281 7.3.1), rate limited; G-PDUs and End Markers on an indirect forwarding
  *     tunnel the program could not relay itself are relayed here; everything else counted;
- *   - the exception ring: downlink packets of idle sessions (buffered, bounded
- *     per session and in total, control plane notified once) and downlink
+ *   - the exception ring: downlink packets of idle sessions, IPv4 or IPv6 (buffered, bounded
+ *     per session and in total, control plane notified once), downlink
  *     packets whose next hop has no neighbour entry yet (sent through the
- *     kernel, which resolves it).
+ *     kernel, which resolves it), and ICMPv6 Router Solicitations from UEs, answered with a
+ *     Router Advertisement of the session's /64 in its downlink tunnel (RFC 4861 6.2.6,
+ *     TS 23.501 5.8.2.2.2).
  * Buffers come from a pool allocated at upf_open(); nothing here allocates.
  */
 #include <arpa/inet.h>
@@ -115,6 +117,9 @@ static void count_dl(struct upf_sess *s, const uint8_t *pkt, uint32_t len)
 {
 	uint32_t ilen = len >= 4 ? (uint32_t)pkt[2] << 8 | pkt[3] : 0;   /* IPv4 total length */
 
+	if (len >= 40 && pkt[0] >> 4 == 6)   /* IPv6: header + payload length (RFC 8200 3) */
+		ilen = 40 + ((uint32_t)pkt[4] << 8 | pkt[5]);
+
 	s->base[1][0]++;
 	s->base[1][1] += ilen && ilen <= len ? ilen : len;
 }
@@ -160,10 +165,13 @@ static void buffers_free(struct upf *u, uint32_t id, bool send)
 	s->buf_count = 0;
 }
 
+static void ra_owed(struct upf *u, uint32_t id);
+
 void upf_exc_release(struct upf *u, uint32_t id)
 {
 	uint32_t n = u->sess[id].buf_count;
 
+	ra_owed(u, id);   /* before the buffered packets: the UE's address comes first */
 	buffers_free(u, id, true);
 	if (n)
 		log_info(MOD, "session=%u: released %u buffered downlink packets", id, n);
@@ -172,6 +180,176 @@ void upf_exc_release(struct upf *u, uint32_t id)
 void upf_exc_flush(struct upf *u, uint32_t id)
 {
 	buffers_free(u, id, false);
+}
+
+/* Is this downlink packet (from the ring) still the session's: its IPv4 address, or its /64? */
+static bool dl_for_session(const struct upf_sess *s, const struct upf_exc_hdr *h, const uint8_t *pkt)
+{
+	if (h->len >= 20 && pkt[0] >> 4 == 4)
+		return s->r.ue_addr && s->r.ue_addr == h->ue_addr;
+	if (h->len >= 40 && pkt[0] >> 4 == 6)
+		return upf_prefix6_hi(s->r.ue_prefix6) && memcmp(pkt + 24, s->r.ue_prefix6, 8) == 0;
+	return false;
+}
+
+/* ---- IPv6 Router Advertisement (RFC 4861, TS 23.501 5.8.2.2.2) ---- */
+
+#define ICMP6_RS 133
+#define ICMP6_RA 134
+#define ND_OPT_SLLA 1          /* RFC 4861 4.6.1 */
+#define ND_OPT_PREFIX 3        /* RFC 4861 4.6.2 */
+/* RFC 4861 6.2.1: AdvDefaultLifetime at most 9000 s; we are the session's only router. */
+#define RA_ROUTER_LIFETIME 9000
+/* RFC 4861 10: MIN_DELAY_BETWEEN_RAS; a UE retransmits its RS every 4 s
+ * (RTR_SOLICITATION_INTERVAL), so a lost RA is answered again at the next RS. */
+#define RA_MIN_DELAY_NS (3ull * 1000000000ull)
+
+/* Our link-local address on every PDU session's link, the RA's source (RFC 4861 4.2: a router
+ * sends RAs from its link-local address). The link is point to point: no other router. */
+static const uint8_t ra_src[16] = { 0xfe, 0x80, [15] = 1 };
+static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
+
+/* ICMPv6 checksum (RFC 8200 8.1, RFC 4443 2.3): pseudo-header of src, dst, length and next
+ * header 58, then the message. */
+static uint16_t icmp6_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *m, size_t len)
+{
+	uint32_t sum = (uint32_t)(len >> 16) + (uint32_t)(len & 0xffff) + 58;
+
+	for (int i = 0; i < 16; i += 2)
+		sum += (uint32_t)(src[i] << 8 | src[i + 1]) + (uint32_t)(dst[i] << 8 | dst[i + 1]);
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(m[i] << 8 | m[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)m[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* The Router Advertisement (the IPv6 packet, UPF_RA_LEN bytes) of a session's /64 to dst. */
+#define UPF_RA_LEN (40 + 16 + 32)
+static size_t ra_build(uint8_t *o, const uint8_t prefix[8], const uint8_t dst[16])
+{
+	uint8_t *ra = o + 40, *pi = ra + 16;
+	uint16_t c;
+
+	memset(o, 0, UPF_RA_LEN);
+	/* IPv6 header (RFC 8200 3): hop limit 255, which the UE checks (RFC 4861 6.1.2). */
+	o[0] = 0x60;
+	o[5] = UPF_RA_LEN - 40;
+	o[6] = 58;
+	o[7] = 255;
+	memcpy(o + 8, ra_src, 16);
+	memcpy(o + 24, dst, 16);
+	/* RFC 4861 4.2: Cur Hop Limit 64; M=0, O=0 (TS 23.501 5.8.2.2.2: stateless, no DHCPv6 for
+	 * the address; DNS comes in the PCO); Router Lifetime; Reachable Time and Retrans Timer 0
+	 * (unspecified). */
+	ra[0] = ICMP6_RA;
+	ra[4] = 64;
+	ra[6] = RA_ROUTER_LIFETIME >> 8;
+	ra[7] = RA_ROUTER_LIFETIME & 0xff;
+	/* RFC 4861 4.6.2 Prefix Information: the session's /64 (TS 23.501 5.8.2.2.2), A=1 so the UE
+	 * forms its global address by SLAAC (RFC 4862 5.5.3) from the interface identifier the
+	 * SMF gave it; L=0: the UE needs no on-link determination on a point-to-point link, all
+	 * it sends goes to us. Lifetimes infinite (0xffffffff): the prefix is the session's for
+	 * its whole life. */
+	pi[0] = ND_OPT_PREFIX;
+	pi[1] = 4;
+	pi[2] = 64;
+	pi[3] = 0x40;
+	memset(pi + 4, 0xff, 8);
+	memcpy(pi + 16, prefix, 8);
+	c = icmp6_csum(ra_src, dst, ra, UPF_RA_LEN - 40);
+	ra[2] = (uint8_t)(c >> 8);
+	ra[3] = (uint8_t)c;
+	return UPF_RA_LEN;
+}
+
+/* RFC 4861 6.1.1: hop limit 255, valid checksum, code 0, ICMP length >= 8, every option of
+ * non-zero length, no source link-layer address option from the unspecified address. */
+static bool rs_valid(const uint8_t *p, size_t len)
+{
+	size_t plen, off;
+	bool unspec = true;
+
+	if (len < 48 || p[0] >> 4 != 6 || p[6] != 58 || p[7] != 255)
+		return false;
+	plen = (size_t)p[4] << 8 | p[5];
+	if (plen < 8 || 40 + plen > len)
+		return false;
+	if (p[40] != ICMP6_RS || p[41] != 0 || icmp6_csum(p + 8, p + 24, p + 40, plen) != 0)
+		return false;
+	for (int i = 0; i < 16; i++)
+		unspec = unspec && p[8 + i] == 0;
+	for (off = 8; off < plen; ) {
+		size_t ol;
+
+		if (off + 2 > plen)
+			return false;
+		ol = (size_t)p[40 + off + 1] * 8;
+		if (!ol || off + ol > plen)
+			return false;
+		if (p[40 + off] == ND_OPT_SLLA && unspec)
+			return false;
+		off += ol;
+	}
+	return true;
+}
+
+void upf_exc_rs(struct upf *u, uint32_t id, const uint8_t *pkt, size_t len)
+{
+	struct upf_sess *s = id < u->p.max_sessions ? &u->sess[id] : NULL;
+	uint8_t ra[UPF_RA_LEN];
+	uint64_t now = upf_mono_ns();
+	bool unspec = true;
+
+	/* An RS for a session without a prefix (IPv4 only) is not answered. One whose downlink is
+	 * not active yet (the UE can solicit before the gNB's tunnel reaches the UPF) is answered
+	 * when it becomes active (TS 23.501 5.8.2.2.2: the RA follows the establishment). */
+	if (!s || !s->used || !upf_prefix6_hi(s->r.ue_prefix6) || !rs_valid(pkt, len)) {
+		UPF_USTAT(u, UPF_STAT_RS_DROPPED)++;
+		return;
+	}
+	if (s->r.dl_state != UPF_DL_ACTIVE || !s->r.gnb_addr) {
+		s->ra_pending = true;
+		return;
+	}
+	/* RFC 4861 6.2.6: RAs answering RSs are rate limited (MIN_DELAY_BETWEEN_RAS). */
+	if (s->ra_last_ns && now - s->ra_last_ns < RA_MIN_DELAY_NS) {
+		UPF_USTAT(u, UPF_STAT_RS_DROPPED)++;
+		return;
+	}
+	for (int i = 0; i < 16; i++)
+		unspec = unspec && pkt[8 + i] == 0;
+	/* RFC 4861 6.2.6: unicast to the soliciting address, all-nodes if it was unspecified. */
+	ra_build(ra, s->r.ue_prefix6, unspec ? all_nodes : pkt + 8);
+	if (upf_exc_send_dl(u, &s->r, ra, sizeof(ra)) == 0) {
+		s->ra_last_ns = now;
+		UPF_USTAT(u, UPF_STAT_RA_SENT)++;
+	} else {
+		UPF_USTAT(u, UPF_STAT_RS_DROPPED)++;
+	}
+}
+
+/* The RA an RS asked for while the downlink was not active, now that it is: to all-nodes
+ * (RFC 4861 6.2.6 allows it; the UE takes it as the answer). */
+static void ra_owed(struct upf *u, uint32_t id)
+{
+	struct upf_sess *s = &u->sess[id];
+	uint8_t ra[UPF_RA_LEN];
+
+	if (!s->ra_pending)
+		return;
+	s->ra_pending = false;
+	if (!upf_prefix6_hi(s->r.ue_prefix6) || s->r.dl_state != UPF_DL_ACTIVE || !s->r.gnb_addr)
+		return;
+	ra_build(ra, s->r.ue_prefix6, all_nodes);
+	if (upf_exc_send_dl(u, &s->r, ra, sizeof(ra)) == 0) {
+		s->ra_last_ns = upf_mono_ns();
+		UPF_USTAT(u, UPF_STAT_RA_SENT)++;
+	} else {
+		UPF_USTAT(u, UPF_STAT_RS_DROPPED)++;
+	}
 }
 
 static int on_ring(void *ctx, void *data, size_t size)
@@ -186,9 +364,13 @@ static int on_ring(void *ctx, void *data, size_t size)
 		UPF_USTAT(u, UPF_STAT_BUF_DROPPED)++;
 		return 0;
 	}
+	if (h->reason == UPF_CNT_UL_RS) {
+		upf_exc_rs(u, h->sess_id, pkt, h->len);
+		return 0;
+	}
 	s = &u->sess[h->sess_id];
 	/* The session may have been removed or moved since the program saw it. */
-	if (!s->used || s->r.ue_addr != h->ue_addr) {
+	if (!s->used || !dl_for_session(s, h, pkt)) {
 		UPF_USTAT(u, UPF_STAT_BUF_DROPPED)++;
 		return 0;
 	}

@@ -21,8 +21,10 @@ struct upf_sess {
 	struct upf_session_rule r;
 	uint32_t buf_head, buf_tail, buf_count;
 	uint32_t notify_next;
+	uint64_t ra_last_ns;    /* last Router Advertisement sent (RFC 4861 10 rate limit) */
+	bool ra_pending;        /* an RS came while the downlink was not active: RA on activation */
 	/* Counters carried over from rule entries the session moved away from. */
-	uint64_t base[2][3];   /* [ul, dl][pkts, bytes, drops] */
+	uint64_t base[2][3];   /* [ul, dl][pkts, bytes, drops]; dl: both families */
 };
 
 struct upf_bpf;
@@ -46,6 +48,9 @@ struct upf {
 	struct upf_dl_rule *dl;     /* mmap of dl_rules */
 	size_t dl_n, dl_map_len;
 	uint32_t ue_base;           /* host order */
+	struct upf_dl_rule *dl6;    /* mmap of dl6_rules; NULL without ue_pool6 */
+	size_t dl6_n, dl6_map_len;
+	uint64_t ue6_base;          /* first 64 bits of ue_pool6, host order, host bits cleared */
 	struct upf_fwd_rule *fwd;   /* mmap of fwd_rules, max_sessions entries */
 	size_t fwd_map_len;
 
@@ -71,6 +76,9 @@ struct upf {
 	uint64_t ustat[UPF_STAT__MAX - UPF_CNT__MAX];
 };
 
+/* upf.c: the session's /64 as one host-order value; 0: none (an all-zero prefix is no prefix). */
+uint64_t upf_prefix6_hi(const uint8_t p[8]);
+
 /* upf.c: is an uplink rule installed for this TEID? */
 bool upf_ul_valid(const struct upf *u, uint32_t teid);
 
@@ -91,8 +99,12 @@ void upf_exc_release(struct upf *u, uint32_t id);
 /* Free the buffered packets of a session. */
 void upf_exc_flush(struct upf *u, uint32_t id);
 int upf_exc_sock_rx(struct upf *u);
-/* Encapsulate an inner IPv4 packet for a session and send it over the socket. */
+/* Encapsulate an inner IPv4 or IPv6 packet for a session and send it over the socket. */
 int upf_exc_send_dl(struct upf *u, const struct upf_session_rule *r, const uint8_t *pkt, size_t len);
+/* An ICMPv6 Router Solicitation from session id's UE (the inner packet, len bytes): answered
+ * with a Router Advertisement of the session's /64 in its downlink tunnel (RFC 4861 6.2.6,
+ * TS 23.501 5.8.2.2.2), or counted as dropped. */
+void upf_exc_rs(struct upf *u, uint32_t id, const uint8_t *pkt, size_t len);
 /* An End Marker on r's downlink tunnel (TS 29.281 7.3.2). 0 or -errno. */
 int upf_exc_end_marker(struct upf *u, const struct upf_session_rule *r);
 

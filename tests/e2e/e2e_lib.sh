@@ -281,3 +281,42 @@ start_solocore_upf() {
 	grep -q "upf: attached" "$2" || { fail "the UPF did not attach"; show_logs; exit 1; }
 	[ $_up = 0 ] || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
 }
+
+# dn_echo_ns VAR NS ADDR READYFILE: a UDP echo on ADDR:7 (IPv4 or IPv6) in NS that counts
+# what it answers per source (written to READYFILE.srcs on SIGTERM: stop_echo); its pid in VAR.
+dn_echo_ns() {
+	_v=$1; shift
+	cat >"$TMP/echo.py" <<'EOT'
+import socket, sys, signal
+s = socket.socket(socket.AF_INET6 if ":" in sys.argv[2] else socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+s.bind((sys.argv[2], 7))
+srcs = {}
+def dump(*a):
+    with open(sys.argv[3], "w") as f:
+        for k, v in sorted(srcs.items()):
+            f.write("%s %d\n" % (k, v))
+    sys.exit(0)
+signal.signal(signal.SIGTERM, dump)
+open(sys.argv[1], "w").close()
+while True:
+    d, a = s.recvfrom(4096)
+    srcs[a[0]] = srcs.get(a[0], 0) + 1
+    s.sendto(d, a)
+EOT
+	ip netns exec "$1" python3 "$TMP/echo.py" "$3" "$2" "$3.srcs" >"$3.log" 2>&1 &
+	_p=$!
+	_i=0
+	while [ ! -f "$3" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	[ -f "$3" ] || { fail "the DN echo server in $1 did not start"; exit 1; }
+	eval "$_v=$_p"
+}
+# stop_echo VAR READYFILE: SIGTERM, then wait for its per-source counts.
+stop_echo() {
+	eval "_p=\$$1"
+	kill -TERM "$_p" 2>/dev/null
+	_i=0
+	while [ ! -f "$2.srcs" ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	eval "$1="
+}
+

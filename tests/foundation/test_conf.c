@@ -401,6 +401,33 @@ static void test_err_values(void **state)
 	expect_err("suci: {keys: [{id: 0, scheme: A}]}\n", "t.yaml:1:20: suci.keys[0].id: 0 is out of range 1..255");
 }
 
+/* dnns[].pool6 (TS 23.501 5.8.2.2.1: one /64 per session) */
+static void test_pool6(void **state)
+{
+	static const char ok[] = "dnns:\n  - {name: internet, pool: 10.45.0.0/16, pool6: \"2001:db8:45::/48\"}\n"
+				 "  - {name: ims, pool: 10.46.0.0/16}\n";
+	uint8_t net[16], plen;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(conf_load_string(&c2, "t.yaml", ok, strlen(ok), err, sizeof(err)), 0);
+	assert_string_equal(c2.dnns[0].pool6, "2001:db8:45::/48");
+	assert_string_equal(c2.dnns[1].pool6, "");
+	assert_int_equal(conf_ue_supernet6(&c2, net, &plen), 0);
+	assert_int_equal(plen, 48);
+	assert_memory_equal(net, "\x20\x01\x0d\xb8\x00\x45", 6);
+	conf_free(&c2);
+	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::/40\"}]\n",
+		   "t.yaml:1:44: dnns[0].pool6: prefix length /40 is out of range 48..64 (one /64 per session)");
+	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::1/64\"}]\n",
+		   "t.yaml:1:44: dnns[0].pool6: \"2001:db8::1/64\" has bits set past /64 (did you mean 2001:db8::/64?)");
+	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, pool6: \"10.0.0.0/64\"}]\n",
+		   "t.yaml:1:44: dnns[0].pool6: \"10.0.0.0/64\" is not an IPv6 prefix like 2001:db8:45::/48");
+	expect_err("dnns:\n  - {name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::/48\"}\n"
+		   "  - {name: b, pool: 10.1.0.0/16, pool6: \"2001:db8:0:5::/64\"}\n",
+		   "t.yaml:3:5: dnns[1]: pool6 2001:db8:0:5::/64 of DNN \"b\" overlaps pool6 2001:db8::/48 of DNN \"a\"");
+}
+
 /* upf.mode pfcp and upf.peers: each error names the entry at its place in the file */
 static void test_upf_peers(void **state)
 {
@@ -653,6 +680,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_err_out_of_range),
 		cmocka_unit_test(test_err_registration_areas),
 		cmocka_unit_test(test_upf_peers),
+		cmocka_unit_test(test_pool6),
 		cmocka_unit_test(test_err_bad_enum),
 		cmocka_unit_test(test_err_syntax),
 		cmocka_unit_test(test_err_values),

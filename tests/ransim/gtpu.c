@@ -127,6 +127,8 @@ static void send_rs(struct rs_gtpu *g, struct rs_ue *ue)
 	icmp[2] = (uint8_t)(c >> 8);
 	icmp[3] = (uint8_t)c;
 	ue->rs_sent = true;
+	ue->rs_count++;
+	ue->rs_ns = ev_now_ns(g->rs->loop);
 	if (rs_gtpu_send(g->rs, ue->n3_upf_addr, pkt, sizeof(pkt)) == 0)
 		g->st.rs_sent++;
 }
@@ -266,8 +268,11 @@ static int send_batch(struct rs_gtpu *g, unsigned n)
 		struct rs_ue *ue = &rs->ues[g->cursor];
 
 		g->cursor = (g->cursor + 1) % n_ues;
-		if (ue_v6(g, ue) && ue->sess_up && ue->n3_ul_teid && ue->n3_upf_addr && !ue->rs_sent)
-			send_rs(g, ue);   /* its address comes with the answer (RFC 4861 6.3.7) */
+		/* its address comes with the answer; no answer: again after RTR_SOLICITATION_INTERVAL
+		 * (4 s), at most MAX_RTR_SOLICITATIONS (3) in all (RFC 4861 6.3.7, 10) */
+		if (ue_v6(g, ue) && ue->sess_up && ue->n3_ul_teid && ue->n3_upf_addr && !ue->has_addr6 &&
+		    (!ue->rs_sent || (ue->rs_count < 3 && ev_now_ns(rs->loop) - ue->rs_ns >= 4000000000ull)))
+			send_rs(g, ue);
 		if (!ue_ready(g, ue)) {
 			seen++;
 			continue;

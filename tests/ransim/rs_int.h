@@ -132,6 +132,8 @@ struct rs_ue {
 	uint8_t addr6[16];         /* global IPv6 address once an RA gave the /64 */
 	bool has_addr6;
 	bool rs_sent;              /* a Router Solicitation for this session went up */
+	uint8_t rs_count;          /* ... how many (RFC 4861 6.3.7: MAX_RTR_SOLICITATIONS 3) */
+	uint64_t rs_ns;            /* ... the last one's time */
 	uint32_t n3_upf_addr;      /* UPF's N3 IPv4 of the Setup Request Transfer, network order */
 	uint32_t n3_ul_teid;       /* the UPF's uplink TEID there (0: no tunnel yet) */
 	struct ransim_ue_qos qos;  /* AMBRs as the gNB and the UE hold them (gnb_mod.c, ue_sm.c) */

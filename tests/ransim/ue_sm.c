@@ -271,6 +271,7 @@ static void check_accept(struct rs_ue *ue, const struct nas_pdu_session_establis
 	}
 	ue->sess_type = got;
 	ue->has_addr6 = ue->rs_sent = false;   /* a new session: a new /64 from a new RA */
+	ue->rs_count = 0;
 	ue->ue_addr = 0;
 	if (got != NAS_PDU_IPV6) {
 		memcpy(&ue->ue_addr, a->pdu_address.ipv4, 4);

@@ -74,6 +74,8 @@ struct fx *fx_new(uint32_t max_sessions, uint8_t max_per_ue)
 	return fx_new_ho(max_sessions, max_per_ue, 0);
 }
 
+void (*fx_conf_edit)(struct conf *c);
+
 struct fx *fx_new_ho(uint32_t max_sessions, uint8_t max_per_ue, uint32_t ho_fwd_guard_ms)
 {
 	struct fx *f = calloc(1, sizeof(*f));
@@ -121,6 +123,8 @@ struct fx *fx_new_ho(uint32_t max_sessions, uint8_t max_per_ue, uint32_t ho_fwd_
 	};
 	struct smf_amf_ops ops = { .send = on_send, .dl_data = on_dl, .arg = f };
 
+	if (fx_conf_edit)
+		fx_conf_edit(c);
 	f->smf = smf_new(&p, &err);
 	assert_int_equal(err, 0);
 	assert_non_null(f->smf);
@@ -202,6 +206,8 @@ int fx_est(struct fx *f, struct smf_ue *ue, const struct est_opt *o)
 		assert_int_equal(nas_pco_add(&pco, NAS_PCO_DNS_IPV4, NULL, 0), 0);
 		assert_int_equal(nas_pco_add(&pco, NAS_PCO_IPV4_LINK_MTU, NULL, 0), 0);
 		assert_int_equal(nas_pco_add(&pco, NAS_PCO_IP_ALLOC_VIA_NAS, NULL, 0), 0);
+		if (o->dns6)
+			assert_int_equal(nas_pco_add(&pco, NAS_PCO_DNS_IPV6, NULL, 0), 0);
 		n = nas_pco_enc(&pco, epco, sizeof(epco));
 		assert_true(n > 0);
 		m.pdu_est_req.has_epco = true;

@@ -58,9 +58,12 @@ struct est_opt {
 	uint8_t req_type;          /* 0: initial */
 	bool wrong_ul_psi;
 	bool always_on;
+	bool dns6;                 /* ePCO also asks for IPv6 DNS servers (0003H) */
 };
 
 struct fx *fx_new(uint32_t max_sessions, uint8_t max_per_ue);
+/* Called on the fixture's conf (two DNNs, two slices) before the smf is made, when set. */
+extern void (*fx_conf_edit)(struct conf *c);
 /* The same with smf_params.ho_fwd_guard_ms (0: the SMF's default). */
 struct fx *fx_new_ho(uint32_t max_sessions, uint8_t max_per_ue, uint32_t ho_fwd_guard_ms);
 void fx_free(struct fx *f);

@@ -116,3 +116,86 @@ size_t pkt_ip_frame(uint8_t *b, const uint8_t dmac[6], const uint8_t smac[6],
 	memcpy(b + o, ip, len);
 	return o + len;
 }
+
+size_t pkt_eth6(uint8_t *b, const uint8_t dst[6], const uint8_t src[6])
+{
+	pkt_eth(b, dst, src);
+	b[12] = 0x86;
+	b[13] = 0xdd;
+	return PKT_ETH;
+}
+
+size_t pkt_ipv6(uint8_t *b, const uint8_t src[16], const uint8_t dst[16], uint8_t next, uint8_t hop_limit,
+		size_t payload_len)
+{
+	memset(b, 0, PKT_IP6);
+	b[0] = 0x60;
+	b[4] = (uint8_t)(payload_len >> 8);
+	b[5] = (uint8_t)payload_len;
+	b[6] = next;
+	b[7] = hop_limit;
+	memcpy(b + 8, src, 16);
+	memcpy(b + 24, dst, 16);
+	return PKT_IP6;
+}
+
+uint16_t pkt_csum6(const uint8_t src[16], const uint8_t dst[16], uint8_t next, const uint8_t *m, size_t len)
+{
+	uint32_t s = (uint32_t)(len >> 16) + (uint32_t)(len & 0xffff) + next;
+
+	for (int i = 0; i < 16; i += 2)
+		s += (uint32_t)(src[i] << 8 | src[i + 1]) + (uint32_t)(dst[i] << 8 | dst[i + 1]);
+	for (size_t i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(m[i] << 8 | m[i + 1]);
+	if (len & 1)
+		s += (uint32_t)m[len - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+size_t pkt_inner_udp6(uint8_t *b, const uint8_t src[16], const uint8_t dst[16], size_t len)
+{
+	size_t pl = len - PKT_IP6 - PKT_UDP;
+	uint16_t c;
+
+	pkt_ipv6(b, src, dst, 17, 64, PKT_UDP + pl);
+	pkt_udp(b + PKT_IP6, 40000, 9, pl);
+	for (size_t i = 0; i < pl; i++)
+		b[PKT_IP6 + PKT_UDP + i] = (uint8_t)i;
+	c = pkt_csum6(src, dst, 17, b + PKT_IP6, PKT_UDP + pl);
+	if (!c)
+		c = 0xffff;   /* RFC 768: a computed 0 is sent as all ones */
+	b[PKT_IP6 + 6] = (uint8_t)(c >> 8);
+	b[PKT_IP6 + 7] = (uint8_t)c;
+	return len;
+}
+
+size_t pkt_rs6(uint8_t *b, const uint8_t src[16])
+{
+	static const uint8_t all_routers[16] = { 0xff, 0x02, [15] = 2 };
+	uint8_t *m = b + PKT_IP6;
+	uint16_t c;
+
+	pkt_ipv6(b, src, all_routers, 58, 255, 8);
+	memset(m, 0, 8);
+	m[0] = 133;
+	c = pkt_csum6(src, all_routers, 58, m, 8);
+	m[2] = (uint8_t)(c >> 8);
+	m[3] = (uint8_t)c;
+	return PKT_IP6 + 8;
+}
+
+size_t pkt_ip6_frame(uint8_t *b, const uint8_t dmac[6], const uint8_t smac[6],
+		     const uint8_t *ip, size_t len)
+{
+	size_t o = pkt_eth6(b, dmac, smac);
+
+	memcpy(b + o, ip, len);
+	return o + len;
+}
+
+int pkt_in6(const char *s, uint8_t out[16])
+{
+	return inet_pton(AF_INET6, s, out) == 1 ? 0 : -1;
+}

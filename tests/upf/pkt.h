@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
-/* Frame builders for the upf tests and benchmarks (Ethernet, IPv4, UDP, GTP-U).
+/* Frame builders for the upf tests and benchmarks (Ethernet, IPv4, IPv6, UDP, GTP-U).
  * Addresses are in network byte order; every builder returns the bytes written. */
 #ifndef SOLOCORE_TESTS_UPF_PKT_H
 #define SOLOCORE_TESTS_UPF_PKT_H
@@ -10,6 +10,7 @@
 #define PKT_ETH 14
 #define PKT_IP 20
 #define PKT_UDP 8
+#define PKT_IP6 40
 
 uint16_t pkt_csum(const void *p, size_t len);
 /* Big-endian 32-bit field at any alignment, in host order. */
@@ -30,5 +31,26 @@ size_t pkt_gtpu_frame(uint8_t *b, const uint8_t dmac[6], const uint8_t smac[6],
 /* Eth + an IPv4 packet. */
 size_t pkt_ip_frame(uint8_t *b, const uint8_t dmac[6], const uint8_t smac[6],
 		    const uint8_t *ip, size_t len);
+
+/* ---- IPv6 (IPv6 addresses: 16 octets as on the wire) ---- */
+/* Ethernet header, EtherType IPv6 (0x86DD). */
+size_t pkt_eth6(uint8_t *b, const uint8_t dst[6], const uint8_t src[6]);
+/* IPv6 header (RFC 8200 3): traffic class and flow label 0. */
+size_t pkt_ipv6(uint8_t *b, const uint8_t src[16], const uint8_t dst[16], uint8_t next, uint8_t hop_limit,
+		size_t payload_len);
+/* Checksum of an upper-layer message over IPv6 (RFC 8200 8.1 pseudo-header): 0 when a message
+ * carrying its checksum is correct. */
+uint16_t pkt_csum6(const uint8_t src[16], const uint8_t dst[16], uint8_t next, const uint8_t *m, size_t len);
+/* An inner IPv6/UDP packet of total length len (>= 48), payload bytes i & 0xff, UDP checksum set
+ * (mandatory over IPv6, RFC 8200 8.1). */
+size_t pkt_inner_udp6(uint8_t *b, const uint8_t src[16], const uint8_t dst[16], size_t len);
+/* An ICMPv6 Router Solicitation (RFC 4861 4.1) from src to ff02::2, hop limit 255, no options:
+ * 48 bytes. */
+size_t pkt_rs6(uint8_t *b, const uint8_t src[16]);
+/* Eth (IPv6) + an IPv6 packet. */
+size_t pkt_ip6_frame(uint8_t *b, const uint8_t dmac[6], const uint8_t smac[6],
+		     const uint8_t *ip, size_t len);
+/* Parse "2001:db8::1" (inet_pton); 0 or -1. */
+int pkt_in6(const char *s, uint8_t out[16]);
 
 #endif

@@ -12,6 +12,13 @@
  *            -> rule = dl_rules[dst - pool]; AMBR; push IPv4/UDP/GTP-U with
  *               the DL PDU Session Container (TS 38.415 5.5.2.1) carrying the
  *               QFI; next hop to the gNB + bpf_redirect (toward N3)
+ *   IPv6     (issue 19, TS 23.501 5.8.2.2: one /64 per PDU session, inside ue_pool6)
+ *            uplink: a G-PDU whose inner packet is IPv6 -> same rule by TEID; source in
+ *               the session's /64; strip; bpf_fib_lookup AF_INET6 + bpf_redirect. A Router
+ *               Solicitation (RFC 4861 4.1) goes to user space through the ring, which
+ *               answers with a Router Advertisement (upf_exc.c).
+ *            downlink: Eth/IPv6 to an address of pool6 -> dl6_rules[its /64 index];
+ *               encapsulated exactly as IPv4 (outer IPv4 to the gNB, GTP-U, container).
  *
  * Everything else is decided here with a counter: ARP, non-IPv4 and foreign
  * IPv4 go to the kernel (XDP_PASS) on purpose; GTP-U signalling (Echo, Error
@@ -23,6 +30,7 @@
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/in.h>
 #include <linux/udp.h>
 #include <bpf/bpf_helpers.h>
@@ -33,6 +41,11 @@
 #ifndef AF_INET
 #define AF_INET 2
 #endif
+#ifndef AF_INET6
+#define AF_INET6 10
+#endif
+#define ICMPV6_PROTO 58          /* IPPROTO_ICMPV6 */
+#define ND_ROUTER_SOLICIT 133    /* RFC 4861 4.1 */
 
 #define barrier() asm volatile("" ::: "memory")
 /* Make a 16-bit wire value visibly bounded for older verifiers (6.1 loses
@@ -43,6 +56,12 @@
 /* Set by user space before load (skeleton .rodata). */
 const volatile __be32 cfg_n3_addr = 0;   /* local N3 address; 0: accept any outer destination */
 const volatile __u32 cfg_ue_base = 0;    /* UE pool base, host order */
+/* IPv6 pool (ue_pool6): its first 64 bits in host order, and 64 - its length; the /64 of a
+ * destination d is ours when (d_hi - base) >> shift == 0, and (d_hi - base) indexes dl6_rules.
+ * cfg_ue6_on 0: no pool6, IPv6 is passed to the kernel like any non-IPv4 frame. */
+const volatile __u32 cfg_ue6_on = 0;
+const volatile __u64 cfg_ue6_base = 0;
+const volatile __u32 cfg_ue6_shift = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -59,6 +78,16 @@ struct {
 	__type(value, struct upf_dl_rule);
 	__uint(max_entries, 1);
 } dl_rules SEC(".maps");
+
+/* IPv6 downlink rules by /64 index inside pool6 (upf_bpf.h); one placeholder entry without pool6
+ * (the program references the map either way; the branch to it is dead then). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct upf_dl_rule);
+	__uint(max_entries, 1);
+} dl6_rules SEC(".maps");
 
 /* Indirect forwarding tunnels by session id (TEID UPF_FWD_TEID(id)), see fwd_relay(). */
 struct {
@@ -95,6 +124,14 @@ struct {
 	__type(value, struct upf_nh);
 	__uint(max_entries, UPF_NH_SLOTS);
 } nh_cache SEC(".maps");
+
+/* The same for the IPv6 uplink (route6), same generation. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct upf_nh6);
+	__uint(max_entries, UPF_NH_SLOTS);
+} nh6_cache SEC(".maps");
 
 struct exc_rec {
 	struct upf_exc_hdr h;
@@ -270,6 +307,59 @@ static __always_inline int route(struct xdp_md *ctx, __be32 src, __be32 dst, __u
 	return 0;
 }
 
+/* Next hop toward an inner IPv6 destination (uplink): the per-CPU cache nh6_cache, revalidated
+ * with the IPv4 one (nh_gen), else bpf_fib_lookup AF_INET6 (which costs about 90 ns here,
+ * three times the rest of the uplink: tests/bench/upf/README.md). ip6 is the packet's header
+ * (the caller checked its 40 bytes); tot_len the whole IPv6 packet, for the egress MTU check
+ * (an IPv6 router never fragments: a larger packet takes the kernel path, which answers Packet
+ * Too Big, RFC 8200 5). Same return convention as route(). */
+static __always_inline int route6(struct xdp_md *ctx, struct ipv6hdr *ip6, __u16 tot_len, struct upf_nh *out)
+{
+	__u32 iif = ctx->ingress_ifindex, d[4];
+	__u32 gen = nh_gen, k;
+	struct upf_nh6 *e;
+	int rc;
+
+	__builtin_memcpy(d, &ip6->daddr, sizeof(d));
+	k = ((d[0] ^ d[1] ^ d[2] ^ d[3]) * 2654435761u) >> (32 - UPF_NH_SLOTS_LOG2);
+	e = cfg_nh_cache ? bpf_map_lookup_elem(&nh6_cache, &k) : NULL;
+	if (e && e->gen == gen && e->iif == iif && tot_len <= e->max_len && e->dst[0] == d[0] &&
+	    e->dst[1] == d[1] && e->dst[2] == d[2] && e->dst[3] == d[3]) {
+		out->oif = e->oif;
+		__builtin_memcpy(out->dmac, e->dmac, ETH_ALEN);
+		__builtin_memcpy(out->smac, e->smac, ETH_ALEN);
+		return 0;
+	}
+
+	struct bpf_fib_lookup fib = {
+		.family = AF_INET6,
+		.l4_protocol = ip6->nexthdr,
+		.tot_len = tot_len,
+		.ifindex = iif,
+	};
+
+	/* Traffic class and flow label, for policy routing on them. */
+	fib.flowinfo = *(__be32 *)ip6 & bpf_htonl(0x0fffffff);
+	__builtin_memcpy(fib.ipv6_src, &ip6->saddr, 16);
+	__builtin_memcpy(fib.ipv6_dst, d, 16);
+	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
+		return RT_FAIL | (rc & 0xff);
+	out->oif = fib.ifindex;
+	__builtin_memcpy(out->dmac, fib.dmac, ETH_ALEN);
+	__builtin_memcpy(out->smac, fib.smac, ETH_ALEN);
+	if (e) {
+		e->gen = gen;
+		e->iif = iif;
+		__builtin_memcpy(e->dst, d, sizeof(d));
+		e->oif = fib.ifindex;
+		e->max_len = tot_len;
+		__builtin_memcpy(e->dmac, fib.dmac, ETH_ALEN);
+		__builtin_memcpy(e->smac, fib.smac, ETH_ALEN);
+	}
+	return 0;
+}
+
 static __always_inline __u16 csum_fold(__u32 s)
 {
 	s = (s & 0xffff) + (s >> 16);
@@ -395,6 +485,141 @@ static __always_inline int gtp_signalling(__u8 type)
 	}
 }
 
+/* Copy len bytes of the packet from off into the ring for user space: a downlink inner packet
+ * (buffering, no next hop) or an uplink Router Solicitation. The packet is dropped here. */
+static __always_inline int to_user_at(struct xdp_md *ctx, __u32 off, __u32 len, __u32 sess_id, __be32 ue,
+				      __u32 reason)
+{
+	struct exc_rec *rec;
+
+	if (len > UPF_EXC_MAX_PKT || len < sizeof(struct iphdr))
+		return count(UPF_CNT_DROP_EXC_FULL, XDP_DROP);
+	rec = bpf_ringbuf_reserve(&exc_ring, sizeof(*rec), 0);
+	if (!rec)
+		return count(UPF_CNT_DROP_EXC_FULL, XDP_DROP);
+	rec->h.sess_id = sess_id;
+	rec->h.len = len;
+	rec->h.ue_addr = ue;
+	rec->h.reason = reason;
+	/* Re-check next to the call so the verifier sees both bounds; the
+	 * barriers stop clang from folding them into one unsigned compare,
+	 * which the 6.1 verifier reads as "may be zero". */
+	asm volatile("" : "+r"(len));
+	if (len > UPF_EXC_MAX_PKT)
+		goto discard;
+	asm volatile("" : "+r"(len));
+	if (len < sizeof(struct iphdr))
+		goto discard;
+	if (bpf_xdp_load_bytes(ctx, off, rec->data, len)) {
+discard:
+		bpf_ringbuf_discard(rec, 0);
+		return count(UPF_CNT_DROP_EXC_FULL, XDP_DROP);
+	}
+	bpf_ringbuf_submit(rec, 0);
+	return count(reason, XDP_DROP);
+}
+
+/* The downlink inner packet after the Ethernet header, to user space. */
+static __always_inline int to_user(struct xdp_md *ctx, __u32 sess_id, __be32 ue, __u32 reason)
+{
+	return to_user_at(ctx, sizeof(struct ethhdr), ctx->data_end - ctx->data - sizeof(struct ethhdr),
+			  sess_id, ue, reason);
+}
+
+/* Uplink G-PDU whose inner packet, at off, is IPv6 (TS 23.501 5.8.2.2): the rule r of its TEID
+ * is read and valid, the GTP-U header walked (hdr_len: outer IPv4 + UDP + GTP-U, pdu_qfi from
+ * the container). Kept out of the IPv4 path, which pays only its version test for it. */
+static __always_inline int uplink6(struct xdp_md *ctx, struct upf_ul_rule *rule, struct upf_ul_slot *r,
+				   __u32 off, __u32 udp_len, __u32 hdr_len, __u32 pdu_qfi)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ipv6hdr *ip6 = data + (off & 0x1ff);
+	__u32 ilen = udp_len - sizeof(struct udphdr) - (hdr_len - sizeof(struct iphdr) - sizeof(struct udphdr));
+	struct ethhdr eth;
+	__u64 src;
+
+	if ((void *)(ip6 + 1) > end)
+		return count(UPF_CNT_DROP_INNER, XDP_DROP);
+	/* RFC 4861 6.1.1 / 6.2.6, TS 23.501 5.8.2.2.2: a Router Solicitation from the UE comes from
+	 * its link-local address (or ::), not from its /64: checked before the source. User space
+	 * validates it (hop limit 255, checksum, code, options) and answers with a Router
+	 * Advertisement of the session's prefix. An RS behind extension headers is not recognised
+	 * (the UE has no reason to add any); one on a session without IPv6 is refused below, so
+	 * it never takes ring space from buffered downlink. */
+	if (ip6->nexthdr == ICMPV6_PROTO && (r->flags & UPF_RULE_V6)) {
+		__u8 *icmp = (void *)(ip6 + 1);
+
+		if ((void *)(icmp + 1) <= end && icmp[0] == ND_ROUTER_SOLICIT)
+			return to_user_at(ctx, off & 0x1ff, ilen, r->sess_id, 0, UPF_CNT_UL_RS);
+	}
+	if (!(r->flags & UPF_RULE_V6)) {
+		__sync_fetch_and_add(&rule->st.drops, 1);
+		return count(UPF_CNT_DROP_FAMILY, XDP_DROP);
+	}
+	/* Anti-spoofing: the source's first 64 bits are the session's prefix. */
+	__builtin_memcpy(&src, &ip6->saddr, sizeof(src));
+	if (src != r->prefix6) {
+		__sync_fetch_and_add(&rule->st.drops, 1);
+		return count(UPF_CNT_DROP_BAD_SRC6, XDP_DROP);
+	}
+	if (r->qfi && pdu_qfi && (pdu_qfi & 0x3f) != r->qfi) {
+		__sync_fetch_and_add(&rule->st.drops, 1);
+		return count(UPF_CNT_DROP_QFI, XDP_DROP);
+	}
+	/* RFC 8200 3: the payload length must fit what the tunnel carried (0 is a jumbogram, RFC
+	 * 2675, which no N3 link carries). */
+	__u32 itot = bpf_ntohs(ip6->payload_len);
+
+	BOUND16(itot);
+	itot += sizeof(*ip6);
+	if (itot == sizeof(*ip6) || itot > ilen)
+		return count(UPF_CNT_DROP_INNER, XDP_DROP);
+	if (!ambr_ok(&rule->tat_ns, r->cost_q8, r->tau_us, ilen)) {
+		__sync_fetch_and_add(&rule->st.drops, 1);
+		return count(UPF_CNT_DROP_AMBR_UL, XDP_DROP);
+	}
+
+	NH_DECLARE(nh);
+	/* Looked up before the strip, straight from the header in the packet. */
+	int rc = route6(ctx, ip6, (__u16)itot, &nh);
+
+	if (RT_NO_ROUTE(rc)) {
+		__sync_fetch_and_add(&rule->st.drops, 1);
+		return count(UPF_CNT_DROP_FIB, XDP_DROP);
+	}
+	/* Bytes after the UDP datagram (outer IPv4 padding) are not part of the inner packet. */
+	void *stop = data + sizeof(struct ethhdr) + sizeof(struct iphdr) + udp_len;
+
+	if (stop < end && bpf_xdp_adjust_tail(ctx, -(int)(end - stop)))
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	data = (void *)(long)ctx->data;
+	if (data + sizeof(eth) > (void *)(long)ctx->data_end)
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	__builtin_memcpy(&eth, data, sizeof(eth));
+	if (bpf_xdp_adjust_head(ctx, (int)hdr_len))
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	if (data + sizeof(eth) > end)
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	eth.h_proto = bpf_htons(ETH_P_IPV6);
+	__builtin_memcpy(data, &eth, sizeof(eth));
+
+	__sync_fetch_and_add(&rule->st.pkts, 1);
+	__sync_fetch_and_add(&rule->st.bytes, ilen);
+	if (rc == 0) {
+		struct ethhdr *e = data;
+
+		__builtin_memcpy(e->h_dest, nh.dmac, ETH_ALEN);
+		__builtin_memcpy(e->h_source, nh.smac, ETH_ALEN);
+		count(UPF_CNT_UL6_FWD, 0);
+		return bpf_redirect(nh.oif, 0);
+	}
+	/* No neighbour entry yet: the kernel forwards it and resolves the neighbour (NDP). */
+	return count(UPF_CNT_UL_KERNEL, XDP_PASS);
+}
+
 static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 {
 	void *data = (void *)(long)ctx->data;
@@ -472,11 +697,17 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 		return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
 
 	iip = data + off;
-	if ((void *)(iip + 1) > end || iip->version != 4)
+	if ((void *)(iip + 1) > end)
 		return count(UPF_CNT_DROP_INNER, XDP_DROP);
-	if (iip->saddr != r.ue_addr) {
+	if (iip->version != 4) {
+		if (iip->version == 6)
+			return uplink6(ctx, rule, &r, off, udp_len, hdr_len, pdu_qfi);
+		return count(UPF_CNT_DROP_INNER, XDP_DROP);
+	}
+	/* An IPv6-only session has no IPv4 source to match (ue_addr 0 in its rule). */
+	if (iip->saddr != r.ue_addr || !(r.flags & UPF_RULE_V4)) {
 		__sync_fetch_and_add(&rule->st.drops, 1);
-		return count(UPF_CNT_DROP_BAD_SRC, XDP_DROP);
+		return count(r.flags & UPF_RULE_V4 ? UPF_CNT_DROP_BAD_SRC : UPF_CNT_DROP_FAMILY, XDP_DROP);
 	}
 	if (r.qfi && pdu_qfi && (pdu_qfi & 0x3f) != r.qfi) {
 		__sync_fetch_and_add(&rule->st.drops, 1);
@@ -533,65 +764,20 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	return count(UPF_CNT_UL_KERNEL, XDP_PASS);
 }
 
-/* Copy a downlink inner packet to user space (buffering or no next hop). */
-static __always_inline int to_user(struct xdp_md *ctx, __u32 sess_id, __be32 ue, __u32 reason)
+/* The downlink of either family once its rule r (entry rule) is found: the inner packet (at l3,
+ * ilen bytes, inside the frame) is trimmed of link padding, buffered in user space, policed,
+ * or encapsulated toward the gNB (outer IPv4 whatever the inner family) and redirected;
+ * fwd_cnt counts it then (UPF_CNT_DL_FWD or UPF_CNT_DL6_FWD). ue: the IPv4 destination for
+ * the exception record, 0 for IPv6. */
+static __always_inline int dl_out(struct xdp_md *ctx, struct upf_dl_rule *rule, struct upf_dl_slot *rp,
+				  void *l3, __u32 ilen, __be32 ue, __u32 fwd_cnt)
 {
-	__u32 len = ctx->data_end - ctx->data - sizeof(struct ethhdr);
-	struct exc_rec *rec;
+	struct upf_dl_slot r = *rp;
+	void *data, *end = (void *)(long)ctx->data_end;
 
-	if (len > UPF_EXC_MAX_PKT || len < sizeof(struct iphdr))
-		return count(UPF_CNT_DROP_EXC_FULL, XDP_DROP);
-	rec = bpf_ringbuf_reserve(&exc_ring, sizeof(*rec), 0);
-	if (!rec)
-		return count(UPF_CNT_DROP_EXC_FULL, XDP_DROP);
-	rec->h.sess_id = sess_id;
-	rec->h.len = len;
-	rec->h.ue_addr = ue;
-	rec->h.reason = reason;
-	/* Re-check next to the call so the verifier sees both bounds; the
-	 * barriers stop clang from folding them into one unsigned compare,
-	 * which the 6.1 verifier reads as "may be zero". */
-	asm volatile("" : "+r"(len));
-	if (len > UPF_EXC_MAX_PKT)
-		goto discard;
-	asm volatile("" : "+r"(len));
-	if (len < sizeof(struct iphdr))
-		goto discard;
-	if (bpf_xdp_load_bytes(ctx, sizeof(struct ethhdr), rec->data, len)) {
-discard:
-		bpf_ringbuf_discard(rec, 0);
-		return count(UPF_CNT_DROP_EXC_FULL, XDP_DROP);
-	}
-	bpf_ringbuf_submit(rec, 0);
-	return count(reason, XDP_DROP);
-}
-
-static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
-{
-	void *data, *end;
-	__u32 key = bpf_ntohl(iip->daddr) - cfg_ue_base;
-	struct upf_dl_rule *rule;
-	struct upf_dl_slot r;
-	__be32 ue = iip->daddr;
-	__u32 ilen;
-
-	rule = bpf_map_lookup_elem(&dl_rules, &key);
-	if (!rule)
-		return count(UPF_CNT_PASS_OTHER, XDP_PASS);
-	if (dl_read(rule, &r))
-		return count(UPF_CNT_DROP_RULE_BUSY, XDP_DROP);
-	if (!(r.flags & UPF_RULE_VALID))
-		return count(UPF_CNT_DROP_NO_SESSION, XDP_DROP);
-
-	ilen = bpf_ntohs(iip->tot_len);
-	BOUND16(ilen);
-	data = (void *)(long)ctx->data;
-	end = (void *)(long)ctx->data_end;
-	if (ilen < sizeof(*iip) || (void *)iip + ilen > end)
-		return count(UPF_CNT_DROP_INNER, XDP_DROP);
 	/* Ethernet padding of short frames is not part of the IP packet. */
-	if ((void *)iip + ilen < end &&
-	    bpf_xdp_adjust_tail(ctx, -(int)(end - ((void *)iip + ilen))))
+	if (l3 + ilen < end &&
+	    bpf_xdp_adjust_tail(ctx, -(int)(end - (l3 + ilen))))
 		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
 	if (r.flags & UPF_RULE_BUFFER)
 		return to_user(ctx, r.sess_id, ue, UPF_CNT_DL_BUFFERED);
@@ -660,8 +846,68 @@ static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
 
 	__sync_fetch_and_add(&rule->st.pkts, 1);
 	__sync_fetch_and_add(&rule->st.bytes, ilen);
-	count(UPF_CNT_DL_FWD, 0);
+	count(fwd_cnt, 0);
 	return bpf_redirect(nh.oif, 0);
+}
+
+static __always_inline int downlink(struct xdp_md *ctx, struct iphdr *iip)
+{
+	__u32 key = bpf_ntohl(iip->daddr) - cfg_ue_base;
+	struct upf_dl_rule *rule;
+	struct upf_dl_slot r;
+	__u32 ilen;
+
+	rule = bpf_map_lookup_elem(&dl_rules, &key);
+	if (!rule)
+		return count(UPF_CNT_PASS_OTHER, XDP_PASS);
+	if (dl_read(rule, &r))
+		return count(UPF_CNT_DROP_RULE_BUSY, XDP_DROP);
+	if (!(r.flags & UPF_RULE_VALID))
+		return count(UPF_CNT_DROP_NO_SESSION, XDP_DROP);
+
+	ilen = bpf_ntohs(iip->tot_len);
+	BOUND16(ilen);
+	if (ilen < sizeof(*iip) || (void *)iip + ilen > (void *)(long)ctx->data_end)
+		return count(UPF_CNT_DROP_INNER, XDP_DROP);
+	return dl_out(ctx, rule, &r, iip, ilen, iip->daddr, UPF_CNT_DL_FWD);
+}
+
+/* Downlink IPv6 (TS 23.501 5.8.2.2): a destination inside pool6 belongs to the session that
+ * holds its /64 (bits plen..63 index dl6_rules); any interface identifier is the UE's. */
+static __always_inline int downlink6(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ipv6hdr *ip6 = data + sizeof(struct ethhdr);
+	struct upf_dl_rule *rule;
+	struct upf_dl_slot r;
+	__u64 hi, d;
+	__u32 key, ilen;
+
+	if ((void *)(ip6 + 1) > end)
+		return count(UPF_CNT_PASS_OTHER, XDP_PASS);
+	__builtin_memcpy(&hi, &ip6->daddr, sizeof(hi));
+	d = bpf_be64_to_cpu(hi) - cfg_ue6_base;
+	/* Outside pool6 (our own addresses, NDP, multicast): the kernel's. */
+	if (d >> cfg_ue6_shift)
+		return count(UPF_CNT_PASS_OTHER, XDP_PASS);
+	key = (__u32)d;
+	rule = bpf_map_lookup_elem(&dl6_rules, &key);
+	if (!rule)
+		return count(UPF_CNT_PASS_OTHER, XDP_PASS);
+	if (dl_read(rule, &r))
+		return count(UPF_CNT_DROP_RULE_BUSY, XDP_DROP);
+	if (!(r.flags & UPF_RULE_VALID))
+		return count(UPF_CNT_DROP_NO_SESSION6, XDP_DROP);
+	ilen = bpf_ntohs(ip6->payload_len);
+	BOUND16(ilen);
+	/* Payload length 0 is a jumbogram (RFC 2675): not carried over N3. */
+	if (!ilen)
+		return count(UPF_CNT_DROP_INNER, XDP_DROP);
+	ilen += sizeof(*ip6);
+	if ((void *)ip6 + ilen > end)
+		return count(UPF_CNT_DROP_INNER, XDP_DROP);
+	return dl_out(ctx, rule, &r, ip6, ilen, 0, UPF_CNT_DL6_FWD);
 }
 
 SEC("xdp")
@@ -672,8 +918,14 @@ int upf_xdp(struct xdp_md *ctx)
 	struct ethhdr *eth = data;
 	struct iphdr *ip = (void *)(eth + 1);
 
-	if ((void *)(ip + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+	if ((void *)(ip + 1) > end)
 		return count(UPF_CNT_PASS_NON_IP, XDP_PASS);
+	if (eth->h_proto != bpf_htons(ETH_P_IP)) {
+		/* cfg_ue6_on is constant at load: without pool6 the verifier prunes this. */
+		if (cfg_ue6_on && eth->h_proto == bpf_htons(ETH_P_IPV6))
+			return downlink6(ctx);
+		return count(UPF_CNT_PASS_NON_IP, XDP_PASS);
+	}
 	if (ip->protocol == IPPROTO_UDP && (!cfg_n3_addr || ip->daddr == cfg_n3_addr)) {
 		struct udphdr *udp = (void *)(ip + 1);
 

@@ -5,7 +5,8 @@
  * UPF_FWD_TEID relayed to the target gNB, XDP_TX), inner packets of 64 and 1400
  * bytes, with 1, 100,000 and 1,000,000 sessions installed, "hot" (every
  * packet hits the same session) and "cold" (consecutive packets cycle through
- * all installed sessions).
+ * all installed sessions). IPv6 (issue 19): uplink and downlink with an inner IPv6 packet on
+ * the same sessions (dual stack, /64s from pool6 2001:db8:100::/48), hot only.
  *
  * Figures are the kernel's duration (ns per repetition, integer), minimum of
  * RUNS runs. Method: bench.bpf.c's wrapper restores the original frame before every
@@ -46,6 +47,9 @@ static const uint8_t DN_MAC[6] = { 2, 0, 0, 0, 6, 2 };
 static const uint8_t TGT_MAC[6] = { 2, 0, 0, 0, 3, 3 };
 #define FWD_TARGET "192.0.2.3"      /* the target gNB of the forward rows */
 #define FWD_PEER_TEID 0x20000u
+#define POOL6 "2001:db8:100::"
+#define POOL6_PLEN 48
+#define POOL6_N (1u << (64 - POOL6_PLEN))
 
 struct bench_cfg {
 	uint32_t len, n, idx, teid_off, ue_off, teid_base, ue_base, step;
@@ -135,7 +139,18 @@ static int install(uint32_t from, uint32_t to)
 			.ul_teid = i + 1, .ue_addr = htonl(base + i), .gnb_addr = ip("192.0.2.2"),
 			.gnb_teid = 0x10000 + i, .qfi = 9,
 		};
-		int rc = upf_session_create(U, i, &r);
+		int rc;
+
+		/* The first POOL6_N sessions are dual stack: 2001:db8:100:<i>::/64. */
+		if (i < POOL6_N) {
+			uint8_t a6[16];
+
+			pkt_in6(POOL6, a6);
+			memcpy(r.ue_prefix6, a6, 8);
+			r.ue_prefix6[6] = (uint8_t)(i >> 8);
+			r.ue_prefix6[7] = (uint8_t)i;
+		}
+		rc = upf_session_create(U, i, &r);
 
 		/* Every session in a handover at once: the worst case for the forward rows. */
 		if (!rc)
@@ -148,8 +163,8 @@ static int install(uint32_t from, uint32_t to)
 	return 0;
 }
 
-enum dir { DIR_DL = 0, DIR_UL, DIR_FWD };
-static const char *const dir_name[] = { "downlink", "uplink", "forward" };
+enum dir { DIR_DL = 0, DIR_UL, DIR_FWD, DIR_UL6, DIR_DL6 };
+static const char *const dir_name[] = { "downlink", "uplink", "forward", "uplink6", "downlink6" };
 static const enum dir order[3] = { DIR_UL, DIR_DL, DIR_FWD };
 
 /* The frame for session 0 in c (and where the cycling rewrites it), the expected output in
@@ -162,7 +177,22 @@ static size_t frames(enum dir d, size_t inner_len, struct bench_cfg *c, uint8_t 
 	size_t gl, o;
 
 	c->ue_base = ntohl(ip(POOL));
-	if (d == DIR_UL) {
+	if (d == DIR_UL6 || d == DIR_DL6) {
+		/* Session 0's /64 (2001:db8:100::/64); the DN side 2001:db8:6::2. */
+		uint8_t ue6[16], dn6[16];
+
+		pkt_in6("2001:db8:100::abcd", ue6);
+		pkt_in6("2001:db8:6::2", dn6);
+		if (d == DIR_UL6) {
+			pkt_inner_udp6(inner, ue6, dn6, inner_len);
+			gl = pkt_gpdu(gtp, 1, 9, 1, inner, inner_len);
+			c->len = (uint32_t)pkt_gtpu_frame(c->frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"),
+							  gtp, gl);
+			return pkt_ip6_frame(want, DN_MAC, N6_MAC, inner, inner_len);
+		}
+		pkt_inner_udp6(inner, dn6, ue6, inner_len);
+		c->len = (uint32_t)pkt_ip6_frame(c->frame, N6_MAC, DN_MAC, inner, inner_len);
+	} else if (d == DIR_UL) {
 		pkt_inner_udp(inner, ue0, ip("198.51.100.2"), inner_len);
 		gl = pkt_gpdu(gtp, 1, 9, 1, inner, inner_len);
 		c->len = (uint32_t)pkt_gtpu_frame(c->frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"), gtp, gl);
@@ -171,7 +201,8 @@ static size_t frames(enum dir d, size_t inner_len, struct bench_cfg *c, uint8_t 
 		c->ue_off = PKT_ETH + PKT_IP + PKT_UDP + 16 + 12;
 		return pkt_ip_frame(want, DN_MAC, N6_MAC, inner, inner_len);
 	}
-	pkt_inner_udp(inner, ip("198.51.100.2"), ue0, inner_len);
+	if (d != DIR_DL6)
+		pkt_inner_udp(inner, ip("198.51.100.2"), ue0, inner_len);
 	if (d == DIR_FWD) {
 		gl = pkt_gpdu(gtp, UPF_FWD_TEID(0), 9, 0, inner, inner_len);
 		c->len = (uint32_t)pkt_gtpu_frame(c->frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"), gtp, gl);
@@ -182,7 +213,8 @@ static size_t frames(enum dir d, size_t inner_len, struct bench_cfg *c, uint8_t 
 		gl = pkt_gpdu(gtp, FWD_PEER_TEID, 9, 0, inner, inner_len);
 		return pkt_gtpu_frame(want, TGT_MAC, N3_MAC, ip("192.0.2.1"), ip(FWD_TARGET), gtp, gl);
 	}
-	c->len = (uint32_t)pkt_ip_frame(c->frame, N6_MAC, DN_MAC, inner, inner_len);
+	if (d != DIR_DL6)
+		c->len = (uint32_t)pkt_ip_frame(c->frame, N6_MAC, DN_MAC, inner, inner_len);
 	c->ue_off = PKT_ETH + 16;
 	gl = pkt_gpdu(gtp, 0x10000, 9, 0, inner, inner_len);
 	o = pkt_eth(want, GNB_MAC, N3_MAC);
@@ -195,8 +227,9 @@ static size_t frames(enum dir d, size_t inner_len, struct bench_cfg *c, uint8_t 
 /* One row: build the frame for session 0, time it, check it. */
 static int row(enum dir d, size_t inner_len, uint32_t nsess, int cold)
 {
-	static const unsigned fwd_cnt[] = { UPF_CNT_DL_FWD, UPF_CNT_UL_FWD, UPF_CNT_FWD_PKTS };
-	static const uint32_t verdict[] = { XDP_REDIRECT, XDP_REDIRECT, XDP_TX };
+	static const unsigned fwd_cnt[] = { UPF_CNT_DL_FWD, UPF_CNT_UL_FWD, UPF_CNT_FWD_PKTS, UPF_CNT_UL6_FWD,
+					    UPF_CNT_DL6_FWD };
+	static const uint32_t verdict[] = { XDP_REDIRECT, XDP_REDIRECT, XDP_TX, XDP_REDIRECT, XDP_REDIRECT };
 	static struct run_out o;
 	struct bench_cfg c = { 0 };
 	uint8_t want[1600];
@@ -212,7 +245,7 @@ static int row(enum dir d, size_t inner_len, uint32_t nsess, int cold)
 	if (bpf_map_update_elem(bpf_map__fd(B->maps.cfg), &key, &c, BPF_ANY))
 		return -1;
 
-	int ifindex = d == DIR_DL ? n6_if : n3_if;
+	int ifindex = d == DIR_DL || d == DIR_DL6 ? n6_if : n3_if;
 	double base = measure(empty_fd, ifindex, c.frame, c.len, &o);
 	uint64_t before = counter(fwd_cnt[d]);
 	double tot = measure(upf_fd, ifindex, c.frame, c.len, &o);
@@ -220,7 +253,7 @@ static int row(enum dir d, size_t inner_len, uint32_t nsess, int cold)
 
 	if (base < 0 || tot < 0)
 		return -1;
-	printf("| %-8s | %4zu | %9u | %-14s | %6.0f | %6.0f | %6.0f |\n", dir_name[d],
+	printf("| %-9s | %4zu | %9u | %-14s | %6.0f | %6.0f | %6.0f |\n", dir_name[d],
 	       inner_len, nsess, cold == 2 ? "cold-scattered" : cold ? "cold-in-order" : "hot", tot - base, tot, base);
 	fflush(stdout);
 	if (o.ret != verdict[d] || done != (uint64_t)reps * RUNS || o.len != want_len ||
@@ -307,15 +340,21 @@ int main(int argc, char **argv)
 	if (argc > 2)
 		max_sess = (uint32_t)strtoul(argv[2], NULL, 0);
 	if (tn_unshare_net() || tn_fib_setup(&n3_if, &n6_if) ||
-	    tn_sh("ip neigh replace " FWD_TARGET " lladdr 02:00:00:00:03:03 dev n3 nud permanent")) {
+	    tn_sh("ip neigh replace " FWD_TARGET " lladdr 02:00:00:00:03:03 dev n3 nud permanent") ||
+	    /* IPv6 toward the DN (bpf_fib_lookup AF_INET6 needs forwarding on). */
+	    tn_sh("sysctl -qw net.ipv6.conf.all.forwarding=1 && ip -6 addr add 2001:db8:6::1/64 dev n6 nodad && "
+		  "ip -6 neigh replace 2001:db8:6::2 lladdr 02:00:00:00:06:02 dev n6 nud permanent && "
+		  "ip -6 route add default via 2001:db8:6::2 dev n6")) {
 		fprintf(stderr, "network namespace setup failed\n");
 		return 1;
 	}
 	struct upf_params p = {
 		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip("192.0.2.1"), .ue_pool_addr = ip(POOL),
 		.ue_pool_plen = POOL_PLEN, .max_sessions = max_sess, .max_teid = max_sess,
+		.ue_pool6_plen = POOL6_PLEN,
 	};
 
+	pkt_in6(POOL6, p.ue_pool6);
 	rc = upf_open(&p, &U);
 	if (rc) {
 		fprintf(stderr, "upf_open: %s\n", strerror(-rc));
@@ -329,8 +368,8 @@ int main(int argc, char **argv)
 	upf_fd = upf_prog_fd(U);
 	empty_fd = bpf_program__fd(B->progs.bench_empty);
 	printf("upf XDP, BPF_PROG_TEST_RUN, %u repetitions x %d runs (fastest), ns per packet\n", reps, RUNS);
-	printf("| dir      | inner B | sessions | mode           | upf ns | total ns | wrapper ns |\n");
-	printf("|----------|---------|----------|----------------|--------|----------|------------|\n");
+	printf("| dir       | inner B | sessions | mode           | upf ns | total ns | wrapper ns |\n");
+	printf("|-----------|---------|----------|----------------|--------|----------|------------|\n");
 	for (int s = 0; s < 3; s++) {
 		uint32_t n = steps[s] < max_sess ? steps[s] : max_sess;
 		double t0 = now_ns();
@@ -344,6 +383,11 @@ int main(int argc, char **argv)
 				for (int cold = 0; cold <= (n > 1 ? 2 : 0); cold++)
 					if (row(order[k], sz ? 1400 : 64, n, cold))
 						return 1;
+		/* IPv6 on session 0, next to the IPv4 rows above. */
+		for (int k = 0; k < 2; k++)
+			for (int sz = 0; sz < 2; sz++)
+				if (row(k ? DIR_DL6 : DIR_UL6, sz ? 1400 : 64, n, 0))
+					return 1;
 		if (n == max_sess)
 			break;
 	}
