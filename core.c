@@ -397,6 +397,8 @@ static int web_mod_start(struct ev_loop *loop, const struct conf *c)
 		rc = web_attach_smf(core.web, core.smf); /* sessions, latency histograms; after the AMF's views */
 	if (rc == 0 && core.smf && core.upf)
 		rc = web_attach_upf(core.web, core.upf); /* UPF packets, bytes, drops */
+	if (rc == 0 && core.n4c)
+		rc = web_attach_n4c(core.web, core.n4c); /* upf.mode pfcp: PFCP client counters */
 	if (rc == 0) {
 		/* GET/PATCH/DELETE /api/v1/settings: web/ checks and saves; live changes go to the
 		 * running modules through core_live (each by its setter) and into core.conf. */

@@ -99,7 +99,9 @@ void smf_upf_session_lost(void *arg, uint32_t session_id, int why)
 	/* TS 24.501 6.3.3.2 / 6.4.1: #39 asks the UE to establish the session again; a rule set
 	 * the UPF refuses would be refused again, so that one is #26 */
 	cause = why == UPF_LOST_REFUSED ? NAS_5GSM_INSUFFICIENT_RESOURCES : NAS_5GSM_REACTIVATION_REQUESTED;
-	smf_slog(LOGL_WARN, smf, s, "UPF %s %s the session: released with #%u",
+	/* one line per session only at debug: a lost UPF of 10^5 sessions is logged once, by the
+	 * N4 client, and counted here (upf_lost) */
+	smf_slog(LOGL_DEBUG, smf, s, "UPF %s %s the session: released with #%u",
 		 smf->n_upfs ? smf->upfs[s->upf].name : "", why == UPF_LOST_REFUSED ? "refused" : "lost", cause);
 	rc = smf_release(smf, smf_sess_ue(smf, s), s->psi, cause);
 	if (rc < 0 && rc != -EBUSY)   /* -EBUSY: a release is running already, it removes the rules */

@@ -347,6 +347,28 @@ int web_attach_smf(struct web *w, struct smf *smf)
 	return rc;
 }
 
+/* upf.mode pfcp: the N4 client's counters (upf.h enum upf_n4c_counter) */
+static void metrics_n4c(struct web_metrics_out *o, void *arg)
+{
+	uint64_t c[UPF_N4C__MAX];
+
+	if (upf_n4c_counters_get(arg, c, UPF_N4C__MAX) < 0)
+		return;
+	web_metrics_printf(o, "# HELP solocore_pfcp_events_total The SMF's PFCP (N4) client: datagrams, requests by "
+			   "kind, answers, retransmissions, timeouts, refusals, reports, peer losses.\n"
+			   "# TYPE solocore_pfcp_events_total counter\n");
+	for (unsigned i = 0; i < UPF_N4C__MAX; i++)
+		web_metrics_printf(o, "solocore_pfcp_events_total{event=\"%s\"} %llu\n", upf_n4c_counter_name(i),
+				   (unsigned long long)c[i]);
+}
+
+int web_attach_n4c(struct web *w, struct upf_n4c *c)
+{
+	if (!w || !c)
+		return -EINVAL;
+	return web_metrics_register(w, metrics_n4c, c);
+}
+
 int web_attach_upf(struct web *w, struct upf *upf)
 {
 	if (!w || !w->smf || !upf)

@@ -239,5 +239,9 @@ struct smf;
 struct upf;
 int web_attach_smf(struct web *web, struct smf *smf);
 int web_attach_upf(struct web *web, struct upf *upf);
+/* upf.mode pfcp: the SMF's PFCP client's counters on /metrics as
+ * solocore_pfcp_events_total{event} (upf.h upf_n4c_counter_name). 0, -EINVAL, -ENOSPC. */
+struct upf_n4c;
+int web_attach_n4c(struct web *web, struct upf_n4c *c);
 
 #endif

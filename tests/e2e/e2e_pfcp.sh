@@ -31,6 +31,7 @@
 set -u
 SOLOCORE=$1 RANSIM=$2 LOAD=$3 CASE=$4
 CORE=
+TOKEN=e2e-pfcp-token-0b5e
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/e2e_lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found (DN echo server)"; exit 77; }
@@ -160,6 +161,17 @@ pfcp_clean() {
 # 50/51 session establishment, 52/53 modification, 54/55 deletion, 56/57 report.
 pfcp_types() { tshark -r "$TMP/n4-$1.pcapng" -Y pfcp -T fields -e pfcp.msg_type 2>>"$TMP/tshark.log" | sort -n | uniq -c; }
 ntype() { pfcp_count "$1" "pfcp.msg_type == $2"; }
+# pfcp_metric EVENT: the core's solocore_pfcp_events_total{event=EVENT} (GET /metrics)
+pfcp_metric() {
+	$NSC python3 - "$TOKEN" "$1" <<'EOT'
+import http.client, sys
+c = http.client.HTTPConnection("127.0.0.1", 5000, timeout=10)
+c.request("GET", "/metrics", headers={"Authorization": "Bearer " + sys.argv[1]})
+for l in c.getresponse().read().decode().splitlines():
+    if l.startswith('solocore_pfcp_events_total{event="%s"} ' % sys.argv[2]):
+        print(l.split()[-1])
+EOT
+}
 
 gen_sims "$TMP/sims.toml" 200 001010000000001 || exit 1
 import_sims "$TMP/sims.toml" || exit 1
@@ -170,7 +182,7 @@ cycle)
 	start_upf 1; start_upf 2
 	capture 1; capture 2
 	mk_core_config "$TMP/core.yaml" '"ims"'
-	start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+	SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
 	# both associations up before the UEs come
 	_i=0
 	while [ "$(grep -c 'association.*up\|associated' "$TMP/core.log")" -lt 2 ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
@@ -181,6 +193,15 @@ cycle)
 	expect cyc dl_mac_fail 0; expect_rc cyc 0
 	expect cyc ngap_tx $((17 * UES + 1)); expect cyc ngap_rx $((10 * UES + 1))
 	sleep 1.2   # a few heartbeats more on the wire
+	# the client's own account (solocore_pfcp_events_total on /metrics): every establishment and
+	# deletion answered with cause 1, none refused, none timed out, nothing malformed
+	m_est=$(pfcp_metric est_ok) m_del=$(pfcp_metric del_ok) m_ref=$(pfcp_metric refused)
+	m_to=$(pfcp_metric timeout) m_bad=$(pfcp_metric rx_bad) m_lost=$(pfcp_metric sess_lost)
+	echo "PFCP client: est_ok $m_est del_ok $m_del refused $m_ref timeout $m_to rx_bad $m_bad sess_lost $m_lost"
+	[ -n "$m_est" ] && [ "$m_est" -ge 1 ] || fail "no est_ok in the core's PFCP metrics ('$m_est')"
+	[ "$m_est" = "$m_del" ] || fail "PFCP client: $m_est sessions established, $m_del deleted"
+	[ "$m_ref" = 0 ] && [ "$m_to" = 0 ] && [ "$m_bad" = 0 ] && [ "$m_lost" = 0 ] ||
+		fail "PFCP client: refusals, timeouts, bad input or lost sessions"
 	stop_core
 	stop_capture
 	echo "PFCP on upf1's N4 (count, message type):"; pfcp_types 1
@@ -196,6 +217,7 @@ cycle)
 	e=$(ntype 1 50) m=$(ntype 1 52) d=$(ntype 1 54)
 	echo "upf1: $e establishments, $m modifications, $d deletions for $UES UEs"
 	[ "$e" -ge 1 ] && [ "$e" -le "$UES" ] || fail "upf1: $e Session Establishment Requests, 1..$UES expected"
+	[ "$e" = "$m_est" ] || fail "upf1: $e establishments on the wire, the client counted $m_est accepted"
 	[ "$(ntype 1 51)" = "$e" ] || fail "upf1: establishment requests $e != responses $(ntype 1 51)"
 	[ "$m" -le $((3 * UES)) ] || fail "upf1: $m Session Modification Requests, at most $((3 * UES)) expected"
 	[ "$m" = "$(ntype 1 53)" ] || fail "upf1: modification requests $m != responses $(ntype 1 53)"
@@ -219,7 +241,7 @@ traffic)
 	dn_echo_ns E1_PID "$NS_D1" 10.38.74.2 "$TMP/echo1.ready"
 	capture 1
 	mk_core_config "$TMP/core.yaml" '"ims"'
-	start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+	SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
 	sleep 1
 	RANSIM=$LOAD run_ransim load sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
 		--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress \
@@ -262,7 +284,7 @@ failover)
 	dn_echo_ns E2_PID "$NS_D2" 10.38.79.2 "$TMP/echo2.ready"
 	capture 1; capture 2
 	mk_core_config "$TMP/core.yaml" '"internet", "ims"'
-	start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+	SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
 	sleep 1
 	$NSR "$LOAD" sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
 		--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress \
