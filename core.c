@@ -249,6 +249,26 @@ static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
 		log_error("core", "upf: the DNN pool6s must lie within one /48 (or longer) prefix");
 		return -EINVAL;
 	}
+	/* NAT on N6 for the DNNs that ask for it: the N6 address (or upf.nat_address) */
+	for (unsigned i = 0; i < c->n_dnns; i++) {
+		struct in_addr na;
+
+		if (!c->dnns[i].nat)
+			continue;
+		if (c->upf.nat_address[0] && inet_pton(AF_INET, c->upf.nat_address, &na) == 1)
+			p.nat_addr = na.s_addr;
+		else
+			p.nat_addr = if_ipv4(p.n6_ifname ? p.n6_ifname : p.n3_ifname);
+		if (!p.nat_addr) {
+			log_error("core", "upf: dnns[%u].nat: no IPv4 on %s for the NAT (set upf.nat_address)", i,
+				  p.n6_ifname ? p.n6_ifname : p.n3_ifname);
+			return -EINVAL;
+		}
+		p.nat_port_lo = (uint16_t)c->upf.nat_port_lo;
+		p.nat_port_hi = (uint16_t)c->upf.nat_port_hi;
+		p.nat_max_conns = c->upf.nat_table_size;
+		break;
+	}
 	p.max_sessions = c->upf.max_sessions;
 	p.loop = loop;
 	p.on_dl_data = smf_upf_dl_data; /* downlink for an idle UE: the SMF asks the AMF to page */

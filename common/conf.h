@@ -64,6 +64,9 @@ struct conf_dnn {
 	/* IPv6 prefix of the sessions' /64s (one per session, TS 23.501 5.8.2.2), length
 	 * 48..64, e.g. "2001:db8:45::/48"; "" = no IPv6 on this DNN (IPv6 asked: #50). */
 	char pool6[64];
+	/* Source NAT of its sessions' IPv4 to upf.nat_address on N6 (issue 19; the XDP UPF,
+	 * upf.mode builtin). Off by default: the DN routes the pool back to the core. */
+	bool nat;
 	char dns[CONF_MAX_DNS][64];
 	unsigned n_dns;
 	uint32_t mtu;
@@ -199,6 +202,11 @@ struct conf {
 		char n4_address[64];
 		uint8_t xdp_mode;          /* enum conf_xdp_mode */
 		uint32_t max_sessions;
+		/* NAT for the DNNs with nat: the N6 source address ("" = the first IPv4 of
+		 * n6_interface, or of n3_interface without one), the port range, the table size */
+		char nat_address[64];
+		uint32_t nat_port_lo, nat_port_hi;
+		uint32_t nat_table_size;
 		/* `solocore run` with mode pfcp: no UPF in the process; the SMF's PFCP client
 		 * on n4_address drives the peers (each at most max_sessions TEIDs: give the
 		 * standalone UPFs at least as many sessions). Milliseconds. */

@@ -596,6 +596,8 @@ static const struct conf_item dnn_items[] = {
 	STR("name", struct conf_dnn, name, CF_REQUIRED | CF_NONEMPTY, NULL, chk_dnn, NULL),
 	STR("pool", struct conf_dnn, pool, CF_REQUIRED, NULL, chk_pool, NULL),
 	STR("pool6", struct conf_dnn, pool6, CF_OPTIONAL, NULL, chk_pool6, "IPv6 /64s for IPv6 / IPv4v6 sessions"),
+	{ .key = "nat", .kind = CK_BOOL, .off = F(struct conf_dnn, nat), .size = sizeof(bool), .def = "false",
+	  .doc = "source NAT of the sessions' IPv4 to upf.nat_address" },
 	LIST("dns", struct conf_dnn, dns, n_dns, 0, CF_UNIQUE, dns_elem, NULL, "[\"8.8.8.8\"]", NULL),
 	INT("mtu", struct conf_dnn, mtu, 576, 9216, "1400", NULL),
 	END
@@ -706,6 +708,10 @@ static const struct conf_item upf_items[] = {
 	STR("n4_address", struct conf, upf.n4_address, CF_OPTIONAL, NULL, chk_ipv4, NULL),
 	ENUM("xdp_mode", struct conf, upf.xdp_mode, xdp_names, "auto", NULL),
 	INT("max_sessions", struct conf, upf.max_sessions, 1, 16777216, "1048576", NULL),
+	STR("nat_address", struct conf, upf.nat_address, CF_OPTIONAL, NULL, chk_ipv4, NULL),
+	INT("nat_port_lo", struct conf, upf.nat_port_lo, 1024, 65535, "1024", NULL),
+	INT("nat_port_hi", struct conf, upf.nat_port_hi, 1024, 65535, "65535", NULL),
+	INT("nat_table_size", struct conf, upf.nat_table_size, 1024, 16777216, "65536", "NAT connections tracked"),
 	ENUM("mode", struct conf, upf.mode, upf_mode_names, "builtin",
 	     "builtin: the UPF in this process; pfcp: the peers below over N4"),
 	INT("heartbeat_interval", struct conf, upf.heartbeat_interval, 100, 600000, "5000", "ms, TS 29.244 6.2.2"),
@@ -773,6 +779,16 @@ static const char *chk_ras_served(const struct conf *c, char *buf, size_t n)
 /* upf.mode pfcp needs a peer; a peer's DNNs and slices are among those served. */
 static const char *chk_upf_peers(const struct conf *c, char *buf, size_t n)
 {
+	if (c->upf.nat_port_lo > c->upf.nat_port_hi) {
+		snprintf(buf, n, "upf.nat_port_lo: %u is above upf.nat_port_hi (%u)", c->upf.nat_port_lo, c->upf.nat_port_hi);
+		return buf;
+	}
+	for (unsigned i = 0; c->upf.mode == CONF_UPF_PFCP && i < c->n_dnns; i++)
+		if (c->dnns[i].nat) {
+			/* PFCP has no NAT rule of the kind the XDP UPF applies: say so, do not drop it */
+			snprintf(buf, n, "dnns[%u].nat: NAT is the builtin UPF's (upf.mode: builtin); with pfcp the UPF does it", i);
+			return buf;
+		}
 	if (c->upf.mode == CONF_UPF_PFCP && !c->upf.n_peers) {
 		snprintf(buf, n, "upf.mode: pfcp needs at least one entry in upf.peers");
 		return buf;

@@ -345,6 +345,7 @@ int smf_upf_apply(struct smf *smf, struct smf_sess *s)
 	int rc;
 
 	memcpy(r.ue_prefix6, s->pfx6, sizeof(r.ue_prefix6));   /* all zero for IPv4 */
+	r.nat = s->nat;
 
 	if (!u) {
 		smf->st.upf_skipped++;
@@ -578,6 +579,7 @@ int smf_sess_info(const struct smf *smf, const struct smf_ue *ue, uint8_t psi, s
 	o->ue_addr = s->ue_addr;
 	memcpy(o->ue_prefix6, s->pfx6, 8);
 	memcpy(o->ue_iid6, s->iid, 8);
+	o->nat = s->nat;
 	o->ul_teid = s->teid;
 	o->gnb_addr = s->gnb_addr;
 	o->gnb_teid = s->gnb_teid;

@@ -373,6 +373,7 @@ struct smf_sess_info {
 	uint32_t ue_addr;          /* network order; 0: IPv6 session */
 	uint8_t ue_prefix6[8];     /* IPv6 / IPv4v6: the session's /64; zeros otherwise */
 	uint8_t ue_iid6[8];        /* ... the interface identifier in the PDU address (9.11.4.10) */
+	bool nat;                  /* its IPv4 is source-NATed on N6 (dnns[].nat) */
 	uint32_t ul_teid;          /* ours (UPF N3) */
 	uint32_t gnb_addr, gnb_teid;
 	uint8_t pdu_type;          /* enum nas_pdu_type granted */

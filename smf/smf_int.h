@@ -110,6 +110,7 @@ struct smf_sess {
 	uint32_t ue_addr;          /* network order; 0: none (IPv6 session) */
 	uint8_t pfx6[8];           /* IPv6 / IPv4v6: the session's /64 (TS 23.501 5.8.2.2.1) */
 	uint8_t iid[8];            /* ... and the interface identifier we gave (9.11.4.10) */
+	uint8_t nat;               /* its DNN's nat at establishment: fixed for its life */
 	uint32_t teid;             /* ours: slot + 1 */
 	uint32_t gnb_addr, gnb_teid; /* network order / host order */
 	uint64_t ambr_ul, ambr_dl, new_ambr_ul, new_ambr_dl;

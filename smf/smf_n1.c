@@ -305,6 +305,7 @@ static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m
 		smf_iid(smf, s);
 	}
 	s->pdu_type = type;
+	s->nat = smf->dnns[dnn].nat && s->ue_addr;   /* IPv4 only: NAT on N6 (upf.h) */
 	s->pti = m->pti;
 	s->snssai = *snssai;
 	s->pdu_cause = pdu_cause;

@@ -74,6 +74,24 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_STAT_FWD_SEND_FAILED] = "drop_fwd_send",
 	[UPF_STAT_RA_SENT] = "ra_sent",
 	[UPF_STAT_RS_DROPPED] = "rs_dropped",
+	[UPF_CNT_NAT_UL] = "nat_ul",
+	[UPF_CNT_NAT_DL] = "nat_dl",
+	[UPF_CNT_NAT_NEW] = "nat_new",
+	[UPF_CNT_NAT_FULL] = "drop_nat_full",
+	[UPF_CNT_NAT_PRESSURE] = "drop_nat_pressure",
+	[UPF_CNT_NAT_DROP_PROTO] = "drop_nat_proto",
+	[UPF_CNT_NAT_DROP_FRAG] = "drop_nat_frag",
+	[UPF_CNT_NAT_DL_NO_MATCH] = "pass_nat_no_match",
+	[UPF_CNT_NAT_DL_FRAG] = "pass_nat_frag",
+	[UPF_CNT_NAT_ICMP_ERR] = "nat_icmp_err",
+	[UPF_CNT_NAT_UL_KERNEL] = "nat_ul_kernel",
+	[UPF_STAT_NAT_ACTIVE] = "nat_active",
+	[UPF_STAT_NAT_EXPIRED] = "nat_expired",
+	[UPF_STAT_NAT_REMOVED] = "nat_removed",
+	[UPF_STAT_NAT_ICMP_ERR_SENT] = "nat_icmp_err_sent",
+	[UPF_STAT_NAT_ICMP_ERR_DROPPED] = "nat_icmp_err_dropped",
+	[UPF_STAT_NAT_UL_SENT] = "nat_ul_sent",
+	[UPF_STAT_NAT_UL_FAILED] = "nat_ul_failed",
 };
 
 /* The program and user space share these layouts (upf/upf_bpf.h): two cache lines per rule. */
@@ -207,6 +225,7 @@ static void nh_timer_cb(struct ev_loop *loop, struct ev_timer *t)
 	struct upf *u = t->arg;
 
 	upf_nexthop_flush(u);
+	upf_nat_tick(u);   /* the NAT idle sweep rides on this timer (every UPF_NAT_SWEEP_MS) */
 	ev_timer_start(loop, &u->nh_timer, UPF_NH_REVALIDATE_MS);
 }
 
@@ -240,7 +259,7 @@ static int params_check(struct upf_params *p)
 		return -EINVAL;
 	if (p->max_teid >= UINT32_MAX / sizeof(struct upf_ul_rule) || p->max_sessions > (1u << 26))
 		return -ERANGE;
-	return 0;
+	return upf_nat_params(p);
 }
 
 static void *map_mmap(struct bpf_map *m, size_t n, size_t esz, size_t *len)
@@ -301,6 +320,9 @@ static int load_program(struct upf *u)
 	    (rc = bpf_map__set_max_entries(u->skel->maps.fwd_rules, u->p.max_sessions)) ||
 	    (rc = bpf_map__set_max_entries(u->skel->maps.exc_ring, u->p.exc_ring_bytes)))
 		return rc < 0 ? rc : -EINVAL;
+	rc = upf_nat_setup(u);
+	if (rc)
+		return rc;
 	rc = upf_bpf__load(u->skel);
 	if (rc) {
 		log_error(MOD, "the kernel refused the XDP program: %s (run with libbpf debug output for the verifier log)",
@@ -332,6 +354,7 @@ int upf_open(const struct upf_params *params, struct upf **out)
 		return -ENOMEM;
 	u->p = *params;
 	u->sock = -1;
+	u->raw = -1;
 	u->ring_fd = -1;
 	u->prog_fd = -1;
 	u->notify_head = UPF_NONE;
@@ -395,6 +418,7 @@ void upf_close(struct upf *u)
 	if (u->fwd)
 		munmap(u->fwd, u->fwd_map_len);
 	upf_bpf__destroy(u->skel);
+	upf_nat_free(u);
 	free(u->bufs);
 	free(u->sess);
 	free(u->pcpu);
@@ -582,6 +606,9 @@ static int rule_check(const struct upf *u, uint32_t id, const struct upf_session
 		return -ERANGE;
 	if (r->dl_state == UPF_DL_ACTIVE && !r->gnb_addr)
 		return -EINVAL;
+	/* NAT on N6 needs the NAT address (upf_params.nat_addr). */
+	if (r->nat && !u->p.nat_addr)
+		return -EINVAL;
 	/* Another session must not own the TEID or the address. */
 	if (r->ul_teid) {
 		const struct upf_ul_slot *e = ul_cur(&u->ul[r->ul_teid]);
@@ -616,7 +643,8 @@ static void rules_write(struct upf *u, uint32_t id, const struct upf_session_rul
 	};
 	struct upf_dl_rule *e6 = dl6_entry(u, r->ue_prefix6);
 	struct upf_ul_slot ul = {
-		.flags = UPF_RULE_VALID | (r->ue_addr ? UPF_RULE_V4 : 0) | (e6 ? UPF_RULE_V6 : 0),
+		.flags = UPF_RULE_VALID | (r->ue_addr ? UPF_RULE_V4 : 0) | (e6 ? UPF_RULE_V6 : 0) |
+			 (r->nat && r->ue_addr ? UPF_RULE_NAT : 0),
 		.sess_id = id,
 		.ue_addr = r->ue_addr,
 		.qfi = r->qfi,
@@ -649,6 +677,20 @@ static void dir_stats_take(struct upf_dir_stats *st, uint64_t base[3])
 	__atomic_store_n(&st->pkts, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&st->bytes, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&st->drops, 0, __ATOMIC_RELAXED);
+}
+
+int upf_sess_by_ue(const struct upf *u, uint32_t ue_addr, uint32_t *id)
+{
+	uint32_t idx = ntohl(ue_addr) - u->ue_base;
+	const struct upf_dl_slot *d;
+
+	if (!ue_addr || idx >= u->dl_n)
+		return -ENOENT;
+	d = dl_cur(&u->dl[idx]);
+	if (!(d->flags & UPF_RULE_VALID) || d->sess_id >= u->p.max_sessions || !u->sess[d->sess_id].used)
+		return -ENOENT;
+	*id = d->sess_id;
+	return 0;
 }
 
 static struct upf_dl_rule *dl_entry(struct upf *u, uint32_t ue_addr)
@@ -704,6 +746,9 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 	/* The /64 is the session's for its whole life (upf.h): its dl6_rules entry never moves. */
 	if (r && memcmp(r->ue_prefix6, u->sess[id].r.ue_prefix6, sizeof(r->ue_prefix6)) != 0)
 		return -EINVAL;
+	/* So is NAT (upf.h): its connections were made for this UE address. */
+	if (r && (r->nat != u->sess[id].r.nat || (r->nat && r->ue_addr != u->sess[id].r.ue_addr)))
+		return -EINVAL;
 	rc = rule_check(u, id, r);
 	if (rc)
 		return rc;
@@ -756,6 +801,8 @@ int upf_session_remove(struct upf *u, uint32_t id)
 	ul_clear(u, u->sess[id].r.ul_teid);
 	dl_clear(u, u->sess[id].r.ue_addr);
 	dl6_clear(u, u->sess[id].r.ue_prefix6);
+	/* After the rules: no new connection of this session can appear while we delete. */
+	upf_nat_session_gone(u, id);
 	/* A forwarding tunnel belongs to its session: it goes with it (the SMF need not
 	 * have removed it first, e.g. a release during a handover). */
 	upf_fwd_remove(u, id);
@@ -821,5 +868,9 @@ int upf_counters(struct upf *u, uint64_t *out, size_t n)
 		for (int c = 0; c < u->ncpus; c++)
 			out[i] += v[c];
 	}
+	/* A gauge: every connection created (nat_new) and not deleted since. */
+	if (n > UPF_STAT_NAT_ACTIVE)
+		out[UPF_STAT_NAT_ACTIVE] = out[UPF_CNT_NAT_NEW] - UPF_USTAT(u, UPF_STAT_NAT_EXPIRED) -
+					   UPF_USTAT(u, UPF_STAT_NAT_REMOVED);
 	return 0;
 }

@@ -11,6 +11,11 @@
  *   forward  G-PDU or End Marker to UPF_FWD_TEID(id) (indirect data forwarding
  *            in an N2 handover) -> tunnel by id -> new outer IPv4/UDP from N3,
  *            the target gNB's TEID -> XDP_TX / redirect (upf_fwd_create below)
+ *   NAT      (issue 19 item 3; sessions with rule.nat, params.nat_addr set) uplink IPv4
+ *            TCP / UDP / ICMP echo leaves from nat_addr:port (connection tracked in BPF
+ *            hash maps, port chosen in XDP on the first packet); answers to nat_addr are
+ *            translated back before the downlink lookup; idle entries swept from user
+ *            space (upf/README.md "NAT on N6": timeouts, limits, what is not done)
  *
  * Exception path (user space, on the control thread):
  *   - a UDP socket bound to <n3_addr>:2152 receives what the program passes
@@ -80,6 +85,14 @@ struct upf_params {
 	 * sessions and 8 MiB). ue_pool6_plen 0: no IPv6 (IPv6 packets are not the UPF's). */
 	uint8_t ue_pool6[16];
 	uint8_t ue_pool6_plen;
+	/* NAT on N6 (issue 19 item 3): the sessions whose rule has nat set have their uplink IPv4
+	 * source translated to nat_addr (network order; normally N6's own address) with a port of
+	 * nat_port_lo..nat_port_hi (ICMP echo: the identifier), and the answers translated back
+	 * before the downlink lookup. Connections tracked in BPF maps of nat_max_conns entries
+	 * (0: 65536). nat_addr 0: no NAT (a rule with nat set is -EINVAL). */
+	uint32_t nat_addr;
+	uint16_t nat_port_lo, nat_port_hi;   /* host order; 0, 0: 1024..65535 */
+	uint32_t nat_max_conns;
 	uint32_t max_sessions;       /* session ids 0..max_sessions-1; default 65536 */
 	uint32_t max_teid;           /* uplink TEIDs 1..max_teid; 0: max_sessions */
 	uint32_t buffer_per_session; /* downlink packets buffered per idle session; default 16 */
@@ -120,6 +133,9 @@ struct upf_session_rule {
 	 * All zero: no IPv6. At least one of ue_addr and ue_prefix6. Fixed for the session's
 	 * life, like ul_teid (upf_session_modify: -EINVAL if it changes). */
 	uint8_t ue_prefix6[8];
+	/* Source NAT of the session's IPv4 uplink to upf_params.nat_addr (per DNN, off by default:
+	 * the SMF sets it from dnns[].nat). Fixed for the session's life. */
+	bool nat;
 	uint32_t gnb_addr;       /* gNB N3 IPv4, network order (needed when ACTIVE) */
 	uint32_t gnb_teid;       /* gNB's downlink TEID */
 	uint8_t qfi;             /* QoS flow (1..63); 0 in UL accepts any */
@@ -309,6 +325,14 @@ enum upf_ustat {
 	UPF_STAT_RA_SENT,           /* Router Advertisements answering a UE's Router Solicitation */
 	UPF_STAT_RS_DROPPED,        /* Router Solicitations not answered: invalid (RFC 4861 6.1.1),
 				     * no IPv6 prefix, no active downlink, rate limit */
+	/* NAT on N6 (upf/README.md "NAT"); the data-path counters are UPF_CNT_NAT_*. */
+	UPF_STAT_NAT_ACTIVE,        /* connections in the table now (a gauge) */
+	UPF_STAT_NAT_EXPIRED,       /* connections removed by the idle sweep (RFC 4787 / 7857 timeouts) */
+	UPF_STAT_NAT_REMOVED,       /* connections removed with their session */
+	UPF_STAT_NAT_ICMP_ERR_SENT, /* ICMP errors translated back and sent down the UE's tunnel */
+	UPF_STAT_NAT_ICMP_ERR_DROPPED, /* ... that could not be (no connection, no session, malformed) */
+	UPF_STAT_NAT_UL_SENT,       /* translated uplink sent by the raw socket (no neighbour in XDP yet) */
+	UPF_STAT_NAT_UL_FAILED,     /* ... that the socket refused */
 	UPF_STAT__MAX
 };
 int upf_counters(struct upf *u, uint64_t *out, size_t n);

@@ -46,6 +46,8 @@
  * prefix (inner IPv6 accepted from prefix6 only). A family the session lacks is refused. */
 #define UPF_RULE_V4 0x4u
 #define UPF_RULE_V6 0x8u
+/* Uplink: the session's IPv4 uplink is source-NATed to cfg_nat_addr (upf_session_rule.nat). */
+#define UPF_RULE_NAT 0x10u
 
 /* Session-AMBR (TS 23.501 5.7.1.8) as GCRA: cost_q8 is the cost of one byte
  * in ns << 8 (0: not policed), tau_us the burst tolerance. */
@@ -188,7 +190,55 @@ enum upf_counter {
 	UPF_CNT_DROP_FAMILY,       /* inner IPv4 on a session without IPv4, IPv6 without a prefix */
 	UPF_CNT_DROP_NO_SESSION6,  /* downlink to a /64 of pool6 without a session */
 	UPF_CNT_UL_RS,             /* ICMPv6 Router Solicitation from a UE: to user space (RFC 4861 6.2.6) */
+	/* NAT on N6 (issue 19 item 3, upf/README.md "NAT"). */
+	UPF_CNT_NAT_UL,            /* uplink packets translated (source -> nat_addr:port) */
+	UPF_CNT_NAT_DL,            /* downlink packets translated back (nat_addr:port -> UE) */
+	UPF_CNT_NAT_NEW,           /* translations (connections) created */
+	UPF_CNT_NAT_FULL,          /* no entry left in the connection table: dropped */
+	UPF_CNT_NAT_PRESSURE,      /* no free port within the probes (range crowded): dropped */
+	UPF_CNT_NAT_DROP_PROTO,    /* NAT session: not TCP / UDP / ICMP echo request, IPv4 options */
+	UPF_CNT_NAT_DROP_FRAG,     /* NAT session: uplink IPv4 fragment, dropped */
+	UPF_CNT_NAT_DL_NO_MATCH,   /* to nat_addr, no connection: XDP_PASS (the host's own traffic) */
+	UPF_CNT_NAT_DL_FRAG,       /* fragment to nat_addr: XDP_PASS (not translated) */
+	UPF_CNT_NAT_ICMP_ERR,      /* ICMP error quoting a translated packet: to user space */
+	UPF_CNT_NAT_UL_KERNEL,     /* translated uplink, no neighbour yet: to user space, sent from there */
 	UPF_CNT__MAX
+};
+
+/* NAT connection table (two BPF hash maps of nat_max_conns entries each, see upf.bpf.c):
+ * nat_fwd by the uplink 5-tuple, nat_rev by the translated one. Ports (for ICMP echo: the
+ * identifier, remote port 0) as on the wire. Each direction writes only its own entry: the
+ * last-seen time (bpf_ktime_get_ns, CLOCK_MONOTONIC) and the TCP FIN / RST seen. */
+#define UPF_NAT_F_FIN 0x1
+#define UPF_NAT_F_RST 0x2
+struct upf_nat_key {
+	__be32 ue_addr;
+	__be32 rem_addr;
+	__be16 ue_port;
+	__be16 rem_port;
+	__u8 proto;
+	__u8 pad[3];
+};
+struct upf_nat_val {
+	__u64 last_ns;    /* last uplink packet */
+	__u32 sess_id;
+	__be16 nat_port;
+	__u8 flags;       /* UPF_NAT_F_* seen in the uplink */
+	__u8 pad;
+};
+struct upf_nat_rkey {
+	__be32 rem_addr;
+	__be16 nat_port;
+	__be16 rem_port;
+	__u8 proto;
+	__u8 pad[3];
+};
+struct upf_nat_rval {
+	__u64 last_ns;    /* last downlink packet; 0: never answered */
+	__be32 ue_addr;
+	__be16 ue_port;
+	__u8 flags;       /* UPF_NAT_F_* seen in the downlink */
+	__u8 pad;
 };
 
 /* Exception record in the ring buffer: a downlink inner IPv4 or IPv6 packet, or an uplink
@@ -198,7 +248,8 @@ struct upf_exc_hdr {
 	__u32 sess_id;
 	__u32 len;        /* bytes of data[] */
 	__be32 ue_addr;   /* IPv4 downlink: the destination; 0 for IPv6 */
-	__u32 reason;     /* UPF_CNT_DL_BUFFERED, UPF_CNT_DL_NEXTHOP or UPF_CNT_UL_RS */
+	__u32 reason;     /* UPF_CNT_DL_BUFFERED, UPF_CNT_DL_NEXTHOP, UPF_CNT_UL_RS or
+			   * UPF_CNT_NAT_ICMP_ERR (an IPv4 ICMP error to nat_addr, untranslated) */
 };
 
 #endif

@@ -10,7 +10,8 @@
  *     packets whose next hop has no neighbour entry yet (sent through the
  *     kernel, which resolves it), and ICMPv6 Router Solicitations from UEs, answered with a
  *     Router Advertisement of the session's /64 in its downlink tunnel (RFC 4861 6.2.6,
- *     TS 23.501 5.8.2.2.2).
+ *     TS 23.501 5.8.2.2.2), and ICMP errors to the NAT address about translated packets,
+ *     translated back (upf_nat.c) and sent down the UE's tunnel.
  * Buffers come from a pool allocated at upf_open(); nothing here allocates.
  */
 #include <arpa/inet.h>
@@ -352,6 +353,56 @@ static void ra_owed(struct upf *u, uint32_t id)
 	}
 }
 
+/* An ICMP error to nat_addr about a translated packet (RFC 5508 4): translated
+ * back (upf_nat.c), then the UE's downlink like any other packet: sent down its tunnel, or
+ * buffered while it is idle. */
+static void nat_icmp_err(struct upf *u, const uint8_t *pkt, uint32_t len)
+{
+	uint8_t b[UPF_EXC_MAX_PKT];
+	uint32_t ue = 0, id;
+	struct upf_sess *s;
+	int n;
+
+	memcpy(b, pkt, len);
+	n = upf_nat_icmp_err(u, b, len, &ue);
+	if (n < 0 || upf_sess_by_ue(u, ue, &id)) {
+		UPF_USTAT(u, UPF_STAT_NAT_ICMP_ERR_DROPPED)++;
+		return;
+	}
+	s = &u->sess[id];
+	if (s->r.dl_state == UPF_DL_ACTIVE) {
+		if (upf_exc_send_dl(u, &s->r, b, (size_t)n) == 0) {
+			UPF_USTAT(u, UPF_STAT_NAT_ICMP_ERR_SENT)++;
+			count_dl(s, b, (uint32_t)n);
+		} else {
+			UPF_USTAT(u, UPF_STAT_NAT_ICMP_ERR_DROPPED)++;
+		}
+		return;
+	}
+	UPF_USTAT(u, UPF_STAT_NAT_ICMP_ERR_SENT)++;
+	buffer_pkt(u, id, b, (uint32_t)n);
+	notify_queue(u, id);
+}
+
+/* A translated uplink packet the program could not send (no neighbour entry for its next hop
+ * yet). The kernel cannot forward it -- its source is now one of our addresses, a martian on
+ * N3 -- but it sends it as ours: routed, the neighbour resolved, after which the program
+ * sends the flow's packets itself. */
+static void nat_ul_send(struct upf *u, const uint8_t *pkt, size_t len)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET };
+
+	if (u->raw < 0 || len < 20 || pkt[0] >> 4 != 4) {
+		UPF_USTAT(u, UPF_STAT_NAT_UL_FAILED)++;
+		return;
+	}
+	memcpy(&to.sin_addr.s_addr, pkt + 16, 4);
+	if (sendto(u->raw, pkt, len, MSG_DONTWAIT, (struct sockaddr *)&to, sizeof(to)) < 0)
+		UPF_USTAT(u, UPF_STAT_NAT_UL_FAILED)++;
+	else
+		UPF_USTAT(u, UPF_STAT_NAT_UL_SENT)++;
+}
+
 static int on_ring(void *ctx, void *data, size_t size)
 {
 	struct upf *u = ctx;
@@ -366,6 +417,14 @@ static int on_ring(void *ctx, void *data, size_t size)
 	}
 	if (h->reason == UPF_CNT_UL_RS) {
 		upf_exc_rs(u, h->sess_id, pkt, h->len);
+		return 0;
+	}
+	if (h->reason == UPF_CNT_NAT_ICMP_ERR) {
+		nat_icmp_err(u, pkt, h->len);
+		return 0;
+	}
+	if (h->reason == UPF_CNT_NAT_UL_KERNEL) {
+		nat_ul_send(u, pkt, h->len);
 		return 0;
 	}
 	s = &u->sess[h->sess_id];
@@ -606,6 +665,7 @@ int upf_process(struct upf *u)
 
 	if (upf_mono_ns() - u->nh_last_ns >= UPF_NH_REVALIDATE_MS * 1000000ull)
 		upf_nexthop_flush(u);
+	upf_nat_tick(u);
 	int b = upf_exc_drain(u);
 
 	if (b < 0)
@@ -647,6 +707,12 @@ int upf_exc_open(struct upf *u)
 		log_error(MOD, "bind to GTP-U port %d failed: %s", UPF_GTPU_PORT, strerror(-rc));
 		return rc;
 	}
+	/* IPPROTO_RAW implies IP_HDRINCL: the translated packet goes out as it is */
+	if (u->p.nat_addr) {
+		u->raw = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_RAW);
+		if (u->raw < 0)
+			return -errno;
+	}
 	u->rb = ring_buffer__new(bpf_map__fd(u->skel->maps.exc_ring), on_ring, u, NULL);
 	if (!u->rb)
 		return -errno ? -errno : -ENOMEM;
@@ -675,4 +741,7 @@ void upf_exc_close(struct upf *u)
 	if (u->sock >= 0)
 		close(u->sock);
 	u->sock = -1;
+	if (u->raw >= 0)
+		close(u->raw);
+	u->raw = -1;
 }

@@ -62,6 +62,7 @@ struct upf {
 	void *pcpu;                 /* scratch for per-CPU reads */
 
 	int sock;                   /* UDP <n3_addr>:2152 */
+	int raw;                    /* NAT: raw IPv4 (IP_HDRINCL) for translated uplink without a neighbour */
 	struct ring_buffer *rb;
 	int ring_fd;
 	bool in_ring;
@@ -69,6 +70,13 @@ struct upf {
 
 	struct ev_timer nh_timer;   /* next-hop cache revalidation */
 	uint64_t nh_last_ns;
+
+	/* NAT (upf_nat.c): batch buffers of the sweep, time of the last sweep. */
+	struct upf_nat_key *nat_keys;
+	struct upf_nat_val *nat_vals;
+	uint64_t nat_sweep_ns;      /* start of the last sweep pass */
+	uint64_t nat_tok;           /* where the pass in progress resumes (a hash batch token) */
+	bool nat_mid;               /* a pass is in progress */
 
 	double ei_tokens;           /* Error Indication rate limit */
 	uint64_t ei_last_ns;
@@ -107,6 +115,27 @@ int upf_exc_send_dl(struct upf *u, const struct upf_session_rule *r, const uint8
 void upf_exc_rs(struct upf *u, uint32_t id, const uint8_t *pkt, size_t len);
 /* An End Marker on r's downlink tunnel (TS 29.281 7.3.2). 0 or -errno. */
 int upf_exc_end_marker(struct upf *u, const struct upf_session_rule *r);
+
+/* upf_nat.c: NAT on N6 (upf/README.md "NAT"). */
+#define UPF_NAT_SWEEP_MS 1000
+/* Defaults and checks of the NAT params; 0, -EINVAL, -ERANGE. */
+int upf_nat_params(struct upf_params *p);
+/* Before load: NAT constants of the program, sizes of its maps; sweep buffers. 0 or -errno. */
+int upf_nat_setup(struct upf *u);
+void upf_nat_free(struct upf *u);
+/* One whole idle sweep as if the monotonic clock (the program's nat_now_ns) read now_ns: the
+ * expired connections are deleted. The number of entries seen, or -errno. Tests drive time
+ * through it; upf_nat_tick (every 100 ms) publishes the clock and does the same sweep in
+ * slices, a pass every UPF_NAT_SWEEP_MS. */
+int upf_nat_sweep(struct upf *u, uint64_t now_ns);
+void upf_nat_tick(struct upf *u);
+/* Session id (still installed, about to be cleared) goes: its connections are deleted. */
+void upf_nat_session_gone(struct upf *u, uint32_t id);
+/* An ICMP error to nat_addr (IPv4 packet, len bytes, from the ring) that quotes a translated
+ * packet: translated back in place; *ue the UE address. Its length, or -errno. */
+int upf_nat_icmp_err(struct upf *u, uint8_t *pkt, size_t len, uint32_t *ue);
+/* upf.c: the session installed for a UE IPv4 address. 0 or -ENOENT. */
+int upf_sess_by_ue(const struct upf *u, uint32_t ue_addr, uint32_t *id);
 
 /* upf_n4c*.c: the public calls of upf.h for a PFCP peer (u->remote set). */
 int upf_n4c_sess_create(struct upf *u, uint32_t id, const struct upf_session_rule *r);

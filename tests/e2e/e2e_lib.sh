@@ -186,7 +186,7 @@ e2e_cleanup() {
 	stop_core
 	ip netns del "$NS_C" 2>/dev/null
 	ip netns del "$NS_R" 2>/dev/null
-	rm -rf "$TMP"
+	[ -n "${E2E_KEEP:-}" ] || rm -rf "$TMP"   # E2E_KEEP=1: keep the logs and captures
 }
 
 e2e_netns() {

@@ -423,6 +423,25 @@ static void test_pool6(void **state)
 		   "t.yaml:1:44: dnns[0].pool6: \"2001:db8::1/64\" has bits set past /64 (did you mean 2001:db8::/64?)");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, pool6: \"10.0.0.0/64\"}]\n",
 		   "t.yaml:1:44: dnns[0].pool6: \"10.0.0.0/64\" is not an IPv6 prefix like 2001:db8:45::/48");
+	/* dnns[].nat and the NAT keys */
+	{
+		static const char nat[] = "dnns: [{name: a, pool: 10.0.0.0/16, nat: true}]\n"
+					  "upf: {nat_address: 192.0.2.9, nat_port_lo: 2000, nat_port_hi: 3000, nat_table_size: 4096}\n";
+
+		assert_int_equal(conf_load_string(&c2, "t.yaml", nat, strlen(nat), err, sizeof(err)), 0);
+		assert_true(c2.dnns[0].nat);
+		assert_string_equal(c2.upf.nat_address, "192.0.2.9");
+		assert_int_equal(c2.upf.nat_port_lo, 2000);
+		assert_int_equal(c2.upf.nat_table_size, 4096);
+		conf_free(&c2);
+	}
+	expect_err("upf: {nat_port_lo: 5000, nat_port_hi: 4000}\n",
+		   "t.yaml:1:20: upf.nat_port_lo: 5000 is above upf.nat_port_hi (4000)");
+	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, nat: true}]\n"
+		   "upf: {mode: pfcp, peers: [{name: u, address: 10.0.0.2, n3_address: 10.0.1.2}]}\n",
+		   "t.yaml:1:42: dnns[0].nat: NAT is the builtin UPF's (upf.mode: builtin); with pfcp the UPF does it");
+	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, nat: maybe}]\n",
+		   "t.yaml:1:42: dnns[0].nat: expected true or false, got \"maybe\"");
 	expect_err("dnns:\n  - {name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::/48\"}\n"
 		   "  - {name: b, pool: 10.1.0.0/16, pool6: \"2001:db8:0:5::/64\"}\n",
 		   "t.yaml:3:5: dnns[1]: pool6 2001:db8:0:5::/64 of DNN \"b\" overlaps pool6 2001:db8::/48 of DNN \"a\"");

@@ -39,6 +39,7 @@ static struct fx *F;
 static void edit(struct conf *c)
 {
 	snprintf(c->dnns[0].pool6, sizeof(c->dnns[0].pool6), "2001:db8:45::/62");
+	c->dnns[0].nat = true;   /* issue 19 item 3: NAT of the IPv4 part */
 }
 
 static int setup(void **state)
@@ -108,6 +109,7 @@ static void t_ipv6(void **state)
 	assert_int_equal(n2_type(), NGAP_PDU_IPV6);
 	assert_int_equal(smf_sess_info(F->smf, F->ue1, 1, &info), 0);
 	assert_int_equal(info.ue_addr, 0);   /* no IPv4 address taken */
+	assert_false(info.nat);              /* nothing to NAT */
 	assert_memory_equal(m.pdu_est_acc.pdu_address.ipv6_iid, info.ue_iid6, 8);
 	assert_memory_not_equal(info.ue_iid6, "\0\0\0\0\0\0\0\0", 8);
 	assert_memory_equal(info.ue_prefix6, "\x20\x01\x0d\xb8\x00\x45\x00\x00", 8);
@@ -140,6 +142,7 @@ static void t_ipv4v6(void **state)
 	assert_int_equal(smf_sess_info(F->smf, F->ue1, 2, &info), 0);
 	assert_int_equal(ntohl(info.ue_addr) >> 16, 0x0a2d);   /* 10.45/16 */
 	assert_memory_equal(m.pdu_est_acc.pdu_address.ipv4, &info.ue_addr, 4);
+	assert_true(info.nat);               /* dnns[0].nat: the IPv4 part is NATed on N6 */
 	assert_memory_equal(m.pdu_est_acc.pdu_address.ipv6_iid, info.ue_iid6, 8);
 	assert_non_null(pco_item(&m, NAS_PCO_DNS_IPV6, 0, &len));
 	assert_non_null(pco_item(&m, NAS_PCO_DNS_IPV4, 0, &len));
@@ -161,6 +164,12 @@ static void t_no_pool6(void **state)
 	assert_true(m.pdu_est_acc.has_cause);
 	assert_int_equal(m.pdu_est_acc.cause, NAS_5GSM_PDU_TYPE_IPV4_ONLY_ALLOWED);
 	assert_int_equal(m.pdu_est_acc.pdu_address.type, NAS_PDU_IPV4);
+	{
+		struct smf_sess_info info;
+
+		assert_int_equal(smf_sess_info(F->smf, F->ue1, 3, &info), 0);
+		assert_false(info.nat);          /* ims has no nat */
+	}
 }
 
 /* Four /64s: the fifth session is refused with #26 and takes no IPv4 address with it; a

@@ -199,3 +199,111 @@ int pkt_in6(const char *s, uint8_t out[16])
 {
 	return inet_pton(AF_INET6, s, out) == 1 ? 0 : -1;
 }
+
+/* ---- IPv4 transport headers with checksums (the NAT tests) ---- */
+
+/* One's complement sum of the IPv4 pseudo-header (RFC 768 / RFC 793 3.1) and the segment. */
+static uint16_t l4_csum4(const uint8_t *ip, const uint8_t *l4, size_t len)
+{
+	uint32_t s = (uint32_t)ip[9] + (uint32_t)len;
+
+	for (int i = 12; i < 20; i += 2)
+		s += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	for (size_t i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(l4[i] << 8 | l4[i + 1]);
+	if (len & 1)
+		s += (uint32_t)l4[len - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+void pkt_l4_csum4(uint8_t *ip)
+{
+	size_t hl = (size_t)(ip[0] & 0x0f) * 4, tot = (size_t)(ip[2] << 8 | ip[3]);
+	uint8_t *l4 = ip + hl;
+	size_t co = ip[9] == 6 ? 16 : ip[9] == 17 ? 6 : 2;
+	uint16_t c;
+
+	l4[co] = l4[co + 1] = 0;
+	c = ip[9] == 1 ? pkt_csum(l4, tot - hl) : l4_csum4(ip, l4, tot - hl);
+	if (ip[9] == 17 && !c)
+		c = 0xffff;   /* RFC 768 */
+	l4[co] = (uint8_t)(c >> 8);
+	l4[co + 1] = (uint8_t)c;
+}
+
+int pkt_csum4_ok(const uint8_t *ip, size_t len)
+{
+	size_t hl = (size_t)(ip[0] & 0x0f) * 4, tot = (size_t)(ip[2] << 8 | ip[3]);
+	const uint8_t *l4 = ip + hl;
+
+	if (len < 20 || tot > len || hl < 20 || pkt_csum(ip, hl) != 0)
+		return 0;
+	if (ip[6] & 0x3f || ip[7])   /* a fragment: its transport checksum is not checkable alone */
+		return 1;
+	switch (ip[9]) {
+	case 1:
+		return pkt_csum(l4, tot - hl) == 0;
+	case 6:
+		return l4_csum4(ip, l4, tot - hl) == 0;
+	case 17:
+		return (l4[6] == 0 && l4[7] == 0) || l4_csum4(ip, l4, tot - hl) == 0;
+	default:
+		return 1;
+	}
+}
+
+size_t pkt_inner_udp4(uint8_t *b, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, size_t payload,
+		      int csum)
+{
+	pkt_ipv4(b, src, dst, 17, PKT_UDP + payload);
+	pkt_udp(b + PKT_IP, sport, dport, payload);
+	for (size_t i = 0; i < payload; i++)
+		b[PKT_IP + PKT_UDP + i] = (uint8_t)(i * 7 + 1);
+	if (csum)
+		pkt_l4_csum4(b);
+	return PKT_IP + PKT_UDP + payload;
+}
+
+size_t pkt_inner_tcp(uint8_t *b, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, uint8_t flags,
+		     uint32_t seq, size_t payload)
+{
+	uint8_t *t = b + PKT_IP;
+
+	pkt_ipv4(b, src, dst, 6, 20 + payload);
+	memset(t, 0, 20);
+	t[0] = (uint8_t)(sport >> 8);
+	t[1] = (uint8_t)sport;
+	t[2] = (uint8_t)(dport >> 8);
+	t[3] = (uint8_t)dport;
+	t[4] = (uint8_t)(seq >> 24);
+	t[5] = (uint8_t)(seq >> 16);
+	t[6] = (uint8_t)(seq >> 8);
+	t[7] = (uint8_t)seq;
+	t[12] = 5 << 4;
+	t[13] = flags;
+	t[14] = 0xfa;   /* window 64240 */
+	t[15] = 0xf0;
+	for (size_t i = 0; i < payload; i++)
+		t[20 + i] = (uint8_t)(i + 0x41);
+	pkt_l4_csum4(b);
+	return PKT_IP + 20 + payload;
+}
+
+size_t pkt_icmp4(uint8_t *b, uint32_t src, uint32_t dst, uint8_t type, uint8_t code, uint16_t id, uint16_t seq,
+		 const uint8_t *data, size_t dlen)
+{
+	uint8_t *m = b + PKT_IP;
+
+	pkt_ipv4(b, src, dst, 1, 8 + dlen);
+	m[0] = type;
+	m[1] = code;
+	m[4] = (uint8_t)(id >> 8);
+	m[5] = (uint8_t)id;
+	m[6] = (uint8_t)(seq >> 8);
+	m[7] = (uint8_t)seq;
+	memcpy(m + 8, data, dlen);
+	pkt_l4_csum4(b);
+	return PKT_IP + 8 + dlen;
+}

@@ -53,4 +53,19 @@ size_t pkt_ip6_frame(uint8_t *b, const uint8_t dmac[6], const uint8_t smac[6],
 /* Parse "2001:db8::1" (inet_pton); 0 or -1. */
 int pkt_in6(const char *s, uint8_t out[16]);
 
+/* ---- IPv4 transport with checksums (NAT tests) ---- */
+/* Set the TCP / UDP (pseudo-header, RFC 768 / 793) or ICMP checksum of the IPv4 packet ip. */
+void pkt_l4_csum4(uint8_t *ip);
+/* 1 when the IPv4 header checksum and the TCP / UDP (0: none) / ICMP checksum verify. */
+int pkt_csum4_ok(const uint8_t *ip, size_t len);
+/* IPv4/UDP, payload bytes i * 7 + 1, checksum set if csum (else 0). */
+size_t pkt_inner_udp4(uint8_t *b, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, size_t payload,
+		      int csum);
+/* IPv4/TCP without options (flags: 0x02 SYN, 0x12 SYN-ACK, 0x10 ACK, 0x01 FIN, 0x04 RST). */
+size_t pkt_inner_tcp(uint8_t *b, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, uint8_t flags,
+		     uint32_t seq, size_t payload);
+/* IPv4/ICMP: type, code, identifier, sequence (for an error: 0, 0), then data. */
+size_t pkt_icmp4(uint8_t *b, uint32_t src, uint32_t dst, uint8_t type, uint8_t code, uint16_t id, uint16_t seq,
+		 const uint8_t *data, size_t dlen);
+
 #endif

@@ -7,6 +7,11 @@
  * packet hits the same session) and "cold" (consecutive packets cycle through
  * all installed sessions). IPv6 (issue 19): uplink and downlink with an inner IPv6 packet on
  * the same sessions (dual stack, /64s from pool6 2001:db8:100::/48), hot only.
+ * NAT on N6 (issue 19 item 3): a second UPF with nat_addr 198.51.100.1 and one NAT session,
+ * uplink (UDP, source translated) and downlink (the answer to nat_addr, translated back and
+ * encapsulated), hot (one connection) and cold over 100,000 connections of that session (the
+ * uplink cycling the UDP ports, the downlink the remote address: each packet another entry of
+ * the connection table), plus the user-space sweep of the table (upf_nat_sweep) at that size.
  *
  * Figures are the kernel's duration (ns per repetition, integer), minimum of
  * RUNS runs. Method: bench.bpf.c's wrapper restores the original frame before every
@@ -32,6 +37,7 @@
 #include <linux/bpf.h>
 
 #include "upf/upf.h"
+#include "upf/upf_int.h"   /* upf_nat_sweep(), timed below */
 #include "pkt.h"
 #include "netns.h"
 #include "bench.skel.h"
@@ -328,6 +334,219 @@ static int socket_relay(size_t inner_len)
 	return 0;
 }
 
+/* ---- NAT on N6 ---- */
+
+#define NAT_ADDR "198.51.100.1"
+#define NAT_RPORT 33333
+#define NAT_CONNS 100000
+#define ENCAP_LEN (PKT_ETH + PKT_IP + PKT_UDP + 16)
+
+/* One NAT row: the frame in c (cycling set by the caller), warm-up run(s) done; timed and
+ * checked like row(): verdict XDP_REDIRECT, counter grew by every repetition, output length and
+ * bytes (hot: the whole frame, cold: the Ethernet addresses). */
+static int nat_row(const char *name, size_t inner_len, struct bench_cfg *c, int ifindex, unsigned cnt,
+		   const uint8_t *want, size_t want_len, int cold)
+{
+	static struct run_out o;
+	int key = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(B->maps.cfg), &key, c, BPF_ANY))
+		return -1;
+
+	double base = measure(empty_fd, ifindex, c->frame, c->len, &o);
+	uint64_t before = counter(cnt);
+	double tot = measure(upf_fd, ifindex, c->frame, c->len, &o);
+	uint64_t done = counter(cnt) - before;
+
+	if (base < 0 || tot < 0)
+		return -1;
+	printf("| %-9s | %4zu | %9u | %-14s | %6.0f | %6.0f | %6.0f |\n", name, inner_len, cold ? NAT_CONNS : 1,
+	       cold == 2 ? "cold-scattered" : cold ? "cold-in-order" : "hot", tot - base, tot, base);
+	fflush(stdout);
+	if (o.ret != XDP_REDIRECT || done != (uint64_t)reps * RUNS || o.len != want_len ||
+	    (!cold && memcmp(o.out, want, want_len) != 0) || (cold && memcmp(o.out, want, 12) != 0)) {
+		fprintf(stderr, "CHECK FAILED: %s %zu B mode %d: verdict %u, translated %llu of %llu, len %u (want %zu)\n",
+			name, inner_len, cold, o.ret, (unsigned long long)done, (unsigned long long)reps * RUNS, o.len,
+			want_len);
+		return -1;
+	}
+	return 0;
+}
+
+/* One pass of the wrapper over every connection of c's cycle (creates them). */
+static int nat_warm(struct bench_cfg *c, int ifindex, uint32_t n)
+{
+	static struct run_out o;
+	struct xdp_md ctx = { .data = 0, .data_end = c->len, .ingress_ifindex = (uint32_t)ifindex };
+	int key = 0, wrap = bpf_program__fd(B->progs.bench_wrap);
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = c->frame, .data_size_in = c->len,
+		.data_out = o.out, .data_size_out = sizeof(o.out),
+		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
+		.repeat = n);
+
+	if (bpf_map_update_elem(bpf_map__fd(B->maps.cfg), &key, c, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(B->maps.jmp), &key, &upf_fd, BPF_ANY) ||
+	    bpf_prog_test_run_opts(wrap, &opts) || opts.retval != XDP_REDIRECT)
+		return -1;
+	return 0;
+}
+
+static int nat_rows(void)
+{
+	uint32_t ue = ip("10.48.0.1"), nat = ip(NAT_ADDR), dn = ip("198.51.100.2");
+	struct upf_params p = {
+		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip("192.0.2.1"), .ue_pool_addr = ip(POOL),
+		.ue_pool_plen = POOL_PLEN, .max_sessions = 16, .nat_addr = nat, .nat_max_conns = 4 * NAT_CONNS,
+	};
+	struct upf_session_rule r = { .ul_teid = 1, .ue_addr = ue, .gnb_addr = ip("192.0.2.2"), .gnb_teid = 0x10000,
+				      .qfi = 9, .nat = true };
+	uint8_t inner[1500], gtp[1600], want[1600], out[2048];
+	static struct bench_cfg c;
+	uint32_t out_len;
+	size_t gl, o, wl;
+	int rc;
+
+	rc = upf_open(&p, &U);
+	if (rc || upf_session_create(U, 0, &r)) {
+		fprintf(stderr, "NAT upf: %s\n", strerror(-rc));
+		return -1;
+	}
+	upf_fd = upf_prog_fd(U);
+	for (int sz = 0; sz < 2; sz++) {
+		size_t len = sz ? 1400 : 64;
+		uint16_t port;
+
+		/* Uplink hot: UE:40000 -> DN router:33333; the first packet makes the connection. */
+		memset(&c, 0, sizeof(c));
+		pkt_inner_udp4(inner, ue, dn, 40000, NAT_RPORT, len - 28, 1);
+		gl = pkt_gpdu(gtp, 1, 9, 1, inner, len);
+		c.len = (uint32_t)pkt_gtpu_frame(c.frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"), gtp, gl);
+		out_len = sizeof(out);
+		if (tn_xdp_run(upf_fd, n3_if, c.frame, c.len, out, &out_len) != XDP_REDIRECT)
+			return -1;
+		port = (uint16_t)(out[PKT_ETH + 20] << 8 | out[PKT_ETH + 21]);
+		pkt_inner_udp4(inner, nat, dn, port, NAT_RPORT, len - 28, 1);
+		wl = pkt_ip_frame(want, DN_MAC, N6_MAC, inner, len);
+		if (nat_row("nat-ul", len, &c, n3_if, UPF_CNT_NAT_UL, want, wl, 0))
+			return -1;
+		/* Downlink hot: its answer to nat_addr:port, to the UE's 40000 in GTP-U. */
+		memset(&c, 0, sizeof(c));
+		pkt_inner_udp4(inner, dn, nat, NAT_RPORT, port, len - 28, 1);
+		c.len = (uint32_t)pkt_ip_frame(c.frame, N6_MAC, DN_MAC, inner, len);
+		pkt_inner_udp4(inner, dn, ue, NAT_RPORT, 40000, len - 28, 1);
+		gl = pkt_gpdu(gtp, 0x10000, 9, 0, inner, len);
+		o = pkt_eth(want, GNB_MAC, N3_MAC);
+		o += pkt_ipv4(want + o, ip("192.0.2.1"), ip("192.0.2.2"), 17, PKT_UDP + gl);
+		o += pkt_udp(want + o, 2152, 2152, gl);
+		memcpy(want + o, gtp, gl);
+		if (nat_row("nat-dl", len, &c, n6_if, UPF_CNT_NAT_DL, want, o + gl, 0))
+			return -1;
+	}
+	/* Cold uplink: 100,000 connections UE:(40000<<16 | 0) + i as the 32 bits of the UDP ports
+	 * (source 40000/40001, remote port 0..65535) to the DN router: made by one warm-up pass. */
+	for (int sz = 0; sz < 2; sz++) {
+		size_t len = sz ? 1400 : 64;
+
+		memset(&c, 0, sizeof(c));
+		pkt_inner_udp4(inner, ue, dn, 40000, NAT_RPORT, len - 28, 1);
+		gl = pkt_gpdu(gtp, 1, 9, 1, inner, len);
+		c.len = (uint32_t)pkt_gtpu_frame(c.frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"), gtp, gl);
+		c.n = NAT_CONNS;
+		c.ue_off = PKT_ETH + PKT_IP + PKT_UDP + 16 + PKT_IP;
+		c.ue_base = 40000u << 16;
+		wl = pkt_ip_frame(want, DN_MAC, N6_MAC, inner, len);
+		for (int cold = 1; cold <= 2; cold++) {
+			c.step = cold == 2 ? 65537 % NAT_CONNS : 1;
+			c.idx = 0;
+			if (!sz && cold == 1) {
+				double t0 = now_ns();
+
+				if (nat_warm(&c, n3_if, NAT_CONNS))
+					return -1;
+				fprintf(stderr, "NAT: %u uplink connections made in %.1f ms (%llu in the table)\n",
+					NAT_CONNS, (now_ns() - t0) / 1e6, (unsigned long long)counter(UPF_STAT_NAT_ACTIVE));
+			}
+			if (nat_row("nat-ul", len, &c, n3_if, UPF_CNT_NAT_UL, want, wl, cold))
+				return -1;
+		}
+	}
+	/* Cold downlink: 100,000 connections UE:40001 -> remote 100.64.0.0 + i (all on one NAT
+	 * port: the port hash leaves the remote out), answered from those remotes. */
+	memset(&c, 0, sizeof(c));
+	pkt_inner_udp4(inner, ue, ip("100.64.0.0"), 40001, NAT_RPORT, 64 - 28, 1);
+	gl = pkt_gpdu(gtp, 1, 9, 1, inner, 64);
+	c.len = (uint32_t)pkt_gtpu_frame(c.frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"), gtp, gl);
+	c.n = NAT_CONNS;
+	c.step = 1;
+	c.ue_off = PKT_ETH + PKT_IP + PKT_UDP + 16 + 16;
+	c.ue_base = ntohl(ip("100.64.0.0"));
+	out_len = sizeof(out);
+	if (tn_xdp_run(upf_fd, n3_if, c.frame, c.len, out, &out_len) != XDP_REDIRECT)
+		return -1;
+	uint16_t dport = (uint16_t)(out[PKT_ETH + 20] << 8 | out[PKT_ETH + 21]);
+	double t0 = now_ns();
+
+	if (nat_warm(&c, n3_if, NAT_CONNS))
+		return -1;
+	fprintf(stderr, "NAT: %u more uplink connections made in %.1f ms (%llu in the table)\n", NAT_CONNS,
+		(now_ns() - t0) / 1e6, (unsigned long long)counter(UPF_STAT_NAT_ACTIVE));
+	for (int sz = 0; sz < 2; sz++) {
+		size_t len = sz ? 1400 : 64;
+
+		memset(&c, 0, sizeof(c));
+		pkt_inner_udp4(inner, ip("100.64.0.0"), nat, NAT_RPORT, dport, len - 28, 1);
+		c.len = (uint32_t)pkt_ip_frame(c.frame, N6_MAC, DN_MAC, inner, len);
+		c.n = NAT_CONNS;
+		c.ue_off = PKT_ETH + 12;
+		c.ue_base = ntohl(ip("100.64.0.0"));
+		o = pkt_eth(want, GNB_MAC, N3_MAC);
+		for (int cold = 1; cold <= 2; cold++) {
+			c.step = cold == 2 ? 65537 % NAT_CONNS : 1;
+			c.idx = 0;
+			if (nat_row("nat-dl", len, &c, n6_if, UPF_CNT_NAT_DL, want, ENCAP_LEN + len, cold))
+				return -1;
+		}
+	}
+	/* The idle sweep over the whole table (nothing expires: every entry is read, none deleted). */
+	double best = 1e18;
+	uint64_t active = counter(UPF_STAT_NAT_ACTIVE);
+
+	for (int i = 0; i < 5; i++) {
+		double a = now_ns();
+		int seen = upf_nat_sweep(U, (uint64_t)now_ns());
+
+		if (seen < 0 || (uint64_t)seen != active)
+			return -1;
+		a = now_ns() - a;
+		best = a < best ? a : best;
+	}
+	printf("\nNAT sweep (upf_nat_sweep, nothing expired): %llu connections in %.1f ms (%.0f ns each)\n",
+	       (unsigned long long)active, best / 1e6, best / (double)active);
+	/* The same pass as the timer runs it: in slices (upf_nat_tick), the longest one. */
+	double worst = 0;
+	int slices = 0;
+
+	U->nat_sweep_ns = 0;   /* a pass is due */
+	do {
+		double a = now_ns();
+
+		upf_nat_tick(U);
+		a = now_ns() - a;
+		worst = a > worst ? a : worst;
+		slices++;
+	} while (U->nat_mid && slices < 1000);
+	printf("NAT sweep on the timer: %d slices (one per 100 ms tick), longest %.1f ms\n", slices, worst / 1e6);
+	t0 = now_ns();
+	upf_session_remove(U, 0);
+	printf("NAT session removal with its %llu connections: %.1f ms (removed %llu, active now %llu)\n",
+	       (unsigned long long)active, (now_ns() - t0) / 1e6, (unsigned long long)counter(UPF_STAT_NAT_REMOVED),
+	       (unsigned long long)counter(UPF_STAT_NAT_ACTIVE));
+	upf_close(U);
+	U = NULL;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t max_sess = 1000000, steps[3] = { 1, 100000, 1000000 }, have = 0;
@@ -395,7 +614,15 @@ int main(int argc, char **argv)
 	printf("|----------|---------|-----------------------------|--------|\n");
 	if (socket_relay(64) || socket_relay(1400))
 		return 1;
-	bench_bpf__destroy(B);
 	upf_close(U);
+	U = NULL;
+	if (!getenv("BENCH_NO_NAT")) {
+		printf("\nNAT on N6, 64 / 1400 B inner (UDP), %u connections for the cold rows\n", NAT_CONNS);
+		printf("| dir       | inner B | conns    | mode           | upf ns | total ns | wrapper ns |\n");
+		printf("|-----------|---------|----------|----------------|--------|----------|------------|\n");
+		if (nat_rows())
+			return 1;
+	}
+	bench_bpf__destroy(B);
 	return 0;
 }
