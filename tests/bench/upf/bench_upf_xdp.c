@@ -338,7 +338,8 @@ static int socket_relay(size_t inner_len)
 
 #define NAT_ADDR "198.51.100.1"
 #define NAT_RPORT 33333
-#define NAT_CONNS 100000
+/* connections of the cold NAT rows; env BENCH_NAT_CONNS (e.g. 1000000), default 100,000 */
+static uint32_t NAT_CONNS = 100000;
 #define ENCAP_LEN (PKT_ETH + PKT_IP + PKT_UDP + 16)
 
 /* One NAT row: the frame in c (cycling set by the caller), warm-up run(s) done; timed and
@@ -617,6 +618,8 @@ int main(int argc, char **argv)
 	upf_close(U);
 	U = NULL;
 	if (!getenv("BENCH_NO_NAT")) {
+		if (getenv("BENCH_NAT_CONNS") && atoi(getenv("BENCH_NAT_CONNS")) > 65537)
+			NAT_CONNS = (uint32_t)atoi(getenv("BENCH_NAT_CONNS"));
 		printf("\nNAT on N6, 64 / 1400 B inner (UDP), %u connections for the cold rows\n", NAT_CONNS);
 		printf("| dir       | inner B | conns    | mode           | upf ns | total ns | wrapper ns |\n");
 		printf("|-----------|---------|----------|----------------|--------|----------|------------|\n");
