@@ -784,6 +784,13 @@ static const char *chk_upf_peers(const struct conf *c, char *buf, size_t n)
 		return buf;
 	}
 	for (unsigned i = 0; c->upf.mode == CONF_UPF_PFCP && i < c->n_dnns; i++)
+		if (c->dnns[i].pool6[0]) {
+			/* the SMF's N4 client installs IPv4 rules only: an IPv6 session would have no
+			 * user plane on the remote UPF */
+			snprintf(buf, n, "dnns[%u].pool6: IPv6 sessions need the builtin UPF (upf.mode: builtin) for now", i);
+			return buf;
+		}
+	for (unsigned i = 0; c->upf.mode == CONF_UPF_PFCP && i < c->n_dnns; i++)
 		if (c->dnns[i].nat) {
 			/* PFCP has no NAT rule of the kind the XDP UPF applies: say so, do not drop it */
 			snprintf(buf, n, "dnns[%u].nat: NAT is the builtin UPF's (upf.mode: builtin); with pfcp the UPF does it", i);

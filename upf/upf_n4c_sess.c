@@ -385,6 +385,9 @@ static int slot_of(struct upf *u, uint32_t id, const struct upf_session_rule *r,
 	if (r && (!r->ue_addr || r->qfi > 63 || (r->dl_state == UPF_DL_ACTIVE && !r->gnb_addr) ||
 		  (r->dl_state != UPF_DL_ACTIVE && r->dl_state != UPF_DL_BUFFER)))
 		return -EINVAL;
+	/* IPv4 rules only over N4 for now: an IPv6 prefix or NAT would be silently lost */
+	if (r && (r->nat || memcmp(r->ue_prefix6, "\0\0\0\0\0\0\0\0", 8)))
+		return -EOPNOTSUPP;
 	*out = s = &p->c->sess[id];
 	return s->want && s->peer == p->idx ? 0 : -ENOENT;
 }

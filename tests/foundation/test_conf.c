@@ -440,6 +440,9 @@ static void test_pool6(void **state)
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, nat: true}]\n"
 		   "upf: {mode: pfcp, peers: [{name: u, address: 10.0.0.2, n3_address: 10.0.1.2}]}\n",
 		   "t.yaml:1:42: dnns[0].nat: NAT is the builtin UPF's (upf.mode: builtin); with pfcp the UPF does it");
+	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::/48\"}]\n"
+		   "upf: {mode: pfcp, peers: [{name: u, address: 10.0.0.2, n3_address: 10.0.1.2}]}\n",
+		   "t.yaml:1:44: dnns[0].pool6: IPv6 sessions need the builtin UPF (upf.mode: builtin) for now");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, nat: maybe}]\n",
 		   "t.yaml:1:42: dnns[0].nat: expected true or false, got \"maybe\"");
 	expect_err("dnns:\n  - {name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::/48\"}\n"

@@ -643,6 +643,13 @@ static void t_api(void **state)
 	assert_int_equal(modify(P, 0, 0), -ENOENT);
 	assert_int_equal(upf_session_remove(P, 0), -ENOENT);
 	assert_int_equal(upf_fwd_create(P, 0, ip(GNB), 1), -EOPNOTSUPP);
+	/* IPv4 rules only over N4 (upf_n4c_sess.c): an IPv6 prefix or NAT is refused, not lost */
+	r = rule(0, UPF_DL_ACTIVE);
+	r.ue_prefix6[0] = 0x20;
+	assert_int_equal(upf_session_create(P, 0, &r), -EOPNOTSUPP);
+	r = rule(0, UPF_DL_ACTIVE);
+	r.nat = true;
+	assert_int_equal(upf_session_create(P, 0, &r), -EOPNOTSUPP);
 	assert_int_equal(create(u2, 0, 0), -ENOTCONN);
 	assert_int_equal(create(P, 0, 0), 0);
 	assert_int_equal(upf_session_remove(u2, 0), -ENOENT);   /* another peer's */
