@@ -29,8 +29,7 @@ TOKEN=e2e-ipv6-token-3c1d
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/e2e_lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found (DN echo server)"; exit 77; }
-command -v dumpcap >/dev/null 2>&1 && command -v tshark >/dev/null 2>&1 ||
-	{ echo "FAIL: dumpcap/tshark not installed (build.sh installs tshark)"; exit 1; }
+need_capture
 
 T=v6$$
 e2e_netns "$T" 10.38.53 e2e-ipv6
@@ -69,10 +68,7 @@ dn_echo_ns B_PID "$NS_D" 2001:db8:54::2 "$TMP/echo.ready"
 
 start_solocore_upf "$TMP/run.yaml" "$TMP/core.log"
 
-$NSR dumpcap -q -i "${T}b" -f "udp port 2152" -c 3000 -w "$TMP/n3.pcapng" >"$TMP/dumpcap.log" 2>&1 &
-CAP=$!
-_i=0
-while ! grep -q "Capturing on" "$TMP/dumpcap.log" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+capture_start "$NS_R" "${T}b" "udp port 2152" 3000 "$TMP/n3.pcapng"
 
 run_ransim load sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
 	--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress --pdu-type ipv4v6 \

@@ -320,3 +320,19 @@ stop_echo() {
 	eval "$1="
 }
 
+
+# need_capture: dumpcap and tshark present, else the test fails (build.sh installs tshark;
+# a test that checks the wire must not pass without looking at it).
+need_capture() {
+	command -v dumpcap >/dev/null 2>&1 && command -v tshark >/dev/null 2>&1 ||
+		{ echo "FAIL: dumpcap/tshark not installed (build.sh installs tshark)"; exit 1; }
+}
+
+# capture_start NS IFACE FILTER COUNT FILE: dumpcap in namespace NS (name) on IFACE, at most
+# COUNT frames into FILE; waits until it captures. CAP is its pid (kill -INT to end it).
+capture_start() {
+	ip netns exec "$1" dumpcap -q -i "$2" -f "$3" -c "$4" -w "$5" >"$5.log" 2>&1 &
+	CAP=$!
+	_i=0
+	while ! grep -q "Capturing on" "$5.log" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+}

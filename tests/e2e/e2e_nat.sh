@@ -22,8 +22,7 @@ TOKEN=e2e-nat-token-7d02
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/e2e_lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found (DN echo server)"; exit 77; }
-command -v dumpcap >/dev/null 2>&1 && command -v tshark >/dev/null 2>&1 ||
-	{ echo "FAIL: dumpcap/tshark not installed (build.sh installs tshark)"; exit 1; }
+need_capture
 
 T=nat$$
 e2e_netns "$T" 10.38.55 e2e-nat
@@ -49,10 +48,7 @@ EOT
 dn_echo_ns B_PID "$NS_D" 10.38.56.2 "$TMP/echo.ready"
 start_solocore_upf "$TMP/run.yaml" "$TMP/core.log"
 
-$NSD dumpcap -q -i "${T}d" -f "udp port 7" -c 2000 -w "$TMP/n6.pcapng" >"$TMP/dumpcap.log" 2>&1 &
-CAP=$!
-_i=0
-while ! grep -q "Capturing on" "$TMP/dumpcap.log" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+capture_start "$NS_D" "${T}d" "udp port 7" 2000 "$TMP/n6.pcapng"
 
 run_ransim load sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
 	--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress --pdu-type ipv4 \
