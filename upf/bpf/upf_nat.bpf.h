@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* upf_nat.bpf.h - NAT on N6 for upf.bpf.c (included once, after to_user(); not a public header:
+ * it uses the program's helpers and maps). */
+/* ---- NAT on N6 (issue 19 item 3; upf/README.md "NAT") ----
+ * Source NAT of the IPv4 uplink of sessions whose rule carries UPF_RULE_NAT (TS 23.501 5.8.2:
+ * the address UE traffic carries on N6 is the deployment's choice): TCP and UDP by port, ICMP
+ * echo by its identifier (RFC 4787 / RFC 5508 behaviour approximated, see the README). Maps:
+ * nat_fwd by (proto, UE address, UE port, remote address, remote port) gives the NAT port,
+ * nat_rev by (proto, NAT port, remote address, remote port) gives the UE address and port back.
+ * Not LRU: a live flow is never evicted to make room; a full table drops the new connection and
+ * counts it (UPF_CNT_NAT_FULL). Idle entries are deleted by user space (upf_nat.c).
+ * The port of a new connection is chosen here, on its first packet: a start hashed from the UE
+ * endpoint with a secret (RFC 6056 3.3.3, RFC 7857 2.9: not guessable from outside), then at most
+ * NAT_PROBES ports inserted into nat_rev with BPF_NOEXIST (the insert is the reservation, so two
+ * CPUs cannot take the same port). The hash leaves the remote out: one UE endpoint gets the same
+ * NAT port toward every remote unless that port is taken for that remote (endpoint-independent
+ * in the common case, RFC 4787 REQ-1; see the README for when it is not).
+ * Checksums are updated incrementally (RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m')), the IPv4
+ * header's for the address, TCP/UDP's for the pseudo-header address and the port, ICMP's for
+ * the identifier; a UDP checksum of 0 (none, RFC 768) stays 0, a computed 0 is sent as 0xffff. */
+const volatile __be32 cfg_nat_addr = 0;    /* 0: no NAT, the branches below are pruned at load */
+const volatile __u32 cfg_nat_port_lo = 1024;
+const volatile __u32 cfg_nat_port_n = 64512; /* ports in the range, >= 1 */
+const volatile __u32 cfg_nat_seed = 0;
+/* A port never handed out (host order; 0: none): 2152 when nat_addr is the N3 address, whose UDP
+ * 2152 is GTP-U (upf_xdp sends it to uplink()). */
+const volatile __u32 cfg_nat_skip = 0;
+/* The connections' clock: CLOCK_MONOTONIC ns as user space last published it (upf_nat_tick,
+ * every UPF_NH_REVALIDATE_MS). One load instead of bpf_ktime_get_ns per packet, which costs
+ * about 15 ns here (tests/bench/upf/README.md); the timeouts are seconds, and the sweep that
+ * reads these times runs on the same thread that publishes the clock, so a stalled control
+ * thread only makes live entries look older by the stall, never younger. */
+volatile __u64 nat_now_ns = 0;
+
+#define NAT_PROBES 16
+#define NAT_TOUCH_NS 1000000000ull  /* last-seen times are kept to 1 s: fewer stores to shared lines */
+#define IPPROTO_ICMP_ 1
+#define ICMP_ECHOREPLY_ 0
+#define ICMP_DEST_UNREACH_ 3
+#define ICMP_ECHO_ 8
+#define ICMP_TIME_EXCEEDED_ 11
+#define ICMP_PARAMETERPROB_ 12
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct upf_nat_key);
+	__type(value, struct upf_nat_val);
+	__uint(max_entries, 1);          /* nat_max_conns before load; 1 without NAT */
+} nat_fwd SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct upf_nat_rkey);
+	__type(value, struct upf_nat_rval);
+	__uint(max_entries, 1);
+} nat_rev SEC(".maps");
+
+/* RFC 1624 eqn. 3 over 16-bit words in network order (the one's complement sum does not care
+ * about byte order, RFC 1071 2.B). */
+static __always_inline __u16 csum_fold32(__u32 s)
+{
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (__u16)~s;
+}
+
+static __always_inline __u32 csum_sub32(__u32 s, __u32 old, __u32 new)
+{
+	return s + (__u16)~(old & 0xffff) + (__u16)~(old >> 16) + (new & 0xffff) + (new >> 16);
+}
+
+static __always_inline __u16 csum_upd(__u16 hc, __be32 oa, __be32 na, __u16 op, __u16 np)
+{
+	__u32 s = (__u16)~hc;
+
+	s = csum_sub32(s, oa, na);
+	s += (__u16)~op + np;
+	return csum_fold32(s);
+}
+
+/* A new connection for k (uplink 5-tuple) of session sess_id: reserve a port in nat_rev, then
+ * publish nat_fwd. The NAT port (network order) in the low 16 bits, or -UPF_CNT_NAT_FULL /
+ * -UPF_CNT_NAT_PRESSURE. Out of line: verified once, only new connections pay for it. */
+static __noinline int nat_new(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
+{
+	struct upf_nat_rkey rk = { .rem_addr = k->rem_addr, .rem_port = k->rem_port, .proto = k->proto };
+	struct upf_nat_rval rv = { .ue_addr = k->ue_addr, .ue_port = k->ue_port };
+	struct upf_nat_val v = { .last_ns = nat_now_ns, .sess_id = sess_id, .flags = (__u8)tcpf };
+	__u32 n = cfg_nat_port_n, h, i;
+	long rc;
+
+	if (!n)
+		return -UPF_CNT_NAT_PRESSURE;
+	h = (k->ue_addr ^ cfg_nat_seed) * 2654435761u;
+	h ^= ((__u32)k->ue_port << 16 | k->proto) * 2246822519u;
+	h = (h ^ (h >> 15)) % n;
+#pragma clang loop unroll(disable)
+	for (i = 0; i < NAT_PROBES; i++) {
+		__u32 port = cfg_nat_port_lo + h;
+
+		rk.nat_port = bpf_htons((__u16)port);
+		rc = port == cfg_nat_skip ? -17 : bpf_map_update_elem(&nat_rev, &rk, &rv, BPF_NOEXIST);
+		if (rc == 0)
+			break;
+		if (rc != -17 /* EEXIST: taken for this remote, try the next */)
+			return -UPF_CNT_NAT_FULL;
+		h = h + 1 < n ? h + 1 : 0;
+	}
+	if (i == NAT_PROBES)
+		return -UPF_CNT_NAT_PRESSURE;
+	v.nat_port = rk.nat_port;
+	rc = bpf_map_update_elem(&nat_fwd, k, &v, BPF_NOEXIST);
+	if (rc) {
+		struct upf_nat_val *o;
+
+		bpf_map_delete_elem(&nat_rev, &rk);
+		/* EEXIST: another CPU created this connection meanwhile: use its port. */
+		o = rc == -17 ? bpf_map_lookup_elem(&nat_fwd, k) : NULL;
+		if (!o)
+			return -UPF_CNT_NAT_FULL;
+		return o->nat_port;
+	}
+	count(UPF_CNT_NAT_NEW, 0);
+	return rk.nat_port;
+}
+
+/* The connection of k (uplink 5-tuple) of session sess_id: found (its last-seen time and the
+ * TCP flags tcpf noted) or created. Its NAT port (network order, >= 0), or -counter. */
+static __noinline int nat_get(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
+{
+	struct upf_nat_val *v = bpf_map_lookup_elem(&nat_fwd, k);
+	__u64 now;
+
+	if (!v)
+		return nat_new(k, sess_id, tcpf);
+	now = nat_now_ns;
+	if (now - v->last_ns >= NAT_TOUCH_NS)
+		v->last_ns = now;
+	/* FIN / RST shorten the timeout (transitory, RFC 7857 2.1 "TCP session tracking"; upf_nat.c). */
+	if (tcpf & ~v->flags)
+		v->flags |= tcpf;
+	return v->nat_port;
+}
+
+/* TCP flags byte (RFC 9293 3.1) -> UPF_NAT_F_*. */
+static __always_inline __u32 nat_tcpf(__u8 f)
+{
+	return (f & 0x01 ? UPF_NAT_F_FIN : 0) | (f & 0x04 ? UPF_NAT_F_RST : 0);
+}
+
+/* Uplink of a NAT session: the inner IPv4 packet ip (20-byte header checked by the caller,
+ * source = the UE's) gets source nat_addr and its connection's port. 0, or the counter of the
+ * reason to drop it. Each protocol checks its own header length with a constant, which is what
+ * the verifier can follow. */
+static __always_inline __u32 nat_ul(struct iphdr *ip, void *end, __u32 sess_id)
+{
+	struct upf_nat_key k = { .ue_addr = ip->saddr, .rem_addr = ip->daddr };
+	__be32 na = cfg_nat_addr, sa = ip->saddr;
+	__u8 *l4 = (void *)(ip + 1), proto = ip->protocol;
+	__u16 *sp, *ck, c;
+	int np;
+
+	/* No reassembly here: a fragment after the first carries no port, so none is translated
+	 * (upf/README.md: dropped and counted). */
+	if (ip->frag_off & bpf_htons(0x3fff))
+		return UPF_CNT_NAT_DROP_FRAG;
+	if (ip->ihl != 5)
+		return UPF_CNT_NAT_DROP_PROTO;
+	k.proto = proto;
+	if (proto == IPPROTO_TCP) {
+		if (l4 + 20 > (__u8 *)end)
+			return UPF_CNT_DROP_INNER;
+		sp = (void *)l4;
+		ck = (void *)(l4 + 16);
+		k.ue_port = sp[0];
+		k.rem_port = sp[1];
+		np = nat_get(&k, sess_id, nat_tcpf(l4[13]));
+		if (np < 0)
+			return (__u32)-np;
+		*ck = csum_upd(*ck, sa, na, *sp, (__u16)np);
+		*sp = (__u16)np;
+	} else if (proto == IPPROTO_UDP) {
+		if (l4 + 8 > (__u8 *)end)
+			return UPF_CNT_DROP_INNER;
+		sp = (void *)l4;
+		ck = (void *)(l4 + 6);
+		k.ue_port = sp[0];
+		k.rem_port = sp[1];
+		np = nat_get(&k, sess_id, 0);
+		if (np < 0)
+			return (__u32)-np;
+		if (*ck) {   /* RFC 768: 0 is "no checksum" and stays so; a computed 0 is 0xffff */
+			c = csum_upd(*ck, sa, na, *sp, (__u16)np);
+			*ck = c ? c : 0xffff;
+		}
+		*sp = (__u16)np;
+	} else if (proto == IPPROTO_ICMP_) {
+		/* RFC 5508 3 / RFC 7857 2.11 (ICMP query mappings): echo by its identifier; anything else a UE sends (replies, errors)
+		 * has no connection to follow. */
+		if (l4 + 8 > (__u8 *)end)
+			return UPF_CNT_DROP_INNER;
+		if (l4[0] != ICMP_ECHO_ || l4[1] != 0)
+			return UPF_CNT_NAT_DROP_PROTO;
+		sp = (void *)(l4 + 4);
+		ck = (void *)(l4 + 2);
+		k.ue_port = *sp;
+		np = nat_get(&k, sess_id, 0);
+		if (np < 0)
+			return (__u32)-np;
+		*ck = csum_upd(*ck, 0, 0, *sp, (__u16)np);   /* no pseudo-header in ICMP */
+		*sp = (__u16)np;
+	} else {
+		return UPF_CNT_NAT_DROP_PROTO;
+	}
+	ip->check = csum_upd(ip->check, sa, na, 0, 0);
+	ip->saddr = na;
+	count(UPF_CNT_NAT_UL, 0);
+	return 0;
+}
+
+/* The reverse entry of rk: the UE address and port (network order) into *ue / *up, the
+ * last-seen time and TCP flags noted. 0, or -1 for no connection. */
+static __noinline int nat_rev_get(struct upf_nat_rkey *rk, __u32 tcpf, __be32 *ue, __u16 *up)
+{
+	struct upf_nat_rval *rv = bpf_map_lookup_elem(&nat_rev, rk);
+	__u64 now;
+
+	if (!rv)
+		return -1;
+	now = nat_now_ns;
+	if (now - rv->last_ns >= NAT_TOUCH_NS)
+		rv->last_ns = now;
+	if (tcpf & ~rv->flags)
+		rv->flags |= tcpf;
+	*ue = rv->ue_addr;
+	*up = rv->ue_port;
+	return 0;
+}
+
+/* Downlink IPv4 to nat_addr (20-byte header checked by the caller): a reply of a connection is
+ * translated back to its UE address and port, then takes the usual downlink path, which the
+ * caller continues (returns -1); anything else is the host's own traffic (XDP_PASS, counted) or
+ * an ICMP error for user space (a verdict >= 0). */
+static __always_inline int nat_dl(struct xdp_md *ctx, struct iphdr *ip)
+{
+	void *end = (void *)(long)ctx->data_end;
+	struct upf_nat_rkey rk = { .rem_addr = ip->saddr };
+	__u8 *l4 = (void *)(ip + 1), proto = ip->protocol;
+	__be32 da = ip->daddr, ue = 0;
+	__u16 *dp, *ck, up = 0, c;
+
+	if (ip->frag_off & bpf_htons(0x3fff))
+		return count(UPF_CNT_NAT_DL_FRAG, XDP_PASS);
+	if (ip->ihl != 5)
+		return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+	rk.proto = proto;
+	if (proto == IPPROTO_TCP) {
+		if (l4 + 20 > (__u8 *)end)
+			return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+		dp = (void *)(l4 + 2);
+		ck = (void *)(l4 + 16);
+		rk.rem_port = *(__u16 *)l4;
+		rk.nat_port = *dp;
+		if (nat_rev_get(&rk, nat_tcpf(l4[13]), &ue, &up))
+			return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+		*ck = csum_upd(*ck, da, ue, *dp, up);
+		*dp = up;
+	} else if (proto == IPPROTO_UDP) {
+		if (l4 + 8 > (__u8 *)end)
+			return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+		dp = (void *)(l4 + 2);
+		ck = (void *)(l4 + 6);
+		rk.rem_port = *(__u16 *)l4;
+		rk.nat_port = *dp;
+		if (nat_rev_get(&rk, 0, &ue, &up))
+			return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+		if (*ck) {
+			c = csum_upd(*ck, da, ue, *dp, up);
+			*ck = c ? c : 0xffff;
+		}
+		*dp = up;
+	} else if (proto == IPPROTO_ICMP_) {
+		if (l4 + 8 > (__u8 *)end)
+			return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+		if (l4[0] == ICMP_DEST_UNREACH_ || l4[0] == ICMP_TIME_EXCEEDED_ || l4[0] == ICMP_PARAMETERPROB_) {
+			/* RFC 5508 4 (ICMP error forwarding): an error about a packet we translated goes to
+			 * the UE with the quoted packet translated back: user space does it (rare). */
+			struct iphdr *q = (void *)(l4 + 8);
+			__u8 *ql4 = (void *)(q + 1);
+
+			if ((void *)(ql4 + 8) > end || q->ihl != 5 || q->saddr != cfg_nat_addr)
+				return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+			rk.rem_addr = q->daddr;
+			rk.proto = q->protocol;
+			if (q->protocol == IPPROTO_TCP || q->protocol == IPPROTO_UDP) {
+				/* The quoted packet is ours: from our port to the remote's. */
+				rk.nat_port = *(__u16 *)ql4;
+				rk.rem_port = *(__u16 *)(ql4 + 2);
+			} else if (q->protocol == IPPROTO_ICMP_ && ql4[0] == ICMP_ECHO_) {
+				rk.nat_port = *(__u16 *)(ql4 + 4);
+			} else {
+				return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+			}
+			if (!bpf_map_lookup_elem(&nat_rev, &rk))
+				return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+			return to_user(ctx, 0, da, UPF_CNT_NAT_ICMP_ERR);
+		}
+		if (l4[0] != ICMP_ECHOREPLY_)
+			return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+		dp = (void *)(l4 + 4);
+		ck = (void *)(l4 + 2);
+		rk.nat_port = *dp;
+		if (nat_rev_get(&rk, 0, &ue, &up))
+			return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+		*ck = csum_upd(*ck, 0, 0, *dp, up);
+		*dp = up;
+	} else {
+		return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+	}
+	ip->check = csum_upd(ip->check, da, ue, 0, 0);
+	ip->daddr = ue;
+	count(UPF_CNT_NAT_DL, 0);
+	return -1;
+}
+
