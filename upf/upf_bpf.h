@@ -197,11 +197,12 @@ enum upf_counter {
 	UPF_CNT_NAT_FULL,          /* no entry left in the connection table: dropped */
 	UPF_CNT_NAT_PRESSURE,      /* no free port within the probes (range crowded): dropped */
 	UPF_CNT_NAT_DROP_PROTO,    /* NAT session: not TCP / UDP / ICMP echo request, IPv4 options */
-	UPF_CNT_NAT_DROP_FRAG,     /* NAT session: uplink IPv4 fragment, dropped */
+	UPF_CNT_NAT_FRAG_UL,       /* NAT session: uplink IPv4 fragments translated (in nat_ul) */
 	UPF_CNT_NAT_DL_NO_MATCH,   /* to nat_addr, no connection: XDP_PASS (the host's own traffic) */
-	UPF_CNT_NAT_DL_FRAG,       /* fragment to nat_addr: XDP_PASS (not translated) */
+	UPF_CNT_NAT_DL_FRAG,       /* later fragment to nat_addr, no first one seen: XDP_PASS */
 	UPF_CNT_NAT_ICMP_ERR,      /* ICMP error quoting a translated packet: to user space */
 	UPF_CNT_NAT_UL_KERNEL,     /* translated uplink, no neighbour yet: to user space, sent from there */
+	UPF_CNT_NAT_FRAG_DL,       /* downlink IPv4 fragments translated back (in nat_dl) */
 	UPF_CNT__MAX
 };
 
@@ -209,6 +210,8 @@ enum upf_counter {
  * nat_fwd by the uplink 5-tuple, nat_rev by the translated one. Ports (for ICMP echo: the
  * identifier, remote port 0) as on the wire. Each direction writes only its own entry: the
  * last-seen time (bpf_ktime_get_ns, CLOCK_MONOTONIC) and the TCP FIN / RST seen. */
+/* Entries of each fragment map (nat_frag_ul, nat_frag_dl in upf_nat.bpf.h): datagrams in flight. */
+#define UPF_NAT_FRAG_MAX 16384
 #define UPF_NAT_F_FIN 0x1
 #define UPF_NAT_F_RST 0x2
 struct upf_nat_key {

@@ -85,7 +85,9 @@ int upf_nat_setup(struct upf *u)
 	sk->rodata->cfg_nat_seed = seed;
 	sk->rodata->cfg_nat_skip = u->p.nat_addr == u->p.n3_addr ? UPF_GTPU_PORT : 0;
 	if ((rc = bpf_map__set_max_entries(sk->maps.nat_fwd, u->p.nat_max_conns)) ||
-	    (rc = bpf_map__set_max_entries(sk->maps.nat_rev, u->p.nat_max_conns)))
+	    (rc = bpf_map__set_max_entries(sk->maps.nat_rev, u->p.nat_max_conns)) ||
+	    (rc = bpf_map__set_max_entries(sk->maps.nat_frag_ul, UPF_NAT_FRAG_MAX)) ||
+	    (rc = bpf_map__set_max_entries(sk->maps.nat_frag_dl, UPF_NAT_FRAG_MAX)))
 		return rc < 0 ? rc : -EINVAL;
 	u->nat_keys = calloc(NAT_BATCH, sizeof(struct upf_nat_key));
 	u->nat_vals = calloc(NAT_BATCH, sizeof(struct upf_nat_val));

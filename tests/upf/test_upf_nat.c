@@ -580,38 +580,138 @@ static void t_icmp_err(void **state)
 	(void)port;
 }
 
-/* Fragments: an uplink fragment of a NAT session is dropped (no port in the later fragments,
- * no reassembly in XDP), one to NAT_ADDR goes to the kernel; both counted. */
+/* Fragment at byte offset off (a multiple of 8) of the whole IPv4 datagram d (header 20), with
+ * its len bytes of L4 data and MF when more follow. */
+static size_t frag4(uint8_t *o, const uint8_t *d, size_t dlen, size_t off, size_t len)
+{
+	bool mf = PKT_IP + off + len < dlen;
+	uint16_t fo = (uint16_t)((mf ? 0x2000 : 0) | (off / 8)), c;
+
+	memcpy(o, d, PKT_IP);
+	memcpy(o + PKT_IP, d + PKT_IP + off, len);
+	o[2] = (uint8_t)((PKT_IP + len) >> 8);
+	o[3] = (uint8_t)(PKT_IP + len);
+	o[6] = (uint8_t)(fo >> 8);
+	o[7] = (uint8_t)fo;
+	o[10] = o[11] = 0;
+	c = pkt_csum(o, PKT_IP);
+	o[10] = (uint8_t)(c >> 8);
+	o[11] = (uint8_t)c;
+	return PKT_IP + len;
+}
+
+/* The L4 data of fragment f (an IPv4 packet of len bytes, valid header checksum) copied into the
+ * datagram being rebuilt in d at its offset; the offset returned, the header kept from offset 0. */
+static size_t unfrag4(uint8_t *d, const uint8_t *f, size_t len)
+{
+	size_t off = (size_t)((f[6] & 0x1f) << 8 | f[7]) * 8;
+
+	assert_true(pkt_csum(f, PKT_IP) == 0);   /* RFC 791: the header checksum holds */
+	assert_true(off + len - PKT_IP <= 1400);
+	if (!off)
+		memcpy(d, f, PKT_IP);
+	memcpy(d + PKT_IP + off, f + PKT_IP, len - PKT_IP);
+	return off;
+}
+
+/* Fragments (RFC 791 2.3, RFC 6864 4.1; upf_nat.bpf.h "Fragments"): a UE's UDP datagram in two
+ * fragments, the second first, leaves as two fragments from NAT_ADDR with one new ID that the
+ * receiver reassembles into the datagram with the NAT port and a valid UDP checksum; another
+ * UE's datagram with the same ID to the same remote gets another ID. The fragmented answer:
+ * its later fragment before the first is the host's (XDP_PASS, pass_nat_frag); after the first
+ * it follows it to the UE, and both rebuild the answer with the UE's address and port. */
 static void t_frag(void **state)
 {
 	struct fx *f = fx_open();
-	uint8_t p[1600];
+	uint8_t d[1600], fr[2][1600], got[1600], q[1600], want[1600];
+	size_t fl[2], dn;
 	struct run r;
-	size_t n;
+	uint16_t port, id6[2];
 
 	(void)state;
 	session(f, 1, "10.45.0.2", true, GNB_ADDR);
-	n = pkt_inner_udp4(p, ip("10.45.0.2"), ip("203.0.113.5"), 9000, RPORT, 40, 1);
-	p[6] = 0x20;     /* MF, offset 0 */
-	p[10] = p[11] = 0;
-	uint16_t c = pkt_csum(p, 20);
+	session(f, 2, "10.45.0.3", true, GNB_ADDR);
+	dn = pkt_inner_udp4(d, ip("10.45.0.2"), ip("203.0.113.5"), 9000, RPORT, 992, 1);
+	d[4] = 0x12;   /* ID 0x1234 */
+	d[5] = 0x34;
+	fl[0] = frag4(fr[0], d, dn, 0, 512);
+	fl[1] = frag4(fr[1], d, dn, 512, dn - PKT_IP - 512);
+	memset(got, 0, sizeof(got));
+	for (int i = 1; i >= 0; i--) {
+		ul(f, 1, fr[i], fl[i], &r);
+		assert_int_equal(r.action, XDP_REDIRECT);
+		assert_int_equal(r.out_len, PKT_ETH + fl[i]);
+		assert_memory_equal(r.out + PKT_ETH + 12, (uint32_t[]){ ip(NAT_ADDR) }, 4);
+		id6[i] = (uint16_t)(r.out[PKT_ETH + 4] << 8 | r.out[PKT_ETH + 5]);
+		assert_int_equal(unfrag4(got, r.out + PKT_ETH, fl[i]), i ? 512 : 0);
+		pcap_eth(r.out, r.out_len);
+	}
+	assert_int_equal(id6[0], id6[1]);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_FRAG_UL), 2);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_NEW), 1);
+	/* The receiver's reassembly: the whole datagram, translated, its UDP checksum right. */
+	got[2] = (uint8_t)(dn >> 8);
+	got[3] = (uint8_t)dn;
+	got[6] = got[7] = 0;
+	port = (uint16_t)(got[PKT_IP] << 8 | got[PKT_IP + 1]);
+	memcpy(want, d, dn);
+	memcpy(want + 12, (uint32_t[]){ ip(NAT_ADDR) }, 4);
+	assert_memory_equal(got + 12, want + 12, 8);
+	assert_memory_equal(got + PKT_IP + 2, want + PKT_IP + 2, 4);   /* the remote port, the length */
+	assert_memory_equal(got + PKT_IP + PKT_UDP, want + PKT_IP + PKT_UDP, dn - PKT_IP - PKT_UDP);
+	got[10] = got[11] = 0;
+	uint16_t c = pkt_csum(got, PKT_IP);
+	got[10] = (uint8_t)(c >> 8);
+	got[11] = (uint8_t)c;
+	assert_true(pkt_csum4_ok(got, dn));
 
-	p[10] = (uint8_t)(c >> 8);
-	p[11] = (uint8_t)c;
-	ul(f, 1, p, n, &r);
+	/* Another UE, the same ID, the same remote: another ID on N6. */
+	d[12 + 3] = 3;
+	d[10] = d[11] = 0;
+	c = pkt_csum(d, PKT_IP);
+	d[10] = (uint8_t)(c >> 8);
+	d[11] = (uint8_t)c;
+	fl[1] = frag4(fr[1], d, dn, 512, dn - PKT_IP - 512);
+	ul(f, 2, fr[1], fl[1], &r);
+	assert_int_equal(r.action, XDP_REDIRECT);
+	assert_int_not_equal((uint16_t)(r.out[PKT_ETH + 4] << 8 | r.out[PKT_ETH + 5]), id6[0]);
+
+	/* A protocol NAT does not follow is dropped, fragment or not. */
+	fr[1][9] = 47;
+	ul(f, 2, fr[1], fl[1], &r);
 	assert_int_equal(r.action, XDP_DROP);
-	assert_int_equal(cnt(f, UPF_CNT_NAT_DROP_FRAG), 1);
-	assert_int_equal(cnt(f, UPF_CNT_NAT_NEW), 0);
-	n = pkt_inner_udp4(p, ip("203.0.113.5"), ip(NAT_ADDR), RPORT, 9000, 40, 1);
-	p[6] = 0x00;
-	p[7] = 0x10;     /* offset 128 */
-	p[10] = p[11] = 0;
-	c = pkt_csum(p, 20);
-	p[10] = (uint8_t)(c >> 8);
-	p[11] = (uint8_t)c;
-	dl(f, p, n, &r);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_DROP_PROTO), 1);
+
+	/* The answer, 2 fragments. */
+	dn = pkt_inner_udp4(q, ip("203.0.113.5"), ip(NAT_ADDR), RPORT, port, 992, 1);
+	q[4] = 0x77;
+	q[5] = 0x01;
+	fl[0] = frag4(fr[0], q, dn, 0, 512);
+	fl[1] = frag4(fr[1], q, dn, 512, dn - PKT_IP - 512);
+	dl(f, fr[1], fl[1], &r);
 	assert_int_equal(r.action, XDP_PASS);
 	assert_int_equal(cnt(f, UPF_CNT_NAT_DL_FRAG), 1);
+	memset(got, 0, sizeof(got));
+	for (int i = 0; i < 2; i++) {
+		dl(f, fr[i], fl[i], &r);
+		assert_int_equal(r.action, XDP_REDIRECT);
+		assert_int_equal(r.out_len, ENCAP + fl[i]);
+		assert_int_equal(pkt_rd32(r.out + PKT_ETH + PKT_IP + PKT_UDP + 4), 0x101);
+		assert_memory_equal(r.out + ENCAP + 16, (uint32_t[]){ ip("10.45.0.2") }, 4);
+		unfrag4(got, r.out + ENCAP, fl[i]);
+		pcap_eth(r.out, r.out_len);
+	}
+	assert_int_equal(cnt(f, UPF_CNT_NAT_FRAG_DL), 2);
+	pkt_inner_udp4(want, ip("203.0.113.5"), ip("10.45.0.2"), RPORT, 9000, 992, 1);
+	got[2] = (uint8_t)(dn >> 8);
+	got[3] = (uint8_t)dn;
+	got[6] = got[7] = 0;
+	got[10] = got[11] = 0;
+	c = pkt_csum(got, PKT_IP);
+	got[10] = (uint8_t)(c >> 8);
+	got[11] = (uint8_t)c;
+	assert_memory_equal(got + 12, want + 12, dn - 12);
+	assert_true(pkt_csum4_ok(got, dn));
 }
 
 /* upf_session_remove takes the session's connections with it. */

@@ -55,6 +55,63 @@ struct {
 	__uint(max_entries, 1);
 } nat_rev SEC(".maps");
 
+/* Fragments (RFC 791 2.3; RFC 6864 4.1: the ID is unique per source, destination and protocol
+ * while a datagram can live). Only a first fragment carries ports, so:
+ *   uplink: every fragment of a UE datagram leaves from nat_addr with a new ID taken from one
+ *     counter (two UEs sending the same ID to one remote would otherwise collide in the remote's
+ *     reassembly, all their fragments now coming from nat_addr); the ID is remembered per
+ *     (UE, remote, protocol, old ID) in nat_frag_ul, so the fragments of one datagram share it
+ *     in whatever order they come. The first fragment gets its port as a whole packet would (an
+ *     incremental update of the L4 checksum covers the whole datagram, RFC 1624), the later
+ *     ones only the address and the ID.
+ *   downlink: a first fragment to nat_addr is translated by its ports and its UE remembered
+ *     per (remote, protocol, ID) in nat_frag_dl; the later ones find the UE there. A later
+ *     fragment before its first one (reordered) finds nothing: XDP_PASS, pass_nat_frag, as for
+ *     the host's own fragments.
+ * No reassembly, no buffering, all in XDP. LRU maps: a mapping lives NAT_FRAG_TTL_NS at most
+ * and needs no sweep; one evicted under pressure costs one datagram. */
+#define NAT_FRAG_TTL_NS 5000000000ull
+struct nat_frag_ukey {
+	__be32 ue_addr;
+	__be32 rem_addr;
+	__be16 id;
+	__u8 proto;
+	__u8 pad;
+};
+struct nat_frag_uval {
+	__u64 t_ns;
+	__be16 id;         /* the ID on N6 */
+	__u16 pad[3];
+};
+struct nat_frag_dkey {
+	__be32 rem_addr;
+	__be16 id;
+	__u8 proto;
+	__u8 pad;
+};
+struct nat_frag_dval {
+	__u64 t_ns;
+	__be32 ue_addr;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct nat_frag_ukey);
+	__type(value, struct nat_frag_uval);
+	__uint(max_entries, 1);          /* UPF_NAT_FRAG_MAX before load with NAT */
+} nat_frag_ul SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct nat_frag_dkey);
+	__type(value, struct nat_frag_dval);
+	__uint(max_entries, 1);
+} nat_frag_dl SEC(".maps");
+
+/* The IDs handed out on N6 (with cfg_nat_seed added: not the UE's sequence). */
+volatile __u32 nat_frag_seq = 0;
+
 /* RFC 1624 eqn. 3 over 16-bit words in network order (the one's complement sum does not care
  * about byte order, RFC 1071 2.B). */
 static __always_inline __u16 csum_fold32(__u32 s)
@@ -142,6 +199,20 @@ static __noinline int nat_get(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
 	return v->nat_port;
 }
 
+/* The N6 ID of the uplink fragment ip (see "Fragments" above), found or made. */
+static __noinline __u32 nat_frag_id(struct iphdr *ip)
+{
+	struct nat_frag_ukey k = { .ue_addr = ip->saddr, .rem_addr = ip->daddr, .id = ip->id,
+				   .proto = ip->protocol };
+	struct nat_frag_uval *v = bpf_map_lookup_elem(&nat_frag_ul, &k), nv = { .t_ns = nat_now_ns };
+
+	if (v && nv.t_ns - v->t_ns < NAT_FRAG_TTL_NS)
+		return v->id;
+	nv.id = (__u16)(__sync_fetch_and_add(&nat_frag_seq, 1) + cfg_nat_seed);
+	bpf_map_update_elem(&nat_frag_ul, &k, &nv, BPF_ANY);   /* LRU: makes room itself */
+	return nv.id;
+}
+
 /* TCP flags byte (RFC 9293 3.1) -> UPF_NAT_F_*. */
 static __always_inline __u32 nat_tcpf(__u8 f)
 {
@@ -157,15 +228,22 @@ static __always_inline __u32 nat_ul(struct iphdr *ip, void *end, __u32 sess_id)
 	struct upf_nat_key k = { .ue_addr = ip->saddr, .rem_addr = ip->daddr };
 	__be32 na = cfg_nat_addr, sa = ip->saddr;
 	__u8 *l4 = (void *)(ip + 1), proto = ip->protocol;
-	__u16 *sp, *ck, c;
+	__u16 *sp, *ck, c, oid = ip->id, nid = oid;
 	int np;
 
-	/* No reassembly here: a fragment after the first carries no port, so none is translated
-	 * (upf/README.md: dropped and counted). */
-	if (ip->frag_off & bpf_htons(0x3fff))
-		return UPF_CNT_NAT_DROP_FRAG;
-	if (ip->ihl != 5)
+	if (ip->ihl != 5 || (proto != IPPROTO_TCP && proto != IPPROTO_UDP && proto != IPPROTO_ICMP_))
 		return UPF_CNT_NAT_DROP_PROTO;
+	if (ip->frag_off & bpf_htons(0x3fff)) {   /* MF or an offset: "Fragments" above */
+		nid = (__u16)nat_frag_id(ip);
+		count(UPF_CNT_NAT_FRAG_UL, 0);
+		if (ip->frag_off & bpf_htons(0x1fff)) {   /* no L4 header in it */
+			ip->check = csum_upd(ip->check, sa, na, oid, nid);
+			ip->saddr = na;
+			ip->id = nid;
+			count(UPF_CNT_NAT_UL, 0);
+			return 0;
+		}
+	}
 	k.proto = proto;
 	if (proto == IPPROTO_TCP) {
 		if (l4 + 20 > (__u8 *)end)
@@ -209,11 +287,10 @@ static __always_inline __u32 nat_ul(struct iphdr *ip, void *end, __u32 sess_id)
 			return (__u32)-np;
 		*ck = csum_upd(*ck, 0, 0, *sp, (__u16)np);   /* no pseudo-header in ICMP */
 		*sp = (__u16)np;
-	} else {
-		return UPF_CNT_NAT_DROP_PROTO;
 	}
-	ip->check = csum_upd(ip->check, sa, na, 0, 0);
+	ip->check = csum_upd(ip->check, sa, na, oid, nid);
 	ip->saddr = na;
+	ip->id = nid;
 	count(UPF_CNT_NAT_UL, 0);
 	return 0;
 }
@@ -248,11 +325,20 @@ static __always_inline int nat_dl(struct xdp_md *ctx, struct iphdr *ip)
 	__u8 *l4 = (void *)(ip + 1), proto = ip->protocol;
 	__be32 da = ip->daddr, ue = 0;
 	__u16 *dp, *ck, up = 0, c;
+	__u32 frag = ip->frag_off & bpf_htons(0x3fff);
 
-	if (ip->frag_off & bpf_htons(0x3fff))
-		return count(UPF_CNT_NAT_DL_FRAG, XDP_PASS);
 	if (ip->ihl != 5)
 		return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
+	if (ip->frag_off & bpf_htons(0x1fff)) {   /* a later fragment: its UE from the first */
+		struct nat_frag_dkey dk = { .rem_addr = ip->saddr, .id = ip->id, .proto = proto };
+		struct nat_frag_dval *dv = bpf_map_lookup_elem(&nat_frag_dl, &dk);
+
+		if (!dv || nat_now_ns - dv->t_ns >= NAT_FRAG_TTL_NS)
+			return count(UPF_CNT_NAT_DL_FRAG, XDP_PASS);
+		ue = dv->ue_addr;
+		count(UPF_CNT_NAT_FRAG_DL, 0);
+		goto addr;
+	}
 	rk.proto = proto;
 	if (proto == IPPROTO_TCP) {
 		if (l4 + 20 > (__u8 *)end)
@@ -317,6 +403,14 @@ static __always_inline int nat_dl(struct xdp_md *ctx, struct iphdr *ip)
 	} else {
 		return count(UPF_CNT_NAT_DL_NO_MATCH, XDP_PASS);
 	}
+	if (frag) {   /* a first fragment (MF, offset 0): the later ones will ask for its UE */
+		struct nat_frag_dkey dk = { .rem_addr = ip->saddr, .id = ip->id, .proto = proto };
+		struct nat_frag_dval dv = { .t_ns = nat_now_ns, .ue_addr = ue };
+
+		bpf_map_update_elem(&nat_frag_dl, &dk, &dv, BPF_ANY);
+		count(UPF_CNT_NAT_FRAG_DL, 0);
+	}
+addr:
 	ip->check = csum_upd(ip->check, da, ue, 0, 0);
 	ip->daddr = ue;
 	count(UPF_CNT_NAT_DL, 0);
