@@ -79,6 +79,7 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_CNT_NAT_NEW] = "nat_new",
 	[UPF_CNT_NAT_FULL] = "drop_nat_full",
 	[UPF_CNT_NAT_PRESSURE] = "drop_nat_pressure",
+	[UPF_CNT_NAT_QUOTA] = "drop_nat_quota",
 	[UPF_CNT_NAT_DROP_PROTO] = "drop_nat_proto",
 	[UPF_CNT_NAT_FRAG_UL] = "nat_frag_ul",
 	[UPF_CNT_NAT_DL_NO_MATCH] = "pass_nat_no_match",
@@ -340,7 +341,10 @@ static int load_program(struct upf *u)
 		log_error(MOD, "mmap of the rule maps failed: %s", strerror(-rc));
 		return rc < 0 ? rc : -EINVAL;
 	}
-	return 0;
+	rc = upf_nat_mapped(u);
+	if (rc)
+		log_error(MOD, "mmap of the NAT quota map failed: %s", strerror(-rc));
+	return rc;
 }
 
 int upf_open(const struct upf_params *params, struct upf **out)

@@ -93,6 +93,9 @@ struct upf_params {
 	uint32_t nat_addr;
 	uint16_t nat_port_lo, nat_port_hi;   /* host order; 0, 0: 1024..65535 */
 	uint32_t nat_max_conns;
+	/* Connections one session may hold at once (RFC 6888 REQ-4), 0: no limit. A new one past
+	 * it is dropped and counted (drop_nat_quota); its existing ones are unaffected. */
+	uint32_t nat_conns_per_session;
 	uint32_t max_sessions;       /* session ids 0..max_sessions-1; default 65536 */
 	uint32_t max_teid;           /* uplink TEIDs 1..max_teid; 0: max_sessions */
 	uint32_t buffer_per_session; /* downlink packets buffered per idle session; default 16 */

@@ -203,6 +203,7 @@ enum upf_counter {
 	UPF_CNT_NAT_ICMP_ERR,      /* ICMP error quoting a translated packet: to user space */
 	UPF_CNT_NAT_UL_KERNEL,     /* translated uplink, no neighbour yet: to user space, sent from there */
 	UPF_CNT_NAT_FRAG_DL,       /* downlink IPv4 fragments translated back (in nat_dl) */
+	UPF_CNT_NAT_QUOTA,         /* new connection of a session at its nat_conns_per_session: dropped */
 	UPF_CNT__MAX
 };
 

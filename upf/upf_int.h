@@ -77,6 +77,8 @@ struct upf {
 	uint64_t nat_sweep_ns;      /* start of the last sweep pass */
 	uint64_t nat_tok;           /* where the pass in progress resumes (a hash batch token) */
 	bool nat_mid;               /* a pass is in progress */
+	uint64_t *nat_quota;        /* mmap of nat_quota (connections per session); NULL: no limit */
+	size_t nat_quota_len;
 
 	double ei_tokens;           /* Error Indication rate limit */
 	uint64_t ei_last_ns;
@@ -122,6 +124,8 @@ int upf_exc_end_marker(struct upf *u, const struct upf_session_rule *r);
 int upf_nat_params(struct upf_params *p);
 /* Before load: NAT constants of the program, sizes of its maps; sweep buffers. 0 or -errno. */
 int upf_nat_setup(struct upf *u);
+/* After the load: the quota map mmapped. 0 or -errno. */
+int upf_nat_mapped(struct upf *u);
 void upf_nat_free(struct upf *u);
 /* One whole idle sweep as if the monotonic clock (the program's nat_now_ns) read now_ns: the
  * expired connections are deleted. The number of entries seen, or -errno. Tests drive time

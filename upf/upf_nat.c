@@ -23,7 +23,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -83,11 +85,14 @@ int upf_nat_setup(struct upf *u)
 	sk->rodata->cfg_nat_port_lo = u->p.nat_port_lo;
 	sk->rodata->cfg_nat_port_n = (uint32_t)u->p.nat_port_hi - u->p.nat_port_lo + 1;
 	sk->rodata->cfg_nat_seed = seed;
+	sk->rodata->cfg_nat_quota = u->p.nat_conns_per_session;
 	sk->rodata->cfg_nat_skip = u->p.nat_addr == u->p.n3_addr ? UPF_GTPU_PORT : 0;
 	if ((rc = bpf_map__set_max_entries(sk->maps.nat_fwd, u->p.nat_max_conns)) ||
 	    (rc = bpf_map__set_max_entries(sk->maps.nat_rev, u->p.nat_max_conns)) ||
 	    (rc = bpf_map__set_max_entries(sk->maps.nat_frag_ul, UPF_NAT_FRAG_MAX)) ||
-	    (rc = bpf_map__set_max_entries(sk->maps.nat_frag_dl, UPF_NAT_FRAG_MAX)))
+	    (rc = bpf_map__set_max_entries(sk->maps.nat_frag_dl, UPF_NAT_FRAG_MAX)) ||
+	    (u->p.nat_conns_per_session &&
+	     (rc = bpf_map__set_max_entries(sk->maps.nat_quota, u->p.max_sessions))))
 		return rc < 0 ? rc : -EINVAL;
 	u->nat_keys = calloc(NAT_BATCH, sizeof(struct upf_nat_key));
 	u->nat_vals = calloc(NAT_BATCH, sizeof(struct upf_nat_val));
@@ -98,8 +103,26 @@ int upf_nat_setup(struct upf *u)
 	return 0;
 }
 
+int upf_nat_mapped(struct upf *u)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *a;
+
+	if (!u->p.nat_addr || !u->p.nat_conns_per_session)
+		return 0;
+	u->nat_quota_len = ((size_t)u->p.max_sessions * sizeof(uint64_t) + (size_t)pg - 1) & ~((size_t)pg - 1);
+	a = mmap(NULL, u->nat_quota_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(u->skel->maps.nat_quota), 0);
+	if (a == MAP_FAILED)
+		return -errno;
+	u->nat_quota = a;
+	return 0;
+}
+
 void upf_nat_free(struct upf *u)
 {
+	if (u->nat_quota)
+		munmap(u->nat_quota, u->nat_quota_len);
+	u->nat_quota = NULL;
 	free(u->nat_keys);
 	free(u->nat_vals);
 	u->nat_keys = NULL;
@@ -147,6 +170,11 @@ static bool nat_del(struct upf *u, const struct upf_nat_key *k, const struct upf
 	/* The forward entry first: a new uplink packet of the flow then allocates afresh (the
 	 * old port is still reserved for a moment and is skipped). */
 	bpf_map_delete_elem(bpf_map__fd(u->skel->maps.nat_rev), &rk);
+	/* The session's share back (only for an entry this call removed: a racing sweep and
+	 * session removal must not give it back twice). */
+	if (gone && u->nat_quota && v->sess_id < u->p.max_sessions &&
+	    __atomic_load_n(&u->nat_quota[v->sess_id], __ATOMIC_RELAXED))
+		__atomic_fetch_sub(&u->nat_quota[v->sess_id], 1, __ATOMIC_RELAXED);
 	return gone;
 }
 
@@ -281,6 +309,10 @@ void upf_nat_session_gone(struct upf *u, uint32_t id)
 	/* The session's UE address may go to another session at once: its connections must not
 	 * translate answers toward it. One walk of the table (O(connections); README). */
 	nat_walk(u, &cur, -1, nat_of_sess, id, &UPF_USTAT(u, UPF_STAT_NAT_REMOVED));
+	/* Its rule is gone, so no connection of it is being made: the next session of this id
+	 * starts with its whole share. */
+	if (u->nat_quota)
+		__atomic_store_n(&u->nat_quota[id], 0, __ATOMIC_RELAXED);
 }
 
 /* ---- ICMP errors about translated packets (RFC 5508 4; an error refreshes no connection, RFC 7857 2.7) ---- */

@@ -426,15 +426,18 @@ static void test_pool6(void **state)
 	/* dnns[].nat and the NAT keys */
 	{
 		static const char nat[] = "dnns: [{name: a, pool: 10.0.0.0/16, nat: true}]\n"
-					  "upf: {nat_address: 192.0.2.9, nat_port_lo: 2000, nat_port_hi: 3000, nat_table_size: 4096}\n";
+					  "upf: {nat_address: 192.0.2.9, nat_port_lo: 2000, nat_port_hi: 3000, nat_table_size: 4096,\n"
+					  "      nat_conns_per_session: 512}\n";
 
 		assert_int_equal(conf_load_string(&c2, "t.yaml", nat, strlen(nat), err, sizeof(err)), 0);
 		assert_true(c2.dnns[0].nat);
 		assert_string_equal(c2.upf.nat_address, "192.0.2.9");
 		assert_int_equal(c2.upf.nat_port_lo, 2000);
 		assert_int_equal(c2.upf.nat_table_size, 4096);
+		assert_int_equal(c2.upf.nat_conns_per_session, 512);
 		conf_free(&c2);
 	}
+	expect_err("upf: {nat_conns_per_session: -1}\n", "t.yaml:1:30: upf.nat_conns_per_session: -1 is out of range 0..16777216");
 	expect_err("upf: {nat_port_lo: 5000, nat_port_hi: 4000}\n",
 		   "t.yaml:1:20: upf.nat_port_lo: 5000 is above upf.nat_port_hi (4000)");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, nat: true}]\n"

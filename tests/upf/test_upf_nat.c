@@ -72,6 +72,8 @@ static uint32_t ip(const char *s)
 
 static struct fx *F;
 
+static uint32_t fx_quota;   /* nat_conns_per_session of the next fx_open_p */
+
 static struct fx *fx_open_p(uint16_t lo, uint16_t hi, uint32_t max_conns)
 {
 	struct fx *f = calloc(1, sizeof(*f));
@@ -79,6 +81,7 @@ static struct fx *fx_open_p(uint16_t lo, uint16_t hi, uint32_t max_conns)
 		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip(N3_ADDR), .ue_pool_addr = ip(POOL), .ue_pool_plen = 16,
 		.max_sessions = 64, .buffer_per_session = 4, .buffer_total = 16,
 		.nat_addr = ip(NAT_ADDR), .nat_port_lo = lo, .nat_port_hi = hi, .nat_max_conns = max_conns,
+		.nat_conns_per_session = fx_quota,
 	};
 
 	assert_non_null(f);
@@ -523,6 +526,61 @@ static void t_expiry(void **state)
 	assert_int_equal(cnt(f, UPF_STAT_NAT_ACTIVE), 0);
 }
 
+/* RFC 6888 REQ-4: nat_conns_per_session 3: a session's 4th connection is dropped and counted
+ * while its 3 live ones keep working and another session is unaffected; one expiring gives its
+ * place back; a removed session's id starts again with the whole share. */
+/* n new UDP connections of session id (UE ue) from ports base.., each translated. */
+static void udp_conns(struct fx *f, uint32_t id, const char *ue, uint16_t base, int n)
+{
+	uint8_t p[1600];
+	struct run r;
+	size_t len;
+
+	for (int i = 0; i < n; i++) {
+		len = pkt_inner_udp4(p, ip(ue), ip("203.0.113.5"), (uint16_t)(base + i), RPORT, 10, 1);
+		ul(f, id, p, len, &r);
+		ul_nat_ok(&r, p, len, 20, 1024, 65535);
+	}
+}
+
+static void t_quota(void **state)
+{
+	struct fx *f;
+	uint8_t p[1600];
+	struct run r;
+	size_t n;
+	uint64_t t0;
+
+	(void)state;
+	fx_quota = 3;
+	f = fx_open();
+	fx_quota = 0;
+	session(f, 1, "10.45.0.2", true, GNB_ADDR);
+	session(f, 2, "10.45.0.3", true, GNB_ADDR);
+	t0 = upf_mono_ns();
+	udp_conns(f, 1, "10.45.0.2", 8000, 3);
+	n = pkt_inner_udp4(p, ip("10.45.0.2"), ip("203.0.113.5"), 8003, RPORT, 10, 1);
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_QUOTA), 1);
+	assert_int_equal(cnt(f, UPF_STAT_NAT_ACTIVE), 3);
+	udp_conns(f, 1, "10.45.0.2", 8001, 1);   /* a live one */
+	udp_conns(f, 2, "10.45.0.3", 8000, 1);   /* another session */
+	/* 31 s on, the unanswered ones (30 s) expire: room again. */
+	assert_int_equal(upf_nat_sweep(f->u, t0 + 31 * 1000000000ull), 4);
+	assert_int_equal(cnt(f, UPF_STAT_NAT_ACTIVE), 0);
+	udp_conns(f, 1, "10.45.0.2", 8003, 3);
+	n = pkt_inner_udp4(p, ip("10.45.0.2"), ip("203.0.113.5"), 8009, RPORT, 10, 1);
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_QUOTA), 2);
+	/* Removed and created again under the same id: its share is whole. */
+	assert_int_equal(upf_session_remove(f->u, 1), 0);
+	session(f, 1, "10.45.0.2", true, GNB_ADDR);
+	udp_conns(f, 1, "10.45.0.2", 9000, 3);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_QUOTA), 2);
+}
+
 /* RFC 5508 4: a router's Destination Unreachable (and a Time Exceeded) about
  * a translated packet goes to the UE with the quoted packet as the UE sent it. */
 static void t_icmp_err(void **state)
@@ -904,6 +962,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(t_expiry, fx_teardown),
 		cmocka_unit_test_teardown(t_icmp_err, fx_teardown),
 		cmocka_unit_test_teardown(t_frag, fx_teardown),
+		cmocka_unit_test_teardown(t_quota, fx_teardown),
 		cmocka_unit_test_teardown(t_remove, fx_teardown),
 		cmocka_unit_test_teardown(t_nat_on_n3, fx_teardown),
 		cmocka_unit_test(t_api),

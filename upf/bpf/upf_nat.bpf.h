@@ -109,6 +109,18 @@ struct {
 	__uint(max_entries, 1);
 } nat_frag_dl SEC(".maps");
 
+/* Connections per session (RFC 6888 REQ-4: a subscriber's share of the ports is limitable):
+ * counted up here when one is made, down by user space when it goes (mmapped, atomic both
+ * sides). cfg_nat_quota 0: no limit, the map keeps one entry and is not touched. */
+const volatile __u32 cfg_nat_quota = 0;
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);            /* array elements are 8-byte aligned anyway */
+	__uint(max_entries, 1);          /* max_sessions before load with a quota */
+} nat_quota SEC(".maps");
+
 /* The IDs handed out on N6 (with cfg_nat_seed added: not the UE's sequence). */
 volatile __u32 nat_frag_seq = 0;
 
@@ -144,10 +156,20 @@ static __noinline int nat_new(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
 	struct upf_nat_rval rv = { .ue_addr = k->ue_addr, .ue_port = k->ue_port };
 	struct upf_nat_val v = { .last_ns = nat_now_ns, .sess_id = sess_id, .flags = (__u8)tcpf };
 	__u32 n = cfg_nat_port_n, h, i;
+	__u64 *q = NULL;
 	long rc;
 
 	if (!n)
 		return -UPF_CNT_NAT_PRESSURE;
+	if (cfg_nat_quota) {
+		q = bpf_map_lookup_elem(&nat_quota, &sess_id);
+		if (!q)
+			return -UPF_CNT_NAT_FULL;
+		/* Two CPUs may both pass at quota - 1: the limit is exceeded by at most the CPUs. */
+		if (READ_ONCE(*q) >= cfg_nat_quota)
+			return -UPF_CNT_NAT_QUOTA;
+		__sync_fetch_and_add(q, 1);
+	}
 	h = (k->ue_addr ^ cfg_nat_seed) * 2654435761u;
 	h ^= ((__u32)k->ue_port << 16 | k->proto) * 2246822519u;
 	h = (h ^ (h >> 15)) % n;
@@ -160,17 +182,22 @@ static __noinline int nat_new(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
 		if (rc == 0)
 			break;
 		if (rc != -17 /* EEXIST: taken for this remote, try the next */)
-			return -UPF_CNT_NAT_FULL;
+			goto full;
 		h = h + 1 < n ? h + 1 : 0;
 	}
-	if (i == NAT_PROBES)
+	if (i == NAT_PROBES) {
+		if (q)
+			__sync_fetch_and_add(q, -1);
 		return -UPF_CNT_NAT_PRESSURE;
+	}
 	v.nat_port = rk.nat_port;
 	rc = bpf_map_update_elem(&nat_fwd, k, &v, BPF_NOEXIST);
 	if (rc) {
 		struct upf_nat_val *o;
 
 		bpf_map_delete_elem(&nat_rev, &rk);
+		if (q)
+			__sync_fetch_and_add(q, -1);
 		/* EEXIST: another CPU created this connection meanwhile: use its port. */
 		o = rc == -17 ? bpf_map_lookup_elem(&nat_fwd, k) : NULL;
 		if (!o)
@@ -179,6 +206,10 @@ static __noinline int nat_new(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
 	}
 	count(UPF_CNT_NAT_NEW, 0);
 	return rk.nat_port;
+full:
+	if (q)
+		__sync_fetch_and_add(q, -1);
+	return -UPF_CNT_NAT_FULL;
 }
 
 /* The connection of k (uplink 5-tuple) of session sess_id: found (its last-seen time and the
