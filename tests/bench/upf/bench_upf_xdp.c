@@ -194,10 +194,18 @@ static size_t frames(enum dir d, size_t inner_len, struct bench_cfg *c, uint8_t 
 			gl = pkt_gpdu(gtp, 1, 9, 1, inner, inner_len);
 			c->len = (uint32_t)pkt_gtpu_frame(c->frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"),
 							  gtp, gl);
+			/* Cold: TEID i + 1 and the source in session i's /64, 2001:db8:100:<i>::abcd
+			 * (octets 4..7 of the address: 0x0100 0000 + i). */
+			c->teid_off = PKT_ETH + PKT_IP + PKT_UDP + 4;
+			c->teid_base = 1;
+			c->ue_off = PKT_ETH + PKT_IP + PKT_UDP + 16 + 8 + 4;
+			c->ue_base = 0x01000000u;
 			return pkt_ip6_frame(want, DN_MAC, N6_MAC, inner, inner_len);
 		}
 		pkt_inner_udp6(inner, dn6, ue6, inner_len);
 		c->len = (uint32_t)pkt_ip6_frame(c->frame, N6_MAC, DN_MAC, inner, inner_len);
+		c->ue_off = PKT_ETH + 24 + 4;   /* the destination in session i's /64 */
+		c->ue_base = 0x01000000u;
 	} else if (d == DIR_UL) {
 		pkt_inner_udp(inner, ue0, ip("198.51.100.2"), inner_len);
 		gl = pkt_gpdu(gtp, 1, 9, 1, inner, inner_len);
@@ -219,9 +227,10 @@ static size_t frames(enum dir d, size_t inner_len, struct bench_cfg *c, uint8_t 
 		gl = pkt_gpdu(gtp, FWD_PEER_TEID, 9, 0, inner, inner_len);
 		return pkt_gtpu_frame(want, TGT_MAC, N3_MAC, ip("192.0.2.1"), ip(FWD_TARGET), gtp, gl);
 	}
-	if (d != DIR_DL6)
+	if (d != DIR_DL6) {
 		c->len = (uint32_t)pkt_ip_frame(c->frame, N6_MAC, DN_MAC, inner, inner_len);
-	c->ue_off = PKT_ETH + 16;
+		c->ue_off = PKT_ETH + 16;
+	}
 	gl = pkt_gpdu(gtp, 0x10000, 9, 0, inner, inner_len);
 	o = pkt_eth(want, GNB_MAC, N3_MAC);
 	o += pkt_ipv4(want + o, ip("192.0.2.1"), ip("192.0.2.2"), 17, PKT_UDP + gl);
@@ -246,6 +255,9 @@ static int row(enum dir d, size_t inner_len, uint32_t nsess, int cold)
 	/* 65537 is prime and does not divide 100,000 or 1,000,000: every session
 	 * is visited once per cycle, 8 MiB apart in the rule maps. */
 	c.step = cold == 2 ? 65537 % nsess : 1;
+	/* 65,536 (the IPv6 rows): 65537 is 1 there; 40503 is odd, so coprime with it, 5 MiB apart. */
+	if (cold == 2 && c.step <= 1)
+		c.step = 40503 % nsess;
 	if (!c.step)
 		c.step = 1;
 	if (bpf_map_update_elem(bpf_map__fd(B->maps.cfg), &key, &c, BPF_ANY))
@@ -603,11 +615,13 @@ int main(int argc, char **argv)
 				for (int cold = 0; cold <= (n > 1 ? 2 : 0); cold++)
 					if (row(order[k], sz ? 1400 : 64, n, cold))
 						return 1;
-		/* IPv6 on session 0, next to the IPv4 rows above. */
+		/* IPv6 next to the IPv4 rows above; cold over the dual-stack sessions, at most the
+		 * POOL6_N /64s of one pool6 (a /48, the shortest pool6 the UPF takes). */
 		for (int k = 0; k < 2; k++)
 			for (int sz = 0; sz < 2; sz++)
-				if (row(k ? DIR_DL6 : DIR_UL6, sz ? 1400 : 64, n, 0))
-					return 1;
+				for (int cold = 0; cold <= (n > 1 ? 2 : 0); cold++)
+					if (row(k ? DIR_DL6 : DIR_UL6, sz ? 1400 : 64, n < POOL6_N ? n : POOL6_N, cold))
+						return 1;
 		if (n == max_sess)
 			break;
 	}
