@@ -245,8 +245,8 @@ static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
 	rc = conf_ue_supernet6(c, p.ue_pool6, &p.ue_pool6_plen);
 	if (rc == -ENOENT) {
 		p.ue_pool6_plen = 0;
-	} else if (rc < 0 || p.ue_pool6_plen < 48) {
-		log_error("core", "upf: the DNN pool6s must lie within one /48 (or longer) prefix");
+	} else if (rc < 0 || p.ue_pool6_plen < 44) {
+		log_error("core", "upf: the DNN pool6s must lie within one /44 (or longer) prefix");
 		return -EINVAL;
 	}
 	/* NAT on N6 for the DNNs that ask for it: the N6 address (or upf.nat_address) */

@@ -560,7 +560,7 @@ static const struct conf_item slice_elem[] = {
 };
 
 /* TS 23.501 5.8.2.2.1: one /64 per session, so the pool is a prefix of at most 64 bits; at
- * least 48, so the UPF's map of /64s stays within 65,536 entries per DNN. */
+ * least 44, so the UPF's map of /64s stays within 1,048,576 entries (128 MiB). */
 static const char *chk_pool6(void *v, char *buf, size_t n)
 {
 	const char *s = v;
@@ -573,8 +573,8 @@ static const char *chk_pool6(void *v, char *buf, size_t n)
 		snprintf(buf, n, "\"%s\" is not an IPv6 prefix like 2001:db8:45::/48", s);
 		return buf;
 	}
-	if (plen < 48 || plen > 64) {
-		snprintf(buf, n, "prefix length /%u is out of range 48..64 (one /64 per session)", plen);
+	if (plen < 44 || plen > 64) {
+		snprintf(buf, n, "prefix length /%u is out of range 44..64 (one /64 per session)", plen);
 		return buf;
 	}
 	snprintf(txt, sizeof(txt), "%s", s);

@@ -117,17 +117,18 @@ int smf_pool6_init(struct smf_pool *p, const char *cidr6, uint32_t max_alloc)
 	uint8_t net[16], plen;
 
 	memset(p, 0, sizeof(*p));
-	if (conf_pool6_parse(cidr6, net, &plen) < 0 || plen < 48 || plen > 64)
+	if (conf_pool6_parse(cidr6, net, &plen) < 0 || plen < 44 || plen > 64)
 		return -EINVAL;
 	memcpy(p->prefix6, net, 8);
 	p->size = 1u << (64 - plen);
 	return offsets_init(p, 0, p->size, max_alloc);   /* every /64 is a session's */
 }
 
-/* The /64 at offset off: the offset is in the low (64 - plen) <= 16 bits of the prefix */
+/* The /64 at offset off: the offset is in the low (64 - plen) <= 20 bits of the prefix */
 static void pfx_of(const struct smf_pool *p, uint32_t off, uint8_t pfx[8])
 {
 	memcpy(pfx, p->prefix6, 8);
+	pfx[5] |= (uint8_t)(off >> 16);
 	pfx[6] |= (uint8_t)(off >> 8);
 	pfx[7] |= (uint8_t)off;
 }
@@ -144,7 +145,7 @@ int smf_pool6_alloc(struct smf_pool *p, uint8_t pfx[8])
 
 int smf_pool6_free(struct smf_pool *p, const uint8_t pfx[8])
 {
-	uint32_t off = (uint32_t)pfx[6] << 8 | pfx[7];
+	uint32_t off = (uint32_t)pfx[5] << 16 | (uint32_t)pfx[6] << 8 | pfx[7];
 	uint8_t want[8];
 
 	if (!p->size)

@@ -251,8 +251,9 @@ static int params_check(struct upf_params *p)
 	/* dl_rules has one 128-byte entry per pool address: /10 is 512 MiB. */
 	if (p->ue_pool_plen < 10 || p->ue_pool_plen > 30)
 		return -EINVAL;
-	/* dl6_rules: one entry per /64, 2^(64 - plen): a /48 is 65,536 entries, 8 MiB. */
-	if (p->ue_pool6_plen && (p->ue_pool6_plen < 48 || p->ue_pool6_plen > 64))
+	/* dl6_rules: one entry per /64, 2^(64 - plen): a /48 is 65,536 entries, 8 MiB; the shortest,
+	 * a /44, 1,048,576 entries and 128 MiB (as a /12 IPv4 pool). */
+	if (p->ue_pool6_plen && (p->ue_pool6_plen < 44 || p->ue_pool6_plen > 64))
 		return -EINVAL;
 	if (p->exc_ring_bytes & (p->exc_ring_bytes - 1))
 		return -EINVAL;

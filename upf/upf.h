@@ -81,7 +81,7 @@ struct upf_params {
 	uint32_t ue_pool_addr;       /* UE pool, network order, e.g. 10.45.0.0 */
 	uint8_t ue_pool_plen;        /* prefix length, 10..30 (128 bytes of map per address) */
 	/* IPv6 (issue 19, TS 23.501 5.8.2.2): the prefix the sessions' /64s come from, network
-	 * order, length 48..64 (one /64 per session, 128 bytes of map per /64: a /48 is 65,536
+	 * order, length 44..64 (one /64 per session, 128 bytes of map per /64: a /48 is 65,536
 	 * sessions and 8 MiB). ue_pool6_plen 0: no IPv6 (IPv6 packets are not the UPF's). */
 	uint8_t ue_pool6[16];
 	uint8_t ue_pool6_plen;

@@ -418,7 +418,7 @@ static void test_pool6(void **state)
 	assert_memory_equal(net, "\x20\x01\x0d\xb8\x00\x45", 6);
 	conf_free(&c2);
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::/40\"}]\n",
-		   "t.yaml:1:44: dnns[0].pool6: prefix length /40 is out of range 48..64 (one /64 per session)");
+		   "t.yaml:1:44: dnns[0].pool6: prefix length /40 is out of range 44..64 (one /64 per session)");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::1/64\"}]\n",
 		   "t.yaml:1:44: dnns[0].pool6: \"2001:db8::1/64\" has bits set past /64 (did you mean 2001:db8::/64?)");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, pool6: \"10.0.0.0/64\"}]\n",

@@ -28,6 +28,7 @@
 #include "common/nas/nas.h"
 #include "common/ngap/ngap.h"
 #include "smf/smf.h"
+#include "smf/smf_int.h"   /* smf_pool6_*, tested directly below */
 #include "testlib.h"
 #include "smf_fx.h"
 
@@ -247,6 +248,40 @@ static int group_teardown(void **state)
 	return 0;
 }
 
+/* The shortest pool6, a /44 (TS 23.501 5.8.2.2.1: a /64 per session): all 1,048,576 /64s handed
+ * out once each, inside the pool (the 20 index bits in octets 5..7), and taken back; a /64 of
+ * another pool is refused; /43 is refused at init. */
+static void t_pool6_44(void **state)
+{
+	enum { N = 1 << 20 };
+	struct smf_pool p;
+	uint8_t pfx[8], *seen = calloc(N / 8, 1);
+
+	(void)state;
+	assert_non_null(seen);
+	assert_int_equal(smf_pool6_init(&p, "2001:db8:40::/43", 16), -EINVAL);
+	assert_int_equal(smf_pool6_init(&p, "2001:db8:40::/44", N), 0);
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t off;
+
+		assert_int_equal(smf_pool6_alloc(&p, pfx), 0);
+		assert_memory_equal(pfx, "\x20\x01\x0d\xb8\x00", 5);
+		assert_int_equal(pfx[5] & 0xf0, 0x40);
+		off = (uint32_t)(pfx[5] & 0x0f) << 16 | (uint32_t)pfx[6] << 8 | pfx[7];
+		assert_false(seen[off / 8] & (1u << (off % 8)));
+		seen[off / 8] |= (uint8_t)(1u << (off % 8));
+	}
+	assert_int_equal(smf_pool6_alloc(&p, pfx), -ENOSPC);
+	memcpy(pfx, "\x20\x01\x0d\xb8\x00\x5f\xff\xff", 8);   /* next to it, outside */
+	assert_int_equal(smf_pool6_free(&p, pfx), -EINVAL);
+	memcpy(pfx, "\x20\x01\x0d\xb8\x00\x4f\xff\xff", 8);   /* its last /64 */
+	assert_int_equal(smf_pool6_free(&p, pfx), 0);
+	assert_int_equal(smf_pool6_alloc(&p, pfx), 0);
+	assert_memory_equal(pfx, "\x20\x01\x0d\xb8\x00\x4f\xff\xff", 8);
+	smf_pool_fini(&p);
+	free(seen);
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
@@ -261,6 +296,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_ipv4v6, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_no_pool6, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_exhausted, setup, teardown),
+		cmocka_unit_test(t_pool6_44),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

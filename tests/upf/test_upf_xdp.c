@@ -1346,7 +1346,7 @@ static void t_v6_api_errors(void **state)
 }
 
 /* Without pool6: IPv6 is not the UPF's (passed to the kernel), no prefix can be installed, and
- * a pool6 length outside 48..64 is refused. */
+ * a pool6 length outside 44..64 is refused. */
 static void t_v6_no_pool(void **state)
 {
 	struct fx *f = fx_open("172.16.0.0", 16, 100);
@@ -1367,7 +1367,7 @@ static void t_v6_no_pool(void **state)
 	assert_int_equal(out.action, XDP_PASS);
 	assert_int_equal(cnt(f, UPF_CNT_PASS_NON_IP), 1);
 	assert_int_equal(pkt_in6(POOL6, p.ue_pool6), 0);
-	p.ue_pool6_plen = 47;
+	p.ue_pool6_plen = 43;
 	assert_int_equal(upf_open(&p, &u), -EINVAL);
 	p.ue_pool6_plen = 65;
 	assert_int_equal(upf_open(&p, &u), -EINVAL);

@@ -6,7 +6,7 @@
  * bytes, with 1, 100,000 and 1,000,000 sessions installed, "hot" (every
  * packet hits the same session) and "cold" (consecutive packets cycle through
  * all installed sessions). IPv6 (issue 19): uplink and downlink with an inner IPv6 packet on
- * the same sessions (dual stack, /64s from pool6 2001:db8:100::/48), hot only.
+ * the same sessions (dual stack, /64s from pool6 2001:db8:100::/44), hot and cold.
  * NAT on N6 (issue 19 item 3): a second UPF with nat_addr 198.51.100.1 and one NAT session,
  * uplink (UDP, source translated) and downlink (the answer to nat_addr, translated back and
  * encapsulated), hot (one connection) and cold over 100,000 connections of that session (the
@@ -54,7 +54,7 @@ static const uint8_t TGT_MAC[6] = { 2, 0, 0, 0, 3, 3 };
 #define FWD_TARGET "192.0.2.3"      /* the target gNB of the forward rows */
 #define FWD_PEER_TEID 0x20000u
 #define POOL6 "2001:db8:100::"
-#define POOL6_PLEN 48
+#define POOL6_PLEN 44
 #define POOL6_N (1u << (64 - POOL6_PLEN))
 
 struct bench_cfg {
@@ -147,12 +147,14 @@ static int install(uint32_t from, uint32_t to)
 		};
 		int rc;
 
-		/* The first POOL6_N sessions are dual stack: 2001:db8:100:<i>::/64. */
+		/* The first POOL6_N (1,048,576) sessions are dual stack: /64 number i of the /44
+		 * 2001:db8:100::/44 (octets 5..7 of the prefix). */
 		if (i < POOL6_N) {
 			uint8_t a6[16];
 
 			pkt_in6(POOL6, a6);
 			memcpy(r.ue_prefix6, a6, 8);
+			r.ue_prefix6[5] = (uint8_t)(i >> 16);
 			r.ue_prefix6[6] = (uint8_t)(i >> 8);
 			r.ue_prefix6[7] = (uint8_t)i;
 		}
@@ -255,9 +257,6 @@ static int row(enum dir d, size_t inner_len, uint32_t nsess, int cold)
 	/* 65537 is prime and does not divide 100,000 or 1,000,000: every session
 	 * is visited once per cycle, 8 MiB apart in the rule maps. */
 	c.step = cold == 2 ? 65537 % nsess : 1;
-	/* 65,536 (the IPv6 rows): 65537 is 1 there; 40503 is odd, so coprime with it, 5 MiB apart. */
-	if (cold == 2 && c.step <= 1)
-		c.step = 40503 % nsess;
 	if (!c.step)
 		c.step = 1;
 	if (bpf_map_update_elem(bpf_map__fd(B->maps.cfg), &key, &c, BPF_ANY))
@@ -615,8 +614,8 @@ int main(int argc, char **argv)
 				for (int cold = 0; cold <= (n > 1 ? 2 : 0); cold++)
 					if (row(order[k], sz ? 1400 : 64, n, cold))
 						return 1;
-		/* IPv6 next to the IPv4 rows above; cold over the dual-stack sessions, at most the
-		 * POOL6_N /64s of one pool6 (a /48, the shortest pool6 the UPF takes). */
+		/* IPv6 next to the IPv4 rows above, over the same sessions (all dual stack up to
+		 * POOL6_N, the /64s of one /44, the shortest pool6 the UPF takes). */
 		for (int k = 0; k < 2; k++)
 			for (int sz = 0; sz < 2; sz++)
 				for (int cold = 0; cold <= (n > 1 ? 2 : 0); cold++)
