@@ -62,7 +62,7 @@ struct conf_dnn {
 	char name[CONF_DNN_NAME];
 	char pool[64];            /* IPv4 CIDR, e.g. "10.45.0.0/16" */
 	/* IPv6 prefix of the sessions' /64s (one per session, TS 23.501 5.8.2.2), length
-	 * 48..64, e.g. "2001:db8:45::/48"; "" = no IPv6 on this DNN (IPv6 asked: #50). */
+	 * 44..64, e.g. "2001:db8:45::/48"; "" = no IPv6 on this DNN (IPv6 asked: #50). */
 	char pool6[64];
 	/* Source NAT of its sessions' IPv4 to upf.nat_address on N6 (issue 19; the XDP UPF,
 	 * upf.mode builtin). Off by default: the DN routes the pool back to the core. */
