@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 # Every Debian package the build, the tests and the benchmarks need. Later
 # features add theirs here, never anywhere else.
 PKGS="meson ninja-build pkg-config gcc clang llvm libclang-rt-14-dev python3
-      libyaml-dev libcmocka-dev libssl-dev libsqlite3-dev sqlite3
+      libyaml-dev libcmocka-dev libssl-dev libsqlite3-dev sqlite3 libdqlite-dev
       libsctp-dev libusrsctp-dev
       libbpf-dev libxdp-dev bpftool linux-libc-dev
       libjansson-dev libnghttp2-dev libhttp-parser-dev

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/* dqlc internals: the bounded wire codec, exposed for tests/db only. */
+#ifndef SOLOCORE_DB_DQLITE_CLIENT_INT_H
+#define SOLOCORE_DB_DQLITE_CLIENT_INT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "db/dqlite_client.h"
+
+/* WP "Message": 8-byte header, body size in 8-byte words. */
+#define DQLC_WORD 8u
+#define DQLC_HDR_SIZE 8u
+#define DQLC_PROTOCOL_VERSION 1u
+
+/* WP request types. */
+enum {
+	DQLC_REQ_LEADER = 0,
+	DQLC_REQ_CLIENT = 1,
+	DQLC_REQ_OPEN = 3,
+	DQLC_REQ_PREPARE = 4,
+	DQLC_REQ_EXEC = 5,
+	DQLC_REQ_QUERY = 6,
+	DQLC_REQ_FINALIZE = 7,
+	DQLC_REQ_EXEC_SQL = 8,
+	DQLC_REQ_QUERY_SQL = 9,
+};
+
+/* WP response types. */
+enum {
+	DQLC_RESP_FAILURE = 0,
+	DQLC_RESP_SERVER = 1,
+	DQLC_RESP_WELCOME = 2,
+	DQLC_RESP_DB = 4,
+	DQLC_RESP_STMT = 5,
+	DQLC_RESP_RESULT = 6,
+	DQLC_RESP_ROWS = 7,
+	DQLC_RESP_EMPTY = 8,
+};
+
+/* WP "ROWS": the word after the last row of a batch. */
+#define DQLC_ROWS_PART 0xeeeeeeeeeeeeeeeeull  /* more batches follow */
+#define DQLC_ROWS_DONE 0xffffffffffffffffull  /* result set complete */
+
+/* dqlc_dec_row results besides 1 (a row) and negative errnos. */
+#define DQLC_ROW_DONE 0
+#define DQLC_ROW_PART 2
+
+/* A bounded reader over received bytes: every get checks len first. */
+struct dqlc_cur {
+	const uint8_t *p;
+	size_t len;
+};
+
+struct dqlc_hdr {
+	uint32_t words;     /* body size / 8 */
+	uint8_t type;
+	uint8_t schema;
+};
+
+int dqlc_dec_hdr(const uint8_t *buf, size_t len, struct dqlc_hdr *h);
+int dqlc_cur_u32(struct dqlc_cur *c, uint32_t *v);
+int dqlc_cur_u64(struct dqlc_cur *c, uint64_t *v);
+/* WP "text": NUL-terminated, zero-padded to a word. */
+int dqlc_cur_text(struct dqlc_cur *c, const char **s, size_t *len);
+
+/* Bodies of responses (cursor over exactly the body). */
+int dqlc_dec_failure(struct dqlc_cur *c, uint64_t *code, const char **msg);
+int dqlc_dec_server(struct dqlc_cur *c, uint64_t *id, const char **addr);
+/* ROWS: column count and names; names[] has room for DQLC_COLUMNS_MAX. */
+int dqlc_dec_columns(struct dqlc_cur *c, unsigned *n_cols, const char **names);
+/* One row of n_cols values, or the end-of-batch word: 1, DQLC_ROW_DONE,
+ * DQLC_ROW_PART, or -EPROTO. */
+int dqlc_dec_row(struct dqlc_cur *c, unsigned n_cols, struct dqlc_value *vals);
+
+/* Parameters tuple (WP "Tuple", params format) into buf: bytes written
+ * (a multiple of 8; 0 for no parameters), -ENOSPC, -EINVAL or -E2BIG. */
+int dqlc_enc_params(uint8_t *buf, size_t cap, const struct dqlc_value *params, unsigned n);
+/* Bytes dqlc_enc_params needs, or -EINVAL / -E2BIG. */
+long dqlc_params_size(const struct dqlc_value *params, unsigned n);
+
+/* ROWS messages received for the current (or last) query. */
+unsigned dqlc_batches(const struct dqlc *c);
+
+#endif /* SOLOCORE_DB_DQLITE_CLIENT_INT_H */

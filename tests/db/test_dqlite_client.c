@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * dqlc against a REAL dqlite node (libdqlite's node API, in-process, bound to
+ * 127.0.0.1:<free port>, data dir under a mkdtemp directory): LEADER, CLIENT,
+ * OPEN, EXEC_SQL / QUERY_SQL with each parameter type, prepared statements,
+ * FAILURE, result sets over several ROWS batches. Then the decoders on
+ * truncated / malformed bodies (each in a heap block of exactly its size, so
+ * ASan sees any read past it) and a fake server for timeouts and bad frames.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <dqlite.h>
+
+#include "db/dqlite_client_int.h"
+#include "dbtest.h"
+
+static struct {
+	struct dbt tmp;
+	dqlite_node *node;
+	char addr[64];
+} g;
+
+/* A port nobody listens on right now (bind :0, read it back, close). */
+static int free_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
+		perror("free_port");
+		abort();
+	}
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+static int node_up(void **state)
+{
+	(void)state;
+	dbt_init(&g.tmp);
+	snprintf(g.addr, sizeof(g.addr), "127.0.0.1:%d", free_port());
+	/* Node id 1 with an empty data dir bootstraps a one-voter cluster. */
+	if (dqlite_node_create(1, g.addr, g.tmp.dir, &g.node) != 0 ||
+	    dqlite_node_set_bind_address(g.node, g.addr) != 0 ||
+	    dqlite_node_start(g.node) != 0) {
+		fprintf(stderr, "dqlite node: %s\n", g.node ? dqlite_node_errmsg(g.node) : "create");
+		return -1;
+	}
+	/* Wait (<= 10 s) until it has elected itself. */
+	for (int i = 0; i < 200; i++) {
+		struct dqlc *c;
+		char leader[DQLC_ADDR_MAX] = "";
+		if (dqlc_connect(g.addr, 1000, &c) == 0) {
+			int rc = dqlc_leader(c, NULL, leader, sizeof(leader));
+			dqlc_close(c);
+			if (rc == 0 && leader[0])
+				return 0;
+		}
+		sleep_ms(50);
+	}
+	fprintf(stderr, "dqlite node %s: no leader after 10 s\n", g.addr);
+	return -1;
+}
+
+static int node_down(void **state)
+{
+	(void)state;
+	if (g.node) {
+		dqlite_node_stop(g.node);
+		dqlite_node_destroy(g.node);
+		g.node = NULL;
+	}
+	dbt_cleanup(&g.tmp);
+	return 0;
+}
+
+/* Connected, registered, database `name` open. */
+static struct dqlc *open_db(const char *name, uint32_t *db)
+{
+	struct dqlc *c = NULL;
+	uint64_t hb = 0;
+	assert_int_equal(dqlc_connect(g.addr, 5000, &c), 0);
+	assert_int_equal(dqlc_register(c, 42, &hb), 0);
+	assert_int_equal(dqlc_open(c, name, db), 0);
+	return c;
+}
+
+static void test_leader(void **state)
+{
+	(void)state;
+	struct dqlc *c;
+	char addr[DQLC_ADDR_MAX];
+	uint64_t id = 0;
+	assert_int_equal(dqlc_connect(g.addr, 5000, &c), 0);
+	assert_int_equal(dqlc_leader(c, &id, addr, sizeof(addr)), 0);
+	assert_string_equal(addr, g.addr);
+	assert_int_equal(id, 1);
+	char tiny[4];
+	assert_int_equal(dqlc_leader(c, &id, tiny, sizeof(tiny)), -ENAMETOOLONG);
+	dqlc_close(c);
+	/* Bad addresses are refused before any socket. */
+	assert_int_equal(dqlc_connect("127.0.0.1", 100, &c), -EINVAL);
+	assert_int_equal(dqlc_connect("[::1]9000", 100, &c), -EINVAL);
+	assert_int_equal(dqlc_connect(":9000", 100, &c), -EINVAL);
+}
+
+static void test_param_types(void **state)
+{
+	(void)state;
+	uint32_t db;
+	struct dqlc *c = open_db("types.db", &db);
+	struct dqlc_result r;
+	static const uint8_t blob[] = { 0, 1, 2, 0xff, 0xee, 0, 7, 8, 9, 10, 11 };   /* 11: not a word */
+	static const char text[] = "héllo, dqlite: exactly-16";
+
+	assert_int_equal(dqlc_exec_sql(c, db, "CREATE TABLE t (k INTEGER PRIMARY KEY, i INTEGER, "
+				       "s TEXT, b BLOB, n INTEGER, f REAL)", NULL, 0, &r), 0);
+	struct dqlc_value p[] = { dqlc_int(INT64_MIN), dqlc_text(text), dqlc_blob(blob, sizeof(blob)),
+				  dqlc_null(), dqlc_float(-2.5) };
+	assert_int_equal(dqlc_exec_sql(c, db, "INSERT INTO t (i, s, b, n, f) VALUES (?, ?, ?, ?, ?)",
+				       p, 5, &r), 0);
+	assert_int_equal(r.rows_affected, 1);
+	assert_int_equal(r.last_insert_id, 1);
+	struct dqlc_value p2[] = { dqlc_int(INT64_MAX), dqlc_text(""), dqlc_blob(NULL, 0),
+				   dqlc_null(), dqlc_float(0.0) };
+	assert_int_equal(dqlc_exec_sql(c, db, "INSERT INTO t (i, s, b, n, f) VALUES (?, ?, ?, ?, ?)",
+				       p2, 5, &r), 0);
+	assert_int_equal(r.last_insert_id, 2);
+
+	struct dqlc_value k = dqlc_int(1), v[6];
+	assert_int_equal(dqlc_query_sql(c, db, "SELECT k, i, s, b, n, f FROM t WHERE k = ?", &k, 1), 6);
+	assert_string_equal(dqlc_column_name(c, 2), "s");
+	assert_null(dqlc_column_name(c, 6));
+	assert_int_equal(dqlc_next(c, v, 6), 1);
+	assert_int_equal(v[0].type, DQLC_INTEGER);
+	assert_int_equal(v[0].i, 1);
+	assert_int_equal(v[1].type, DQLC_INTEGER);
+	assert_true(v[1].i == INT64_MIN);
+	assert_int_equal(v[2].type, DQLC_TEXT);
+	assert_int_equal(v[2].b.len, strlen(text));
+	assert_string_equal(v[2].b.p, text);
+	assert_int_equal(v[3].type, DQLC_BLOB);
+	assert_int_equal(v[3].b.len, sizeof(blob));
+	assert_memory_equal(v[3].b.p, blob, sizeof(blob));
+	assert_int_equal(v[4].type, DQLC_NULL);
+	assert_int_equal(v[5].type, DQLC_FLOAT);
+	assert_true(v[5].f == -2.5);
+	assert_int_equal(dqlc_next(c, v, 6), 0);
+	assert_int_equal(dqlc_next(c, v, 6), 0);   /* stays at the end */
+
+	k = dqlc_int(2);
+	assert_int_equal(dqlc_query_sql(c, db, "SELECT i, s, length(b), n FROM t WHERE k = ?", &k, 1), 4);
+	assert_int_equal(dqlc_next(c, v, 3), -EINVAL);   /* fewer slots than columns */
+	assert_int_equal(dqlc_next(c, v, 4), 1);
+	assert_true(v[0].i == INT64_MAX);
+	assert_int_equal(v[1].type, DQLC_TEXT);
+	assert_int_equal(v[1].b.len, 0);
+	assert_string_equal(v[1].b.p, "");
+	assert_int_equal(v[2].i, 0);
+	assert_int_equal(v[3].type, DQLC_NULL);
+	assert_int_equal(dqlc_next(c, v, 4), 0);
+
+	/* Eight parameters: the params header is then two words (1 + 8 bytes). */
+	struct dqlc_value p8[8];
+	for (int i = 0; i < 8; i++)
+		p8[i] = dqlc_int(i + 1);
+	assert_int_equal(dqlc_query_sql(c, db, "SELECT ?+?+?+?+?+?+?+?", p8, 8), 1);
+	assert_int_equal(dqlc_next(c, v, 6), 1);
+	assert_int_equal(v[0].i, 36);
+	assert_int_equal(dqlc_next(c, v, 6), 0);
+
+	/* Bad parameters: refused before sending, connection still fine. */
+	struct dqlc_value bad = { .type = DQLC_ISO8601 };
+	assert_int_equal(dqlc_exec_sql(c, db, "SELECT ?", &bad, 1, &r), -EINVAL);
+	struct dqlc_value nul_text = dqlc_text(NULL);
+	assert_int_equal(dqlc_exec_sql(c, db, "SELECT ?", &nul_text, 1, &r), -EINVAL);
+	assert_int_equal(dqlc_exec_sql(c, db, "SELECT ?", p8, DQLC_PARAMS_MAX + 1, &r), -E2BIG);
+	assert_int_equal(dqlc_query_sql(c, db, "SELECT count(*) FROM t", NULL, 0), 1);
+	assert_int_equal(dqlc_next(c, v, 6), 1);
+	assert_int_equal(v[0].i, 2);
+	dqlc_close(c);
+}
+
+static void test_prepared(void **state)
+{
+	(void)state;
+	uint32_t db, ins, sel;
+	uint64_t np = 0;
+	struct dqlc_result r;
+	struct dqlc_value v[2];
+	struct dqlc *c = open_db("prep.db", &db);
+
+	assert_int_equal(dqlc_exec_sql(c, db, "CREATE TABLE p (id INTEGER PRIMARY KEY, name TEXT)",
+				       NULL, 0, &r), 0);
+	assert_int_equal(dqlc_prepare(c, db, "INSERT INTO p (id, name) VALUES (?, ?)", &ins, &np), 0);
+	assert_int_equal(np, 2);
+	for (int i = 1; i <= 5; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "n%d", i * 11);
+		struct dqlc_value p[] = { dqlc_int(i * 10), dqlc_text(name) };
+		assert_int_equal(dqlc_exec(c, db, ins, p, 2, &r), 0);
+		assert_int_equal(r.rows_affected, 1);
+		assert_int_equal(r.last_insert_id, i * 10);
+	}
+	assert_int_equal(dqlc_prepare(c, db, "SELECT id, name FROM p WHERE id >= ? ORDER BY id",
+				      &sel, &np), 0);
+	assert_int_equal(np, 1);
+	for (int from = 10; from <= 50; from += 20) {
+		struct dqlc_value p = dqlc_int(from);
+		assert_int_equal(dqlc_query(c, db, sel, &p, 1), 2);
+		int n = 0, rc;
+		while ((rc = dqlc_next(c, v, 2)) == 1) {
+			char want[16];
+			int id = from + 10 * n;
+			snprintf(want, sizeof(want), "n%d", id / 10 * 11);
+			assert_int_equal(v[0].i, id);
+			assert_string_equal(v[1].b.p, want);
+			n++;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(n, (50 - from) / 10 + 1);
+	}
+	/* A duplicate key: FAILURE from EXEC, the statement stays usable. */
+	struct dqlc_value dup[] = { dqlc_int(10), dqlc_text("again") };
+	assert_int_equal(dqlc_exec(c, db, ins, dup, 2, &r), -DQLC_EFAILURE);
+	assert_int_equal(dqlc_errcode(c) & 0xff, 19);   /* SQLITE_CONSTRAINT */
+	struct dqlc_value ok[] = { dqlc_int(60), dqlc_text("n66") };
+	assert_int_equal(dqlc_exec(c, db, ins, ok, 2, &r), 0);
+
+	assert_int_equal(dqlc_finalize(c, db, ins), 0);
+	assert_int_equal(dqlc_finalize(c, db, sel), 0);
+	/* An id the server never handed out: FAILURE. (Not a finalized one: the
+	 * 1.11.1 node dereferences the freed registry slot and crashes, see
+	 * db/dqlite_client.h.) */
+	assert_int_equal(dqlc_exec(c, db, 1000, ok, 2, &r), -DQLC_EFAILURE);
+	assert_true(strlen(dqlc_errmsg(c)) > 0);
+	dqlc_close(c);
+}
+
+static void test_failure(void **state)
+{
+	(void)state;
+	uint32_t db, st;
+	struct dqlc_result r;
+	struct dqlc_value v[1];
+	struct dqlc *c = open_db("fail.db", &db);
+
+	assert_int_equal(dqlc_exec_sql(c, db, "INSERT INTO nosuch VALUES (1)", NULL, 0, &r),
+			 -DQLC_EFAILURE);
+	assert_int_equal(dqlc_errcode(c), 1);   /* SQLITE_ERROR */
+	assert_non_null(strstr(dqlc_errmsg(c), "no such table: nosuch"));
+	assert_int_equal(dqlc_query_sql(c, db, "SELEKT 1", NULL, 0), -DQLC_EFAILURE);
+	assert_non_null(strstr(dqlc_errmsg(c), "syntax error"));
+	assert_int_equal(dqlc_prepare(c, db, "SELECT * FROM nosuch", &st, NULL), -DQLC_EFAILURE);
+	assert_non_null(strstr(dqlc_errmsg(c), "no such table"));
+	/* The connection is still in step after each FAILURE. */
+	assert_int_equal(dqlc_query_sql(c, db, "SELECT 7", NULL, 0), 1);
+	assert_int_equal(dqlc_next(c, v, 1), 1);
+	assert_int_equal(v[0].i, 7);
+	assert_int_equal(dqlc_next(c, v, 1), 0);
+	dqlc_close(c);
+}
+
+/* More rows than one ROWS batch (a page) holds: PART, then more batches. */
+static void test_many_rows(void **state)
+{
+	(void)state;
+	enum { N = 3000 };
+	uint32_t db, ins;
+	struct dqlc_result r;
+	struct dqlc_value v[2];
+	struct dqlc *c = open_db("many.db", &db);
+
+	assert_int_equal(dqlc_exec_sql(c, db, "CREATE TABLE m (id INTEGER PRIMARY KEY, x TEXT)",
+				       NULL, 0, &r), 0);
+	assert_int_equal(dqlc_exec_sql(c, db, "BEGIN", NULL, 0, &r), 0);
+	assert_int_equal(dqlc_prepare(c, db, "INSERT INTO m VALUES (?, ?)", &ins, NULL), 0);
+	for (int i = 0; i < N; i++) {
+		struct dqlc_value p[] = { dqlc_int(i), dqlc_text("a row of some twenty-four") };
+		assert_int_equal(dqlc_exec(c, db, ins, p, 2, &r), 0);
+	}
+	assert_int_equal(dqlc_exec_sql(c, db, "COMMIT", NULL, 0, &r), 0);
+	assert_int_equal(dqlc_finalize(c, db, ins), 0);
+
+	assert_int_equal(dqlc_query_sql(c, db, "SELECT id, x FROM m ORDER BY id", NULL, 0), 2);
+	int n = 0, rc;
+	while ((rc = dqlc_next(c, v, 2)) == 1) {
+		assert_int_equal(v[0].i, n);
+		assert_int_equal(v[1].b.len, 25);
+		n++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, N);
+	/* ~48 bytes a row, ~144 KB in all: the node sends page-sized batches. */
+	assert_true(dqlc_batches(c) > 1);
+	printf("many rows: %d rows in %u ROWS batches\n", N, dqlc_batches(c));
+
+	/* Left after 3 rows: the next request drains the rest first. */
+	assert_int_equal(dqlc_query_sql(c, db, "SELECT id, x FROM m ORDER BY id", NULL, 0), 2);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(dqlc_next(c, v, 2), 1);
+	assert_int_equal(dqlc_query_sql(c, db, "SELECT count(*) FROM m", NULL, 0), 1);
+	assert_int_equal(dqlc_next(c, v, 2), 1);
+	assert_int_equal(v[0].i, N);
+	assert_int_equal(dqlc_next(c, v, 2), 0);
+	dqlc_close(c);
+}
+
+/* ---- decoders on malformed input ---- */
+
+/* Run fn over a heap copy of exactly len bytes, so any over-read is an ASan error. */
+static uint8_t *dup_exact(const uint8_t *p, size_t len)
+{
+	uint8_t *q = malloc(len ? len : 1);
+	assert_non_null(q);
+	if (len)
+		memcpy(q, p, len);
+	return q;
+}
+
+static size_t put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+	return 8;
+}
+
+/* A well-formed ROWS body: 2 columns "id","name"; rows (1,"ab"), (NULL, blob[3]); DONE. */
+static size_t rows_body(uint8_t *b)
+{
+	size_t o = 0;
+	memset(b, 0, 256);
+	o += put64(b + o, 2);
+	memcpy(b + o, "id", 2); o += 8;
+	memcpy(b + o, "name", 4); o += 8;
+	b[o] = DQLC_INTEGER | DQLC_TEXT << 4; o += 8;   /* row 1 header */
+	o += put64(b + o, 1);
+	memcpy(b + o, "ab", 2); o += 8;
+	b[o] = DQLC_NULL | DQLC_BLOB << 4; o += 8;      /* row 2 header */
+	o += 8;                                          /* NULL word */
+	o += put64(b + o, 3);
+	memcpy(b + o, "\x01\x02\x03", 3); o += 8;
+	o += put64(b + o, DQLC_ROWS_DONE);
+	return o;
+}
+
+/* Decode a ROWS body completely: rows seen, or the first error. */
+static int decode_rows(const uint8_t *body, size_t len, struct dqlc_value *last)
+{
+	const char *names[DQLC_COLUMNS_MAX];
+	unsigned n;
+	struct dqlc_cur cur = { body, len };
+	int rc = dqlc_dec_columns(&cur, &n, names), rows = 0;
+	if (rc)
+		return rc;
+	while ((rc = dqlc_dec_row(&cur, n, last)) == 1)
+		rows++;
+	return rc < 0 ? rc : rows;
+}
+
+static void test_decode_rows(void **state)
+{
+	(void)state;
+	uint8_t b[256];
+	struct dqlc_value v[2];
+	size_t len = rows_body(b);
+
+	uint8_t *q = dup_exact(b, len);
+	assert_int_equal(decode_rows(q, len, v), 2);
+	assert_int_equal(v[0].type, DQLC_NULL);
+	assert_int_equal(v[1].type, DQLC_BLOB);
+	assert_int_equal(v[1].b.len, 3);
+	assert_memory_equal(v[1].b.p, "\x01\x02\x03", 3);
+	free(q);
+
+	/* Every truncation of it: -EPROTO, never a read past the end. */
+	for (size_t l = 0; l < len; l++) {
+		q = dup_exact(b, l);
+		assert_int_equal(decode_rows(q, l, v), -EPROTO);
+		free(q);
+	}
+
+	/* Malformed fields, one at a time. */
+	uint8_t m[256];
+	memcpy(m, b, len);
+	put64(m, 0);                                    /* no columns */
+	assert_int_equal(decode_rows(m, len, v), -EPROTO);
+	put64(m, 1ull << 40);                            /* absurd column count */
+	assert_int_equal(decode_rows(m, len, v), -EPROTO);
+	put64(m, DQLC_COLUMNS_MAX + 1);
+	assert_int_equal(decode_rows(m, len, v), -EPROTO);
+
+	memcpy(m, b, len);
+	memset(m + 8, 'x', 16);                          /* names without a NUL */
+	q = dup_exact(m, 24);
+	assert_int_equal(decode_rows(q, 24, v), -EPROTO);
+	free(q);
+
+	memcpy(m, b, len);
+	m[24] = 7 | DQLC_TEXT << 4;                      /* unknown type code 7 */
+	assert_int_equal(decode_rows(m, len, v), -EPROTO);
+	m[24] = 0x0e | 0x0e << 4;                        /* 14: not a type either */
+	assert_int_equal(decode_rows(m, len, v), -EPROTO);
+
+	memcpy(m, b, len);
+	put64(m + 64, UINT64_MAX - 3);                   /* blob length past the body */
+	assert_int_equal(decode_rows(m, len, v), -EPROTO);
+	put64(m + 64, 17);                               /* 17 needs 24 bytes, 16 are left */
+	assert_int_equal(decode_rows(m, len, v), -EPROTO);
+
+	/* PART marker ends a batch with 2 rows and says "more". */
+	memcpy(m, b, len);
+	put64(m + len - 8, DQLC_ROWS_PART);
+	{
+		const char *names[DQLC_COLUMNS_MAX];
+		unsigned n;
+		struct dqlc_cur cur = { m, len };
+		assert_int_equal(dqlc_dec_columns(&cur, &n, names), 0);
+		assert_int_equal(n, 2);
+		assert_string_equal(names[1], "name");
+		assert_int_equal(dqlc_dec_row(&cur, n, v), 1);
+		assert_string_equal(v[1].b.p, "ab");
+		assert_int_equal(dqlc_dec_row(&cur, n, v), 1);
+		assert_int_equal(dqlc_dec_row(&cur, n, v), DQLC_ROW_PART);
+		assert_int_equal(cur.len, 0);
+	}
+}
+
+static void test_decode_other(void **state)
+{
+	(void)state;
+	struct dqlc_hdr h;
+	uint8_t b[64] = { 0 };
+	uint64_t code, id;
+	const char *s;
+
+	assert_int_equal(dqlc_dec_hdr(b, 7, &h), -EPROTO);
+	b[0] = 3; b[4] = DQLC_RESP_ROWS;
+	assert_int_equal(dqlc_dec_hdr(b, 8, &h), 0);
+	assert_int_equal(h.words, 3);
+	assert_int_equal(h.type, DQLC_RESP_ROWS);
+
+	/* FAILURE: code 1, "no such table: x" (16 chars + NUL -> 24 bytes). */
+	memset(b, 0, sizeof(b));
+	put64(b, 1);
+	memcpy(b + 8, "no such table: x", 16);
+	for (size_t l = 0; l < 32; l++) {
+		uint8_t *q = dup_exact(b, l);
+		struct dqlc_cur cur = { q, l };
+		assert_int_equal(dqlc_dec_failure(&cur, &code, &s), -EPROTO);
+		free(q);
+	}
+	struct dqlc_cur cur = { b, 32 };
+	assert_int_equal(dqlc_dec_failure(&cur, &code, &s), 0);
+	assert_int_equal(code, 1);
+	assert_string_equal(s, "no such table: x");
+	assert_int_equal(cur.len, 0);
+
+	/* SERVER: id 1, "127.0.0.1:9001". */
+	memset(b, 0, sizeof(b));
+	put64(b, 1);
+	memcpy(b + 8, "127.0.0.1:9001", 14);
+	for (size_t l = 0; l < 24; l++) {
+		uint8_t *q = dup_exact(b, l);
+		struct dqlc_cur c2 = { q, l };
+		assert_int_equal(dqlc_dec_server(&c2, &id, &s), -EPROTO);
+		free(q);
+	}
+	/* NUL present but its padding runs past the end. */
+	uint8_t t[5] = { 'a', 'b', 'c', 0, 0 };
+	struct dqlc_cur c3 = { t, sizeof(t) };
+	assert_int_equal(dqlc_cur_text(&c3, &s, NULL), -EPROTO);
+	uint32_t u32;
+	struct dqlc_cur c4 = { t, 3 };
+	assert_int_equal(dqlc_cur_u32(&c4, &u32), -EPROTO);
+
+	/* Encoder: exact sizes and -ENOSPC. */
+	uint8_t e[64];
+	struct dqlc_value p[] = { dqlc_int(5), dqlc_text("abcdefg"), dqlc_blob("xyz", 3) };
+	assert_int_equal(dqlc_params_size(p, 3), 8 + 8 + 8 + 16);
+	assert_int_equal(dqlc_enc_params(e, 39, p, 3), -ENOSPC);
+	assert_int_equal(dqlc_enc_params(e, sizeof(e), p, 3), 40);
+	assert_int_equal(e[0], 3);
+	assert_int_equal(e[1], DQLC_INTEGER);
+	assert_int_equal(e[2], DQLC_TEXT);
+	assert_int_equal(e[3], DQLC_BLOB);
+	assert_int_equal(e[8], 5);
+	assert_memory_equal(e + 16, "abcdefg\0", 8);
+	assert_int_equal(e[24], 3);
+	assert_memory_equal(e + 32, "xyz\0\0\0\0\0", 8);
+	assert_int_equal(dqlc_enc_params(e, sizeof(e), NULL, 0), 0);
+}
+
+/* ---- a fake server: timeouts and bad frames over a real socket ---- */
+
+struct fake {
+	int lfd;
+	int port;
+	const uint8_t *reply;
+	size_t reply_len;
+	int hold_ms;         /* keep the socket open that long after replying */
+};
+
+static void *fake_run(void *arg)
+{
+	struct fake *f = arg;
+	int fd = accept(f->lfd, NULL, NULL);
+	if (fd < 0)
+		return NULL;
+	uint8_t in[16];   /* handshake word + LEADER request (header + 1 word) */
+	size_t got = 0;
+	while (got < 24) {
+		ssize_t n = recv(fd, in, sizeof(in) < 24 - got ? sizeof(in) : 24 - got, 0);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (f->reply_len)
+		(void)send(fd, f->reply, f->reply_len, MSG_NOSIGNAL);
+	sleep_ms(f->hold_ms);
+	close(fd);
+	return NULL;
+}
+
+static int fake_leader(const uint8_t *reply, size_t len, int hold_ms, int timeout_ms)
+{
+	struct fake f = { .reply = reply, .reply_len = len, .hold_ms = hold_ms };
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	pthread_t th;
+	char addr[64], leader[DQLC_ADDR_MAX];
+	struct dqlc *c;
+
+	f.lfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(f.lfd >= 0);
+	assert_int_equal(bind(f.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(f.lfd, 1), 0);
+	assert_int_equal(getsockname(f.lfd, (struct sockaddr *)&sa, &sl), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", ntohs(sa.sin_port));
+	assert_int_equal(pthread_create(&th, NULL, fake_run, &f), 0);
+	assert_int_equal(dqlc_connect(addr, timeout_ms, &c), 0);
+	int rc = dqlc_leader(c, NULL, leader, sizeof(leader));
+	if (rc < 0 && rc != -DQLC_EFAILURE)   /* the stream is broken now */
+		assert_int_equal(dqlc_leader(c, NULL, leader, sizeof(leader)), -ENOTCONN);
+	dqlc_close(c);
+	pthread_join(th, NULL);
+	close(f.lfd);
+	return rc;
+}
+
+static void test_fake_server(void **state)
+{
+	(void)state;
+	uint8_t m[64] = { 0 };
+
+	/* No answer within 200 ms. */
+	assert_int_equal(fake_leader(NULL, 0, 600, 200), -ETIMEDOUT);
+	/* Closed without an answer. */
+	assert_int_equal(fake_leader(NULL, 0, 0, 2000), -ECONNRESET);
+	/* A body larger than DQLC_MSG_MAX announced. */
+	m[0] = 0xff; m[1] = 0xff; m[2] = 0xff; m[3] = 0x7f; m[4] = DQLC_RESP_SERVER;
+	assert_int_equal(fake_leader(m, 8, 0, 2000), -EMSGSIZE);
+	/* Header says 3 words, 1 arrives, then close. */
+	memset(m, 0, sizeof(m));
+	m[0] = 3; m[4] = DQLC_RESP_SERVER;
+	assert_int_equal(fake_leader(m, 16, 0, 2000), -ECONNRESET);
+	/* Wrong response type (DB for LEADER). */
+	m[0] = 1; m[4] = DQLC_RESP_DB;
+	assert_int_equal(fake_leader(m, 16, 0, 2000), -EPROTO);
+	/* SERVER whose address has no NUL inside the body. */
+	m[0] = 2; m[4] = DQLC_RESP_SERVER;
+	put64(m + 8, 1);
+	memcpy(m + 16, "12345678", 8);
+	assert_int_equal(fake_leader(m, 24, 0, 2000), -EPROTO);
+	/* FAILURE is passed on with code and message; the stream stays in step. */
+	memset(m, 0, sizeof(m));
+	m[0] = 2; m[4] = DQLC_RESP_FAILURE;
+	put64(m + 8, 5);
+	memcpy(m + 16, "busy", 4);
+	assert_int_equal(fake_leader(m, 24, 0, 2000), -DQLC_EFAILURE);
+	/* A well-formed SERVER. */
+	m[4] = DQLC_RESP_SERVER;
+	memcpy(m + 16, "a:1\0", 4);
+	assert_int_equal(fake_leader(m, 24, 0, 2000), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest node_tests[] = {
+		cmocka_unit_test(test_leader),
+		cmocka_unit_test(test_param_types),
+		cmocka_unit_test(test_prepared),
+		cmocka_unit_test(test_failure),
+		cmocka_unit_test(test_many_rows),
+	};
+	const struct CMUnitTest codec_tests[] = {
+		cmocka_unit_test(test_decode_rows),
+		cmocka_unit_test(test_decode_other),
+		cmocka_unit_test(test_fake_server),
+	};
+	int fails = cmocka_run_group_tests_name("codec", codec_tests, NULL, NULL);
+	fails += cmocka_run_group_tests_name("dqlite-node", node_tests, node_up, node_down);
+	return fails ? 1 : 0;
+}
