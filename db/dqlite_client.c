@@ -84,40 +84,50 @@ int dqlc_dec_hdr(const uint8_t *buf, size_t len, struct dqlc_hdr *h)
 	return 0;
 }
 
+/* The next n bytes of c, consumed; NULL (nothing consumed) when fewer are left. Every read of
+ * the cursor goes through here: the one bounds check. */
+static const uint8_t *cur_take(struct dqlc_cur *c, size_t n)
+{
+	const uint8_t *p = c->p;
+
+	if (n > c->len)
+		return NULL;
+	c->p += n;
+	c->len -= n;
+	return p;
+}
+
 int dqlc_cur_u64(struct dqlc_cur *c, uint64_t *v)
 {
-	if (c->len < 8)
+	const uint8_t *p = cur_take(c, 8);
+
+	if (!p)
 		return -EPROTO;
-	*v = get_le64(c->p);
-	c->p += 8;
-	c->len -= 8;
+	*v = get_le64(p);
 	return 0;
 }
 
 int dqlc_cur_u32(struct dqlc_cur *c, uint32_t *v)
 {
-	if (c->len < 4)
+	const uint8_t *p = cur_take(c, 4);
+
+	if (!p)
 		return -EPROTO;
-	*v = get_le32(c->p);
-	c->p += 4;
-	c->len -= 4;
+	*v = get_le32(p);
 	return 0;
 }
 
 int dqlc_cur_text(struct dqlc_cur *c, const char **s, size_t *len)
 {
 	const uint8_t *nul = memchr(c->p, 0, c->len);
-	if (!nul)
+	size_t n = nul ? (size_t)(nul - c->p) : 0;
+	const uint8_t *p = nul ? cur_take(c, pad8(n + 1)) : NULL;
+
+	if (!p)
 		return -EPROTO;
-	size_t n = (size_t)(nul - c->p);
-	size_t total = pad8(n + 1);
-	if (total > c->len)
-		return -EPROTO;
-	*s = (const char *)c->p;
+	*s = (const char *)p;
 	if (len)
 		*len = n;
-	c->p += total;
-	c->len -= total;
 	return 0;
 }
 
@@ -128,12 +138,12 @@ static int cur_blob(struct dqlc_cur *c, const void **p, size_t *len)
 	int rc = dqlc_cur_u64(c, &n);
 	if (rc)
 		return rc;
-	if (n > c->len || pad8((size_t)n) > c->len)
+	if (n > c->len)   /* before pad8: no wrap-around of a huge length */
 		return -EPROTO;
-	*p = c->p;
+	*p = cur_take(c, pad8((size_t)n));
+	if (!*p)
+		return -EPROTO;
 	*len = (size_t)n;
-	c->p += pad8((size_t)n);
-	c->len -= pad8((size_t)n);
 	return 0;
 }
 
