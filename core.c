@@ -161,6 +161,14 @@ uint32_t core_n3_address(const struct conf *c)
 	return htonl(INADDR_LOOPBACK);
 }
 
+/* The N3 IPv6 (upf.n3_address6; validated by the config), all zero without one. */
+static void core_n3_address6(const struct conf *c, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	if (c->upf.n3_address6[0] && inet_pton(AF_INET6, c->upf.n3_address6, out) != 1)
+		memset(out, 0, 16);
+}
+
 static void on_upf_lost(void *smf, uint32_t session_id, enum upf_lost_reason why)
 {
 	smf_upf_session_lost(smf, session_id, (int)why);
@@ -235,6 +243,7 @@ static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
 	p.xdp_mode = c->upf.xdp_mode == CONF_XDP_NATIVE ? UPF_XDP_NATIVE :
 		     c->upf.xdp_mode == CONF_XDP_GENERIC ? UPF_XDP_GENERIC : UPF_XDP_AUTO;
 	p.n3_addr = core_n3_address(c);
+	core_n3_address6(c, p.n3_addr6);
 	/* The UPF has one UE prefix: the smallest covering every DNN pool. */
 	rc = conf_ue_supernet(c, &p.ue_pool_addr, &p.ue_pool_plen);
 	if (rc < 0 || p.ue_pool_plen < 10) {
@@ -309,6 +318,9 @@ static int smf_mod_start(struct ev_loop *loop, const struct conf *c)
 	p.udm = core.udm;
 	p.upf = NULL; /* attached by upf_mod_start, which needs the smf for its callback */
 	p.n3_addr = core_n3_address(c);
+	/* Only with a UPF here: the PFCP peers' N3 is IPv4 (conf refuses n3_address6 with pfcp). */
+	if (c->upf.mode != CONF_UPF_PFCP && c->upf.n3_interface[0])
+		core_n3_address6(c, p.n3_addr6);
 	p.max_sessions = c->upf.max_sessions;
 	core.smf = smf_new(&p, &err);
 	if (!core.smf) {

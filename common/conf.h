@@ -197,6 +197,9 @@ struct conf {
 		char n3_interface[64];     /* "" = not set */
 		char n6_interface[64];
 		char n3_address[64];       /* "" = the first IPv4 of n3_interface */
+		/* IPv6 on N3 (TS 38.414 5.1, issue 19): "" = none. With it the UL tunnel given
+		 * to gNBs carries both (160 bits) and a gNB on IPv6 gets outer IPv6. */
+		char n3_address6[64];
 		/* `solocore upf`: the PFCP (N4) address, bound on port 8805 and our
 		 * Node ID (TS 29.244 4.2.2); "" = the N3 address */
 		char n4_address[64];

@@ -9,6 +9,7 @@
 #include "common/hex.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -85,7 +86,6 @@ static const char *chk_ip(void *v, char *buf, size_t n)
 	return buf;
 }
 
-/* GTP-U toward gNBs is IPv4 here (the UPF's N3 side is IPv4 only). */
 static const char *chk_ipv4(void *v, char *buf, size_t n)
 {
 	unsigned char a[4];
@@ -93,6 +93,33 @@ static const char *chk_ipv4(void *v, char *buf, size_t n)
 	if (inet_pton(AF_INET, v, a) == 1)
 		return NULL;
 	snprintf(buf, n, "\"%s\" is not an IPv4 address", (const char *)v);
+	return buf;
+}
+
+/* Our N3 IPv6 (TS 38.414 5.1): a unicast address a gNB can send to from another link. Not ::,
+ * not multicast (ff00::/8), not link-local (fe80::/10: a TransportLayerAddress has no zone),
+ * not loopback, not IPv4-mapped (that is the IPv4 N3 address, upf.n3_address). */
+static const char *chk_ipv6_n3(void *v, char *buf, size_t n)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	struct in6_addr a;
+	const char *why = NULL;
+
+	if (inet_pton(AF_INET6, v, &a) != 1)
+		why = "is not an IPv6 address";
+	else if (IN6_IS_ADDR_UNSPECIFIED(&a))
+		why = "is the unspecified address";
+	else if (IN6_IS_ADDR_LOOPBACK(&a))
+		why = "is the loopback address";
+	else if (IN6_IS_ADDR_MULTICAST(&a))
+		why = "is multicast";
+	else if (IN6_IS_ADDR_LINKLOCAL(&a))
+		why = "is link-local (fe80::/10): gNBs need a global or unique-local address";
+	else if (!memcmp(a.s6_addr, mapped, sizeof(mapped)))
+		why = "is IPv4-mapped: set the IPv4 in upf.n3_address";
+	if (!why)
+		return NULL;
+	snprintf(buf, n, "\"%s\" %s", (const char *)v, why);
 	return buf;
 }
 
@@ -705,6 +732,8 @@ static const struct conf_item upf_items[] = {
 	STR("n3_interface", struct conf, upf.n3_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
 	STR("n6_interface", struct conf, upf.n6_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
 	STR("n3_address", struct conf, upf.n3_address, CF_OPTIONAL, NULL, chk_ipv4, NULL),
+	STR("n3_address6", struct conf, upf.n3_address6, CF_OPTIONAL, NULL, chk_ipv6_n3,
+	    "IPv6 on N3 for gNBs on IPv6 (TS 38.414 5.1); \"\": IPv4 only"),
 	STR("n4_address", struct conf, upf.n4_address, CF_OPTIONAL, NULL, chk_ipv4, NULL),
 	ENUM("xdp_mode", struct conf, upf.xdp_mode, xdp_names, "auto", NULL),
 	INT("max_sessions", struct conf, upf.max_sessions, 1, 16777216, "1048576", NULL),
@@ -792,6 +821,11 @@ static const char *chk_upf_peers(const struct conf *c, char *buf, size_t n)
 			snprintf(buf, n, "dnns[%u].pool6: IPv6 sessions need the builtin UPF (upf.mode: builtin) for now", i);
 			return buf;
 		}
+	if (c->upf.mode == CONF_UPF_PFCP && c->upf.n3_address6[0]) {
+		/* the peers' N3 addresses are theirs (upf.peers[].n3_address), IPv4 */
+		snprintf(buf, n, "upf.n3_address6: IPv6 on N3 needs the builtin UPF (upf.mode: builtin) for now");
+		return buf;
+	}
 	for (unsigned i = 0; c->upf.mode == CONF_UPF_PFCP && i < c->n_dnns; i++)
 		if (c->dnns[i].nat) {
 			/* PFCP has no NAT rule of the kind the XDP UPF applies: say so, do not drop it */

@@ -344,6 +344,7 @@ int smf_upf_apply(struct smf *smf, struct smf_sess *s)
 	struct upf *u = smf_sess_upf(smf, s);
 	int rc;
 
+	memcpy(r.gnb_addr6, s->gnb_addr6, 16);                 /* all zero for an IPv4 gNB */
 	memcpy(r.ue_prefix6, s->pfx6, sizeof(r.ue_prefix6));   /* all zero for IPv4 */
 	r.nat = s->nat;
 
@@ -582,6 +583,7 @@ int smf_sess_info(const struct smf *smf, const struct smf_ue *ue, uint8_t psi, s
 	o->nat = s->nat;
 	o->ul_teid = s->teid;
 	o->gnb_addr = s->gnb_addr;
+	memcpy(o->gnb_addr6, s->gnb_addr6, 16);
 	o->gnb_teid = s->gnb_teid;
 	o->pdu_type = s->pdu_type;
 	o->five_qi = s->five_qi;

@@ -145,6 +145,10 @@ struct smf_params {
 	struct udm *udm;            /* subscription data by SUPI; NULL: conf defaults for everyone */
 	struct upf *upf;            /* NULL: no user plane attached (see above); smf_set_upf later */
 	uint32_t n3_addr;           /* UPF N3 IPv4, network order: UL NG-U UP TNL address */
+	/* UPF N3 IPv6 (all zero: none), the builtin UPF's only (smf_params.upf): the UL tunnel
+	 * then carries both addresses (160 bits, TS 38.414 5.1) and a gNB that gives only an IPv6
+	 * DL tunnel (128 bits) is served over IPv6. */
+	uint8_t n3_addr6[16];
 	uint32_t max_sessions;      /* PDU sessions in total = upf session ids; 0: conf->upf.max_sessions */
 	uint32_t max_ues;           /* attached UEs; 0: conf->limits.max_ues */
 	uint8_t max_per_ue;         /* sessions per UE, 1..15; 0: 15 */
@@ -376,6 +380,7 @@ struct smf_sess_info {
 	bool nat;                  /* its IPv4 is source-NATed on N6 (dnns[].nat) */
 	uint32_t ul_teid;          /* ours (UPF N3) */
 	uint32_t gnb_addr, gnb_teid;
+	uint8_t gnb_addr6[16];     /* gnb_addr 0: the gNB's IPv6 N3 end */
 	uint8_t pdu_type;          /* enum nas_pdu_type granted */
 	uint8_t five_qi, arp, qfi, pti;
 	uint64_t ambr_ul_bps, ambr_dl_bps;

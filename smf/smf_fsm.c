@@ -125,20 +125,24 @@ static int a_n2_setup_ok(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx 
 {
 	const struct ngap_setup_response_transfer *t = c->n2;
 
+	uint32_t a4;
+	uint8_t a6[16];
+
 	if (s->up != SMF_UP_PENDING)
 		return -EPROTO;
-	if (t->dl_tunnel.addr_bits != 32 && t->dl_tunnel.addr_bits != 160) {
-		/* No IPv4 in the gNB's address (IPv6 only): our N3 is IPv4, so no downlink can reach
-		 * this gNB. The gNB holds the resources: release the session, N1 and N2 (#38), rather
-		 * than leave it pending forever. */
-		smf_slog(LOGL_WARN, smf, s, "gNB N3 address of %u bits without IPv4: releasing the session",
+	if (smf_tunnel_gnb(smf, s, &t->dl_tunnel, &a4, a6)) {
+		/* No address of a family our N3 has (an IPv6-only gNB, our N3 IPv4 only): no
+		 * downlink can reach this gNB. The gNB holds the resources: release the session, N1
+		 * and N2 (#38), rather than leave it pending forever. */
+		smf_slog(LOGL_WARN, smf, s, "gNB N3 address of %u bits, no family in common with our N3: releasing the session",
 			 t->dl_tunnel.addr_bits);
 		timer_stop(smf, s);
 		s->rel_cause = NAS_5GSM_NETWORK_FAILURE;
 		s->rel_net = 1;
 		return start_release(smf, s, c->out, 0);
 	}
-	memcpy(&s->gnb_addr, t->dl_tunnel.addr, 4);
+	s->gnb_addr = a4;
+	memcpy(s->gnb_addr6, a6, 16);
 	s->gnb_teid = smf_tunnel_teid(&t->dl_tunnel);
 	s->up = SMF_UP_ACTIVE;
 	smf_upf_apply(smf, s);
@@ -405,14 +409,18 @@ static int a_n2_mod_ind(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *
 {
 	const struct ngap_modify_indication_transfer *t = c->n2;
 
+	uint32_t a4;
+	uint8_t a6[16];
+
 	if (s->up != SMF_UP_ACTIVE)
 		return -EPROTO;
-	if (t->dl_tunnel.addr_bits != 32 && t->dl_tunnel.addr_bits != 160) {
-		smf_slog(LOGL_INFO, smf, s, "modify indication with a %u-bit address: refused",
+	if (smf_tunnel_gnb(smf, s, &t->dl_tunnel, &a4, a6)) {
+		smf_slog(LOGL_INFO, smf, s, "modify indication with a %u-bit address our N3 cannot reach: refused",
 			 t->dl_tunnel.addr_bits);
 		return smf_msg_mod_ind_fail(s, c->out) < 0 ? -ENOSPC : s->state;
 	}
-	memcpy(&s->gnb_addr, t->dl_tunnel.addr, 4);
+	s->gnb_addr = a4;
+	memcpy(s->gnb_addr6, a6, 16);
 	s->gnb_teid = smf_tunnel_teid(&t->dl_tunnel);
 	smf_upf_apply(smf, s);
 	return smf_msg_mod_confirm(smf, s, t, c->out) < 0 ? -ENOSPC : s->state;

@@ -97,6 +97,7 @@ static void ho_reset(struct smf *smf, struct smf_sess *s)
 	s->ho = SMF_HO_NONE;
 	s->ho_direct = 0;
 	s->ho_gnb_addr = s->ho_gnb_teid = 0;
+	memset(s->ho_gnb_addr6, 0, 16);
 	fwd_close(smf, s);
 }
 
@@ -172,22 +173,26 @@ static int fwd_plan(struct smf *smf, struct smf_sess *s, const struct ngap_ho_re
 		return rc;
 	}
 	cmd->has_dl_forwarding = true;
-	smf_msg_tunnel(&cmd->dl_forwarding, smf_sess_n3(smf, s), UPF_FWD_TEID(slot_of(smf, s)));
+	/* IPv4 only: the UPF's forwarding tunnels are IPv4 (upf_fwd_create). */
+	smf_msg_tunnel(&cmd->dl_forwarding, smf_sess_n3(smf, s), NULL, UPF_FWD_TEID(slot_of(smf, s)));
 	return 0;
 }
 
 /* TS 23.502 4.9.1.3.2 steps 9-11: no UPF change yet (the source still serves the downlink); the
- * target's tunnel is kept for the notify. A target tunnel without IPv4 (our N3 is IPv4) or without
+ * target's tunnel is kept for the notify. A target tunnel of no family our N3 has or without
  * the default QoS flow admitted cannot carry the session: refused (the caller cancels). */
 int smf_a_ho_admit(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 {
 	const struct ngap_ho_request_ack_transfer *t = c->n2;
 	struct ngap_ho_command_transfer cmd;
+	uint8_t a6[16];
+	uint32_t a4;
 	int n;
 
 	if (s->ho != SMF_HO_PREPARING)
 		return -EPROTO;
-	if (!tunnel_ipv4(&t->dl_tunnel) || !default_flow_admitted(t)) {
+
+	if (smf_tunnel_gnb(smf, s, &t->dl_tunnel, &a4, a6) || !default_flow_admitted(t)) {
 		smf_slog(LOGL_INFO, smf, s, "handover acknowledge refused: %u-bit tunnel, QFI %u %s",
 			 t->dl_tunnel.addr_bits, SMF_QFI_DEFAULT, default_flow_admitted(t) ? "admitted" : "missing");
 		return -EINVAL;
@@ -200,7 +205,8 @@ int smf_a_ho_admit(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 	}
 	c->out->n2_len = (size_t)n;
 	c->out->n2_proc = SMF_N2_HO_COMMAND;
-	memcpy(&s->ho_gnb_addr, t->dl_tunnel.addr, 4);
+	s->ho_gnb_addr = a4;
+	memcpy(s->ho_gnb_addr6, a6, 16);
 	s->ho_gnb_teid = smf_tunnel_teid(&t->dl_tunnel);
 	s->ho = SMF_HO_ADMITTED;
 	smf_slog(LOGL_INFO, smf, s, "handover admitted: target teid=%08x, forwarding %s", s->ho_gnb_teid,
@@ -220,7 +226,9 @@ int smf_a_ho_notify(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 		return -EPROTO;
 	s->gnb_addr = s->ho_gnb_addr;
 	s->gnb_teid = s->ho_gnb_teid;
+	memcpy(s->gnb_addr6, s->ho_gnb_addr6, 16);
 	s->ho_gnb_addr = s->ho_gnb_teid = 0;
+	memset(s->ho_gnb_addr6, 0, 16);
 	s->ho = SMF_HO_NONE;
 	smf_upf_apply(smf, s);
 	smf->st.ho_completed++;

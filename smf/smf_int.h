@@ -106,6 +106,7 @@ struct smf_sess {
 	uint8_t ho_direct;         /* direct forwarding path available (Handover Required) */
 	uint8_t ho_fwd;            /* an indirect forwarding tunnel UPF_FWD_TEID(slot) is in place */
 	uint32_t ho_gnb_addr, ho_gnb_teid; /* the target's DL tunnel (network / host order) until the notify */
+	uint8_t ho_gnb_addr6[16];  /* ... its IPv6 when ho_gnb_addr is 0 */
 	struct ngap_snssai snssai;
 	uint32_t ue_addr;          /* network order; 0: none (IPv6 session) */
 	uint8_t pfx6[8];           /* IPv6 / IPv4v6: the session's /64 (TS 23.501 5.8.2.2.1) */
@@ -113,6 +114,7 @@ struct smf_sess {
 	uint8_t nat;               /* its DNN's nat at establishment: fixed for its life */
 	uint32_t teid;             /* ours: slot + 1 */
 	uint32_t gnb_addr, gnb_teid; /* network order / host order */
+	uint8_t gnb_addr6[16];     /* gnb_addr 0: the gNB's N3 end is IPv6 (smf_tunnel_gnb) */
 	uint64_t ambr_ul, ambr_dl, new_ambr_ul, new_ambr_dl;
 	struct ev_timer timer;     /* T3591 or T3592 */
 	struct ev_timer ho_timer;  /* guard of the indirect forwarding tunnel (smf_ho.c) */
@@ -217,6 +219,14 @@ int smf_upf_apply(struct smf *smf, struct smf_sess *s);
 /* smf_upf.c: the session's UPF (NULL: none attached) and its N3 address (network order). */
 struct upf *smf_sess_upf(const struct smf *smf, const struct smf_sess *s);
 uint32_t smf_sess_n3(const struct smf *smf, const struct smf_sess *s);
+/* ... and its N3 IPv6 (16 octets), NULL without one (PFCP peers: IPv4 only). */
+const uint8_t *smf_sess_n3_6(const struct smf *smf, const struct smf_sess *s);
+/* The gNB end of a DL tunnel t as the session's UPF can use it (TS 38.414 5.1, TS 38.413
+ * 9.3.2.4: 32 bits IPv4, 128 IPv6, 160 both): IPv4 when the gNB gives one (0.0.0.0 is none),
+ * else its IPv6 when our N3 has IPv6. 0 with *v4 (network order) or v6 set (the other
+ * zeroed), -EAFNOSUPPORT when no family is common. */
+int smf_tunnel_gnb(const struct smf *smf, const struct smf_sess *s, const struct ngap_gtp_tunnel *t,
+		   uint32_t *v4, uint8_t v6[16]);
 /* A ready UPF for a new session of DNN index dnn and slice: its index, or -ENODEV. */
 int smf_upf_pick(struct smf *smf, unsigned dnn, const struct ngap_snssai *snssai);
 /* s (with ambr_stale) has just entered ACTIVE: retry its session-AMBR on its timer, outside
@@ -247,7 +257,8 @@ int smf_msg_mod_confirm(struct smf *smf, const struct smf_sess *s, const struct 
 			struct smf_out *out);
 int smf_msg_mod_ind_fail(const struct smf_sess *s, struct smf_out *out);
 void smf_nas_ambr(uint64_t bps, uint8_t *unit, uint16_t *val);
-/* An IPv4 GTP tunnel {addr_n (network order), teid (host order)} (TS 38.413 9.3.2.2). */
-void smf_msg_tunnel(struct ngap_gtp_tunnel *t, uint32_t addr_n, uint32_t teid);
+/* A GTP tunnel (TS 38.413 9.3.2.2) {addr_n (network order), teid (host order)}: 32 bits, or
+ * with addr6 (16 octets) 160 bits, IPv4 then IPv6 (9.3.2.4), the gNB picks its family. */
+void smf_msg_tunnel(struct ngap_gtp_tunnel *t, uint32_t addr_n, const uint8_t *addr6, uint32_t teid);
 
 #endif

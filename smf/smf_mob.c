@@ -32,7 +32,7 @@ static int enc_ack(const struct smf *smf, const struct smf_sess *s, struct smf_o
 
 	memset(&a, 0, sizeof(a));
 	a.has_ul_tunnel = true;
-	smf_msg_tunnel(&a.ul_tunnel, smf_sess_n3(smf, s), s->teid);
+	smf_msg_tunnel(&a.ul_tunnel, smf_sess_n3(smf, s), smf_sess_n3_6(smf, s), s->teid);
 	n = ngap_enc_path_switch_request_ack_transfer(&a, out->n2, out->n2_cap);
 	if (n < 0)
 		return n;
@@ -72,15 +72,20 @@ int smf_a_path_switch(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 
 	if (s->up != SMF_UP_ACTIVE || s->ho != SMF_HO_NONE)
 		return -EPROTO;   /* an N2 handover of the session runs: one handover at a time */
-	if (t->dl_tunnel.addr_bits != 32 && t->dl_tunnel.addr_bits != 160) {
-		smf_slog(LOGL_INFO, smf, s, "path switch to a %u-bit address: refused", t->dl_tunnel.addr_bits);
+	uint32_t a4;
+	uint8_t a6[16];
+
+	if (smf_tunnel_gnb(smf, s, &t->dl_tunnel, &a4, a6)) {
+		smf_slog(LOGL_INFO, smf, s, "path switch to a %u-bit address our N3 cannot reach: refused",
+			 t->dl_tunnel.addr_bits);
 		return -EINVAL;
 	}
 	if (!default_flow_accepted(t)) {
 		smf_slog(LOGL_INFO, smf, s, "path switch without QFI %u accepted: refused", SMF_QFI_DEFAULT);
 		return -EINVAL;
 	}
-	memcpy(&s->gnb_addr, t->dl_tunnel.addr, 4);
+	s->gnb_addr = a4;
+	memcpy(s->gnb_addr6, a6, 16);
 	s->gnb_teid = smf_tunnel_teid(&t->dl_tunnel);
 	s->mod_n2_wait = 0;
 	rc = smf_upf_apply(smf, s);

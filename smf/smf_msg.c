@@ -231,11 +231,15 @@ int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, const struct n
 	return put_n1(out, &m);
 }
 
-void smf_msg_tunnel(struct ngap_gtp_tunnel *t, uint32_t addr_n, uint32_t teid)
+void smf_msg_tunnel(struct ngap_gtp_tunnel *t, uint32_t addr_n, const uint8_t *addr6, uint32_t teid)
 {
 	memset(t, 0, sizeof(*t));
 	memcpy(t->addr, &addr_n, 4);
 	t->addr_bits = 32;
+	if (addr6) {
+		memcpy(t->addr + 4, addr6, 16);
+		t->addr_bits = 160;
+	}
 	t->teid[0] = (uint8_t)(teid >> 24);
 	t->teid[1] = (uint8_t)(teid >> 16);
 	t->teid[2] = (uint8_t)(teid >> 8);
@@ -271,7 +275,7 @@ int smf_msg_setup_transfer(struct smf *smf, const struct smf_sess *s, struct smf
 	t.has_session_ambr = true;
 	t.session_ambr.ul = s->ambr_ul;
 	t.session_ambr.dl = s->ambr_dl;
-	smf_msg_tunnel(&t.ul_tunnel, smf_sess_n3(smf, s), s->teid);
+	smf_msg_tunnel(&t.ul_tunnel, smf_sess_n3(smf, s), smf_sess_n3_6(smf, s), s->teid);
 	/* TS 38.413 9.3.1.52 */
 	t.pdu_session_type = s->pdu_type == NAS_PDU_IPV6 ? NGAP_PDU_IPV6 :
 			     s->pdu_type == NAS_PDU_IPV4V6 ? NGAP_PDU_IPV4V6 : NGAP_PDU_IPV4;
@@ -366,7 +370,7 @@ int smf_msg_mod_confirm(struct smf *smf, const struct smf_sess *s, const struct 
 	}
 	if (!t.n_flows) /* the list is mandatory: the session's flow */
 		t.qfis[t.n_flows++] = SMF_QFI_DEFAULT;
-	smf_msg_tunnel(&t.ul_tunnel, smf_sess_n3(smf, s), s->teid);
+	smf_msg_tunnel(&t.ul_tunnel, smf_sess_n3(smf, s), smf_sess_n3_6(smf, s), s->teid);
 	n = ngap_enc_modify_confirm_transfer(&t, out->n2, out->n2_cap);
 	if (n < 0)
 		return n;

@@ -56,6 +56,36 @@ uint32_t smf_sess_n3(const struct smf *smf, const struct smf_sess *s)
 	return smf->n_upfs ? upf_n3_addr(smf->upfs[s->upf].u) : smf->p.n3_addr;
 }
 
+const uint8_t *smf_sess_n3_6(const struct smf *smf, const struct smf_sess *s)
+{
+	static const uint8_t zero[16];
+
+	(void)s;
+	return !smf->n_upfs && memcmp(smf->p.n3_addr6, zero, 16) ? smf->p.n3_addr6 : NULL;
+}
+
+int smf_tunnel_gnb(const struct smf *smf, const struct smf_sess *s, const struct ngap_gtp_tunnel *t,
+		   uint32_t *v4, uint8_t v6[16])
+{
+	static const uint8_t zero[16];
+	const uint8_t *a6 = NULL;
+
+	*v4 = 0;
+	memset(v6, 0, 16);
+	if (t->addr_bits == 32 || t->addr_bits == 160)
+		memcpy(v4, t->addr, 4);
+	if (*v4)
+		return 0;
+	if (t->addr_bits == 128)
+		a6 = t->addr;
+	else if (t->addr_bits == 160)
+		a6 = t->addr + 4;
+	if (!a6 || !memcmp(a6, zero, 16) || !smf_sess_n3_6(smf, s))
+		return -EAFNOSUPPORT;
+	memcpy(v6, a6, 16);
+	return 0;
+}
+
 static bool serves(const struct smf_upf_ent *e, unsigned dnn, const struct ngap_snssai *sn)
 {
 	if (e->dnn_mask && !(e->dnn_mask & (1u << dnn)))

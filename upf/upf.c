@@ -86,6 +86,10 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_CNT_NAT_DL_FRAG] = "pass_nat_frag",
 	[UPF_CNT_NAT_ICMP_ERR] = "nat_icmp_err",
 	[UPF_CNT_NAT_UL_KERNEL] = "nat_ul_kernel",
+	[UPF_CNT_NAT_FRAG_DL] = "nat_frag_dl",
+	[UPF_CNT_UL_N3V6] = "ul_n3v6",
+	[UPF_CNT_DL_N3V6] = "dl_n3v6",
+	[UPF_CNT_DL_N3V6_USER] = "dl_n3v6_user",
 	[UPF_STAT_NAT_ACTIVE] = "nat_active",
 	[UPF_STAT_NAT_EXPIRED] = "nat_expired",
 	[UPF_STAT_NAT_REMOVED] = "nat_removed",
@@ -308,6 +312,8 @@ static int load_program(struct upf *u)
 		return rc;
 	}
 	u->skel->rodata->cfg_n3_addr = u->p.n3_addr;
+	memcpy((void *)u->skel->rodata->cfg_n3_addr6, u->p.n3_addr6, 16);
+	u->skel->rodata->cfg_n3_6_on = upf_addr6_set(u->p.n3_addr6);
 	u->skel->rodata->cfg_ue_base = u->ue_base;
 	u->skel->rodata->cfg_nh_cache = u->p.no_nh_cache ? 0 : 1;
 	u->skel->rodata->cfg_ue6_on = u->dl6_n ? 1 : 0;
@@ -359,6 +365,7 @@ int upf_open(const struct upf_params *params, struct upf **out)
 		return -ENOMEM;
 	u->p = *params;
 	u->sock = -1;
+	u->sock6 = -1;
 	u->raw = -1;
 	u->ring_fd = -1;
 	u->prog_fd = -1;
@@ -490,7 +497,7 @@ static void dl_publish(struct upf_dl_rule *e, const struct upf_dl_slot *v)
 	sl->flags = v->flags;
 	sl->qfi = v->qfi;
 	sl->sess_id = v->sess_id;
-	sl->gnb_addr = v->gnb_addr;
+	memcpy(sl->gnb_addr6, v->gnb_addr6, sizeof(sl->gnb_addr6));   /* or gnb_addr */
 	sl->gnb_teid = v->gnb_teid;
 	sl->cost_q8 = v->cost_q8;
 	sl->tau_us = v->tau_us;
@@ -529,6 +536,20 @@ static void dl_clear(struct upf *u, uint32_t ue_addr)
 
 	if (ue_addr && idx < u->dl_n)
 		dl_publish(&u->dl[idx], &z);
+}
+
+bool upf_addr6_set(const uint8_t a[16])
+{
+	uint8_t any = 0;
+
+	for (int i = 0; i < 16; i++)
+		any |= a[i];
+	return any != 0;
+}
+
+bool upf_rule_has_gnb(const struct upf_session_rule *r)
+{
+	return r->gnb_addr || upf_addr6_set(r->gnb_addr6);
 }
 
 uint64_t upf_prefix6_hi(const uint8_t p[8])
@@ -609,7 +630,10 @@ static int rule_check(const struct upf *u, uint32_t id, const struct upf_session
 	/* TS 23.501 5.8.2.2.1: the /64 comes from our pool6 (none configured: nothing is in it). */
 	if (v6 && !dl6_index(u, r->ue_prefix6, &idx6))
 		return -ERANGE;
-	if (r->dl_state == UPF_DL_ACTIVE && !r->gnb_addr)
+	/* An IPv6 gNB is reachable only from our own IPv6 N3 address. */
+	if (!r->gnb_addr && upf_addr6_set(r->gnb_addr6) && !upf_addr6_set(u->p.n3_addr6))
+		return -EAFNOSUPPORT;
+	if (r->dl_state == UPF_DL_ACTIVE && !upf_rule_has_gnb(r))
 		return -EINVAL;
 	/* NAT on N6 needs the NAT address (upf_params.nat_addr). */
 	if (r->nat && !u->p.nat_addr)
@@ -642,10 +666,16 @@ static void rules_write(struct upf *u, uint32_t id, const struct upf_session_rul
 	struct upf_dl_slot d = {
 		.flags = UPF_RULE_VALID | (r->dl_state == UPF_DL_BUFFER ? UPF_RULE_BUFFER : 0),
 		.sess_id = id,
-		.gnb_addr = r->gnb_addr,
 		.gnb_teid = htonl(r->gnb_teid),
 		.qfi = r->qfi,
 	};
+
+	if (r->gnb_addr) {
+		d.gnb_addr = r->gnb_addr;
+	} else if (upf_addr6_set(r->gnb_addr6)) {
+		d.flags |= UPF_RULE_GNB6;
+		memcpy(d.gnb_addr6, r->gnb_addr6, sizeof(d.gnb_addr6));
+	}
 	struct upf_dl_rule *e6 = dl6_entry(u, r->ue_prefix6);
 	struct upf_ul_slot ul = {
 		.flags = UPF_RULE_VALID | (r->ue_addr ? UPF_RULE_V4 : 0) | (e6 ? UPF_RULE_V6 : 0) |
@@ -789,8 +819,9 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 	/* TS 23.501 5.8.2.9: the old path ends with an End Marker, sent after the new rule is
 	 * in: a packet the program forwarded on the old tunnel was sent before the map write
 	 * returned (one on another CPU mid-lookup at that instant can still trail it). */
-	if (old.dl_state == UPF_DL_ACTIVE && r->dl_state == UPF_DL_ACTIVE && old.gnb_addr &&
-	    (old.gnb_addr != r->gnb_addr || old.gnb_teid != r->gnb_teid) && upf_exc_end_marker(u, &old) == 0)
+	if (old.dl_state == UPF_DL_ACTIVE && r->dl_state == UPF_DL_ACTIVE && upf_rule_has_gnb(&old) &&
+	    (old.gnb_addr != r->gnb_addr || memcmp(old.gnb_addr6, r->gnb_addr6, 16) ||
+	     old.gnb_teid != r->gnb_teid) && upf_exc_end_marker(u, &old) == 0)
 		UPF_USTAT(u, UPF_STAT_END_MARKER_SENT)++;
 	return 0;
 }

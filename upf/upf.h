@@ -78,6 +78,11 @@ struct upf_params {
 	const char *n6_ifname;       /* toward the data network; NULL or equal: one interface for both */
 	enum upf_xdp_mode xdp_mode;
 	uint32_t n3_addr;            /* local N3 IPv4, network order: outer source (DL), destination (UL) */
+	/* Local N3 IPv6 (issue 19 item 2, TS 29.281 4.4.2, TS 38.414 5.1), all zero: none. With it
+	 * the program also takes G-PDUs in outer IPv6 to this address, a second GTP-U socket is
+	 * bound to [n3_addr6]:2152, and a session whose rule names a gNB by gnb_addr6 gets its
+	 * downlink in outer IPv6 from here. */
+	uint8_t n3_addr6[16];
 	uint32_t ue_pool_addr;       /* UE pool, network order, e.g. 10.45.0.0 */
 	uint8_t ue_pool_plen;        /* prefix length, 10..30 (128 bytes of map per address) */
 	/* IPv6 (issue 19, TS 23.501 5.8.2.2): the prefix the sessions' /64s come from, network
@@ -139,7 +144,8 @@ struct upf_session_rule {
 	/* Source NAT of the session's IPv4 uplink to upf_params.nat_addr (per DNN, off by default:
 	 * the SMF sets it from dnns[].nat). Fixed for the session's life. */
 	bool nat;
-	uint32_t gnb_addr;       /* gNB N3 IPv4, network order (needed when ACTIVE) */
+	uint32_t gnb_addr;       /* gNB N3 IPv4, network order (needed when ACTIVE) ... */
+	uint8_t gnb_addr6[16];   /* ... or, gnb_addr 0, its IPv6 (needs upf_params.n3_addr6) */
 	uint32_t gnb_teid;       /* gNB's downlink TEID */
 	uint8_t qfi;             /* QoS flow (1..63); 0 in UL accepts any */
 	uint64_t ambr_ul_bps;    /* session-AMBR, bits/s; 0 = not policed */
@@ -348,8 +354,10 @@ int upf_process(struct upf *u);
 /* Forget every cached next hop now (after a route or neighbour change that
  * must take effect before the next periodic revalidation). */
 void upf_nexthop_flush(struct upf *u);
-/* The fds upf_process() serves (for callers without an ev_loop). */
-int upf_fds(const struct upf *u, int fds[2]);
+/* The fds upf_process() serves (for callers without an ev_loop): the GTP-U socket, the
+ * exception ring, then the IPv6 GTP-U socket with upf_params.n3_addr6. Returns how many. */
+#define UPF_MAX_FDS 3
+int upf_fds(const struct upf *u, int fds[UPF_MAX_FDS]);
 
 /* For benchmarks and tests: the XDP program fd and the attached ifindexes. */
 int upf_prog_fd(const struct upf *u);

@@ -48,6 +48,9 @@
 #define UPF_RULE_V6 0x8u
 /* Uplink: the session's IPv4 uplink is source-NATed to cfg_nat_addr (upf_session_rule.nat). */
 #define UPF_RULE_NAT 0x10u
+/* Downlink: the gNB's N3 end is IPv6 (gnb_addr6): outer IPv6 from cfg_n3_addr6 (TS 29.281 4.4.2,
+ * TS 38.414 5.1); without it gnb_addr, outer IPv4. */
+#define UPF_RULE_GNB6 0x20u
 
 /* Session-AMBR (TS 23.501 5.7.1.8) as GCRA: cost_q8 is the cost of one byte
  * in ns << 8 (0: not policed), tau_us the burst tolerance. */
@@ -88,17 +91,22 @@ struct upf_ul_rule {
 	__u64 pad[4];
 };
 
-/* One version of a downlink rule. 28 bytes. */
+/* One version of a downlink rule. 40 bytes: the two slots and the AMBR state take the first 88
+ * bytes of the rule, the counters follow; a packet touches both lines either way. */
 struct upf_dl_slot {
 	__u32 seq;
 	__u8 flags;
 	__u8 qfi;         /* QFI written into the DL PDU Session Container */
 	__u16 pad;
 	__u32 sess_id;
-	__be32 gnb_addr;  /* outer destination */
 	__be32 gnb_teid;  /* outer TEID (the gNB's) */
 	__u32 cost_q8;
 	__u32 tau_us;
+	/* Outer destination: gnb_addr (IPv4), or with UPF_RULE_GNB6 the whole gnb_addr6. */
+	union {
+		__be32 gnb_addr;
+		__be32 gnb_addr6[4];
+	};
 };
 
 /* dl_rules[UE address - pool base] and dl6_rules[/64 index]: two cache lines. */
@@ -106,7 +114,7 @@ struct upf_dl_rule {
 	struct upf_dl_slot s[2];
 	__u64 tat_ns;
 	struct upf_dir_stats st;
-	__u64 pad[5];
+	__u64 pad[2];
 };
 
 /* Next-hop cache entry (per CPU), see route() in upf.bpf.c. */
@@ -204,6 +212,12 @@ enum upf_counter {
 	UPF_CNT_NAT_UL_KERNEL,     /* translated uplink, no neighbour yet: to user space, sent from there */
 	UPF_CNT_NAT_FRAG_DL,       /* downlink IPv4 fragments translated back (in nat_dl) */
 	UPF_CNT_NAT_QUOTA,         /* new connection of a session at its nat_conns_per_session: dropped */
+	/* Outer IPv6 on N3 (issue 19 item 2). */
+	UPF_CNT_UL_N3V6,           /* of ul_fwd / ul6_fwd: uplink G-PDUs that came in outer IPv6 */
+	UPF_CNT_DL_N3V6,           /* of dl_fwd / dl6_fwd: downlink sent in outer IPv6 */
+	UPF_CNT_DL_N3V6_USER,      /* outer IPv6 whose UDP checksum the program cannot derive from the
+				    * inner headers (fragment, UDP checksum 0, other protocols): to
+				    * user space, sent on the IPv6 GTP-U socket */
 	UPF_CNT__MAX
 };
 

@@ -39,16 +39,42 @@
 /* TS 29.281 5.2.2.1 UDP Port extension header. */
 #define EXT_UDP_PORT 0x40
 
-/* port in host order: 2152 for requests and G-PDUs,
- * the request's source port for responses (TS 29.281 4.4.2). */
-static int send_to(struct upf *u, uint32_t addr, uint16_t port, const struct iovec *iov, int n)
-{
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port),
-				  .sin_addr.s_addr = addr };
-	struct msghdr m = { .msg_name = &to, .msg_namelen = sizeof(to),
-			    .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
+/* A GTP-U peer as the sockets see it: IPv4 (v4 != 0) or IPv6 (TS 29.281 4.4.2); port in host
+ * order: 2152 for requests and G-PDUs, the request's source port for responses. */
+struct gtp_peer {
+	uint32_t v4;
+	uint8_t v6[16];
+	uint16_t port;
+};
 
-	return sendmsg(u->sock, &m, MSG_DONTWAIT) < 0 ? -errno : 0;
+static int send_to(struct upf *u, const struct gtp_peer *to, const struct iovec *iov, int n)
+{
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(to->port), .sin_addr.s_addr = to->v4 };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(to->port) };
+	struct msghdr m = { .msg_name = &a4, .msg_namelen = sizeof(a4),
+			    .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
+	int fd = u->sock;
+
+	if (!to->v4) {
+		/* The kernel fills the UDP checksum IPv6 requires (RFC 8200 8.1). */
+		if (u->sock6 < 0 || !upf_addr6_set(to->v6))
+			return -EAFNOSUPPORT;
+		memcpy(&a6.sin6_addr, to->v6, 16);
+		m.msg_name = &a6;
+		m.msg_namelen = sizeof(a6);
+		fd = u->sock6;
+	}
+	return sendmsg(fd, &m, MSG_DONTWAIT) < 0 ? -errno : 0;
+}
+
+/* The gNB end of a session's downlink tunnel. */
+static struct gtp_peer rule_peer(const struct upf_session_rule *r)
+{
+	struct gtp_peer p = { .v4 = r->gnb_addr, .port = UPF_GTPU_PORT };
+
+	if (!r->gnb_addr)
+		memcpy(p.v6, r->gnb_addr6, 16);
+	return p;
 }
 
 int upf_exc_send_dl(struct upf *u, const struct upf_session_rule *r, const uint8_t *pkt, size_t len)
@@ -59,11 +85,12 @@ int upf_exc_send_dl(struct upf *u, const struct upf_session_rule *r, const uint8
 			  1, 0x00, (uint8_t)(r->qfi & 0x3f), 0 };
 	uint32_t teid = htonl(r->gnb_teid);
 	struct iovec iov[2] = { { h, sizeof(h) }, { (void *)pkt, len } };
+	struct gtp_peer to = rule_peer(r);
 
 	h[2] = (uint8_t)((len + 8) >> 8);
 	h[3] = (uint8_t)(len + 8);
 	memcpy(h + 4, &teid, 4);
-	return send_to(u, r->gnb_addr, UPF_GTPU_PORT, iov, 2);
+	return send_to(u, &to, iov, 2);
 }
 
 int upf_exc_end_marker(struct upf *u, const struct upf_session_rule *r)
@@ -74,9 +101,10 @@ int upf_exc_end_marker(struct upf *u, const struct upf_session_rule *r)
 			  1, 0x00, (uint8_t)(r->qfi & 0x3f), 0 };
 	uint32_t teid = htonl(r->gnb_teid);
 	struct iovec iov = { h, sizeof(h) };
+	struct gtp_peer to = rule_peer(r);
 
 	memcpy(h + 4, &teid, 4);
-	return send_to(u, r->gnb_addr, UPF_GTPU_PORT, &iov, 1);
+	return send_to(u, &to, &iov, 1);
 }
 
 /* ---- buffering ---- */
@@ -311,7 +339,7 @@ void upf_exc_rs(struct upf *u, uint32_t id, const uint8_t *pkt, size_t len)
 		UPF_USTAT(u, UPF_STAT_RS_DROPPED)++;
 		return;
 	}
-	if (s->r.dl_state != UPF_DL_ACTIVE || !s->r.gnb_addr) {
+	if (s->r.dl_state != UPF_DL_ACTIVE || !upf_rule_has_gnb(&s->r)) {
 		s->ra_pending = true;
 		return;
 	}
@@ -342,7 +370,7 @@ static void ra_owed(struct upf *u, uint32_t id)
 	if (!s->ra_pending)
 		return;
 	s->ra_pending = false;
-	if (!upf_prefix6_hi(s->r.ue_prefix6) || s->r.dl_state != UPF_DL_ACTIVE || !s->r.gnb_addr)
+	if (!upf_prefix6_hi(s->r.ue_prefix6) || s->r.dl_state != UPF_DL_ACTIVE || !upf_rule_has_gnb(&s->r))
 		return;
 	ra_build(ra, s->r.ue_prefix6, all_nodes);
 	if (upf_exc_send_dl(u, &s->r, ra, sizeof(ra)) == 0) {
@@ -465,22 +493,25 @@ int upf_exc_drain(struct upf *u)
  * (no neighbour entry yet, an outer fragment reassembled, or no program attached): the same
  * relay as fwd_relay() in upf.bpf.c, the GTP-U message unchanged but for the TEID, sent from
  * <n3_addr>:2152 so the kernel resolves the neighbour. false: no tunnel for this TEID. */
-static bool fwd_sock(struct upf *u, uint8_t *m, uint32_t from)
+static bool fwd_sock(struct upf *u, uint8_t *m, const struct gtp_peer *from)
 {
 	uint32_t teid = ((uint32_t)m[4] << 24) | ((uint32_t)m[5] << 16) | ((uint32_t)m[6] << 8) | m[7];
 	size_t n = 8u + (((size_t)m[2] << 8) | m[3]);   /* checked against len by the caller */
 	struct upf_fwd_rule f;
 	struct iovec iov = { m, n };
+	struct gtp_peer to = { .port = UPF_GTPU_PORT };
 
 	if (upf_fwd_lookup(u, teid, &f))
 		return false;
 	/* Our own relay coming back (a target on a local address): never relayed twice. */
-	if (from == u->p.n3_addr) {
+	if (from->v4 && from->v4 == u->p.n3_addr) {
 		UPF_USTAT(u, UPF_STAT_SOCK_BAD)++;
 		return true;
 	}
+	/* The forwarding tunnels are IPv4 (upf_fwd_create): a source gNB on IPv6 reaches them here. */
+	to.v4 = f.peer_addr;
 	memcpy(m + 4, &f.peer_teid, 4);
-	if (send_to(u, f.peer_addr, UPF_GTPU_PORT, &iov, 1) == 0) {
+	if (send_to(u, &to, &iov, 1) == 0) {
 		UPF_USTAT(u, UPF_STAT_FWD_SENT)++;
 		UPF_USTAT(u, UPF_STAT_FWD_SENT_BYTES) += n;
 	} else {
@@ -489,7 +520,7 @@ static bool fwd_sock(struct upf *u, uint8_t *m, uint32_t from)
 	return true;
 }
 
-static void echo_response(struct upf *u, const uint8_t *req, size_t len, uint32_t from, uint16_t sport)
+static void echo_response(struct upf *u, const uint8_t *req, size_t len, const struct gtp_peer *from)
 {
 	/* TS 29.281 7.2.2: same sequence number, Recovery IE with value 0. */
 	uint8_t r[14] = { 0x32, UPF_GTP_ECHO_RSP, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, IE_RECOVERY, 0 };
@@ -499,7 +530,7 @@ static void echo_response(struct upf *u, const uint8_t *req, size_t len, uint32_
 		r[8] = req[8];
 		r[9] = req[9];
 	}
-	if (send_to(u, from, sport, &iov, 1) == 0)
+	if (send_to(u, from, &iov, 1) == 0)
 		UPF_USTAT(u, UPF_STAT_ECHO_RSP_SENT)++;
 }
 
@@ -518,36 +549,44 @@ static bool err_ind_allowed(struct upf *u)
 	return true;
 }
 
-static void error_indication(struct upf *u, const uint8_t *gpdu, uint32_t from, uint16_t sport)
+static void error_indication(struct upf *u, const uint8_t *gpdu, const struct gtp_peer *from)
 {
 	/* TS 29.281 7.3.1: TEID 0, S=1; TEID Data I = the unknown TEID, GTP-U
-	 * Peer Address = the address it was sent to (ours); the UDP Port
-	 * extension header (5.2.2.1) carries the G-PDU's source port. */
-	uint8_t m[8 + 4 + 4 + 5 + 7] = {
-		0x36, UPF_GTP_ERR_IND, 0, 4 + 4 + 5 + 7, 0, 0, 0, 0,
+	 * Peer Address = the address it was sent to (ours, of the family it came in: 8.4 allows
+	 * IPv4 or IPv6); the UDP Port extension header (5.2.2.1) carries the G-PDU's source port. */
+	uint8_t m[8 + 4 + 4 + 5 + 3 + 16] = {
+		0x36, UPF_GTP_ERR_IND, 0, 0, 0, 0, 0, 0,
 		0, 0, 0, EXT_UDP_PORT,
-		1, (uint8_t)(sport >> 8), (uint8_t)sport, 0,
+		1, (uint8_t)(from->port >> 8), (uint8_t)from->port, 0,
 		IE_TEID_DATA_I, gpdu[4], gpdu[5], gpdu[6], gpdu[7],
-		IE_PEER_ADDR, 0, 4, 0, 0, 0, 0,
+		IE_PEER_ADDR, 0, 4,
 	};
-	struct iovec iov = { m, sizeof(m) };
+	size_t alen = from->v4 ? 4 : 16;
+	struct iovec iov = { m, 24 + alen };
+	struct gtp_peer to = *from;
 
-	memcpy(m + 24, &u->p.n3_addr, 4);
+	if (from->v4)
+		memcpy(m + 24, &u->p.n3_addr, 4);
+	else
+		memcpy(m + 24, u->p.n3_addr6, 16);
+	m[23] = (uint8_t)alen;
+	m[3] = (uint8_t)(4 + 4 + 5 + 3 + alen);
 	if (!err_ind_allowed(u)) {
 		UPF_USTAT(u, UPF_STAT_ERR_IND_LIMITED)++;
 		return;
 	}
 	/* TS 29.281 4.4.2: Error Indication to the user plane port. */
-	if (send_to(u, from, UPF_GTPU_PORT, &iov, 1) == 0)
+	to.port = UPF_GTPU_PORT;
+	if (send_to(u, &to, &iov, 1) == 0)
 		UPF_USTAT(u, UPF_STAT_ERR_IND_SENT)++;
 }
 
 /* TS 29.281 7.3.1: a peer does not know the TEID we sent to. Hand TEID Data I
  * and the GTP-U Peer Address to the control plane, which owns the sessions. */
-static void err_ind_rx(struct upf *u, const uint8_t *m, size_t len, uint32_t from)
+static void err_ind_rx(struct upf *u, const uint8_t *m, size_t len, const struct gtp_peer *from)
 {
 	size_t end = 8 + (((size_t)m[2] << 8) | m[3]), off = 8;
-	uint32_t teid = 0, peer = from;
+	uint32_t teid = 0, peer = from->v4;   /* an IPv6 peer: 0, the TEID alone names the session */
 	bool have_teid = false;
 	uint8_t next = 0;
 
@@ -604,19 +643,31 @@ bad:
 	UPF_USTAT(u, UPF_STAT_SOCK_BAD)++;
 }
 
-int upf_exc_sock_rx(struct upf *u)
+/* One GTP-U socket (IPv4 or IPv6), up to a batch of datagrams. */
+static int sock_rx(struct upf *u, int fd)
 {
 	uint8_t buf[2048];
 	int n = 0;
 
-	for (; n < 64; n++) {
-		struct sockaddr_in from;
-		socklen_t fl = sizeof(from);
-		ssize_t len = recvfrom(u->sock, buf, sizeof(buf), MSG_DONTWAIT,
-				       (struct sockaddr *)&from, &fl);
+	for (; fd >= 0 && n < 64; n++) {
+		struct sockaddr_storage ss;
+		socklen_t fl = sizeof(ss);
+		ssize_t len = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&ss, &fl);
+		struct gtp_peer from = { 0 };
 
 		if (len < 0)
 			break;
+		if (ss.ss_family == AF_INET6) {
+			const struct sockaddr_in6 *a = (const void *)&ss;
+
+			memcpy(from.v6, &a->sin6_addr, 16);
+			from.port = ntohs(a->sin6_port);
+		} else {
+			const struct sockaddr_in *a = (const void *)&ss;
+
+			from.v4 = a->sin_addr.s_addr;
+			from.port = ntohs(a->sin_port);
+		}
 		/* TS 29.281 5.1: version 1, PT 1, and a length that fits. */
 		if (len < 8 || (buf[0] & 0xf0) != 0x30 || (size_t)len < 8u + ((buf[2] << 8) | buf[3])) {
 			UPF_USTAT(u, UPF_STAT_SOCK_BAD)++;
@@ -624,13 +675,13 @@ int upf_exc_sock_rx(struct upf *u)
 		}
 		switch (buf[1]) {
 		case UPF_GTP_ECHO_REQ:
-			echo_response(u, buf, (size_t)len, from.sin_addr.s_addr, ntohs(from.sin_port));
+			echo_response(u, buf, (size_t)len, &from);
 			break;
 		case UPF_GTP_GPDU: {
 			uint32_t teid = ((uint32_t)buf[4] << 24) | ((uint32_t)buf[5] << 16) |
 					((uint32_t)buf[6] << 8) | buf[7];
 
-			if (fwd_sock(u, buf, from.sin_addr.s_addr))
+			if (fwd_sock(u, buf, &from))
 				break;
 			if (teid && teid < u->ul_n && upf_ul_valid(u, teid)) {
 				/* A known TEID reaches the socket only as a
@@ -639,22 +690,27 @@ int upf_exc_sock_rx(struct upf *u)
 				break;
 			}
 			log_rl(LOGL_INFO, MOD, NULL, "G-PDU with unknown teid=0x%x", teid);
-			error_indication(u, buf, from.sin_addr.s_addr, ntohs(from.sin_port));
+			error_indication(u, buf, &from);
 			break;
 		}
 		case UPF_GTP_ERR_IND:
-			err_ind_rx(u, buf, (size_t)len, from.sin_addr.s_addr);
+			err_ind_rx(u, buf, (size_t)len, &from);
 			break;
 		case UPF_GTP_END_MARKER:
 			/* TS 29.281 7.3.2: relayed on a forwarding tunnel; on any other it only ends
 			 * a path (the program counts and drops those). */
-			fwd_sock(u, buf, from.sin_addr.s_addr);
+			fwd_sock(u, buf, &from);
 			break;
 		default:
 			break;
 		}
 	}
 	return n;
+}
+
+int upf_exc_sock_rx(struct upf *u)
+{
+	return sock_rx(u, u->sock) + sock_rx(u, u->sock6);
 }
 
 int upf_process(struct upf *u)
@@ -673,13 +729,16 @@ int upf_process(struct upf *u)
 	return a + b;
 }
 
-int upf_fds(const struct upf *u, int fds[2])
+int upf_fds(const struct upf *u, int fds[UPF_MAX_FDS])
 {
 	if (u->remote)
 		return 0;
 	fds[0] = u->sock;
 	fds[1] = u->ring_fd;
-	return 2;
+	if (u->sock6 < 0)
+		return 2;
+	fds[2] = u->sock6;
+	return 3;
 }
 
 static void on_fd(struct ev_loop *loop, int fd, uint32_t events, void *arg)
@@ -688,6 +747,28 @@ static void on_fd(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 	(void)fd;
 	(void)events;
 	upf_process(arg);
+}
+
+/* [n3_addr6]:2152, IPv6 only (the IPv4 socket has the IPv4 side). */
+static int sock6_open(struct upf *u)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(UPF_GTPU_PORT) };
+	int one = 1, rc;
+
+	memcpy(&a.sin6_addr, u->p.n3_addr6, 16);
+	u->sock6 = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (u->sock6 < 0)
+		return -errno;
+	setsockopt(u->sock6, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	/* The N3 address may be configured after we start (and is tentative during DAD). */
+	setsockopt(u->sock6, IPPROTO_IPV6, IPV6_FREEBIND, &one, sizeof(one));
+	setsockopt(u->sock6, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(u->sock6, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		rc = -errno;
+		log_error(MOD, "bind to the IPv6 GTP-U port %d failed: %s", UPF_GTPU_PORT, strerror(-rc));
+		return rc;
+	}
+	return 0;
 }
 
 int upf_exc_open(struct upf *u)
@@ -707,6 +788,11 @@ int upf_exc_open(struct upf *u)
 		log_error(MOD, "bind to GTP-U port %d failed: %s", UPF_GTPU_PORT, strerror(-rc));
 		return rc;
 	}
+	if (upf_addr6_set(u->p.n3_addr6)) {
+		rc = sock6_open(u);
+		if (rc)
+			return rc;
+	}
 	/* IPPROTO_RAW implies IP_HDRINCL: the translated packet goes out as it is */
 	if (u->p.nat_addr) {
 		u->raw = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_RAW);
@@ -721,6 +807,8 @@ int upf_exc_open(struct upf *u)
 		rc = ev_fd_add(u->p.loop, u->sock, EV_READ, on_fd, u);
 		if (!rc)
 			rc = ev_fd_add(u->p.loop, u->ring_fd, EV_READ, on_fd, u);
+		if (!rc && u->sock6 >= 0)
+			rc = ev_fd_add(u->p.loop, u->sock6, EV_READ, on_fd, u);
 		if (rc)
 			return rc;
 	}
@@ -734,6 +822,8 @@ void upf_exc_close(struct upf *u)
 			ev_fd_del(u->p.loop, u->sock);
 		if (u->ring_fd >= 0)
 			ev_fd_del(u->p.loop, u->ring_fd);
+		if (u->sock6 >= 0)
+			ev_fd_del(u->p.loop, u->sock6);
 	}
 	ring_buffer__free(u->rb);
 	u->rb = NULL;
@@ -741,6 +831,9 @@ void upf_exc_close(struct upf *u)
 	if (u->sock >= 0)
 		close(u->sock);
 	u->sock = -1;
+	if (u->sock6 >= 0)
+		close(u->sock6);
+	u->sock6 = -1;
 	if (u->raw >= 0)
 		close(u->raw);
 	u->raw = -1;

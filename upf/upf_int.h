@@ -62,6 +62,7 @@ struct upf {
 	void *pcpu;                 /* scratch for per-CPU reads */
 
 	int sock;                   /* UDP <n3_addr>:2152 */
+	int sock6;                  /* UDP [n3_addr6]:2152 (IPV6_V6ONLY); -1 without n3_addr6 */
 	int raw;                    /* NAT: raw IPv4 (IP_HDRINCL) for translated uplink without a neighbour */
 	struct ring_buffer *rb;
 	int ring_fd;
@@ -88,6 +89,11 @@ struct upf {
 
 /* upf.c: the session's /64 as one host-order value; 0: none (an all-zero prefix is no prefix). */
 uint64_t upf_prefix6_hi(const uint8_t p[8]);
+
+/* upf.c: an IPv6 address that is not all zero (ours: upf_params.n3_addr6, a gNB's: gnb_addr6). */
+bool upf_addr6_set(const uint8_t a[16]);
+/* upf.c: the rule names the gNB's N3 end, IPv4 or IPv6. */
+bool upf_rule_has_gnb(const struct upf_session_rule *r);
 
 /* upf.c: is an uplink rule installed for this TEID? */
 bool upf_ul_valid(const struct upf *u, uint32_t teid);

@@ -37,10 +37,24 @@ static json_t *ip_json(uint32_t a)
 	return json_string(s);
 }
 
+/* The gNB's N3 end: IPv4, or IPv6 (smf_sess_info.gnb_addr6) when the gNB is on IPv6. */
+static json_t *gnb_ip_json(const struct smf_sess_info *i)
+{
+	static const uint8_t zero[16];
+	char s[INET6_ADDRSTRLEN];
+
+	if (i->gnb_addr || !memcmp(i->gnb_addr6, zero, 16))
+		return ip_json(i->gnb_addr);
+	if (!inet_ntop(AF_INET6, i->gnb_addr6, s, sizeof(s)))
+		return json_null();
+	return json_string(s);
+}
+
 /* S of the API contract (web/README.md, openapi.json). */
 static json_t *sess_json(const struct smf_sess_view *v)
 {
 	const struct smf_sess_info *i = &v->info;
+	json_t *gnb_ip = gnb_ip_json(i);
 	char sd[8];
 	json_t *j;
 
@@ -49,8 +63,8 @@ static json_t *sess_json(const struct smf_sess_view *v)
 		      "supi", v->supi, "psi", v->psi, "dnn", i->dnn, "sst", i->snssai.sst,
 		      "sd", i->snssai.has_sd ? sd : NULL, "ue_ip", ip_json(i->ue_addr),
 		      "state", smf_state_name(i->state), "ul_teid", (json_int_t)i->ul_teid,
-		      "dl_teid", i->gnb_addr ? json_integer(i->gnb_teid) : json_null(),
-		      "gnb_ip", ip_json(i->gnb_addr), "ambr_ul", (json_int_t)i->ambr_ul_bps,
+		      "dl_teid", json_is_null(gnb_ip) ? json_null() : json_integer(i->gnb_teid),
+		      "gnb_ip", gnb_ip, "ambr_ul", (json_int_t)i->ambr_ul_bps,
 		      "ambr_dl", (json_int_t)i->ambr_dl_bps, "5qi", i->five_qi,
 		      "user_plane", v->has_counters && i->up_active);
 	if (!j)

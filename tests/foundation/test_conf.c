@@ -446,6 +446,24 @@ static void test_pool6(void **state)
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::/48\"}]\n"
 		   "upf: {mode: pfcp, peers: [{name: u, address: 10.0.0.2, n3_address: 10.0.1.2}]}\n",
 		   "t.yaml:1:44: dnns[0].pool6: IPv6 sessions need the builtin UPF (upf.mode: builtin) for now");
+	/* IPv6 on N3 (TS 38.414 5.1): a unicast address a gNB can reach, the builtin UPF's */
+	{
+		static const char v6[] = "upf: {n3_address6: \"2001:db8:3::1\"}\n";
+
+		assert_int_equal(conf_load_string(&c2, "t.yaml", v6, strlen(v6), err, sizeof(err)), 0);
+		assert_string_equal(c2.upf.n3_address6, "2001:db8:3::1");
+		conf_free(&c2);
+	}
+	expect_err("upf: {n3_address6: \"fe80::1\"}\n",
+		   "t.yaml:1:20: upf.n3_address6: \"fe80::1\" is link-local (fe80::/10): gNBs need a global or unique-local address");
+	expect_err("upf: {n3_address6: \"ff05::2\"}\n", "t.yaml:1:20: upf.n3_address6: \"ff05::2\" is multicast");
+	expect_err("upf: {n3_address6: \"::\"}\n", "t.yaml:1:20: upf.n3_address6: \"::\" is the unspecified address");
+	expect_err("upf: {n3_address6: \"::1\"}\n", "t.yaml:1:20: upf.n3_address6: \"::1\" is the loopback address");
+	expect_err("upf: {n3_address6: \"::ffff:192.0.2.1\"}\n",
+		   "t.yaml:1:20: upf.n3_address6: \"::ffff:192.0.2.1\" is IPv4-mapped: set the IPv4 in upf.n3_address");
+	expect_err("upf: {n3_address6: 192.0.2.1}\n", "t.yaml:1:20: upf.n3_address6: \"192.0.2.1\" is not an IPv6 address");
+	expect_err("upf: {n3_address6: \"2001:db8::1\", mode: pfcp, peers: [{name: u, address: 10.0.0.2, n3_address: 10.0.1.2}]}\n",
+		   "t.yaml:1:20: upf.n3_address6: IPv6 on N3 needs the builtin UPF (upf.mode: builtin) for now");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, nat: maybe}]\n",
 		   "t.yaml:1:42: dnns[0].nat: expected true or false, got \"maybe\"");
 	expect_err("dnns:\n  - {name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::/48\"}\n"

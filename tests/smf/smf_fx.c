@@ -75,6 +75,7 @@ struct fx *fx_new(uint32_t max_sessions, uint8_t max_per_ue)
 }
 
 void (*fx_conf_edit)(struct conf *c);
+const char *fx_n3_addr6;
 
 struct fx *fx_new_ho(uint32_t max_sessions, uint8_t max_per_ue, uint32_t ho_fwd_guard_ms)
 {
@@ -125,6 +126,8 @@ struct fx *fx_new_ho(uint32_t max_sessions, uint8_t max_per_ue, uint32_t ho_fwd_
 
 	if (fx_conf_edit)
 		fx_conf_edit(c);
+	if (fx_n3_addr6)
+		assert_int_equal(inet_pton(AF_INET6, fx_n3_addr6, p.n3_addr6), 1);
 	f->smf = smf_new(&p, &err);
 	assert_int_equal(err, 0);
 	assert_non_null(f->smf);

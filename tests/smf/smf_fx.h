@@ -64,6 +64,8 @@ struct est_opt {
 struct fx *fx_new(uint32_t max_sessions, uint8_t max_per_ue);
 /* Called on the fixture's conf (two DNNs, two slices) before the smf is made, when set. */
 extern void (*fx_conf_edit)(struct conf *c);
+/* smf_params.n3_addr6 of the smfs made from now on (textual IPv6); NULL: none. */
+extern const char *fx_n3_addr6;
 /* The same with smf_params.ho_fwd_guard_ms (0: the SMF's default). */
 struct fx *fx_new_ho(uint32_t max_sessions, uint8_t max_per_ue, uint32_t ho_fwd_guard_ms);
 void fx_free(struct fx *f);

@@ -161,13 +161,15 @@ int e2e_udp(const struct e2e *t, const char *ns, const char *addr, uint16_t port
 void e2e_pump(struct upf *u, int ms)
 {
 	uint64_t end = e2e_now_ns() + (uint64_t)ms * 1000000ull;
-	int fds[2];
+	int fds[UPF_MAX_FDS];
+	int n = upf_fds(u, fds);
 
-	upf_fds(u, fds);
 	while (e2e_now_ns() < end) {
-		struct pollfd p[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
+		struct pollfd p[UPF_MAX_FDS];
 
-		poll(p, 2, 10);
+		for (int i = 0; i < n; i++)
+			p[i] = (struct pollfd){ fds[i], POLLIN, 0 };
+		poll(p, (nfds_t)n, 10);
 		upf_process(u);
 	}
 }

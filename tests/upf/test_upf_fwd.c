@@ -239,7 +239,7 @@ static void t_fwd_removed(void **state)
 	uint8_t gtp[256], frame[400], got[256];
 	size_t gl = fwd_gpdu(gtp, UPF_FWD_TEID(SESS)), len = frame_of(frame, gtp, gl);
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(2152), .sin_addr.s_addr = ip(N3) };
-	int fd[2];
+	int fd[UPF_MAX_FDS];
 	struct run r;
 
 	(void)state;
@@ -285,7 +285,7 @@ static void t_fwd_socket(void **state)
 	struct sockaddr_in from;
 	socklen_t fl = sizeof(from);
 	size_t gl[2];
-	int fd[2];
+	int fd[UPF_MAX_FDS];
 
 	(void)state;
 	assert_int_equal(upf_fwd_create(U, SESS, ip("127.0.0.2"), PEER_TEID), 0);

@@ -616,7 +616,7 @@ static void t_socket_echo_err_ind(void **state)
 	assert_int_equal(sendto(f->sock, echo, sizeof(echo), 0, (struct sockaddr *)&to, sizeof(to)),
 			 (ssize_t)sizeof(echo));
 	{
-		int fd[2];
+		int fd[UPF_MAX_FDS];
 
 		upf_fds(f->u, fd);
 		tn_wait_readable(fd[0], 2000);
@@ -639,7 +639,7 @@ static void t_socket_echo_err_ind(void **state)
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(sendto(f->sock, gpdu, gl, 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)gl);
 	{
-		int fd[2];
+		int fd[UPF_MAX_FDS];
 
 		upf_fds(f->u, fd);
 		tn_wait_readable(fd[0], 2000);
@@ -666,7 +666,7 @@ static void t_socket_echo_err_ind(void **state)
 	{
 		const uint8_t ei[] = { 0x32, 26, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0,
 				       16, 0x00, 0x00, 0x12, 0x34, 133, 0, 4, 127, 0, 0, 2 };
-		int fd[2];
+		int fd[UPF_MAX_FDS];
 
 		assert_int_equal(sendto(f->sock, ei, sizeof(ei), 0, (struct sockaddr *)&to, sizeof(to)),
 				 (ssize_t)sizeof(ei));

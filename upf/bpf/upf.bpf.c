@@ -51,6 +51,7 @@
 #endif
 #define ICMPV6_PROTO 58          /* IPPROTO_ICMPV6 */
 #define ND_ROUTER_SOLICIT 133    /* RFC 4861 4.1 */
+#define IPV6_FRAG_HDR 44         /* RFC 8200 4.5 */
 
 #define barrier() asm volatile("" ::: "memory")
 /* Make a 16-bit wire value visibly bounded for older verifiers (6.1 loses
@@ -67,6 +68,9 @@ const volatile __u32 cfg_ue_base = 0;    /* UE pool base, host order */
 const volatile __u32 cfg_ue6_on = 0;
 const volatile __u64 cfg_ue6_base = 0;
 const volatile __u32 cfg_ue6_shift = 0;
+/* Our N3 IPv6 (upf_params.n3_addr6) as on the wire; cfg_n3_6_on 0: no outer IPv6, pruned. */
+const volatile __u32 cfg_n3_addr6[4] = { 0 };
+const volatile __u32 cfg_n3_6_on = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -160,6 +164,7 @@ struct gtpu_hdr {
 /* Downlink header we push: Eth is reused, then IPv4, UDP, GTP-U + options + PDU Session Container. */
 #define DL_GTP_LEN (GTP_HDR_LEN + GTP_OPT_LEN + 4)
 #define DL_ENCAP_LEN (sizeof(struct iphdr) + sizeof(struct udphdr) + DL_GTP_LEN)
+#define DL_ENCAP6_LEN (sizeof(struct ipv6hdr) + sizeof(struct udphdr) + DL_GTP_LEN)
 
 static __always_inline int count(__u32 c, int action)
 {
@@ -312,20 +317,22 @@ static __always_inline int route(struct xdp_md *ctx, __be32 src, __be32 dst, __u
 	return 0;
 }
 
-/* Next hop toward an inner IPv6 destination (uplink): the per-CPU cache nh6_cache, revalidated
- * with the IPv4 one (nh_gen), else bpf_fib_lookup AF_INET6 (which costs about 90 ns here,
- * three times the rest of the uplink: tests/bench/upf/README.md). ip6 is the packet's header
- * (the caller checked its 40 bytes); tot_len the whole IPv6 packet, for the egress MTU check
- * (an IPv6 router never fragments: a larger packet takes the kernel path, which answers Packet
- * Too Big, RFC 8200 5). Same return convention as route(). */
-static __always_inline int route6(struct xdp_md *ctx, struct ipv6hdr *ip6, __u16 tot_len, struct upf_nh *out)
+/* Next hop toward an IPv6 destination (an inner one on the uplink, an IPv6 gNB on the
+ * downlink): the per-CPU cache nh6_cache, revalidated with the IPv4 one (nh_gen), else
+ * bpf_fib_lookup AF_INET6 (which costs about 90 ns here, three times the rest of the uplink:
+ * tests/bench/upf/README.md). src, dst: 16 octets as on the wire, on the stack or in rodata;
+ * tot_len the whole IPv6 packet, for the egress MTU check (an IPv6 router never fragments: a
+ * larger packet takes the kernel path, which answers Packet Too Big, RFC 8200 5). Same return
+ * convention as route(). */
+static __always_inline int route6_to(struct xdp_md *ctx, const __u32 *src, const __u32 *dst, __be32 flowinfo,
+				     __u8 proto, __u16 tot_len, struct upf_nh *out)
 {
 	__u32 iif = ctx->ingress_ifindex, d[4];
 	__u32 gen = nh_gen, k;
 	struct upf_nh6 *e;
 	int rc;
 
-	__builtin_memcpy(d, &ip6->daddr, sizeof(d));
+	__builtin_memcpy(d, dst, sizeof(d));
 	k = ((d[0] ^ d[1] ^ d[2] ^ d[3]) * 2654435761u) >> (32 - UPF_NH_SLOTS_LOG2);
 	e = cfg_nh_cache ? bpf_map_lookup_elem(&nh6_cache, &k) : NULL;
 	if (e && e->gen == gen && e->iif == iif && tot_len <= e->max_len && e->dst[0] == d[0] &&
@@ -338,14 +345,13 @@ static __always_inline int route6(struct xdp_md *ctx, struct ipv6hdr *ip6, __u16
 
 	struct bpf_fib_lookup fib = {
 		.family = AF_INET6,
-		.l4_protocol = ip6->nexthdr,
+		.l4_protocol = proto,
 		.tot_len = tot_len,
 		.ifindex = iif,
 	};
 
-	/* Traffic class and flow label, for policy routing on them. */
-	fib.flowinfo = *(__be32 *)ip6 & bpf_htonl(0x0fffffff);
-	__builtin_memcpy(fib.ipv6_src, &ip6->saddr, 16);
+	fib.flowinfo = flowinfo;
+	__builtin_memcpy(fib.ipv6_src, src, 16);
 	__builtin_memcpy(fib.ipv6_dst, d, 16);
 	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
@@ -363,6 +369,17 @@ static __always_inline int route6(struct xdp_md *ctx, struct ipv6hdr *ip6, __u16
 		__builtin_memcpy(e->smac, fib.smac, ETH_ALEN);
 	}
 	return 0;
+}
+
+/* route6_to for an IPv6 header in the packet (the caller checked its 40 bytes). */
+static __always_inline int route6(struct xdp_md *ctx, struct ipv6hdr *ip6, __u16 tot_len, struct upf_nh *out)
+{
+	__u32 sa[4], da[4];
+
+	__builtin_memcpy(sa, &ip6->saddr, sizeof(sa));
+	__builtin_memcpy(da, &ip6->daddr, sizeof(da));
+	/* Traffic class and flow label, for policy routing on them. */
+	return route6_to(ctx, sa, da, *(__be32 *)ip6 & bpf_htonl(0x0fffffff), ip6->nexthdr, tot_len, out);
 }
 
 static __always_inline __u16 csum_fold(__u32 s)
@@ -534,15 +551,15 @@ static __always_inline int to_user(struct xdp_md *ctx, __u32 sess_id, __be32 ue,
 #include "upf_nat.bpf.h"
 
 /* Uplink G-PDU whose inner packet, at off, is IPv6 (TS 23.501 5.8.2.2): the rule r of its TEID
- * is read and valid, the GTP-U header walked (hdr_len: outer IPv4 + UDP + GTP-U, pdu_qfi from
- * the container). Kept out of the IPv4 path, which pays only its version test for it. */
+ * is read and valid, the GTP-U header walked (hdr_len: outer IP (l3len octets) + UDP + GTP-U,
+ * pdu_qfi from the container). Kept out of the IPv4 path, which pays only its version test. */
 static __always_inline int uplink6(struct xdp_md *ctx, struct upf_ul_rule *rule, struct upf_ul_slot *r,
-				   __u32 off, __u32 udp_len, __u32 hdr_len, __u32 pdu_qfi)
+				   __u32 off, __u32 udp_len, __u32 hdr_len, __u32 pdu_qfi, __u32 l3len)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
 	struct ipv6hdr *ip6 = data + (off & 0x1ff);
-	__u32 ilen = udp_len - sizeof(struct udphdr) - (hdr_len - sizeof(struct iphdr) - sizeof(struct udphdr));
+	__u32 ilen = udp_len - sizeof(struct udphdr) - (hdr_len - l3len - sizeof(struct udphdr));
 	struct ethhdr eth;
 	__u64 src;
 
@@ -595,8 +612,8 @@ static __always_inline int uplink6(struct xdp_md *ctx, struct upf_ul_rule *rule,
 		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_FIB, XDP_DROP);
 	}
-	/* Bytes after the UDP datagram (outer IPv4 padding) are not part of the inner packet. */
-	void *stop = data + sizeof(struct ethhdr) + sizeof(struct iphdr) + udp_len;
+	/* Bytes after the UDP datagram (outer padding) are not part of the inner packet. */
+	void *stop = data + sizeof(struct ethhdr) + l3len + udp_len;
 
 	if (stop < end && bpf_xdp_adjust_tail(ctx, -(int)(end - stop)))
 		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
@@ -615,6 +632,8 @@ static __always_inline int uplink6(struct xdp_md *ctx, struct upf_ul_rule *rule,
 
 	__sync_fetch_and_add(&rule->st.pkts, 1);
 	__sync_fetch_and_add(&rule->st.bytes, ilen);
+	if (l3len != sizeof(struct iphdr))
+		count(UPF_CNT_UL_N3V6, 0);
 	if (rc == 0) {
 		struct ethhdr *e = data;
 
@@ -627,11 +646,14 @@ static __always_inline int uplink6(struct xdp_md *ctx, struct upf_ul_rule *rule,
 	return count(UPF_CNT_UL_KERNEL, XDP_PASS);
 }
 
-static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
+/* An uplink GTP-U datagram: l3 the outer header, l3len its length (IPv4 without options: 20;
+ * IPv6 without extension headers: 40; constants, each call site its own copy), l3pay the octets
+ * after it the header claims. */
+static __always_inline int uplink(struct xdp_md *ctx, void *l3, __u32 l3len, __u32 l3pay)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
-	struct udphdr *udp = (void *)(oip + 1);
+	struct udphdr *udp = l3 + l3len;
 	struct gtpu_hdr *gtp = (void *)(udp + 1);
 	__u32 off, udp_len, hdr_len, pdu_qfi = 0, key;
 	struct upf_ul_rule *rule;
@@ -648,19 +670,23 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	udp_len = bpf_ntohs(udp->len);
 	BOUND16(udp_len);
 	if (udp_len < sizeof(*udp) + GTP_HDR_LEN ||
-	    udp_len > bpf_ntohs(oip->tot_len) - sizeof(*oip) ||
+	    udp_len > l3pay ||
 	    (void *)udp + udp_len > end ||
 	    bpf_ntohs(gtp->len) != udp_len - sizeof(*udp) - GTP_HDR_LEN)
 		return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
 	/* TS 23.502 4.9.1.3.3: data and End Markers on an indirect forwarding tunnel. */
 	if ((gtp->teid & bpf_htonl(UPF_FWD_TEID_BIT)) &&
-	    (gtp->type == UPF_GTP_GPDU || gtp->type == UPF_GTP_END_MARKER))
+	    (gtp->type == UPF_GTP_GPDU || gtp->type == UPF_GTP_END_MARKER)) {
+		/* The forwarding tunnels are IPv4: one reached over IPv6 is relayed by the socket. */
+		if (l3len != sizeof(struct iphdr))
+			return count(UPF_CNT_FWD_KERNEL, XDP_PASS);
 		return fwd_relay(ctx, udp_len, gtp->teid, gtp->type);
+	}
 	if (gtp->type != UPF_GTP_GPDU)
 		return gtp_signalling(gtp->type);
 
 	/* Optional fields and the extension-header chain (TS 29.281 5.2). */
-	off = sizeof(struct ethhdr) + sizeof(*oip) + sizeof(*udp) + GTP_HDR_LEN;
+	off = sizeof(struct ethhdr) + l3len + sizeof(*udp) + GTP_HDR_LEN;
 	if (gtp->flags & (GTP_FLAG_E | GTP_FLAG_S | GTP_FLAG_PN)) {
 		p = data + off;
 		if ((void *)(p + GTP_OPT_LEN) > end)
@@ -708,7 +734,7 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 		return count(UPF_CNT_DROP_INNER, XDP_DROP);
 	if (iip->version != 4) {
 		if (iip->version == 6)
-			return uplink6(ctx, rule, &r, off, udp_len, hdr_len, pdu_qfi);
+			return uplink6(ctx, rule, &r, off, udp_len, hdr_len, pdu_qfi, l3len);
 		return count(UPF_CNT_DROP_INNER, XDP_DROP);
 	}
 	/* An IPv6-only session has no IPv4 source to match (ue_addr 0 in its rule). */
@@ -720,7 +746,7 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_QFI, XDP_DROP);
 	}
-	__u32 ilen = udp_len - sizeof(*udp) - (hdr_len - sizeof(*oip) - sizeof(*udp));
+	__u32 ilen = udp_len - sizeof(*udp) - (hdr_len - l3len - sizeof(*udp));
 	if (!ambr_ok(&rule->tat_ns, r.cost_q8, r.tau_us, ilen)) {
 		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_AMBR_UL, XDP_DROP);
@@ -752,8 +778,9 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	data = (void *)(long)ctx->data;
 	if (data + sizeof(eth) > (void *)(long)ctx->data_end)
 		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
-	/* Strip: keep the Ethernet header, drop outer IPv4/UDP/GTP-U. */
+	/* Strip: keep the Ethernet header, drop outer IP/UDP/GTP-U. */
 	__builtin_memcpy(&eth, data, sizeof(eth));
+	eth.h_proto = bpf_htons(ETH_P_IP);   /* the outer one may have been IPv6 */
 	if (bpf_xdp_adjust_head(ctx, (int)hdr_len))
 		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
 	data = (void *)(long)ctx->data;
@@ -771,6 +798,8 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	/* Forwarded here or by the kernel below. */
 	__sync_fetch_and_add(&rule->st.pkts, 1);
 	__sync_fetch_and_add(&rule->st.bytes, ilen);
+	if (l3len != sizeof(struct iphdr))
+		count(UPF_CNT_UL_N3V6, 0);
 	if (rc == 0) {
 		struct ethhdr *e = data;
 
@@ -785,6 +814,178 @@ static __always_inline int uplink(struct xdp_md *ctx, struct iphdr *oip)
 	if (cfg_nat_addr && (r.flags & UPF_RULE_NAT))
 		return to_user(ctx, r.sess_id, 0, UPF_CNT_NAT_UL_KERNEL);
 	return count(UPF_CNT_UL_KERNEL, XDP_PASS);
+}
+
+/* The DL GTP-U header in front of an inner packet of ilen octets (the caller checked the
+ * DL_GTP_LEN octets at g). TS 29.281 5.1 + TS 38.415 5.5.2.1: E=1, G-PDU, length after the
+ * first 8 octets, TEID; seq/N-PDU 0, next type 0x85; container length 1, PDU type 0 (DL PDU
+ * SESSION INFORMATION), QFI, no further header. */
+static __always_inline void dl_gtp_hdr(__u8 *g, __u32 ilen, const struct upf_dl_slot *r)
+{
+	g[0] = GTP_FLAGS_VER_PT | GTP_FLAG_E;
+	g[1] = UPF_GTP_GPDU;
+	*(__be16 *)(g + 2) = bpf_htons(ilen + GTP_OPT_LEN + 4);
+	*(__be32 *)(g + 4) = r->gnb_teid;
+	*(__u32 *)(g + 8) = 0;
+	g[11] = UPF_GTP_EXT_PDU_SESSION;
+	g[12] = 1;
+	g[13] = 0x00;
+	g[14] = r->qfi & 0x3f;
+	g[15] = 0;
+}
+
+/* The one's-complement sum (RFC 1071) of the ilen octets of the inner packet at l3, known from
+ * its headers alone when its own checksums are right: an IPv4 header sums to zero with its
+ * checksum, a TCP, UDP or ICMPv6 segment to the complement of its pseudo-header (RFC 9293
+ * 3.1, RFC 768, RFC 8200 8.1, RFC 4443 2.3), an ICMP message to zero (RFC 792). The outer
+ * UDP checksum IPv6 requires (RFC 8200 8.1) then costs a few header words, not a pass over the
+ * payload (what Linux calls local checksum offload). -1 where it is not known so: a fragment,
+ * UDP without a checksum, IPv6 extension headers, any other protocol. A packet whose inner
+ * checksum is wrong gets a wrong outer one: the gNB drops what the UE would have dropped. */
+static __always_inline int inner_sum(void *l3, void *end, __u32 ilen, __u32 *out)
+{
+	__u8 *v = l3;
+
+	if ((void *)(v + 1) > end)
+		return -1;
+	if (*v >> 4 == 4) {
+		struct iphdr *ip = l3;
+		__u32 hl, l4, ps;
+		__u16 *c;
+
+		if ((void *)(ip + 1) > end || (ip->frag_off & bpf_htons(0x3fff)))
+			return -1;
+		hl = (__u32)ip->ihl * 4;
+		if (hl < sizeof(*ip) || hl > ilen)
+			return -1;
+		l4 = ilen - hl;
+		if (ip->protocol == IPPROTO_ICMP) {
+			*out = 0;
+			return 0;
+		}
+		if (ip->protocol == IPPROTO_UDP) {
+			c = l3 + (hl & 0x3c) + 6;
+			if ((void *)(c + 1) > end || !*c)
+				return -1;
+		} else if (ip->protocol != IPPROTO_TCP) {
+			return -1;
+		}
+		ps = (ip->saddr & 0xffff) + (ip->saddr >> 16) + (ip->daddr & 0xffff) + (ip->daddr >> 16) +
+		     bpf_htons((__u16)ip->protocol) + bpf_htons((__u16)l4);
+		*out = csum_fold(ps);
+		return 0;
+	}
+	if (*v >> 4 == 6) {
+		struct ipv6hdr *ip6 = l3;
+		__u16 *w = l3, *c;
+		__u32 hs = 0, ps = 0, l4 = ilen - sizeof(*ip6);
+		__u8 nh;
+
+		if ((void *)(ip6 + 1) > end)
+			return -1;
+		nh = ip6->nexthdr;
+		if (nh == IPPROTO_UDP) {
+			c = (void *)(ip6 + 1) + 6;
+			if ((void *)(c + 1) > end || !*c)
+				return -1;
+		} else if (nh != IPPROTO_TCP && nh != ICMPV6_PROTO) {
+			return -1;
+		}
+#pragma unroll
+		for (int i = 0; i < 20; i++)
+			hs += w[i];
+#pragma unroll
+		for (int i = 4; i < 20; i++)
+			ps += w[i];
+		ps += bpf_htons((__u16)l4) + bpf_htons((__u16)nh);
+		*out = hs + csum_fold(ps);
+		return 0;
+	}
+	return -1;
+}
+
+/* The downlink toward a gNB on IPv6 (UPF_RULE_GNB6, TS 38.414 5.1): as dl_out, in outer IPv6
+ * from cfg_n3_addr6 with the UDP checksum (RFC 8200 8.1) from inner_sum(); what inner_sum()
+ * cannot sum, or without a neighbour entry, is sent by user space on the IPv6 GTP-U socket
+ * (the kernel sums it). The inner packet follows the Ethernet header (dl_out trimmed it). */
+static __always_inline int dl_out6(struct xdp_md *ctx, struct upf_dl_rule *rule, struct upf_dl_slot *r,
+				   __u32 ilen, __be32 ue, __u32 fwd_cnt)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u32 isum = 0, sum;
+	__u32 src[4], dst[4];
+
+	if (inner_sum(data + sizeof(struct ethhdr), end, ilen, &isum))
+		return to_user(ctx, r->sess_id, ue, UPF_CNT_DL_N3V6_USER);
+	__builtin_memcpy(dst, r->gnb_addr6, sizeof(dst));
+	/* One volatile read per word: a memcpy of the const array would be folded to its
+	 * compile-time zeros, not read from the rodata user space set. */
+#pragma unroll
+	for (int i = 0; i < 4; i++)
+		src[i] = cfg_n3_addr6[i];
+
+	NH_DECLARE(nh);
+	int rc = route6_to(ctx, src, dst, 0, IPPROTO_UDP, ilen + DL_ENCAP6_LEN, &nh);
+
+	if (RT_NO_ROUTE(rc)) {
+		__sync_fetch_and_add(&rule->st.drops, 1);
+		return count(UPF_CNT_DROP_FIB, XDP_DROP);
+	}
+	if (rc != 0)
+		return to_user(ctx, r->sess_id, ue, UPF_CNT_DL_NEXTHOP);
+	if (bpf_xdp_adjust_head(ctx, -(int)DL_ENCAP6_LEN))
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+
+	struct ethhdr *eth = data;
+	struct ipv6hdr *oip = (void *)(eth + 1);
+	struct udphdr *udp = (void *)(oip + 1);
+	__u8 *g = (void *)(udp + 1);
+	__u16 *w;
+
+	if ((void *)(g + DL_GTP_LEN) > end)
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
+	__builtin_memcpy(eth->h_dest, nh.dmac, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, nh.smac, ETH_ALEN);
+	eth->h_proto = bpf_htons(ETH_P_IPV6);
+
+	/* Version 6, traffic class 0, flow label 0 (RFC 6437 allows it). */
+	*(__be32 *)oip = bpf_htonl(0x60000000);
+	oip->payload_len = bpf_htons(ilen + sizeof(*udp) + DL_GTP_LEN);
+	oip->nexthdr = IPPROTO_UDP;
+	oip->hop_limit = 64;
+	__builtin_memcpy(&oip->saddr, src, 16);
+	__builtin_memcpy(&oip->daddr, dst, 16);
+
+	udp->source = bpf_htons(UPF_GTPU_PORT);
+	udp->dest = bpf_htons(UPF_GTPU_PORT);
+	udp->len = oip->payload_len;
+	udp->check = 0;
+
+	dl_gtp_hdr(g, ilen, r);
+
+	/* Pseudo-header (addresses, UDP length, next header), UDP header, GTP-U: 8-octet aligned
+	 * words of what was just written, plus the inner packet's sum. */
+	sum = isum + udp->len + bpf_htons(IPPROTO_UDP);
+	w = (void *)&oip->saddr;
+#pragma unroll
+	for (int i = 0; i < 16; i++)
+		sum += w[i];
+	w = (void *)udp;
+#pragma unroll
+	for (int i = 0; i < 4 + DL_GTP_LEN / 2; i++)
+		sum += w[i];
+	udp->check = csum_fold(sum);
+	if (!udp->check)
+		udp->check = 0xffff;   /* RFC 768: a computed zero is sent as all ones */
+
+	__sync_fetch_and_add(&rule->st.pkts, 1);
+	__sync_fetch_and_add(&rule->st.bytes, ilen);
+	count(fwd_cnt, 0);
+	count(UPF_CNT_DL_N3V6, 0);
+	return bpf_redirect(nh.oif, 0);
 }
 
 /* The downlink of either family once its rule r (entry rule) is found: the inner packet (at l3,
@@ -808,6 +1009,8 @@ static __always_inline int dl_out(struct xdp_md *ctx, struct upf_dl_rule *rule, 
 		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_AMBR_DL, XDP_DROP);
 	}
+	if (cfg_n3_6_on && (r.flags & UPF_RULE_GNB6))
+		return dl_out6(ctx, rule, &r, ilen, ue, fwd_cnt);
 
 	NH_DECLARE(nh);
 	int rc = route(ctx, cfg_n3_addr, r.gnb_addr, 0, IPPROTO_UDP, ilen + DL_ENCAP_LEN, &nh);
@@ -853,19 +1056,7 @@ static __always_inline int dl_out(struct xdp_md *ctx, struct upf_dl_rule *rule, 
 	udp->len = bpf_htons(ilen + sizeof(*udp) + DL_GTP_LEN);
 	udp->check = 0;  /* optional over IPv4 (RFC 768) */
 
-	/* TS 29.281 5.1 + TS 38.415 5.5.2.1: E=1, G-PDU, length after the first
-	 * 8 octets, TEID; seq/N-PDU 0, next type 0x85; container length 1, PDU
-	 * type 0 (DL PDU SESSION INFORMATION), QFI, no further header. */
-	g[0] = GTP_FLAGS_VER_PT | GTP_FLAG_E;
-	g[1] = UPF_GTP_GPDU;
-	*(__be16 *)(g + 2) = bpf_htons(ilen + GTP_OPT_LEN + 4);
-	*(__be32 *)(g + 4) = r.gnb_teid;
-	*(__u32 *)(g + 8) = 0;
-	g[11] = UPF_GTP_EXT_PDU_SESSION;
-	g[12] = 1;
-	g[13] = 0x00;
-	g[14] = r.qfi & 0x3f;
-	g[15] = 0;
+	dl_gtp_hdr(g, ilen, &r);
 
 	__sync_fetch_and_add(&rule->st.pkts, 1);
 	__sync_fetch_and_add(&rule->st.bytes, ilen);
@@ -940,6 +1131,34 @@ static __always_inline int downlink6(struct xdp_md *ctx)
 	return dl_out(ctx, rule, &r, ip6, ilen, 0, UPF_CNT_DL6_FWD);
 }
 
+/* Outer IPv6 on N3 (TS 29.281 4.4.2, TS 38.414 5.1): UDP to [cfg_n3_addr6]:2152 is our GTP-U;
+ * -1 for anything else (downlink6 or the kernel). Extension headers (a fragment header
+ * included) go to the kernel: reassembled there, the socket sees them, as outer IPv4 fragments.
+ * The UDP checksum is not verified, as over IPv4: the inner packet carries its own. */
+static __always_inline int from_n3v6(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ipv6hdr *ip6 = data + sizeof(struct ethhdr);
+	struct udphdr *udp = (void *)(ip6 + 1);
+	__u32 d[4];
+
+	if ((void *)(ip6 + 1) > end)
+		return -1;
+	__builtin_memcpy(d, &ip6->daddr, sizeof(d));
+	if (d[0] != cfg_n3_addr6[0] || d[1] != cfg_n3_addr6[1] || d[2] != cfg_n3_addr6[2] ||
+	    d[3] != cfg_n3_addr6[3])
+		return -1;
+	if (ip6->nexthdr != IPPROTO_UDP)
+		return count(ip6->nexthdr == IPV6_FRAG_HDR ? UPF_CNT_PASS_FRAG : UPF_CNT_PASS_OTHER, XDP_PASS);
+	if ((void *)(udp + 1) > end || udp->dest != bpf_htons(UPF_GTPU_PORT))
+		return count(UPF_CNT_PASS_OTHER, XDP_PASS);
+	__u32 pay = bpf_ntohs(ip6->payload_len);
+
+	BOUND16(pay);
+	return uplink(ctx, ip6, sizeof(*ip6), pay);
+}
+
 SEC("xdp")
 int upf_xdp(struct xdp_md *ctx)
 {
@@ -951,8 +1170,16 @@ int upf_xdp(struct xdp_md *ctx)
 	if ((void *)(ip + 1) > end)
 		return count(UPF_CNT_PASS_NON_IP, XDP_PASS);
 	if (eth->h_proto != bpf_htons(ETH_P_IP)) {
-		/* cfg_ue6_on is constant at load: without pool6 the verifier prunes this. */
-		if (cfg_ue6_on && eth->h_proto == bpf_htons(ETH_P_IPV6))
+		if (eth->h_proto != bpf_htons(ETH_P_IPV6))
+			return count(UPF_CNT_PASS_NON_IP, XDP_PASS);
+		/* cfg_n3_6_on and cfg_ue6_on are constant at load: the verifier prunes what is off. */
+		if (cfg_n3_6_on) {
+			int v = from_n3v6(ctx);
+
+			if (v >= 0)
+				return v;
+		}
+		if (cfg_ue6_on)
 			return downlink6(ctx);
 		return count(UPF_CNT_PASS_NON_IP, XDP_PASS);
 	}
@@ -970,7 +1197,7 @@ int upf_xdp(struct xdp_md *ctx)
 		if ((void *)(udp + 1) > end)
 			return count(UPF_CNT_PASS_OTHER, XDP_PASS);
 		if (udp->dest == bpf_htons(UPF_GTPU_PORT))
-			return uplink(ctx, ip);
+			return uplink(ctx, ip, sizeof(*ip), bpf_ntohs(ip->tot_len) - sizeof(*ip));
 	}
 	return downlink(ctx, ip);
 }

@@ -299,7 +299,7 @@ static int socket_relay(size_t inner_len)
 	double best = 1e18;
 	uint64_t before = counter(UPF_STAT_FWD_SENT);
 	long got_n = 0;
-	int fds[2];
+	int fds[UPF_MAX_FDS];
 
 	/* A batch must fit the UPF socket's receive buffer too. */
 	upf_fds(U, fds);
