@@ -14,7 +14,7 @@ PKGS="meson ninja-build pkg-config gcc clang llvm libclang-rt-14-dev python3
       libsctp-dev libusrsctp-dev
       libbpf-dev libxdp-dev bpftool linux-libc-dev
       libjansson-dev libnghttp2-dev libhttp-parser-dev
-      tshark iproute2 user-mode-linux procps util-linux curl nodejs
+      tshark iproute2 ethtool user-mode-linux procps util-linux curl nodejs
       chromium chromium-driver"
 
 deps() {

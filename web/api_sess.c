@@ -329,6 +329,15 @@ static void metrics_upf(struct web_metrics_out *o, void *arg)
 			   (unsigned long long)cnt[UPF_CNT_FWD_PKTS], (unsigned long long)cnt[UPF_CNT_FWD_KERNEL],
 			   (unsigned long long)cnt[UPF_STAT_END_MARKER_SENT],
 			   (unsigned long long)cnt[UPF_CNT_FWD_END_MARKER]);
+	/* GTP-U in outer IPv6 (upf.n3_address6, TS 38.414 5.1): downlink the program could not
+	 * checksum itself goes out the IPv6 socket. */
+	web_metrics_printf(o, "# HELP solocore_upf_n3_ipv6_packets_total G-PDUs in outer IPv6 on N3, by direction "
+			   "and path.\n# TYPE solocore_upf_n3_ipv6_packets_total counter\n"
+			   "solocore_upf_n3_ipv6_packets_total{direction=\"ul\",path=\"xdp\"} %llu\n"
+			   "solocore_upf_n3_ipv6_packets_total{direction=\"dl\",path=\"xdp\"} %llu\n"
+			   "solocore_upf_n3_ipv6_packets_total{direction=\"dl\",path=\"socket\"} %llu\n",
+			   (unsigned long long)cnt[UPF_CNT_UL_N3V6], (unsigned long long)cnt[UPF_CNT_DL_N3V6],
+			   (unsigned long long)cnt[UPF_CNT_DL_N3V6_USER]);
 }
 
 /* ---- attach ---- */

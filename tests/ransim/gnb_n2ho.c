@@ -112,14 +112,14 @@ static uint32_t teid_get(const uint8_t t[4])
 	return (uint32_t)t[0] << 24 | (uint32_t)t[1] << 16 | (uint32_t)t[2] << 8 | t[3];
 }
 
-/* gNB g's N3 end of a tunnel with TEID teid. */
+/* gNB g's N3 end of a tunnel with TEID teid: 32 or 128 bits (TS 38.414 5.1). */
 static void gnb_tunnel(const struct rs_gnb *g, uint32_t teid, struct ngap_gtp_tunnel *t)
 {
-	uint32_t a = g->rs->gnb_n3_addr ? g->rs->gnb_n3_addr : htonl(g->local_ip);
+	struct rs_n3_addr a;
 
 	memset(t, 0, sizeof(*t));
-	memcpy(t->addr, &a, 4);
-	t->addr_bits = 32;
+	rs_gnb_n3_addr(g, &a);
+	rs_tla_put(&a, t);
 	teid_put(t->teid, teid);
 }
 
@@ -223,16 +223,20 @@ static bool chain_matches(const struct rs_ue *ue, const struct ngap_security_con
 }
 
 /* The session's Handover Request Transfer (a Setup Request Transfer, 9.3.4.1): the UPF's UL
- * tunnel for the target and the QoS flow. */
+ * tunnel for the target and the QoS flow. 0, -EAFNOSUPPORT (no UPF address of the target's N3
+ * family, TS 38.414 5.1) or -EBADMSG. */
 static int take_request_transfer(struct rs_ue *ue, const struct ngap_handover_request *r)
 {
 	struct ngap_setup_request_transfer t;
+	int rc;
 
 	if (r->n_sessions != 1 || r->sessions[0].id != ue->rs->cfg.psi ||
 	    ngap_dec_setup_request_transfer(r->sessions[0].transfer.p, r->sessions[0].transfer.len, &t, NULL) < 0 ||
-	    t.ul_tunnel.addr_bits != 32 || !t.n_flows)
+	    !t.n_flows)
 		return -EBADMSG;
-	memcpy(&ue->n2.tgt_upf_addr, t.ul_tunnel.addr, 4);
+	rc = rs_tla_get(&t.ul_tunnel, rs_n3_family(ue->rs), &ue->n2.tgt_upf_addr);
+	if (rc < 0)
+		return rc == -EAFNOSUPPORT ? rc : -EBADMSG;
 	ue->n2.tgt_ul_teid = teid_get(t.ul_tunnel.teid);
 	if (t.flows[0].qfi != ue->qfi)
 		return -EBADMSG;
@@ -278,14 +282,16 @@ static int a_ho_request(struct rs_ue *ue, const void *arg)
 	const struct ngap_handover_request *r = arg;
 	struct rs_n2ho *h = &ue->n2;
 	struct ransim *rs = ue->rs;
+	int rc;
 
 	rs->st.n2ho_requests++;
 	if (rs->cfg.handover_fail == RANSIM_HO_FAIL_TARGET) {
 		ho_failure(h->tgt, ue, r->amf_ue_id, CAUSE_RN_NO_RADIO_RESOURCES_TARGET);
 		return RS_N2HO_PREP;
 	}
-	if (r->handover_type != NGAP_HO_INTRA_5GS || take_request_transfer(ue, r) < 0) {
-		n2_error(ue, "n2ho_request_sessions");
+	rc = r->handover_type != NGAP_HO_INTRA_5GS ? -EBADMSG : take_request_transfer(ue, r);
+	if (rc < 0) {
+		n2_error(ue, rc == -EAFNOSUPPORT ? "n2ho_request_n3_family" : "n2ho_request_sessions");
 		ho_failure(h->tgt, ue, r->amf_ue_id, NGAP_CAUSE_RN_UNSPECIFIED);
 		return RS_N2HO_PREP;
 	}
@@ -316,8 +322,9 @@ static void take_command_transfer(struct rs_ue *ue, const struct ngap_handover_c
 	struct ransim *rs = ue->rs;
 	struct rs_n2ho *h = &ue->n2;
 	struct ngap_ho_command_transfer t;
-	struct ngap_gtp_tunnel own;
+	struct rs_n3_addr own;
 	unsigned i;
+	int rc;
 
 	for (i = 0; i < c->n_sessions && c->sessions[i].id != rs->cfg.psi; i++)
 		;
@@ -330,12 +337,17 @@ static void take_command_transfer(struct rs_ue *ue, const struct ngap_handover_c
 		rs->st.n2ho_fwd_none++;
 		return;
 	}
-	memcpy(&h->fwd_addr, t.dl_forwarding.addr, 4);
+	/* the source sends on its own N3 socket: an address of its family (TS 38.414 5.1) */
+	rc = rs_tla_get(&t.dl_forwarding, rs_n3_family(rs), &h->fwd_addr);
+	if (rc < 0) {
+		n2_error(ue, rc == -EAFNOSUPPORT ? "n2ho_command_n3_family" : "n2ho_command_fwd_addr");
+		return;
+	}
 	h->fwd_teid = teid_get(t.dl_forwarding.teid);
 	h->fwd_src = (uint8_t)h->src->idx;
 	h->fwd_on = true;
-	gnb_tunnel(h->tgt, RS_GNB_FWD_TEID_AT(h->tgt->idx, ue->idx), &own);
-	if (!memcmp(own.addr, t.dl_forwarding.addr, 4) && !memcmp(own.teid, t.dl_forwarding.teid, 4))
+	rs_gnb_n3_addr(h->tgt, &own);
+	if (rs_n3_addr_eq(&own, &h->fwd_addr) && h->fwd_teid == RS_GNB_FWD_TEID_AT(h->tgt->idx, ue->idx))
 		rs->st.n2ho_fwd_direct++;
 	else
 		rs->st.n2ho_fwd_indirect++;
@@ -760,7 +772,7 @@ bool rs_n2ho_src_forward(struct ransim *rs, struct rs_ue *ue, unsigned gi, uint8
 	/* TS 23.501 5.8.2.9 / TS 38.300 9.2.3.2.1: the source sends the DL data, and the End
 	 * Marker, on to the forwarding tunnel; the packet as it came, on the forwarding TEID */
 	teid_put(p + 4, h->fwd_teid);
-	if (rs_gtpu_send(rs, h->fwd_addr, p, len) == 0) {
+	if (rs_gtpu_send(rs, &h->fwd_addr, p, len) == 0) {
 		if (end_marker)
 			rs->st.n2ho_fwd_em_sent++;
 		else

@@ -32,13 +32,15 @@ uint32_t rs_ue_dl_teid(const struct rs_ue *ue)
 	return RS_GNB_DL_TEID_AT(ue->gnb->idx, ue->idx);
 }
 
+/* The serving gNB's DL tunnel: its N3 address, 32 or 128 bits (TS 38.414 5.1) */
 void rs_ue_dl_tunnel(const struct rs_ue *ue, struct ngap_gtp_tunnel *t)
 {
-	uint32_t teid = rs_ue_dl_teid(ue), a = ue->rs->gnb_n3_addr ? ue->rs->gnb_n3_addr : htonl(ue->gnb->local_ip);
+	uint32_t teid = rs_ue_dl_teid(ue);
+	struct rs_n3_addr a;
 
 	memset(t, 0, sizeof(*t));
-	memcpy(t->addr, &a, 4);
-	t->addr_bits = 32;
+	rs_gnb_n3_addr(ue->gnb, &a);
+	rs_tla_put(&a, t);
 	t->teid[0] = (uint8_t)(teid >> 24);
 	t->teid[1] = (uint8_t)(teid >> 16);
 	t->teid[2] = (uint8_t)(teid >> 8);
@@ -177,7 +179,9 @@ static bool nh_matches(struct rs_ue *ue, const struct ngap_security_context *sc)
 static void take_ack_transfer(struct rs_ue *ue, const struct ngap_pdu_sess_item *it)
 {
 	struct ngap_path_switch_request_ack_transfer t;
-	uint32_t addr, teid;
+	struct rs_n3_addr addr;
+	uint32_t teid;
+	int rc;
 
 	if (it->id != ue->rs->cfg.psi || ngap_dec_path_switch_request_ack_transfer(it->transfer.p, it->transfer.len,
 										     &t, NULL) < 0) {
@@ -186,10 +190,15 @@ static void take_ack_transfer(struct rs_ue *ue, const struct ngap_pdu_sess_item 
 	}
 	if (!t.has_ul_tunnel)
 		return;
-	memcpy(&addr, t.ul_tunnel.addr, 4);
+	/* TS 38.414 5.1: the UPF's address of the target's N3 family */
+	rc = rs_tla_get(&t.ul_tunnel, rs_n3_family(ue->rs), &addr);
+	if (rc < 0) {
+		ps_error(ue, rc == -EAFNOSUPPORT ? "ps_ack_n3_family" : "ps_ack_n3_addr");
+		return;
+	}
 	teid = (uint32_t)t.ul_tunnel.teid[0] << 24 | (uint32_t)t.ul_tunnel.teid[1] << 16 |
 	       (uint32_t)t.ul_tunnel.teid[2] << 8 | t.ul_tunnel.teid[3];
-	if (addr != ue->n3_upf_addr || teid != ue->n3_ul_teid)
+	if (!rs_n3_addr_eq(&addr, &ue->n3_upf_addr) || teid != ue->n3_ul_teid)
 		log_msg(LOGL_INFO, "ransim", ue->sim->supi, "path switch: new UL tunnel TEID 0x%08x", teid);
 	ue->n3_upf_addr = addr;
 	ue->n3_ul_teid = teid;

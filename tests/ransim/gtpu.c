@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -26,9 +27,17 @@
 #define GTP_EXT_PDU_SESSION 0x85
 #define UDP_SPORT 40000
 
+/* A peer's N3 socket address, of the socket's family */
+union rs_sa {
+	struct sockaddr sa;
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+};
+
 struct rs_gtpu {
 	struct ransim *rs;
 	struct rs_gtpu_cfg cfg;
+	int family;                /* of the socket: cfg.gnb_n3's (TS 38.414 5.1) */
 	int fd;
 	struct ev_timer tick;
 	bool stopped;
@@ -40,7 +49,7 @@ struct rs_gtpu {
 	struct rs_gtpu_stats st;
 	/* uplink batch, built in place */
 	uint8_t *tx;               /* BATCH * (GTP_HDR + size) */
-	struct sockaddr_in tx_to[BATCH];
+	union rs_sa tx_to[BATCH];  /* family and port set once; the address per packet */
 	struct iovec tx_iov[BATCH];
 	struct mmsghdr tx_msg[BATCH];
 	uint32_t tx_ue[BATCH];     /* the UE of each slot (per-gNB counters) */
@@ -49,6 +58,110 @@ struct rs_gtpu {
 	struct iovec rx_iov[BATCH];
 	struct mmsghdr rx_msg[BATCH];
 };
+
+int rs_n3_addr_parse(const char *s, struct rs_n3_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (inet_pton(AF_INET, s, out->a) == 1)
+		out->family = AF_INET;
+	else if (inet_pton(AF_INET6, s, out->a) == 1)
+		out->family = AF_INET6;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *rs_n3_addr_str(const struct rs_n3_addr *a, char *buf, size_t cap)
+{
+	if (!a->family || !inet_ntop(a->family, a->a, buf, (socklen_t)cap))
+		snprintf(buf, cap, "-");
+	return buf;
+}
+
+static size_t n3_len(int family)
+{
+	return family == AF_INET6 ? 16 : 4;
+}
+
+bool rs_n3_addr_eq(const struct rs_n3_addr *a, const struct rs_n3_addr *b)
+{
+	return a->family == b->family && !memcmp(a->a, b->a, n3_len(a->family));
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+int rs_n3_family(const struct ransim *rs)
+{
+	return rs->gnb_n3_addr.family ? rs->gnb_n3_addr.family : AF_INET;
+}
+
+void rs_gnb_n3_addr(const struct rs_gnb *g, struct rs_n3_addr *out)
+{
+	uint32_t a = htonl(g->local_ip);
+
+	if (g->rs->gnb_n3_addr.family) {
+		*out = g->rs->gnb_n3_addr;
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	out->family = AF_INET;
+	memcpy(out->a, &a, 4);
+}
+
+/* TS 38.414 5.1: the gNB has one N3 address, IPv4 (32 bits) or IPv6 (128); it never offers both */
+void rs_tla_put(const struct rs_n3_addr *a, struct ngap_gtp_tunnel *t)
+{
+	size_t n = n3_len(a->family);
+
+	memset(t->addr, 0, sizeof(t->addr));
+	memcpy(t->addr, a->a, n);
+	t->addr_bits = (uint8_t)(n * 8);
+}
+
+/* TS 38.414 5.1 / TS 38.413 9.3.2.4: 32 bits IPv4, 128 bits IPv6, 160 bits IPv4 then IPv6 */
+int rs_tla_get(const struct ngap_gtp_tunnel *t, int fam, struct rs_n3_addr *out)
+{
+	const uint8_t *v4 = NULL, *v6 = NULL, *p;
+
+	memset(out, 0, sizeof(*out));
+	switch (t->addr_bits) {
+	case 32: v4 = t->addr; break;
+	case 128: v6 = t->addr; break;
+	case 160: v4 = t->addr; v6 = t->addr + 4; break;
+	default: return -EINVAL;
+	}
+	p = fam == AF_INET6 ? v6 : fam == AF_INET ? v4 : NULL;
+	if (!p)
+		return -EAFNOSUPPORT;   /* a real gNB of that family could not reach it */
+	if (all_zero(p, n3_len(fam)))
+		return -EINVAL;
+	out->family = fam;
+	memcpy(out->a, p, n3_len(fam));
+	return 0;
+}
+
+/* *s to addr:2152; the family must be the socket's. Its length, or -EAFNOSUPPORT. */
+static int sa_set(union rs_sa *s, int family, const struct rs_n3_addr *addr)
+{
+	if (addr->family != family)
+		return -EAFNOSUPPORT;
+	if (family == AF_INET6) {
+		s->v6.sin6_family = AF_INET6;
+		s->v6.sin6_port = htons(RS_GTPU_PORT);
+		memcpy(&s->v6.sin6_addr, addr->a, 16);
+		return (int)sizeof(s->v6);
+	}
+	s->v4.sin_family = AF_INET;
+	s->v4.sin_port = htons(RS_GTPU_PORT);
+	memcpy(&s->v4.sin_addr, addr->a, 4);
+	return (int)sizeof(s->v4);
+}
 
 static uint16_t ip_csum(const uint8_t *h)
 {
@@ -129,7 +242,7 @@ static void send_rs(struct rs_gtpu *g, struct rs_ue *ue)
 	ue->rs_sent = true;
 	ue->rs_count++;
 	ue->rs_ns = ev_now_ns(g->rs->loop);
-	if (rs_gtpu_send(g->rs, ue->n3_upf_addr, pkt, sizeof(pkt)) == 0)
+	if (rs_gtpu_send(g->rs, &ue->n3_upf_addr, pkt, sizeof(pkt)) == 0)
 		g->st.rs_sent++;
 }
 
@@ -214,14 +327,27 @@ static void slot_fill6(struct rs_gtpu *g, unsigned i, const struct rs_ue *ue)
 		c = 0xffff;
 	udp[6] = (uint8_t)(c >> 8);
 	udp[7] = (uint8_t)c;
-	g->tx_to[i].sin_addr.s_addr = ue->n3_upf_addr;
+	sa_set(&g->tx_to[i], g->family, &ue->n3_upf_addr);   /* ue_ready(): of the family */
+}
+
+/* The inner IPv4 destination for ue: --traffic-dst, else the UPF's N3 address when that is
+ * IPv4 (0: none, over IPv6 N3 without --traffic-dst). */
+static uint32_t inner_dst4(const struct rs_gtpu *g, const struct rs_ue *ue)
+{
+	uint32_t a = 0;
+
+	if (g->cfg.dst)
+		return g->cfg.dst;
+	if (ue->n3_upf_addr.family == AF_INET)
+		memcpy(&a, ue->n3_upf_addr.a, 4);
+	return a;
 }
 
 /* Fill slot i for ue; the variable fields only. */
 static void slot_fill(struct rs_gtpu *g, unsigned i, const struct rs_ue *ue)
 {
 	uint8_t *p = g->tx + (size_t)i * (GTP_HDR + g->cfg.size), *ip = p + GTP_HDR;
-	uint32_t teid = ue->n3_ul_teid, dst = g->cfg.dst ? g->cfg.dst : ue->n3_upf_addr;
+	uint32_t teid = ue->n3_ul_teid, dst = inner_dst4(g, ue);
 
 	if ((ip[0] >> 4) != 4)
 		slot_template(g, p);   /* it carried IPv6 last time */
@@ -243,7 +369,7 @@ static void slot_fill(struct rs_gtpu *g, unsigned i, const struct rs_ue *ue)
 		ip[10] = (uint8_t)(c >> 8);
 		ip[11] = (uint8_t)c;
 	}
-	g->tx_to[i].sin_addr.s_addr = ue->n3_upf_addr;
+	sa_set(&g->tx_to[i], g->family, &ue->n3_upf_addr);
 }
 
 static bool ue_v6(const struct rs_gtpu *g, const struct rs_ue *ue)
@@ -251,9 +377,15 @@ static bool ue_v6(const struct rs_gtpu *g, const struct rs_ue *ue)
 	return g->cfg.has_dst6 && (ue->sess_type == 2 || ue->sess_type == 3);   /* IPv6, IPv4v6 */
 }
 
+/* A tunnel this socket can send on: the UPF's address of the gNB's N3 family (rs_tla_get) */
+static bool ue_tunnel(const struct rs_gtpu *g, const struct rs_ue *ue)
+{
+	return ue->sess_up && ue->n3_ul_teid && ue->n3_upf_addr.family == g->family;
+}
+
 static bool ue_ready(const struct rs_gtpu *g, const struct rs_ue *ue)
 {
-	return ue->sess_up && ue->n3_ul_teid && ue->n3_upf_addr && (ue_v6(g, ue) ? ue->has_addr6 : ue->ue_addr != 0);
+	return ue_tunnel(g, ue) && (ue_v6(g, ue) ? ue->has_addr6 : ue->ue_addr != 0 && inner_dst4(g, ue) != 0);
 }
 
 /* Up to n packets, round robin over the UEs with a session. Returns the number sent or
@@ -270,7 +402,7 @@ static int send_batch(struct rs_gtpu *g, unsigned n)
 		g->cursor = (g->cursor + 1) % n_ues;
 		/* its address comes with the answer; no answer: again after RTR_SOLICITATION_INTERVAL
 		 * (4 s), at most MAX_RTR_SOLICITATIONS (3) in all (RFC 4861 6.3.7, 10) */
-		if (ue_v6(g, ue) && ue->sess_up && ue->n3_ul_teid && ue->n3_upf_addr && !ue->has_addr6 &&
+		if (ue_v6(g, ue) && ue_tunnel(g, ue) && !ue->has_addr6 &&
 		    (!ue->rs_sent || (ue->rs_count < 3 && ev_now_ns(rs->loop) - ue->rs_ns >= 4000000000ull)))
 			send_rs(g, ue);
 		if (!ue_ready(g, ue)) {
@@ -402,13 +534,18 @@ static void fwd_rx(struct rs_gtpu *g, const uint8_t *p, size_t off, size_t len, 
 	RS_HO_NOTE(rs, ue, RS_HO_EV_DL, gi);   /* downlink through the target, forwarded */
 }
 
-int rs_gtpu_send(struct ransim *rs, uint32_t addr, const uint8_t *p, size_t len)
+int rs_gtpu_send(struct ransim *rs, const struct rs_n3_addr *addr, const uint8_t *p, size_t len)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(RS_GTPU_PORT), .sin_addr.s_addr = addr };
+	union rs_sa to;
+	int n;
 
 	if (!rs->gtpu)
 		return -ENOTCONN;
-	return sendto(rs->gtpu->fd, p, len, MSG_DONTWAIT, (struct sockaddr *)&to, sizeof(to)) < 0 ? -errno : 0;
+	memset(&to, 0, sizeof(to));
+	n = sa_set(&to, rs->gtpu->family, addr);
+	if (n < 0)
+		return n;
+	return sendto(rs->gtpu->fd, p, len, MSG_DONTWAIT, &to.sa, (socklen_t)n) < 0 ? -errno : 0;
 }
 
 /* One downlink datagram (TS 29.281 5.1, 5.2). */
@@ -517,15 +654,43 @@ static void on_rx(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 	}
 }
 
+/* The N3 socket on gnb_n3:2152: AF_INET, or AF_INET6 taking IPv6 only (an IPv4 peer of a
+ * dual-stack socket would be a v4-mapped address no TransportLayerAddress names). The UDP
+ * checksum over IPv6 is mandatory (RFC 8200 8.1): the kernel computes it. fd or -errno. */
+static int n3_socket(const struct rs_n3_addr *a)
+{
+	union rs_sa sa;
+	int fd, one = 1, buf = 4 << 20, n, rc;
+
+	memset(&sa, 0, sizeof(sa));
+	n = sa_set(&sa, a->family, a);
+	fd = socket(a->family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (a->family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0)
+		goto fail;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	if (bind(fd, &sa.sa, (socklen_t)n) < 0)
+		goto fail;
+	return fd;
+fail:
+	rc = -errno;
+	close(fd);
+	return rc;
+}
+
 struct rs_gtpu *rs_gtpu_new(struct ransim *rs, const struct rs_gtpu_cfg *cfg, int *err)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(RS_GTPU_PORT) };
+	const struct rs_n3_addr *a = &cfg->gnb_n3;
 	struct rs_gtpu *g;
-	int one = 1, buf = 4 << 20;
 	unsigned i;
+	int n;
 
 	*err = -EINVAL;
-	if (cfg->size < RS_GTPU_MIN_SIZE || cfg->size > RS_GTPU_MAX_SIZE || !cfg->gnb_n3 ||
+	if (cfg->size < RS_GTPU_MIN_SIZE || cfg->size > RS_GTPU_MAX_SIZE ||
+	    (a->family != AF_INET && a->family != AF_INET6) || all_zero(a->a, n3_len(a->family)) ||
 	    (cfg->has_dst6 && cfg->size < 48))   /* IPv6 + UDP headers */
 		return NULL;
 	*err = -ENOMEM;
@@ -534,6 +699,7 @@ struct rs_gtpu *rs_gtpu_new(struct ransim *rs, const struct rs_gtpu_cfg *cfg, in
 		return NULL;
 	g->rs = rs;
 	g->cfg = *cfg;
+	g->family = a->family;
 	g->fd = -1;
 	g->tx = malloc((size_t)BATCH * (GTP_HDR + cfg->size));
 	g->rx = malloc((size_t)BATCH * RX_BUF);
@@ -543,23 +709,18 @@ struct rs_gtpu *rs_gtpu_new(struct ransim *rs, const struct rs_gtpu_cfg *cfg, in
 		uint8_t *p = g->tx + (size_t)i * (GTP_HDR + cfg->size);
 
 		slot_template(g, p);
-		g->tx_to[i].sin_family = AF_INET;
-		g->tx_to[i].sin_port = htons(RS_GTPU_PORT);
+		n = sa_set(&g->tx_to[i], g->family, a);   /* the address is the UE's, per packet */
 		g->tx_iov[i] = (struct iovec){ p, (size_t)GTP_HDR + cfg->size };
-		g->tx_msg[i].msg_hdr = (struct msghdr){ .msg_name = &g->tx_to[i], .msg_namelen = sizeof(g->tx_to[i]),
+		g->tx_msg[i].msg_hdr = (struct msghdr){ .msg_name = &g->tx_to[i], .msg_namelen = (socklen_t)n,
 							.msg_iov = &g->tx_iov[i], .msg_iovlen = 1 };
 		g->rx_iov[i] = (struct iovec){ g->rx + (size_t)i * RX_BUF, RX_BUF };
 		g->rx_msg[i].msg_hdr = (struct msghdr){ .msg_iov = &g->rx_iov[i], .msg_iovlen = 1 };
 	}
-	g->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (g->fd < 0)
-		goto fail_errno;
-	setsockopt(g->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	setsockopt(g->fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-	setsockopt(g->fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-	sa.sin_addr.s_addr = cfg->gnb_n3;
-	if (bind(g->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		goto fail_errno;
+	g->fd = n3_socket(a);
+	if (g->fd < 0) {
+		*err = g->fd;
+		goto fail;
+	}
 	*err = ev_fd_add(rs->loop, g->fd, EV_READ, on_rx, g);
 	if (*err < 0)
 		goto fail;
@@ -572,12 +733,10 @@ struct rs_gtpu *rs_gtpu_new(struct ransim *rs, const struct rs_gtpu_cfg *cfg, in
 			goto fail;
 		}
 	}
-	rs->gnb_n3_addr = cfg->gnb_n3;
+	rs->gnb_n3_addr = *a;
 	rs->gtpu = g;
 	*err = 0;
 	return g;
-fail_errno:
-	*err = -errno;
 fail:
 	if (g->fd >= 0)
 		close(g->fd);

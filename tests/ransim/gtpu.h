@@ -2,7 +2,9 @@
 /*
  * ransim gtpu: the simulated gNBs' N3 side (solocore-load sessions --traffic).
  *
- * One UDP socket bound to <gnb_n3>:2152 serves every simulated gNB. Uplink: each UE with a
+ * One UDP socket bound to <gnb_n3>:2152 serves every simulated gNB: AF_INET for an IPv4
+ * gnb_n3, AF_INET6 (IPV6_V6ONLY) for an IPv6 one; the outer family is independent of the
+ * inner traffic's (TS 38.414 5.1: N3 over IPv4 or IPv6). Uplink: each UE with a
  * PDU session up sends G-PDUs (TS 29.281 5.1, message type 255) to the UPF's N3 address and
  * TEID of its PDU Session Resource Setup Request Transfer, with a PDU Session Container
  * (TS 38.415 5.5.2.2, UL PDU SESSION INFORMATION, the QFI of the transfer) around an
@@ -16,6 +18,7 @@
 #define SOLOCORE_TESTS_RANSIM_GTPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct ransim;
@@ -23,11 +26,23 @@ struct rs_gtpu;
 
 #define RS_GTPU_PORT 2152          /* TS 29.281 4.4.2.3 */
 #define RS_GTPU_MIN_SIZE 28        /* inner IPv4 + UDP headers */
-#define RS_GTPU_MAX_SIZE 1400      /* inner packet: 44 octets of N3 encapsulation stay under 1500 */
+#define RS_GTPU_MAX_SIZE 1400      /* inner packet: 64 octets of IPv6 N3 encapsulation stay under 1500 */
+
+/* An N3 transport address (TS 38.414 5.1): IPv4 in a[0..3] (network order), or IPv6. */
+struct rs_n3_addr {
+	int family;            /* AF_INET, AF_INET6; 0: none */
+	uint8_t a[16];
+};
+
+/* "192.0.2.1" or "2001:db8::1" into *out: 0 or -EINVAL. */
+int rs_n3_addr_parse(const char *s, struct rs_n3_addr *out);
+/* Printable form of a ("-" for none) into buf (at least 46 octets, INET6_ADDRSTRLEN); buf. */
+const char *rs_n3_addr_str(const struct rs_n3_addr *a, char *buf, size_t cap);
 
 struct rs_gtpu_cfg {
-	uint32_t gnb_n3;       /* gNB N3 IPv4, network order: the socket's address and the DL tunnel's */
-	uint32_t dst;          /* inner destination, network order; 0: the UPF's N3 address of the UE */
+	struct rs_n3_addr gnb_n3; /* gNB N3 IPv4 or IPv6: the socket's address and the DL tunnel's */
+	uint32_t dst;          /* inner destination, network order; 0: the UPF's N3 address of the UE
+				* (IPv4 N3 only: over IPv6 N3 an IPv4 inner packet needs dst) */
 	uint16_t dst_port;     /* inner UDP destination port */
 	uint16_t size;         /* inner IPv4 packet size, RS_GTPU_MIN_SIZE..RS_GTPU_MAX_SIZE */
 	uint32_t pps;          /* uplink packets per second over all UEs; 0: downlink counting only */

@@ -8,6 +8,7 @@
  *  - handover: as sessions, then paced handovers between the gNBs (load_ho.c).
  * Message rates are NGAP PDUs counted on the SCTP associations in both directions.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 
@@ -65,7 +66,7 @@ void load_progress(const struct ransim *rs, double elapsed_s, FILE *out)
 
 /* N3 traffic (gtpu.h): "key value" lines, or JSON members each followed by a comma. The rate
  * is over the traffic's own time (first G-PDU to the end), not the mode's elapsed_s. */
-static void gtpu_report(const struct rs_gtpu *g, bool json, FILE *out)
+static void gtpu_report(const struct ransim *rs, const struct rs_gtpu *g, bool json, FILE *out)
 {
 	struct rs_gtpu_stats t;
 	const char *fmt = json ? "\"%s\":%llu," : "%s %llu\n";
@@ -78,7 +79,11 @@ static void gtpu_report(const struct rs_gtpu *g, bool json, FILE *out)
 		{ "ul6_packets", &t.ul6_packets }, { "dl6_packets", &t.dl6_packets },
 	};
 
+	char as[INET6_ADDRSTRLEN];
+
 	rs_gtpu_get_stats(g, &t);
+	/* the gNBs' N3 address in its family (TS 38.414 5.1: IPv4 or IPv6) */
+	fprintf(out, json ? "\"gnb_n3_addr\":\"%s\"," : "gnb_n3_addr %s\n", rs_n3_addr_str(&rs->gnb_n3_addr, as, sizeof(as)));
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		fprintf(out, fmt, f[i].k, (unsigned long long)*f[i].v);
 	fprintf(out, json ? "\"ul_seconds\":%.3f,\"ul_packets_per_s\":%.0f," : "ul_seconds %.3f\nul_packets_per_s %.0f\n",
@@ -117,7 +122,7 @@ void load_report(const struct ransim *rs, enum load_mode m, struct load_ho *ho, 
 				(unsigned long long)s->gnb_restarts, (unsigned long long)s->restart_ues,
 				(unsigned long long)s->restart_svc_ok);
 		if (rs->gtpu)
-			gtpu_report(rs->gtpu, false, out);
+			gtpu_report(rs, rs->gtpu, false, out);
 		if (rs->cfg.handover_after_ms || ho)
 			rs_ho_report(rs, false, out);
 		if (ho)
@@ -147,7 +152,7 @@ void load_report(const struct ransim *rs, enum load_mode m, struct load_ho *ho, 
 		fprintf(out, "\"cycles\":%llu,\"cycles_per_s\":%.1f,\"cycle_mean_ms\":%.3f,", (unsigned long long)s->cycles,
 			dps, cl->n ? (double)cl->sum / (double)cl->n / 1000.0 : 0);
 	if (rs->gtpu)
-		gtpu_report(rs->gtpu, true, out);
+		gtpu_report(rs, rs->gtpu, true, out);
 	if (rs->cfg.handover_after_ms || ho)
 		rs_ho_report(rs, true, out);
 	if (ho)

@@ -95,12 +95,17 @@ static const char usage_text[] =
 	"                        trades a busy CPU for latency: say so with any figure)\n"
 	"  --timeout SECS (60)   whole run;  --ue-timeout MS (10000) per network answer\n"
 	"  --pcap FILE           write every NGAP PDU (IPv4/SCTP, PPID 60)\n"
-	"  --gnb-n3 IP           the gNBs' N3 address: GTP-U socket on IP:2152, the DL tunnel\n"
-	"                        address of Setup Response Transfers (default --local-addr)\n"
+	"  --gnb-n3 IP           the gNBs' N3 address, IPv4 or IPv6: GTP-U socket on IP:2152\n"
+	"                        (IPv6: [IP]:2152, IPv6 only), the DL tunnel address of Setup\n"
+	"                        Response Transfers and handovers, 32 bits IPv4 / 128 bits IPv6\n"
+	"                        (TS 38.413 9.3.2.4, TS 38.414 5.1; default --local-addr). The\n"
+	"                        core's UL tunnel (32, 128 or 160 bits) must hold an address of\n"
+	"                        that family, else the UE fails (setup_transfer_n3_family)\n"
 	"  --traffic PPS         uplink G-PDUs per second over all UEs with a session (TS 29.281,\n"
 	"                        PDU Session Container with the QFI); downlink G-PDUs counted\n"
 	"  --traffic-size BYTES  inner IPv4/UDP packet size (100)\n"
-	"  --traffic-dst IP      inner destination (default: the UPF's N3 address)\n"
+	"  --traffic-dst IP      inner destination (default: the UPF's N3 address; needed for\n"
+	"                        IPv4 traffic over an IPv6 N3)\n"
 	"  --traffic-dst6 IP6    IPv6 traffic to IP6 from the UEs whose session has IPv6 (address from the RA)\n"
 	"  --traffic-port N      inner UDP destination port (7, echo)\n"
 	"  --traffic-secs SECS   stop the uplink SECS after its first packet (default: with the run)\n"
@@ -425,7 +430,7 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_PCAP: c->pcap = v; break;
 	case O_GNBN3:
 		a->gtpu_on = true;
-		return inet_pton(AF_INET, v, &a->gtpu.gnb_n3) == 1 ? 0 : usage("bad --gnb-n3");
+		return rs_n3_addr_parse(v, &a->gtpu.gnb_n3) == 0 ? 0 : usage("bad --gnb-n3");
 	case O_TRAFFIC: a->gtpu.pps = (uint32_t)atoi(v); a->gtpu_on = true; break;
 	case O_TSIZE: a->gtpu.size = (uint16_t)atoi(v); break;
 	case O_TDST: return inet_pton(AF_INET, v, &a->gtpu.dst) == 1 ? 0 : usage("bad --traffic-dst");
@@ -505,8 +510,11 @@ static int parse_args(struct args *a, int argc, char **argv)
 		rc = usage("SUCI profile A/B needs --hn-pub or a key in the -c file");
 	if (!rc && !a->sims_path)
 		rc = usage("--sims FILE is required");
-	if (!rc && a->gtpu_on && !a->gtpu.gnb_n3 && inet_pton(AF_INET, a->cfg.local_addr, &a->gtpu.gnb_n3) != 1)
+	if (!rc && a->gtpu_on && !a->gtpu.gnb_n3.family && rs_n3_addr_parse(a->cfg.local_addr, &a->gtpu.gnb_n3) < 0)
 		rc = usage("--traffic needs --gnb-n3 (or --local-addr)");
+	/* the inner IPv4 destination defaults to the UPF's IPv4 N3 address, which IPv6 N3 lacks */
+	if (!rc && a->gtpu_on && a->gtpu.pps && a->gtpu.gnb_n3.family == AF_INET6 && !a->gtpu.dst && !a->gtpu.has_dst6)
+		rc = usage("--traffic over an IPv6 --gnb-n3 needs --traffic-dst or --traffic-dst6");
 	if (!rc && a->gtpu_on && (a->gtpu.size < RS_GTPU_MIN_SIZE || a->gtpu.size > RS_GTPU_MAX_SIZE))
 		rc = usage("--traffic-size: 28..1400");
 #ifdef RANSIM_LOAD

@@ -10,6 +10,7 @@
 #include "common/ev.h"
 #include "common/nas/nas.h"
 #include "common/ngap/ngap.h"
+#include "gtpu.h"
 #include "ransim.h"
 
 #define RS_PDU_MAX 4096            /* largest NGAP PDU / NAS message we build */
@@ -92,8 +93,10 @@ struct rs_n2ho {
 	uint32_t src_ran_id, tgt_ran_id;
 	uint64_t src_amf_id, tgt_amf_id;
 	struct ngap_security_context sc; /* {NCC, NH} of the HANDOVER REQUEST, for the UE's arrival */
-	uint32_t tgt_ul_teid, tgt_upf_addr; /* UL tunnel of the Handover Request Transfer (network order addr) */
-	uint32_t fwd_addr, fwd_teid;       /* the Handover Command Transfer's DL forwarding tunnel */
+	uint32_t tgt_ul_teid;              /* UL tunnel of the Handover Request Transfer */
+	struct rs_n3_addr tgt_upf_addr;
+	uint32_t fwd_teid;                 /* the Handover Command Transfer's DL forwarding tunnel */
+	struct rs_n3_addr fwd_addr;
 	uint8_t status[24];        /* the RAN Status Transfer container the source sent */
 	uint8_t status_len;
 	uint16_t attempts;         /* HANDOVER REQUIREDs sent for this UE */
@@ -134,7 +137,8 @@ struct rs_ue {
 	bool rs_sent;              /* a Router Solicitation for this session went up */
 	uint8_t rs_count;          /* ... how many (RFC 4861 6.3.7: MAX_RTR_SOLICITATIONS 3) */
 	uint64_t rs_ns;            /* ... the last one's time */
-	uint32_t n3_upf_addr;      /* UPF's N3 IPv4 of the Setup Request Transfer, network order */
+	struct rs_n3_addr n3_upf_addr; /* UPF's N3 address of the Setup Request Transfer, of the
+					* gNB's N3 family (rs_tla_get); family 0: none */
 	uint32_t n3_ul_teid;       /* the UPF's uplink TEID there (0: no tunnel yet) */
 	struct ransim_ue_qos qos;  /* AMBRs as the gNB and the UE hold them (gnb_mod.c, ue_sm.c) */
 	/* Xn handover (gnb_xn.c). The AS context the serving gNB holds, passed over Xn: */
@@ -224,8 +228,8 @@ struct ransim {
 	bool stopping;               /* ransim_stop(): no new UE runs */
 	bool dropped_once;
 	bool in_schedule, resched;   /* rs_schedule() re-entry guard */
-	uint32_t gnb_n3_addr;        /* gNB N3 IPv4 given in Setup Response Transfers (network order;
-				      * 0: the gNB's SCTP address), set by rs_gtpu_new() */
+	struct rs_n3_addr gnb_n3_addr; /* gNB N3 address given in Setup Response Transfers (family 0:
+				      * the gNB's SCTP IPv4 address), set by rs_gtpu_new() */
 	struct rs_gtpu *gtpu;        /* N3 traffic (gtpu.c), NULL without */
 	struct rs_gnb_n3 n3[RANSIM_MAX_GNBS];
 	struct rs_adv *adv;          /* the adversary (adv.c, cfg.attack), NULL without */
@@ -336,8 +340,21 @@ int rs_enc_t2s_container(uint8_t transaction, uint8_t *out, size_t cap);
 int rs_enc_ran_status(uint32_t ul_count, uint32_t dl_count, uint8_t *out, size_t cap);
 
 /* ---- gtpu.c ---- */
-/* One datagram to addr:2152 (network order) from the N3 socket: 0 or -errno. */
-int rs_gtpu_send(struct ransim *rs, uint32_t addr, const uint8_t *p, size_t len);
+/* One datagram to addr:2152 from the N3 socket: 0 or -errno (-EAFNOSUPPORT: addr is not of
+ * the socket's family). */
+int rs_gtpu_send(struct ransim *rs, const struct rs_n3_addr *addr, const uint8_t *p, size_t len);
+bool rs_n3_addr_eq(const struct rs_n3_addr *a, const struct rs_n3_addr *b);
+/* The N3 address gNB g gives in its DL tunnels: --gnb-n3, else its SCTP IPv4 address. */
+void rs_gnb_n3_addr(const struct rs_gnb *g, struct rs_n3_addr *out);
+/* TS 38.413 9.3.2.4, TS 38.414 5.1: a as a TransportLayerAddress, 32 bits (IPv4) or 128 (IPv6). */
+void rs_tla_put(const struct rs_n3_addr *a, struct ngap_gtp_tunnel *t);
+/* The core's end of tunnel t for a gNB whose N3 is of family fam: 32 bits (IPv4), 128 (IPv6)
+ * or 160 (IPv4 then IPv6, the part of fam taken). 0; -EAFNOSUPPORT: no address of fam (a
+ * gNB of that family cannot use the tunnel); -EINVAL: another length, or an all-zero
+ * address. *out is zeroed (family 0) on failure. */
+int rs_tla_get(const struct ngap_gtp_tunnel *t, int fam, struct rs_n3_addr *out);
+/* The family of the gNBs' N3 (AF_INET without --gnb-n3). */
+int rs_n3_family(const struct ransim *rs);
 
 /* ---- ue.c ---- */
 void rs_ue_init(struct ransim *rs, struct rs_ue *ue, uint32_t idx);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /* ransim: counters, failure causes, per-procedure latency and the final report. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,11 +276,19 @@ void rs_ho_report(const struct ransim *rs, bool json, FILE *out)
 			fprintf(out, fmt, n2[i].k, (unsigned long long)n2[i].v);
 	if (json)
 		fputs("\"gnb_n3\":[", out);
-	for (g = 0; g < rs->cfg.n_gnbs; g++)
-		fprintf(out, json ? "%s{\"gnb\":%u,\"ul_packets\":%llu,\"dl_packets\":%llu,\"end_markers\":%llu}"
-				  : "%sgnb_n3 %u ul_packets %llu dl_packets %llu end_markers %llu\n",
+	/* the N3 address last (scripts read the counters by position), in its family */
+	for (g = 0; g < rs->cfg.n_gnbs; g++) {
+		struct rs_n3_addr a;
+		char as[INET6_ADDRSTRLEN];
+
+		rs_gnb_n3_addr(&rs->gnbs[g], &a);
+		fprintf(out, json ? "%s{\"gnb\":%u,\"ul_packets\":%llu,\"dl_packets\":%llu,\"end_markers\":%llu,"
+				    "\"n3_addr\":\"%s\"}"
+				  : "%sgnb_n3 %u ul_packets %llu dl_packets %llu end_markers %llu n3_addr %s\n",
 			json && g ? "," : "", g, (unsigned long long)rs->n3[g].ul_packets,
-			(unsigned long long)rs->n3[g].dl_packets, (unsigned long long)rs->n3[g].end_markers);
+			(unsigned long long)rs->n3[g].dl_packets, (unsigned long long)rs->n3[g].end_markers,
+			rs_n3_addr_str(&a, as, sizeof(as)));
+	}
 	if (json)
 		fputs("],", out);
 	if (json)

@@ -524,7 +524,7 @@ int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint
 	struct ransim *rs = ue->rs;
 	struct ngap_setup_request_transfer *t = &rs->xfer_req;
 	struct ngap_setup_response_transfer *r = &rs->xfer_rsp;
-	int n;
+	int n, rc;
 
 	if (it->id != rs->cfg.psi)
 		rs_ue_fail(ue, "setup_item_psi");
@@ -532,10 +532,12 @@ int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint
 		rs_ue_fail(ue, "setup_transfer_undecodable");
 		return -EBADMSG;
 	}
-	/* the UPF's N3 end of the tunnel, IPv4, a TEID, at least the default flow */
-	if ((t->ul_tunnel.addr_bits != 32 && t->ul_tunnel.addr_bits != 160) ||
-	    !(t->ul_tunnel.addr[0] | t->ul_tunnel.addr[1] | t->ul_tunnel.addr[2] | t->ul_tunnel.addr[3]))
-		rs_ue_fail(ue, "setup_transfer_n3_addr");
+	/* the UPF's N3 end of the tunnel, a TEID, at least the default flow. The address: 32 bits
+	 * IPv4, 128 IPv6, 160 both (TS 38.413 9.3.2.4, TS 38.414 5.1), the gNB taking the one of
+	 * its own N3 family; none of that family: a real gNB could not use the tunnel. */
+	rc = rs_tla_get(&t->ul_tunnel, rs_n3_family(rs), &ue->n3_upf_addr);
+	if (rc < 0)
+		rs_ue_fail(ue, rc == -EAFNOSUPPORT ? "setup_transfer_n3_family" : "setup_transfer_n3_addr");
 	if (!(t->ul_tunnel.teid[0] | t->ul_tunnel.teid[1] | t->ul_tunnel.teid[2] | t->ul_tunnel.teid[3]))
 		rs_ue_fail(ue, "setup_transfer_teid");
 	if (t->n_flows == 0 || t->flows[0].qfi == 0 || t->flows[0].qfi > 63) {
@@ -547,8 +549,7 @@ int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint
 	ue->qos.n2_ambr_ul = t->session_ambr.ul;
 	ue->qos.n2_ambr_dl = t->session_ambr.dl;
 	ue->qfi = t->flows[0].qfi;
-	/* the UPF's end of the N3 tunnel, for the G-PDUs of gtpu.c (IPv4 first in a dual address) */
-	memcpy(&ue->n3_upf_addr, t->ul_tunnel.addr, 4);
+	/* the UPF's end of the N3 tunnel (ue->n3_upf_addr above), for the G-PDUs of gtpu.c */
 	ue->n3_ul_teid = (uint32_t)t->ul_tunnel.teid[0] << 24 | (uint32_t)t->ul_tunnel.teid[1] << 16 |
 			 (uint32_t)t->ul_tunnel.teid[2] << 8 | t->ul_tunnel.teid[3];
 	memset(r, 0, sizeof(*r));

@@ -664,6 +664,8 @@ static void test_upf_counters(void **state)
 	assert_string_equal(family_type(p, "solocore_upf_forwarded_total"), "counter");
 	assert_true(prom_get(p, "solocore_upf_forwarded_total", "path=\"xdp\"") == 0);
 	assert_true(prom_get(p, "solocore_upf_forwarded_total", "path=\"socket\"") == 0);
+	assert_string_equal(family_type(p, "solocore_upf_n3_ipv6_packets_total"), "counter");
+	assert_true(prom_get(p, "solocore_upf_n3_ipv6_packets_total", "direction=\"dl\",path=\"socket\"") == 0);
 
 	/* An indirect forwarding tunnel (TS 23.502 4.9.1.3.2 step 9): a G-PDU the source gNB sends
 	 * to it is relayed, in XDP or, with no neighbour entry for the target yet, through the N3

@@ -12,6 +12,8 @@
  * encapsulated), hot (one connection) and cold over 100,000 connections of that session (the
  * uplink cycling the UDP ports, the downlink the remote address: each packet another entry of
  * the connection table), plus the user-space sweep of the table (upf_nat_sweep) at that size.
+ * Outer IPv6 on N3 (issue 19 item 2): a UPF with n3_addr6, one session with an IPv6 gNB and one
+ * with an IPv4 gNB, uplink and downlink hot, both families in the same run.
  *
  * Figures are the kernel's duration (ns per repetition, integer), minimum of
  * RUNS runs. Method: bench.bpf.c's wrapper restores the original frame before every
@@ -559,6 +561,95 @@ static int nat_rows(void)
 	return 0;
 }
 
+/* ---- outer IPv6 on N3 (issue 19 item 2) ---- */
+
+#define N3_ADDR6 "2001:db8:3::1"
+#define GNB6 "2001:db8:3::2"
+
+/* Eth/IPv6 src -> dst / UDP 2152 (checksum filled) / gtp. */
+static size_t gtpu6_frame(uint8_t *b, const uint8_t *dmac, const uint8_t *smac, const char *src, const char *dst,
+			  const uint8_t *gtp, size_t gl)
+{
+	uint8_t s6[16], d6[16];
+	size_t o = pkt_eth6(b, dmac, smac);
+	uint16_t c;
+
+	pkt_in6(src, s6);
+	pkt_in6(dst, d6);
+	o += pkt_ipv6(b + o, s6, d6, 17, 64, PKT_UDP + gl);
+	o += pkt_udp(b + o, 2152, 2152, gl);
+	memcpy(b + o, gtp, gl);
+	c = pkt_csum6(s6, d6, 17, b + o - PKT_UDP, PKT_UDP + gl);
+	if (!c)
+		c = 0xffff;
+	b[o - 2] = (uint8_t)(c >> 8);
+	b[o - 1] = (uint8_t)c;
+	return o + gl;
+}
+
+/* One session whose gNB is on IPv6 and one on IPv4, in one UPF with n3_addr6: uplink and
+ * downlink (inner IPv4 UDP) hot, outer IPv6 next to outer IPv4 in the same run, so the cost
+ * of the IPv6 header and of the UDP checksum derived from the inner headers reads as a
+ * difference. Rows checked like the others (verdict, counter, the whole frame). */
+static int n3v6_rows(void)
+{
+	uint32_t ue6g = ip("10.48.0.1"), ue4g = ip("10.48.0.2"), dn = ip("198.51.100.2");
+	struct upf_params p = {
+		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip("192.0.2.1"), .ue_pool_addr = ip(POOL),
+		.ue_pool_plen = POOL_PLEN, .max_sessions = 16,
+	};
+	struct upf_session_rule r6 = { .ul_teid = 1, .ue_addr = ue6g, .gnb_teid = 0x10000, .qfi = 9 };
+	struct upf_session_rule r4 = { .ul_teid = 2, .ue_addr = ue4g, .gnb_addr = ip("192.0.2.2"),
+				       .gnb_teid = 0x10001, .qfi = 9 };
+	uint8_t inner[1500], gtp[1600], want[1600];
+	static struct bench_cfg c;
+	size_t gl, wl, o;
+	int rc;
+
+	pkt_in6(N3_ADDR6, p.n3_addr6);
+	pkt_in6(GNB6, r6.gnb_addr6);
+	rc = upf_open(&p, &U);
+	if (rc || upf_session_create(U, 0, &r6) || upf_session_create(U, 1, &r4)) {
+		fprintf(stderr, "n3v6 upf: %s\n", strerror(-rc));
+		return -1;
+	}
+	upf_fd = upf_prog_fd(U);
+	for (int sz = 0; sz < 2; sz++) {
+		size_t len = sz ? 1400 : 64;
+
+		for (int v6 = 0; v6 < 2; v6++) {
+			uint32_t ue = v6 ? ue6g : ue4g;
+
+			memset(&c, 0, sizeof(c));
+			pkt_inner_udp4(inner, ue, dn, 40000, 9, len - 28, 1);
+			gl = pkt_gpdu(gtp, v6 ? 1 : 2, 9, 1, inner, len);
+			c.len = (uint32_t)(v6 ? gtpu6_frame(c.frame, N3_MAC, GNB_MAC, GNB6, N3_ADDR6, gtp, gl) :
+					   pkt_gtpu_frame(c.frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"), gtp, gl));
+			wl = pkt_ip_frame(want, DN_MAC, N6_MAC, inner, len);
+			if (nat_row(v6 ? "ul-n3v6" : "ul-n3v4", len, &c, n3_if, UPF_CNT_UL_FWD, want, wl, 0))
+				return -1;
+			memset(&c, 0, sizeof(c));
+			pkt_inner_udp4(inner, dn, ue, 9, 40000, len - 28, 1);
+			c.len = (uint32_t)pkt_ip_frame(c.frame, N6_MAC, DN_MAC, inner, len);
+			gl = pkt_gpdu(gtp, v6 ? 0x10000 : 0x10001, 9, 0, inner, len);
+			if (v6) {
+				wl = gtpu6_frame(want, GNB_MAC, N3_MAC, N3_ADDR6, GNB6, gtp, gl);
+			} else {
+				o = pkt_eth(want, GNB_MAC, N3_MAC);
+				o += pkt_ipv4(want + o, ip("192.0.2.1"), ip("192.0.2.2"), 17, PKT_UDP + gl);
+				o += pkt_udp(want + o, 2152, 2152, gl);
+				memcpy(want + o, gtp, gl);
+				wl = o + gl;
+			}
+			if (nat_row(v6 ? "dl-n3v6" : "dl-n3v4", len, &c, n6_if, UPF_CNT_DL_FWD, want, wl, 0))
+				return -1;
+		}
+	}
+	upf_close(U);
+	U = NULL;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t max_sess = 1000000, steps[3] = { 1, 100000, 1000000 }, have = 0;
@@ -572,6 +663,8 @@ int main(int argc, char **argv)
 		max_sess = (uint32_t)strtoul(argv[2], NULL, 0);
 	if (tn_unshare_net() || tn_fib_setup(&n3_if, &n6_if) ||
 	    tn_sh("ip neigh replace " FWD_TARGET " lladdr 02:00:00:00:03:03 dev n3 nud permanent") ||
+	    tn_sh("ip -6 addr add " N3_ADDR6 "/64 dev n3 nodad && "
+		  "ip -6 neigh replace " GNB6 " lladdr 02:00:00:00:03:02 dev n3 nud permanent") ||
 	    /* IPv6 toward the DN (bpf_fib_lookup AF_INET6 needs forwarding on). */
 	    tn_sh("sysctl -qw net.ipv6.conf.all.forwarding=1 && ip -6 addr add 2001:db8:6::1/64 dev n6 nodad && "
 		  "ip -6 neigh replace 2001:db8:6::2 lladdr 02:00:00:00:06:02 dev n6 nud permanent && "
@@ -630,6 +723,11 @@ int main(int argc, char **argv)
 		return 1;
 	upf_close(U);
 	U = NULL;
+	printf("\nOuter IPv6 on N3 (upf.n3_address6) next to outer IPv4, inner IPv4 UDP, one session each\n");
+	printf("| dir       | inner B | sessions | mode           | upf ns | total ns | wrapper ns |\n");
+	printf("|-----------|---------|----------|----------------|--------|----------|------------|\n");
+	if (n3v6_rows())
+		return 1;
 	if (!getenv("BENCH_NO_NAT")) {
 		if (getenv("BENCH_NAT_CONNS") && atoi(getenv("BENCH_NAT_CONNS")) > 65537)
 			NAT_CONNS = (uint32_t)atoi(getenv("BENCH_NAT_CONNS"));
