@@ -307,3 +307,20 @@ size_t pkt_icmp4(uint8_t *b, uint32_t src, uint32_t dst, uint8_t type, uint8_t c
 	pkt_l4_csum4(b);
 	return PKT_IP + 8 + dlen;
 }
+
+size_t pkt_gtpu6_frame(uint8_t *b, const uint8_t dmac[6], const uint8_t smac[6], const uint8_t src[16],
+		       const uint8_t dst[16], const uint8_t *gtp, size_t len)
+{
+	size_t o = pkt_eth6(b, dmac, smac);
+	uint16_t c;
+
+	o += pkt_ipv6(b + o, src, dst, 17, 64, PKT_UDP + len);
+	o += pkt_udp(b + o, 2152, 2152, len);
+	memcpy(b + o, gtp, len);
+	c = pkt_csum6(src, dst, 17, b + o - PKT_UDP, PKT_UDP + len);
+	if (!c)
+		c = 0xffff;
+	b[o - 2] = (uint8_t)(c >> 8);
+	b[o - 1] = (uint8_t)c;
+	return o + len;
+}

@@ -52,6 +52,10 @@ size_t pkt_ip6_frame(uint8_t *b, const uint8_t dmac[6], const uint8_t smac[6],
 		     const uint8_t *ip, size_t len);
 /* Parse "2001:db8::1" (inet_pton); 0 or -1. */
 int pkt_in6(const char *s, uint8_t out[16]);
+/* Eth / IPv6 src -> dst / UDP 2152 -> 2152 with its checksum (0 sent as 0xffff) / the GTP-U
+ * message: a G-PDU over outer IPv6 (TS 29.281 4.4.2). */
+size_t pkt_gtpu6_frame(uint8_t *b, const uint8_t dmac[6], const uint8_t smac[6], const uint8_t src[16],
+		       const uint8_t dst[16], const uint8_t *gtp, size_t len);
 
 /* ---- IPv4 transport with checksums (NAT tests) ---- */
 /* Set the TCP / UDP (pseudo-header, RFC 768 / 793) or ICMP checksum of the IPv4 packet ip. */

@@ -165,18 +165,10 @@ static struct upf_session_rule rule(unsigned n, const char *gnb6, uint32_t gnb4,
 static size_t ul_frame6(uint8_t *b, const char *src, const char *dst, const uint8_t *gtp, size_t gl)
 {
 	uint8_t s6[16], d6[16];
-	size_t o = pkt_eth6(b, N3_MAC, GNB_MAC);
-	uint16_t c;
 
 	in6(src, s6);
 	in6(dst, d6);
-	o += pkt_ipv6(b + o, s6, d6, 17, 64, PKT_UDP + gl);
-	o += pkt_udp(b + o, 2152, 2152, gl);
-	memcpy(b + o, gtp, gl);
-	c = pkt_csum6(s6, d6, 17, b + o - PKT_UDP, PKT_UDP + gl);
-	b[o - 2] = (uint8_t)(c >> 8);
-	b[o - 1] = (uint8_t)c;
-	return o + gl;
+	return pkt_gtpu6_frame(b, N3_MAC, GNB_MAC, s6, d6, gtp, gl);
 }
 
 /* The downlink the program built toward an IPv6 gNB: Ethernet to its neighbour, IPv6 from our N3

@@ -566,25 +566,15 @@ static int nat_rows(void)
 #define N3_ADDR6 "2001:db8:3::1"
 #define GNB6 "2001:db8:3::2"
 
-/* Eth/IPv6 src -> dst / UDP 2152 (checksum filled) / gtp. */
+/* pkt_gtpu6_frame with textual addresses. */
 static size_t gtpu6_frame(uint8_t *b, const uint8_t *dmac, const uint8_t *smac, const char *src, const char *dst,
 			  const uint8_t *gtp, size_t gl)
 {
 	uint8_t s6[16], d6[16];
-	size_t o = pkt_eth6(b, dmac, smac);
-	uint16_t c;
 
 	pkt_in6(src, s6);
 	pkt_in6(dst, d6);
-	o += pkt_ipv6(b + o, s6, d6, 17, 64, PKT_UDP + gl);
-	o += pkt_udp(b + o, 2152, 2152, gl);
-	memcpy(b + o, gtp, gl);
-	c = pkt_csum6(s6, d6, 17, b + o - PKT_UDP, PKT_UDP + gl);
-	if (!c)
-		c = 0xffff;
-	b[o - 2] = (uint8_t)(c >> 8);
-	b[o - 1] = (uint8_t)c;
-	return o + gl;
+	return pkt_gtpu6_frame(b, dmac, smac, s6, d6, gtp, gl);
 }
 
 /* One session whose gNB is on IPv6 and one on IPv4, in one UPF with n3_addr6: uplink and
