@@ -6,9 +6,16 @@
  * AUSF, UDM, web server or database. The same configuration file as `run`:
  * the UE pool is the smallest prefix covering every dnns[].pool (as `run`
  * gives its UPF), upf.max_sessions bounds the PFCP sessions.
+ *
+ * What is this box's and not the SMF's is configured here: upf.n3_address6 (our F-TEIDs
+ * carry it, TS 29.244 8.2.3), the sessions' IPv6 prefix (the smallest covering every
+ * dnns[].pool6), and NAT on N6: the DNNs with nat: true (the PFCP server applies it to the
+ * sessions whose PDR names such a DNN, upf_n4_rule.c) leave from upf.nat_address (default
+ * the first IPv4 of the N6 interface).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <string.h>
 
 #include "common/conf.h"
@@ -22,7 +29,72 @@ static struct {
 	struct upf_n4 *n4;
 	uint32_t n3_addr, ue_net, max_sessions;
 	uint8_t ue_plen;
+	uint8_t n3_addr6[16], ue_pool6[16], ue_pool6_plen;
+	struct upf_n4_dnn dnns[CONF_MAX_DNNS];
+	char dnn_names[CONF_MAX_DNNS][CONF_DNN_NAME];
+	unsigned n_dnns;
 } alone;
+
+static uint32_t if_ipv4(const char *ifname)
+{
+	struct ifaddrs *ifa, *i;
+	uint32_t a = 0;
+
+	if (getifaddrs(&ifa) < 0)
+		return 0;
+	for (i = ifa; i && !a; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !strcmp(i->ifa_name, ifname))
+			a = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr.s_addr;
+	freeifaddrs(ifa);
+	return a;
+}
+
+/* IPv6 and NAT (see the top): 0, or -EINVAL with the reason logged */
+static int dp_v6_nat(const struct conf *c, struct upf_params *p)
+{
+	int rc;
+
+	if (c->upf.n3_address6[0] && inet_pton(AF_INET6, c->upf.n3_address6, p->n3_addr6) != 1)
+		memset(p->n3_addr6, 0, 16);   /* validated by the config */
+	rc = conf_ue_supernet6(c, p->ue_pool6, &p->ue_pool6_plen);
+	if (rc == -ENOENT) {
+		p->ue_pool6_plen = 0;
+	} else if (rc < 0 || p->ue_pool6_plen < 44) {
+		log_error("upf", "the dnns pool6s must lie within one /44 (or longer) prefix");
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < c->n_dnns; i++) {
+		struct in_addr na;
+
+		if (!c->dnns[i].nat)
+			continue;
+		if (c->upf.nat_address[0] && inet_pton(AF_INET, c->upf.nat_address, &na) == 1)
+			p->nat_addr = na.s_addr;
+		else
+			p->nat_addr = if_ipv4(p->n6_ifname ? p->n6_ifname : p->n3_ifname);
+		if (!p->nat_addr) {
+			log_error("upf", "dnns[%u].nat: no IPv4 on %s for the NAT (set upf.nat_address)", i,
+				  p->n6_ifname ? p->n6_ifname : p->n3_ifname);
+			return -EINVAL;
+		}
+		p->nat_port_lo = (uint16_t)c->upf.nat_port_lo;
+		p->nat_port_hi = (uint16_t)c->upf.nat_port_hi;
+		p->nat_max_conns = c->upf.nat_table_size;
+		p->nat_conns_per_session = c->upf.nat_conns_per_session;
+		break;
+	}
+	alone.n_dnns = 0;
+	for (unsigned i = 0; i < c->n_dnns && i < CONF_MAX_DNNS; i++) {
+		struct upf_n4_dnn *d = &alone.dnns[alone.n_dnns];
+
+		memcpy(alone.dnn_names[i], c->dnns[i].name, CONF_DNN_NAME);
+		d->name = alone.dnn_names[alone.n_dnns++];
+		d->nat = c->dnns[i].nat;
+		if (conf_pool_parse(c->dnns[i].pool, &d->pool, &d->plen) < 0)
+			d->plen = 0;
+	}
+	return 0;
+}
 
 /* Downlink for a buffering session: the N4 server reports it (TS 29.244 7.5.8) */
 static void on_dl_data(void *arg, uint32_t session_id)
@@ -49,6 +121,9 @@ static int dp_start(struct ev_loop *loop, const struct conf *c)
 		log_error("upf", "the dnns pools must lie within one /10 or smaller prefix");
 		return -EINVAL;
 	}
+	rc = dp_v6_nat(c, &p);
+	if (rc < 0)
+		return rc;
 	p.max_sessions = c->upf.max_sessions;
 	p.max_teid = c->upf.max_sessions;
 	p.loop = loop;
@@ -62,6 +137,9 @@ static int dp_start(struct ev_loop *loop, const struct conf *c)
 	alone.ue_net = p.ue_pool_addr;
 	alone.ue_plen = p.ue_pool_plen;
 	alone.max_sessions = p.max_sessions;
+	memcpy(alone.n3_addr6, p.n3_addr6, 16);
+	memcpy(alone.ue_pool6, p.ue_pool6, 16);
+	alone.ue_pool6_plen = p.ue_pool6_plen;
 	log_info("upf", "attached n3=%s n6=%s", c->upf.n3_interface,
 		 p.n6_ifname ? p.n6_ifname : c->upf.n3_interface);
 	return 0;
@@ -69,6 +147,13 @@ static int dp_start(struct ev_loop *loop, const struct conf *c)
 
 static void dp_stop(void)
 {
+	uint64_t c[UPF_STAT__MAX];
+
+	/* the data path's counters, once, at the end (solocore upf has no /metrics) */
+	if (alone.upf && upf_counters(alone.upf, c, UPF_STAT__MAX) == 0)
+		for (unsigned i = 0; i < UPF_STAT__MAX; i++)
+			if (c[i] && upf_counter_name(i))
+				log_info("upf", "counter %s %llu", upf_counter_name(i), (unsigned long long)c[i]);
 	upf_close(alone.upf);   /* detaches XDP */
 	alone.upf = NULL;
 }
@@ -78,10 +163,13 @@ static int n4_start(struct ev_loop *loop, const struct conf *c)
 	struct upf_n4_params p = {
 		.upf = alone.upf, .loop = loop, .n3_addr = alone.n3_addr, .ue_pool_addr = alone.ue_net,
 		.ue_pool_plen = alone.ue_plen, .max_sessions = alone.max_sessions,
-		.max_teid = alone.max_sessions,
+		.max_teid = alone.max_sessions, .ue_pool6_plen = alone.ue_pool6_plen, .dnns = alone.dnns,
+		.n_dnns = alone.n_dnns,
 	};
 	struct in_addr in;
 
+	memcpy(p.n3_addr6, alone.n3_addr6, 16);
+	memcpy(p.ue_pool6, alone.ue_pool6, 16);
 	p.addr = alone.n3_addr;
 	if (c->upf.n4_address[0] && inet_pton(AF_INET, c->upf.n4_address, &in) == 1)
 		p.addr = in.s_addr;

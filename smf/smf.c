@@ -347,6 +347,7 @@ int smf_upf_apply(struct smf *smf, struct smf_sess *s)
 	memcpy(r.gnb_addr6, s->gnb_addr6, 16);                 /* all zero for an IPv4 gNB */
 	memcpy(r.ue_prefix6, s->pfx6, sizeof(r.ue_prefix6));   /* all zero for IPv4 */
 	r.nat = s->nat;
+	r.dnn = smf->dnns[s->dnn].name;
 
 	if (!u) {
 		smf->st.upf_skipped++;

@@ -144,6 +144,10 @@ struct upf_session_rule {
 	/* Source NAT of the session's IPv4 uplink to upf_params.nat_addr (per DNN, off by default:
 	 * the SMF sets it from dnns[].nat). Fixed for the session's life. */
 	bool nat;
+	/* The session's DNN, sent over N4 as the downlink PDR's Network Instance (TS 29.244 8.2.4)
+	 * so a remote UPF can apply its per-DNN policy (NAT); NULL: none. Not used in process.
+	 * The string outlives the session (the SMF's configuration). */
+	const char *dnn;
 	uint32_t gnb_addr;       /* gNB N3 IPv4, network order (needed when ACTIVE) ... */
 	uint8_t gnb_addr6[16];   /* ... or, gnb_addr 0, its IPv6 (needs upf_params.n3_addr6) */
 	uint32_t gnb_teid;       /* gNB's downlink TEID */

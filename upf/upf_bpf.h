@@ -218,6 +218,10 @@ enum upf_counter {
 	UPF_CNT_DL_N3V6_USER,      /* outer IPv6 whose UDP checksum the program cannot derive from the
 				    * inner headers (fragment, UDP checksum 0, other protocols): to
 				    * user space, sent on the IPv6 GTP-U socket */
+	/* NAT hairpinning (RFC 4787 6 REQ-9, upf/README.md "NAT"). */
+	UPF_CNT_NAT_HAIRPIN,       /* uplink of a NAT session to nat_addr:a mapped port, translated both
+				    * ways and sent down the mapping's session (of dl_fwd) */
+	UPF_CNT_NAT_HAIRPIN_NO_MAP,/* uplink of a NAT session to nat_addr:a port no mapping holds: dropped */
 	UPF_CNT__MAX
 };
 
@@ -257,6 +261,25 @@ struct upf_nat_rval {
 	__be16 ue_port;
 	__u8 flags;       /* UPF_NAT_F_* seen in the downlink */
 	__u8 pad;
+};
+
+/* Hairpinning (RFC 4787 6 REQ-9): which UE endpoint holds a NAT port, whatever the remote (the
+ * endpoint-independent view of nat_fwd). nat_hp (proto, NAT port) -> the first endpoint given
+ * that port, and one of its connections (the anchor: its nat_fwd key is ue_addr, ue_port,
+ * rem_addr, rem_port, proto). Inserted by the program (BPF_NOEXIST) with a new connection and
+ * again, if missing, when a connection's last-seen time is written (at most once a second);
+ * deleted by user space together with its anchor connection (upf_nat.c nat_del). */
+struct upf_nat_hkey {
+	__be16 nat_port;
+	__u8 proto;
+	__u8 pad;
+};
+struct upf_nat_hval {
+	__be32 ue_addr;
+	__be32 rem_addr;  /* the anchor connection's remote */
+	__be16 ue_port;
+	__be16 rem_port;
+	__u32 sess_id;
 };
 
 /* Exception record in the ring buffer: a downlink inner IPv4 or IPv6 packet, or an uplink

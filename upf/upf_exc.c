@@ -749,7 +749,11 @@ static void on_fd(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 	upf_process(arg);
 }
 
-/* [n3_addr6]:2152, IPv6 only (the IPv4 socket has the IPv4 side). */
+/* [n3_addr6]:2152, IPv6 only (the IPv4 socket has the IPv4 side). Its datagrams keep the
+ * kernel's automatic flow label (net.ipv6.auto_flowlabels: a hash of the socket's flow, RFC
+ * 6437 3), not the per-inner-flow label the XDP downlink sets (upf.bpf.c flow_label): what goes
+ * through here (buffered, unsummable, no neighbour yet) is rare, and a router only needs the
+ * label to be stable per flow, not equal between the two paths. */
 static int sock6_open(struct upf *u)
 {
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(UPF_GTPU_PORT) };

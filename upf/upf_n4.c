@@ -384,7 +384,8 @@ int upf_n4_open(const struct upf_n4_params *p, struct upf_n4 **out)
 	int rc;
 
 	*out = NULL;
-	if (!p || !p->max_sessions || p->max_teid < p->max_sessions || (p->no_socket && !p->send))
+	if (!p || !p->max_sessions || p->max_teid < p->max_sessions || (p->no_socket && !p->send) ||
+	    p->ue_pool6_plen > 64 || (p->n_dnns && !p->dnns))
 		return -EINVAL;
 	n = calloc(1, sizeof(*n));
 	if (!n)

@@ -30,10 +30,10 @@
  *
  * Sessions (7.5, 5.2) map onto ONE upf_session_rule each (what the XDP
  * program does): one uplink PDR (source interface Access, F-TEID with CHOOSE
- * or our N3 address, outer header removal GTP-U/UDP/IPv4), one downlink PDR
- * (source interface Core, UE IPv4 in the pool), their FARs (uplink FORW to
- * Core; downlink FORW with outer header creation GTP-U/UDP/IPv4 -> gNB
- * tunnel, or BUFF -> UPF_DL_BUFFER), at most one QER (MBR -> session-AMBR,
+ * or our N3 address(es), outer header removal GTP-U/UDP/IPv4 or /IPv6), one
+ * downlink PDR (source interface Core, UE IPv4 in the pool and / or a /64 in
+ * pool6), their FARs (uplink FORW to Core; downlink FORW with outer header
+ * creation GTP-U/UDP/IPv4 or /IPv6 -> gNB tunnel, or BUFF -> UPF_DL_BUFFER), at most one QER (MBR -> session-AMBR,
  * QFI, gates open) and one URR (volume, reported at deletion). Anything else
  * gets Cause 73 "Rule creation/modification failure" with the Offending IE
  * and one log line naming it. upf_n4.c's header comment lists the details.
@@ -56,6 +56,14 @@ struct upf_n4;
 #define UPF_N4_RCVBUF (8 << 20)    /* socket receive buffer (SO_RCVBUFFORCE as root, else up to rmem_max) */
 #define UPF_N4_TXN_KEEP_MS 15000  /* > T1 x N1 of a usual CP (3 s x 3 + slack), TS 29.244 6.4 */
 
+/* A DNN of the UPF's own configuration, for NAT (dnns[].nat). */
+struct upf_n4_dnn {
+	const char *name;         /* the DNN, as the Network Instance names it (text, no labels) */
+	uint32_t pool;            /* its IPv4 pool, network order; plen 0: none */
+	uint8_t plen;
+	bool nat;                 /* source NAT of its sessions' IPv4 uplink to upf_params.nat_addr */
+};
+
 struct upf_n4_params {
 	/* The data path. NULL: rules are checked and answered but installed
 	 * nowhere (the fuzzer and tests without BPF). */
@@ -72,6 +80,19 @@ struct upf_n4_params {
 	uint32_t n3_addr;         /* network order: the F-TEID address we hand out */
 	uint32_t ue_pool_addr;    /* network order */
 	uint8_t ue_pool_plen;
+	/* IPv6 (TS 23.501 5.8.2.2): the prefix the sessions' /64s come from (upf_params.ue_pool6),
+	 * ue_pool6_plen 0: none (a UE IP Address with V6 is refused, cause 73). */
+	uint8_t ue_pool6[16];
+	uint8_t ue_pool6_plen;
+	/* Our N3 IPv6 (upf_params.n3_addr6), all zero: none. With it our F-TEIDs carry it too
+	 * (8.2.3: V4 and V6), and a downlink FAR may name an IPv6 gNB (8.2.56 GTP-U/UDP/IPv6). */
+	uint8_t n3_addr6[16];
+	/* The DNNs this UPF serves (its own configuration's dnns[]): a session whose PDR names one
+	 * in its Network Instance (8.2.4), or, without one, whose UE IPv4 lies in its pool, gets
+	 * NAT on N6 when that DNN has nat (the data path needs upf_params.nat_addr then). May be
+	 * NULL; the array must outlive the server. */
+	const struct upf_n4_dnn *dnns;
+	unsigned n_dnns;
 	uint32_t max_sessions;    /* session ids 0..max_sessions-1; also PFCP sessions */
 	uint32_t max_teid;        /* uplink TEIDs 1..max_teid (>= max_sessions) */
 	uint32_t recovery_ts;     /* our Recovery Time Stamp, NTP seconds; 0: now */

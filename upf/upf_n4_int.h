@@ -61,6 +61,7 @@ struct n4_sess {
 	bool nocp;                 /* downlink FAR BUFF + NOCP: report downlink data (8.2.26) */
 	bool reported;             /* a report was sent since the last BUFF */
 	bool urr_volume;           /* a URR with measurement method VOLUM */
+	uint8_t fteid_flags;       /* CHOOSE: the families of the F-TEID we allocated (8.2.3 V4 / V6) */
 	uint8_t peer;
 	uint16_t ul_pdr, dl_pdr;   /* PDR IDs (0: none) */
 	uint32_t ul_far, dl_far, qer, urr;   /* rule IDs (0: none) */

@@ -120,9 +120,13 @@ static void est_accept(struct upf_n4 *n, uint32_t id, bool choose)
 		r->n_created = 1;
 		r->created[0].has = PFCP_CPDR_ID | PFCP_CPDR_F_TEID;
 		r->created[0].pdr_id = s->ul_pdr;
-		r->created[0].fteid.flags = PFCP_FTEID_V4;
+		/* 8.2.3: the families the CP asked for, V4 and V6 together when both */
+		r->created[0].fteid.flags = s->fteid_flags;
 		r->created[0].fteid.teid = s->r.ul_teid;
-		memcpy(r->created[0].fteid.ipv4, &n->p.n3_addr, 4);
+		if (s->fteid_flags & PFCP_FTEID_V4)
+			memcpy(r->created[0].fteid.ipv4, &n->p.n3_addr, 4);
+		if (s->fteid_flags & PFCP_FTEID_V6)
+			memcpy(r->created[0].fteid.ipv6, n->p.n3_addr6, 16);
 	}
 	n->cnt[UPF_N4_SESS_EST]++;
 }

@@ -66,6 +66,9 @@ struct upf_n4c_p {
 	uint8_t dup_next;
 };
 
+/* TS 23.003 9.1: an APN (the Network Instance we send, TS 29.244 8.2.4) is at most 100 octets */
+#define UPF_N4C_NI_MAX 100
+
 struct upf_n4c {
 	struct upf_n4c_params p;
 	int fd;
@@ -80,6 +83,7 @@ struct upf_n4c {
 	/* the message being decoded and the one being built (16.5 KB each: not on the stack) */
 	struct pfcp_msg in, out;
 	uint8_t obuf[4096];
+	uint8_t ni[UPF_N4C_NI_MAX];   /* the Network Instance of the message being built */
 	uint32_t from_addr;
 	uint16_t from_port;
 	uint64_t cnt[UPF_N4C__MAX];

@@ -13,9 +13,12 @@
  * The rule set is the usual SMF's (TS 23.502 4.3.2.2.1 step 10a), the one `solocore upf`
  * and any standard UPF take:
  *   PDR 1  uplink: Source Access, F-TEID {ul_teid, the peer's N3 address} (CP allocation,
- *          5.5.3.1), Outer Header Removal GTP-U/UDP/IPv4, FAR 1, QER 1, URR 1
+ *          5.5.3.1), UE IP address (source), Outer Header Removal GTP-U/UDP/IPv4, FAR 1,
+ *          QER 1, URR 1
  *   PDR 2  downlink: Source Core, UE IP address (destination), FAR 2, QER 1, URR 1
- *   FAR 1  FORW to Core;  FAR 2  FORW + Outer Header Creation to the gNB, or BUFF | NOCP
+ *          (the UE IP address: IPv4 and / or the session's /64, 8.2.62)
+ *   FAR 1  FORW to Core;  FAR 2  FORW + Outer Header Creation to the gNB (GTP-U/UDP/IPv4,
+ *          or /IPv6 for a gNB reached over IPv6), or BUFF | NOCP
  *   QER 1  gates open, MBR = session-AMBR (kbps), QFI;  URR 1  volume measurement
  * A modification updates FAR 2 and QER 1 (the tunnel, the state, the AMBR, the QFI); a change
  * of TEID or UE address is refused (-EOPNOTSUPP): the SMF keeps both for a session's life.
@@ -80,6 +83,7 @@ static void send_req(struct upf_n4c *c, uint32_t id, uint8_t kind, uint8_t peer)
 static bool rule_eq(const struct upf_session_rule *a, const struct upf_session_rule *b)
 {
 	return a->ul_teid == b->ul_teid && a->ue_addr == b->ue_addr && a->gnb_addr == b->gnb_addr &&
+	       !memcmp(a->gnb_addr6, b->gnb_addr6, 16) && !memcmp(a->ue_prefix6, b->ue_prefix6, 8) &&
 	       a->gnb_teid == b->gnb_teid && a->qfi == b->qfi && a->ambr_ul_bps == b->ambr_ul_bps &&
 	       a->ambr_dl_bps == b->ambr_dl_bps && a->dl_state == b->dl_state;
 }
@@ -145,9 +149,38 @@ static void far_dl(struct pfcp_far *f, const struct upf_session_rule *r)
 	f->has |= PFCP_FAR_FWD;
 	f->fwd.has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC;
 	f->fwd.dest_if = PFCP_IF_ACCESS;
-	f->fwd.ohc.desc = PFCP_OHC_GTPU4;
 	f->fwd.ohc.teid = r->gnb_teid;
-	ipv4(f->fwd.ohc.ipv4, r->gnb_addr);
+	if (r->gnb_addr) {
+		f->fwd.ohc.desc = PFCP_OHC_GTPU4;
+		ipv4(f->fwd.ohc.ipv4, r->gnb_addr);
+	} else {   /* 8.2.56: the gNB's tunnel is IPv6 (upf.h gnb_addr6) */
+		f->fwd.ohc.desc = PFCP_OHC_GTPU6;
+		memcpy(f->fwd.ohc.ipv6, r->gnb_addr6, 16);
+	}
+}
+
+static bool has_prefix6(const struct upf_session_rule *r)
+{
+	static const uint8_t zero[8];
+
+	return memcmp(r->ue_prefix6, zero, 8) != 0;
+}
+
+/* 8.2.62 UE IP Address: V4 with the address, V6 with the /64 (its first 8 octets, the rest
+ * zero). A /64 is the clause's default: neither IPv6D (prefix delegation bits) nor IP6PL
+ * (prefix length) is set. sd: destination (the downlink PDR), else source (uplink). */
+static void ue_ip(struct pfcp_ue_ip *ip, const struct upf_session_rule *r, bool sd)
+{
+	memset(ip, 0, sizeof(*ip));
+	ip->flags = sd ? PFCP_UEIP_SD : 0;
+	if (r->ue_addr) {
+		ip->flags |= PFCP_UEIP_V4;
+		ipv4(ip->ipv4, r->ue_addr);
+	}
+	if (has_prefix6(r)) {
+		ip->flags |= PFCP_UEIP_V6;
+		memcpy(ip->ipv6, r->ue_prefix6, 8);
+	}
 }
 
 static uint64_t kbps(uint64_t bps)
@@ -172,6 +205,33 @@ static void qer(struct pfcp_qer *q, const struct upf_session_rule *r)
 	}
 }
 
+/* The DNN as the Network Instance of the downlink PDR (TS 29.244 8.2.4: "e.g. encoded as ...
+ * an APN", TS 23.003 9.1: length-prefixed labels) into c->ni: the UPF picks its per-DNN policy
+ * (NAT, upf_n4_rule.c) by it. false when there is none or it does not encode (an empty label,
+ * over 63 octets a label or 100 in all): the UPF then goes by the UE address's pool. */
+static bool ni_labels(struct upf_n4c *c, const char *dnn, struct pfcp_buf *out)
+{
+	size_t o = 0, n;
+
+	if (!dnn || !*dnn)
+		return false;
+	for (const char *p = dnn;; p += n + 1) {
+		const char *dot = strchr(p, '.');
+
+		n = dot ? (size_t)(dot - p) : strlen(p);
+		if (!n || n > 63 || o + 1 + n > sizeof(c->ni))
+			return false;
+		c->ni[o] = (uint8_t)n;
+		memcpy(c->ni + o + 1, p, n);
+		o += 1 + n;
+		if (!dot)
+			break;
+	}
+	out->p = c->ni;
+	out->len = (uint16_t)o;
+	return true;
+}
+
 static void build_est(struct upf_n4c *c, const struct upf_n4c_p *p, const struct upf_session_rule *r, uint64_t seid)
 {
 	struct pfcp_sess_est_req *e = &c->out.est;
@@ -194,14 +254,17 @@ static void build_est(struct upf_n4c *c, const struct upf_n4c_p *p, const struct
 		d->pdi.fteid.flags = PFCP_FTEID_V4;
 		d->pdi.fteid.teid = r->ul_teid;
 		ipv4(d->pdi.fteid.ipv4, p->pp.n3_addr);
+		d->pdi.has |= PFCP_PDI_UE_IP;
+		ue_ip(&d->pdi.ue_ip, r, false);
 		e->far[e->n_far++] = (struct pfcp_far){ .has = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD,
 						       .far_id = FAR_UL, .apply = PFCP_AA_FORW,
 						       .fwd = { .has = PFCP_FWD_DEST_IF, .dest_if = PFCP_IF_CORE } };
 	}
 	pdr(&e->pdr[e->n_pdr], PDR_DL, PFCP_IF_CORE, FAR_DL);
 	e->pdr[e->n_pdr].pdi.has |= PFCP_PDI_UE_IP;
-	e->pdr[e->n_pdr].pdi.ue_ip.flags = PFCP_UEIP_V4 | PFCP_UEIP_SD;
-	ipv4(e->pdr[e->n_pdr].pdi.ue_ip.ipv4, r->ue_addr);
+	ue_ip(&e->pdr[e->n_pdr].pdi.ue_ip, r, true);
+	if (ni_labels(c, r->dnn, &e->pdr[e->n_pdr].pdi.ni))
+		e->pdr[e->n_pdr].pdi.has |= PFCP_PDI_NI;
 	e->n_pdr++;
 	far_dl(&e->far[e->n_far++], r);
 	e->n_qer = 1;
@@ -377,16 +440,19 @@ void n4c_sess_peer_lost(struct upf_n4c *c, struct upf_n4c_p *p, bool notify)
  * when not (*out set either way), -ERANGE / -EINVAL for a bad argument. */
 static int slot_of(struct upf *u, uint32_t id, const struct upf_session_rule *r, struct n4c_sess **out)
 {
+	static const uint8_t zero16[16];
 	struct upf_n4c_p *p = u->remote;
 	struct n4c_sess *s;
 
 	if (id >= p->c->p.max_sessions)
 		return -ERANGE;
-	if (r && (!r->ue_addr || r->qfi > 63 || (r->dl_state == UPF_DL_ACTIVE && !r->gnb_addr) ||
+	if (r && ((!r->ue_addr && !has_prefix6(r)) || r->qfi > 63 ||
+		  (r->dl_state == UPF_DL_ACTIVE && !r->gnb_addr && !memcmp(r->gnb_addr6, zero16, 16)) ||
 		  (r->dl_state != UPF_DL_ACTIVE && r->dl_state != UPF_DL_BUFFER)))
 		return -EINVAL;
-	/* IPv4 rules only over N4 for now: an IPv6 prefix or NAT would be silently lost */
-	if (r && (r->nat || memcmp(r->ue_prefix6, "\0\0\0\0\0\0\0\0", 8)))
+	/* NAT over N4 is the UPF's own decision, by the DNN (upf_n4_rule.c): PFCP has no IE that
+	 * asks a UPF for it, so a rule asking here would be silently lost. */
+	if (r && r->nat)
 		return -EOPNOTSUPP;
 	*out = s = &p->c->sess[id];
 	return s->want && s->peer == p->idx ? 0 : -ENOENT;
@@ -424,7 +490,7 @@ int upf_n4c_sess_modify(struct upf *u, uint32_t id, const struct upf_session_rul
 		return rc;
 	if (s->lost)
 		return -ENOTCONN;
-	if (r->ul_teid != s->r.ul_teid || r->ue_addr != s->r.ue_addr)
+	if (r->ul_teid != s->r.ul_teid || r->ue_addr != s->r.ue_addr || memcmp(r->ue_prefix6, s->r.ue_prefix6, 8))
 		return -EOPNOTSUPP;
 	s->r = *r;
 	sess_sync(u->remote->c, id);

@@ -89,6 +89,7 @@ int upf_nat_setup(struct upf *u)
 	sk->rodata->cfg_nat_skip = u->p.nat_addr == u->p.n3_addr ? UPF_GTPU_PORT : 0;
 	if ((rc = bpf_map__set_max_entries(sk->maps.nat_fwd, u->p.nat_max_conns)) ||
 	    (rc = bpf_map__set_max_entries(sk->maps.nat_rev, u->p.nat_max_conns)) ||
+	    (rc = bpf_map__set_max_entries(sk->maps.nat_hp, u->p.nat_max_conns)) ||
 	    (rc = bpf_map__set_max_entries(sk->maps.nat_frag_ul, UPF_NAT_FRAG_MAX)) ||
 	    (rc = bpf_map__set_max_entries(sk->maps.nat_frag_dl, UPF_NAT_FRAG_MAX)) ||
 	    (u->p.nat_conns_per_session &&
@@ -108,7 +109,14 @@ int upf_nat_mapped(struct upf *u)
 	long pg = sysconf(_SC_PAGESIZE);
 	void *a;
 
-	if (!u->p.nat_addr || !u->p.nat_conns_per_session)
+	if (!u->p.nat_addr)
+		return 0;
+	/* The clock again now that the program is loaded: verifying it takes a while (a second
+	 * and more on a loaded machine), and the first connections would otherwise be stamped
+	 * that much in the past (the sweep's ages are against the real clock). */
+	u->nat_sweep_ns = upf_mono_ns();
+	__atomic_store_n(&u->skel->bss->nat_now_ns, u->nat_sweep_ns, __ATOMIC_RELEASE);
+	if (!u->p.nat_conns_per_session)
 		return 0;
 	u->nat_quota_len = ((size_t)u->p.max_sessions * sizeof(uint64_t) + (size_t)pg - 1) & ~((size_t)pg - 1);
 	a = mmap(NULL, u->nat_quota_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(u->skel->maps.nat_quota), 0);
@@ -162,6 +170,24 @@ static uint64_t nat_timeout_min(uint8_t proto)
 	return proto == 6 ? NAT_TCP_SYN_NS : proto == 17 ? NAT_UDP_UNANSWERED_NS : NAT_ICMP_NS;
 }
 
+/* Hairpinning (RFC 4787 REQ-9, upf_bpf.h struct upf_nat_hval): the connection k was the anchor
+ * of its port's holder in nat_hp: the holder goes with it (the program only ever inserts with
+ * BPF_NOEXIST, so the entry read here is the one deleted). Another live connection with that
+ * port takes the port over on its next touch (upf_nat.bpf.h nat_get, within a second of its
+ * traffic). One lookup per deleted connection, on the control thread. */
+static void nat_hp_release(struct upf *u, const struct upf_nat_key *k, const struct upf_nat_val *v)
+{
+	struct upf_nat_hkey hk = { .nat_port = v->nat_port, .proto = k->proto };
+	struct upf_nat_hval hv;
+	int fd = bpf_map__fd(u->skel->maps.nat_hp);
+
+	if (bpf_map_lookup_elem(fd, &hk, &hv))
+		return;
+	if (hv.ue_addr == k->ue_addr && hv.ue_port == k->ue_port && hv.rem_addr == k->rem_addr &&
+	    hv.rem_port == k->rem_port)
+		bpf_map_delete_elem(fd, &hk);
+}
+
 static bool nat_del(struct upf *u, const struct upf_nat_key *k, const struct upf_nat_val *v)
 {
 	struct upf_nat_rkey rk = rkey_of(k, v);
@@ -170,6 +196,8 @@ static bool nat_del(struct upf *u, const struct upf_nat_key *k, const struct upf
 	/* The forward entry first: a new uplink packet of the flow then allocates afresh (the
 	 * old port is still reserved for a moment and is skipped). */
 	bpf_map_delete_elem(bpf_map__fd(u->skel->maps.nat_rev), &rk);
+	if (gone)
+		nat_hp_release(u, k, v);
 	/* The session's share back (only for an entry this call removed: a racing sweep and
 	 * session removal must not give it back twice). */
 	if (gone && u->nat_quota && v->sess_id < u->p.max_sessions &&

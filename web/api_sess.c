@@ -338,6 +338,13 @@ static void metrics_upf(struct web_metrics_out *o, void *arg)
 			   "solocore_upf_n3_ipv6_packets_total{direction=\"dl\",path=\"socket\"} %llu\n",
 			   (unsigned long long)cnt[UPF_CNT_UL_N3V6], (unsigned long long)cnt[UPF_CNT_DL_N3V6],
 			   (unsigned long long)cnt[UPF_CNT_DL_N3V6_USER]);
+	/* RFC 4787 REQ-9: uplink to the NAT address turned back down to the UE holding the port
+	 * (an unheld port is the drop reason nat_no_mapping) */
+	web_metrics_printf(o, "# HELP solocore_upf_nat_hairpin_packets_total Uplink packets of NAT sessions to "
+			   "the NAT address sent back down to the UE holding the port (RFC 4787 REQ-9).\n"
+			   "# TYPE solocore_upf_nat_hairpin_packets_total counter\n"
+			   "solocore_upf_nat_hairpin_packets_total %llu\n",
+			   (unsigned long long)cnt[UPF_CNT_NAT_HAIRPIN]);
 }
 
 /* ---- attach ---- */

@@ -11,7 +11,9 @@
 # Asserted: every UE's G-PDUs answered (dl = ul within the in-flight bound, no bad inner
 # packet: the UE sees its own address again), the DN saw exactly one source, the N6 address,
 # from as many source ports as UEs (at least); on the N6 wire (tshark): every packet from
-# the core has source 10.38.56.1 and no UE address appears, checksums verify.
+# the core has source 10.38.56.1 and no UE address appears, checksums verify. Then hairpinning
+# (RFC 4787 REQ-9, see below): two UEs, one UE's packets to the N6 address and each mapped
+# port come back down the tunnels to both UEs from the N6 address and that UE's mapped port.
 #
 #   e2e_nat.sh SOLOCORE SOLOCORE_LOAD      env: UES (10), PPS (1000), SECS (3), SIZE (100)
 set -u
@@ -84,8 +86,81 @@ echo "sources the DN saw:"; cat "$TMP/echo.ready.srcs"
 [ "$(wc -l <"$TMP/echo.ready.srcs")" = 1 ] && grep -q '^10\.38\.56\.1 ' "$TMP/echo.ready.srcs" ||
 	fail "the DN saw other sources than the N6 address 10.38.56.1"
 
-stop_core
 kill -INT "$CAP" 2>/dev/null; wait "$CAP" 2>/dev/null
+
+# ---- Hairpinning (RFC 4787 6 REQ-9) ----
+# Two UEs (U1, U2) talk to the DN echo, each through its own NAT mapping (ports P1, P2 on N6).
+# ransim sends every UE's traffic to one destination, so U1's packets to nat_addr are forged
+# here: G-PDUs on U1's uplink tunnel (TEID and address read off the N3 wire) with inner UDP
+# U1:40000 -> 10.38.56.1:P for P in P1, P2. One of them is U1's own mapping, the other U2's:
+# both must come back down the N3 tunnels (never N6), to U1 and to U2, from 10.38.56.1 and
+# U1's one mapped port (REQ-9 b), checksums valid; ransim takes them as its UEs' downlink.
+dn_echo_ns B_PID "$NS_D" 10.38.56.2 "$TMP/echo2.ready"
+$NSR "$RANSIM" sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
+	--ues 2 --concurrency 2 --duration 10 --no-progress --pdu-type ipv4 --gnb-n3 10.38.55.2 \
+	--traffic 20 --traffic-size 60 --traffic-dst 10.38.56.2 --traffic-port 7 >"$TMP/hp.out" 2>"$TMP/hp.log" &
+RS_PID=$!
+# the UEs' uplink tunnels (N3) and their mapped ports (N6), from the wire
+$NSR timeout 12 dumpcap -q -i "${T}b" -f "udp dst port 2152 and dst host 10.38.55.1" -c 30 \
+	-w "$TMP/hp_ul.pcapng" >"$TMP/hp_ul.log" 2>&1 &
+C1=$!
+ip netns exec "$NS_D" timeout 12 dumpcap -q -i "${T}d" -f "src host 10.38.56.1 and udp dst port 7" -c 30 \
+	-w "$TMP/hp_n6.pcapng" >"$TMP/hp_n6.log" 2>&1 &
+C2=$!
+wait "$C1" "$C2"
+tun=$(tshark -r "$TMP/hp_ul.pcapng" -Y 'gtp.message == 255' -T fields -E occurrence=l -e gtp.teid -e ip.src \
+	2>>"$TMP/tshark.log" | sort -u)
+n6p=$(tshark -r "$TMP/hp_n6.pcapng" -T fields -e udp.srcport 2>>"$TMP/tshark.log" | sort -un)
+echo "uplink tunnels (TEID, UE):"; echo "$tun"; echo "mapped ports on N6:" $n6p
+[ "$(echo "$tun" | wc -l)" = 2 ] || fail "hairpin: expected 2 UE tunnels on N3, got '$tun'"
+[ "$(echo "$n6p" | wc -w)" = 2 ] || fail "hairpin: expected 2 mapped ports on N6, got '$n6p'"
+teid=$(echo "$tun" | head -n 1 | cut -f1) u1=$(echo "$tun" | head -n 1 | cut -f2)
+u2=$(echo "$tun" | tail -n 1 | cut -f2)
+capture_start "$NS_R" "${T}b" "udp src port 2152 and dst host 10.38.55.2" 400 "$TMP/hp_dl.pcapng"
+cat >"$TMP/forge.py" <<'EOT'
+import socket, struct, sys, time
+teid, ue, nat = int(sys.argv[1], 0), socket.inet_aton(sys.argv[2]), socket.inet_aton(sys.argv[3])
+def csum(b):
+    if len(b) % 2: b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16: s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(5):
+    for port in map(int, sys.argv[4:]):
+        pay = b"hairpin %d %d" % (port, i)
+        udp = struct.pack("!HHHH", 40000, port, 8 + len(pay), 0) + pay
+        c = csum(ue + nat + struct.pack("!BBH", 0, 17, len(udp)) + udp) or 0xffff
+        udp = udp[:6] + struct.pack("!H", c) + udp[8:]
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0x4000 + i, 0x4000, 64, 17, 0, ue, nat)
+        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+        g = struct.pack("!BBHI", 0x30, 0xff, len(ip + udp), teid) + ip + udp
+        s.sendto(g, ("10.38.55.1", 2152))
+    time.sleep(0.05)
+EOT
+$NSR python3 "$TMP/forge.py" "$teid" "$u1" 10.38.56.1 $n6p || fail "hairpin: forging the G-PDUs failed"
+sleep 1
+kill -INT "$CAP" 2>/dev/null; wait "$CAP" 2>/dev/null
+wait "$RS_PID"
+RS_RC=$? RS_PID=
+stop_echo B_PID "$TMP/echo2.ready"
+hp=$(tshark -r "$TMP/hp_dl.pcapng" -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
+	-Y 'gtp.message == 255 && ip.src#2 == 10.38.56.1 && udp.checksum.status#2 == 1 && ip.checksum.status#2 == 1' \
+	-T fields -E occurrence=l -e ip.dst -e udp.srcport -e udp.dstport 2>>"$TMP/tshark.log" | sort | uniq -c)
+echo "hairpinned (count, to, from port, to port):"; echo "$hp"
+pa=$(echo "$hp" | awk '{print $3}' | sort -u)
+[ "$(echo "$pa" | wc -l)" = 1 ] && echo "$n6p" | grep -qx "$pa" ||
+	fail "hairpin: the source port is not U1's one mapped port (REQ-9 b): '$pa' of '$n6p'"
+echo "$hp" | awk -v u="$u1" '$2 == u && $4 == 40000 && $1 == 5' | grep -q . || fail "hairpin: U1 ($u1) did not get its 5"
+echo "$hp" | awk -v u="$u2" '$2 == u && $4 == 40000 && $1 == 5' | grep -q . || fail "hairpin: U2 ($u2) did not get its 5"
+[ "$(tshark -r "$TMP/hp_dl.pcapng" -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
+	-Y 'gtp && ip.src#2 == 10.38.56.1 && !(udp.checksum.status#2 == 1 && ip.checksum.status#2 == 1)' \
+	2>>"$TMP/tshark.log" | wc -l)" = 0 ] || fail "hairpin: a hairpinned packet with a bad or no checksum"
+expect_rc hp 0
+expect hp dl_bad_inner 0
+expect hp dl_unknown_teid 0
+
+stop_core
 tsn() { tshark -r "$TMP/n6.pcapng" -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE -Y "$1" 2>>"$TMP/tshark.log" | wc -l; }
 # The translated packets (from the core) must verify; the DN's own answers are captured on
 # their sender before checksum offload fills them in, so only their form is checked.

@@ -25,6 +25,13 @@
 #             internet); upf1 is killed (SIGKILL): the SMF's heartbeats go unanswered, every
 #             session on upf1 is released with 5GSM #39 "reactivation requested" (TS 24.501
 #             6.3.3, TS 23.527 4.4) and re-established by its UE on upf2; traffic flows again.
+#   ipv6      IPv4v6 sessions (DNN internet, pool6 2001:db8:45::/48) through upf1 over PFCP:
+#             the /64 in the UE IP Address of both PDRs (TS 29.244 8.2.62, checked in the N4
+#             capture by tshark), every UE's Router Solicitation answered by upf1 with an RA
+#             of its /64 (N3 capture), IPv6 UDP echo to the DN host 2001:db8:74::2 and back
+#             through upf1, the DN seeing one source per UE inside pool6; then sessions of
+#             the DNN ims, which upf1's own configuration marks nat: true: the DN host sees
+#             only upf1's N6 address (10.38.74.1), and the echoes come back.
 #
 #   e2e_pfcp.sh SOLOCORE RANSIM SOLOCORE_LOAD CASE     env: UES (20 / 10), SECS
 # Needs root and `ip netns` (77 otherwise), XDP generic on veth (77 with the reason otherwise).
@@ -75,13 +82,15 @@ upf_ns 1 10.38.72 10.38.73 10.38.74
 upf_ns 2 10.38.77 10.38.75 10.38.76
 
 # The UPF's configuration: the UE prefixes it serves, its N3 / N6 veths, N4 on its own address.
+# UPF_DNNS replaces the dnns (case ipv6: pool6 and NAT are the UPF box's).
+UPF_DNNS='  - { name: "internet", pool: "10.45.0.0/16" }
+  - { name: "ims", pool: "10.46.0.0/16" }'
 mk_upf_config() { # FILE I N4ADDR
 	cat >"$1" <<EOF
 log:
   level: info
 dnns:
-  - { name: "internet", pool: "10.45.0.0/16" }
-  - { name: "ims", pool: "10.46.0.0/16" }
+$UPF_DNNS
 upf:
   n3_interface: "${T}n$2"
   n6_interface: "${T}x$2"
@@ -307,6 +316,104 @@ failover)
 	stop_core
 	stop_capture
 	pfcp_clean 2
+	;;
+ipv6)
+	UES=${UES:-10} PPS=${PPS:-1000} SECS=${SECS:-3} SIZE=${SIZE:-100}
+	need_capture
+	UPF_DNNS='  - { name: "internet", pool: "10.45.0.0/16", pool6: "2001:db8:45::/48" }
+  - { name: "ims", pool: "10.46.0.0/16", nat: true }'
+	# IPv6 on upf1's N6 and its DN host; the DN routes pool6 back to upf1
+	ip -n "$NS_U1" -6 addr add 2001:db8:74::1/64 dev "${T}x1" nodad || exit 1
+	ip -n "$NS_D1" -6 addr add 2001:db8:74::2/64 dev "${T}d1" nodad || exit 1
+	ip -n "$NS_D1" -6 route add 2001:db8:45::/48 via 2001:db8:74::1 || exit 1
+	ip netns exec "$NS_U1" sysctl -qw net.ipv6.conf.all.forwarding=1 || exit 1
+	_i=0
+	while [ -n "$(ip -n "$NS_U1" -6 addr show tentative)$(ip -n "$NS_D1" -6 addr show tentative)" ] && [ $_i -lt 50 ]; do
+		sleep 0.1; _i=$((_i + 1))
+	done
+	ip netns exec "$NS_U1" ping -6 -c 1 -W 2 2001:db8:74::2 >/dev/null 2>&1 || true   # resolve the neighbour (best effort)
+	start_upf 1
+	capture 1
+	capture_start "$NS_R" "${T}g1" "udp port 2152" 20000 "$TMP/n3.pcapng"
+	# the SMF's config: pool6 on internet; NAT is not the SMF's with pfcp (conf refuses it)
+	mk_config "$TMP/core.yaml" "$AMF" usrsctp
+	sed -i "s/^  level: .*/  level: info/" "$TMP/core.yaml"
+	cat >>"$TMP/core.yaml" <<EOF
+slices:
+  - { sst: 1, sd: "010203" }
+dnns:
+  - { name: "internet", pool: "10.45.0.0/16", pool6: "2001:db8:45::/48" }
+  - { name: "ims", pool: "10.46.0.0/16" }
+upf:
+  mode: pfcp
+  n4_address: "10.38.72.1"
+  heartbeat_interval: 500
+  pfcp_t1: 300
+  pfcp_n1: 2
+  peers:
+    - { name: "upf1", address: "$N4_1", n3_address: "10.38.73.1", dnns: [ "internet", "ims" ] }
+web: { listen: "127.0.0.1", port: 5000 }
+EOF
+	SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+	_i=0
+	while ! grep -q 'association.*up\|associated' "$TMP/core.log" && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	v() { grep "^$2 " "$TMP/$1.out" | head -n 1 | cut -d' ' -f2; }
+	# 1. IPv4v6 on internet: RA, IPv6 both ways through upf1
+	dn_echo_ns E1_PID "$NS_D1" 2001:db8:74::2 "$TMP/echo6.ready"
+	RANSIM=$LOAD run_ransim load6 sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
+		--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress --pdu-type ipv4v6 --dnn internet \
+		--gnb-n3 10.38.73.2 --traffic "$PPS" --traffic-size "$SIZE" --traffic-dst6 2001:db8:74::2 --traffic-port 7
+	expect_rc load6 0
+	expect load6 ue_runs_failed 0
+	expect load6 completed "$UES"
+	expect load6 ra_received "$UES"
+	expect load6 ra_bad 0
+	expect load6 dl_bad_inner 0
+	expect load6 dl_unknown_teid 0
+	expect load6 dl_err_ind 0
+	ul6=$(v load6 ul6_packets) dl6=$(v load6 dl6_packets)
+	echo "IPv6 through solocore upf over PFCP: $UES UEs, ul6_packets $ul6 dl6_packets $dl6, ra_received $(v load6 ra_received)"
+	[ -n "$ul6" ] && [ "$ul6" -gt 0 ] || fail "no IPv6 uplink G-PDU sent (ul6_packets '$ul6')"
+	[ -n "$dl6" ] && [ "$dl6" -gt 0 ] || fail "no IPv6 downlink came back through upf1 (dl6_packets '$dl6')"
+	[ -n "$dl6" ] && [ -n "$ul6" ] && [ "$dl6" -le "$ul6" ] && [ $((ul6 - dl6)) -le $((PPS / 5 + UES)) ] ||
+		fail "IPv6 uplink $ul6, downlink $dl6: more missing than the in-flight bound"
+	stop_echo E1_PID "$TMP/echo6.ready"
+	_s=$(wc -l <"$TMP/echo6.ready.srcs")
+	[ "$_s" = "$UES" ] || fail "the DN saw $_s IPv6 sources, $UES expected"
+	grep -vq '^2001:db8:45:' "$TMP/echo6.ready.srcs" && fail "IPv6 sources outside pool6: $(grep -v '^2001:db8:45:' "$TMP/echo6.ready.srcs" | head -3)"
+	# 2. ims: NAT on upf1 (its own dnns[].nat) -- the DN sees only upf1's N6 address
+	dn_echo_ns E1_PID "$NS_D1" 10.38.74.2 "$TMP/echo4.ready"
+	RANSIM=$LOAD run_ransim load4 sessions --sims "$TMP/sims.toml" --sim-offset 50 --addr "$AMF" --backend usrsctp \
+		--encap raw --ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress --pdu-type ipv4 --dnn ims \
+		--gnb-n3 10.38.73.2 --traffic "$PPS" --traffic-size "$SIZE" --traffic-dst 10.38.74.2 --traffic-port 7
+	expect_rc load4 0
+	expect load4 ue_runs_failed 0
+	expect load4 completed "$UES"
+	expect load4 dl_bad_inner 0
+	expect load4 dl_err_ind 0
+	ul=$(v load4 ul_packets) dl=$(v load4 dl_packets)
+	echo "NAT through solocore upf over PFCP: $UES UEs, ul_packets $ul dl_packets $dl"
+	[ -n "$dl" ] && [ "$dl" -gt 0 ] || fail "no downlink came back through the NAT (dl_packets '$dl')"
+	stop_echo E1_PID "$TMP/echo4.ready"
+	_src=$(cut -d' ' -f1 "$TMP/echo4.ready.srcs" | sort -u | tr '\n' ' ')
+	[ "$_src" = "10.38.74.1 " ] || fail "the DN saw sources '$_src', only the NAT address 10.38.74.1 expected"
+	stop_core
+	stop_capture
+	kill -INT "$CAP" 2>/dev/null; wait "$CAP" 2>/dev/null
+	pfcp_clean 1
+	# 8.2.62 on the wire: the /64 in the UE IP Address, V6 set, as source (UL) and destination (DL)
+	_e6=$(pfcp_count 1 'pfcp.msg_type == 50 && pfcp.ue_ip_address_flag.v6 == 1 && pfcp.ue_ip_address_flag.sd == 0 && pfcp.ue_ip_address_flag.sd == 1')
+	[ "$_e6" -ge 1 ] || fail "upf1: no Session Establishment Request with an IPv6 UE IP Address in both PDRs"
+	_p6=$(tshark -r "$TMP/n4-1.pcapng" -Y 'pfcp.msg_type == 50' -T fields -e pfcp.ue_ip_addr_ipv6 2>>"$TMP/tshark.log" | tr ',' '\n' | grep -v '^$' | sort -u)
+	[ -n "$_p6" ] || fail "no IPv6 UE prefix in the N4 capture"
+	echo "$_p6" | grep -vq '^2001:db8:45:' && fail "an IPv6 UE prefix outside pool6 in the N4 capture: $_p6"
+	tsn() { tshark -r "$TMP/n3.pcapng" -Y "$1" 2>>"$TMP/tshark.log" | wc -l; }
+	[ "$(tsn '_ws.malformed || _ws.expert.severity >= error')" = 0 ] || fail "N3 capture: malformed or error frames"
+	[ "$(tsn 'gtp && icmpv6.type == 133')" -ge "$UES" ] || fail "fewer Router Solicitations than UEs on N3"
+	[ "$(tsn 'gtp && icmpv6.type == 134 && ip.src == 10.38.73.1')" -ge "$UES" ] || fail "fewer Router Advertisements from upf1 than UEs on N3"
+	_ra=$(tshark -r "$TMP/n3.pcapng" -Y 'icmpv6.type == 134' -T fields -e icmpv6.opt.prefix 2>>"$TMP/tshark.log" | sort -u)
+	echo "$_ra" | grep -vq '^2001:db8:45:' && fail "an RA prefix outside pool6: $_ra"
+	[ "$(tsn 'gtp.message == 255 && ipv6.src == 2001:db8:74::2')" -ge 1 ] || fail "no inner IPv6 downlink on N3"
 	;;
 *)
 	echo "e2e_pfcp.sh: unknown case $CASE"; exit 2 ;;

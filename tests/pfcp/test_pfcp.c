@@ -230,6 +230,73 @@ static void test_bytes_sess_est(void **state)
 	assert_int_equal(m2.est.pdr[0].pdi.fteid.choose_id, 5);
 }
 
+/* The offset of the IE bytes given in hex inside b1[0..n), or -1 */
+static long find_ie(int n, const char *hex, uint8_t *ie, size_t *len)
+{
+	unhex(hex, ie, len);
+	for (long i = 0; i + (long)*len <= n; i++)
+		if (!memcmp(b1 + i, ie, *len))
+			return i;
+	return -1;
+}
+
+/* 8.2.62 UE IP Address for IPv6 sessions, as the SMF's N4 client sends them: V4 + V6 with the
+ * /64 (the default prefix length: no IPv6D, no IP6PL), V6 alone as source, and the optional
+ * IPv6 Prefix Delegation Bits / IPv6 Prefix Length octets; each byte-exact in a Session
+ * Establishment Request, decoded back; a length shorter than the flags ask for is -EBADMSG
+ * naming the UE IP Address inside the PDI (cause 68). */
+static void test_ue_ip_v6(void **state)
+{
+	static const struct { struct pfcp_ue_ip v; const char *hex; } c[] = {
+		{ { PFCP_UEIP_V4 | PFCP_UEIP_V6 | PFCP_UEIP_SD, { 10, 45, 0, 7 },
+		    { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x45, 0x00, 0x07 }, 0, 0 },
+		  "005d 0015 07 0a2d0007 20010db8 00450007 00000000 00000000" },   /* type 93, len 21 */
+		{ { PFCP_UEIP_V6, { 0 }, { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x45, 0x00, 0x07 }, 0, 0 },
+		  "005d 0011 01 20010db8 00450007 00000000 00000000" },            /* source, /64 */
+		{ { PFCP_UEIP_V6 | PFCP_UEIP_SD | PFCP_UEIP_V6D | PFCP_UEIP_V6PL, { 0 },
+		    { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x45, 0x00, 0x07 }, 0, 64 },
+		  "005d 0013 4d 20010db8 00450007 00000000 00000000 00 40" },      /* bits 0, /64 */
+	};
+	uint8_t ie[64];
+	struct pfcp_err e;
+	size_t len;
+	long at;
+	int n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		est_req_hand(&m1);
+		m1.est.pdr[0].pdi.has |= PFCP_PDI_UE_IP;
+		m1.est.pdr[0].pdi.ue_ip = c[i].v;
+		n = pfcp_encode(&m1, b1, sizeof(b1));
+		assert_true(n > 0);
+		at = find_ie(n, c[i].hex, ie, &len);
+		assert_true(at > 0);
+		assert_int_equal(pfcp_decode(b1, (size_t)n, &m2, NULL), n);
+		assert_true(m2.est.pdr[0].pdi.has & PFCP_PDI_UE_IP);
+		assert_int_equal(m2.est.pdr[0].pdi.ue_ip.flags, c[i].v.flags);
+		assert_memory_equal(m2.est.pdr[0].pdi.ue_ip.ipv6, c[i].v.ipv6, 16);
+		assert_memory_equal(m2.est.pdr[0].pdi.ue_ip.ipv4, c[i].v.ipv4, 4);
+		assert_int_equal(m2.est.pdr[0].pdi.ue_ip.v6d_bits, c[i].v.v6d_bits);
+		assert_int_equal(m2.est.pdr[0].pdi.ue_ip.v6_prefix_len, c[i].v.v6_prefix_len);
+		/* one octet fewer than the flags ask for (the IE's length, 8.1.1): the parent PDI
+		 * still ends where it did, the UE IP Address is short */
+		b1[at + 3]--;
+		assert_int_equal(pfcp_decode(b1, (size_t)n, &m2, &e), -EBADMSG);
+		assert_int_equal(e.ie, PFCP_IE_UE_IP_ADDRESS);
+		assert_int_equal(e.parent, PFCP_IE_PDI);
+		assert_int_equal(pfcp_err_cause(-EBADMSG), PFCP_CAUSE_INVALID_LENGTH);
+		/* a length of 0 (no flags octet) */
+		b1[at + 3] = 0;
+		assert_int_equal(pfcp_decode(b1, (size_t)n, &m2, &e), -EBADMSG);
+	}
+	/* octet 5 bit 8 is spare: a value with it is not encoded */
+	est_req_hand(&m1);
+	m1.est.pdr[0].pdi.has |= PFCP_PDI_UE_IP;
+	m1.est.pdr[0].pdi.ue_ip.flags = 0x80 | PFCP_UEIP_V6;
+	assert_int_equal(pfcp_encode(&m1, b1, sizeof(b1)), -EINVAL);
+}
+
 /* 7.5.8 Session Report Request: Report Type USAR, Usage Report (80) with
  * Usage Report Trigger (8.2.41, 2 octets) and Volume Measurement (8.2.44) */
 static void test_bytes_sess_report(void **state)
@@ -658,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_sess_report),
 		cmocka_unit_test(test_bytes_sess_mod),
 		cmocka_unit_test(test_bytes_sess_est_rsp),
+		cmocka_unit_test(test_ue_ip_v6),
 		cmocka_unit_test(test_truncated_every_byte),
 		cmocka_unit_test(test_bad_lengths),
 		cmocka_unit_test(test_missing_mandatory),

@@ -187,6 +187,8 @@ static void check_dl6(const struct run *r, const uint8_t *inner, size_t ilen, ui
 	assert_memory_equal(r->out + 6, N3_MAC, 6);
 	assert_int_equal(r->out[12] << 8 | r->out[13], 0x86dd);
 	assert_int_equal(o[0], 0x60);
+	assert_int_equal(o[1] & 0xf0, 0);                           /* traffic class 0 */
+	assert_true((o[1] & 0x0f) | o[2] | o[3]);                   /* RFC 6437 3: a hashed flow's label */
 	assert_int_equal(o[4] << 8 | o[5], PKT_UDP + 16 + ilen);
 	assert_int_equal(o[6], 17);
 	assert_int_equal(o[7], 64);
@@ -275,6 +277,63 @@ static void t_dl_encap6(void **state)
 	assert_int_equal(cnt(f, UPF_CNT_DL_N3V6_USER), 0);
 	assert_int_equal(upf_session_stats(f->u, 3, &st), 0);
 	assert_int_equal(st.dl_pkts, n);
+}
+
+/* The outer flow label (RFC 8200 3: the low 20 bits of the first word) of a downlink in r. */
+static uint32_t dl6_label(const struct run *r)
+{
+	const uint8_t *o = r->out + PKT_ETH;
+
+	return (uint32_t)(o[1] & 0x0f) << 16 | (uint32_t)o[2] << 8 | o[3];
+}
+
+/* Outer flow label (RFC 6437 3, RFC 6438 4): from the inner flow (addresses, protocol, ports),
+ * never 0, the same for every packet of one inner flow, and another for other flows. Several
+ * inner flows, each sent twice with other contents (length, sequence, flags, ICMP identifier):
+ * the two labels equal; the flows' labels all different (the hash is not keyed: the same
+ * labels on every run). */
+static void t_flow_label(void **state)
+{
+	struct fx *f = fx_open(1);
+	struct upf_session_rule r = rule(5, GNB6, 0, 0xabc);
+	uint8_t frame[2048], inner[1600], data[16], ue6[16], dn6[16];
+	uint32_t lab[8][2];
+	struct run out;
+	size_t il, len;
+	unsigned nf = 0;
+
+	*state = f;
+	memset(data, 0x33, sizeof(data));
+	in6("2001:db8:100:5::77", ue6);
+	assert_int_equal(upf_session_create(f->u, 3, &r), 0);
+	for (int k = 0; k < 2; k++) {
+		nf = 0;
+#define SEND(il_) do { \
+		il = (il_); \
+		len = (inner[0] >> 4) == 6 ? pkt_ip6_frame(frame, N6_MAC, DN_MAC, inner, il) : \
+					      pkt_ip_frame(frame, N6_MAC, DN_MAC, inner, il); \
+		xdp_run(f, n6_ifindex, frame, len, &out); \
+		check_dl6(&out, inner, il, 0xabc); \
+		lab[nf++][k] = dl6_label(&out); \
+	} while (0)
+		SEND(pkt_inner_udp4(inner, ip("8.8.8.8"), ip("172.16.0.5"), 9, 40000, 40 + k, 1));
+		SEND(pkt_inner_udp4(inner, ip("8.8.8.8"), ip("172.16.0.5"), 10, 40000, 40 + k, 1));  /* port */
+		SEND(pkt_inner_udp4(inner, ip("8.8.4.4"), ip("172.16.0.5"), 9, 40000, 40 + k, 1));   /* address */
+		SEND(pkt_inner_tcp(inner, ip("8.8.8.8"), ip("172.16.0.5"), 9, 40000, k ? 0x10 : 0x02, 7 + k, 0));
+		SEND(pkt_icmp4(inner, ip("8.8.8.8"), ip("172.16.0.5"), 0, 0, (uint16_t)(0x100 + k), 1, data, 8));
+		in6("2001:db8:6::2", dn6);
+		SEND(pkt_inner_udp6(inner, dn6, ue6, PKT_IP6 + PKT_UDP + 20 + k));
+		in6("2001:db8:6::3", dn6);
+		SEND(pkt_inner_udp6(inner, dn6, ue6, PKT_IP6 + PKT_UDP + 20 + k));
+#undef SEND
+	}
+	for (unsigned i = 0; i < nf; i++) {
+		assert_int_not_equal(lab[i][0], 0);
+		assert_int_equal(lab[i][0], lab[i][1]);
+		for (unsigned j = 0; j < i; j++)
+			assert_int_not_equal(lab[i][0], lab[j][0]);
+	}
+	assert_int_equal(cnt(f, UPF_CNT_DL_N3V6), 2 * nf);
 }
 
 /* Receive one GTP-U message on fd within 2 s (the UPF's loop run meanwhile). */
@@ -574,6 +633,8 @@ static int tshark_check(void)
 	snprintf(a, sizeof(a), "%s -Y 'ipv6.src == " N3_ADDR6 " && ipv6.dst == " GNB6 " && udp.port == 2152 && "
 		 "udp.checksum.status == 1 && gtp.message == 255 && gtp.ext_hdr.pdu_ses_con.qos_flow_id == 9'", ck);
 	TS(tshark_lines(tshark_path, pcap_path, a, NULL) == pcap_v6_dl, "downlink in outer IPv6, checksum good");
+	snprintf(a, sizeof(a), "%s -Y 'ipv6.src == " N3_ADDR6 " && ipv6.dst == " GNB6 " && gtp && ipv6.flow#1 != 0'", ck);   /* #1: the outer header */
+	TS(tshark_lines(tshark_path, pcap_path, a, NULL) == pcap_v6_dl, "downlink in outer IPv6, flow label set");
 	snprintf(a, sizeof(a), "%s -Y 'ipv6.src == " N3_ADDR6 " && gtp && (tcp.checksum.status == 1 || "
 		 "(udp.checksum.status == 1 && ip.dst == 172.16.0.5) || icmp)'", ck);
 	TS(tshark_lines(tshark_path, pcap_path, a, NULL) >= 9, "inner IPv4 decoded in the IPv6 tunnel");
@@ -623,6 +684,7 @@ int main(int argc, char **argv)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(t_dl_encap6, fx_teardown),
+		cmocka_unit_test_teardown(t_flow_label, fx_teardown),
 		cmocka_unit_test_teardown(t_dl_user6, fx_teardown),
 		cmocka_unit_test_teardown(t_ul_outer6, fx_teardown),
 		cmocka_unit_test_teardown(t_sock6, fx_teardown),

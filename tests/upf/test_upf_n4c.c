@@ -38,11 +38,15 @@ static const uint8_t DN_MAC[6] = { 2, 0, 0, 0, 6, 2 };
 #define UPF_ADDR "127.0.0.1"
 #define SMF_ADDR "127.0.0.2"
 #define MAX_SESS 64
+#define POOL6 "2001:db8:100::"      /* the UPF's pool6 (/48) */
+#define N3_6 "2001:db8:3::1"        /* its N3 IPv6 */
+#define GNB6 "2001:db8:3::2"
 #define T1_MS 30
 #define N1 2
 #define HB_MS 60
 
 static const char *tshark_path;
+static int teardown_failed;
 static char pcap_path[512];
 static struct pcapw *W;
 static int n3_if, n6_if;
@@ -192,9 +196,12 @@ static void upf_open_fresh(void)
 {
 	struct upf_params p = {
 		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip(N3), .ue_pool_addr = ip("172.16.0.0"),
-		.ue_pool_plen = 16, .max_sessions = MAX_SESS, .err_ind_per_s = 100, .on_dl_data = on_up_dl,
+		.ue_pool_plen = 16, .ue_pool6_plen = 48, .max_sessions = MAX_SESS, .err_ind_per_s = 100,
+		.on_dl_data = on_up_dl,
 	};
 
+	assert_int_equal(pkt_in6(POOL6, p.ue_pool6), 0);
+	assert_int_equal(pkt_in6(N3_6, p.n3_addr6), 0);
 	assert_int_equal(upf_open(&p, &U), 0);
 }
 
@@ -204,9 +211,11 @@ static void server_open(void)
 		.upf = U, .loop = L, .addr = ip(UPF_ADDR), .no_socket = true, .send = s_send,
 		.n3_addr = ip(N3), .ue_pool_addr = ip("172.16.0.0"), .ue_pool_plen = 16,
 		.max_sessions = MAX_SESS, .max_teid = MAX_SESS, .recovery_ts = recovery,
-		.t1_ms = T1_MS, .n1 = N1, .heartbeat_ms = 10000,
+		.t1_ms = T1_MS, .n1 = N1, .heartbeat_ms = 10000, .ue_pool6_plen = 48,
 	};
 
+	assert_int_equal(pkt_in6(POOL6, np.ue_pool6), 0);
+	assert_int_equal(pkt_in6(N3_6, np.n3_addr6), 0);
 	assert_int_equal(upf_n4_open(&np, &N), 0);
 }
 
@@ -643,13 +652,20 @@ static void t_api(void **state)
 	assert_int_equal(modify(P, 0, 0), -ENOENT);
 	assert_int_equal(upf_session_remove(P, 0), -ENOENT);
 	assert_int_equal(upf_fwd_create(P, 0, ip(GNB), 1), -EOPNOTSUPP);
-	/* IPv4 rules only over N4 (upf_n4c_sess.c): an IPv6 prefix or NAT is refused, not lost */
-	r = rule(0, UPF_DL_ACTIVE);
-	r.ue_prefix6[0] = 0x20;
-	assert_int_equal(upf_session_create(P, 0, &r), -EOPNOTSUPP);
+	/* NAT is the UPF's decision over N4 (upf_n4_rule.c): a rule asking for it is refused,
+	 * not silently lost */
 	r = rule(0, UPF_DL_ACTIVE);
 	r.nat = true;
 	assert_int_equal(upf_session_create(P, 0, &r), -EOPNOTSUPP);
+	/* neither an IPv4 address nor a /64; an active downlink without any gNB address */
+	r = rule(0, UPF_DL_ACTIVE);
+	r.ue_addr = 0;
+	memset(r.ue_prefix6, 0, 8);
+	assert_int_equal(upf_session_create(P, 0, &r), -EINVAL);
+	r = rule(0, UPF_DL_ACTIVE);
+	r.ue_prefix6[0] = 0x20;
+	r.gnb_addr = 0;
+	assert_int_equal(upf_session_create(P, 0, &r), -EINVAL);
 	assert_int_equal(create(u2, 0, 0), -ENOTCONN);
 	assert_int_equal(create(P, 0, 0), 0);
 	assert_int_equal(upf_session_remove(u2, 0), -ENOENT);   /* another peer's */
@@ -657,10 +673,83 @@ static void t_api(void **state)
 	assert_string_equal(upf_n4c_counter_name(UPF_N4C_RETX), "retx");
 }
 
+/* What the data path does with a downlink IPv6 packet to dst: the gNB TEID, 0 when dropped;
+ * *outer6 set when it leaves in outer IPv6 (to GNB6) */
+static uint32_t dl6_teid(const char *dst, int *outer6)
+{
+	uint8_t inner[80], frame[200], out[2048], s6[16], d6[16], g6[16];
+	uint32_t len = sizeof(out);
+	size_t fl;
+	int v;
+
+	assert_int_equal(pkt_in6("2001:db8:6::2", s6), 0);
+	assert_int_equal(pkt_in6(dst, d6), 0);
+	assert_int_equal(pkt_in6(GNB6, g6), 0);
+	pkt_inner_udp6(inner, s6, d6, sizeof(inner));
+	fl = pkt_ip6_frame(frame, N6_MAC, DN_MAC, inner, sizeof(inner));
+	v = tn_xdp_run(upf_prog_fd(U), n6_if, frame, fl, out, &len);
+	assert_true(v >= 0);
+	if (v != XDP_REDIRECT)
+		return 0;
+	assert_memory_equal(out, GNB_MAC, 6);
+	*outer6 = (out[12] << 8 | out[13]) == 0x86dd;
+	if (!*outer6)
+		return pkt_rd32(out + PKT_ETH + PKT_IP + PKT_UDP + 4);
+	assert_memory_equal(out + PKT_ETH + 24, g6, 16);
+	return pkt_rd32(out + PKT_ETH + 40 + PKT_UDP + 4);
+}
+
+/* TS 29.244 8.2.62: an IPv4v6 session and an IPv6-only one through the client: the /64 in
+ * both PDRs, the remote data path matches the /64 downlink; the gNB moves to IPv6 (8.2.56:
+ * Outer Header Creation GTP-U/UDP/IPv6); the prefix is fixed for the session's life. */
+static void t_ipv6(void **state)
+{
+	struct upf_session_rule r0 = rule(0, UPF_DL_ACTIVE), r1 = rule(1, UPF_DL_ACTIVE);
+	uint8_t a6[16];
+	int o6 = -1;
+
+	(void)state;
+	associate();
+	assert_int_equal(pkt_in6("2001:db8:100:7::", a6), 0);
+	memcpy(r0.ue_prefix6, a6, 8);   /* the /64: the first 8 octets */
+	r0.dnn = "internet.example";    /* sent as the downlink PDR's Network Instance (8.2.4) */
+	assert_int_equal(upf_session_create(P, 0, &r0), 0);
+	r1.dnn = "bad..dnn";            /* an empty label does not encode (TS 23.003 9.1): no NI */
+	r1.ue_addr = 0;                                                     /* IPv6 only */
+	assert_int_equal(pkt_in6("2001:db8:100:9::", a6), 0);
+	memcpy(r1.ue_prefix6, a6, 8);
+	assert_int_equal(upf_session_create(P, 1, &r1), 0);
+	pump(5);
+	assert_int_equal(ccnt(UPF_N4C_EST_OK), 2);
+	assert_int_equal(dl6_teid("2001:db8:100:7::abcd", &o6), r0.gnb_teid);
+	assert_int_equal(o6, 0);
+	assert_int_equal(dl_teid(r0.ue_addr), r0.gnb_teid);
+	assert_int_equal(dl6_teid("2001:db8:100:9:1::1", &o6), r1.gnb_teid);
+	assert_int_equal(dl6_teid("2001:db8:100:8::1", &o6), 0);           /* nobody's /64 */
+	/* the gNB's tunnel moves to IPv6 */
+	r0.gnb_addr = 0;
+	assert_int_equal(pkt_in6(GNB6, r0.gnb_addr6), 0);
+	r0.gnb_teid = 0x3003;
+	assert_int_equal(upf_session_modify(P, 0, &r0), 0);
+	pump(5);
+	assert_int_equal(ccnt(UPF_N4C_MOD), 1);
+	assert_int_equal(dl6_teid("2001:db8:100:7::abcd", &o6), 0x3003);
+	assert_int_equal(o6, 1);
+	r0.ue_prefix6[7] ^= 1;
+	assert_int_equal(upf_session_modify(P, 0, &r0), -EOPNOTSUPP);
+	assert_int_equal(ccnt(UPF_N4C_REFUSED), 0);
+	assert_int_equal(lost_events[UPF_LOST_REFUSED] + lost_events[UPF_LOST_TIMEOUT] +
+			 lost_events[UPF_LOST_PEER], 0);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
 	if (tn_unshare_net() || tn_fib_setup(&n3_if, &n6_if))
+		return -1;
+	/* the UPF's N3 IPv6 (its GTP-U socket binds it) and the IPv6 gNB's neighbour entry */
+	if (tn_sh("sysctl -qw net.ipv6.conf.all.forwarding=1 && ip -6 addr add " N3_6 "/64 dev n3 nodad && "
+		  "ip -6 neigh replace " GNB6 " lladdr 02:00:00:00:03:02 dev n3 nud permanent"))
 		return -1;
 	W = pcapw_open(pcap_path, PCAPW_EXPORTED_PDU);
 	return W ? 0 : -1;
@@ -670,6 +759,8 @@ static int group_setup(void **state)
  * the F-TEID is the SMF's (no CHOOSE), the buffering FAR asks for a notification. */
 static int group_teardown(void **state)
 {
+	int ni;
+
 	(void)state;
 	if (pcapw_close(W))
 		return -1;
@@ -685,7 +776,37 @@ static int group_teardown(void **state)
 		return -1;
 	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 57 && pfcp.cause == 65'", NULL) != 1)
 		return -1;
+	/* t_ipv6 (8.2.62): the UE IP Address with V6 and the /64 in the uplink PDR (source, SD 0)
+	 * and the downlink PDR (SD 1), no IPv6D / IP6PL (a /64); both as tshark reads them */
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 50 && pfcp.ue_ip_address_flag.v6 == 1 && "
+			 "pfcp.ue_ip_address_flag.sd == 0 && pfcp.ue_ip_address_flag.sd == 1 && "
+			 "pfcp.ue_ip_addr_ipv6 == 2001:db8:100:7:: && !pfcp.ue_ip_address_flag.v6d == 1'", NULL) != 1)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 50 && pfcp.ue_ip_address_flag.v6pl == 1'",
+			 NULL) != 0)
+		return -1;
+	/* t_ipv6: the DNN as APN labels in session 0's establishment (and its retransmissions), in
+	 * no other (session 1's does not encode) */
+	ni = tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 50 && "
+			  "pfcp.network_instance == \"internet.example\"'", NULL);
+	if (ni < 1 || tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 50 && pfcp.network_instance'",
+				   NULL) != ni)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 52 && pfcp.outer_hdr_creation.ipv6 == " GNB6 "'",
+			 NULL) != 1)
+		return -1;
 	return 0;
+}
+
+static int group_teardown_checked(void **state)
+{
+	int rc = group_teardown(state);
+
+	/* cmocka 1.1 prints a failed group teardown but does not count it: count it here */
+	if (rc)
+		fprintf(stderr, "group teardown failed: the tshark checks above\n");
+	teardown_failed = rc != 0;
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -709,7 +830,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_api, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_ipv6, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	rc = cmocka_run_group_tests(tests, group_setup, group_teardown_checked);
+	return rc ? rc : teardown_failed;
 }

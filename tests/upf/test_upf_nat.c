@@ -803,6 +803,252 @@ static void t_remove(void **state)
 	assert_int_equal(r.action, XDP_PASS);
 }
 
+/* ---- Hairpinning (RFC 4787 6 REQ-9, RFC 5382 REQ-8, RFC 5508 REQ-7) ----
+ * UE A (session 1, 10.45.0.2, TEID 0x101 toward the gNB) and UE B (session 2, 10.45.0.3, TEID
+ * 0x102), both behind NAT_ADDR. B makes a mapping toward a server; A sends to NAT_ADDR and B's
+ * mapped port: B's tunnel receives it from NAT_ADDR and A's mapped port (REQ-9 b), with every
+ * checksum equal to a full recomputation (dl_nat_ok compares with the packet built from
+ * scratch). */
+#define HP_A "10.45.0.2"
+#define HP_B "10.45.0.3"
+
+/* The source port (or identifier at off) the hairpinned packet in r's tunnel carries. */
+static uint16_t hp_port_of(const struct run *r, size_t off)
+{
+	const uint8_t *o = r->out + ENCAP;
+
+	assert_true(r->out_len > ENCAP + off + 2);
+	return (uint16_t)(o[off] << 8 | o[off + 1]);
+}
+
+static void t_hairpin_udp(void **state)
+{
+	struct fx *f = fx_open();
+	uint8_t p[1600], want[1600];
+	struct run r;
+	size_t n;
+	uint16_t pa, pb;
+
+	(void)state;
+	session(f, 1, HP_A, true, GNB_ADDR);
+	session(f, 2, HP_B, true, GNB_ADDR);
+	n = pkt_inner_udp4(p, ip(HP_B), ip("203.0.113.5"), 7000, RPORT, 40, 1);
+	ul(f, 2, p, n, &r);
+	pb = ul_nat_ok(&r, p, n, 20, 1024, 65535);
+
+	/* A -> NAT_ADDR:pb reaches B:7000 from NAT_ADDR:pa, never N6. */
+	n = pkt_inner_udp4(p, ip(HP_A), ip(NAT_ADDR), 6000, pb, 33, 1);
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_REDIRECT);
+	pa = hp_port_of(&r, 20);
+	assert_true(pa >= 1024);
+	pkt_inner_udp4(want, ip(NAT_ADDR), ip(HP_B), pa, 7000, 33, 1);
+	dl_nat_ok(&r, want, n, 0x102);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN), 1);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_NEW), 2);      /* A's mapping made on the way */
+	assert_int_equal(cnt(f, UPF_CNT_NAT_UL), 2);
+	assert_int_equal(cnt(f, UPF_CNT_DL_FWD), 1);
+	assert_int_equal(cnt(f, UPF_CNT_UL_FWD), 1);       /* only B's first packet went out */
+
+	/* B answers NAT_ADDR:pa: A receives it from NAT_ADDR:pb (B's one mapping, REQ-1 / 9 b). */
+	n = pkt_inner_udp4(p, ip(HP_B), ip(NAT_ADDR), 7000, pa, 21, 1);
+	ul(f, 2, p, n, &r);
+	pkt_inner_udp4(want, ip(NAT_ADDR), ip(HP_A), pb, 6000, 21, 1);
+	dl_nat_ok(&r, want, n, 0x101);
+	/* Both ways again, now on the exact connections; without a UDP checksum it stays 0. */
+	n = pkt_inner_udp4(p, ip(HP_A), ip(NAT_ADDR), 6000, pb, 17, 0);
+	ul(f, 1, p, n, &r);
+	pkt_inner_udp4(want, ip(NAT_ADDR), ip(HP_B), pa, 7000, 17, 0);
+	dl_nat_ok(&r, want, n, 0x102);
+	assert_int_equal(r.out[ENCAP + 26], 0);
+	assert_int_equal(r.out[ENCAP + 27], 0);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN), 3);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_NEW), 3);
+
+	/* A to its own mapping (RFC 4787 REQ-9: "or of A itself"). */
+	n = pkt_inner_udp4(p, ip(HP_A), ip(NAT_ADDR), 6000, pa, 12, 1);
+	ul(f, 1, p, n, &r);
+	pkt_inner_udp4(want, ip(NAT_ADDR), ip(HP_A), pa, 6000, 12, 1);
+	dl_nat_ok(&r, want, n, 0x101);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN), 4);
+
+	/* A port nobody holds (below the range: never handed out): dropped, counted, and no
+	 * mapping made for A. */
+	n = pkt_inner_udp4(p, ip(HP_A), ip(NAT_ADDR), 6001, 1000, 12, 1);
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN_NO_MAP), 1);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_NEW), 4);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN), 4);
+	assert_int_equal(cnt(f, UPF_CNT_DL_FWD), 4);
+	assert_int_equal(cnt(f, UPF_CNT_UL_FWD), 1);
+	/* A fragment to NAT_ADDR is not hairpinned (no ports in the later ones). */
+	n = pkt_inner_udp4(p, ip(HP_A), ip(NAT_ADDR), 6000, pb, 12, 1);
+	p[6] = 0x20;   /* MF */
+	p[10] = p[11] = 0;
+	uint16_t c = pkt_csum(p, PKT_IP);
+
+	p[10] = (uint8_t)(c >> 8);
+	p[11] = (uint8_t)c;
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_DROP_PROTO), 1);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN), 4);
+	/* A UDP header cut short (4 of its 8 octets): no port to look up, dropped as a bad inner
+	 * packet before any mapping is looked at. */
+	uint64_t inner0 = cnt(f, UPF_CNT_DROP_INNER);
+
+	n = pkt_ipv4(p, ip(HP_A), ip(NAT_ADDR), 17, 4);
+	memset(p + n, 0x11, 4);
+	ul(f, 1, p, n + 4, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_DROP_INNER), inner0 + 1);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN_NO_MAP), 1);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_NEW), 4);
+}
+
+static void t_hairpin_tcp(void **state)
+{
+	struct fx *f = fx_open_p(20000, 20999, 0);
+	uint8_t p[1600], want[1600];
+	struct run r;
+	size_t n;
+	uint16_t pa, pb;
+
+	(void)state;
+	session(f, 1, HP_A, true, GNB_ADDR);
+	session(f, 2, HP_B, true, GNB_ADDR);
+	/* B listens behind a mapping it made toward a server (its SYN). */
+	n = pkt_inner_tcp(p, ip(HP_B), ip("203.0.113.80"), 51000, 443, 0x02, 100, 0);
+	ul(f, 2, p, n, &r);
+	pb = ul_nat_ok(&r, p, n, 20, 20000, 20999);
+	/* A's SYN to NAT_ADDR:pb, B's SYN-ACK, A's data. */
+	n = pkt_inner_tcp(p, ip(HP_A), ip(NAT_ADDR), 52000, pb, 0x02, 7000, 0);
+	ul(f, 1, p, n, &r);
+	pa = hp_port_of(&r, 20);
+	assert_true(pa >= 20000 && pa <= 20999);
+	pkt_inner_tcp(want, ip(NAT_ADDR), ip(HP_B), pa, 51000, 0x02, 7000, 0);
+	dl_nat_ok(&r, want, n, 0x102);
+	n = pkt_inner_tcp(p, ip(HP_B), ip(NAT_ADDR), 51000, pa, 0x12, 9000, 0);
+	ul(f, 2, p, n, &r);
+	pkt_inner_tcp(want, ip(NAT_ADDR), ip(HP_A), pb, 52000, 0x12, 9000, 0);
+	dl_nat_ok(&r, want, n, 0x101);
+	n = pkt_inner_tcp(p, ip(HP_A), ip(NAT_ADDR), 52000, pb, 0x18, 7001, 501);
+	ul(f, 1, p, n, &r);
+	pkt_inner_tcp(want, ip(NAT_ADDR), ip(HP_B), pa, 51000, 0x18, 7001, 501);
+	dl_nat_ok(&r, want, n, 0x102);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN), 3);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_NEW), 3);
+	/* A SYN to a port in the range that nobody holds. */
+	n = pkt_inner_tcp(p, ip(HP_A), ip(NAT_ADDR), 52001, pb == 20999 ? 20998 : pb + 1, 0x02, 1, 0);
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN_NO_MAP), 1);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_NEW), 3);
+}
+
+static void t_hairpin_icmp(void **state)
+{
+	struct fx *f = fx_open();
+	uint8_t p[1600], want[1600], data[24];
+	struct run r;
+	size_t n;
+	uint16_t ib;
+
+	(void)state;
+	for (int i = 0; i < 24; i++)
+		data[i] = (uint8_t)(0x41 + i);
+	session(f, 1, HP_A, true, GNB_ADDR);
+	session(f, 2, HP_B, true, GNB_ADDR);
+	n = pkt_icmp4(p, ip(HP_B), ip("203.0.113.9"), 8, 0, 0x4444, 1, data, sizeof(data));
+	ul(f, 2, p, n, &r);
+	ib = ul_nat_ok(&r, p, n, 24, 1024, 65535);
+	/* A's echo request to NAT_ADDR with B's mapped identifier: B gets it from NAT_ADDR with
+	 * its own identifier. */
+	n = pkt_icmp4(p, ip(HP_A), ip(NAT_ADDR), 8, 0, ib, 5, data, sizeof(data));
+	ul(f, 1, p, n, &r);
+	pkt_icmp4(want, ip(NAT_ADDR), ip(HP_B), 8, 0, 0x4444, 5, data, sizeof(data));
+	dl_nat_ok(&r, want, n, 0x102);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN), 1);
+	/* An identifier nobody holds. */
+	n = pkt_icmp4(p, ip(HP_A), ip(NAT_ADDR), 8, 0, 77, 5, data, sizeof(data));
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN_NO_MAP), 1);
+	/* An echo reply to NAT_ADDR is no query to follow (as toward N6). */
+	n = pkt_icmp4(p, ip(HP_B), ip(NAT_ADDR), 0, 0, 0x4444, 5, data, sizeof(data));
+	ul(f, 2, p, n, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_DROP_PROTO), 1);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN), 1);
+}
+
+/* The holder goes with its last connection: after the sweep removed B's mapping (30 s
+ * unanswered UDP), NAT_ADDR:pb holds nothing; so does the mapping of a removed session. And a
+ * holder whose session is idle has the hairpinned packet buffered, as any downlink. */
+static void t_hairpin_gone(void **state)
+{
+	struct fx *f = fx_open();
+	uint8_t p[1600];
+	struct run r;
+	size_t n;
+	uint16_t pb, pc;
+	uint64_t t0 = upf_mono_ns();
+
+	(void)state;
+	session(f, 1, HP_A, true, GNB_ADDR);
+	session(f, 2, HP_B, true, GNB_ADDR);
+	session(f, 3, "10.45.0.4", true, GNB_ADDR);
+	n = pkt_inner_udp4(p, ip(HP_B), ip("203.0.113.5"), 7000, RPORT, 10, 1);
+	ul(f, 2, p, n, &r);
+	pb = ul_nat_ok(&r, p, n, 20, 1024, 65535);
+	n = pkt_inner_udp4(p, ip(HP_A), ip(NAT_ADDR), 6000, pb, 10, 1);
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_REDIRECT);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN), 1);
+	assert_int_equal(upf_nat_sweep(f->u, t0 + 40 * 1000000000ull), 2);
+	assert_int_equal(cnt(f, UPF_STAT_NAT_ACTIVE), 0);
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN_NO_MAP), 1);
+
+	/* Session 3's mapping, then the session removed: its port holds nothing. */
+	n = pkt_inner_udp4(p, ip("10.45.0.4"), ip("203.0.113.5"), 7100, RPORT, 10, 1);
+	ul(f, 3, p, n, &r);
+	pc = ul_nat_ok(&r, p, n, 20, 1024, 65535);
+	n = pkt_inner_udp4(p, ip(HP_A), ip(NAT_ADDR), 6002, pc, 10, 1);
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_REDIRECT);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN), 2);
+	assert_int_equal(upf_session_remove(f->u, 3), 0);
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN_NO_MAP), 2);
+
+	/* B idle (user plane deactivated): the hairpinned packet is buffered for it. */
+	n = pkt_inner_udp4(p, ip(HP_B), ip("203.0.113.5"), 7000, RPORT, 10, 1);
+	ul(f, 2, p, n, &r);
+	pb = ul_nat_ok(&r, p, n, 20, 1024, 65535);
+	struct upf_session_rule idle = {
+		.ul_teid = 3, .ue_addr = ip(HP_B), .gnb_addr = ip(GNB_ADDR), .gnb_teid = 0x102, .qfi = 9,
+		.nat = true, .dl_state = UPF_DL_BUFFER,
+	};
+	struct upf_session_stats st;
+
+	assert_int_equal(upf_session_modify(f->u, 2, &idle), 0);
+	n = pkt_inner_udp4(p, ip(HP_A), ip(NAT_ADDR), 6000, pb, 10, 1);
+	ul(f, 1, p, n, &r);
+	assert_int_equal(r.action, XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_DL_BUFFERED), 1);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_HAIRPIN), 3);
+	assert_true(upf_process(f->u) >= 1);   /* the ring read: buffered in user space */
+	assert_int_equal(upf_session_stats(f->u, 2, &st), 0);
+	assert_int_equal(st.buffered, 1);
+	assert_int_equal(upf_session_stats(f->u, 1, &st), 0);
+	assert_int_equal(st.ul_pkts, 3);    /* A's three hairpinned packets, none dropped as A's */
+	assert_int_equal(st.ul_drops, 2);   /* the two without a holder */
+}
+
 static void t_api(void **state)
 {
 	struct upf_params p = {
@@ -847,6 +1093,11 @@ static void t_api(void **state)
 	assert_int_equal(upf_session_modify(u, 0, &rule), 0);
 	assert_string_equal(upf_counter_name(UPF_CNT_NAT_FULL), "drop_nat_full");
 	assert_string_equal(upf_counter_name(UPF_STAT_NAT_ACTIVE), "nat_active");
+	/* Named in upf/upf.c counter_names (non-NULL checked first: a NULL would crash strcmp). */
+	assert_non_null(upf_counter_name(UPF_CNT_NAT_HAIRPIN));
+	assert_string_equal(upf_counter_name(UPF_CNT_NAT_HAIRPIN), "nat_hairpin");
+	assert_non_null(upf_counter_name(UPF_CNT_NAT_HAIRPIN_NO_MAP));
+	assert_string_equal(upf_counter_name(UPF_CNT_NAT_HAIRPIN_NO_MAP), "drop_nat_no_mapping");
 	upf_close(u);
 }
 
@@ -911,7 +1162,17 @@ static int tshark_check(void)
 	snprintf(a, sizeof(a), "%s -Y '!gtp && ip.src == " NAT_ADDR " && tcp.checksum.status == 1'", ck);
 	TS(tshark_lines(tshark_path, pcap_path, a, NULL) >= 4, "translated TCP uplink, checksum good");
 	snprintf(a, sizeof(a), "%s -Y '!gtp && ip.src == " NAT_ADDR " && icmp.type == 8 && icmp.checksum.status == 1'", ck);
-	TS(tshark_lines(tshark_path, pcap_path, a, NULL) == 1, "translated echo request");
+	TS(tshark_lines(tshark_path, pcap_path, a, NULL) == 2, "translated echo request");
+	/* Hairpinned (RFC 4787 REQ-9): inside GTP-U toward a UE, from NAT_ADDR, checksums good. */
+	snprintf(a, sizeof(a), "%s -Y 'gtp && ip.src == " NAT_ADDR " && ip.dst == 10.45.0.0/16 && "
+		 "udp.checksum.status == 1'", ck);
+	TS(tshark_lines(tshark_path, pcap_path, a, NULL) == 3, "hairpinned UDP, checksum good");
+	snprintf(a, sizeof(a), "%s -Y 'gtp && ip.src == " NAT_ADDR " && ip.dst == 10.45.0.0/16 && "
+		 "tcp.checksum.status == 1'", ck);
+	TS(tshark_lines(tshark_path, pcap_path, a, NULL) == 3, "hairpinned TCP, checksum good");
+	snprintf(a, sizeof(a), "%s -Y 'gtp && ip.src == " NAT_ADDR " && ip.dst == 10.45.0.3 && icmp.type == 8 && "
+		 "icmp.checksum.status == 1'", ck);
+	TS(tshark_lines(tshark_path, pcap_path, a, NULL) == 1, "hairpinned echo request, checksum good");
 	snprintf(a, sizeof(a), "%s -Y 'gtp && ip.dst == 10.45.0.0/16 && tcp.checksum.status == 1'", ck);
 	TS(tshark_lines(tshark_path, pcap_path, a, NULL) >= 2, "TCP downlink to the UE in GTP-U");
 	snprintf(a, sizeof(a), "%s -Y 'gtp && icmp.type == 0 && ip.dst == 10.45.0.4 && icmp.checksum.status == 1'", ck);
@@ -965,6 +1226,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(t_quota, fx_teardown),
 		cmocka_unit_test_teardown(t_remove, fx_teardown),
 		cmocka_unit_test_teardown(t_nat_on_n3, fx_teardown),
+		cmocka_unit_test_teardown(t_hairpin_udp, fx_teardown),
+		cmocka_unit_test_teardown(t_hairpin_tcp, fx_teardown),
+		cmocka_unit_test_teardown(t_hairpin_icmp, fx_teardown),
+		cmocka_unit_test_teardown(t_hairpin_gone, fx_teardown),
 		cmocka_unit_test(t_api),
 	};
 

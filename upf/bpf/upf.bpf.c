@@ -165,6 +165,9 @@ struct gtpu_hdr {
 #define DL_GTP_LEN (GTP_HDR_LEN + GTP_OPT_LEN + 4)
 #define DL_ENCAP_LEN (sizeof(struct iphdr) + sizeof(struct udphdr) + DL_GTP_LEN)
 #define DL_ENCAP6_LEN (sizeof(struct ipv6hdr) + sizeof(struct udphdr) + DL_GTP_LEN)
+/* uplink()'s verdict for a hairpinned packet (not an XDP action): upf_xdp() continues with the
+ * downlink. */
+#define UPF_V_HAIRPIN 0x100
 
 static __always_inline int count(__u32 c, int action)
 {
@@ -755,11 +758,22 @@ static __always_inline int uplink(struct xdp_md *ctx, void *l3, __u32 l3len, __u
 	/* The route is the UE's: looked up with its own source. After NAT the source is one of
 	 * our addresses, which a forwarding lookup from N3 refuses (a martian to the kernel). */
 	__be32 isrc = iip->saddr;
+	/* Hairpinning (upf_nat.bpf.h): the holder of the destination port; hp_on 0: not one. */
+	__be32 hp_ue = 0;
+	__u32 hp_port = 0, hp_on = 0;
 
 	/* NAT on N6 (cfg_nat_addr 0: pruned at load, the plain path pays nothing). */
 	if (cfg_nat_addr && (r.flags & UPF_RULE_NAT)) {
-		__u32 why = nat_ul(iip, end, r.sess_id);
+		__u32 why = 0;
 
+		if (iip->daddr == cfg_nat_addr) {
+			why = nat_hp_peek(iip, end, &hp_ue, &hp_port);
+			hp_on = 1;
+		}
+		if (!why)
+			why = nat_ul(iip, end, r.sess_id);
+		if (!why && hp_on)
+			why = nat_hp_back(iip, end, hp_ue, hp_port);
 		if (why) {
 			__sync_fetch_and_add(&rule->st.drops, 1);
 			return count(why, XDP_DROP);
@@ -788,6 +802,15 @@ static __always_inline int uplink(struct xdp_md *ctx, void *l3, __u32 l3len, __u
 	if (data + sizeof(eth) > end)
 		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
 	__builtin_memcpy(data, &eth, sizeof(eth));
+
+	if (cfg_nat_addr && hp_on) {
+		/* RFC 4787 REQ-9: never out to N6; upf_xdp() sends it down the holder's session. */
+		__sync_fetch_and_add(&rule->st.pkts, 1);
+		__sync_fetch_and_add(&rule->st.bytes, ilen);
+		if (l3len != sizeof(struct iphdr))
+			count(UPF_CNT_UL_N3V6, 0);
+		return UPF_V_HAIRPIN;
+	}
 
 	int rc = route(ctx, isrc, idst, itos, iproto, itot, &nh);
 
@@ -904,6 +927,57 @@ static __always_inline int inner_sum(void *l3, void *end, __u32 ilen, __u32 *out
 	return -1;
 }
 
+/* The outer flow label of a downlink packet in outer IPv6 (RFC 6437 3; RFC 6438 4: a tunnel end
+ * point sets it from the inner flow, so that routers hashing on the outer 3-tuple spread the
+ * tunnel's flows as they would spread the inner ones). Hash of the inner source and
+ * destination, protocol and, for TCP and UDP, the ports (the caller's inner_sum() checked the
+ * inner header and refused fragments, so the ports are there); the same inner flow always
+ * gets the same label, and a hashed flow never gets 0 (RFC 6437 3: 0 means "no label"), 1
+ * instead. Not keyed with a secret: the inner flow is visible to anyone who sees the label's
+ * packet anyway (RFC 6437 6, security: the concern is guessing it from off the path). */
+static __always_inline __u32 fl_mix(__u32 h, __u32 w)
+{
+	h ^= w;
+	h *= 0x9e3779b1u;
+	return h ^ (h >> 16);
+}
+
+static __always_inline __u32 flow_label(void *l3, void *end)
+{
+	__u8 *v = l3;
+	__u32 h = 0x6a09e667u, *p;
+	__u8 proto = 0;
+
+	if ((void *)(v + 1) > end)
+		return 1;
+	if (*v >> 4 == 4) {
+		struct iphdr *ip = l3;
+
+		if ((void *)(ip + 1) > end)
+			return 1;
+		proto = ip->protocol;
+		h = fl_mix(h, ip->saddr);
+		h = fl_mix(h, ip->daddr);
+		p = l3 + (((__u32)ip->ihl * 4) & 0x3c);
+	} else {
+		struct ipv6hdr *ip6 = l3;
+		__u32 *a = (void *)&ip6->saddr;
+
+		if ((void *)(ip6 + 1) > end)
+			return 1;
+		proto = ip6->nexthdr;
+#pragma unroll
+		for (int i = 0; i < 8; i++)
+			h = fl_mix(h, a[i]);
+		p = (void *)(ip6 + 1);
+	}
+	h = fl_mix(h, proto);
+	if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) && (void *)(p + 1) <= end)
+		h = fl_mix(h, *p);   /* both ports in one word */
+	h = (h ^ (h >> 20)) & 0xfffff;
+	return h ? h : 1;
+}
+
 /* The downlink toward a gNB on IPv6 (UPF_RULE_GNB6, TS 38.414 5.1): as dl_out, in outer IPv6
  * from cfg_n3_addr6 with the UDP checksum (RFC 8200 8.1) from inner_sum(); what inner_sum()
  * cannot sum, or without a neighbour entry, is sent by user space on the IPv6 GTP-U socket
@@ -913,11 +987,12 @@ static __always_inline int dl_out6(struct xdp_md *ctx, struct upf_dl_rule *rule,
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
-	__u32 isum = 0, sum;
+	__u32 isum = 0, sum, label;
 	__u32 src[4], dst[4];
 
 	if (inner_sum(data + sizeof(struct ethhdr), end, ilen, &isum))
 		return to_user(ctx, r->sess_id, ue, UPF_CNT_DL_N3V6_USER);
+	label = flow_label(data + sizeof(struct ethhdr), end);
 	__builtin_memcpy(dst, r->gnb_addr6, sizeof(dst));
 	/* One volatile read per word: a memcpy of the const array would be folded to its
 	 * compile-time zeros, not read from the rodata user space set. */
@@ -926,7 +1001,7 @@ static __always_inline int dl_out6(struct xdp_md *ctx, struct upf_dl_rule *rule,
 		src[i] = cfg_n3_addr6[i];
 
 	NH_DECLARE(nh);
-	int rc = route6_to(ctx, src, dst, 0, IPPROTO_UDP, ilen + DL_ENCAP6_LEN, &nh);
+	int rc = route6_to(ctx, src, dst, bpf_htonl(label), IPPROTO_UDP, ilen + DL_ENCAP6_LEN, &nh);
 
 	if (RT_NO_ROUTE(rc)) {
 		__sync_fetch_and_add(&rule->st.drops, 1);
@@ -951,8 +1026,8 @@ static __always_inline int dl_out6(struct xdp_md *ctx, struct upf_dl_rule *rule,
 	__builtin_memcpy(eth->h_source, nh.smac, ETH_ALEN);
 	eth->h_proto = bpf_htons(ETH_P_IPV6);
 
-	/* Version 6, traffic class 0, flow label 0 (RFC 6437 allows it). */
-	*(__be32 *)oip = bpf_htonl(0x60000000);
+	/* Version 6, traffic class 0, the inner flow's label (flow_label above). */
+	*(__be32 *)oip = bpf_htonl(0x60000000 | label);
 	oip->payload_len = bpf_htons(ilen + sizeof(*udp) + DL_GTP_LEN);
 	oip->nexthdr = IPPROTO_UDP;
 	oip->hop_limit = 64;
@@ -1166,6 +1241,7 @@ int upf_xdp(struct xdp_md *ctx)
 	void *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	struct iphdr *ip = (void *)(eth + 1);
+	int v;
 
 	if ((void *)(ip + 1) > end)
 		return count(UPF_CNT_PASS_NON_IP, XDP_PASS);
@@ -1174,8 +1250,9 @@ int upf_xdp(struct xdp_md *ctx)
 			return count(UPF_CNT_PASS_NON_IP, XDP_PASS);
 		/* cfg_n3_6_on and cfg_ue6_on are constant at load: the verifier prunes what is off. */
 		if (cfg_n3_6_on) {
-			int v = from_n3v6(ctx);
-
+			v = from_n3v6(ctx);
+			if (cfg_nat_addr && v == UPF_V_HAIRPIN)
+				goto hairpin;
 			if (v >= 0)
 				return v;
 		}
@@ -1196,9 +1273,23 @@ int upf_xdp(struct xdp_md *ctx)
 		}
 		if ((void *)(udp + 1) > end)
 			return count(UPF_CNT_PASS_OTHER, XDP_PASS);
-		if (udp->dest == bpf_htons(UPF_GTPU_PORT))
-			return uplink(ctx, ip, sizeof(*ip), bpf_ntohs(ip->tot_len) - sizeof(*ip));
+		if (udp->dest == bpf_htons(UPF_GTPU_PORT)) {
+			v = uplink(ctx, ip, sizeof(*ip), bpf_ntohs(ip->tot_len) - sizeof(*ip));
+			if (!cfg_nat_addr || v != UPF_V_HAIRPIN)
+				return v;
+			goto hairpin;
+		}
 	}
+	return downlink(ctx, ip);
+hairpin:
+	/* A hairpinned uplink (upf_nat.bpf.h), now Ethernet / IPv4 to the holder's UE address: the
+	 * downlink of that session, as if it had come from N6 (one copy of downlink(): the
+	 * verifier walks it from here too; the stack stays the one frame's). */
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	ip = data + sizeof(struct ethhdr);
+	if ((void *)(ip + 1) > end)
+		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
 	return downlink(ctx, ip);
 }
 

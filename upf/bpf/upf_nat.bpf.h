@@ -55,6 +55,28 @@ struct {
 	__uint(max_entries, 1);
 } nat_rev SEC(".maps");
 
+/* Hairpinning (RFC 4787 6 REQ-9): nat_hp (proto, NAT port) -> the UE endpoint holding that port
+ * (upf_bpf.h struct upf_nat_hval). The first endpoint given a port owns it here; a port
+ * overloaded toward other remotes (README "Port allocation") keeps its first owner, and the
+ * exact connection in nat_rev, when there is one, wins over nat_hp (nat_hp_back). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct upf_nat_hkey);
+	__type(value, struct upf_nat_hval);
+	__uint(max_entries, 1);          /* nat_max_conns before load with NAT */
+} nat_hp SEC(".maps");
+
+/* k's connection (port nat_port, network order) as the holder of its port in nat_hp, unless
+ * the port has one. BPF_NOEXIST: never moves a live owner. */
+static __always_inline void nat_hp_claim(const struct upf_nat_key *k, __u16 nat_port, __u32 sess_id)
+{
+	struct upf_nat_hkey hk = { .nat_port = nat_port, .proto = k->proto };
+	struct upf_nat_hval hv = { .ue_addr = k->ue_addr, .rem_addr = k->rem_addr, .ue_port = k->ue_port,
+				   .rem_port = k->rem_port, .sess_id = sess_id };
+
+	bpf_map_update_elem(&nat_hp, &hk, &hv, BPF_NOEXIST);
+}
+
 /* Fragments (RFC 791 2.3; RFC 6864 4.1: the ID is unique per source, destination and protocol
  * while a datagram can live). Only a first fragment carries ports, so:
  *   uplink: every fragment of a UE datagram leaves from nat_addr with a new ID taken from one
@@ -205,6 +227,7 @@ static __noinline int nat_new(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
 		return o->nat_port;
 	}
 	count(UPF_CNT_NAT_NEW, 0);
+	nat_hp_claim(k, rk.nat_port, sess_id);
 	return rk.nat_port;
 full:
 	if (q)
@@ -222,8 +245,16 @@ static __noinline int nat_get(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
 	if (!v)
 		return nat_new(k, sess_id, tcpf);
 	now = nat_now_ns;
-	if (now - v->last_ns >= NAT_TOUCH_NS)
+	if (now - v->last_ns >= NAT_TOUCH_NS) {
 		v->last_ns = now;
+		/* The port's holder went with its anchor connection (upf_nat.c nat_del): a live
+		 * connection with that port takes it over, at most once a second per connection,
+		 * so a mapping in use is hairpinnable again within a second. */
+		struct upf_nat_hkey hk = { .nat_port = v->nat_port, .proto = k->proto };
+
+		if (!bpf_map_lookup_elem(&nat_hp, &hk))
+			nat_hp_claim(k, v->nat_port, v->sess_id);
+	}
 	/* FIN / RST shorten the timeout (transitory, RFC 7857 2.1 "TCP session tracking"; upf_nat.c). */
 	if (tcpf & ~v->flags)
 		v->flags |= tcpf;
@@ -448,3 +479,104 @@ addr:
 	return -1;
 }
 
+
+/* ---- Hairpinning (RFC 4787 6 REQ-9, RFC 5382 REQ-8, RFC 5508 REQ-7) ----
+ * An uplink packet of a NAT session to nat_addr (the caller checked the destination) must not
+ * leave on N6: it is translated as if it went out (nat_ul: source nat_addr and the sender's own
+ * mapped port, REQ-9 b), then back toward the UE endpoint that holds the destination port, and
+ * goes down that session's tunnel (nat_hp_back, then upf_xdp() takes the downlink). nat_hp_peek, before nat_ul
+ * (which would make a connection), finds that endpoint by the destination port (TCP, UDP) or
+ * the identifier (echo request) in nat_hp: 0 with *ue / *up set, or the counter to drop by.
+ * No holder: dropped and counted (drop_nat_no_mapping), as a packet arriving from outside for
+ * an external port without a mapping has nothing to be delivered to: the endpoint-independent
+ * filtering of RFC 4787 5 (REQ-8) passes only what a mapping covers, and RFC 5382 REQ-4 lets
+ * an unsolicited SYN be dropped silently. The host's own services on nat_addr are therefore
+ * not reachable from NAT sessions. Fragments are not hairpinned (no ports in the later ones):
+ * drop_nat_proto. */
+static __always_inline __u32 nat_hp_peek(struct iphdr *ip, void *end, __be32 *ue, __u32 *up)
+{
+	struct upf_nat_hkey hk = { .proto = ip->protocol };
+	__u8 *l4 = (void *)(ip + 1);
+	struct upf_nat_hval *hv;
+
+	if (ip->ihl != 5 || (ip->frag_off & bpf_htons(0x3fff)))
+		return UPF_CNT_NAT_DROP_PROTO;
+	if ((void *)(l4 + 8) > end)
+		return UPF_CNT_DROP_INNER;
+	if (hk.proto == IPPROTO_TCP || hk.proto == IPPROTO_UDP)
+		hk.nat_port = *(__u16 *)(l4 + 2);
+	else if (hk.proto == IPPROTO_ICMP_ && l4[0] == ICMP_ECHO_ && l4[1] == 0)
+		hk.nat_port = *(__u16 *)(l4 + 4);
+	else
+		return UPF_CNT_NAT_DROP_PROTO;
+	hv = bpf_map_lookup_elem(&nat_hp, &hk);
+	if (!hv)
+		return UPF_CNT_NAT_HAIRPIN_NO_MAP;
+	*ue = hv->ue_addr;
+	*up = hv->ue_port;
+	return 0;
+}
+
+
+/* The second half of a hairpin (RFC 4787 6 REQ-9; RFC 5382 REQ-8 for TCP, RFC 5508 REQ-7 for
+ * ICMP query sessions), on the inner packet ip still inside the tunnel: nat_ul translated it
+ * out (source nat_addr and the sender's mapped port, REQ-9 b); its destination goes back to the
+ * UE endpoint holding the destination port (ue, up: nat_hp's holder, network order). For TCP
+ * and UDP the exact connection in nat_rev (remote = nat_addr and the sender's mapped port) wins
+ * over the holder: it exists once the other side has hairpinned toward the sender, and is right
+ * even when the port is overloaded toward another remote; its last-seen time is noted as an
+ * answer. An echo request carries one identifier for both roles: it is delivered with the
+ * holder's own identifier (its answer, an echo reply from a NAT session, is not translated:
+ * drop_nat_proto). Checksums incremental (RFC 1624), a UDP checksum 0 stays 0. 0, or the
+ * counter to drop by. The caller then strips the tunnel and upf_xdp() runs the downlink of the
+ * holder's session (AMBR, buffering, encapsulation toward its gNB, dl_fwd). */
+static __always_inline __u32 nat_hp_back(struct iphdr *ip, void *end, __be32 ue, __u32 up)
+{
+	struct upf_nat_rkey rk = { .rem_addr = ip->saddr, .proto = ip->protocol };
+	__u8 *l4 = (void *)(ip + 1);
+	__be32 da = ip->daddr, eue = 0;
+	__u16 *dp, *ck, nup = (__u16)up, eup = 0, c;
+
+	if (rk.proto == IPPROTO_TCP) {
+		if (l4 + 20 > (__u8 *)end)
+			return UPF_CNT_DROP_INNER;
+		dp = (void *)(l4 + 2);
+		ck = (void *)(l4 + 16);
+		rk.rem_port = *(__u16 *)l4;
+		rk.nat_port = *dp;
+		if (!nat_rev_get(&rk, nat_tcpf(l4[13]), &eue, &eup)) {
+			ue = eue;
+			nup = eup;
+		}
+		*ck = csum_upd(*ck, da, ue, *dp, nup);
+		*dp = nup;
+	} else if (rk.proto == IPPROTO_UDP) {
+		if (l4 + 8 > (__u8 *)end)
+			return UPF_CNT_DROP_INNER;
+		dp = (void *)(l4 + 2);
+		ck = (void *)(l4 + 6);
+		rk.rem_port = *(__u16 *)l4;
+		rk.nat_port = *dp;
+		if (!nat_rev_get(&rk, 0, &eue, &eup)) {
+			ue = eue;
+			nup = eup;
+		}
+		if (*ck) {   /* RFC 768: 0 is "no checksum"; a computed 0 is sent as 0xffff */
+			c = csum_upd(*ck, da, ue, *dp, nup);
+			*ck = c ? c : 0xffff;
+		}
+		*dp = nup;
+	} else {
+		/* ICMP echo request: nat_hp_peek let nothing else through. */
+		if (l4 + 8 > (__u8 *)end)
+			return UPF_CNT_DROP_INNER;
+		dp = (void *)(l4 + 4);
+		ck = (void *)(l4 + 2);
+		*ck = csum_upd(*ck, 0, 0, *dp, nup);   /* no pseudo-header in ICMP */
+		*dp = nup;
+	}
+	ip->check = csum_upd(ip->check, da, ue, 0, 0);
+	ip->daddr = ue;
+	count(UPF_CNT_NAT_HAIRPIN, 0);
+	return 0;
+}
