@@ -15,16 +15,22 @@
 #include "common/conf.h"
 #include "common/ev.h"
 #include "common/log.h"
+#include "db/cluster.h"
 #include "db/db.h"
 #include "smf/smf.h"
 #include "udm/udm.h"
 #include "upf/upf.h"
 #include "web/web.h"
 
+/* The replicated database's name on the dqlite nodes (subscribers, SQN leases) */
+#define CORE_CLUSTER_DB "solocore"
+
 static struct {
+	struct cluster *cluster;        /* cluster: section: this node's dqlite node */
 	struct db *db;
 	struct db_writer *writer;
 	struct udm *udm;
+	struct udm_sqn_dqlite *sqn_store;  /* cluster: the SQN leases (udm.h) */
 	struct ausf *ausf;
 	struct upf *upf;
 	struct upf_n4c *n4c;            /* upf.mode pfcp: the SMF's PFCP client */
@@ -53,12 +59,34 @@ static const struct conf *eff(const struct conf *c)
 	return core.have_conf ? &core.conf : c;
 }
 
+/* cluster: the in-process dqlite node, bootstrapped or joined before db/ opens anything
+ * (db/cluster.h). Without a cluster: section nothing runs. */
+static int cluster_mod_start(struct ev_loop *loop, const struct conf *c)
+{
+	(void)loop;
+	int rc = cluster_start_conf(c, &core.cluster);
+	if (rc < 0)
+		log_error("core", "cluster: node %llu at %s: %s", (unsigned long long)c->cluster.node_id,
+			  c->cluster.address, strerror(-rc));
+	return rc;
+}
+
+static void cluster_mod_stop(void)
+{
+	cluster_stop(core.cluster);
+	core.cluster = NULL;
+}
+
 static int db_start(struct ev_loop *loop, const struct conf *c)
 {
 	(void)loop;
-	int rc = db_open(c->db.path, &core.db);
+	/* In a cluster the database is the replicated one, reached through our own node (its
+	 * requests go to the leader); db.path is then unused. */
+	int rc = core.cluster ? db_open_dqlite(cluster_address(core.cluster), CORE_CLUSTER_DB, &core.db) :
+				db_open(c->db.path, &core.db);
 	if (rc < 0) {
-		log_error("core", "db: cannot open path=%s: %s", c->db.path, strerror(-rc));
+		log_error("core", "db: cannot open %s=%s: %s", core.cluster ? "dqlite node" : "path",
+			  core.cluster ? cluster_address(core.cluster) : c->db.path, strerror(-rc));
 		return rc;
 	}
 	/* SQN changes are written behind on the writer thread: the control
@@ -103,6 +131,25 @@ static void db_stop(void)
 	core.have_conf = false;
 }
 
+/* Cluster SQNs (udm.h udm_sqn_cluster): IND slot node_id - 1, leases in the replicated
+ * database, committed before any vector is issued. */
+static int cluster_sqn_start(const struct conf *c)
+{
+	const char *addrs[UDM_SQN_DQLITE_ADDRS_MAX];
+	struct udm_sqn_cluster_conf sc = { .ind = (unsigned)(c->cluster.node_id - 1) };
+	unsigned n = cluster_conf_addrs(c, addrs, UDM_SQN_DQLITE_ADDRS_MAX);
+	int rc = udm_sqn_dqlite_new(addrs, n, CORE_CLUSTER_DB, 0, &core.sqn_store);
+
+	if (rc == 0)
+		rc = udm_sqn_cluster(core.udm, &sc, &udm_sqn_dqlite_ops, core.sqn_store);
+	if (rc < 0) {
+		log_error("core", "udm: cluster SQN leases (IND slot %u): %s", sc.ind, strerror(-rc));
+		udm_sqn_dqlite_free(core.sqn_store);
+		core.sqn_store = NULL;
+	}
+	return rc;
+}
+
 static int udm_ausf_start(struct ev_loop *loop, const struct conf *c)
 {
 	int err = 0;
@@ -112,6 +159,11 @@ static int udm_ausf_start(struct ev_loop *loop, const struct conf *c)
 	if (!core.udm) {
 		log_error("core", "udm: start failed: %s", strerror(-err));
 		return err ? err : -EINVAL;
+	}
+	if (core.cluster && (err = cluster_sqn_start(c)) < 0) {
+		udm_free(core.udm);
+		core.udm = NULL;
+		return err;
 	}
 	core.ausf = ausf_new(core.udm, &err);
 	if (!core.ausf) {
@@ -127,6 +179,9 @@ static void udm_ausf_stop(void)
 {
 	ausf_free(core.ausf);
 	core.ausf = NULL;
+	udm_sqn_cluster_stop(core.udm);   /* its thread uses the store */
+	udm_sqn_dqlite_free(core.sqn_store);
+	core.sqn_store = NULL;
 	udm_free(core.udm);
 	core.udm = NULL;
 }
@@ -463,6 +518,7 @@ static void web_mod_stop(void)
 }
 
 const struct core_module core_modules[] = {
+	{ "cluster", cluster_mod_start, cluster_mod_stop },
 	{ "db", db_start, db_stop },
 	{ "udm+ausf", udm_ausf_start, udm_ausf_stop },
 	{ "smf", smf_mod_start, smf_mod_stop },

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /*
  * core - the modules `solocore run` starts, in order, and stops in reverse:
+ * cluster (the dqlite node, only with a cluster: section; db/cluster.h),
  * db (SQLite + write-behind writer), udm + ausf, smf, upf (only when
  * upf.n3_interface is set), amf (gNBs are accepted only once
  * everything behind the AMF is up), web (REST API, UI, /metrics).

@@ -26,6 +26,7 @@
 #include "common/ev.h"
 #include "common/log.h"
 #include "core.h"
+#include "db/cluster.h"
 #include "db/db.h"
 #include "common/crypto/crypto.h"
 
@@ -53,6 +54,9 @@ static const char usage_text[] =
 	"  users passwd NAME [--password-stdin] [--db PATH | -c FILE]\n"
 	"  users delete NAME [--db PATH | -c FILE]\n"
 	"  users list [--db PATH | -c FILE]\n"
+	"  cluster status [-c FILE]  the dqlite cluster's nodes: id, address, role, leader\n"
+	"  cluster add ID ADDRESS [-c FILE]\n"
+	"  cluster remove ID [-c FILE]\n"
 	"  version                   print the version\n"
 	"  help                      this text\n"
 	"\n"
@@ -387,6 +391,8 @@ int main(int argc, char **argv)
 		return cmd_sims(argc - 1, argv + 1);
 	if (!strcmp(cmd, "users"))
 		return cmd_users(argc - 1, argv + 1);
+	if (!strcmp(cmd, "cluster"))
+		return cluster_cli(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("solocore %s\n", SOLOCORE_VERSION);
 		return 0;

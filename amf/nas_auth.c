@@ -88,6 +88,12 @@ int amf_auth_start(struct amf_ue *ue)
 		amf_ue_log(LOGL_INFO, ue, "unknown subscriber");
 		return amf_reg_reject(ue, NAS_5GMM_5GS_SERVICES_NOT_ALLOWED);
 	}
+	if (rc == -EAGAIN) {
+		/* Cluster SQNs (udm.h): this node's lease is being extended. Not the UE's fault and
+		 * over in a moment: #22 congestion, the UE retries later (TS 24.501 5.5.1.2.5). */
+		amf_ue_log(LOGL_WARN, ue, "AKA start: SQN lease exhausted, congestion");
+		return amf_reg_reject(ue, NAS_5GMM_CONGESTION);
+	}
 	if (rc < 0) {
 		amf_ue_log(LOGL_ERROR, ue, "AKA start failed rc=%d", rc);
 		return amf_reg_reject(ue, NAS_5GMM_PROTOCOL_ERROR_UNSPECIFIED);
@@ -152,6 +158,13 @@ int amf_a_auth_fail(struct amf_ue *ue, struct amf_gmm_ctx *c)
 			return amf_auth_reject(ue);
 		ue->auth_resyncs++;
 		rc = ausf_5gaka_resync(amf->ausf, &ue->auth, r->auts.p);
+		if (rc == -EAGAIN) {
+			/* SQN_MS adopted beyond this node's SQN lease (cluster, udm.h): the next
+			 * vector waits for the extension. An Authentication Reject would make the UE
+			 * take its USIM as invalid (5.4.1.3.5): #22 congestion, it comes back later. */
+			amf_ue_log(LOGL_WARN, ue, "resync: SQN lease exhausted, congestion");
+			return amf_reg_reject(ue, NAS_5GMM_CONGESTION);
+		}
 		if (rc < 0) {
 			amf_ue_log(LOGL_WARN, ue, "resync failed rc=%d", rc);
 			return amf_auth_reject(ue);

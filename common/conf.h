@@ -48,6 +48,7 @@ enum conf_xdp_mode { CONF_XDP_AUTO = 0, CONF_XDP_NATIVE = 1, CONF_XDP_GENERIC = 
 /* upf.mode: the UPF in this process (function calls), or UPFs driven over PFCP (N4). */
 enum conf_upf_mode { CONF_UPF_BUILTIN = 0, CONF_UPF_PFCP = 1 };
 #define CONF_MAX_UPF_PEERS 16     /* = UPF_N4C_PEER_MAX */
+#define CONF_MAX_CLUSTER_PEERS 8  /* = CLUSTER_PEERS_MAX */
 
 /* TS 33.501 Annex C.3: protection scheme identifiers 1 (profile A) and 2 (profile B). */
 enum conf_suci_scheme { CONF_SUCI_A = 0, CONF_SUCI_B = 1 };
@@ -225,6 +226,15 @@ struct conf {
 		uint32_t max_ues;
 		uint32_t max_gnbs;
 	} limits;
+	/* This node in a replicated dqlite cluster (issue 20, db/cluster.h). node_id 0 (the
+	 * default, no cluster: section) = a single node, nothing replicated. */
+	struct {
+		uint64_t node_id;          /* 1..2^63-1; node 1 bootstraps a new cluster */
+		char address[64];          /* IPv4:port of its dqlite node (Raft + clients) */
+		char peers[CONF_MAX_CLUSTER_PEERS][64];   /* other nodes, to join through */
+		unsigned n_peers;
+		char dir[CONF_STR];        /* data dir; not given: db.path + ".dqlite" */
+	} cluster;
 };
 
 /* Fill every field with its default. 0, or -EINVAL if the built-in defaults

@@ -758,6 +758,53 @@ static const struct conf_item limits_items[] = {
 	END
 };
 
+/* ---- cluster (issue 20, db/cluster.h) ---- */
+
+/* A dqlite node's address, IPv4:port: raft 0.15's transport takes the host up to the
+ * first ':' (no IPv6), and the address is given to the other nodes (not 0.0.0.0). */
+static const char *chk_cluster_addr(void *v, char *buf, size_t n)
+{
+	const char *s = v, *colon = strrchr(s, ':');
+	char host[32], *end;
+	struct in_addr a;
+	long port;
+
+	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(host))
+		goto bad;
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = 0;
+	if (inet_pton(AF_INET, host, &a) != 1 || !isdigit((unsigned char)colon[1]))
+		goto bad;
+	port = strtol(colon + 1, &end, 10);
+	if (*end || port < 1 || port > 65535)
+		goto bad;
+	if (a.s_addr == htonl(INADDR_ANY)) {
+		snprintf(buf, n, "\"%s\": the other nodes connect to this address: give this node's own IPv4, "
+			 "not 0.0.0.0", s);
+		return buf;
+	}
+	return NULL;
+bad:
+	snprintf(buf, n, "\"%s\" is not IPv4:port like 10.0.0.1:9001", s);
+	return buf;
+}
+
+static const struct conf_item cluster_peer_elem[] = {
+	{ .key = "", .kind = CK_STR, .size = SZ(struct conf, cluster.peers[0]), .check = chk_cluster_addr },
+};
+
+static const struct conf_item cluster_items[] = {
+	/* At most 32: node n issues SQNs with IND n - 1 (udm.h, TS 33.102 C.1.2, 5 IND bits) */
+	INT("node_id", struct conf, cluster.node_id, 0, 32, "0",
+	    "1..32, unique in the cluster, 1 bootstraps; 0: no cluster"),
+	STR("address", struct conf, cluster.address, CF_OPTIONAL, NULL, chk_cluster_addr,
+	    "IPv4:port this node's dqlite node binds (Raft and clients)"),
+	LIST("peers", struct conf, cluster.peers, cluster.n_peers, 0, CF_UNIQUE, cluster_peer_elem, NULL, "[]",
+	     "other nodes' addresses, to join through"),
+	STR("dir", struct conf, cluster.dir, CF_OPTIONAL, NULL, NULL, "data dir; not set: db.path + \".dqlite\""),
+	END
+};
+
 const struct conf_item conf_schema[] = {
 	MAP("log", struct conf, log, log_items),
 	MAP("plmn", struct conf, plmn, plmn_items),
@@ -774,6 +821,7 @@ const struct conf_item conf_schema[] = {
 	MAP("web", struct conf, web, web_items),
 	MAP("upf", struct conf, upf, upf_items),
 	MAP("limits", struct conf, limits, limits_items),
+	MAP("cluster", struct conf, cluster, cluster_items),
 	END
 };
 
@@ -814,22 +862,24 @@ static const char *chk_upf_peers(const struct conf *c, char *buf, size_t n)
 		snprintf(buf, n, "upf.nat_port_lo: %u is above upf.nat_port_hi (%u)", c->upf.nat_port_lo, c->upf.nat_port_hi);
 		return buf;
 	}
-	for (unsigned i = 0; c->upf.mode == CONF_UPF_PFCP && i < c->n_dnns; i++)
-		if (c->dnns[i].pool6[0]) {
-			/* the SMF's N4 client installs IPv4 rules only: an IPv6 session would have no
-			 * user plane on the remote UPF */
-			snprintf(buf, n, "dnns[%u].pool6: IPv6 sessions need the builtin UPF (upf.mode: builtin) for now", i);
-			return buf;
-		}
+	/* dnns[].pool6 with pfcp: the N4 client sends the /64 in the UE IP Address (TS 29.244
+	 * 8.2.62), the UPF installs it (upf/upf_n4c_sess.c, upf_n4_rule.c): allowed. */
 	if (c->upf.mode == CONF_UPF_PFCP && c->upf.n3_address6[0]) {
-		/* the peers' N3 addresses are theirs (upf.peers[].n3_address), IPv4 */
-		snprintf(buf, n, "upf.n3_address6: IPv6 on N3 needs the builtin UPF (upf.mode: builtin) for now");
+		/* N3 is the UPF box's: solocore run with pfcp has none of its own, and the address the
+		 * SMF gives gNBs is the peer's (upf.peers[].n3_address); accepting it here would do
+		 * nothing. `solocore upf` reads upf.n3_address6 from its own file (upf_alone.c). */
+		snprintf(buf, n, "upf.n3_address6: with upf.mode pfcp N3 is the UPF's: set upf.n3_address6 in the "
+			 "UPF's own configuration (solocore upf -c FILE)");
 		return buf;
 	}
 	for (unsigned i = 0; c->upf.mode == CONF_UPF_PFCP && i < c->n_dnns; i++)
 		if (c->dnns[i].nat) {
-			/* PFCP has no NAT rule of the kind the XDP UPF applies: say so, do not drop it */
-			snprintf(buf, n, "dnns[%u].nat: NAT is the builtin UPF's (upf.mode: builtin); with pfcp the UPF does it", i);
+			/* Kept an error on the SMF side: PFCP has no IE that asks a UPF for NAT, and the
+			 * N6 address is the UPF's. The UPF decides by the DNN (Network Instance, TS 29.244
+			 * 8.2.4, or the UE address's pool) from its own dnns[].nat (upf/upf_n4_rule.c), so
+			 * a flag here would be silently ignored: say where it goes. */
+			snprintf(buf, n, "dnns[%u].nat: with upf.mode pfcp NAT is the UPF's: set nat: true on this DNN "
+				 "(and upf.nat_address) in the UPF's own configuration (solocore upf -c FILE)", i);
 			return buf;
 		}
 	if (c->upf.mode == CONF_UPF_PFCP && !c->upf.n_peers) {
@@ -865,12 +915,48 @@ static const char *chk_upf_peers(const struct conf *c, char *buf, size_t n)
 	return NULL;
 }
 
+/* cluster: node_id 0 is a single node, and then nothing else of the section counts; a member
+ * needs its address, and peers unless it is node 1 (libdqlite bootstraps id 1 only). */
+static const char *chk_cluster(struct conf *c, char *buf, size_t n)
+{
+	if (!c->cluster.node_id) {
+		if (c->cluster.address[0] || c->cluster.n_peers || c->cluster.dir[0]) {
+			snprintf(buf, n, "cluster.node_id: needed (1..32) with cluster.address, peers or dir");
+			return buf;
+		}
+		return NULL;
+	}
+	if (!c->cluster.address[0]) {
+		snprintf(buf, n, "cluster.node_id: needs cluster.address (this node's IPv4:port)");
+		return buf;
+	}
+	if (c->cluster.node_id != 1 && !c->cluster.n_peers) {
+		snprintf(buf, n, "cluster.node_id: node %llu needs cluster.peers to join through (only node 1 "
+			 "bootstraps a cluster)", (unsigned long long)c->cluster.node_id);
+		return buf;
+	}
+	for (unsigned i = 0; i < c->cluster.n_peers; i++)
+		if (!strcmp(c->cluster.peers[i], c->cluster.address)) {
+			snprintf(buf, n, "cluster.peers[%u]: %s is this node's own address", i, c->cluster.address);
+			return buf;
+		}
+	if (!c->cluster.dir[0] &&
+	    snprintf(c->cluster.dir, sizeof(c->cluster.dir), "%s.dqlite", c->db.path) >= (int)sizeof(c->cluster.dir)) {
+		c->cluster.dir[0] = 0;
+		snprintf(buf, n, "cluster.dir: db.path + \".dqlite\" is too long: give cluster.dir");
+		return buf;
+	}
+	return NULL;
+}
+
 const char *conf_schema_finish(struct conf *c, char *buf, size_t n)
 {
 	const char *why = chk_ras_served(c, buf, n);
 
 	if (!why)
 		why = chk_upf_peers(c, buf, n);
+	if (!why)
+		why = chk_cluster(c, buf, n);
 	if (why)
 		return why;
 	/* TS 24.501 5.3.7: the mobile reachable timer is longer than T3512,

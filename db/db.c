@@ -117,70 +117,20 @@ static const char *const migrations[] = {
 	     "default_5qi, arp, created, updated, policy, ue_ambr_ul, ue_ambr_dl"
 #define VALS "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 
-/* SQLITE_BUSY: the other connection (the SQN writer thread, or the control thread's API
- * write) holds the WAL write lock for one short transaction. sqlite3_busy_timeout backs off
- * 1, 2, 5 ... 100 ms between looks, so behind the writer's steady stream of batches under
- * load one API write slept up to half a second on the control thread (web-e2e-load saw
- * 531 ms, every NGAP procedure waiting with it). Look every 100 us instead: the wait is what
- * the lock is held, not the back-off's step. Gives up after 5 s, as the timeout did. */
-static int busy_wait(void *arg, int n)
-{
-	static const struct timespec step = { 0, 100000 };
-
-	(void)arg;
-	if (n >= 50000)
-		return 0;
-	nanosleep(&step, NULL);
-	return 1;
-}
-
-int db_errno(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_OK:
-	case SQLITE_DONE:
-	case SQLITE_ROW:
-		return 0;
-	case SQLITE_NOMEM: return -ENOMEM;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED: return -EBUSY;
-	case SQLITE_CONSTRAINT: return -EEXIST;
-	case SQLITE_CANTOPEN: return -ENOENT;
-	case SQLITE_PERM:
-	case SQLITE_READONLY: return -EACCES;
-	case SQLITE_FULL: return -ENOSPC;
-	case SQLITE_NOTADB:
-	case SQLITE_CORRUPT: return -EPROTO;
-	default: return -EIO;
-	}
-}
-
 int db_schema_latest(void) { return N_MIGRATIONS; }
 
-static int exec(sqlite3 *c, const char *sql)
+static int user_version(struct sql *c)
 {
-	char *msg = NULL;
-	int rc = sqlite3_exec(c, sql, NULL, NULL, &msg);
-	if (rc != SQLITE_OK) {
-		log_error("db", "sql failed: %s", msg ? msg : sqlite3_errstr(rc));
-		sqlite3_free(msg);
-		return db_errno(rc);
-	}
-	return 0;
-}
-
-static int user_version(sqlite3 *c)
-{
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(c, "PRAGMA user_version", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return db_errno(rc);
-	int v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -EIO;
-	sqlite3_finalize(st);
+	struct sql_stmt *st;
+	int r = sql_prepare(c, "PRAGMA user_version", 0, &st);
+	if (r < 0)
+		return r;
+	int v = sql_step(st) == SQL_ROW ? sql_column_int(st, 0) : -EIO;
+	sql_finalize(st);
 	return v;
 }
 
-int db_migrate_steps(sqlite3 *c, const char *const *steps, int n)
+int db_migrate_steps(struct sql *c, const char *const *steps, int n)
 {
 	int v = user_version(c);
 	if (v < 0)
@@ -192,12 +142,15 @@ int db_migrate_steps(sqlite3 *c, const char *const *steps, int n)
 	for (; v < n; v++) {
 		char bump[64];
 		snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", v + 1);
-		int r = exec(c, "BEGIN IMMEDIATE");
-		if (r < 0)
+		int r = sql_begin(c);
+		if (r < 0) {
+			log_error("db", "sql failed: %s", sql_errmsg(c));
 			return r;
-		if ((r = exec(c, steps[v])) < 0 || (r = exec(c, bump)) < 0 ||
-		    (r = exec(c, "COMMIT")) < 0) {
-			exec(c, "ROLLBACK");
+		}
+		if ((r = sql_exec(c, steps[v])) < 0 || (r = sql_exec(c, bump)) < 0 ||
+		    (r = sql_commit(c)) < 0) {
+			log_error("db", "sql failed: %s", sql_errmsg(c));
+			sql_rollback(c);
 			log_error("db", "migration to schema version %d failed", v + 1);
 			return r;
 		}
@@ -232,54 +185,51 @@ int db_file_private(const char *path)
 	return 0;
 }
 
-int db_conn_open(const char *path, sqlite3 **out)
+int db_conn_open(const char *path, struct sql **out)
 {
-	sqlite3 *c = NULL;
-	int fr = db_file_private(path);
+	struct sql *c = NULL;
+	struct sql_stmt *st;
+	int r = db_file_private(path);
 
-	if (fr < 0) {
-		log_error("db", "cannot create %s: %s", path, strerror(-fr));
-		return fr;
+	if (r < 0) {
+		log_error("db", "cannot create %s: %s", path, strerror(-r));
+		return r;
 	}
-	int rc = sqlite3_open_v2(path, &c, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-				 /* each connection belongs to one thread */
-				 SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		log_error("db", "cannot open %s: %s", path, c ? sqlite3_errmsg(c) : sqlite3_errstr(rc));
-		sqlite3_close(c);
-		return db_errno(rc);
-	}
-	sqlite3_busy_handler(c, busy_wait, NULL);
+	if ((r = sql_sqlite_open(path, false, &c)) < 0)
+		return r;
+	sql_sqlite_busy_wait(c);
 	/* WAL: readers and the writer thread do not block each other; NORMAL:
 	 * commits do not fsync, a power cut may lose the last transactions but
 	 * never corrupts the file (SQLite docs, "WAL mode"). */
-	sqlite3_stmt *st;
-	rc = sqlite3_prepare_v2(c, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		rc = sqlite3_step(st);
-		const char *mode = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-		rc = mode && !strcmp(mode, "wal") ? SQLITE_OK : SQLITE_ERROR;
-		sqlite3_finalize(st);
+	r = sql_prepare(c, "PRAGMA journal_mode = WAL", 0, &st);
+	if (r == 0) {
+		int rc = sql_step(st);
+		const char *mode = rc == SQL_ROW ? sql_column_text(st, 0) : NULL;
+		/* Not WAL (or no answer): as SQLITE_CANTOPEN, like before sql.h. */
+		r = mode && !strcmp(mode, "wal") ? 0 : -ENOENT;
+		sql_finalize(st);
 	}
-	int r = rc == SQLITE_OK ? 0 : db_errno(rc == SQLITE_ERROR ? SQLITE_CANTOPEN : rc);
-	if (r < 0)
-		log_error("db", "%s: cannot enable WAL: %s", path, sqlite3_errmsg(c));
-	if (r == 0)
-		r = exec(c, "PRAGMA synchronous = NORMAL");
+	if (r < 0) {
+		log_error("db", "%s: cannot enable WAL: %s", path, sql_errmsg(c));
+		sql_close(c);
+		return r;
+	}
+	r = sql_exec(c, "PRAGMA synchronous = NORMAL");
 	/* Page cache 512 KB per connection instead of 2 MB: the B-tree's inner
 	 * pages fit; leaves come from the OS page cache. -N is in KiB. */
 	if (r == 0)
-		r = exec(c, "PRAGMA cache_size = -512");
+		r = sql_exec(c, "PRAGMA cache_size = -512");
 	/* subscribers.policy REFERENCES policies: enforced per connection. The
 	 * API checks first (to answer -ENOENT / -EBUSY); this is the backstop. */
 	if (r == 0)
-		r = exec(c, "PRAGMA foreign_keys = ON");
+		r = sql_exec(c, "PRAGMA foreign_keys = ON");
 	/* After a checkpoint has moved everything, the WAL is cut back to this
 	 * size instead of keeping the largest it ever was (an import). */
 	if (r == 0)
-		r = exec(c, "PRAGMA journal_size_limit = 67108864");
+		r = sql_exec(c, "PRAGMA journal_size_limit = 67108864");
 	if (r < 0) {
-		sqlite3_close(c);
+		log_error("db", "sql failed: %s", sql_errmsg(c));
+		sql_close(c);
 		return r;
 	}
 	*out = c;
@@ -310,6 +260,63 @@ int db_open(const char *path, struct db **out)
 	return 0;
 }
 
+/* A dqlite connection with the one pragma that is per connection and matters
+ * to db/ (the leader runs each client's statements on a connection of its own). */
+static int dq_conn_open(const char *addr, const char *name, struct sql **out)
+{
+	struct sql *c;
+	int r = sql_dqlite_open(addr, name, &c);
+
+	if (r == 0 && (r = sql_exec(c, "PRAGMA foreign_keys = ON")) < 0) {
+		log_error("db", "dqlite %s: %s", name, sql_errmsg(c));
+		sql_close(c);
+	}
+	if (r == 0)
+		*out = c;
+	return r;
+}
+
+int db_conn_again(const struct db *db, struct sql **out)
+{
+	if (db->path)
+		return db_conn_open(db->path, out);
+	return dq_conn_open(db->dq_addr, db->dq_name, out);
+}
+
+int db_file_only(const struct db *db, const char *what)
+{
+	if (sql_backend(db->conn) == SQL_SQLITE)
+		return 0;
+	log_error("db", "%s: not supported on the %s backend (it needs a local SQLite file)", what,
+		  sql_backend_name(db->conn));
+	return -EOPNOTSUPP;
+}
+
+int db_open_dqlite(const char *node_addr, const char *name, struct db **out)
+{
+	struct db *db = calloc(1, sizeof(*db));
+	if (!db)
+		return -ENOMEM;
+	db->count_cache = -1;
+	db->dq_addr = strdup(node_addr ? node_addr : "");
+	db->dq_name = strdup(name ? name : "");
+	int r = db->dq_addr && db->dq_name ? 0 : -ENOMEM;
+	if (r == 0 && (!node_addr || !*node_addr || !name || !*name))
+		r = -EINVAL;
+	if (r == 0)
+		r = dq_conn_open(node_addr, name, &db->conn);
+	if (r == 0)
+		r = db_migrate_steps(db->conn, migrations, N_MIGRATIONS);
+	if (r < 0) {
+		db_close(db);
+		return r;
+	}
+	log_info("db", "database %s on the dqlite cluster of %s (schema version %d)", name, node_addr,
+		 N_MIGRATIONS);
+	*out = db;
+	return 0;
+}
+
 int db_open_peer(struct db *main, struct db **out)
 {
 	struct db *db = calloc(1, sizeof(*db));
@@ -317,8 +324,11 @@ int db_open_peer(struct db *main, struct db **out)
 		return -ENOMEM;
 	db->count_cache = -1;
 	db->main = main;
-	db->path = strdup(main->path);
-	int r = db->path ? db_conn_open(db->path, &db->conn) : -ENOMEM;
+	db->path = main->path ? strdup(main->path) : NULL;
+	db->dq_addr = main->dq_addr ? strdup(main->dq_addr) : NULL;
+	db->dq_name = main->dq_name ? strdup(main->dq_name) : NULL;
+	int r = (main->path && !db->path) || (main->dq_addr && (!db->dq_addr || !db->dq_name))
+		? -ENOMEM : db_conn_again(db, &db->conn);
 	if (r < 0) {
 		db_close(db);
 		return r;
@@ -331,13 +341,15 @@ void db_close(struct db *db)
 {
 	if (!db)
 		return;
-	sqlite3_finalize(db->st_get);
-	sqlite3_finalize(db->st_put);
-	sqlite3_finalize(db->st_del);
-	sqlite3_finalize(db->st_insert);
-	sqlite3_finalize(db->st_pol_exists);
-	sqlite3_close(db->conn);
+	sql_finalize(db->st_get);
+	sql_finalize(db->st_put);
+	sql_finalize(db->st_del);
+	sql_finalize(db->st_insert);
+	sql_finalize(db->st_pol_exists);
+	sql_close(db->conn);
 	free(db->path);
+	free(db->dq_addr);
+	free(db->dq_name);
 	free(db);
 }
 
@@ -494,7 +506,7 @@ int db_subscriber_check(const struct db_subscriber *s, char *err, size_t errsz)
 
 /* ---- rows ---- */
 
-int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t now)
+int db_bind_subscriber(struct sql_stmt *st, const struct db_subscriber *s, int64_t now)
 {
 	char slices[DB_MAX_SLICES * 12 + 1];
 	char dnns[DB_MAX_DNNS * (DB_DNN_MAX + 1) + 1];
@@ -502,87 +514,87 @@ int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t 
 	db_dnns_text((const char (*)[DB_DNN_MAX + 1])s->dnns, s->n_dnns, dnns, sizeof(dnns));
 	/* STATIC: s outlives the step (callers step at once), and SQLite keeps
 	 * no copy of K/OPc of its own in freed, unwiped heap. */
-	int rc = sqlite3_bind_text(st, 1, s->supi, -1, SQLITE_STATIC);
-	rc |= sqlite3_bind_blob(st, 2, s->k, 16, SQLITE_STATIC);
-	rc |= sqlite3_bind_blob(st, 3, s->opc, 16, SQLITE_STATIC);
-	rc |= sqlite3_bind_int(st, 4, s->op_is_opc);
-	rc |= sqlite3_bind_int(st, 5, s->amf);
-	rc |= sqlite3_bind_int64(st, 6, (int64_t)s->sqn);
-	rc |= sqlite3_bind_text(st, 7, slices, -1, SQLITE_TRANSIENT);
-	rc |= sqlite3_bind_text(st, 8, dnns, -1, SQLITE_TRANSIENT);
-	rc |= sqlite3_bind_int64(st, 9, (int64_t)s->ambr_ul);
-	rc |= sqlite3_bind_int64(st, 10, (int64_t)s->ambr_dl);
-	rc |= sqlite3_bind_int(st, 11, s->default_5qi);
-	rc |= sqlite3_bind_int(st, 12, s->arp);
-	rc |= sqlite3_bind_int64(st, 13, now);
-	rc |= sqlite3_bind_int64(st, 14, now);
+	int rc = sql_bind_text(st, 1, s->supi, -1);
+	rc |= sql_bind_blob(st, 2, s->k, 16);
+	rc |= sql_bind_blob(st, 3, s->opc, 16);
+	rc |= sql_bind_int64(st, 4, s->op_is_opc);
+	rc |= sql_bind_int64(st, 5, s->amf);
+	rc |= sql_bind_int64(st, 6, (int64_t)s->sqn);
+	rc |= sql_bind_text_copy(st, 7, slices, -1);
+	rc |= sql_bind_text_copy(st, 8, dnns, -1);
+	rc |= sql_bind_int64(st, 9, (int64_t)s->ambr_ul);
+	rc |= sql_bind_int64(st, 10, (int64_t)s->ambr_dl);
+	rc |= sql_bind_int64(st, 11, s->default_5qi);
+	rc |= sql_bind_int64(st, 12, s->arp);
+	rc |= sql_bind_int64(st, 13, now);
+	rc |= sql_bind_int64(st, 14, now);
 	if (s->policy[0])
-		rc |= sqlite3_bind_text(st, 15, s->policy, -1, SQLITE_STATIC);
+		rc |= sql_bind_text(st, 15, s->policy, -1);
 	else
-		rc |= sqlite3_bind_null(st, 15);
-	rc |= sqlite3_bind_int64(st, 16, (int64_t)s->ue_ambr_ul);
-	rc |= sqlite3_bind_int64(st, 17, (int64_t)s->ue_ambr_dl);
-	return rc == SQLITE_OK ? 0 : -EIO;
+		rc |= sql_bind_null(st, 15);
+	rc |= sql_bind_int64(st, 16, (int64_t)s->ue_ambr_ul);
+	rc |= sql_bind_int64(st, 17, (int64_t)s->ue_ambr_dl);
+	return rc == 0 ? 0 : -EIO;
 }
 
-static int row_read(sqlite3_stmt *st, struct db_subscriber *s)
+static int row_read(struct sql_stmt *st, struct db_subscriber *s)
 {
 	/* Not a full memset: the DNN strings are most of the struct and only
 	 * the first n_dnns are meaningful (the load path runs 10^6 times). */
-	const char *supi = (const char *)sqlite3_column_text(st, 0);
-	const void *k = sqlite3_column_blob(st, 1);
-	const void *opc = sqlite3_column_blob(st, 2);
+	const char *supi = sql_column_text(st, 0);
+	const void *k = sql_column_blob(st, 1);
+	const void *opc = sql_column_blob(st, 2);
 	if (!supi || strlen(supi) >= sizeof(s->supi) || !k || !opc ||
-	    sqlite3_column_bytes(st, 1) != 16 || sqlite3_column_bytes(st, 2) != 16)
+	    sql_column_bytes(st, 1) != 16 || sql_column_bytes(st, 2) != 16)
 		return -EPROTO;
 	strcpy(s->supi, supi);
 	memcpy(s->k, k, 16);
 	memcpy(s->opc, opc, 16);
-	s->op_is_opc = sqlite3_column_int(st, 3) != 0;
-	s->amf = (uint16_t)sqlite3_column_int(st, 4);
-	s->sqn = (uint64_t)sqlite3_column_int64(st, 5);
-	const char *slices = (const char *)sqlite3_column_text(st, 6);
-	const char *dnns = (const char *)sqlite3_column_text(st, 7);
+	s->op_is_opc = sql_column_int(st, 3) != 0;
+	s->amf = (uint16_t)sql_column_int(st, 4);
+	s->sqn = (uint64_t)sql_column_int64(st, 5);
+	const char *slices = sql_column_text(st, 6);
+	const char *dnns = sql_column_text(st, 7);
 	if (db_slices_parse(slices ? slices : "", s) < 0 || db_dnns_parse(dnns ? dnns : "", s) < 0)
 		return -EPROTO;
-	s->ambr_ul = (uint64_t)sqlite3_column_int64(st, 8);
-	s->ambr_dl = (uint64_t)sqlite3_column_int64(st, 9);
-	s->default_5qi = (uint8_t)sqlite3_column_int(st, 10);
-	s->arp = (uint8_t)sqlite3_column_int(st, 11);
-	s->created = sqlite3_column_int64(st, 12);
-	s->updated = sqlite3_column_int64(st, 13);
-	const char *pol = (const char *)sqlite3_column_text(st, 14);
+	s->ambr_ul = (uint64_t)sql_column_int64(st, 8);
+	s->ambr_dl = (uint64_t)sql_column_int64(st, 9);
+	s->default_5qi = (uint8_t)sql_column_int(st, 10);
+	s->arp = (uint8_t)sql_column_int(st, 11);
+	s->created = sql_column_int64(st, 12);
+	s->updated = sql_column_int64(st, 13);
+	const char *pol = sql_column_text(st, 14);
 	size_t pl = pol ? strlen(pol) : 0;
 	if (pl > DB_POLICY_NAME_MAX)
 		return -EPROTO;
 	memcpy(s->policy, pol ? pol : "", pl);
 	s->policy[pl] = 0;
-	s->ue_ambr_ul = (uint64_t)sqlite3_column_int64(st, 15);
-	s->ue_ambr_dl = (uint64_t)sqlite3_column_int64(st, 16);
+	s->ue_ambr_ul = (uint64_t)sql_column_int64(st, 15);
+	s->ue_ambr_dl = (uint64_t)sql_column_int64(st, 16);
 	return 0;
 }
 
-static int prepare(struct db *db, sqlite3_stmt **st, const char *sql)
+static int prepare(struct db *db, struct sql_stmt **st, const char *sql)
 {
 	if (*st) {
-		sqlite3_reset(*st);
-		sqlite3_clear_bindings(*st);
+		sql_reset(*st);
+		sql_clear_bindings(*st);
 		return 0;
 	}
-	int rc = sqlite3_prepare_v3(db->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
-	if (rc != SQLITE_OK) {
-		log_error("db", "prepare failed: %s", sqlite3_errmsg(db->conn));
-		return db_errno(rc);
+	int rc = sql_prepare(db->conn, sql, SQL_PERSISTENT, st);
+	if (rc < 0) {
+		log_error("db", "prepare failed: %s", sql_errmsg(db->conn));
+		return rc;
 	}
 	return 0;
 }
 
-int db_stmt(struct db *db, const char *sql, sqlite3_stmt **st)
+int db_stmt(struct db *db, const char *sql, struct sql_stmt **st)
 {
-	int rc = sqlite3_prepare_v2(db->conn, sql, -1, st, NULL);
-	if (rc != SQLITE_OK) {
-		log_error("db", "prepare failed: %s", sqlite3_errmsg(db->conn));
-		return db_errno(rc);
+	int rc = sql_prepare(db->conn, sql, 0, st);
+	if (rc < 0) {
+		log_error("db", "prepare failed: %s", sql_errmsg(db->conn));
+		return rc;
 	}
 	return 0;
 }
@@ -601,7 +613,7 @@ struct swalk {
 	int n;
 };
 
-static int srow_each(sqlite3_stmt *st, void *ctx)
+static int srow_each(struct sql_stmt *st, void *ctx)
 {
 	struct swalk *w = ctx;
 
@@ -617,12 +629,12 @@ static int walk_rows(struct db *db, const char *sql, const char *param, db_subsc
 		     void *arg)
 {
 	struct swalk w = { .cb = cb, .arg = arg };
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return db_errno(rc);
+	struct sql_stmt *st;
+	int rc = sql_prepare(db->conn, sql, 0, &st);
+	if (rc < 0)
+		return rc;
 	if (param)
-		sqlite3_bind_text(st, 1, param, -1, SQLITE_STATIC);
+		sql_bind_text(st, 1, param, -1);
 	int r = db_rows_walk(st, srow_each, &w);
 	explicit_bzero(&w.s, sizeof(w.s));   /* K / OPc of the last row */
 	return r;
@@ -658,14 +670,14 @@ static bool count_valid(const struct db *db)
 
 static int count_has(struct db *db, const char *supi)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	if (!count_valid(db) || db_stmt(db, "SELECT 1 FROM subscribers WHERE supi = ?", &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, supi, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+	sql_bind_text(st, 1, supi, -1);
+	int rc = sql_step(st);
+	sql_finalize(st);
+	return rc == SQL_ROW ? 1 : rc == SQL_DONE ? 0 : -1;
 }
 
 /* After a change of rows through db: d rows more, or unknown. */
@@ -701,12 +713,12 @@ int db_subscriber_put(struct db *db, const struct db_subscriber *s)
 	if ((r = db_bind_subscriber(db->st_put, s, (int64_t)time(NULL))) < 0)
 		return r;
 	int had = count_has(db, s->supi);
-	int rc = sqlite3_step(db->st_put);
-	sqlite3_reset(db->st_put);
-	sqlite3_clear_bindings(db->st_put);   /* drop the bound key copies */
-	if (rc == SQLITE_DONE)
+	int rc = sql_step(db->st_put);
+	sql_reset(db->st_put);
+	sql_clear_bindings(db->st_put);   /* drop the bound key copies */
+	if (rc == SQL_DONE)
 		count_add(db, had == 0 ? 1 : 0, had < 0);
-	return rc == SQLITE_DONE ? 0 : db_errno(rc);
+	return rc == SQL_DONE ? 0 : rc;
 }
 
 int db_subscriber_get(struct db *db, const char *supi, struct db_subscriber *out)
@@ -714,16 +726,16 @@ int db_subscriber_get(struct db *db, const char *supi, struct db_subscriber *out
 	int r = prepare(db, &db->st_get, "SELECT " COLS " FROM subscribers WHERE supi = ?");
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(db->st_get, 1, supi, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(db->st_get);
-	if (rc == SQLITE_ROW) {
+	sql_bind_text(db->st_get, 1, supi, -1);
+	int rc = sql_step(db->st_get);
+	if (rc == SQL_ROW) {
 		memset(out, 0, sizeof(*out));
 		r = row_read(db->st_get, out);
 	}
 	else
-		r = rc == SQLITE_DONE ? -ENOENT : db_errno(rc);
-	sqlite3_reset(db->st_get);
-	sqlite3_clear_bindings(db->st_get);
+		r = rc == SQL_DONE ? -ENOENT : rc;
+	sql_reset(db->st_get);
+	sql_clear_bindings(db->st_get);
 	return r;
 }
 
@@ -732,13 +744,13 @@ int db_subscriber_delete(struct db *db, const char *supi)
 	int r = prepare(db, &db->st_del, "DELETE FROM subscribers WHERE supi = ?");
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(db->st_del, 1, supi, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(db->st_del);
-	r = rc == SQLITE_DONE ? (sqlite3_changes(db->conn) ? 0 : -ENOENT) : db_errno(rc);
+	sql_bind_text(db->st_del, 1, supi, -1);
+	int rc = sql_step(db->st_del);
+	r = rc == SQL_DONE ? (sql_changes(db->conn) ? 0 : -ENOENT) : rc;
 	if (r == 0)
 		count_add(db, -1, false);
-	sqlite3_reset(db->st_del);
-	sqlite3_clear_bindings(db->st_del);
+	sql_reset(db->st_del);
+	sql_clear_bindings(db->st_del);
 	return r;
 }
 
@@ -748,12 +760,12 @@ int64_t db_subscriber_count(struct db *db)
 
 	if (db->count_cache >= 0 && (db->count_gen == gen || db->count_hold))
 		return db->count_cache;
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM subscribers", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return db_errno(rc);
-	int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -EIO;
-	sqlite3_finalize(st);
+	struct sql_stmt *st;
+	int rc = sql_prepare(db->conn, "SELECT count(*) FROM subscribers", 0, &st);
+	if (rc < 0)
+		return rc;
+	int64_t n = sql_step(st) == SQL_ROW ? sql_column_int64(st, 0) : -EIO;
+	sql_finalize(st);
 	db->count_cache = n;
 	db->count_gen = gen;
 	return n;
@@ -793,35 +805,35 @@ static int list_page(struct db *db, const char *prefix, const char *after, uint6
 		     uint32_t limit, db_subscriber_cb cb, void *arg)
 {
 	char lo[DB_SUPI_MAX + 2], hi[DB_SUPI_MAX + 2];
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	if (offset > INT64_MAX || (prefix && strlen(prefix) > DB_IMSI_MAX_DIGITS))
 		return -EINVAL;
 	prefix_range(prefix, lo, hi);
 	/* One bound per side so the primary key seeks straight to the page. */
 	bool from_after = after && strcmp(after, lo) >= 0;
-	int rc = sqlite3_prepare_v2(db->conn, from_after
+	int rc = sql_prepare(db->conn, from_after
 				    ? "SELECT " COLS " FROM subscribers WHERE supi > ?1 AND supi < ?2"
 				      " ORDER BY supi LIMIT ?3 OFFSET ?4"
 				    : "SELECT " COLS " FROM subscribers WHERE supi >= ?1 AND supi < ?2"
-				      " ORDER BY supi LIMIT ?3 OFFSET ?4", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return db_errno(rc);
-	sqlite3_bind_text(st, 1, from_after ? after : lo, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, limit);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)offset);
+				      " ORDER BY supi LIMIT ?3 OFFSET ?4", 0, &st);
+	if (rc < 0)
+		return rc;
+	sql_bind_text(st, 1, from_after ? after : lo, -1);
+	sql_bind_text(st, 2, hi, -1);
+	sql_bind_int64(st, 3, limit);
+	sql_bind_int64(st, 4, (int64_t)offset);
 	struct db_subscriber s;
 	memset(&s, 0, sizeof(s));
 	int n = 0, r = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sql_step(st)) == SQL_ROW) {
 		if ((r = row_read(st, &s)) < 0 || (r = cb(&s, arg)) != 0)
 			break;
 		n++;
 	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_errno(rc);
-	sqlite3_finalize(st);
+	if (r == 0 && rc != SQL_DONE)
+		r = rc;
+	sql_finalize(st);
 	explicit_bzero(&s, sizeof(s));
 	return r ? r : n;
 }
@@ -841,36 +853,36 @@ int db_subscriber_list_after(struct db *db, const char *prefix, const char *afte
 int64_t db_subscriber_count_prefix(struct db *db, const char *prefix)
 {
 	char lo[DB_SUPI_MAX + 2], hi[DB_SUPI_MAX + 2];
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	if (prefix && strlen(prefix) > DB_IMSI_MAX_DIGITS)
 		return -EINVAL;
 	if (!prefix || !*prefix)
 		return db_subscriber_count(db);
 	prefix_range(prefix, lo, hi);
-	int rc = sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM subscribers"
-				    " WHERE supi >= ?1 AND supi < ?2", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return db_errno(rc);
-	sqlite3_bind_text(st, 1, lo, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
-	int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -EIO;
-	sqlite3_finalize(st);
+	int rc = sql_prepare(db->conn, "SELECT count(*) FROM subscribers"
+				    " WHERE supi >= ?1 AND supi < ?2", 0, &st);
+	if (rc < 0)
+		return rc;
+	sql_bind_text(st, 1, lo, -1);
+	sql_bind_text(st, 2, hi, -1);
+	int64_t n = sql_step(st) == SQL_ROW ? sql_column_int64(st, 0) : -EIO;
+	sql_finalize(st);
 	return n;
 }
 
 /* One of two statements over rows of [lo, hi) after `after` (or from lo),
  * bound with ?3 = v. 0 or -errno. */
 static int seek_stmt(struct db *db, bool from_after, const char *sql_after, const char *sql_from,
-		     const char *after, const char *lo, const char *hi, int64_t v, sqlite3_stmt **st)
+		     const char *after, const char *lo, const char *hi, int64_t v, struct sql_stmt **st)
 {
-	int rc = sqlite3_prepare_v2(db->conn, from_after ? sql_after : sql_from, -1, st, NULL);
+	int rc = sql_prepare(db->conn, from_after ? sql_after : sql_from, 0, st);
 
-	if (rc != SQLITE_OK)
-		return db_errno(rc);
-	sqlite3_bind_text(*st, 1, from_after ? after : lo, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(*st, 2, hi, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(*st, 3, v);
+	if (rc < 0)
+		return rc;
+	sql_bind_text_copy(*st, 1, from_after ? after : lo, -1);
+	sql_bind_text_copy(*st, 2, hi, -1);
+	sql_bind_int64(*st, 3, v);
 	return 0;
 }
 
@@ -878,7 +890,7 @@ int db_subscriber_seek(struct db *db, const char *prefix, const char *after, uin
 		       char key[DB_SUPI_MAX])
 {
 	char lo[DB_SUPI_MAX + 2], hi[DB_SUPI_MAX + 2];
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	if (!n || n > INT32_MAX || (prefix && strlen(prefix) > DB_IMSI_MAX_DIGITS))
 		return -EINVAL;
@@ -892,12 +904,12 @@ int db_subscriber_seek(struct db *db, const char *prefix, const char *after, uin
 			  " ORDER BY supi LIMIT 1 OFFSET ?3", after, lo, hi, (int64_t)n - 1, &st);
 	if (r < 0)
 		return r;
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		snprintf(key, DB_SUPI_MAX, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return rc == SQLITE_ROW ? (int)n : db_errno(rc);
+	int rc = sql_step(st);
+	if (rc == SQL_ROW)
+		snprintf(key, DB_SUPI_MAX, "%s", sql_column_text(st, 0));
+	sql_finalize(st);
+	if (rc != SQL_DONE)
+		return rc == SQL_ROW ? (int)n : rc;
 	/* Fewer than n: count them (at most n - 1 entries). */
 	r = seek_stmt(db, from_after,
 		      "SELECT count(*) FROM (SELECT 1 FROM subscribers WHERE supi > ?1 AND supi < ?2 LIMIT ?3)",
@@ -905,8 +917,8 @@ int db_subscriber_seek(struct db *db, const char *prefix, const char *after, uin
 		      after, lo, hi, n, &st);
 	if (r < 0)
 		return r;
-	rc = sqlite3_step(st);
-	r = rc == SQLITE_ROW ? (int)sqlite3_column_int64(st, 0) : db_errno(rc);
-	sqlite3_finalize(st);
+	rc = sql_step(st);
+	r = rc == SQL_ROW ? (int)sql_column_int64(st, 0) : rc;
+	sql_finalize(st);
 	return r;
 }

@@ -84,6 +84,13 @@ struct db;
  * current version. A file whose schema is newer than this binary knows is
  * refused (-EPROTO). path must be a file (the writer opens it a second time). */
 int db_open(const char *path, struct db **out);
+/* The same schema and migrations in database `name` of a dqlite cluster
+ * (issue 20), reached through node_addr ("host:port" of any node; db/
+ * connects to the leader it names). Everything below works on it, except
+ * what needs a local file: db_backup() and db_restore_stage() answer
+ * -EOPNOTSUPP (logged), and the writer does no WAL checkpoints (dqlite
+ * does). -EHOSTUNREACH (logged) when the cluster has no leader now. */
+int db_open_dqlite(const char *node_addr, const char *name, struct db **out);
 /* Accepts NULL. Stop the writer first. */
 void db_close(struct db *db);
 /* A second connection to db's file for another thread (a web worker): no

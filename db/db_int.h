@@ -4,16 +4,19 @@
 #define SOLOCORE_DB_DB_INT_H
 
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdatomic.h>
 
 #include "db/db.h"
+#include "db/sql.h"
 
 struct db {
-	sqlite3 *conn;
+	struct sql *conn;
+	/* Where conn leads, to open more connections (db_open_peer, the writer):
+	 * the SQLite file, or (dqlite) a node of the cluster and the database name. */
 	char *path;
-	sqlite3_stmt *st_get, *st_put, *st_del, *st_insert;
-	sqlite3_stmt *st_pol_exists;   /* policy.c: subscriber writes check the name */
+	char *dq_addr, *dq_name;
+	struct sql_stmt *st_get, *st_put, *st_del, *st_insert;
+	struct sql_stmt *st_pol_exists;   /* policy.c: subscriber writes check the name */
 	/* count(*) of subscribers walks the whole index (~120 ms at 10^6):
 	 * kept here, -1 = unknown. Only this connection adds or removes rows
 	 * (the writer thread only updates SQNs): a put that inserts adds one, a
@@ -37,55 +40,59 @@ static inline void db_rows_changed(struct db *db)
 		atomic_fetch_add(&db->main->rows_gen, 1);
 }
 
-/* SQLite result code to a negative errno. */
-int db_errno(int rc);
 /* Create path if absent and make it (and its -wal / -shm) 0600. 0 or -errno. */
 int db_file_private(const char *path);
 /* Open a connection with solocore's pragmas (WAL, synchronous=NORMAL, busy timeout). */
-int db_conn_open(const char *path, sqlite3 **out);
+int db_conn_open(const char *path, struct sql **out);
+/* A new connection like db's own (the same file, or the same dqlite database
+ * through its leader). 0 or -errno. */
+int db_conn_again(const struct db *db, struct sql **out);
 /* Run the migration steps: steps[i] takes user_version i to i+1, each in
  * its own transaction. Exposed so tests can run longer lists. */
-int db_migrate_steps(sqlite3 *conn, const char *const *steps, int n);
+int db_migrate_steps(struct sql *conn, const char *const *steps, int n);
+/* -EOPNOTSUPP with a log line naming what when db is not on a SQLite file
+ * (file modes, VACUUM INTO backups, restore from a file, WAL checkpoints). */
+int db_file_only(const struct db *db, const char *what);
 
 /* Insert statement used by import (plain INSERT: a duplicate SUPI fails). */
 int db_prepare_insert(struct db *db);
 /* A one-shot statement on db's connection (the caller finalizes it); a failure is logged.
  * 0 or -errno. */
-int db_stmt(struct db *db, const char *sql, sqlite3_stmt **st);
+int db_stmt(struct db *db, const char *sql, struct sql_stmt **st);
 
 /* What a caller does with the current row of a statement (copy its columns out, hand them
  * to a callback); its non-zero return stops db_rows_walk(). */
-typedef int (*db_row_fn)(sqlite3_stmt *st, void *ctx);
+typedef int (*db_row_fn)(struct sql_stmt *st, void *ctx);
 
 /* The one row a bound statement from db_stmt() selects to fn(st, ctx), then st finalized.
  * fn's result, -ENOENT when there is no row, or -errno. */
-static inline int db_row_get(sqlite3_stmt *st, db_row_fn fn, void *ctx)
+static inline int db_row_get(struct sql_stmt *st, db_row_fn fn, void *ctx)
 {
-	int rc = sqlite3_step(st);
-	int r = rc == SQLITE_ROW ? fn(st, ctx) : rc == SQLITE_DONE ? -ENOENT : db_errno(rc);
+	int rc = sql_step(st);
+	int r = rc == SQL_ROW ? fn(st, ctx) : rc == SQL_DONE ? -ENOENT : rc;
 
-	sqlite3_finalize(st);
+	sql_finalize(st);
 	return r;
 }
 
 /* Every row of a bound statement from db_stmt() to fn(st, ctx) until fn returns non-zero,
  * then st finalized. The number of rows fn took, fn's non-zero result, or -errno. */
-static inline int db_rows_walk(sqlite3_stmt *st, db_row_fn fn, void *ctx)
+static inline int db_rows_walk(struct sql_stmt *st, db_row_fn fn, void *ctx)
 {
 	int n = 0, r = 0, rc;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sql_step(st)) == SQL_ROW) {
 		if ((r = fn(st, ctx)) != 0)
 			break;
 		n++;
 	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_errno(rc);
-	sqlite3_finalize(st);
+	if (r == 0 && rc != SQL_DONE)
+		r = rc;
+	sql_finalize(st);
 	return r ? r : n;
 }
-/* Binds s by reference (SQLITE_STATIC): s must stay valid until the step. */
-int db_bind_subscriber(sqlite3_stmt *st, const struct db_subscriber *s, int64_t now);
+/* Binds s by reference (sql_bind_text): s must stay valid until the step. */
+int db_bind_subscriber(struct sql_stmt *st, const struct db_subscriber *s, int64_t now);
 
 /* Slices as text "1:010203,2" and DNNs as "internet,ims" (db columns). */
 int db_slices_parse(const char *txt, struct db_subscriber *s);

@@ -160,6 +160,36 @@ int dqlc_dec_server(struct dqlc_cur *c, uint64_t *id, const char **addr)
 	return rc ? rc : dqlc_cur_text(c, addr, NULL);
 }
 
+int dqlc_dec_servers(struct dqlc_cur *c, struct dqlc_node *nodes, unsigned max)
+{
+	uint64_t n, id, role;
+	const char *addr;
+	size_t len;
+	int rc = dqlc_cur_u64(c, &n);
+
+	if (rc)
+		return rc;
+	/* A member takes at least 3 words: a count the body cannot hold is
+	 * malformed (and no loop runs 2^64 times on a hostile count). */
+	if (n > c->len / 24)
+		return -EPROTO;
+	for (uint64_t i = 0; i < n; i++) {
+		if ((rc = dqlc_cur_u64(c, &id)) || (rc = dqlc_cur_text(c, &addr, &len)) ||
+		    (rc = dqlc_cur_u64(c, &role)))
+			return rc;
+		if (len >= DQLC_ADDR_MAX || role > DQLC_ROLE_SPARE)
+			return -EPROTO;
+		if (i < max) {
+			nodes[i].id = id;
+			memcpy(nodes[i].addr, addr, len + 1);
+			nodes[i].role = (enum dqlc_role)role;
+		}
+	}
+	if (c->len)
+		return -EPROTO;
+	return n > max ? -E2BIG : (int)n;
+}
+
 /* WP "ROWS": uint64 column count, then one text per column name. */
 int dqlc_dec_columns(struct dqlc_cur *c, unsigned *n_cols, const char **names)
 {
@@ -886,6 +916,94 @@ int dqlc_finalize(struct dqlc *c, uint32_t db_id, uint32_t stmt_id)
 	if ((rc = req_send(c, 8)) || (rc = expect(c, DQLC_RESP_EMPTY, &b)))
 		return fail(c, rc);
 	return 0;
+}
+
+/* ---- membership ---- */
+
+int dqlc_cluster(struct dqlc *c, struct dqlc_node *nodes, unsigned max)
+{
+	struct dqlc_cur b;
+	uint8_t *p;
+	int rc;
+
+	if (!c || (!nodes && max))
+		return -EINVAL;
+	/* WP "CLUSTER": uint64 format -> "SERVERS". */
+	if (!(p = req_begin(c, DQLC_REQ_CLUSTER, 8, &rc)))
+		return fail(c, rc);
+	put_le64(p, DQLC_CLUSTER_FORMAT);
+	if ((rc = req_send(c, 8)) || (rc = expect(c, DQLC_RESP_SERVERS, &b)))
+		return fail(c, rc);
+	rc = dqlc_dec_servers(&b, nodes, max);
+	/* -E2BIG: the whole answer was read and checked, the stream is in step. */
+	return rc < 0 ? fail(c, rc) : rc;
+}
+
+/* A request of one uint64 id, then `word` (when non-NULL) or `text` (when
+ * non-NULL); the answer is EMPTY once the leader has done it. */
+static int change_request(struct dqlc *c, uint8_t type, uint64_t id, const uint64_t *word,
+			  const char *text)
+{
+	struct dqlc_cur b;
+	uint8_t *p;
+	int rc;
+
+	if (!c)
+		return -EINVAL;
+	size_t size = 8 + (word ? 8 : 0) + (text ? pad8(strlen(text) + 1) : 0);
+	if (!(p = req_begin(c, type, size, &rc)))
+		return fail(c, rc);
+	put_le64(p, id);
+	if (word)
+		put_le64(p + 8, *word);
+	if (text)
+		put_text(p + 8, text);
+	if ((rc = req_send(c, size)) || (rc = expect(c, DQLC_RESP_EMPTY, &b)))
+		return fail(c, rc);
+	return 0;
+}
+
+int dqlc_add(struct dqlc *c, uint64_t id, const char *addr)
+{
+	/* WP "ADD": uint64 id, text address. */
+	if (!addr || !addr[0] || strlen(addr) >= DQLC_ADDR_MAX || id == 0)
+		return -EINVAL;
+	return change_request(c, DQLC_REQ_ADD, id, NULL, addr);
+}
+
+int dqlc_assign(struct dqlc *c, uint64_t id, enum dqlc_role role)
+{
+	uint64_t r = (uint64_t)role;
+
+	/* WP "ASSIGN": uint64 id, uint64 role (without the role the server
+	 * takes voter: the former PROMOTE request). */
+	if ((unsigned)role > DQLC_ROLE_SPARE || id == 0)
+		return -EINVAL;
+	return change_request(c, DQLC_REQ_ASSIGN, id, &r, NULL);
+}
+
+int dqlc_remove(struct dqlc *c, uint64_t id)
+{
+	/* WP "REMOVE": uint64 id. */
+	if (id == 0)
+		return -EINVAL;
+	return change_request(c, DQLC_REQ_REMOVE, id, NULL, NULL);
+}
+
+int dqlc_transfer(struct dqlc *c, uint64_t id)
+{
+	/* WP "TRANSFER": uint64 id. */
+	return change_request(c, DQLC_REQ_TRANSFER, id, NULL, NULL);
+}
+
+const char *dqlc_role_name(enum dqlc_role r)
+{
+	switch (r) {
+	case DQLC_ROLE_VOTER: return "voter";
+	case DQLC_ROLE_STANDBY: return "standby";
+	case DQLC_ROLE_SPARE: return "spare";
+	}
+	return "?";
 }
 
 /* ---- rows ---- */

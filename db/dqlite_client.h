@@ -5,8 +5,9 @@
  *
  * Debian 12's libdqlite 1.11 only ships the node API; a process that wants to
  * run SQL on a (possibly remote) dqlite node talks to it over TCP with this
- * client: connect + handshake, LEADER, CLIENT, OPEN, EXEC_SQL / QUERY_SQL and
- * prepared statements (PREPARE / EXEC / QUERY / FINALIZE).
+ * client: connect + handshake, LEADER, CLIENT, OPEN, EXEC_SQL / QUERY_SQL,
+ * prepared statements (PREPARE / EXEC / QUERY / FINALIZE) and membership
+ * (CLUSTER, ADD, ASSIGN, REMOVE, TRANSFER).
  *
  * One struct dqlc is one connection, used by one thread at a time. The
  * protocol is strictly request/response, so a connection runs one request at
@@ -155,6 +156,56 @@ int dqlc_next(struct dqlc *c, struct dqlc_value *vals, unsigned n_vals);
 /* Column count and names of the current query (names valid like values). */
 unsigned dqlc_columns(const struct dqlc *c);
 const char *dqlc_column_name(const struct dqlc *c, unsigned i);
+
+/* ---- membership (WP "CLUSTER", "ADD", "ASSIGN", "REMOVE", "TRANSFER") ----
+ *
+ * ADD, ASSIGN, REMOVE and TRANSFER must go to the leader: another node
+ * answers FAILURE (SQLite code DQLC_NOT_LEADER, "not leader"); find it with
+ * dqlc_leader(). The leader answers once the Raft configuration change is
+ * committed (ASSIGN to voter: once the node has caught up with the log), so
+ * these calls can take up to the connection's timeout. Raft runs one change
+ * at a time: a second one meanwhile is a FAILURE ("a configuration change is
+ * already in progress"), to be tried again. */
+
+/* Role codes (WP "CLUSTER", format 1). */
+enum dqlc_role {
+	DQLC_ROLE_VOTER = 0,     /* votes and can be elected */
+	DQLC_ROLE_STANDBY = 1,   /* replicates, does not vote */
+	DQLC_ROLE_SPARE = 2,     /* in the configuration only */
+};
+
+/* libdqlite's SQLITE_IOERR_NOT_LEADER (SQLITE_IOERR | 40 << 8), the code of
+ * the FAILURE a follower answers to a request only the leader serves. */
+#define DQLC_NOT_LEADER 10250u
+/* SQLITE_IOERR_LEADERSHIP_LOST (SQLITE_IOERR | 41 << 8): the node was leader when
+ * the request came but lost leadership before it committed (e.g. cut off from the
+ * majority: seen after about 6 s with the 1.11 defaults, tests/db/test_cluster.c).
+ * The outcome is unknown: Raft may still commit the entry later. 1.11 sends the
+ * message "disk I/O error" with it. */
+#define DQLC_LEADERSHIP_LOST 10506u
+#define DQLC_NODES_MAX 16        /* members of one CLUSTER answer we accept */
+
+struct dqlc_node {
+	uint64_t id;
+	char addr[DQLC_ADDR_MAX];
+	enum dqlc_role role;
+};
+
+/* CLUSTER, format 1 (id, address, role): the Raft configuration as this
+ * node knows it (any node answers; a follower's view may lag). Fills
+ * nodes[0..max-1]; returns the member count, -E2BIG when there are more
+ * than max (the connection stays usable), -EPROTO for a bad answer. */
+int dqlc_cluster(struct dqlc *c, struct dqlc_node *nodes, unsigned max);
+/* ADD node `id` at `addr` (it joins as a spare; ASSIGN makes it a voter). */
+int dqlc_add(struct dqlc *c, uint64_t id, const char *addr);
+/* ASSIGN `role` to node `id`. */
+int dqlc_assign(struct dqlc *c, uint64_t id, enum dqlc_role role);
+/* REMOVE node `id` from the configuration. */
+int dqlc_remove(struct dqlc *c, uint64_t id);
+/* TRANSFER leadership to node `id` (0: let the leader pick a voter). */
+int dqlc_transfer(struct dqlc *c, uint64_t id);
+/* "voter", "standby", "spare" or "?". */
+const char *dqlc_role_name(enum dqlc_role r);
 
 /* The last FAILURE: SQLite (extended) result code and message. */
 uint64_t dqlc_errcode(const struct dqlc *c);

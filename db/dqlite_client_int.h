@@ -24,13 +24,22 @@ enum {
 	DQLC_REQ_FINALIZE = 7,
 	DQLC_REQ_EXEC_SQL = 8,
 	DQLC_REQ_QUERY_SQL = 9,
+	DQLC_REQ_ADD = 12,
+	DQLC_REQ_ASSIGN = 13,
+	DQLC_REQ_REMOVE = 14,
+	DQLC_REQ_CLUSTER = 16,
+	DQLC_REQ_TRANSFER = 17,
 };
+
+/* WP "CLUSTER": format 1 adds each member's role to id and address. */
+#define DQLC_CLUSTER_FORMAT 1u
 
 /* WP response types. */
 enum {
 	DQLC_RESP_FAILURE = 0,
 	DQLC_RESP_SERVER = 1,
 	DQLC_RESP_WELCOME = 2,
+	DQLC_RESP_SERVERS = 3,
 	DQLC_RESP_DB = 4,
 	DQLC_RESP_STMT = 5,
 	DQLC_RESP_RESULT = 6,
@@ -67,6 +76,9 @@ int dqlc_cur_text(struct dqlc_cur *c, const char **s, size_t *len);
 /* Bodies of responses (cursor over exactly the body). */
 int dqlc_dec_failure(struct dqlc_cur *c, uint64_t *code, const char **msg);
 int dqlc_dec_server(struct dqlc_cur *c, uint64_t *id, const char **addr);
+/* SERVERS (format 1): uint64 count, then per member uint64 id, text address,
+ * uint64 role. Returns the count (at most max stored), -E2BIG or -EPROTO. */
+int dqlc_dec_servers(struct dqlc_cur *c, struct dqlc_node *nodes, unsigned max);
 /* ROWS: column count and names; names[] has room for DQLC_COLUMNS_MAX. */
 int dqlc_dec_columns(struct dqlc_cur *c, unsigned *n_cols, const char **names);
 /* One row of n_cols values, or the end-of-batch word: 1, DQLC_ROW_DONE,

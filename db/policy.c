@@ -78,24 +78,24 @@ int db_policy_check(const struct db_policy *p, const char **field, char *err, si
 int db_policy_exists(struct db *db, const char *name)
 {
 	if (!db->st_pol_exists) {
-		int rc = sqlite3_prepare_v3(db->conn, "SELECT 1 FROM policies WHERE name = ?", -1,
-					    SQLITE_PREPARE_PERSISTENT, &db->st_pol_exists, NULL);
-		if (rc != SQLITE_OK)
-			return db_errno(rc);
+		int rc = sql_prepare(db->conn, "SELECT 1 FROM policies WHERE name = ?", SQL_PERSISTENT,
+				     &db->st_pol_exists);
+		if (rc < 0)
+			return rc;
 	}
-	sqlite3_bind_text(db->st_pol_exists, 1, name, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(db->st_pol_exists);
-	int r = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : db_errno(rc);
-	sqlite3_reset(db->st_pol_exists);
-	sqlite3_clear_bindings(db->st_pol_exists);
+	sql_bind_text(db->st_pol_exists, 1, name, -1);
+	int rc = sql_step(db->st_pol_exists);
+	int r = rc == SQL_ROW ? 1 : rc == SQL_DONE ? 0 : rc;
+	sql_reset(db->st_pol_exists);
+	sql_clear_bindings(db->st_pol_exists);
 	return r;
 }
 
-static int prow_read(sqlite3_stmt *st, struct db_policy *p)
+static int prow_read(struct sql_stmt *st, struct db_policy *p)
 {
-	const char *name = (const char *)sqlite3_column_text(st, 0);
-	const char *dnns = (const char *)sqlite3_column_text(st, 1);
-	const char *slices = (const char *)sqlite3_column_text(st, 2);
+	const char *name = sql_column_text(st, 0);
+	const char *dnns = sql_column_text(st, 1);
+	const char *slices = sql_column_text(st, 2);
 
 	memset(p, 0, sizeof(*p));
 	if (!name || strlen(name) > DB_POLICY_NAME_MAX)
@@ -104,18 +104,18 @@ static int prow_read(sqlite3_stmt *st, struct db_policy *p)
 	if (db_dnns_parse_n(dnns ? dnns : "", p->dnns, &p->n_dnns) < 0 ||
 	    db_slices_parse_n(slices ? slices : "", p->slices, &p->n_slices) < 0)
 		return -EPROTO;
-	p->ambr_ul = (uint64_t)sqlite3_column_int64(st, 3);
-	p->ambr_dl = (uint64_t)sqlite3_column_int64(st, 4);
-	p->default_5qi = (uint8_t)sqlite3_column_int(st, 5);
-	p->arp = (uint8_t)sqlite3_column_int(st, 6);
-	p->created = sqlite3_column_int64(st, 7);
-	p->updated = sqlite3_column_int64(st, 8);
-	p->ue_ambr_ul = (uint64_t)sqlite3_column_int64(st, 9);
-	p->ue_ambr_dl = (uint64_t)sqlite3_column_int64(st, 10);
+	p->ambr_ul = (uint64_t)sql_column_int64(st, 3);
+	p->ambr_dl = (uint64_t)sql_column_int64(st, 4);
+	p->default_5qi = (uint8_t)sql_column_int(st, 5);
+	p->arp = (uint8_t)sql_column_int(st, 6);
+	p->created = sql_column_int64(st, 7);
+	p->updated = sql_column_int64(st, 8);
+	p->ue_ambr_ul = (uint64_t)sql_column_int64(st, 9);
+	p->ue_ambr_dl = (uint64_t)sql_column_int64(st, 10);
 	return 0;
 }
 
-static int prow_get(sqlite3_stmt *st, void *out)
+static int prow_get(struct sql_stmt *st, void *out)
 {
 	return prow_read(st, out);
 }
@@ -123,7 +123,7 @@ static int prow_get(sqlite3_stmt *st, void *out)
 int db_policy_put(struct db *db, const struct db_policy *p, enum db_put_mode mode)
 {
 	char why[96], slices[DB_SLICES_TEXT_MAX], dnns[DB_DNNS_TEXT_MAX];
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	const char *sql;
 
 	if (db_policy_check(p, NULL, why, sizeof(why)) < 0) {
@@ -155,55 +155,55 @@ int db_policy_put(struct db *db, const struct db_policy *p, enum db_put_mode mod
 		return r;
 	db_dnns_text((const char (*)[DB_DNN_MAX + 1])p->dnns, p->n_dnns, dnns, sizeof(dnns));
 	db_slices_text(p->slices, p->n_slices, slices, sizeof(slices));
-	sqlite3_bind_text(st, 1, p->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, dnns, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, slices, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, (int64_t)p->ambr_ul);
-	sqlite3_bind_int64(st, 5, (int64_t)p->ambr_dl);
-	sqlite3_bind_int(st, 6, p->default_5qi);
-	sqlite3_bind_int(st, 7, p->arp);
-	sqlite3_bind_int64(st, 8, (int64_t)time(NULL));
-	sqlite3_bind_int64(st, 9, (int64_t)p->ue_ambr_ul);
-	sqlite3_bind_int64(st, 10, (int64_t)p->ue_ambr_dl);
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE)
-		r = db_errno(rc);   /* CREATE of an existing name: CONSTRAINT -> -EEXIST */
-	else if (mode == DB_PUT_REPLACE && sqlite3_changes(db->conn) == 0)
+	sql_bind_text(st, 1, p->name, -1);
+	sql_bind_text(st, 2, dnns, -1);
+	sql_bind_text(st, 3, slices, -1);
+	sql_bind_int64(st, 4, (int64_t)p->ambr_ul);
+	sql_bind_int64(st, 5, (int64_t)p->ambr_dl);
+	sql_bind_int64(st, 6, p->default_5qi);
+	sql_bind_int64(st, 7, p->arp);
+	sql_bind_int64(st, 8, (int64_t)time(NULL));
+	sql_bind_int64(st, 9, (int64_t)p->ue_ambr_ul);
+	sql_bind_int64(st, 10, (int64_t)p->ue_ambr_dl);
+	int rc = sql_step(st);
+	if (rc != SQL_DONE)
+		r = rc;   /* CREATE of an existing name: CONSTRAINT -> -EEXIST */
+	else if (mode == DB_PUT_REPLACE && sql_changes(db->conn) == 0)
 		r = -ENOENT;
-	sqlite3_finalize(st);
+	sql_finalize(st);
 	return r;
 }
 
 int db_policy_get(struct db *db, const char *name, struct db_policy *out)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	if (!db_policy_name_valid(name))
 		return -ENOENT;
 	int r = db_stmt(db, "SELECT " PCOLS " FROM policies WHERE name = ?", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sql_bind_text(st, 1, name, -1);
 	return db_row_get(st, prow_get, out);
 }
 
 int64_t db_policy_users(struct db *db, const char *name)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	/* "policy = ?" implies NOT NULL: SQLite uses the partial index. */
 	int r = db_stmt(db, "SELECT count(*) FROM subscribers WHERE policy = ?", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	int64_t n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : db_errno(rc);
-	sqlite3_finalize(st);
+	sql_bind_text(st, 1, name, -1);
+	int rc = sql_step(st);
+	int64_t n = rc == SQL_ROW ? sql_column_int64(st, 0) : rc;
+	sql_finalize(st);
 	return n;
 }
 
 int db_policy_delete(struct db *db, const char *name)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	if (!db_policy_name_valid(name))
 		return -ENOENT;
@@ -211,23 +211,23 @@ int db_policy_delete(struct db *db, const char *name)
 	int r = db_stmt(db, "SELECT 1 FROM subscribers WHERE policy = ? LIMIT 1", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_errno(rc);
-	if (rc == SQLITE_ROW)
+	sql_bind_text(st, 1, name, -1);
+	int rc = sql_step(st);
+	sql_finalize(st);
+	if (rc != SQL_ROW && rc != SQL_DONE)
+		return rc;
+	if (rc == SQL_ROW)
 		return db_policy_exists(db, name) == 1 ? -EBUSY : -ENOENT;
 	r = db_stmt(db, "DELETE FROM policies WHERE name = ?", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		r = sqlite3_changes(db->conn) ? 0 : -ENOENT;
+	sql_bind_text(st, 1, name, -1);
+	rc = sql_step(st);
+	if (rc == SQL_DONE)
+		r = sql_changes(db->conn) ? 0 : -ENOENT;
 	else   /* a reference appeared between the count and the delete: the FK says no */
-		r = (rc & 0xff) == SQLITE_CONSTRAINT ? -EBUSY : db_errno(rc);
-	sqlite3_finalize(st);
+		r = rc == -EEXIST ? -EBUSY : rc;   /* sql.h: a constraint is -EEXIST */
+	sql_finalize(st);
 	return r;
 }
 
@@ -236,7 +236,7 @@ struct pwalk {
 	void *arg;
 };
 
-static int prow_each(sqlite3_stmt *st, void *ctx)
+static int prow_each(struct sql_stmt *st, void *ctx)
 {
 	const struct pwalk *w = ctx;
 	struct db_policy p;
@@ -248,7 +248,7 @@ static int prow_each(sqlite3_stmt *st, void *ctx)
 int db_policy_walk(struct db *db, db_policy_cb cb, void *arg)
 {
 	struct pwalk w = { cb, arg };
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	int r = db_stmt(db, "SELECT " PCOLS " FROM policies ORDER BY name", &st);
 	return r < 0 ? r : db_rows_walk(st, prow_each, &w);

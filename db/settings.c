@@ -24,11 +24,11 @@ struct setting_out {
 	int64_t *updated;
 };
 
-static int setting_row(sqlite3_stmt *st, void *ctx)
+static int setting_row(struct sql_stmt *st, void *ctx)
 {
 	const struct setting_out *o = ctx;
-	const char *v = (const char *)sqlite3_column_text(st, 0);
-	int len = sqlite3_column_bytes(st, 0);
+	const char *v = sql_column_text(st, 0);
+	int len = sql_column_bytes(st, 0);
 
 	if (!v)
 		return -EPROTO;
@@ -36,14 +36,14 @@ static int setting_row(sqlite3_stmt *st, void *ctx)
 		return -ENOSPC;
 	memcpy(o->out, v, (size_t)len + 1);
 	if (o->updated)
-		*o->updated = sqlite3_column_int64(st, 1);
+		*o->updated = sql_column_int64(st, 1);
 	return len;
 }
 
 int db_setting_get(struct db *db, const char *key, char *out, size_t outsz, int64_t *updated)
 {
 	struct setting_out o = { out, outsz, updated };
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	if (!db_setting_key_valid(key) || !out || !outsz)
 		return -EINVAL;
@@ -51,13 +51,13 @@ int db_setting_get(struct db *db, const char *key, char *out, size_t outsz, int6
 	int r = db_stmt(db, "SELECT value, updated FROM settings WHERE key = ?", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sql_bind_text(st, 1, key, -1);
 	return db_row_get(st, setting_row, &o);
 }
 
 int db_setting_put(struct db *db, const char *key, const char *value)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	if (!db_setting_key_valid(key) || !value || strlen(value) > DB_SETTING_VALUE_MAX)
 		return -EINVAL;
@@ -66,27 +66,27 @@ int db_setting_put(struct db *db, const char *key, const char *value)
 		     " updated = excluded.updated", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_errno(rc);
+	sql_bind_text(st, 1, key, -1);
+	sql_bind_text(st, 2, value, -1);
+	sql_bind_int64(st, 3, (int64_t)time(NULL));
+	int rc = sql_step(st);
+	sql_finalize(st);
+	return rc == SQL_DONE ? 0 : rc;
 }
 
 int db_setting_delete(struct db *db, const char *key)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	if (!db_setting_key_valid(key))
 		return -EINVAL;
 	int r = db_stmt(db, "DELETE FROM settings WHERE key = ?", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	r = rc == SQLITE_DONE ? (sqlite3_changes(db->conn) ? 0 : -ENOENT) : db_errno(rc);
-	sqlite3_finalize(st);
+	sql_bind_text(st, 1, key, -1);
+	int rc = sql_step(st);
+	r = rc == SQL_DONE ? (sql_changes(db->conn) ? 0 : -ENOENT) : rc;
+	sql_finalize(st);
 	return r;
 }
 
@@ -95,20 +95,20 @@ struct setting_walk {
 	void *arg;
 };
 
-static int setting_each(sqlite3_stmt *st, void *ctx)
+static int setting_each(struct sql_stmt *st, void *ctx)
 {
 	const struct setting_walk *w = ctx;
-	const char *k = (const char *)sqlite3_column_text(st, 0);
-	const char *v = (const char *)sqlite3_column_text(st, 1);
+	const char *k = sql_column_text(st, 0);
+	const char *v = sql_column_text(st, 1);
 
 	if (!k || !v)
 		return -EPROTO;
-	return w->cb(k, v, sqlite3_column_int64(st, 2), w->arg);
+	return w->cb(k, v, sql_column_int64(st, 2), w->arg);
 }
 
 int db_setting_walk(struct db *db, const char *prefix, db_setting_cb cb, void *arg)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	size_t pl = prefix ? strlen(prefix) : 0;
 
 	if (pl > DB_SETTING_KEY_MAX)
@@ -125,8 +125,8 @@ int db_setting_walk(struct db *db, const char *prefix, db_setting_cb cb, void *a
 		memcpy(hi, prefix, pl);
 		hi[pl] = 0x7f;
 		hi[pl + 1] = 0;
-		sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
+		sql_bind_text(st, 1, prefix, -1);
+		sql_bind_text(st, 2, hi, -1);
 	}
 	struct setting_walk w = { cb, arg };
 	return db_rows_walk(st, setting_each, &w);
@@ -134,28 +134,25 @@ int db_setting_walk(struct db *db, const char *prefix, db_setting_cb cb, void *a
 
 /* ---- explicit transactions ---- */
 
-static int tx_exec(struct db *db, const char *sql)
+static int tx_fail(struct db *db, const char *what, int r)
 {
-	int rc = sqlite3_exec(db->conn, sql, NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		log_warn("db", "%s failed: %s", sql, sqlite3_errmsg(db->conn));
-		return db_errno(rc);
-	}
-	return 0;
+	if (r < 0)
+		log_warn("db", "%s failed: %s", what, sql_errmsg(db->conn));
+	return r;
 }
 
 int db_tx_begin(struct db *db)
 {
-	if (!sqlite3_get_autocommit(db->conn))
+	if (sql_in_tx(db->conn))
 		return -EBUSY;   /* already inside one: SQLite does not nest BEGIN */
-	return tx_exec(db, "BEGIN IMMEDIATE");
+	return tx_fail(db, "BEGIN IMMEDIATE", sql_begin(db->conn));
 }
 
 int db_tx_commit(struct db *db)
 {
-	if (sqlite3_get_autocommit(db->conn))
+	if (!sql_in_tx(db->conn))
 		return -EINVAL;
-	int r = tx_exec(db, "COMMIT");
+	int r = tx_fail(db, "COMMIT", sql_commit(db->conn));
 	if (r < 0)
 		db_tx_rollback(db);
 	return r;
@@ -163,9 +160,9 @@ int db_tx_commit(struct db *db)
 
 int db_tx_rollback(struct db *db)
 {
-	if (sqlite3_get_autocommit(db->conn))
+	if (!sql_in_tx(db->conn))
 		return 0;
 	/* Subscriber counts may have changed inside the group. */
 	db_rows_changed(db);
-	return tx_exec(db, "ROLLBACK");
+	return tx_fail(db, "ROLLBACK", sql_rollback(db->conn));
 }

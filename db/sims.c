@@ -303,30 +303,32 @@ static int insert_all(struct db *db, struct ctx *c, const struct toml_doc *doc, 
 	int n = 0, r = db_prepare_insert(db);
 	if (r < 0)
 		return r;
-	sqlite3_stmt *st = db->st_insert;
+	struct sql_stmt *st = db->st_insert;
+	int rc = 0;
 	for (const struct toml_node *t = toml_first(toml_root(doc)); t; t = toml_next(t)) {
 		if ((r = sim_from_table(c, t, &s)) < 0)
 			break;
 		if ((r = db_bind_subscriber(st, &s, now)) < 0)
 			break;
-		int rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE) {
-			r = db_errno(rc);
+		rc = sql_step(st);
+		if (rc < 0) {
+			r = rc;
 			if (r == -EEXIST)
 				r = fail(c, t, "[%s] IMSI already in the database", s.supi);
 			else
 				snprintf(c->err, c->errsz, "%s:%u: database error: %s", c->file,
-					 toml_line(t), sqlite3_errstr(rc));
-			break;
+					 toml_line(t), sql_errmsg(db->conn));
 		}
+		sql_reset(st);
+		if (rc < 0)
+			break;
 		if (cb && (r = cb(&s, arg)) != 0) {
 			snprintf(c->err, c->errsz, "%s:%u: import stopped", c->file, toml_line(t));
 			break;
 		}
 		n++;
 	}
-	sqlite3_clear_bindings(st);
+	sql_clear_bindings(st);
 	explicit_bzero(&s, sizeof(s));
 	return r < 0 ? r : n;
 }
@@ -351,22 +353,20 @@ int db_import_toml_cb(struct db *db, const char *path, char *err, size_t errsz, 
 	if (r < 0)
 		return r;
 	struct ctx c = { .db = db, .file = path, .err = err, .errsz = errsz };
-	char *msg = NULL;
-	int rc = sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, &msg);
-	if (rc != SQLITE_OK) {
-		snprintf(err, errsz, "%s: database busy: %s", path, msg ? msg : sqlite3_errstr(rc));
-		sqlite3_free(msg);
+	int rc = sql_begin(db->conn);
+	if (rc < 0) {
+		snprintf(err, errsz, "%s: database busy: %s", path, sql_errmsg(db->conn));
 		toml_free(doc);
-		return db_errno(rc);
+		return rc;
 	}
 	r = insert_all(db, &c, doc, cb, arg);
 	toml_free(doc);
-	if (r >= 0 && (rc = sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK) {
-		snprintf(err, errsz, "%s: commit failed: %s", path, sqlite3_errmsg(db->conn));
-		r = db_errno(rc);
+	if (r >= 0 && (rc = sql_commit(db->conn)) < 0) {
+		snprintf(err, errsz, "%s: commit failed: %s", path, sql_errmsg(db->conn));
+		r = rc;
 	}
 	if (r < 0) {
-		sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+		sql_rollback(db->conn);
 		log_warn("db", "import of %s failed, nothing imported", path);
 		return r;
 	}

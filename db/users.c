@@ -109,13 +109,13 @@ static int pw_valid(const char *pw)
 }
 
 /* Prepare, bind text args (NULL-terminated list), step once. */
-static int step_done(struct db *db, sqlite3_stmt *st)
+static int step_done(struct db *db, struct sql_stmt *st)
 {
-	int rc = sqlite3_step(st);
-	int r = rc == SQLITE_DONE ? 0 : db_errno(rc);
-	if (r == 0 && !sqlite3_changes(db->conn))
+	int rc = sql_step(st);
+	int r = rc < 0 ? rc : 0;
+	if (r == 0 && !sql_changes(db->conn))
 		r = -ENOENT;
-	sqlite3_finalize(st);
+	sql_finalize(st);
 	return r;
 }
 
@@ -131,7 +131,7 @@ static bool stored_valid(const char *s)
 
 int db_user_create_hashed(struct db *db, const char *name, int role, const char *stored)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int64_t now = (int64_t)time(NULL);
 
 	if (!db_name_valid(name) || role < DB_ROLE_READ || role > DB_ROLE_ADMIN || !stored_valid(stored))
@@ -139,11 +139,11 @@ int db_user_create_hashed(struct db *db, const char *name, int role, const char 
 	int r = db_stmt(db, "INSERT INTO users (name, role, pw, created, updated) VALUES (?,?,?,?,?)", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, role);
-	sqlite3_bind_text(st, 3, stored, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, now);
-	sqlite3_bind_int64(st, 5, now);
+	sql_bind_text(st, 1, name, -1);
+	sql_bind_int64(st, 2, role);
+	sql_bind_text(st, 3, stored, -1);
+	sql_bind_int64(st, 4, now);
+	sql_bind_int64(st, 5, now);
 	return step_done(db, st);
 }
 
@@ -162,7 +162,7 @@ int db_user_create(struct db *db, const char *name, int role, const char *passwo
 
 int db_user_update_hashed(struct db *db, const char *name, int role, const char *stored)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	if ((role && (role < DB_ROLE_READ || role > DB_ROLE_ADMIN)) || (stored && !stored_valid(stored)))
 		return -EINVAL;
@@ -170,10 +170,10 @@ int db_user_update_hashed(struct db *db, const char *name, int role, const char 
 		    " pw = CASE WHEN ?3 <> '' THEN ?3 ELSE pw END, updated = ?4 WHERE name = ?1", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, role);
-	sqlite3_bind_text(st, 3, stored ? stored : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, (int64_t)time(NULL));
+	sql_bind_text(st, 1, name, -1);
+	sql_bind_int64(st, 2, role);
+	sql_bind_text(st, 3, stored ? stored : "", -1);
+	sql_bind_int64(st, 4, (int64_t)time(NULL));
 	return step_done(db, st);
 }
 
@@ -193,11 +193,11 @@ int db_user_update(struct db *db, const char *name, int role, const char *passwo
 
 int db_user_delete(struct db *db, const char *name)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int r = db_stmt(db, "DELETE FROM users WHERE name = ?", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sql_bind_text(st, 1, name, -1);
 	return step_done(db, st);
 }
 
@@ -205,7 +205,7 @@ int db_user_pw_get(struct db *db, const char *name, char stored[DB_PW_STR_MAX], 
 {
 	/* A fixed dummy hash for unknown users: the same KDF work either way. */
 	static char dummy[PW_STR_MAX];
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int r;
 
 	*role = 0;
@@ -214,14 +214,14 @@ int db_user_pw_get(struct db *db, const char *name, char stored[DB_PW_STR_MAX], 
 	r = db_stmt(db, "SELECT role, pw FROM users WHERE name = ?", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, name ? name : "", -1, SQLITE_STATIC);
+	sql_bind_text(st, 1, name ? name : "", -1);
 	snprintf(stored, DB_PW_STR_MAX, "%s", dummy);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *p = (const char *)sqlite3_column_text(st, 1);
-		*role = sqlite3_column_int(st, 0);
+	if (sql_step(st) == SQL_ROW) {
+		const char *p = sql_column_text(st, 1);
+		*role = sql_column_int(st, 0);
 		snprintf(stored, DB_PW_STR_MAX, "%s", p ? p : "");
 	}
-	sqlite3_finalize(st);
+	sql_finalize(st);
 	return 0;
 }
 
@@ -254,26 +254,26 @@ struct user_walk {
 	void *arg;
 };
 
-static int user_row(sqlite3_stmt *st, void *ctx)
+static int user_row(struct sql_stmt *st, void *ctx)
 {
 	struct user_walk *w = ctx;
 
 	memset(&w->u, 0, sizeof(w->u));
-	snprintf(w->u.name, sizeof(w->u.name), "%s", (const char *)sqlite3_column_text(st, 0));
-	w->u.role = sqlite3_column_int(st, 1);
-	w->u.created = sqlite3_column_int64(st, 2);
-	w->u.updated = sqlite3_column_int64(st, 3);
+	snprintf(w->u.name, sizeof(w->u.name), "%s", sql_column_text(st, 0));
+	w->u.role = sql_column_int(st, 1);
+	w->u.created = sql_column_int64(st, 2);
+	w->u.updated = sql_column_int64(st, 3);
 	return w->cb ? w->cb(&w->u, w->arg) : 0;
 }
 
 int db_user_get(struct db *db, const char *name, struct db_user *out)
 {
 	struct user_walk w = { .cb = NULL };
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int r = db_stmt(db, "SELECT name, role, created, updated FROM users WHERE name = ?", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sql_bind_text(st, 1, name, -1);
 	if ((r = db_row_get(st, user_row, &w)) == 0)
 		*out = w.u;
 	return r;
@@ -282,7 +282,7 @@ int db_user_get(struct db *db, const char *name, struct db_user *out)
 int db_user_list(struct db *db, db_user_cb cb, void *arg)
 {
 	struct user_walk w = { .cb = cb, .arg = arg };
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int r = db_stmt(db, "SELECT name, role, created, updated FROM users ORDER BY name", &st);
 
 	return r < 0 ? r : db_rows_walk(st, user_row, &w);
@@ -290,14 +290,14 @@ int db_user_list(struct db *db, db_user_cb cb, void *arg)
 
 static int64_t count(struct db *db, const char *sql, int bind)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int r = db_stmt(db, sql, &st);
 	if (r < 0)
 		return r;
 	if (bind)
-		sqlite3_bind_int(st, 1, bind);
-	int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -EIO;
-	sqlite3_finalize(st);
+		sql_bind_int64(st, 1, bind);
+	int64_t n = sql_step(st) == SQL_ROW ? sql_column_int64(st, 0) : -EIO;
+	sql_finalize(st);
 	return n;
 }
 
@@ -320,7 +320,7 @@ int db_token_create(struct db *db, const char *name, const char *owner, int role
 		    char out[DB_TOKEN_LEN + 1], int64_t *id)
 {
 	uint8_t raw[32], h[32];
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	if (!db_name_valid(name) || !db_name_valid(owner) || role < DB_ROLE_READ || role > DB_ROLE_ADMIN)
 		return -EINVAL;
@@ -336,16 +336,16 @@ int db_token_create(struct db *db, const char *name, const char *owner, int role
 		explicit_bzero(out, DB_TOKEN_LEN + 1);
 		return r;
 	}
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, role);
-	sqlite3_bind_blob(st, 4, h, 32, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, (int64_t)time(NULL));
+	sql_bind_text(st, 1, name, -1);
+	sql_bind_text(st, 2, owner, -1);
+	sql_bind_int64(st, 3, role);
+	sql_bind_blob(st, 4, h, 32);
+	sql_bind_int64(st, 5, (int64_t)time(NULL));
 	r = step_done(db, st);
 	if (r < 0)
 		explicit_bzero(out, DB_TOKEN_LEN + 1);
 	else
-		*id = sqlite3_last_insert_rowid(db->conn);
+		*id = sql_last_insert_id(db->conn);
 	return r;
 }
 
@@ -356,16 +356,16 @@ struct token_walk {
 	void *arg;
 };
 
-static int token_row(sqlite3_stmt *st, void *ctx)
+static int token_row(struct sql_stmt *st, void *ctx)
 {
 	struct token_walk *w = ctx;
 
 	memset(&w->t, 0, sizeof(w->t));
-	w->t.id = sqlite3_column_int64(st, 0);
-	snprintf(w->t.name, sizeof(w->t.name), "%s", (const char *)sqlite3_column_text(st, 1));
-	snprintf(w->t.owner, sizeof(w->t.owner), "%s", (const char *)sqlite3_column_text(st, 2));
-	w->t.role = sqlite3_column_int(st, 3);
-	w->t.created = sqlite3_column_int64(st, 4);
+	w->t.id = sql_column_int64(st, 0);
+	snprintf(w->t.name, sizeof(w->t.name), "%s", sql_column_text(st, 1));
+	snprintf(w->t.owner, sizeof(w->t.owner), "%s", sql_column_text(st, 2));
+	w->t.role = sql_column_int(st, 3);
+	w->t.created = sql_column_int64(st, 4);
 	return w->cb ? w->cb(&w->t, w->arg) : 0;
 }
 
@@ -373,7 +373,7 @@ int db_token_check(struct db *db, const char *token, struct db_token *out)
 {
 	struct token_walk w = { .cb = NULL };
 	uint8_t h[32];
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
 	/* The lookup is by hash: equal-prefix timing says nothing about the token. */
 	int r = sha256(token, h);
@@ -381,7 +381,7 @@ int db_token_check(struct db *db, const char *token, struct db_token *out)
 		r = db_stmt(db, "SELECT id, name, owner, role, created FROM tokens WHERE hash = ?", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_blob(st, 1, h, 32, SQLITE_STATIC);
+	sql_bind_blob(st, 1, h, 32);
 	if ((r = db_row_get(st, token_row, &w)) == 0)
 		*out = w.t;
 	return r;
@@ -390,7 +390,7 @@ int db_token_check(struct db *db, const char *token, struct db_token *out)
 int db_token_list(struct db *db, db_token_cb cb, void *arg)
 {
 	struct token_walk w = { .cb = cb, .arg = arg };
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int r = db_stmt(db, "SELECT id, name, owner, role, created FROM tokens ORDER BY id", &st);
 
 	return r < 0 ? r : db_rows_walk(st, token_row, &w);
@@ -398,21 +398,21 @@ int db_token_list(struct db *db, db_token_cb cb, void *arg)
 
 int db_token_delete(struct db *db, int64_t id)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int r = db_stmt(db, "DELETE FROM tokens WHERE id = ?", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, id);
+	sql_bind_int64(st, 1, id);
 	return step_done(db, st);
 }
 
 int db_token_delete_owner(struct db *db, const char *owner)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int r = db_stmt(db, "DELETE FROM tokens WHERE owner = ?", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
+	sql_bind_text(st, 1, owner, -1);
 	r = step_done(db, st);
 	return r == -ENOENT ? 0 : r;
 }
@@ -421,14 +421,14 @@ int db_token_delete_owner(struct db *db, const char *owner)
 
 int db_audit_add(struct db *db, const char *who, const char *action, const char *detail)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int r = db_stmt(db, "INSERT INTO audit (ts, who, action, detail) VALUES (?,?,?,?)", &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, (int64_t)time(NULL));
-	sqlite3_bind_text(st, 2, who ? who : "?", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, action ? action : "?", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, detail ? detail : "", -1, SQLITE_STATIC);
+	sql_bind_int64(st, 1, (int64_t)time(NULL));
+	sql_bind_text(st, 2, who ? who : "?", -1);
+	sql_bind_text(st, 3, action ? action : "?", -1);
+	sql_bind_text(st, 4, detail ? detail : "", -1);
 	return step_done(db, st);
 }
 
@@ -437,31 +437,31 @@ struct audit_walk {
 	void *arg;
 };
 
-static int audit_each(sqlite3_stmt *st, void *ctx)
+static int audit_each(struct sql_stmt *st, void *ctx)
 {
 	const struct audit_walk *w = ctx;
 	struct db_audit a;
 
 	memset(&a, 0, sizeof(a));
-	a.id = sqlite3_column_int64(st, 0);
-	a.ts = sqlite3_column_int64(st, 1);
-	snprintf(a.who, sizeof(a.who), "%s", (const char *)sqlite3_column_text(st, 2));
-	snprintf(a.action, sizeof(a.action), "%s", (const char *)sqlite3_column_text(st, 3));
-	snprintf(a.detail, sizeof(a.detail), "%s", (const char *)sqlite3_column_text(st, 4));
+	a.id = sql_column_int64(st, 0);
+	a.ts = sql_column_int64(st, 1);
+	snprintf(a.who, sizeof(a.who), "%s", sql_column_text(st, 2));
+	snprintf(a.action, sizeof(a.action), "%s", sql_column_text(st, 3));
+	snprintf(a.detail, sizeof(a.detail), "%s", sql_column_text(st, 4));
 	return w->cb(&a, w->arg);
 }
 
 int db_audit_list(struct db *db, int64_t before, uint32_t limit, db_audit_cb cb, void *arg)
 {
 	struct audit_walk w = { cb, arg };
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int r = db_stmt(db, "SELECT id, ts, who, action, detail FROM audit WHERE id < ?"
 		    " ORDER BY id DESC LIMIT ?", &st);
 
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, before > 0 ? before : INT64_MAX);
-	sqlite3_bind_int64(st, 2, limit);
+	sql_bind_int64(st, 1, before > 0 ? before : INT64_MAX);
+	sql_bind_int64(st, 2, limit);
 	return db_rows_walk(st, audit_each, &w);
 }
 
@@ -469,8 +469,10 @@ int db_audit_list(struct db *db, int64_t before, uint32_t limit, db_audit_cb cb,
 
 int db_backup(struct db *db, const char *path)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 
+	if (db_file_only(db, "backup to a file (VACUUM INTO)") < 0)
+		return -EOPNOTSUPP;
 	/* Made empty and 0600 first (VACUUM INTO accepts an empty file): a
 	 * backup holds K, OPc and the password hashes. */
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -483,13 +485,13 @@ int db_backup(struct db *db, const char *path)
 		unlink(path);
 		return r;
 	}
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		log_error("db", "backup failed: %s", sqlite3_errmsg(db->conn));
+	sql_bind_text(st, 1, path, -1);
+	int rc = sql_step(st);
+	sql_finalize(st);
+	if (rc != SQL_DONE) {
+		log_error("db", "backup failed: %s", sql_errmsg(db->conn));
 		unlink(path);
-		return db_errno(rc);
+		return rc;
 	}
 	return 0;
 }
@@ -497,33 +499,33 @@ int db_backup(struct db *db, const char *path)
 /* Open src read-only: an SQLite file that passes its integrity check. */
 static int restore_integrity(const char *src, char *err, size_t errsz)
 {
-	sqlite3 *c = NULL;
-	sqlite3_stmt *st = NULL;
-	int r = -EINVAL;
+	struct sql *c = NULL;
+	struct sql_stmt *st = NULL;
+	int r = -EINVAL, v = -1;
 
-	if (sqlite3_open_v2(src, &c, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sql_sqlite_open(src, true, &c) < 0) {
 		snprintf(err, errsz, "not a database");
 		goto out;
 	}
-	if (sqlite3_prepare_v2(c, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW ||
-	    strcmp((const char *)sqlite3_column_text(st, 0), "ok") != 0) {
+	if (sql_prepare(c, "PRAGMA integrity_check", 0, &st) < 0 ||
+	    sql_step(st) != SQL_ROW ||
+	    strcmp(sql_column_text(st, 0), "ok") != 0) {
 		snprintf(err, errsz, "not an SQLite database, or it fails its integrity check");
 		goto out;
 	}
-	sqlite3_finalize(st);
+	sql_finalize(st);
 	st = NULL;
-	if (sqlite3_prepare_v2(c, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int(st, 0) < 1 ||
-	    sqlite3_column_int(st, 0) > db_schema_latest()) {
+	if (sql_prepare(c, "PRAGMA user_version", 0, &st) == 0 && sql_step(st) == SQL_ROW)
+		v = sql_column_int(st, 0);
+	if (v < 1 || v > db_schema_latest()) {
 		snprintf(err, errsz, "schema version %d is not one this solocore knows (1..%d)",
-			 st && sqlite3_data_count(st) ? sqlite3_column_int(st, 0) : -1, db_schema_latest());
+			 v, db_schema_latest());
 		goto out;
 	}
 	r = 0;
 out:
-	sqlite3_finalize(st);
-	sqlite3_close(c);
+	sql_finalize(st);
+	sql_close(c);
 	return r;
 }
 
@@ -543,7 +545,7 @@ static int count_set(const char *k, const char *v, int64_t t, void *arg)
 static int restore_check(const char *path, char *err, size_t errsz)
 {
 	struct db *db = NULL;
-	sqlite3_stmt *st = NULL;
+	struct sql_stmt *st = NULL;
 	int r = restore_integrity(path, err, errsz);
 
 	if (r < 0)
@@ -560,14 +562,14 @@ static int restore_check(const char *path, char *err, size_t errsz)
 		snprintf(err, errsz, "its users cannot be read: %s", strerror(-r));
 	else if ((r = db_setting_walk(db, NULL, count_set, NULL)) < 0)
 		snprintf(err, errsz, "its settings cannot be read: %s", strerror(-r));
-	else if (sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM tokens", -1, &st, NULL) != SQLITE_OK ||
-		 sqlite3_step(st) != SQLITE_ROW || (sqlite3_finalize(st), st = NULL,
-		 sqlite3_prepare_v2(db->conn, "PRAGMA foreign_key_check", -1, &st, NULL)) != SQLITE_OK ||
-		 sqlite3_step(st) != SQLITE_DONE) {
+	else if (sql_prepare(db->conn, "SELECT count(*) FROM tokens", 0, &st) < 0 ||
+		 sql_step(st) != SQL_ROW || (sql_finalize(st), st = NULL,
+		 sql_prepare(db->conn, "PRAGMA foreign_key_check", 0, &st)) < 0 ||
+		 sql_step(st) != SQL_DONE) {
 		snprintf(err, errsz, "its tokens table is unusable or a foreign key is broken");
 		r = -EINVAL;
 	}
-	sqlite3_finalize(st);
+	sql_finalize(st);
 	db_close(db);
 	return r < 0 ? -EINVAL : 0;
 }
@@ -615,6 +617,10 @@ int db_restore_stage(struct db *db, const char *src, char *err, size_t errsz)
 	char dst[4096], tmp[4200];
 	int r;
 
+	if (db_file_only(db, "restore from a file") < 0) {
+		snprintf(err, errsz, "restore from a file needs the SQLite backend");
+		return -EOPNOTSUPP;
+	}
 	snprintf(dst, sizeof(dst), "%s.restore", db->path);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", dst);
 	/* Validated as the copy that will be moved in place (what the next start opens). */
@@ -652,8 +658,8 @@ int db_restore_apply(const char *path)
 	 * SQLite (its WAL included), or the file as it is when SQLite cannot read it. */
 	snprintf(prev, sizeof(prev), "%s.prev", path);
 	if (access(path, F_OK) == 0) {
-		sqlite3 *old = NULL;
-		sqlite3_stmt *st = NULL;
+		struct sql *old = NULL;
+		struct sql_stmt *st = NULL;
 		int fd, ok = 0;
 
 		unlink(prev);
@@ -661,11 +667,11 @@ int db_restore_apply(const char *path)
 		if (fd >= 0)
 			close(fd);
 		if (fd >= 0 && db_conn_open(path, &old) == 0 &&
-		    sqlite3_prepare_v2(old, "VACUUM INTO ?", -1, &st, NULL) == SQLITE_OK &&
-		    sqlite3_bind_text(st, 1, prev, -1, SQLITE_STATIC) == SQLITE_OK)
-			ok = sqlite3_step(st) == SQLITE_DONE;
-		sqlite3_finalize(st);
-		sqlite3_close(old);
+		    sql_prepare(old, "VACUUM INTO ?", 0, &st) == 0 &&
+		    sql_bind_text(st, 1, prev, -1) == 0)
+			ok = sql_step(st) == SQL_DONE;
+		sql_finalize(st);
+		sql_close(old);
 		if (!ok) {
 			unlink(prev);
 			if (copy_private(path, prev) < 0) {

@@ -24,9 +24,18 @@ int udm_generate_av(struct udm *udm, const char *supi, const char *snname, struc
 
 	if (!s)
 		return -ENOENT;
-	/* TS 33.102 C.3.2: SEQ + 1 and the next IND, so vectors used out of order
-	 * by a future multi-AMF setup are still accepted by the USIM. */
-	sqn = crypto_sqn_next(s->sqn);
+	if (udm->sqn_stopped)
+		return -ESHUTDOWN;
+	if (udm->sqn_gen) {
+		/* Cluster mode (sqn.c): this node's IND, time-based SEQ under the lease. */
+		rc = udm_sqn_gen_next(udm->sqn_gen, s->sqn, &sqn);
+		if (rc < 0)
+			return rc;
+	} else {
+		/* TS 33.102 C.3.2: SEQ + 1 and the next IND, so vectors used out of order
+		 * by a future multi-AMF setup are still accepted by the USIM. */
+		sqn = crypto_sqn_next(s->sqn);
+	}
 	rc = crypto_aka_generate(s->k, s->opc, sqn, s->amf, snname, NULL, &he);
 	if (rc < 0) {
 		log_error("udm", "av generation failed supi=%s rc=%d", supi, rc);
@@ -55,6 +64,24 @@ int udm_resync(struct udm *udm, const char *supi, const uint8_t rand[16], const 
 	if (rc < 0) {
 		log_warn("udm", "resync rejected supi=%s rc=%d (AUTS MAC-S)", supi, rc);
 		return rc == -EBADMSG ? -EBADMSG : rc;
+	}
+	if (udm->sqn_stopped)
+		return -ESHUTDOWN;
+	if (udm->sqn_gen) {
+		uint64_t keep;
+
+		/* Cluster mode: SQN_MS only when ahead (the SQN never moves back, sqn.c). */
+		rc = udm_sqn_gen_resync(udm->sqn_gen, s->sqn, sqn_ms, &keep);
+		log_info("udm", "resync supi=%s sqn_he=%llu sqn_ms=%llu kept=%llu rc=%d", supi,
+			 (unsigned long long)s->sqn, (unsigned long long)sqn_ms,
+			 (unsigned long long)keep, rc);
+		if (keep != s->sqn)
+			udm_sqn_set(udm, s, keep);
+		if (rc < 0)
+			log_error("udm", "resync supi=%s: the next SQN would still be more than Delta "
+				  "ahead of the USIM's (TS 33.102 C.2.1); the SIM needs its SQN "
+				  "re-provisioned", supi);
+		return rc;
 	}
 	/* TS 33.102 6.3.5: the HE adopts SQN_MS; the next vector uses crypto_sqn_next(SQN_MS). */
 	log_info("udm", "resync supi=%s sqn_he=%llu sqn_ms=%llu", supi,

@@ -207,4 +207,117 @@ int udm_warm_up(struct udm *udm);
 /* Current SQN of a subscriber (tests, web). 0 or -ENOENT. */
 int udm_get_sqn(const struct udm *udm, const char *supi, uint64_t *sqn);
 
+/* ---------------------------------------------------------------------------------------------
+ * Cluster SQN (issue 20 item 3): unique SQNs per subscriber across the nodes of a cluster, node
+ * crashes and leader changes, without a consensus round trip per vector (udm/sqn.c).
+ *
+ * Off by default: a udm without udm_sqn_cluster() keeps the single-node scheme of udm_generate_av
+ * (crypto_sqn_next: SEQ + 1, next IND; written behind, a lost SQN repaired by AUTS).
+ *
+ * In cluster mode, SQN = SEQ || IND (TS 33.102 C.1.2, C.3) with:
+ *  - IND = this node's slot (0..31): nodes never issue the same SQN, and the USIM keeps one
+ *    SEQ_MS per IND (C.2.2), so vectors of different nodes used in any interleaving are fresh;
+ *  - SEQ time-based (C.1.1.3, C.3.3 profile 3): SEQ = max(SEQ(last SQN) + 1, now, floor), one
+ *    tick every UDM_SQN_TICK_S seconds counted from UDM_SQN_EPOCH_S. Active subscribers then
+ *    carry about the same SEQ on every node, so the USIM's optional age limit L (C.2.2) is not
+ *    hit by interleaving. The tick is set by the USIM's Delta (C.2.1, 2^28 suggested): a SIM
+ *    whose SEQ_MS is more than Delta ticks behind the clock can never be served again without
+ *    re-using SQNs, and a new SIM starts at SEQ_MS 0, so Delta ticks must outlast the cluster:
+ *    4 s gives 34 years from the epoch (1 s would stop new SIMs in 2034). Faster ticks buy
+ *    nothing: SEQ + 1 per vector already orders vectors within a tick. The 43-bit SEQ space
+ *    lasts 1.1 million years;
+ *  - crash safety by a lease in the replicated store: "slot IND issues no SEQ >= lease". At
+ *    udm_sqn_cluster() the node takes floor = max(now, stored lease) and commits floor + L
+ *    before issuing anything; no vector ever carries SEQ >= the last committed lease. When a
+ *    SEQ (or the clock, checked every second) comes within L/2 of it, a background thread
+ *    commits max(SEQ, now) + L (the control thread never waits for it); a vector that would
+ *    reach the lease first is refused with -EAGAIN (counted). So after a SIGKILL nothing
+ *    issued before is issued again, and a crash moves the node's SEQs at most ~L ahead.
+ *  - a subscriber whose SEQ would run more than UDM_SQN_AHEAD_MAX ticks ahead of the clock
+ *    (a USIM resynchronised far into the future, a UE authenticating many times a second for
+ *    months) is refused with -ERANGE rather than dragging the lease with it: after a crash
+ *    every subscriber of the node jumps to the old lease, and that jump must stay well inside
+ *    every USIM's Delta.
+ * Resynchronisation (TS 33.102 6.3.5): SQN_MS is adopted when ahead of the HE; the next SEQ is
+ * > SEQ(SQN_MS), >= floor, with this node's IND. The SQN of a subscriber never moves back (a
+ * lower SQN_MS would mean re-issuing SQNs); when the next SQN would still be refused by the USIM
+ * (more than Delta ahead of SQN_MS: a USIM left unused for years) udm_resync() says -ERANGE.
+ * Errors in cluster mode, besides those of single-node mode: udm_generate_av -EAGAIN (lease not
+ * extended in time: try again shortly), -ERANGE (too far ahead, above), -EOVERFLOW (SEQ space
+ * exhausted), -ESHUTDOWN (after udm_sqn_cluster_stop); udm_resync -ERANGE, -ESHUTDOWN.
+ * Uniqueness needs each IND slot used by one live node at a time, and a subscriber's SQN in
+ * the store never set below what this process issued (udm_add with an older db row would).
+ */
+#define UDM_SQN_TICK_S 4                  /* seconds per SEQ tick (Delta = 34 years) */
+#define UDM_SQN_EPOCH_S 1767225600LL      /* 2026-01-01T00:00:00Z: tick 0 */
+#define UDM_SQN_LEASE_DEFAULT 4096u       /* L, ticks (4.5 h): a crash moves SEQ <= L ahead */
+#define UDM_SQN_LEASE_MAX (1u << 24)
+#define UDM_SQN_AHEAD_MAX (1ull << 26)    /* ticks (8.5 years) a subscriber may run ahead */
+
+/* The replicated store of leases (udm_sqn_dqlite_ops): per IND slot a lease and its owner, a
+ * random token of the generator that took the slot. Called from the thread of
+ * udm_sqn_cluster() and from the generator's extension thread, never at once. Writes return 0
+ * only once committed (a majority has them), else -errno.
+ * Why an owner: two live generators on one slot (a node restarted elsewhere while the old
+ * process still runs, a slot configured twice) would both extend the lease and issue the same
+ * SEQs. The take-over is a compare-and-set on the lease read, and every extension is
+ * conditional on the owner, so the old generator can never extend again: it stops at the
+ * lease it had, which is below the new one's floor. */
+struct udm_sqn_store_ops {
+	/* Lease of slot ind into *lease (0 when never written). 0 or -errno. */
+	int (*read)(void *arg, unsigned ind, uint64_t *lease);
+	/* Take slot ind: lease and owner set, only if the lease is still `expect` (0: no row).
+	 * 0, -EAGAIN (the lease changed since it was read: read again), -errno. */
+	int (*take)(void *arg, unsigned ind, uint64_t expect, uint64_t lease, uint64_t owner);
+	/* Raise the lease of slot ind to at least lease (never lowers it) if owner still holds
+	 * it. 0, -ESTALE (another generator took the slot), -errno. */
+	int (*extend)(void *arg, unsigned ind, uint64_t lease, uint64_t owner);
+};
+
+struct udm_sqn_cluster_conf {
+	unsigned ind;            /* this node's slot, 0..31: unique among the live nodes */
+	uint32_t lease_ticks;    /* L; 0: UDM_SQN_LEASE_DEFAULT; 2..UDM_SQN_LEASE_MAX */
+	/* Clock, seconds since 1970 (tests); NULL: CLOCK_REALTIME. */
+	int64_t (*now_s)(void *arg);
+	void *now_arg;
+};
+
+/* Switch udm to cluster SQNs: reads and commits the lease (blocks on the store: call at
+ * start-up, before the first vector) and starts the extension thread. 0, -EINVAL (bad conf,
+ * NULL ops), -EALREADY (already on), -EOVERFLOW (SEQ space exhausted), -EBUSY (the slot's
+ * lease kept changing under the take-over: another generator is extending it), or the store's
+ * -errno (nothing changed: the udm stays single-node and the node must not serve). */
+int udm_sqn_cluster(struct udm *udm, const struct udm_sqn_cluster_conf *conf,
+		    const struct udm_sqn_store_ops *ops, void *arg);
+/* Stop the extension thread and free the generator (before udm_free; NULL, or a udm never
+ * switched, is fine). udm_generate_av is -ESHUTDOWN afterwards: never back to single-node SQNs. */
+void udm_sqn_cluster_stop(struct udm *udm);
+
+struct udm_sqn_stats {
+	uint64_t issued;          /* vectors given an SQN */
+	uint64_t refused_lease;   /* -EAGAIN: the next SEQ would have reached the lease */
+	uint64_t refused_ahead;   /* -ERANGE: more than UDM_SQN_AHEAD_MAX ahead of the clock */
+	uint64_t resync_adopted;  /* SQN_MS ahead of the HE, taken */
+	uint64_t resync_unfixable;/* udm_resync -ERANGE */
+	uint64_t ext_ok, ext_fail;/* lease extensions committed / failed (retried) */
+	bool fenced;              /* another generator took the slot: no more extensions */
+	uint64_t floor, lease;    /* SEQ floor of this run, lease committed (ticks) */
+	unsigned ind;
+};
+/* 0, or -ENOENT when udm is not in cluster mode. */
+int udm_sqn_stats(const struct udm *udm, struct udm_sqn_stats *st);
+
+/* The lease store on a dqlite cluster through db/dqlite_client.h (udm/sqn_lease_dqlite.c, its
+ * own library udm_sqn_dqlite_dep): table sqn_lease(ind INTEGER PRIMARY KEY, lease INTEGER,
+ * owner INTEGER) in database dbname. addrs: the nodes ("host:port"), any of them; requests go
+ * to the leader, found again after a leader change or a lost connection. Every call blocks up to timeout_ms
+ * (<= 0: 5 s) per attempt. */
+#define UDM_SQN_DQLITE_ADDRS_MAX 8
+struct udm_sqn_dqlite;
+extern const struct udm_sqn_store_ops udm_sqn_dqlite_ops;   /* arg: struct udm_sqn_dqlite * */
+/* Nothing is connected yet (the first read does). 0, -EINVAL, -ENOMEM. */
+int udm_sqn_dqlite_new(const char *const *addrs, unsigned n, const char *dbname, int timeout_ms,
+		       struct udm_sqn_dqlite **out);
+void udm_sqn_dqlite_free(struct udm_sqn_dqlite *d);   /* NULL is fine */
+
 #endif

@@ -6,6 +6,7 @@
 #include "udm/udm.h"
 
 struct db_policy;
+struct udm_sqn_gen;
 
 #define UDM_NIL UINT32_MAX
 #define UDM_POL_HASH 2048   /* > 2 x UDM_MAX_POLICIES, power of two */
@@ -72,6 +73,8 @@ struct udm {
 	uint16_t pol_hash[UDM_POL_HASH]; /* open addressing by name: slot, 0 = empty */
 	unsigned pol_last;              /* last slot found by name (load: neighbours share) */
 	struct crypto_keyring *owned_keyring; /* built by udm_start(), freed with the udm */
+	struct udm_sqn_gen *sqn_gen;    /* cluster SQNs (sqn.c), NULL: single-node scheme */
+	bool sqn_stopped;               /* udm_sqn_cluster_stop() ran: no more vectors */
 };
 
 const char *udm_dnn_intern(struct udm *udm, const char *dnn);
@@ -99,6 +102,13 @@ unsigned udm_pol_find(struct udm *udm, const char *name);
 int udm_pol_get(struct udm *udm, const struct db_policy *p, unsigned *slot);
 /* Fields not in s->own from the policy's effective values. */
 void udm_pol_apply(const struct udm_policy *p, struct udm_subscriber *s, unsigned fields);
+
+/* sqn.c, cluster mode: the SQN of the next vector after sqn_he (the subscriber's last SQN).
+ * 0, -EAGAIN (lease not extended in time), -ERANGE (too far ahead of the clock), -EOVERFLOW. */
+int udm_sqn_gen_next(struct udm_sqn_gen *g, uint64_t sqn_he, uint64_t *sqn);
+/* After a valid AUTS: the SQN the subscriber keeps in *keep (SQN_MS when ahead, else sqn_he).
+ * 0, or -ERANGE when the next vector would still fail the USIM's Delta check (C.2.1). */
+int udm_sqn_gen_resync(struct udm_sqn_gen *g, uint64_t sqn_he, uint64_t sqn_ms, uint64_t *keep);
 
 /* Record a new SQN and tell the sink. */
 void udm_sqn_set(struct udm *udm, struct udm_subscriber *s, uint64_t sqn);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sqlite3.h>
+
 #include "db/db_int.h"
 #include "common/log.h"
 #include "dbtest.h"

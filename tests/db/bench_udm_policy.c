@@ -42,7 +42,7 @@ static const char *const names[] = { "bronze", "gold", "silver" };
 
 static int fill(struct db *db, long n)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	uint8_t k[16];
 	char supi[DB_SUPI_MAX];
 	int rc;
@@ -65,26 +65,26 @@ static int fill(struct db *db, long n)
 		if ((rc = db_policy_put(db, &p, DB_PUT_CREATE)) < 0)
 			return rc;
 	}
-	if (sqlite3_exec(db->conn, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db->conn, "INSERT INTO subscribers (supi, k, opc, created, updated,"
-			       " policy) VALUES (?, ?, ?, 1, 1, ?)", -1, &st, NULL) != SQLITE_OK)
+	if (sql_exec(db->conn, "BEGIN") < 0 ||
+	    sql_prepare(db->conn, "INSERT INTO subscribers (supi, k, opc, created, updated,"
+			" policy) VALUES (?, ?, ?, 1, 1, ?)", 0, &st) < 0)
 		return -EIO;
 	for (long i = 0; i < n; i++) {
 		snprintf(supi, sizeof(supi), "imsi-00101%010ld", i % 10000000000L);
 		memset(k, (int)(i & 0xff), sizeof(k));
-		sqlite3_bind_text(st, 1, supi, -1, SQLITE_STATIC);
-		sqlite3_bind_blob(st, 2, k, 16, SQLITE_STATIC);
-		sqlite3_bind_blob(st, 3, k, 16, SQLITE_STATIC);
+		sql_bind_text(st, 1, supi, -1);
+		sql_bind_blob(st, 2, k, 16);
+		sql_bind_blob(st, 3, k, 16);
 		if (i % 4)
-			sqlite3_bind_text(st, 4, names[i % 4 - 1], -1, SQLITE_STATIC);
+			sql_bind_text(st, 4, names[i % 4 - 1], -1);
 		else
-			sqlite3_bind_null(st, 4);
-		if (sqlite3_step(st) != SQLITE_DONE)
+			sql_bind_null(st, 4);
+		if (sql_step(st) != SQL_DONE)
 			return -EIO;
-		sqlite3_reset(st);
+		sql_reset(st);
 	}
-	sqlite3_finalize(st);
-	return sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+	sql_finalize(st);
+	return sql_exec(db->conn, "COMMIT") == 0 ? 0 : -EIO;
 }
 
 static double load(struct db *db, long n, int *loaded, double *cpu)
@@ -220,7 +220,7 @@ int main(int argc, char **argv)
 	int64_t users = db_policy_users(db, "gold");
 	printf("db_policy_users(gold):        %lld in %.1f ms\n", (long long)users, (now_s() - t) * 1e3);
 
-	if (sqlite3_exec(db->conn, "UPDATE subscribers SET policy = NULL", NULL, NULL, NULL) != SQLITE_OK)
+	if (sql_exec(db->conn, "UPDATE subscribers SET policy = NULL") < 0)
 		return 1;
 	t = load(db, n, &loaded, &c);
 	printf("udm_load_db without policies: %d subscribers in %.3f s wall, %.3f s CPU\n", loaded,

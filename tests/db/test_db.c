@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sqlite3.h>
 #include <time.h>
 #include <sys/stat.h>
 
@@ -27,18 +26,6 @@ static void sub_init(struct db_subscriber *s, const char *supi, uint8_t seed)
 	s->amf = DB_DEFAULT_AMF;
 }
 
-static int64_t sql_int(const char *path, const char *q)
-{
-	sqlite3 *c;
-	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_prepare_v2(c, q, -1, &st, NULL), SQLITE_OK);
-	int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-	sqlite3_finalize(st);
-	sqlite3_close(c);
-	return v;
-}
-
 static void test_migrations(void **state)
 {
 	(void)state;
@@ -46,39 +33,50 @@ static void test_migrations(void **state)
 	dbt_init(&t);
 	/* Fresh file: created at the latest version, WAL on. */
 	struct db *db;
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_true(db_schema_latest() >= 1);
 	assert_int_equal(db_schema_version(db), db_schema_latest());
 	struct db_subscriber s;
 	sub_init(&s, "imsi-001010000000001", 1);
 	assert_int_equal(db_subscriber_put(db, &s), 0);
 	db_close(db);
-	assert_int_equal(sql_int(t.db, "PRAGMA user_version"), db_schema_latest());
-	assert_int_equal(sql_int(t.db, "SELECT count(*) FROM sqlite_master WHERE name = 'subscribers'"),
+	assert_int_equal(dbt_sql_int(&t, "PRAGMA user_version"), db_schema_latest());
+	assert_int_equal(dbt_sql_int(&t, "SELECT count(*) FROM sqlite_master WHERE name = 'subscribers'"),
 			 1);
-	sqlite3 *c;
-	assert_int_equal(sqlite3_open(t.db, &c), SQLITE_OK);
-	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_prepare_v2(c, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
-	sqlite3_finalize(st);
-	sqlite3_close(c);
 
 	/* Existing file at the current version: opened as is, data kept. */
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_schema_version(db), db_schema_latest());
 	assert_int_equal(db_subscriber_count(db), 1);
 	db_close(db);
 
 	/* A file from a newer solocore is refused, not touched. */
-	assert_int_equal(sqlite3_open(t.db, &c), SQLITE_OK);
 	char q[64];
 	snprintf(q, sizeof(q), "PRAGMA user_version = %d", db_schema_latest() + 1);
-	assert_int_equal(sqlite3_exec(c, q, NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(c);
-	assert_int_equal(db_open(t.db, &db), -EPROTO);
-	assert_int_equal(sql_int(t.db, "PRAGMA user_version"), db_schema_latest() + 1);
+	assert_int_equal(dbt_sql_exec(&t, q), 0);
+	assert_int_equal(dbt_open(&t, &db), -EPROTO);
+	assert_int_equal(dbt_sql_int(&t, "PRAGMA user_version"), db_schema_latest() + 1);
+	dbt_cleanup(&t);
+}
+
+/* A file: WAL mode on, and a file that is no database refused. */
+static void test_file_wal(void **state)
+{
+	(void)state;
+	DBT_FILE_ONLY("journal mode and a non-database file are properties of a local file");
+	struct dbt t;
+	struct db *db;
+	dbt_init(&t);
+	assert_int_equal(dbt_open(&t, &db), 0);
+	db_close(db);
+	struct sql *c;
+	struct sql_stmt *st;
+	assert_int_equal(sql_sqlite_open(t.db, false, &c), 0);
+	assert_int_equal(sql_prepare(c, "PRAGMA journal_mode", 0, &st), 0);
+	assert_int_equal(sql_step(st), SQL_ROW);
+	assert_string_equal(sql_column_text(st, 0), "wal");
+	sql_finalize(st);
+	sql_close(c);
 
 	/* Not a database at all. */
 	dbt_write(t.file, "this is not sqlite, just text long enough to have a header.........\n");
@@ -93,30 +91,30 @@ static void test_migration_steps(void **state)
 	(void)state;
 	struct dbt t;
 	dbt_init(&t);
-	sqlite3 *c;
-	assert_int_equal(db_conn_open(t.db, &c), 0);
+	struct sql *c;
+	assert_int_equal(dbt_conn(&t, &c), 0);
 	const char *const steps[] = {
 		"CREATE TABLE a (x INTEGER); INSERT INTO a VALUES (1);",
 		"ALTER TABLE a ADD COLUMN y INTEGER NOT NULL DEFAULT 7;",
 		"CREATE TABLE b (z INTEGER); INSERT INTO nosuch VALUES (1);",   /* fails */
 	};
 	assert_int_equal(db_migrate_steps(c, steps, 1), 0);
-	sqlite3_close(c);
-	assert_int_equal(sql_int(t.db, "PRAGMA user_version"), 1);
+	sql_close(c);
+	assert_int_equal(dbt_sql_int(&t, "PRAGMA user_version"), 1);
 
 	/* Existing v1 file, list of 2: only step 2 runs, data kept. */
-	assert_int_equal(db_conn_open(t.db, &c), 0);
+	assert_int_equal(dbt_conn(&t, &c), 0);
 	assert_int_equal(db_migrate_steps(c, steps, 2), 0);
-	sqlite3_close(c);
-	assert_int_equal(sql_int(t.db, "PRAGMA user_version"), 2);
-	assert_int_equal(sql_int(t.db, "SELECT x + y FROM a"), 8);
+	sql_close(c);
+	assert_int_equal(dbt_sql_int(&t, "PRAGMA user_version"), 2);
+	assert_int_equal(dbt_sql_int(&t, "SELECT x + y FROM a"), 8);
 
 	/* Step 3 fails: version stays 2 and table b does not exist. */
-	assert_int_equal(db_conn_open(t.db, &c), 0);
+	assert_int_equal(dbt_conn(&t, &c), 0);
 	assert_true(db_migrate_steps(c, steps, 3) < 0);
-	sqlite3_close(c);
-	assert_int_equal(sql_int(t.db, "PRAGMA user_version"), 2);
-	assert_int_equal(sql_int(t.db, "SELECT count(*) FROM sqlite_master WHERE name = 'b'"), 0);
+	sql_close(c);
+	assert_int_equal(dbt_sql_int(&t, "PRAGMA user_version"), 2);
+	assert_int_equal(dbt_sql_int(&t, "SELECT count(*) FROM sqlite_master WHERE name = 'b'"), 0);
 	dbt_cleanup(&t);
 }
 
@@ -126,7 +124,7 @@ static void test_put_get_delete(void **state)
 	struct dbt t;
 	dbt_init(&t);
 	struct db *db;
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	struct db_subscriber s, g;
 	sub_init(&s, "imsi-001010000000007", 7);
 	s.op_is_opc = false;
@@ -216,7 +214,7 @@ static void test_load(void **state)
 	struct dbt t;
 	dbt_init(&t);
 	struct db *db;
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	struct load_ctx c = { 0 };
 	assert_int_equal(db_load_subscribers(db, load_cb, &c), 0);
 	for (int i = 99; i >= 0; i--) {
@@ -239,7 +237,7 @@ static void test_load(void **state)
 static struct db *open_with(struct dbt *t, int n)
 {
 	struct db *db;
-	assert_int_equal(db_open(t->db, &db), 0);
+	assert_int_equal(dbt_open(t, &db), 0);
 	for (int i = 0; i < n; i++) {
 		char supi[32];
 		snprintf(supi, sizeof(supi), "imsi-0010100000%05d", i);
@@ -250,10 +248,10 @@ static struct db *open_with(struct dbt *t, int n)
 	return db;
 }
 
-static uint64_t sqn_of(const char *path, int i)
+static uint64_t sqn_of(const struct dbt *t, int i)
 {
 	struct db *db;
-	assert_int_equal(db_open(path, &db), 0);
+	assert_int_equal(dbt_open(t, &db), 0);
 	char supi[32];
 	snprintf(supi, sizeof(supi), "imsi-0010100000%05d", i);
 	struct db_subscriber s;
@@ -283,8 +281,8 @@ static void test_writer_flush(void **state)
 	assert_int_equal(db_writer_sqn(w, "imsi-00101", DB_SQN_MAX + 1), -EINVAL);
 	assert_int_equal(db_writer_flush(w), 0);
 	/* Read through a different connection: the rows are committed. */
-	assert_true(sqn_of(t.db, 0) == 300000);
-	assert_true(sqn_of(t.db, N - 1) == 300000 + N - 1);
+	assert_true(sqn_of(&t, 0) == 300000);
+	assert_true(sqn_of(&t, N - 1) == 300000 + N - 1);
 	struct db_writer_stats st;
 	db_writer_get_stats(w, &st);
 	assert_true(st.queued + st.coalesced == 3 * N + 1);
@@ -302,20 +300,20 @@ static void test_writer_flush(void **state)
 	db_writer_stop(w);
 	db_close(db);
 	for (int i = 0; i < N; i += 499)
-		assert_true(sqn_of(t.db, i) == 777);
+		assert_true(sqn_of(&t, i) == 777);
 	db_writer_stop(NULL);
 	dbt_cleanup(&t);
 }
 
-static int pragma_int(sqlite3 *c, const char *sql)
+static int pragma_int(struct sql *c, const char *sql)
 {
-	sqlite3_stmt *st;
+	struct sql_stmt *st;
 	int v = -1;
 
-	assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
+	assert_int_equal(sql_prepare(c, sql, 0, &st), 0);
+	if (sql_step(st) == SQL_ROW)
+		v = sql_column_int(st, 0);
+	sql_finalize(st);
 	return v;
 }
 
@@ -324,6 +322,7 @@ static int pragma_int(sqlite3 *c, const char *sql)
 static void test_writer_checkpoints(void **state)
 {
 	(void)state;
+	DBT_FILE_ONLY("WAL checkpoints: dqlite checkpoints its own WAL (its replication log)");
 	struct dbt t;
 	dbt_init(&t);
 	struct db *db = open_with(&t, 0);
@@ -390,6 +389,7 @@ static long file_size(const char *p)
 static void test_writer_checkpoint_rearm(void **state)
 {
 	(void)state;
+	DBT_FILE_ONLY("WAL checkpoints and the -wal file: dqlite keeps no local file of ours");
 	struct dbt t;
 	char wal[128];
 	dbt_init(&t);
@@ -425,6 +425,7 @@ static void test_writer_checkpoint_rearm(void **state)
 static void test_file_modes(void **state)
 {
 	(void)state;
+	DBT_FILE_ONLY("file modes, VACUUM INTO backup and staged restore need a local SQLite file");
 	struct dbt t;
 	char p[160], err[160];
 	struct stat sb;
@@ -456,7 +457,7 @@ static void test_file_modes(void **state)
 	/* An older file made 0644: tightened at the next open. */
 	assert_int_equal(chmod(t.db, 0644), 0);
 	unlink(p);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(stat(t.db, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0600);
 	db_close(db);
@@ -496,14 +497,14 @@ static void test_writer_full_queue(void **state)
 	db_writer_get_stats(w, &st);
 	assert_int_equal(st.written, 4);
 	assert_int_equal(st.batches, 1);
-	assert_true(sqn_of(t.db, 0) == 1001);
-	assert_true(sqn_of(t.db, 1) == 11);
-	assert_true(sqn_of(t.db, 3) == 1003);
-	assert_true(sqn_of(t.db, 4) == 0);   /* dropped: AKA resync recovers it */
+	assert_true(sqn_of(&t, 0) == 1001);
+	assert_true(sqn_of(&t, 1) == 11);
+	assert_true(sqn_of(&t, 3) == 1003);
+	assert_true(sqn_of(&t, 4) == 0);   /* dropped: AKA resync recovers it */
 	/* After the flush the queue has room again. */
 	assert_int_equal(db_writer_sqn(w, supi[4], 44), 0);
 	db_writer_stop(w);
-	assert_true(sqn_of(t.db, 4) == 44);
+	assert_true(sqn_of(&t, 4) == 44);
 	db_close(db);
 	dbt_cleanup(&t);
 }
@@ -516,13 +517,9 @@ static void test_writer_failure(void **state)
 	struct dbt t;
 	dbt_init(&t);
 	struct db *db = open_with(&t, 3);
-	sqlite3 *c;
-	assert_int_equal(sqlite3_open(t.db, &c), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(c, "CREATE TRIGGER no_sqn BEFORE UPDATE OF sqn ON subscribers "
+	assert_int_equal(dbt_sql_exec(&t, "CREATE TRIGGER no_sqn BEFORE UPDATE OF sqn ON subscribers "
 				      "WHEN NEW.supi = 'imsi-001010000000001' BEGIN "
-				      "SELECT RAISE(ABORT, 'refused'); END", NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(c);
+				      "SELECT RAISE(ABORT, 'refused'); END"), 0);
 	struct db_writer *w;
 	/* Long window: both updates are surely in the one transaction. */
 	struct db_writer_opts o = { .batch_ms = 60000 };
@@ -534,20 +531,43 @@ static void test_writer_failure(void **state)
 	db_writer_get_stats(w, &st);
 	assert_int_equal(st.failed, 1);
 	assert_int_equal(st.written, 0);
-	assert_true(sqn_of(t.db, 0) == 0);   /* same transaction: rolled back */
+	assert_true(sqn_of(&t, 0) == 0);   /* same transaction: rolled back */
 	/* The error is reported once; later batches are written. */
 	assert_int_equal(db_writer_sqn(w, "imsi-001010000000002", 9), 0);
 	assert_int_equal(db_writer_flush(w), 0);
-	assert_true(sqn_of(t.db, 2) == 9);
+	assert_true(sqn_of(&t, 2) == 9);
 	db_writer_stop(w);
 	db_close(db);
 	dbt_cleanup(&t);
 }
 
-int main(void)
+/* dqlite: what needs a local file is refused with -EOPNOTSUPP, not tried. */
+static void test_file_ops_refused(void **state)
+{
+	(void)state;
+	if (!dbt_dqlite()) {
+		printf("SKIP on sqlite: -EOPNOTSUPP for file operations is the dqlite backend's answer\n");
+		skip();
+	}
+	struct dbt t;
+	struct db *db;
+	char p[160], err[160] = "";
+	dbt_init(&t);
+	assert_int_equal(dbt_open(&t, &db), 0);
+	snprintf(p, sizeof(p), "%s/backup.db", t.dir);
+	assert_int_equal(db_backup(db, p), -EOPNOTSUPP);
+	assert_int_equal(access(p, F_OK), -1);   /* not even created */
+	assert_int_equal(db_restore_stage(db, p, err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "SQLite"));
+	db_close(db);
+	dbt_cleanup(&t);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_migrations),
+		cmocka_unit_test(test_file_wal),
 		cmocka_unit_test(test_migration_steps),
 		cmocka_unit_test(test_put_get_delete),
 		cmocka_unit_test(test_load),
@@ -555,8 +575,13 @@ int main(void)
 		cmocka_unit_test(test_writer_checkpoints),
 		cmocka_unit_test(test_writer_checkpoint_rearm),
 		cmocka_unit_test(test_file_modes),
+		cmocka_unit_test(test_file_ops_refused),
 		cmocka_unit_test(test_writer_full_queue),
 		cmocka_unit_test(test_writer_failure),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (dbt_backend_init(argc, argv) < 0)
+		return 1;
+	int r = cmocka_run_group_tests(tests, NULL, NULL);
+	dbt_backend_fini();
+	return r;
 }

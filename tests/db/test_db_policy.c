@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sqlite3.h>
 
 #include <cmocka.h>
 
@@ -41,21 +40,21 @@ static void pol_init(struct db_policy *p, const char *name)
 	p->arp = 5;
 }
 
-static void sql_text(const char *path, const char *q, char *out, size_t n)
+static void sql_text(const struct dbt *t, const char *q, char *out, size_t n)
 {
-	sqlite3 *c;
-	sqlite3_stmt *st;
+	struct sql *c;
+	struct sql_stmt *st;
 
-	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(c, q, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(dbt_conn(t, &c), 0);
+	assert_int_equal(sql_prepare(c, q, 0, &st), 0);
 	out[0] = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (sql_step(st) == SQL_ROW) {
 		size_t l = strlen(out);
-		const char *v = (const char *)sqlite3_column_text(st, sqlite3_column_count(st) - 1);
+		const char *v = sql_column_text(st, sql_column_count(st) - 1);
 		snprintf(out + l, n - l, "%s|", v ? v : "NULL");
 	}
-	sqlite3_finalize(st);
-	sqlite3_close(c);
+	sql_finalize(st);
+	sql_close(c);
 }
 
 /* Schema version 2 exactly as released (migrations 1 and 2 of db.c). */
@@ -95,18 +94,18 @@ static void test_migrate_v2_to_v3(void **state)
 {
 	struct dbt t;
 	struct db *db;
-	sqlite3 *c;
+	struct sql *c;
 	char out[512];
 	struct db_subscriber s;
 
 	(void)state;
 	dbt_init(&t);
-	assert_int_equal(db_conn_open(t.db, &c), 0);
-	assert_int_equal(sqlite3_exec(c, v2_schema, NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(c);
+	assert_int_equal(dbt_conn(&t, &c), 0);
+	assert_int_equal(sql_exec(c, v2_schema), 0);
+	sql_close(c);
 
 	assert_int_equal(db_schema_latest(), 5);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_schema_version(db), 5);
 	/* v2 data kept; the new column reads as "no policy". */
 	assert_int_equal(db_subscriber_count(db), 1);
@@ -131,21 +130,21 @@ static void test_migrate_v2_to_v3(void **state)
 	assert_int_equal(db_setting_put(db, "net.tacs", "[1,2]"), 0);
 	db_close(db);
 
-	sql_text(t.db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", out,
+	sql_text(&t, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", out,
 		 sizeof(out));
 	assert_string_equal(out, "audit|policies|settings|sqlite_sequence|subscribers|tokens|users|");
-	sql_text(t.db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL",
+	sql_text(&t, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL",
 		 out, sizeof(out));
 	assert_string_equal(out, "subscribers_policy|");
-	sql_text(t.db, "PRAGMA user_version", out, sizeof(out));
+	sql_text(&t, "PRAGMA user_version", out, sizeof(out));
 	assert_string_equal(out, "5|");
-	sql_text(t.db, "SELECT policy FROM subscribers", out, sizeof(out));
+	sql_text(&t, "SELECT policy FROM subscribers", out, sizeof(out));
 	assert_string_equal(out, "gold|");
-	sql_text(t.db, "PRAGMA foreign_key_check", out, sizeof(out));
+	sql_text(&t, "PRAGMA foreign_key_check", out, sizeof(out));
 	assert_string_equal(out, "");
 
 	/* Reopening a current file runs nothing and keeps everything. */
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_schema_version(db), 5);
 	assert_int_equal(db_subscriber_get(db, "imsi-001010000000001", &s), 0);
 	assert_string_equal(s.policy, "gold");
@@ -167,7 +166,7 @@ static void test_ue_ambr_and_gbr(void **state)
 
 	(void)state;
 	dbt_init(&t);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	pol_init(&p, "ue-200m");
 	p.ue_ambr_ul = 200000000;
 	p.ue_ambr_dl = 2000000000;
@@ -305,7 +304,7 @@ static void test_policy_crud(void **state)
 
 	(void)state;
 	dbt_init(&t);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_policy_get(db, "gold", &g), -ENOENT);
 	pol_init(&p, "gold");
 	assert_int_equal(db_policy_put(db, &p, DB_PUT_REPLACE), -ENOENT);
@@ -399,24 +398,21 @@ static void test_policy_crud(void **state)
 
 	/* The foreign key backs this even for writers that skip the API. */
 	char out[256];
-	sqlite3 *c;
-	assert_int_equal(db_conn_open(t.db, &c), 0);
-	assert_int_not_equal(sqlite3_exec(c, "DELETE FROM policies WHERE name = 'bronze'", NULL,
-					  NULL, NULL), SQLITE_OK);
-	assert_int_not_equal(sqlite3_exec(c, "UPDATE subscribers SET policy = 'zz'", NULL, NULL,
-					  NULL), SQLITE_OK);
-	sqlite3_close(c);
+	struct sql *c;
+	assert_int_equal(dbt_conn(&t, &c), 0);
+	assert_int_equal(sql_exec(c, "DELETE FROM policies WHERE name = 'bronze'"), -EEXIST);
+	assert_int_equal(sql_exec(c, "UPDATE subscribers SET policy = 'zz'"), -EEXIST);
+	sql_close(c);
 	/* Counting users and walking them read the partial index, not the table. */
-	assert_int_equal(db_conn_open(t.db, &c), 0);
-	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_prepare_v2(c, "EXPLAIN QUERY PLAN SELECT count(*) FROM subscribers"
-					    " WHERE policy = 'bronze'", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(dbt_conn(&t, &c), 0);
+	struct sql_stmt *st;
+	assert_int_equal(sql_prepare(c, "EXPLAIN QUERY PLAN SELECT count(*) FROM subscribers"
+				     " WHERE policy = 'bronze'", 0, &st), 0);
 	out[0] = 0;
-	while (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s;",
-			 (const char *)sqlite3_column_text(st, 3));
-	sqlite3_finalize(st);
-	sqlite3_close(c);
+	while (sql_step(st) == SQL_ROW)
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s;", sql_column_text(st, 3));
+	sql_finalize(st);
+	sql_close(c);
 	assert_non_null(strstr(out, "subscribers_policy"));
 	dbt_cleanup(&t);
 }
@@ -431,7 +427,7 @@ static void test_import_policy(void **state)
 
 	(void)state;
 	dbt_init(&t);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	pol_init(&p, "gold");
 	assert_int_equal(db_policy_put(db, &p, DB_PUT_CREATE), 0);
 	dbt_write(t.file,
@@ -470,9 +466,21 @@ static void test_import_policy(void **state)
 	assert_string_equal(s.policy, "");
 	assert_int_equal(db_policy_users(db, "gold"), 1);
 	db_close(db);
+	dbt_cleanup(&t);
+}
 
-	/* `solocore sims import` (db_cli_sims): exit 1 and nothing imported for an unknown
-	 * policy, 0 once it exists. */
+/* `solocore sims import` (db_cli_sims): exit 1 and nothing imported for an unknown
+ * policy, 0 once it exists. */
+static void test_import_policy_cli(void **state)
+{
+	struct dbt t;
+	struct db *db;
+	struct db_policy p;
+	struct db_subscriber s;
+
+	(void)state;
+	DBT_FILE_ONLY("`solocore sims import --db PATH` opens a SQLite file (the CLI has no dqlite option)");
+	dbt_init(&t);
 	char *argv[] = { "sims", "import", t.file, "--db", t.db, NULL };
 	dbt_write(t.file,
 		  "[imsi-001010000000005]\n"
@@ -480,13 +488,13 @@ static void test_import_policy(void **state)
 		  "opc = \"E8ED289DEBA952E4283B54E88E6183CA\"\n"
 		  "policy = \"bronze\"\n");
 	assert_int_equal(db_cli_sims(5, argv), 1);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_subscriber_get(db, "imsi-001010000000005", &s), -ENOENT);
 	pol_init(&p, "bronze");
 	assert_int_equal(db_policy_put(db, &p, DB_PUT_CREATE), 0);
 	db_close(db);
 	assert_int_equal(db_cli_sims(5, argv), 0);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_subscriber_get(db, "imsi-001010000000005", &s), 0);
 	assert_string_equal(s.policy, "bronze");
 	db_close(db);
@@ -514,7 +522,7 @@ static void test_settings(void **state)
 
 	(void)state;
 	dbt_init(&t);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_setting_get(db, "net.plmn", v, sizeof(v), NULL), -ENOENT);
 	assert_int_equal(db_setting_put(db, "net.plmn", "{\"mcc\":\"001\"}"), 0);
 	assert_int_equal(db_setting_get(db, "net.plmn", v, sizeof(v), &upd), 13);
@@ -596,7 +604,7 @@ static void test_settings(void **state)
 	db_close(db);
 
 	/* Persisted across a reopen. */
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_setting_get(db, "net.tacs", v, sizeof(v), NULL), 3);
 	assert_string_equal(v, "[9]");
 	assert_int_equal(db_setting_get(db, "net.new", v, sizeof(v), NULL), 1);
@@ -604,7 +612,7 @@ static void test_settings(void **state)
 	dbt_cleanup(&t);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_migrate_v2_to_v3),
@@ -612,7 +620,12 @@ int main(void)
 		cmocka_unit_test(test_ue_ambr_and_gbr),
 		cmocka_unit_test(test_policy_crud),
 		cmocka_unit_test(test_import_policy),
+		cmocka_unit_test(test_import_policy_cli),
 		cmocka_unit_test(test_settings),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (dbt_backend_init(argc, argv) < 0)
+		return 1;
+	int r = cmocka_run_group_tests(tests, NULL, NULL);
+	dbt_backend_fini();
+	return r;
 }

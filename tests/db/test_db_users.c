@@ -7,9 +7,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sqlite3.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>   /* test_backup_restore crafts a bad file with SQLite itself */
 
 #include "db/db_int.h"
 #include "dbtest.h"
@@ -24,34 +24,32 @@ static void sub_init(struct db_subscriber *s, const char *supi)
 	s->amf = DB_DEFAULT_AMF;
 }
 
-static void sql_text(const char *path, const char *q, char *out, size_t n)
+static void sql_text(const struct dbt *t, const char *q, char *out, size_t n)
 {
-	sqlite3 *c;
-	sqlite3_stmt *st;
+	struct sql *c;
+	struct sql_stmt *st;
 
-	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(c, q, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(dbt_conn(t, &c), 0);
+	assert_int_equal(sql_prepare(c, q, 0, &st), 0);
 	out[0] = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (sql_step(st) == SQL_ROW) {
 		size_t l = strlen(out);
-		snprintf(out + l, n - l, "%s|", (const char *)sqlite3_column_text(st, sqlite3_column_count(st) - 1));
+		snprintf(out + l, n - l, "%s|", sql_column_text(st, sql_column_count(st) - 1));
 	}
-	sqlite3_finalize(st);
-	sqlite3_close(c);
+	sql_finalize(st);
+	sql_close(c);
 }
 
 static void test_migrate_v1_to_v2(void **state)
 {
 	struct dbt t;
 	struct db *db;
-	sqlite3 *c;
 	char out[512];
 
 	(void)state;
 	dbt_init(&t);
 	/* A version-1 file as released. */
-	assert_int_equal(sqlite3_open(t.db, &c), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(c, "CREATE TABLE subscribers (supi TEXT PRIMARY KEY NOT NULL,"
+	assert_int_equal(dbt_sql_exec(&t, "CREATE TABLE subscribers (supi TEXT PRIMARY KEY NOT NULL,"
 				      " k BLOB NOT NULL, opc BLOB NOT NULL, op_is_opc INTEGER NOT NULL DEFAULT 1,"
 				      " amf INTEGER NOT NULL DEFAULT 32768, sqn INTEGER NOT NULL DEFAULT 0,"
 				      " slices TEXT NOT NULL DEFAULT '', dnns TEXT NOT NULL DEFAULT '',"
@@ -60,16 +58,15 @@ static void test_migrate_v1_to_v2(void **state)
 				      " created INTEGER NOT NULL, updated INTEGER NOT NULL) WITHOUT ROWID;"
 				      "INSERT INTO subscribers (supi, k, opc, created, updated) VALUES"
 				      " ('imsi-001010000000001', zeroblob(16), zeroblob(16), 1, 1);"
-				      "PRAGMA user_version = 1;", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(c);
+				      "PRAGMA user_version = 1;"), 0);
 	/* Opening runs every later step too (v2 -> v3: test_db_policy). */
 	assert_int_equal(db_schema_latest(), 5);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_schema_version(db), 5);
 	assert_int_equal(db_subscriber_count(db), 1);
 	assert_int_equal(db_user_count(db), 0);
 	db_close(db);
-	sql_text(t.db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", out, sizeof(out));
+	sql_text(&t, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", out, sizeof(out));
 	assert_string_equal(out, "audit|policies|settings|sqlite_sequence|subscribers|tokens|users|");
 	dbt_cleanup(&t);
 }
@@ -84,7 +81,7 @@ static void test_users(void **state)
 
 	(void)state;
 	dbt_init(&t);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	/* The default iteration count is the one stored. */
 	assert_int_equal(db_user_kdf_iter(0), DB_KDF_ITER_DEFAULT);
 	assert_int_equal(db_user_create(db, "alice", DB_ROLE_ADMIN, "secret password"), 0);
@@ -108,7 +105,7 @@ static void test_users(void **state)
 	assert_int_equal(db_user_delete(db, "bob"), -ENOENT);
 	assert_int_equal(db_user_update(db, "bob", 0, NULL), -ENOENT);
 	db_close(db);
-	sql_text(t.db, "SELECT pw FROM users", out, sizeof(out));
+	sql_text(&t, "SELECT pw FROM users", out, sizeof(out));
 	assert_memory_equal(out, "pbkdf2-sha256$600000$", 21);
 	assert_null(strstr(out, "secret"));
 	dbt_cleanup(&t);
@@ -140,7 +137,7 @@ static void test_tokens_audit(void **state)
 
 	(void)state;
 	dbt_init(&t);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_token_create(db, "ci", "alice", DB_ROLE_READ, tok, &id), 0);
 	assert_int_equal(strlen(tok), DB_TOKEN_LEN);
 	assert_int_equal(db_token_check(db, tok, &tk), 0);
@@ -162,7 +159,7 @@ static void test_tokens_audit(void **state)
 	db_close(db);
 	/* Only the hash is on disk. */
 	tok[10] ^= 1;
-	sql_text(t.db, "SELECT hex(hash) FROM tokens", out, sizeof(out));
+	sql_text(&t, "SELECT hex(hash) FROM tokens", out, sizeof(out));
 	assert_string_equal(out, "");
 	dbt_cleanup(&t);
 }
@@ -192,7 +189,7 @@ static void test_subscriber_list(void **state)
 
 	(void)state;
 	dbt_init(&t);
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	for (int i = 0; i < 200; i++) {
 		snprintf(supi, sizeof(supi), "imsi-00101%010d", i);
 		sub_init(&s, supi);
@@ -234,7 +231,7 @@ static void test_subscriber_list(void **state)
 	assert_int_equal(db_subscriber_count_prefix(db, ""), 400);
 	db_close(db);
 	/* A search of the primary key, never a full scan. */
-	sql_text(t.db, "EXPLAIN QUERY PLAN SELECT * FROM subscribers WHERE supi >= 'imsi-00102'"
+	sql_text(&t, "EXPLAIN QUERY PLAN SELECT * FROM subscribers WHERE supi >= 'imsi-00102'"
 		 " AND supi < 'imsi-00102:' ORDER BY supi LIMIT 10 OFFSET 5", plan, sizeof(plan));
 	assert_non_null(strstr(plan, "SEARCH subscribers USING PRIMARY KEY"));
 	dbt_cleanup(&t);
@@ -248,6 +245,7 @@ static void test_backup_restore(void **state)
 	char bk[128], staged[128], err[160];
 
 	(void)state;
+	DBT_FILE_ONLY("backup (VACUUM INTO) and staged restore need a local SQLite file");
 	dbt_init(&t);
 	snprintf(bk, sizeof(bk), "%s/bk.db", t.dir);
 	snprintf(staged, sizeof(staged), "%s.restore", t.db);
@@ -301,6 +299,7 @@ static void test_cli_users(void **state)
 	struct db *db;
 
 	(void)state;
+	DBT_FILE_ONLY("`solocore users --db PATH` opens a SQLite file (the CLI has no dqlite option)");
 	dbt_init(&t);
 	char *a1[] = { "users", "create", "alice", "--role", "admin", "--db", t.db, NULL };
 	char *a2[] = { "users", "create", "bob", "--db", t.db, NULL };
@@ -320,7 +319,7 @@ static void test_cli_users(void **state)
 	dbt_cleanup(&t);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_migrate_v1_to_v2),
@@ -330,5 +329,9 @@ int main(void)
 		cmocka_unit_test(test_backup_restore),
 		cmocka_unit_test(test_cli_users),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (dbt_backend_init(argc, argv) < 0)
+		return 1;
+	int r = cmocka_run_group_tests(tests, NULL, NULL);
+	dbt_backend_fini();
+	return r;
 }

@@ -327,6 +327,109 @@ static void test_many_rows(void **state)
 	dqlc_close(c);
 }
 
+/* ---- membership: CLUSTER, ADD, ASSIGN, REMOVE, TRANSFER on the real node ---- */
+
+static int cluster_of(struct dqlc *c, struct dqlc_node *nodes)
+{
+	return dqlc_cluster(c, nodes, DQLC_NODES_MAX);
+}
+
+static void test_membership(void **state)
+{
+	(void)state;
+	struct dqlc_node nodes[DQLC_NODES_MAX];
+	struct dqlc *c;
+	char ghost[64];
+
+	assert_int_equal(dqlc_connect(g.addr, 5000, &c), 0);
+	assert_int_equal(cluster_of(c, nodes), 1);
+	assert_int_equal(nodes[0].id, 1);
+	assert_string_equal(nodes[0].addr, g.addr);
+	assert_int_equal(nodes[0].role, DQLC_ROLE_VOTER);
+	assert_string_equal(dqlc_role_name(nodes[0].role), "voter");
+	/* Room for none: -E2BIG after reading the whole answer, connection still in step. */
+	assert_int_equal(dqlc_cluster(c, nodes, 0), -E2BIG);
+	assert_int_equal(cluster_of(c, nodes), 1);
+
+	/* Node 2 at an address nobody serves: ADD commits with the one voter (a spare
+	 * needs no catch-up); STANDBY too. (VOTER would wait for a catch-up that never
+	 * comes: tests/db/test_cluster.c promotes real nodes.) */
+	snprintf(ghost, sizeof(ghost), "127.0.0.1:%d", free_port());
+	assert_int_equal(dqlc_add(c, 2, ghost), 0);
+	assert_int_equal(cluster_of(c, nodes), 2);
+	assert_int_equal(nodes[1].id, 2);
+	assert_string_equal(nodes[1].addr, ghost);
+	assert_int_equal(nodes[1].role, DQLC_ROLE_SPARE);
+	assert_int_equal(dqlc_assign(c, 2, DQLC_ROLE_STANDBY), 0);
+	assert_int_equal(cluster_of(c, nodes), 2);
+	assert_int_equal(nodes[1].role, DQLC_ROLE_STANDBY);
+	assert_string_equal(dqlc_role_name(nodes[1].role), "standby");
+
+	/* Refused by the leader (FAILURE), the connection stays usable. */
+	assert_int_equal(dqlc_add(c, 2, ghost), -DQLC_EFAILURE);     /* id taken */
+	printf("ADD of a duplicate id: code %llu \"%s\"\n", (unsigned long long)dqlc_errcode(c), dqlc_errmsg(c));
+	assert_true(strlen(dqlc_errmsg(c)) > 0);
+	assert_int_equal(dqlc_remove(c, 99), -DQLC_EFAILURE);        /* no such member */
+	printf("REMOVE of a non-member: code %llu \"%s\"\n", (unsigned long long)dqlc_errcode(c), dqlc_errmsg(c));
+	assert_int_equal(dqlc_assign(c, 99, DQLC_ROLE_VOTER), -DQLC_EFAILURE);
+	/* No other voter to hand leadership to. */
+	assert_int_equal(dqlc_transfer(c, 0), -DQLC_EFAILURE);
+	printf("TRANSFER without another voter: code %llu \"%s\"\n", (unsigned long long)dqlc_errcode(c),
+	       dqlc_errmsg(c));
+
+	assert_int_equal(dqlc_remove(c, 2), 0);
+	assert_int_equal(cluster_of(c, nodes), 1);
+	assert_int_equal(nodes[0].id, 1);
+
+	/* Bad arguments: refused before anything is sent. */
+	assert_int_equal(dqlc_add(c, 0, ghost), -EINVAL);
+	assert_int_equal(dqlc_add(c, 3, ""), -EINVAL);
+	assert_int_equal(dqlc_add(c, 3, NULL), -EINVAL);
+	assert_int_equal(dqlc_assign(c, 3, (enum dqlc_role)7), -EINVAL);
+	assert_int_equal(dqlc_remove(c, 0), -EINVAL);
+	assert_int_equal(dqlc_cluster(c, NULL, 4), -EINVAL);
+	assert_string_equal(dqlc_role_name((enum dqlc_role)9), "?");
+	assert_int_equal(cluster_of(c, nodes), 1);
+	dqlc_close(c);
+}
+
+/* A second node that is no member of anything (id 5, empty dir: libdqlite
+ * bootstraps id 1 only) knows no leader and refuses membership requests with
+ * FAILURE "not leader"; CLUSTER it answers (an empty configuration). */
+static void test_not_leader(void **state)
+{
+	(void)state;
+	struct dqlc_node nodes[DQLC_NODES_MAX];
+	struct dbt tmp;
+	dqlite_node *n = NULL;
+	struct dqlc *c;
+	char addr[64], leader[DQLC_ADDR_MAX];
+	uint64_t id = 7;
+
+	dbt_init(&tmp);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", free_port());
+	assert_int_equal(dqlite_node_create(5, addr, tmp.dir, &n), 0);
+	assert_int_equal(dqlite_node_set_bind_address(n, addr), 0);
+	assert_int_equal(dqlite_node_start(n), 0);
+	assert_int_equal(dqlc_connect(addr, 5000, &c), 0);
+	assert_int_equal(dqlc_leader(c, &id, leader, sizeof(leader)), 0);
+	assert_int_equal(id, 0);
+	assert_string_equal(leader, "");
+	assert_int_equal(dqlc_add(c, 6, g.addr), -DQLC_EFAILURE);
+	assert_int_equal(dqlc_errcode(c), DQLC_NOT_LEADER);
+	assert_non_null(strstr(dqlc_errmsg(c), "not leader"));
+	assert_int_equal(dqlc_assign(c, 5, DQLC_ROLE_VOTER), -DQLC_EFAILURE);
+	assert_int_equal(dqlc_errcode(c), DQLC_NOT_LEADER);
+	assert_int_equal(dqlc_remove(c, 5), -DQLC_EFAILURE);
+	assert_int_equal(dqlc_transfer(c, 1), -DQLC_EFAILURE);
+	assert_int_equal(dqlc_errcode(c), DQLC_NOT_LEADER);
+	assert_int_equal(dqlc_cluster(c, nodes, DQLC_NODES_MAX), 0);
+	dqlc_close(c);
+	dqlite_node_stop(n);
+	dqlite_node_destroy(n);
+	dbt_cleanup(&tmp);
+}
+
 /* ---- decoders on malformed input ---- */
 
 /* Run fn over a heap copy of exactly len bytes, so any over-read is an ASan error. */
@@ -495,6 +598,50 @@ static void test_decode_other(void **state)
 	struct dqlc_cur c4 = { t, 3 };
 	assert_int_equal(dqlc_cur_u32(&c4, &u32), -EPROTO);
 
+	/* SERVERS: 2 members (1, "a:1", voter), (2, "127.0.0.1:9002", spare). */
+	{
+		uint8_t sv[96] = { 0 };
+		struct dqlc_node nd[2];
+		size_t o = 0;
+		o += put64(sv + o, 2);
+		o += put64(sv + o, 1);
+		memcpy(sv + o, "a:1", 3); o += 8;
+		o += put64(sv + o, DQLC_ROLE_VOTER);
+		o += put64(sv + o, 2);
+		memcpy(sv + o, "127.0.0.1:9002", 14); o += 16;
+		o += put64(sv + o, DQLC_ROLE_SPARE);
+		struct dqlc_cur cs = { sv, o };
+		assert_int_equal(dqlc_dec_servers(&cs, nd, 2), 2);
+		assert_int_equal(nd[1].id, 2);
+		assert_string_equal(nd[1].addr, "127.0.0.1:9002");
+		assert_int_equal(nd[1].role, DQLC_ROLE_SPARE);
+		cs = (struct dqlc_cur){ sv, o };
+		assert_int_equal(dqlc_dec_servers(&cs, nd, 1), -E2BIG);   /* well-formed, no room */
+		assert_int_equal(nd[0].id, 1);
+		/* Every truncation: -EPROTO, never a read past the end. */
+		for (size_t l = 0; l < o; l++) {
+			uint8_t *q = dup_exact(sv, l);
+			struct dqlc_cur ct = { q, l };
+			assert_int_equal(dqlc_dec_servers(&ct, nd, 2), -EPROTO);
+			free(q);
+		}
+		uint8_t bad[96];
+		memcpy(bad, sv, o);
+		put64(bad + 24, 3);                                   /* role 3: no such role */
+		cs = (struct dqlc_cur){ bad, o };
+		assert_int_equal(dqlc_dec_servers(&cs, nd, 2), -EPROTO);
+		memcpy(bad, sv, o);
+		put64(bad, UINT64_MAX);                               /* a count the body cannot hold */
+		cs = (struct dqlc_cur){ bad, o };
+		assert_int_equal(dqlc_dec_servers(&cs, nd, 2), -EPROTO);
+		put64(bad, 1);                                        /* one member, then trailing words */
+		cs = (struct dqlc_cur){ bad, o };
+		assert_int_equal(dqlc_dec_servers(&cs, nd, 2), -EPROTO);
+		put64(bad, 0);                                        /* empty, trailing words */
+		cs = (struct dqlc_cur){ bad, 8 };
+		assert_int_equal(dqlc_dec_servers(&cs, nd, 2), 0);
+	}
+
 	/* Encoder: exact sizes and -ENOSPC. */
 	uint8_t e[64];
 	struct dqlc_value p[] = { dqlc_int(5), dqlc_text("abcdefg"), dqlc_blob("xyz", 3) };
@@ -543,7 +690,25 @@ static void *fake_run(void *arg)
 	return NULL;
 }
 
-static int fake_leader(const uint8_t *reply, size_t len, int hold_ms, int timeout_ms)
+static int op_leader(struct dqlc *c)
+{
+	char leader[DQLC_ADDR_MAX];
+	return dqlc_leader(c, NULL, leader, sizeof(leader));
+}
+
+/* The fake reads 24 bytes: handshake + one request of one word (LEADER, CLUSTER, REMOVE). */
+static int op_cluster(struct dqlc *c)
+{
+	struct dqlc_node nd[DQLC_NODES_MAX];
+	return dqlc_cluster(c, nd, DQLC_NODES_MAX);
+}
+
+static int op_remove(struct dqlc *c)
+{
+	return dqlc_remove(c, 2);
+}
+
+static int fake_call(const uint8_t *reply, size_t len, int hold_ms, int timeout_ms, int (*op)(struct dqlc *))
 {
 	struct fake f = { .reply = reply, .reply_len = len, .hold_ms = hold_ms };
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -560,13 +725,60 @@ static int fake_leader(const uint8_t *reply, size_t len, int hold_ms, int timeou
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", ntohs(sa.sin_port));
 	assert_int_equal(pthread_create(&th, NULL, fake_run, &f), 0);
 	assert_int_equal(dqlc_connect(addr, timeout_ms, &c), 0);
-	int rc = dqlc_leader(c, NULL, leader, sizeof(leader));
-	if (rc < 0 && rc != -DQLC_EFAILURE)   /* the stream is broken now */
+	int rc = op(c);
+	if (rc < 0 && rc != -DQLC_EFAILURE && rc != -E2BIG)   /* the stream is broken now */
 		assert_int_equal(dqlc_leader(c, NULL, leader, sizeof(leader)), -ENOTCONN);
 	dqlc_close(c);
 	pthread_join(th, NULL);
 	close(f.lfd);
 	return rc;
+}
+
+static int fake_leader(const uint8_t *reply, size_t len, int hold_ms, int timeout_ms)
+{
+	return fake_call(reply, len, hold_ms, timeout_ms, op_leader);
+}
+
+/* Membership answers that do not decode: -EPROTO, connection broken. */
+static void test_fake_membership(void **state)
+{
+	(void)state;
+	uint8_t m[64] = { 0 };
+
+	/* SERVERS with one member: id 1, "a:1", role voter. */
+	m[0] = 4; m[4] = DQLC_RESP_SERVERS;
+	put64(m + 8, 1);
+	put64(m + 16, 1);
+	memcpy(m + 24, "a:1", 3);
+	put64(m + 32, DQLC_ROLE_VOTER);
+	assert_int_equal(fake_call(m, 40, 0, 2000, op_cluster), 1);
+	/* Short: the header says 4 words, the member's role is cut (3 words). */
+	m[0] = 3;
+	assert_int_equal(fake_call(m, 32, 0, 2000, op_cluster), -EPROTO);
+	/* Role 9. */
+	m[0] = 4;
+	put64(m + 32, 9);
+	assert_int_equal(fake_call(m, 40, 0, 2000, op_cluster), -EPROTO);
+	/* A count of 2 with one member's words. */
+	put64(m + 32, DQLC_ROLE_VOTER);
+	put64(m + 8, 2);
+	assert_int_equal(fake_call(m, 40, 0, 2000, op_cluster), -EPROTO);
+	/* Wrong type: EMPTY for CLUSTER, SERVERS for REMOVE. */
+	put64(m + 8, 1);
+	m[4] = DQLC_RESP_EMPTY;
+	assert_int_equal(fake_call(m, 40, 0, 2000, op_cluster), -EPROTO);
+	m[4] = DQLC_RESP_SERVERS;
+	assert_int_equal(fake_call(m, 40, 0, 2000, op_remove), -EPROTO);
+	/* EMPTY for REMOVE: done. FAILURE: passed on. */
+	memset(m, 0, sizeof(m));
+	m[0] = 1; m[4] = DQLC_RESP_EMPTY;
+	assert_int_equal(fake_call(m, 16, 0, 2000, op_remove), 0);
+	m[0] = 3; m[4] = DQLC_RESP_FAILURE;                      /* "not leader": 11 bytes, 2 words */
+	put64(m + 8, DQLC_NOT_LEADER);
+	memcpy(m + 16, "not leader", 10);
+	assert_int_equal(fake_call(m, 32, 0, 2000, op_remove), -DQLC_EFAILURE);
+	/* No answer to REMOVE in time. */
+	assert_int_equal(fake_call(NULL, 0, 600, 200, op_remove), -ETIMEDOUT);
 }
 
 static void test_fake_server(void **state)
@@ -613,11 +825,14 @@ int main(void)
 		cmocka_unit_test(test_prepared),
 		cmocka_unit_test(test_failure),
 		cmocka_unit_test(test_many_rows),
+		cmocka_unit_test(test_membership),
+		cmocka_unit_test(test_not_leader),
 	};
 	const struct CMUnitTest codec_tests[] = {
 		cmocka_unit_test(test_decode_rows),
 		cmocka_unit_test(test_decode_other),
 		cmocka_unit_test(test_fake_server),
+		cmocka_unit_test(test_fake_membership),
 	};
 	int fails = cmocka_run_group_tests_name("codec", codec_tests, NULL, NULL);
 	fails += cmocka_run_group_tests_name("dqlite-node", node_tests, node_up, node_down);

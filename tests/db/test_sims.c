@@ -55,7 +55,7 @@ static void test_import_full(void **state)
 		  "ambr_ul = \"64 kbps\"\n"
 		  "ambr_dl = \"10 MBPS\"\n");
 	struct db *db;
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	char err[256] = "";
 	assert_int_equal(db_import_toml(db, t.file, err, sizeof(err)), 3);
 	assert_string_equal(err, "");
@@ -186,7 +186,7 @@ static int import_text(struct dbt *t, const char *text, char *err, size_t errsz)
 {
 	dbt_write(t->file, text);
 	struct db *db;
-	assert_int_equal(db_open(t->db, &db), 0);
+	assert_int_equal(dbt_open(t, &db), 0);
 	int r = db_import_toml(db, t->file, err, errsz);
 	db_close(db);
 	return r;
@@ -224,7 +224,7 @@ static void test_validation_errors(void **state)
 	expect_error(&t, "version = 1\n",
 		     "1: unexpected top-level key 'version' (expected [imsi-...] tables)");
 	struct db *db;
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_subscriber_count(db), 0);
 	db_close(db);
 	dbt_cleanup(&t);
@@ -248,7 +248,7 @@ static void test_all_or_nothing(void **state)
 	n += (size_t)snprintf(text + n, sizeof(text) - n, "[imsi-001010000099999]\nki = \"00\"\n");
 	dbt_write(t.file, text);
 	struct db *db;
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_import_toml(db, t.file, err, sizeof(err)), -22);
 	char want[256];
 	snprintf(want, sizeof(want), "%s:152: [imsi-001010000099999] ki must be a string of 32 "
@@ -277,7 +277,7 @@ static void test_duplicate_imsi(void **state)
 	expect_error(&t, "[imsi-001010000000002]\n" GOOD_KEYS "[imsi-001010000000001]\n" GOOD_KEYS,
 		     "4: [imsi-001010000000001] IMSI already in the database");
 	struct db *db;
-	assert_int_equal(db_open(t.db, &db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
 	assert_int_equal(db_subscriber_count(db), 1);
 	db_close(db);
 	dbt_cleanup(&t);
@@ -326,6 +326,7 @@ static int count_cb(const struct db_subscriber *s, void *arg)
 static void test_generate_import(void **state)
 {
 	(void)state;
+	DBT_FILE_ONLY("`solocore sims import --db PATH` opens a SQLite file (the CLI has no dqlite option)");
 	struct dbt t;
 	dbt_init(&t);
 	char *gen[] = { "sims", "generate", "--count", "1000", "--imsi-start", "001010000000995",
@@ -384,6 +385,7 @@ static void test_generate_import(void **state)
 static void test_cli_usage(void **state)
 {
 	(void)state;
+	DBT_FILE_ONLY("usage errors touch no database: backend-independent, run by the sqlite run");
 	char *a1[] = { "sims", NULL };
 	assert_int_equal(run_cli("/dev/null", 1, a1), 2);
 	char *a2[] = { "sims", "generate", NULL };
@@ -423,7 +425,7 @@ static void test_cli_usage(void **state)
 	assert_int_equal(run_cli(NULL, 2, a11), 2);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_import_full),
@@ -433,5 +435,9 @@ int main(void)
 		cmocka_unit_test(test_generate_import),
 		cmocka_unit_test(test_cli_usage),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (dbt_backend_init(argc, argv) < 0)
+		return 1;
+	int r = cmocka_run_group_tests(tests, NULL, NULL);
+	dbt_backend_fini();
+	return r;
 }

@@ -336,3 +336,14 @@ capture_start() {
 	_i=0
 	while ! grep -q "Capturing on" "$5.log" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
 }
+
+# e2e_netns_peer NS NET TAG: one more namespace NS (e.g. a second core) joined to ransim's
+# namespace $NS_R by the veth pair TAGa (in NS, NET.1/24) / TAGb (in $NS_R, NET.2/24), lo up.
+# The caller deletes NS in its own cleanup (e2e_cleanup does not know it). Needs e2e_netns first.
+e2e_netns_peer() {
+	ip netns add "$1" || return 1
+	ip link add "${3}a" type veth peer name "${3}b" || return 1
+	ip link set "${3}a" netns "$1" && ip link set "${3}b" netns "$NS_R" || return 1
+	ip -n "$1" addr add "$2.1/24" dev "${3}a" && ip -n "$NS_R" addr add "$2.2/24" dev "${3}b" || return 1
+	ip -n "$1" link set lo up && ip -n "$1" link set "${3}a" up && ip -n "$NS_R" link set "${3}b" up
+}

@@ -442,10 +442,18 @@ static void test_pool6(void **state)
 		   "t.yaml:1:20: upf.nat_port_lo: 5000 is above upf.nat_port_hi (4000)");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, nat: true}]\n"
 		   "upf: {mode: pfcp, peers: [{name: u, address: 10.0.0.2, n3_address: 10.0.1.2}]}\n",
-		   "t.yaml:1:42: dnns[0].nat: NAT is the builtin UPF's (upf.mode: builtin); with pfcp the UPF does it");
-	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::/48\"}]\n"
-		   "upf: {mode: pfcp, peers: [{name: u, address: 10.0.0.2, n3_address: 10.0.1.2}]}\n",
-		   "t.yaml:1:44: dnns[0].pool6: IPv6 sessions need the builtin UPF (upf.mode: builtin) for now");
+		   "t.yaml:1:42: dnns[0].nat: with upf.mode pfcp NAT is the UPF's: set nat: true on this DNN "
+		   "(and upf.nat_address) in the UPF's own configuration (solocore upf -c FILE)");
+	/* IPv6 sessions over N4 (TS 29.244 8.2.62): pool6 with pfcp is accepted */
+	{
+		static const char v6p[] = "dnns: [{name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::/48\"}]\n"
+					  "upf: {mode: pfcp, peers: [{name: u, address: 10.0.0.2, n3_address: 10.0.1.2}]}\n";
+
+		assert_int_equal(conf_load_string(&c2, "t.yaml", v6p, strlen(v6p), err, sizeof(err)), 0);
+		assert_string_equal(c2.dnns[0].pool6, "2001:db8::/48");
+		assert_int_equal(c2.upf.mode, CONF_UPF_PFCP);
+		conf_free(&c2);
+	}
 	/* IPv6 on N3 (TS 38.414 5.1): a unicast address a gNB can reach, the builtin UPF's */
 	{
 		static const char v6[] = "upf: {n3_address6: \"2001:db8:3::1\"}\n";
@@ -463,7 +471,8 @@ static void test_pool6(void **state)
 		   "t.yaml:1:20: upf.n3_address6: \"::ffff:192.0.2.1\" is IPv4-mapped: set the IPv4 in upf.n3_address");
 	expect_err("upf: {n3_address6: 192.0.2.1}\n", "t.yaml:1:20: upf.n3_address6: \"192.0.2.1\" is not an IPv6 address");
 	expect_err("upf: {n3_address6: \"2001:db8::1\", mode: pfcp, peers: [{name: u, address: 10.0.0.2, n3_address: 10.0.1.2}]}\n",
-		   "t.yaml:1:20: upf.n3_address6: IPv6 on N3 needs the builtin UPF (upf.mode: builtin) for now");
+		   "t.yaml:1:20: upf.n3_address6: with upf.mode pfcp N3 is the UPF's: set upf.n3_address6 in the "
+		   "UPF's own configuration (solocore upf -c FILE)");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, nat: maybe}]\n",
 		   "t.yaml:1:42: dnns[0].nat: expected true or false, got \"maybe\"");
 	expect_err("dnns:\n  - {name: a, pool: 10.0.0.0/16, pool6: \"2001:db8::/48\"}\n"
@@ -695,6 +704,87 @@ static void test_mutations(void **state)
 	unlink(keyfile);
 }
 
+/* cluster: (issue 20): off by default; a member's id, IPv4:port address, peers, and the dir
+ * derived from db.path; each bad value with file:line:column. */
+static void test_cluster(void **state)
+{
+	static const char ok[] =
+		"db: {path: /var/lib/solocore/s.db}\n"
+		"cluster:\n  node_id: 2\n  address: 10.0.0.2:9001\n  peers: [10.0.0.1:9001, \"10.0.0.3:9001\"]\n";
+	char err[512] = "", *p1;
+	char longpath[300];
+
+	(void)state;
+	assert_int_equal(conf_defaults(&c1), 0);
+	assert_int_equal(c1.cluster.node_id, 0);
+	assert_string_equal(c1.cluster.address, "");
+	assert_int_equal(c1.cluster.n_peers, 0);
+	assert_string_equal(c1.cluster.dir, "");
+
+	load_ok(&c1, ok);
+	assert_int_equal(c1.cluster.node_id, 2);
+	assert_string_equal(c1.cluster.address, "10.0.0.2:9001");
+	assert_int_equal(c1.cluster.n_peers, 2);
+	assert_string_equal(c1.cluster.peers[1], "10.0.0.3:9001");
+	assert_string_equal(c1.cluster.dir, "/var/lib/solocore/s.db.dqlite");
+	p1 = print_mem(&c1, false);
+	load_ok(&c2, p1);
+	assert_true(conf_equal(&c1, &c2));
+	free(p1);
+	/* Node 1 alone bootstraps; the largest id; an explicit dir is kept. */
+	load_ok(&c1, "cluster: {node_id: 1, address: 127.0.0.1:9001, dir: /d}\n");
+	assert_string_equal(c1.cluster.dir, "/d");
+	load_ok(&c1, "cluster: {node_id: 32, address: 127.0.0.1:9001, peers: [127.0.0.1:9002]}\n");
+	assert_true(c1.cluster.node_id == 32);
+	assert_string_equal(c1.cluster.dir, "./solocore.db.dqlite");
+
+	/* 33 nodes would need a 33rd IND slot of SQN (TS 33.102 C.1.2) */
+	expect_err("cluster: {node_id: 33}\n", "t.yaml:1:20: cluster.node_id: 33 is out of range 0..32");
+	expect_err("cluster: {node_id: -1}\n", "t.yaml:1:20: cluster.node_id: -1 is out of range 0..32");
+	expect_err("cluster:\n  node_id: 1\n  address: 10.0.0.1\n",
+		   "t.yaml:3:12: cluster.address: \"10.0.0.1\" is not IPv4:port like 10.0.0.1:9001");
+	expect_err("cluster: {node_id: 1, address: \"[::1]:9001\"}\n",
+		   "t.yaml:1:32: cluster.address: \"[::1]:9001\" is not IPv4:port like 10.0.0.1:9001");
+	expect_err("cluster: {node_id: 1, address: \"node1:9001\"}\n",
+		   "t.yaml:1:32: cluster.address: \"node1:9001\" is not IPv4:port like 10.0.0.1:9001");
+	expect_err("cluster: {node_id: 1, address: \"10.0.0.1:70000\"}\n",
+		   "t.yaml:1:32: cluster.address: \"10.0.0.1:70000\" is not IPv4:port like 10.0.0.1:9001");
+	expect_err("cluster: {node_id: 1, address: \"10.0.0.1:0\"}\n",
+		   "t.yaml:1:32: cluster.address: \"10.0.0.1:0\" is not IPv4:port like 10.0.0.1:9001");
+	expect_err("cluster: {node_id: 1, address: \"10.0.0.1:9x\"}\n",
+		   "t.yaml:1:32: cluster.address: \"10.0.0.1:9x\" is not IPv4:port like 10.0.0.1:9001");
+	expect_err("cluster: {node_id: 1, address: 0.0.0.0:9001}\n",
+		   "t.yaml:1:32: cluster.address: \"0.0.0.0:9001\": the other nodes connect to this address: give "
+		   "this node's own IPv4, not 0.0.0.0");
+	expect_err("cluster:\n  node_id: 2\n  address: 10.0.0.2:9001\n  peers: [10.0.0.1:9001, 10.0.0.3]\n",
+		   "t.yaml:4:26: cluster.peers[1]: \"10.0.0.3\" is not IPv4:port like 10.0.0.1:9001");
+	expect_err("cluster:\n  node_id: 2\n  address: 10.0.0.2:9001\n  peers: [10.0.0.1:9001, 10.0.0.1:9001]\n",
+		   "t.yaml:4:26: cluster.peers[1]: duplicate value");
+	expect_err("cluster:\n  node_id: 2\n  address: 10.0.0.2:9001\n  peers: [10.0.0.1:9001, 10.0.0.2:9001]\n",
+		   "t.yaml:4:26: cluster.peers[1]: 10.0.0.2:9001 is this node's own address");
+	expect_err("cluster:\n  node_id: 3\n  address: 10.0.0.3:9001\n",
+		   "t.yaml:2:12: cluster.node_id: node 3 needs cluster.peers to join through (only node 1 "
+		   "bootstraps a cluster)");
+	expect_err("cluster:\n  node_id: 1\n  peers: [10.0.0.2:9001]\n",
+		   "t.yaml:2:12: cluster.node_id: needs cluster.address (this node's IPv4:port)");
+	expect_err("cluster:\n  node_id: 0\n  address: 10.0.0.3:9001\n",
+		   "t.yaml:2:12: cluster.node_id: needed (1..32) with cluster.address, peers or dir");
+	expect_err("cluster:\n  dir: /x\n",
+		   "t.yaml:1:1: cluster.node_id: needed (1..32) with cluster.address, peers or dir");
+	expect_err("cluster: {node_id: 1, address: 10.0.0.1:9001, nodes: 3}\n",
+		   "t.yaml:1:47: cluster.nodes: unknown key");
+	/* db.path + ".dqlite" past CONF_STR: the dir must be given. */
+	memset(longpath, 'a', 250);
+	longpath[250] = 0;
+	char *doc = NULL;
+	assert_true(asprintf(&doc, "db: {path: /%s}\ncluster: {node_id: 1, address: 10.0.0.1:9001}\n", longpath) > 0);
+	assert_int_equal(conf_load_string(&c2, "t.yaml", doc, strlen(doc), err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t.yaml:1:1: cluster.dir: db.path + \".dqlite\" is too long: give cluster.dir");
+	free(doc);
+	conf_free(&c1);
+	conf_free(&c2);
+}
+
 /* dist/solocore.yaml documents every default: it must load into exactly the defaults. */
 static const char *dist_yaml;
 static void test_dist_file(void **state)
@@ -730,6 +820,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_pem_keys),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_cluster),
 		cmocka_unit_test(test_dist_file),
 	};
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /*
- * ransim gNB: one SCTP association to the AMF (common/sctp), NG Setup (TS 38.413 8.7.1),
+ * ransim gNB: one SCTP association to each AMF of the set (common/sctp), NG Setup on
+ * each (TS 38.413 8.7.1; with several AMFs the selection and failover are gnb_amf.c's),
  * then routing of UE-associated NGAP by RAN-UE-NGAP-ID to the UE state machines, and the
  * gNB's own answers: Initial Context Setup Response (8.3.1), UE Context Release Complete
  * (8.3.3); the modification procedures are gnb_mod.c's, the Xn handover gnb_xn.c's, the N2
@@ -61,8 +62,9 @@ void rs_gnb_uli(const struct rs_gnb *g, struct ngap_uli *uli)
 	uli->tai.tac[2] = (uint8_t)tac;
 }
 
-static int gnb_send(struct rs_gnb *g, uint16_t stream, const struct ngap_msg *m)
+static int gnb_send(struct rs_n2 *l, uint16_t stream, const struct ngap_msg *m)
 {
+	struct rs_gnb *g = l->g;
 	struct ransim *rs = g->rs;
 	int n = ngap_encode(m, rs->ngap_buf, sizeof(rs->ngap_buf));
 
@@ -70,31 +72,51 @@ static int gnb_send(struct rs_gnb *g, uint16_t stream, const struct ngap_msg *m)
 		gnb_log(LOGL_ERROR, g, "encoding %s failed: %d", ngap_msg_name(m->type, m->proc), n);
 		return n;
 	}
-	if (!g->a || g->st == RS_GNB_DOWN)
+	if (!l->a || l->st == RS_GNB_DOWN)
 		return -ENOTCONN;
-	n = n2sctp_send(g->a, stream, N2SCTP_PPID_NGAP, rs->ngap_buf, (size_t)n) < 0 ? -EIO : n;
+	n = n2sctp_send(l->a, stream, N2SCTP_PPID_NGAP, rs->ngap_buf, (size_t)n) < 0 ? -EIO : n;
 	if (n < 0)
 		return n;
 	rs->st.ngap_tx++;
 	rs_count_ngap(rs, 0, rs->ngap_buf, (size_t)n);
 	if (rs->pcap)
-		pcapw_sctp(rs->pcap, g->local_ip, g->peer_ip, g->local_port, rs->cfg.port, stream,
+		pcapw_sctp(rs->pcap, g->local_ip, l->peer_ip, l->local_port, l->peer_port, stream,
 			   N2SCTP_PPID_NGAP, rs->ngap_buf, (size_t)n);
 	return 0;
 }
 
-static uint16_t ue_stream(const struct rs_gnb *g, const struct rs_ue *ue)
+static uint16_t ue_stream(const struct rs_n2 *l, const struct rs_ue *ue)
 {
-	return g->ostreams > 1 ? (uint16_t)(1 + ue->idx % (g->ostreams - 1u)) : 0;
+	return l->ostreams > 1 ? (uint16_t)(1 + ue->idx % (l->ostreams - 1u)) : 0;
 }
 
+/* On the association of the UE's AMF (its UE-associated logical NG connection). */
 int rs_gnb_send_ue(struct rs_gnb *g, const struct rs_ue *ue, const struct ngap_msg *m)
 {
-	return gnb_send(g, ue_stream(g, ue), m);
+	struct rs_n2 *l = &g->n2[ue->amf < g->rs->n_amfs ? ue->amf : 0];
+
+	return gnb_send(l, ue_stream(l, ue), m);
 }
 
-static void ng_setup(struct rs_gnb *g)
+/* The gNB's state from its associations' (struct rs_gnb). */
+static void gnb_state_update(struct rs_gnb *g)
 {
+	unsigned i, ready = 0, pending = 0;
+
+	if (g->rs->n_amfs == 1) {
+		g->st = g->n2[0].st;
+		return;
+	}
+	for (i = 0; i < g->rs->n_amfs; i++) {
+		ready += g->n2[i].st == RS_GNB_READY;
+		pending += g->n2[i].st == RS_GNB_CONNECTING || g->n2[i].st == RS_GNB_SETUP;
+	}
+	g->st = pending ? RS_GNB_SETUP : ready ? RS_GNB_READY : RS_GNB_DOWN;
+}
+
+static void ng_setup(struct rs_n2 *l)
+{
+	struct rs_gnb *g = l->g;
 	struct ransim *rs = g->rs;
 	struct ngap_msg *m = &rs->tx;
 	struct ngap_ng_setup_request *r = &m->u.ng_setup_request;
@@ -126,10 +148,11 @@ static void ng_setup(struct rs_gnb *g)
 		ta->plmns[0].slices[0].sd[2] = (uint8_t)rs->cfg.sd;
 	}
 	r->default_paging_drx = 1; /* v64 */
-	g->t_setup = rs_now_ns();
+	l->t_setup = rs_now_ns();
 	rs->st.started[RANSIM_P_NG_SETUP]++;
-	g->st = RS_GNB_SETUP;
-	if (gnb_send(g, 0, m) < 0)
+	l->st = RS_GNB_SETUP;
+	gnb_state_update(g);
+	if (gnb_send(l, 0, m) < 0)
 		gnb_log(LOGL_ERROR, g, "NG Setup Request not sent");
 }
 
@@ -161,15 +184,15 @@ static void fail_ues(struct rs_gnb *g, const char *cause)
 
 static void on_up(struct n2sctp_assoc *a, const struct sockaddr *peer, socklen_t peerlen, void *arg)
 {
-	struct rs_gnb *g = arg;
+	struct rs_n2 *l = arg;
 
 	(void)peer;
 	(void)peerlen;
-	g->a = a;
-	g->ostreams = n2sctp_assoc_ostreams(a);
-	g->local_port = n2sctp_local_port(n2sctp_assoc_endpoint(a));
-	gnb_log(LOGL_INFO, g, "association up, %u outbound streams", g->ostreams);
-	ng_setup(g);
+	l->a = a;
+	l->ostreams = n2sctp_assoc_ostreams(a);
+	l->local_port = n2sctp_local_port(n2sctp_assoc_endpoint(a));
+	gnb_log(LOGL_INFO, l->g, "association %u up, %u outbound streams", l->ai, l->ostreams);
+	ng_setup(l);
 }
 
 struct rs_ue *rs_gnb_ue(struct rs_gnb *g, uint32_t ran_ue_id)
@@ -181,7 +204,8 @@ struct rs_ue *rs_gnb_ue(struct rs_gnb *g, uint32_t ran_ue_id)
 	if (ue)
 		return ue;
 	ue = &rs->ues[ran_ue_id % rs->cfg.n_ues];
-	if (ue->ran_id != ran_ue_id || ue->gnb != g || !ue->started) {
+	/* the UE's logical NG connection is with one AMF: on another association it is unknown */
+	if (ue->ran_id != ran_ue_id || ue->gnb != g || !ue->started || ue->amf != g->rx_amf) {
 		gnb_log(LOGL_WARN, g, "PDU for unknown RAN-UE-NGAP-ID %u", ran_ue_id);
 		rs_cause_add(rs, "unknown_ran_ue_id");
 		return NULL;
@@ -189,22 +213,31 @@ struct rs_ue *rs_gnb_ue(struct rs_gnb *g, uint32_t ran_ue_id)
 	return ue;
 }
 
-static void on_ng_setup(struct rs_gnb *g, bool ok)
+static void on_ng_setup(struct rs_n2 *l, const struct ngap_ng_setup_response *r)
 {
+	struct rs_gnb *g = l->g;
 	struct ransim *rs = g->rs;
 	unsigned i;
 
-	if (!ok) {
-		gnb_log(LOGL_ERROR, g, "NG Setup Failure");
+	if (!r) {
+		gnb_log(LOGL_ERROR, g, "NG Setup Failure (AMF %u)", l->ai);
 		rs_cause_add(rs, "ng_setup_failure");
-		g->st = RS_GNB_DOWN;
-		fail_ues(g, "ng_setup_failure");
+		l->st = RS_GNB_DOWN;
+		gnb_state_update(g);
+		if (g->st == RS_GNB_DOWN)
+			fail_ues(g, "ng_setup_failure");
+		else if (g->st == RS_GNB_READY)
+			rs_schedule(rs);
 		return;
 	}
 	rs->st.done[RANSIM_P_NG_SETUP]++;
-	rs_lat_add(&rs->lat[RANSIM_P_NG_SETUP], (uint32_t)((rs_now_ns() - g->t_setup) / 1000));
-	g->st = RS_GNB_READY;
-	gnb_log(LOGL_INFO, g, "NG Setup done");
+	rs_lat_add(&rs->lat[RANSIM_P_NG_SETUP], (uint32_t)((rs_now_ns() - l->t_setup) / 1000));
+	rs_gnb_amf_setup(l, r);
+	l->st = RS_GNB_READY;
+	gnb_state_update(g);
+	gnb_log(LOGL_INFO, g, "NG Setup done (AMF %u)", l->ai);
+	if (g->st != RS_GNB_READY)
+		return;   /* another AMF's NG Setup is still outstanding: UEs start after it */
 	/* UEs interrupted by a reconnect (drop_assoc) start again. */
 	for (i = 0; i < rs->cfg.n_ues; i++)
 		if (rs->ues[i].gnb == g && rs->ues[i].started && !rs->ues[i].finished && rs->ues[i].st == RS_UE_NULL)
@@ -230,6 +263,32 @@ static bool is_plain_auth_request(const struct ngap_bytes *nas)
 	       nas->p[2] == NAS_AUTHENTICATION_REQUEST;
 }
 
+void rs_gnb_abort(struct rs_gnb *g)
+{
+	for (unsigned i = 0; i < RS_AMF_MAX; i++) {
+		n2sctp_free(g->n2[i].ep);   /* aborts the association, no callbacks */
+		g->n2[i].ep = NULL;
+		g->n2[i].a = NULL;
+		g->n2[i].st = RS_GNB_DOWN;
+		g->sel.e[i].ready = false;
+	}
+	g->st = RS_GNB_DOWN;
+}
+
+void rs_gnb_shutdown(struct rs_gnb *g)
+{
+	for (unsigned i = 0; i < RS_AMF_MAX; i++) {
+		struct rs_n2 *l = &g->n2[i];
+
+		if (l->a && l->st != RS_GNB_DOWN) {
+			l->st = RS_GNB_DOWN;
+			g->sel.e[i].ready = false;
+			n2sctp_shutdown(l->a);
+			g->st = RS_GNB_DOWN;
+		}
+	}
+}
+
 static void reconnect_cb(void *arg)
 {
 	struct rs_gnb *g = arg;
@@ -253,10 +312,7 @@ void rs_gnb_restart(struct rs_gnb *g)
 
 	gnb_log(LOGL_INFO, g, "restart: ABORT of the association, then a fresh NG Setup");
 	rs->st.gnb_restarts++;
-	n2sctp_free(g->ep);   /* aborts the association, no callbacks */
-	g->ep = NULL;
-	g->a = NULL;
-	g->st = RS_GNB_DOWN;
+	rs_gnb_abort(g);
 	for (i = 0; i < rs->cfg.n_ues; i++) {
 		struct rs_ue *ue = &rs->ues[i];
 
@@ -278,10 +334,7 @@ void rs_gnb_drop(struct rs_gnb *g)
 
 	gnb_log(LOGL_INFO, g, "dropping the association (ABORT) mid-registration");
 	rs->st.assoc_drops++;
-	n2sctp_free(g->ep);   /* aborts the association, no callbacks */
-	g->ep = NULL;
-	g->a = NULL;
-	g->st = RS_GNB_DOWN;
+	rs_gnb_abort(g);
 	for (i = 0; i < rs->cfg.n_ues; i++)
 		if (rs->ues[i].gnb == g && rs->ues[i].started && !rs->ues[i].finished)
 			rs_ue_reset(&rs->ues[i]);
@@ -478,7 +531,8 @@ static void on_release_cmd(struct rs_gnb *g, const struct ngap_ue_context_releas
 		ue = rs_gnb_ue(g, c->ran_ue_id);
 	} else {
 		for (i = 0; i < rs->cfg.n_ues; i++)
-			if (rs->ues[i].gnb == g && rs->ues[i].has_amf_id && rs->ues[i].amf_ue_id == c->amf_ue_id)
+			if (rs->ues[i].gnb == g && rs->ues[i].amf == g->rx_amf && rs->ues[i].has_amf_id &&
+			    rs->ues[i].amf_ue_id == c->amf_ue_id)
 				ue = &rs->ues[i];
 	}
 	if (!ue)
@@ -502,17 +556,19 @@ static void on_release_cmd(struct rs_gnb *g, const struct ngap_ue_context_releas
 static void on_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, const uint8_t *buf, size_t len,
 		    void *arg)
 {
-	struct rs_gnb *g = arg;
+	struct rs_n2 *l = arg;
+	struct rs_gnb *g = l->g;
 	struct ransim *rs = g->rs;
 	struct ngap_msg *m = &rs->rx;
 	struct ngap_dec_info info;
 	int rc;
 
 	(void)a;
+	g->rx_amf = l->ai;
 	rs->st.ngap_rx++;
 	rs_count_ngap(rs, 1, buf, len);
 	if (rs->pcap)
-		pcapw_sctp(rs->pcap, g->peer_ip, g->local_ip, rs->cfg.port, g->local_port, stream, ppid, buf, len);
+		pcapw_sctp(rs->pcap, l->peer_ip, g->local_ip, l->peer_port, l->local_port, stream, ppid, buf, len);
 	memset(&info, 0, sizeof(info));
 	rc = ngap_decode(buf, len, m, &info);
 	if (rc < 0) {
@@ -529,9 +585,9 @@ static void on_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, cons
 		rs->st.stream_violations++;
 	}
 	if (m->type == NGAP_SUCCESSFUL && m->proc == NGAP_PROC_NG_SETUP)
-		on_ng_setup(g, true);
+		on_ng_setup(l, &m->u.ng_setup_response);
 	else if (m->type == NGAP_UNSUCCESSFUL && m->proc == NGAP_PROC_NG_SETUP)
-		on_ng_setup(g, false);
+		on_ng_setup(l, NULL);
 	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_DOWNLINK_NAS_TRANSPORT)
 		on_dl_nas(g, &m->u.downlink_nas_transport);
 	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_INITIAL_CONTEXT_SETUP)
@@ -571,30 +627,63 @@ static void on_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, cons
 
 static void on_down(struct n2sctp_assoc *a, enum n2sctp_down_reason reason, void *arg)
 {
-	struct rs_gnb *g = arg;
+	struct rs_n2 *l = arg;
+	struct rs_gnb *g = l->g;
 	char cause[32];
 
 	(void)a;
-	g->a = NULL;
-	if (g->st == RS_GNB_DOWN)
+	l->a = NULL;
+	if (l->st == RS_GNB_DOWN)
 		return;
-	g->st = RS_GNB_DOWN;
-	gnb_log(LOGL_INFO, g, "association down: %s", n2sctp_down_reason_name(reason));
+	l->st = RS_GNB_DOWN;
+	g->sel.e[l->ai].ready = false;
+	gnb_state_update(g);
+	gnb_log(LOGL_INFO, g, "association %u down: %s", l->ai, n2sctp_down_reason_name(reason));
+	if (g->st != RS_GNB_DOWN) {
+		/* other AMFs of the set are still there: the UEs go on through them (and UEs
+		 * waiting for this AMF's NG Setup start without it) */
+		rs_gnb_amf_lost(l);
+		if (g->st == RS_GNB_READY)
+			rs_schedule(g->rs);
+		return;
+	}
 	snprintf(cause, sizeof(cause), "assoc_%s", n2sctp_down_reason_name(reason));
 	fail_ues(g, cause);
+}
+
+static int n2_connect(struct rs_n2 *l, const struct sockaddr_in *local)
+{
+	struct rs_gnb *g = l->g;
+	struct ransim *rs = g->rs;
+	struct n2sctp_cbs cbs = { .up = on_up, .data = on_data, .down = on_down, .arg = l };
+	struct sockaddr_in peer = { .sin_family = AF_INET };
+	struct n2sctp_cfg sc = rs->cfg.sctp;
+	int rc;
+
+	sc.udp_peer_port = rs->amfs[l->ai].udp_peer_port;   /* each AMF its own (usrsctp UDP) */
+	if (inet_pton(AF_INET, rs->amfs[l->ai].addr, &peer.sin_addr) != 1)
+		return -EINVAL;
+	l->peer_port = rs->amfs[l->ai].port;
+	peer.sin_port = htons(l->peer_port);
+	l->peer_ip = ntohl(peer.sin_addr.s_addr);
+	l->st = RS_GNB_CONNECTING;
+	rc = n2sctp_connect(rs->loop, &sc, local ? (const struct sockaddr *)local : NULL,
+			    local ? sizeof(*local) : 0, (struct sockaddr *)&peer, sizeof(peer), &cbs, &l->ep);
+	if (rc < 0) {
+		l->st = RS_GNB_DOWN;
+		gnb_log(LOGL_ERROR, g, "connect to %s:%u failed: %s", rs->amfs[l->ai].addr, l->peer_port,
+			strerror(-rc));
+	}
+	return rc;
 }
 
 int rs_gnb_connect(struct rs_gnb *g)
 {
 	struct ransim *rs = g->rs;
-	struct n2sctp_cbs cbs = { .up = on_up, .data = on_data, .down = on_down, .arg = g };
-	struct sockaddr_in peer = { .sin_family = AF_INET }, local = { .sin_family = AF_INET };
-	int rc;
+	struct sockaddr_in local = { .sin_family = AF_INET };
+	unsigned i, up = 0;
+	int rc = 0, r;
 
-	if (inet_pton(AF_INET, rs->cfg.addr, &peer.sin_addr) != 1)
-		return -EINVAL;
-	peer.sin_port = htons(rs->cfg.port);
-	g->peer_ip = ntohl(peer.sin_addr.s_addr);
 	g->gnb_id = 0x100 + g->idx;
 	if (rs->cfg.local_addr[0]) {
 		if (inet_pton(AF_INET, rs->cfg.local_addr, &local.sin_addr) != 1)
@@ -603,13 +692,16 @@ int rs_gnb_connect(struct rs_gnb *g)
 	} else {
 		g->local_ip = 0x7f000002u + g->idx;  /* only used to label the pcap */
 	}
-	g->st = RS_GNB_CONNECTING;
-	rc = n2sctp_connect(rs->loop, &rs->cfg.sctp, rs->cfg.local_addr[0] ? (struct sockaddr *)&local : NULL,
-			    rs->cfg.local_addr[0] ? sizeof(local) : 0, (struct sockaddr *)&peer, sizeof(peer),
-			    &cbs, &g->ep);
-	if (rc < 0) {
-		g->st = RS_GNB_DOWN;
-		gnb_log(LOGL_ERROR, g, "connect to %s:%u failed: %s", rs->cfg.addr, rs->cfg.port, strerror(-rc));
+	for (i = 0; i < rs->n_amfs; i++) {
+		g->n2[i].g = g;
+		g->n2[i].ai = i;
+		r = n2_connect(&g->n2[i], rs->cfg.local_addr[0] ? &local : NULL);
+		if (r < 0)
+			rc = r;
+		else
+			up++;
 	}
-	return rc;
+	gnb_state_update(g);
+	/* one AMF: its error; several: an error only when none could be reached */
+	return rs->n_amfs == 1 || !up ? rc : 0;
 }

@@ -44,6 +44,12 @@ static const char usage_text[] =
 	USAGE_HEAD
 	"  -c, --config FILE     solocore.yaml: PLMN, TAC, slice, N2 port and SUCI keys from it\n"
 	"  --addr IP --port N    AMF address (127.0.0.1) and SCTP port (38412)\n"
+	"  --amf IP[:PORT[:UDP]][,..]  an AMF set instead (repeatable, up to 8; PORT: --port, UDP:\n"
+	"                        --udp-peer-port): each gNB\n"
+	"                        connects to every AMF (NG Setup each) and sends each UE to the\n"
+	"                        AMF of its 5G-GUTI, else one of its set, else by capacity; a\n"
+	"                        lost AMF's UEs register again via another (amf_* / failover_*)\n"
+	"  --sctp-hb-ms MS --sctp-rto-ms MIN,MAX --sctp-max-retrans N   SCTP failure detection\n"
 	"  --local-addr IP       bind the gNBs to this address\n"
 	"  --backend B           usrsctp (default) | kernel | auto\n"
 	"  --encap E             raw (default) | udp   (usrsctp)\n"
@@ -238,7 +244,7 @@ enum {
 	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_HOAFTER, O_HOS, O_HOMODE, O_HOFAIL, O_ABORT, O_PASSES, O_DURATION,
 	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
 	O_ATTACK, O_AEVENTS, O_AQUIET, O_AWINDOW,
-	O_HORATE, O_HOSECS, O_PDUTYPE, O_TDST6,
+	O_HORATE, O_HOSECS, O_PDUTYPE, O_TDST6, O_AMF, O_SCTPHB, O_SCTPRTO, O_SCTPRETR,
 };
 
 static const struct option opts[] = {
@@ -268,7 +274,8 @@ static const struct option opts[] = {
 	{ "attack", 1, NULL, O_ATTACK }, { "attack-events", 1, NULL, O_AEVENTS },
 	{ "attack-quiet", 1, NULL, O_AQUIET }, { "attack-window", 1, NULL, O_AWINDOW },
 	{ "rate", 1, NULL, O_HORATE }, { "secs", 1, NULL, O_HOSECS }, { "pdu-type", 1, NULL, O_PDUTYPE },
-	{ "traffic-dst6", 1, NULL, O_TDST6 },
+	{ "traffic-dst6", 1, NULL, O_TDST6 }, { "amf", 1, NULL, O_AMF }, { "sctp-hb-ms", 1, NULL, O_SCTPHB },
+	{ "sctp-rto-ms", 1, NULL, O_SCTPRTO }, { "sctp-max-retrans", 1, NULL, O_SCTPRETR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -331,6 +338,43 @@ static int ho_fail_parse(const char *v, struct ransim_cfg *c)
 		c->handover_fail = RANSIM_HO_FAIL_CANCEL;
 	else
 		return -1;
+	return 0;
+}
+
+/* --amf IP[:PORT[:UDPPORT]][,...]: appended to the AMF set (issue 20 item 4). 0 or -EINVAL. */
+static int amf_list(struct ransim_cfg *c, const char *v)
+{
+	char buf[512], *save = NULL, *tok, *colon;
+	struct in_addr ia;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long port = 0, udp = 0;
+		char *colon2;
+
+		if (c->n_amfs >= RANSIM_MAX_AMFS)
+			return -EINVAL;
+		colon = strchr(tok, ':');
+		if (colon) {
+			*colon = '\0';
+			colon2 = strchr(colon + 1, ':');
+			if (colon2) {
+				*colon2 = '\0';
+				udp = strtoul(colon2 + 1, NULL, 10);
+				if (!udp || udp > 65535)
+					return -EINVAL;
+			}
+			port = strtoul(colon + 1, NULL, 10);
+			if (!port || port > 65535)
+				return -EINVAL;
+		}
+		if (inet_pton(AF_INET, tok, &ia) != 1)
+			return -EINVAL;
+		snprintf(c->amfs[c->n_amfs].addr, sizeof(c->amfs[c->n_amfs].addr), "%s", tok);
+		c->amfs[c->n_amfs].port = (uint16_t)port;
+		c->amfs[c->n_amfs].udp_peer_port = (uint16_t)udp;
+		c->n_amfs++;
+	}
 	return 0;
 }
 
@@ -454,6 +498,14 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_HORATE: a->ho_rate = (unsigned)atoi(v); break;
 	case O_HOSECS: a->ho_secs = (unsigned)atoi(v); break;
 #endif
+	case O_AMF: return amf_list(c, v) < 0 ? usage("bad --amf (IP[:PORT[:UDPPORT]][,...], at most 8)") : 0;
+	case O_SCTPHB: c->sctp.hb_interval_ms = (uint32_t)atoi(v); break;
+	case O_SCTPRTO:
+		if (sscanf(v, "%u,%u", &c->sctp.rto_min_ms, &c->sctp.rto_max_ms) != 2)
+			return usage("bad --sctp-rto-ms (MIN,MAX)");
+		c->sctp.rto_initial_ms = c->sctp.rto_min_ms;
+		break;
+	case O_SCTPRETR: c->sctp.max_retrans = (uint16_t)atoi(v); break;
 	default: return usage("unknown option");
 	}
 	return 0;

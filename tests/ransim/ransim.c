@@ -94,7 +94,25 @@ struct ransim *ransim_new(struct ev_loop *loop, const struct ransim_cfg *cfg,
 		goto fail;
 	memcpy(rs->sims, sims, n_sims * sizeof(*sims));
 	rs->n_sims = n_sims;
+	/* the AMF set: cfg.amfs, else the one AMF at addr:port (as before issue 20) */
+	if (cfg->n_amfs > RANSIM_MAX_AMFS || RANSIM_MAX_AMFS > RS_AMF_MAX)
+		goto fail_inval;
+	rs->n_amfs = cfg->n_amfs ? cfg->n_amfs : 1;
+	for (i = 0; i < rs->n_amfs; i++) {
+		const char *a = cfg->n_amfs ? cfg->amfs[i].addr : cfg->addr;
+		uint16_t port = cfg->n_amfs && cfg->amfs[i].port ? cfg->amfs[i].port : cfg->port;
+
+		snprintf(rs->amfs[i].addr, sizeof(rs->amfs[i].addr), "%s", a);
+		rs->amfs[i].port = port;
+		rs->amfs[i].udp_peer_port = cfg->n_amfs && cfg->amfs[i].udp_peer_port ? cfg->amfs[i].udp_peer_port
+										      : cfg->sctp.udp_peer_port;
+	}
 	for (i = 0; i < cfg->n_gnbs; i++) {
+		rs->gnbs[i].sel.n = rs->n_amfs;
+		for (unsigned j = 0; j < RS_AMF_MAX; j++) {
+			rs->gnbs[i].n2[j].g = &rs->gnbs[i];
+			rs->gnbs[i].n2[j].ai = j;
+		}
 		rs->gnbs[i].rs = rs;
 		rs->gnbs[i].idx = i;
 	}
@@ -114,6 +132,8 @@ struct ransim *ransim_new(struct ev_loop *loop, const struct ransim_cfg *cfg,
 	}
 	*err = 0;
 	return rs;
+fail_inval:
+	*err = -EINVAL;
 fail:
 	ransim_free(rs);
 	return NULL;
@@ -160,28 +180,16 @@ void ransim_shutdown(struct ransim *rs)
 {
 	unsigned i;
 
-	for (i = 0; i < rs->cfg.n_gnbs; i++) {
-		struct rs_gnb *g = &rs->gnbs[i];
-
-		if (g->a && g->st != RS_GNB_DOWN) {
-			g->st = RS_GNB_DOWN;
-			n2sctp_shutdown(g->a);
-		}
-	}
+	for (i = 0; i < rs->cfg.n_gnbs; i++)
+		rs_gnb_shutdown(&rs->gnbs[i]);
 }
 
 void ransim_abort(struct ransim *rs)
 {
 	unsigned i;
 
-	for (i = 0; i < rs->cfg.n_gnbs; i++) {
-		struct rs_gnb *g = &rs->gnbs[i];
-
-		g->st = RS_GNB_DOWN;
-		n2sctp_free(g->ep);   /* ABORT, no callbacks */
-		g->ep = NULL;
-		g->a = NULL;
-	}
+	for (i = 0; i < rs->cfg.n_gnbs; i++)
+		rs_gnb_abort(&rs->gnbs[i]);   /* ABORT, no callbacks */
 }
 
 void ransim_restart(struct ransim *rs)
@@ -200,7 +208,8 @@ void ransim_free(struct ransim *rs)
 	if (!rs)
 		return;
 	for (i = 0; i < RANSIM_MAX_GNBS; i++)
-		n2sctp_free(rs->gnbs[i].ep);
+		for (unsigned j = 0; j < RS_AMF_MAX; j++)
+			n2sctp_free(rs->gnbs[i].n2[j].ep);
 	if (rs->ues) {
 		for (i = 0; i < rs->cfg.n_ues; i++)
 			ev_timer_stop(rs->loop, &rs->ues[i].guard);

@@ -2,9 +2,10 @@
 /*
  * ransim - a gNB and UE simulator for solocore's N2/N1 (tests, e2e, later solocore-load).
  *
- * One ransim drives G simulated gNBs (one SCTP association each, over common/sctp:
- * kernel SCTP or usrsctp raw IP / UDP) and N simulated UEs on ONE ev loop. Each
- * gNB runs NG Setup (PLMN, TAC, slices), then carries the UE-associated
+ * One ransim drives G simulated gNBs (one SCTP association each to the AMF, or to each AMF
+ * of a set with cfg.amfs, over common/sctp: kernel SCTP or usrsctp raw IP / UDP) and N
+ * simulated UEs on ONE ev loop. Each gNB runs NG Setup (PLMN, TAC, slices) on each
+ * association, then carries the UE-associated
  * signalling of its UEs, spread over streams 1..ostreams-1 (TS 38.412 7).
  *
  * Each UE behaves like a real UE with a USIM (TS 24.501, TS 33.501):
@@ -40,6 +41,7 @@ struct ev_loop;
 struct ransim;
 
 #define RANSIM_MAX_GNBS 64
+#define RANSIM_MAX_AMFS 8           /* AMFs of the set one ransim connects to (issue 20) */
 #define RANSIM_SUPI_MAX 24
 
 /* One SIM (db/SIMS.md TOML: [imsi-...] ki, opc or op, amf, sqn). */
@@ -80,6 +82,14 @@ struct ransim_cfg {
 	struct n2sctp_cfg sctp;      /* backend, encap, UDP ports ... */
 	char addr[64];               /* AMF address */
 	uint16_t port;               /* AMF SCTP port (38412) */
+	/* An AMF set (issue 20 item 4, TS 23.501 5.21): every gNB connects to each of these AMFs
+	 * and runs NG Setup with each (TS 38.413 8.7.1); each UE's Initial UE Message goes to
+	 * the AMF serving the GUAMI of its 5G-GUTI, else another of the same set, else by
+	 * Relative AMF Capacity (gnb_amf.c, amf_sel.c). When one association goes down its UEs
+	 * come back through another AMF. n_amfs 0: the single AMF at addr:port, as before;
+	 * a port of 0 means `port`, a udp_peer_port of 0 sctp.udp_peer_port (usrsctp UDP). */
+	struct { char addr[64]; uint16_t port, udp_peer_port; } amfs[RANSIM_MAX_AMFS];
+	unsigned n_amfs;
 	char local_addr[64];         /* "" = any */
 	/* network */
 	char mcc[4], mnc[4];         /* serving PLMN (gNB) */
@@ -313,6 +323,28 @@ struct ransim_ue_qos {
 	uint32_t ue_ctx_mods;                /* UE CONTEXT MODIFICATION REQUESTs for this UE */
 	uint32_t pdu_mods;                   /* PDU SESSION MODIFICATION COMMANDs it applied */
 };
+/* One AMF of the set (0..n-1, in configuration order), as the gNBs saw it. */
+struct ransim_amf_stats {
+	bool ready;                  /* gNB 0's association up and NG Setup done */
+	uint8_t capacity;            /* Relative AMF Capacity of its last NG SETUP RESPONSE */
+	uint64_t ng_setups;          /* NG SETUP RESPONSEs from it, all gNBs */
+	uint64_t assigned;           /* Initial UE Messages sent to it, all reasons: */
+	uint64_t by_guami, by_set, by_capacity, by_any; /* see amf_sel.h */
+	uint64_t lost;               /* UE contexts failed over when its association went down */
+	uint64_t fo_reg;             /* registrations after a failover it accepted */
+};
+/* 0, or -ENOENT for no such AMF. */
+int ransim_amf_stats(const struct ransim *rs, unsigned ai, struct ransim_amf_stats *out);
+/* The failovers of the run: UEs lost with their AMF, UEs registered again through another
+ * (and of those with a session, the session established again), the time from the first UE
+ * lost to the last one registered again, and the per-UE time to re-register. */
+struct ransim_failover {
+	uint64_t lost, back, sess_back;
+	uint64_t time_us;
+	uint32_t p50_us, p99_us, max_us;
+};
+void ransim_failover(const struct ransim *rs, struct ransim_failover *out);
+
 /* G-PDUs and End Markers of gNB g (0..n_gnbs-1); -ENOENT. */
 int ransim_gnb_n3(const struct ransim *rs, unsigned g, uint64_t *ul, uint64_t *dl, uint64_t *end_markers);
 /* UE idx's serving gNB, its DL TEID there, path switches acknowledged and NCC: 0, or -ENOENT. */

@@ -10,6 +10,7 @@
 #include "common/ev.h"
 #include "common/nas/nas.h"
 #include "common/ngap/ngap.h"
+#include "amf_sel.h"
 #include "gtpu.h"
 #include "ransim.h"
 
@@ -108,6 +109,17 @@ struct rs_ue {
 	struct rs_gnb *gnb;
 	const struct ransim_sim *sim;
 	uint32_t idx;              /* index in rs->ues */
+	uint8_t amf;               /* the AMF (association of ue->gnb) of its UE-associated logical
+				    * NG connection, chosen at each Initial UE Message (amf_sel.c) */
+	/* AMF failover (gnb_amf.c): its AMF's association went down */
+	bool fo_pending;           /* the registration after the failover is running */
+	bool fo_had_sess;          /* ... and the UE held a PDU session on the lost AMF */
+	bool fo_sess_pending;      /* ... which it establishes again once registered */
+	uint64_t fo_t_lost;        /* when the association went down (ns) */
+	struct rs_n2 *fo_lost_on;  /* ... that association, until the failover starts */
+	bool rrc_has_guti;         /* the next Initial UE Message's NAS names this 5G-GUTI /
+				    * 5G-S-TMSI, which the UE gave in RRC too (gnb_amf.c) */
+	struct nas_guti rrc_guti;
 	uint32_t ran_id;           /* RAN-UE-NGAP-ID of the current N2 connection: idx + k * n_ues,
 				    * a fresh one per connection as gNBs do (ran_id % n_ues = idx) */
 	enum rs_ue_state st;
@@ -178,17 +190,39 @@ struct rs_ue {
 
 enum rs_gnb_state { RS_GNB_IDLE = 0, RS_GNB_CONNECTING, RS_GNB_SETUP, RS_GNB_READY, RS_GNB_DOWN };
 
-struct rs_gnb {
-	struct ransim *rs;
-	unsigned idx;
+/* One NG-C association of a gNB, to one AMF of the set (TS 38.413 8.7.1: an NG Setup on
+ * each; TS 23.501 5.21: the gNB connects to every AMF it may select). */
+struct rs_n2 {
+	struct rs_gnb *g;
+	unsigned ai;                 /* the AMF: rs->amfs[ai], g->sel.e[ai] */
 	enum rs_gnb_state st;
 	struct n2sctp *ep;
 	struct n2sctp_assoc *a;
 	uint16_t ostreams;
-	uint32_t gnb_id;
-	uint32_t local_ip, peer_ip;  /* for the pcap */
-	uint16_t local_port;
+	uint32_t peer_ip;            /* for the pcap */
+	uint16_t local_port, peer_port;
 	uint64_t t_setup;
+};
+
+struct rs_gnb {
+	struct ransim *rs;
+	unsigned idx;
+	/* one AMF: its association's state; several: READY once no NG Setup is outstanding and
+	 * at least one AMF is READY, DOWN when none is left */
+	enum rs_gnb_state st;
+	struct rs_n2 n2[RS_AMF_MAX];
+	struct rs_amf_set sel;       /* per AMF: Served GUAMIs, Relative AMF Capacity (amf_sel.c) */
+	unsigned rx_amf;             /* the association of the PDU being handled */
+	uint32_t gnb_id;
+	uint32_t local_ip;           /* for the pcap */
+};
+
+/* AMF set (issue 20 item 4): per AMF, what the gNBs saw and did. */
+struct rs_amf_st {
+	uint64_t ng_setups;          /* NG SETUP RESPONSEs (all gNBs) */
+	uint64_t assigned[RS_SEL_HOW_COUNT]; /* Initial UE Messages sent to it, by selection reason */
+	uint64_t lost;               /* UE contexts failed over when its association went down */
+	uint64_t fo_reg;             /* registrations after a failover accepted by it */
 };
 
 /* G-PDUs and End Markers per gNB (gtpu.c), Xn handover counters (gnb_xn.c). */
@@ -233,6 +267,15 @@ struct ransim {
 	struct rs_gtpu *gtpu;        /* N3 traffic (gtpu.c), NULL without */
 	struct rs_gnb_n3 n3[RANSIM_MAX_GNBS];
 	struct rs_adv *adv;          /* the adversary (adv.c, cfg.attack), NULL without */
+	/* the AMF set (cfg.amfs, else cfg.addr:port alone) */
+	struct { char addr[64]; uint16_t port, udp_peer_port; } amfs[RS_AMF_MAX];
+	unsigned n_amfs;
+	struct rs_amf_st amf_st[RS_AMF_MAX];
+	/* failover: first UE lost, last one registered again; per-UE time to re-register */
+	uint64_t fo_t_first, fo_t_last;
+	uint64_t fo_wall_ms;         /* the first loss, CLOCK_REALTIME ms (outage measured by scripts) */
+	uint64_t fo_lost, fo_back, fo_sess_back, fo_fresh;
+	struct rs_lat fo_lat;
 	uint8_t plmn[3];             /* serving PLMN, wire coding */
 	struct nas_plmn nplmn, home;
 	char snn[64];                /* serving network name (TS 24.501 9.12.1) */
@@ -261,7 +304,11 @@ struct ransim {
 };
 
 /* ---- gnb.c ---- */
+/* Connect g to every AMF (an association and NG Setup each). 0 or -errno. */
 int rs_gnb_connect(struct rs_gnb *g);
+/* Close every association of g: SCTP ABORT (free) or a graceful SHUTDOWN. */
+void rs_gnb_abort(struct rs_gnb *g);
+void rs_gnb_shutdown(struct rs_gnb *g);
 /* Send UE-associated NGAP on the UE's stream; counts and writes the pcap. 0 or -errno. */
 int rs_gnb_send_ue(struct rs_gnb *g, const struct rs_ue *ue, const struct ngap_msg *m);
 /* --restart-after: ABORT the association, reconnect with a fresh NG Setup, and bring the
@@ -277,6 +324,21 @@ void rs_uli(const struct ransim *rs, struct ngap_uli *uli);
 /* The TAC of gNB g (cfg.gnb_tacs, else cfg.tac), and the ULI of its cell (TAI with it). */
 uint32_t rs_gnb_tac(const struct rs_gnb *g);
 void rs_gnb_uli(const struct rs_gnb *g, struct ngap_uli *uli);
+
+/* ---- gnb_amf.c: the AMF set (issue 20 item 4, TS 23.501 5.21) ---- */
+/* The AMF for ue's new UE-associated logical connection (amf_sel.c over g's AMFs) into
+ * ue->amf; with several AMFs and a 5G-GUTI held, the 5G-S-TMSI the UE gave in RRC into *tmsi
+ * (TS 38.413 9.2.5.1) and true. Counted per AMF. */
+bool rs_gnb_pick_amf(struct rs_gnb *g, struct rs_ue *ue, struct ngap_5g_s_tmsi *tmsi);
+/* NG SETUP RESPONSE on link l: its Served GUAMI List and Relative AMF Capacity kept. */
+void rs_gnb_amf_setup(struct rs_n2 *l, const struct ngap_ng_setup_response *r);
+/* Link l went down while other AMFs of g are READY: its UE contexts are released locally
+ * (TS 23.502 4.2.7.2: a failed AMF's UE-TNLA bindings dropped) and each UE goes on through another AMF. */
+void rs_gnb_amf_lost(struct rs_n2 *l);
+/* A failover registration accepted (ue.c): counted, timed. */
+void rs_amf_fo_registered(struct rs_ue *ue);
+/* The AMF-set lines of the report (nothing with one AMF). */
+void rs_amf_report(const struct ransim *rs, FILE *out);
 
 /* ---- gnb_mod.c: the gNB's side of the network's QoS changes ---- */
 /* The UE-AMBR the gNB enforces for ue from now on (TS 38.413 9.3.1.58). */
@@ -415,6 +477,12 @@ enum rs_ue_state rs_sm_reestablish_due(struct rs_ue *ue, enum rs_ue_state st);
  * Request Transfer checked: UPF N3 address, TEID, QFI); builds the Setup Response Transfer
  * (gNB DL TEID and address) into out. Returns its length or -errno (failure recorded). */
 int rs_sm_setup_item(struct rs_ue *ue, const struct ngap_pdu_sess_item *it, uint8_t *out, size_t cap);
+
+/* ---- ue_fo.c: the UE's side of an AMF failover (issue 20 item 4) ---- */
+/* Its AMF is gone (gnb_amf.c): registration again through another AMF of the set. */
+void rs_ue_fo_start(struct rs_ue *ue);
+/* REGISTRATION ACCEPT of that registration (ue.c on_reg_accept): the next state. */
+enum rs_ue_state rs_ue_fo_accept(struct rs_ue *ue, const struct nas_registration_accept *a);
 
 /* ---- ue_mob.c: the UE's registration area (TS 24.501 5.3.4, 5.5.1.3) ---- */
 /* The TAI list of a REGISTRATION ACCEPT taken (the serving PLMN's TAIs). */

@@ -363,6 +363,7 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	ue_qos_lines(rs, out);
 	if (rs->cfg.handover_after_ms || s->ps_sent || s->n2ho_required)
 		rs_ho_report(rs, false, out);
+	rs_amf_report(rs, out);   /* the AMF set; nothing with one AMF */
 	for (p = 0; p < RANSIM_P_COUNT; p++) {
 		const struct rs_lat *l = &rs->lat[p];
 

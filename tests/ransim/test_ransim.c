@@ -54,6 +54,7 @@ static struct {
 	struct ransim_sim sims[N_SUBS];
 	bool skipped;
 	const char *conf_extra;  /* YAML/JSON applied on the defaults by amf_up (NULL: none) */
+	struct conf *conf_b;     /* a second AMF's configuration (test_amf_set_failover) */
 } T;
 
 static void sub_add(unsigned i)
@@ -137,6 +138,8 @@ static int teardown(void **state)
 	udm_free(T.udm);
 	crypto_keyring_free(T.kr);
 	free(T.conf);
+	free(T.conf_b);
+	T.conf_b = NULL;
 	return 0;
 }
 
@@ -1503,6 +1506,101 @@ static void test_reregister(void **state)
 	assert_int_equal(a.ues, 0);
 }
 
+/* An AMF set (issue 20 item 4): AMF A (the fixture's, pointer 0) and AMF B (pointer 5) of one
+ * region and set, one gNB connected to both. 6 UEs by capacity (255:255, alternating), each
+ * periodic registration routed by the 5G-S-TMSI to its own AMF; amf_stop(A): its 3 UEs are
+ * released locally and register again through B (same set): Identity Request (B does not know
+ * the 5G-GUTI), authentication, a 5G-GUTI of pointer 5; then their periodic registration goes
+ * to B by GUAMI. Shared UDM: no AUTS here (e2e_amf_set.sh has separate databases). */
+static void test_amf_set_failover(void **state)
+{
+	struct ransim_cfg c;
+	struct ransim_stats s;
+	struct ransim_amf_stats sa, sb;
+	struct ransim_failover f;
+	struct amf_stats a;
+	struct conf *cb;
+	struct amf *amf_b;
+	struct ransim *rs;
+	uint64_t end;
+	int err = 0;
+
+	(void)state;
+	if (amf_up(NULL, 0, NULL, 0) < 0)
+		return;
+	cb = T.conf_b = calloc(1, sizeof(*cb));   /* freed by teardown, after the AMF */
+	assert_non_null(cb);
+	*cb = *T.conf;
+	cb->amf.pointer = 5;
+	amf_b = amf_start(T.loop, cb, T.ausf, T.udm, &err);
+	assert_non_null(amf_b);
+	rs_cfg(&c, 6, 6);
+	c.reregister = true;
+	c.hold_ms = 1500;
+	c.n_amfs = 2;
+	snprintf(c.amfs[0].addr, sizeof(c.amfs[0].addr), "127.0.0.1");
+	c.amfs[0].port = amf_n2_port(T.amf);
+	c.amfs[0].udp_peer_port = amf_n2_udp_port(T.amf);
+	snprintf(c.amfs[1].addr, sizeof(c.amfs[1].addr), "127.0.0.1");
+	c.amfs[1].port = amf_n2_port(amf_b);
+	c.amfs[1].udp_peer_port = amf_n2_udp_port(amf_b);
+	rs = ransim_new(T.loop, &c, T.sims, N_SUBS, &err);
+	assert_non_null(rs);
+	assert_int_equal(ransim_start(rs), 0);
+	end = ev_update_now(T.loop) + 10000000000ull;
+	do {
+		ev_run_once(T.loop, 10);
+		ransim_get_stats(rs, &s);
+	} while (s.reregistrations < 6 && ev_update_now(T.loop) < end);
+	assert_int_equal(s.reregistrations, 6);
+	assert_int_equal(ransim_amf_stats(rs, 0, &sa), 0);
+	assert_int_equal(ransim_amf_stats(rs, 1, &sb), 0);
+	assert_int_equal(sa.ng_setups, 1);
+	assert_int_equal(sb.ng_setups, 1);
+	assert_int_equal(sa.by_capacity, 3);
+	assert_int_equal(sb.by_capacity, 3);
+	assert_int_equal(sa.by_guami, 3);
+	assert_int_equal(sb.by_guami, 3);
+	assert_int_equal(ransim_amf_stats(rs, 2, &sa), -ENOENT);
+	/* AMF A goes away (its associations with it) */
+	amf_stop(T.amf);
+	T.amf = amf_b;
+	end = ev_update_now(T.loop) + 20000000000ull;
+	while (!ransim_done(rs) && ev_update_now(T.loop) < end)
+		ev_run_once(T.loop, 10);
+	assert_true(ransim_done(rs));
+	shut(rs);
+	ransim_get_stats(rs, &s);
+	assert_int_equal(s.ues_ok, 6);
+	assert_int_equal(s.ues_failed, 0);
+	assert_int_equal(s.dl_mac_fail, 0);
+	assert_int_equal(s.identity_requests, 3);
+	assert_int_equal(s.reregistrations, 9);
+	assert_int_equal(ransim_failures(rs, "unknown_ran_ue_id"), 0);
+	ransim_amf_stats(rs, 0, &sa);
+	ransim_amf_stats(rs, 1, &sb);
+	assert_int_equal(sa.lost, 3);
+	assert_int_equal(sa.assigned, 6);
+	assert_int_equal(sb.lost, 0);
+	assert_int_equal(sb.by_set, 3);
+	assert_int_equal(sb.by_guami, 6);
+	assert_int_equal(sb.fo_reg, 3);
+	assert_int_equal(sb.by_any, 0);
+	ransim_failover(rs, &f);
+	assert_int_equal(f.lost, 3);
+	assert_int_equal(f.back, 3);
+	assert_int_equal(f.sess_back, 0);
+	assert_true(f.p50_us > 0 && f.p50_us <= f.p99_us && f.p99_us <= f.max_us);
+	if (getenv("RANSIM_TEST_REPORT"))
+		ransim_report(rs, stdout);
+	ransim_free(rs);
+	/* B: 3 initial, 3 periodic, 3 mobility (the failover), 3 periodic; all deregistered */
+	amf_get_stats(amf_b, &a);
+	assert_int_equal(a.reg_accepted, 12);
+	assert_int_equal(a.dereg_ue, 6);
+	assert_int_equal(a.registered, 0);
+}
+
 /* NG Setup Failure (the gNB's TAC is not served): every UE fails with that cause, the run ends. */
 static void test_ng_setup_failure(void **state)
 {
@@ -1695,6 +1793,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_auth_reject_and_no_alg, teardown),
 		cmocka_unit_test_teardown(test_reregister, teardown),
 		cmocka_unit_test_teardown(test_ng_setup_failure, teardown),
+		cmocka_unit_test_teardown(test_amf_set_failover, teardown),
 		cmocka_unit_test(test_guard_timeout),
 		cmocka_unit_test_teardown(test_adversary, teardown),
 	};

@@ -160,6 +160,15 @@ int rs_ue_send_nas(struct rs_ue *ue, const struct nas_msg *m, uint8_t sht, bool 
 	 * (protected) initial message. */
 	if (initial && sht != NAS_SHT_PLAIN)
 		ue->kgnb_count = (ue->ul_count - 1) & 0xffffff;
+	/* the identity the UE also gives the gNB in RRC (TS 38.331 ng-5G-S-TMSI-Value,
+	 * registeredAMF): its 5G-GUTI / 5G-S-TMSI when the NAS message names one */
+	if (initial && m->type == NAS_REGISTRATION_REQUEST && m->reg_req.mobile_id.type == NAS_MOBID_5G_GUTI) {
+		ue->rrc_has_guti = true;
+		ue->rrc_guti = m->reg_req.mobile_id.guti;
+	} else if (initial && m->type == NAS_SERVICE_REQUEST) {
+		ue->rrc_has_guti = true;
+		ue->rrc_guti = m->svc_req.s_tmsi.guti;
+	}
 	if (ue->rs->adv && !ue->forger)
 		rs_adv_capture(ue, m->type, rs->nas_buf, (size_t)n);
 	return rs_ue_send_nas_pdu(ue, rs->nas_buf, (size_t)n, initial);
@@ -181,6 +190,8 @@ int rs_ue_send_nas_pdu(struct rs_ue *ue, const uint8_t *nas, size_t len, bool in
 			ue->initial_len = (uint8_t)len;
 		}
 		g->proc = NGAP_PROC_INITIAL_UE_MESSAGE;
+		/* a new UE-associated logical NG connection: the AMF for it (gnb_amf.c) */
+		g->u.initial_ue_message.has_s_tmsi = rs_gnb_pick_amf(ue->gnb, ue, &g->u.initial_ue_message.s_tmsi);
 		g->u.initial_ue_message.ran_ue_id = ue->ran_id;
 		g->u.initial_ue_message.nas.p = nas;
 		g->u.initial_ue_message.nas.len = len;
@@ -319,7 +330,9 @@ static enum rs_ue_state on_identity_req(struct rs_ue *ue, const struct nas_msg *
 		return ue->st;
 	}
 	rs_proc_start(ue, RANSIM_P_AUTH_REQ);
-	rs_ue_send_nas(ue, r, ue->sec ? NAS_SHT_INTEGRITY_CIPHERED : NAS_SHT_PLAIN, false, false);
+	/* after a failover the request comes from an AMF without the UE's context (plain):
+	 * answered plain, it could not read a protected answer (ue_fo.c) */
+	rs_ue_send_nas(ue, r, ue->sec && !ue->fo_pending ? NAS_SHT_INTEGRITY_CIPHERED : NAS_SHT_PLAIN, false, false);
 	return RS_UE_WAIT_AUTH;
 }
 
@@ -508,6 +521,8 @@ static enum rs_ue_state on_reg_accept(struct rs_ue *ue, const struct nas_msg *m)
 	rs_proc_done(ue, RANSIM_P_AUTH_REQ);
 	rs_proc_done(ue, RANSIM_P_SMC);
 	rs_proc_done(ue, RANSIM_P_REGISTRATION);
+	if (ue->fo_pending)
+		return rs_ue_fo_accept(ue, a);   /* the registration after an AMF failover */
 	rs_ue_take_tai_list(ue, a);
 	if (a->has_guti && a->guti.type == NAS_MOBID_5G_GUTI) {
 		ue->has_guti = true;

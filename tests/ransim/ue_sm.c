@@ -377,6 +377,9 @@ enum rs_ue_state rs_sm_on_dl_nas(struct rs_ue *ue, const struct nas_msg *m)
 			rs->st.pdu_established++;
 		if (ue->reest && !ue->fail[0])
 			rs->st.pdu_reestablished++;
+		if (ue->fo_sess_pending && !ue->fail[0])
+			rs->fo_sess_back++;   /* the session again after an AMF failover (ue_fo.c) */
+		ue->fo_sess_pending = false;
 		ue->reest = false;
 		return rs_ue_next_step(ue);
 	}

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <sqlite3.h>
 
 #include "common/ev.h"
 #include "db/db_int.h"
@@ -42,8 +43,8 @@ static long pages(struct db *db, bool reset)
 {
 	int hit = 0, miss = 0, hi;
 
-	sqlite3_db_status(db->conn, SQLITE_DBSTATUS_CACHE_HIT, &hit, &hi, reset);
-	sqlite3_db_status(db->conn, SQLITE_DBSTATUS_CACHE_MISS, &miss, &hi, reset);
+	sqlite3_db_status(sql_sqlite_handle(db->conn), SQLITE_DBSTATUS_CACHE_HIT, &hit, &hi, reset);
+	sqlite3_db_status(sql_sqlite_handle(db->conn), SQLITE_DBSTATUS_CACHE_MISS, &miss, &hi, reset);
 	return (long)hit + miss;
 }
 
@@ -252,8 +253,7 @@ static void test_policy_counts(void **state)
 	strcpy(pol.name, "p");
 	pol.ambr_ul = 1000;
 	assert_int_equal(db_policy_put(s.db, &pol, DB_PUT_CREATE), 0);
-	assert_int_equal(sqlite3_exec(s.db->conn, "UPDATE subscribers SET policy = 'p'", NULL, NULL, NULL),
-			 SQLITE_OK);
+	assert_int_equal(sql_exec(s.db->conn, "UPDATE subscribers SET policy = 'p'"), 0);
 	/* as start-up loads them (udm_load_db) */
 	assert_int_equal(udm_load_db(s.udm, s.db), N_SUBS);
 	assert_int_equal(udm_policy_users(s.udm, "p"), N_SUBS);
