@@ -52,7 +52,9 @@ run_tests() {
 	meson test -C build --print-errorlogs --num-processes "$jobs" --no-suite fuzz
 	# 2. clang with ASan+UBSan: the same suite again; any finding aborts the test.
 	setup build-asan clang -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+	# tests/lsan.supp: leaks inside libdqlite's dependencies only (each one explained there).
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp":print_suppressions=0 \
 		meson test -C build-asan --print-errorlogs --num-processes "$jobs" --no-suite fuzz --no-suite bench
 	# 3. libFuzzer targets (clang, ASan+UBSan), each for fuzz_seconds.
 	setup build-fuzz clang -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized

@@ -186,8 +186,7 @@ static void udm_ausf_stop(void)
 	core.udm = NULL;
 }
 
-/* First IPv4 address of an interface, network order; 0 if none. */
-static uint32_t if_ipv4(const char *ifname)
+uint32_t core_if_ipv4(const char *ifname)
 {
 	struct ifaddrs *ifa, *i;
 	uint32_t a = 0;
@@ -209,7 +208,7 @@ uint32_t core_n3_address(const struct conf *c)
 	if (c->upf.n3_address[0] && inet_pton(AF_INET, c->upf.n3_address, &in) == 1)
 		return in.s_addr;
 	if (c->upf.n3_interface[0])
-		return if_ipv4(c->upf.n3_interface);
+		return core_if_ipv4(c->upf.n3_interface);
 	/* No user plane configured: the N2 address when it is a real one. */
 	if (inet_pton(AF_INET, c->n2.address, &in) == 1 && in.s_addr != htonl(INADDR_ANY))
 		return in.s_addr;
@@ -322,7 +321,7 @@ static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
 		if (c->upf.nat_address[0] && inet_pton(AF_INET, c->upf.nat_address, &na) == 1)
 			p.nat_addr = na.s_addr;
 		else
-			p.nat_addr = if_ipv4(p.n6_ifname ? p.n6_ifname : p.n3_ifname);
+			p.nat_addr = core_if_ipv4(p.n6_ifname ? p.n6_ifname : p.n3_ifname);
 		if (!p.nat_addr) {
 			log_error("core", "upf: dnns[%u].nat: no IPv4 on %s for the NAT (set upf.nat_address)", i,
 				  p.n6_ifname ? p.n6_ifname : p.n3_ifname);

@@ -28,6 +28,8 @@ extern const struct core_module core_modules[];
 /* The UPF's N3 IPv4 (network order): upf.n3_address, else the first IPv4 of
  * upf.n3_interface, else the N2 address when it is a real one, else loopback. */
 uint32_t core_n3_address(const struct conf *c);
+/* First IPv4 address of an interface, network order; 0 if none. */
+uint32_t core_if_ipv4(const char *ifname);
 
 /* `solocore upf` (upf_alone.c): the UPF alone behind its PFCP server. */
 extern const struct core_module upf_alone_modules[];

@@ -15,7 +15,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ifaddrs.h>
 #include <string.h>
 
 #include "common/conf.h"
@@ -34,20 +33,6 @@ static struct {
 	char dnn_names[CONF_MAX_DNNS][CONF_DNN_NAME];
 	unsigned n_dnns;
 } alone;
-
-static uint32_t if_ipv4(const char *ifname)
-{
-	struct ifaddrs *ifa, *i;
-	uint32_t a = 0;
-
-	if (getifaddrs(&ifa) < 0)
-		return 0;
-	for (i = ifa; i && !a; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !strcmp(i->ifa_name, ifname))
-			a = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr.s_addr;
-	freeifaddrs(ifa);
-	return a;
-}
 
 /* IPv6 and NAT (see the top): 0, or -EINVAL with the reason logged */
 static int dp_v6_nat(const struct conf *c, struct upf_params *p)
@@ -71,7 +56,7 @@ static int dp_v6_nat(const struct conf *c, struct upf_params *p)
 		if (c->upf.nat_address[0] && inet_pton(AF_INET, c->upf.nat_address, &na) == 1)
 			p->nat_addr = na.s_addr;
 		else
-			p->nat_addr = if_ipv4(p->n6_ifname ? p->n6_ifname : p->n3_ifname);
+			p->nat_addr = core_if_ipv4(p->n6_ifname ? p->n6_ifname : p->n3_ifname);
 		if (!p->nat_addr) {
 			log_error("upf", "dnns[%u].nat: no IPv4 on %s for the NAT (set upf.nat_address)", i,
 				  p->n6_ifname ? p->n6_ifname : p->n3_ifname);

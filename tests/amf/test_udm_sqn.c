@@ -63,28 +63,6 @@ struct node {
 static struct node g_node;             /* shared by the tests that do not stop it */
 static struct udm_sqn_dqlite *g_store; /* on g_node */
 
-static int free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
-		perror("free_port");
-		abort();
-	}
-	close(fd);
-	return ntohs(sa.sin_port);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 /* Node id 1 with an empty data dir bootstraps a one-voter cluster; another id waits to be
  * added (wait_leader false). latency_ms: 0 = libdqlite's default. */
 static int node_start_id(struct node *nd, unsigned id, bool fresh, bool wait_leader,
@@ -94,7 +72,7 @@ static int node_start_id(struct node *nd, unsigned id, bool fresh, bool wait_lea
 		snprintf(nd->dir, sizeof(nd->dir), "/tmp/solocore-sqntest-XXXXXX");
 		if (!mkdtemp(nd->dir))
 			return -1;
-		snprintf(nd->addr, sizeof(nd->addr), "127.0.0.1:%d", free_port());
+		snprintf(nd->addr, sizeof(nd->addr), "127.0.0.1:%d", tl_free_port());
 	}
 	if (dqlite_node_create(id, nd->addr, nd->dir, &nd->n) != 0 ||
 	    dqlite_node_set_bind_address(nd->n, nd->addr) != 0 ||
@@ -116,7 +94,7 @@ static int node_start_id(struct node *nd, unsigned id, bool fresh, bool wait_lea
 			if (rc == 0 && leader[0])
 				return 0;
 		}
-		sleep_ms(50);
+		tl_sleep_ms(50);
 	}
 	fprintf(stderr, "dqlite node %s: no leader after 10 s\n", nd->addr);
 	return -1;
@@ -219,7 +197,7 @@ static int av_wait_ms(struct udm *udm, struct udm_av *av, unsigned *eagain, int 
 			return rc;
 		if (eagain)
 			(*eagain)++;
-		sleep_ms(1);
+		tl_sleep_ms(1);
 	}
 	return rc;
 }
@@ -694,7 +672,7 @@ static void test_takeover(void **state)
 		rc = udm_generate_av(a, SUPI, SNN, &av);
 		if (rc == -EAGAIN) {
 			refused++;
-			sleep_ms(2);
+			tl_sleep_ms(2);
 			continue;
 		}
 		assert_int_equal(rc, 0);
@@ -790,7 +768,7 @@ static void test_lease_exhaustion(void **state)
 	assert_int_equal(ss.issued, 8);
 	assert_int_equal(ss.lease, floor + 8);
 	for (int i = 0; i < 200 && gate_waiting() == 0; i++)
-		sleep_ms(5);
+		tl_sleep_ms(5);
 	assert_int_equal(gate_waiting(), 1);   /* the extension was asked for, once */
 	assert_int_equal(udm_sqn_dqlite_ops.read(g_store, 8, &stored), 0);
 	assert_int_equal(stored, floor + 8);
@@ -799,7 +777,7 @@ static void test_lease_exhaustion(void **state)
 		assert_int_equal(udm_sqn_stats(udm, &ss), 0);
 		if (ss.ext_ok)
 			break;
-		sleep_ms(5);
+		tl_sleep_ms(5);
 	}
 	/* (The refusals asked for more meanwhile: a second extension may follow at once.) */
 	assert_true(ss.ext_ok >= 1);
@@ -834,7 +812,7 @@ static void test_idle_clock(void **state)
 		assert_int_equal(udm_sqn_stats(udm, &ss), 0);
 		if (ss.lease > TICK0 + 100 + 8)
 			break;
-		sleep_ms(10);
+		tl_sleep_ms(10);
 	}
 	assert_true(ss.lease > TICK0 + 100 + 8);
 	assert_int_equal(udm_generate_av(udm, SUPI, SNN, &av), 0);
@@ -1092,7 +1070,7 @@ static void test_leader_change(void **state)
 	assert_int_equal(dqlc_transfer(c, 2), 0);
 	dqlc_close(c);
 	for (int i = 0; i < 200 && (lead = leader_id(nd, 3)) != 2; i++)
-		sleep_ms(20);
+		tl_sleep_ms(20);
 	assert_int_equal(lead, 2);
 	issue_check(udm, &st, all, &n, 100, 11);
 
@@ -1141,7 +1119,7 @@ static void test_store_errors(void **state)
 	atomic_store(&g_now, T0);
 	/* Nobody listening: start fails, the udm is not in cluster mode. */
 	char addr[64];
-	snprintf(addr, sizeof(addr), "127.0.0.1:%d", free_port());
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", tl_free_port());
 	assert_int_equal(udm_sqn_dqlite_new((const char *[]){ addr }, 1, "sqn.db", 500, &s), 0);
 	rc = cluster(udm, 2, 0, &udm_sqn_dqlite_ops, s);
 	assert_int_equal(rc, -ECONNREFUSED);
@@ -1167,7 +1145,7 @@ static void test_store_errors(void **state)
 		rc = udm_generate_av(udm, SUPI, SNN, &av);
 		if (rc == -EAGAIN) {
 			refused++;
-			sleep_ms(2);
+			tl_sleep_ms(2);
 			continue;
 		}
 		assert_int_equal(rc, 0);

@@ -38,6 +38,7 @@
 #include "common/conf.h"
 #include "db/cluster.h"
 #include "dbtest.h"
+#include "testlib.h"
 
 #define N 3
 #define JOIN_MS 30000          /* cluster_start's bound in the children */
@@ -57,31 +58,11 @@ static struct {
 	uint64_t killed;           /* the leader killed by t_failover */
 } g;
 
-static int free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
-		perror("free_port");
-		abort();
-	}
-	close(fd);
-	return ntohs(sa.sin_port);
-}
-
 static int64_t now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
 }
 
 /* The node process: start (bootstrap or join), say so on fd, wait for SIGTERM, stop. */
@@ -184,7 +165,7 @@ static uint64_t wait_leader(int bound_ms, uint64_t not_this)
 	do {
 		if (cluster_find_leader(g.addrs, N, 500, &lid, la, sizeof(la)) == 0 && lid != not_this)
 			return lid;
-		sleep_ms(50);
+		tl_sleep_ms(50);
 	} while (now_ms() < end);
 	return 0;
 }
@@ -209,7 +190,7 @@ static struct dqlc *leader_db(uint32_t *db)
 			break;
 		printf("leader %llu at %s: %s, looking again\n", (unsigned long long)lid, la, dqlc_errmsg(c));
 		dqlc_close(c);
-		sleep_ms(200);
+		tl_sleep_ms(200);
 	}
 	assert_int_equal(rc, 1);
 	return c;
@@ -246,7 +227,7 @@ static void wait_voters(unsigned n, int bound_ms)
 			if (voters == n && leaders == 1 && up == n)
 				return;
 		}
-		sleep_ms(100);
+		tl_sleep_ms(100);
 	} while (now_ms() < end);
 	fail_msg("no %u reachable voters with one leader in %d ms (last status %d)", n, bound_ms, k);
 }
@@ -257,7 +238,7 @@ static int setup(void **state)
 	dbt_init(&g.tmp);
 	for (int i = 0; i < N; i++) {
 		g.n[i].id = (uint64_t)i + 1;
-		snprintf(g.n[i].addr, sizeof(g.n[i].addr), "127.0.0.1:%d", free_port());
+		snprintf(g.n[i].addr, sizeof(g.n[i].addr), "127.0.0.1:%d", tl_free_port());
 		snprintf(g.n[i].dir, sizeof(g.n[i].dir), "%s/node%d", g.tmp.dir, i + 1);
 		g.addrs[i] = g.n[i].addr;
 	}
@@ -309,7 +290,7 @@ static void t_form(void **state)
 	/* A node that does not run: refused before ADD (its catch-up would never end and
 	 * block every later change); the configuration is unchanged. */
 	char dead[64];
-	snprintf(dead, sizeof(dead), "127.0.0.1:%d", free_port());
+	snprintf(dead, sizeof(dead), "127.0.0.1:%d", tl_free_port());
 	assert_int_equal(cluster_add(g.addrs, N, 5000, 9, dead), -EHOSTDOWN);
 	assert_int_equal(cluster_status(g.addrs, N, 2000, m, DQLC_NODES_MAX), 3);
 }
@@ -430,7 +411,7 @@ static void t_minority(void **state)
 	char la[DQLC_ADDR_MAX];
 	int64_t end = now_ms() + ELECTION_BOUND_MS;
 	while (cluster_find_leader(self, 1, 1000, NULL, la, sizeof(la)) == 0 && now_ms() < end)
-		sleep_ms(50);
+		tl_sleep_ms(50);
 	assert_int_equal(cluster_find_leader(self, 1, 1000, NULL, la, sizeof(la)), -ENOTCONN);
 	printf("survivor stepped down after %lld ms\n", (long long)(now_ms() - t0));
 	assert_int_equal(dqlc_connect(g.n[li].addr, 5000, &c), 0);
@@ -474,7 +455,7 @@ static void t_remove(void **state)
 	int k = -1;
 	int64_t end = now_ms() + 10000;
 	while ((k = cluster_status(g.addrs, N, 1000, m, DQLC_NODES_MAX)) != 2 && now_ms() < end)
-		sleep_ms(100);
+		tl_sleep_ms(100);
 	assert_int_equal(k, 2);
 	for (int i = 0; i < k; i++) {
 		assert_true(m[i].id != lid);
@@ -499,7 +480,7 @@ static void t_restart_roles(void **state)
 	kill_node(2, SIGKILL);
 	assert_true(wait_leader(ELECTION_BOUND_MS, saved.id) != 0);
 	g.n[2].id = 4;
-	snprintf(g.n[2].addr, sizeof(g.n[2].addr), "127.0.0.1:%d", free_port());
+	snprintf(g.n[2].addr, sizeof(g.n[2].addr), "127.0.0.1:%d", tl_free_port());
 	snprintf(g.n[2].dir, sizeof(g.n[2].dir), "%s/node4", g.tmp.dir);
 	assert_int_equal(cluster_remove(g.addrs, N, 10000, saved.id), 0);
 	assert_int_equal(started(spawn(2)), 0);
@@ -566,7 +547,7 @@ static void t_start_errors(void **state)
 	p.dir = dir;
 
 	/* Peers that never answer: -ETIMEDOUT once the bound has passed. */
-	snprintf(lone, sizeof(lone), "127.0.0.1:%d", free_port());
+	snprintf(lone, sizeof(lone), "127.0.0.1:%d", tl_free_port());
 	p.address = lone;
 	p.peers[0] = "127.0.0.1:1";
 	p.join_timeout_ms = 1500;
@@ -587,7 +568,7 @@ static void t_start_errors(void **state)
 
 	/* A member's id at a new address: refused at once (-EADDRINUSE), no retrying. */
 	snprintf(dir, sizeof(dir), "%s/err2", g.tmp.dir);
-	snprintf(lone, sizeof(lone), "127.0.0.1:%d", free_port());
+	snprintf(lone, sizeof(lone), "127.0.0.1:%d", tl_free_port());
 	p.node_id = 2;
 	p.join_timeout_ms = 20000;
 	t0 = now_ms();

@@ -27,6 +27,7 @@
 
 #include "db/dqlite_client_int.h"
 #include "dbtest.h"
+#include "testlib.h"
 
 static struct {
 	struct dbt tmp;
@@ -35,31 +36,11 @@ static struct {
 } g;
 
 /* A port nobody listens on right now (bind :0, read it back, close). */
-static int free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
-		perror("free_port");
-		abort();
-	}
-	close(fd);
-	return ntohs(sa.sin_port);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 static int node_up(void **state)
 {
 	(void)state;
 	dbt_init(&g.tmp);
-	snprintf(g.addr, sizeof(g.addr), "127.0.0.1:%d", free_port());
+	snprintf(g.addr, sizeof(g.addr), "127.0.0.1:%d", tl_free_port());
 	/* Node id 1 with an empty data dir bootstraps a one-voter cluster. */
 	if (dqlite_node_create(1, g.addr, g.tmp.dir, &g.node) != 0 ||
 	    dqlite_node_set_bind_address(g.node, g.addr) != 0 ||
@@ -77,7 +58,7 @@ static int node_up(void **state)
 			if (rc == 0 && leader[0])
 				return 0;
 		}
-		sleep_ms(50);
+		tl_sleep_ms(50);
 	}
 	fprintf(stderr, "dqlite node %s: no leader after 10 s\n", g.addr);
 	return -1;
@@ -354,7 +335,7 @@ static void test_membership(void **state)
 	/* Node 2 at an address nobody serves: ADD commits with the one voter (a spare
 	 * needs no catch-up); STANDBY too. (VOTER would wait for a catch-up that never
 	 * comes: tests/db/test_cluster.c promotes real nodes.) */
-	snprintf(ghost, sizeof(ghost), "127.0.0.1:%d", free_port());
+	snprintf(ghost, sizeof(ghost), "127.0.0.1:%d", tl_free_port());
 	assert_int_equal(dqlc_add(c, 2, ghost), 0);
 	assert_int_equal(cluster_of(c, nodes), 2);
 	assert_int_equal(nodes[1].id, 2);
@@ -407,7 +388,7 @@ static void test_not_leader(void **state)
 	uint64_t id = 7;
 
 	dbt_init(&tmp);
-	snprintf(addr, sizeof(addr), "127.0.0.1:%d", free_port());
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", tl_free_port());
 	assert_int_equal(dqlite_node_create(5, addr, tmp.dir, &n), 0);
 	assert_int_equal(dqlite_node_set_bind_address(n, addr), 0);
 	assert_int_equal(dqlite_node_start(n), 0);
@@ -685,7 +666,7 @@ static void *fake_run(void *arg)
 	}
 	if (f->reply_len)
 		(void)send(fd, f->reply, f->reply_len, MSG_NOSIGNAL);
-	sleep_ms(f->hold_ms);
+	tl_sleep_ms(f->hold_ms);
 	close(fd);
 	return NULL;
 }

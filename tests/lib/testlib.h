@@ -83,4 +83,9 @@ void nomalloc_begin(void);
 /* Returns the number of allocator calls since nomalloc_begin(). */
 unsigned nomalloc_end(void);
 
+/* netutil.c: a TCP port on 127.0.0.1 nobody listens on right now (bind :0, read it back,
+ * close; aborts on failure), and a plain sleep. */
+int tl_free_port(void);
+void tl_sleep_ms(long ms);
+
 #endif
