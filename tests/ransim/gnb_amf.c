@@ -44,28 +44,28 @@ bool rs_gnb_pick_amf(struct rs_gnb *g, struct rs_ue *ue, struct ngap_5g_s_tmsi *
 	int k;
 
 	ue->rrc_has_guti = false;
-	if (rs->n_amfs == 1) {
-		ue->amf = 0;   /* one AMF: as before, no 5G-S-TMSI IE */
-		return false;
+	ue->amf = 0;   /* one AMF: nothing to choose */
+	if (rs->n_amfs > 1) {
+		if (tmsi) {
+			/* the GUAMI the UE gave in RRC (TS 38.331 registeredAMF / ng-5G-S-TMSI) */
+			memset(&gu, 0, sizeof(gu));
+			nas_plmn_enc(&ue->rrc_guti.plmn, gu.plmn.v);
+			gu.region = ue->rrc_guti.amf_region_id;
+			gu.set_id = ue->rrc_guti.amf_set_id;
+			gu.pointer = ue->rrc_guti.amf_pointer;
+		}
+		k = rs_amf_select(&g->sel, tmsi ? &gu : NULL, &how);
+		if (k < 0) {
+			rs_cause_add(rs, "no_amf");
+			return false;   /* the send fails: no association is up */
+		}
+		ue->amf = (uint8_t)k;
+		rs->amf_st[k].assigned[how]++;
 	}
-	if (tmsi) {
-		/* the GUAMI the UE gave in RRC (TS 38.331 registeredAMF / ng-5G-S-TMSI) */
-		memset(&gu, 0, sizeof(gu));
-		nas_plmn_enc(&ue->rrc_guti.plmn, gu.plmn.v);
-		gu.region = ue->rrc_guti.amf_region_id;
-		gu.set_id = ue->rrc_guti.amf_set_id;
-		gu.pointer = ue->rrc_guti.amf_pointer;
-	}
-	k = rs_amf_select(&g->sel, tmsi ? &gu : NULL, &how);
-	if (k < 0) {
-		rs_cause_add(rs, "no_amf");
-		return false;   /* the send fails: no association is up */
-	}
-	ue->amf = (uint8_t)k;
-	rs->amf_st[k].assigned[how]++;
 	if (!tmsi)
 		return false;
-	/* TS 38.413 9.2.5.1, 9.3.3.20: AMF Set ID, AMF Pointer, 5G-TMSI */
+	/* TS 38.413 9.2.5.1, 9.3.3.20: a gNB includes the 5G-S-TMSI it got in RRC (AMF Set ID,
+	 * AMF Pointer, 5G-TMSI), whether or not it had an AMF to choose */
 	t->set_id = ue->rrc_guti.amf_set_id;
 	t->pointer = ue->rrc_guti.amf_pointer;
 	t->tmsi[0] = (uint8_t)(ue->rrc_guti.tmsi >> 24);
