@@ -2,6 +2,7 @@
 /* The running core: each module's object, owned by its start/stop pair. */
 #include "core.h"
 #include "core_live.h"
+#include "core_feed.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -89,6 +90,14 @@ static int db_start(struct ev_loop *loop, const struct conf *c)
 			  core.cluster ? cluster_address(core.cluster) : c->db.path, strerror(-rc));
 		return rc;
 	}
+	/* A cluster: the change feed's position now, before the UDM loads the rows, so every
+	 * write another node commits from here on reaches this node (db/feed.h). */
+	if (core.cluster && (rc = core_feed_open(core.db, c)) < 0) {
+		log_error("core", "cluster: change feed: %s", strerror(-rc));
+		db_close(core.db);
+		core.db = NULL;
+		return rc;
+	}
 	/* SQN changes are written behind on the writer thread: the control
 	 * thread never waits on fsync (DESIGN.md). */
 	/* Queue sized like the UDM store (+25 % + 1024, at most the default
@@ -100,12 +109,13 @@ static int db_start(struct ev_loop *loop, const struct conf *c)
 	rc = db_writer_start(core.db, &wo, &core.writer);
 	if (rc < 0) {
 		log_error("core", "db: writer thread: %s", strerror(-rc));
+		core_feed_close();
 		db_close(core.db);
 		core.db = NULL;
 		return rc;
 	}
-	log_info("core", "db: open path=%s subscribers=%lld", c->db.path,
-		 (long long)db_subscriber_count(core.db));
+	log_info("core", "db: open %s=%s subscribers=%lld", core.cluster ? "dqlite database" : "path",
+		 core.cluster ? CORE_CLUSTER_DB : c->db.path, (long long)db_subscriber_count(core.db));
 	/* Network settings saved through the web API override the file's, before any
 	 * other module reads the configuration. */
 	char names[96];
@@ -125,6 +135,7 @@ static void db_stop(void)
 {
 	db_writer_stop(core.writer); /* flushes queued SQNs */
 	core.writer = NULL;
+	core_feed_close();
 	db_close(core.db);
 	core.db = NULL;
 	conf_free(&core.conf);   /* wipes the SUCI keys of the copy */
@@ -472,6 +483,29 @@ static void on_policy(void *arg, const char *name)
 		ev_timer_start(core.loop, &core.walk_tmr, 0);
 }
 
+/* Cluster: what other nodes write reaches this node's UDM and UEs (core_feed.h), once the
+ * AMF and SMF it changes are up; without a cluster nothing is open and this does nothing. */
+static int feed_mod_start(struct ev_loop *loop, const struct conf *c)
+{
+	struct core_feed_env env = { .udm = core.udm, .amf = core.amf, .smf = core.smf,
+		.subscriber = on_subscriber, .policy = on_policy };
+
+	(void)c;
+	core.loop = loop;
+	ev_timer_init(&core.walk_tmr, policy_walk, NULL);
+	int rc = core_feed_attach(loop, &env);
+	if (rc < 0)
+		log_error("core", "cluster: change feed: %s", strerror(-rc));
+	return rc;
+}
+
+static void feed_mod_stop(void)
+{
+	core_feed_detach();
+	if (core.loop)
+		ev_timer_stop(core.loop, &core.walk_tmr);
+}
+
 static int web_mod_start(struct ev_loop *loop, const struct conf *c)
 {
 	int rc;
@@ -499,8 +533,6 @@ static int web_mod_start(struct ev_loop *loop, const struct conf *c)
 	if (rc == 0) {
 		static const struct web_change_ops chg = { on_subscriber, on_policy, NULL };
 
-		core.loop = loop;
-		ev_timer_init(&core.walk_tmr, policy_walk, NULL);
 		web_set_change_ops(core.web, &chg);
 	}
 	if (rc < 0)
@@ -523,6 +555,7 @@ const struct core_module core_modules[] = {
 	{ "smf", smf_mod_start, smf_mod_stop },
 	{ "upf", upf_mod_start, upf_mod_stop },
 	{ "amf", amf_mod_start, amf_mod_stop },
+	{ "feed", feed_mod_start, feed_mod_stop },
 	/* Last up, first down: the API never sees a half-stopped core. */
 	{ "web", web_mod_start, web_mod_stop },
 	{ NULL, NULL, NULL },

@@ -109,7 +109,53 @@ static const char *const migrations[] = {
 	"ALTER TABLE subscribers ADD COLUMN ue_ambr_dl INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE policies ADD COLUMN ue_ambr_ul INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE policies ADD COLUMN ue_ambr_dl INTEGER NOT NULL DEFAULT 0;",
+	/* 6: a cluster (issue 20). changes: what was written to subscribers, policies and
+	 * settings, in commit order (seq never reused: AUTOINCREMENT), so every node applies
+	 * the others' writes to its in-memory UDM (db/feed.h); its rows come from triggers
+	 * that only a dqlite database gets (db_open_dqlite), so a single SQLite file never
+	 * fills it. nodes: what each node publishes about itself (the web API's cluster view). */
+	"CREATE TABLE changes ("
+	" seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" kind INTEGER NOT NULL CHECK (kind BETWEEN 1 AND 3),"
+	" key TEXT NOT NULL,"
+	" at INTEGER NOT NULL"
+	");"
+	"CREATE TABLE nodes ("
+	" id INTEGER PRIMARY KEY,"
+	" addr TEXT NOT NULL DEFAULT '',"
+	" api TEXT NOT NULL DEFAULT '',"
+	" gnbs INTEGER NOT NULL DEFAULT 0,"
+	" ues INTEGER NOT NULL DEFAULT 0,"
+	" sessions INTEGER NOT NULL DEFAULT 0,"
+	" gnb_json TEXT NOT NULL DEFAULT '[]',"
+	" updated INTEGER NOT NULL"
+	");",
 };
+
+/* The change feed's triggers (migration 6), dqlite databases only. UPDATE OF names every
+ * provisioned column but sqn (and updated): the write-behind SQN writer updates those two
+ * all the time and a node's SQNs are its own (udm.h, cluster SQN). IF NOT EXISTS: every
+ * node runs this at open, also at once. */
+static const char feed_triggers[] =
+	"CREATE TRIGGER IF NOT EXISTS feed_sub_ins AFTER INSERT ON subscribers BEGIN"
+	" INSERT INTO changes (kind, key, at) VALUES (1, NEW.supi, CAST(strftime('%s','now') AS INTEGER)); END;"
+	"CREATE TRIGGER IF NOT EXISTS feed_sub_upd AFTER UPDATE OF supi, k, opc, op_is_opc, amf, slices,"
+	" dnns, ambr_ul, ambr_dl, default_5qi, arp, policy, ue_ambr_ul, ue_ambr_dl ON subscribers BEGIN"
+	" INSERT INTO changes (kind, key, at) VALUES (1, NEW.supi, CAST(strftime('%s','now') AS INTEGER)); END;"
+	"CREATE TRIGGER IF NOT EXISTS feed_sub_del AFTER DELETE ON subscribers BEGIN"
+	" INSERT INTO changes (kind, key, at) VALUES (1, OLD.supi, CAST(strftime('%s','now') AS INTEGER)); END;"
+	"CREATE TRIGGER IF NOT EXISTS feed_pol_ins AFTER INSERT ON policies BEGIN"
+	" INSERT INTO changes (kind, key, at) VALUES (2, NEW.name, CAST(strftime('%s','now') AS INTEGER)); END;"
+	"CREATE TRIGGER IF NOT EXISTS feed_pol_upd AFTER UPDATE ON policies BEGIN"
+	" INSERT INTO changes (kind, key, at) VALUES (2, NEW.name, CAST(strftime('%s','now') AS INTEGER)); END;"
+	"CREATE TRIGGER IF NOT EXISTS feed_pol_del AFTER DELETE ON policies BEGIN"
+	" INSERT INTO changes (kind, key, at) VALUES (2, OLD.name, CAST(strftime('%s','now') AS INTEGER)); END;"
+	"CREATE TRIGGER IF NOT EXISTS feed_set_ins AFTER INSERT ON settings BEGIN"
+	" INSERT INTO changes (kind, key, at) VALUES (3, NEW.key, CAST(strftime('%s','now') AS INTEGER)); END;"
+	"CREATE TRIGGER IF NOT EXISTS feed_set_upd AFTER UPDATE ON settings BEGIN"
+	" INSERT INTO changes (kind, key, at) VALUES (3, NEW.key, CAST(strftime('%s','now') AS INTEGER)); END;"
+	"CREATE TRIGGER IF NOT EXISTS feed_set_del AFTER DELETE ON settings BEGIN"
+	" INSERT INTO changes (kind, key, at) VALUES (3, OLD.key, CAST(strftime('%s','now') AS INTEGER)); END;";
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -307,6 +353,8 @@ int db_open_dqlite(const char *node_addr, const char *name, struct db **out)
 		r = dq_conn_open(node_addr, name, &db->conn);
 	if (r == 0)
 		r = db_migrate_steps(db->conn, migrations, N_MIGRATIONS);
+	if (r == 0 && (r = sql_exec(db->conn, feed_triggers)) < 0)
+		log_error("db", "dqlite %s: change feed triggers: %s", name, sql_errmsg(db->conn));
 	if (r < 0) {
 		db_close(db);
 		return r;
@@ -758,7 +806,9 @@ int64_t db_subscriber_count(struct db *db)
 {
 	uint64_t gen = atomic_load(&db->rows_gen);
 
-	if (db->count_cache >= 0 && (db->count_gen == gen || db->count_hold))
+	/* On dqlite the other nodes add and remove rows too: no cache. */
+	if (db->count_cache >= 0 && (db->count_gen == gen || db->count_hold) &&
+	    sql_backend(db->conn) == SQL_SQLITE)
 		return db->count_cache;
 	struct sql_stmt *st;
 	int rc = sql_prepare(db->conn, "SELECT count(*) FROM subscribers", 0, &st);

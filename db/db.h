@@ -399,6 +399,36 @@ int db_writer_flush(struct db_writer *w);
 void db_writer_stop(struct db_writer *w);
 void db_writer_get_stats(struct db_writer *w, struct db_writer_stats *out);
 
+/* ---- cluster nodes (schema v6, nodes.c): what each node publishes about itself ----
+ *
+ * Every `solocore run` of a cluster writes its own row every few seconds (db/feed.h does it,
+ * off the control thread), so the web API of any node shows all of them (GET
+ * /api/v1/cluster): who the node is, where its API is, and its gNBs and UEs now. A row
+ * whose updated is old belongs to a node that is down or cut off.
+ */
+#define DB_NODE_ADDR_MAX 64
+#define DB_NODE_API_MAX 128
+#define DB_NODE_GNB_JSON_MAX 4096
+struct db_node_row {
+	uint64_t id;                     /* cluster node id (cluster.node_id) */
+	char addr[DB_NODE_ADDR_MAX];     /* its dqlite address "host:port" */
+	char api[DB_NODE_API_MAX];       /* its web API base URL ("http://10.0.0.1:8080"), "" = none */
+	uint32_t gnbs;                   /* NG associations up */
+	uint32_t ues;                    /* UE contexts in the AMF */
+	uint32_t sessions;               /* PDU sessions in the SMF */
+	/* JSON array of its gNBs, [{"name":"...","global_id":"...","addr":"..."}, ...], cut at a
+	 * whole entry to fit (the counts above are exact); "" is stored as "[]". */
+	char gnb_json[DB_NODE_GNB_JSON_MAX];
+	int64_t updated;                 /* unix milliseconds: set by db_node_put */
+};
+/* Insert or replace row r->id (updated = now). 0, -EINVAL (id 0, a string not terminated). */
+int db_node_put(struct db *db, const struct db_node_row *r);
+/* Every row in id order; cb as db_setting_walk. Returns the count or -errno. */
+typedef int (*db_node_cb)(const struct db_node_row *r, void *arg);
+int db_node_walk(struct db *db, db_node_cb cb, void *arg);
+/* Forget node id's row (after `cluster remove`). 0 or -ENOENT. */
+int db_node_delete(struct db *db, uint64_t id);
+
 /* ---- command line ---- */
 
 /*

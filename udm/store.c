@@ -77,6 +77,7 @@ void udm_free(struct udm *udm)
 {
 	if (!udm)
 		return;
+	udm_sqn_cluster_stop(udm);   /* a generator left running would use freed memory */
 	if (udm->subs) {
 		/* Wipe keys (STYLE.md 11): every entry ever used is below the mark. */
 		explicit_bzero(udm->subs, (size_t)udm->hwm * sizeof(*udm->subs));
@@ -258,4 +259,37 @@ int udm_remove(struct udm *udm, const char *supi)
 		pp = &s->next;
 	}
 	return -ENOENT;
+}
+
+int udm_sweep(struct udm *udm, const char (*keep)[UDM_SUPI_MAX], size_t n)
+{
+	int removed = 0;
+
+	if (!udm || (n && !keep))
+		return -EINVAL;
+	for (uint32_t i = 0; i < udm->hwm; i++) {
+		const struct udm_subscriber *s = &udm->subs[i];
+		size_t lo = 0, hi = n;
+		char supi[UDM_SUPI_MAX];
+
+		if (s->pol == UDM_POL_FREE || !s->data.supi[0])
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int c = strcmp(keep[mid], s->data.supi);
+
+			if (c == 0)
+				break;
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < hi)
+			continue;
+		memcpy(supi, s->data.supi, sizeof(supi));
+		if (udm_remove(udm, supi) == 0)
+			removed++;
+	}
+	return removed;
 }

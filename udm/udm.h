@@ -101,7 +101,7 @@ int udm_set_defaults_from_conf(struct udm *udm, const struct conf *conf);
 
 /* NULL with *err. max_subs bounds the store (the table never grows at runtime). */
 struct udm *udm_new(uint32_t max_subs, int *err);
-void udm_free(struct udm *udm);   /* accepts NULL; wipes keys */
+void udm_free(struct udm *udm);   /* accepts NULL; wipes keys; udm_sqn_cluster_stop() first */
 
 void udm_set_sqn_sink(struct udm *udm, udm_sqn_sink fn, void *arg);
 /* Home-network keys used by the SIDF (owned by the caller, must outlive udm). */
@@ -112,6 +112,10 @@ void udm_set_keyring(struct udm *udm, const struct crypto_keyring *kr);
 int udm_add(struct udm *udm, const struct udm_sub_in *in);
 /* Remove. 0 or -ENOENT. */
 int udm_remove(struct udm *udm, const char *supi);
+/* Remove every subscriber whose SUPI is not in keep (n SUPIs sorted by strcmp): the end of
+ * a full resynchronisation with the replicated database (db/feed.h). Returns how many were
+ * removed, or -EINVAL. */
+int udm_sweep(struct udm *udm, const char (*keep)[UDM_SUPI_MAX], size_t n);
 uint32_t udm_count(const struct udm *udm);
 /* Subscribers the store can hold (fixed at creation; udm_add beyond it is -ENOSPC). */
 uint32_t udm_capacity(const struct udm *udm);

@@ -195,6 +195,19 @@ static inline const char *dbt_name(const struct dbt *t, char *buf, size_t n)
 	return buf;
 }
 
+/* A subscriber with K and OPc made from seed, everything else the defaults. */
+static inline void dbt_sub_init(struct db_subscriber *s, const char *supi, int seed)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->supi, sizeof(s->supi), "%.*s", DB_SUPI_MAX - 1, supi);
+	for (int i = 0; i < 16; i++) {
+		s->k[i] = (uint8_t)(seed + i);
+		s->opc[i] = (uint8_t)(seed * 3 + i);
+	}
+	s->op_is_opc = true;
+	s->amf = DB_DEFAULT_AMF;
+}
+
 /* db_open() on the backend under test. */
 static inline int dbt_open(const struct dbt *t, struct db **out)
 {

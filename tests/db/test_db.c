@@ -14,18 +14,6 @@
 #include "db/db_int.h"
 #include "dbtest.h"
 
-static void sub_init(struct db_subscriber *s, const char *supi, uint8_t seed)
-{
-	memset(s, 0, sizeof(*s));
-	snprintf(s->supi, sizeof(s->supi), "%s", supi);
-	for (int i = 0; i < 16; i++) {
-		s->k[i] = (uint8_t)(seed + i);
-		s->opc[i] = (uint8_t)(seed * 3 + i);
-	}
-	s->op_is_opc = true;
-	s->amf = DB_DEFAULT_AMF;
-}
-
 static void test_migrations(void **state)
 {
 	(void)state;
@@ -37,7 +25,7 @@ static void test_migrations(void **state)
 	assert_true(db_schema_latest() >= 1);
 	assert_int_equal(db_schema_version(db), db_schema_latest());
 	struct db_subscriber s;
-	sub_init(&s, "imsi-001010000000001", 1);
+	dbt_sub_init(&s, "imsi-001010000000001", 1);
 	assert_int_equal(db_subscriber_put(db, &s), 0);
 	db_close(db);
 	assert_int_equal(dbt_sql_int(&t, "PRAGMA user_version"), db_schema_latest());
@@ -126,7 +114,7 @@ static void test_put_get_delete(void **state)
 	struct db *db;
 	assert_int_equal(dbt_open(&t, &db), 0);
 	struct db_subscriber s, g;
-	sub_init(&s, "imsi-001010000000007", 7);
+	dbt_sub_init(&s, "imsi-001010000000007", 7);
 	s.op_is_opc = false;
 	s.amf = 0x1234;
 	s.sqn = DB_SQN_MAX;
@@ -221,7 +209,7 @@ static void test_load(void **state)
 		char supi[32];
 		snprintf(supi, sizeof(supi), "imsi-0010100000%05d", i);
 		struct db_subscriber s;
-		sub_init(&s, supi, (uint8_t)i);
+		dbt_sub_init(&s, supi, (uint8_t)i);
 		assert_int_equal(db_subscriber_put(db, &s), 0);
 	}
 	assert_int_equal(db_load_subscribers(db, load_cb, &c), 100);
@@ -242,7 +230,7 @@ static struct db *open_with(struct dbt *t, int n)
 		char supi[32];
 		snprintf(supi, sizeof(supi), "imsi-0010100000%05d", i);
 		struct db_subscriber s;
-		sub_init(&s, supi, (uint8_t)i);
+		dbt_sub_init(&s, supi, (uint8_t)i);
 		assert_int_equal(db_subscriber_put(db, &s), 0);
 	}
 	return db;
@@ -339,7 +327,7 @@ static void test_writer_checkpoints(void **state)
 		char supi[32];
 		struct db_subscriber s;
 		snprintf(supi, sizeof(supi), "imsi-0010100000%05d", i);
-		sub_init(&s, supi, (uint8_t)i);
+		dbt_sub_init(&s, supi, (uint8_t)i);
 		assert_int_equal(db_subscriber_put(db, &s), 0);
 	}
 	/* The writer's idle checkpoint moves them (poll: no wall-clock bound, the
@@ -362,7 +350,7 @@ static void put_many(struct db *db, int from, int n)
 		char supi[32];
 		struct db_subscriber s;
 		snprintf(supi, sizeof(supi), "imsi-0010100%08d", i);
-		sub_init(&s, supi, (uint8_t)i);
+		dbt_sub_init(&s, supi, (uint8_t)i);
 		assert_int_equal(db_subscriber_put(db, &s), 0);
 	}
 }

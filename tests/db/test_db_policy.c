@@ -104,9 +104,9 @@ static void test_migrate_v2_to_v3(void **state)
 	assert_int_equal(sql_exec(c, v2_schema), 0);
 	sql_close(c);
 
-	assert_int_equal(db_schema_latest(), 5);
+	assert_int_equal(db_schema_latest(), 6);
 	assert_int_equal(dbt_open(&t, &db), 0);
-	assert_int_equal(db_schema_version(db), 5);
+	assert_int_equal(db_schema_version(db), 6);
 	/* v2 data kept; the new column reads as "no policy". */
 	assert_int_equal(db_subscriber_count(db), 1);
 	assert_int_equal(db_subscriber_get(db, "imsi-001010000000001", &s), 0);
@@ -132,12 +132,12 @@ static void test_migrate_v2_to_v3(void **state)
 
 	sql_text(&t, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", out,
 		 sizeof(out));
-	assert_string_equal(out, "audit|policies|settings|sqlite_sequence|subscribers|tokens|users|");
+	assert_string_equal(out, "audit|changes|nodes|policies|settings|sqlite_sequence|subscribers|tokens|users|");
 	sql_text(&t, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL",
 		 out, sizeof(out));
 	assert_string_equal(out, "subscribers_policy|");
 	sql_text(&t, "PRAGMA user_version", out, sizeof(out));
-	assert_string_equal(out, "5|");
+	assert_string_equal(out, "6|");
 	sql_text(&t, "SELECT policy FROM subscribers", out, sizeof(out));
 	assert_string_equal(out, "gold|");
 	sql_text(&t, "PRAGMA foreign_key_check", out, sizeof(out));
@@ -145,7 +145,7 @@ static void test_migrate_v2_to_v3(void **state)
 
 	/* Reopening a current file runs nothing and keeps everything. */
 	assert_int_equal(dbt_open(&t, &db), 0);
-	assert_int_equal(db_schema_version(db), 5);
+	assert_int_equal(db_schema_version(db), 6);
 	assert_int_equal(db_subscriber_get(db, "imsi-001010000000001", &s), 0);
 	assert_string_equal(s.policy, "gold");
 	db_close(db);

@@ -60,14 +60,14 @@ static void test_migrate_v1_to_v2(void **state)
 				      " ('imsi-001010000000001', zeroblob(16), zeroblob(16), 1, 1);"
 				      "PRAGMA user_version = 1;"), 0);
 	/* Opening runs every later step too (v2 -> v3: test_db_policy). */
-	assert_int_equal(db_schema_latest(), 5);
+	assert_int_equal(db_schema_latest(), 6);
 	assert_int_equal(dbt_open(&t, &db), 0);
-	assert_int_equal(db_schema_version(db), 5);
+	assert_int_equal(db_schema_version(db), 6);
 	assert_int_equal(db_subscriber_count(db), 1);
 	assert_int_equal(db_user_count(db), 0);
 	db_close(db);
 	sql_text(&t, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", out, sizeof(out));
-	assert_string_equal(out, "audit|policies|settings|sqlite_sequence|subscribers|tokens|users|");
+	assert_string_equal(out, "audit|changes|nodes|policies|settings|sqlite_sequence|subscribers|tokens|users|");
 	dbt_cleanup(&t);
 }
 
