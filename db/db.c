@@ -349,12 +349,21 @@ int db_open_dqlite(const char *node_addr, const char *name, struct db **out)
 	int r = db->dq_addr && db->dq_name ? 0 : -ENOMEM;
 	if (r == 0 && (!node_addr || !*node_addr || !name || !*name))
 		r = -EINVAL;
-	if (r == 0)
-		r = dq_conn_open(node_addr, name, &db->conn);
-	if (r == 0)
+	/* Several nodes may open a new database at once: one migrates, the others' steps fail
+	 * (busy, or a table that exists since). Each try reads the version again. */
+	for (int tries = 1; r == 0; tries++) {
+		r = db->conn ? 0 : dq_conn_open(node_addr, name, &db->conn);
+		if (r < 0)
+			break;   /* no node, no leader: the caller's to say */
 		r = db_migrate_steps(db->conn, migrations, N_MIGRATIONS);
-	if (r == 0 && (r = sql_exec(db->conn, feed_triggers)) < 0)
-		log_error("db", "dqlite %s: change feed triggers: %s", name, sql_errmsg(db->conn));
+		if (r == 0 && (r = sql_exec(db->conn, feed_triggers)) < 0)
+			log_error("db", "dqlite %s: change feed triggers: %s", name, sql_errmsg(db->conn));
+		if (r == 0 || r == -EPROTO || r == -ENOMEM || tries == 5)
+			break;
+		log_warn("db", "dqlite %s: schema set-up failed (another node at it too?): trying again", name);
+		nanosleep(&(struct timespec){ 0, 300 * 1000 * 1000 }, NULL);
+		r = 0;
+	}
 	if (r < 0) {
 		db_close(db);
 		return r;

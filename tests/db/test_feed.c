@@ -7,6 +7,7 @@
  * no feed (the single-node default is unchanged: no trigger fills `changes`).
  */
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -345,6 +346,47 @@ static void test_full_queue_close(void **state)
 	dbt_cleanup(&t);
 }
 
+struct opener {
+	const struct dbt *t;
+	int rc, version;
+};
+
+static void *open_one(void *arg)
+{
+	struct opener *o = arg;
+	struct db *db;
+
+	o->rc = dbt_open(o->t, &db);
+	if (o->rc == 0) {
+		o->version = db_schema_version(db);
+		db_close(db);
+	}
+	return NULL;
+}
+
+/* Nodes started together open a new database at once (issue 20): every one of them gets
+ * it at the latest version with the feed's triggers, whoever migrated. */
+static void test_concurrent_open(void **state)
+{
+	(void)state;
+	struct dbt t;
+	pthread_t th[4];
+	struct opener o[4];
+
+	dbt_init(&t);
+	for (int i = 0; i < 4; i++) {
+		o[i] = (struct opener){ .t = &t };
+		assert_int_equal(pthread_create(&th[i], NULL, open_one, &o[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(o[i].rc, 0);
+		assert_int_equal(o[i].version, db_schema_latest());
+	}
+	assert_int_equal(dbt_sql_int(&t, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"), 9);
+	dbt_cleanup(&t);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -355,6 +397,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_gap_resync),
 		cmocka_unit_test(test_publish),
 		cmocka_unit_test(test_full_queue_close),
+		cmocka_unit_test(test_concurrent_open),
 	};
 	char *dq[] = { argv[0], "--dqlite", NULL };
 	if (dbt_backend_init(2, dq) < 0)
