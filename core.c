@@ -483,12 +483,31 @@ static void on_policy(void *arg, const char *name)
 		ev_timer_start(core.loop, &core.walk_tmr, 0);
 }
 
+/* Cluster: another node changed the saved network settings: those that apply live here too
+ * (web_settings_reload, as a PATCH here would), the others at the next start. */
+static void on_settings(void *arg)
+{
+	unsigned applied = 0, restart = 0;
+
+	(void)arg;
+	if (!core.web)
+		return;
+	int rc = web_settings_reload(core.web, &core.settings, &applied, &restart);
+	if (rc < 0)
+		log_error("core", "cluster: settings changed on another node, cannot read them: %s",
+			  strerror(-rc));
+	else if (applied || restart)
+		log_info("core", "cluster: settings changed on another node: %u key(s) applied here, "
+			 "%u at the next start", (unsigned)__builtin_popcount(applied),
+			 (unsigned)__builtin_popcount(restart));
+}
+
 /* Cluster: what other nodes write reaches this node's UDM and UEs (core_feed.h), once the
  * AMF and SMF it changes are up; without a cluster nothing is open and this does nothing. */
 static int feed_mod_start(struct ev_loop *loop, const struct conf *c)
 {
 	struct core_feed_env env = { .udm = core.udm, .amf = core.amf, .smf = core.smf,
-		.subscriber = on_subscriber, .policy = on_policy };
+		.subscriber = on_subscriber, .policy = on_policy, .settings = on_settings };
 
 	(void)c;
 	core.loop = loop;

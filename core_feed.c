@@ -37,7 +37,7 @@ static struct {
 	struct ev_timer drain_tmr, pub_tmr;
 	struct db_node_row row;
 	uint64_t n_sub, n_gone, n_pol, n_failed;
-	unsigned warned_settings;
+	bool settings_changed;
 } cf;
 
 int core_feed_open(struct db *db, const struct conf *c)
@@ -125,11 +125,7 @@ static void apply(struct db_feed_item *it)
 		apply_pol(it);
 		break;
 	case DB_FEED_SETTING:
-		/* Network settings are read at start (web_settings_overlay); the live part of a
-		 * PATCH reaches only the node that took it. */
-		if (cf.warned_settings++ < 8)
-			log_warn("core", "cluster: setting %s was changed on another node: this node "
-				 "applies it at its next start", it->key);
+		cf.settings_changed = true;   /* read again once the batch is applied */
 		break;
 	case DB_FEED_RESYNC_BEGIN:
 		log_warn("core", "cluster: reloading every subscriber and policy from the cluster");
@@ -155,6 +151,11 @@ static void drain(void)
 	for (unsigned i = 0; i < DRAIN_STEP && (rc = db_feed_take(cf.feed, &it)) == 1; i++)
 		apply(&it);
 	explicit_bzero(&it, sizeof(it));
+	if (cf.settings_changed && rc != 1) {
+		cf.settings_changed = false;
+		if (cf.env.settings)
+			cf.env.settings(cf.env.arg);
+	}
 	if (rc == 1)   /* more queued: go on at the next pass */
 		ev_timer_start(cf.loop, &cf.drain_tmr, 0);
 	uint64_t done = cf.n_sub + cf.n_gone + cf.n_pol - before;

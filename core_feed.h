@@ -24,6 +24,8 @@ struct core_feed_env {
 	/* After a subscriber's row / a policy was applied to the UDM (core.c's change ops). */
 	void (*subscriber)(void *arg, const char *supi);
 	void (*policy)(void *arg, const char *name);
+	/* The saved network settings changed (once per batch of setting changes). */
+	void (*settings)(void *arg);
 	void *arg;
 };
 

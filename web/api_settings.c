@@ -735,6 +735,36 @@ static int h_delete(struct web *w, const struct web_req *req, struct web_resp *r
 	return 0;
 }
 
+int web_settings_reload(struct web *w, struct web_settings_env *env, unsigned *applied,
+			unsigned *restart)
+{
+	unsigned saved = 0, same = 0, live = 0, later = 0;
+	struct conf *c = NULL;
+	char why[256];
+	int rc;
+
+	*applied = *restart = 0;
+	if (!w || !env || !env->conf)
+		return -EINVAL;
+	if ((rc = next_start(w, env, &c, &saved)) < 0)
+		return rc;
+	patch_sort_keys(env, c, saved, false, &same, &live, &later);
+	/* A DNN with sessions here keeps its pool until the next start (as a PATCH here would
+	 * answer 409). */
+	if ((live & 1u << K_DNNS) && env->smf &&
+	    smf_dnns_check(env->smf, c->dnns, c->n_dnns, why, sizeof(why)) < 0) {
+		live &= ~(1u << K_DNNS);
+		later |= 1u << K_DNNS;
+		log_warn("web", "settings: dnns from another node wait for the next start here: %s", why);
+	}
+	unsigned done = live && env->apply ? env->apply(env->apply_arg, c, live) & live : 0;
+	*applied = done;
+	*restart = later | (live & ~done);
+	explicit_bzero(c, sizeof(*c));
+	free(c);
+	return 0;
+}
+
 int web_attach_settings(struct web *web, struct web_settings_env *env)
 {
 	int rc;

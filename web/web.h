@@ -168,6 +168,12 @@ int web_attach_settings(struct web *web, struct web_settings_env *env);
  * key that no longer passes the checks is logged and skipped). names gets the keys applied,
  * "tacs, dnns". Returns how many, or -errno. */
 int web_settings_overlay(struct db *db, struct conf *conf, char *names, size_t namesz);
+/* The saved settings changed elsewhere (another node of a cluster): read them again and
+ * apply those that apply live (as PATCH would: tacs, slices, dnns when no session holds a
+ * changed pool) and differ from what runs. applied / restart get WEB_LIVE_-style key bits
+ * (the others wait for the next start). 0 or -errno (nothing applied). */
+int web_settings_reload(struct web *w, struct web_settings_env *env, unsigned *applied,
+			unsigned *restart);
 
 /* What an API write changed that attached UEs must learn, for the composition root (core.c)
  * to carry to the AMF and SMF: subscriber() after a subscriber's row is stored and in the

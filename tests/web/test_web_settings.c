@@ -734,6 +734,39 @@ static void test_conf_overlay(void **state)
 	conf_free(&c);
 }
 
+/* Another node of a cluster saved settings (core_feed.c calls web_settings_reload): the live
+ * keys that differ apply here as a PATCH here would, the others wait for the next start. */
+static void test_reload_from_elsewhere(void **state)
+{
+	struct amf_cfg cfg;
+	unsigned applied = 9, restart = 9;
+
+	(void)state;
+	srv_halt(&s);   /* the loop thread owns the modules: call as it would */
+	assert_int_equal(db_setting_put(s.db, "net.tacs", "[1, 5]"), 0);
+	assert_int_equal(web_settings_reload(s.web, &env, &applied, &restart), 0);
+	assert_int_equal(applied, WEB_LIVE_TACS);
+	assert_int_equal(restart, 0);
+	amf_get_cfg(H.amf, &cfg);
+	assert_int_equal(cfg.n_tacs, 2);
+	assert_int_equal(cfg.tacs[1], 5);
+	assert_int_equal(C.n_tac, 2);
+	/* in effect already: nothing to do */
+	assert_int_equal(web_settings_reload(s.web, &env, &applied, &restart), 0);
+	assert_int_equal(applied, 0);
+	assert_int_equal(restart, 0);
+	/* a key that never applies live, and one that no longer passes the checks (skipped) */
+	assert_int_equal(db_setting_put(s.db, "net.amf_name", "\"edge-2\""), 0);
+	assert_int_equal(db_setting_put(s.db, "net.slices", "not json"), 0);
+	assert_int_equal(web_settings_reload(s.web, &env, &applied, &restart), 0);
+	assert_int_equal(applied, 0);
+	assert_int_equal(__builtin_popcount(restart), 1);
+	assert_string_equal(C.amf.name, F.amf.name);   /* not changed while running */
+	assert_int_equal(restart, 1u << 1);   /* amf_name (K_AMF_NAME) */
+	assert_int_equal(web_settings_reload(NULL, &env, &applied, &restart), -EINVAL);
+	srv_resume(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -748,6 +781,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_requests, start, stop),
 		cmocka_unit_test_setup_teardown(test_roles_audit, start, stop),
 		cmocka_unit_test_setup_teardown(test_persist, start, stop),
+		cmocka_unit_test_setup_teardown(test_reload_from_elsewhere, start, stop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
