@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "amf/amf.h"
 #include "ausf/ausf.h"
@@ -78,13 +79,33 @@ static void cluster_mod_stop(void)
 	core.cluster = NULL;
 }
 
+/* A member restarted from its data dir starts without waiting for a leader (db/cluster.h),
+ * so its first open may find none yet: an election takes 5-9 s, and none comes until a
+ * majority of the voters runs. Wait for it within the join bound, saying why. */
+static int cluster_db_open(void)
+{
+	const char *addr = cluster_address(core.cluster);
+	int waited = 0, rc;
+
+	while ((rc = db_open_dqlite(addr, CORE_CLUSTER_DB, &core.db)) == -EHOSTUNREACH &&
+	       waited < CLUSTER_JOIN_TIMEOUT_MS) {
+		if (waited % 5000 == 0)
+			log_warn("core", "cluster: no leader yet (an election needs a majority of the "
+				 "voters running): waiting up to %d s", (CLUSTER_JOIN_TIMEOUT_MS - waited) / 1000);
+		nanosleep(&(struct timespec){ 0, 200 * 1000 * 1000 }, NULL);
+		waited += 200;
+	}
+	if (rc == 0 && waited)
+		log_info("core", "cluster: a leader after %d ms", waited);
+	return rc;
+}
+
 static int db_start(struct ev_loop *loop, const struct conf *c)
 {
 	(void)loop;
 	/* In a cluster the database is the replicated one, reached through our own node (its
 	 * requests go to the leader); db.path is then unused. */
-	int rc = core.cluster ? db_open_dqlite(cluster_address(core.cluster), CORE_CLUSTER_DB, &core.db) :
-				db_open(c->db.path, &core.db);
+	int rc = core.cluster ? cluster_db_open() : db_open(c->db.path, &core.db);
 	if (rc < 0) {
 		log_error("core", "db: cannot open %s=%s: %s", core.cluster ? "dqlite node" : "path",
 			  core.cluster ? cluster_address(core.cluster) : c->db.path, strerror(-rc));
