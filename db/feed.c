@@ -253,7 +253,7 @@ static int resync_sub(const struct db_subscriber *s, void *arg)
 	}
 	memcpy(f->supis[f->n_supis++], s->supi, DB_SUPI_MAX);
 	snprintf(it.key, sizeof(it.key), "%s", s->supi);
-	if (s->policy[0]) {
+	if (s->policy[0] && f->n_pols) {
 		struct db_policy k;
 		snprintf(k.name, sizeof(k.name), "%s", s->policy);
 		const struct db_policy *p = bsearch(&k, f->pols, f->n_pols, sizeof(*p), pol_cmp);
@@ -279,7 +279,7 @@ static int resync(struct db_feed *f, int64_t *pos)
 	if ((rc = push(f, &it)) < 0)
 		return rc;
 	rc = db_policy_walk(f->peer, resync_pol, f);
-	if (rc >= 0)
+	if (rc >= 0 && f->n_pols)
 		qsort(f->pols, f->n_pols, sizeof(*f->pols), pol_cmp);
 	for (size_t i = 0; rc >= 0 && i < f->n_pols; i++) {
 		struct db_feed_item p = { .kind = DB_FEED_POLICY, .pol = f->pols[i], .has_pol = true };

@@ -606,7 +606,9 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 		resp->retry_after = 1;
 		goto out;
 	}
-	if (hit->fn(w, req, resp, hit->arg) < 0 || !resp->status)
+	int rc = hit->fn(w, req, resp, hit->arg);
+	/* A cluster without a reachable leader is a 503, not a 500 (api_cluster.c). */
+	if ((rc < 0 && !web_cluster_error(w, req, rc, resp)) || !resp->status)
 		web_resp_error(resp, 500, NULL, "internal error");
 	if (resp->status == WEB_STATUS_DEFERRED) {
 		log_debug("web", "%s %s -> deferred", method, req->path);

@@ -690,6 +690,8 @@ int web_start(struct ev_loop *loop, const struct conf *conf, struct db *db, stru
 		rc = web_api_admin_routes(w);
 	if (rc == 0 && db)
 		rc = web_api_policy_routes(w);
+	if (rc == 0 && db)
+		rc = web_api_cluster_routes(w);
 	if (rc == 0 && db && w->lim.first_admin && !w->ntokens)
 		rc = web_first_admin(w);
 	if (rc == 0 && conf->web.tls.cert[0] && conf->web.tls.key[0])

@@ -335,6 +335,11 @@ int web_api_auth_routes(struct web *web);
 int web_api_admin_routes(struct web *web);
 /* api_policy.c: /api/v1/policies (policy profiles). */
 int web_api_policy_routes(struct web *web);
+/* api_cluster.c: /api/v1/cluster and /api/v1/cluster/nodes (issue 20). */
+int web_api_cluster_routes(struct web *web);
+/* api_cluster.c: a handler's rc that says the cluster has no reachable leader (only with a
+ * cluster: section) made into a 503 with Retry-After in resp: true; false for any other. */
+bool web_cluster_error(struct web *web, const struct web_req *req, int rc, struct web_resp *resp);
 
 /* api_sess.c: the SMF's parts of the AMF's views (api_amf.c), for web->smf (set).
  * "sessions": [S, ...] of the UE whose SMF handle is sm (NULL: none) added to j: 0 or -ENOMEM. */
