@@ -19,11 +19,12 @@
  *    given with an explicit length anyway: its wire text ends in a NUL.)
  *    A blob's length is never negative.
  *  - Column values (text, blob) are valid until the next step, reset or
- *    finalize of that statement, and on dqlite until the next request on the
- *    same connection: copy them out before running another statement.
- *  - On dqlite a reading statement streams its rows from the connection:
- *    stepping another statement of the same connection while it still has
- *    rows is refused (-EBUSY, logged) instead of silently cutting the rows.
+ *    finalize of that statement.
+ *  - On dqlite a reading statement streams its rows from the connection;
+ *    another request on the same connection while it still has rows first
+ *    reads the rest of them (and its current row) into memory, so steps may
+ *    interleave as on SQLite. The rows it still gives are those of the
+ *    moment it was read ahead.
  *
  * Errors: 0 (or a count) on success, a negative errno on failure; the
  * backend's message for the last failure is sql_errmsg(). Mapping: unique /

@@ -95,7 +95,17 @@ struct dq_stmt {
 	size_t copy_len, copy_cap;
 	struct dqlc_value row[DQLC_COLUMNS_MAX];
 	char num[DQLC_COLUMNS_MAX][24];   /* an integer column read as text */
+	/* Rows read ahead into memory (spool): another request came while this query's rows
+	 * were still on the connection. row[] then points into spool_bytes. */
+	bool spooled;
+	int spool_err;               /* what ended the read-ahead (SQL_DONE or -errno) */
+	size_t spool_n, spool_i;     /* rows held, the current one */
+	struct dqlc_value *spool_vals;   /* spool_n * n_cols; b.p holds an offset until fixed */
+	char *spool_bytes;
+	size_t spool_len, spool_cap;
 };
+
+static int spool(struct dq *d);
 
 #define DC(c) ((struct dq *)(c))
 #define DS(s) ((struct dq_stmt *)(s))
@@ -219,12 +229,9 @@ static int d_prepare(struct sql *c, const char *sql, unsigned flags, struct sql_
 	uint32_t id;
 
 	(void)flags;   /* every dqlite statement lives until FINALIZE */
-	if (d->streaming) {
-		log_error("db", "dqlite: prepare while a query's rows are being read (nested use)");
-		snprintf(d->err, sizeof(d->err), "statement busy: rows of another query pending");
-		return -EBUSY;
-	}
-	int r = dq_ready(d);
+	int r = spool(d);
+	if (r == 0)
+		r = dq_ready(d);
 	if (r == 0)
 		r = dq_err(d, dqlc_prepare(d->c, d->db_id, sql, &id, &np));
 	if (lost(r) && !d->in_tx && dq_ready(d) == 0)
@@ -361,10 +368,114 @@ static int d_bind_blob(struct sql_stmt *st, int i, const void *v, int len, bool 
 	return bind_bytes(st, i, v, len < 0 ? 0 : len, copy, false);
 }
 
+static void spool_free(struct dq_stmt *s)
+{
+	if (s->spool_bytes)
+		explicit_bzero(s->spool_bytes, s->spool_cap);
+	free(s->spool_bytes);
+	free(s->spool_vals);
+	s->spool_bytes = NULL;
+	s->spool_vals = NULL;
+	s->spool_n = s->spool_i = s->spool_len = s->spool_cap = 0;
+	s->spooled = false;
+}
+
+/* Append row (its bytes copied) to s's spool. 0 or -ENOMEM. */
+static int spool_add(struct dq_stmt *s, const struct dqlc_value *row)
+{
+	struct dqlc_value *v = realloc(s->spool_vals, (s->spool_n + 1) * s->n_cols * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	s->spool_vals = v;
+	v += s->spool_n * s->n_cols;
+	for (unsigned j = 0; j < s->n_cols; j++) {
+		v[j] = row[j];
+		if (row[j].type != DQLC_TEXT && row[j].type != DQLC_ISO8601 && row[j].type != DQLC_BLOB)
+			continue;
+		size_t n = row[j].b.len + 1;   /* text keeps its NUL */
+		if (s->spool_len + n > s->spool_cap) {
+			size_t cap = s->spool_cap ? s->spool_cap : 4096;
+			while (cap < s->spool_len + n)
+				cap *= 2;
+			char *b = realloc(s->spool_bytes, cap);
+			if (!b)
+				return -ENOMEM;
+			s->spool_bytes = b;
+			s->spool_cap = cap;
+		}
+		memcpy(s->spool_bytes + s->spool_len, row[j].b.p, row[j].b.len);
+		s->spool_bytes[s->spool_len + row[j].b.len] = 0;
+		v[j].b.p = (const void *)(uintptr_t)s->spool_len;   /* fixed once the buffer stops moving */
+		s->spool_len += n;
+	}
+	s->spool_n++;
+	return 0;
+}
+
+static void spool_row(struct dq_stmt *s)
+{
+	const struct dqlc_value *v = s->spool_vals + s->spool_i * s->n_cols;
+
+	memcpy(s->row, v, s->n_cols * sizeof(*v));
+}
+
+/*
+ * Another request is about to use the connection while d->streaming's rows are still on it
+ * (a row callback that reads another table: the web's list of subscribers resolving each
+ * one's policy). SQLite allows that; the wire does not. So what is left of that query,
+ * and its current row, is read into memory first, and its next steps come from there.
+ * Cost: the rest of that query's rows in memory, only for such nested use.
+ */
+static int spool(struct dq *d)
+{
+	struct dq_stmt *s = d->streaming;
+	int r = 0;
+
+	if (!s)
+		return 0;
+	r = spool_add(s, s->row);
+	while (r == 0) {
+		int n = dqlc_next(d->c, s->row, DQLC_COLUMNS_MAX);
+		if (n != 1) {
+			s->spool_err = n == 0 ? SQL_DONE : dq_err(d, n);
+			break;
+		}
+		r = spool_add(s, s->row);
+	}
+	d->streaming = NULL;
+	if (r < 0) {   /* out of memory: the rest is lost, and so is the stream's place */
+		while (dqlc_next(d->c, s->row, DQLC_COLUMNS_MAX) == 1)
+			;
+		s->spool_err = r;
+	}
+	for (size_t i = 0; i < s->spool_n * s->n_cols; i++) {
+		struct dqlc_value *v = &s->spool_vals[i];
+		if (v->type == DQLC_TEXT || v->type == DQLC_ISO8601 || v->type == DQLC_BLOB)
+			v->b.p = s->spool_bytes + (uintptr_t)v->b.p;
+	}
+	s->spooled = true;
+	s->spool_i = 0;
+	if (s->spool_n)
+		spool_row(s);   /* the current row, now in our memory */
+	return 0;
+}
+
 /* Read the next row of s's query. */
 static int next_row(struct dq_stmt *s)
 {
 	struct dq *d = s->conn;
+
+	if (s->spooled) {
+		if (++s->spool_i < s->spool_n) {
+			spool_row(s);
+			return SQL_ROW;
+		}
+		int e = s->spool_err;
+		spool_free(s);
+		s->state = DQ_DONE;
+		return e;
+	}
 	int r = dqlc_next(d->c, s->row, DQLC_COLUMNS_MAX);
 
 	if (r == 1)
@@ -417,12 +528,8 @@ static int d_step(struct sql_stmt *st)
 
 	if (s->state == DQ_ROWS)
 		return next_row(s);
-	if (d->streaming) {
-		log_error("db", "dqlite: statement stepped while another query's rows are being read "
-			  "(nested use)");
-		snprintf(d->err, sizeof(d->err), "statement busy: rows of another query pending");
-		return -EBUSY;
-	}
+	if ((r = spool(d)) < 0)
+		return r;
 	/* Copied values: their addresses now that the buffer no longer moves. */
 	for (unsigned i = 0; i < s->n_params; i++)
 		if (s->copy_off[i] >= 0)
@@ -591,9 +698,10 @@ static void d_finalize(struct sql_stmt *st)
 	struct dq *d = s->conn;
 
 	drain(s);
+	spool_free(s);
 	if (d->streaming == s)
 		d->streaming = NULL;
-	if (s->gen == d->gen && !d->broken)   /* an older connection's id means nothing here */
+	if (s->gen == d->gen && !d->broken && spool(d) == 0)   /* an older connection's id means nothing here */
 		dqlc_finalize(d->c, d->db_id, s->id);
 	if (s->copy)
 		explicit_bzero(s->copy, s->copy_cap);
@@ -612,11 +720,8 @@ static int exec_sql(struct dq *d, const char *script, bool may_repeat)
 	unsigned tries = 0;
 	int r;
 
-	if (d->streaming) {
-		log_error("db", "dqlite: exec while a query's rows are being read (nested use)");
-		snprintf(d->err, sizeof(d->err), "statement busy: rows of another query pending");
-		return -EBUSY;
-	}
+	if ((r = spool(d)) < 0)
+		return r;
 	for (;;) {
 		if ((r = dq_ready(d)) < 0)
 			return r;

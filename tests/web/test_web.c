@@ -704,7 +704,7 @@ static void test_udm_same_as_load(void **state)
 
 /* Random bytes, raw or after a valid start, over HTTP/1.1 and after the
  * HTTP/2 preface: the server answers or closes, and stays up. */
-int main(void)
+int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);   /* a server closing first must fail a check, not kill the test */
 	const struct CMUnitTest tests[] = {
@@ -721,5 +721,10 @@ int main(void)
 		cmocka_unit_test(test_udm_same_as_load),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (webcli_backend_init(argc, argv) < 0)
+		return 1;
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	webcli_backend_fini();
+	return rc;
 }

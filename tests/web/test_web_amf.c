@@ -293,12 +293,17 @@ static void test_gnb_ue_views(void **state)
 	h_fini(&H);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_amf_views),
 		cmocka_unit_test(test_gnb_ue_views),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (webcli_backend_init(argc, argv) < 0)
+		return 1;
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	webcli_backend_fini();
+	return rc;
 }

@@ -672,7 +672,7 @@ static void test_head_utf8_ambr(void **state)
 	srv_free(&s);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_h1_body_before_auth),
@@ -686,5 +686,10 @@ int main(void)
 		cmocka_unit_test(test_head_utf8_ambr),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (webcli_backend_init(argc, argv) < 0)
+		return 1;
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	webcli_backend_fini();
+	return rc;
 }

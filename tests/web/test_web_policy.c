@@ -550,7 +550,7 @@ static void test_policy_openapi(void **state)
 	srv_free(&s);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_crud),
@@ -561,5 +561,10 @@ int main(void)
 		cmocka_unit_test(test_policy_openapi),
 		cmocka_unit_test(test_ue_ambr_fields),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (webcli_backend_init(argc, argv) < 0)
+		return 1;
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	webcli_backend_fini();
+	return rc;
 }

@@ -761,8 +761,13 @@ int main(int argc, char **argv)
 	};
 	int rc;
 
-	if (argc < 2 || strcmp(argv[1], "upf"))
-		return cmocka_run_group_tests(plain, NULL, NULL);
+	if (argc < 2 || strcmp(argv[1], "upf")) {
+		if (webcli_backend_init(argc, argv) < 0)
+			return 1;
+		rc = cmocka_run_group_tests(plain, NULL, NULL);
+		webcli_backend_fini();
+		return rc;
+	}
 	rc = tn_require_root_bpf("web-sess-upf");
 	if (rc)
 		return rc;

@@ -767,7 +767,7 @@ static void test_reload_from_elsewhere(void **state)
 	srv_resume(&s);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conf_overlay),
@@ -784,5 +784,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_from_elsewhere, start, stop),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (webcli_backend_init(argc, argv) < 0)
+		return 1;
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	webcli_backend_fini();
+	return rc;
 }

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /* Test harness for web/: see webcli.h. */
+#define WEBCLI_REAL_DB_OPEN 1   /* this file opens the real db_open() */
 #include <stdarg.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,11 +28,117 @@
 #include <openssl/x509.h>
 #include <jansson.h>
 
+#include <dqlite.h>
+
 #include "common/crypto/crypto.h"
 #include "common/ev.h"
 #include "db/db.h"
+#include "db/dqlite_client.h"
 #include "udm/udm.h"
 #include "webcli.h"
+
+/* ---- backend under test ---- */
+
+static struct {
+	bool dqlite;
+	dqlite_node *node;
+	char addr[64];
+	char dir[200];
+	unsigned seq;      /* makes each server's temp dir, so its database name, unique */
+} be;
+
+bool webcli_dqlite(void) { return be.dqlite; }
+const char *webcli_dqlite_addr(void) { return be.addr; }
+
+/* A TCP port on 127.0.0.1 nobody listens on right now. */
+static int free_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
+		perror("free_port");
+		abort();
+	}
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+int webcli_backend_init(int argc, char **argv)
+{
+	be.dqlite = argc > 1 && !strcmp(argv[1], "--dqlite");
+	if (!be.dqlite) {
+		printf("db backend: sqlite (a file per server)\n");
+		return 0;
+	}
+	snprintf(be.dir, sizeof(be.dir), "%s/webtest-dqlite.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(be.dir)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	snprintf(be.addr, sizeof(be.addr), "127.0.0.1:%d", free_port());
+	if (dqlite_node_create(1, be.addr, be.dir, &be.node) != 0 ||
+	    dqlite_node_set_bind_address(be.node, be.addr) != 0 || dqlite_node_start(be.node) != 0) {
+		fprintf(stderr, "FAIL: dqlite node %s does not start: %s\n", be.addr,
+			be.node ? dqlite_node_errmsg(be.node) : "create");
+		return -1;
+	}
+	for (int i = 0; i < 200; i++) {   /* <= 10 s to elect itself */
+		struct dqlc *c;
+		char leader[DQLC_ADDR_MAX] = "";
+
+		if (dqlc_connect(be.addr, 1000, &c) == 0) {
+			int rc = dqlc_leader(c, NULL, leader, sizeof(leader));
+
+			dqlc_close(c);
+			if (rc == 0 && leader[0]) {
+				printf("db backend: dqlite (node 1 at %s, a database per server)\n", be.addr);
+				fflush(stdout);
+				return 0;
+			}
+		}
+		nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+	}
+	fprintf(stderr, "FAIL: dqlite node %s: no leader after 10 s\n", be.addr);
+	return -1;
+}
+
+void webcli_backend_fini(void)
+{
+	char cmd[300];
+
+	if (!be.node)
+		return;
+	dqlite_node_stop(be.node);
+	dqlite_node_destroy(be.node);
+	be.node = NULL;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", be.dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", be.dir);
+}
+
+const char *srv_db_name(const char *dir, char *buf, size_t n)
+{
+	const char *b = strrchr(dir, '/');
+
+	snprintf(buf, n, "%s.db", b ? b + 1 : dir);
+	return buf;
+}
+
+int webcli_db_open(const char *path, struct db **out)
+{
+	static const char tail[] = "/solocore.db";
+	size_t pl = strlen(path), tl = sizeof(tail) - 1;
+	char dir[300], name[200];
+
+	if (!be.dqlite || pl <= tl || strcmp(path + pl - tl, tail))
+		return db_open(path, out);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(pl - tl), path);
+	return db_open_dqlite(be.addr, srv_db_name(dir, name, sizeof(name)), out);
+}
 
 /* ---- server ---- */
 
@@ -84,7 +194,12 @@ void srv_start(struct srv *s, const struct srv_opts *o)
 	if (!o)
 		o = &none;
 	memset(s, 0, sizeof(*s));
-	snprintf(s->dir, sizeof(s->dir), "%s/webtest.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (be.dqlite)   /* the pid and a count: no database name comes back in this process */
+		snprintf(s->dir, sizeof(s->dir), "%s/webtest.%d-%u.XXXXXX",
+			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid(), ++be.seq);
+	else
+		snprintf(s->dir, sizeof(s->dir), "%s/webtest.XXXXXX",
+			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	assert_non_null(mkdtemp(s->dir));
 	snprintf(s->dbpath, sizeof(s->dbpath), "%s/solocore.db", s->dir);
 	assert_int_equal(conf_defaults(&s->conf), 0);
@@ -95,7 +210,7 @@ void srv_start(struct srv *s, const struct srv_opts *o)
 		snprintf(s->conf.web.tls.key, sizeof(s->conf.web.tls.key), "%s/key.pem", s->dir);
 		make_cert(s->conf.web.tls.cert, s->conf.web.tls.key);
 	}
-	assert_int_equal(db_open(s->dbpath, &s->db), 0);
+	assert_int_equal(webcli_db_open(s->dbpath, &s->db), 0);
 	s->udm = udm_new(o->udm_cap ? o->udm_cap : 4096, &err);
 	assert_non_null(s->udm);
 	/* The network defaults udm_start() sets (the store is sized here instead, for the

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <openssl/ssl.h>
 
@@ -43,6 +44,43 @@ struct srv_opts {
 	bool first_admin;             /* web_limits.first_admin (default off here) */
 	unsigned kdf_iter;            /* PBKDF2 iterations for new users, 0: 1000 */
 };
+
+/* ---- the backend under test: a SQLite file (default) or a dqlite node (issue 20) ----
+ *
+ * A test binary whose main() calls webcli_backend_init(argc, argv) and is run
+ * with --dqlite as argv[1] starts one real dqlite node in-process (node id 1,
+ * an empty data dir: a one-voter cluster on 127.0.0.1, a free port), and each
+ * srv_start() opens a database of its own on it, named after the server's
+ * temp dir (srv_db_name); without it srv_start() opens s->dbpath, a SQLite
+ * file. s->dbpath is set either way: on dqlite db_open(s->dbpath) (the
+ * "restart" of a test) reopens that server's dqlite database, see below.
+ * Tests of what only a local file has (backup/restore downloads, the file
+ * itself) call WEBT_FILE_ONLY(why) first: on dqlite they print why and are
+ * reported SKIPPED by cmocka, never as passed.
+ */
+struct db;
+/* From main: 0, or -1 (message printed) when the dqlite node does not come up. */
+int webcli_backend_init(int argc, char **argv);
+void webcli_backend_fini(void);
+bool webcli_dqlite(void);
+/* "host:port" of the in-process node ("" on SQLite). */
+const char *webcli_dqlite_addr(void);
+/* The dqlite database name of a server's temp dir: its last component + ".db". */
+const char *srv_db_name(const char *dir, char *buf, size_t n);
+/* db_open() on the backend under test: on dqlite, a path "<srv dir>/solocore.db" opens
+ * the database of that server (srv_db_name); any other path, and SQLite, db_open(). */
+int webcli_db_open(const char *path, struct db **out);
+#ifndef WEBCLI_REAL_DB_OPEN
+#define db_open(path, out) webcli_db_open(path, out)
+#endif
+
+#define WEBT_FILE_ONLY(why) do { \
+	if (webcli_dqlite()) { \
+		printf("SKIP on dqlite: %s\n", why); \
+		fflush(stdout); \
+		skip(); \
+	} \
+} while (0)
 
 /* Set up and start the loop thread. Fails the test on error. */
 void srv_start(struct srv *s, const struct srv_opts *o);
