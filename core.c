@@ -25,7 +25,7 @@
 #include "web/web.h"
 
 /* The replicated database's name on the dqlite nodes (subscribers, SQN leases) */
-#define CORE_CLUSTER_DB "solocore"
+#define CORE_CLUSTER_DB DB_CLUSTER_NAME
 
 static struct {
 	struct cluster *cluster;        /* cluster: section: this node's dqlite node */

@@ -48,7 +48,7 @@ static const char usage_text[] =
 	"  upf -c FILE               the UPF alone: XDP data path + PFCP (N4) server on upf.n4_address\n"
 	"  config check [-c FILE]    validate the configuration, exit 0 if valid\n"
 	"  config print [-c FILE]    print the effective configuration as YAML\n"
-	"  sims import FILE.toml [--db PATH | -c FILE]\n"
+	"  sims import FILE.toml [--db PATH | --cluster HOST:PORT,... | -c FILE]\n"
 	"  sims generate --count N [--imsi-start IMSI] [--ki HEX --opc HEX | --random-keys]\n"
 	"  users create NAME --role admin|operator|read [--password-stdin] [--db PATH | -c FILE]\n"
 	"  users passwd NAME [--password-stdin] [--db PATH | -c FILE]\n"
@@ -348,7 +348,18 @@ static int cmd_db_verb(int argc, char **argv, int (*plain)(int, char **),
 		return plain(argc, argv);
 	if (load_conf(&c, path))
 		return 1;
-	rc = with_db(argc, argv, c.db.path);
+	/* A cluster node's config: the replicated database, through any of its nodes. */
+	char loc[512] = "";
+	const char *addrs[CLUSTER_PEERS_MAX + 1];
+	unsigned n = cluster_conf_addrs(&c, addrs, CLUSTER_PEERS_MAX + 1);
+	size_t k = n ? (size_t)snprintf(loc, sizeof(loc), "%s", DB_LOC_DQLITE) : 0;
+	for (unsigned i = 0; i < n && k < sizeof(loc); i++)
+		k += (size_t)snprintf(loc + k, sizeof(loc) - k, "%s%s", i ? "," : "", addrs[i]);
+	if (k >= sizeof(loc)) {
+		conf_free(&c);
+		return usage_error("%s: too many cluster addresses", path);
+	}
+	rc = with_db(argc, argv, n ? loc : c.db.path);
 	conf_free(&c);
 	return rc;
 }

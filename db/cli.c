@@ -10,11 +10,71 @@
 #include <sys/random.h>
 #include <time.h>
 
-#define EXIT_USAGE 2
+#define EXIT_USAGE DB_EXIT_USAGE
+
+int db_open_location(const char *loc, struct db **out)
+{
+	size_t pl = strlen(DB_LOC_DQLITE);
+
+	if (!loc || !out)
+		return -EINVAL;
+	if (strncmp(loc, DB_LOC_DQLITE, pl))
+		return db_open(loc, out);
+	char addrs[512];
+	int r = -EINVAL;
+	if (strlen(loc + pl) >= sizeof(addrs))
+		return -EINVAL;
+	strcpy(addrs, loc + pl);
+	for (char *save = NULL, *a = strtok_r(addrs, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+		r = db_open_dqlite(a, DB_CLUSTER_NAME, out);
+		if (r == 0 || r == -EPROTO || r == -ENOMEM)
+			break;
+	}
+	return r;
+}
+
+/* --db PATH or --cluster ADDRS into *loc (buf holds the "dqlite:" form). 1 when argv[*i] was
+ * one of them (i moved past its value), 0 when not, EXIT_USAGE after a message. */
+int db_cli_location_arg(int argc, char **argv, int *i, const char **loc, char *buf, size_t bufsz)
+{
+	bool db = !strcmp(argv[*i], "--db"), cl = !strcmp(argv[*i], "--cluster");
+
+	if (!db && !cl)
+		return 0;
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "%s needs a value\n", argv[*i]);
+		return EXIT_USAGE;
+	}
+	if (*loc) {
+		fputs("--db and --cluster name the database once: give one of them\n", stderr);
+		return EXIT_USAGE;
+	}
+	const char *v = argv[++*i];
+	if (db) {
+		*loc = v;
+		return 1;
+	}
+	if (!*v || (size_t)snprintf(buf, bufsz, "%s%s", DB_LOC_DQLITE, v) >= bufsz) {
+		fputs("--cluster needs HOST:PORT[,HOST:PORT...]\n", stderr);
+		return EXIT_USAGE;
+	}
+	*loc = buf;
+	return 1;
+}
+
+void db_cli_open_error(const char *loc, int r)
+{
+	if (!strncmp(loc, DB_LOC_DQLITE, strlen(DB_LOC_DQLITE)))
+		fprintf(stderr, "cluster %s: %s\n", loc + strlen(DB_LOC_DQLITE),
+			r == -EHOSTUNREACH || r == -ECONNREFUSED || r == -ENOTCONN
+			? "no node answered with a leader (is a majority of the nodes running?)" : strerror(-r));
+	else
+		fprintf(stderr, "%s: cannot open database: %s\n", loc, strerror(-r));
+}
 
 static void usage(void)
 {
-	fputs("usage: solocore sims import FILE.toml [--db PATH | -c CONFIG]\n"
+	fputs("usage: solocore sims import FILE.toml [--db PATH | --cluster HOST:PORT,... | -c CONFIG]\n"
 	      "       solocore sims generate --count N [--imsi-start IMSI]\n"
 	      "                              [--ki HEX --opc HEX | --random-keys]\n"
 	      "The SIM file format is described in db/SIMS.md.\n", stderr);
@@ -23,9 +83,13 @@ static void usage(void)
 static int cmd_import(int argc, char **argv, const char *conf_db)
 {
 	const char *file = NULL, *dbpath = NULL;
+	char locbuf[512];
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--db") && i + 1 < argc) {
-			dbpath = argv[++i];
+		int a = db_cli_location_arg(argc, argv, &i, &dbpath, locbuf, sizeof(locbuf));
+		if (a == EXIT_USAGE)
+			return a;
+		if (a) {
+			;
 		} else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc) {
 			if (!conf_db) {
 				fputs("sims import: -c must be resolved by the caller; use --db PATH\n",
@@ -47,9 +111,9 @@ static int cmd_import(int argc, char **argv, const char *conf_db)
 	if (!dbpath)
 		dbpath = conf_db ? conf_db : "./solocore.db";
 	struct db *db;
-	int r = db_open(dbpath, &db);
+	int r = db_open_location(dbpath, &db);
 	if (r < 0) {
-		fprintf(stderr, "%s: cannot open database: %s\n", dbpath, strerror(-r));
+		db_cli_open_error(dbpath, r);
 		return 1;
 	}
 	char err[512];

@@ -9,7 +9,7 @@
 
 #include <openssl/rand.h>
 
-#define EXIT_USAGE 2
+#define EXIT_USAGE DB_EXIT_USAGE
 
 static void usage(void)
 {
@@ -17,6 +17,7 @@ static void usage(void)
 	      "       solocore users passwd NAME [--password-stdin] [--db PATH]\n"
 	      "       solocore users delete NAME [--db PATH]\n"
 	      "       solocore users list [--db PATH]\n"
+	      "       (--cluster HOST:PORT,... instead of --db: a cluster's replicated database)\n"
 	      "Without --password-stdin a random password is printed once.\n", stderr);
 }
 
@@ -53,6 +54,7 @@ static int print_user(const struct db_user *u, void *arg)
 /* A `users` command line, checked. */
 struct users_cmd {
 	const char *verb, *name, *dbpath;
+	char locbuf[512];       /* dbpath of --cluster */
 	int role;               /* create: the role asked for */
 	bool from_stdin;        /* --password-stdin */
 };
@@ -68,8 +70,11 @@ static int users_parse(int argc, char **argv, const char *conf_db, struct users_
 		return EXIT_USAGE;
 	}
 	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--db") && i + 1 < argc)
-			c->dbpath = argv[++i];
+		int a = db_cli_location_arg(argc, argv, &i, &c->dbpath, c->locbuf, sizeof(c->locbuf));
+		if (a == EXIT_USAGE)
+			return a;
+		if (a)
+			;
 		else if (!strcmp(argv[i], "--role") && i + 1 < argc)
 			role_s = argv[++i];
 		else if (!strcmp(argv[i], "--password-stdin"))
@@ -150,8 +155,8 @@ int db_cli_users(int argc, char **argv, const char *conf_db)
 		}
 	}
 	dbpath = c.dbpath ? c.dbpath : conf_db ? conf_db : "./solocore.db";
-	if ((r = db_open(dbpath, &db)) < 0) {
-		fprintf(stderr, "%s: cannot open database: %s\n", dbpath, strerror(-r));
+	if ((r = db_open_location(dbpath, &db)) < 0) {
+		db_cli_open_error(dbpath, r);
 		explicit_bzero(pw, sizeof(pw));
 		return 1;
 	}

@@ -433,7 +433,7 @@ int db_node_delete(struct db *db, uint64_t id);
 
 /*
  * `solocore sims ...`: argv[0] is "sims".
- *   sims import FILE.toml [--db PATH | -c CONFIG]   (default ./solocore.db)
+ *   sims import FILE.toml [--db PATH | --cluster ADDRS | -c CONFIG]   (default ./solocore.db)
  *   sims generate --count N [--imsi-start IMSI] [--ki HEX --opc HEX | --random-keys]
  * generate writes TOML to stdout; without --ki/--opc every SIM gets its own
  * random K and OPc (getrandom). Exit codes: 0 ok, 2 usage, 1 failure;
@@ -444,6 +444,14 @@ int db_node_delete(struct db *db, uint64_t id);
  * --db is given.
  */
 int db_cli_sims(int argc, char **argv);
+/* The database a command line names: a SQLite file path, or (a cluster) "dqlite:" followed
+ * by node addresses "host:port,host:port": database DB_CLUSTER_NAME through the first node
+ * that answers with a leader (db_open_dqlite). `--cluster ADDRS` on sims import and users
+ * means "dqlite:ADDRS"; the configuration's cluster: section (-c) gives the same. 0 or
+ * -errno (-EHOSTUNREACH: no node answered with a leader). */
+#define DB_CLUSTER_NAME "solocore"
+#define DB_LOC_DQLITE "dqlite:"
+int db_open_location(const char *loc, struct db **out);
 int db_cli_sims_db(int argc, char **argv, const char *conf_db);
 
 /*

@@ -54,6 +54,14 @@ int db_migrate_steps(struct sql *conn, const char *const *steps, int n);
  * (file modes, VACUUM INTO backups, restore from a file, WAL checkpoints). */
 int db_file_only(const struct db *db, const char *what);
 
+/* The command lines' shared parts (cli.c; sims and users): exit code of a usage error,
+ * --db PATH / --cluster ADDRS into *loc (buf holds the "dqlite:" form; 1 when argv[*i] was
+ * one of them and i moved past its value, 0 when not, DB_EXIT_USAGE after a message), and the
+ * message for a database that does not open. */
+#define DB_EXIT_USAGE 2
+int db_cli_location_arg(int argc, char **argv, int *i, const char **loc, char *buf, size_t bufsz);
+void db_cli_open_error(const char *loc, int r);
+
 /* Insert statement used by import (plain INSERT: a duplicate SUPI fails). */
 int db_prepare_insert(struct db *db);
 /* A one-shot statement on db's connection (the caller finalizes it); a failure is logged.

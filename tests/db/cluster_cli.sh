@@ -89,6 +89,32 @@ echo "$out"
 [ "$rc" = 1 ] && grep -q "does not answer" "$T/err" && ok "add of a node not running: exit 1" || fail "add dead rc=$rc"
 [ "$("$SOLOCORE" cluster status -c "$T/n1.yaml" | grep -c .)" = 3 ] || fail "add of a dead node changed the cluster"
 
+# sims import and users on the replicated database (issue 20 item 2): through a follower's
+# config, through --cluster, all or nothing, the rows seen through other nodes.
+"$SOLOCORE" sims generate --count 5 > "$T/sims.toml" || fail "sims generate"
+"$SOLOCORE" sims import "$T/sims.toml" -c "$T/n2.yaml" 2> "$T/err" && grep -q "imported 5 subscribers" "$T/err" &&
+	ok "sims import -c (a node's config): 5 into the cluster" || { fail "sims import -c"; cat "$T/err"; }
+"$SOLOCORE" sims import "$T/sims.toml" --cluster "${A[3]}" 2> "$T/err"; rc=$?
+[ "$rc" = 1 ] && grep -q "sims.toml:[0-9]*: .*already in the database" "$T/err" &&
+	ok "re-import through node 3: the rows are there (file:line, nothing imported)" ||
+	{ fail "re-import through node 3 rc=$rc"; cat "$T/err"; }
+pw=$(echo "a-long-password-1" | "$SOLOCORE" users create ops --role operator --password-stdin -c "$T/n3.yaml" 2> "$T/err"); rc=$?
+[ "$rc" = 0 ] || { fail "users create -c n3 rc=$rc"; cat "$T/err"; }
+out=$("$SOLOCORE" users list --cluster "127.0.0.1:1,${A[1]}" 2> "$T/err"); rc=$?
+[ "$rc" = 0 ] && echo "$out" | grep -q "^ops  *operator" &&
+	ok "users list --cluster (first address dead): the user made through node 3" ||
+	{ fail "users list --cluster rc=$rc '$out'"; cat "$T/err"; }
+echo "a-long-password-2" | "$SOLOCORE" users passwd ops --password-stdin -c "$T/n1.yaml" 2> "$T/err" || fail "users passwd -c n1"
+"$SOLOCORE" users delete ops --cluster "${A[2]}" 2> "$T/err" || fail "users delete --cluster"
+[ -z "$("$SOLOCORE" users list -c "$T/n3.yaml" 2>/dev/null | grep '^ops ')" ] && ok "users passwd / delete through other nodes" ||
+	fail "ops still listed after delete"
+"$SOLOCORE" users list --db "$T/x.db" --cluster "${A[1]}" 2> "$T/err"; rc=$?
+[ "$rc" = 2 ] && grep -q "give one of them" "$T/err" && ok "--db with --cluster: exit 2" || fail "--db with --cluster rc=$rc"
+"$SOLOCORE" sims import "$T/sims.toml" --cluster 2> /dev/null; [ $? = 2 ] || fail "--cluster without a value: not exit 2"
+"$SOLOCORE" sims import "$T/sims.toml" --cluster "127.0.0.1:$(free_port)" 2> "$T/err"; rc=$?
+[ "$rc" = 1 ] && grep -q "no node answered with a leader" "$T/err" && ok "--cluster to a dead address: exit 1, says why" ||
+	{ fail "--cluster dead rc=$rc"; cat "$T/err"; }
+
 # Usage errors: exit 2.
 "$SOLOCORE" cluster bogus -c "$T/n1.yaml" 2>/dev/null; [ $? = 2 ] || fail "cluster bogus: not exit 2"
 "$SOLOCORE" cluster remove x -c "$T/n1.yaml" 2>/dev/null; [ $? = 2 ] || fail "remove x: not exit 2"
