@@ -81,8 +81,13 @@ static void apply_sub(struct db_feed_item *it)
 	rc = udm_add_db_policy(cf.env.udm, &it->sub, it->sub.policy[0] && it->has_pol ? &it->pol : NULL);
 	if (rc < 0) {
 		cf.n_failed++;
-		log_error("core", "cluster: subscriber %s changed on another node, cannot apply it here: %s",
-			  supi, strerror(-rc));
+		if (rc == -ENOSPC)
+			log_error("core", "cluster: subscriber %s added on another node does not fit here: "
+				  "the UDM store is full (%u): restart this node to size it for the database",
+				  supi, udm_capacity(cf.env.udm));
+		else
+			log_error("core", "cluster: subscriber %s changed on another node, cannot apply it "
+				  "here: %s", supi, strerror(-rc));
 		/* Never keep serving an old copy of a row we could not take (its K may be gone). */
 		udm_remove(cf.env.udm, supi);
 		return;

@@ -87,8 +87,11 @@ struct udm *udm_start(const struct conf *conf, struct db *db, struct db_writer *
 		*err = (int)count;
 		return NULL;
 	}
-	/* Room for subscribers provisioned at runtime (web/REST): +25 % and 1024. */
-	cap = (uint64_t)count + (uint64_t)count / 4 + 1024;
+	/* Room for subscribers provisioned at runtime (web/REST): +25 % and 1024. In a cluster
+	 * the other nodes provision too, and this node cannot refuse what their API accepted
+	 * (a SIM would work on some nodes only): room for UDM_CLUSTER_ROOM more. Pages of the
+	 * store never used stay unmapped, so the room costs address space, not memory. */
+	cap = (uint64_t)count + (uint64_t)count / 4 + (conf->cluster.node_id ? UDM_CLUSTER_ROOM : 1024);
 	if (cap > (1u << 28))
 		cap = 1u << 28;
 	udm = udm_new((uint32_t)cap, err);

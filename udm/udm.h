@@ -92,6 +92,9 @@ typedef void (*udm_sqn_sink)(void *arg, const char *supi, uint64_t sqn);
 struct conf;
 struct db_writer;
 struct udm *udm_start(const struct conf *conf, struct db *db, struct db_writer *w, int *err);
+/* With a cluster: section the store has room for this many more than the +25 %: subscribers
+ * provisioned through the other nodes arrive through the change feed (db/feed.h). */
+#define UDM_CLUSTER_ROOM (1u << 18)   /* hash buckets: 1 MiB resident */
 /* The network defaults udm_start() applies (udm_set_defaults): conf's slices and DNNs (the
  * first UDM_MAX_SLICES / UDM_MAX_DNNS), 5QI 9, ARP 8, 1 Gbit/s session-AMBR both ways. For
  * callers that size or fill the store themselves (tests, tools), and after a settings

@@ -469,6 +469,86 @@ per=$(awk '{ split($1, a, "/"); n[a[1]]++ } END { for (k in n) printf "%s:%d ", 
 subs=$(awk '$2 != "none" { print $2 }' "$TMP/sqn.txt" | sort -u | wc -l)
 echo "cluster: SQN on the wire: $nauth Authentication Requests in $np pcaps, $subs subscribers, per node $per- unique per subscriber, IND = node_id - 1: $([ -z "$dups$wrong" ] && [ "$none" = 0 ] && echo yes || echo NO)"
 
+# ---- 7. benchmarks (CLUSTER_BENCH=1 only: meson benchmark cluster-bench, README table) --------
+# pct P FILE: the P-th percentile (nearest rank) of the numbers in FILE, one per line.
+pct() { sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END { i = int((p * NR + 99) / 100); if (i < 1) i = 1; print v[i] }'; }
+if [ "${CLUSTER_BENCH:-0}" = 1 ]; then
+	BK=${BENCH_UES:-1000} BC=${BENCH_CONC:-100} BR=${BENCH_ROUNDS:-5} BW=${BENCH_WRITES:-200}
+	# (a) registrations/s: one node of the set alone, then the three (ransim spreads by capacity)
+	gen_sims "$TMP/bench.toml" "$BK" 001010000100001 || exit 1
+	code=$(api 1 POST /api/v1/subscribers/import "@$TMP/bench.toml")
+	[ "$code" = 200 ] || fail "bench: import of $BK: HTTP $code $(head -c 200 "$TMP/body")"
+	# the other nodes' UDMs (solocore_udm_subscribers on /metrics) catch up with node 1's
+	t_imp=$(now_ms)
+	udm_n() { api "$1" GET /metrics >/dev/null; sed -n 's/^solocore_udm_subscribers //p' "$TMP/body"; }
+	want=$(udm_n 1)
+	for n in $(seq 600); do
+		[ "$(udm_n 2)" = "$want" ] && [ "$(udm_n 3)" = "$want" ] && break
+		sleep 0.05
+	done
+	[ "$(udm_n 2)" = "$want" ] && [ "$(udm_n 3)" = "$want" ] ||
+		fail "bench: the feed did not bring nodes 2 and 3 to $want subscribers in 30 s ($(udm_n 2), $(udm_n 3))"
+	echo "cluster-bench: feed: import of $BK SIMs on node 1 in every node's UDM $(( $(now_ms) - t_imp )) ms after the import answered ($want subscribers)"
+	for set in "${IP[1]}" "$AMFS"; do
+		$NSR "$RANSIM" --amf "$set" --backend usrsctp --encap raw --sims "$TMP/bench.toml" --ues "$BK" \
+			--concurrency "$BC" --timeout 120 >"$TMP/b_reg.out" 2>"$TMP/b_reg.log"
+		ok=$(sed -n 's/^ues_ok //p' "$TMP/b_reg.out"); el=$(sed -n 's/^elapsed_ms //p' "$TMP/b_reg.out")
+		[ "$ok" = "$BK" ] || fail "bench: $ok of $BK UEs registered via $set"
+		rate=$(awk -v n="$BK" -v ms="${el:-0}" 'BEGIN { printf "%.0f", (ms > 0 ? n * 1000 / ms : 0) }')
+		nn=$(echo "$set" | tr ',' '\n' | grep -c .)
+		echo "cluster-bench: registrations $BK UEs concurrency $BC via $nn node(s): $el ms, $rate registrations/s"
+		eval "rate_$nn=$rate"
+	done
+	echo "cluster-bench: registrations/s 3 nodes / 1 node: $(awk -v a="${rate_3:-0}" -v b="${rate_1:-1}" 'BEGIN { printf "%.2f", a / b }')"
+	# (b) replicated write latency through the API: POST of a new subscriber (a dqlite commit on a
+	# majority), through the leader and through a follower; GET through a follower
+	status; L=$(leader); F=$(( L % 3 + 1 ))
+	for who in "leader $L" "follower $F"; do
+		set -- $who
+		: >"$TMP/lat.txt"
+		for n in $(seq 1 "$BW"); do
+			im=0010100002$2$(printf %04d "$n")
+			nsx "$2" curl -s -m 10 -o /dev/null -w '%{time_total}\n' -X POST -H "Authorization: Bearer $TOKEN" \
+				--data-binary "{\"imsi\":\"$im\",\"k\":\"465B5CE8B199B49FAA5F0A2EE238A6BC\",\"opc\":\"E8ED289DEBA952E4283B54E88E6183CA\"}" \
+				"http://127.0.0.1:5000/api/v1/subscribers" | awk '{ printf "%.3f\n", $1 * 1000 }' >>"$TMP/lat.txt"
+		done
+		echo "cluster-bench: API write (POST subscriber) via the $1: p50 $(pct 50 "$TMP/lat.txt") ms p99 $(pct 99 "$TMP/lat.txt") ms ($BW writes)"
+		: >"$TMP/lat.txt"
+		for n in $(seq 1 "$BW"); do
+			nsx "$2" curl -s -m 10 -o /dev/null -w '%{time_total}\n' -H "Authorization: Bearer $TOKEN" \
+				"http://127.0.0.1:5000/api/v1/subscribers/imsi-001010000100001" | awk '{ printf "%.3f\n", $1 * 1000 }' >>"$TMP/lat.txt"
+		done
+		echo "cluster-bench: API read (GET subscriber) via the $1: p50 $(pct 50 "$TMP/lat.txt") ms p99 $(pct 99 "$TMP/lat.txt") ms"
+	done
+	# (c) failover, BR rounds: 60 UEs with a session over the set, SIGKILL of the node holding the
+	# most, all back; the node restarted before the next round
+	: >"$TMP/fo_all.txt"; : >"$TMP/fo_det.txt"; : >"$TMP/fo_p99.txt"
+	for r in $(seq 1 "$BR"); do
+		for i in 1 2 3; do e0[$i]=$(grep -c "established dnn=internet" "${LOG[$i]}"); done
+		$NSR "$RANSIM" --amf "$AMFS" --backend usrsctp --encap raw --sims "$TMP/bench.toml" --ues 60 \
+			--concurrency 60 --session --hold-ms 6000 --timeout 90 --ue-timeout 20000 \
+			--sctp-hb-ms 200 --sctp-rto-ms 100,400 --sctp-max-retrans 3 >"$TMP/b_fo.out" 2>"$TMP/b_fo.log" &
+		RS_PID=$!
+		for n in $(seq 300); do
+			tot=0; for i in 1 2 3; do e[$i]=$(( $(grep -c "established dnn=internet" "${LOG[$i]}") - e0[i] )); tot=$((tot + e[i])); done
+			[ $tot -ge 60 ] && break
+			sleep 0.1
+		done
+		K=1; for i in 2 3; do [ "${e[$i]}" -gt "${e[$K]}" ] && K=$i; done
+		t_kill=$(now_ms); kill_node $K
+		wait "$RS_PID"; RS_PID=
+		[ "$(sed -n 's/^ues_ok //p' "$TMP/b_fo.out")" = 60 ] || fail "bench: failover round $r: $(sed -n 's/^ues_ok //p' "$TMP/b_fo.out") of 60 UEs ok"
+		t_det=$(sed -n 's/^failover_detected_unix_ms //p' "$TMP/b_fo.out")
+		echo $(( ${t_det:-0} - t_kill )) >>"$TMP/fo_det.txt"
+		fo=$(sed -n 's/^failover_time_ms //p' "$TMP/b_fo.out"); echo "${fo:-0}" >>"$TMP/fo_all.txt"
+		sed -n 's/^failover_ue_p99_ms //p' "$TMP/b_fo.out" >>"$TMP/fo_p99.txt"
+		echo "cluster-bench: failover round $r: node $K (${e[$K]} UEs) killed, association down $(tail -n1 "$TMP/fo_det.txt") ms, all back $fo ms"
+		restart_node $K "bench" && wait_voters 3 $VOTER_MAX_MS >/dev/null || fail "bench: node $K not back"
+	done
+	echo "cluster-bench: failover over $BR rounds (60 UEs, SIGKILL of the busiest node): SIGKILL -> association down p50 $(pct 50 "$TMP/fo_det.txt") ms p99 $(pct 99 "$TMP/fo_det.txt") ms;" \
+		"first UE lost -> all registered again p50 $(pct 50 "$TMP/fo_all.txt") ms p99 $(pct 99 "$TMP/fo_all.txt") ms; per-UE p99 worst $(sort -n "$TMP/fo_p99.txt" | tail -n1) ms"
+fi
+
 echo "cluster: total run time $(( ($(now_ms) - t_start) / 1000 )) s"
 if [ $FAILS != 0 ]; then
 	echo "$FAILS failure(s)"
