@@ -177,7 +177,8 @@ static int dq_ensure(struct dq *d)
 static bool lost(int r)
 {
 	return r == -EHOSTUNREACH || r == -ENOTCONN || r == -ECONNRESET || r == -EPIPE ||
-	       r == -ETIMEDOUT || r == -EPROTO || r == -EMSGSIZE || r == -ECONNREFUSED;
+	       r == -ETIMEDOUT || r == -EPROTO || r == -EMSGSIZE || r == -ECONNREFUSED ||
+	       r == -ENETUNREACH || r == -EHOSTDOWN;   /* no route to the leader (a partition) */
 }
 
 /* Before a request: a usable connection, no lost transaction. */

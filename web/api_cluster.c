@@ -85,7 +85,8 @@ static bool cluster_on(const struct web *w)
 static bool no_leader(int rc)
 {
 	return rc == -EHOSTUNREACH || rc == -ENOTCONN || rc == -ECONNREFUSED || rc == -ETIMEDOUT ||
-	       rc == -EAGAIN || rc == -ECONNRESET || rc == -EPIPE;
+	       rc == -EAGAIN || rc == -ECONNRESET || rc == -EPIPE || rc == -ENETUNREACH ||
+	       rc == -EHOSTDOWN;
 }
 
 /* ---- 503 for cluster errors of any API request (router.c) ----
@@ -95,7 +96,9 @@ static bool no_leader(int rc)
  * the leader; -ENOTCONN no connection, or a transaction whose connection was lost (what it
  * held was rolled back with it, nothing later is sent): none of these ran the failing
  * statement. -ETIMEDOUT, -ECONNRESET and -EPIPE are a request whose answer was lost: a write
- * may have committed ("outcome unknown"). dqlite's 10506 "leadership lost" (a write that
+ * may have committed ("outcome unknown"); so are -ENETUNREACH / -EHOSTDOWN (no route to the
+ * leader any more: a partition, seen on a reconnect after a request of the same handler timed
+ * out). dqlite's 10506 "leadership lost" (a write that
  * may also have committed) arrives as -EIO, which SQLite errors give too: it stays a 500. */
 bool web_cluster_error(struct web *w, const struct web_req *req, int rc, struct web_resp *resp)
 {
@@ -106,7 +109,8 @@ bool web_cluster_error(struct web *w, const struct web_req *req, int rc, struct 
 		return false;   /* one node on SQLite: unchanged */
 	if (rc == -EHOSTUNREACH || rc == -ECONNREFUSED || rc == -ENOTCONN)
 		outcome = "not done";
-	else if (rc == -ETIMEDOUT || rc == -ECONNRESET || rc == -EPIPE)
+	else if (rc == -ETIMEDOUT || rc == -ECONNRESET || rc == -EPIPE || rc == -ENETUNREACH ||
+		 rc == -EHOSTDOWN)
 		outcome = "unknown";
 	else
 		return false;

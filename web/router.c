@@ -608,8 +608,11 @@ void web_dispatch(struct web *w, const char *method, const char *target,
 	}
 	int rc = hit->fn(w, req, resp, hit->arg);
 	/* A cluster without a reachable leader is a 503, not a 500 (api_cluster.c). */
-	if ((rc < 0 && !web_cluster_error(w, req, rc, resp)) || !resp->status)
+	if ((rc < 0 && !web_cluster_error(w, req, rc, resp)) || !resp->status) {
+		if (rc < 0)   /* the operator's only clue: the client sees "internal error" */
+			log_error("web", "%s %s: %s (500)", method, req->path, strerror(-rc));
 		web_resp_error(resp, 500, NULL, "internal error");
+	}
 	if (resp->status == WEB_STATUS_DEFERRED) {
 		log_debug("web", "%s %s -> deferred", method, req->path);
 		free(req);

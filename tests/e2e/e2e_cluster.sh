@@ -261,6 +261,7 @@ if [ "$code" = 503 ]; then
 	echo "$msg" | grep -qi "leader\|quorum\|majority" || fail "phase 6: the 503 does not say why (no leader / not leader): '$msg'"
 else
 	fail "phase 6: POST through the cut-off node $P: HTTP $code, expected 503: $(head -c 200 "$TMP/body")"
+	grep ' web: \| db: ' "${LOG[$P]}" | tail -n 8 | sed 's/^/  node log: /'
 fi
 refuse=$(( ${t_503:-$(now_ms)} - t_cut ))
 [ "$refuse" -le $REFUSE_MAX_MS ] || fail "phase 6: the refusal came $refuse ms after the cut (bound $REFUSE_MAX_MS)"
