@@ -96,6 +96,7 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_STAT_NAT_EXPIRED] = "nat_expired",
 	[UPF_STAT_NAT_REMOVED] = "nat_removed",
 	[UPF_STAT_NAT_ICMP_ERR_SENT] = "nat_icmp_err_sent",
+	[UPF_STAT_END_MARKER_FAILED] = "drop_end_marker_send",
 	[UPF_STAT_NAT_ICMP_ERR_DROPPED] = "nat_icmp_err_dropped",
 	[UPF_STAT_NAT_UL_SENT] = "nat_ul_sent",
 	[UPF_STAT_NAT_UL_FAILED] = "nat_ul_failed",
@@ -823,8 +824,9 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 	 * returned (one on another CPU mid-lookup at that instant can still trail it). */
 	if (old.dl_state == UPF_DL_ACTIVE && r->dl_state == UPF_DL_ACTIVE && upf_rule_has_gnb(&old) &&
 	    (old.gnb_addr != r->gnb_addr || memcmp(old.gnb_addr6, r->gnb_addr6, 16) ||
-	     old.gnb_teid != r->gnb_teid) && upf_exc_end_marker(u, &old) == 0)
-		UPF_USTAT(u, UPF_STAT_END_MARKER_SENT)++;
+	     old.gnb_teid != r->gnb_teid))
+		UPF_USTAT(u, upf_exc_end_marker(u, &old) == 0 ? UPF_STAT_END_MARKER_SENT
+							      : UPF_STAT_END_MARKER_FAILED)++;
 	return 0;
 }
 

@@ -346,6 +346,7 @@ enum upf_ustat {
 	UPF_STAT_NAT_ICMP_ERR_DROPPED, /* ... that could not be (no connection, no session, malformed) */
 	UPF_STAT_NAT_UL_SENT,       /* translated uplink sent by the raw socket (no neighbour in XDP yet) */
 	UPF_STAT_NAT_UL_FAILED,     /* ... that the socket refused */
+	UPF_STAT_END_MARKER_FAILED, /* End Markers the GTP-U socket refused (buffer full under a flood) */
 	UPF_STAT__MAX
 };
 int upf_counters(struct upf *u, uint64_t *out, size_t n);

@@ -368,7 +368,8 @@ static void t_modify_under_traffic(void **state)
 	uint8_t got[2048];
 	pthread_t th;
 	int na = 0, nb = 0, flips = 0, em = 0;
-	uint64_t fwd0 = cnt(UPF_CNT_DL_FWD), em0 = cnt(UPF_STAT_END_MARKER_SENT);
+	uint64_t fwd0 = cnt(UPF_CNT_DL_FWD), em0 = cnt(UPF_STAT_END_MARKER_SENT),
+		 emf0 = cnt(UPF_STAT_END_MARKER_FAILED);
 
 	(void)state;
 	b.gnb_teid = 0x200;
@@ -412,13 +413,19 @@ static void t_modify_under_traffic(void **state)
 	uint64_t fwd = cnt(UPF_CNT_DL_FWD) - fwd0, busy = cnt(UPF_CNT_DROP_RULE_BUSY);
 
 	uint64_t ems = cnt(UPF_STAT_END_MARKER_SENT) - em0;
+	uint64_t emf = cnt(UPF_STAT_END_MARKER_FAILED) - emf0;
 
 	printf("modify under traffic: %d flips, %d packets with rule A, %d with rule B, "
 	       "%llu forwarded, %llu dropped as rule-busy, %llu End Markers sent, %d seen\n", flips,
 	       na, nb, (unsigned long long)fwd, (unsigned long long)busy, (unsigned long long)ems, em);
 	assert_true(na > 0 && nb > 0);
-	/* every flip switched the tunnel; the gNB's socket may drop some under the flood */
-	assert_int_equal(ems, (uint64_t)flips);
+	/* every flip switched the tunnel and tried its End Marker: sent, or refused by our own
+	 * socket under the flood (counted); the gNB's socket may drop some of those sent */
+	if (emf)
+		printf("modify under traffic: %llu End Markers refused by the GTP-U socket (buffer full)\n",
+		       (unsigned long long)emf);
+	assert_int_equal(ems + emf, (uint64_t)flips);
+	assert_true(ems > 0);
 	assert_true(em > 0 && (uint64_t)em <= ems);
 	assert_int_equal(em_check_tshark(), 0);
 	assert_true(fwd > 0);
