@@ -226,19 +226,6 @@ static void srv_start_cluster(struct srv *s)
 	srv_resume(s);
 }
 
-static json_t *req_json(struct srv *s, const char *m, const char *path, const char *tok,
-			const char *body, int want)
-{
-	struct resp r;
-	json_t *j;
-
-	if (do_req(s, m, path, tok, body, &r) != want)
-		fail_msg("%s %s: %d, wanted %d: %s", m, path, r.status, want, r.body ? r.body : "");
-	j = r.len ? jbody(&r) : NULL;
-	resp_free(&r);
-	return j;
-}
-
 /* Status, error body with field, and (when given) a piece of the message. */
 static void expect(struct srv *s, const char *m, const char *path, const char *tok, const char *body,
 		   int status, const char *field, const char *says)

@@ -43,20 +43,6 @@ static const char *jstr(json_t *o, const char *k)
 	return json_string_value(v);
 }
 
-/* The response of m path as JSON, after checking its status. */
-static json_t *req_json(struct srv *s, const char *m, const char *path, const char *tok,
-			const char *body, int want)
-{
-	struct resp r;
-	json_t *j;
-
-	if (do_req(s, m, path, tok, body, &r) != want)
-		fail_msg("%s %s: %d, wanted %d: %s", m, path, r.status, want, r.body ? r.body : "");
-	j = jbody(&r);
-	resp_free(&r);
-	return j;
-}
-
 static void expect(struct srv *s, const char *m, const char *path, const char *tok,
 		   const char *body, int status, const char *field)
 {

@@ -712,3 +712,16 @@ int h2_req(struct cli *c, const char *method, const char *path, const char *toke
 		r->body = calloc(1, 1);
 	return r->status ? 0 : -1;
 }
+
+json_t *req_json(struct srv *s, const char *m, const char *path, const char *tok, const char *body,
+		 int want)
+{
+	struct resp r;
+	json_t *j;
+
+	if (do_req(s, m, path, tok, body, &r) != want)
+		fail_msg("%s %s: %d, wanted %d: %s", m, path, r.status, want, r.body ? r.body : "");
+	j = want == 204 ? NULL : jbody(&r);
+	resp_free(&r);
+	return j;
+}

@@ -151,6 +151,9 @@ extern const char webcli_sub1[];
 struct json_t;
 /* The body as JSON (fails the test if it is not). */
 struct json_t *jbody(const struct resp *r);
+/* The response of m path as JSON (NULL for a 204), after checking its status is want. */
+struct json_t *req_json(struct srv *s, const char *m, const char *path, const char *tok,
+			const char *body, int want);
 /* Status and, for errors, {"error": non-empty, "field": field} (field NULL: not checked). */
 void expect_err(const struct resp *r, int status, const char *field);
 /* h1() on a fresh connection; fails the test on a transport error. Returns the status. */
