@@ -11,6 +11,7 @@
 
 #include "common/conf.h"
 #include "db/cluster.h"
+#include "db/cluster_pki.h"
 
 #define EXIT_USAGE 2
 #define CLI_TIMEOUT_MS 3000     /* per request; ADD/ASSIGN wait for a commit */
@@ -23,6 +24,8 @@ static int usage(const char *why)
 	fputs("usage: solocore cluster status [-c FILE]\n"
 	      "       solocore cluster add ID ADDRESS [-c FILE]\n"
 	      "       solocore cluster remove ID [-c FILE]\n"
+	      "       solocore cluster init --dir DIR [--name NAME]\n"
+	      "       solocore cluster add-node --dir CA_DIR --out DIR [--name NAME]\n"
 	      "The nodes are reached through cluster.address and cluster.peers of FILE.\n", stderr);
 	return EXIT_USAGE;
 }
@@ -82,6 +85,9 @@ int cluster_cli(int argc, char **argv)
 	struct conf c;
 	int rc;
 
+	/* Certificates (issue 31): made offline, no node to reach. */
+	if (argc > 1 && (!strcmp(argv[1], "init") || !strcmp(argv[1], "add-node")))
+		return cluster_pki_cli(argc - 1, argv + 1);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) {
 			if (++i == argc)
