@@ -15,6 +15,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/conf.h"
@@ -143,18 +145,59 @@ static void dp_stop(void)
 	alone.upf = NULL;
 }
 
+/* upf.n4_peers -> the server's allow-list (IPv4: N4 listens on upf.n4_address, an IPv4) */
+static unsigned n4_allow(const struct conf *c, struct upf_n4_prefix *a)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < c->upf.n_n4_peers && k < UPF_N4_ALLOW_MAX; i++) {
+		char txt[64];
+		char *slash;
+		struct in_addr in;
+
+		snprintf(txt, sizeof(txt), "%s", c->upf.n4_peers[i]);
+		slash = strchr(txt, '/');
+		if (slash)
+			*slash = 0;
+		if (inet_pton(AF_INET, txt, &in) != 1) {
+			log_warn("upf", "upf.n4_peers: %s is IPv6 and N4 listens on IPv4: it matches nothing",
+				 c->upf.n4_peers[i]);
+			continue;
+		}
+		a[k].plen = slash ? (uint8_t)atoi(slash + 1) : 32;
+		a[k].addr = a[k].plen ? in.s_addr & htonl(~0u << (32 - a[k].plen)) : 0;
+		k++;
+	}
+	if (c->upf.n_n4_peers && !k)
+		log_warn("upf", "upf.n4_peers has no IPv4 entry: every PFCP datagram is dropped");
+	return k;
+}
+
 static int n4_start(struct ev_loop *loop, const struct conf *c)
 {
+	static struct upf_n4_prefix allow[UPF_N4_ALLOW_MAX];
 	struct upf_n4_params p = {
 		.upf = alone.upf, .loop = loop, .n3_addr = alone.n3_addr, .ue_pool_addr = alone.ue_net,
 		.ue_pool_plen = alone.ue_plen, .max_sessions = alone.max_sessions,
 		.max_teid = alone.max_sessions, .ue_pool6_plen = alone.ue_pool6_plen, .dnns = alone.dnns,
 		.n_dnns = alone.n_dnns,
+		/* TS 29.244 6.2.2 / 6.4: the same keys as the SMF's client */
+		.heartbeat_ms = c->upf.heartbeat_interval, .t1_ms = c->upf.pfcp_t1, .n1 = (uint8_t)c->upf.pfcp_n1,
+		.release_ms = c->upf.n4_release_timer ? c->upf.n4_release_timer : 1,
+		.sessions_per_peer = c->upf.n4_sessions_per_peer, .allow = allow,
 	};
 	struct in_addr in;
 
 	memcpy(p.n3_addr6, alone.n3_addr6, 16);
 	memcpy(p.ue_pool6, alone.ue_pool6, 16);
+	p.n_allow = n4_allow(c, allow);
+	/* an allow-list that lost every entry (all IPv6) must still refuse everyone */
+	if (c->upf.n_n4_peers && !p.n_allow) {
+		allow[0] = (struct upf_n4_prefix){ .addr = htonl(0xffffffffu), .plen = 32 };
+		p.n_allow = 1;
+	}
+	if (!c->upf.n_n4_peers)
+		log_warn("upf", "upf.n4_peers is empty: PFCP is accepted from any address (set it in a deployment)");
 	p.addr = alone.n3_addr;
 	if (c->upf.n4_address[0] && inet_pton(AF_INET, c->upf.n4_address, &in) == 1)
 		p.addr = in.s_addr;

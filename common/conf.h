@@ -48,6 +48,7 @@ enum conf_xdp_mode { CONF_XDP_AUTO = 0, CONF_XDP_NATIVE = 1, CONF_XDP_GENERIC = 
 /* upf.mode: the UPF in this process (function calls), or UPFs driven over PFCP (N4). */
 enum conf_upf_mode { CONF_UPF_BUILTIN = 0, CONF_UPF_PFCP = 1 };
 #define CONF_MAX_UPF_PEERS 16     /* = UPF_N4C_PEER_MAX */
+#define CONF_MAX_N4_PEERS 16      /* upf.n4_peers */
 #define CONF_MAX_CLUSTER_PEERS 8  /* = CLUSTER_PEERS_MAX */
 
 /* TS 33.501 Annex C.3: protection scheme identifiers 1 (profile A) and 2 (profile B). */
@@ -221,6 +222,13 @@ struct conf {
 		uint32_t pfcp_n1;
 		struct conf_upf_peer peers[CONF_MAX_UPF_PEERS];
 		unsigned n_peers;
+		/* `solocore upf` (issue 31): PFCP only from these addresses / prefixes
+		 * (IPv4 or IPv6, "a.b.c.d" or "a.b.c.d/len"); none: from anyone. The heartbeat
+		 * period and T1 / N1 above apply to its own heartbeats too. */
+		char n4_peers[CONF_MAX_N4_PEERS][64];
+		unsigned n_n4_peers;
+		uint32_t n4_release_timer;      /* ms an unreachable CP keeps its association */
+		uint32_t n4_sessions_per_peer;  /* PFCP sessions one association may hold; 0: max_sessions / 2 */
 	} upf;
 	struct {
 		uint32_t max_ues;

@@ -728,6 +728,43 @@ static const char *chk_peers(const void *first, unsigned cnt, unsigned *bad, cha
 	return NULL;
 }
 
+/* upf.n4_peers: an IPv4 / IPv6 address, or a prefix of one ("10.0.4.0/24", "fd00::/64"). */
+static const char *chk_n4_peer(void *v, char *buf, size_t n)
+{
+	const char *s = v, *slash = strchr(s, '/');
+	unsigned char a[16];
+	char addr[64];
+	char *end;
+	long len;
+	int fam;
+
+	if (strlen(s) >= sizeof(addr))
+		goto bad;
+	memcpy(addr, s, strlen(s) + 1);
+	if (slash)
+		addr[slash - s] = 0;
+	fam = inet_pton(AF_INET, addr, a) == 1 ? 32 : inet_pton(AF_INET6, addr, a) == 1 ? 128 : 0;
+	if (!fam)
+		goto bad;
+	if (!slash)
+		return NULL;
+	if (!isdigit((unsigned char)slash[1]))
+		goto bad;
+	len = strtol(slash + 1, &end, 10);
+	if (*end || len < 0 || len > fam) {
+		snprintf(buf, n, "\"%s\": prefix length out of range 0..%d", s, fam);
+		return buf;
+	}
+	return NULL;
+bad:
+	snprintf(buf, n, "\"%s\" is not an IPv4 / IPv6 address or prefix like 10.0.4.0/24", s);
+	return buf;
+}
+
+static const struct conf_item n4_peer_elem[] = {
+	{ .key = "", .kind = CK_STR, .size = 64, .check = chk_n4_peer },
+};
+
 static const struct conf_item upf_items[] = {
 	STR("n3_interface", struct conf, upf.n3_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
 	STR("n6_interface", struct conf, upf.n6_interface, CF_OPTIONAL, NULL, chk_ifname, NULL),
@@ -749,6 +786,12 @@ static const struct conf_item upf_items[] = {
 	INT("pfcp_t1", struct conf, upf.pfcp_t1, 50, 60000, "3000", "ms before a request is sent again (6.4)"),
 	INT("pfcp_n1", struct conf, upf.pfcp_n1, 1, 10, "3", "retransmissions before giving up (6.4)"),
 	LIST("peers", struct conf, upf.peers, upf.n_peers, 0, 0, peer_elem, chk_peers, "[]", NULL),
+	LIST("n4_peers", struct conf, upf.n4_peers, upf.n_n4_peers, 0, CF_UNIQUE, n4_peer_elem, NULL, "[]",
+	     "solocore upf: PFCP only from these addresses / prefixes; []: from anyone (TS 29.244 6.2.6)"),
+	INT("n4_release_timer", struct conf, upf.n4_release_timer, 0, 86400000, "60000",
+	    "ms a CP that stopped answering heartbeats keeps its association and sessions"),
+	INT("n4_sessions_per_peer", struct conf, upf.n4_sessions_per_peer, 0, 16777216, "0",
+	    "PFCP sessions one association may hold; 0: half of max_sessions"),
 	END
 };
 

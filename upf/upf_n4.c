@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,7 +37,10 @@ static const char *const cnt_names[UPF_N4__MAX] = {
 	[UPF_N4_TX_FAILED] = "tx_failed", [UPF_N4_TXN_UNCACHED] = "txn_uncached",
 	[UPF_N4_REPORT_RETX] = "report_retransmitted", [UPF_N4_REPORT_TIMEOUT] = "report_timeout",
 	[UPF_N4_HB_SENT] = "heartbeat_sent", [UPF_N4_HB_ANSWERED] = "heartbeat_answered",
-	[UPF_N4_CP_UNREACHABLE] = "cp_unreachable",
+	[UPF_N4_CP_UNREACHABLE] = "cp_unreachable", [UPF_N4_RX_NOT_ALLOWED] = "rx_not_allowed",
+	[UPF_N4_FOREIGN] = "rx_foreign", [UPF_N4_ASSOC_REFUSED] = "assoc_refused",
+	[UPF_N4_ASSOC_EXPIRED] = "assoc_expired", [UPF_N4_RESTART_UNCONFIRMED] = "restart_unconfirmed",
+	[UPF_N4_SESS_QUOTA] = "sess_quota",
 };
 
 const char *upf_n4_counter_name(unsigned idx)
@@ -77,6 +81,23 @@ uint64_t n4_now_ns(const struct upf_n4 *n)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Issue 31 point 6: SEIDs, TEIDs and our heartbeat sequence numbers must not be guessable, so
+ * they come from the kernel's CSPRNG, N4_RND_BATCH words per call (no syscall per session). */
+uint32_t n4_rand32(struct upf_n4 *n)
+{
+	if (!n->rnd_left) {
+		if (getrandom(n->rnd, sizeof(n->rnd), 0) != (ssize_t)sizeof(n->rnd)) {
+			/* only with a broken kernel: still distinct, no longer secret; said loudly */
+			log_rl(LOGL_ERROR, N4_MOD, NULL, "getrandom failed (%s): SEIDs / TEIDs from the clock",
+			       strerror(errno));
+			for (unsigned i = 0; i < N4_RND_BATCH; i++)
+				n->rnd[i] = hash_fnv1a(&(uint64_t){ n4_now_ns(n) + i }, sizeof(uint64_t));
+		}
+		n->rnd_left = N4_RND_BATCH;
+	}
+	return n->rnd[--n->rnd_left];
+}
+
 void n4_own_node_id(const struct upf_n4 *n, struct pfcp_node_id *id)
 {
 	memset(id, 0, sizeof(*id));
@@ -109,11 +130,27 @@ static void send_raw(struct upf_n4 *n, uint32_t addr, uint16_t port, const uint8
 
 /* ---- transaction cache (TS 29.244 6.4) ---- */
 
+/* Issue 31 point 7: the region of the association bound to the sender's address (its own
+ * N4_TXN_PER_PEER entries, indexed by sequence number: a CP's consecutive requests never share
+ * one), or the shared region of senders without an association. Another peer's traffic lands
+ * in its own region or the shared one, so it cannot evict an association's answers within
+ * the retransmission window (6.4). */
 static struct n4_txn *txn_slot(struct upf_n4 *n, uint32_t addr, uint16_t port, uint32_t seq)
 {
-	uint32_t h = seq ^ (ntohl(addr) * 2654435761u) ^ ((uint32_t)port << 11);
+	int peer = n4_peer_by_addr(n, addr);
+	uint32_t h = seq;
 
-	return &n->txn[h & (N4_TXN_SLOTS - 1)];
+	if (peer < 0) {
+		peer = UPF_N4_PEER_MAX;
+		h ^= (ntohl(addr) * 2654435761u) ^ ((uint32_t)port << 11);
+	}
+	return &n->txn[(size_t)peer * N4_TXN_PER_PEER + (h & (N4_TXN_PER_PEER - 1))];
+}
+
+void n4_txn_clear_peer(struct upf_n4 *n, int peer)
+{
+	for (size_t i = 0; i < N4_TXN_PER_PEER; i++)
+		n->txn[(size_t)peer * N4_TXN_PER_PEER + i].len = 0;
 }
 
 static bool txn_replay(struct upf_n4 *n, uint8_t type, uint32_t seq)
@@ -163,12 +200,14 @@ int n4_send_out(struct upf_n4 *n, uint32_t addr, uint16_t port)
 	return len;
 }
 
-/* The answer to the request in n->in: sent to its sender and kept for duplicates. */
+/* The answer to the request in n->in: sent to its sender and kept for duplicates. A
+ * Heartbeat is not kept: executing it again changes nothing, and a flood of them must not
+ * take room (issue 31 point 7). */
 static void answer(struct upf_n4 *n)
 {
 	int len = n4_send_out(n, n->from_addr, n->from_port);
 
-	if (len > 0)
+	if (len > 0 && n->in.h.type != PFCP_HEARTBEAT_REQ)
 		txn_save(n, n->obuf, (size_t)len);
 }
 
@@ -263,7 +302,7 @@ static size_t rx_one(struct upf_n4 *n, const uint8_t *buf, size_t len)
 		return 0;
 	}
 	n->in_hash = hash_fnv1a(buf, (size_t)4 + (buf[2] << 8 | buf[3]) < len ? (size_t)4 + (buf[2] << 8 | buf[3]) : len);
-	if ((buf[0] >> 5) == PFCP_VERSION && is_request(buf[1]) &&
+	if ((buf[0] >> 5) == PFCP_VERSION && is_request(buf[1]) && buf[1] != PFCP_HEARTBEAT_REQ &&
 	    txn_replay(n, buf[1], (uint32_t)buf[o] << 16 | buf[o + 1] << 8 | buf[o + 2]))
 		return 0;
 	rc = pfcp_decode(buf, len, &n->in, &e);
@@ -295,11 +334,31 @@ static size_t rx_one(struct upf_n4 *n, const uint8_t *buf, size_t len)
 	return n->in.h.fo ? (size_t)rc : 0;
 }
 
+/* upf.n4_peers (issue 31 point 2): none configured, or the sender inside one */
+static bool allowed(const struct upf_n4 *n, uint32_t addr)
+{
+	if (!n->p.n_allow)
+		return true;
+	for (unsigned i = 0; i < n->p.n_allow; i++) {
+		uint32_t mask = n->allow[i].plen ? htonl(~0u << (32 - n->allow[i].plen)) : 0;
+
+		if (((addr ^ n->allow[i].addr) & mask) == 0)
+			return true;
+	}
+	return false;
+}
+
 void upf_n4_input(struct upf_n4 *n, uint32_t addr, uint16_t port, const uint8_t *buf, size_t len)
 {
 	size_t used;
 
 	n->cnt[UPF_N4_RX]++;
+	if (!allowed(n, addr)) {
+		n->cnt[UPF_N4_RX_NOT_ALLOWED]++;
+		log_rl(LOGL_WARN, N4_MOD, NULL, "PFCP from %s:%u, not in upf.n4_peers: dropped",
+		       inet_ntoa((struct in_addr){ addr }), port);
+		return;
+	}
 	n->from_addr = addr;
 	n->from_port = port;
 	while (len > 0) {
@@ -385,8 +444,12 @@ int upf_n4_open(const struct upf_n4_params *p, struct upf_n4 **out)
 
 	*out = NULL;
 	if (!p || !p->max_sessions || p->max_teid < p->max_sessions || (p->no_socket && !p->send) ||
-	    p->ue_pool6_plen > 64 || (p->n_dnns && !p->dnns))
+	    p->ue_pool6_plen > 64 || (p->n_dnns && !p->dnns) || p->n_allow > UPF_N4_ALLOW_MAX ||
+	    (p->n_allow && !p->allow) || p->max_teid == UINT32_MAX)
 		return -EINVAL;
+	for (unsigned i = 0; i < p->n_allow; i++)
+		if (p->allow[i].plen > 32)
+			return -EINVAL;
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return -ENOMEM;
@@ -402,8 +465,16 @@ int upf_n4_open(const struct upf_n4_params *p, struct upf_n4 **out)
 		n->p.n1 = N4_N1;
 	if (!n->p.heartbeat_ms)
 		n->p.heartbeat_ms = N4_HEARTBEAT_MS;
+	if (!n->p.release_ms)
+		n->p.release_ms = N4_RELEASE_MS;
+	if (!n->p.sessions_per_peer)
+		n->p.sessions_per_peer = p->max_sessions > 1 ? p->max_sessions / 2 : 1;
+	memcpy(n->allow, p->allow, p->n_allow * sizeof(*p->allow));
+	n->p.allow = NULL;
+	/* pages are touched only where used: 17 regions x 1024 x ~540 bytes reserved */
 	n->txn = calloc(N4_TXN_SLOTS, sizeof(*n->txn));
-	rc = n->txn ? n4_sess_init(n) : -ENOMEM;
+	n->teid_used = calloc(((size_t)p->max_teid + 64) / 64, sizeof(uint64_t));
+	rc = n->txn && n->teid_used ? n4_sess_init(n) : -ENOMEM;
 	if (!rc && !p->no_socket)
 		rc = open_socket(n);
 	if (!rc && p->loop) {
@@ -433,5 +504,6 @@ void upf_n4_close(struct upf_n4 *n)
 	}
 	free(n->sess);
 	free(n->txn);
+	free(n->teid_used);
 	free(n);
 }

@@ -64,6 +64,13 @@ struct upf_n4_dnn {
 	bool nat;                 /* source NAT of its sessions' IPv4 uplink to upf_params.nat_addr */
 };
 
+/* One entry of the N4 allow-list (upf_n4_params.allow) */
+struct upf_n4_prefix {
+	uint32_t addr;            /* network order */
+	uint8_t plen;
+};
+#define UPF_N4_ALLOW_MAX 16
+
 struct upf_n4_params {
 	/* The data path. NULL: rules are checked and answered but installed
 	 * nowhere (the fuzzer and tests without BPF). */
@@ -107,7 +114,20 @@ struct upf_n4_params {
 	 * after a restart is known by its new Recovery Time Stamp, which purges them).
 	 * 0: 10000 ms. */
 	uint32_t heartbeat_ms;
+	/* A CP unreachable this long (no answer to our heartbeats) loses its association and
+	 * its sessions, so the slot of a CP that is gone (or of a stranger's setup that never
+	 * answers) is free again (TS 29.244 6.2.6.4 by the UP's decision). 0: 60000 ms. */
+	uint32_t release_ms;
+	/* Sessions one association may hold (TS 29.244 8.2.1 cause 75 beyond); 0:
+	 * max_sessions / 2, so one association never takes the whole table. */
+	uint32_t sessions_per_peer;
+	/* Optional allow-list (upf.n4_peers): PFCP only from these IPv4 prefixes (network
+	 * order, plen 0..32); anything else is dropped before decoding and counted
+	 * (UPF_N4_RX_NOT_ALLOWED). n_allow 0: from anyone. Copied at open. */
+	const struct upf_n4_prefix *allow;
+	unsigned n_allow;
 };
+
 
 int upf_n4_open(const struct upf_n4_params *p, struct upf_n4 **out);
 /* Accepts NULL. Sessions are left in the data path (upf_close removes them). */
@@ -162,6 +182,13 @@ enum upf_n4_counter {
 	UPF_N4_HB_SENT,           /* our Heartbeat Requests (retransmissions included) */
 	UPF_N4_HB_ANSWERED,
 	UPF_N4_CP_UNREACHABLE,    /* a CP function stopped answering our heartbeats */
+	/* issue 31: what strangers try */
+	UPF_N4_RX_NOT_ALLOWED,    /* datagrams from outside upf.n4_peers: dropped undecoded */
+	UPF_N4_FOREIGN,           /* a message for an association from another address than its own */
+	UPF_N4_ASSOC_REFUSED,     /* Association Setups refused (Node ID bound elsewhere, table full) */
+	UPF_N4_ASSOC_EXPIRED,     /* associations released after heartbeat loss + release timer */
+	UPF_N4_RESTART_UNCONFIRMED, /* a new Recovery Time Stamp our own heartbeat did not confirm */
+	UPF_N4_SESS_QUOTA,        /* establishments refused: the association's session quota */
 	UPF_N4__MAX
 };
 /* out must hold UPF_N4__MAX entries. */

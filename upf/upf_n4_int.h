@@ -11,13 +11,18 @@
 #include "upf/upf_n4.h"
 
 #define N4_MOD "upf-n4"
-#define N4_TXN_SLOTS 1024          /* power of two: direct-mapped by peer and sequence */
+/* Transaction cache (TS 29.244 6.4): one direct-mapped region per association and one for
+ * senders without one, so no other peer's traffic can evict an association's answers. */
+#define N4_TXN_PER_PEER 1024       /* power of two: a region is direct-mapped by sequence number */
+#define N4_TXN_SLOTS ((UPF_N4_PEER_MAX + 1) * N4_TXN_PER_PEER)
+#define N4_RND_BATCH 256           /* random words per getrandom() call */
 #define N4_TXN_RSP_MAX 512         /* longest response kept for duplicates */
 #define N4_OUT_MAX 2048            /* our longest message (a deletion response with reports) */
 #define N4_REPORT_MAX 64           /* Session Report Requests awaiting their response */
 #define N4_T1_MS 3000              /* TS 29.244 6.4: T1 and N1 are operator settings; the usual values */
 #define N4_N1 3
 #define N4_HEARTBEAT_MS 10000
+#define N4_RELEASE_MS 60000
 #define N4_NONE UINT32_MAX
 #define NTP_UNIX_OFFSET 2208988800u /* 1900-01-01 to 1970-01-01, RFC 5905 */
 
@@ -25,7 +30,9 @@
 enum n4_as_state { N4_AS_IDLE = 0, N4_AS_ASSOCIATED, N4_AS__MAX };
 enum n4_as_event {
 	N4_EV_SETUP = 0, N4_EV_UPDATE, N4_EV_RELEASE, N4_EV_SESSION,
-	N4_EV_PEER_RESTART,        /* a heartbeat with a new Recovery Time Stamp */
+	N4_EV_PEER_RESTART,        /* a new Recovery Time Stamp, confirmed by our own heartbeat */
+	N4_EV_SETUP_FOREIGN,       /* a Setup for this Node ID from another address than the bound one */
+	N4_EV_EXPIRE,              /* no heartbeat answered for release_ms */
 	N4_EV__MAX
 };
 
@@ -41,7 +48,11 @@ struct n4_peer {
 	uint32_t hb_seq;           /* 0: none outstanding */
 	uint8_t hb_tries;
 	bool unreachable;          /* the last one went unanswered */
+	/* a Heartbeat Request with another Recovery Time Stamp: our own heartbeat asks the
+	 * bound peer before anything is purged (a spoofed one is not confirmed) */
+	bool restart_check;
 	uint64_t hb_at_ns, hb_next_ns;
+	uint64_t unreach_ns;       /* when it became unreachable: released after release_ms */
 };
 
 struct n4_txn {
@@ -65,7 +76,7 @@ struct n4_sess {
 	uint8_t peer;
 	uint16_t ul_pdr, dl_pdr;   /* PDR IDs (0: none) */
 	uint32_t ul_far, dl_far, qer, urr;   /* rule IDs (0: none) */
-	uint32_t gen;              /* bumped at each reuse: a stale SEID never finds a new session */
+	uint32_t tag;              /* random at each use, never 0: the UP SEID's high half (5.2) */
 	uint32_t next_free;
 	uint32_t ur_seqn;          /* UR-SEQN of the next usage report (8.2.54) */
 	uint64_t cp_seid;
@@ -95,6 +106,10 @@ struct upf_n4 {
 	struct n4_txn *txn;        /* N4_TXN_SLOTS */
 	struct n4_report reports[N4_REPORT_MAX];
 	struct ev_timer retx_timer;   /* with a loop: upf_n4_tick every T1 / 4 */
+	uint64_t *teid_used;       /* bitmap of uplink TEIDs 0..max_teid our sessions hold */
+	uint32_t rnd[N4_RND_BATCH];
+	unsigned rnd_left;
+	struct upf_n4_prefix allow[UPF_N4_ALLOW_MAX];
 	uint64_t cnt[UPF_N4__MAX];
 	/* the message being handled, its answer (one each: 16.5 KB, pfcp.h) */
 	struct pfcp_msg in, out;
@@ -106,6 +121,10 @@ struct upf_n4 {
 
 /* upf_n4.c */
 uint64_t n4_now_ns(const struct upf_n4 *n);
+/* A word from the CSPRNG (getrandom, N4_RND_BATCH at a time) */
+uint32_t n4_rand32(struct upf_n4 *n);
+/* Forget the cached answers of association slot peer (it was released) */
+void n4_txn_clear_peer(struct upf_n4 *n, int peer);
 /* Encode n->out and send it to addr:port; the bytes or -errno. */
 int n4_send_out(struct upf_n4 *n, uint32_t addr, uint16_t port);
 void n4_rsp_init(struct upf_n4 *n, uint8_t type, uint64_t seid);
@@ -121,6 +140,8 @@ int n4_peer_find(const struct upf_n4 *n, const struct pfcp_node_id *id);
 /* Which association a session message from from_addr belongs to, or -1 */
 int n4_peer_by_addr(const struct upf_n4 *n, uint32_t addr);
 
+/* Release association slot peer on our own decision (heartbeat loss): sessions purged */
+void n4_peer_expire(struct upf_n4 *n, int peer);
 /* A session message: finds its association, then the state table */
 void n4_session_dispatch(struct upf_n4 *n);
 

@@ -5,9 +5,13 @@
  *
  * One PFCP session is one data path session with the same id; slots come
  * from a free list (O(1), returned on every failure path). Our UP SEID is
- * (generation << 32) | (id + 1): never 0, and a SEID of a deleted session
- * never reaches the session that reuses its slot. The uplink TEID we
- * allocate for CHOOSE (5.5.3) is id + 1, so it is unique without a table.
+ * (tag << 32) | (id + 1), tag a random non-zero word drawn at each use (issue 31
+ * point 6): never 0, not guessable from another session's, and a SEID of a deleted
+ * session never reaches the session that reuses its slot (the tag differs). The
+ * uplink TEID we allocate for CHOOSE (5.5.3) is random in 1..max_teid, the index
+ * of the data path's uplink rule array (upf.h), and not held by another of our
+ * sessions (a bitmap of the TEIDs in use; retried on collision). Each association
+ * holds at most sessions_per_peer sessions (cause 75 beyond, 8.2.1).
  * Session messages carry our SEID in the header; the response carries the
  * CP's (7.2.2.4.2), or 0 when the session is unknown.
  */
@@ -32,7 +36,42 @@ int n4_sess_init(struct upf_n4 *n)
 
 static uint64_t up_seid(const struct upf_n4 *n, uint32_t id)
 {
-	return (uint64_t)n->sess[id].gen << 32 | (id + 1);
+	return (uint64_t)n->sess[id].tag << 32 | (id + 1);
+}
+
+static bool teid_held(const struct upf_n4 *n, uint32_t t)
+{
+	return n->teid_used[t / 64] >> (t % 64) & 1;
+}
+
+static void teid_mark(struct upf_n4 *n, uint32_t t, bool on)
+{
+	if (on)
+		n->teid_used[t / 64] |= 1ull << (t % 64);
+	else
+		n->teid_used[t / 64] &= ~(1ull << (t % 64));
+}
+
+/* A free uplink TEID in 1..max_teid, uniformly at random (5.5.3.1: the UP function
+ * allocates; issue 31: not guessable). A few random draws find one unless the table is
+ * almost full; then a scan from a random point. 0: none free. */
+static uint32_t teid_choose(struct upf_n4 *n)
+{
+	uint32_t m = n->p.max_teid, t;
+
+	for (int i = 0; i < 32; i++) {
+		t = (uint32_t)(((uint64_t)n4_rand32(n) * m) >> 32) + 1;
+		if (!teid_held(n, t))
+			return t;
+	}
+	t = (uint32_t)(((uint64_t)n4_rand32(n) * m) >> 32);
+	for (uint32_t k = 0; k < m; k++) {
+		uint32_t c = (t + k) % m + 1;
+
+		if (!teid_held(n, c))
+			return c;
+	}
+	return 0;
 }
 
 /* The session our SEID names, if it belongs to this association */
@@ -44,7 +83,7 @@ static struct n4_sess *sess_find(struct upf_n4 *n, uint64_t seid, int peer, uint
 		return NULL;
 	struct n4_sess *s = &n->sess[i];
 
-	if (!s->used || s->gen != (uint32_t)(seid >> 32) || s->peer != peer)
+	if (!s->used || s->tag != (uint32_t)(seid >> 32) || s->peer != peer)
 		return NULL;
 	*id = i;
 	return s;
@@ -62,14 +101,16 @@ uint64_t n4_sess_cp_seid(struct upf_n4 *n, uint64_t seid)
 static void sess_free(struct upf_n4 *n, uint32_t id)
 {
 	struct n4_sess *s = &n->sess[id];
-	uint32_t gen = s->gen;
+	uint32_t tag = s->tag;
 
 	if (s->used) {
 		n->peers[s->peer].n_sess--;
 		n->n_sess--;
+		if (s->r.ul_teid)
+			teid_mark(n, s->r.ul_teid, false);
 	}
 	memset(s, 0, sizeof(*s));
-	s->gen = gen;
+	s->tag = tag;
 	s->next_free = n->free_head;
 	n->free_head = id;
 }
@@ -146,13 +187,32 @@ static void sess_est(struct upf_n4 *n, int peer)
 		sess_rsp(n, cp_seid, PFCP_CAUSE_NO_RESOURCES, 0);
 		return;
 	}
+	if (n->peers[peer].n_sess >= n->p.sessions_per_peer) {
+		/* issue 31 point 5: one association (a stranger's, or a runaway CP) cannot take
+		 * the whole table; 8.2.1 cause 75 to it, the others go on */
+		log_rl(LOGL_WARN, N4_MOD, NULL, "session establishment from %s: its %u sessions are its quota "
+		       "(upf.n4_sessions_per_peer)", inet_ntoa((struct in_addr){ n->from_addr }), n->peers[peer].n_sess);
+		n->cnt[UPF_N4_SESS_QUOTA]++;
+		sess_rsp(n, cp_seid, PFCP_CAUSE_NO_RESOURCES, 0);
+		return;
+	}
 	struct n4_sess *s = &n->sess[id];
+	uint32_t tag;
 
 	n->free_head = s->next_free;
-	s->gen++;
+	do   /* never 0, never the slot's previous one: a stale SEID finds nothing */
+		tag = n4_rand32(n);
+	while (!tag || tag == s->tag);
+	s->tag = tag;
 	rc = n4_rules_from_est(n, e, s, &choose, &off);
-	if (!rc && choose)
-		s->r.ul_teid = id + 1;
+	if (!rc && choose && !(s->r.ul_teid = teid_choose(n)))
+		rc = PFCP_CAUSE_NO_RESOURCES;
+	if (!rc && !choose && s->r.ul_teid && teid_held(n, s->r.ul_teid)) {
+		/* the CP's own F-TEID (5.5.3.1) is one of our sessions' */
+		log_rl(LOGL_WARN, N4_MOD, NULL, "session establishment: uplink TEID 0x%x in use", s->r.ul_teid);
+		rc = PFCP_CAUSE_RULE_FAILURE;
+		off = PFCP_IE_CREATE_PDR;
+	}
 	if (!rc && n->p.upf && (rc = upf_session_create(n->p.upf, id, &s->r)) < 0) {
 		log_rl(LOGL_WARN, N4_MOD, NULL, "session establishment: data path refused: %s", strerror(-rc));
 		rc = upf_cause(rc, &off);
@@ -163,6 +223,8 @@ static void sess_est(struct upf_n4 *n, int peer)
 		return;
 	}
 	s->used = true;
+	if (s->r.ul_teid)
+		teid_mark(n, s->r.ul_teid, true);
 	s->peer = (uint8_t)peer;
 	s->cp_seid = cp_seid;
 	memcpy(&s->cp_addr, e->cp_fseid.ipv4, 4);

@@ -486,18 +486,19 @@ static void t_duplicate(void **state)
 	assert_int_equal(n4cnt(UPF_N4_RX_DUP), 1);
 	assert_int_equal(n4cnt(UPF_N4_SESS_EST), 1);
 	assert_int_equal(upf_n4_sessions(N), 1);
-	/* A heartbeat repeated with the same sequence number: answered from the cache too */
+	/* A heartbeat repeated with the same sequence number: answered again, not from the
+	 * cache (it changes nothing; issue 31 point 7: a flood of them must not take room) */
 	hb_req(8);
 	xchg();
 	xchg();
-	assert_int_equal(n4cnt(UPF_N4_HEARTBEAT), 1);
-	assert_int_equal(n4cnt(UPF_N4_RX_DUP), 2);
+	assert_int_equal(n4cnt(UPF_N4_HEARTBEAT), 2);
+	assert_int_equal(n4cnt(UPF_N4_RX_DUP), 1);
 	/* The number of the first Association Setup again with other bytes (a CP function that
 	 * restarted and counts from there again, another Recovery Time Stamp): a new request,
 	 * executed, not answered from the cache (6.4: a retransmission is the same message);
 	 * the restart purges the session (TS 23.007 19A). */
 	associate(1, CP_RECOVERY + 7);
-	assert_int_equal(n4cnt(UPF_N4_RX_DUP), 2);
+	assert_int_equal(n4cnt(UPF_N4_RX_DUP), 1);
 	assert_int_equal(n4cnt(UPF_N4_ASSOC_SETUP), 2);
 	assert_int_equal(upf_n4_sessions(N), 0);
 }
@@ -515,7 +516,7 @@ static void t_session(void **state)
 	(void)state;
 	associate(1, CP_RECOVERY);
 	seid = establish(2, 0xabc, UE, 0, &teid);
-	assert_int_equal(teid, 1);            /* session slot 0: TEID 1 */
+	assert_in_range(teid, 1, MAX_SESS);   /* random in the data path's range (issue 31 point 6) */
 	ul_ok(teid);
 	dl(0x99);
 
@@ -830,7 +831,7 @@ static void t_unsupported(void **state)
 	refused(PFCP_CAUSE_INVALID_FTEID_ALLOC, PFCP_IE_F_TEID);
 	assert_int_equal(n4cnt(UPF_N4_SESS_REJECTED), 7);
 	seid = establish(9, 1, UE, 0, &teid);
-	assert_int_equal(teid, 1);
+	assert_in_range(teid, 1, MAX_SESS);
 	/* a second session on the same UE address: the data path refuses, cause 73 */
 	est_req(10, 2, UE, 0);
 	xchg();
@@ -857,11 +858,12 @@ static void t_garbage(void **state)
 	static const uint8_t junk[] = { 0xff, 0x01, 0x02 };
 	uint8_t b[64];
 	uint64_t seid;
+	uint32_t teid;
 	int n, other;
 
 	(void)state;
 	associate(1, CP_RECOVERY);
-	seid = establish(2, 0x77, UE, 0, NULL);
+	seid = establish(2, 0x77, UE, 0, &teid);
 
 	send_from(cli, junk, sizeof(junk), 0);            /* no header: dropped */
 	no_answer();
@@ -923,7 +925,7 @@ static void t_garbage(void **state)
 	assert_int_equal(upf_n4_sessions(N), 1);           /* nothing changed */
 	assert_int_equal(upf_n4_associations(N), 1);
 	dl(0x99);
-	ul_ok(1);
+	ul_ok(teid);
 }
 
 /* TS 29.244 6.2.6.2.2: a setup for an associated Node ID (the SMF restarted,
@@ -933,6 +935,7 @@ static void t_garbage(void **state)
 static void t_restart_release(void **state)
 {
 	struct upf_session_stats st;
+	int n;
 
 	(void)state;
 	associate(1, CP_RECOVERY);
@@ -949,11 +952,35 @@ static void t_restart_release(void **state)
 	Q.node.recovery = CP_RECOVERY + 1;
 	xchg();
 	assert_int_equal(upf_n4_sessions(N), 1);                  /* same stamp: kept */
-	hb_req(51);
-	Q.node.recovery = CP_RECOVERY + 2;
-	xchg();
-	assert_int_equal(R.node.recovery, RECOVERY);
-	assert_int_equal(upf_n4_sessions(N), 0);
+	/* issue 31 point 3: a new stamp in a Heartbeat Request is not believed on its own (a
+	 * forged one could carry it): our own Heartbeat Request (random sequence number) goes
+	 * to the bound address first, then the answer; the stamp in its response decides. */
+	for (int confirm = 0; confirm < 2; confirm++) {
+		uint32_t our_seq;
+
+		hb_req(51 + (uint32_t)confirm);
+		Q.node.recovery = CP_RECOVERY + 2;
+		n = pfcp_encode(&Q, buf, sizeof(buf));
+		send_from(cli, buf, (size_t)n, 1);
+		assert_true(recv_on(cli, NULL, NULL) > 0);
+		assert_int_equal(R.h.type, PFCP_HEARTBEAT_REQ);      /* ours, asking */
+		our_seq = R.h.seq;
+		assert_true(recv_on(cli, NULL, NULL) > 0);
+		assert_int_equal(R.h.type, PFCP_HEARTBEAT_RSP);      /* the answer to theirs */
+		assert_int_equal(R.node.recovery, RECOVERY);
+		assert_int_equal(upf_n4_sessions(N), 1);              /* nothing purged yet */
+		memset(&Q, 0, sizeof(Q));
+		Q.h.type = PFCP_HEARTBEAT_RSP;
+		Q.h.seq = our_seq;
+		Q.node.has = PFCP_N_RECOVERY;
+		/* first: the peer answers with the stamp it had (the request was forged) */
+		Q.node.recovery = confirm ? CP_RECOVERY + 2 : CP_RECOVERY + 1;
+		n = pfcp_encode(&Q, buf, sizeof(buf));
+		send_from(cli, buf, (size_t)n, 1);
+		no_answer();
+		assert_int_equal(n4cnt(UPF_N4_RESTART_UNCONFIRMED), 1);
+		assert_int_equal(upf_n4_sessions(N), confirm ? 0 : 1);
+	}
 	assert_int_equal(n4cnt(UPF_N4_SESS_PURGED), 3);
 	assert_int_equal(upf_session_stats(U, 0, &st), -ENOENT);
 	establish(52, 4, UE, 0, NULL);
@@ -974,9 +1001,19 @@ static void t_peer_limit(void **state)
 {
 	(void)state;
 	for (uint32_t i = 0; i <= UPF_N4_PEER_MAX; i++) {
+		/* another CP each time: its own address (one association per address) */
+		char a[32];
+		int fd, n;
+
+		snprintf(a, sizeof(a), "127.0.1.%u", 10 + i);
+		fd = tn_udp_bind(ip(a), PFCP_PORT);
+		assert_true(fd >= 0);
 		node_req(PFCP_ASSOC_SETUP_REQ, 100 + i, CP_RECOVERY);
 		Q.node.node_id.addr[3] = (uint8_t)(10 + i);    /* another CP Node ID each time */
-		xchg();
+		n = pfcp_encode(&Q, buf, sizeof(buf));
+		send_from(fd, buf, (size_t)n, 1);
+		assert_true(recv_on(fd, NULL, NULL) > 0);
+		close(fd);
 		assert_int_equal(R.node.cause, i < UPF_N4_PEER_MAX ? PFCP_CAUSE_ACCEPTED : PFCP_CAUSE_NO_RESOURCES);
 		assert_true(R.node.has & PFCP_N_RECOVERY);
 		assert_int_equal(R.node.recovery, RECOVERY);
