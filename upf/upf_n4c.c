@@ -414,6 +414,19 @@ static void rx_rsp(struct upf_n4c *c, struct upf_n4c_p *p)
 		c->cnt[UPF_N4C_RX_STALE]++;
 		return;
 	}
+	/* TS 29.244 6.2.6.1 / 8.2.1: Cause 72 "No established PFCP Association": the UPF holds no
+	 * association with us (it restarted, released it, or gave it up after heartbeat loss) and
+	 * none of our sessions. Issue 31: the association is down; its sessions are lost (the SMF
+	 * releases them with 5GSM #39, TS 23.527 4.4) and the setup starts again at once, so the
+	 * next request works instead of failing until a restart. The request in flight is freed
+	 * with the peer's other transactions (n4c_sess_peer_lost). */
+	if (t->kind >= TXN_EST && p->st == AS_UP && (c->in.rsp.has & PFCP_SRSP_CAUSE) &&
+	    c->in.rsp.cause == PFCP_CAUSE_NO_ASSOCIATION) {
+		n4c_txn_free(c, i);
+		p->why = "the UPF has no association with us (cause 72)";
+		as_dispatch(c, p, AE_LOST);
+		return;
+	}
 	switch (t->kind) {
 	case TXN_SETUP:
 		n4c_txn_free(c, i);

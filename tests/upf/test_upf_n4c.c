@@ -550,6 +550,55 @@ static void t_restart(void **state)
 	assert_int_equal(ccnt(UPF_N4C_DEL), 0);   /* nothing deleted on a UPF that lost it all */
 }
 
+/* Issue 31 point 2 / 8: the UPF drops our association without a word reaching us (its
+ * Release Response lost, or it gave the association up after heartbeat loss): the next
+ * session request gets Cause 72 "No established PFCP Association" (TS 29.244 6.2.6.1,
+ * 8.2.1). The client takes the association as down, loses its sessions (the SMF releases
+ * them, #39) and sets it up again at once: the next PDU session works. Before: the peer
+ * stayed "up" and every later request was refused with 72 until the SMF restarted. */
+static void t_cause72(void **state)
+{
+	static struct pfcp_msg m;
+	static uint8_t b[256];
+	int n;
+
+	(void)state;
+	associate();
+	assert_int_equal(create(P, 0, 0), 0);
+	pump(5);
+	assert_int_equal(upf_n4_sessions(N), 1);
+	/* the association goes at the UPF; its answer never reaches the client */
+	memset(&m, 0, sizeof(m));
+	m.h.type = PFCP_ASSOC_RELEASE_REQ;
+	m.h.seq = 77;
+	m.node.has = PFCP_N_NODE_ID;
+	m.node.node_id.type = PFCP_NODE_IPV4;
+	memcpy(m.node.node_id.addr, &(uint32_t){ ip(SMF_ADDR) }, 4);
+	n = pfcp_encode(&m, b, sizeof(b));
+	assert_true(n > 0);
+	upf_n4_input(N, ip(SMF_ADDR), PFCP_PORT, b, (size_t)n);
+	qn = 0;   /* its Release Response is lost */
+	assert_int_equal(upf_n4_associations(N), 0);
+	assert_int_equal(upf_n4_sessions(N), 0);
+	assert_true(upf_ready(P));                       /* the client does not know yet */
+	/* a new session: cause 72 -> association down, sessions lost, set up again */
+	assert_int_equal(create(P, 1, 1), 0);
+	pump(5);
+	assert_int_equal(scnt(UPF_N4_NO_ASSOC), 1);
+	assert_int_equal(ccnt(UPF_N4C_PEER_LOST), 1);
+	assert_int_equal(down_events, 1);
+	assert_int_equal(lost_events[UPF_LOST_PEER], 2);   /* session 0, and 1 that got 72 */
+	assert_int_equal(lost_events[UPF_LOST_REFUSED], 0);
+	assert_int_equal(up_events, 2);
+	assert_true(upf_ready(P));
+	assert_int_equal(upf_n4_associations(N), 1);
+	/* the next PDU session works */
+	assert_int_equal(create(P, 2, 2), 0);
+	pump(5);
+	assert_int_equal(upf_n4_sessions(N), 1);
+	assert_int_equal(dl_teid(htonl(ntohl(ip("172.16.0.10")) + 2)), 0x1002);
+}
+
 /* Input a UPF must not be able to hurt us with: garbage, a truncated message, a response
  * nobody asked for (stale sequence number), a duplicate response, a report for a session we
  * do not have (cause 65, 7.5.9), a sender that is not our peer. None changes a session. */
@@ -828,6 +877,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_cause72, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_api, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_ipv6, setup, teardown),
