@@ -12,12 +12,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <dqlite.h>
 
 #include "common/conf.h"
 #include "common/log.h"
 #include "db/cluster.h"
+#include "db/cluster_pki.h"
+#include "db/cluster_tls.h"
+#include "db/cluster_join.h"
 
 /* Join retries: first after 100 ms, doubling to at most 2 s. */
 #define JOIN_BACKOFF_MS 100
@@ -31,8 +35,10 @@
 
 struct cluster {
 	dqlite_node *node;
+	struct cluster_tls *tls;       /* the TLS terminator on addr (issue 31) */
 	uint64_t id;
 	char addr[DQLC_ADDR_MAX];
+	char backend[64];              /* dqlite's private abstract socket, "@..." */
 };
 
 static int64_t now_ms(void)
@@ -70,7 +76,8 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-/* 1 when dir holds anything (Raft state of an earlier run), 0 when empty. */
+/* 1 when dir holds anything (Raft state of an earlier run), 0 when empty. The
+ * certificates (dir/tls, db/cluster_pki.h) are not Raft state. */
 static int dir_has_state(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -80,7 +87,8 @@ static int dir_has_state(const char *dir)
 	if (!d)
 		return -errno;
 	while (!found && (e = readdir(d)))
-		found = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+		found = strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+			strcmp(e->d_name, CLUSTER_PKI_SUBDIR);
 	closedir(d);
 	return found;
 }
@@ -186,13 +194,40 @@ static void check_member(struct cluster *cl, const struct cluster_params *p)
 			 dqlc_role_name(m[i].role));
 }
 
+/* Issue 31: dqlite listens on a private abstract socket only this process can reach
+ * (libdqlite 1.11 dqlite_node_set_bind_address: "@..."; abstract sockets belong to the
+ * network namespace, so the pid and node id make the name unique); the TLS terminator
+ * takes cluster.address and relays verified members to it, and Raft dials its peers
+ * through cluster_tls_connect. The node's Raft address stays cluster.address. */
+static int tls_up(struct cluster *cl, const struct cluster_params *p)
+{
+	int rc;
+
+	snprintf(cl->backend, sizeof(cl->backend), "@solocore-dqlite-%ld-%llu", (long)getpid(),
+		 (unsigned long long)cl->id);
+	rc = cluster_tls_start(cl->addr, cl->backend, p->dir, &cl->tls);
+	if (rc < 0) {
+		log_error("cluster", "node %llu at %s: TLS listener: %s%s", (unsigned long long)cl->id,
+			  cl->addr, strerror(-rc),
+			  rc == -EADDRINUSE ? " (is the address in use?)" :
+			  rc == -ENOENT || rc == -EBADMSG ? " (the certificates in the dir's tls/)" : "");
+		return rc == -EADDRINUSE ? -EIO : rc;
+	}
+	return 0;
+}
+
 static int node_up(struct cluster *cl, const struct cluster_params *p)
 {
 	const char *step = "dqlite_node_create";
-	int rc = dqlite_node_create(cl->id, cl->addr, p->dir, &cl->node);
+	int rc = tls_up(cl, p);
 
-	if (rc == 0 && (step = "dqlite_node_set_bind_address (is the address in use?)"))
-		rc = dqlite_node_set_bind_address(cl->node, cl->addr);
+	if (rc < 0)
+		return rc;
+	rc = dqlite_node_create(cl->id, cl->addr, p->dir, &cl->node);
+	if (rc == 0 && (step = "dqlite_node_set_bind_address"))
+		rc = dqlite_node_set_bind_address(cl->node, cl->backend);
+	if (rc == 0 && (step = "dqlite_node_set_connect_func"))
+		rc = dqlite_node_set_connect_func(cl->node, cluster_tls_connect, cl->tls);
 	if (rc == 0 && p->latency_ms && (step = "dqlite_node_set_network_latency_ms"))
 		rc = dqlite_node_set_network_latency_ms(cl->node, p->latency_ms);
 	if (rc == 0 && (step = "dqlite_node_start"))
@@ -209,6 +244,8 @@ static int node_up(struct cluster *cl, const struct cluster_params *p)
 		if (cl->node)
 			dqlite_node_destroy(cl->node);
 		cl->node = NULL;
+		cluster_tls_stop(cl->tls);
+		cl->tls = NULL;
 		return -EIO;
 	}
 	return 0;
@@ -227,6 +264,37 @@ static void ignore_sigpipe(void)
 		signal(SIGPIPE, SIG_IGN);
 		log_info("cluster", "SIGPIPE ignored: libdqlite's transport would die of it");
 	}
+}
+
+/* This node's certificate (db/cluster_pki.h) for the listener, its dials and this
+ * process's clients (dqlc). Node 1 on a fresh dir makes a new cluster CA itself, so a
+ * one-node cluster starts out of the box; any other node must be given one. */
+static int certs_ready(const struct cluster_params *p, int state)
+{
+	int rc;
+
+	if (!cluster_pki_present(p->dir)) {
+		if (p->node_id != 1 || state) {
+			log_error("cluster", "node %llu: no certificate in %s/%s (node.crt, node.key, ca.crt): "
+				  "make it with `solocore cluster add-node --dir CA_DIR --out %s` from a "
+				  "member's dir (or join with a token); node 1 of a new cluster: "
+				  "`solocore cluster init --dir %s`", (unsigned long long)p->node_id,
+				  p->dir, CLUSTER_PKI_SUBDIR, p->dir, p->dir);
+			return -ENOKEY;
+		}
+		rc = cluster_pki_init(p->dir, "node-1");
+		if (rc < 0)
+			return rc;
+		log_info("cluster", "node 1: made a new cluster CA and its certificate in %s/%s "
+			 "(give other nodes theirs with `solocore cluster add-node --dir %s --out DIR`)",
+			 p->dir, CLUSTER_PKI_SUBDIR, p->dir);
+	}
+	rc = dqlc_tls_init(p->dir);
+	if (rc < 0)
+		log_error("cluster", "node %llu: certificates in %s/%s: %s", (unsigned long long)p->node_id,
+			  p->dir, CLUSTER_PKI_SUBDIR, rc == -EBADMSG ? "unreadable, or key and certificate "
+			  "do not match" : strerror(-rc));
+	return rc;
 }
 
 int cluster_start(const struct cluster_params *p, struct cluster **out)
@@ -248,6 +316,8 @@ int cluster_start(const struct cluster_params *p, struct cluster **out)
 			  (unsigned long long)p->node_id);
 		return -EINVAL;
 	}
+	if ((rc = certs_ready(p, state)) < 0)
+		return rc;
 	if (!state && p->node_id == 1 && p->n_peers) {
 		/* libdqlite bootstraps id 1 whenever its dir is empty: with a leader
 		 * among the peers that would be a second cluster beside the first. */
@@ -291,7 +361,13 @@ void cluster_stop(struct cluster *cl)
 		dqlite_node_stop(cl->node);
 		dqlite_node_destroy(cl->node);
 	}
+	cluster_tls_stop(cl->tls);
 	free(cl);
+}
+
+struct cluster_tls *cluster_tls_of(struct cluster *cl)
+{
+	return cl ? cl->tls : NULL;
 }
 
 uint64_t cluster_node_id(const struct cluster *cl)
@@ -331,5 +407,9 @@ int cluster_start_conf(const struct conf *c, struct cluster **out)
 	p.dir = c->cluster.dir;
 	for (unsigned i = 0; i < c->cluster.n_peers && i < CLUSTER_PEERS_MAX; i++)
 		p.peers[p.n_peers++] = c->cluster.peers[i];
+	/* A new node with a join token enrolls first (issue 31, db/cluster_join.h). */
+	int rc = cluster_join_prepare(c);
+	if (rc < 0)
+		return rc;
 	return cluster_start(&p, out);
 }

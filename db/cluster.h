@@ -22,6 +22,15 @@
  * Node 1 with an empty dir whose peers already have a leader is refused
  * (-EEXIST): it would bootstrap a second cluster beside the first.
  *
+ * Transport (issue 31): dqlite binds a private abstract unix socket; the
+ * node's cluster.address is served by a mutual-TLS terminator
+ * (db/cluster_tls.h) that relays only members presenting a certificate of
+ * the cluster CA in dir/tls (db/cluster_pki.h), and Raft dials its peers over
+ * TLS. cluster_start() needs dir/tls/node.crt (node 1 with an empty dir makes
+ * a new CA and its certificate itself, logged) and points this process's
+ * dqlite clients (dqlc_tls_init) at the same certificate. -ENOKEY when the
+ * certificate is missing (the log says which command makes it).
+ *
  * SIGPIPE: libdqlite 1.11's transport writes to peers without MSG_NOSIGNAL,
  * so a dead peer would kill the process; cluster_start() sets a default
  * SIGPIPE disposition to SIG_IGN.
@@ -66,6 +75,9 @@ int cluster_start_conf(const struct conf *c, struct cluster **out);
 /* Stop the node (it stays a member: the others see it as unreachable).
  * NULL is fine. */
 void cluster_stop(struct cluster *cl);
+/* The node's TLS terminator (db/cluster_tls.h), e.g. for
+ * cluster_tls_set_anon_handler. NULL for NULL. */
+struct cluster_tls *cluster_tls_of(struct cluster *cl);
 /* This node's id and address. */
 uint64_t cluster_node_id(const struct cluster *cl);
 const char *cluster_address(const struct cluster *cl);

@@ -110,11 +110,30 @@ struct dqlc_result {
 struct dqlc;
 
 /*
+ * Transport security (issue 31): every dqlc_connect() of the process runs a
+ * TLS 1.3 handshake presenting dir/tls/node.crt (key node.key) and verifying
+ * the node against dir/tls/ca.crt (the cluster CA, db/cluster_pki.h). A
+ * solocore node closes any connection without such a certificate before
+ * dqlite sees a byte. Until dqlc_tls_init() succeeded, dqlc_connect() returns
+ * -ENOKEY: nothing in the tree talks to a cluster in clear.
+ * dqlc_tls_init: 0, -ENOENT (a file missing), -EBADMSG (unreadable, or the
+ * key does not match the certificate). It may be called again (new
+ * connections use the new files). Thread-safe.
+ */
+int dqlc_tls_init(const char *dir);
+/* Forget the certificate (dqlc_connect gives -ENOKEY again). */
+void dqlc_tls_reset(void);
+/* A server whose certificate does not chain to the CA: dqlc_connect's error. */
+#define DQLC_EBADCERT EKEYREJECTED
+
+/*
  * Connect to "host:port" ("[v6addr]:port" for IPv6) and send the protocol
  * version (WP "Setup"). timeout_ms (<= 0: DQLC_TIMEOUT_MS_DEFAULT) bounds the
  * connect and every later send or receive of this connection.
  */
 int dqlc_connect(const char *hostport, int timeout_ms, struct dqlc **out);
+/* (TLS: -ENOKEY before dqlc_tls_init, -EKEYREJECTED for a server certificate
+ * the CA did not sign, -ECONNRESET when the server refused ours.) */
 /* Close the socket and free everything; NULL is fine. */
 void dqlc_close(struct dqlc *c);
 

@@ -6,7 +6,30 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include <stdbool.h>
+
+#include <openssl/ssl.h>
+
 #include "db/dqlite_client.h"
+
+/* ---- TLS (db/dqlite_tls.c) ---- */
+/* An OpenSSL context for the cluster link from dir/tls: TLS 1.3 only, this
+ * node's certificate and key, peers verified against ca.crt (SSL_VERIFY_PEER;
+ * a server adds FAIL_IF_NO_PEER_CERT itself). 0, -ENOENT, -EBADMSG, -ENOMEM. */
+int dqlc_tls_ctx_new(const char *dir, bool server, SSL_CTX **out);
+/* The client handshake on connected socket fd within timeout_ms: *out a
+ * verified SSL (0), 1 when plain TCP is allowed (tests), -ENOKEY without
+ * dqlc_tls_init, -EKEYREJECTED, -ECONNRESET, -ETIMEDOUT. */
+int dqlc_tls_connect(int fd, int timeout_ms, SSL **out);
+/* SSL_set_fd, but writes never raise SIGPIPE (send MSG_NOSIGNAL). 0 or -ENOMEM. */
+int dqlc_tls_set_fd(SSL *ssl, int fd);
+/* poll fd for what SSL_get_error said (WANT_READ / WANT_WRITE) until deadline
+ * (ms, CLOCK_MONOTONIC). 0, -ETIMEDOUT, -errno. */
+int dqlc_tls_wait(int fd, int ssl_err, int64_t deadline);
+/* Tests of the codec against a fake plain server: plain TCP when no
+ * certificate is set (dqlc_tls_reset clears it). */
+void dqlc_tls_allow_plain(bool on);
+bool dqlc_tls_ready(void);
 
 /* WP "Message": 8-byte header, body size in 8-byte words. */
 #define DQLC_WORD 8u

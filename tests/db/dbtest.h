@@ -60,12 +60,66 @@ static inline void dbt_cleanup(struct dbt *t)
 
 #include <dqlite.h>
 
+#include "db/cluster_pki.h"
+#include "db/cluster_tls.h"
 #include "db/db_int.h"
 #include "db/dqlite_client.h"
 
+/*
+ * A real dqlite node the way solocore runs one (issue 31): dqlite on a private
+ * abstract socket, the mutual-TLS terminator of db/cluster_tls.h on addr, Raft
+ * dialling through it. Certificates: ca_dir NULL makes a new cluster CA in dir
+ * (and points this process's dqlite clients at it); otherwise dir gets a node
+ * certificate of the CA in ca_dir. 0 or -1 (message printed).
+ */
+struct dbt_node {
+	dqlite_node *node;
+	struct cluster_tls *tls;
+	char backend[64];
+};
+
+static inline int dbt_node_up(struct dbt_node *n, uint64_t id, const char *addr, const char *dir,
+			      const char *ca_dir)
+{
+	static unsigned seq;
+	int rc = 0;
+
+	if (!cluster_pki_present(dir))
+		rc = ca_dir ? cluster_pki_add_node(ca_dir, dir, "test") : cluster_pki_init(dir, "test");
+	if (rc == 0 && !ca_dir)
+		rc = dqlc_tls_init(dir);
+	snprintf(n->backend, sizeof(n->backend), "@solocore-dbtest-%ld-%u", (long)getpid(), ++seq);
+	if (rc == 0)
+		rc = cluster_tls_start(addr, n->backend, dir, &n->tls);
+	if (rc < 0) {
+		fprintf(stderr, "FAIL: node %s: certificates / TLS listener: %s\n", addr, strerror(-rc));
+		return -1;
+	}
+	if (dqlite_node_create(id, addr, dir, &n->node) != 0 ||
+	    dqlite_node_set_bind_address(n->node, n->backend) != 0 ||
+	    dqlite_node_set_connect_func(n->node, cluster_tls_connect, n->tls) != 0 ||
+	    dqlite_node_start(n->node) != 0) {
+		fprintf(stderr, "FAIL: dqlite node %s does not start: %s\n", addr,
+			n->node ? dqlite_node_errmsg(n->node) : "create");
+		return -1;
+	}
+	return 0;
+}
+
+static inline void dbt_node_down(struct dbt_node *n)
+{
+	if (n->node) {
+		dqlite_node_stop(n->node);
+		dqlite_node_destroy(n->node);
+	}
+	cluster_tls_stop(n->tls);
+	n->node = NULL;
+	n->tls = NULL;
+}
+
 struct dbt_backend {
 	bool dqlite;
-	dqlite_node *node;
+	struct dbt_node n;
 	char addr[64];
 	struct dbt dir;
 };
@@ -114,13 +168,8 @@ static inline int dbt_backend_init(int argc, char **argv)
 	}
 	dbt_init(&be->dir);
 	snprintf(be->addr, sizeof(be->addr), "127.0.0.1:%d", dbt_free_port());
-	if (dqlite_node_create(1, be->addr, be->dir.dir, &be->node) != 0 ||
-	    dqlite_node_set_bind_address(be->node, be->addr) != 0 ||
-	    dqlite_node_start(be->node) != 0) {
-		fprintf(stderr, "FAIL: dqlite node %s does not start: %s\n", be->addr,
-			be->node ? dqlite_node_errmsg(be->node) : "create");
+	if (dbt_node_up(&be->n, 1, be->addr, be->dir.dir, NULL) < 0)
 		return -1;
-	}
 	for (int i = 0; i < 200; i++) {   /* <= 10 s to elect itself */
 		struct dqlc *c;
 		char leader[DQLC_ADDR_MAX] = "";
@@ -163,12 +212,8 @@ static inline int dbt_node_restart(void)
 {
 	struct dbt_backend *be = dbt_be();
 
-	dqlite_node_stop(be->node);
-	dqlite_node_destroy(be->node);
-	be->node = NULL;
-	if (dqlite_node_create(1, be->addr, be->dir.dir, &be->node) != 0 ||
-	    dqlite_node_set_bind_address(be->node, be->addr) != 0 ||
-	    dqlite_node_start(be->node) != 0 || dbt_wait_leader(be->addr) < 0) {
+	dbt_node_down(&be->n);
+	if (dbt_node_up(&be->n, 1, be->addr, be->dir.dir, NULL) < 0 || dbt_wait_leader(be->addr) < 0) {
 		fprintf(stderr, "FAIL: dqlite node %s does not come back\n", be->addr);
 		return -1;
 	}
@@ -179,10 +224,8 @@ static inline void dbt_backend_fini(void)
 {
 	struct dbt_backend *be = dbt_be();
 
-	if (be->node) {
-		dqlite_node_stop(be->node);
-		dqlite_node_destroy(be->node);
-		be->node = NULL;
+	if (be->n.node) {
+		dbt_node_down(&be->n);
 		dbt_cleanup(&be->dir);
 	}
 }

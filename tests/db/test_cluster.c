@@ -37,6 +37,7 @@
 
 #include "common/conf.h"
 #include "db/cluster.h"
+#include "db/cluster_pki.h"
 #include "dbtest.h"
 #include "testlib.h"
 
@@ -242,7 +243,20 @@ static int setup(void **state)
 		snprintf(g.n[i].dir, sizeof(g.n[i].dir), "%s/node%d", g.tmp.dir, i + 1);
 		g.addrs[i] = g.n[i].addr;
 	}
+	/* Issue 31: the link is mutual TLS; one CA, each node its certificate, and this
+	 * process (a client of the nodes) node 1's. */
+	assert_int_equal(cluster_pki_init(g.n[0].dir, "node-1"), 0);
+	for (int i = 1; i < N; i++)
+		assert_int_equal(cluster_pki_add_node(g.n[0].dir, g.n[i].dir, "node"), 0);
+	assert_int_equal(dqlc_tls_init(g.n[0].dir), 0);
 	return 0;
+}
+
+/* A certificate of the cluster's CA for a node started from dir (test fixture). */
+static void certify(const char *dir)
+{
+	int rc = cluster_pki_add_node(g.n[0].dir, dir, "node");
+	assert_true(rc == 0 || rc == -EEXIST);
 }
 
 static int teardown(void **state)
@@ -482,6 +496,7 @@ static void t_restart_roles(void **state)
 	g.n[2].id = 4;
 	snprintf(g.n[2].addr, sizeof(g.n[2].addr), "127.0.0.1:%d", tl_free_port());
 	snprintf(g.n[2].dir, sizeof(g.n[2].dir), "%s/node4", g.tmp.dir);
+	certify(g.n[2].dir);
 	assert_int_equal(cluster_remove(g.addrs, N, 10000, saved.id), 0);
 	assert_int_equal(started(spawn(2)), 0);
 	wait_voters(3, 30000);
@@ -545,6 +560,7 @@ static void t_start_errors(void **state)
 	p.peers[p.n_peers++] = "127.0.0.1:1";
 	assert_true(cluster_start(&p, &cl) < 0);
 	p.dir = dir;
+	certify(dir);
 
 	/* Peers that never answer: -ETIMEDOUT once the bound has passed. */
 	snprintf(lone, sizeof(lone), "127.0.0.1:%d", tl_free_port());
@@ -558,6 +574,7 @@ static void t_start_errors(void **state)
 
 	/* Node 1 with an empty dir while a peer leads a cluster: refused. */
 	snprintf(dir, sizeof(dir), "%s/err1", g.tmp.dir);
+	certify(dir);
 	p.node_id = 1;
 	p.peers[0] = g.addrs[0];
 	p.n_peers = N;
@@ -568,6 +585,7 @@ static void t_start_errors(void **state)
 
 	/* A member's id at a new address: refused at once (-EADDRINUSE), no retrying. */
 	snprintf(dir, sizeof(dir), "%s/err2", g.tmp.dir);
+	certify(dir);
 	snprintf(lone, sizeof(lone), "127.0.0.1:%d", tl_free_port());
 	p.node_id = 2;
 	p.join_timeout_ms = 20000;
@@ -589,6 +607,8 @@ static void t_start_errors(void **state)
 	assert_int_equal(cluster_start(&q, &cl), -EIO);
 	assert_null(cl);
 	close(lfd);
+	/* That node 1 made a CA of its own in err3 and pointed this process's client at it. */
+	assert_int_equal(dqlc_tls_init(g.n[0].dir), 0);
 
 	/* No cluster: section: nothing starts, no addresses. */
 	struct conf cf;

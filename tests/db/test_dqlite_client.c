@@ -31,7 +31,7 @@
 
 static struct {
 	struct dbt tmp;
-	dqlite_node *node;
+	struct dbt_node node;
 	char addr[64];
 } g;
 
@@ -42,12 +42,9 @@ static int node_up(void **state)
 	dbt_init(&g.tmp);
 	snprintf(g.addr, sizeof(g.addr), "127.0.0.1:%d", tl_free_port());
 	/* Node id 1 with an empty data dir bootstraps a one-voter cluster. */
-	if (dqlite_node_create(1, g.addr, g.tmp.dir, &g.node) != 0 ||
-	    dqlite_node_set_bind_address(g.node, g.addr) != 0 ||
-	    dqlite_node_start(g.node) != 0) {
-		fprintf(stderr, "dqlite node: %s\n", g.node ? dqlite_node_errmsg(g.node) : "create");
+	/* Behind the cluster's mutual TLS, as solocore runs it (issue 31). */
+	if (dbt_node_up(&g.node, 1, g.addr, g.tmp.dir, NULL) < 0)
 		return -1;
-	}
 	/* Wait (<= 10 s) until it has elected itself. */
 	for (int i = 0; i < 200; i++) {
 		struct dqlc *c;
@@ -67,11 +64,7 @@ static int node_up(void **state)
 static int node_down(void **state)
 {
 	(void)state;
-	if (g.node) {
-		dqlite_node_stop(g.node);
-		dqlite_node_destroy(g.node);
-		g.node = NULL;
-	}
+	dbt_node_down(&g.node);
 	dbt_cleanup(&g.tmp);
 	return 0;
 }
@@ -382,16 +375,14 @@ static void test_not_leader(void **state)
 	(void)state;
 	struct dqlc_node nodes[DQLC_NODES_MAX];
 	struct dbt tmp;
-	dqlite_node *n = NULL;
+	struct dbt_node n = { 0 };
 	struct dqlc *c;
 	char addr[64], leader[DQLC_ADDR_MAX];
 	uint64_t id = 7;
 
 	dbt_init(&tmp);
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", tl_free_port());
-	assert_int_equal(dqlite_node_create(5, addr, tmp.dir, &n), 0);
-	assert_int_equal(dqlite_node_set_bind_address(n, addr), 0);
-	assert_int_equal(dqlite_node_start(n), 0);
+	assert_int_equal(dbt_node_up(&n, 5, addr, tmp.dir, g.tmp.dir), 0);
 	assert_int_equal(dqlc_connect(addr, 5000, &c), 0);
 	assert_int_equal(dqlc_leader(c, &id, leader, sizeof(leader)), 0);
 	assert_int_equal(id, 0);
@@ -406,8 +397,7 @@ static void test_not_leader(void **state)
 	assert_int_equal(dqlc_errcode(c), DQLC_NOT_LEADER);
 	assert_int_equal(dqlc_cluster(c, nodes, DQLC_NODES_MAX), 0);
 	dqlc_close(c);
-	dqlite_node_stop(n);
-	dqlite_node_destroy(n);
+	dbt_node_down(&n);
 	dbt_cleanup(&tmp);
 }
 
@@ -650,23 +640,33 @@ struct fake {
 	int hold_ms;         /* keep the socket open that long after replying */
 };
 
+/* The fake speaks the cluster link's TLS with the node's certificate (issue 31), so the
+ * bad frames reach the client's decoders as they would from a real member. */
 static void *fake_run(void *arg)
 {
 	struct fake *f = arg;
 	int fd = accept(f->lfd, NULL, NULL);
+	SSL_CTX *ctx = NULL;
+	SSL *ssl = NULL;
 	if (fd < 0)
 		return NULL;
+	if (dqlc_tls_ctx_new(g.tmp.dir, true, &ctx) != 0 || !(ssl = SSL_new(ctx)) ||
+	    SSL_set_fd(ssl, fd) != 1 || SSL_accept(ssl) != 1)
+		goto out;
 	uint8_t in[16];   /* handshake word + LEADER request (header + 1 word) */
 	size_t got = 0;
 	while (got < 24) {
-		ssize_t n = recv(fd, in, sizeof(in) < 24 - got ? sizeof(in) : 24 - got, 0);
+		int n = SSL_read(ssl, in, sizeof(in) < 24 - got ? (int)sizeof(in) : (int)(24 - got));
 		if (n <= 0)
 			break;
 		got += (size_t)n;
 	}
 	if (f->reply_len)
-		(void)send(fd, f->reply, f->reply_len, MSG_NOSIGNAL);
+		(void)SSL_write(ssl, f->reply, (int)f->reply_len);
 	tl_sleep_ms(f->hold_ms);
+out:
+	SSL_free(ssl);
+	SSL_CTX_free(ctx);
 	close(fd);
 	return NULL;
 }
@@ -798,6 +798,21 @@ static void test_fake_server(void **state)
 	assert_int_equal(fake_leader(m, 24, 0, 2000), 0);
 }
 
+/* The codec group's fake server and client: certificates of a CA of their own. */
+static int codec_up(void **state)
+{
+	(void)state;
+	dbt_init(&g.tmp);
+	return cluster_pki_init(g.tmp.dir, "test") == 0 && dqlc_tls_init(g.tmp.dir) == 0 ? 0 : -1;
+}
+
+static int codec_down(void **state)
+{
+	(void)state;
+	dbt_cleanup(&g.tmp);
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest node_tests[] = {
@@ -815,7 +830,7 @@ int main(void)
 		cmocka_unit_test(test_fake_server),
 		cmocka_unit_test(test_fake_membership),
 	};
-	int fails = cmocka_run_group_tests_name("codec", codec_tests, NULL, NULL);
+	int fails = cmocka_run_group_tests_name("codec", codec_tests, codec_up, codec_down);
 	fails += cmocka_run_group_tests_name("dqlite-node", node_tests, node_up, node_down);
 	return fails ? 1 : 0;
 }

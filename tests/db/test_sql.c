@@ -373,18 +373,15 @@ static void test_dqlite_open_errors(void **state)
 	struct dbt t;
 	struct sql *c;
 	struct db *db;
-	dqlite_node *n = NULL;
+	struct dbt_node n = { 0 };
 	char addr[64], none[64];
 
 	dbt_init(&t);
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", dbt_free_port());
-	assert_int_equal(dqlite_node_create(2, addr, t.dir, &n), 0);
-	assert_int_equal(dqlite_node_set_bind_address(n, addr), 0);
-	assert_int_equal(dqlite_node_start(n), 0);
+	assert_int_equal(dbt_node_up(&n, 2, addr, t.dir, dbt_be()->dir.dir), 0);
 	assert_int_equal(sql_dqlite_open(addr, "x.db", &c), -EHOSTUNREACH);
 	assert_int_equal(db_open_dqlite(addr, "x.db", &db), -EHOSTUNREACH);
-	dqlite_node_stop(n);
-	dqlite_node_destroy(n);
+	dbt_node_down(&n);
 	snprintf(none, sizeof(none), "127.0.0.1:%d", dbt_free_port());
 	assert_int_equal(sql_dqlite_open(none, "x.db", &c), -ECONNREFUSED);
 	assert_int_equal(db_open_dqlite(none, "x.db", &db), -ECONNREFUSED);
