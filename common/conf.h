@@ -242,6 +242,10 @@ struct conf {
 		char peers[CONF_MAX_CLUSTER_PEERS][64];   /* other nodes, to join through */
 		unsigned n_peers;
 		char dir[CONF_STR];        /* data dir; not given: db.path + ".dqlite" */
+		/* A one-time token from `solocore cluster token` on a member (issue 31,
+		 * db/cluster_join.h): used once, at the first start without dir/tls/node.crt.
+		 * A secret: never printed, never logged. */
+		char join_token[128];
 	} cluster;
 };
 

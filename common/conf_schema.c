@@ -832,6 +832,18 @@ bad:
 	return buf;
 }
 
+/* cluster.join_token: "scj1." and 95 base64url characters (db/cluster_join.h). Never echoed. */
+static const char *chk_join_token(void *v, char *buf, size_t n)
+{
+	const char *s = v;
+
+	if (!s[0] || (!strncmp(s, "scj1.", 5) && strlen(s) == 100 &&
+		      strspn(s + 5, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == 95))
+		return NULL;
+	snprintf(buf, n, "not a join token (\"scj1.\" and 95 characters, from `solocore cluster token`)");
+	return buf;
+}
+
 static const struct conf_item cluster_peer_elem[] = {
 	{ .key = "", .kind = CK_STR, .size = SZ(struct conf, cluster.peers[0]), .check = chk_cluster_addr },
 };
@@ -845,8 +857,11 @@ static const struct conf_item cluster_items[] = {
 	LIST("peers", struct conf, cluster.peers, cluster.n_peers, 0, CF_UNIQUE, cluster_peer_elem, NULL, "[]",
 	     "other nodes' addresses, to join through"),
 	STR("dir", struct conf, cluster.dir, CF_OPTIONAL, NULL, NULL, "data dir; not set: db.path + \".dqlite\""),
+	STR("join_token", struct conf, cluster.join_token, CF_OPTIONAL | CF_SECRET, NULL, chk_join_token,
+	    "one-time token from `solocore cluster token` on a member; used at the first start (never printed)"),
 	END
 };
+#define CLUSTER_ITEM_JOIN_TOKEN (&cluster_items[4])
 
 const struct conf_item conf_schema[] = {
 	MAP("log", struct conf, log, log_items),
@@ -873,6 +888,9 @@ bool conf_schema_print_skip(const struct conf_item *it, const void *base)
 {
 	const struct conf_suci_key *k = base;
 
+	/* cluster.join_token: a secret, and spent once used: never printed (issue 31). */
+	if (it == CLUSTER_ITEM_JOIN_TOKEN)
+		return true;
 	return it == &suci_key_items[2] && k->private_key_file[0];
 }
 
@@ -963,7 +981,7 @@ static const char *chk_upf_peers(const struct conf *c, char *buf, size_t n)
 static const char *chk_cluster(struct conf *c, char *buf, size_t n)
 {
 	if (!c->cluster.node_id) {
-		if (c->cluster.address[0] || c->cluster.n_peers || c->cluster.dir[0]) {
+		if (c->cluster.address[0] || c->cluster.n_peers || c->cluster.dir[0] || c->cluster.join_token[0]) {
 			snprintf(buf, n, "cluster.node_id: needed (1..32) with cluster.address, peers or dir");
 			return buf;
 		}

@@ -213,6 +213,8 @@ static int tls_up(struct cluster *cl, const struct cluster_params *p)
 			  rc == -ENOENT || rc == -EBADMSG ? " (the certificates in the dir's tls/)" : "");
 		return rc == -EADDRINUSE ? -EIO : rc;
 	}
+	/* Connections without a client certificate: join-token enrollment (db/cluster_join.h). */
+	cluster_tls_set_anon_handler(cl->tls, cluster_join_serve, (void *)cluster_join_serve_arg(p->dir));
 	return 0;
 }
 

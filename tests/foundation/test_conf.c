@@ -773,6 +773,30 @@ static void test_cluster(void **state)
 		   "t.yaml:1:1: cluster.node_id: needed (1..32) with cluster.address, peers or dir");
 	expect_err("cluster: {node_id: 1, address: 10.0.0.1:9001, nodes: 3}\n",
 		   "t.yaml:1:47: cluster.nodes: unknown key");
+	/* cluster.join_token (issue 31 point 1): a malformed one is refused without echoing it;
+	 * a good one loads and is never printed, redacted or not (a secret, spent once used). */
+	expect_err("cluster: {node_id: 2, address: 10.0.0.2:9001, peers: [10.0.0.1:9001], join_token: scj1.s3cr3t}\n",
+		   "t.yaml:1:83: cluster.join_token: not a join token (\"scj1.\" and 95 characters, from "
+		   "`solocore cluster token`)");
+	{
+		char tok[101], *doc2 = NULL, *out;
+
+		memcpy(tok, "scj1.", 5);
+		memset(tok + 5, 'Q', 95);
+		tok[100] = 0;
+		assert_true(asprintf(&doc2, "cluster: {node_id: 2, address: 10.0.0.2:9001, peers: [10.0.0.1:9001], "
+				     "join_token: %s}\n", tok) > 0);
+		assert_int_equal(conf_load_string(&c2, "t.yaml", doc2, strlen(doc2), err, sizeof(err)), 0);
+		assert_string_equal(c2.cluster.join_token, tok);
+		for (int r = 0; r < 2; r++) {
+			out = print_mem(&c2, r);
+			assert_null(strstr(out, "QQQQ"));
+			assert_null(strstr(out, "join_token"));
+			free(out);
+		}
+		free(doc2);
+		conf_free(&c2);
+	}
 	/* db.path + ".dqlite" past CONF_STR: the dir must be given. */
 	memset(longpath, 'a', 250);
 	longpath[250] = 0;
