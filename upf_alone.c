@@ -206,6 +206,16 @@ static int n4_start(struct ev_loop *loop, const struct conf *c)
 
 static void n4_stop(void)
 {
+	uint64_t c[UPF_N4__MAX];
+
+	/* what N4 saw, for the operator and for tests/upf/test_upf_n4_adv.c */
+	if (alone.n4 && upf_n4_counters(alone.n4, c, UPF_N4__MAX) == 0) {
+		log_info("upf-n4", "sessions %u associations %u", upf_n4_sessions(alone.n4),
+			 upf_n4_associations(alone.n4));
+		for (unsigned i = 0; i < UPF_N4__MAX; i++)
+			if (c[i])
+				log_info("upf-n4", "counter %s %llu", upf_n4_counter_name(i), (unsigned long long)c[i]);
+	}
 	upf_n4_close(alone.n4);
 	alone.n4 = NULL;
 }
