@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <malloc.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "common/log.h"
 #include "core.h"
 #include "db/cluster.h"
+#include "db/cluster_pki.h"
 #include "db/db.h"
 #include "common/crypto/crypto.h"
 
@@ -48,7 +50,7 @@ static const char usage_text[] =
 	"  upf -c FILE               the UPF alone: XDP data path + PFCP (N4) server on upf.n4_address\n"
 	"  config check [-c FILE]    validate the configuration, exit 0 if valid\n"
 	"  config print [-c FILE]    print the effective configuration as YAML\n"
-	"  sims import FILE.toml [--db PATH | --cluster HOST:PORT,... | -c FILE]\n"
+	"  sims import FILE.toml [--db PATH | --cluster HOST:PORT,... [--cluster-dir DIR] | -c FILE]\n"
 	"  sims generate --count N [--imsi-start IMSI] [--ki HEX --opc HEX | --random-keys]\n"
 	"  users create NAME --role admin|operator|read [--password-stdin] [--db PATH | -c FILE]\n"
 	"  users passwd NAME [--password-stdin] [--db PATH | -c FILE]\n"
@@ -57,12 +59,13 @@ static const char usage_text[] =
 	"  cluster status [-c FILE]  the dqlite cluster's nodes: id, address, role, leader\n"
 	"  cluster add ID ADDRESS [-c FILE]\n"
 	"  cluster remove ID [-c FILE]\n"
-	"  cluster token (-c FILE | --dir DIR --address HOST:PORT) [--ttl 1h]  a one-time join token\n"
-	"  cluster join (-c FILE | --dir DIR) [--token TOKEN | --token -]  enroll a new node with one\n"
 	"  cluster init --dir DIR [--name NAME]  the cluster CA and this node's certificate in DIR/tls\n"
 	"  cluster add-node --dir CA_DIR --out DIR [--name NAME]  another node's certificate\n"
 	"  version                   print the version\n"
 	"  help                      this text\n"
+	"\n"
+	"--cluster (sims, users) talks mutual TLS with the certificate in DIR/tls of\n"
+	"--cluster-dir DIR (default " CLUSTER_PKI_CLI_DIR_DEFAULT "); -c FILE uses its cluster.dir.\n"
 	"\n"
 	"exit codes: 0 success, 1 failure, 2 usage error\n";
 
@@ -337,10 +340,32 @@ static int cmd_upf(int argc, char **argv)
 static int cmd_db_verb(int argc, char **argv, int (*plain)(int, char **),
 		       int (*with_db)(int, char **, const char *))
 {
-	const char *path = NULL;
+	const char *path = NULL, *cdir = NULL;
+	bool on_cluster = false, db_arg = false;
 	struct conf c;
-	int rc;
+	int rc, kept = 1;
 
+	/* --cluster-dir DIR (issue 31): the client certificate for --cluster; db/ never sees it. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cluster-dir")) {
+			if (i + 1 >= argc)
+				return usage_error("%s needs a directory", argv[i]);
+			cdir = argv[++i];
+			continue;
+		}
+		/* Without a value, or with --db too, db/ says what is wrong (exit 2). */
+		on_cluster |= !strcmp(argv[i], "--cluster") && i + 1 < argc;
+		db_arg |= !strcmp(argv[i], "--db");
+		argv[kept++] = argv[i];
+	}
+	argc = kept;
+	argv[argc] = NULL;
+	if (cdir && !on_cluster)
+		return usage_error("%s goes with --cluster HOST:PORT (-c uses cluster.dir)", "--cluster-dir");
+	if (on_cluster && !db_arg && cluster_pki_client_init(cdir ? cdir : CLUSTER_PKI_CLI_DIR_DEFAULT,
+						  cdir ? "--cluster-dir" :
+						  "the default; give --cluster-dir DIR") < 0)
+		return 1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) {
 			if (i + 1 >= argc)
@@ -362,6 +387,10 @@ static int cmd_db_verb(int argc, char **argv, int (*plain)(int, char **),
 	if (k >= sizeof(loc)) {
 		conf_free(&c);
 		return usage_error("%s: too many cluster addresses", path);
+	}
+	if (n && cluster_pki_client_init(c.cluster.dir, "cluster.dir of the configuration") < 0) {
+		conf_free(&c);
+		return 1;
 	}
 	rc = with_db(argc, argv, n ? loc : c.db.path);
 	conf_free(&c);

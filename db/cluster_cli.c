@@ -11,7 +11,6 @@
 
 #include "common/conf.h"
 #include "db/cluster.h"
-#include "db/cluster_join.h"
 #include "db/cluster_pki.h"
 
 #define EXIT_USAGE 2
@@ -25,8 +24,6 @@ static int usage(const char *why)
 	fputs("usage: solocore cluster status [-c FILE]\n"
 	      "       solocore cluster add ID ADDRESS [-c FILE]\n"
 	      "       solocore cluster remove ID [-c FILE]\n"
-	      "       solocore cluster token (-c FILE | --dir DIR --address HOST:PORT) [--ttl 1h]\n"
-	      "       solocore cluster join (-c FILE | --dir DIR) [--token TOKEN | --token -]\n"
 	      "       solocore cluster init --dir DIR [--name NAME]\n"
 	      "       solocore cluster add-node --dir CA_DIR --out DIR [--name NAME]\n"
 	      "The nodes are reached through cluster.address and cluster.peers of FILE.\n", stderr);
@@ -91,9 +88,6 @@ int cluster_cli(int argc, char **argv)
 	/* Certificates (issue 31): made offline, no node to reach. */
 	if (argc > 1 && (!strcmp(argv[1], "init") || !strcmp(argv[1], "add-node")))
 		return cluster_pki_cli(argc - 1, argv + 1);
-	/* Join tokens and enrollment (issue 31, db/cluster_join.h). */
-	if (argc > 1 && (!strcmp(argv[1], "token") || !strcmp(argv[1], "join")))
-		return cluster_join_cli(argc - 1, argv + 1);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) {
 			if (++i == argc)
@@ -126,6 +120,11 @@ int cluster_cli(int argc, char **argv)
 	if (!n) {
 		fprintf(stderr, "solocore: cluster: %s has no cluster section (cluster.node_id is 0)\n",
 			path ? path : "the built-in configuration");
+		conf_free(&c);
+		return 1;
+	}
+	/* Issue 31: the nodes answer only over TLS with the node's own certificate. */
+	if (cluster_pki_client_init(c.cluster.dir, "cluster.dir of the configuration") < 0) {
 		conf_free(&c);
 		return 1;
 	}

@@ -69,6 +69,15 @@ int cluster_pki_path(const char *dir, const char *name, char *out, size_t out_si
 /* 1 when dir/tls/node.crt, node.key and ca.crt are all there, 0 when not. */
 int cluster_pki_present(const char *dir);
 
+/* Where `--cluster HOST:PORT` (sims, users) finds its client certificate
+ * without --cluster-dir: the cluster dir of a node run from the working
+ * directory with the default db.path (cluster.dir = db.path + ".dqlite"). */
+#define CLUSTER_PKI_CLI_DIR_DEFAULT "./solocore.db.dqlite"
+
+/* A CLI's dqlite clients (dqlc_tls_init) on dir/tls; on failure a line on
+ * stderr saying what is missing and which command makes it. 0 or -errno. */
+int cluster_pki_client_init(const char *dir, const char *how);
+
 /* `solocore cluster init|add-node ...` (db/cluster_pki_cli.c); argv[0] is the
  * subcommand. Returns the exit code: 0, 1 failure, 2 usage. */
 int cluster_pki_cli(int argc, char **argv);

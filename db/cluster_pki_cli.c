@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "db/cluster_pki.h"
+#include "db/dqlite_client.h"
 
 #define EXIT_USAGE 2
 
@@ -56,6 +57,21 @@ static const char *last_component(const char *p, char *buf, size_t size)
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	return buf;
+}
+
+int cluster_pki_client_init(const char *dir, const char *how)
+{
+	int rc = dqlc_tls_init(dir);
+
+	if (rc == -ENOENT)
+		fprintf(stderr, "solocore: the cluster link needs a client certificate of the cluster CA: "
+			"%s/%s has no node.crt, node.key and ca.crt (%s). Give the cluster dir of a "
+			"node, or make one with `solocore cluster add-node --dir CA_DIR --out DIR`\n",
+			dir, CLUSTER_PKI_SUBDIR, how);
+	else if (rc < 0)
+		fprintf(stderr, "solocore: %s/%s: %s\n", dir, CLUSTER_PKI_SUBDIR,
+			rc == -EBADMSG ? "unreadable certificate or key, or they do not match" : strerror(-rc));
+	return rc;
 }
 
 int cluster_pki_cli(int argc, char **argv)

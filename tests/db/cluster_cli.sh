@@ -49,6 +49,15 @@ done
 "$SOLOCORE" config print -c "$T/n2.yaml" | grep -q "dir: \"\?$T/n2.db.dqlite" && ok "cluster.dir defaults to db.path.dqlite" ||
 	fail "cluster.dir default not db.path + .dqlite"
 
+# Issue 31: the cluster link is mutual TLS. One CA (node 1's dir), a certificate per node;
+# --cluster from the CLI uses node 1's (--cluster-dir).
+"$SOLOCORE" cluster init --dir "$T/n1.db.dqlite" --name n1 > /dev/null || fail "cluster init"
+for i in 2 3; do
+	"$SOLOCORE" cluster add-node --dir "$T/n1.db.dqlite" --out "$T/n$i.db.dqlite" --name "n$i" > /dev/null ||
+		fail "cluster add-node n$i"
+done
+CD=(--cluster-dir "$T/n1.db.dqlite")
+
 # Start node i from its config's values; wait for "ready" (30 s).
 start_node() {
 	local i=$1 peers=()
@@ -94,26 +103,33 @@ echo "$out"
 "$SOLOCORE" sims generate --count 5 > "$T/sims.toml" || fail "sims generate"
 "$SOLOCORE" sims import "$T/sims.toml" -c "$T/n2.yaml" 2> "$T/err" && grep -q "imported 5 subscribers" "$T/err" &&
 	ok "sims import -c (a node's config): 5 into the cluster" || { fail "sims import -c"; cat "$T/err"; }
-"$SOLOCORE" sims import "$T/sims.toml" --cluster "${A[3]}" 2> "$T/err"; rc=$?
+"$SOLOCORE" sims import "$T/sims.toml" --cluster "${A[3]}" "${CD[@]}" 2> "$T/err"; rc=$?
 [ "$rc" = 1 ] && grep -q "sims.toml:[0-9]*: .*already in the database" "$T/err" &&
 	ok "re-import through node 3: the rows are there (file:line, nothing imported)" ||
 	{ fail "re-import through node 3 rc=$rc"; cat "$T/err"; }
 pw=$(echo "a-long-password-1" | "$SOLOCORE" users create ops --role operator --password-stdin -c "$T/n3.yaml" 2> "$T/err"); rc=$?
 [ "$rc" = 0 ] || { fail "users create -c n3 rc=$rc"; cat "$T/err"; }
-out=$("$SOLOCORE" users list --cluster "127.0.0.1:1,${A[1]}" 2> "$T/err"); rc=$?
+out=$("$SOLOCORE" users list --cluster "127.0.0.1:1,${A[1]}" "${CD[@]}" 2> "$T/err"); rc=$?
 [ "$rc" = 0 ] && echo "$out" | grep -q "^ops  *operator" &&
 	ok "users list --cluster (first address dead): the user made through node 3" ||
 	{ fail "users list --cluster rc=$rc '$out'"; cat "$T/err"; }
 echo "a-long-password-2" | "$SOLOCORE" users passwd ops --password-stdin -c "$T/n1.yaml" 2> "$T/err" || fail "users passwd -c n1"
-"$SOLOCORE" users delete ops --cluster "${A[2]}" 2> "$T/err" || fail "users delete --cluster"
+"$SOLOCORE" users delete ops --cluster "${A[2]}" "${CD[@]}" 2> "$T/err" || fail "users delete --cluster"
 [ -z "$("$SOLOCORE" users list -c "$T/n3.yaml" 2>/dev/null | grep '^ops ')" ] && ok "users passwd / delete through other nodes" ||
 	fail "ops still listed after delete"
 "$SOLOCORE" users list --db "$T/x.db" --cluster "${A[1]}" 2> "$T/err"; rc=$?
 [ "$rc" = 2 ] && grep -q "give one of them" "$T/err" && ok "--db with --cluster: exit 2" || fail "--db with --cluster rc=$rc"
 "$SOLOCORE" sims import "$T/sims.toml" --cluster 2> /dev/null; [ $? = 2 ] || fail "--cluster without a value: not exit 2"
-"$SOLOCORE" sims import "$T/sims.toml" --cluster "127.0.0.1:$(free_port)" 2> "$T/err"; rc=$?
+"$SOLOCORE" sims import "$T/sims.toml" --cluster "127.0.0.1:$(free_port)" "${CD[@]}" 2> "$T/err"; rc=$?
 [ "$rc" = 1 ] && grep -q "no node answered with a leader" "$T/err" && ok "--cluster to a dead address: exit 1, says why" ||
 	{ fail "--cluster dead rc=$rc"; cat "$T/err"; }
+
+# Issue 31: --cluster without a certificate: exit 1, says which option gives one.
+abs=$(readlink -f "$SOLOCORE")
+(cd "$T" && "$abs" users list --cluster "${A[1]}" 2> "$T/err"); rc=$?
+[ "$rc" = 1 ] && grep -q "client certificate.*--cluster-dir" "$T/err" && ok "--cluster without a certificate: exit 1, names --cluster-dir" ||
+	{ fail "--cluster without a certificate rc=$rc"; cat "$T/err"; }
+"$SOLOCORE" users list --cluster-dir "$T/n1.db.dqlite" 2> /dev/null; [ $? = 2 ] || fail "--cluster-dir without --cluster: not exit 2"
 
 # Usage errors: exit 2.
 "$SOLOCORE" cluster bogus -c "$T/n1.yaml" 2>/dev/null; [ $? = 2 ] || fail "cluster bogus: not exit 2"
