@@ -59,6 +59,8 @@ static const char usage_text[] =
 	"  cluster status [-c FILE]  the dqlite cluster's nodes: id, address, role, leader\n"
 	"  cluster add ID ADDRESS [-c FILE]\n"
 	"  cluster remove ID [-c FILE]\n"
+	"  cluster token (-c FILE | --dir DIR --address HOST:PORT) [--ttl 1h]  a one-time join token\n"
+	"  cluster join (-c FILE | --dir DIR) [--token TOKEN | --token -]  enroll a new node with one\n"
 	"  cluster init --dir DIR [--name NAME]  the cluster CA and this node's certificate in DIR/tls\n"
 	"  cluster add-node --dir CA_DIR --out DIR [--name NAME]  another node's certificate\n"
 	"  version                   print the version\n"

@@ -11,6 +11,7 @@
 
 #include "common/conf.h"
 #include "db/cluster.h"
+#include "db/cluster_join.h"
 #include "db/cluster_pki.h"
 
 #define EXIT_USAGE 2
@@ -24,6 +25,8 @@ static int usage(const char *why)
 	fputs("usage: solocore cluster status [-c FILE]\n"
 	      "       solocore cluster add ID ADDRESS [-c FILE]\n"
 	      "       solocore cluster remove ID [-c FILE]\n"
+	      "       solocore cluster token (-c FILE | --dir DIR --address HOST:PORT) [--ttl 1h]\n"
+	      "       solocore cluster join (-c FILE | --dir DIR) [--token TOKEN | --token -]\n"
 	      "       solocore cluster init --dir DIR [--name NAME]\n"
 	      "       solocore cluster add-node --dir CA_DIR --out DIR [--name NAME]\n"
 	      "The nodes are reached through cluster.address and cluster.peers of FILE.\n", stderr);
@@ -88,6 +91,9 @@ int cluster_cli(int argc, char **argv)
 	/* Certificates (issue 31): made offline, no node to reach. */
 	if (argc > 1 && (!strcmp(argv[1], "init") || !strcmp(argv[1], "add-node")))
 		return cluster_pki_cli(argc - 1, argv + 1);
+	/* Join tokens and enrollment (issue 31, db/cluster_join.h). */
+	if (argc > 1 && (!strcmp(argv[1], "token") || !strcmp(argv[1], "join")))
+		return cluster_join_cli(argc - 1, argv + 1);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) {
 			if (++i == argc)
