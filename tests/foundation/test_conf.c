@@ -74,6 +74,9 @@ static void test_defaults(void **state)
 	assert_string_equal(c1.upf.n3_interface, "");
 	assert_int_equal(c1.upf.xdp_mode, CONF_XDP_AUTO);
 	assert_int_equal(c1.upf.max_sessions, 1048576);
+	assert_int_equal(c1.upf.n_n4_peers, 0);             /* issue 31: N4 from anyone unless set */
+	assert_int_equal(c1.upf.n4_release_timer, 60000);
+	assert_int_equal(c1.upf.n4_sessions_per_peer, 0);
 	assert_int_equal(c1.limits.max_ues, 1048576);
 	assert_int_equal(c1.limits.max_gnbs, 1024);
 	assert_int_equal(c1.n2.busy_poll_us, 0);   /* off unless asked for */
@@ -376,6 +379,13 @@ static void test_err_values(void **state)
 		   "t.yaml:1:15: dnns[0].name: \"a b\" is not a DNN (letters, digits, '-' in '.'-separated labels)");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/8, dns: [8.8.8.300]}]\n",
 		   "t.yaml:1:42: dnns[0].dns[0]: \"8.8.8.300\" is not an IPv4 or IPv6 address");
+	/* upf.n4_peers (issue 31): addresses or prefixes, IPv4 or IPv6 */
+	expect_err("upf: {n4_peers: [10.0.4.1, 10.0.4.300]}\n",
+		   "t.yaml:1:28: upf.n4_peers[1]: \"10.0.4.300\" is not an IPv4 / IPv6 address or prefix like 10.0.4.0/24");
+	expect_err("upf: {n4_peers: [10.0.4.0/33]}\n",
+		   "t.yaml:1:18: upf.n4_peers[0]: \"10.0.4.0/33\": prefix length out of range 0..32");
+	expect_err("upf: {n4_peers: [\"fd00::/129\"]}\n",
+		   "t.yaml:1:18: upf.n4_peers[0]: \"fd00::/129\": prefix length out of range 0..128");
 	expect_err("log: {modules: [{name: ngap, level: debug}, {name: ngap, level: info}]}\n",
 		   "t.yaml:1:45: log.modules[1]: duplicate module \"ngap\"");
 	expect_err("log: {modules: [{name: ngap}]}\n", "t.yaml:1:17: log.modules[0]: missing key level");
