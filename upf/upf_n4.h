@@ -11,15 +11,25 @@
  *   - Our own Heartbeat Requests to each associated CP (heartbeat_ms), and
  *     the Session Report Requests, sent again per T1 / N1 (6.4; upf_n4_tick).
  *   - Association Setup / Update / Release (6.2.6, 7.4.4), one association
- *     per CP Node ID (at most UPF_N4_PEER_MAX); a Setup for a Node ID already
- *     associated replaces the association and deletes its sessions (6.2.6.2.2:
- *     we never offer session retention); a Release deletes them (6.2.6.4).
- *     The association state machine is one const table (upf_n4_node.c).
+ *     per CP Node ID and per source IP (at most UPF_N4_PEER_MAX), bound to the
+ *     IP its Setup came from (issue 31). A Setup for a Node ID already
+ *     associated from the same IP replaces the association and deletes its
+ *     sessions (6.2.6.2.2: we never offer session retention); from another IP
+ *     it is refused with Cause 64 and changes nothing. A Release deletes them
+ *     (6.2.6.4). A CP that answers no heartbeat for release_ms loses its
+ *     association and sessions. The state machine is one const table
+ *     (upf_n4_node.c).
  *   - A session message or an Association Update / Release from a node
- *     without an association: Cause 72 "No established PFCP Association"
- *     (6.2.6.1).
- * Transaction layer (6.4): the response to every request is kept per (peer
- * address, port, sequence number) for UPF_N4_TXN_KEEP_MS; a duplicate is
+ *     without an association, or from another IP than its association's:
+ *     Cause 72 "No established PFCP Association" (6.2.6.1).
+ *   - A new Recovery Time Stamp in a Heartbeat Request purges nothing until
+ *     our own heartbeat to the bound IP is answered with it (TS 23.007 19A).
+ *   - Optional allow-list (params.allow, upf.n4_peers): other senders are
+ *     dropped before decoding; per-association session quota; random UP
+ *     SEIDs and CHOOSE TEIDs.
+ * Transaction layer (6.4): the response to every request but a heartbeat is
+ * kept per (peer address, port, sequence number) for UPF_N4_TXN_KEEP_MS, in
+ * the cache region of the sender's association (or a shared one); a duplicate is
  * answered with the saved bytes and not executed again. A response whose
  * sequence number matches no request of ours is dropped and counted.
  * Errors (7.6): version != 1 -> Version Not Supported Response (7.4.4.7); a
