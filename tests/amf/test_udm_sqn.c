@@ -36,6 +36,8 @@
 #include <dqlite.h>
 
 #include "common/crypto/crypto.h"
+#include "db/cluster_pki.h"
+#include "db/cluster_tls.h"
 #include "db/dqlite_client.h"
 #include "testlib.h"
 #include "udm/udm.h"
@@ -58,7 +60,32 @@ struct node {
 	char dir[64];
 	char addr[64];
 	dqlite_node *n;
+	struct cluster_tls *tls;      /* issue 31: the node behind the cluster's mutual TLS */
+	char backend[64];
 };
+
+/* One cluster CA for every node of the test, and this process's client certificate. */
+static char g_ca[64];
+
+static void rm_ca(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_ca);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cleanup of %s failed\n", g_ca);
+}
+
+static int node_certs(const char *dir)
+{
+	if (!g_ca[0]) {
+		atexit(rm_ca);
+		snprintf(g_ca, sizeof(g_ca), "/tmp/solocore-sqnca-XXXXXX");
+		if (!mkdtemp(g_ca) || cluster_pki_init(g_ca, "test-ca") < 0 || dqlc_tls_init(g_ca) < 0)
+			return -1;
+	}
+	return cluster_pki_present(dir) || cluster_pki_add_node(g_ca, dir, "test") == 0 ? 0 : -1;
+}
 
 static struct node g_node;             /* shared by the tests that do not stop it */
 static struct udm_sqn_dqlite *g_store; /* on g_node */
@@ -74,8 +101,16 @@ static int node_start_id(struct node *nd, unsigned id, bool fresh, bool wait_lea
 			return -1;
 		snprintf(nd->addr, sizeof(nd->addr), "127.0.0.1:%d", tl_free_port());
 	}
+	static unsigned seq;
+
+	snprintf(nd->backend, sizeof(nd->backend), "@solocore-sqntest-%ld-%u", (long)getpid(), ++seq);
+	if (node_certs(nd->dir) < 0 || cluster_tls_start(nd->addr, nd->backend, nd->dir, &nd->tls) < 0) {
+		fprintf(stderr, "dqlite node %s: certificates / TLS listener\n", nd->addr);
+		return -1;
+	}
 	if (dqlite_node_create(id, nd->addr, nd->dir, &nd->n) != 0 ||
-	    dqlite_node_set_bind_address(nd->n, nd->addr) != 0 ||
+	    dqlite_node_set_bind_address(nd->n, nd->backend) != 0 ||
+	    dqlite_node_set_connect_func(nd->n, cluster_tls_connect, nd->tls) != 0 ||
 	    (latency_ms && dqlite_node_set_network_latency_ms(nd->n, latency_ms) != 0) ||
 	    dqlite_node_start(nd->n) != 0) {
 		fprintf(stderr, "dqlite node: %s\n", nd->n ? dqlite_node_errmsg(nd->n) : "create");
@@ -112,6 +147,8 @@ static void node_stop(struct node *nd)
 		dqlite_node_destroy(nd->n);
 		nd->n = NULL;
 	}
+	cluster_tls_stop(nd->tls);
+	nd->tls = NULL;
 }
 
 static void node_rm(struct node *nd)

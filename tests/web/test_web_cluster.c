@@ -37,6 +37,8 @@
 
 #include "common/ev.h"
 #include "db/cluster.h"
+#include "db/cluster_pki.h"
+#include "db/cluster_tls.h"
 #include "db/db.h"
 #include "testlib.h"
 #include "udm/udm.h"
@@ -95,11 +97,14 @@ static void node1_main(int fd)
 	_exit(0);
 }
 
-/* Node 2: a bare libdqlite node, empty dir, id 2: it waits to be added (no join of its own). */
+/* Node 2: a bare libdqlite node, empty dir, id 2: it waits to be added (no join of its own).
+ * Issue 31: behind the cluster's mutual TLS as solocore runs one (private abstract socket,
+ * TLS terminator on its address, Raft dialling through cluster_tls_connect). */
 static void node2_main(int fd)
 {
 	dqlite_node *n = NULL;
-	char dir[300];
+	struct cluster_tls *tls = NULL;
+	char dir[300], backend[64];
 	int rc;
 
 	snprintf(dir, sizeof(dir), "%s/n2", g.dir);
@@ -108,11 +113,16 @@ static void node2_main(int fd)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	rc = mkdir(dir, 0700) == 0 ? 0 : -errno;
+	rc = mkdir(dir, 0700) == 0 || errno == EEXIST ? 0 : -errno;
+	snprintf(backend, sizeof(backend), "@solocore-webtest-%ld", (long)getpid());
+	if (rc == 0)
+		rc = cluster_tls_start(g.addr2, backend, dir, &tls);
 	if (rc == 0)
 		rc = dqlite_node_create(2, g.addr2, dir, &n) ? -EIO : 0;
 	if (rc == 0)
-		rc = dqlite_node_set_bind_address(n, g.addr2) ? -EIO : 0;
+		rc = dqlite_node_set_bind_address(n, backend) ? -EIO : 0;
+	if (rc == 0)
+		rc = dqlite_node_set_connect_func(n, cluster_tls_connect, tls) ? -EIO : 0;
 	if (rc == 0)
 		rc = dqlite_node_start(n) ? -EIO : 0;
 	if (write(fd, &rc, sizeof(rc)) != sizeof(rc))
@@ -122,6 +132,7 @@ static void node2_main(int fd)
 	wait_term();
 	dqlite_node_stop(n);
 	dqlite_node_destroy(n);
+	cluster_tls_stop(tls);
 	_exit(0);
 }
 
@@ -169,6 +180,14 @@ static int group_setup(void **state)
 	snprintf(g.addr1, sizeof(g.addr1), "127.0.0.1:%d", tl_free_port());
 	snprintf(g.addr2, sizeof(g.addr2), "127.0.0.1:%d", tl_free_port());
 	snprintf(g.nowhere, sizeof(g.nowhere), "127.0.0.1:%d", tl_free_port());
+	/* Issue 31: one cluster CA (node 1's dir), node 2's certificate, and this process (the
+	 * web's database client) with node 1's. */
+	char d1[300], d2[300];
+	snprintf(d1, sizeof(d1), "%s/n1", g.dir);
+	snprintf(d2, sizeof(d2), "%s/n2", g.dir);
+	assert_int_equal(cluster_pki_init(d1, "node-1"), 0);
+	assert_int_equal(cluster_pki_add_node(d1, d2, "node-2"), 0);
+	assert_int_equal(dqlc_tls_init(d1), 0);
 	/* Both before any thread here: fork copies only the calling thread. */
 	g.pid1 = spawn(node1_main);
 	g.pid2 = spawn(node2_main);

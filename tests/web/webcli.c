@@ -32,6 +32,7 @@
 
 #include "common/crypto/crypto.h"
 #include "common/ev.h"
+#include "db/cluster.h"
 #include "db/db.h"
 #include "db/dqlite_client.h"
 #include "udm/udm.h"
@@ -41,7 +42,7 @@
 
 static struct {
 	bool dqlite;
-	dqlite_node *node;
+	struct cluster *node;          /* node 1 as solocore runs it: behind mutual TLS (issue 31) */
 	char addr[64];
 	char dir[200];
 	unsigned seq;      /* makes each server's temp dir, so its database name, unique */
@@ -80,10 +81,12 @@ int webcli_backend_init(int argc, char **argv)
 		return -1;
 	}
 	snprintf(be.addr, sizeof(be.addr), "127.0.0.1:%d", free_port());
-	if (dqlite_node_create(1, be.addr, be.dir, &be.node) != 0 ||
-	    dqlite_node_set_bind_address(be.node, be.addr) != 0 || dqlite_node_start(be.node) != 0) {
-		fprintf(stderr, "FAIL: dqlite node %s does not start: %s\n", be.addr,
-			be.node ? dqlite_node_errmsg(be.node) : "create");
+	/* cluster_start: node 1 on an empty dir makes the CA and its certificate, bootstraps,
+	 * and points this process's dqlite clients (the web's database) at that certificate. */
+	struct cluster_params p = { .node_id = 1, .address = be.addr, .dir = be.dir };
+	int rc = cluster_start(&p, &be.node);
+	if (rc < 0) {
+		fprintf(stderr, "FAIL: dqlite node %s does not start: %s\n", be.addr, strerror(-rc));
 		return -1;
 	}
 	for (int i = 0; i < 200; i++) {   /* <= 10 s to elect itself */
@@ -112,8 +115,7 @@ void webcli_backend_fini(void)
 
 	if (!be.node)
 		return;
-	dqlite_node_stop(be.node);
-	dqlite_node_destroy(be.node);
+	cluster_stop(be.node);
 	be.node = NULL;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", be.dir);
 	if (system(cmd) != 0)
