@@ -79,6 +79,9 @@ void amf_cfg_default(struct amf_cfg *c)
 	c->mobile_reachable_s = c->t3512_s + 240;
 	c->implicit_dereg_s = 240;
 	c->ng_setup_time_to_wait = 2; /* v5s */
+	/* Longer than two SCTP retransmissions at RTO.Initial 3 s (RFC 9260 16): a live gNB
+	 * on a lossy path still answers; shorter than two NG Setup retries after v5s. */
+	c->gnb_probe_ms = 8000;
 	c->max_ues = 65536;
 	c->max_gnbs = 256;
 	snprintf(c->n2_addr, sizeof(c->n2_addr), "0.0.0.0");
@@ -163,6 +166,10 @@ int amf_cfg_from_conf(struct amf_cfg *c, const struct conf *conf)
 		 conf->n2.sctp == CONF_SCTP_USRSCTP ? "usrsctp" : "auto");
 	c->n2_udp_encap = conf->n2.usrsctp_encaps == CONF_ENCAPS_UDP;
 	c->n2_udp_port = conf->n2.udp_port;
+	c->n_allowed_gnbs = 0;
+	for (unsigned i = 0; i < conf->n2.n_allowed_gnbs && i < CONF_MAX_ALLOWED_GNBS; i++)
+		if (conf_gnb_rule_parse(conf->n2.allowed_gnbs[i], &c->allowed_gnbs[c->n_allowed_gnbs++], NULL, 0) < 0)
+			return -EINVAL;   /* conf_load checked it already */
 	return 0;
 }
 
@@ -278,7 +285,7 @@ int amf_set_tacs(struct amf *amf, const uint32_t *tacs, unsigned n)
 }
 
 /* TS 38.413 8.7.3.1: AMF CONFIGURATION UPDATE to one gNB with our PLMN Support List. */
-static int send_cfg_update(struct amf *amf, const struct amf_gnb *gnb)
+int amf_ngap_cfg_update(struct amf *amf, const struct amf_gnb *gnb)
 {
 	struct ngap_msg *tx = &amf->tx;
 	struct ngap_plmn_support *ps;
@@ -327,7 +334,7 @@ int amf_set_slices(struct amf *amf, const struct amf_snssai *s, unsigned n)
 
 		if (!gnb->in_use || !gnb->setup_done)
 			continue;
-		if (send_cfg_update(amf, gnb) == 0)
+		if (amf_ngap_cfg_update(amf, gnb) == 0)
 			sent++;
 		else
 			log_warn("amf", "assoc=%u AMF Configuration Update not sent", gnb->assoc);

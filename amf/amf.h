@@ -27,6 +27,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+
+#include "common/conf.h"   /* struct conf_gnb_rule (n2.allowed_gnbs) */
 
 struct ev_loop;
 struct conf;
@@ -103,6 +106,14 @@ struct amf_cfg {
 	char n2_backend[16];       /* "auto" | "kernel" | "usrsctp" */
 	bool n2_udp_encap;         /* usrsctp over UDP (RFC 6951) instead of raw IP */
 	uint16_t n2_udp_port;
+	/* n2.allowed_gnbs (issue 31): a gNB matching none gets NG SETUP FAILURE and its
+	 * association is closed; none (the default): any gNB. */
+	struct conf_gnb_rule allowed_gnbs[CONF_MAX_ALLOWED_GNBS];
+	unsigned n_allowed_gnbs;
+	/* An NG Setup naming the Global RAN Node ID of a set-up association is refused, and
+	 * that association is asked (AMF CONFIGURATION UPDATE) whether it is still there: no
+	 * NGAP from it within this time and it is taken as lost (ngap_guard.c). */
+	uint32_t gnb_probe_ms;
 };
 
 /* Fill cfg with the defaults of DESIGN.md (PLMN 001/01, TAC 1, SST 1 SD 010203 ...). */
@@ -116,6 +127,9 @@ struct amf_n2_ops {
 	int (*send)(void *arg, uint32_t assoc, uint16_t stream, const uint8_t *buf, size_t len);
 	/* Ask the transport to abort an association (optional, may be NULL). */
 	void (*close)(void *arg, uint32_t assoc);
+	/* Ask for a graceful close (SCTP SHUTDOWN: what was sent is delivered first); optional,
+	 * close() is used when NULL. */
+	void (*shutdown)(void *arg, uint32_t assoc);
 	void *arg;
 };
 
@@ -156,6 +170,9 @@ uint16_t amf_n2_udp_port(const struct amf *amf);
 void amf_n2_assoc_up(struct amf *amf, uint32_t assoc, uint16_t in_streams, uint16_t out_streams);
 /* Association lost or restarted: every UE bound to that gNB is cleaned up (TS 23.502 4.2.6). */
 void amf_n2_assoc_down(struct amf *amf, uint32_t assoc);
+/* The association's peer (source) address, for n2.allowed_gnbs prefixes and the API. 0,
+ * -ENOENT (no such association) or -EINVAL (longer than a sockaddr_storage). */
+int amf_n2_assoc_peer(struct amf *amf, uint32_t assoc, const struct sockaddr *peer, socklen_t len);
 /* AMF-initiated NG Reset of the whole interface of one gNB (TS 38.413 8.7.4.2.1): every UE of
  * that gNB loses its N2 connection. 0 or -ENOENT. */
 int amf_n2_reset(struct amf *amf, uint32_t assoc);
@@ -200,6 +217,9 @@ struct amf_stats {
 	uint64_t ho_cancelled;         /* handovers cancelled (HANDOVER CANCEL, release, association loss) */
 	uint64_t ho_guard_expired;     /* ho-prep / ho-overall expiries */
 	uint64_t ho_refused;           /* handover messages with foreign IDs or in the wrong state */
+	/* issue 31: NG Setups refused (n2.allowed_gnbs; a Global RAN Node ID another association
+	 * holds) and holders taken as lost (no NGAP after the liveness question, ngap_guard.c) */
+	uint64_t ng_setup_not_allowed, ng_setup_id_in_use, gnb_probe_lost;
 };
 void amf_get_stats(const struct amf *amf, struct amf_stats *out);
 

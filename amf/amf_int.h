@@ -61,7 +61,8 @@
 #define AMF_CAUSE_MISC_UNSPECIFIED 5
 
 #define AMF_NIL UINT32_MAX
-#define AMF_H_TABLES 4         /* UE indexes (ue_store.c, enum amf_htab) */
+#define AMF_IDRND_BATCH 1020   /* random octets per getrandom() call: 204 AMF UE NGAP IDs */
+#define AMF_H_TABLES 6         /* UE indexes (ue_store.c, enum amf_htab) */
 #define AMF_SUPI_MAX 24
 #define AMF_RADIO_CAP_MAX 16384   /* bytes of UE radio capability (+ for paging) kept per UE */
 #define AMF_NAS_KEEP 512       /* bytes of the last downlink NAS PDU kept for retransmission */
@@ -206,7 +207,7 @@ struct amf_ue {
 	char imeisv[17];
 
 	/* index chains (ue_store.c) */
-	uint32_t hnext[4];
+	uint32_t hnext[AMF_H_TABLES];
 	/* TS 24.501 5.5.1.2.4: the 5G-GUTI before the one in the REGISTRATION ACCEPT stays
 	 * valid (indexed in AMF_H_TMSI_OLD) until REGISTRATION COMPLETE or until the UE uses
 	 * the new one. */
@@ -329,6 +330,11 @@ struct amf_gnb {
 	uint32_t n_ues;
 	uint32_t hnext;
 	void *tx_handle;           /* transport's association (n2.c) */
+	/* ngap_guard.c: another association claimed this one's Global RAN Node ID; any NGAP
+	 * PDU from it before the timer keeps it */
+	struct amf *amf;
+	struct ev_timer probe;
+	bool probing, probe_heard;
 };
 
 /* A served-slice change walks the registered UEs in bounded steps (nas_reg.c): at most
@@ -359,10 +365,12 @@ struct amf {
 	size_t ues_bytes;          /* mapping size */
 	uint32_t ues_hw;
 	uint32_t free_head;        /* chained through hnext[0] while free */
-	uint32_t *ht[AMF_H_TABLES]; /* AMF_H_RAN, AMF_H_SUPI, AMF_H_TMSI, AMF_H_TMSI_OLD */
+	uint32_t *ht[AMF_H_TABLES]; /* enum amf_htab */
 	uint32_t ht_mask;
-	uint8_t idx_bits;
-	uint64_t ngap_gen;         /* generation for AMF UE NGAP IDs */
+	/* AMF UE NGAP IDs are drawn from the kernel CSPRNG (getrandom) in batches of
+	 * sizeof(idrnd) octets: one syscall per AMF_IDRND_BATCH / 5 IDs (ue_store.c). */
+	uint8_t idrnd[AMF_IDRND_BATCH];
+	uint16_t idrnd_pos;
 
 	/* gNBs */
 	struct amf_gnb *gnbs;
@@ -412,7 +420,10 @@ struct amf {
 };
 
 /* ---- ue_store.c ---- */
-enum amf_htab { AMF_H_RAN = 0, AMF_H_SUPI = 1, AMF_H_TMSI = 2, AMF_H_TMSI_OLD = 3 };
+/* AMF_H_NGAP: the UE's own AMF UE NGAP ID; AMF_H_LEG: the ID of its N2 handover leg. */
+enum amf_htab {
+	AMF_H_RAN = 0, AMF_H_SUPI = 1, AMF_H_TMSI = 2, AMF_H_TMSI_OLD = 3, AMF_H_NGAP = 4, AMF_H_LEG = 5,
+};
 int amf_store_init(struct amf *amf);
 void amf_store_fini(struct amf *amf);
 struct amf_ue *amf_ue_alloc(struct amf *amf);
@@ -420,8 +431,9 @@ struct amf_ue *amf_ue_alloc(struct amf *amf);
 void amf_ue_free(struct amf_ue *ue);
 /* Bind / unbind the N2 association: assigns a fresh AMF UE NGAP ID. */
 int amf_ue_bind(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id);
-/* A fresh AMF UE NGAP ID for a connection of ue (generation << idx_bits | idx), and the bind
- * with an ID given before (the target leg of an N2 handover, amf_ho_leg_by_id). */
+/* A fresh AMF UE NGAP ID for a connection of ue: 40 random bits (TS 38.413 9.3.3.1) from
+ * the CSPRNG, not held by a live UE or handover leg. The bind with an ID given before (the
+ * target leg of an N2 handover, amf_ho_leg_by_id). */
 uint64_t amf_ue_ngap_id_new(struct amf_ue *ue);
 int amf_ue_bind_id(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id, uint64_t amf_ue_ngap_id);
 void amf_ue_unbind(struct amf_ue *ue);
@@ -440,6 +452,10 @@ void amf_ue_drop_old_tmsi(struct amf_ue *ue);
 void amf_ue_take_tmsi(struct amf_ue *ue, struct amf_ue *old);
 struct amf_ue *amf_ue_by_ran(struct amf *amf, const struct amf_gnb *gnb, uint32_t ran_ue_ngap_id);
 struct amf_ue *amf_ue_by_amf_id(struct amf *amf, uint64_t amf_ue_ngap_id);
+/* Index ue's handover leg ID (ue->ho.leg_amf_id, AMF_NIL64: none) after it changed from old. */
+void amf_ue_leg_reindex(struct amf_ue *ue, uint64_t old);
+/* The UE whose handover leg has this AMF UE NGAP ID, or NULL. */
+struct amf_ue *amf_ue_by_leg_id(struct amf *amf, uint64_t leg_amf_ue_ngap_id);
 struct amf_ue *amf_ue_by_supi(const struct amf *amf, const char *supi);
 struct amf_ue *amf_ue_by_tmsi(struct amf *amf, uint32_t tmsi);
 const char *amf_ue_logpfx(const struct amf_ue *ue);
@@ -605,6 +621,20 @@ uint8_t amf_ra_of(const struct amf *amf, uint32_t tac);
 unsigned amf_ra_tacs(const struct amf *amf, uint8_t ra, uint32_t *out, unsigned max);
 /* gnb serves (NG Setup) one of tacs[n]. */
 bool amf_ra_gnb_in(const struct amf_gnb *gnb, const uint32_t *tacs, unsigned n);
+
+/* ---- ngap_guard.c: who may set up (issue 31) ---- */
+/* NG SETUP REQUEST from gnb naming id: 0 (go on), -EACCES (not in n2.allowed_gnbs: refuse,
+ * close) or -EBUSY (another set-up association holds id: refuse; that one is asked whether
+ * it is still there). Logged and counted; nothing of gnb or of the holder changed. */
+int amf_ng_setup_guard(struct amf *amf, struct amf_gnb *gnb, const struct ngap_global_ran_node_id *id);
+/* gnb with id may set up under n2.allowed_gnbs (true when the list is empty). */
+bool amf_gnb_allowed(const struct amf *amf, const struct amf_gnb *gnb, const struct ngap_global_ran_node_id *id);
+/* Before a gNB slot is cleared: its liveness question ends. */
+void amf_gnb_guard_stop(struct amf *amf, struct amf_gnb *gnb);
+/* "00101:0x100/22": n2.allowed_gnbs' notation of a Global gNB ID. */
+void amf_gnb_id_str(const struct ngap_global_ran_node_id *id, char *buf, size_t n);
+/* TS 38.413 8.7.3.1: AMF CONFIGURATION UPDATE to gnb with our PLMN Support List (amf.c). */
+int amf_ngap_cfg_update(struct amf *amf, const struct amf_gnb *gnb);
 
 /* ---- ngap_mob.c: N2 mobility ---- */
 /* The gNB announced s in one of our TAs (NG Setup / RAN Configuration Update). */

@@ -23,10 +23,8 @@ static void n2_up(struct n2sctp_assoc *a, const struct sockaddr *peer, socklen_t
 	gnb = amf_gnb_by_assoc(amf, id);
 	if (gnb) {
 		gnb->tx_handle = a;
-		if (peer && peerlen > 0 && (size_t)peerlen <= sizeof(gnb->peer)) {
-			memcpy(&gnb->peer, peer, (size_t)peerlen);
-			gnb->peer_len = (uint32_t)peerlen;
-		}
+		if (peer && peerlen > 0)
+			amf_n2_assoc_peer(amf, id, peer, peerlen);
 	} else
 		n2sctp_abort(a);   /* refused (max_gnbs): safe inside the callback (sctp.h) */
 }
@@ -63,6 +61,16 @@ static int n2_send(void *arg, uint32_t assoc, uint16_t stream, const uint8_t *bu
 	return n2sctp_send(gnb->tx_handle, stream, N2SCTP_PPID_NGAP, buf, len);
 }
 
+static void n2_shutdown(void *arg, uint32_t assoc)
+{
+	struct amf *amf = arg;
+	struct amf_gnb *gnb = amf_gnb_by_assoc(amf, assoc);
+
+	/* RFC 9260 9.2: what was queued (the NG SETUP FAILURE) goes out before the SHUTDOWN */
+	if (gnb && gnb->tx_handle && n2sctp_shutdown(gnb->tx_handle) < 0)
+		n2sctp_abort(gnb->tx_handle);
+}
+
 static void n2_close(void *arg, uint32_t assoc)
 {
 	struct amf *amf = arg;
@@ -75,7 +83,7 @@ static void n2_close(void *arg, uint32_t assoc)
 struct amf *amf_start(struct ev_loop *loop, const struct conf *conf, struct ausf *ausf,
 		      struct udm *udm, int *err)
 {
-	struct amf_n2_ops ops = { .send = n2_send, .close = n2_close };
+	struct amf_n2_ops ops = { .send = n2_send, .close = n2_close, .shutdown = n2_shutdown };
 	struct n2sctp_cbs cbs = { .up = n2_up, .data = n2_data, .down = n2_down };
 	struct sockaddr_storage ss;
 	struct n2sctp_cfg scfg;

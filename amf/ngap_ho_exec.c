@@ -19,19 +19,16 @@
 
 struct amf_ue *amf_ho_leg_by_id(struct amf *amf, const struct amf_gnb *gnb, uint64_t id)
 {
-	uint64_t idx = id & ((1ull << amf->idx_bits) - 1);
-	struct amf_ue *ue;
+	/* Legs are indexed by their ID (ue_store.c): one hash lookup. */
+	struct amf_ue *ue = amf_ue_by_leg_id(amf, id);
 
-	/* The leg's ID carries the UE's pool index like its own (ue_store.c): one lookup. */
-	if (id > AMF_UE_NGAP_ID_MAX || idx >= amf->ues_hw)
-		return NULL;
-	ue = &amf->ues[idx];
-	return ue->in_use && ue->ho.leg_gnb == gnb && ue->ho.leg_amf_id == id ? ue : NULL;
+	return ue && ue->in_use && ue->ho.leg_gnb == gnb ? ue : NULL;
 }
 
 void amf_ho_leg_set(struct amf_ue *ue, struct amf_gnb *gnb, uint64_t amf_id)
 {
 	struct amf *amf = ue->amf;
+	uint64_t old = ue->ho.leg_gnb ? ue->ho.leg_amf_id : AMF_NIL64;
 
 	if (!ue->ho.leg_gnb) {
 		ue->ho.prev = NULL;
@@ -42,6 +39,7 @@ void amf_ho_leg_set(struct amf_ue *ue, struct amf_gnb *gnb, uint64_t amf_id)
 	}
 	ue->ho.leg_gnb = gnb;
 	ue->ho.leg_amf_id = amf_id;
+	amf_ue_leg_reindex(ue, old);
 	ue->ho.leg_ran_id = 0;
 	ue->ho.leg_has_ran = false;
 	/* UE-associated signalling on streams 1..n-1 (TS 38.412 7), as amf_ue_bind spreads it */
@@ -51,6 +49,7 @@ void amf_ho_leg_set(struct amf_ue *ue, struct amf_gnb *gnb, uint64_t amf_id)
 void amf_ho_leg_clear(struct amf_ue *ue)
 {
 	struct amf *amf = ue->amf;
+	uint64_t old = ue->ho.leg_amf_id;
 
 	if (!ue->ho.leg_gnb)
 		return;
@@ -63,6 +62,7 @@ void amf_ho_leg_clear(struct amf_ue *ue)
 	ue->ho.next = ue->ho.prev = NULL;
 	ue->ho.leg_gnb = NULL;
 	ue->ho.leg_amf_id = AMF_NIL64;
+	amf_ue_leg_reindex(ue, old);
 	ue->ho.leg_has_ran = false;
 }
 

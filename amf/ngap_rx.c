@@ -55,6 +55,19 @@ void amf_n2_assoc_up(struct amf *amf, uint32_t assoc, uint16_t in_streams, uint1
 	log_info("amf", "assoc=%u up streams=%u/%u", assoc, in_streams, out_streams);
 }
 
+int amf_n2_assoc_peer(struct amf *amf, uint32_t assoc, const struct sockaddr *peer, socklen_t len)
+{
+	struct amf_gnb *gnb = amf_gnb_by_assoc(amf, assoc);
+
+	if (!gnb)
+		return -ENOENT;
+	if (!peer || len <= 0 || (size_t)len > sizeof(gnb->peer))
+		return -EINVAL;
+	memcpy(&gnb->peer, peer, (size_t)len);
+	gnb->peer_len = (uint32_t)len;
+	return 0;
+}
+
 /* Every UE bound to gnb loses its N2 connection (reset or association loss). */
 static void gnb_release_all_ues(struct amf *amf, struct amf_gnb *gnb)
 {
@@ -197,10 +210,35 @@ static void ng_setup(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ng_
 	size_t nl = rq->ran_node_name.len < sizeof(gnb->name) - 1 ? rq->ran_node_name.len
 								 : sizeof(gnb->name) - 1;
 
+	int guard;
+
 	/* TS 38.413 8.7.1.1: NG Setup erases existing application level configuration
 	 * data; UE-associated connections of this gNB do not survive it. */
 	if (gnb->setup_done)
 		gnb_release_all_ues(amf, gnb);
+	/* Who may set up, and with which Global RAN Node ID (ngap_guard.c, issue 31): checked
+	 * before anything of the request is taken. */
+	guard = amf_ng_setup_guard(amf, gnb, &rq->ran_node_id);
+	if (guard < 0) {
+		if (gnb->setup_done && amf->st.gnbs)
+			amf->st.gnbs--;
+		gnb->setup_done = false;
+		memset(tx, 0, sizeof(*tx));
+		tx->type = NGAP_UNSUCCESSFUL;
+		tx->proc = NGAP_PROC_NG_SETUP;
+		tx->u.ng_setup_failure.cause = (struct ngap_cause){ NGAP_CAUSE_MISC, AMF_CAUSE_MISC_UNSPECIFIED };
+		/* TS 38.413 8.7.1.3: the gNB waits at least this long before it tries again */
+		tx->u.ng_setup_failure.has_time_to_wait = true;
+		tx->u.ng_setup_failure.time_to_wait = amf->cfg.ng_setup_time_to_wait;
+		amf_ngap_send(amf, gnb->assoc, 0, tx);
+		/* not allowed: nothing more to hear from it (a graceful close: the failure is
+		 * delivered before the SHUTDOWN, RFC 9260 9.2) */
+		if (guard == -EACCES && amf->ops.shutdown)
+			amf->ops.shutdown(amf->ops.arg, gnb->assoc);
+		else if (guard == -EACCES && amf->ops.close)
+			amf->ops.close(amf->ops.arg, gnb->assoc);
+		return;
+	}
 	memcpy(gnb->name, rq->ran_node_name.p ? (const char *)rq->ran_node_name.p : "", nl);
 	gnb->name[nl] = '\0';
 	memcpy(gnb->plmn, rq->ran_node_id.plmn.v, 3);
@@ -228,8 +266,14 @@ static void ng_setup(struct amf *amf, struct amf_gnb *gnb, const struct ngap_ng_
 	if (!gnb->setup_done)
 		amf->st.gnbs++;
 	gnb->setup_done = true;
-	log_info("amf", "assoc=%u NG Setup gnb-id=%x name=%s tacs=%u", gnb->assoc, gnb->gnb_id,
-		 gnb->name, gnb->n_tacs);
+	{
+		char ids[32];
+
+		/* gnb= in n2.allowed_gnbs' notation, to copy into the configuration */
+		amf_gnb_id_str(&rq->ran_node_id, ids, sizeof(ids));
+		log_info("amf", "assoc=%u NG Setup gnb-id=%x gnb=%s name=%s tacs=%u", gnb->assoc, gnb->gnb_id, ids,
+			 gnb->name, gnb->n_tacs);
+	}
 	amf_ngap_send(amf, gnb->assoc, 0, tx);
 }
 
@@ -675,6 +719,8 @@ int amf_n2_rx(struct amf *amf, uint32_t assoc, uint16_t stream, const uint8_t *b
 		if (!gnb)
 			return -ENOSPC;
 	}
+	if (gnb->probing)
+		gnb->probe_heard = true;   /* it answers: it keeps its ID (ngap_guard.c) */
 	amf->cur_assoc = assoc;
 	amf->cur_stream = stream;
 	memset(&info, 0, sizeof(info));

@@ -186,6 +186,9 @@ static const struct amf_stat_desc stat_desc[] = {
 	C(ho_cancelled, "N2 handovers cancelled (cancel, release, association loss, guard)"),
 	C(ho_guard_expired, "N2 handover guard expiries"),
 	C(ho_refused, "N2 handover messages refused (foreign IDs, wrong state)"),
+	C(ng_setup_not_allowed, "NG Setups refused: gNB not in n2.allowed_gnbs"),
+	C(ng_setup_id_in_use, "NG Setups refused: Global RAN Node ID held by another association"),
+	C(gnb_probe_lost, "gNB associations taken as lost: silent after another claimed their ID"),
 };
 #undef C
 #undef G

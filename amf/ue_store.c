@@ -1,16 +1,25 @@
 /* SPDX-License-Identifier: AGPL-3.0-or-later */
 /*
- * UE context store: a pool of contexts sized by max_ues and three intrusive
- * chained hash indexes over pool indices — (gNB, RAN UE NGAP ID), SUPI and
- * 5G-TMSI. The AMF UE NGAP ID needs no index: it encodes the pool index in its
- * low bits and a generation above them, so a lookup is one array access and
- * one compare, and a stale ID (older generation) never matches a reused slot.
+ * UE context store: a pool of contexts sized by max_ues and intrusive chained
+ * hash indexes over pool indices — (gNB, RAN UE NGAP ID), SUPI, 5G-TMSI (current
+ * and previous), AMF UE NGAP ID and the AMF UE NGAP ID of an N2 handover leg.
+ *
+ * AMF UE NGAP IDs (TS 38.413 9.3.3.1, INTEGER 0..2^40-1) are 40 random bits from the
+ * kernel CSPRNG, unique among live UEs and legs (issue 31 point 6): a gNB that knows
+ * its own UEs' IDs learns nothing about another gNB's, so a PATH SWITCH REQUEST (which
+ * names its UE by this ID alone, TS 38.413 8.4.4.2) cannot be aimed at a neighbour of a
+ * known ID. With n live UEs a blind guess hits one with probability n / 2^40. The
+ * earlier "generation << index bits | pool index" made a neighbour's ID one subtraction
+ * away. Lookup stays O(1): a hash of the ID (random, so the chains stay short whatever
+ * IDs a peer sends), and a stale ID never matches a reused slot (it is compared whole).
+ * Random octets come in batches (AMF_IDRND_BATCH): no syscall and no allocation per UE.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 
 #include "amf/amf_int.h"
 #include "common/hash.h"
@@ -59,9 +68,7 @@ int amf_store_init(struct amf *amf)
 	while (nb < nk * 2)
 		nb <<= 1;
 	amf->ht_mask = nb - 1;
-	amf->idx_bits = 1;
-	while ((1u << amf->idx_bits) < n)
-		amf->idx_bits++;
+	amf->idrnd_pos = sizeof(amf->idrnd);   /* drawn at the first ID */
 	amf->ues_bytes = (size_t)n * sizeof(*amf->ues);
 	amf->ues = map_zero(amf->ues_bytes);
 	if (!amf->ues)
@@ -113,6 +120,10 @@ static bool h_match(const struct amf_ue *ue, enum amf_htab t, const void *key, u
 		return ue->tmsi == k2;
 	case AMF_H_TMSI_OLD:
 		return ue->tmsi_old == k2;
+	case AMF_H_NGAP:
+		return ue->amf_ue_ngap_id == *(const uint64_t *)key;
+	case AMF_H_LEG:
+		return ue->ho.leg_amf_id == *(const uint64_t *)key;
 	}
 	return false;
 }
@@ -186,7 +197,8 @@ struct amf_ue *amf_ue_alloc(struct amf *amf)
 	ue->idx = idx;
 	ue->amf = amf;
 	ue->in_use = true;
-	ue->hnext[0] = ue->hnext[1] = ue->hnext[2] = ue->hnext[3] = AMF_NIL;
+	for (unsigned t = 0; t < AMF_H_TABLES; t++)
+		ue->hnext[t] = AMF_NIL;
 	ue->amf_ue_ngap_id = AMF_NIL64;
 	ue->ngksi = 7;   /* TS 24.501 9.11.3.32: 7 = no key is available */
 	ue->state = AMF_GMM_DEREGISTERED;
@@ -228,6 +240,7 @@ void amf_ue_free(struct amf_ue *ue)
 	if (!ue->in_use)
 		return;
 	amf_ho_abort(ue);    /* a handover running ends with the context (ngap_ho_exec.c) */
+	amf_ho_leg_clear(ue);   /* and no leg stays indexed (AMF_H_LEG) in a freed slot */
 	amf_sm_detach(ue);   /* sessions of a context that goes: released locally */
 	amf_tmr_stop_all(ue);
 	amf_ue_unbind(ue);
@@ -247,14 +260,47 @@ void amf_ue_free(struct amf_ue *ue)
 	amf->st.ues--;
 }
 
+static uint32_t id_hash(uint64_t id)
+{
+	return hash_mix32((uint32_t)id ^ (uint32_t)(id >> 32));
+}
+
+/* 40 bits from the batch, refilled by one getrandom() per AMF_IDRND_BATCH octets. */
+static uint64_t id_random(struct amf *amf)
+{
+	const uint8_t *p;
+
+	if (amf->idrnd_pos + 5u > sizeof(amf->idrnd)) {
+		ssize_t got = getrandom(amf->idrnd, sizeof(amf->idrnd), 0);
+
+		if (got != (ssize_t)sizeof(amf->idrnd)) {
+			/* Not seen on Linux >= 3.17 once the pool is initialised: still unique
+			 * (checked by the caller), only guessable. Said loudly. */
+			uint64_t t = ev_now_ns(amf->loop);
+
+			log_rl(LOGL_ERROR, "amf", NULL, "getrandom failed (%zd): AMF UE NGAP IDs are predictable", got);
+			for (size_t i = 0; i < sizeof(amf->idrnd); i++)
+				amf->idrnd[i] = (uint8_t)hash_mix32((uint32_t)(t >> (i % 4 * 8)) ^ (uint32_t)i);
+		}
+		amf->idrnd_pos = 0;
+	}
+	p = &amf->idrnd[amf->idrnd_pos];
+	amf->idrnd_pos += 5;
+	return (uint64_t)p[0] << 32 | (uint64_t)p[1] << 24 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 8 | p[4];
+}
+
 uint64_t amf_ue_ngap_id_new(struct amf_ue *ue)
 {
 	struct amf *amf = ue->amf;
-	uint64_t gen_max = AMF_UE_NGAP_ID_MAX >> amf->idx_bits;
+	uint64_t id;
 
-	/* A fresh AMF UE NGAP ID per association: generation << idx_bits | idx. */
-	amf->ngap_gen = amf->ngap_gen >= gen_max ? 1 : amf->ngap_gen + 1;
-	return (amf->ngap_gen << amf->idx_bits) | ue->idx;
+	/* Unique among live connections and legs (TS 38.413 9.3.3.1: "uniquely identify the UE
+	 * association over the NG interface within the AMF"). With n live IDs a draw is taken
+	 * with probability n / 2^40: the loop almost never runs twice. */
+	do
+		id = id_random(amf);
+	while (amf_ue_by_amf_id(amf, id) || amf_ue_by_leg_id(amf, id));
+	return id;
 }
 
 int amf_ue_bind(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_id)
@@ -271,6 +317,7 @@ int amf_ue_bind_id(struct amf_ue *ue, struct amf_gnb *gnb, uint32_t ran_ue_ngap_
 	ue->ran_ue_ngap_id = ran_ue_ngap_id;
 	ue->amf_ue_ngap_id = amf_ue_ngap_id;
 	h_insert(amf, AMF_H_RAN, ue, ran_hash(gnb->assoc, ran_ue_ngap_id));
+	h_insert(amf, AMF_H_NGAP, ue, id_hash(amf_ue_ngap_id));
 	ue->gnb_prev = NULL;
 	ue->gnb_next = gnb->ue_head;
 	if (gnb->ue_head)
@@ -295,6 +342,7 @@ void amf_ue_unbind(struct amf_ue *ue)
 	if (!gnb)
 		return;
 	h_remove(ue->amf, AMF_H_RAN, ue, ran_hash(gnb->assoc, ue->ran_ue_ngap_id));
+	h_remove(ue->amf, AMF_H_NGAP, ue, id_hash(ue->amf_ue_ngap_id));
 	if (ue->gnb_prev)
 		ue->gnb_prev->gnb_next = ue->gnb_next;
 	else
@@ -392,13 +440,24 @@ struct amf_ue *amf_ue_by_ran(struct amf *amf, const struct amf_gnb *gnb, uint32_
 
 struct amf_ue *amf_ue_by_amf_id(struct amf *amf, uint64_t id)
 {
-	uint64_t idx = id & ((1ull << amf->idx_bits) - 1);
-	struct amf_ue *ue;
-
-	if (id > AMF_UE_NGAP_ID_MAX || idx >= amf->ues_hw)
+	if (id > AMF_UE_NGAP_ID_MAX)
 		return NULL;
-	ue = &amf->ues[idx];
-	return ue->in_use && ue->amf_ue_ngap_id == id ? ue : NULL;
+	return h_find(amf, AMF_H_NGAP, id_hash(id), &id, 0);
+}
+
+struct amf_ue *amf_ue_by_leg_id(struct amf *amf, uint64_t id)
+{
+	if (id > AMF_UE_NGAP_ID_MAX)
+		return NULL;
+	return h_find(amf, AMF_H_LEG, id_hash(id), &id, 0);
+}
+
+void amf_ue_leg_reindex(struct amf_ue *ue, uint64_t old)
+{
+	if (old != AMF_NIL64)
+		h_remove(ue->amf, AMF_H_LEG, ue, id_hash(old));
+	if (ue->ho.leg_amf_id != AMF_NIL64)
+		h_insert(ue->amf, AMF_H_LEG, ue, id_hash(ue->ho.leg_amf_id));
 }
 
 struct amf_ue *amf_ue_by_supi(const struct amf *amf, const char *supi)
@@ -438,6 +497,7 @@ struct amf_gnb *amf_gnb_add(struct amf *amf, uint32_t assoc)
 		return NULL;
 	memset(&amf->gnbs[i], 0, sizeof(amf->gnbs[i]));
 	amf->gnbs[i].in_use = true;
+	amf->gnbs[i].amf = amf;
 	amf->gnbs[i].assoc = assoc;
 	amf->gnbs[i].out_streams = 1;
 	b = &amf->gnb_buckets[hash_mix32(assoc) & 255];
@@ -451,6 +511,7 @@ void amf_gnb_del(struct amf *amf, struct amf_gnb *gnb)
 	uint32_t gi = (uint32_t)(gnb - amf->gnbs);
 	uint32_t *pp = &amf->gnb_buckets[hash_mix32(gnb->assoc) & 255];
 
+	amf_gnb_guard_stop(amf, gnb);
 	while (*pp != AMF_NIL) {
 		if (*pp == gi) {
 			*pp = gnb->hnext;

@@ -50,6 +50,8 @@ enum conf_upf_mode { CONF_UPF_BUILTIN = 0, CONF_UPF_PFCP = 1 };
 #define CONF_MAX_UPF_PEERS 16     /* = UPF_N4C_PEER_MAX */
 #define CONF_MAX_N4_PEERS 16      /* upf.n4_peers */
 #define CONF_MAX_CLUSTER_PEERS 8  /* = CLUSTER_PEERS_MAX */
+#define CONF_MAX_ALLOWED_GNBS 64  /* n2.allowed_gnbs */
+#define CONF_GNB_RULE_LEN 96
 
 /* TS 33.501 Annex C.3: protection scheme identifiers 1 (profile A) and 2 (profile B). */
 enum conf_suci_scheme { CONF_SUCI_A = 0, CONF_SUCI_B = 1 };
@@ -159,6 +161,10 @@ struct conf {
 		uint8_t usrsctp_encaps;    /* enum conf_encaps */
 		uint16_t udp_port;         /* RFC 6951 encapsulation port */
 		uint32_t busy_poll_us;     /* control loop spins this long before sleeping; 0 = off */
+		/* Which gNBs may set up (issue 31): entries of conf_gnb_rule_parse(); a gNB
+		 * matching none gets NG SETUP FAILURE. None (the default): any gNB. */
+		char allowed_gnbs[CONF_MAX_ALLOWED_GNBS][CONF_GNB_RULE_LEN];
+		unsigned n_allowed_gnbs;
 	} n2;
 	/* Seconds. TS 24.501 table 10.2.2 (5GMM, network side), 10.3.2 (5GSM). */
 	struct {
@@ -277,6 +283,25 @@ int conf_overlay_string(struct conf *c, const char *name, const char *text, size
 /* An IPv4 prefix "a.b.c.d/len" -> network (network order, host bits cleared) and length.
  * 0 or -EINVAL. */
 int conf_pool_parse(const char *cidr, uint32_t *net, uint8_t *plen);
+/* One n2.allowed_gnbs entry (issue 31):
+ *   "PLMN:GNBID/BITS"        a Global gNB ID (TS 38.413 9.3.1.6): PLMN as MCC+MNC digits
+ *                            ("00101"), the gNB ID in hex ("0x100") or decimal, its
+ *                            length 22..32 bits (as the web API's plmn / gnb_id /
+ *                            gnb_id_bits and the AMF's NG Setup log line "gnb=...")
+ *   "ADDR/LEN" or "ADDR"     a source prefix, IPv4 or IPv6 (a single address: /32, /128)
+ *   "PLMN:GNBID/BITS@PREFIX" that gNB ID from that prefix only
+ * 0 or -EINVAL (why, when not NULL, says what is wrong). */
+struct conf_gnb_rule {
+	bool has_id, has_prefix;
+	uint8_t plmn[3];           /* as on the wire (TS 24.008 10.5.1.13) */
+	uint32_t gnb_id;
+	uint8_t gnb_id_bits;
+	int family;                /* AF_INET / AF_INET6 */
+	uint8_t addr[16];          /* network address, host bits cleared */
+	uint8_t plen;
+};
+int conf_gnb_rule_parse(const char *s, struct conf_gnb_rule *out, char *why, size_t whylen);
+
 /* An IPv6 prefix "x::/len" -> network (host bits cleared) and length. 0 or -EINVAL. */
 int conf_pool6_parse(const char *cidr, uint8_t net[16], uint8_t *plen);
 /* The smallest IPv6 prefix covering every DNN's pool6 (the UPF's IPv6 UE prefix): 0, or

@@ -633,6 +633,131 @@ static const struct conf_item dnn_elem[] = {
 	{ .key = "", .kind = CK_MAP, .sub = dnn_items },
 };
 
+/* ---- n2.allowed_gnbs (issue 31, conf.h conf_gnb_rule_parse) ---- */
+
+static int gnb_prefix_parse(const char *s, struct conf_gnb_rule *r, char *why, size_t n)
+{
+	char buf[64], *slash, *end;
+	unsigned long len, max;
+
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+		goto bad;
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = 0;
+	if (inet_pton(AF_INET, buf, r->addr) == 1) {
+		r->family = AF_INET;
+		max = 32;
+	} else if (inet_pton(AF_INET6, buf, r->addr) == 1) {
+		r->family = AF_INET6;
+		max = 128;
+	} else {
+		goto bad;
+	}
+	len = max;
+	if (slash) {
+		len = strtoul(slash + 1, &end, 10);
+		if (!isdigit((unsigned char)slash[1]) || *end || len > max)
+			goto bad;
+	}
+	for (unsigned b = (unsigned)len; b < max; b++)
+		if (r->addr[b / 8] & (0x80u >> (b % 8))) {
+			snprintf(why, n, "\"%s\" has bits set past /%lu", s, len);
+			return -EINVAL;
+		}
+	r->plen = (uint8_t)len;
+	r->has_prefix = true;
+	return 0;
+bad:
+	snprintf(why, n, "\"%s\" is not an address or prefix like 192.0.2.0/24 or 2001:db8::/32", s);
+	return -EINVAL;
+}
+
+/* "PLMN:GNBID/BITS": TS 38.413 9.3.1.6 gNB ID, BIT STRING (SIZE(22..32)). */
+static int gnb_id_parse(const char *s, struct conf_gnb_rule *r, char *why, size_t n)
+{
+	const char *colon = strchr(s, ':'), *slash = strchr(s, '/');
+	unsigned long long id;
+	unsigned long bits;
+	char *end;
+	size_t pl = colon ? (size_t)(colon - s) : 0;
+
+	if (!colon || !slash || slash < colon || (pl != 5 && pl != 6))
+		goto bad;
+	for (size_t i = 0; i < pl; i++)
+		if (!isdigit((unsigned char)s[i]))
+			goto bad;
+	if (!isdigit((unsigned char)colon[1]))
+		goto bad;
+	id = strtoull(colon + 1, &end, 0);
+	if (end != slash || !isdigit((unsigned char)slash[1]))
+		goto bad;
+	bits = strtoul(slash + 1, &end, 10);
+	if (*end)
+		goto bad;
+	if (bits < 22 || bits > 32) {
+		snprintf(why, n, "\"%s\": a gNB ID is 22..32 bits long, not %lu", s, bits);
+		return -EINVAL;
+	}
+	if (bits < 32 && id >> bits) {
+		snprintf(why, n, "\"%s\": gNB ID 0x%llx does not fit in %lu bits", s, id, bits);
+		return -EINVAL;
+	}
+	if (id > UINT32_MAX)
+		goto bad;
+	/* TS 24.008 10.5.1.13: MCC digits 1,2 | MCC 3, MNC 3 (F when 2 digits) | MNC 1,2 */
+	r->plmn[0] = (uint8_t)((s[1] - '0') << 4 | (s[0] - '0'));
+	r->plmn[1] = (uint8_t)((pl == 6 ? s[5] - '0' : 0xf) << 4 | (s[2] - '0'));
+	r->plmn[2] = (uint8_t)((s[4] - '0') << 4 | (s[3] - '0'));
+	r->gnb_id = (uint32_t)id;
+	r->gnb_id_bits = (uint8_t)bits;
+	r->has_id = true;
+	return 0;
+bad:
+	snprintf(why, n, "\"%s\" is not a Global gNB ID like 00101:0x100/22 (MCC MNC : gNB ID / bits), "
+		 "an address or prefix, or ID@PREFIX", s);
+	return -EINVAL;
+}
+
+int conf_gnb_rule_parse(const char *s, struct conf_gnb_rule *out, char *why, size_t whylen)
+{
+	char tmp[128], idpart[CONF_GNB_RULE_LEN];
+	const char *at = strchr(s, '@');
+	int rc;
+
+	if (!why) {
+		why = tmp;
+		whylen = sizeof(tmp);
+	}
+	memset(out, 0, sizeof(*out));
+	if (at) {
+		if ((size_t)(at - s) >= sizeof(idpart)) {
+			snprintf(why, whylen, "\"%s\" is too long", s);
+			return -EINVAL;
+		}
+		memcpy(idpart, s, (size_t)(at - s));
+		idpart[at - s] = 0;
+		rc = gnb_id_parse(idpart, out, why, whylen);
+		return rc < 0 ? rc : gnb_prefix_parse(at + 1, out, why, whylen);
+	}
+	/* A Global gNB ID has a 5- or 6-digit PLMN before its ':' (no IPv6 address does). */
+	if (strchr(s, '/') && strchr(s, ':') && strchr(s, ':') - s >= 5 && strchr(s, ':') - s <= 6 &&
+	    strspn(s, "0123456789") == (size_t)(strchr(s, ':') - s))
+		return gnb_id_parse(s, out, why, whylen);
+	return gnb_prefix_parse(s, out, why, whylen);
+}
+
+static const char *chk_gnb_rule(void *v, char *buf, size_t n)
+{
+	struct conf_gnb_rule r;
+
+	return conf_gnb_rule_parse(v, &r, buf, n) < 0 ? buf : NULL;
+}
+
+static const struct conf_item gnb_rule_elem[] = {
+	{ .key = "", .kind = CK_STR, .size = CONF_GNB_RULE_LEN, .check = chk_gnb_rule },
+};
+
 static const struct conf_item n2_items[] = {
 	STR("address", struct conf, n2.address, CF_NONEMPTY, "\"0.0.0.0\"", chk_ip, NULL),
 	INT("port", struct conf, n2.port, 1, 65535, "38412", NULL),
@@ -640,6 +765,8 @@ static const struct conf_item n2_items[] = {
 	ENUM("usrsctp_encaps", struct conf, n2.usrsctp_encaps, encaps_names, "raw", NULL),
 	INT("udp_port", struct conf, n2.udp_port, 1, 65535, "9899", NULL),
 	INT("busy_poll_us", struct conf, n2.busy_poll_us, 0, 1000, "0", NULL),
+	LIST("allowed_gnbs", struct conf, n2.allowed_gnbs, n2.n_allowed_gnbs, 0, CF_UNIQUE, gnb_rule_elem, NULL, "[]",
+	     "gNBs that may set up: PLMN:GNBID/BITS, ADDR[/LEN], or ID@PREFIX; [] = any"),
 	END
 };
 

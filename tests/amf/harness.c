@@ -71,9 +71,27 @@ void h_cfg(struct amf_cfg *cfg)
 	cfg->send_tz = false;
 }
 
+static void cap_close(void *arg, uint32_t assoc)
+{
+	struct h *h = arg;
+
+	h->n_closed++;
+	h->closed_assoc = assoc;
+	h->closed_graceful = false;
+}
+
+static void cap_shutdown(void *arg, uint32_t assoc)
+{
+	struct h *h = arg;
+
+	h->n_closed++;
+	h->closed_assoc = assoc;
+	h->closed_graceful = true;
+}
+
 void h_init(struct h *h, const struct amf_cfg *cfg)
 {
-	struct amf_n2_ops ops = { .send = cap_send, .arg = h };
+	struct amf_n2_ops ops = { .send = cap_send, .close = cap_close, .shutdown = cap_shutdown, .arg = h };
 	int err = 0;
 
 	memset(h, 0, sizeof(*h));

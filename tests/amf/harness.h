@@ -49,6 +49,9 @@ struct h {
 	unsigned n_up;             /* NGAP PDUs gNB -> AMF (h_send) */
 	unsigned n_down;           /* NGAP PDUs AMF -> gNB */
 	uint64_t amf_ns;           /* time spent inside amf_n2_rx() (benchmarks) */
+	unsigned n_closed;         /* associations the AMF closed (ops.close / ops.shutdown) */
+	uint32_t closed_assoc;     /* the last one */
+	bool closed_graceful;      /* ... by ops.shutdown */
 	uint64_t amf_calls;
 };
 

@@ -289,6 +289,47 @@ static void expect_err(const char *text, const char *want)
 	assert_string_equal(err, want);
 }
 
+/* n2.allowed_gnbs (issue 31): Global gNB IDs, prefixes, ID@prefix; errors with file:line. */
+static void test_allowed_gnbs(void **state)
+{
+	static const char ok[] = "n2:\n  allowed_gnbs:\n    - \"00101:0x100/22\"\n    - 10.0.0.0/8\n"
+				 "    - 2001:db8::/32\n    - \"001001:4096/32@192.0.2.7\"\n    - 192.0.2.9\n";
+	struct conf_gnb_rule r;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(conf_defaults(&c1), 0);
+	assert_int_equal(c1.n2.n_allowed_gnbs, 0);   /* default: any gNB */
+	assert_int_equal(conf_load_string(&c1, "t.yaml", ok, strlen(ok), err, sizeof(err)), 0);
+	assert_int_equal(c1.n2.n_allowed_gnbs, 5);
+	assert_int_equal(conf_gnb_rule_parse(c1.n2.allowed_gnbs[0], &r, NULL, 0), 0);
+	assert_true(r.has_id && !r.has_prefix);
+	assert_memory_equal(r.plmn, ((uint8_t[]){ 0x00, 0xf1, 0x10 }), 3);   /* TS 24.008 10.5.1.13 */
+	assert_int_equal(r.gnb_id, 0x100);
+	assert_int_equal(r.gnb_id_bits, 22);
+	assert_int_equal(conf_gnb_rule_parse(c1.n2.allowed_gnbs[3], &r, NULL, 0), 0);
+	assert_true(r.has_id && r.has_prefix);
+	assert_memory_equal(r.plmn, ((uint8_t[]){ 0x00, 0x11, 0x00 }), 3);
+	assert_int_equal(r.gnb_id, 4096);
+	assert_int_equal(r.plen, 32);
+	assert_int_equal(conf_gnb_rule_parse(c1.n2.allowed_gnbs[2], &r, NULL, 0), 0);
+	assert_int_equal(r.plen, 32);
+	assert_int_equal(conf_gnb_rule_parse(c1.n2.allowed_gnbs[4], &r, NULL, 0), 0);
+	assert_int_equal(r.plen, 32);
+	expect_err("n2:\n  allowed_gnbs:\n    - \"00101:0x100/21\"\n",
+		   "t.yaml:3:7: n2.allowed_gnbs[0]: \"00101:0x100/21\": a gNB ID is 22..32 bits long, not 21");
+	expect_err("n2:\n  allowed_gnbs:\n    - \"00101:0x400000/22\"\n",
+		   "t.yaml:3:7: n2.allowed_gnbs[0]: \"00101:0x400000/22\": gNB ID 0x400000 does not fit in 22 bits");
+	expect_err("n2:\n  allowed_gnbs: [10.0.0.1/8]\n",
+		   "t.yaml:2:18: n2.allowed_gnbs[0]: \"10.0.0.1/8\" has bits set past /8");
+	expect_err("n2:\n  allowed_gnbs: [gnb-7]\n",
+		   "t.yaml:2:18: n2.allowed_gnbs[0]: \"gnb-7\" is not an address or prefix like 192.0.2.0/24 or "
+		   "2001:db8::/32");
+	expect_err("n2:\n  allowed_gnbs: [\"00101:0x1/22@300.1.1.1\"]\n",
+		   "t.yaml:2:18: n2.allowed_gnbs[0]: \"300.1.1.1\" is not an address or prefix like 192.0.2.0/24 or "
+		   "2001:db8::/32");
+}
+
 static void test_err_unknown_key(void **state)
 {
 	(void)state;
@@ -842,6 +883,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_round_trip_escapes),
 		cmocka_unit_test(test_err_unknown_key),
+		cmocka_unit_test(test_allowed_gnbs),
 		cmocka_unit_test(test_err_duplicate_key),
 		cmocka_unit_test(test_err_wrong_type),
 		cmocka_unit_test(test_err_out_of_range),

@@ -213,6 +213,20 @@ struct rs_ue *rs_gnb_ue(struct rs_gnb *g, uint32_t ran_ue_id)
 	return ue;
 }
 
+/* TS 38.413 8.7.3.2: an AMF CONFIGURATION UPDATE is acknowledged (the TNL association lists
+ * we do not code are never sent to us). The AMF also uses one to ask whether this
+ * association is still there when another claims our Global RAN Node ID (issue 31). */
+static void on_amf_cfg_update(struct rs_n2 *l)
+{
+	struct ngap_msg *tx = &l->g->rs->tx;
+
+	memset(tx, 0, sizeof(*tx));
+	tx->type = NGAP_SUCCESSFUL;
+	tx->proc = NGAP_PROC_AMF_CONFIGURATION_UPDATE;
+	l->g->rs->st.amf_cfg_updates++;
+	gnb_send(l, 0, tx);
+}
+
 static void on_ng_setup(struct rs_n2 *l, const struct ngap_ng_setup_response *r)
 {
 	struct rs_gnb *g = l->g;
@@ -602,6 +616,8 @@ static void on_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, cons
 		rs_gnb_ue_ctx_mod(g, &m->u.ue_context_modification_request);
 	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_PDU_SESSION_RESOURCE_MODIFY)
 		rs_gnb_pdu_modify(g, &m->u.pdu_session_resource_modify_request);
+	else if (m->type == NGAP_INITIATING && m->proc == NGAP_PROC_AMF_CONFIGURATION_UPDATE)
+		on_amf_cfg_update(l);
 	else if (m->type == NGAP_SUCCESSFUL && m->proc == NGAP_PROC_PATH_SWITCH_REQUEST)
 		rs_gnb_ps_ack(g, &m->u.path_switch_request_ack);
 	else if (m->type == NGAP_UNSUCCESSFUL && m->proc == NGAP_PROC_PATH_SWITCH_REQUEST)

@@ -244,6 +244,7 @@ struct ransim_stats {
 	uint64_t auth_mac_fail, auth_sync_fail; /* USIM verdicts sent as Authentication Failure */
 	uint64_t identity_requests, bad_mac_sent, assoc_drops, cuc_received;
 	uint64_t stream_violations;  /* UE-associated PDU on stream 0 or the reverse (TS 38.412 7) */
+	uint64_t amf_cfg_updates;    /* AMF CONFIGURATION UPDATEs acknowledged (TS 38.413 8.7.3) */
 	uint64_t reregistrations;    /* periodic registration updates accepted */
 	uint64_t pdu_established;    /* PDU Session Establishment Accepts that passed every check */
 	uint64_t pdu_rejected;

@@ -346,6 +346,7 @@ void ransim_report(const struct ransim *rs, FILE *out)
 			(unsigned long long)s->restart_svc_ok);
 	fprintf(out, "cuc_received %llu\n", (unsigned long long)s->cuc_received);
 	fprintf(out, "stream_violations %llu\n", (unsigned long long)s->stream_violations);
+	fprintf(out, "amf_cfg_updates %llu\n", (unsigned long long)s->amf_cfg_updates);
 	fprintf(out, "reregistrations %llu\n", (unsigned long long)s->reregistrations);
 	fprintf(out, "pdu_established %llu\n", (unsigned long long)s->pdu_established);
 	fprintf(out, "pdu_rejected %llu\n", (unsigned long long)s->pdu_rejected);
