@@ -139,11 +139,16 @@ static int join(struct cluster *cl, const struct cluster_params *p)
 			log_info("cluster", "node %llu at %s: joined as a voter (%u tries, %lld ms)",
 				 (unsigned long long)cl->id, cl->addr, tries,
 				 (long long)(now_ms() - start));
+			cluster_join_audit(true, "joined:", "node %llu at %s through %s: a voter",
+					   (unsigned long long)cl->id, cl->addr, p->peers[0]);
 			return 0;
 		}
 		/* Not worth retrying: the configuration conflicts with the cluster's. */
-		if (rc == -EADDRINUSE || rc == -EINVAL)
+		if (rc == -EADDRINUSE || rc == -EINVAL) {
+			cluster_join_audit(false, "join refused:", "node %llu at %s: %s", (unsigned long long)cl->id,
+					   cl->addr, strerror(-rc));
 			return rc;
+		}
 		int64_t left = deadline - now_ms();
 		if (left <= 0)
 			break;
@@ -156,6 +161,8 @@ static int join(struct cluster *cl, const struct cluster_params *p)
 		  p->peers[0], bound, tries, strerror(-rc),
 		  rc == -EHOSTUNREACH ? " (no peer answered)" :
 		  rc == -ENOTCONN ? " (the peers know no leader: is a majority up?)" : "");
+	cluster_join_audit(false, "join failed:", "node %llu at %s: %s", (unsigned long long)cl->id, cl->addr,
+			   strerror(-rc));
 	return -ETIMEDOUT;
 }
 

@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "db/cluster.h"
+#include "db/cluster_join.h"
 
 #define SQLITE_BUSY_CODE 5u
 
@@ -227,9 +228,13 @@ int cluster_add(const char *const *addrs, unsigned n, int timeout_ms, uint64_t i
 	for (int waited = 0;; waited += LEADER_RETRY_STEP_MS) {
 		rc = add_once(addrs, n, timeout_ms, id, addr);
 		if (rc != -EAGAIN || waited >= LEADER_RETRY_MS)
-			return rc;
+			break;
 		sleep_ms(LEADER_RETRY_STEP_MS);
 	}
+	/* Issue 31: every membership change, whoever asked (CLI, web API, a joining node). */
+	if (rc == 0)
+		cluster_join_audit(true, "node added:", "node %llu at %s is a voter", (unsigned long long)id, addr);
+	return rc;
 }
 
 /* Leadership away from `lid` (TRANSFER, the leader picks a voter), then the new
@@ -300,7 +305,10 @@ int cluster_remove(const char *const *addrs, unsigned n, int timeout_ms, uint64_
 	for (int waited = 0;; waited += LEADER_RETRY_STEP_MS) {
 		rc = remove_once(addrs, n, timeout_ms, id);
 		if (rc != -EAGAIN || waited >= LEADER_RETRY_MS)
-			return rc;
+			break;
 		sleep_ms(LEADER_RETRY_STEP_MS);
 	}
+	if (rc == 0)
+		cluster_join_audit(true, "node removed:", "node %llu", (unsigned long long)id);
+	return rc;
 }

@@ -135,7 +135,10 @@ if start_node 2; then
 	[ "$(voters)" = 2 ] && ok "(d) node 2 is a voter" || { fail "(d) voters: $(voters)"; "$SOLOCORE" cluster status -c "$T/n1.yaml"; }
 	grep -q "audit cluster: enrollment accepted: node 2 at $A2" "$T/run1.log" &&
 		ok "(d) node 1's log audits the enrollment" || fail "(d) no enrollment audit line on node 1"
-	grep -q "audit cluster: enrolled: node 2 at $A2" "$T/run2.log" || fail "(d) no audit line on node 2"
+	grep -q "audit cluster: enrolled: node 2 at $A2" "$T/run2.log" &&
+		grep -q "audit cluster: node added: node 2 at $A2 is a voter" "$T/run2.log" &&
+		grep -q "audit cluster: joined: node 2 at $A2 through $A1" "$T/run2.log" &&
+		ok "(d) node 2's log audits enrollment, add and join" || fail "(d) node 2's audit lines"
 else
 	fail "(d) node 2 did not start"; tail -20 "$T/run2.log"
 fi
@@ -145,15 +148,20 @@ fi
 	ok "(d) a used token again: refused" || { fail "(d) reuse rc=$rc"; cat "$T/err"; }
 [ "$(members)" = 2 ] || fail "member list: $(members) members, 2 expected"
 
-# (e) No token and no CA key line in any log of the nodes or the CLI.
+# Removed through the CLI: audited too.
+"$SOLOCORE" cluster remove 2 -c "$T/n1.yaml" > /dev/null 2> "$T/remove.err"; rc=$?
+[ "$rc" = 0 ] && grep -q "audit cluster: node removed: node 2" "$T/remove.err" &&
+	ok "cluster remove 2: audited" || { fail "cluster remove 2 rc=$rc"; cat "$T/remove.err"; }
 kill -TERM "${PIDS[2]}" 2>/dev/null; wait "${PIDS[2]}" 2>/dev/null; PIDS[2]=""
+
+# (e) No token and no CA key line in any log of the nodes or the CLI.
 leak=0
 for t in "$TOK" "$BAD" "$EXP" "$RACE" "$OTHER"; do
-	grep -qF -- "${t:5:40}" "$T"/run*.log "$T/rogue.log" "$T/cli.err" "$T"/race*.out && leak=1
+	grep -qF -- "${t:5:40}" "$T"/run*.log "$T/rogue.log" "$T/cli.err" "$T/remove.err" "$T"/race*.out && leak=1
 done
 while read -r line; do
 	case "$line" in -----*|"") continue ;; esac
-	grep -qF -- "$line" "$T"/run*.log "$T/rogue.log" "$T/cli.err" "$T"/race*.out && leak=1
+	grep -qF -- "$line" "$T"/run*.log "$T/rogue.log" "$T/cli.err" "$T/remove.err" "$T"/race*.out && leak=1
 done < "$T/n1.db.dqlite/tls/ca.key"
 grep -q "PRIVATE KEY" "$T"/run*.log && leak=1
 [ "$leak" = 0 ] && ok "(e) no token and no CA key in any log line" || fail "(e) a secret in a log"
