@@ -169,6 +169,13 @@ rsim() {
 
 # ---- 1. bootstrap from config -----------------------------------------------------------------
 for i in 1 2 3; do mk_node $i; done
+# Issue 31: the cluster link is mutual TLS: one cluster CA (node 1's dqlite dir), each node its
+# certificate, made offline with the `solocore cluster` subcommands.
+"$SOLOCORE" cluster init --dir "$TMP/n1/core.db.dqlite" --name n1 >/dev/null || fail "cluster init"
+for i in 2 3; do
+	"$SOLOCORE" cluster add-node --dir "$TMP/n1/core.db.dqlite" --out "$TMP/n$i/core.db.dqlite" --name "n$i" >/dev/null ||
+		fail "cluster add-node n$i"
+done
 t0=$(now_ms)
 start_node 1 "$TMP/n1.log" || { logs; exit 1; }
 t1=$(now_ms)
