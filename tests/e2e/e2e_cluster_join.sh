@@ -147,6 +147,27 @@ fi
 [ "$rc" = 1 ] && grep -q "refused: token already used" "$T/err" && no_tls_files "$T/j-reuse" &&
 	ok "(d) a used token again: refused" || { fail "(d) reuse rc=$rc"; cat "$T/err"; }
 [ "$(members)" = 2 ] || fail "member list: $(members) members, 2 expected"
+# A `solocore run` whose token is spent: exit 1 before its node starts, nothing written, audited.
+write_conf 3 "127.0.0.1:$(free_port)" "$TOK"
+timeout 60 "$SOLOCORE" run -c "$T/n3.yaml" > "$T/run3.log" 2>&1; rc=$?
+[ "$rc" = 1 ] && grep -q "audit cluster: enrollment failed: node 3 .*refused: token already used" "$T/run3.log" &&
+	no_tls_files "$T/n3.db.dqlite" && ok "(b) solocore run with a spent token: exit 1, nothing written" ||
+	{ fail "(b) run with a spent token rc=$rc"; tail -5 "$T/run3.log"; }
+# Node 2 restarted with the (spent) token still in its config: not used, starts on its data.
+kill -TERM "${PIDS[2]}" 2>/dev/null; wait "${PIDS[2]}" 2>/dev/null; PIDS[2]=""
+mv "$T/run2.log" "$T/run2a.log"
+start_node 2 && grep -q "cluster.join_token not used" "$T/run2.log" &&
+	ok "node 2 restarted: its certificate, the token not used again" || { fail "node 2 restart"; tail -5 "$T/run2.log"; }
+# CLI usage errors: exit 2; no config: exit 1.
+"$SOLOCORE" cluster join --dir "$T/j-x" > /dev/null 2>&1; [ $? = 2 ] || fail "join without a token: not exit 2"
+"$SOLOCORE" cluster token -c "$T/n1.yaml" --ttl 1x > /dev/null 2>&1; [ $? = 2 ] || fail "--ttl 1x: not exit 2"
+"$SOLOCORE" cluster token -c "$T/n1.yaml" --ttl 0 > /dev/null 2>&1; [ $? = 2 ] || fail "--ttl 0: not exit 2"
+"$SOLOCORE" cluster token > /dev/null 2>&1; [ $? = 2 ] || fail "token without -c or --dir: not exit 2"
+"$SOLOCORE" cluster join -c "$T/none.yaml" --token x > /dev/null 2>&1; [ $? = 1 ] || fail "join -c missing file: not exit 1"
+"$SOLOCORE" cluster token --dir "$T/j-x" --address "$A1" > /dev/null 2> "$T/err"; rc=$?
+[ "$rc" = 1 ] && grep -q "no cluster CA" "$T/err" || fail "token from a dir without CA rc=$rc"
+"$SOLOCORE" cluster join --dir "$T/j-x" --token scj1.short > /dev/null 2> "$T/err"; rc=$?
+[ "$rc" = 1 ] && grep -q "not one" "$T/err" || fail "join with a malformed token rc=$rc"
 
 # Removed through the CLI: audited too.
 "$SOLOCORE" cluster remove 2 -c "$T/n1.yaml" > /dev/null 2> "$T/remove.err"; rc=$?
@@ -157,7 +178,7 @@ kill -TERM "${PIDS[2]}" 2>/dev/null; wait "${PIDS[2]}" 2>/dev/null; PIDS[2]=""
 # (e) No token and no CA key line in any log of the nodes or the CLI.
 leak=0
 for t in "$TOK" "$BAD" "$EXP" "$RACE" "$OTHER"; do
-	grep -qF -- "${t:5:40}" "$T"/run*.log "$T/rogue.log" "$T/cli.err" "$T/remove.err" "$T"/race*.out && leak=1
+	grep -qF -- "${t:5:40}" "$T"/run*.log "$T/rogue.log" "$T/err" "$T/cli.err" "$T/remove.err" "$T"/race*.out && leak=1
 done
 while read -r line; do
 	case "$line" in -----*|"") continue ;; esac
