@@ -263,11 +263,21 @@ static enum n4c_as_state act_up(struct upf_n4c *c, struct upf_n4c_p *p)
 	peer_timer_start(c, p);
 	if (p->pp.on_state)
 		p->pp.on_state(p->pp.cb_arg, true);
+	if (p->resetup) {
+		p->resetup = false;
+		p->st = AS_UP;   /* what this action returns: the held requests go now */
+		n4c_sess_peer_resume(c, p);
+	}
 	return AS_UP;
 }
 
 static enum n4c_as_state act_retry(struct upf_n4c *c, struct upf_n4c_p *p)
 {
+	if (p->resetup) {   /* the re-setup after Cause 72 failed: what was held is lost */
+		p->resetup = false;
+		p->st = AS_IDLE;
+		n4c_sess_peer_lost(c, p, true);
+	}
 	peer_timer_start(c, p);
 	return AS_IDLE;
 }
@@ -424,6 +434,7 @@ static void rx_rsp(struct upf_n4c *c, struct upf_n4c_p *p)
 	    c->in.rsp.cause == PFCP_CAUSE_NO_ASSOCIATION) {
 		n4c_txn_free(c, i);
 		p->why = "the UPF has no association with us (cause 72)";
+		p->resetup = true;
 		as_dispatch(c, p, AE_LOST);
 		return;
 	}
@@ -747,7 +758,9 @@ void upf_n4c_peer_close(struct upf *u)
 
 bool upf_n4c_ready(const struct upf *u)
 {
-	return u->remote->st == AS_UP;
+	/* after Cause 72 the association is being set up again at once: sessions are held for
+	 * it rather than refused (#26) for the few milliseconds that takes */
+	return u->remote->st == AS_UP || u->remote->resetup;
 }
 
 uint32_t upf_n4c_n3_addr(const struct upf *u)

@@ -60,6 +60,9 @@ struct upf_n4c_p {
 	uint32_t hb_txn;         /* heartbeat in flight, N4C_NONE: none */
 	uint32_t setup_txn;      /* our Association Setup Request in flight */
 	const char *why;         /* of the last AE_LOST / AE_RESTART, for the log */
+	/* set up again after Cause 72 (issue 31): meanwhile the peer counts as ready, new
+	 * establishments (and the one that got 72) are held and sent once it is up */
+	bool resetup;
 	uint32_t nsess;
 	struct ev_timer timer;   /* heartbeat period, or the setup retry */
 	struct { uint64_t seid; uint32_t seq; uint8_t type; } dup[N4C_DUP_RING];
@@ -112,5 +115,7 @@ void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool 
 void n4c_sess_report(struct upf_n4c *c, struct upf_n4c_p *p);
 /* Peer p lost its sessions (or is being removed: notify false): forget them. */
 void n4c_sess_peer_lost(struct upf_n4c *c, struct upf_n4c_p *p, bool notify);
+/* Peer p is up again after a re-setup: send the establishments held meanwhile. */
+void n4c_sess_peer_resume(struct upf_n4c *c, struct upf_n4c_p *p);
 
 #endif

@@ -99,6 +99,8 @@ static void sess_sync(struct upf_n4c *c, uint32_t id)
 		send_req(c, id, TXN_DEL, s->have_peer);
 	} else if (!s->have && s->want && !s->lost) {
 		if (c->peers[s->peer].st != AS_UP) {
+			if (c->peers[s->peer].resetup)
+				return;   /* held until the association is up again (n4c_sess_peer_resume) */
 			lost(c, id, UPF_LOST_PEER);   /* it went down while a deletion went first */
 			return;
 		}
@@ -414,16 +416,19 @@ void n4c_sess_peer_lost(struct upf_n4c *c, struct upf_n4c_p *p, bool notify)
 	for (uint32_t id = 0; id < c->p.max_sessions; id++) {
 		struct n4c_sess *s = &c->sess[id];
 		bool mine = s->want && s->peer == p->idx;
+		bool had = s->have && s->have_peer == p->idx;
 
 		if (s->busy && c->txn[s->busy - 1].peer == p->idx) {
 			n4c_txn_free(c, s->busy - 1);
 			s->busy = 0;
 		}
-		if (s->have && s->have_peer == p->idx)
+		if (had)
 			s->have = false;
 		if (!mine)
 			continue;
-		if (notify) {
+		if (notify && p->resetup && !had && !s->lost) {
+			continue;   /* never installed there: established after the re-setup instead */
+		} else if (notify) {
 			lost(c, id, UPF_LOST_PEER);
 		} else {   /* the peer is being removed: the SMF holds none of these any more */
 			s->want = false;
@@ -432,6 +437,16 @@ void n4c_sess_peer_lost(struct upf_n4c *c, struct upf_n4c_p *p, bool notify)
 	}
 	if (!notify)
 		p->nsess = 0;
+}
+
+void n4c_sess_peer_resume(struct upf_n4c *c, struct upf_n4c_p *p)
+{
+	for (uint32_t id = 0; id < c->p.max_sessions; id++) {
+		struct n4c_sess *s = &c->sess[id];
+
+		if (s->want && !s->lost && !s->have && !s->busy && s->peer == p->idx)
+			sess_sync(c, id);
+	}
 }
 
 /* ---- the calls of upf.h ---- */
@@ -468,7 +483,7 @@ int upf_n4c_sess_create(struct upf *u, uint32_t id, const struct upf_session_rul
 		return rc ? rc : -EEXIST;
 	if (s->want)
 		return -EEXIST;   /* another peer's */
-	if (p->st != AS_UP)
+	if (p->st != AS_UP && !p->resetup)
 		return -ENOTCONN;
 	s->want = true;
 	s->lost = false;

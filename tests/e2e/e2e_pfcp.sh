@@ -32,6 +32,14 @@
 #             through upf1, the DN seeing one source per UE inside pool6; then sessions of
 #             the DNN ims, which upf1's own configuration marks nat: true: the DN host sees
 #             only upf1's N6 address (10.38.74.1), and the echoes come back.
+#   recover   (issue 31 point 2) upf1 with upf.n4_peers [the SMF]; UES UEs with sessions;
+#             then upf1's association with the SMF is released behind the SMF's back (an
+#             Association Release Request from the SMF's address on another port, TS 29.244
+#             6.2.6.4: accepted, the answer never reaches the SMF's socket). The next session
+#             request gets Cause 72 "No established PFCP Association" (6.2.6.1); the SMF sets
+#             the association up again and a second round of UES UEs gets its sessions (before:
+#             every request refused with 72, #26 to the UE, until the core restarted). The
+#             hand-built release and the 72 are decoded by tshark in the N4 capture.
 #
 #   e2e_pfcp.sh SOLOCORE RANSIM SOLOCORE_LOAD CASE     env: UES (20 / 10), SECS
 # Needs root and `ip netns` (77 otherwise), XDP generic on veth (77 with the reason otherwise).
@@ -97,8 +105,10 @@ upf:
   n4_address: "$3"
   xdp_mode: generic
   max_sessions: 4096
+$UPF_MORE
 EOF
 }
+UPF_MORE=
 
 # start_upf I: `solocore upf` in its namespace; U<I>_PID. 77 when XDP cannot attach here.
 start_upf() {
@@ -316,6 +326,61 @@ failover)
 	stop_core
 	stop_capture
 	pfcp_clean 2
+	;;
+recover)
+	UES=${UES:-5} SECS=${SECS:-2}
+	UPF_MORE='  n4_peers: [ "10.38.72.1" ]'   # the SMF only: the recommended setting
+	start_upf 1; start_upf 2
+	capture 1
+	mk_core_config "$TMP/core.yaml" '"ims"'
+	SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+	_i=0
+	while [ "$(grep -c 'association.*up\|associated' "$TMP/core.log")" -lt 2 ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	load_round() {
+		RANSIM=$LOAD run_ransim "$1" sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
+			--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress --gnb-n3 10.38.73.2
+		expect_rc "$1" 0; expect "$1" ue_runs_failed 0; expect "$1" completed "$UES"
+	}
+	load_round load1
+	# TS 29.244 7.4.4.5: Association Release Request, Node ID (8.2.38) IPv4 10.38.72.1, from the
+	# SMF's address on another port; the UPF's answer (Cause 1) goes to that port.
+	_c=$($NSC python3 - <<'EOT'
+import socket, struct
+ie = struct.pack("!HHB4s", 60, 5, 0, socket.inet_aton("10.38.72.1"))
+body = struct.pack("!I", 0x4242 << 8) + ie
+msg = struct.pack("!BBH", 0x20, 9, len(body)) + body
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.38.72.1", 0))
+s.settimeout(3)
+s.sendto(msg, ("10.38.72.2", 8805))
+r = s.recv(2048)
+i = 8
+while i + 4 <= len(r):
+    t, l = struct.unpack("!HH", r[i:i + 4])
+    if t == 19:
+        print(r[i + 4])
+    i += 4 + l
+EOT
+)
+	[ "$_c" = 1 ] || fail "upf1 did not accept the Association Release Request (cause '$_c')"
+	load_round load2
+	grep -q "cause 72" "$TMP/core.log" || fail "the core did not log Cause 72 from upf1"
+	[ "$(grep -c 'upf1.*association up' "$TMP/core.log")" -ge 2 ] || fail "the SMF did not set upf1's association up again"
+	stop_core
+	stop_capture
+	_b=$(pfcp_count 1 '_ws.malformed || _ws.expert.severity >= error')
+	[ "$_b" = 0 ] || fail "N4 capture of upf1: $_b malformed/error frames"
+	[ "$(pfcp_count 1 'pfcp.msg_type == 9 && udp.srcport != 8805 && pfcp.node_id_ipv4 == 10.38.72.1')" = 1 ] ||
+		fail "the hand-built Association Release Request is not in the N4 capture as tshark reads it"
+	[ "$(pfcp_count 1 'pfcp.msg_type == 10 && pfcp.cause == 1 && udp.dstport != 8805')" = 1 ] || fail "no Association Release Response to it"
+	[ "$(pfcp_count 1 'pfcp.cause == 72')" -ge 1 ] || fail "no Cause 72 in the N4 capture"
+	# both rounds' sessions really on upf1: an accepted establishment per UE and round
+	_e=$(pfcp_count 1 'pfcp.msg_type == 51 && pfcp.cause == 1')
+	[ "$_e" -ge $((2 * UES)) ] || fail "upf1 accepted $_e establishments, at least $((2 * UES)) (two rounds) expected"
+	v() { grep "^$2 " "$TMP/$1.out" | head -n 1 | cut -d' ' -f2; }
+	echo "load2: pdu_net_released_39 $(v load2 pdu_net_released_39) pdu_reestablished $(v load2 pdu_reestablished)"
+	[ "$(v load2 pdu_net_released_39)" = "$(v load2 pdu_reestablished)" ] || fail "load2: sessions released with #39 not all re-established"
+	echo "recover: 2 x $UES UEs, upf1's association released behind the SMF, set up again after Cause 72"
 	;;
 ipv6)
 	# 9 s: a UE whose first Router Solicitation reached upf1 before its PFCP session (our SMF

@@ -553,9 +553,11 @@ static void t_restart(void **state)
 /* Issue 31 point 2 / 8: the UPF drops our association without a word reaching us (its
  * Release Response lost, or it gave the association up after heartbeat loss): the next
  * session request gets Cause 72 "No established PFCP Association" (TS 29.244 6.2.6.1,
- * 8.2.1). The client takes the association as down, loses its sessions (the SMF releases
- * them, #39) and sets it up again at once: the next PDU session works. Before: the peer
- * stayed "up" and every later request was refused with 72 until the SMF restarted. */
+ * 8.2.1). The client takes the association as down, loses the sessions the UPF had (the SMF
+ * releases them, #39) and sets it up again at once; the establishment that got 72 is sent
+ * again once it is up (retried once), and so are new ones made meanwhile (held, not #26).
+ * Before: the peer stayed "up" and every later request was refused with 72 until the SMF
+ * restarted. */
 static void t_cause72(void **state)
 {
 	static struct pfcp_msg m;
@@ -587,15 +589,17 @@ static void t_cause72(void **state)
 	assert_int_equal(scnt(UPF_N4_NO_ASSOC), 1);
 	assert_int_equal(ccnt(UPF_N4C_PEER_LOST), 1);
 	assert_int_equal(down_events, 1);
-	assert_int_equal(lost_events[UPF_LOST_PEER], 2);   /* session 0, and 1 that got 72 */
+	assert_int_equal(lost_events[UPF_LOST_PEER], 1);   /* session 0: the UPF purged it */
 	assert_int_equal(lost_events[UPF_LOST_REFUSED], 0);
 	assert_int_equal(up_events, 2);
 	assert_true(upf_ready(P));
 	assert_int_equal(upf_n4_associations(N), 1);
+	assert_int_equal(upf_n4_sessions(N), 1);           /* session 1, sent again */
+	assert_int_equal(dl_teid(htonl(ntohl(ip("172.16.0.10")) + 1)), 0x1001);
 	/* the next PDU session works */
 	assert_int_equal(create(P, 2, 2), 0);
 	pump(5);
-	assert_int_equal(upf_n4_sessions(N), 1);
+	assert_int_equal(upf_n4_sessions(N), 2);
 	assert_int_equal(dl_teid(htonl(ntohl(ip("172.16.0.10")) + 2)), 0x1002);
 }
 
