@@ -707,9 +707,11 @@ int cluster_tls_start(const char *address, const char *backend, const char *dir,
 	size_t bl;
 	int rc;
 
-	if (!address || !backend || backend[0] != '@' || !out)
+	if (!out)
 		return -EINVAL;
 	*out = NULL;
+	if (!address || !backend || backend[0] != '@')
+		return -EINVAL;
 	bl = strlen(backend);
 	t = calloc(1, sizeof(*t));
 	if (!t)

@@ -196,6 +196,18 @@ sed -e "s/port: $N2/port: $(free_port)/" -e "s/port: $WEB/port: $(free_port)/" -
 timeout 60 "$SOLOCORE" run -c "$T/run2.yaml" > "$T/run2.log" 2>&1; rc=$?
 [ "$rc" = 1 ] && grep -q "starting cluster failed" "$T/run2.log" && ok "solocore run: cluster address taken -> exit 1" ||
 	{ fail "second run rc=$rc"; tail -5 "$T/run2.log"; }
+# Issue 31: node 1 on a fresh dir made the cluster CA itself and said so; a node 2 without a
+# certificate refuses to start and names the command that makes one; no key in any log.
+grep -q "node 1: made a new cluster CA and its certificate in $T/run.db.dqlite/tls" "$T/run.log" &&
+	ok "solocore run: node 1 on a fresh dir made its CA (logged)" || fail "no 'made a new cluster CA' line"
+sed -e "s/port: $N2/port: $(free_port)/" -e "s/port: $WEB/port: $(free_port)/" -e "s/udp_port: $UDP/udp_port: $(free_port)/" \
+	-e "s|$T/run.db|$T/run3.db|" -e "s/node_id: 1/node_id: 2/" -e "s/address: \"127.0.0.1:$RP\"/address: \"127.0.0.1:$(free_port)\"\n  peers: [\"127.0.0.1:$RP\"]/" \
+	"$T/run.yaml" > "$T/run3.yaml"
+timeout 60 "$SOLOCORE" run -c "$T/run3.yaml" > "$T/run3.log" 2>&1; rc=$?
+[ "$rc" = 1 ] && grep -q "node 2: no certificate in $T/run3.db.dqlite/tls.*solocore cluster add-node" "$T/run3.log" &&
+	ok "solocore run: node 2 without a certificate -> exit 1, names cluster add-node" ||
+	{ fail "node 2 without a certificate rc=$rc"; tail -5 "$T/run3.log"; }
+! grep -q "PRIVATE KEY" "$T"/run*.log || fail "key material in a log"
 kill -TERM "$RUN"; wait "$RUN"; rc=$?; PIDS[9]=""
 [ "$rc" = 0 ] && ok "solocore run stopped cleanly" || { fail "solocore run exit $rc"; tail -20 "$T/run.log"; }
 grep -q "stopped" "$T/run.log" || fail "no 'stopped' in the run log"

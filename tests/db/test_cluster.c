@@ -560,6 +560,9 @@ static void t_start_errors(void **state)
 	p.peers[p.n_peers++] = "127.0.0.1:1";
 	assert_true(cluster_start(&p, &cl) < 0);
 	p.dir = dir;
+	/* Issue 31: a node other than 1 without a certificate in dir/tls: -ENOKEY, at once. */
+	assert_int_equal(cluster_start(&p, &cl), -ENOKEY);
+	assert_null(cl);
 	certify(dir);
 
 	/* Peers that never answer: -ETIMEDOUT once the bound has passed. */

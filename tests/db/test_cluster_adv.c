@@ -437,9 +437,48 @@ static void t_anon_handler(void **state)
 	SSL_CTX_free(other);
 }
 
+/* The error paths of the terminator and of the client's TLS set-up. */
+static void t_errors(void **state)
+{
+	struct cluster_tls *t = (struct cluster_tls *)&t;
+	char empty[200], mixed[200], src[300], dst[300];
+	struct dqlc *c;
+
+	(void)state;
+	snprintf(empty, sizeof(empty), "%s/empty", g.tmp.dir);
+	snprintf(mixed, sizeof(mixed), "%s/mixed", g.tmp.dir);
+	assert_int_equal(cluster_tls_start("127.0.0.1:1", "not-abstract", g.tmp.dir, &t), -EINVAL);
+	assert_null(t);
+	assert_int_equal(cluster_tls_start("127.0.0.1:1", "@x", empty, &t), -ENOENT);
+	assert_int_equal(dqlc_tls_init(empty), -ENOENT);
+	/* A key that is not the certificate's: refused, not half-loaded. */
+	assert_int_equal(cluster_pki_add_node(g.tmp.dir, mixed, "m"), 0);
+	snprintf(src, sizeof(src), "%s/tls/node.key", g.other_ca);
+	snprintf(dst, sizeof(dst), "%s/tls/node.key", mixed);
+	assert_int_equal(unlink(dst), 0);
+	assert_int_equal(link(src, dst), 0);
+	assert_int_equal(cluster_tls_start("127.0.0.1:1", "@x", mixed, &t), -EBADMSG);
+	assert_int_equal(dqlc_tls_init(mixed), -EBADMSG);
+	assert_int_equal(cluster_tls_start("127.0.0.1", "@x", g.tmp.dir, &t), -EINVAL);
+	assert_int_equal(cluster_tls_start(g.addr, "@x", g.tmp.dir, &t), -EADDRINUSE);
+	cluster_tls_stop(NULL);
+
+	/* No certificate set up: no connection at all (nothing in the tree talks in clear). */
+	dqlc_tls_reset();
+	assert_int_equal(dqlc_connect(g.addr, 2000, &c), -ENOKEY);
+	/* A node whose certificate another CA signed is not ours: -EKEYREJECTED. */
+	snprintf(src, sizeof(src), "%s/other2", g.tmp.dir);
+	assert_int_equal(cluster_pki_init(src, "other"), 0);
+	assert_int_equal(dqlc_tls_init(src), 0);
+	assert_int_equal(dqlc_connect(g.addr, 2000, &c), DQLC_EBADCERT == EKEYREJECTED ? -EKEYREJECTED : 0);
+	assert_int_equal(dqlc_tls_init(g.tmp.dir), 0);
+	assert_int_equal(rows(), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_errors),
 		cmocka_unit_test(t_rogue_clients),
 		cmocka_unit_test(t_idle_flood),
 		cmocka_unit_test(t_anon_handler),
