@@ -598,6 +598,8 @@ static void on_data(struct n2sctp_assoc *a, uint16_t stream, uint32_t ppid, cons
 		gnb_log(LOGL_WARN, g, "%s on stream %u", ngap_msg_name(m->type, m->proc), stream);
 		rs->st.stream_violations++;
 	}
+	if (rs_guess_answer(g, m))
+		return;   /* --ps-guess (n2_guess.c) */
 	if (m->type == NGAP_SUCCESSFUL && m->proc == NGAP_PROC_NG_SETUP)
 		on_ng_setup(l, &m->u.ng_setup_response);
 	else if (m->type == NGAP_UNSUCCESSFUL && m->proc == NGAP_PROC_NG_SETUP)
@@ -700,7 +702,7 @@ int rs_gnb_connect(struct rs_gnb *g)
 	unsigned i, up = 0;
 	int rc = 0, r;
 
-	g->gnb_id = 0x100 + g->idx;
+	g->gnb_id = (rs->cfg.gnb_id_base ? rs->cfg.gnb_id_base : 0x100) + g->idx;
 	if (rs->cfg.local_addr[0]) {
 		if (inet_pton(AF_INET, rs->cfg.local_addr, &local.sin_addr) != 1)
 			return -EINVAL;

@@ -148,6 +148,9 @@ struct ransim_cfg {
 	char dnn[64];                /* DNN in the UL NAS Transport ("" = none: the default DNN) */
 	bool pdu_snssai;             /* S-NSSAI (req_sst/req_sd) in the UL NAS Transport */
 	uint32_t hold_ms;            /* stay registered this long before deregistering */
+	uint32_t gnb_id_base;        /* gNB i's gNB ID: gnb_id_base + i (0: 0x100), 22 bits */
+	bool ps_guess;               /* --ps-guess: UE 0's gNB sends PATH SWITCH REQUESTs naming
+				      * IDs around UE 0's own AMF UE NGAP ID (n2_guess.c, issue 31) */
 	unsigned passes;             /* run every UE's plan this many times (0 = 1); a UE starts its
 				      * next pass once its previous one finished (load tests) */
 	unsigned sim_offset;         /* UE i uses sims[(sim_offset + i) % n_sims] */
@@ -245,6 +248,9 @@ struct ransim_stats {
 	uint64_t identity_requests, bad_mac_sent, assoc_drops, cuc_received;
 	uint64_t stream_violations;  /* UE-associated PDU on stream 0 or the reverse (TS 38.412 7) */
 	uint64_t amf_cfg_updates;    /* AMF CONFIGURATION UPDATEs acknowledged (TS 38.413 8.7.3) */
+	/* --ps-guess: guesses sent; answered by ERROR INDICATION unknown-local-UE-NGAP-ID, by
+	 * another ERROR INDICATION, by PATH SWITCH REQUEST ACKNOWLEDGE (a UE moved), FAILURE */
+	uint64_t ps_guess_sent, ps_guess_error_ind, ps_guess_other, ps_guess_ack, ps_guess_fail;
 	uint64_t reregistrations;    /* periodic registration updates accepted */
 	uint64_t pdu_established;    /* PDU Session Establishment Accepts that passed every check */
 	uint64_t pdu_rejected;

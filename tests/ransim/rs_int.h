@@ -507,6 +507,13 @@ int rs_nas_unwrap(struct rs_ue *ue, const uint8_t *nas, size_t len, struct nas_m
 /* Build the UE's mobile identity for a Registration Request / Identity Response. */
 int rs_nas_suci(struct rs_ue *ue, struct nas_mobile_id *id);
 
+/* ---- n2_guess.c: --ps-guess (issue 31) ---- */
+/* UE 0 registered: its gNB sends the PATH SWITCH REQUEST guesses (once). */
+void rs_guess_fire(struct rs_ue *ue);
+/* An answer to a guess (ERROR INDICATION / PATH SWITCH outcome on a guess's RAN UE NGAP
+ * ID): counted, true; anything else false. */
+bool rs_guess_answer(struct rs_gnb *g, const struct ngap_msg *m);
+
 /* ---- adv.c: the adversary (issue 13 item 4): UE 0 is the victim, one forger UE ---- */
 /* Set up rs->adv for cfg.attack (0; -EINVAL for an unknown attack, -ENOMEM). */
 int rs_adv_new(struct ransim *rs);

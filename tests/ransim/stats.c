@@ -347,6 +347,11 @@ void ransim_report(const struct ransim *rs, FILE *out)
 	fprintf(out, "cuc_received %llu\n", (unsigned long long)s->cuc_received);
 	fprintf(out, "stream_violations %llu\n", (unsigned long long)s->stream_violations);
 	fprintf(out, "amf_cfg_updates %llu\n", (unsigned long long)s->amf_cfg_updates);
+	if (rs->cfg.ps_guess)
+		fprintf(out, "ps_guess_sent %llu\nps_guess_error_ind %llu\nps_guess_other %llu\nps_guess_ack %llu\n"
+			"ps_guess_fail %llu\n", (unsigned long long)s->ps_guess_sent,
+			(unsigned long long)s->ps_guess_error_ind, (unsigned long long)s->ps_guess_other,
+			(unsigned long long)s->ps_guess_ack, (unsigned long long)s->ps_guess_fail);
 	fprintf(out, "reregistrations %llu\n", (unsigned long long)s->reregistrations);
 	fprintf(out, "pdu_established %llu\n", (unsigned long long)s->pdu_established);
 	fprintf(out, "pdu_rejected %llu\n", (unsigned long long)s->pdu_rejected);

@@ -484,6 +484,7 @@ enum rs_ue_state rs_ue_next_step(struct rs_ue *ue)
 	if (rs->cfg.hold_ms && !ue->held && rs->cfg.dereg != RANSIM_DEREG_NONE) {
 		/* stay registered (CM-CONNECTED) for a while before the last step */
 		ue->holding = true;
+		rs_guess_fire(ue);   /* --ps-guess: while UE 0 holds */
 		ev_timer_start(rs->loop, &ue->guard, rs->cfg.hold_ms);
 		return RS_UE_REGISTERED;
 	}
