@@ -469,7 +469,8 @@ int upf_n4_open(const struct upf_n4_params *p, struct upf_n4 **out)
 		n->p.release_ms = N4_RELEASE_MS;
 	if (!n->p.sessions_per_peer)
 		n->p.sessions_per_peer = p->max_sessions > 1 ? p->max_sessions / 2 : 1;
-	memcpy(n->allow, p->allow, p->n_allow * sizeof(*p->allow));
+	if (p->n_allow)
+		memcpy(n->allow, p->allow, p->n_allow * sizeof(*p->allow));
 	n->p.allow = NULL;
 	/* pages are touched only where used: 17 regions x 1024 x ~540 bytes reserved */
 	n->txn = calloc(N4_TXN_SLOTS, sizeof(*n->txn));
