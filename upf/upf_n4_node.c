@@ -17,9 +17,11 @@
  * the response go back to the request's source port, so the port names no association).
  * Every later message of that association must come from that address:
  *   - a Setup with its Node ID from another address is refused with Cause 64 "Request
- *     rejected" (6.2.6.2.1 leaves refusing a setup to the UP function) and changes nothing;
- *     6.2.6.2.1's "overwrite the existing association" applies to the bound address only
- *     (the CP function restarted, or re-setup). A CP that really moved gets its slot back
+ *     rejected" (6.2.6.2.2: a setup the UP function does not accept gets a rejection
+ *     cause) and changes nothing; 6.2.6.2.2's "overwrite the existing association" applies
+ *     to the bound address only (5.8.1: a Node ID that is an IP address means the CP
+ *     exposes that one address for the association; the CP function restarted, or
+ *     re-setup). A CP that really moved gets its slot back
  *     once the old association is released by heartbeat loss (EXPIRE);
  *   - Update / Release / session messages from another address are answered with Cause 72
  *     (the sender has no association with us, 6.2.6.1) and counted (rx_foreign);
@@ -243,9 +245,9 @@ static enum n4_as_state act_release(struct upf_n4 *n, int peer)
 	return N4_AS_IDLE;
 }
 
-/* Issue 31: a Setup for a Node ID associated from another address. 6.2.6.2.1 would overwrite
+/* Issue 31: a Setup for a Node ID associated from another address. 6.2.6.2.2 would overwrite
  * the association, which would let anyone who knows (or guesses) an SMF's Node ID delete its
- * sessions with one datagram; the UP function may refuse a setup (6.2.6.2.1: "Request
+ * sessions with one datagram; the UP function may refuse a setup (6.2.6.2.2, 8.2.1: "Request
  * rejected"), and does: the association and its sessions stay as they are. */
 static enum n4_as_state act_refuse(struct upf_n4 *n, int peer)
 {

@@ -10,7 +10,7 @@
  * Deletion of its SEID: Cause 1, not 65 / 72) and the counters solocore upf logs at exit.
  *
  *   t_setup_hijack     Setup / Update / Release / session messages with the SMF's Node ID
- *                      from another address (6.2.6.2.1, 6.2.6.1): refused, sessions kept
+ *                      from another address (6.2.6.2.2, 6.2.6.1): refused, sessions kept
  *   t_heartbeat_spoof  a Heartbeat Request with a new Recovery Time Stamp from the SMF's
  *                      address, forged (6.2.2, TS 23.007 19A): not purged unless the SMF's
  *                      own answer to the UPF's heartbeat confirms it
@@ -296,7 +296,7 @@ static int delete(int fd, uint32_t seq, uint64_t seid)
 }
 
 /* Issue 31 point 2: Association Setup, Update and Release carry a Node ID anyone can copy.
- * Before, a stranger's Setup with the SMF's Node ID replaced the association (6.2.6.2.1
+ * Before, a stranger's Setup with the SMF's Node ID replaced the association (6.2.6.2.2
  * "overwrite") and purged its sessions. Now the association is bound to the address its
  * Setup came from: a Setup from elsewhere gets Cause 64 "Request rejected" and changes
  * nothing; Update / Release / session messages from elsewhere get Cause 72 (6.2.6.1). */
