@@ -205,30 +205,88 @@ int db_migrate_steps(struct sql *c, const char *const *steps, int n)
 	return 0;
 }
 
+/* Make path (a database, its -wal or -shm) owner-only by its name. 0 (done, or ENOENT when
+ * may_miss) or -errno. No descriptor of it is opened (db_file_private). */
+static int chmod_private(const char *path, bool may_miss)
+{
+	struct stat sb;
+
+	if (lstat(path, &sb) < 0)
+		return errno == ENOENT && may_miss ? 0 : -errno;
+	/* As the O_NOFOLLOW open before: a link is not followed to whatever it names. */
+	if (S_ISLNK(sb.st_mode))
+		return -ELOOP;
+	if (!S_ISREG(sb.st_mode))
+		return -EINVAL;
+	if ((sb.st_mode & 07777) == 0600)
+		return 0;
+	/* glibc does AT_SYMLINK_NOFOLLOW with fchmodat2, or on an O_PATH descriptor (whose close
+	 * drops no lock: Linux's filp_close() skips locks_remove_posix() for FMODE_PATH files) and
+	 * /proc/self/fd; without /proc it answers EOPNOTSUPP: chmod by the name just checked. */
+	if (fchmodat(AT_FDCWD, path, 0600, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return -errno;
+	return chmod(path, 0600) < 0 ? -errno : 0;
+}
+
 int db_file_private(const char *path)
 {
 	/* K, OPc, password and token hashes: owner only, whatever the umask.
 	 * SQLite gives -wal and -shm the database file's mode when it makes
-	 * them; older ones (0644 from before) are tightened here too. */
-	static const char *const side[] = { "", "-wal", "-shm" };
+	 * them; older ones (0644 from before) are tightened here too.
+	 *
+	 * Never open() and close() an existing database file here (issue 31 point 3): SQLite's
+	 * locks are POSIX record locks (fcntl F_SETLK), owned by the process per inode, and a
+	 * close() of ANY descriptor of the inode drops all of them (POSIX close(); fcntl(2)).
+	 * This runs at every db_conn_open(), also while this process's other connections hold
+	 * their SHARED lock, and SQLite (which counts its locks per inode for the whole process)
+	 * would not take it again. Another process (`solocore users list --db`, `sqlite3`, a
+	 * backup script) closing its connection would then find nobody else on the file,
+	 * checkpoint and delete the -wal and -shm the core still writes to: writes lost on a
+	 * crash, or the other side's on a clean stop.
+	 *   - A new file is made with O_CREAT | O_EXCL: an inode this call created carries no
+	 *     lock of anyone's, so closing its descriptor drops nothing; fchmod first (umask).
+	 *   - An existing one is changed by name (chmod_private), and its access checked with
+	 *     faccessat, not by opening it (an unwritable file would otherwise open read-only
+	 *     in SQLite and fail at the first write). */
+	static const char *const side[] = { "-wal", "-shm" };
 	char p[4200];
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600), r;
 
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0600) < 0) {
-		int e = -errno;
-
+	if (fd >= 0) {
+		r = fchmod(fd, 0600) < 0 ? -errno : 0;
 		close(fd);
-		return e;
+		if (r < 0)
+			return r;
+	} else if (errno != EEXIST) {
+		return -errno;
+	} else if ((r = chmod_private(path, false)) < 0) {
+		return r;
+	} else if (faccessat(AT_FDCWD, path, R_OK | W_OK, AT_EACCESS) < 0) {
+		return -errno;
 	}
-	close(fd);
-	for (unsigned i = 1; i < 3; i++) {
+	for (unsigned i = 0; i < 2; i++) {
 		snprintf(p, sizeof(p), "%s%s", path, side[i]);
-		if (chmod(p, 0600) < 0 && errno != ENOENT)
-			return -errno;
+		if ((r = chmod_private(p, true)) < 0)
+			return r;
 	}
 	return 0;
+}
+
+pid_t db_file_holder(const char *path)
+{
+	/* F_GETLK: the first lock of another process that a write lock on the whole file would
+	 * conflict with (this process's own are never reported). */
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (fcntl(fd, F_GETLK, &fl) < 0)
+		r = -errno;
+	close(fd);
+	return r < 0 ? r : fl.l_type == F_UNLCK ? 0 : fl.l_pid;
 }
 
 int db_conn_open(const char *path, struct sql **out)
@@ -238,7 +296,7 @@ int db_conn_open(const char *path, struct sql **out)
 	int r = db_file_private(path);
 
 	if (r < 0) {
-		log_error("db", "cannot create %s: %s", path, strerror(-r));
+		log_error("db", "%s (or its -wal / -shm): cannot create or make it owner-only: %s", path, strerror(-r));
 		return r;
 	}
 	if ((r = sql_sqlite_open(path, false, &c)) < 0)

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <sys/types.h>
 
 #include "db/db.h"
 #include "db/sql.h"
@@ -42,6 +43,10 @@ static inline void db_rows_changed(struct db *db)
 
 /* Create path if absent and make it (and its -wal / -shm) 0600. 0 or -errno. */
 int db_file_private(const char *path);
+/* The id of another process holding a lock on the database file path (SQLite's SHARED lock,
+ * kept by every connection in WAL mode), 0 when none (or no file), -errno. Opens and closes
+ * the file: only for a process with no connection on it (db_restore_apply, before db_open's). */
+pid_t db_file_holder(const char *path);
 /* Open a connection with solocore's pragmas (WAL, synchronous=NORMAL, busy timeout). */
 int db_conn_open(const char *path, struct sql **out);
 /* A new connection like db's own (the same file, or the same dqlite database

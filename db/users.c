@@ -649,6 +649,16 @@ int db_restore_apply(const char *path)
 	snprintf(src, sizeof(src), "%s.restore", path);
 	if (access(src, F_OK) != 0)
 		return 0;
+	/* Another process on the file (the running core, when this is a `solocore users` or
+	 * `sims` command; a CLI, when this is the core starting): moving a file over it would
+	 * leave that process writing to the old inode, its writes lost (issue 31 point 3). The
+	 * restore waits for a start with nobody else on the file. */
+	pid_t holder = db_file_holder(path);
+	if (holder > 0) {
+		log_warn("db", "%s: staged restore not applied now: the database is open in process %ld; "
+			 "it is applied at a start with no other process on the file", src, (long)holder);
+		return 0;
+	}
 	if (restore_check(src, err, sizeof(err)) < 0) {
 		log_error("db", "%s: %s: not applied", src, err);
 		return -EINVAL;

@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <sys/prctl.h>
+#include <signal.h>
 
 #include <cmocka.h>
 
@@ -453,6 +457,175 @@ static void test_file_modes(void **state)
 	dbt_cleanup(&t);
 }
 
+/* Issue 31 point 3: a POSIX (fcntl) lock of this process on the inode ino, from /proc/locks
+ * ("N: POSIX ADVISORY READ|WRITE PID MAJ:MIN:INODE START END"). */
+static bool holds_posix_lock(ino_t ino)
+{
+	FILE *f = fopen("/proc/locks", "re");
+	char line[256], kind[16], rw[16];
+	unsigned long long in;
+	unsigned mj, mn;
+	long pid;
+	bool found = false;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *s = strchr(line, ':');
+
+		if (s && sscanf(s + 1, " %15s %*s %15s %ld %x:%x:%llu", kind, rw, &pid, &mj, &mn, &in) == 6)
+			found = !strcmp(kind, "POSIX") && pid == (long)getpid() && in == (unsigned long long)ino;
+	}
+	fclose(f);
+	return found;
+}
+
+static ino_t ino_of(const char *path)
+{
+	struct stat sb;
+
+	assert_int_equal(stat(path, &sb), 0);
+	return sb.st_ino;
+}
+
+/* Issue 31 point 3: every db_conn_open() (the writer's, a web worker's) opened and closed the
+ * database file, which drops all the process's POSIX locks on it; SQLite, counting its locks
+ * per inode for the whole process, does not take them again. Then another process (here the
+ * real sqlite3 shell) closing its connection found nobody else on the file and deleted the
+ * -wal and -shm under the open connections. Now the lock is held after the second and third
+ * connection, and the -wal keeps its inode across another process's open and close. */
+static void test_lock_kept(void **state)
+{
+	(void)state;
+	DBT_FILE_ONLY("POSIX locks on the database file are a local SQLite file's");
+	struct dbt t;
+	struct db *db, *peer;
+	struct db_writer *w;
+	char wal[160], cmd[400];
+	ino_t wal_ino;
+
+	if (access("/usr/bin/sqlite3", X_OK) != 0)
+		fail_msg("sqlite3 (the shell, package sqlite3) is needed as the second process");
+	dbt_init(&t);
+	db = open_with(&t, 3);
+	assert_true(holds_posix_lock(ino_of(t.db)));
+	assert_int_equal(db_writer_start(db, NULL, &w), 0);
+	assert_int_equal(db_open_peer(db, &peer), 0);
+	assert_int_equal(db_writer_sqn(w, "imsi-001010000000001", 7), 0);
+	assert_int_equal(db_writer_flush(w), 0);
+	assert_true(holds_posix_lock(ino_of(t.db)));
+	snprintf(wal, sizeof(wal), "%s-wal", t.db);
+	wal_ino = ino_of(wal);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/sqlite3 '%s' 'SELECT count(*) FROM subscribers' >/dev/null", t.db);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(ino_of(wal), wal_ino);
+	assert_true(holds_posix_lock(ino_of(t.db)));
+	/* A write after it lands in the same WAL, seen by a new process. */
+	assert_int_equal(db_writer_sqn(w, "imsi-001010000000002", 9), 0);
+	assert_int_equal(db_writer_flush(w), 0);
+	assert_int_equal(ino_of(wal), wal_ino);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(ino_of(wal), wal_ino);
+	assert_int_equal(sqn_of(&t, 2), 9);
+	db_close(peer);
+	db_writer_stop(w);
+	db_close(db);
+	dbt_cleanup(&t);
+}
+
+/* A symlink in place of the database is refused, as the O_NOFOLLOW open did; so is one as the
+ * -wal (SQLite would write K and OPc through it); an unwritable file answers -EACCES. */
+static void test_file_refusals(void **state)
+{
+	(void)state;
+	DBT_FILE_ONLY("links and modes are a local file's");
+	struct dbt t;
+	struct db *db;
+	char other[160], wal[160];
+
+	dbt_init(&t);
+	snprintf(other, sizeof(other), "%s/other.db", t.dir);
+	snprintf(wal, sizeof(wal), "%s-wal", t.db);
+	assert_int_equal(symlink(other, t.db), 0);
+	assert_int_equal(db_open(t.db, &db), -ELOOP);
+	assert_int_equal(access(other, F_OK), -1);
+	assert_int_equal(unlink(t.db), 0);
+	assert_int_equal(symlink(other, wal), 0);
+	assert_int_equal(db_open(t.db, &db), -ELOOP);
+	assert_int_equal(access(other, F_OK), -1);
+	assert_int_equal(unlink(wal), 0);
+	assert_int_equal(mkdir(wal, 0700), 0);
+	assert_int_equal(db_open(t.db, &db), -EINVAL);
+	assert_int_equal(rmdir(wal), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
+	db_close(db);
+	if (geteuid() != 0) {   /* root may write anything */
+		assert_int_equal(chmod(t.db, 0400), 0);
+		assert_int_equal(db_open(t.db, &db), -EACCES);
+	}
+	dbt_cleanup(&t);
+}
+
+/* Issue 31 point 3: a staged restore is applied by db_open() at the next start; a second
+ * process's db_open() (`solocore users list --db` while the core runs) moved it over the file
+ * the core has open, whose later writes then went to an unlinked inode. Now it waits while
+ * another process holds the file (here a child with a plain SQLite connection), and is applied
+ * by the first open with nobody else on it. */
+static void test_restore_waits(void **state)
+{
+	(void)state;
+	DBT_FILE_ONLY("a staged restore is a local file's");
+	struct dbt t;
+	struct db *db;
+	struct db_subscriber s;
+	char p[160], err[160], c;
+	int fds[2];
+	pid_t pid;
+
+	dbt_init(&t);
+	db = open_with(&t, 3);
+	snprintf(p, sizeof(p), "%s/backup.db", t.dir);
+	assert_int_equal(db_backup(db, p), 0);
+	assert_int_equal(db_restore_stage(db, p, err, sizeof(err)), 0);
+	dbt_sub_init(&s, "imsi-001019999999999", 9);
+	assert_int_equal(db_subscriber_put(db, &s), 0);
+	db_close(db);
+	snprintf(p, sizeof(p), "%s.restore", t.db);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {   /* the other process: a connection that has read (SHARED lock held) */
+		struct sql *cn;
+		struct sql_stmt *st;
+		int ok = sql_sqlite_open(t.db, false, &cn) == 0 &&
+			 sql_prepare(cn, "SELECT count(*) FROM subscribers", 0, &st) == 0 &&
+			 sql_step(st) == SQL_ROW;
+		if (write(fds[1], ok ? "y" : "n", 1) != 1)
+			_exit(1);
+		close(fds[1]);
+		/* Until killed, or the test process is gone (an assert failed before the kill). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	assert_int_equal(c, 'y');
+	assert_int_equal(db_file_holder(t.db), pid);
+	assert_int_equal(dbt_open(&t, &db), 0);
+	assert_int_equal(db_subscriber_count(db), 4);   /* not restored under the other process */
+	db_close(db);
+	assert_int_equal(access(p, F_OK), 0);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	close(fds[0]);
+	close(fds[1]);
+	assert_int_equal(db_file_holder(t.db), 0);
+	assert_int_equal(dbt_open(&t, &db), 0);
+	assert_int_equal(db_subscriber_count(db), 3);   /* applied now */
+	db_close(db);
+	assert_int_equal(access(p, F_OK), -1);
+	dbt_cleanup(&t);
+}
+
 static void test_writer_full_queue(void **state)
 {
 	(void)state;
@@ -563,6 +736,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_writer_checkpoints),
 		cmocka_unit_test(test_writer_checkpoint_rearm),
 		cmocka_unit_test(test_file_modes),
+		cmocka_unit_test(test_lock_kept),
+		cmocka_unit_test(test_file_refusals),
+		cmocka_unit_test(test_restore_waits),
 		cmocka_unit_test(test_file_ops_refused),
 		cmocka_unit_test(test_writer_full_queue),
 		cmocka_unit_test(test_writer_failure),
