@@ -174,11 +174,22 @@ static void test_dup_id_refused(void **state)
 	gnb_is(ASSOC, true, ID_A, 1);
 	ue_on(&ue, ASSOC, 2);
 
+	/* two claims while A is being asked: one question (TS 38.413 8.7.3), two refusals */
+	ng_setup_id(ASSOC_X + 3, "198.51.100.9", ID_A, 22);
+	h_expect(&H, NGAP_INITIATING, NGAP_PROC_AMF_CONFIGURATION_UPDATE);
+	expect_setup_failure(ASSOC_X + 3);
+	ng_setup_id(ASSOC_X + 4, "198.51.100.10", ID_A, 22);
+	expect_setup_failure(ASSOC_X + 4);
+	assert_int_equal(h_pending(&H), 0);
+	ack_cfg_update(ASSOC);
+	run_ms(250);
+	gnb_is(ASSOC, true, ID_A, 1);
+
 	/* another length is another Global gNB ID (a BIT STRING of 22..32 bits): accepted */
 	ng_setup_id(ASSOC_X + 2, "198.51.100.9", ID_A, 24);
 	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_NG_SETUP);
 	amf_get_stats(H.amf, &st);
-	assert_int_equal(st.ng_setup_id_in_use, 2);
+	assert_int_equal(st.ng_setup_id_in_use, 4);
 	assert_int_equal(st.gnb_probe_lost, 0);
 }
 
@@ -268,6 +279,17 @@ static void test_allowed_gnbs(void **state)
 	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_NG_SETUP);
 	ng_setup_id(36, "198.51.100.7", 0x200, 32);
 	h_expect(&H, NGAP_SUCCESSFUL, NGAP_PROC_NG_SETUP);
+	/* the peer of an association that is not there, an address longer than a sockaddr */
+	{
+		struct sockaddr_storage big[2];
+
+		memset(big, 0, sizeof(big));
+		big[0].ss_family = AF_INET;
+		assert_int_equal(amf_n2_assoc_peer(H.amf, 999, (struct sockaddr *)big, sizeof(struct sockaddr_in)),
+				 -ENOENT);
+		assert_int_equal(amf_n2_assoc_peer(H.amf, ASSOC, (struct sockaddr *)big, sizeof(big)), -EINVAL);
+		assert_int_equal(amf_n2_assoc_peer(H.amf, ASSOC, NULL, 0), -EINVAL);
+	}
 	/* IPv4-mapped IPv6 source (a dual-stack listener) matches the IPv4 prefix */
 	{
 		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
