@@ -22,6 +22,10 @@
 #            "generation << index bits | index", ransim --ps-guess): every one gets ERROR
 #            INDICATION unknown-local-UE-NGAP-ID (10.6), none an ACKNOWLEDGE or FAILURE; A's UE
 #            is not moved (its deregistration after the hold is accepted on A).
+#   ids      1000 UEs register (and stay): the AMF UE NGAP IDs ransim was given (--amf-ids,
+#            TS 38.413 9.3.3.1, 40 bits) are all distinct, no two successive ones (in the order
+#            the AMF named them) within 2^24 of each other (random IDs: ~0.03 such pairs
+#            expected), bit 39 set in 400..600 of them (binomial 500 +- 16).
 #
 #   e2e_n2_guard.sh SOLOCORE E2E_CORE RANSIM TSHARK CASE
 #
@@ -37,7 +41,7 @@ A_IP=10.38.71.2 B_IP=10.38.71.3
 ip -n "$NS_R" addr add "$B_IP/24" dev "$VETH_R" || exit 1
 R="--addr $AMF --backend usrsctp --encap raw --cuc --timeout 60"
 
-gen_sims "$TMP/sims.toml" 2 001010000000001 || exit 1
+gen_sims "$TMP/sims.toml" "$([ "$CASE" = ids ] && echo 1000 || echo 2)" 001010000000001 || exit 1
 import_sims "$TMP/sims.toml" || exit 1
 mk_config "$TMP/core.yaml" "$AMF" usrsctp
 sed -i "s/^  level: .*/  level: info/" "$TMP/core.yaml"
@@ -130,6 +134,27 @@ psguess)
 	expect a pdu_established 1
 	expect a "ngap_rx UEContextReleaseCommand" 1
 	echo "b: $sent guesses, $(grep '^ps_guess_error_ind ' "$TMP/b.out" | cut -d' ' -f2) ERROR INDICATIONs"
+	;;
+ids)
+	start_core "$TMP/core.yaml" || exit 1
+	run_ransim ids $R --sims "$TMP/sims.toml" --ues 1000 --concurrency 50 --dereg none --timeout 60 \
+		--amf-ids "$TMP/ids.txt"
+	expect_rc ids 0
+	expect ids ues_registered 1000
+	core_stats
+	expect_stat registered 1000
+	res=$(awk '{ id = $2 + 0; n++; if (id > 1099511627775) bad++; if (id >= 549755813888) top++;
+		if (n > 1) { d = id - prev; if (d < 0) d = -d; if (d < 16777216) near++ }
+		prev = id; seen[$2]++ }
+		END { for (k in seen) if (seen[k] > 1) dup++; printf "%d %d %d %d %d", n, bad + 0, dup + 0, near + 0, top + 0 }' \
+		"$TMP/ids.txt")
+	set -- $res
+	echo "ids: $1 AMF UE NGAP IDs, $2 past 2^40-1, $3 repeated, $4 successive pairs within 2^24, $5 with bit 39 set;" \
+		"first $(head -n 3 "$TMP/ids.txt" | cut -d' ' -f2 | tr '\n' ' ')"
+	[ "$1" = 1000 ] || fail "ids: $1 IDs, 1000 expected"
+	[ "$2" = 0 ] && [ "$3" = 0 ] || fail "ids: $2 out of range, $3 repeated"
+	[ "$4" -le 2 ] || fail "ids: $4 successive pairs within 2^24 (sequential IDs)"
+	[ "$5" -ge 400 ] && [ "$5" -le 600 ] || fail "ids: bit 39 set in $5 of 1000"
 	;;
 *)
 	echo "unknown case $CASE"; exit 2;;

@@ -361,6 +361,8 @@ static void on_dl_nas(struct rs_gnb *g, const struct ngap_downlink_nas_transport
 
 	if (!ue)
 		return;
+	if (g->rs->amf_ids && (!ue->has_amf_id || ue->amf_ue_id != d->amf_ue_id) && !ue->forger)
+		fprintf(g->rs->amf_ids, "%s %llu\n", ue->sim->supi, (unsigned long long)d->amf_ue_id);
 	ue->amf_ue_id = d->amf_ue_id;
 	ue->has_amf_id = true;
 	if (g->rs->cfg.drop_assoc && !g->rs->dropped_once && is_plain_auth_request(&d->nas)) {

@@ -72,6 +72,7 @@ static const char usage_text[] =
 	"                        registration update with the 5G-GUTI (integrity protected)\n"
 	"  --dereg normal|switch-off|none  --hold-ms MS (stay registered MS before deregistering)\n"
 	"  --gnb-id-base N       gNB i has gNB ID N + i (22 bits; default 0x100)\n"
+	"  --amf-ids FILE        write \"SUPI AMF-UE-NGAP-ID\" for each N2 connection as the AMF names it\n"
 	"  --ps-guess            with --hold-ms: UE 0's gNB sends PATH SWITCH REQUESTs naming AMF UE\n"
 	"                        NGAP IDs around UE 0's own (an attack, issue 31; ps_guess_* counted)\n"
 	"  --sim-offset K        UE i uses SIM K+i of the file\n"
@@ -243,7 +244,7 @@ static int conf_hn_key(struct ransim_cfg *cfg, const struct conf *c, int want_id
 enum {
 	O_ADDR = 256, O_PORT, O_LOCAL, O_BACKEND, O_ENCAP, O_UDP, O_UDPPEER, O_GNBS, O_UES, O_CONC, O_NIA,
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_GNBTACS, O_SST, O_SD, O_RSST, O_RSD,
-	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF, O_PSGUESS, O_GNBIDB,
+	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF, O_PSGUESS, O_GNBIDB, O_AMFIDS,
 	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_HOAFTER, O_HOS, O_HOMODE, O_HOFAIL, O_ABORT, O_PASSES, O_DURATION,
 	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
 	O_ATTACK, O_AEVENTS, O_AQUIET, O_AWINDOW,
@@ -264,7 +265,7 @@ static const struct option opts[] = {
 	{ "dereg", 1, NULL, O_DEREG }, { "timeout", 1, NULL, O_TIMEOUT }, { "ue-timeout", 1, NULL, O_UETO },
 	{ "pcap", 1, NULL, O_PCAP }, { "reregister", 0, NULL, O_REREG }, { "help", 0, NULL, 'h' },
 	{ "hold-ms", 1, NULL, O_HOLD }, { "sim-offset", 1, NULL, O_SIMOFF }, { "ps-guess", 0, NULL, O_PSGUESS },
-	{ "gnb-id-base", 1, NULL, O_GNBIDB },
+	{ "gnb-id-base", 1, NULL, O_GNBIDB }, { "amf-ids", 1, NULL, O_AMFIDS },
 	{ "session", 0, NULL, O_SESSION }, { "cycle", 0, NULL, O_CYCLE }, { "dnn", 1, NULL, O_DNN },
 	{ "pdu-snssai", 0, NULL, O_PDUSN }, { "psi", 1, NULL, O_PSI }, { "radio-cap", 0, NULL, O_RADIOCAP },
 	{ "unknown-service", 0, NULL, O_UNKSVC }, { "abort", 0, NULL, O_ABORT },
@@ -478,6 +479,7 @@ static int one_opt(struct args *a, int ch, const char *v)
 	case O_TIMEOUT: a->timeout_s = (unsigned)atoi(v); break;
 	case O_UETO: c->ue_timeout_ms = (uint32_t)atoi(v); break;
 	case O_PCAP: c->pcap = v; break;
+	case O_AMFIDS: c->amf_ids = v; break;
 	case O_GNBN3:
 		a->gtpu_on = true;
 		return rs_n3_addr_parse(v, &a->gtpu.gnb_n3) == 0 ? 0 : usage("bad --gnb-n3");

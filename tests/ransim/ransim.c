@@ -123,6 +123,13 @@ struct ransim *ransim_new(struct ev_loop *loop, const struct ransim_cfg *cfg,
 		if (*err < 0)
 			goto fail;
 	}
+	if (cfg->amf_ids) {
+		rs->amf_ids = fopen(cfg->amf_ids, "w");
+		if (!rs->amf_ids) {
+			*err = -errno;
+			goto fail;
+		}
+	}
 	if (cfg->pcap) {
 		rs->pcap = pcapw_open(cfg->pcap, PCAPW_SCTP_IPV4);
 		if (!rs->pcap) {
@@ -217,6 +224,8 @@ void ransim_free(struct ransim *rs)
 	}
 	if (rs->pcap)
 		pcapw_close(rs->pcap);
+	if (rs->amf_ids)
+		fclose(rs->amf_ids);
 	rs_adv_free(rs);
 	free(rs->ues);
 	if (rs->sims) {

@@ -164,6 +164,8 @@ struct ransim_cfg {
 	uint32_t attack_window_ms;   /* traffic windows before and after the attack (2000) */
 	/* output */
 	const char *pcap;            /* write every NGAP PDU as IPv4/SCTP to this pcap file */
+	const char *amf_ids;         /* --amf-ids: "SUPI AMF-UE-NGAP-ID" per N2 connection, as
+				      * the AMF first names it (issue 31: are they guessable?) */
 	bool verbose;
 };
 

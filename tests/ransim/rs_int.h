@@ -267,6 +267,7 @@ struct ransim {
 	struct rs_gtpu *gtpu;        /* N3 traffic (gtpu.c), NULL without */
 	struct rs_gnb_n3 n3[RANSIM_MAX_GNBS];
 	struct rs_adv *adv;          /* the adversary (adv.c, cfg.attack), NULL without */
+	FILE *amf_ids;               /* cfg.amf_ids, NULL without */
 	/* the AMF set (cfg.amfs, else cfg.addr:port alone) */
 	struct { char addr[64]; uint16_t port, udp_peer_port; } amfs[RS_AMF_MAX];
 	unsigned n_amfs;
