@@ -67,7 +67,9 @@ static int dp_v6_nat(const struct conf *c, struct upf_params *p)
 		p->nat_port_lo = (uint16_t)c->upf.nat_port_lo;
 		p->nat_port_hi = (uint16_t)c->upf.nat_port_hi;
 		p->nat_max_conns = c->upf.nat_table_size;
-		p->nat_conns_per_session = c->upf.nat_conns_per_session;
+		/* 0 in the configuration is "no limit"; 0 in upf_params the default. */
+		p->nat_conns_per_session = c->upf.nat_conns_per_session ? c->upf.nat_conns_per_session : UPF_NAT_UNLIMITED;
+		p->nat_conns_per_remote = c->upf.nat_conns_per_remote ? c->upf.nat_conns_per_remote : UPF_NAT_UNLIMITED;
 		break;
 	}
 	alone.n_dnns = 0;

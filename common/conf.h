@@ -219,6 +219,7 @@ struct conf {
 		uint32_t nat_port_lo, nat_port_hi;
 		uint32_t nat_table_size;
 		uint32_t nat_conns_per_session;   /* RFC 6888 REQ-4; 0: no limit */
+		uint32_t nat_conns_per_remote;    /* toward one remote endpoint; 0: no limit */
 		/* `solocore run` with mode pfcp: no UPF in the process; the SMF's PFCP client
 		 * on n4_address drives the peers (each at most max_sessions TEIDs: give the
 		 * standalone UPFs at least as many sessions). Milliseconds. */

@@ -905,8 +905,12 @@ static const struct conf_item upf_items[] = {
 	INT("nat_port_lo", struct conf, upf.nat_port_lo, 1024, 65535, "1024", NULL),
 	INT("nat_port_hi", struct conf, upf.nat_port_hi, 1024, 65535, "65535", NULL),
 	INT("nat_table_size", struct conf, upf.nat_table_size, 1024, 16777216, "65536", "NAT connections tracked"),
-	INT("nat_conns_per_session", struct conf, upf.nat_conns_per_session, 0, 16777216, "0",
+	/* Issue 31 point 5: limits by default, so that one UE cannot take the table or a remote's
+	 * ports from the others; 0 turns one off (an operator's explicit choice). */
+	INT("nat_conns_per_session", struct conf, upf.nat_conns_per_session, 0, 16777216, "1024",
 	    "NAT connections one PDU session may hold, 0: no limit (RFC 6888 REQ-4)"),
+	INT("nat_conns_per_remote", struct conf, upf.nat_conns_per_remote, 0, 65535, "256",
+	    "NAT connections one PDU session may hold toward one remote address:port, 0: no limit"),
 	ENUM("mode", struct conf, upf.mode, upf_mode_names, "builtin",
 	     "builtin: the UPF in this process; pfcp: the peers below over N4"),
 	INT("heartbeat_interval", struct conf, upf.heartbeat_interval, 100, 600000, "5000", "ms, TS 29.244 6.2.2"),

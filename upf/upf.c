@@ -89,6 +89,7 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_CNT_NAT_FRAG_DL] = "nat_frag_dl",
 	[UPF_CNT_NAT_HAIRPIN] = "nat_hairpin",
 	[UPF_CNT_NAT_HAIRPIN_NO_MAP] = "drop_nat_no_mapping",
+	[UPF_CNT_NAT_REMOTE_SHARE] = "drop_nat_remote_share",
 	[UPF_CNT_UL_N3V6] = "ul_n3v6",
 	[UPF_CNT_DL_N3V6] = "dl_n3v6",
 	[UPF_CNT_DL_N3V6_USER] = "dl_n3v6_user",

@@ -73,6 +73,12 @@ enum upf_xdp_mode {
 	UPF_XDP_NONE,         /* load the program and maps but attach nowhere (tests, benchmarks) */
 };
 
+/* NAT limits (upf_params.nat_conns_per_session / nat_conns_per_remote; upf/README.md "NAT"):
+ * the defaults of 0 and the value that turns a limit off. */
+#define UPF_NAT_CONNS_PER_SESSION 1024u
+#define UPF_NAT_CONNS_PER_REMOTE 256u
+#define UPF_NAT_UNLIMITED UINT32_MAX
+
 struct upf_params {
 	const char *n3_ifname;       /* toward the gNBs */
 	const char *n6_ifname;       /* toward the data network; NULL or equal: one interface for both */
@@ -98,9 +104,14 @@ struct upf_params {
 	uint32_t nat_addr;
 	uint16_t nat_port_lo, nat_port_hi;   /* host order; 0, 0: 1024..65535 */
 	uint32_t nat_max_conns;
-	/* Connections one session may hold at once (RFC 6888 REQ-4), 0: no limit. A new one past
-	 * it is dropped and counted (drop_nat_quota); its existing ones are unaffected. */
+	/* Connections one session may hold at once (RFC 6888 REQ-4), 0: UPF_NAT_CONNS_PER_SESSION,
+	 * UPF_NAT_UNLIMITED: no limit. A new one past it is dropped and counted (drop_nat_quota);
+	 * its existing ones are unaffected (issue 31 point 5: one UE cannot fill the table). */
 	uint32_t nat_conns_per_session;
+	/* Connections one session may hold at once toward one remote endpoint (protocol, address,
+	 * port; ICMP echo: address), whose NAT ports are one pool for all UEs: 0:
+	 * UPF_NAT_CONNS_PER_REMOTE, UPF_NAT_UNLIMITED: no limit; past it: drop_nat_remote_share. */
+	uint32_t nat_conns_per_remote;
 	uint32_t max_sessions;       /* session ids 0..max_sessions-1; default 65536 */
 	uint32_t max_teid;           /* uplink TEIDs 1..max_teid; 0: max_sessions */
 	uint32_t buffer_per_session; /* downlink packets buffered per idle session; default 16 */

@@ -222,6 +222,9 @@ enum upf_counter {
 	UPF_CNT_NAT_HAIRPIN,       /* uplink of a NAT session to nat_addr:a mapped port, translated both
 				    * ways and sent down the mapping's session (of dl_fwd) */
 	UPF_CNT_NAT_HAIRPIN_NO_MAP,/* uplink of a NAT session to nat_addr:a port no mapping holds: dropped */
+	/* NAT shares (issue 31 point 5, upf/README.md "NAT"). */
+	UPF_CNT_NAT_REMOTE_SHARE,  /* new connection of a session at its nat_conns_per_remote toward that
+				    * remote endpoint: dropped */
 	UPF_CNT__MAX
 };
 
@@ -260,6 +263,17 @@ struct upf_nat_rval {
 	__be32 ue_addr;
 	__be16 ue_port;
 	__u8 flags;       /* UPF_NAT_F_* seen in the downlink */
+	__u8 pad;
+};
+
+/* A session's connections toward one remote endpoint (nat_rshare, upf_nat.bpf.h): the ports
+ * toward (proto, rem_addr, rem_port) are one pool for every UE (nat_rev's key), so one session's
+ * share of it is bounded. Value: __u64, the connections. */
+struct upf_nat_skey {
+	__u32 sess_id;
+	__be32 rem_addr;
+	__be16 rem_port;
+	__u8 proto;
 	__u8 pad;
 };
 

@@ -63,12 +63,28 @@ int upf_nat_params(struct upf_params *p)
 		p->nat_max_conns = 65536;
 	if (p->nat_max_conns > NAT_MAX_CONNS_MAX)
 		return -ERANGE;
+	/* Issue 31 point 5: limits by default (RFC 6888 REQ-4), off only when asked. */
+	if (!p->nat_conns_per_session)
+		p->nat_conns_per_session = UPF_NAT_CONNS_PER_SESSION;
+	if (!p->nat_conns_per_remote)
+		p->nat_conns_per_remote = UPF_NAT_CONNS_PER_REMOTE;
 	/* The NAT address is ours on N6, not a UE's. (It may be the N3 address, one interface for
 	 * both: the program then never hands out UDP 2152, which it takes as GTP-U.) */
 	if (p->ue_pool_plen >= 1 && p->ue_pool_plen <= 32 &&
 	    ((pool ^ nat) >> (32 - p->ue_pool_plen)) == 0)
 		return -EINVAL;
 	return 0;
+}
+
+/* The program's limits: 0 there is "none" (its branches pruned at load). */
+static uint32_t nat_quota_cfg(const struct upf *u)
+{
+	return u->p.nat_conns_per_session == UPF_NAT_UNLIMITED ? 0 : u->p.nat_conns_per_session;
+}
+
+static uint32_t nat_rshare_cfg(const struct upf *u)
+{
+	return u->p.nat_conns_per_remote == UPF_NAT_UNLIMITED ? 0 : u->p.nat_conns_per_remote;
 }
 
 int upf_nat_setup(struct upf *u)
@@ -85,15 +101,18 @@ int upf_nat_setup(struct upf *u)
 	sk->rodata->cfg_nat_port_lo = u->p.nat_port_lo;
 	sk->rodata->cfg_nat_port_n = (uint32_t)u->p.nat_port_hi - u->p.nat_port_lo + 1;
 	sk->rodata->cfg_nat_seed = seed;
-	sk->rodata->cfg_nat_quota = u->p.nat_conns_per_session;
+	sk->rodata->cfg_nat_quota = nat_quota_cfg(u);
+	sk->rodata->cfg_nat_rshare = nat_rshare_cfg(u);
 	sk->rodata->cfg_nat_skip = u->p.nat_addr == u->p.n3_addr ? UPF_GTPU_PORT : 0;
 	if ((rc = bpf_map__set_max_entries(sk->maps.nat_fwd, u->p.nat_max_conns)) ||
 	    (rc = bpf_map__set_max_entries(sk->maps.nat_rev, u->p.nat_max_conns)) ||
 	    (rc = bpf_map__set_max_entries(sk->maps.nat_hp, u->p.nat_max_conns)) ||
 	    (rc = bpf_map__set_max_entries(sk->maps.nat_frag_ul, UPF_NAT_FRAG_MAX)) ||
 	    (rc = bpf_map__set_max_entries(sk->maps.nat_frag_dl, UPF_NAT_FRAG_MAX)) ||
-	    (u->p.nat_conns_per_session &&
-	     (rc = bpf_map__set_max_entries(sk->maps.nat_quota, u->p.max_sessions))))
+	    (nat_quota_cfg(u) &&
+	     (rc = bpf_map__set_max_entries(sk->maps.nat_quota, u->p.max_sessions))) ||
+	    (nat_rshare_cfg(u) &&
+	     (rc = bpf_map__set_max_entries(sk->maps.nat_rshare, u->p.nat_max_conns))))
 		return rc < 0 ? rc : -EINVAL;
 	u->nat_keys = calloc(NAT_BATCH, sizeof(struct upf_nat_key));
 	u->nat_vals = calloc(NAT_BATCH, sizeof(struct upf_nat_val));
@@ -116,7 +135,7 @@ int upf_nat_mapped(struct upf *u)
 	 * that much in the past (the sweep's ages are against the real clock). */
 	u->nat_sweep_ns = upf_mono_ns();
 	__atomic_store_n(&u->skel->bss->nat_now_ns, u->nat_sweep_ns, __ATOMIC_RELEASE);
-	if (!u->p.nat_conns_per_session)
+	if (!nat_quota_cfg(u))
 		return 0;
 	u->nat_quota_len = ((size_t)u->p.max_sessions * sizeof(uint64_t) + (size_t)pg - 1) & ~((size_t)pg - 1);
 	a = mmap(NULL, u->nat_quota_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(u->skel->maps.nat_quota), 0);
@@ -188,6 +207,27 @@ static void nat_hp_release(struct upf *u, const struct upf_nat_key *k, const str
 		bpf_map_delete_elem(fd, &hk);
 }
 
+/* The connection k of session sess_id is gone: its place toward the remote back (upf_nat.bpf.h
+ * nat_rshare), the entry deleted with its last connection. Not atomic with the program's
+ * increment: one made between the read and the write is lost, which lets the session one more
+ * connection there, never one fewer. */
+static void nat_share_put(struct upf *u, const struct upf_nat_key *k, uint32_t sess_id)
+{
+	struct upf_nat_skey sk = { .sess_id = sess_id, .rem_addr = k->rem_addr, .rem_port = k->rem_port,
+				   .proto = k->proto };
+	int fd = bpf_map__fd(u->skel->maps.nat_rshare);
+	uint64_t n;
+
+	if (bpf_map_lookup_elem(fd, &sk, &n))
+		return;
+	if (n <= 1) {
+		bpf_map_delete_elem(fd, &sk);
+		return;
+	}
+	n--;
+	bpf_map_update_elem(fd, &sk, &n, BPF_EXIST);
+}
+
 static bool nat_del(struct upf *u, const struct upf_nat_key *k, const struct upf_nat_val *v)
 {
 	struct upf_nat_rkey rk = rkey_of(k, v);
@@ -203,6 +243,8 @@ static bool nat_del(struct upf *u, const struct upf_nat_key *k, const struct upf
 	if (gone && u->nat_quota && v->sess_id < u->p.max_sessions &&
 	    __atomic_load_n(&u->nat_quota[v->sess_id], __ATOMIC_RELAXED))
 		__atomic_fetch_sub(&u->nat_quota[v->sess_id], 1, __ATOMIC_RELAXED);
+	if (gone && nat_rshare_cfg(u))
+		nat_share_put(u, k, v->sess_id);
 	return gone;
 }
 

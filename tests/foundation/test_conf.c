@@ -489,6 +489,16 @@ static void test_pool6(void **state)
 		conf_free(&c2);
 	}
 	expect_err("upf: {nat_conns_per_session: -1}\n", "t.yaml:1:30: upf.nat_conns_per_session: -1 is out of range 0..16777216");
+	/* Issue 31 point 5: limits by default; 0 (no limit) only when written. */
+	{
+		struct conf d;
+
+		assert_int_equal(conf_defaults(&d), 0);
+		assert_int_equal(d.upf.nat_conns_per_session, 1024);
+		assert_int_equal(d.upf.nat_conns_per_remote, 256);
+		conf_free(&d);
+	}
+	expect_err("upf: {nat_conns_per_remote: 65536}\n", "t.yaml:1:29: upf.nat_conns_per_remote: 65536 is out of range 0..65535");
 	expect_err("upf: {nat_port_lo: 5000, nat_port_hi: 4000}\n",
 		   "t.yaml:1:20: upf.nat_port_lo: 5000 is above upf.nat_port_hi (4000)");
 	expect_err("dnns: [{name: a, pool: 10.0.0.0/16, nat: true}]\n"

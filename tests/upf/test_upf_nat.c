@@ -73,6 +73,7 @@ static uint32_t ip(const char *s)
 static struct fx *F;
 
 static uint32_t fx_quota;   /* nat_conns_per_session of the next fx_open_p */
+static uint32_t fx_share;   /* nat_conns_per_remote of the next fx_open_p */
 
 static struct fx *fx_open_p(uint16_t lo, uint16_t hi, uint32_t max_conns)
 {
@@ -81,7 +82,7 @@ static struct fx *fx_open_p(uint16_t lo, uint16_t hi, uint32_t max_conns)
 		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip(N3_ADDR), .ue_pool_addr = ip(POOL), .ue_pool_plen = 16,
 		.max_sessions = 64, .buffer_per_session = 4, .buffer_total = 16,
 		.nat_addr = ip(NAT_ADDR), .nat_port_lo = lo, .nat_port_hi = hi, .nat_max_conns = max_conns,
-		.nat_conns_per_session = fx_quota,
+		.nat_conns_per_session = fx_quota, .nat_conns_per_remote = fx_share,
 	};
 
 	assert_non_null(f);
@@ -579,6 +580,106 @@ static void t_quota(void **state)
 	session(f, 1, "10.45.0.2", true, GNB_ADDR);
 	udp_conns(f, 1, "10.45.0.2", 9000, 3);
 	assert_int_equal(cnt(f, UPF_CNT_NAT_QUOTA), 2);
+}
+
+/* Issue 31 point 5 (adversary; RFC 6888 REQ-4, RFC 6269): one UE must not starve the others of
+ * NAT connections. With the defaults (nothing set: 1024 connections per session, 256 toward one
+ * remote address:port) and a table of 4096, UE A opens new UDP flows as fast as it can:
+ *   - toward one server it stops at the per-remote share (drop_nat_remote_share), and its flows
+ *     toward other servers still work;
+ *   - over all servers it stops at the per-session quota (drop_nat_quota);
+ *   - UE B still gets new flows, toward that server too.
+ * The shares come back when A's connections expire (the sweep gives each one back). Before the
+ * limits had defaults, A filled the whole table and B got drop_nat_full. */
+static uint32_t ul_try(struct fx *f, uint32_t id, const char *ue, const char *rem, uint16_t sport)
+{
+	uint8_t p[128];
+	struct run r;
+	size_t n = pkt_inner_udp4(p, ip(ue), ip(rem), sport, RPORT, 10, 1);
+
+	ul(f, id, p, n, &r);
+	return r.action;
+}
+
+/* New flows of session id from ports base.. toward rem until one is dropped (at most max): the
+ * number that went out. */
+static int flows_until_drop(struct fx *f, uint32_t id, const char *ue, const char *rem, uint16_t base, int max)
+{
+	int i;
+
+	for (i = 0; i < max; i++)
+		if (ul_try(f, id, ue, rem, (uint16_t)(base + i)) != XDP_REDIRECT)
+			break;
+	return i;
+}
+
+static void t_starve(void **state)
+{
+	struct fx *f = fx_open_p(0, 0, 4096);
+	char rem[32];
+	int n, total;
+	uint64_t t0 = upf_mono_ns();
+
+	(void)state;
+	session(f, 1, "10.45.0.2", true, GNB_ADDR);   /* A */
+	session(f, 2, "10.45.0.3", true, GNB_ADDR);   /* B */
+	n = flows_until_drop(f, 1, "10.45.0.2", "203.0.113.5", 10000, 4096);
+	assert_int_equal(n, UPF_NAT_CONNS_PER_REMOTE);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_REMOTE_SHARE), 1);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_QUOTA), 0);
+	/* A's next flow there is dropped again; toward the same server on another port (another
+	 * remote endpoint: ports of its own) and toward another server, A's flows go out. */
+	assert_int_equal(ul_try(f, 1, "10.45.0.2", "203.0.113.5", 10000 + UPF_NAT_CONNS_PER_REMOTE), XDP_DROP);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_REMOTE_SHARE), 2);
+	{
+		uint8_t p[128];
+		struct run r;
+		size_t len = pkt_inner_udp4(p, ip("10.45.0.2"), ip("203.0.113.5"), 10000, RPORT + 1, 10, 1);
+
+		ul(f, 1, p, len, &r);
+		ul_nat_ok(&r, p, len, 20, 1024, 65535);
+	}
+	assert_int_equal(ul_try(f, 1, "10.45.0.2", "203.0.113.6", 10000), XDP_REDIRECT);
+	total = n + 2;
+	/* Over more servers, up to the quota. */
+	for (int s = 7; total < 4096 && s < 64; s++) {
+		snprintf(rem, sizeof(rem), "203.0.113.%d", s);
+		n = flows_until_drop(f, 1, "10.45.0.2", rem, 20000, UPF_NAT_CONNS_PER_REMOTE);
+		total += n;
+		if (n < (int)UPF_NAT_CONNS_PER_REMOTE)
+			break;
+	}
+	assert_int_equal(total, UPF_NAT_CONNS_PER_SESSION);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_QUOTA), 1);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_FULL), 0);
+	assert_int_equal(cnt(f, UPF_STAT_NAT_ACTIVE), UPF_NAT_CONNS_PER_SESSION);
+	/* B is not starved: new flows, toward A's server as well. */
+	assert_int_equal(flows_until_drop(f, 2, "10.45.0.3", "203.0.113.5", 10000, 8), 8);
+	assert_int_equal(flows_until_drop(f, 2, "10.45.0.3", "203.0.113.99", 10000, 8), 8);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_FULL), 0);
+	/* 31 s on, every unanswered flow (30 s) is gone and gave its places back. */
+	assert_int_equal(upf_nat_sweep(f->u, t0 + 31 * 1000000000ull), UPF_NAT_CONNS_PER_SESSION + 16);
+	assert_int_equal(cnt(f, UPF_STAT_NAT_ACTIVE), 0);
+	n = flows_until_drop(f, 1, "10.45.0.2", "203.0.113.5", 30000, 4096);
+	assert_int_equal(n, UPF_NAT_CONNS_PER_REMOTE);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_REMOTE_SHARE), 3);
+}
+
+/* The limits off, as an operator may choose (configuration 0 = UPF_NAT_UNLIMITED): one session
+ * may take the whole table toward one server. */
+static void t_limits_off(void **state)
+{
+	struct fx *f;
+
+	(void)state;
+	fx_quota = fx_share = UPF_NAT_UNLIMITED;
+	f = fx_open_p(0, 0, 1024);
+	fx_quota = fx_share = 0;
+	session(f, 1, "10.45.0.2", true, GNB_ADDR);
+	assert_int_equal(flows_until_drop(f, 1, "10.45.0.2", "203.0.113.5", 10000, 2048), 1024);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_FULL), 1);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_QUOTA), 0);
+	assert_int_equal(cnt(f, UPF_CNT_NAT_REMOTE_SHARE), 0);
 }
 
 /* RFC 5508 4: a router's Destination Unreachable (and a Time Exceeded) about
@@ -1224,6 +1325,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(t_icmp_err, fx_teardown),
 		cmocka_unit_test_teardown(t_frag, fx_teardown),
 		cmocka_unit_test_teardown(t_quota, fx_teardown),
+		cmocka_unit_test_teardown(t_starve, fx_teardown),
+		cmocka_unit_test_teardown(t_limits_off, fx_teardown),
 		cmocka_unit_test_teardown(t_remove, fx_teardown),
 		cmocka_unit_test_teardown(t_nat_on_n3, fx_teardown),
 		cmocka_unit_test_teardown(t_hairpin_udp, fx_teardown),

@@ -143,6 +143,22 @@ struct {
 	__uint(max_entries, 1);          /* max_sessions before load with a quota */
 } nat_quota SEC(".maps");
 
+/* A session's share of the ports toward one remote endpoint (issue 31 point 5; RFC 6888 REQ-4,
+ * RFC 6269: the ports of a shared address are what its subscribers compete for). nat_rev's
+ * key holds the remote, so toward one (proto, address, port) there are cfg_nat_port_n ports for
+ * all UEs together, and one session holding its whole quota there (a popular resolver, a CDN)
+ * would leave the other UEs pressure drops toward it. Counted per (session, remote endpoint)
+ * in nat_rshare: up here with a new connection, down in user space when one is deleted (not
+ * atomic with this side: a race loses an increment, never refuses wrongly); an entry goes at
+ * zero. cfg_nat_rshare 0: no limit, the map keeps one entry and is not touched. */
+const volatile __u32 cfg_nat_rshare = 0;
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct upf_nat_skey);
+	__type(value, __u64);
+	__uint(max_entries, 1);          /* nat_max_conns before load with a share */
+} nat_rshare SEC(".maps");
+
 /* The IDs handed out on N6 (with cfg_nat_seed added: not the UE's sequence). */
 volatile __u32 nat_frag_seq = 0;
 
@@ -169,16 +185,76 @@ static __always_inline __u16 csum_upd(__u16 hc, __be32 oa, __be32 na, __u16 op, 
 	return csum_fold32(s);
 }
 
+/* nat_new's share key, per CPU (the program runs to its end on one CPU): on the stack it took
+ * nat_new's chain past the verifier's 512 bytes. Keys and the zero value by pointers into
+ * .rodata, which helpers accept as they do the stack. */
+struct nat_scratch {
+	struct upf_nat_skey sk;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct nat_scratch);
+	__uint(max_entries, 1);
+} nat_scratch SEC(".maps");
+static const __u32 nat_zero32 = 0;
+static const __u64 nat_zero64 = 0;
+
+/* The session's place toward k's remote endpoint (nat_rshare above): its counter, taken (+1),
+ * or NULL with *drop set (the share is used up, or no entry could be made). */
+static __always_inline __u64 *nat_share_take(const struct upf_nat_key *k, __u32 sess_id, __u32 *drop)
+{
+	struct nat_scratch *sc = bpf_map_lookup_elem(&nat_scratch, &nat_zero32);
+	__u64 *s;
+
+	*drop = UPF_CNT_NAT_FULL;
+	if (!sc)
+		return NULL;
+	sc->sk.sess_id = sess_id;
+	sc->sk.rem_addr = k->rem_addr;
+	sc->sk.rem_port = k->rem_port;
+	sc->sk.proto = k->proto;
+	sc->sk.pad = 0;
+	s = bpf_map_lookup_elem(&nat_rshare, &sc->sk);
+	if (!s) {
+		bpf_map_update_elem(&nat_rshare, &sc->sk, &nat_zero64, BPF_NOEXIST);   /* EEXIST: another CPU's */
+		s = bpf_map_lookup_elem(&nat_rshare, &sc->sk);
+	}
+	if (!s)
+		return NULL;
+	*drop = UPF_CNT_NAT_REMOTE_SHARE;
+	/* As the quota: two CPUs may both pass at share - 1. */
+	if (READ_ONCE(*s) >= cfg_nat_rshare)
+		return NULL;
+	__sync_fetch_and_add(s, 1);
+	return s;
+}
+
+/* A new connection that will not be made gives back what nat_new took: the session's quota
+ * place and its share toward the remote (the entry goes with its last connection; the key is
+ * still this CPU's scratch). */
+static __always_inline void nat_new_undo(__u64 *q, __u64 *s)
+{
+	struct nat_scratch *sc;
+
+	if (q)
+		__sync_fetch_and_add(q, -1);
+	if (s && __sync_fetch_and_add(s, -1) == 1 &&
+	    (sc = bpf_map_lookup_elem(&nat_scratch, &nat_zero32)))
+		bpf_map_delete_elem(&nat_rshare, &sc->sk);
+}
+
 /* A new connection for k (uplink 5-tuple) of session sess_id: reserve a port in nat_rev, then
  * publish nat_fwd. The NAT port (network order) in the low 16 bits, or -UPF_CNT_NAT_FULL /
- * -UPF_CNT_NAT_PRESSURE. Out of line: verified once, only new connections pay for it. */
+ * -UPF_CNT_NAT_PRESSURE / -UPF_CNT_NAT_QUOTA / -UPF_CNT_NAT_REMOTE_SHARE. Out of line: verified
+ * once, only new connections pay for it. */
 static __noinline int nat_new(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
 {
 	struct upf_nat_rkey rk = { .rem_addr = k->rem_addr, .rem_port = k->rem_port, .proto = k->proto };
 	struct upf_nat_rval rv = { .ue_addr = k->ue_addr, .ue_port = k->ue_port };
 	struct upf_nat_val v = { .last_ns = nat_now_ns, .sess_id = sess_id, .flags = (__u8)tcpf };
-	__u32 n = cfg_nat_port_n, h, i;
-	__u64 *q = NULL;
+	__u32 n = cfg_nat_port_n, h, i, drop = UPF_CNT_NAT_FULL;
+	__u64 *q = NULL, *s = NULL;
 	long rc;
 
 	if (!n)
@@ -191,6 +267,10 @@ static __noinline int nat_new(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
 		if (READ_ONCE(*q) >= cfg_nat_quota)
 			return -UPF_CNT_NAT_QUOTA;
 		__sync_fetch_and_add(q, 1);
+	}
+	if (cfg_nat_rshare && !(s = nat_share_take(k, sess_id, &drop))) {
+		nat_new_undo(q, NULL);
+		return -(int)drop;
 	}
 	h = (k->ue_addr ^ cfg_nat_seed) * 2654435761u;
 	h ^= ((__u32)k->ue_port << 16 | k->proto) * 2246822519u;
@@ -208,8 +288,7 @@ static __noinline int nat_new(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
 		h = h + 1 < n ? h + 1 : 0;
 	}
 	if (i == NAT_PROBES) {
-		if (q)
-			__sync_fetch_and_add(q, -1);
+		nat_new_undo(q, s);
 		return -UPF_CNT_NAT_PRESSURE;
 	}
 	v.nat_port = rk.nat_port;
@@ -218,8 +297,7 @@ static __noinline int nat_new(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
 		struct upf_nat_val *o;
 
 		bpf_map_delete_elem(&nat_rev, &rk);
-		if (q)
-			__sync_fetch_and_add(q, -1);
+		nat_new_undo(q, s);
 		/* EEXIST: another CPU created this connection meanwhile: use its port. */
 		o = rc == -17 ? bpf_map_lookup_elem(&nat_fwd, k) : NULL;
 		if (!o)
@@ -230,8 +308,7 @@ static __noinline int nat_new(struct upf_nat_key *k, __u32 sess_id, __u32 tcpf)
 	nat_hp_claim(k, rk.nat_port, sess_id);
 	return rk.nat_port;
 full:
-	if (q)
-		__sync_fetch_and_add(q, -1);
+	nat_new_undo(q, s);
 	return -UPF_CNT_NAT_FULL;
 }
 

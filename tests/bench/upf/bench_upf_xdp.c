@@ -449,6 +449,8 @@ static int nat_rows(void)
 	struct upf_params p = {
 		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip("192.0.2.1"), .ue_pool_addr = ip(POOL),
 		.ue_pool_plen = POOL_PLEN, .max_sessions = 16, .nat_addr = nat, .nat_max_conns = 4 * NAT_CONNS,
+		/* One session makes all NAT_CONNS toward one remote: the limits (issue 31) off. */
+		.nat_conns_per_session = UPF_NAT_UNLIMITED, .nat_conns_per_remote = UPF_NAT_UNLIMITED,
 	};
 	struct upf_session_rule r = { .ul_teid = 1, .ue_addr = ue, .gnb_addr = ip("192.0.2.2"), .gnb_teid = 0x10000,
 				      .qfi = 9, .nat = true };
