@@ -467,6 +467,8 @@ static void accept_some(struct cluster_tls *t)
 			return;
 		}
 		count(t, ST_ACCEPTED);
+		/* Small requests answered one by one, relayed as they come: no Nagle delay. */
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 		/* The oldest stranger makes room: a flood of idle connections costs each of
 		 * them its slot, never a member its handshake. */
 		if (t->pending.n >= CLUSTER_TLS_PENDING_MAX) {
