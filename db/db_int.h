@@ -41,7 +41,9 @@ static inline void db_rows_changed(struct db *db)
 		atomic_fetch_add(&db->main->rows_gen, 1);
 }
 
-/* Create path if absent and make it (and its -wal / -shm) 0600. 0 or -errno. */
+/* Create path if absent and make it (and its -wal / -shm) 0600. 0 or -errno (-ELOOP for a
+ * symlink, -EINVAL for no regular file). Never opens an existing file: a close would drop this
+ * process's POSIX locks on it, which its open connections rely on (db.c). */
 int db_file_private(const char *path);
 /* The id of another process holding a lock on the database file path (SQLite's SHARED lock,
  * kept by every connection in WAL mode), 0 when none (or no file), -errno. Opens and closes
