@@ -560,63 +560,6 @@ static void *relay_main(void *arg)
 
 /* ---- outbound: dqlite's connect function ---- */
 
-static int split_hostport(const char *hp, char *host, size_t hsz, const char **port)
-{
-	const char *colon, *h = hp;
-	size_t hl;
-
-	if (hp[0] == '[') {
-		const char *end = strchr(hp, ']');
-		if (!end || end[1] != ':')
-			return -EINVAL;
-		h = hp + 1;
-		hl = (size_t)(end - h);
-		colon = end + 1;
-	} else {
-		if (!(colon = strrchr(hp, ':')))
-			return -EINVAL;
-		hl = (size_t)(colon - hp);
-	}
-	if (hl == 0 || hl >= hsz || !colon[1])
-		return -EINVAL;
-	memcpy(host, h, hl);
-	host[hl] = '\0';
-	*port = colon + 1;
-	return 0;
-}
-
-static int tcp_connect(const char *address, int64_t deadline)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
-	char host[256];
-	const char *port;
-	int fd = -1, one = 1;
-
-	if (split_hostport(address, host, sizeof(host), &port) < 0 ||
-	    getaddrinfo(host, port, &hints, &res) != 0)
-		return -EINVAL;
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			continue;
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-			break;
-		if (errno == EINPROGRESS) {
-			int err = 0;
-			socklen_t el = sizeof(err);
-			if (dqlc_tls_wait(fd, SSL_ERROR_WANT_WRITE, deadline) == 0 &&
-			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0)
-				break;
-		}
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd >= 0)
-		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return fd;
-}
-
 int cluster_tls_connect(void *arg, const char *address, int *fd)
 {
 	struct cluster_tls *t = arg;
@@ -626,7 +569,7 @@ int cluster_tls_connect(void *arg, const char *address, int *fd)
 	SSL *ssl = NULL;
 	uint64_t one = 1;
 
-	if ((tcp = tcp_connect(address, deadline)) < 0)
+	if ((tcp = dqlc_tcp_connect(address, CLUSTER_TLS_HANDSHAKE_MS)) < 0)
 		return DQLITE_ERR;
 	if (!(ssl = SSL_new(t->cli)) || dqlc_tls_set_fd(ssl, tcp) < 0)
 		goto fail;
@@ -684,7 +627,7 @@ static int listen_on(const char *address)
 	const char *port;
 	int fd, one = 1, rc;
 
-	if (split_hostport(address, host, sizeof(host), &port) < 0 ||
+	if (dqlc_split_hostport(address, host, sizeof(host), &port) < 0 ||
 	    getaddrinfo(host, port, &hints, &res) != 0)
 		return -EINVAL;
 	fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -603,7 +603,7 @@ static size_t put_text(uint8_t *p, const char *s)
 
 /* ---- connection ---- */
 
-static int split_hostport(const char *hp, char *host, size_t hsz, const char **port)
+int dqlc_split_hostport(const char *hp, char *host, size_t hsz, const char **port)
 {
 	const char *colon;
 	size_t hl;
@@ -629,67 +629,77 @@ static int split_hostport(const char *hp, char *host, size_t hsz, const char **p
 	return 0;
 }
 
-static int connect_one(struct dqlc *c, const struct addrinfo *ai)
+static int connect_one(const struct addrinfo *ai, int64_t deadline)
 {
 	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			ai->ai_protocol);
 	if (fd < 0)
 		return -errno;
-	c->fd = fd;
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
 		if (errno != EINPROGRESS) {
 			int e = -errno;
 			close(fd);
-			c->fd = -1;
 			return e;
 		}
-		int rc = wait_fd(c, POLLOUT, now_ms() + c->timeout_ms);
+		int rc = dqlc_tls_wait(fd, SSL_ERROR_WANT_WRITE, deadline);
 		int err = 0;
 		socklen_t el = sizeof(err);
 		if (!rc && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
 			err = errno;
 		if (rc || err) {
 			close(fd);
-			c->fd = -1;
 			return rc ? rc : -err;
 		}
 	}
 	int one = 1;
 	/* Small requests answered one by one: do not wait for Nagle. */
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return 0;
+	return fd;
+}
+
+int dqlc_tcp_connect(const char *hostport, int timeout_ms)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res = NULL;
+	int64_t deadline = now_ms() + timeout_ms;
+	char host[DQLC_ADDR_MAX];
+	const char *port;
+	int rc = dqlc_split_hostport(hostport, host, sizeof(host), &port);
+
+	if (rc)
+		return rc;
+	if (getaddrinfo(host, port, &hints, &res) != 0 || !res)
+		return -EHOSTUNREACH;
+	rc = -EHOSTUNREACH;
+	for (const struct addrinfo *ai = res; ai; ai = ai->ai_next)
+		if ((rc = connect_one(ai, deadline)) >= 0)
+			break;
+	freeaddrinfo(res);
+	return rc;
 }
 
 int dqlc_connect(const char *hostport, int timeout_ms, struct dqlc **out)
 {
 	char host[DQLC_ADDR_MAX];
 	const char *port;
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res = NULL;
 	int rc;
 
 	if (!hostport || !out)
 		return -EINVAL;
 	*out = NULL;
-	rc = split_hostport(hostport, host, sizeof(host), &port);
+	rc = dqlc_split_hostport(hostport, host, sizeof(host), &port);
 	if (rc)
 		return rc;
 	struct dqlc *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->fd = -1;
 	c->timeout_ms = timeout_ms > 0 ? timeout_ms : DQLC_TIMEOUT_MS_DEFAULT;
-	if (getaddrinfo(host, port, &hints, &res) != 0 || !res) {
-		free(c);
-		return -EHOSTUNREACH;
-	}
-	rc = -EHOSTUNREACH;
-	for (const struct addrinfo *ai = res; ai; ai = ai->ai_next)
-		if ((rc = connect_one(c, ai)) == 0)
-			break;
-	freeaddrinfo(res);
-	if (rc)
+	c->fd = dqlc_tcp_connect(hostport, c->timeout_ms);
+	if (c->fd < 0) {
+		rc = c->fd;
+		c->fd = -1;
 		goto err;
+	}
 	/* Issue 31: the cluster link is mutual TLS; 1 = plain, allowed by a test only. */
 	rc = dqlc_tls_connect(c->fd, c->timeout_ms, &c->ssl);
 	if (rc < 0)

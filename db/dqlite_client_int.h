@@ -12,6 +12,14 @@
 
 #include "db/dqlite_client.h"
 
+/* "host:port" / "[v6]:port" into host (hsz bytes) and *port (points into hp).
+ * 0 or -EINVAL. */
+int dqlc_split_hostport(const char *hp, char *host, size_t hsz, const char **port);
+/* A TCP connection to hostport (each resolved address in turn), non-blocking,
+ * TCP_NODELAY, within timeout_ms: the fd, or -EINVAL, -EHOSTUNREACH (no
+ * address), -ETIMEDOUT, or the last connect error (e.g. -ECONNREFUSED). */
+int dqlc_tcp_connect(const char *hostport, int timeout_ms);
+
 /* ---- TLS (db/dqlite_tls.c) ---- */
 /* An OpenSSL context for the cluster link from dir/tls: TLS 1.3 only, this
  * node's certificate and key, peers verified against ca.crt (SSL_VERIFY_PEER;
