@@ -74,9 +74,10 @@ void db_cli_open_error(const char *loc, int r)
 
 static void usage(void)
 {
-	fputs("usage: solocore sims import FILE.toml [--db PATH | --cluster HOST:PORT,... | -c CONFIG]\n"
+	fputs("usage: solocore sims import FILE.toml [--db PATH | --cluster HOST:PORT,... [--cluster-dir DIR] | -c CONFIG]\n"
 	      "       solocore sims generate --count N [--imsi-start IMSI]\n"
 	      "                              [--ki HEX --opc HEX | --random-keys]\n"
+	      "--cluster talks mutual TLS with the certificate in DIR/tls (default ./solocore.db.dqlite).\n"
 	      "The SIM file format is described in db/SIMS.md.\n", stderr);
 }
 

@@ -17,7 +17,8 @@ static void usage(void)
 	      "       solocore users passwd NAME [--password-stdin] [--db PATH]\n"
 	      "       solocore users delete NAME [--db PATH]\n"
 	      "       solocore users list [--db PATH]\n"
-	      "       (--cluster HOST:PORT,... instead of --db: a cluster's replicated database)\n"
+	      "       (--cluster HOST:PORT,... [--cluster-dir DIR] instead of --db: a cluster's replicated\n"
+	      "       database, over mutual TLS with the certificate in DIR/tls, default ./solocore.db.dqlite)\n"
 	      "Without --password-stdin a random password is printed once.\n", stderr);
 }
 
