@@ -15,6 +15,7 @@
  *      runs with the usual 1024 descriptors: a member still connects and queries within its
  *      normal timeout, and the strangers' connections are closed by the server (at most
  *      CLUSTER_TLS_PENDING_MAX held).
+ *  A handshake stalled (nothing sent, or one byte) is closed after CLUSTER_TLS_HANDSHAKE_MS.
  *  The enrollment hook: with cluster_tls_set_anon_handler, a certificate-less handshake is
  *      handed to the handler (which answers and closes); a bad certificate still is not.
  *
@@ -154,12 +155,12 @@ static size_t rogue_requests(uint8_t *b)
 	return sizeof(req);
 }
 
-/* Bytes the server sends back on fd before it closes (plain socket), bounded by 3 s. */
-static long plain_answer(int fd)
+/* Bytes the server sends back on fd before it closes (plain socket), bounded by ms. */
+static long plain_answer_within(int fd, int ms)
 {
 	uint8_t buf[4096];
 	long total = 0;
-	int64_t end = now_ms() + 3000;
+	int64_t end = now_ms() + ms;
 
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -171,6 +172,11 @@ static long plain_answer(int fd)
 			return total;
 		total += n;
 	}
+}
+
+static long plain_answer(int fd)
+{
+	return plain_answer_within(fd, 3000);
 }
 
 /* A TLS client with certificates from dir (or only the CA file of dir: no certificate). */
@@ -380,6 +386,32 @@ static void t_idle_flood(void **state)
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
 }
 
+/* A stranger who starts a handshake and stalls (nothing, or one byte of a record header, the
+ * slow-loris way) is closed once CLUSTER_TLS_HANDSHAKE_MS have passed since accept. */
+static void t_handshake_deadline(void **state)
+{
+	struct cluster_tls_stats before, after;
+	int fd[2];
+	int64_t t0 = now_ms();
+
+	(void)state;
+	cluster_tls_stats(g.node.tls, &before);
+	fd[0] = tcp_to_node();
+	fd[1] = tcp_to_node();
+	assert_int_equal(send(fd[1], "\x16", 1, MSG_NOSIGNAL), 1);   /* TLS handshake record type */
+	for (int i = 0; i < 2; i++) {
+		long n = plain_answer_within(fd[i], CLUSTER_TLS_HANDSHAKE_MS + 5000);
+		assert_int_equal(n, 0);   /* closed, nothing sent */
+		close(fd[i]);
+	}
+	int64_t took = now_ms() - t0;
+	cluster_tls_stats(g.node.tls, &after);
+	printf("2 stalled handshakes closed after %lld ms (bound %d ms)\n", (long long)took,
+	       CLUSTER_TLS_HANDSHAKE_MS);
+	assert_true(after.timed_out >= before.timed_out + 2);   /* by the deadline, not by us */
+	assert_int_equal(after.relayed, before.relayed);
+}
+
 /* ---- the enrollment hook ---- */
 
 static void anon_handler(void *arg, SSL *ssl, int fd)
@@ -481,6 +513,7 @@ int main(void)
 		cmocka_unit_test(t_errors),
 		cmocka_unit_test(t_rogue_clients),
 		cmocka_unit_test(t_idle_flood),
+		cmocka_unit_test(t_handshake_deadline),
 		cmocka_unit_test(t_anon_handler),
 	};
 	setvbuf(stdout, NULL, _IOLBF, 0);
