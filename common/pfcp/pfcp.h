@@ -117,7 +117,7 @@ enum pfcp_ie_type {
 	PFCP_IE_RECOVERY_TIME_STAMP = 96, PFCP_IE_NODE_REPORT_TYPE = 101,
 	PFCP_IE_UP_PATH_FAILURE = 102, PFCP_IE_REMOTE_GTPU_PEER = 103, PFCP_IE_UR_SEQN = 104,
 	PFCP_IE_FAR_ID = 108, PFCP_IE_QER_ID = 109, PFCP_IE_QFI = 124,
-	PFCP_IE_SUGGESTED_BUF_PKTS = 140,
+	PFCP_IE_PDN_TYPE = 113, PFCP_IE_SUGGESTED_BUF_PKTS = 140, PFCP_IE_3GPP_IF_TYPE = 160,
 };
 
 /* TS 29.244 8.2.1 cause values */
@@ -141,6 +141,12 @@ enum pfcp_cause {
 
 /* TS 29.244 8.2.2 / 8.2.24 interface values (Source / Destination Interface) */
 enum pfcp_iface { PFCP_IF_ACCESS = 0, PFCP_IF_CORE = 1, PFCP_IF_SGI_LAN = 2, PFCP_IF_CP = 3 };
+
+/* TS 29.244 8.2.118 3GPP Interface Type (Source Interface Type in a PDI, Destination
+ * Interface Type in Forwarding Parameters): 6 bits */
+enum { PFCP_IFT_N3_3GPP = 11, PFCP_IFT_N9 = 15, PFCP_IFT_SGI = 16, PFCP_IFT_N6 = 17 };
+/* TS 29.244 8.2.79 PDN Type (3 bits) */
+enum { PFCP_PDN_IPV4 = 1, PFCP_PDN_IPV6 = 2, PFCP_PDN_IPV4V6 = 3, PFCP_PDN_NON_IP = 4, PFCP_PDN_ETHERNET = 5 };
 
 /* TS 29.244 8.2.26 Apply Action: octet 5 in bits 0-7, octet 6 in bits 8-15 */
 enum {
@@ -264,6 +270,7 @@ struct pfcp_bitrate {
 enum {
 	PFCP_PDI_SRC_IF = 1 << 0, PFCP_PDI_F_TEID = 1 << 1, PFCP_PDI_NI = 1 << 2,
 	PFCP_PDI_UE_IP = 1 << 3, PFCP_PDI_SDF = 1 << 4, PFCP_PDI_QFI = 1 << 5,
+	PFCP_PDI_SRC_IF_TYPE = 1 << 6,
 };
 struct pfcp_pdi {
 	uint32_t has;
@@ -275,6 +282,7 @@ struct pfcp_pdi {
 	struct pfcp_sdf sdf[PFCP_SDF_MAX];
 	uint8_t n_qfi;
 	uint8_t qfi[PFCP_PDI_QFI_MAX];
+	uint8_t src_if_type;        /* PFCP_IFT_*, 8.2.118 */
 };
 
 /* Create PDR (7.5.2.2) and Update PDR (7.5.4.2) */
@@ -297,12 +305,16 @@ struct pfcp_pdr {
 };
 
 /* Forwarding Parameters (7.5.2.3-2) and Update Forwarding Parameters (7.5.4.3-2) */
-enum { PFCP_FWD_DEST_IF = 1 << 0, PFCP_FWD_NI = 1 << 1, PFCP_FWD_OHC = 1 << 2 };
+enum {
+	PFCP_FWD_DEST_IF = 1 << 0, PFCP_FWD_NI = 1 << 1, PFCP_FWD_OHC = 1 << 2,
+	PFCP_FWD_DEST_IF_TYPE = 1 << 3,
+};
 struct pfcp_fwd {
 	uint32_t has;
 	uint8_t dest_if;
 	struct pfcp_buf ni;
 	struct pfcp_ohc ohc;
+	uint8_t dest_if_type;       /* PFCP_IFT_*, 8.2.118 */
 };
 
 /* Create FAR (7.5.2.3) and Update FAR (7.5.4.3); fwd is Forwarding Parameters
@@ -430,7 +442,7 @@ struct pfcp_node_msg {
 enum {
 	PFCP_SER_NODE_ID = 1 << 0, PFCP_SER_F_SEID = 1 << 1, PFCP_SER_PDR = 1 << 2,
 	PFCP_SER_FAR = 1 << 3, PFCP_SER_URR = 1 << 4, PFCP_SER_QER = 1 << 5,
-	PFCP_SER_BAR = 1 << 6,
+	PFCP_SER_BAR = 1 << 6, PFCP_SER_PDN_TYPE = 1 << 7,
 };
 struct pfcp_sess_est_req {
 	uint32_t has;
@@ -442,6 +454,7 @@ struct pfcp_sess_est_req {
 	struct pfcp_urr urr[PFCP_URR_MAX];
 	struct pfcp_qer qer[PFCP_QER_MAX];
 	struct pfcp_bar bar;
+	uint8_t pdn_type;           /* PFCP_PDN_*, 8.2.79 (C: a PDU session, 7.5.2.1) */
 };
 
 /* Session Modification Request (7.5.4) */

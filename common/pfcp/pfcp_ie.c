@@ -94,29 +94,34 @@ static int u32_str(char *o, size_t cap, const void *v, const struct pfcp_ie_desc
 }
 
 /* Bit strings (Apply Action 8.2.26, Reporting Triggers 8.2.19, Usage Report
- * Trigger 8.2.41): octet 5 is bits 0-7 of the value, octet 6 bits 8-15 ... */
+ * Trigger 8.2.41): octet 5 is bits 0-7 of the value, octet 6 bits 8-15 ...
+ * d->arg is the octets the release we follow defines. A shorter value (an
+ * earlier release's: Apply Action had 1 octet, the triggers 2 until Release
+ * 16) reads the missing flags as 0; octets past d->arg belong to a later
+ * release and are ignored (8.1.1: octets "present only if explicitly
+ * specified"), so a flag we do not know never reaches the caller. */
 static int flags_dec(const uint8_t *p, size_t len, void *v, const struct pfcp_ie_desc *d, const char **why)
 {
 	uint32_t x = 0;
 
-	(void)d;
 	if (len < 1)
 		return BAD("value truncated");
-	for (size_t i = 0; i < len && i < 4; i++)
+	for (size_t i = 0; i < len && i < d->arg; i++)
 		x |= (uint32_t)p[i] << (8 * i);
 	*(uint32_t *)v = x;
 	return 0;
 }
 
-/* At least d->arg octets (what the release we follow defines), more when a
- * higher bit is set. */
+/* d->arg octets, what the release we follow defines: receivers of that
+ * release (e.g. Open5GS 2.8) drop a shorter Apply Action. A flag past them
+ * is -ERANGE: our own decoder would drop it. */
 static int flags_enc(uint8_t *p, size_t cap, const void *v, const struct pfcp_ie_desc *d)
 {
 	uint32_t x = *(const uint32_t *)v;
 	size_t n = d->arg;
 
-	while (n < 4 && (x >> (8 * n)))
-		n++;
+	if (n < 4 && (x >> (8 * n)))
+		return -ERANGE;
 	if (cap < n)
 		return -ENOSPC;
 	for (size_t i = 0; i < n; i++)

@@ -18,7 +18,7 @@ enum pfcp_kind {
 	PFCP_K_U8,      /* uint8_t; desc.arg = mask of the value bits (spare bits dropped) */
 	PFCP_K_U16,     /* uint16_t */
 	PFCP_K_U32,     /* uint32_t */
-	PFCP_K_FLAGS,   /* uint32_t bit string, octet 5 in bits 0-7; desc.arg = octets encoded */
+	PFCP_K_FLAGS,   /* uint32_t bit string, octet 5 in bits 0-7; desc.arg = octets encoded and read */
 	PFCP_K_BUF,     /* struct pfcp_buf; desc.arg = minimum length */
 	PFCP_K_NODE_ID, /* struct pfcp_node_id */
 	PFCP_K_FSEID,   /* struct pfcp_fseid */

@@ -79,6 +79,7 @@ static const struct {
 	{ PFCP_IE_REMOTE_GTPU_PEER, "Remote GTP-U Peer" }, { PFCP_IE_UR_SEQN, "UR-SEQN" },
 	{ PFCP_IE_FAR_ID, "FAR ID" }, { PFCP_IE_QER_ID, "QER ID" }, { PFCP_IE_QFI, "QFI" },
 	{ PFCP_IE_SUGGESTED_BUF_PKTS, "Suggested Buffering Packets Count" },
+	{ PFCP_IE_PDN_TYPE, "PDN Type" }, { PFCP_IE_3GPP_IF_TYPE, "3GPP Interface Type" },
 };
 
 const char *pfcp_ie_name(uint16_t type)

@@ -38,6 +38,7 @@ static const struct pfcp_ie_desc pdi_ie[] = {
 	ONE(PFCP_IE_UE_IP_ADDRESS, PFCP_K_UE_IP, O, struct pfcp_pdi, ue_ip, PFCP_PDI_UE_IP),
 	MANY(PFCP_IE_SDF_FILTER, PFCP_K_SDF, O, struct pfcp_pdi, sdf, n_sdf, PFCP_PDI_SDF),
 	MANY(PFCP_IE_QFI, U8, O, struct pfcp_pdi, qfi, n_qfi, PFCP_PDI_QFI, U8M(0x3f)),
+	ONE(PFCP_IE_3GPP_IF_TYPE, U8, O, struct pfcp_pdi, src_if_type, PFCP_PDI_SRC_IF_TYPE, U8M(0x3f)),
 };
 DEF_GRP(g_pdi, PFCP_IE_PDI, pdi_ie);
 
@@ -79,17 +80,19 @@ DEF_GRP(g_rm_qer, PFCP_IE_REMOVE_QER, rm_qer_ie);
 #define FWD_IE(dest_m)                                                                             \
 	ONE(PFCP_IE_DEST_IF, U8, dest_m, struct pfcp_fwd, dest_if, PFCP_FWD_DEST_IF, U8M(0x0f)),   \
 	ONE(PFCP_IE_NETWORK_INSTANCE, PFCP_K_BUF, O, struct pfcp_fwd, ni, PFCP_FWD_NI),            \
-	ONE(PFCP_IE_OUTER_HDR_CREATION, PFCP_K_OHC, O, struct pfcp_fwd, ohc, PFCP_FWD_OHC)
+	ONE(PFCP_IE_OUTER_HDR_CREATION, PFCP_K_OHC, O, struct pfcp_fwd, ohc, PFCP_FWD_OHC),         \
+	ONE(PFCP_IE_3GPP_IF_TYPE, U8, O, struct pfcp_fwd, dest_if_type, PFCP_FWD_DEST_IF_TYPE, U8M(0x3f))
 static const struct pfcp_ie_desc fwd_ie[] = { FWD_IE(M) };
 DEF_GRP(g_fwd, PFCP_IE_FWD_PARAMS, fwd_ie);
 static const struct pfcp_ie_desc upd_fwd_ie[] = { FWD_IE(O) };
 DEF_GRP(g_upd_fwd, PFCP_IE_UPD_FWD_PARAMS, upd_fwd_ie);
 
-/* Apply Action: one octet unless octet 6 flags are set (8.2.26). Forwarding
+/* Apply Action: 2 octets (8.2.26 from Release 16; Open5GS 2.8 drops a 1-octet one), read
+ * from 1 octet up (a Release 15 sender; the octet-6 flags then read 0). Forwarding
  * Parameters in a Create FAR, Update Forwarding Parameters in an Update FAR. */
 #define FAR_IE(m, fwd_type, fwd_grp)                                                               \
 	ONE(PFCP_IE_FAR_ID, U32, M, struct pfcp_far, far_id, PFCP_FAR_ID),                       \
-	ONE(PFCP_IE_APPLY_ACTION, PFCP_K_FLAGS, m, struct pfcp_far, apply, PFCP_FAR_APPLY, .arg = 1), \
+	ONE(PFCP_IE_APPLY_ACTION, PFCP_K_FLAGS, m, struct pfcp_far, apply, PFCP_FAR_APPLY, .arg = 2), \
 	ONE(fwd_type, GRPK, O, struct pfcp_far, fwd, PFCP_FAR_FWD, GROUP(fwd_grp)),              \
 	ONE(PFCP_IE_BAR_ID, U8, O, struct pfcp_far, bar_id, PFCP_FAR_BAR_ID, U8M(0xff))
 static const struct pfcp_ie_desc create_far_ie[] = { FAR_IE(M, PFCP_IE_FWD_PARAMS, g_fwd) };
@@ -110,12 +113,12 @@ static const struct pfcp_ie_desc update_qer_ie[] = { QER_IE(O) };
 DEF_GRP(g_update_qer, PFCP_IE_UPDATE_QER, update_qer_ie);
 
 /* ---- URR: 7.5.2.4 Create URR, 7.5.4.4 Update URR ---- */
-/* Reporting Triggers: 2 octets at least (8.2.19) */
+/* Reporting Triggers: 3 octets (8.2.19 from Release 16), read from 1 octet up */
 #define URR_IE(m)                                                                                  \
 	ONE(PFCP_IE_URR_ID, U32, M, struct pfcp_urr, urr_id, PFCP_URR_ID),                       \
 	ONE(PFCP_IE_MEASUREMENT_METHOD, U8, m, struct pfcp_urr, method, PFCP_URR_METHOD, U8M(0x07)), \
 	ONE(PFCP_IE_REPORTING_TRIGGERS, PFCP_K_FLAGS, m, struct pfcp_urr, triggers, PFCP_URR_TRIGGERS, \
-	    .arg = 2),                                                                             \
+	    .arg = 3),                                                                             \
 	ONE(PFCP_IE_MEASUREMENT_PERIOD, U32, O, struct pfcp_urr, period, PFCP_URR_PERIOD),       \
 	ONE(PFCP_IE_VOLUME_THRESHOLD, PFCP_K_VOLUME, O, struct pfcp_urr, vol_thresh, PFCP_URR_VOL_THRESH), \
 	ONE(PFCP_IE_VOLUME_QUOTA, PFCP_K_VOLUME, O, struct pfcp_urr, vol_quota, PFCP_URR_VOL_QUOTA), \
@@ -150,12 +153,12 @@ static const struct pfcp_ie_desc created_pdr_ie[] = {
 };
 DEF_GRP(g_created_pdr, PFCP_IE_CREATED_PDR, created_pdr_ie);
 
-/* Usage Report Trigger: 2 octets at least (8.2.41) */
+/* Usage Report Trigger: 3 octets (8.2.41 from Release 16), read from 1 octet up */
 static const struct pfcp_ie_desc usage_ie[] = {
 	ONE(PFCP_IE_URR_ID, U32, M, struct pfcp_usage_report, urr_id, PFCP_UR_URR_ID),
 	ONE(PFCP_IE_UR_SEQN, U32, M, struct pfcp_usage_report, seqn, PFCP_UR_SEQN),
 	ONE(PFCP_IE_USAGE_REPORT_TRIGGER, PFCP_K_FLAGS, M, struct pfcp_usage_report, trigger, PFCP_UR_TRIGGER,
-	    .arg = 2),
+	    .arg = 3),
 	ONE(PFCP_IE_START_TIME, U32, O, struct pfcp_usage_report, start, PFCP_UR_START),
 	ONE(PFCP_IE_END_TIME, U32, O, struct pfcp_usage_report, end, PFCP_UR_END),
 	ONE(PFCP_IE_VOLUME_MEASUREMENT, PFCP_K_VOLMEAS, O, struct pfcp_usage_report, volume, PFCP_UR_VOLUME),
@@ -217,6 +220,7 @@ static const struct pfcp_ie_desc est_req_ie[] = {
 	MANY(PFCP_IE_CREATE_URR, GRPK, O, ER, urr, n_urr, PFCP_SER_URR, GROUP(g_create_urr)),
 	MANY(PFCP_IE_CREATE_QER, GRPK, O, ER, qer, n_qer, PFCP_SER_QER, GROUP(g_create_qer)),
 	ONE(PFCP_IE_CREATE_BAR, GRPK, O, ER, bar, PFCP_SER_BAR, GROUP(g_create_bar)),
+	ONE(PFCP_IE_PDN_TYPE, U8, O, ER, pdn_type, PFCP_SER_PDN_TYPE, U8M(0x07)),
 };
 DEF_GRP(g_est_req, 0, est_req_ie);
 

@@ -42,6 +42,7 @@ static void pdi(struct pfcp_pdi *p, int i)
 	p->n_qfi = 2;
 	p->qfi[0] = 9;
 	p->qfi[1] = 5;
+	p->src_if_type = i ? PFCP_IFT_N6 : PFCP_IFT_N3_3GPP;   /* 8.2.118 */
 }
 
 static void pdr(struct pfcp_pdr *p, int i)
@@ -63,6 +64,7 @@ static void far(struct pfcp_far *f, int i)
 	f->far_id = 1 + (uint32_t)i;
 	f->apply = i ? PFCP_AA_BUFF | PFCP_AA_NOCP : PFCP_AA_FORW;
 	f->fwd.dest_if = i ? PFCP_IF_ACCESS : PFCP_IF_CORE;
+	f->fwd.dest_if_type = i ? PFCP_IFT_N3_3GPP : PFCP_IFT_N6;
 	f->fwd.ni = (struct pfcp_buf){ ni, sizeof(ni) - 1 };
 	if (i)
 		f->fwd.ohc = (struct pfcp_ohc){ PFCP_OHC_GTPU4, 0x55667788, { 192, 168, 0, 10 }, { 0 }, 0, 0, 0 };
@@ -163,6 +165,7 @@ static void sess(struct pfcp_msg *m)
 		m->est.n_pdr = m->est.n_far = m->est.n_urr = m->est.n_qer = 2;
 		rules(m->est.pdr, m->est.far, m->est.urr, m->est.qer);
 		bar(&m->est.bar);
+		m->est.pdn_type = PFCP_PDN_IPV4V6;
 		break;
 	case PFCP_SESS_MOD_REQ:
 		r->cp_fseid = (struct pfcp_fseid){ PFCP_ADDR_V4 | PFCP_ADDR_V6, 0x1122334455667788ull,

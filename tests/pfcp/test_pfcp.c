@@ -167,7 +167,7 @@ static void test_bytes_assoc_setup(void **state)
 
 /* The Session Establishment Request of the byte-exact test, as hex */
 #define EST_REQ_HEX                                                                                \
-	"23 32 0073 0000000000000000 000002 50" /* v1, MP, S; type 50; length 115; SEID 0; seq 2; prio 5 */ \
+	"23 32 0074 0000000000000000 000002 50" /* v1, MP, S; type 50; length 116; SEID 0; seq 2; prio 5 */ \
 	"003c 0005 00 0a000001"                 /* Node ID IPv4 10.0.0.1 */                              \
 	"0039 000d 02 0000000000000001 0a000001" /* F-SEID: V4, SEID 1, 10.0.0.1 */                     \
 	"0001 002f"                             /* Create PDR */                                           \
@@ -179,9 +179,9 @@ static void test_bytes_assoc_setup(void **state)
 	"    007c 0001 09"                      /* QFI 9 */                                                \
 	"  005f 0001 00"                        /* Outer Header Removal: GTP-U/UDP/IPv4 */                 \
 	"  006c 0004 00000001"                  /* FAR ID 1 */                                             \
-	"0003 0016"                             /* Create FAR */                                           \
+	"0003 0017"                             /* Create FAR */                                           \
 	"  006c 0004 00000001"                  /* FAR ID 1 */                                             \
-	"  002c 0001 02"                        /* Apply Action: FORW */                                   \
+	"  002c 0002 0200"                      /* Apply Action: FORW, 2 octets (8.2.26, Rel-16) */        \
 	"  0004 0005"                           /* Forwarding Parameters */                                \
 	"    002a 0001 01"                      /* Destination Interface: Core */
 
@@ -298,7 +298,7 @@ static void test_ue_ip_v6(void **state)
 }
 
 /* 7.5.8 Session Report Request: Report Type USAR, Usage Report (80) with
- * Usage Report Trigger (8.2.41, 2 octets) and Volume Measurement (8.2.44) */
+ * Usage Report Trigger (8.2.41, 3 octets from Release 16) and Volume Measurement (8.2.44) */
 static void test_bytes_sess_report(void **state)
 {
 	struct pfcp_usage_report *u = &m1.rep.usage[0];
@@ -317,12 +317,12 @@ static void test_bytes_sess_report(void **state)
 	u->seqn = 1;
 	u->trigger = PFCP_URT_VOLTH;
 	u->volume = (struct pfcp_volume){ PFCP_VOL_TOVOL | PFCP_VOL_DLVOL, 1000, 0, 600, 0, 0, 0 };
-	unhex("21 38 0040 1122334455667788 000003 00"
+	unhex("21 38 0041 1122334455667788 000003 00"
 	      "0027 0001 02"                            /* Report Type: USAR */
-	      "0050 002b"                               /* Usage Report (Session Report Request) */
+	      "0050 002c"                               /* Usage Report (Session Report Request) */
 	      "  0051 0004 00000007"                    /* URR ID 7 */
 	      "  0068 0004 00000001"                    /* UR-SEQN 1 */
-	      "  003f 0002 0200"                        /* Usage Report Trigger: VOLTH */
+	      "  003f 0003 020000"                      /* Usage Report Trigger: VOLTH */
 	      "  0042 0011 05 00000000000003e8 0000000000000258", /* TOVOL 1000, DLVOL 600 */
 	      want, &len);
 	n = pfcp_encode(&m1, b1, sizeof(b1));
@@ -359,7 +359,7 @@ static void test_bytes_sess_mod(void **state)
 	f->fwd.has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC;
 	f->fwd.dest_if = PFCP_IF_ACCESS;
 	f->fwd.ohc = (struct pfcp_ohc){ PFCP_OHC_GTPU4, 0x01020304, { 192, 168, 0, 10 }, { 0 }, 0, 0, 0 };
-	unhex("21 34 0060 0000000000000001 000004 00"
+	unhex("21 34 0061 0000000000000001 000004 00"
 	      "0001 0028"                       /* Create PDR */
 	      "  0038 0002 0002"                /* PDR ID 2 */
 	      "  001d 0004 00000020"            /* Precedence 32 */
@@ -367,9 +367,9 @@ static void test_bytes_sess_mod(void **state)
 	      "    0014 0001 01"                /* Source Interface: Core */
 	      "    005d 0005 06 0a2d0007"       /* UE IP Address: V4 | S/D, 10.45.0.7 */
 	      "  006c 0004 00000002"            /* FAR ID 2 */
-	      "000a 0024"                       /* Update FAR */
+	      "000a 0025"                       /* Update FAR */
 	      "  006c 0004 00000002"            /* FAR ID 2 */
-	      "  002c 0001 02"                  /* Apply Action: FORW */
+	      "  002c 0002 0200"                /* Apply Action: FORW (2 octets, 8.2.26) */
 	      "  000b 0013"                     /* Update Forwarding Parameters */
 	      "    002a 0001 00"                /* Destination Interface: Access */
 	      "    0054 000a 0100 01020304 c0a8000a", /* OHC: GTP-U/UDP/IPv4, TEID, 192.168.0.10 */
@@ -379,6 +379,112 @@ static void test_bytes_sess_mod(void **state)
 	assert_memory_equal(b1, want, len);
 	assert_int_equal(pfcp_decode(want, len, &m2, NULL), (int)len);
 	assert_int_equal(m2.mod.upd_far[0].fwd.ohc.teid, 0x01020304);
+}
+
+static size_t put_ie(uint8_t *b, uint16_t t, const void *v, size_t n)
+{
+	b[0] = (uint8_t)(t >> 8);
+	b[1] = (uint8_t)t;
+	b[2] = (uint8_t)(n >> 8);
+	b[3] = (uint8_t)n;
+	memcpy(b + 4, v, n);
+	return 4 + n;
+}
+
+/* Into b2: a Session Modification Request (SEID 1, seq 6) with an Update FAR whose Apply
+ * Action is aa[0..naa) and an Update URR whose Reporting Triggers are rt[0..nrt) */
+static size_t mod_flags(const void *aa, size_t naa, const void *rt, size_t nrt)
+{
+	uint8_t far[64], urr[64];
+	size_t nf = 0, nu = 0, o = 16;
+
+	nf += put_ie(far, PFCP_IE_FAR_ID, "\0\0\0\2", 4);
+	nf += put_ie(far + nf, PFCP_IE_APPLY_ACTION, aa, naa);
+	nu += put_ie(urr, PFCP_IE_URR_ID, "\0\0\0\1", 4);
+	nu += put_ie(urr + nu, PFCP_IE_REPORTING_TRIGGERS, rt, nrt);
+	memcpy(b2, "\x21\x34\0\0" "\0\0\0\0\0\0\0\1" "\0\0\6\0", 16);
+	o += put_ie(b2 + o, PFCP_IE_UPDATE_FAR, far, nf);
+	o += put_ie(b2 + o, PFCP_IE_UPDATE_URR, urr, nu);
+	b2[2] = (uint8_t)((o - 4) >> 8);
+	b2[3] = (uint8_t)(o - 4);
+	return o;
+}
+
+/* Issue 32: the Release 16+ sizes. We send Apply Action in 2 octets (TS 29.244 8.2.26) and
+ * Reporting Triggers / Usage Report Trigger in 3 (8.2.19 / 8.2.41), as Open5GS 2.8 requires
+ * (it drops a Session Establishment whose Apply Action has 1 octet); we read the Release 15
+ * forms (1 and 2 octets: the missing flags are 0) and longer ones (octets a later release
+ * appends are ignored, 8.1.1: "present only if explicitly specified"). PDN Type (8.2.79, in the
+ * Session Establishment Request, 7.5.2.1) and the 3GPP Interface Type (8.2.118) as Source
+ * Interface Type in a PDI and Destination Interface Type in Forwarding Parameters go out
+ * byte-exact and come back. */
+static void test_rel16_sizes(void **state)
+{
+	static const struct { const char *aa; size_t naa; const char *rt; size_t nrt; uint32_t apply, trig; } c[] = {
+		{ "\x02", 1, "\x02", 1, PFCP_AA_FORW, PFCP_RT_VOLTH },                  /* short */
+		{ "\x0c", 1, "\x02\x01", 2, PFCP_AA_BUFF | PFCP_AA_NOCP, PFCP_RT_VOLTH | PFCP_RT_VOLQU }, /* Rel-15 */
+		{ "\x02\x01", 2, "\x02\x01\x01", 3, 0x102, PFCP_RT_VOLTH | PFCP_RT_VOLQU | 0x10000 }, /* Rel-16 */
+		{ "\x02\x00\xff\xff\xff", 5, "\x02\x00\x00\xff\xff\xff", 6, PFCP_AA_FORW, PFCP_RT_VOLTH }, /* longer */
+	};
+	struct pfcp_err e;
+	uint8_t ie[64];
+	size_t len;
+	int n;
+
+	(void)state;
+	/* encode: Update FAR / Update URR in a modification */
+	memset(&m1, 0, sizeof(m1));
+	m1.h = (struct pfcp_hdr){ PFCP_SESS_MOD_REQ, false, false, 0, 1, 6 };
+	m1.mod.has = PFCP_SMR_UPD_FAR | PFCP_SMR_UPD_URR;
+	m1.mod.n_upd_far = m1.mod.n_upd_urr = 1;
+	m1.mod.upd_far[0] = (struct pfcp_far){ .has = PFCP_FAR_ID | PFCP_FAR_APPLY, .far_id = 2, .apply = PFCP_AA_FORW };
+	m1.mod.upd_urr[0] = (struct pfcp_urr){ .has = PFCP_URR_ID | PFCP_URR_TRIGGERS, .urr_id = 1,
+					       .triggers = PFCP_RT_VOLTH };
+	n = pfcp_encode(&m1, b1, sizeof(b1));
+	assert_true(n > 0);
+	assert_true(find_ie(n, "002c 0002 0200", ie, &len) > 0);
+	assert_true(find_ie(n, "0025 0003 020000", ie, &len) > 0);
+	len = mod_flags("\x02\x00", 2, "\x02\x00\x00", 3);
+	assert_int_equal(n, (int)len);
+	assert_memory_equal(b1, b2, len);
+	/* a flag past the octets we send is not ours to send (our decoder would drop it) */
+	m1.mod.upd_far[0].apply = 1u << 16;
+	assert_int_equal(pfcp_encode(&m1, b1, sizeof(b1)), -ERANGE);
+	/* decode: every length from 1 octet up */
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		len = mod_flags(c[i].aa, c[i].naa, c[i].rt, c[i].nrt);
+		assert_int_equal(pfcp_decode(b2, len, &m2, NULL), (int)len);
+		assert_true(m2.mod.upd_far[0].has & PFCP_FAR_APPLY);
+		assert_int_equal(m2.mod.upd_far[0].apply, c[i].apply);
+		assert_true(m2.mod.upd_urr[0].has & PFCP_URR_TRIGGERS);
+		assert_int_equal(m2.mod.upd_urr[0].triggers, c[i].trig);
+	}
+	/* an empty Apply Action has no flags at all: cause 68 naming it */
+	len = mod_flags("", 0, "\x02", 1);
+	assert_int_equal(pfcp_decode(b2, len, &m2, &e), -EBADMSG);
+	assert_int_equal(e.ie, PFCP_IE_APPLY_ACTION);
+	assert_int_equal(e.parent, PFCP_IE_UPDATE_FAR);
+
+	/* PDN Type and the 3GPP Interface Types */
+	est_req_hand(&m1);
+	m1.est.has |= PFCP_SER_PDN_TYPE;
+	m1.est.pdn_type = PFCP_PDN_IPV4V6;
+	m1.est.pdr[0].pdi.has |= PFCP_PDI_SRC_IF_TYPE;
+	m1.est.pdr[0].pdi.src_if_type = PFCP_IFT_N3_3GPP;
+	m1.est.far[0].fwd.has |= PFCP_FWD_DEST_IF_TYPE;
+	m1.est.far[0].fwd.dest_if_type = PFCP_IFT_N6;
+	n = pfcp_encode(&m1, b1, sizeof(b1));
+	assert_true(n > 0);
+	assert_true(find_ie(n, "0071 0001 03", ie, &len) > 0);   /* PDN Type IPv4v6, last IE */
+	assert_int_equal(find_ie(n, "0071 0001 03", ie, &len), n - 5);
+	assert_true(find_ie(n, "0014 0001 00 0015 0002 0d 05 007c 0001 09 00a0 0001 0b", ie, &len) > 0);
+	assert_true(find_ie(n, "002a 0001 01 00a0 0001 11", ie, &len) > 0);
+	assert_int_equal(pfcp_decode(b1, (size_t)n, &m2, NULL), n);
+	assert_int_equal(m2.est.pdn_type, PFCP_PDN_IPV4V6);
+	assert_true(m2.est.has & PFCP_SER_PDN_TYPE);
+	assert_int_equal(m2.est.pdr[0].pdi.src_if_type, PFCP_IFT_N3_3GPP);
+	assert_int_equal(m2.est.far[0].fwd.dest_if_type, PFCP_IFT_N6);
+	assert_true(m2.est.far[0].fwd.has & PFCP_FWD_DEST_IF_TYPE);
 }
 
 /* 7.5.3 Session Establishment Response: Cause, UP F-SEID, Created PDR with the
@@ -724,6 +830,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_sess_est),
 		cmocka_unit_test(test_bytes_sess_report),
 		cmocka_unit_test(test_bytes_sess_mod),
+		cmocka_unit_test(test_rel16_sizes),
 		cmocka_unit_test(test_bytes_sess_est_rsp),
 		cmocka_unit_test(test_ue_ip_v6),
 		cmocka_unit_test(test_truncated_every_byte),

@@ -10,7 +10,10 @@
  * field that tshark reads back differently: message type, sequence number,
  * SEIDs (header and F-SEID), PDR / FAR / QER / URR / BAR IDs, F-TEID TEIDs and
  * CHOOSE IDs, precedence, outer header creation TEIDs, UE IPv4 addresses, UL MBR,
- * cause, downlink volume and duration measurements.
+ * cause, downlink volume and duration measurements, PDN Type (8.2.79) and 3GPP Interface Types
+ * (8.2.118, in the PDI and in the Forwarding Parameters). Apply Action goes out in 2 octets and
+ * Reporting / Usage Report Triggers in 3 (the Release 16 sizes, 8.2.26 / 8.2.19 / 8.2.41): tshark
+ * must find nothing malformed in them.
  * Without tshark it prints why and exits 77 (meson: SKIP).
  *
  * argv[1] = path of tshark (from meson find_program), argv[2] = work dir.
@@ -29,13 +32,14 @@
 
 enum {
 	F_TYPE, F_SEQ, F_SEID, F_PDR, F_FAR, F_QER, F_URR, F_TEID, F_CAUSE, F_PREC, F_CHOOSE,
-	F_OHC_TEID, F_UE_IP, F_UL_MBR, F_BAR, F_DL_VOLM, F_DURATION, NF
+	F_OHC_TEID, F_UE_IP, F_UL_MBR, F_BAR, F_DL_VOLM, F_DURATION, F_IFTYPE, F_PDN, NF
 };
 static const char *const fields[NF] = {
 	"pfcp.msg_type", "pfcp.seqno", "pfcp.seid", "pfcp.pdr_id", "pfcp.far_id",
 	"pfcp.qer_id", "pfcp.urr_id", "pfcp.f_teid.teid", "pfcp.cause", "pfcp.precedence",
 	"pfcp.f_teid.choose_id", "pfcp.outer_hdr_creation.teid", "pfcp.ue_ip_addr_ipv4",
 	"pfcp.ul_mbr", "pfcp.bar_id", "pfcp.volume_measurement.dlvol", "pfcp.duration_measurement",
+	"pfcp.tgpp_interface_type", "pfcp.pdn_type",
 };
 
 struct expect {
@@ -76,7 +80,7 @@ static void collect(const struct pfcp_grp *g, const void *s, struct expect *x)
 				d->type == PFCP_IE_QER_ID ? F_QER : d->type == PFCP_IE_URR_ID ? F_URR :
 				d->type == PFCP_IE_CAUSE ? F_CAUSE : d->type == PFCP_IE_PRECEDENCE ? F_PREC :
 				d->type == PFCP_IE_BAR_ID ? F_BAR : d->type == PFCP_IE_DURATION_MEASUREMENT ? F_DURATION :
-				-1;
+				d->type == PFCP_IE_3GPP_IF_TYPE ? F_IFTYPE : d->type == PFCP_IE_PDN_TYPE ? F_PDN : -1;
 
 			if (d->kind == PFCP_K_GROUP)
 				collect(d->grp, v, x);
