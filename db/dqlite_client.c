@@ -401,32 +401,6 @@ static int buf_reserve(struct dqlc *c, size_t need)
 	return 0;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Wait for `ev` until the deadline (ms, CLOCK_MONOTONIC): the timeout bounds
- * a whole send or receive, so a peer dripping bytes cannot stretch it. */
-static int wait_fd(struct dqlc *c, short ev, int64_t deadline)
-{
-	struct pollfd pfd = { .fd = c->fd, .events = ev };
-	for (;;) {
-		int64_t left = deadline - now_ms();
-		if (left < 0)
-			left = 0;
-		int n = poll(&pfd, 1, (int)left);
-		if (n > 0)
-			return 0;
-		if (n == 0)
-			return -ETIMEDOUT;
-		if (errno != EINTR)
-			return -errno;
-	}
-}
-
 /* One TLS read or write within the deadline: WANT_READ / WANT_WRITE wait on the socket. */
 static int tls_io(struct dqlc *c, bool wr, uint8_t *p, size_t len, int64_t deadline)
 {
@@ -447,7 +421,7 @@ static int tls_io(struct dqlc *c, bool wr, uint8_t *p, size_t len, int64_t deadl
 
 static int tls_all(struct dqlc *c, bool wr, uint8_t *p, size_t len)
 {
-	int64_t deadline = now_ms() + c->timeout_ms;
+	int64_t deadline = dqlc_now_ms() + c->timeout_ms;
 	while (len) {
 		/* Records are at most 16 KiB; an int is plenty per call. */
 		int n = tls_io(c, wr, p, len > (1u << 30) ? (1u << 30) : len, deadline);
@@ -461,11 +435,11 @@ static int tls_all(struct dqlc *c, bool wr, uint8_t *p, size_t len)
 
 static int send_all(struct dqlc *c, const uint8_t *p, size_t len)
 {
-	int64_t deadline = now_ms() + c->timeout_ms;
+	int64_t deadline = dqlc_now_ms() + c->timeout_ms;
 	if (c->ssl)
 		return tls_all(c, true, (uint8_t *)p, len);
 	while (len) {
-		int rc = wait_fd(c, POLLOUT, deadline);
+		int rc = dqlc_wait_fd(c->fd, POLLOUT, deadline);
 		if (rc)
 			return rc;
 		ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL);
@@ -482,11 +456,11 @@ static int send_all(struct dqlc *c, const uint8_t *p, size_t len)
 
 static int recv_all(struct dqlc *c, uint8_t *p, size_t len)
 {
-	int64_t deadline = now_ms() + c->timeout_ms;
+	int64_t deadline = dqlc_now_ms() + c->timeout_ms;
 	if (c->ssl)
 		return tls_all(c, false, p, len);
 	while (len) {
-		int rc = wait_fd(c, POLLIN, deadline);
+		int rc = dqlc_wait_fd(c->fd, POLLIN, deadline);
 		if (rc)
 			return rc;
 		ssize_t n = recv(c->fd, p, len, 0);
@@ -661,7 +635,7 @@ int dqlc_tcp_connect(const char *hostport, int timeout_ms)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL;
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = dqlc_now_ms() + timeout_ms;
 	char host[DQLC_ADDR_MAX];
 	const char *port;
 	int rc = dqlc_split_hostport(hostport, host, sizeof(host), &port);

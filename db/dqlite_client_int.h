@@ -31,8 +31,12 @@ int dqlc_tls_ctx_new(const char *dir, bool server, SSL_CTX **out);
 int dqlc_tls_connect(int fd, int timeout_ms, SSL **out);
 /* SSL_set_fd, but writes never raise SIGPIPE (send MSG_NOSIGNAL). 0 or -ENOMEM. */
 int dqlc_tls_set_fd(SSL *ssl, int fd);
-/* poll fd for what SSL_get_error said (WANT_READ / WANT_WRITE) until deadline
- * (ms, CLOCK_MONOTONIC). 0, -ETIMEDOUT, -errno. */
+/* CLOCK_MONOTONIC in ms: the scale of every deadline here. */
+int64_t dqlc_now_ms(void);
+/* poll fd for ev until deadline: the deadline bounds a whole send or receive,
+ * so a peer dripping bytes cannot stretch it. 0, -ETIMEDOUT, -errno. */
+int dqlc_wait_fd(int fd, short ev, int64_t deadline);
+/* dqlc_wait_fd for what SSL_get_error said (WANT_READ / WANT_WRITE). */
 int dqlc_tls_wait(int fd, int ssl_err, int64_t deadline);
 /* Tests of the codec against a fake plain server: plain TCP when no
  * certificate is set (dqlc_tls_reset clears it). */

@@ -173,19 +173,19 @@ int dqlc_tls_set_fd(SSL *ssl, int fd)
 	return 0;
 }
 
-static int64_t mono_ms(void)
+int64_t dqlc_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int dqlc_tls_wait(int fd, int ssl_err, int64_t deadline)
+int dqlc_wait_fd(int fd, short ev, int64_t deadline)
 {
-	struct pollfd p = { .fd = fd, .events = ssl_err == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN };
+	struct pollfd p = { .fd = fd, .events = ev };
 
 	for (;;) {
-		int64_t left = deadline - mono_ms();
+		int64_t left = deadline - dqlc_now_ms();
 		int n = poll(&p, 1, left > 0 ? (int)left : 0);
 		if (n > 0)
 			return 0;
@@ -196,9 +196,14 @@ int dqlc_tls_wait(int fd, int ssl_err, int64_t deadline)
 	}
 }
 
+int dqlc_tls_wait(int fd, int ssl_err, int64_t deadline)
+{
+	return dqlc_wait_fd(fd, ssl_err == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN, deadline);
+}
+
 int dqlc_tls_connect(int fd, int timeout_ms, SSL **out)
 {
-	int64_t deadline = mono_ms() + timeout_ms;
+	int64_t deadline = dqlc_now_ms() + timeout_ms;
 	SSL *ssl;
 	int rc = 0;
 

@@ -36,10 +36,20 @@ NODE_PID=$!
 for _ in $(seq 300); do grep -q ready "$T/node.out" 2>/dev/null && break; sleep 0.1; done
 grep -q ready "$T/node.out" || { echo "FAIL: node did not start"; cat "$T/node.err"; exit 1; }
 
-"$TSHARK" -i lo -f "tcp port $PORT" -w "$T/link.pcap" -q 2>"$T/tshark.err" &
+PROBE=$((PORT + 1))
+"$TSHARK" -i lo -f "tcp port $PORT or udp port $PROBE" -w "$T/link.pcap" -q 2>"$T/tshark.err" &
 CAP_PID=$!
 for _ in $(seq 100); do grep -q "Capturing on" "$T/tshark.err" 2>/dev/null && break; sleep 0.1; done
 grep -q "Capturing on" "$T/tshark.err" || { echo "FAIL: tshark did not start: $(cat "$T/tshark.err")"; exit 1; }
+# "Capturing on" comes before packets are really taken (the first handshake was missing from
+# some captures): UDP probes until one is in the file, so the import is captured from its SYN.
+live=0
+for _ in $(seq 100); do
+	echo probe >"/dev/udp/127.0.0.1/$PROBE" 2>/dev/null
+	[ "$("$TSHARK" -r "$T/link.pcap" -Y "udp.port == $PROBE" 2>/dev/null | wc -l)" -ge 1 ] && { live=1; break; }
+	sleep 0.1
+done
+[ "$live" = 1 ] || { echo "FAIL: the capture never saw a probe: $(cat "$T/tshark.err")"; exit 1; }
 
 printf '[imsi-001010000000077]\nki = "%s"\nopc = "%s"\n' "$K" "$OPC" >"$T/sims.toml"
 "$SOLOCORE" sims import "$T/sims.toml" --cluster "127.0.0.1:$PORT" --cluster-dir "$T/n1" 2>"$T/import.err"; rc=$?
@@ -50,7 +60,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 [ "$rc" = 0 ] && grep -q "imported 1 " "$T/import.err" && echo "ok: sims import --cluster imported the SIM (K crossed the link)" ||
 	{ fail "import rc=$rc: $(cat "$T/import.err")"; }
-pkts=$("$TSHARK" -r "$T/link.pcap" 2>/dev/null | wc -l)
+pkts=$("$TSHARK" -r "$T/link.pcap" -Y "tcp.port == $PORT" 2>/dev/null | wc -l)
 hello=$("$TSHARK" -r "$T/link.pcap" -d "tcp.port==$PORT,tls" -Y "tls.handshake.type == 1" 2>/dev/null | wc -l)
 echo "capture: $pkts packets on port $PORT, $hello TLS ClientHello(s)"
 [ "$pkts" -ge 10 ] && [ "$hello" -ge 1 ] || fail "the capture does not hold the import's TLS traffic"
