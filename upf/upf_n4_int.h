@@ -66,16 +66,43 @@ struct n4_txn {
 	uint8_t rsp[N4_TXN_RSP_MAX];
 };
 
+/* Rules per session beyond the one UL / one DL PDR (issue 32): free5GC puts a flow QER and
+ * the session-AMBR QER, and two URRs, on each PDR. */
+#define N4_QER_MAX 2
+#define N4_URR_MAX 2
+enum { N4_UL = 1, N4_DL = 2 };   /* which of the two data path PDRs carry a QER / URR */
+
+/* A QER as created / last updated (8.2.8 MBR in bits/s here; 0: none in that direction) */
+struct n4_qer {
+	uint32_t id;
+	uint8_t pdrs;              /* N4_UL | N4_DL */
+	uint8_t qfi;               /* 0: the QER carries none */
+	uint64_t mbr_ul, mbr_dl;
+};
+
+/* A URR: volume measured from the data path's counters of the PDRs that carry it */
+struct n4_urr {
+	uint32_t id;
+	uint8_t pdrs;              /* N4_UL | N4_DL */
+};
+
 /* One PFCP session = one data path session (same id) */
 struct n4_sess {
 	bool used;
 	bool nocp;                 /* downlink FAR BUFF + NOCP: report downlink data (8.2.26) */
 	bool reported;             /* a report was sent since the last BUFF */
-	bool urr_volume;           /* a URR with measurement method VOLUM */
 	uint8_t fteid_flags;       /* CHOOSE: the families of the F-TEID we allocated (8.2.3 V4 / V6) */
 	uint8_t peer;
+	uint8_t n_qer, n_urr;
 	uint16_t ul_pdr, dl_pdr;   /* PDR IDs (0: none) */
-	uint32_t ul_far, dl_far, qer, urr;   /* rule IDs (0: none) */
+	/* Open5GS's auxiliary PDRs (upf_n4_rule.c): up2cp (Access, the UL PDR's TEID, the RS
+	 * filter) and cp2up (Source Interface CP-function, cp2up_teid); 0: none */
+	uint16_t up2cp_pdr, cp2up_pdr;
+	uint32_t up2cp_far;
+	uint32_t cp2up_teid;       /* above max_teid: never in the data path's uplink array */
+	uint32_t ul_far, dl_far;   /* rule IDs (0: none) */
+	struct n4_qer qers[N4_QER_MAX];
+	struct n4_urr urrs[N4_URR_MAX];
 	uint32_t tag;              /* random at each use, never 0: the UP SEID's high half (5.2) */
 	uint32_t next_free;
 	uint32_t ur_seqn;          /* UR-SEQN of the next usage report (8.2.54) */
@@ -155,7 +182,7 @@ uint64_t n4_sess_cp_seid(struct upf_n4 *n, uint64_t seid);
 
 /* upf_n4_rule.c: Create PDR / FAR / QER / URR -> one upf_session_rule. 0, or the
  * cause with *offending set to the IE type. */
-int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s,
+int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s, uint32_t id,
 		      bool *choose, uint16_t *offending);
 int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s,
 		    uint16_t *offending);

@@ -3,17 +3,22 @@
  * PFCP rules (TS 29.244 5.2, 7.5.2.2-7.5.2.6, 7.5.4) onto the one
  * upf_session_rule the XDP program applies per session. What it takes:
  *
- *   uplink PDR    Source Interface Access; F-TEID with CH (we allocate, V4
- *                 and / or V6) or an F-TEID on our N3 address(es) with a
- *                 TEID in range; Outer Header Removal GTP-U/UDP/IPv4, /IPv6
- *                 (with upf.n3_address6) or /IP; at most one QFI; no SDF
- *                 filter or a match-all one; a UE IP Address (source) if
- *                 any equal to the downlink PDR's
+ *   uplink PDR    Source Interface Access; F-TEID with CH (we allocate on the
+ *                 families asked that we have: V4 and V6 together are answered
+ *                 with V4 only without upf.n3_address6, 8.2.3; CHID accepted) or
+ *                 an F-TEID on our N3 address(es) with a TEID in 1..max_teid (71
+ *                 otherwise); Outer Header Removal GTP-U/UDP/IPv4, /IPv6 (with
+ *                 upf.n3_address6) or /IP; at most one QFI; no SDF filter or a
+ *                 match-all one; a UE IP Address (source) if any equal to the
+ *                 downlink PDR's
  *   downlink PDR  Source Interface Core; UE IP Address IPv4 in the pool
  *                 and / or an IPv6 /64 in pool6 (8.2.62: V6, no prefix
  *                 delegation bits or 0, prefix length absent or 64); its
  *                 Network Instance (8.2.4) names the DNN (NAT, below);
  *                 no F-TEID, no outer header removal; SDF as above
+ *   up2cp, cp2up  Open5GS's two auxiliary PDRs (at est_pdrs below): accepted
+ *                 and answered, nothing installed; the UE's Router Solicitations
+ *                 are answered by our own RA (upf_exc.c)
  *   uplink FAR    FORW to Core (or SGi-LAN), no Outer Header Creation
  *   downlink FAR  FORW with Outer Header Creation GTP-U/UDP/IPv4 or
  *                 GTP-U/UDP/IPv6 (with upf.n3_address6) to Access
@@ -23,17 +28,22 @@
  *                 DNN the downlink PDR's Network Instance names (or, without
  *                 one or naming none of ours, the one whose pool holds the
  *                 UE IPv4) has nat in our configuration -> rule.nat
- *   QER           one for the session: gates open, MBR -> session-AMBR,
- *                 QFI -> the QFI of the PDU Session Container; no GBR
- *   URR           one, Measurement Method VOLUM, no threshold / quota /
- *                 period (the usage is reported at deletion, 7.5.7.2)
+ *   QER           up to N4_QER_MAX per session, several per PDR (free5GC: flow
+ *                 + session-AMBR): gates open; per direction the smallest MBR of
+ *                 the QERs on that direction's PDR is policed; QFI from the QER
+ *                 carrying one (two different: refused); a GBR accepted, not
+ *                 policed (5.4, 8.2.9)
+ *   URR           up to N4_URR_MAX, Measurement Method VOLUM, with or without a
+ *                 Volume Threshold / Measurement Period; measured from the
+ *                 session's counters and reported at deletion only (7.5.7.2):
+ *                 no threshold or periodic report is sent yet; no quota, no time
  *   BAR           accepted; the data path's own buffer bounds apply
  *
  * Anything else -- a second uplink or downlink PDR, an SDF filter that
- * selects traffic, DUPL / DROP, IPv6 without pool6 / n3_address6, a prefix
- * other than a /64, Ethernet, N9 / N6 tunnels, UE address allocation in the
- * UP (CHV4) -- is Cause 73 "Rule creation/modification failure" (8.2.1)
- * with the Offending IE, and one log line naming it.
+ * selects traffic (but the up2cp one), DUPL / DROP, IPv6 without pool6 /
+ * n3_address6, a prefix other than a /64, Ethernet, N9 / N6 tunnels, UE
+ * address allocation in the UP (CHV4) -- is Cause 73 "Rule creation/
+ * modification failure" (8.2.1) with the Offending IE, and one log line naming it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -164,18 +174,26 @@ static bool dnn_nat(const struct upf_n4 *n, const struct pfcp_pdi *pdi, uint32_t
 	return false;
 }
 
-/* What both PDRs must satisfy */
+/* What every PDR must satisfy */
 static int pdr_common(const struct pfcp_pdr *d, uint16_t *off)
 {
-	if (!sdf_match_all(&d->pdi))
-		return unsupported(PFCP_IE_SDF_FILTER, off, "PDR %u: SDF filter other than match-all", d->pdr_id);
 	if (d->pdi.n_qfi > 1)
 		return unsupported(PFCP_IE_QFI, off, "PDR %u: %u QFIs", d->pdr_id, d->pdi.n_qfi);
-	if (d->n_urr > 1 || d->n_qer > 1)
-		return unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u: several URRs or QERs", d->pdr_id);
 	if (!(d->has & PFCP_PDR_FAR_ID))
 		return unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u without a FAR", d->pdr_id);
 	return 0;
+}
+
+/* The families of the F-TEID we answer a CHOOSE with. 8.2.3: "both may be set to 1" when
+ * the UP function allocates; it answers with the address(es) it has: IPv4 (n3_addr, always
+ * set), and IPv6 only with upf.n3_address6. 0 when it has none of those asked for. */
+static uint8_t choose_families(const struct upf_n4 *n, uint8_t flags)
+{
+	uint8_t want = flags & (PFCP_FTEID_V4 | PFCP_FTEID_V6);
+
+	if (!want)
+		want = PFCP_FTEID_V4;
+	return want & (PFCP_FTEID_V4 | (n3v6(n) ? PFCP_FTEID_V6 : 0));
 }
 
 static int pdr_ul(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, bool *choose, uint16_t *off)
@@ -183,17 +201,19 @@ static int pdr_ul(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s,
 	const struct pfcp_fteid *f = &d->pdi.fteid;
 	uint32_t a4 = 0;
 
+	if (!sdf_match_all(&d->pdi))
+		return unsupported(PFCP_IE_SDF_FILTER, off, "PDR %u: SDF filter other than match-all", d->pdr_id);
 	if (!(d->pdi.has & PFCP_PDI_F_TEID))
 		return unsupported(PFCP_IE_CREATE_PDR, off, "uplink PDR %u without F-TEID", d->pdr_id);
-	if ((f->flags & PFCP_FTEID_V6) && !n3v6(n))
-		return unsupported(PFCP_IE_F_TEID, off, "uplink F-TEID with IPv6: no upf.n3_address6 here");
 	if (f->flags & PFCP_FTEID_CH) {
-		/* 5.5.3, 8.2.3: the UP allocates (TEID = session id + 1) on the families asked */
+		/* 5.5.3, 8.2.3: the UP allocates (upf_n4_sess.c) on the families it has */
 		*choose = true;
-		s->fteid_flags = f->flags & (PFCP_FTEID_V4 | PFCP_FTEID_V6);
+		s->fteid_flags = choose_families(n, f->flags);
 		if (!s->fteid_flags)
-			s->fteid_flags = PFCP_FTEID_V4;
+			return unsupported(PFCP_IE_F_TEID, off, "uplink F-TEID CHOOSE IPv6 only: no upf.n3_address6 here");
 	} else {
+		if ((f->flags & PFCP_FTEID_V6) && !n3v6(n))
+			return unsupported(PFCP_IE_F_TEID, off, "uplink F-TEID with IPv6: no upf.n3_address6 here");
 		if (f->flags & PFCP_FTEID_V4)
 			memcpy(&a4, f->ipv4, 4);
 		if (((f->flags & PFCP_FTEID_V4) && a4 != n->p.n3_addr) ||
@@ -222,6 +242,8 @@ static int pdr_dl(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s,
 {
 	const struct pfcp_ue_ip *ip = &d->pdi.ue_ip;
 
+	if (!sdf_match_all(&d->pdi))
+		return unsupported(PFCP_IE_SDF_FILTER, off, "PDR %u: SDF filter other than match-all", d->pdr_id);
 	if (!(d->pdi.has & PFCP_PDI_UE_IP) || (ip->flags & (PFCP_UEIP_CHV4 | PFCP_UEIP_CHV6)))
 		return unsupported(PFCP_IE_UE_IP_ADDRESS, off, "downlink PDR %u: no UE IPv4 (UP allocation not "
 				   "supported)", d->pdr_id);
@@ -324,33 +346,81 @@ static int far_dl(const struct upf_n4 *n, const struct pfcp_far *f, struct n4_se
 	return 0;
 }
 
-static int qer_apply(const struct pfcp_qer *q, struct n4_sess *s, uint16_t *off)
+/* ---- QERs (7.5.2.5) ---- */
+
+/* One QER's values into q (Create QER, or Update QER: absent fields keep theirs). 5.4 / 8.2.8:
+ * the MBR is what the UP function polices; a GBR (8.2.9) is the bit rate reserved for the flow,
+ * which a UPF without admission control of its own has nothing to do with: accepted, not policed. */
+static int qer_take(const struct pfcp_qer *c, struct n4_qer *q, uint16_t *off)
 {
-	if ((q->has & PFCP_QER_GATE) && q->gate != 0)
-		return unsupported(PFCP_IE_GATE_STATUS, off, "QER %u: gate closed", q->qer_id);
-	if (q->has & PFCP_QER_GBR)
-		return unsupported(PFCP_IE_GBR, off, "QER %u: GBR", q->qer_id);
-	if (q->has & PFCP_QER_MBR) {
-		s->r.ambr_ul_bps = q->mbr.ul * 1000;   /* 8.2.8: kbps */
-		s->r.ambr_dl_bps = q->mbr.dl * 1000;
+	if ((c->has & PFCP_QER_GATE) && c->gate != 0)
+		return unsupported(PFCP_IE_GATE_STATUS, off, "QER %u: gate closed", c->qer_id);
+	if (c->has & PFCP_QER_MBR) {
+		q->mbr_ul = c->mbr.ul * 1000;   /* 8.2.8: kbps */
+		q->mbr_dl = c->mbr.dl * 1000;
 	}
-	if (q->has & PFCP_QER_QFI) {
-		if (q->qfi > 63)
-			return unsupported(PFCP_IE_QFI, off, "QER %u: QFI %u", q->qer_id, q->qfi);
-		s->r.qfi = q->qfi;
+	if (c->has & PFCP_QER_QFI) {
+		if (c->qfi > 63)
+			return unsupported(PFCP_IE_QFI, off, "QER %u: QFI %u", c->qer_id, c->qfi);
+		q->qfi = c->qfi;
 	}
 	return 0;
 }
 
-static int urr_check(const struct pfcp_urr *u, struct n4_sess *s, uint16_t *off)
+static uint64_t tighter(uint64_t a, uint64_t b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/* The session's policing from its QERs. 5.4.1 / 7.5.2.2: every QER a PDR names applies to the
+ * packets of that PDR, so a packet under a flow QER and the session-AMBR QER (free5GC) must
+ * stay within both MBRs: the smaller one per direction is the one that binds. The QFI comes
+ * from the QER carrying one; two different QFIs for one session's flow are refused. */
+static int qers_apply(struct n4_sess *s, uint16_t *off)
+{
+	uint64_t ul = 0, dl = 0;
+	uint8_t qfi = 0;
+
+	for (unsigned i = 0; i < s->n_qer; i++) {
+		const struct n4_qer *q = &s->qers[i];
+
+		if (q->pdrs & N4_UL)
+			ul = tighter(ul, q->mbr_ul);
+		if (q->pdrs & N4_DL)
+			dl = tighter(dl, q->mbr_dl);
+		if (q->qfi && qfi && q->qfi != qfi)
+			return unsupported(PFCP_IE_CREATE_QER, off, "QER %u: QFI %u where another QER says %u",
+					   q->id, q->qfi, qfi);
+		if (q->qfi)
+			qfi = q->qfi;
+	}
+	s->r.ambr_ul_bps = ul;
+	s->r.ambr_dl_bps = dl;
+	if (qfi)
+		s->r.qfi = qfi;
+	return 0;
+}
+
+static struct n4_qer *qer_of(struct n4_sess *s, uint32_t id)
+{
+	for (unsigned i = 0; i < s->n_qer; i++)
+		if (s->qers[i].id == id)
+			return &s->qers[i];
+	return NULL;
+}
+
+/* ---- URRs (7.5.2.4) ---- */
+
+/* 5.2.2: volume is measured from the data path's per-session counters; a Volume Threshold
+ * (VOLTH) and a Measurement Period (PERIO) are accepted and the volume keeps being measured,
+ * but only the final report (deletion, 7.5.7.2, TERMR) is sent (upf/README.md). A quota
+ * (the UP must stop forwarding, 5.2.2.2) or time measurement is not done here: refused. */
+static int urr_check(const struct pfcp_urr *u, uint16_t *off)
 {
 	if (u->method != PFCP_MM_VOLUM ||
-	    (u->has & (PFCP_URR_PERIOD | PFCP_URR_VOL_THRESH | PFCP_URR_VOL_QUOTA | PFCP_URR_TIME_THRESH |
-		       PFCP_URR_TIME_QUOTA)))
-		return unsupported(PFCP_IE_CREATE_URR, off, "URR %u: only volume reported at deletion",
-				   u->urr_id);
-	s->urr = u->urr_id;
-	s->urr_volume = true;
+	    (u->has & (PFCP_URR_VOL_QUOTA | PFCP_URR_TIME_THRESH | PFCP_URR_TIME_QUOTA)))
+		return unsupported(PFCP_IE_CREATE_URR, off, "URR %u: only volume measurement, no quota "
+				   "or time", u->urr_id);
 	return 0;
 }
 
@@ -362,12 +432,109 @@ static const struct pfcp_far *far_find(const struct pfcp_far *f, unsigned nf, ui
 	return NULL;
 }
 
-/* The PDRs: which is uplink, which downlink */
-static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s, bool *choose,
-		    uint16_t *off, uint32_t *qer)
+/* The QER and URR IDs a data path PDR names, into the session's sets (dir N4_UL / N4_DL) */
+static int pdr_refs(const struct pfcp_pdr *d, uint8_t dir, struct n4_sess *s, uint16_t *off)
 {
-	const struct pfcp_pdr *ulp = NULL;
-	bool dl = false;
+	for (unsigned i = 0; i < d->n_qer; i++) {
+		struct n4_qer *q = qer_of(s, d->qer_id[i]);
+
+		if (!q) {
+			if (s->n_qer == N4_QER_MAX)
+				return unsupported(PFCP_IE_CREATE_QER, off, "more than %u QERs", N4_QER_MAX);
+			q = &s->qers[s->n_qer++];
+			q->id = d->qer_id[i];
+		}
+		q->pdrs |= dir;
+	}
+	for (unsigned i = 0; i < d->n_urr; i++) {
+		unsigned k;
+
+		for (k = 0; k < s->n_urr && s->urrs[k].id != d->urr_id[i]; k++)
+			;
+		if (k == s->n_urr) {
+			if (s->n_urr == N4_URR_MAX)
+				return unsupported(PFCP_IE_CREATE_URR, off, "more than %u URRs", N4_URR_MAX);
+			s->urrs[s->n_urr++].id = d->urr_id[i];
+		}
+		s->urrs[k].pdrs |= dir;
+	}
+	return 0;
+}
+
+/* ---- Open5GS's auxiliary PDRs (its src/smf/context.c, cp/up data forwarding) ----
+ *
+ * up2cp: Source Interface Access on the uplink PDR's TEID (the same CHOOSE ID, 8.2.3), SDF
+ * "permit out 58 from ff02::2/128 to assigned" (the UE's Router Solicitations), its FAR FORW to
+ * CP-function with Outer Header Creation toward the SMF. cp2up: Source Interface CP-function
+ * with an F-TEID of its own, the downlink FAR (the SMF's Router Advertisements to the UE).
+ * Both exist so the SMF can answer the UE's RS. Our UPF answers RSs itself (upf_exc.c, RFC 4861
+ * 6.2.6 with the session's /64, TS 23.501 5.8.2.2.2), so the RS never goes to the SMF and the SMF
+ * (which sends RAs only in answer to an RS it received) sends nothing on cp2up. Both PDRs are
+ * accepted and answered (Created PDR), nothing is installed for them: the cp2up TEID lies above
+ * max_teid, outside the data path's uplink array, so a G-PDU sent there anyway gets an Error
+ * Indication (TS 29.281 7.3.1) like any unknown TEID. */
+static const char up2cp_sdf[] = "permit out 58 from ff02::2/128 to assigned";
+
+static bool is_up2cp(const struct pfcp_pdr *d)
+{
+	const struct pfcp_sdf *f = &d->pdi.sdf[0];
+
+	return d->pdi.src_if == PFCP_IF_ACCESS && d->pdi.n_sdf == 1 && (f->flags & PFCP_SDF_FD) &&
+	       f->flow.len == sizeof(up2cp_sdf) - 1 && !memcmp(f->flow.p, up2cp_sdf, f->flow.len);
+}
+
+/* The up2cp PDR's F-TEID is the uplink PDR's: both CHOOSE with the same CHOOSE ID, or both the
+ * same CP-given TEID */
+static int up2cp_check(const struct pfcp_pdr *ul, const struct pfcp_pdr *d, uint16_t *off)
+{
+	const struct pfcp_fteid *a = &ul->pdi.fteid, *b = &d->pdi.fteid;
+	bool same;
+
+	if (!(d->pdi.has & PFCP_PDI_F_TEID))
+		return unsupported(PFCP_IE_CREATE_PDR, off, "up2cp PDR %u without F-TEID", d->pdr_id);
+	if (a->flags & PFCP_FTEID_CH)
+		same = (a->flags & b->flags & PFCP_FTEID_CHID) && (b->flags & PFCP_FTEID_CH) &&
+		       a->choose_id == b->choose_id;
+	else
+		same = !(b->flags & PFCP_FTEID_CH) && b->teid == a->teid;
+	if (!same)
+		return unsupported(PFCP_IE_F_TEID, off, "PDR %u: an Access PDR on another TEID than uplink PDR "
+				   "%u's", d->pdr_id, ul->pdr_id);
+	return 0;
+}
+
+static int up2cp_far_check(const struct pfcp_sess_est_req *e, uint32_t id, uint16_t *off)
+{
+	const struct pfcp_far *f = far_find(e->far, e->n_far, id);
+
+	if (!f)
+		return unsupported(PFCP_IE_CREATE_PDR, off, "FAR %u not created", id);
+	if (!(f->has & PFCP_FAR_APPLY) || f->apply != PFCP_AA_FORW || !(f->has & PFCP_FAR_FWD) ||
+	    !(f->fwd.has & PFCP_FWD_DEST_IF) || f->fwd.dest_if != PFCP_IF_CP || !(f->fwd.has & PFCP_FWD_OHC) ||
+	    !(f->fwd.ohc.desc & (PFCP_OHC_GTPU4 | PFCP_OHC_GTPU6)))
+		return unsupported(PFCP_IE_FWD_PARAMS, off, "up2cp FAR %u: not FORW to CP-function in GTP-U", id);
+	return 0;
+}
+
+static int cp2up_take(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, uint32_t id,
+		      uint16_t *off)
+{
+	if (!(d->pdi.has & PFCP_PDI_F_TEID) || !(d->pdi.fteid.flags & PFCP_FTEID_CH) ||
+	    !sdf_match_all(&d->pdi))
+		return unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u from CP-function: only with F-TEID CHOOSE "
+				   "and no filter", d->pdr_id);
+	if ((uint64_t)n->p.max_teid + 1 + id > UINT32_MAX)
+		return unsupported(PFCP_IE_F_TEID, off, "PDR %u from CP-function: no TEID left", d->pdr_id);
+	s->cp2up_pdr = d->pdr_id;
+	s->cp2up_teid = n->p.max_teid + 1 + id;
+	return 0;
+}
+
+/* The PDRs: which is uplink, which downlink, which auxiliary */
+static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s, uint32_t id,
+		    bool *choose, uint16_t *off)
+{
+	const struct pfcp_pdr *ulp = NULL, *dlp = NULL, *up2cp = NULL, *cp2up = NULL;
 	int rc;
 
 	for (unsigned i = 0; i < e->n_pdr; i++) {
@@ -376,41 +543,89 @@ static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct 
 		rc = pdr_common(d, off);
 		if (rc)
 			return rc;
-		if (d->n_qer && *qer && d->qer_id[0] != *qer)
-			return unsupported(PFCP_IE_CREATE_QER, off, "a QER per PDR");
-		if (d->n_qer)
-			*qer = d->qer_id[0];
-		if (d->n_urr && s->urr && d->urr_id[0] != s->urr)
-			return unsupported(PFCP_IE_CREATE_URR, off, "a URR per PDR");
-		if (d->n_urr)
-			s->urr = d->urr_id[0];
-		if (d->pdi.src_if == PFCP_IF_ACCESS && !ulp) {
+		if (is_up2cp(d) && !up2cp) {
+			up2cp = d;
+		} else if (d->pdi.src_if == PFCP_IF_CP && !cp2up) {
+			cp2up = d;
+			rc = cp2up_take(n, d, s, id, off);
+		} else if (d->pdi.src_if == PFCP_IF_ACCESS && !ulp) {
 			ulp = d;
 			rc = pdr_ul(n, d, s, choose, off);
-		} else if (d->pdi.src_if == PFCP_IF_CORE && !dl) {
-			dl = true;
+			if (!rc)
+				rc = pdr_refs(d, N4_UL, s, off);
+		} else if (d->pdi.src_if == PFCP_IF_CORE && !dlp) {
+			dlp = d;
 			rc = pdr_dl(n, d, s, off);
+			if (!rc)
+				rc = pdr_refs(d, N4_DL, s, off);
 		} else {
-			rc = unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u: a second PDR of source interface %u",
-					 d->pdr_id, d->pdi.src_if);
+			rc = unsupported(d->pdi.n_sdf ? PFCP_IE_SDF_FILTER : PFCP_IE_CREATE_PDR, off,
+					 "PDR %u: a second PDR of source interface %u", d->pdr_id, d->pdi.src_if);
 		}
 		if (rc)
 			return rc;
 	}
-	if (!dl)
+	if (!dlp)
 		return unsupported(PFCP_IE_CREATE_PDR, off, "no downlink PDR (Source Interface Core)");
+	if (up2cp) {
+		if (!ulp)
+			return unsupported(PFCP_IE_SDF_FILTER, off, "PDR %u: an SDF filter that selects without an "
+					   "uplink PDR", up2cp->pdr_id);
+		if ((rc = up2cp_check(ulp, up2cp, off)) || (rc = up2cp_far_check(e, up2cp->far_id, off)))
+			return rc;
+		s->up2cp_pdr = up2cp->pdr_id;
+		s->up2cp_far = up2cp->far_id;
+	}
+	if (cp2up && cp2up->far_id != dlp->far_id)
+		return unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u from CP-function: FAR %u is not the downlink "
+				   "FAR", cp2up->pdr_id, cp2up->far_id);
 	return ulp && (ulp->pdi.has & PFCP_PDI_UE_IP) ? ul_ue_ip(&ulp->pdi.ue_ip, s, off) : 0;
 }
 
-int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s,
+/* Every Create QER / URR the data path PDRs name, taken; those no PDR names (or only an
+ * auxiliary one) are checked and otherwise unused */
+static int est_qers_urrs(const struct pfcp_sess_est_req *e, struct n4_sess *s, uint16_t *off)
+{
+	int rc;
+
+	for (unsigned i = 0; i < s->n_qer; i++) {
+		unsigned k;
+
+		for (k = 0; k < e->n_qer && e->qer[k].qer_id != s->qers[i].id; k++)
+			;
+		if (k == e->n_qer)
+			return unsupported(PFCP_IE_CREATE_PDR, off, "QER %u not created", s->qers[i].id);
+		if ((rc = qer_take(&e->qer[k], &s->qers[i], off)))
+			return rc;
+	}
+	for (unsigned k = 0; k < e->n_qer; k++) {
+		struct n4_qer scratch = { 0 };
+
+		if (!qer_of(s, e->qer[k].qer_id) && (rc = qer_take(&e->qer[k], &scratch, off)))
+			return rc;
+	}
+	for (unsigned i = 0; i < s->n_urr; i++) {
+		unsigned k;
+
+		for (k = 0; k < e->n_urr && e->urr[k].urr_id != s->urrs[i].id; k++)
+			;
+		if (k == e->n_urr)
+			return unsupported(PFCP_IE_CREATE_PDR, off, "URR %u not created", s->urrs[i].id);
+	}
+	for (unsigned k = 0; k < e->n_urr; k++)
+		if ((rc = urr_check(&e->urr[k], off)))
+			return rc;
+	return qers_apply(s, off);
+}
+
+int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s, uint32_t id,
 		      bool *choose, uint16_t *off)
 {
 	const struct pfcp_far *f;
-	uint32_t qer = 0, urr;
 	int rc;
 
 	*choose = false;
-	rc = est_pdrs(n, e, s, choose, off, &qer);
+	rc = est_pdrs(n, e, s, id, choose, off);
 	if (rc)
 		return rc;
 	if (s->ul_pdr) {
@@ -426,20 +641,7 @@ int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struc
 	rc = far_dl(n, f, s, off);
 	if (rc)
 		return rc;
-	if (e->n_qer > 1 || (e->n_qer && e->qer[0].qer_id != qer && qer))
-		return unsupported(PFCP_IE_CREATE_QER, off, "%u QERs", e->n_qer);
-	if (e->n_qer && (rc = qer_apply(&e->qer[0], s, off)))
-		return rc;
-	s->qer = e->n_qer ? e->qer[0].qer_id : 0;
-	urr = s->urr;
-	s->urr = 0;
-	if (e->n_urr > 1)
-		return unsupported(PFCP_IE_CREATE_URR, off, "%u URRs", e->n_urr);
-	if (e->n_urr && (rc = urr_check(&e->urr[0], s, off)))
-		return rc;
-	if (urr && urr != s->urr)
-		return unsupported(PFCP_IE_CREATE_PDR, off, "URR %u not created", urr);
-	return 0;
+	return est_qers_urrs(e, s, off);
 }
 
 /* Session Modification: Update FAR (the downlink tunnel or BUFF <-> FORW: the
@@ -464,17 +666,21 @@ int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct 
 			rc = far_dl(n, f, s, off);
 		else if (f->far_id == s->ul_far && s->ul_pdr)
 			rc = (f->has & PFCP_FAR_APPLY) || (f->has & PFCP_FAR_FWD) ? far_ul(f, off) : 0;
+		else if (f->far_id == s->up2cp_far && s->up2cp_pdr)
+			rc = 0;   /* nothing installed for it (above) */
 		else
 			rc = unsupported(PFCP_IE_UPDATE_FAR, off, "FAR %u unknown", f->far_id);
 		if (rc)
 			return rc;
 	}
 	for (unsigned i = 0; i < m->n_upd_qer; i++) {
-		if (m->upd_qer[i].qer_id != s->qer || !s->qer)
+		struct n4_qer *q = qer_of(s, m->upd_qer[i].qer_id);
+
+		if (!q)
 			return unsupported(PFCP_IE_UPDATE_QER, off, "QER %u unknown", m->upd_qer[i].qer_id);
-		rc = qer_apply(&m->upd_qer[i], s, off);
+		rc = qer_take(&m->upd_qer[i], q, off);
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return m->n_upd_qer ? qers_apply(s, off) : 0;
 }

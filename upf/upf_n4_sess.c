@@ -145,6 +145,21 @@ static uint8_t upf_cause(int rc, uint16_t *off)
 	}
 }
 
+static void created(struct upf_n4 *n, uint16_t pdr_id, uint8_t families, uint32_t teid)
+{
+	struct pfcp_created_pdr *c = &n->out.rsp.created[n->out.rsp.n_created++];
+
+	n->out.rsp.has |= PFCP_SRSP_CREATED_PDR;
+	c->has = PFCP_CPDR_ID | PFCP_CPDR_F_TEID;
+	c->pdr_id = pdr_id;
+	c->fteid.flags = families;
+	c->fteid.teid = teid;
+	if (families & PFCP_FTEID_V4)
+		memcpy(c->fteid.ipv4, &n->p.n3_addr, 4);
+	if (families & PFCP_FTEID_V6)
+		memcpy(c->fteid.ipv6, n->p.n3_addr6, 16);
+}
+
 static void est_accept(struct upf_n4 *n, uint32_t id, bool choose)
 {
 	struct n4_sess *s = &n->sess[id];
@@ -156,19 +171,14 @@ static void est_accept(struct upf_n4 *n, uint32_t id, bool choose)
 	r->up_fseid.seid = up_seid(n, id);
 	memcpy(r->up_fseid.ipv4, &n->p.addr, 4);
 	if (choose) {
-		/* 7.5.3.2: Created PDR with the F-TEID the UP function allocated */
-		r->has |= PFCP_SRSP_CREATED_PDR;
-		r->n_created = 1;
-		r->created[0].has = PFCP_CPDR_ID | PFCP_CPDR_F_TEID;
-		r->created[0].pdr_id = s->ul_pdr;
-		/* 8.2.3: the families the CP asked for, V4 and V6 together when both */
-		r->created[0].fteid.flags = s->fteid_flags;
-		r->created[0].fteid.teid = s->r.ul_teid;
-		if (s->fteid_flags & PFCP_FTEID_V4)
-			memcpy(r->created[0].fteid.ipv4, &n->p.n3_addr, 4);
-		if (s->fteid_flags & PFCP_FTEID_V6)
-			memcpy(r->created[0].fteid.ipv6, n->p.n3_addr6, 16);
+		/* 7.5.3.2: Created PDR with the F-TEID the UP function allocated; 8.2.3: the
+		 * families it has of those asked; the up2cp PDR shares it (same CHOOSE ID) */
+		created(n, s->ul_pdr, s->fteid_flags, s->r.ul_teid);
+		if (s->up2cp_pdr)
+			created(n, s->up2cp_pdr, s->fteid_flags, s->r.ul_teid);
 	}
+	if (s->cp2up_pdr)
+		created(n, s->cp2up_pdr, PFCP_FTEID_V4, s->cp2up_teid);
 	n->cnt[UPF_N4_SESS_EST]++;
 }
 
@@ -204,7 +214,7 @@ static void sess_est(struct upf_n4 *n, int peer)
 		tag = n4_rand32(n);
 	while (!tag || tag == s->tag);
 	s->tag = tag;
-	rc = n4_rules_from_est(n, e, s, &choose, &off);
+	rc = n4_rules_from_est(n, e, s, id, &choose, &off);
 	if (!rc && choose && !(s->r.ul_teid = teid_choose(n)))
 		rc = PFCP_CAUSE_NO_RESOURCES;
 	if (!rc && !choose && s->r.ul_teid && teid_held(n, s->r.ul_teid)) {
@@ -258,35 +268,42 @@ static void sess_mod(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 	sess_rsp(n, s->cp_seid, PFCP_CAUSE_ACCEPTED, 0);
 }
 
-/* The final usage report of a URR that measures volume (7.5.7.2, 8.2.41 TERMR) */
+/* The final usage report of each URR (7.5.7.2, 8.2.41 TERMR): the volume of the PDRs that carry
+ * it, from the data path's counters of the session (two URRs on the same PDRs, as free5GC
+ * sends, read the same counters) */
 static void usage_final(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 {
 	struct upf_session_stats st = { 0 };
-	struct pfcp_usage_report *u = &n->out.rsp.usage[0];
 
+	if (!s->n_urr)
+		return;
 	if (n->p.upf && upf_session_stats(n->p.upf, id, &st) < 0)
 		return;
-	n->out.rsp.has |= PFCP_SRSP_USAGE;
-	n->out.rsp.n_usage = 1;
-	u->has = PFCP_UR_URR_ID | PFCP_UR_SEQN | PFCP_UR_TRIGGER | PFCP_UR_VOLUME;
-	u->urr_id = s->urr;
-	u->seqn = s->ur_seqn++;
-	u->trigger = PFCP_URT_TERMR;
-	u->volume.flags = PFCP_VOL_TOVOL | PFCP_VOL_ULVOL | PFCP_VOL_DLVOL | PFCP_VOL_TONOP |
-			  PFCP_VOL_ULNOP | PFCP_VOL_DLNOP;
-	u->volume.ul = st.ul_bytes;
-	u->volume.dl = st.dl_bytes;
-	u->volume.total = st.ul_bytes + st.dl_bytes;
-	u->volume.ul_pkts = st.ul_pkts;
-	u->volume.dl_pkts = st.dl_pkts;
-	u->volume.total_pkts = st.ul_pkts + st.dl_pkts;
+	for (unsigned i = 0; i < s->n_urr && i < PFCP_USAGE_MAX; i++) {
+		struct pfcp_usage_report *u = &n->out.rsp.usage[i];
+		bool ul = s->urrs[i].pdrs & N4_UL, dl = s->urrs[i].pdrs & N4_DL;
+
+		u->has = PFCP_UR_URR_ID | PFCP_UR_SEQN | PFCP_UR_TRIGGER | PFCP_UR_VOLUME;
+		u->urr_id = s->urrs[i].id;
+		u->seqn = s->ur_seqn++;
+		u->trigger = PFCP_URT_TERMR;
+		u->volume.flags = PFCP_VOL_TOVOL | PFCP_VOL_ULVOL | PFCP_VOL_DLVOL | PFCP_VOL_TONOP |
+				  PFCP_VOL_ULNOP | PFCP_VOL_DLNOP;
+		u->volume.ul = ul ? st.ul_bytes : 0;
+		u->volume.dl = dl ? st.dl_bytes : 0;
+		u->volume.total = u->volume.ul + u->volume.dl;
+		u->volume.ul_pkts = ul ? st.ul_pkts : 0;
+		u->volume.dl_pkts = dl ? st.dl_pkts : 0;
+		u->volume.total_pkts = u->volume.ul_pkts + u->volume.dl_pkts;
+		n->out.rsp.n_usage = (uint8_t)(i + 1);
+		n->out.rsp.has |= PFCP_SRSP_USAGE;
+	}
 }
 
 static void sess_del(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 {
 	sess_rsp(n, s->cp_seid, PFCP_CAUSE_ACCEPTED, 0);
-	if (s->urr_volume)
-		usage_final(n, s, id);
+	usage_final(n, s, id);
 	if (n->p.upf)
 		upf_session_remove(n->p.upf, id);
 	sess_free(n, id);
