@@ -81,10 +81,9 @@ static const char *peer_str(const struct upf_n4c_p *p, char *b, size_t n)
 	return b;
 }
 
-int n4c_send_out(struct upf_n4c *c, const struct upf_n4c_p *p)
+static int send_to(struct upf_n4c *c, uint32_t addr, uint16_t port)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(p->pp.port),
-				  .sin_addr.s_addr = p->pp.addr };
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = addr };
 	int len = pfcp_encode(&c->out, c->obuf, sizeof(c->obuf));
 
 	if (len < 0) {
@@ -94,7 +93,7 @@ int n4c_send_out(struct upf_n4c *c, const struct upf_n4c_p *p)
 	}
 	c->cnt[UPF_N4C_TX]++;
 	if (c->p.no_socket) {
-		c->p.send(c->p.send_arg, p->pp.addr, p->pp.port, c->obuf, (size_t)len);
+		c->p.send(c->p.send_arg, addr, port, c->obuf, (size_t)len);
 		return len;
 	}
 	if (sendto(c->fd, c->obuf, (size_t)len, MSG_DONTWAIT, (struct sockaddr *)&to, sizeof(to)) < 0) {
@@ -102,6 +101,18 @@ int n4c_send_out(struct upf_n4c *c, const struct upf_n4c_p *p)
 		return -errno;
 	}
 	return len;
+}
+
+int n4c_send_out(struct upf_n4c *c, const struct upf_n4c_p *p)
+{
+	return send_to(c, p->pp.addr, p->pp.port);
+}
+
+/* TS 29.244 4.2.2: a response goes to the IP address and port the request came from (a UPF
+ * may send its requests from any port, not only 8805) */
+int n4c_send_reply(struct upf_n4c *c)
+{
+	return send_to(c, c->from_addr, c->from_port);
 }
 
 /* ---- transactions (TS 29.244 6.4) ---- */
@@ -395,12 +406,22 @@ static void on_retx(struct ev_loop *loop, struct ev_timer *tm)
 
 /* ---- what comes in ---- */
 
-static struct upf_n4c_p *peer_by_addr(struct upf_n4c *c, uint32_t addr, uint16_t port)
+/* The peer at addr:port, else (port_any) the peer at addr from another port, *exact false */
+static struct upf_n4c_p *peer_by_addr(struct upf_n4c *c, uint32_t addr, uint16_t port, bool *exact)
 {
-	for (unsigned i = 0; i < UPF_N4C_PEER_MAX; i++)
-		if (c->peers[i].used && c->peers[i].pp.addr == addr && c->peers[i].pp.port == port)
+	struct upf_n4c_p *any = NULL;
+
+	for (unsigned i = 0; i < UPF_N4C_PEER_MAX; i++) {
+		if (!c->peers[i].used || c->peers[i].pp.addr != addr)
+			continue;
+		if (c->peers[i].pp.port == port) {
+			*exact = true;
 			return &c->peers[i];
-	return NULL;
+		}
+		any = any ? any : &c->peers[i];
+	}
+	*exact = false;
+	return any;
 }
 
 static uint8_t rsp_type(uint8_t kind)
@@ -467,12 +488,12 @@ static void rx_rsp(struct upf_n4c *c, struct upf_n4c_p *p)
 	}
 }
 
-static void node_answer(struct upf_n4c *c, struct upf_n4c_p *p, uint8_t type, uint32_t has)
+static void node_answer(struct upf_n4c *c, uint8_t type, uint32_t has)
 {
 	build_node(c, type, has);
 	c->out.h.seq = c->in.h.seq;
 	c->out.node.cause = PFCP_CAUSE_ACCEPTED;
-	n4c_send_out(c, p);
+	n4c_send_reply(c);
 }
 
 static void rx_req(struct upf_n4c *c, struct upf_n4c_p *p)
@@ -482,26 +503,26 @@ static void rx_req(struct upf_n4c *c, struct upf_n4c_p *p)
 	switch (c->in.h.type) {
 	case PFCP_HEARTBEAT_REQ:   /* 7.4.2.2: our Recovery Time Stamp */
 		restart = p->st == AS_UP && (c->in.node.has & PFCP_N_RECOVERY) && c->in.node.recovery != p->recovery;
-		node_answer(c, p, PFCP_HEARTBEAT_RSP, PFCP_N_RECOVERY);
+		node_answer(c, PFCP_HEARTBEAT_RSP, PFCP_N_RECOVERY);
 		if (restart) {
 			p->why = "restarted: new recovery time stamp";
 			as_dispatch(c, p, AE_RESTART);
 		}
 		break;
 	case PFCP_ASSOC_SETUP_REQ: /* 6.2.6.2.2: set up by the UPF */
-		node_answer(c, p, PFCP_ASSOC_SETUP_RSP, PFCP_N_NODE_ID | PFCP_N_CAUSE | PFCP_N_RECOVERY);
+		node_answer(c, PFCP_ASSOC_SETUP_RSP, PFCP_N_NODE_ID | PFCP_N_CAUSE | PFCP_N_RECOVERY);
 		as_dispatch(c, p, AE_THEIR_SETUP);
 		break;
 	case PFCP_ASSOC_UPDATE_REQ:
-		node_answer(c, p, PFCP_ASSOC_UPDATE_RSP, PFCP_N_NODE_ID | PFCP_N_CAUSE);
+		node_answer(c, PFCP_ASSOC_UPDATE_RSP, PFCP_N_NODE_ID | PFCP_N_CAUSE);
 		break;
 	case PFCP_ASSOC_RELEASE_REQ: /* 6.2.8.2 */
-		node_answer(c, p, PFCP_ASSOC_RELEASE_RSP, PFCP_N_NODE_ID | PFCP_N_CAUSE);
+		node_answer(c, PFCP_ASSOC_RELEASE_RSP, PFCP_N_NODE_ID | PFCP_N_CAUSE);
 		as_dispatch(c, p, AE_RELEASED);
 		break;
 	case PFCP_NODE_REPORT_REQ:   /* 7.4.5: e.g. a user plane path failure; logged */
 		log_rl(LOGL_WARN, N4C_MOD, NULL, "%s: node report type %u", p->name, c->in.node.report_type);
-		node_answer(c, p, PFCP_NODE_REPORT_RSP, PFCP_N_NODE_ID | PFCP_N_CAUSE);
+		node_answer(c, PFCP_NODE_REPORT_RSP, PFCP_N_NODE_ID | PFCP_N_CAUSE);
 		break;
 	case PFCP_SESS_REPORT_REQ:
 		n4c_sess_report(c, p);
@@ -520,7 +541,7 @@ static bool is_response(uint8_t t)
 }
 
 /* A request we cannot decode: the answer 7.6 asks for where the message has one with a Cause */
-static void answer_error(struct upf_n4c *c, struct upf_n4c_p *p, int rc, const struct pfcp_err *e)
+static void answer_error(struct upf_n4c *c, int rc, const struct pfcp_err *e)
 {
 	uint8_t cause = (uint8_t)pfcp_err_cause(rc);
 
@@ -534,7 +555,7 @@ static void answer_error(struct upf_n4c *c, struct upf_n4c_p *p, int rc, const s
 		c->out.rep_rsp.has = PFCP_SRRSP_CAUSE | (e->ie ? PFCP_SRRSP_OFFENDING : 0);
 		c->out.rep_rsp.cause = cause;
 		c->out.rep_rsp.offending_ie = e->ie;
-		n4c_send_out(c, p);
+		n4c_send_reply(c);
 	} else if (c->in.h.type == PFCP_ASSOC_SETUP_REQ || c->in.h.type == PFCP_ASSOC_RELEASE_REQ ||
 		   c->in.h.type == PFCP_NODE_REPORT_REQ || c->in.h.type == PFCP_ASSOC_UPDATE_REQ) {
 		/* 7.4.4.2: the Setup Response carries our Recovery Time Stamp, whatever its cause */
@@ -543,13 +564,14 @@ static void answer_error(struct upf_n4c *c, struct upf_n4c_p *p, int rc, const s
 		c->out.h.seq = c->in.h.seq;
 		c->out.node.cause = cause;
 		c->out.node.offending_ie = e->ie;
-		n4c_send_out(c, p);
+		n4c_send_reply(c);
 	}
 }
 
 void upf_n4c_input(struct upf_n4c *c, uint32_t addr, uint16_t port, const uint8_t *buf, size_t len)
 {
-	struct upf_n4c_p *p = peer_by_addr(c, addr, port);
+	bool exact;
+	struct upf_n4c_p *p = peer_by_addr(c, addr, port, &exact);
 	size_t off = 0;
 
 	c->cnt[UPF_N4C_RX]++;
@@ -563,14 +585,25 @@ void upf_n4c_input(struct upf_n4c *c, uint32_t addr, uint16_t port, const uint8_
 	c->from_port = port;
 	while (off < len) {
 		struct pfcp_err e = { 0 };
-		int rc = pfcp_decode(buf + off, len - off, &c->in, &e);
+		int rc;
+
+		/* TS 29.244 4.2.2: a UPF's requests may come from any of its ports (answered there),
+		 * but the response to one of ours comes from where we sent it (8805 or the
+		 * configured port) */
+		if (!exact && len - off >= 2 && is_response(buf[off + 1])) {
+			c->cnt[UPF_N4C_RX_BAD]++;
+			log_rl(LOGL_INFO, N4C_MOD, NULL, "%s: %s from port %u, not the UPF's %u: dropped", p->name,
+			       pfcp_msg_name(buf[off + 1]), port, p->pp.port);
+			return;
+		}
+		rc = pfcp_decode(buf + off, len - off, &c->in, &e);
 
 		if (rc < 0) {
 			c->cnt[UPF_N4C_RX_BAD]++;
 			log_rl(LOGL_INFO, N4C_MOD, NULL, "%s: bad %s: %s (%s)", p->name, pfcp_msg_name(c->in.h.type),
 			       e.reason ? e.reason : "?", strerror(-rc));
 			if (!is_response(c->in.h.type))
-				answer_error(c, p, rc, &e);
+				answer_error(c, rc, &e);
 			return;
 		}
 		if (is_response(c->in.h.type))

@@ -87,7 +87,7 @@ struct upf_n4c {
 	struct pfcp_msg in, out;
 	uint8_t obuf[4096];
 	uint8_t ni[UPF_N4C_NI_MAX];   /* the Network Instance of the message being built */
-	uint32_t from_addr;
+	uint32_t from_addr;      /* source of the datagram being handled */
 	uint16_t from_port;
 	uint64_t cnt[UPF_N4C__MAX];
 };
@@ -103,6 +103,9 @@ void n4c_txn_send(struct upf_n4c *c, uint32_t i);
 void n4c_txn_free(struct upf_n4c *c, uint32_t i);
 void n4c_own_node_id(const struct upf_n4c *c, struct pfcp_node_id *id);
 int n4c_send_out(struct upf_n4c *c, const struct upf_n4c_p *p);
+/* c->out, the answer to the request being handled, to where that request came from: its
+ * source address and port (TS 29.244 4.2.2), c->from_addr / c->from_port */
+int n4c_send_reply(struct upf_n4c *c);
 
 /* upf_n4c_sess.c */
 int n4c_sess_init(struct upf_n4c *c);

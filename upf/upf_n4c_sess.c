@@ -11,14 +11,19 @@
  * and the slot can be created again at once: its establishment follows that deletion.
  *
  * The rule set is the usual SMF's (TS 23.502 4.3.2.2.1 step 10a), the one `solocore upf`
- * and any standard UPF take:
- *   PDR 1  uplink: Source Access, F-TEID {ul_teid, the peer's N3 address} (CP allocation,
- *          5.5.3.1), UE IP address (source), Outer Header Removal GTP-U/UDP/IPv4, FAR 1,
- *          QER 1, URR 1
- *   PDR 2  downlink: Source Core, UE IP address (destination), FAR 2, QER 1, URR 1
+ * and any standard UPF take, in the shape Open5GS's SMF sends (issue 32: Open5GS's UPF binds
+ * the UE address only with the PDN Type, and buffers the uplink without the interface types):
+ *   PDN Type IPv4 / IPv6 / IPv4v6 from the session's addresses (7.5.2.1: C, a PDU session)
+ *   PDR 1  uplink: Source Access + Source Interface Type N3 3GPP Access (8.2.118), F-TEID
+ *          {ul_teid, the peer's N3 address} (CP allocation, 5.5.3.1), Network Instance (the
+ *          DNN), UE IP address (source), Outer Header Removal GTP-U/UDP/IPv4, FAR 1, QER 1,
+ *          URR 1
+ *   PDR 2  downlink: Source Core + Source Interface Type N6, Network Instance (the DNN), UE
+ *          IP address (destination), FAR 2, QER 1, URR 1
  *          (the UE IP address: IPv4 and / or the session's /64, 8.2.62)
- *   FAR 1  FORW to Core;  FAR 2  FORW + Outer Header Creation to the gNB (GTP-U/UDP/IPv4,
- *          or /IPv6 for a gNB reached over IPv6), or BUFF | NOCP
+ *   FAR 1  FORW to Core, Destination Interface Type N6;  FAR 2  FORW + Outer Header Creation
+ *          to the gNB (GTP-U/UDP/IPv4, or /IPv6 for a gNB reached over IPv6), Destination
+ *          Interface Type N3 3GPP Access, or BUFF | NOCP
  *   QER 1  gates open, MBR = session-AMBR (kbps), QFI;  URR 1  volume measurement
  * A modification updates FAR 2 and QER 1 (the tunnel, the state, the AMBR, the QFI); a change
  * of TEID or UE address is refused (-EOPNOTSUPP): the SMF keeps both for a session's life.
@@ -149,8 +154,9 @@ static void far_dl(struct pfcp_far *f, const struct upf_session_rule *r)
 	}
 	f->apply = PFCP_AA_FORW;
 	f->has |= PFCP_FAR_FWD;
-	f->fwd.has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC;
+	f->fwd.has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC | PFCP_FWD_DEST_IF_TYPE;
 	f->fwd.dest_if = PFCP_IF_ACCESS;
+	f->fwd.dest_if_type = PFCP_IFT_N3_3GPP;   /* 8.2.118 */
 	f->fwd.ohc.teid = r->gnb_teid;
 	if (r->gnb_addr) {
 		f->fwd.ohc.desc = PFCP_OHC_GTPU4;
@@ -207,7 +213,7 @@ static void qer(struct pfcp_qer *q, const struct upf_session_rule *r)
 	}
 }
 
-/* The DNN as the Network Instance of the downlink PDR (TS 29.244 8.2.4: "e.g. encoded as ...
+/* The DNN as the Network Instance of both PDRs (TS 29.244 8.2.4: "e.g. encoded as ...
  * an APN", TS 23.003 9.1: length-prefixed labels) into c->ni: the UPF picks its per-DNN policy
  * (NAT, upf_n4_rule.c) by it. false when there is none or it does not encode (an empty label,
  * over 63 octets a label or 100 in all): the UPF then goes by the UE address's pool. */
@@ -234,22 +240,37 @@ static bool ni_labels(struct upf_n4c *c, const char *dnn, struct pfcp_buf *out)
 	return true;
 }
 
+/* 8.2.79 PDN Type: the session's families (upf.h: at least one of ue_addr and ue_prefix6) */
+static uint8_t pdn_type(const struct upf_session_rule *r)
+{
+	if (r->ue_addr && has_prefix6(r))
+		return PFCP_PDN_IPV4V6;
+	return r->ue_addr ? PFCP_PDN_IPV4 : PFCP_PDN_IPV6;
+}
+
 static void build_est(struct upf_n4c *c, const struct upf_n4c_p *p, const struct upf_session_rule *r, uint64_t seid)
 {
 	struct pfcp_sess_est_req *e = &c->out.est;
+	struct pfcp_buf ni;
+	bool has_ni;
 
 	memset(e, 0, sizeof(*e));
 	c->out.h.type = PFCP_SESS_EST_REQ;
 	c->out.h.seid = 0;   /* 7.2.2.4.2: no UP SEID yet */
-	e->has = PFCP_SER_NODE_ID | PFCP_SER_F_SEID | PFCP_SER_PDR | PFCP_SER_FAR | PFCP_SER_QER | PFCP_SER_URR;
+	e->has = PFCP_SER_NODE_ID | PFCP_SER_F_SEID | PFCP_SER_PDR | PFCP_SER_FAR | PFCP_SER_QER | PFCP_SER_URR |
+		 PFCP_SER_PDN_TYPE;
 	n4c_own_node_id(c, &e->node_id);
 	e->cp_fseid.flags = PFCP_ADDR_V4;
 	e->cp_fseid.seid = seid;
 	ipv4(e->cp_fseid.ipv4, c->p.addr);
+	e->pdn_type = pdn_type(r);
+	has_ni = ni_labels(c, r->dnn, &ni);
 	if (r->ul_teid) {
 		struct pfcp_pdr *d = &e->pdr[e->n_pdr++];
 
 		pdr(d, PDR_UL, PFCP_IF_ACCESS, FAR_UL);
+		d->pdi.has |= PFCP_PDI_SRC_IF_TYPE;
+		d->pdi.src_if_type = PFCP_IFT_N3_3GPP;
 		d->has |= PFCP_PDR_OHR;
 		d->ohr.desc = PFCP_OHR_GTPU_UDP_IPV4;
 		d->pdi.has |= PFCP_PDI_F_TEID;
@@ -258,15 +279,23 @@ static void build_est(struct upf_n4c *c, const struct upf_n4c_p *p, const struct
 		ipv4(d->pdi.fteid.ipv4, p->pp.n3_addr);
 		d->pdi.has |= PFCP_PDI_UE_IP;
 		ue_ip(&d->pdi.ue_ip, r, false);
+		if (has_ni) {
+			d->pdi.has |= PFCP_PDI_NI;
+			d->pdi.ni = ni;
+		}
 		e->far[e->n_far++] = (struct pfcp_far){ .has = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD,
 						       .far_id = FAR_UL, .apply = PFCP_AA_FORW,
-						       .fwd = { .has = PFCP_FWD_DEST_IF, .dest_if = PFCP_IF_CORE } };
+						       .fwd = { .has = PFCP_FWD_DEST_IF | PFCP_FWD_DEST_IF_TYPE,
+								.dest_if = PFCP_IF_CORE, .dest_if_type = PFCP_IFT_N6 } };
 	}
 	pdr(&e->pdr[e->n_pdr], PDR_DL, PFCP_IF_CORE, FAR_DL);
-	e->pdr[e->n_pdr].pdi.has |= PFCP_PDI_UE_IP;
+	e->pdr[e->n_pdr].pdi.has |= PFCP_PDI_UE_IP | PFCP_PDI_SRC_IF_TYPE;
+	e->pdr[e->n_pdr].pdi.src_if_type = PFCP_IFT_N6;
 	ue_ip(&e->pdr[e->n_pdr].pdi.ue_ip, r, true);
-	if (ni_labels(c, r->dnn, &e->pdr[e->n_pdr].pdi.ni))
+	if (has_ni) {
 		e->pdr[e->n_pdr].pdi.has |= PFCP_PDI_NI;
+		e->pdr[e->n_pdr].pdi.ni = ni;
+	}
 	e->n_pdr++;
 	far_dl(&e->far[e->n_far++], r);
 	e->n_qer = 1;
@@ -403,7 +432,7 @@ void n4c_sess_report(struct upf_n4c *c, struct upf_n4c_p *p)
 		p->dup[p->dup_next] = (typeof(p->dup[0])){ .seq = c->in.h.seq, .type = PFCP_SESS_REPORT_REQ, .seid = seid };
 		p->dup_next = (uint8_t)((p->dup_next + 1) % N4C_DUP_RING);
 	}
-	n4c_send_out(c, p);
+	n4c_send_reply(c);   /* 4.2.2: to the request's source port */
 	/* after the answer: the SMF may send a request of its own from here */
 	if (dl) {
 		c->cnt[UPF_N4C_DL_DATA]++;

@@ -95,10 +95,31 @@ static void enqueue(int dir, const uint8_t *b, size_t len)
 	qn++;
 }
 
+/* What the client sent to a port other than 8805 (t_ports: answers to a UPF's requests that
+ * came from an ephemeral port) */
+#define SIDE_MAX 8
+static struct { uint32_t addr; uint16_t port; uint16_t len; uint8_t b[2048]; } side[SIDE_MAX];
+static unsigned n_side;
+/* The Session Establishment Requests the client sent, as sent (t_est_shape) */
+#define EST_MAX 4
+static struct dgram est_raw[EST_MAX];
+static unsigned n_est;
+
 static void c_send(void *arg, uint32_t addr, uint16_t port, const uint8_t *b, size_t len)
 {
 	(void)arg;
-	assert_int_equal(port, PFCP_PORT);
+	if (port != PFCP_PORT) {
+		assert_true(n_side < SIDE_MAX && len <= sizeof(side[0].b));
+		side[n_side].addr = addr;
+		side[n_side].port = port;
+		side[n_side].len = (uint16_t)len;
+		memcpy(side[n_side++].b, b, len);
+		return;
+	}
+	if (len > 1 && b[1] == PFCP_SESS_EST_REQ && n_est < EST_MAX) {
+		est_raw[n_est].len = (uint16_t)len;
+		memcpy(est_raw[n_est++].b, b, len);
+	}
 	if (addr == ip(UPF_ADDR))   /* t_api's other peers are nowhere */
 		enqueue(0, b, len);
 }
@@ -240,6 +261,7 @@ static int setup(void **state)
 
 	(void)state;
 	qn = 0;
+	n_side = n_est = 0;
 	drop_to_server = drop_to_client = 0;
 	up_events = down_events = dl_events = 0;
 	memset(lost_events, 0, sizeof(lost_events));
@@ -795,6 +817,200 @@ static void t_ipv6(void **state)
 			 lost_events[UPF_LOST_PEER], 0);
 }
 
+static struct pfcp_msg tm;   /* decoded in the tests below (16 KB: not on the stack) */
+static uint8_t tb[2048];
+
+static const struct pfcp_pdr *find_pdr(const struct pfcp_sess_est_req *e, uint8_t src_if)
+{
+	for (unsigned i = 0; i < e->n_pdr; i++)
+		if (e->pdr[i].pdi.src_if == src_if)
+			return &e->pdr[i];
+	fail_msg("no PDR with source interface %u", src_if);
+	return NULL;
+}
+
+static const struct pfcp_far *find_far(const struct pfcp_sess_est_req *e, uint32_t id)
+{
+	for (unsigned i = 0; i < e->n_far; i++)
+		if (e->far[i].far_id == id)
+			return &e->far[i];
+	fail_msg("no FAR %u", id);
+	return NULL;
+}
+
+/* Issue 32 item 2: every Session Establishment Request has what a real SMF (Open5GS's
+ * src/smf/n4-build.c) sends, without which Open5GS's UPF never binds the UE address or
+ * buffers the uplink: the PDN Type of the session (TS 29.244 7.5.2.1, C: present for a PDU
+ * session; 8.2.79), the 3GPP Interface Type (8.2.118) N3 3GPP Access on the uplink PDR's PDI
+ * (Source Access) and in the downlink FAR, N6 in the uplink FAR (Destination Core) and on the
+ * downlink PDR's PDI, and the DNN as Network Instance (8.2.4) on both PDRs. `solocore upf`
+ * takes all of it (the sessions are up, nothing refused). */
+static void t_est_shape(void **state)
+{
+	static const struct { bool v4, v6; uint8_t pdn; } c[] = {
+		{ true, false, PFCP_PDN_IPV4 }, { true, true, PFCP_PDN_IPV4V6 }, { false, true, PFCP_PDN_IPV6 },
+	};
+
+	(void)state;
+	associate();
+	for (unsigned k = 0; k < 3; k++) {
+		struct upf_session_rule r = rule(k, UPF_DL_ACTIVE);
+
+		r.dnn = "internet";
+		if (!c[k].v4)
+			r.ue_addr = 0;
+		if (c[k].v6) {
+			uint8_t a6[16];
+
+			assert_int_equal(pkt_in6(k == 1 ? "2001:db8:100:17::" : "2001:db8:100:19::", a6), 0);
+			memcpy(r.ue_prefix6, a6, 8);   /* the /64 */
+		}
+		assert_int_equal(upf_session_create(P, k, &r), 0);
+	}
+	pump(5);
+	assert_int_equal(ccnt(UPF_N4C_EST_OK), 3);
+	assert_int_equal(ccnt(UPF_N4C_REFUSED), 0);
+	assert_int_equal(n_est, 3);
+	for (unsigned k = 0; k < 3; k++) {
+		const struct pfcp_sess_est_req *e = &tm.est;
+		const struct pfcp_pdr *ul, *dl;
+		const struct pfcp_far *ulf, *dlf;
+
+		memcpy(tb, est_raw[k].b, est_raw[k].len);
+		assert_int_equal(pfcp_decode(tb, est_raw[k].len, &tm, NULL), est_raw[k].len);
+		assert_true(e->has & PFCP_SER_PDN_TYPE);
+		assert_int_equal(e->pdn_type, c[k].pdn);
+		ul = find_pdr(e, PFCP_IF_ACCESS);
+		dl = find_pdr(e, PFCP_IF_CORE);
+		assert_true(ul->pdi.has & PFCP_PDI_SRC_IF_TYPE);
+		assert_int_equal(ul->pdi.src_if_type, PFCP_IFT_N3_3GPP);
+		assert_true(dl->pdi.has & PFCP_PDI_SRC_IF_TYPE);
+		assert_int_equal(dl->pdi.src_if_type, PFCP_IFT_N6);
+		assert_true((ul->pdi.has & PFCP_PDI_NI) && (dl->pdi.has & PFCP_PDI_NI));
+		assert_int_equal(ul->pdi.ni.len, 9);
+		assert_memory_equal(ul->pdi.ni.p, "\x08internet", 9);
+		assert_int_equal(dl->pdi.ni.len, 9);
+		assert_memory_equal(dl->pdi.ni.p, "\x08internet", 9);
+		ulf = find_far(e, ul->far_id);
+		dlf = find_far(e, dl->far_id);
+		assert_int_equal(ulf->fwd.dest_if, PFCP_IF_CORE);
+		assert_true(ulf->fwd.has & PFCP_FWD_DEST_IF_TYPE);
+		assert_int_equal(ulf->fwd.dest_if_type, PFCP_IFT_N6);
+		assert_int_equal(dlf->fwd.dest_if, PFCP_IF_ACCESS);
+		assert_true(dlf->fwd.has & PFCP_FWD_DEST_IF_TYPE);
+		assert_int_equal(dlf->fwd.dest_if_type, PFCP_IFT_N3_3GPP);
+		/* 8.2.26 Release 16: 2 octets (type 44, length 2, FORW) */
+		assert_non_null(memmem(tb, est_raw[k].len, "\x00\x2c\x00\x02\x02\x00", 6));
+	}
+}
+
+/* Into tb: a request of the UPF (type, seq; a session request when seid) with IEs set */
+static size_t upf_req(uint8_t type, uint32_t seq, uint64_t seid)
+{
+	int n;
+
+	memset(&tm, 0, sizeof(tm));
+	tm.h.type = type;
+	tm.h.seq = seq;
+	tm.h.seid = seid;
+	if (type == PFCP_HEARTBEAT_REQ) {
+		tm.node.has = PFCP_N_RECOVERY;
+		tm.node.recovery = recovery;
+	} else if (type == PFCP_SESS_REPORT_REQ) {
+		tm.rep.has = PFCP_SRR_TYPE;
+		tm.rep.type = PFCP_RPT_UPIR;
+	} else {
+		tm.node.has = PFCP_N_NODE_ID;
+		tm.node.node_id.type = PFCP_NODE_IPV4;
+		memcpy(tm.node.node_id.addr, &(uint32_t){ ip(UPF_ADDR) }, 4);
+	}
+	n = pfcp_encode(&tm, tb, sizeof(tb));
+	assert_true(n > 0);
+	return (size_t)n;
+}
+
+/* The one answer sent to the UPF's address at port: its type, sequence number and cause */
+static void answered(uint16_t port, uint8_t type, uint32_t seq, uint8_t cause)
+{
+	assert_int_equal(n_side, 1);
+	assert_int_equal(side[0].addr, ip(UPF_ADDR));
+	assert_int_equal(side[0].port, port);
+	memcpy(tb, side[0].b, side[0].len);
+	assert_int_equal(pfcp_decode(tb, side[0].len, &tm, NULL), side[0].len);
+	assert_int_equal(tm.h.type, type);
+	assert_int_equal(tm.h.seq, seq);
+	if (type == PFCP_SESS_REPORT_RSP)
+		assert_int_equal(tm.rep_rsp.cause, cause);
+	else if (type != PFCP_HEARTBEAT_RSP)
+		assert_int_equal(tm.node.cause, cause);
+	n_side = 0;
+}
+
+/* Issue 32 item 3, TS 29.244 4.2.2: a UPF may send its requests from any source port; each is
+ * taken from any port of the UPF's address and answered to the request's source address and
+ * port: Heartbeat Request (7.4.2), Association Update Request (7.4.4.3), Session Report Request
+ * (7.5.8) and Association Release Request (7.4.4.5), each from an ephemeral port. A response to
+ * one of our requests must still come from the UPF's port: from another one it is dropped. */
+static void t_ports(void **state)
+{
+	uint64_t seid;
+	size_t n;
+
+	(void)state;
+	associate();
+	{
+		struct upf_session_rule r = rule(0, UPF_DL_ACTIVE);
+
+		assert_int_equal(upf_session_create(P, 0, &r), 0);
+	}
+	pump(5);
+	assert_int_equal(n_est, 1);
+	memcpy(tb, est_raw[0].b, est_raw[0].len);
+	assert_int_equal(pfcp_decode(tb, est_raw[0].len, &tm, NULL), est_raw[0].len);
+	seid = tm.est.cp_fseid.seid;
+	n_side = 0;
+
+	n = upf_req(PFCP_HEARTBEAT_REQ, 101, 0);
+	upf_n4c_input(C, ip(UPF_ADDR), 40001, tb, n);
+	answered(40001, PFCP_HEARTBEAT_RSP, 101, 0);
+	n = upf_req(PFCP_ASSOC_UPDATE_REQ, 102, 0);
+	upf_n4c_input(C, ip(UPF_ADDR), 40002, tb, n);
+	answered(40002, PFCP_ASSOC_UPDATE_RSP, 102, PFCP_CAUSE_ACCEPTED);
+	n = upf_req(PFCP_SESS_REPORT_REQ, 103, seid);
+	upf_n4c_input(C, ip(UPF_ADDR), 40003, tb, n);
+	answered(40003, PFCP_SESS_REPORT_RSP, 103, PFCP_CAUSE_ACCEPTED);
+	/* a request that does not decode gets its 7.6 answer there too: an Association Update
+	 * Request (v1, type 7, length 4, seq 104) without its Node ID, cause 66 */
+	memcpy(tb, "\x20\x07\x00\x04\x00\x00\x68\x00", 8);
+	upf_n4c_input(C, ip(UPF_ADDR), 40004, tb, 8);
+	answered(40004, PFCP_ASSOC_UPDATE_RSP, 104, PFCP_CAUSE_MANDATORY_IE_MISSING);
+	/* a response from a port we did not send to: dropped, counted, nothing answered */
+	{
+		uint64_t bad = ccnt(UPF_N4C_RX_BAD), stale = ccnt(UPF_N4C_RX_STALE);
+
+		memset(&tm, 0, sizeof(tm));
+		tm.h.type = PFCP_HEARTBEAT_RSP;
+		tm.h.seq = 1;
+		tm.node.has = PFCP_N_RECOVERY;
+		tm.node.recovery = recovery;
+		n = (size_t)pfcp_encode(&tm, tb, sizeof(tb));
+		upf_n4c_input(C, ip(UPF_ADDR), 40005, tb, n);
+		assert_int_equal(ccnt(UPF_N4C_RX_BAD), bad + 1);
+		assert_int_equal(ccnt(UPF_N4C_RX_STALE), stale);
+		assert_int_equal(n_side, 0);
+	}
+	assert_true(upf_ready(P));
+	/* the release, last: answered at its port, then the association is gone */
+	n = upf_req(PFCP_ASSOC_RELEASE_REQ, 105, 0);
+	upf_n4c_input(C, ip(UPF_ADDR), 40006, tb, n);
+	answered(40006, PFCP_ASSOC_RELEASE_RSP, 105, PFCP_CAUSE_ACCEPTED);
+	assert_false(upf_ready(P));
+	/* another address is still nobody */
+	n = upf_req(PFCP_HEARTBEAT_REQ, 106, 0);
+	upf_n4c_input(C, ip("127.0.0.9"), PFCP_PORT, tb, n);
+	assert_int_equal(n_side, 0);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -839,11 +1055,18 @@ static int group_teardown(void **state)
 			 NULL) != 0)
 		return -1;
 	/* t_ipv6: the DNN as APN labels in session 0's establishment (and its retransmissions), in
-	 * no other (session 1's does not encode) */
+	 * no other but t_est_shape's "internet" (session 1's does not encode) */
 	ni = tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 50 && "
 			  "pfcp.network_instance == \"internet.example\"'", NULL);
-	if (ni < 1 || tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 50 && pfcp.network_instance'",
-				   NULL) != ni)
+	if (ni < 1 || tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 50 && pfcp.network_instance && "
+				   "pfcp.network_instance != \"internet\"'", NULL) != ni)
+		return -1;
+	/* issue 32 (t_est_shape): tshark reads PDN Type and the 3GPP Interface Types (N3 3GPP
+	 * Access 11, N6 17) in every establishment, and the 2-octet Apply Action */
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 50 && !(pfcp.pdn_type && "
+			 "pfcp.tgpp_interface_type == 11 && pfcp.tgpp_interface_type == 17)'", NULL) != 0)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 50 && pfcp.pdn_type == 3'", NULL) < 1)
 		return -1;
 	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 52 && pfcp.outer_hdr_creation.ipv6 == " GNB6 "'",
 			 NULL) != 1)
@@ -885,6 +1108,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_api, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_ipv6, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_est_shape, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_ports, setup, teardown),
 	};
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown_checked);
