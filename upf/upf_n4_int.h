@@ -92,6 +92,7 @@ struct n4_sess {
 	bool nocp;                 /* downlink FAR BUFF + NOCP: report downlink data (8.2.26) */
 	bool reported;             /* a report was sent since the last BUFF */
 	uint8_t fteid_flags;       /* CHOOSE: the families of the F-TEID we allocated (8.2.3 V4 / V6) */
+	uint8_t cp2up_families;    /* the same for the cp2up PDR's */
 	uint8_t peer;
 	uint8_t n_qer, n_urr;
 	uint16_t ul_pdr, dl_pdr;   /* PDR IDs (0: none) */

@@ -525,6 +525,10 @@ static int cp2up_take(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess
 				   "and no filter", d->pdr_id);
 	if ((uint64_t)n->p.max_teid + 1 + id > UINT32_MAX)
 		return unsupported(PFCP_IE_F_TEID, off, "PDR %u from CP-function: no TEID left", d->pdr_id);
+	s->cp2up_families = choose_families(n, d->pdi.fteid.flags);
+	if (!s->cp2up_families)
+		return unsupported(PFCP_IE_F_TEID, off, "PDR %u from CP-function: CHOOSE IPv6 only, no "
+				   "upf.n3_address6 here", d->pdr_id);
 	s->cp2up_pdr = d->pdr_id;
 	s->cp2up_teid = n->p.max_teid + 1 + id;
 	return 0;

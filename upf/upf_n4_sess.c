@@ -178,7 +178,7 @@ static void est_accept(struct upf_n4 *n, uint32_t id, bool choose)
 			created(n, s->up2cp_pdr, s->fteid_flags, s->r.ul_teid);
 	}
 	if (s->cp2up_pdr)
-		created(n, s->cp2up_pdr, PFCP_FTEID_V4, s->cp2up_teid);
+		created(n, s->cp2up_pdr, s->cp2up_families, s->cp2up_teid);
 	n->cnt[UPF_N4_SESS_EST]++;
 }
 

@@ -50,6 +50,9 @@ static const uint8_t DN_MAC[6] = { 2, 0, 0, 0, 6, 2 };
 #define SMF_ADDR "127.0.0.2"
 #define SMF_GTPU "127.0.0.2"
 #define MAX_SESS 16
+#define POOL6 "2001:db8:100::"
+#define PFX6 "2001:db8:100:7::"
+#define N3_6 "2001:db8:3::1"
 #define CHOOSE_ID 5                /* the UL and up2cp PDRs' CHOOSE ID (8.2.3) */
 #define IE_PDN_TYPE 113            /* TS 29.244 8.2.79, not in our codec's tables */
 
@@ -86,6 +89,33 @@ static int setup(void **state)
 	};
 
 	(void)state;
+	if (upf_open(&p, &U))
+		return -1;
+	np.upf = U;
+	if (upf_n4_open(&np, &N))
+		return -1;
+	cli = tn_udp_bind(ip(SMF_ADDR), PFCP_PORT);
+	return cli < 0 ? -1 : 0;
+}
+
+/* As setup, with pool6 2001:db8:100::/48 and our N3 IPv6 (upf.n3_address6) */
+static int setup6(void **state)
+{
+	struct upf_params p = {
+		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip(N3), .ue_pool_addr = ip("172.16.0.0"),
+		.ue_pool_plen = 16, .ue_pool6_plen = 48, .max_sessions = MAX_SESS, .err_ind_per_s = 100,
+	};
+	struct upf_n4_params np = {
+		.addr = ip(UPF_N4_ADDR), .n3_addr = ip(N3), .ue_pool_addr = ip("172.16.0.0"),
+		.ue_pool_plen = 16, .ue_pool6_plen = 48, .max_sessions = MAX_SESS, .max_teid = MAX_SESS,
+		.recovery_ts = 3900000000u, .sessions_per_peer = MAX_SESS,
+	};
+
+	(void)state;
+	if (pkt_in6(POOL6, p.ue_pool6) || pkt_in6(N3_6, p.n3_addr6))
+		return -1;
+	memcpy(np.ue_pool6, p.ue_pool6, 16);
+	memcpy(np.n3_addr6, p.n3_addr6, 16);
 	if (upf_open(&p, &U))
 		return -1;
 	np.upf = U;
@@ -455,6 +485,52 @@ static void t_open5gs(void **state)
 	assert_int_equal(upf_n4_sessions(N), 0);
 }
 
+/* Issue 32 row "PDR up2cp", IPv4v6 (the case its PDR exists for) with upf.n3_address6: the
+ * Created PDRs carry V4 + V6 (8.2.3); the UE's Router Solicitation on the UL TEID (what the
+ * up2cp PDR would carry to the SMF) is answered by this UPF with a Router Advertisement of the
+ * session's /64 (RFC 4861 6.2.6, TS 23.501 5.8.2.2.2), down the gNB tunnel. */
+static void t_open5gs_v6(void **state)
+{
+	uint8_t rs[64], gtp[128], frame[256], ll[16];
+	uint32_t teid = 0;
+	uint64_t seid, before;
+	size_t rl, gl, fl;
+	struct run r;
+
+	(void)state;
+	associate();
+	open5gs_est(2, 0x5101);
+	for (unsigned i = 0; i < 2; i++) {   /* Open5GS: the PAA's both families in DL and UL PDR */
+		struct pfcp_ue_ip *u = &Q.est.pdr[i].pdi.ue_ip;
+
+		u->flags |= PFCP_UEIP_V6;
+		assert_int_equal(pkt_in6(PFX6, u->ipv6), 0);
+	}
+	xchg_pdn_type(3);   /* 8.2.79: IPv4v6 */
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(R.rsp.n_created, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(R.rsp.created[i].fteid.flags, PFCP_FTEID_V4 | PFCP_FTEID_V6);
+		if (R.rsp.created[i].pdr_id == 2)
+			teid = R.rsp.created[i].fteid.teid;
+	}
+	seid = R.rsp.up_fseid.seid;
+	sess_req(PFCP_SESS_MOD_REQ, 3, seid);
+	Q.mod.has = PFCP_SMR_UPD_FAR;
+	Q.mod.n_upd_far = 1;
+	far_gnb(&Q.mod.upd_far[0], 1, 0x4343);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	before = upcnt(UPF_STAT_RA_SENT);
+	assert_int_equal(pkt_in6("fe80::abcd", ll), 0);
+	rl = pkt_rs6(rs, ll);
+	gl = pkt_gpdu(gtp, teid, 1, 1, rs, rl);
+	fl = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB), ip(N3), gtp, gl);
+	xdp(n3_if, frame, fl, &r);
+	assert_true(upf_process(U) >= 1);
+	assert_int_equal(upcnt(UPF_STAT_RA_SENT), before + 1);
+}
+
 /* What still has no place is refused with cause 73 and the Offending IE: CHOOSE for IPv6 only
  * without upf.n3_address6; an up2cp PDR on another CHOOSE ID than the UL PDR's (a second TEID
  * the data path would not serve); its FAR not toward CP-function; a volume quota. */
@@ -612,8 +688,8 @@ static int group_teardown(void **state)
 {
 	static const char *const want[] = {
 		/* Open5GS UL / up2cp: V4, V6, CH, CHID with the CHOOSE ID; the RS filter; PDN Type */
-		"pfcp.msg_type == 50 && pfcp.f_teid_flags.ch_id == 1 && pfcp.f_teid_flags.v6 == 1 && "
-		"pfcp.f_teid.choose_id == 5",
+		("pfcp.msg_type == 50 && pfcp.f_teid_flags.ch_id == 1 && pfcp.f_teid_flags.v6 == 1 && "
+		 "pfcp.f_teid.choose_id == 5"),
 		"pfcp.msg_type == 50 && pfcp.flow_desc == \"permit out 58 from ff02::2/128 to assigned\"",
 		"pfcp.msg_type == 50 && pfcp.source_interface == 3 && pfcp.dst_interface == 3",
 		"pfcp.msg_type == 50 && pfcp.pdn_type == 1",
@@ -665,6 +741,7 @@ int main(int argc, char **argv)
 	snprintf(pcap_path, sizeof(pcap_path), "%s/upf_n4_shapes.pcap", argc > 2 ? argv[2] : ".");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(t_open5gs, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_open5gs_v6, setup6, teardown),
 		cmocka_unit_test_setup_teardown(t_open5gs_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_free5gc, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_gbr, setup, teardown),
