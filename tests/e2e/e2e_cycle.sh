@@ -119,7 +119,8 @@ rejects)
 	grep -q "^proc deregistration started 1 done 1" "$TMP/noslice.out" || fail "noslice: no deregistration"
 	# the ims /30 pool: two addresses held by two UEs, the third UE is refused (#26)
 	$NSR "$RANSIM" $R --sims "$TMP/sims.toml" --sim-offset 10 --ues 2 --concurrency 2 --session --dnn ims \
-		--pdu-snssai --req-sst 2 --req-sd none --hold-ms 4000 >"$TMP/hold.out" 2>"$TMP/hold.log" &
+		--pdu-snssai --req-sst 2 --req-sd none --hold-ms 4000 --gnb-id-base 0x200 \
+		>"$TMP/hold.out" 2>"$TMP/hold.log" &   # a gNB of its own beside "pool"'s (issue 31)
 	B_PID=$!
 	wait_stat "pool_used ims 2"
 	expect_stat "pool_used ims" 2

@@ -192,8 +192,10 @@ gnbloss)
 	# registered in CM-IDLE); B's UEs then deregister normally over their untouched ones.
 	CORE_LOG=info mk_config "$TMP/info.yaml" "$AMF" usrsctp
 	start_core "$TMP/info.yaml" || exit 1
+	# Two gNBs: two Global RAN Node IDs (an NG Setup naming one held by a live association
+	# is refused, issue 31); A keeps ransim's default 0x100.
 	$NSR "$RANSIM" $R --sims "$TMP/sims.toml" --sim-offset 10 --ues 10 --concurrency 10 --hold-ms 5000 \
-		>"$TMP/gnb_b.out" 2>"$TMP/gnb_b.log" &
+		--gnb-id-base 0x200 >"$TMP/gnb_b.out" 2>"$TMP/gnb_b.log" &
 	B_PID=$!
 	wait_stat "reg_accepted 10"
 	run_ransim gnb_a $R --sims "$TMP/sims.toml" --ues 10 --concurrency 10 --dereg none
