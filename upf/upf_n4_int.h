@@ -72,12 +72,13 @@ struct n4_txn {
 #define N4_URR_MAX 2
 enum { N4_UL = 1, N4_DL = 2 };   /* which of the two data path PDRs carry a QER / URR */
 
-/* A QER as created / last updated (8.2.8 MBR in bits/s here; 0: none in that direction) */
+/* A QER as created / last updated: 8.2.8 MBR in kbps (40 bits on the wire; held up to
+ * UINT32_MAX, 4.29 Tbit/s, above which nothing is policed in practice); 0: none */
 struct n4_qer {
 	uint32_t id;
+	uint32_t mbr_ul_kbps, mbr_dl_kbps;
 	uint8_t pdrs;              /* N4_UL | N4_DL */
 	uint8_t qfi;               /* 0: the QER carries none */
-	uint64_t mbr_ul, mbr_dl;
 };
 
 /* A URR: volume measured from the data path's counters of the PDRs that carry it */
@@ -97,10 +98,9 @@ struct n4_sess {
 	uint8_t n_qer, n_urr;
 	uint16_t ul_pdr, dl_pdr;   /* PDR IDs (0: none) */
 	/* Open5GS's auxiliary PDRs (upf_n4_rule.c): up2cp (Access, the UL PDR's TEID, the RS
-	 * filter) and cp2up (Source Interface CP-function, cp2up_teid); 0: none */
+	 * filter) and cp2up (Source Interface CP-function, TEID n4_cp2up_teid()); 0: none */
 	uint16_t up2cp_pdr, cp2up_pdr;
 	uint32_t up2cp_far;
-	uint32_t cp2up_teid;       /* above max_teid: never in the data path's uplink array */
 	uint32_t ul_far, dl_far;   /* rule IDs (0: none) */
 	struct n4_qer qers[N4_QER_MAX];
 	struct n4_urr urrs[N4_URR_MAX];
@@ -183,8 +183,10 @@ uint64_t n4_sess_cp_seid(struct upf_n4 *n, uint64_t seid);
 
 /* upf_n4_rule.c: Create PDR / FAR / QER / URR -> one upf_session_rule. 0, or the
  * cause with *offending set to the IE type. */
-int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s, uint32_t id,
+int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s,
 		      bool *choose, uint16_t *offending);
+/* The cp2up PDR's TEID of session id: above max_teid, never in the data path's uplink array */
+uint32_t n4_cp2up_teid(const struct upf_n4 *n, uint32_t id);
 int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s,
 		    uint16_t *offending);
 

@@ -53,6 +53,7 @@
 #include <strings.h>
 
 #include "common/log.h"
+#include "upf/upf_bpf.h"
 #include "upf/upf_n4_int.h"
 
 static int unsupported(uint16_t ie, uint16_t *off, const char *fmt, ...)
@@ -356,8 +357,8 @@ static int qer_take(const struct pfcp_qer *c, struct n4_qer *q, uint16_t *off)
 	if ((c->has & PFCP_QER_GATE) && c->gate != 0)
 		return unsupported(PFCP_IE_GATE_STATUS, off, "QER %u: gate closed", c->qer_id);
 	if (c->has & PFCP_QER_MBR) {
-		q->mbr_ul = c->mbr.ul * 1000;   /* 8.2.8: kbps */
-		q->mbr_dl = c->mbr.dl * 1000;
+		q->mbr_ul_kbps = c->mbr.ul > UINT32_MAX ? UINT32_MAX : (uint32_t)c->mbr.ul;   /* 8.2.8: kbps */
+		q->mbr_dl_kbps = c->mbr.dl > UINT32_MAX ? UINT32_MAX : (uint32_t)c->mbr.dl;
 	}
 	if (c->has & PFCP_QER_QFI) {
 		if (c->qfi > 63)
@@ -385,9 +386,9 @@ static int qers_apply(struct n4_sess *s, uint16_t *off)
 		const struct n4_qer *q = &s->qers[i];
 
 		if (q->pdrs & N4_UL)
-			ul = tighter(ul, q->mbr_ul);
+			ul = tighter(ul, q->mbr_ul_kbps * 1000ull);
 		if (q->pdrs & N4_DL)
-			dl = tighter(dl, q->mbr_dl);
+			dl = tighter(dl, q->mbr_dl_kbps * 1000ull);
 		if (q->qfi && qfi && q->qfi != qfi)
 			return unsupported(PFCP_IE_CREATE_QER, off, "QER %u: QFI %u where another QER says %u",
 					   q->id, q->qfi, qfi);
@@ -516,27 +517,31 @@ static int up2cp_far_check(const struct pfcp_sess_est_req *e, uint32_t id, uint1
 	return 0;
 }
 
-static int cp2up_take(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, uint32_t id,
-		      uint16_t *off)
+static int cp2up_take(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, uint16_t *off)
 {
 	if (!(d->pdi.has & PFCP_PDI_F_TEID) || !(d->pdi.fteid.flags & PFCP_FTEID_CH) ||
 	    !sdf_match_all(&d->pdi))
 		return unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u from CP-function: only with F-TEID CHOOSE "
 				   "and no filter", d->pdr_id);
-	if ((uint64_t)n->p.max_teid + 1 + id > UINT32_MAX)
+	/* below bit 31: TEIDs with it are the indirect forwarding tunnels' (upf.h UPF_FWD_TEID) */
+	if ((uint64_t)n->p.max_teid + n->p.max_sessions >= UPF_FWD_TEID_BIT)
 		return unsupported(PFCP_IE_F_TEID, off, "PDR %u from CP-function: no TEID left", d->pdr_id);
 	s->cp2up_families = choose_families(n, d->pdi.fteid.flags);
 	if (!s->cp2up_families)
 		return unsupported(PFCP_IE_F_TEID, off, "PDR %u from CP-function: CHOOSE IPv6 only, no "
 				   "upf.n3_address6 here", d->pdr_id);
 	s->cp2up_pdr = d->pdr_id;
-	s->cp2up_teid = n->p.max_teid + 1 + id;
 	return 0;
 }
 
+uint32_t n4_cp2up_teid(const struct upf_n4 *n, uint32_t id)
+{
+	return n->p.max_teid + 1 + id;
+}
+
 /* The PDRs: which is uplink, which downlink, which auxiliary */
-static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s, uint32_t id,
-		    bool *choose, uint16_t *off)
+static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s, bool *choose,
+		    uint16_t *off)
 {
 	const struct pfcp_pdr *ulp = NULL, *dlp = NULL, *up2cp = NULL, *cp2up = NULL;
 	int rc;
@@ -551,7 +556,7 @@ static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct 
 			up2cp = d;
 		} else if (d->pdi.src_if == PFCP_IF_CP && !cp2up) {
 			cp2up = d;
-			rc = cp2up_take(n, d, s, id, off);
+			rc = cp2up_take(n, d, s, off);
 		} else if (d->pdi.src_if == PFCP_IF_ACCESS && !ulp) {
 			ulp = d;
 			rc = pdr_ul(n, d, s, choose, off);
@@ -622,14 +627,14 @@ static int est_qers_urrs(const struct pfcp_sess_est_req *e, struct n4_sess *s, u
 	return qers_apply(s, off);
 }
 
-int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s, uint32_t id,
+int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s,
 		      bool *choose, uint16_t *off)
 {
 	const struct pfcp_far *f;
 	int rc;
 
 	*choose = false;
-	rc = est_pdrs(n, e, s, id, choose, off);
+	rc = est_pdrs(n, e, s, choose, off);
 	if (rc)
 		return rc;
 	if (s->ul_pdr) {

@@ -178,7 +178,7 @@ static void est_accept(struct upf_n4 *n, uint32_t id, bool choose)
 			created(n, s->up2cp_pdr, s->fteid_flags, s->r.ul_teid);
 	}
 	if (s->cp2up_pdr)
-		created(n, s->cp2up_pdr, s->cp2up_families, s->cp2up_teid);
+		created(n, s->cp2up_pdr, s->cp2up_families, n4_cp2up_teid(n, id));
 	n->cnt[UPF_N4_SESS_EST]++;
 }
 
@@ -214,7 +214,7 @@ static void sess_est(struct upf_n4 *n, int peer)
 		tag = n4_rand32(n);
 	while (!tag || tag == s->tag);
 	s->tag = tag;
-	rc = n4_rules_from_est(n, e, s, id, &choose, &off);
+	rc = n4_rules_from_est(n, e, s, &choose, &off);
 	if (!rc && choose && !(s->r.ul_teid = teid_choose(n)))
 		rc = PFCP_CAUSE_NO_RESOURCES;
 	if (!rc && !choose && s->r.ul_teid && teid_held(n, s->r.ul_teid)) {
