@@ -653,21 +653,94 @@ int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struc
 	return est_qers_urrs(e, s, off);
 }
 
+/* Whether the QER (or URR) IDs an Update PDR names are exactly the ones on that direction */
+static bool same_refs(const uint32_t *ids, unsigned n_ids, const struct n4_sess *s, uint8_t dir, bool qer)
+{
+	unsigned have = 0, n = qer ? s->n_qer : s->n_urr;
+
+	for (unsigned i = 0; i < n; i++)
+		have += !!((qer ? s->qers[i].pdrs : s->urrs[i].pdrs) & dir);
+	if (n_ids != have)
+		return false;
+	for (unsigned k = 0; k < n_ids; k++) {
+		bool found = false;
+
+		for (unsigned i = 0; i < n && !found; i++)
+			found = (qer ? s->qers[i].id : s->urrs[i].id) == ids[k] &&
+				((qer ? s->qers[i].pdrs : s->urrs[i].pdrs) & dir);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* 7.5.4.2 Update PDR: free5GC sends one for the downlink PDR, unchanged but for its FAR's new
+ * tunnel, with the Update FAR of the PDU Session Resource Setup Response (its
+ * pdu_session.go, DLPDR.State = RULE_UPDATE). Accepted when what it carries (a PDI replaces
+ * the old one whole) gives the same installed rule, FAR, QERs and URRs; any real change of
+ * a PDR is refused (the data path's rule is fixed for the session's life, upf.h). */
+static int upd_pdr(struct upf_n4 *n, const struct pfcp_pdr *u, const struct n4_sess *s, uint16_t *off)
+{
+	struct n4_sess t = *s;
+	uint8_t dir = u->pdr_id == s->ul_pdr ? N4_UL : u->pdr_id == s->dl_pdr ? N4_DL : 0;
+	uint32_t far = dir == N4_UL ? s->ul_far : dir == N4_DL ? s->dl_far : s->up2cp_far;
+	bool choose = false;
+	int rc = 0;
+
+	if (!dir && (!u->pdr_id || (u->pdr_id != s->up2cp_pdr && u->pdr_id != s->cp2up_pdr)))
+		return unsupported(PFCP_IE_UPDATE_PDR, off, "PDR %u unknown", u->pdr_id);
+	if ((u->has & PFCP_PDR_FAR_ID) && u->far_id != far && (dir || u->pdr_id == s->up2cp_pdr))
+		return unsupported(PFCP_IE_UPDATE_PDR, off, "PDR %u: another FAR", u->pdr_id);
+	if (!dir)
+		return 0;   /* nothing installed for the auxiliary PDRs */
+	if (((u->has & PFCP_PDR_QER_ID) && !same_refs(u->qer_id, u->n_qer, s, dir, true)) ||
+	    ((u->has & PFCP_PDR_URR_ID) && !same_refs(u->urr_id, u->n_urr, s, dir, false)))
+		return unsupported(PFCP_IE_UPDATE_PDR, off, "PDR %u: other QERs or URRs", u->pdr_id);
+	if (u->has & PFCP_PDR_PDI) {
+		struct pfcp_pdr d = *u;
+
+		d.has |= PFCP_PDR_FAR_ID;
+		d.far_id = far;
+		if (dir == N4_UL && !(d.has & PFCP_PDR_OHR)) {   /* absent: unchanged */
+			d.has |= PFCP_PDR_OHR;
+			d.ohr.desc = PFCP_OHR_GTPU_UDP_IP;
+		}
+		rc = pdr_common(&d, off);
+		if (!rc && d.pdi.src_if != (dir == N4_UL ? PFCP_IF_ACCESS : PFCP_IF_CORE))
+			rc = unsupported(PFCP_IE_SOURCE_IF, off, "PDR %u: another source interface", u->pdr_id);
+		if (!rc)
+			rc = dir == N4_UL ? pdr_ul(n, &d, &t, &choose, off) : pdr_dl(n, &d, &t, off);
+		if (!rc && dir == N4_UL && (d.pdi.has & PFCP_PDI_UE_IP))
+			rc = ul_ue_ip(&d.pdi.ue_ip, s, off);
+		if (rc)
+			return rc;
+		if (choose || t.r.ul_teid != s->r.ul_teid || t.r.ue_addr != s->r.ue_addr || t.r.nat != s->r.nat ||
+		    t.r.qfi != s->r.qfi || memcmp(t.r.ue_prefix6, s->r.ue_prefix6, 8))
+			return unsupported(PFCP_IE_UPDATE_PDR, off, "PDR %u: its PDI changes the installed rule",
+					   u->pdr_id);
+	}
+	return 0;
+}
+
 /* Session Modification: Update FAR (the downlink tunnel or BUFF <-> FORW: the
  * service request, AN release and handover paths, TS 23.502 4.2.3.2, 4.2.6,
- * 4.9.1) and Update QER; other changes of the rule set are refused. */
+ * 4.9.1), Update QER, and Update PDR that changes nothing installed (upd_pdr);
+ * other changes of the rule set are refused. */
 int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s, uint16_t *off)
 {
 	int rc;
 
 	if (m->n_rm_pdr || m->n_rm_far || m->n_rm_urr || m->n_rm_qer || m->n_pdr || m->n_far || m->n_urr ||
-	    m->n_qer || m->n_upd_pdr || m->n_upd_urr) {
+	    m->n_qer || m->n_upd_urr) {
 		uint16_t ie = m->n_pdr ? PFCP_IE_CREATE_PDR : m->n_far ? PFCP_IE_CREATE_FAR :
-			      m->n_upd_pdr ? PFCP_IE_UPDATE_PDR : m->n_rm_pdr ? PFCP_IE_REMOVE_PDR :
+			      m->n_rm_pdr ? PFCP_IE_REMOVE_PDR :
 			      m->n_upd_urr ? PFCP_IE_UPDATE_URR : PFCP_IE_REMOVE_FAR;
 
-		return unsupported(ie, off, "modification other than Update FAR / Update QER");
+		return unsupported(ie, off, "modification other than Update FAR / QER / PDR");
 	}
+	for (unsigned i = 0; i < m->n_upd_pdr; i++)
+		if ((rc = upd_pdr(n, &m->upd_pdr[i], s, off)))
+			return rc;
 	for (unsigned i = 0; i < m->n_upd_far; i++) {
 		const struct pfcp_far *f = &m->upd_far[i];
 

@@ -244,6 +244,14 @@ static void refs(struct pfcp_pdr *d, unsigned n_qer, const uint32_t *qer, unsign
 	memcpy(d->urr_id, urr, n_urr * sizeof(*urr));
 }
 
+static void sess_req(uint8_t type, uint32_t seq, uint64_t seid)
+{
+	memset(&Q, 0, sizeof(Q));
+	Q.h.type = type;
+	Q.h.seq = seq;
+	Q.h.seid = seid;
+}
+
 static void ue_ip(struct pfcp_pdr *d, bool dst)
 {
 	d->pdi.has |= PFCP_PDI_UE_IP;
@@ -358,18 +366,42 @@ static void free5gc_est(uint32_t seq, uint64_t cp_seid, uint32_t teid, uint64_t 
 	e->n_urr = 2;
 	e->urr[0] = (struct pfcp_urr){ .has = PFCP_URR_ID | PFCP_URR_METHOD | PFCP_URR_TRIGGERS | PFCP_URR_PERIOD,
 				       .urr_id = 1, .method = PFCP_MM_VOLUM, .triggers = PFCP_RT_PERIO, .period = 100 };
+	/* its build: Volume Threshold flags 0x06, the uplink and downlink volumes */
 	e->urr[1] = (struct pfcp_urr){ .has = PFCP_URR_ID | PFCP_URR_METHOD | PFCP_URR_TRIGGERS | PFCP_URR_VOL_THRESH,
 				       .urr_id = 2, .method = PFCP_MM_VOLUM, .triggers = PFCP_RT_VOLTH,
-				       .vol_thresh = { .flags = PFCP_VOL_TOVOL, .total = 104857600 } };
+				       .vol_thresh = { .flags = PFCP_VOL_ULVOL | PFCP_VOL_DLVOL, .ul = 104857600,
+						       .dl = 104857600 } };
 }
 
-static void sess_req(uint8_t type, uint32_t seq, uint64_t seid)
+/* free5GC's modification on the PDU Session Resource Setup Response (its pdu_session.go): Update
+ * PDR of the downlink PDR as it was (PDI, FAR, URRs, QERs) and Update FAR to the gNB's tunnel */
+static void free5gc_mod(uint32_t seq, uint64_t seid, uint32_t gnb_teid)
 {
-	memset(&Q, 0, sizeof(Q));
-	Q.h.type = type;
-	Q.h.seq = seq;
-	Q.h.seid = seid;
+	static const uint32_t two[] = { 1, 2 };
+	struct pfcp_pdr *d = &Q.mod.upd_pdr[0];
+	struct pfcp_far *f = &Q.mod.upd_far[0];
+
+	sess_req(PFCP_SESS_MOD_REQ, seq, seid);
+	Q.mod.has = PFCP_SMR_UPD_PDR | PFCP_SMR_UPD_FAR | PFCP_SMR_F_SEID;
+	Q.mod.cp_fseid.flags = PFCP_ADDR_V4;
+	Q.mod.cp_fseid.seid = seid;   /* free5GC repeats its F-SEID */
+	memcpy(Q.mod.cp_fseid.ipv4, &(uint32_t){ ip(SMF_ADDR) }, 4);
+	Q.mod.n_upd_pdr = 1;
+	d->has = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID;
+	d->pdr_id = 2;
+	d->precedence = 255;
+	d->pdi.has = PFCP_PDI_SRC_IF | PFCP_PDI_NI;
+	d->pdi.src_if = PFCP_IF_CORE;
+	d->pdi.ni = (struct pfcp_buf){ (const uint8_t *)DNN_LABELS, sizeof(DNN_LABELS) - 1 };
+	ue_ip(d, true);
+	d->far_id = 2;
+	refs(d, 2, two, 2, two);
+	Q.mod.n_upd_far = 1;
+	far_gnb(f, 2, gnb_teid);
+	f->fwd.has |= PFCP_FWD_NI;
+	f->fwd.ni = (struct pfcp_buf){ (const uint8_t *)DNN_LABELS, sizeof(DNN_LABELS) - 1 };
 }
+
 
 /* ---- the data path ---- */
 
@@ -620,6 +652,47 @@ static void t_free5gc(void **state)
 	assert_int_equal(R.rsp.offending_ie, PFCP_IE_CREATE_QER);
 }
 
+/* free5GC's modification (Update PDR as it was + Update FAR, 7.5.4.2 / 7.5.4.3) accepted and the
+ * downlink moved to the new tunnel; an Update PDR that would change the installed rule (another
+ * UE address, other URRs, another FAR) is refused with cause 73, Offending IE Update PDR, and
+ * the session is unchanged. Cause 73 for any Update PDR before issue 32. */
+static void t_free5gc_mod(void **state)
+{
+	uint32_t got = 0;
+	uint64_t seid;
+
+	(void)state;
+	associate();
+	free5gc_est(2, 0x6101, 3, 1000000, 1000000);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	seid = R.rsp.up_fseid.seid;
+	assert_int_equal(dl(&got), XDP_REDIRECT);
+	assert_int_equal(got, 0x77);
+	free5gc_mod(3, seid, 0x88);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(dl(&got), XDP_REDIRECT);
+	assert_int_equal(got, 0x88);
+	free5gc_mod(4, seid, 0x99);
+	Q.mod.upd_pdr[0].pdi.ue_ip.ipv4[3] = 9;
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+	assert_int_equal(R.rsp.offending_ie, PFCP_IE_UPDATE_PDR);
+	free5gc_mod(5, seid, 0x99);
+	Q.mod.upd_pdr[0].n_urr = 1;
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+	assert_int_equal(R.rsp.offending_ie, PFCP_IE_UPDATE_PDR);
+	free5gc_mod(6, seid, 0x99);
+	Q.mod.upd_pdr[0].far_id = 1;
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+	assert_int_equal(R.rsp.offending_ie, PFCP_IE_UPDATE_PDR);
+	assert_int_equal(dl(&got), XDP_REDIRECT);
+	assert_int_equal(got, 0x88);
+}
+
 /* Issue 32 "QER with a GBR" (PFCP benchmark clients): accepted; TS 29.244 8.2.9 / 5.4: the GBR
  * is a reservation, the MBR is policed. Cause 73 (offending GBR) before issue 32. */
 static void t_gbr(void **state)
@@ -695,6 +768,8 @@ static int group_teardown(void **state)
 		"pfcp.msg_type == 50 && pfcp.pdn_type == 1",
 		"pfcp.msg_type == 50 && pfcp.volume_threshold.tovol == 104857600",
 		"pfcp.msg_type == 50 && pfcp.measurement_period == 100",
+		"pfcp.msg_type == 50 && pfcp.volume_threshold.ulvol == 104857600",
+		"pfcp.msg_type == 52 && pfcp.pdr_id == 2 && pfcp.far_id == 2 && pfcp.urr_id == 2",
 		"pfcp.msg_type == 51 && pfcp.cause == 1 && pfcp.pdr_id == 4",
 		"pfcp.msg_type == 55 && pfcp.urr_id == 2",
 	};
@@ -744,6 +819,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_open5gs_v6, setup6, teardown),
 		cmocka_unit_test_setup_teardown(t_open5gs_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_free5gc, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_free5gc_mod, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_gbr, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_cp_teid, setup, teardown),
 	};
