@@ -691,6 +691,30 @@ static void t_free5gc_mod(void **state)
 	assert_int_equal(R.rsp.offending_ie, PFCP_IE_UPDATE_PDR);
 	assert_int_equal(dl(&got), XDP_REDIRECT);
 	assert_int_equal(got, 0x88);
+	/* the uplink PDR as it was (its CP-chosen F-TEID): accepted; asking CHOOSE again (a new
+	 * TEID) or another TEID: refused, the uplink still on TEID 3 */
+	{
+		struct pfcp_pdr u = Q.mod.upd_pdr[0];
+
+		for (int k = 0; k < 3; k++) {
+			free5gc_mod(7 + k, seid, 0x88);
+			Q.mod.has &= ~(uint32_t)PFCP_SMR_UPD_FAR;
+			Q.mod.n_upd_far = 0;
+			u = Q.mod.upd_pdr[0];
+			u.pdr_id = 1;
+			u.far_id = 1;
+			u.pdi.src_if = PFCP_IF_ACCESS;
+			u.pdi.ue_ip.flags = PFCP_UEIP_V4;
+			u.pdi.has |= PFCP_PDI_F_TEID;
+			u.pdi.fteid.flags = k == 1 ? PFCP_FTEID_V4 | PFCP_FTEID_CH : PFCP_FTEID_V4;
+			u.pdi.fteid.teid = k == 2 ? 4 : 3;
+			memcpy(u.pdi.fteid.ipv4, &(uint32_t){ ip(N3) }, 4);
+			Q.mod.upd_pdr[0] = u;
+			xchg();
+			assert_int_equal(R.rsp.cause, k ? PFCP_CAUSE_RULE_FAILURE : PFCP_CAUSE_ACCEPTED);
+		}
+		assert_int_equal(ul(3, 9, 100), XDP_REDIRECT);
+	}
 }
 
 /* Issue 32 "QER with a GBR" (PFCP benchmark clients): accepted; TS 29.244 8.2.9 / 5.4: the GBR
