@@ -7,7 +7,8 @@
  *   Open5GS  src/smf/context.c (UL PDR F-TEID V4+V6+CH+CHID; the cp2up PDR, Source Interface
  *            CP-function; the up2cp PDR with the UL PDR's CHOOSE ID and the RS filter, its FAR
  *            to CP-function with OHC), src/smf/npcf-handler.c (one QER: session-AMBR + QFI),
- *            the URR with VOLTH and a 100 MB Volume Threshold, PDN Type (TS 29.244 7.5.2.1)
+ *            the URR with VOLTH and a 100 MB Volume Threshold, PDN Type (TS 29.244 7.5.2.1),
+ *            3GPP Interface Types N3 / N6 (8.2.118)
  *   free5GC  internal/context/datapath.go (CP-chosen F-TEIDs; two QERs per PDR: the flow QER
  *            and the session-AMBR QER; two URRs per PDR: Measurement Period and Volume
  *            Threshold)
@@ -54,7 +55,6 @@ static const uint8_t DN_MAC[6] = { 2, 0, 0, 0, 6, 2 };
 #define PFX6 "2001:db8:100:7::"
 #define N3_6 "2001:db8:3::1"
 #define CHOOSE_ID 5                /* the UL and up2cp PDRs' CHOOSE ID (8.2.3) */
-#define IE_PDN_TYPE 113            /* TS 29.244 8.2.79, not in our codec's tables */
 
 static const char *tshark_path;
 static int teardown_failed;
@@ -174,22 +174,6 @@ static void xchg(void)
 	xchg_raw(buf, (size_t)n);
 }
 
-/* Q with a PDN Type IE (7.5.2.1, 8.2.79: 1 = IPv4) appended at message level, as Open5GS
- * sends it (our codec has no field for it: the bytes are added after encoding) */
-static void xchg_pdn_type(uint8_t pdn_type)
-{
-	int n = pfcp_encode(&Q, buf, sizeof(buf));
-	const uint8_t ie[5] = { 0, IE_PDN_TYPE, 0, 1, pdn_type };
-	uint16_t mlen;
-
-	assert_true(n > 0);
-	memcpy(buf + n, ie, sizeof(ie));
-	mlen = (uint16_t)(((buf[2] << 8) | buf[3]) + sizeof(ie));
-	buf[2] = (uint8_t)(mlen >> 8);
-	buf[3] = (uint8_t)mlen;
-	xchg_raw(buf, (size_t)n + sizeof(ie));
-}
-
 static void associate(void)
 {
 	memset(&Q, 0, sizeof(Q));
@@ -294,10 +278,16 @@ static void open5gs_est(uint32_t seq, uint64_t cp_seid)
 	struct pfcp_pdr *d;
 
 	est_head(seq, cp_seid);
+	e->has |= PFCP_SER_PDN_TYPE;   /* 7.5.2.1, 8.2.79 */
+	e->pdn_type = PFCP_PDN_IPV4;
 	d = add_pdr(1, 255, PFCP_IF_CORE, 1);
 	ue_ip(d, true);
+	d->pdi.has |= PFCP_PDI_SRC_IF_TYPE;   /* 8.2.118 */
+	d->pdi.src_if_type = PFCP_IFT_N6;
 	refs(d, 1, one, 1, one);
 	d = add_pdr(2, 255, PFCP_IF_ACCESS, 2);
+	d->pdi.has |= PFCP_PDI_SRC_IF_TYPE;
+	d->pdi.src_if_type = PFCP_IFT_N3_3GPP;
 	fteid_choose(d, true);
 	ue_ip(d, false);
 	d->pdi.has |= PFCP_PDI_QFI;
@@ -316,9 +306,13 @@ static void open5gs_est(uint32_t seq, uint64_t cp_seid)
 	d->pdi.n_sdf = 1;
 	d->pdi.sdf[0] = (struct pfcp_sdf){ .flags = PFCP_SDF_FD,
 					   .flow = { (const uint8_t *)RS_FILTER, sizeof(RS_FILTER) - 1 } };
-	e->far[e->n_far++] = (struct pfcp_far){ .has = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_BAR_ID, .far_id = 1,
-						.apply = PFCP_AA_BUFF | PFCP_AA_NOCP, .bar_id = 1 };
+	e->far[e->n_far++] = (struct pfcp_far){ .has = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD | PFCP_FAR_BAR_ID,
+						.far_id = 1, .apply = PFCP_AA_BUFF | PFCP_AA_NOCP, .bar_id = 1,
+						.fwd = { .has = PFCP_FWD_DEST_IF | PFCP_FWD_DEST_IF_TYPE,
+							 .dest_if = PFCP_IF_ACCESS, .dest_if_type = PFCP_IFT_N3_3GPP } };
 	far_core(2);
+	e->far[1].fwd.has |= PFCP_FWD_DEST_IF_TYPE;
+	e->far[1].fwd.dest_if_type = PFCP_IFT_N6;
 	e->far[e->n_far] = (struct pfcp_far){
 		.has = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD, .far_id = 3, .apply = PFCP_AA_FORW,
 		.fwd = { .has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC, .dest_if = PFCP_IF_CP,
@@ -471,7 +465,7 @@ static void t_open5gs(void **state)
 	(void)state;
 	associate();
 	open5gs_est(2, 0x5001);
-	xchg_pdn_type(1);
+	xchg();
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
 	assert_int_equal(R.rsp.n_created, 3);
 	for (unsigned i = 0; i < R.rsp.n_created; i++) {
@@ -538,7 +532,8 @@ static void t_open5gs_v6(void **state)
 		u->flags |= PFCP_UEIP_V6;
 		assert_int_equal(pkt_in6(PFX6, u->ipv6), 0);
 	}
-	xchg_pdn_type(3);   /* 8.2.79: IPv4v6 */
+	Q.est.pdn_type = PFCP_PDN_IPV4V6;
+	xchg();
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
 	assert_int_equal(R.rsp.n_created, 3);
 	for (unsigned i = 0; i < 3; i++) {
@@ -790,6 +785,8 @@ static int group_teardown(void **state)
 		"pfcp.msg_type == 50 && pfcp.flow_desc == \"permit out 58 from ff02::2/128 to assigned\"",
 		"pfcp.msg_type == 50 && pfcp.source_interface == 3 && pfcp.dst_interface == 3",
 		"pfcp.msg_type == 50 && pfcp.pdn_type == 1",
+		"pfcp.msg_type == 50 && pfcp.pdn_type == 3",
+		"pfcp.msg_type == 50 && pfcp.tgpp_interface_type == 11",
 		"pfcp.msg_type == 50 && pfcp.volume_threshold.tovol == 104857600",
 		"pfcp.msg_type == 50 && pfcp.measurement_period == 100",
 		"pfcp.msg_type == 50 && pfcp.volume_threshold.ulvol == 104857600",
