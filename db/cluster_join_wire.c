@@ -32,6 +32,7 @@
 #include "common/log.h"
 #include "db/cluster_join.h"
 #include "db/cluster_pki.h"
+#include "db/dqlite_client_int.h"
 
 #define FRAME_HDR 3
 #define F_CA 'C'
@@ -44,18 +45,10 @@
 
 static atomic_int serving;
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* SO_RCVTIMEO / SO_SNDTIMEO to what is left before deadline (at least 1 ms). */
 static int set_timeouts(int fd, int64_t deadline)
 {
-	int64_t left = deadline - now_ms();
+	int64_t left = deadline - dqlc_now_ms();
 	struct timeval tv;
 
 	if (left <= 0)
@@ -79,7 +72,7 @@ static int ssl_read_n(SSL *ssl, int fd, int64_t deadline, uint8_t *buf, size_t n
 		rc = SSL_read(ssl, buf + got, (int)(n - got));
 		if (rc <= 0) {
 			ERR_clear_error();
-			return now_ms() >= deadline ? -ETIMEDOUT : -ECONNRESET;
+			return dqlc_now_ms() >= deadline ? -ETIMEDOUT : -ECONNRESET;
 		}
 		got += (size_t)rc;
 	}
@@ -205,7 +198,7 @@ static void refuse(SSL *ssl, int fd, const struct req *r, const char *why)
 	cluster_join_audit(false, "enrollment refused:", "node %llu at %s from %s token %s: %s",
 			   (unsigned long long)r->node_id, r->node_addr[0] ? r->node_addr : "?", r->peer,
 			   r->id[0] ? r->id : "-", why);
-	frame_write(ssl, fd, now_ms() + 1000, F_ERR, part, len, 1);
+	frame_write(ssl, fd, dqlc_now_ms() + 1000, F_ERR, part, len, 1);
 }
 
 /* The 'J' payload into r, the secret and the CSR. 0 or -EBADMSG. */
@@ -291,7 +284,7 @@ out:
 void cluster_join_serve(void *arg, SSL *ssl, int fd)
 {
 	const char *dir = arg;
-	int64_t deadline = now_ms() + CLUSTER_JOIN_IO_TIMEOUT_MS;
+	int64_t deadline = dqlc_now_ms() + CLUSTER_JOIN_IO_TIMEOUT_MS;
 	uint8_t *buf = malloc(CLUSTER_JOIN_FRAME_MAX);
 	char ca[CLUSTER_PKI_PEM_MAX];
 	struct req r = { .node_id = 0 };
@@ -318,38 +311,19 @@ void cluster_join_serve(void *arg, SSL *ssl, int fd)
 
 /* ---- the joining node's side ---- */
 
-/* A TCP connection to "a.b.c.d:port" within timeout_ms. fd or -EHOSTUNREACH. */
+/* A TCP connection to "a.b.c.d:port" within timeout_ms (dqlc_tcp_connect), blocking from
+ * here: bounded by SO_RCVTIMEO / SO_SNDTIMEO. fd or -errno. */
 static int dial(const char *addr, int timeout_ms)
 {
-	char host[24];
-	const char *colon = strrchr(addr, ':');
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	struct pollfd pfd;
-	int fd, err = 0;
-	socklen_t el = sizeof(err);
+	int fd = dqlc_tcp_connect(addr, timeout_ms);
 
-	if (!colon || (size_t)(colon - addr) >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, addr, (size_t)(colon - addr));
-	host[colon - addr] = '\0';
-	sa.sin_port = htons((uint16_t)atoi(colon + 1));
-	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-		return -EINVAL;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS)
-		goto fail;
-	pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
-	if (poll(&pfd, 1, timeout_ms) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err)
-		goto fail;
-	/* Blocking from here, bounded by SO_RCVTIMEO / SO_SNDTIMEO. */
-	if (fcntl(fd, F_SETFL, 0) < 0)
-		goto fail;
+	if (fd >= 0 && fcntl(fd, F_SETFL, 0) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
 	return fd;
-fail:
-	close(fd);
-	return -EHOSTUNREACH;
 }
 
 /* The CA the server sent: its SHA-256 must be the token's, and the certificate the
@@ -529,7 +503,7 @@ int cluster_join_enroll(const char *dir, const char *token, const char *name, ui
 			const char *node_addr, int timeout_ms, char *err, size_t err_size)
 {
 	struct cluster_join_token t;
-	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : CLUSTER_JOIN_IO_TIMEOUT_MS);
+	int64_t deadline = dqlc_now_ms() + (timeout_ms > 0 ? timeout_ms : CLUSTER_JOIN_IO_TIMEOUT_MS);
 	char p[4096];
 	struct stat st;
 	uint8_t *buf = NULL;

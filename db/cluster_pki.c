@@ -280,6 +280,20 @@ static int issue_node(const char *dir, const char *name, X509 *ca, EVP_PKEY *ca_
 	return rc;
 }
 
+/* A member's dir/tls: the CA key, its own key and certificate, the CA certificate last (it
+ * is what marks the dir as made). Keys first: a crash in between leaves no certificate
+ * without its key. */
+static int write_member(const char *dir, const char *name, X509 *ca, EVP_PKEY *ca_key)
+{
+	int rc = write_obj(dir, CLUSTER_PKI_CA_KEY, NULL, ca_key);
+
+	if (rc == 0)
+		rc = issue_node(dir, name, ca, ca_key);
+	if (rc == 0)
+		rc = write_obj(dir, CLUSTER_PKI_CA_CRT, ca, NULL);
+	return rc;
+}
+
 int cluster_pki_init(const char *dir, const char *node_name)
 {
 	EVP_PKEY *ca_key = NULL;
@@ -293,13 +307,8 @@ int cluster_pki_init(const char *dir, const char *node_name)
 	ca_key = new_key();
 	ca = ca_key ? make_cert(ca_key, CA_CN, NULL, ca_key) : NULL;
 	rc = ca ? 0 : -EIO;
-	/* Keys first: a crash in between leaves no certificate without its key. */
 	if (rc == 0)
-		rc = write_obj(dir, CLUSTER_PKI_CA_KEY, NULL, ca_key);
-	if (rc == 0)
-		rc = issue_node(dir, node_name, ca, ca_key);
-	if (rc == 0)
-		rc = write_obj(dir, CLUSTER_PKI_CA_CRT, ca, NULL);
+		rc = write_member(dir, node_name, ca, ca_key);
 	X509_free(ca);
 	EVP_PKEY_free(ca_key);
 	if (rc < 0)
@@ -319,11 +328,7 @@ int cluster_pki_add_node(const char *ca_dir, const char *out_dir, const char *no
 		return -EEXIST;
 	if ((rc = load_ca(ca_dir, &ca, &ca_key)) < 0)
 		return rc;
-	rc = write_obj(out_dir, CLUSTER_PKI_CA_KEY, NULL, ca_key);
-	if (rc == 0)
-		rc = issue_node(out_dir, node_name, ca, ca_key);
-	if (rc == 0)
-		rc = write_obj(out_dir, CLUSTER_PKI_CA_CRT, ca, NULL);
+	rc = write_member(out_dir, node_name, ca, ca_key);
 	X509_free(ca);
 	EVP_PKEY_free(ca_key);
 	return rc;
