@@ -130,6 +130,9 @@ struct upf_n4 {
 	uint32_t n_assoc;
 	struct n4_sess *sess;      /* p.max_sessions */
 	uint32_t free_head;
+	/* Slots never used yet: fresh..max_sessions-1, not chained, so the table's pages stay
+	 * untouched (not resident) until sessions reach them. */
+	uint32_t fresh;
 	uint32_t n_sess;
 	struct n4_txn *txn;        /* N4_TXN_SLOTS */
 	struct n4_report reports[N4_REPORT_MAX];

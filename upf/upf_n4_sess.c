@@ -28,10 +28,21 @@ int n4_sess_init(struct upf_n4 *n)
 	n->sess = calloc(n->p.max_sessions, sizeof(*n->sess));
 	if (!n->sess)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n->p.max_sessions; i++)
-		n->sess[i].next_free = i + 1 < n->p.max_sessions ? i + 1 : N4_NONE;
-	n->free_head = 0;
+	n->free_head = N4_NONE;
+	n->fresh = 0;
 	return 0;
+}
+
+/* A free slot: a released one first, else the next never used. N4_NONE: all in use. */
+static uint32_t sess_take(struct upf_n4 *n)
+{
+	uint32_t id = n->free_head;
+
+	if (id != N4_NONE)
+		n->free_head = n->sess[id].next_free;
+	else if (n->fresh < n->p.max_sessions)
+		id = n->fresh++;
+	return id;
 }
 
 static uint64_t up_seid(const struct upf_n4 *n, uint32_t id)
@@ -189,10 +200,10 @@ static void sess_est(struct upf_n4 *n, int peer)
 	uint64_t cp_seid = e->cp_fseid.seid;
 	uint16_t off = 0;
 	bool choose;
-	uint32_t id = n->free_head;
+	uint32_t id;
 	int rc;
 
-	if (id == N4_NONE) {
+	if (n->free_head == N4_NONE && n->fresh >= n->p.max_sessions) {
 		log_rl(LOGL_WARN, N4_MOD, NULL, "session establishment: all %u sessions in use", n->p.max_sessions);
 		sess_rsp(n, cp_seid, PFCP_CAUSE_NO_RESOURCES, 0);
 		return;
@@ -206,10 +217,10 @@ static void sess_est(struct upf_n4 *n, int peer)
 		sess_rsp(n, cp_seid, PFCP_CAUSE_NO_RESOURCES, 0);
 		return;
 	}
+	id = sess_take(n);
 	struct n4_sess *s = &n->sess[id];
 	uint32_t tag;
 
-	n->free_head = s->next_free;
 	do   /* never 0, never the slot's previous one: a stale SEID finds nothing */
 		tag = n4_rand32(n);
 	while (!tag || tag == s->tag);
