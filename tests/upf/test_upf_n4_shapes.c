@@ -76,6 +76,18 @@ static uint32_t ip(const char *s)
 	return a.s_addr;
 }
 
+/* The UPF, its N4 server on it, and the SMF's socket: the fixture of every case. */
+static int open_upf(struct upf_params *p, struct upf_n4_params *np)
+{
+	if (upf_open(p, &U))
+		return -1;
+	np->upf = U;
+	if (upf_n4_open(np, &N))
+		return -1;
+	cli = tn_udp_bind(ip(SMF_ADDR), PFCP_PORT);
+	return cli < 0 ? -1 : 0;
+}
+
 static int setup(void **state)
 {
 	struct upf_params p = {
@@ -89,13 +101,7 @@ static int setup(void **state)
 	};
 
 	(void)state;
-	if (upf_open(&p, &U))
-		return -1;
-	np.upf = U;
-	if (upf_n4_open(&np, &N))
-		return -1;
-	cli = tn_udp_bind(ip(SMF_ADDR), PFCP_PORT);
-	return cli < 0 ? -1 : 0;
+	return open_upf(&p, &np);
 }
 
 /* As setup, with pool6 2001:db8:100::/48 and our N3 IPv6 (upf.n3_address6) */
@@ -116,13 +122,7 @@ static int setup6(void **state)
 		return -1;
 	memcpy(np.ue_pool6, p.ue_pool6, 16);
 	memcpy(np.n3_addr6, p.n3_addr6, 16);
-	if (upf_open(&p, &U))
-		return -1;
-	np.upf = U;
-	if (upf_n4_open(&np, &N))
-		return -1;
-	cli = tn_udp_bind(ip(SMF_ADDR), PFCP_PORT);
-	return cli < 0 ? -1 : 0;
+	return open_upf(&p, &np);
 }
 
 static int teardown(void **state)
