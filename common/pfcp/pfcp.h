@@ -118,6 +118,7 @@ enum pfcp_ie_type {
 	PFCP_IE_UP_PATH_FAILURE = 102, PFCP_IE_REMOTE_GTPU_PEER = 103, PFCP_IE_UR_SEQN = 104,
 	PFCP_IE_FAR_ID = 108, PFCP_IE_QER_ID = 109, PFCP_IE_QFI = 124,
 	PFCP_IE_PDN_TYPE = 113, PFCP_IE_SUGGESTED_BUF_PKTS = 140, PFCP_IE_3GPP_IF_TYPE = 160,
+	PFCP_IE_SMREQ_FLAGS = 49, PFCP_IE_QUERY_URR = 77, PFCP_IE_FAILED_RULE_ID = 114,
 };
 
 /* TS 29.244 8.2.1 cause values */
@@ -171,6 +172,14 @@ enum {
 enum { PFCP_MM_DURAT = 1, PFCP_MM_VOLUM = 2, PFCP_MM_EVENT = 4 };
 enum { PFCP_RPT_DLDR = 1, PFCP_RPT_USAR = 2, PFCP_RPT_ERIR = 4, PFCP_RPT_UPIR = 8 };
 enum { PFCP_GATE_OPEN = 0, PFCP_GATE_CLOSED = 1 }; /* gate = UL << 2 | DL */
+/* TS 29.244 8.2.31 PFCPSMReq-Flags */
+enum { PFCP_SMF_DROBU = 1, PFCP_SMF_SNDEM = 2, PFCP_SMF_QAURR = 4 };
+/* TS 29.244 8.2.80 Failed Rule ID: Rule ID Type */
+enum { PFCP_RULE_PDR = 0, PFCP_RULE_FAR = 1, PFCP_RULE_QER = 2, PFCP_RULE_URR = 3, PFCP_RULE_BAR = 4 };
+struct pfcp_rule_id {
+	uint8_t type;               /* PFCP_RULE_* */
+	uint32_t id;                /* PDR ID 2 octets, FAR / QER / URR ID 4, BAR ID 1 on the wire */
+};
 /* TS 29.244 8.2.69 Node Report Type */
 enum { PFCP_NRT_UPFR = 1 };
 
@@ -464,7 +473,7 @@ enum {
 	PFCP_SMR_PDR = 1 << 6, PFCP_SMR_FAR = 1 << 7, PFCP_SMR_URR = 1 << 8,
 	PFCP_SMR_QER = 1 << 9, PFCP_SMR_BAR = 1 << 10, PFCP_SMR_UPD_PDR = 1 << 11,
 	PFCP_SMR_UPD_FAR = 1 << 12, PFCP_SMR_UPD_URR = 1 << 13, PFCP_SMR_UPD_QER = 1 << 14,
-	PFCP_SMR_UPD_BAR = 1 << 15,
+	PFCP_SMR_UPD_BAR = 1 << 15, PFCP_SMR_QUERY_URR = 1 << 16, PFCP_SMR_FLAGS = 1 << 17,
 };
 struct pfcp_sess_mod_req {
 	uint32_t has;
@@ -485,6 +494,9 @@ struct pfcp_sess_mod_req {
 	struct pfcp_urr upd_urr[PFCP_URR_MAX];
 	struct pfcp_qer upd_qer[PFCP_QER_MAX];
 	struct pfcp_bar upd_bar;
+	uint8_t flags;              /* PFCPSMReq-Flags, PFCP_SMF_* (8.2.31) */
+	uint8_t n_query_urr;        /* Query URR (7.5.4.10): the URR IDs */
+	struct pfcp_rm query_urr[PFCP_URR_MAX];
 };
 
 /* Session Establishment / Modification / Deletion Response (7.5.3, 7.5.5,
@@ -493,6 +505,7 @@ struct pfcp_sess_mod_req {
 enum {
 	PFCP_SRSP_NODE_ID = 1 << 0, PFCP_SRSP_CAUSE = 1 << 1, PFCP_SRSP_OFFENDING = 1 << 2,
 	PFCP_SRSP_F_SEID = 1 << 3, PFCP_SRSP_CREATED_PDR = 1 << 4, PFCP_SRSP_USAGE = 1 << 5,
+	PFCP_SRSP_FAILED_RULE = 1 << 6,
 };
 struct pfcp_sess_rsp {
 	uint32_t has;
@@ -503,6 +516,7 @@ struct pfcp_sess_rsp {
 	uint8_t n_created, n_usage;
 	struct pfcp_created_pdr created[PFCP_PDR_MAX];
 	struct pfcp_usage_report usage[PFCP_USAGE_MAX];
+	struct pfcp_rule_id failed_rule;   /* 8.2.80, establishment / modification (7.5.3.1, 7.5.5.1) */
 };
 
 /* Session Report Request (7.5.8) */

@@ -353,4 +353,5 @@ const struct pfcp_codec pfcp_codecs[PFCP_K_COUNT] = {
 	[PFCP_K_VOLUME] = { pfcp_vol_dec, pfcp_vol_enc, pfcp_vol_str },
 	[PFCP_K_VOLMEAS] = { pfcp_vol_dec, pfcp_vol_enc, pfcp_vol_str },
 	[PFCP_K_BITRATE] = { pfcp_br_dec, pfcp_br_enc, pfcp_br_str },
+	[PFCP_K_RULE_ID] = { pfcp_rule_id_dec, pfcp_rule_id_enc, pfcp_rule_id_str },
 };

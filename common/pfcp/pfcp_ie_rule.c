@@ -397,3 +397,61 @@ int pfcp_br_str(char *o, size_t cap, const void *v, const struct pfcp_ie_desc *d
 	(void)d;
 	return pfcp_catf(o, cap, 0, "ul=%llu dl=%llu kbps", (unsigned long long)b->ul, (unsigned long long)b->dl);
 }
+
+/* 8.2.80 Failed Rule ID: octet 5 bits 1-5 the Rule ID Type, then the rule's ID in the size of
+ * its own IE (PDR ID 8.2.36: 2 octets, FAR / QER / URR ID: 4, BAR ID: 1) */
+static int rule_id_len(uint8_t type)
+{
+	switch (type) {
+	case PFCP_RULE_PDR: return 2;
+	case PFCP_RULE_FAR: case PFCP_RULE_QER: case PFCP_RULE_URR: return 4;
+	case PFCP_RULE_BAR: return 1;
+	default: return -1;
+	}
+}
+
+int pfcp_rule_id_dec(const uint8_t *p, size_t len, void *v, const struct pfcp_ie_desc *d, const char **why)
+{
+	struct pfcp_rule_id *r = v;
+	int n;
+
+	(void)d;
+	if (len < 1)
+		return BAD("failed rule ID truncated");
+	r->type = p[0] & 0x1f;
+	n = rule_id_len(r->type);
+	if (n < 0) {
+		*why = "failed rule ID: unknown rule ID type";
+		return -EINVAL;
+	}
+	if (len < 1 + (size_t)n)
+		return BAD("failed rule ID truncated");
+	r->id = (uint32_t)pfcp_get64(p + 1, (size_t)n);
+	return 0;
+}
+
+int pfcp_rule_id_enc(uint8_t *p, size_t cap, const void *v, const struct pfcp_ie_desc *d)
+{
+	const struct pfcp_rule_id *r = v;
+	int n = rule_id_len(r->type);
+
+	(void)d;
+	if (n < 0)
+		return -EINVAL;
+	if (n < 4 && r->id >> (8 * n))
+		return -ERANGE;
+	if (cap < 1 + (size_t)n)
+		return -ENOSPC;
+	p[0] = r->type;
+	pfcp_put(p + 1, r->id, (size_t)n);
+	return 1 + n;
+}
+
+int pfcp_rule_id_str(char *o, size_t cap, const void *v, const struct pfcp_ie_desc *d)
+{
+	static const char *const nm[] = { "PDR", "FAR", "QER", "URR", "BAR" };
+	const struct pfcp_rule_id *r = v;
+
+	(void)d;
+	return pfcp_catf(o, cap, 0, "%s %u", r->type < 5 ? nm[r->type] : "?", r->id);
+}

@@ -30,6 +30,7 @@ enum pfcp_kind {
 	PFCP_K_VOLUME,  /* struct pfcp_volume, threshold / quota layout */
 	PFCP_K_VOLMEAS, /* struct pfcp_volume, measurement layout (+ packet counts) */
 	PFCP_K_BITRATE, /* struct pfcp_bitrate */
+	PFCP_K_RULE_ID, /* struct pfcp_rule_id, 8.2.80 */
 	PFCP_K_GROUP,   /* grouped IE: desc.grp describes its contents */
 	PFCP_K_COUNT
 };
@@ -88,6 +89,7 @@ PFCP_CODEC_DECL(ohc);
 PFCP_CODEC_DECL(ohr);
 PFCP_CODEC_DECL(vol);
 PFCP_CODEC_DECL(br);
+PFCP_CODEC_DECL(rule_id);
 
 /* pfcp_str.c: append to out[cap] at offset k like snprintf; returns the new
  * offset (which may pass cap: the text was truncated). */

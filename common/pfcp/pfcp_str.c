@@ -80,6 +80,8 @@ static const struct {
 	{ PFCP_IE_FAR_ID, "FAR ID" }, { PFCP_IE_QER_ID, "QER ID" }, { PFCP_IE_QFI, "QFI" },
 	{ PFCP_IE_SUGGESTED_BUF_PKTS, "Suggested Buffering Packets Count" },
 	{ PFCP_IE_PDN_TYPE, "PDN Type" }, { PFCP_IE_3GPP_IF_TYPE, "3GPP Interface Type" },
+	{ PFCP_IE_SMREQ_FLAGS, "PFCPSMReq-Flags" }, { PFCP_IE_QUERY_URR, "Query URR" },
+	{ PFCP_IE_FAILED_RULE_ID, "Failed Rule ID" },
 };
 
 const char *pfcp_ie_name(uint16_t type)

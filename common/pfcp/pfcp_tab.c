@@ -75,6 +75,8 @@ static const struct pfcp_ie_desc rm_urr_ie[] = { ONE(PFCP_IE_URR_ID, U32, M, str
 DEF_GRP(g_rm_urr, PFCP_IE_REMOVE_URR, rm_urr_ie);
 static const struct pfcp_ie_desc rm_qer_ie[] = { ONE(PFCP_IE_QER_ID, U32, M, struct pfcp_rm, id, PFCP_RM_ID) };
 DEF_GRP(g_rm_qer, PFCP_IE_REMOVE_QER, rm_qer_ie);
+/* 7.5.4.10 Query URR: the URR ID */
+DEF_GRP(g_query_urr, PFCP_IE_QUERY_URR, rm_urr_ie);
 
 /* ---- FAR: 7.5.2.3 Create FAR, 7.5.4.3 Update FAR ---- */
 #define FWD_IE(dest_m)                                                                             \
@@ -242,6 +244,8 @@ static const struct pfcp_ie_desc mod_req_ie[] = {
 	MANY(PFCP_IE_UPDATE_URR, GRPK, O, MR, upd_urr, n_upd_urr, PFCP_SMR_UPD_URR, GROUP(g_update_urr)),
 	MANY(PFCP_IE_UPDATE_QER, GRPK, O, MR, upd_qer, n_upd_qer, PFCP_SMR_UPD_QER, GROUP(g_update_qer)),
 	ONE(PFCP_IE_UPDATE_BAR_SMR, GRPK, O, MR, upd_bar, PFCP_SMR_UPD_BAR, GROUP(g_update_bar_smr)),
+	ONE(PFCP_IE_SMREQ_FLAGS, U8, O, MR, flags, PFCP_SMR_FLAGS, U8M(0x07)),
+	MANY(PFCP_IE_QUERY_URR, GRPK, O, MR, query_urr, n_query_urr, PFCP_SMR_QUERY_URR, GROUP(g_query_urr)),
 };
 DEF_GRP(g_mod_req, 0, mod_req_ie);
 
@@ -253,12 +257,14 @@ static const struct pfcp_ie_desc est_rsp_ie[] = {
 	SR_CAUSE,
 	ONE(PFCP_IE_F_SEID, PFCP_K_FSEID, O, SR, up_fseid, PFCP_SRSP_F_SEID),
 	MANY(PFCP_IE_CREATED_PDR, GRPK, O, SR, created, n_created, PFCP_SRSP_CREATED_PDR, GROUP(g_created_pdr)),
+	ONE(PFCP_IE_FAILED_RULE_ID, PFCP_K_RULE_ID, O, SR, failed_rule, PFCP_SRSP_FAILED_RULE),
 };
 DEF_GRP(g_est_rsp, 0, est_rsp_ie);
 static const struct pfcp_ie_desc mod_rsp_ie[] = {
 	SR_CAUSE,
 	MANY(PFCP_IE_CREATED_PDR, GRPK, O, SR, created, n_created, PFCP_SRSP_CREATED_PDR, GROUP(g_created_pdr)),
 	MANY(PFCP_IE_USAGE_REPORT_SMR, GRPK, O, SR, usage, n_usage, PFCP_SRSP_USAGE, GROUP(g_usage_smr)),
+	ONE(PFCP_IE_FAILED_RULE_ID, PFCP_K_RULE_ID, O, SR, failed_rule, PFCP_SRSP_FAILED_RULE),
 };
 DEF_GRP(g_mod_rsp, 0, mod_rsp_ie);
 static const struct pfcp_ie_desc del_rsp_ie[] = {

@@ -180,6 +180,9 @@ static void sess(struct pfcp_msg *m)
 		rules(r->upd_pdr, r->upd_far, r->upd_urr, r->upd_qer);
 		bar(&r->bar);
 		bar(&r->upd_bar);
+		r->flags = PFCP_SMF_DROBU | PFCP_SMF_SNDEM | PFCP_SMF_QAURR;   /* 8.2.31 */
+		r->n_query_urr = 1;
+		r->query_urr[0].id = 2;
 		break;
 	case PFCP_SESS_EST_RSP:
 	case PFCP_SESS_MOD_RSP:
@@ -195,6 +198,7 @@ static void sess(struct pfcp_msg *m)
 				{ PFCP_UEIP_V4 | PFCP_UEIP_SD, { 10, 45, 0, 7 }, { 0 }, 0, 0 } };
 			usage(&m->rsp.usage[i], i);
 		}
+		m->rsp.failed_rule = (struct pfcp_rule_id){ PFCP_RULE_QER, 3 };   /* 8.2.80 */
 		break;
 	case PFCP_SESS_REPORT_REQ:
 		m->rep.type = PFCP_RPT_DLDR | PFCP_RPT_USAR;

@@ -489,6 +489,78 @@ static void test_rel16_sizes(void **state)
 
 /* 7.5.3 Session Establishment Response: Cause, UP F-SEID, Created PDR with the
  * F-TEID the UP function chose (8.2.3: V4, TEID, IPv4) */
+/* Issue 32 (rules in a modification): the Session Modification Request's PFCPSMReq-Flags (TS
+ * 29.244 8.2.31: DROBU, SNDEM, QAURR) and Query URR (7.5.4.10, the URR ID), the Failed Rule ID
+ * (8.2.80: Rule ID Type, then the PDR ID in 2 octets, FAR / QER / URR ID in 4, BAR ID in 1) in
+ * the establishment and modification responses: byte-exact, and back. */
+static void test_rule_ids(void **state)
+{
+	static const struct { uint8_t type; uint32_t id; const char *hex; } fr[] = {
+		{ PFCP_RULE_PDR, 2, "0072 0003 00 0002" },
+		{ PFCP_RULE_FAR, 7, "0072 0005 01 00000007" },
+		{ PFCP_RULE_QER, 0x10203, "0072 0005 02 00010203" },
+		{ PFCP_RULE_URR, 9, "0072 0005 03 00000009" },
+		{ PFCP_RULE_BAR, 1, "0072 0002 04 01" },
+	};
+	uint8_t ie[64];
+	size_t len;
+	int n;
+
+	(void)state;
+	memset(&m1, 0, sizeof(m1));
+	m1.h = (struct pfcp_hdr){ PFCP_SESS_MOD_REQ, false, false, 0, 1, 6 };
+	m1.mod.has = PFCP_SMR_FLAGS | PFCP_SMR_QUERY_URR;
+	m1.mod.flags = PFCP_SMF_SNDEM | PFCP_SMF_QAURR;
+	m1.mod.n_query_urr = 2;
+	m1.mod.query_urr[0] = (struct pfcp_rm){ PFCP_RM_ID, 1 };
+	m1.mod.query_urr[1] = (struct pfcp_rm){ PFCP_RM_ID, 2 };
+	n = pfcp_encode(&m1, b1, sizeof(b1));
+	assert_true(n > 0);
+	assert_true(find_ie(n, "0031 0001 06", ie, &len) > 0);
+	assert_true(find_ie(n, "004d 0008 0051 0004 00000002", ie, &len) > 0);
+	assert_int_equal(pfcp_decode(b1, (size_t)n, &m2, NULL), n);
+	assert_true(m2.mod.has & PFCP_SMR_FLAGS);
+	assert_int_equal(m2.mod.flags, PFCP_SMF_SNDEM | PFCP_SMF_QAURR);
+	assert_int_equal(m2.mod.n_query_urr, 2);
+	assert_int_equal(m2.mod.query_urr[1].id, 2);
+	for (size_t i = 0; i < sizeof(fr) / sizeof(fr[0]); i++) {
+		for (int type = PFCP_SESS_EST_RSP; type <= PFCP_SESS_MOD_RSP; type += 2) {
+			memset(&m1, 0, sizeof(m1));
+			m1.h = (struct pfcp_hdr){ (uint8_t)type, false, false, 0, 1, 6 };
+			m1.rsp.has = PFCP_SRSP_CAUSE | PFCP_SRSP_OFFENDING | PFCP_SRSP_FAILED_RULE;
+			if (type == PFCP_SESS_EST_RSP) {
+				m1.rsp.has |= PFCP_SRSP_NODE_ID;
+				m1.rsp.node_id.type = PFCP_NODE_IPV4;
+			}
+			m1.rsp.cause = PFCP_CAUSE_RULE_FAILURE;
+			m1.rsp.offending_ie = PFCP_IE_CREATE_PDR;
+			m1.rsp.failed_rule = (struct pfcp_rule_id){ fr[i].type, fr[i].id };
+			n = pfcp_encode(&m1, b1, sizeof(b1));
+			assert_true(n > 0);
+			assert_true(find_ie(n, fr[i].hex, ie, &len) > 0);
+			assert_int_equal(pfcp_decode(b1, (size_t)n, &m2, NULL), n);
+			assert_true(m2.rsp.has & PFCP_SRSP_FAILED_RULE);
+			assert_int_equal(m2.rsp.failed_rule.type, fr[i].type);
+			assert_int_equal(m2.rsp.failed_rule.id, fr[i].id);
+			assert_true(pfcp_msg_to_str(&m2, s1, sizeof(s1)) > 0);
+			assert_non_null(strstr(s1, "Failed Rule ID"));
+		}
+	}
+	/* a PDR ID above 16 bits cannot be sent; an unknown Rule ID Type is refused both ways */
+	m1.rsp.failed_rule = (struct pfcp_rule_id){ PFCP_RULE_PDR, 0x10000 };
+	assert_int_equal(pfcp_encode(&m1, b1, sizeof(b1)), -ERANGE);
+	m1.rsp.failed_rule = (struct pfcp_rule_id){ 5, 1 };
+	assert_int_equal(pfcp_encode(&m1, b1, sizeof(b1)), -EINVAL);
+	m1.rsp.failed_rule = (struct pfcp_rule_id){ PFCP_RULE_PDR, 1 };
+	n = pfcp_encode(&m1, b1, sizeof(b1));
+	assert_true(n > 0);
+	len = (size_t)find_ie(n, "0072 0003 00 0001", ie, &len);
+	b1[len + 4] = 5;
+	assert_int_equal(pfcp_decode(b1, (size_t)n, &m2, NULL), -EINVAL);
+	b1[len + 4] = PFCP_RULE_FAR;   /* a FAR ID needs 4 octets: 2 is a length error (68) */
+	assert_int_equal(pfcp_decode(b1, (size_t)n, &m2, NULL), -EBADMSG);
+}
+
 static void test_bytes_sess_est_rsp(void **state)
 {
 	struct pfcp_created_pdr *c = &m1.rsp.created[0];
@@ -831,6 +903,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_sess_report),
 		cmocka_unit_test(test_bytes_sess_mod),
 		cmocka_unit_test(test_rel16_sizes),
+		cmocka_unit_test(test_rule_ids),
 		cmocka_unit_test(test_bytes_sess_est_rsp),
 		cmocka_unit_test(test_ue_ip_v6),
 		cmocka_unit_test(test_truncated_every_byte),

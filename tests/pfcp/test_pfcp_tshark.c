@@ -10,7 +10,7 @@
  * field that tshark reads back differently: message type, sequence number,
  * SEIDs (header and F-SEID), PDR / FAR / QER / URR / BAR IDs, F-TEID TEIDs and
  * CHOOSE IDs, precedence, outer header creation TEIDs, UE IPv4 addresses, UL MBR,
- * cause, downlink volume and duration measurements, PDN Type (8.2.79) and 3GPP Interface Types
+ * cause, downlink volume and duration measurements, Failed Rule IDs (8.2.80), Query URR (7.5.4.10), PDN Type (8.2.79) and 3GPP Interface Types
  * (8.2.118, in the PDI and in the Forwarding Parameters). Apply Action goes out in 2 octets and
  * Reporting / Usage Report Triggers in 3 (the Release 16 sizes, 8.2.26 / 8.2.19 / 8.2.41): tshark
  * must find nothing malformed in them.
@@ -88,6 +88,9 @@ static void collect(const struct pfcp_grp *g, const void *s, struct expect *x)
 				add(x->v[F_SEID], ((const struct pfcp_fseid *)v)->seid);
 			else if (d->kind == PFCP_K_FTEID)
 				fteid(v, x);
+			else if (d->kind == PFCP_K_RULE_ID)   /* 8.2.80: tshark names the rule's own ID field */
+				add(x->v[((const int[]){ F_PDR, F_FAR, F_QER, F_URR, F_BAR })
+					 [((const struct pfcp_rule_id *)v)->type % 5]], ((const struct pfcp_rule_id *)v)->id);
 			else if (d->kind == PFCP_K_OHC && (((const struct pfcp_ohc *)v)->desc & PFCP_OHC_GTPU4))
 				add(x->v[F_OHC_TEID], ((const struct pfcp_ohc *)v)->teid);
 			else if (d->kind == PFCP_K_UE_IP && (((const struct pfcp_ue_ip *)v)->flags & PFCP_UEIP_V4))
