@@ -117,6 +117,7 @@ enum pfcp_ie_type {
 	PFCP_IE_RECOVERY_TIME_STAMP = 96, PFCP_IE_NODE_REPORT_TYPE = 101,
 	PFCP_IE_UP_PATH_FAILURE = 102, PFCP_IE_REMOTE_GTPU_PEER = 103, PFCP_IE_UR_SEQN = 104,
 	PFCP_IE_FAR_ID = 108, PFCP_IE_QER_ID = 109, PFCP_IE_QFI = 124,
+	PFCP_IE_ERR_IND_REPORT = 99,
 	PFCP_IE_PDN_TYPE = 113, PFCP_IE_SUGGESTED_BUF_PKTS = 140, PFCP_IE_3GPP_IF_TYPE = 160,
 	PFCP_IE_SMREQ_FLAGS = 49, PFCP_IE_QUERY_URR = 77, PFCP_IE_FAILED_RULE_ID = 114,
 };
@@ -418,6 +419,16 @@ struct pfcp_dl_report {
 	uint16_t pdr_id[PFCP_DLDR_PDR_MAX];
 };
 
+/* Error Indication Report (7.5.8.4): the Remote F-TEIDs (8.2.3; V4 / V6, TEID, address) of the
+ * GTP-U tunnels a peer sent an Error Indication about (TS 29.281 7.3.1) */
+#define PFCP_ERIR_FTEID_MAX 4
+enum { PFCP_ERIR_F_TEID = 1 << 0 };
+struct pfcp_err_ind_report {
+	uint32_t has;
+	uint8_t n_fteid;
+	struct pfcp_fteid fteid[PFCP_ERIR_FTEID_MAX];
+};
+
 /* User Plane Path Failure Report (7.4.5.1.2): Remote GTP-U Peers, raw (8.2.70) */
 enum { PFCP_UPFR_PEER = 1 << 0 };
 struct pfcp_path_failure {
@@ -520,13 +531,17 @@ struct pfcp_sess_rsp {
 };
 
 /* Session Report Request (7.5.8) */
-enum { PFCP_SRR_TYPE = 1 << 0, PFCP_SRR_DL_REPORT = 1 << 1, PFCP_SRR_USAGE = 1 << 2 };
+enum {
+	PFCP_SRR_TYPE = 1 << 0, PFCP_SRR_DL_REPORT = 1 << 1, PFCP_SRR_USAGE = 1 << 2,
+	PFCP_SRR_ERR_IND = 1 << 3,
+};
 struct pfcp_sess_report_req {
 	uint32_t has;
 	uint8_t type;               /* PFCP_RPT_* */
 	struct pfcp_dl_report dl;
 	uint8_t n_usage;
 	struct pfcp_usage_report usage[PFCP_USAGE_MAX];
+	struct pfcp_err_ind_report err_ind;   /* Report Type ERIR (8.2.21) */
 };
 
 /* Session Report Response (7.5.9) */

@@ -70,6 +70,7 @@ static const struct {
 	{ PFCP_IE_END_TIME, "End Time" }, { PFCP_IE_USAGE_REPORT_SMR, "Usage Report" },
 	{ PFCP_IE_USAGE_REPORT_SDR, "Usage Report" }, { PFCP_IE_USAGE_REPORT_SRR, "Usage Report" },
 	{ PFCP_IE_URR_ID, "URR ID" }, { PFCP_IE_DL_DATA_REPORT, "Downlink Data Report" },
+	{ PFCP_IE_ERR_IND_REPORT, "Error Indication Report" },
 	{ PFCP_IE_OUTER_HDR_CREATION, "Outer Header Creation" }, { PFCP_IE_CREATE_BAR, "Create BAR" },
 	{ PFCP_IE_UPDATE_BAR_SMR, "Update BAR" }, { PFCP_IE_REMOVE_BAR, "Remove BAR" },
 	{ PFCP_IE_BAR_ID, "BAR ID" }, { PFCP_IE_CP_FEATURES, "CP Function Features" },

@@ -175,6 +175,12 @@ static const struct pfcp_ie_desc dl_report_ie[] = {
 };
 DEF_GRP(g_dl_report, PFCP_IE_DL_DATA_REPORT, dl_report_ie);
 
+/* 7.5.8.4 Error Indication Report: Remote F-TEID, M, one or more */
+static const struct pfcp_ie_desc err_ind_report_ie[] = {
+	MANY(PFCP_IE_F_TEID, PFCP_K_FTEID, M, struct pfcp_err_ind_report, fteid, n_fteid, PFCP_ERIR_F_TEID),
+};
+DEF_GRP(g_err_ind_report, PFCP_IE_ERR_IND_REPORT, err_ind_report_ie);
+
 static const struct pfcp_ie_desc path_failure_ie[] = {
 	MANY(PFCP_IE_REMOTE_GTPU_PEER, PFCP_K_BUF, M, struct pfcp_path_failure, peer, n_peer, PFCP_UPFR_PEER,
 	     .arg = 1),
@@ -279,6 +285,7 @@ static const struct pfcp_ie_desc report_req_ie[] = {
 	ONE(PFCP_IE_REPORT_TYPE, U8, M, RR, type, PFCP_SRR_TYPE, U8M(0x7f)),
 	ONE(PFCP_IE_DL_DATA_REPORT, GRPK, O, RR, dl, PFCP_SRR_DL_REPORT, GROUP(g_dl_report)),
 	MANY(PFCP_IE_USAGE_REPORT_SRR, GRPK, O, RR, usage, n_usage, PFCP_SRR_USAGE, GROUP(g_usage_srr)),
+	ONE(PFCP_IE_ERR_IND_REPORT, GRPK, O, RR, err_ind, PFCP_SRR_ERR_IND, GROUP(g_err_ind_report)),
 };
 DEF_GRP(g_report_req, 0, report_req_ie);
 #define RS struct pfcp_sess_report_rsp

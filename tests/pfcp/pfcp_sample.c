@@ -201,13 +201,17 @@ static void sess(struct pfcp_msg *m)
 		m->rsp.failed_rule = (struct pfcp_rule_id){ PFCP_RULE_QER, 3 };   /* 8.2.80 */
 		break;
 	case PFCP_SESS_REPORT_REQ:
-		m->rep.type = PFCP_RPT_DLDR | PFCP_RPT_USAR;
+		m->rep.type = PFCP_RPT_DLDR | PFCP_RPT_USAR | PFCP_RPT_ERIR;
 		m->rep.dl.n_pdr = 2;
 		m->rep.dl.pdr_id[0] = 2;
 		m->rep.dl.pdr_id[1] = 4;
 		m->rep.n_usage = 2;
 		usage(&m->rep.usage[0], 0);
 		usage(&m->rep.usage[1], 1);
+		/* 7.5.8.4: two Remote F-TEIDs, IPv4 and IPv6 */
+		m->rep.err_ind.n_fteid = 2;
+		m->rep.err_ind.fteid[0] = (struct pfcp_fteid){ PFCP_FTEID_V4, 0x10000007, { 192, 0, 2, 2 }, { 0 }, 0 };
+		m->rep.err_ind.fteid[1] = (struct pfcp_fteid){ PFCP_FTEID_V6, 0x10000008, { 0 }, { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 }, 0 };
 		break;
 	case PFCP_SESS_REPORT_RSP:
 		m->rep_rsp.cause = PFCP_CAUSE_ACCEPTED;

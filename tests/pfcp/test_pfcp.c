@@ -330,6 +330,46 @@ static void test_bytes_sess_report(void **state)
 	assert_memory_equal(b1, want, len);
 }
 
+/* 7.5.8 Session Report Request, Report Type ERIR (8.2.21 bit 3) with the Error Indication Report
+ * (7.5.8.4, type 99) carrying the Remote F-TEID (8.2.3: V4, the gNB's TEID and address) of the
+ * tunnel a gNB sent a GTP-U Error Indication about (issue 32); decoded back the same. */
+static void test_bytes_sess_report_erir(void **state)
+{
+	struct pfcp_fteid *f = &m1.rep.err_ind.fteid[0];
+	size_t len;
+	uint8_t want[64];
+	int n;
+
+	(void)state;
+	memset(&m1, 0, sizeof(m1));
+	m1.h = (struct pfcp_hdr){ PFCP_SESS_REPORT_REQ, false, false, 0, 0x1122334455667788ull, 4 };
+	m1.rep.has = PFCP_SRR_TYPE | PFCP_SRR_ERR_IND;
+	m1.rep.type = PFCP_RPT_ERIR;
+	m1.rep.err_ind.has = PFCP_ERIR_F_TEID;
+	m1.rep.err_ind.n_fteid = 1;
+	f->flags = PFCP_FTEID_V4;
+	f->teid = 0x10000007;
+	memcpy(f->ipv4, (const uint8_t[]){ 192, 0, 2, 2 }, 4);
+	unhex("21 38 0022 1122334455667788 000004 00"
+	      "0027 0001 04"                            /* Report Type: ERIR */
+	      "0063 000d"                               /* Error Indication Report */
+	      "  0015 0009 01 10000007 c0000202",       /* Remote F-TEID: V4, TEID, 192.0.2.2 */
+	      want, &len);
+	n = pfcp_encode(&m1, b1, sizeof(b1));
+	assert_int_equal(n, (int)len);
+	assert_memory_equal(b1, want, len);
+	memset(&m2, 0xa5, sizeof(m2));
+	assert_int_equal(pfcp_decode(want, len, &m2, NULL), (int)len);
+	assert_true(m2.rep.has & PFCP_SRR_ERR_IND);
+	assert_int_equal(m2.rep.type, PFCP_RPT_ERIR);
+	assert_int_equal(m2.rep.err_ind.n_fteid, 1);
+	assert_int_equal(m2.rep.err_ind.fteid[0].teid, 0x10000007);
+	assert_memory_equal(m2.rep.err_ind.fteid[0].ipv4, f->ipv4, 4);
+	/* 7.5.8.4: the Remote F-TEID is mandatory in the report */
+	unhex("21 38 0015 1122334455667788 000004 00 0027 0001 04 0063 0000", want, &len);
+	assert_int_equal(pfcp_decode(want, len, &m2, NULL), -ENOENT);
+}
+
 /* 7.5.4 Session Modification Request: Create PDR with a UE IP address (8.2.62,
  * S/D set: downlink), Update FAR with Update Forwarding Parameters and Outer
  * Header Creation GTP-U/UDP/IPv4 (8.2.56), in the order of table 7.5.4.1-1 */
@@ -901,6 +941,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_assoc_setup),
 		cmocka_unit_test(test_bytes_sess_est),
 		cmocka_unit_test(test_bytes_sess_report),
+		cmocka_unit_test(test_bytes_sess_report_erir),
 		cmocka_unit_test(test_bytes_sess_mod),
 		cmocka_unit_test(test_rel16_sizes),
 		cmocka_unit_test(test_rule_ids),
