@@ -281,6 +281,7 @@ static int upf_pfcp_start(struct ev_loop *loop, const struct conf *c)
 	p.heartbeat_ms = c->upf.heartbeat_interval;
 	p.t1_ms = c->upf.pfcp_t1;
 	p.n1 = (uint8_t)c->upf.pfcp_n1;
+	p.path_release_ms = c->upf.n4_path_release_timer;
 	rc = upf_n4c_open(&p, &core.n4c);
 	if (rc < 0) {
 		log_error("core", "upf: PFCP on %s:8805: %s", inet_ntoa(in), strerror(-rc));

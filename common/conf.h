@@ -236,6 +236,8 @@ struct conf {
 		unsigned n_n4_peers;
 		uint32_t n4_release_timer;      /* ms an unreachable CP keeps its association */
 		uint32_t n4_sessions_per_peer;  /* PFCP sessions one association may hold; 0: max_sessions / 2 */
+		uint32_t n4_path_release_timer; /* ms the SMF keeps an unreachable UPF's sessions */
+		uint32_t no_upf_backoff;        /* s: T3396 with #26 when no UPF is ready; 0: none */
 	} upf;
 	struct {
 		uint32_t max_ues;

@@ -923,6 +923,11 @@ static const struct conf_item upf_items[] = {
 	    "ms a CP that stopped answering heartbeats keeps its association and sessions"),
 	INT("n4_sessions_per_peer", struct conf, upf.n4_sessions_per_peer, 0, 16777216, "0",
 	    "PFCP sessions one association may hold; 0: half of max_sessions"),
+	/* issue 32: a path failure is not a restart (TS 29.244 6.2.2, TS 23.007 19A) */
+	INT("n4_path_release_timer", struct conf, upf.n4_path_release_timer, 1, 86400000, "60000",
+	    "ms the SMF keeps the sessions of a UPF that stopped answering heartbeats"),
+	INT("no_upf_backoff", struct conf, upf.no_upf_backoff, 0, 9920, "30",
+	    "s of T3396 sent with #26 when no ready UPF serves a session (TS 24.501 6.4.1.4.2); 0: none"),
 	END
 };
 

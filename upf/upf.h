@@ -260,7 +260,8 @@ int upf_fwd_remove(struct upf *u, uint32_t id);
 enum upf_lost_reason {
 	UPF_LOST_REFUSED = 1,   /* the UPF refused the establishment / modification */
 	UPF_LOST_TIMEOUT,       /* no answer to a session request after n1 retransmissions */
-	UPF_LOST_PEER,          /* the peer stopped answering heartbeats, or restarted */
+	UPF_LOST_PEER,          /* the peer restarted (new Recovery Time Stamp), released the
+				 * association, or stayed unreachable path_release_ms */
 };
 
 struct upf_n4c;
@@ -274,6 +275,10 @@ struct upf_n4c_params {
 	uint32_t t1_ms;              /* 0: 3000 */
 	uint8_t n1;                  /* 0: 3 */
 	uint32_t recovery_ts;        /* our Recovery Time Stamp, NTP seconds; 0: now */
+	/* A peer whose heartbeats go unanswered is unreachable, not restarted: its sessions are
+	 * kept this long (ms) before they are released (TS 23.007 19A; upf.n4_path_release_timer);
+	 * 0: 60000 */
+	uint32_t path_release_ms;
 	/* No socket: every datagram goes to send() (tests, fuzzer); answers come in through
 	 * upf_n4c_input(). */
 	bool no_socket;
@@ -320,13 +325,16 @@ enum upf_n4c_counter {
 	UPF_N4C_EST_OK, UPF_N4C_DEL_OK,   /* ... answered with Cause 1 */
 	UPF_N4C_REPORT, UPF_N4C_DL_DATA, UPF_N4C_ASSOC_UP, UPF_N4C_PEER_LOST,
 	UPF_N4C_SESS_LOST,      /* on_session_lost calls */
+	UPF_N4C_PEER_RESUMED,   /* an unreachable peer answered again, same Recovery Time Stamp */
 	UPF_N4C__MAX
 };
 int upf_n4c_counters_get(const struct upf_n4c *c, uint64_t *out, size_t n);
 const char *upf_n4c_counter_name(unsigned idx);
 
 /* Can sessions be placed on this UPF now? Always true in process; over PFCP, while the
- * association is up. */
+ * association is up (or being set up again after the UPF restarted: the establishment is
+ * held until it is, TS 23.527 4.3.2), not while the peer is unreachable (heartbeats
+ * unanswered: its sessions are kept, new ones go elsewhere). */
 bool upf_ready(const struct upf *u);
 /* The N3 address gNBs send uplink to for sessions on this UPF (upf_params.n3_addr, or the
  * peer's n3_addr). */

@@ -30,6 +30,7 @@
 #define DEF_T1_MS 3000                /* TS 29.244 6.4: operator settings, the usual values */
 #define DEF_N1 3
 #define DEF_HB_MS 5000
+#define DEF_PATH_RELEASE_MS 60000     /* as solocore upf's upf.n4_release_timer */
 #define RX_BATCH 64
 
 static const char *const cnt_name[UPF_N4C__MAX] = {
@@ -39,7 +40,7 @@ static const char *const cnt_name[UPF_N4C__MAX] = {
 	[UPF_N4C_MOD] = "mod", [UPF_N4C_DEL] = "del", [UPF_N4C_REFUSED] = "refused",
 	[UPF_N4C_REPORT] = "report", [UPF_N4C_DL_DATA] = "dl_data", [UPF_N4C_ASSOC_UP] = "assoc_up",
 	[UPF_N4C_PEER_LOST] = "peer_lost", [UPF_N4C_SESS_LOST] = "sess_lost",
-	[UPF_N4C_EST_OK] = "est_ok", [UPF_N4C_DEL_OK] = "del_ok",
+	[UPF_N4C_EST_OK] = "est_ok", [UPF_N4C_DEL_OK] = "del_ok", [UPF_N4C_PEER_RESUMED] = "peer_resumed",
 };
 
 const char *upf_n4c_counter_name(unsigned idx)
@@ -214,9 +215,19 @@ void n4c_txn_send(struct upf_n4c *c, uint32_t i)
 		ev_timer_start(c->p.loop, &c->retx, c->p.t1_ms);
 }
 
-/* ---- associations (TS 29.244 6.2.6): state x event -> action ---- */
+/* ---- associations (TS 29.244 6.2.6): state x event -> action ----
+ *
+ * Unanswered heartbeats are a path failure, not a restart (TS 29.244 6.2.2; TS 23.007 19A):
+ * only another Recovery Time Stamp (Heartbeat, Association Setup) proves the UPF lost its
+ * sessions. So AE_PATH_FAIL makes the peer unreachable (AS_UNREACH): no new sessions, its
+ * sessions kept, what the SMF changes meanwhile held; heartbeats go on. It comes back with
+ * the same stamp (AE_RESUME): the held requests go and nothing else is re-sent (it kept what
+ * it had, 6.2.6.2.2). With another stamp (AE_RESTART) or after path_release_ms
+ * (AE_PATH_EXPIRED) the sessions are released (TS 23.527 4.3.2: the SMF releases the PDU
+ * sessions of a restarted UPF). */
 
-enum as_event { AE_START, AE_SETUP_OK, AE_SETUP_FAIL, AE_LOST, AE_RESTART, AE_RELEASED, AE_THEIR_SETUP, AE__N };
+enum as_event { AE_START, AE_SETUP_OK, AE_SETUP_FAIL, AE_PATH_FAIL, AE_RESUME, AE_PATH_EXPIRED, AE_NO_ASSOC,
+		AE_RESTART, AE_RELEASED, AE_THEIR_SETUP, AE__N };
 
 typedef enum n4c_as_state (*as_action)(struct upf_n4c *c, struct upf_n4c_p *p);
 
@@ -226,14 +237,19 @@ static enum n4c_as_state act_retry(struct upf_n4c *c, struct upf_n4c_p *p);
 static enum n4c_as_state act_lost(struct upf_n4c *c, struct upf_n4c_p *p);
 static enum n4c_as_state act_released(struct upf_n4c *c, struct upf_n4c_p *p);
 static enum n4c_as_state act_resetup(struct upf_n4c *c, struct upf_n4c_p *p);
+static enum n4c_as_state act_unreach(struct upf_n4c *c, struct upf_n4c_p *p);
+static enum n4c_as_state act_resume(struct upf_n4c *c, struct upf_n4c_p *p);
+static enum n4c_as_state act_expire(struct upf_n4c *c, struct upf_n4c_p *p);
 
 /* NULL: the event means nothing in that state (a late answer, a timer of the old state). */
 static const as_action as_tab[AS__N][AE__N] = {
 	[AS_IDLE] = { [AE_START] = act_setup, [AE_THEIR_SETUP] = act_up },
 	[AS_SETUP] = { [AE_SETUP_OK] = act_up, [AE_SETUP_FAIL] = act_retry, [AE_RELEASED] = act_retry,
 		       [AE_THEIR_SETUP] = act_up },
-	[AS_UP] = { [AE_LOST] = act_lost, [AE_RESTART] = act_lost, [AE_RELEASED] = act_released,
-		    [AE_THEIR_SETUP] = act_resetup },
+	[AS_UP] = { [AE_PATH_FAIL] = act_unreach, [AE_NO_ASSOC] = act_lost, [AE_RESTART] = act_lost,
+		    [AE_RELEASED] = act_released, [AE_THEIR_SETUP] = act_resetup },
+	[AS_UNREACH] = { [AE_RESUME] = act_resume, [AE_PATH_EXPIRED] = act_expire, [AE_NO_ASSOC] = act_lost,
+			 [AE_RESTART] = act_lost, [AE_RELEASED] = act_released, [AE_THEIR_SETUP] = act_resetup },
 };
 
 static void as_dispatch(struct upf_n4c *c, struct upf_n4c_p *p, enum as_event ev)
@@ -297,21 +313,82 @@ static void lose(struct upf_n4c *c, struct upf_n4c_p *p, const char *why)
 {
 	char b[64];
 	uint32_t n = p->nsess;
+	bool unreach = p->st == AS_UNREACH;
 
-	c->cnt[UPF_N4C_PEER_LOST]++;
+	if (!unreach)   /* counted once an outage: at the path failure already */
+		c->cnt[UPF_N4C_PEER_LOST]++;
+	ev_timer_stop(c->p.loop, &p->path_timer);
+	p->path_released = false;
 	n4c_txn_free(c, p->hb_txn);
 	p->hb_txn = N4C_NONE;
 	log_warn(N4C_MOD, "%s: lost (%s), %u sessions released", peer_str(p, b, sizeof(b)), why, n);
 	/* TS 23.007 19A / TS 29.244 6.2.2: its sessions are gone */
 	n4c_sess_peer_lost(c, p, true);
-	if (p->pp.on_state)
+	if (p->pp.on_state && !unreach)   /* told at the path failure already */
 		p->pp.on_state(p->pp.cb_arg, false);
 }
 
+/* Another Recovery Time Stamp, or Cause 72: the UPF holds none of our sessions. They are
+ * released (the SMF: #39, TS 23.527 4.3.2 / 4.4) and the association is set up again at
+ * once; meanwhile the peer counts as ready (resetup): a re-establishment that comes now is
+ * held and sent once the setup is answered, not refused just before it is (issue 32), and
+ * lost if the setup fails (bounded by T1 x (N1 + 1)). */
 static enum n4c_as_state act_lost(struct upf_n4c *c, struct upf_n4c_p *p)
 {
+	p->resetup = true;
 	lose(c, p, p->why);
 	return act_setup(c, p);
+}
+
+/* TS 29.244 6.2.2: heartbeats unanswered, a path failure: the peer may well be alive and
+ * forwarding (TS 23.007 19A: only a new Recovery Time Stamp tells it lost its sessions). */
+static enum n4c_as_state act_unreach(struct upf_n4c *c, struct upf_n4c_p *p)
+{
+	char b[64];
+
+	c->cnt[UPF_N4C_PEER_LOST]++;
+	log_warn(N4C_MOD, "%s: unreachable (%s): %u sessions kept for %u ms, no new ones placed on it",
+		 peer_str(p, b, sizeof(b)), p->why, p->nsess, c->p.path_release_ms);
+	p->path_released = false;
+	ev_timer_start(c->p.loop, &p->path_timer, c->p.path_release_ms);
+	peer_timer_start(c, p);   /* heartbeats go on: the answer ends the outage */
+	if (p->pp.on_state)
+		p->pp.on_state(p->pp.cb_arg, false);
+	return AS_UNREACH;
+}
+
+/* It answers again with the Recovery Time Stamp of this association: it kept our sessions
+ * (TS 29.244 6.2.2, 6.2.6.2.2), so nothing it has is sent again; only what was held while it
+ * was unreachable goes now (and, after path_release_ms, the deletion of what the SMF
+ * released meanwhile). */
+static enum n4c_as_state act_resume(struct upf_n4c *c, struct upf_n4c_p *p)
+{
+	char b[64];
+
+	ev_timer_stop(c->p.loop, &p->path_timer);
+	c->cnt[UPF_N4C_PEER_RESUMED]++;
+	log_info(N4C_MOD, "%s: reachable again, same recovery time stamp %u: %u sessions kept%s",
+		 peer_str(p, b, sizeof(b)), p->recovery, p->nsess,
+		 p->path_released ? " (those released after the path release timer deleted)" : "");
+	p->path_released = false;
+	p->st = AS_UP;   /* what this action returns: the held requests go now */
+	if (p->pp.on_state)
+		p->pp.on_state(p->pp.cb_arg, true);
+	n4c_sess_peer_resume(c, p);
+	return AS_UP;
+}
+
+/* Unreachable for path_release_ms (upf.n4_path_release_timer): the SMF releases its sessions
+ * (TS 23.007 19A: after a configurable time); the peer stays unreachable, heartbeats go on. */
+static enum n4c_as_state act_expire(struct upf_n4c *c, struct upf_n4c_p *p)
+{
+	char b[64];
+
+	log_warn(N4C_MOD, "%s: unreachable for %u ms: its %u sessions released", peer_str(p, b, sizeof(b)),
+		 c->p.path_release_ms, p->nsess);
+	p->path_released = true;
+	n4c_sess_peer_expire(c, p);
+	return AS_UNREACH;
 }
 
 static enum n4c_as_state act_released(struct upf_n4c *c, struct upf_n4c_p *p)
@@ -325,9 +402,18 @@ static enum n4c_as_state act_released(struct upf_n4c *c, struct upf_n4c_p *p)
 static enum n4c_as_state act_resetup(struct upf_n4c *c, struct upf_n4c_p *p)
 {
 	if (!(c->in.node.has & PFCP_N_RECOVERY) || c->in.node.recovery == p->recovery)
-		return AS_UP;
+		return p->st == AS_UNREACH ? act_resume(c, p) : AS_UP;
+	p->resetup = true;   /* sessions being established now go once it is up (act_up) */
 	lose(c, p, "restarted: new recovery time stamp");
 	return act_up(c, p);
+}
+
+static void on_path_timer(struct ev_loop *loop, struct ev_timer *tm)
+{
+	struct upf_n4c_p *p = tm->arg;
+
+	(void)loop;
+	as_dispatch(p->c, p, AE_PATH_EXPIRED);
 }
 
 static void on_peer_timer(struct ev_loop *loop, struct ev_timer *tm)
@@ -336,7 +422,7 @@ static void on_peer_timer(struct ev_loop *loop, struct ev_timer *tm)
 	struct upf_n4c *c = p->c;
 
 	(void)loop;
-	if (p->st != AS_UP) {
+	if (p->st != AS_UP && p->st != AS_UNREACH) {
 		as_dispatch(c, p, AE_START);
 		return;
 	}
@@ -375,7 +461,7 @@ static void txn_timeout(struct upf_n4c *c, uint32_t i)
 		n4c_txn_free(c, i);
 		p->hb_txn = N4C_NONE;
 		p->why = "no heartbeat answer";
-		as_dispatch(c, p, AE_LOST);
+		as_dispatch(c, p, AE_PATH_FAIL);   /* nothing in AS_UNREACH: still unreachable */
 		break;
 	case TXN_RELEASE:
 		n4c_txn_free(c, i);
@@ -451,12 +537,11 @@ static void rx_rsp(struct upf_n4c *c, struct upf_n4c_p *p)
 	 * releases them with 5GSM #39, TS 23.527 4.4) and the setup starts again at once, so the
 	 * next request works instead of failing until a restart. The request in flight is freed
 	 * with the peer's other transactions (n4c_sess_peer_lost). */
-	if (t->kind >= TXN_EST && p->st == AS_UP && (c->in.rsp.has & PFCP_SRSP_CAUSE) &&
+	if (t->kind >= TXN_EST && (p->st == AS_UP || p->st == AS_UNREACH) && (c->in.rsp.has & PFCP_SRSP_CAUSE) &&
 	    c->in.rsp.cause == PFCP_CAUSE_NO_ASSOCIATION) {
 		n4c_txn_free(c, i);
 		p->why = "the UPF has no association with us (cause 72)";
-		p->resetup = true;
-		as_dispatch(c, p, AE_LOST);
+		as_dispatch(c, p, AE_NO_ASSOC);
 		return;
 	}
 	switch (t->kind) {
@@ -478,6 +563,8 @@ static void rx_rsp(struct upf_n4c *c, struct upf_n4c_p *p)
 		if ((c->in.node.has & PFCP_N_RECOVERY) && c->in.node.recovery != p->recovery) {
 			p->why = "restarted: new recovery time stamp";
 			as_dispatch(c, p, AE_RESTART);
+		} else {   /* the same stamp: if it was unreachable, it is back with our sessions */
+			as_dispatch(c, p, AE_RESUME);
 		}
 		break;
 	case TXN_RELEASE:
@@ -502,11 +589,14 @@ static void rx_req(struct upf_n4c *c, struct upf_n4c_p *p)
 
 	switch (c->in.h.type) {
 	case PFCP_HEARTBEAT_REQ:   /* 7.4.2.2: our Recovery Time Stamp */
-		restart = p->st == AS_UP && (c->in.node.has & PFCP_N_RECOVERY) && c->in.node.recovery != p->recovery;
+		restart = (p->st == AS_UP || p->st == AS_UNREACH) && (c->in.node.has & PFCP_N_RECOVERY) &&
+			  c->in.node.recovery != p->recovery;
 		node_answer(c, PFCP_HEARTBEAT_RSP, PFCP_N_RECOVERY);
 		if (restart) {
 			p->why = "restarted: new recovery time stamp";
 			as_dispatch(c, p, AE_RESTART);
+		} else {   /* its own heartbeat, same stamp: the path is back (6.2.2) */
+			as_dispatch(c, p, AE_RESUME);
 		}
 		break;
 	case PFCP_ASSOC_SETUP_REQ: /* 6.2.6.2.2: set up by the UPF */
@@ -678,6 +768,8 @@ int upf_n4c_open(const struct upf_n4c_params *p, struct upf_n4c **out)
 		c->p.n1 = DEF_N1;
 	if (!c->p.heartbeat_ms)
 		c->p.heartbeat_ms = DEF_HB_MS;
+	if (!c->p.path_release_ms)
+		c->p.path_release_ms = DEF_PATH_RELEASE_MS;
 	c->recovery = p->recovery_ts ? p->recovery_ts : (uint32_t)(time(NULL) + NTP_UNIX_OFFSET);
 	/* A restarted SMF must not reuse the numbers of its last life while the UPF still
 	 * remembers them (6.4 duplicate detection): start somewhere else each time. */
@@ -727,6 +819,7 @@ static void peer_remove(struct upf_n4c *c, struct upf_n4c_p *p)
 			n4c_txn_free(c, i);
 	}
 	ev_timer_stop(c->p.loop, &p->timer);
+	ev_timer_stop(c->p.loop, &p->path_timer);
 	free(p->u);
 	memset(p, 0, sizeof(*p));
 }
@@ -779,6 +872,7 @@ int upf_n4c_peer_add(struct upf_n4c *c, const struct upf_n4c_peer *pp, struct up
 	p->hb_txn = p->setup_txn = N4C_NONE;
 	p->u->remote = p;
 	ev_timer_init(&p->timer, on_peer_timer, p);
+	ev_timer_init(&p->path_timer, on_path_timer, p);
 	as_dispatch(c, p, AE_START);
 	*out = p->u;
 	return 0;

@@ -36,6 +36,9 @@ struct n4c_sess {
 	bool want;               /* between upf_session_create and _remove */
 	bool have;               /* established on the peer (up_seid valid) */
 	bool lost;               /* on_session_lost called for this generation */
+	/* a modification went unanswered while the peer was unreachable: it may or may not hold
+	 * it, so it is sent again (the same Update FAR / QER, idempotent) when the peer is back */
+	bool resync;
 	uint32_t busy;           /* transaction index + 1 in flight; 0: none */
 	uint32_t gen;            /* generation of want, bumped by each create */
 	uint32_t have_gen;       /* generation the peer's session was established for */
@@ -45,7 +48,9 @@ struct n4c_sess {
 	struct upf_session_stats st;     /* volumes of the last Usage Report */
 };
 
-enum n4c_as_state { AS_IDLE = 0, AS_SETUP, AS_UP, AS__N };
+/* AS_UNREACH: heartbeats unanswered (a path failure, TS 29.244 6.2.2), the association and
+ * its sessions kept; heartbeats go on; requests are held until the peer answers again. */
+enum n4c_as_state { AS_IDLE = 0, AS_SETUP, AS_UP, AS_UNREACH, AS__N };
 
 /* A peer UPF; struct upf's `remote` points here. */
 struct upf_n4c_p {
@@ -65,6 +70,8 @@ struct upf_n4c_p {
 	bool resetup;
 	uint32_t nsess;
 	struct ev_timer timer;   /* heartbeat period, or the setup retry */
+	struct ev_timer path_timer;   /* AS_UNREACH: path_release_ms, then its sessions go */
+	bool path_released;      /* ... and it expired: the SMF released them */
 	struct { uint64_t seid; uint32_t seq; uint8_t type; } dup[N4C_DUP_RING];
 	uint8_t dup_next;
 };
@@ -118,7 +125,12 @@ void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool 
 void n4c_sess_report(struct upf_n4c *c, struct upf_n4c_p *p);
 /* Peer p lost its sessions (or is being removed: notify false): forget them. */
 void n4c_sess_peer_lost(struct upf_n4c *c, struct upf_n4c_p *p, bool notify);
-/* Peer p is up again after a re-setup: send the establishments held meanwhile. */
+/* Peer p is up again after a re-setup, or reachable again (same Recovery Time Stamp): send
+ * what was held meanwhile (establishments, modifications, deletions). */
 void n4c_sess_peer_resume(struct upf_n4c *c, struct upf_n4c_p *p);
+/* Peer p stayed unreachable path_release_ms: the SMF is told its sessions are lost; what the
+ * peer may still hold stays recorded (have), deleted if it answers again with the same
+ * Recovery Time Stamp. */
+void n4c_sess_peer_expire(struct upf_n4c *c, struct upf_n4c_p *p);
 
 #endif

@@ -100,6 +100,14 @@ static void sess_sync(struct upf_n4c *c, uint32_t id)
 
 	if (s->busy)
 		return;
+	if (s->have && !current && c->peers[s->have_peer].st == AS_UNREACH) {
+		/* its UPF is unreachable: the deletion waits for it (n4c_sess_peer_resume) unless
+		 * the slot is wanted again meanwhile (on another UPF: this one takes no new
+		 * sessions); then the old session is left to that UPF, its own loss of us purges it */
+		if (!s->want || s->lost)
+			return;
+		s->have = false;
+	}
 	if (s->have && !current) {
 		send_req(c, id, TXN_DEL, s->have_peer);
 	} else if (!s->have && s->want && !s->lost) {
@@ -112,7 +120,10 @@ static void sess_sync(struct upf_n4c *c, uint32_t id)
 		s->sent = s->r;
 		s->have_peer = s->peer;
 		send_req(c, id, TXN_EST, s->peer);
-	} else if (s->have && !rule_eq(&s->sent, &s->r)) {
+	} else if (s->have && (s->resync || !rule_eq(&s->sent, &s->r))) {
+		if (c->peers[s->peer].st == AS_UNREACH)
+			return;   /* held until it answers again (n4c_sess_peer_resume) */
+		s->resync = false;
 		s->sent = s->r;
 		send_req(c, id, TXN_MOD, s->peer);
 	}
@@ -387,6 +398,11 @@ void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool 
 			usage(s, r->usage, r->n_usage);
 			break;
 		}
+		if (!rsp && c->peers[t->peer].st == AS_UNREACH) {
+			/* a path failure, not a refusal: sent again when it answers (TS 29.244 6.2.2) */
+			s->resync = true;
+			break;
+		}
 		/* 7.5.5: refused, the UPF keeps the earlier rules; 65 or no answer: it has none */
 		if (!rsp || r->cause == PFCP_CAUSE_SESSION_NOT_FOUND)
 			s->have = false;
@@ -395,6 +411,8 @@ void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool 
 	case TXN_DEL:
 		if (ok)
 			c->cnt[UPF_N4C_DEL_OK]++;
+		if (!rsp && c->peers[t->peer].st == AS_UNREACH)
+			break;   /* still held there: sent again when it answers */
 		s->have = false;
 		break;
 	}
@@ -451,8 +469,10 @@ void n4c_sess_peer_lost(struct upf_n4c *c, struct upf_n4c_p *p, bool notify)
 			n4c_txn_free(c, s->busy - 1);
 			s->busy = 0;
 		}
-		if (had)
+		if (had) {
 			s->have = false;
+			s->resync = false;
+		}
 		if (!mine)
 			continue;
 		if (notify && p->resetup && !had && !s->lost) {
@@ -470,12 +490,20 @@ void n4c_sess_peer_lost(struct upf_n4c *c, struct upf_n4c_p *p, bool notify)
 
 void n4c_sess_peer_resume(struct upf_n4c *c, struct upf_n4c_p *p)
 {
+	/* a session it has and the SMF left alone is current: sess_sync sends nothing for it */
 	for (uint32_t id = 0; id < c->p.max_sessions; id++) {
 		struct n4c_sess *s = &c->sess[id];
 
-		if (s->want && !s->lost && !s->have && !s->busy && s->peer == p->idx)
+		if (!s->busy && ((s->want && s->peer == p->idx) || (s->have && s->have_peer == p->idx)))
 			sess_sync(c, id);
 	}
+}
+
+void n4c_sess_peer_expire(struct upf_n4c *c, struct upf_n4c_p *p)
+{
+	for (uint32_t id = 0; id < c->p.max_sessions; id++)
+		if (c->sess[id].want && c->sess[id].peer == p->idx)
+			lost(c, id, UPF_LOST_PEER);   /* once: lost() skips those told already */
 }
 
 /* ---- the calls of upf.h ---- */

@@ -572,6 +572,14 @@ static void test_upf_peers(void **state)
 	assert_int_equal(c2.upf.n_peers, 0);
 	assert_int_equal(c2.upf.pfcp_t1, 3000);
 	assert_int_equal(c2.upf.pfcp_n1, 3);
+	/* issue 32: an unreachable UPF's sessions kept 60 s (TS 23.007 19A), T3396 30 s with #26 */
+	assert_int_equal(c2.upf.n4_path_release_timer, 60000);
+	assert_int_equal(c2.upf.no_upf_backoff, 30);
+	conf_free(&c2);
+	assert_int_equal(conf_load_string(&c2, "t.yaml", "upf: {n4_path_release_timer: 1500, no_upf_backoff: 0}\n",
+					  strlen("upf: {n4_path_release_timer: 1500, no_upf_backoff: 0}\n"), err, sizeof(err)), 0);
+	assert_int_equal(c2.upf.n4_path_release_timer, 1500);
+	assert_int_equal(c2.upf.no_upf_backoff, 0);
 	conf_free(&c2);
 
 	expect_err("upf: {mode: pfcp}\n", "t.yaml:1:13: upf.mode: pfcp needs at least one entry in upf.peers");
@@ -588,6 +596,9 @@ static void test_upf_peers(void **state)
 	expect_err("upf:\n  peers:\n    - {name: a, address: 10.0.0.2}\n",
 		   "t.yaml:3:7: upf.peers[0]: missing key n3_address");
 	expect_err("upf: {pfcp_t1: 10}\n", "t.yaml:1:16: upf.pfcp_t1: 10 is out of range 50..60000");
+	expect_err("upf: {n4_path_release_timer: 0}\n",
+		   "t.yaml:1:30: upf.n4_path_release_timer: 0 is out of range 1..86400000");
+	expect_err("upf: {no_upf_backoff: 10000}\n", "t.yaml:1:23: upf.no_upf_backoff: 10000 is out of range 0..9920");
 }
 
 /* amf.registration_areas (TS 23.501 5.3.2.3, TS 24.501 5.3.4 / 9.11.3.9): each error names

@@ -57,6 +57,7 @@ struct rs_gtpu {
 	uint8_t *rx;               /* BATCH * RX_BUF */
 	struct iovec rx_iov[BATCH];
 	struct mmsghdr rx_msg[BATCH];
+	union rs_sa rx_from[BATCH];  /* each datagram's sender: where an Error Indication goes */
 };
 
 int rs_n3_addr_parse(const char *s, struct rs_n3_addr *out)
@@ -510,7 +511,10 @@ static void end_marker(struct ransim *rs, struct rs_ue *ue, unsigned gi)
 
 /* A G-PDU or End Marker on target gNB gi's DL forwarding TEID of a UE (TS 23.501 5.8.2.9):
  * counted for the handover; a G-PDU for the UE is downlink it gets once it arrived. */
-static void fwd_rx(struct rs_gtpu *g, const uint8_t *p, size_t off, size_t len, uint32_t teid)
+static void err_ind_send(struct rs_gtpu *g, uint32_t teid, const union rs_sa *from);
+
+static void fwd_rx(struct rs_gtpu *g, const uint8_t *p, size_t off, size_t len, uint32_t teid,
+		   const union rs_sa *from)
 {
 	struct ransim *rs = g->rs;
 	uint32_t idx = teid & ((1u << RS_TEID_UE_BITS) - 1);
@@ -519,6 +523,8 @@ static void fwd_rx(struct rs_gtpu *g, const uint8_t *p, size_t off, size_t len, 
 
 	if (!rs_n2ho_fwd_arrived(rs, idx, gi, p[1] == GTP_END_MARKER)) {
 		g->st.dl_unknown_teid++;
+		if (p[1] == GTP_GPDU)
+			err_ind_send(g, teid, from);
 		return;
 	}
 	if (p[1] != GTP_GPDU)
@@ -548,8 +554,34 @@ int rs_gtpu_send(struct ransim *rs, const struct rs_n3_addr *addr, const uint8_t
 	return sendto(rs->gtpu->fd, p, len, MSG_DONTWAIT, &to.sa, (socklen_t)n) < 0 ? -errno : 0;
 }
 
-/* One downlink datagram (TS 29.281 5.1, 5.2). */
-static void rx_one(struct rs_gtpu *g, uint8_t *p, size_t len)
+/* TS 29.281 7.3.1: a G-PDU on a TEID we hold no context for is answered with an Error
+ * Indication to its sender's port 2152 (4.4.2): TEID 0, S set (sequence 0), TEID Data I (8.3) =
+ * the G-PDU's TEID, GTP-U Peer Address (8.4) = the address it was sent to, our N3 address. As a
+ * compliant gNB does (rs_gtpu_cfg.no_err_ind turns it off). Not rate limited: ransim sends one
+ * for each such G-PDU, counted (err_ind_sent). */
+static void err_ind_send(struct rs_gtpu *g, uint32_t teid, const union rs_sa *from)
+{
+	const struct rs_n3_addr *me = &g->cfg.gnb_n3;
+	size_t alen = me->family == AF_INET6 ? 16 : 4, len = 12 + 5 + 3 + alen;
+	uint8_t m[12 + 5 + 3 + 16] = { 0x32, GTP_ERR_IND, 0, (uint8_t)(len - 8), 0, 0, 0, 0, 0, 0, 0, 0,
+				       16, (uint8_t)(teid >> 24), (uint8_t)(teid >> 16), (uint8_t)(teid >> 8),
+				       (uint8_t)teid, 133, 0, (uint8_t)alen };
+	union rs_sa to = *from;
+	socklen_t tl = from->sa.sa_family == AF_INET6 ? sizeof(to.v6) : sizeof(to.v4);
+
+	if (g->cfg.no_err_ind || (from->sa.sa_family != AF_INET && from->sa.sa_family != AF_INET6))
+		return;
+	memcpy(m + 20, me->a, alen);
+	if (from->sa.sa_family == AF_INET6)
+		to.v6.sin6_port = htons(RS_GTPU_PORT);
+	else
+		to.v4.sin_port = htons(RS_GTPU_PORT);
+	if (sendto(g->fd, m, len, MSG_DONTWAIT, &to.sa, tl) == (ssize_t)len)
+		g->st.err_ind_sent++;
+}
+
+/* One downlink datagram (TS 29.281 5.1, 5.2) from from. */
+static void rx_one(struct rs_gtpu *g, uint8_t *p, size_t len, const union rs_sa *from)
 {
 	struct ransim *rs = g->rs;
 	size_t off = 8, inner;
@@ -592,7 +624,7 @@ static void rx_one(struct rs_gtpu *g, uint8_t *p, size_t len)
 	inner = len - off;
 	teid = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
 	if ((teid & 0xf0000000u) == RS_GNB_FWD_TEID_BASE) {
-		fwd_rx(g, p, off, len, teid);   /* a target's DL forwarding TEID (N2 handover) */
+		fwd_rx(g, p, off, len, teid, from);   /* a target's DL forwarding TEID (N2 handover) */
 		return;
 	}
 	idx = teid_ue(rs, teid, &gi);
@@ -607,6 +639,8 @@ static void rx_one(struct rs_gtpu *g, uint8_t *p, size_t len)
 	/* on the serving gNB's TEID, or the source's until its End Marker (forwarded over Xn) */
 	if (!ue || !ue->sess_up || (ue->gnb->idx != gi && ue->dl_old_gnb != (int)gi) || p[1] != GTP_GPDU) {
 		g->st.dl_unknown_teid++;
+		if (p[1] == GTP_GPDU)
+			err_ind_send(g, teid, from);
 		return;
 	}
 	if (inner >= 40 && (p[off] >> 4) == 6) {
@@ -642,13 +676,15 @@ static void on_rx(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 	(void)loop;
 	(void)events;
 	for (;;) {
-		for (i = 0; i < BATCH; i++)
+		for (i = 0; i < BATCH; i++) {
 			g->rx_msg[i].msg_len = 0;
+			g->rx_msg[i].msg_hdr.msg_namelen = sizeof(g->rx_from[i]);
+		}
 		n = recvmmsg(fd, g->rx_msg, BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			return;
 		for (i = 0; i < n; i++)
-			rx_one(g, g->rx + (size_t)i * RX_BUF, g->rx_msg[i].msg_len);
+			rx_one(g, g->rx + (size_t)i * RX_BUF, g->rx_msg[i].msg_len, &g->rx_from[i]);
 		if (n < BATCH)
 			return;
 	}
@@ -714,7 +750,8 @@ struct rs_gtpu *rs_gtpu_new(struct ransim *rs, const struct rs_gtpu_cfg *cfg, in
 		g->tx_msg[i].msg_hdr = (struct msghdr){ .msg_name = &g->tx_to[i], .msg_namelen = (socklen_t)n,
 							.msg_iov = &g->tx_iov[i], .msg_iovlen = 1 };
 		g->rx_iov[i] = (struct iovec){ g->rx + (size_t)i * RX_BUF, RX_BUF };
-		g->rx_msg[i].msg_hdr = (struct msghdr){ .msg_iov = &g->rx_iov[i], .msg_iovlen = 1 };
+		g->rx_msg[i].msg_hdr = (struct msghdr){ .msg_name = &g->rx_from[i], .msg_iov = &g->rx_iov[i],
+							.msg_iovlen = 1 };
 	}
 	g->fd = n3_socket(a);
 	if (g->fd < 0) {

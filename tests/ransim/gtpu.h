@@ -53,6 +53,9 @@ struct rs_gtpu_cfg {
 	 * (TS 24.501 9.11.4.10). has_dst6 false: IPv4 traffic only. */
 	bool has_dst6;
 	uint8_t dst6[16];
+	/* A G-PDU on a TEID no UE holds here is answered with an Error Indication (TS 29.281
+	 * 7.3.1), as a compliant gNB does; true: only counted (dl_unknown_teid). */
+	bool no_err_ind;
 };
 
 struct rs_gtpu_stats {
@@ -63,6 +66,7 @@ struct rs_gtpu_stats {
 	uint64_t dl_unknown_teid;        /* G-PDUs on any other TEID */
 	uint64_t dl_bad_inner;           /* on a known TEID, but the inner IPv4 is not for that UE */
 	uint64_t dl_err_ind;             /* Error Indications from the UPF (TS 29.281 7.3.1) */
+	uint64_t err_ind_sent;           /* Error Indications we sent for unknown TEIDs (7.3.1) */
 	uint64_t dl_other;               /* other or malformed GTP-U messages */
 	uint64_t rs_sent, ra_received;   /* IPv6: Router Solicitations sent, Advertisements taken */
 	uint64_t ra_bad;                 /* an RA without a usable /64 prefix, or a bad checksum */

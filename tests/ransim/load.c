@@ -74,7 +74,7 @@ static void gtpu_report(const struct ransim *rs, const struct rs_gtpu *g, bool j
 		{ "ul_packets", &t.ul_packets }, { "ul_bytes", &t.ul_bytes }, { "ul_send_errors", &t.ul_send_errors },
 		{ "ul_no_buffer", &t.ul_no_buffer }, { "dl_packets", &t.dl_packets }, { "dl_bytes", &t.dl_bytes },
 		{ "dl_unknown_teid", &t.dl_unknown_teid }, { "dl_bad_inner", &t.dl_bad_inner },
-		{ "dl_err_ind", &t.dl_err_ind }, { "dl_other", &t.dl_other },
+		{ "dl_err_ind", &t.dl_err_ind }, { "dl_other", &t.dl_other }, { "err_ind_sent", &t.err_ind_sent },
 		{ "rs_sent", &t.rs_sent }, { "ra_received", &t.ra_received }, { "ra_bad", &t.ra_bad },
 		{ "ul6_packets", &t.ul6_packets }, { "dl6_packets", &t.dl6_packets },
 	};

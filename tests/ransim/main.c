@@ -119,6 +119,8 @@ static const char usage_text[] =
 	"  --traffic-dst6 IP6    IPv6 traffic to IP6 from the UEs whose session has IPv6 (address from the RA)\n"
 	"  --traffic-port N      inner UDP destination port (7, echo)\n"
 	"  --traffic-secs SECS   stop the uplink SECS after its first packet (default: with the run)\n"
+	"  --no-err-ind          no Error Indication (TS 29.281 7.3.1) for a downlink G-PDU on a TEID\n"
+	"                        no UE holds here (sent by default, as a compliant gNB does)\n"
 	"  --attack NAME         adversary (issue 13): UE 0 is the victim (register, PDU session,\n"
 	"                        hold); a forger that knows its identities but not its K attacks on\n"
 	"                        its own RAN-UE-NGAP-IDs, once per gNB; the victim must be untouched\n"
@@ -246,7 +248,7 @@ enum {
 	O_NEA, O_XNIA, O_XNEA, O_SUCI, O_KEYID, O_HNPUB, O_PLMN, O_HPLMN, O_TAC, O_GNBTACS, O_SST, O_SD, O_RSST, O_RSD,
 	O_GUTI, O_CUC, O_BADMAC, O_DROP, O_DEREG, O_TIMEOUT, O_UETO, O_PCAP, O_SIMS, O_REREG, O_HOLD, O_SIMOFF, O_PSGUESS, O_GNBIDB, O_AMFIDS,
 	O_SESSION, O_CYCLE, O_DNN, O_PDUSN, O_PSI, O_RADIOCAP, O_UNKSVC, O_SVCCLEAR, O_RESTART, O_HOAFTER, O_HOS, O_HOMODE, O_HOFAIL, O_ABORT, O_PASSES, O_DURATION,
-	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS,
+	O_JSON, O_NOPROG, O_BUSYPOLL, O_GNBN3, O_TRAFFIC, O_TSIZE, O_TDST, O_TPORT, O_TSECS, O_NOERRIND,
 	O_ATTACK, O_AEVENTS, O_AQUIET, O_AWINDOW,
 	O_HORATE, O_HOSECS, O_PDUTYPE, O_TDST6, O_AMF, O_SCTPHB, O_SCTPRTO, O_SCTPRETR,
 };
@@ -276,6 +278,7 @@ static const struct option opts[] = {
 	{ "no-progress", 0, NULL, O_NOPROG }, { "busy-poll", 1, NULL, O_BUSYPOLL },
 	{ "gnb-n3", 1, NULL, O_GNBN3 }, { "traffic", 1, NULL, O_TRAFFIC }, { "traffic-size", 1, NULL, O_TSIZE },
 	{ "traffic-dst", 1, NULL, O_TDST }, { "traffic-port", 1, NULL, O_TPORT }, { "traffic-secs", 1, NULL, O_TSECS },
+	{ "no-err-ind", 0, NULL, O_NOERRIND },
 	{ "attack", 1, NULL, O_ATTACK }, { "attack-events", 1, NULL, O_AEVENTS },
 	{ "attack-quiet", 1, NULL, O_AQUIET }, { "attack-window", 1, NULL, O_AWINDOW },
 	{ "rate", 1, NULL, O_HORATE }, { "secs", 1, NULL, O_HOSECS }, { "pdu-type", 1, NULL, O_PDUTYPE },
@@ -491,6 +494,7 @@ static int one_opt(struct args *a, int ch, const char *v)
 		return inet_pton(AF_INET6, v, a->gtpu.dst6) == 1 ? 0 : usage("bad --traffic-dst6");
 	case O_TPORT: a->gtpu.dst_port = (uint16_t)atoi(v); break;
 	case O_TSECS: a->gtpu.secs = (uint32_t)atoi(v); break;
+	case O_NOERRIND: a->gtpu.no_err_ind = true; break;
 	case O_ATTACK:
 		rc = ransim_attack_suci(v);
 		if (rc < 0)
@@ -682,10 +686,11 @@ static int run(struct ev_loop *loop, struct ransim *rs, struct rs_gtpu *gt, cons
 		struct rs_gtpu_stats g;
 
 		rs_gtpu_get_stats(gt, &g);
-		printf("ul_packets %llu\nul_bytes %llu\ndl_packets %llu\ndl_bytes %llu\ndl_unknown_teid %llu\n",
+		printf("ul_packets %llu\nul_bytes %llu\ndl_packets %llu\ndl_bytes %llu\ndl_unknown_teid %llu\n"
+		       "err_ind_sent %llu\n",
 		       (unsigned long long)g.ul_packets, (unsigned long long)g.ul_bytes,
 		       (unsigned long long)g.dl_packets, (unsigned long long)g.dl_bytes,
-		       (unsigned long long)g.dl_unknown_teid);
+		       (unsigned long long)g.dl_unknown_teid, (unsigned long long)g.err_ind_sent);
 	}
 #endif
 	if (a->cfg.restart_after_ms && (!st.gnb_restarts || st.restart_svc_ok != st.restart_ues ||

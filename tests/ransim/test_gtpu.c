@@ -344,6 +344,22 @@ static void test_downlink(void **state)
 	assert_int_equal(st.dl_err_ind, 1);
 	assert_int_equal(st.dl_other, 2);
 	assert_int_equal(st.ul_packets, 0);     /* pps 0: counting only */
+	/* TS 29.281 7.3.1 (issue 32): each G-PDU on a TEID no UE holds here (not ours, past the last
+	 * UE, a UE without a session, the source's TEID after its End Marker) answered with an Error
+	 * Indication to the sender's port 2152: TEID 0, S, TEID Data I, GTP-U Peer Address (ours) */
+	assert_int_equal(st.err_ind_sent, 4);
+	{
+		uint8_t m[64];
+		const uint8_t want[] = { 0x32, 26, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0,
+					 16, 0x20, 0x00, 0x00, 0x01, 133, 0, 4 };
+		ssize_t n;
+
+		for (i = 0; i < 200 && (n = recv(f.upf, m, sizeof(m), MSG_DONTWAIT)) < 0; i++)
+			ev_run_once(f.loop, 5);
+		assert_int_equal(n, (ssize_t)sizeof(want) + 4);
+		assert_memory_equal(m, want, sizeof(want));
+		assert_int_equal(memcmp(m + 20, f.rs->gnb_n3_addr.a, 4), 0);
+	}
 	fx_close(&f);
 }
 
