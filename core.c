@@ -290,7 +290,8 @@ static int upf_pfcp_start(struct ev_loop *loop, const struct conf *c)
 	for (unsigned i = 0; i < c->upf.n_peers; i++) {
 		const struct conf_upf_peer *pe = &c->upf.peers[i];
 		struct upf_n4c_peer pp = { .name = pe->name, .on_dl_data = smf_upf_dl_data,
-					   .on_session_lost = on_upf_lost, .cb_arg = core.smf };
+					   .on_session_lost = on_upf_lost, .on_err_ind = smf_upf_err_ind,
+					   .cb_arg = core.smf };
 		struct upf *u;
 
 		inet_pton(AF_INET, pe->address, &pp.addr);
@@ -371,6 +372,7 @@ static int upf_mod_start(struct ev_loop *loop, const struct conf *c)
 	p.max_sessions = c->upf.max_sessions;
 	p.loop = loop;
 	p.on_dl_data = smf_upf_dl_data; /* downlink for an idle UE: the SMF asks the AMF to page */
+	p.on_err_ind = smf_upf_err_ind; /* the gNB lost a session's tunnel: its user plane deactivated */
 	p.cb_arg = core.smf;
 	rc = upf_open(&p, &core.upf);
 	if (rc < 0) {

@@ -393,6 +393,34 @@ void smf_upf_dl_data(void *arg, uint32_t session_id)
 		smf->p.ops.dl_data(smf->p.ops.arg, smf->ues[s->ue].cookie, s->psi);
 }
 
+/* TS 29.244 5.10, TS 23.527 5.3: the gNB no longer knows the session's downlink tunnel (a GTP-U
+ * Error Indication, reported by the UPF in process or in a Session Report with ERIR): the user
+ * plane of that PDU session is deactivated as in an AN release (TS 23.502 4.2.6), the session
+ * kept; later downlink is buffered and pages the UE, or the UE reactivates with a Service
+ * Request. Only if the report names the tunnel the session uses now (a report about a tunnel
+ * the session already left, after a handover or a reactivation, changes nothing). */
+void smf_upf_err_ind(void *arg, const struct upf_err_ind *ei)
+{
+	struct smf *smf = arg;
+	struct smf_ev_ctx c = { 0 };
+	struct smf_sess *s;
+
+	if (!smf || !ei || ei->session_id >= smf->sess_hwm)
+		return;
+	s = &smf->sess[ei->session_id];
+	if (!s->in_use)
+		return;
+	if (s->up != SMF_UP_ACTIVE || s->gnb_teid != ei->teid ||
+	    (ei->addr ? s->gnb_addr != ei->addr : memcmp(s->gnb_addr6, ei->addr6, 16) != 0)) {
+		smf_slog(LOGL_INFO, smf, s, "Error Indication for teid=0x%x: not the session's active tunnel, ignored",
+			 ei->teid);
+		return;
+	}
+	smf_slog(LOGL_WARN, smf, s, "Error Indication from the gNB (teid=0x%x): user plane deactivated",
+		 ei->teid);
+	smf_fsm_dispatch(smf, s, SMF_EV_UP_DEACT, &c);
+}
+
 /* ---- N2 ---- */
 
 /* The gNB answered the Setup Request of an establishment (not a reactivation: those

@@ -176,6 +176,12 @@ void smf_set_upf(struct smf *smf, struct upf *upf);
 void smf_set_amf_ops(struct smf *smf, const struct smf_amf_ops *ops);
 /* Matches upf_params.on_dl_data: pass it with cb_arg = the smf. */
 void smf_upf_dl_data(void *smf, uint32_t session_id);
+/* Matches upf_params.on_err_ind and upf_n4c_peer.on_err_ind (cb_arg = the smf): the gNB no
+ * longer knows the session's downlink tunnel (GTP-U Error Indication, TS 29.281 7.3.1; TS 29.244
+ * 5.10): if it is the tunnel the session uses now, its user plane is deactivated as in an AN
+ * release (TS 23.527 5.3, TS 23.502 4.2.6), the session kept. */
+struct upf_err_ind;
+void smf_upf_err_ind(void *smf, const struct upf_err_ind *ei);
 
 /* ---- several UPFs (upf.mode pfcp; smf_upf.c) ----
  * With UPFs added here, each session is placed at establishment on one that is ready

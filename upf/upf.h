@@ -79,6 +79,15 @@ enum upf_xdp_mode {
 #define UPF_NAT_CONNS_PER_REMOTE 256u
 #define UPF_NAT_UNLIMITED UINT32_MAX
 
+/* An Error Indication matched to a session (upf_params.on_err_ind, upf_n4c_peer.on_err_ind):
+ * the session and the remote F-TEID the gNB no longer knows (TS 29.244 7.5.8.4 Remote F-TEID). */
+struct upf_err_ind {
+	uint32_t session_id;
+	uint32_t teid;               /* the gNB's downlink TEID (TEID Data I, TS 29.281 8.3) */
+	uint32_t addr;               /* its IPv4, network order (GTP-U Peer Address, 8.4); 0: IPv6 */
+	uint8_t addr6[16];
+};
+
 struct upf_params {
 	const char *n3_ifname;       /* toward the gNBs */
 	const char *n6_ifname;       /* toward the data network; NULL or equal: one interface for both */
@@ -130,11 +139,16 @@ struct upf_params {
 	/* Downlink data arrived for a session in UPF_DL_BUFFER (first packet only,
 	 * re-armed when the session becomes active). Called on the control thread. */
 	void (*on_dl_data)(void *arg, uint32_t session_id);
-	/* A peer (gNB) sent an Error Indication (TS 29.281 7.3.1): it does not
-	 * know teid, the TEID we encapsulate toward peer_addr (network order).
-	 * The control plane finds the session and releases or repairs it
-	 * (TS 23.527 / TS 29.244 5.2.2 behaviour belongs there). May be NULL. */
-	void (*on_err_ind)(void *arg, uint32_t peer_addr, uint32_t teid);
+	/* A gNB sent an Error Indication (TS 29.281 7.3.1) naming the downlink tunnel of an
+	 * installed session whose downlink is active: it no longer knows that tunnel. Only an
+	 * Error Indication that names exactly a session's downlink tunnel (TEID Data I = its
+	 * gnb_teid, GTP-U Peer Address = its gnb_addr / gnb_addr6) and comes from that very
+	 * address is reported; any other is counted (err_ind_ignored) and changes nothing (an
+	 * N3 sender that is not the tunnel's gNB cannot tear it down). The data path itself
+	 * changes nothing either: the control plane decides (TS 29.244 5.10, TS 23.527 5.3),
+	 * normally deactivating the session's user plane. Called on the control thread, at most
+	 * err_ind_per_s times a second (the lookup scans the session table). May be NULL. */
+	void (*on_err_ind)(void *arg, const struct upf_err_ind *ei);
 	void *cb_arg;
 };
 
@@ -293,6 +307,10 @@ struct upf_n4c_peer {
 	uint32_t n3_addr;            /* the UPF's N3 IPv4: the address of our F-TEIDs */
 	void (*on_dl_data)(void *arg, uint32_t session_id);
 	void (*on_session_lost)(void *arg, uint32_t session_id, enum upf_lost_reason why);
+	/* A Session Report Request with an Error Indication Report (TS 29.244 7.5.8.4, Report
+	 * Type ERIR) for one of our sessions: ei as in process (upf_params.on_err_ind), the
+	 * first Remote F-TEID. Called after the Report Response went. May be NULL. */
+	void (*on_err_ind)(void *arg, const struct upf_err_ind *ei);
 	/* The association came up (true) or was lost (false). May be NULL. */
 	void (*on_state)(void *arg, bool up);
 	void *cb_arg;
@@ -366,6 +384,12 @@ enum upf_ustat {
 	UPF_STAT_NAT_UL_SENT,       /* translated uplink sent by the raw socket (no neighbour in XDP yet) */
 	UPF_STAT_NAT_UL_FAILED,     /* ... that the socket refused */
 	UPF_STAT_END_MARKER_FAILED, /* End Markers the GTP-U socket refused (buffer full under a flood) */
+	/* Error Indications from gNBs (TS 29.281 7.3.1): reported (on_err_ind), ignored (no
+	 * active downlink tunnel of ours is (GTP-U Peer Address, TEID Data I), or the sender is
+	 * not that tunnel's gNB: forged or stale), or left for later by the rate limit. */
+	UPF_STAT_ERR_IND_REPORTED,
+	UPF_STAT_ERR_IND_IGNORED,
+	UPF_STAT_ERR_IND_RX_LIMITED,
 	UPF_STAT__MAX
 };
 int upf_counters(struct upf *u, uint64_t *out, size_t n);

@@ -534,19 +534,25 @@ static void echo_response(struct upf *u, const uint8_t *req, size_t len, const s
 		UPF_USTAT(u, UPF_STAT_ECHO_RSP_SENT)++;
 }
 
-static bool err_ind_allowed(struct upf *u)
+/* A token bucket of rate per_s, burst per_s (at least 1). */
+static bool bucket_take(double *tokens, uint64_t *last_ns, uint32_t per_s)
 {
 	uint64_t now = upf_mono_ns();
-	double burst = u->p.err_ind_per_s;
+	double burst = per_s;
 
-	u->ei_tokens += (double)(now - u->ei_last_ns) * u->p.err_ind_per_s / 1e9;
-	if (u->ei_last_ns == 0 || u->ei_tokens > burst)
-		u->ei_tokens = burst;
-	u->ei_last_ns = now;
-	if (u->ei_tokens < 1.0)
+	*tokens += (double)(now - *last_ns) * per_s / 1e9;
+	if (*last_ns == 0 || *tokens > burst)
+		*tokens = burst;
+	*last_ns = now;
+	if (*tokens < 1.0)
 		return false;
-	u->ei_tokens -= 1.0;
+	*tokens -= 1.0;
 	return true;
+}
+
+static bool err_ind_allowed(struct upf *u)
+{
+	return bucket_take(&u->ei_tokens, &u->ei_last_ns, u->p.err_ind_per_s);
 }
 
 static void error_indication(struct upf *u, const uint8_t *gpdu, const struct gtp_peer *from)
@@ -581,20 +587,38 @@ static void error_indication(struct upf *u, const uint8_t *gpdu, const struct gt
 		UPF_USTAT(u, UPF_STAT_ERR_IND_SENT)++;
 }
 
-/* TS 29.281 7.3.1: a peer does not know the TEID we sent to. Hand TEID Data I
- * and the GTP-U Peer Address to the control plane, which owns the sessions. */
-static void err_ind_rx(struct upf *u, const uint8_t *m, size_t len, const struct gtp_peer *from)
+/* The session whose active downlink tunnel is (addr / addr6, teid), or -ENOENT. A scan of the
+ * session table (no index by the gNB's TEID, which the gNB chooses): bounded by the caller's
+ * rate limit. */
+static int sess_by_dl_tunnel(const struct upf *u, uint32_t addr, const uint8_t addr6[16], uint32_t teid)
+{
+	for (uint32_t id = 0; id < u->p.max_sessions; id++) {
+		const struct upf_sess *s = &u->sess[id];
+
+		if (!s->used || s->r.gnb_teid != teid || s->r.dl_state != UPF_DL_ACTIVE)
+			continue;
+		if (addr ? s->r.gnb_addr == addr
+			 : !s->r.gnb_addr && memcmp(s->r.gnb_addr6, addr6, 16) == 0)
+			return (int)id;
+	}
+	return -ENOENT;
+}
+
+/* TS 29.281 7.3.1: a gNB does not know the TEID we sent to. Both IEs are mandatory (7.3.1
+ * Table 7.3.1-1): TEID Data I (8.3) and GTP-U Peer Address (8.4, 4 or 16 octets), which name
+ * the tunnel the G-PDU that caused it was sent on (its TEID and destination address): one of
+ * our downlink tunnels. Parsed strictly; anything else is malformed (sock_bad). */
+static int err_ind_parse(const uint8_t *m, size_t len, struct upf_err_ind *ei)
 {
 	size_t end = 8 + (((size_t)m[2] << 8) | m[3]), off = 8;
-	uint32_t teid = 0, peer = from->v4;   /* an IPv6 peer: 0, the TEID alone names the session */
-	bool have_teid = false;
+	bool have_teid = false, have_peer = false;
 	uint8_t next = 0;
 
 	if (end > len)
-		end = len;
+		return -EBADMSG;
 	if (m[0] & 0x07) {
 		if (off + 4 > end)
-			goto bad;
+			return -EBADMSG;
 		next = (m[0] & 0x04) ? m[off + 3] : 0;
 		off += 4;
 	}
@@ -602,45 +626,90 @@ static void err_ind_rx(struct upf *u, const uint8_t *m, size_t len, const struct
 		size_t el;
 
 		if (off >= end)
-			goto bad;
+			return -EBADMSG;
 		el = (size_t)m[off] * 4;
 		if (!el || off + el > end)
-			goto bad;
+			return -EBADMSG;
 		next = m[off + el - 1];
 		off += el;
 	}
 	if (next)
-		goto bad;
+		return -EBADMSG;
 	while (off < end) {
 		uint8_t t = m[off];
 
-		if (t == IE_TEID_DATA_I && off + 5 <= end) {
-			teid = (uint32_t)m[off + 1] << 24 | (uint32_t)m[off + 2] << 16 |
-			       (uint32_t)m[off + 3] << 8 | m[off + 4];
+		if (t == IE_TEID_DATA_I) {
+			if (off + 5 > end || have_teid)
+				return -EBADMSG;
+			ei->teid = (uint32_t)m[off + 1] << 24 | (uint32_t)m[off + 2] << 16 |
+				   (uint32_t)m[off + 3] << 8 | m[off + 4];
 			have_teid = true;
 			off += 5;
-		} else if (t == IE_RECOVERY && off + 2 <= end) {
+		} else if (t == IE_RECOVERY) {
+			if (off + 2 > end)
+				return -EBADMSG;
 			off += 2;
-		} else if (t >= 128 && off + 3 <= end) {        /* TLV IEs (8.1) */
-			size_t l = ((size_t)m[off + 1] << 8) | m[off + 2];
+		} else if (t >= 128) {                           /* TLV IEs (8.1) */
+			size_t l;
 
+			if (off + 3 > end)
+				return -EBADMSG;
+			l = ((size_t)m[off + 1] << 8) | m[off + 2];
 			if (off + 3 + l > end)
-				goto bad;
-			if (t == IE_PEER_ADDR && l == 4)
-				memcpy(&peer, m + off + 3, 4);
-			off += 3 + l;
+				return -EBADMSG;
+			if (t == IE_PEER_ADDR) {
+				if (have_peer || (l != 4 && l != 16))
+					return -EBADMSG;
+				if (l == 4)
+					memcpy(&ei->addr, m + off + 3, 4);
+				else
+					memcpy(ei->addr6, m + off + 3, 16);
+				have_peer = true;
+			}
+			off += 3 + l;                             /* Private Extension (8.6): skipped */
 		} else {
-			break;
+			return -EBADMSG;                          /* an unknown TV IE: length unknown */
 		}
 	}
-	if (!have_teid)
-		goto bad;
-	log_rl(LOGL_WARN, MOD, NULL, "Error Indication from peer: teid=0x%x unknown there", teid);
+	if (!have_teid || !have_peer || (!ei->addr && !upf_addr6_set(ei->addr6)))
+		return -EBADMSG;
+	return 0;
+}
+
+/* An Error Indication from from: reported to the control plane only if it names exactly one of
+ * our active downlink tunnels and comes from that tunnel's gNB address (anyone on N3 can send
+ * one; the tunnel's gNB is the only one that may say it lost it). The data path is left as it
+ * is: the control plane decides (TS 29.244 5.10, TS 23.527 5.3). */
+static void err_ind_rx(struct upf *u, const uint8_t *m, size_t len, const struct gtp_peer *from)
+{
+	struct upf_err_ind ei = { 0 };
+	int id;
+
+	if (err_ind_parse(m, len, &ei) < 0) {
+		UPF_USTAT(u, UPF_STAT_SOCK_BAD)++;
+		return;
+	}
+	/* the sender must be the address the IE names (the tunnel's gNB): checked before the scan */
+	if (ei.addr ? from->v4 != ei.addr : (from->v4 || memcmp(from->v6, ei.addr6, 16) != 0)) {
+		UPF_USTAT(u, UPF_STAT_ERR_IND_IGNORED)++;
+		log_rl(LOGL_INFO, MOD, NULL, "Error Indication for teid=0x%x ignored: not from the tunnel's peer", ei.teid);
+		return;
+	}
+	if (!bucket_take(&u->ei_rx_tokens, &u->ei_rx_last_ns, u->p.err_ind_per_s)) {
+		UPF_USTAT(u, UPF_STAT_ERR_IND_RX_LIMITED)++;
+		return;
+	}
+	id = sess_by_dl_tunnel(u, ei.addr, ei.addr6, ei.teid);
+	if (id < 0) {
+		UPF_USTAT(u, UPF_STAT_ERR_IND_IGNORED)++;
+		log_rl(LOGL_INFO, MOD, NULL, "Error Indication for teid=0x%x ignored: no active downlink tunnel of ours", ei.teid);
+		return;
+	}
+	ei.session_id = (uint32_t)id;
+	UPF_USTAT(u, UPF_STAT_ERR_IND_REPORTED)++;
+	log_rl(LOGL_WARN, MOD, NULL, "Error Indication: session %u's downlink tunnel teid=0x%x unknown at the gNB", ei.session_id, ei.teid);
 	if (u->p.on_err_ind)
-		u->p.on_err_ind(u->p.cb_arg, peer, teid);
-	return;
-bad:
-	UPF_USTAT(u, UPF_STAT_SOCK_BAD)++;
+		u->p.on_err_ind(u->p.cb_arg, &ei);
 }
 
 /* One GTP-U socket (IPv4 or IPv6), up to a batch of datagrams. */

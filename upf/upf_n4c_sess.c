@@ -427,7 +427,7 @@ void n4c_sess_report(struct upf_n4c *c, struct upf_n4c_p *p)
 	const struct pfcp_sess_report_req *q = &c->in.rep;
 	bool dl, known = s && s->have && s->have_peer == p->idx && s->have_gen == gen;
 	uint8_t cause = known ? PFCP_CAUSE_ACCEPTED : PFCP_CAUSE_SESSION_NOT_FOUND;
-	bool dup = false;
+	bool dup = false, erir;
 
 	/* a retransmission of a report we answered: the same answer, no second notification */
 	for (unsigned k = 0; k < N4C_DUP_RING; k++)
@@ -439,8 +439,16 @@ void n4c_sess_report(struct upf_n4c *c, struct upf_n4c_p *p)
 	c->out.h.seq = c->in.h.seq;
 	c->out.h.seid = known ? s->up_seid : 0;   /* 7.2.2.4.2 */
 	c->out.rep_rsp.has = PFCP_SRRSP_CAUSE;
+	/* 7.5.8.1: the Error Indication Report is present when the Report Type says ERIR */
+	if (known && (q->type & PFCP_RPT_ERIR) && !(q->has & PFCP_SRR_ERR_IND)) {
+		cause = PFCP_CAUSE_CONDITIONAL_IE_MISSING;
+		c->out.rep_rsp.has |= PFCP_SRRSP_OFFENDING;
+		c->out.rep_rsp.offending_ie = PFCP_IE_ERR_IND_REPORT;
+	}
 	c->out.rep_rsp.cause = cause;
 	dl = known && !dup && (q->type & PFCP_RPT_DLDR) && s->want && !s->lost && s->gen == gen;
+	erir = cause == PFCP_CAUSE_ACCEPTED && !dup && (q->type & PFCP_RPT_ERIR) && s->want && !s->lost &&
+	       s->gen == gen;
 	if (known && !dup && (q->type & PFCP_RPT_USAR))
 		usage(s, q->usage, q->n_usage);
 	if (dup) {
@@ -455,6 +463,20 @@ void n4c_sess_report(struct upf_n4c *c, struct upf_n4c_p *p)
 	if (dl) {
 		c->cnt[UPF_N4C_DL_DATA]++;
 		p->pp.on_dl_data(p->pp.cb_arg, id);
+	}
+	/* TS 29.244 5.10: the gNB lost the tunnel of each Remote F-TEID; the SMF reacts (TS 23.527
+	 * 5.3: user plane deactivated, a Session Modification to BUFF / NOCP follows) */
+	for (unsigned k = 0; erir && p->pp.on_err_ind && k < q->err_ind.n_fteid; k++) {
+		const struct pfcp_fteid *f = &q->err_ind.fteid[k];
+		struct upf_err_ind ei = { .session_id = id, .teid = f->teid };
+
+		if (f->flags & PFCP_FTEID_V4)
+			memcpy(&ei.addr, f->ipv4, 4);
+		else if (f->flags & PFCP_FTEID_V6)
+			memcpy(ei.addr6, f->ipv6, 16);
+		else
+			continue;
+		p->pp.on_err_ind(p->pp.cb_arg, &ei);
 	}
 }
 
