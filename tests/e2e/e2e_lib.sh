@@ -7,7 +7,11 @@
 
 FAILS=0
 
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+# Each failure is printed at once and again at the end of show_logs (FAIL_LIST): meson shows
+# only a log's last 100 lines, which the logs would otherwise fill.
+FAIL_LIST=
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); FAIL_LIST="$FAIL_LIST
+FAIL: $*"; }
 
 # mk_config FILE ADDR SCTP [integrity list] [ciphering list]
 mk_config() {
@@ -173,6 +177,8 @@ show_logs() {
 	for f in "$TMP"/*.out; do [ -f "$f" ] && { echo "---- $(basename "$f")"; cat "$f"; }; done
 	for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "---- $(basename "$f") (tail)"; tail -n 40 "$f"; }; done
 	[ -f "$TMP/stats" ] && { echo "---- amf stats"; cat "$TMP/stats"; }
+	[ -n "$FAIL_LIST" ] && echo "---- failures (again)$FAIL_LIST"
+	return 0
 }
 
 # e2e_netns TAG NET TMPNAME: two network namespaces joined by a veth pair, the core's side
