@@ -281,6 +281,7 @@ static int upf_pfcp_start(struct ev_loop *loop, const struct conf *c)
 	p.heartbeat_ms = c->upf.heartbeat_interval;
 	p.t1_ms = c->upf.pfcp_t1;
 	p.n1 = (uint8_t)c->upf.pfcp_n1;
+	p.node_id = c->cluster.node_id;   /* CP-allocated TEIDs unique per cluster node (issue 32) */
 	p.path_release_ms = c->upf.n4_path_release_timer;
 	rc = upf_n4c_open(&p, &core.n4c);
 	if (rc < 0) {
@@ -296,6 +297,7 @@ static int upf_pfcp_start(struct ev_loop *loop, const struct conf *c)
 
 		inet_pton(AF_INET, pe->address, &pp.addr);
 		inet_pton(AF_INET, pe->n3_address, &pp.n3_addr);
+		pp.on_est_done = smf_upf_est_done;   /* the UE's accept after the N4 answer (issue 32) */
 		rc = upf_n4c_peer_add(core.n4c, &pp, &u);
 		if (rc == 0) {
 			rc = smf_add_upf(core.smf, u, pe);

@@ -422,6 +422,47 @@ void smf_upf_err_ind(void *arg, const struct upf_err_ind *ei)
 }
 
 /* ---- N2 ---- */
+/* TS 23.502 4.3.2.2.1 step 10b -> 11 (issue 32): the N4 answer decides what the UE hears. The
+ * accept (and the N2 Setup Request) or the reject goes through ops.send; an accept the AMF
+ * cannot deliver now (the UE lost its N2 connection meanwhile) ends the session locally: the UE
+ * establishes it again (T3580) or learns it from its next PDU session status. */
+void smf_upf_est_done(void *arg, uint32_t session_id, const struct upf_est_result *r)
+{
+	struct smf *smf = arg;
+	struct smf_ev_ctx c = { .n4 = r };
+	struct smf_sess *s;
+	struct smf_out o;
+	int rc;
+
+	if (!smf || !r || session_id >= smf->sess_hwm)
+		return;
+	s = &smf->sess[session_id];
+	if (!s->in_use || s->state != SMF_ST_N4_PENDING) {
+		log_msg(LOGL_DEBUG, MOD, NULL, "N4 establishment answer for session %u, no longer waiting: ignored",
+			session_id);
+		return;
+	}
+	smf_out_init(&o, smf->scratch_n1, sizeof(smf->scratch_n1), smf->scratch_n2, sizeof(smf->scratch_n2));
+	c.out = &o;
+	rc = smf_fsm_dispatch(smf, s, r->status == UPF_EST_OK ? SMF_EV_N4_EST_OK : SMF_EV_N4_EST_FAIL, &c);
+	if (rc < 0) {   /* the accept did not encode: nothing sent yet, the UE gets a reject */
+		struct smf_ev_ctx l = { 0 };
+		uint8_t psi = s->psi, pti = s->pti;
+
+		smf_fsm_dispatch(smf, s, SMF_EV_LOCAL_REL, &l);
+		smf_out_init(&o, smf->scratch_n1, sizeof(smf->scratch_n1), smf->scratch_n2, sizeof(smf->scratch_n2));
+		if (smf_msg_est_reject(&o, psi, pti, NAS_5GSM_INSUFFICIENT_RESOURCES) < 0)
+			return;
+	}
+	/* s may be free now (a reject): its ue index is still the one to send to */
+	if (smf_send(smf, s, &o) < 0 && s->in_use && s->state == SMF_ST_ACTIVE_PENDING) {
+		struct smf_ev_ctx l = { 0 };
+
+		smf_slog(LOGL_INFO, smf, s, "accept not deliverable now: local release");
+		smf_fsm_dispatch(smf, s, SMF_EV_LOCAL_REL, &l);
+	}
+}
+
 
 /* The gNB answered the Setup Request of an establishment (not a reactivation: those
  * run in ACTIVE). ok: TS 23.502 4.3.2.2.1 step 15 done, the setup latency observed. */
@@ -558,7 +599,8 @@ int smf_release(struct smf *smf, struct smf_ue *ue, uint8_t psi, uint8_t cause)
 	rc = smf_fsm_dispatch(smf, s, SMF_EV_NET_REL, &c);
 	if (rc < 0)
 		return rc;
-	if (smf_send(smf, s, &o) < 0) {
+	/* INACTIVE: an establishment still waiting for its N4 answer, rejected (smf_fsm.c) */
+	if (smf_send(smf, s, &o) < 0 && rc != SMF_ST_INACTIVE) {
 		/* TS 23.502 4.3.4.2: UE unreachable: release locally, the UE
 		 * learns it from the PDU session status at its next contact. */
 		struct smf_ev_ctx l = { 0 };

@@ -200,6 +200,16 @@ int smf_add_upf(struct smf *smf, struct upf *u, const struct conf_upf_peer *peer
  * "reactivation requested" when lost, so the UE establishes it again (on a UPF that
  * works), #26 "insufficient resources" when refused. The why is an enum upf_lost_reason. */
 void smf_upf_session_lost(void *smf, uint32_t session_id, int why);
+/* Matches upf_n4c_peer.on_est_done (cb_arg = the smf): the UPF answered the N4 Session
+ * Establishment of a session in SMF_ST_N4_PENDING (TS 23.502 4.3.2.2.1 step 10b). Accepted:
+ * the PDU SESSION ESTABLISHMENT ACCEPT and the PDU Session Resource Setup Request Transfer
+ * (UL tunnel: the F-TEID the UPF gave) go out through ops.send (step 11). Refused or not
+ * answered: PDU SESSION ESTABLISHMENT REJECT through ops.send (TS 24.501 6.4.1.4: #26
+ * insufficient resources when the UPF has none, #38 network failure when it did not answer,
+ * #31 request rejected unspecified otherwise), nothing to the gNB, the session freed. An answer
+ * for a session no longer waiting is ignored. */
+struct upf_est_result;
+void smf_upf_est_done(void *smf, uint32_t session_id, const struct upf_est_result *r);
 
 /* ---- UE handles ---- */
 /* Attach a registered UE. supi is copied. -ENOSPC when max_ues are attached. */
@@ -367,6 +377,9 @@ enum smf_state {
 	SMF_ST_ACTIVE,             /* PDU SESSION ACTIVE */
 	SMF_ST_MODIFICATION_PENDING, /* PDU SESSION MODIFICATION PENDING (T3591) */
 	SMF_ST_INACTIVE_PENDING,   /* PDU SESSION INACTIVE PENDING (T3592) */
+	/* The N4 Session Establishment is sent, its answer awaited before anything goes to the UE
+	 * (TS 23.502 4.3.2.2.1 steps 10a/10b before step 11; a UPF over PFCP only, issue 32) */
+	SMF_ST_N4_PENDING,
 	SMF_ST__MAX
 };
 const char *smf_state_name(unsigned s);
@@ -421,6 +434,8 @@ struct smf_stats {
 	uint64_t upf_errors;
 	uint64_t upf_lost;         /* sessions their UPF lost or refused (smf_upf_session_lost) */
 	uint64_t upf_none_ready;   /* establishments refused (#26): no ready UPF serves them */
+	uint64_t upf_est_failed;   /* establishments rejected: the UPF refused or did not answer the
+				    * N4 Session Establishment (smf_upf_est_done) */
 	uint64_t send_failed;      /* ops.send returned an error */
 	/* Establishment outcomes (TS 23.502 4.3.2.2.1): est_accepted splits into est_completed
 	 * (the gNB's Setup Response handled, step 15) and est_failed (the gNB's Setup

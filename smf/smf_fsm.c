@@ -3,7 +3,9 @@
  * The PDU session state machine of the network side, TS 24.501 6.1.3.3
  * (PDU SESSION INACTIVE / ACTIVE / MODIFICATION PENDING / INACTIVE PENDING),
  * with ACTIVE_PENDING for the wait on the gNB after the accept (TS 23.502
- * 4.3.2.2.1 steps 11-15; the UE is told ACTIVE already). The user plane
+ * 4.3.2.2.1 steps 11-15; the UE is told ACTIVE already), and N4_PENDING before it
+ * for the wait on a UPF over PFCP (steps 10a/10b: the N4 Session Establishment is
+ * answered before the N1N2 transfer of step 11; the UE hears nothing until then). The user plane
  * (none / pending / active / inactive) is a sub-state of the session, changed
  * by the same actions; so is the N2 handover (none / preparing / admitted and
  * its forwarding tunnel, smf_ho.c), which the on-enter step of the dispatcher
@@ -19,6 +21,7 @@
 
 #include "common/ngap/ngap.h"
 #include "smf/smf_int.h"
+#include "upf/upf.h"
 
 #define EVB(e) (1u << (e))
 #define STB(s) (1u << (s))
@@ -32,7 +35,16 @@ struct smf_state_desc {
 static const struct smf_state_desc states[SMF_ST__MAX] = {
 	[SMF_ST_INACTIVE] = { "INACTIVE",
 		EVB(SMF_EV_EST_REQ),
-		STB(SMF_ST_ACTIVE_PENDING) | STB(SMF_ST_INACTIVE) },
+		STB(SMF_ST_ACTIVE_PENDING) | STB(SMF_ST_N4_PENDING) | STB(SMF_ST_INACTIVE) },
+	/* TS 23.502 4.3.2.2.1 step 10b awaited. The UE's retransmission of its request is taken
+	 * (nothing to say yet); a release of any origin or the UE's deregistration ends it: the
+	 * PFCP session is deleted once it is answered (upf/upf.h), the UE gets a reject (network
+	 * release) or a release command (its own request), the gNB nothing. */
+	[SMF_ST_N4_PENDING] = { "N4_PENDING",
+		EVB(SMF_EV_EST_REQ) | EVB(SMF_EV_N4_EST_OK) | EVB(SMF_EV_N4_EST_FAIL) | EVB(SMF_EV_REL_REQ) |
+		EVB(SMF_EV_NET_REL) | EVB(SMF_EV_UP_DEACT) | EVB(SMF_EV_LOCAL_REL),
+		STB(SMF_ST_N4_PENDING) | STB(SMF_ST_ACTIVE_PENDING) | STB(SMF_ST_INACTIVE_PENDING) |
+		STB(SMF_ST_INACTIVE) },
 	[SMF_ST_ACTIVE_PENDING] = { "ACTIVE_PENDING",
 		EVB(SMF_EV_EST_REQ) | EVB(SMF_EV_N2_SETUP_OK) | EVB(SMF_EV_N2_SETUP_FAIL) |
 		EVB(SMF_EV_REL_REQ) | EVB(SMF_EV_NET_REL) | EVB(SMF_EV_UP_DEACT) | EVB(SMF_EV_LOCAL_REL),
@@ -70,6 +82,7 @@ static const char *const ev_names[SMF_EV__MAX] = {
 	[SMF_EV_N2_PATH_SWITCH] = "N2_PATH_SWITCH", [SMF_EV_N2_HO_PREP] = "N2_HO_PREP",
 	[SMF_EV_N2_HO_ADMIT] = "N2_HO_ADMIT", [SMF_EV_N2_HO_NOTIFY] = "N2_HO_NOTIFY",
 	[SMF_EV_HO_CANCEL] = "HO_CANCEL", [SMF_EV_HO_FWD_END] = "HO_FWD_END",
+	[SMF_EV_N4_EST_OK] = "N4_EST_OK", [SMF_EV_N4_EST_FAIL] = "N4_EST_FAIL",
 };
 
 const char *smf_state_name(unsigned s)
@@ -96,26 +109,95 @@ static void timer_stop(struct smf *smf, struct smf_sess *s)
 
 /* ---- actions: one per event; each returns the next state or -errno ---- */
 
-/* TS 23.502 4.3.2.2.1 steps 3-11: rules installed (downlink buffered until the
- * gNB answers), accept and Setup Request Transfer out. A second request with
- * the same PTI while we wait for the gNB is the UE's retransmission (T3580):
- * answer it again with the same session. */
-static int a_est_req(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+/* TS 23.502 4.3.2.2.1 step 11: the accept and the Setup Request Transfer (UL tunnel: the
+ * session's F-TEID) out; the gNB is awaited. */
+static int est_accept(struct smf *smf, struct smf_sess *s, struct smf_out *out)
 {
-	int rc;
+	int rc = smf_msg_est_accept(smf, s, out);
 
-	if (s->state == SMF_ST_INACTIVE) {
-		rc = smf_upf_apply(smf, s);
-		if (rc < 0)
-			return rc;
-	}
-	rc = smf_msg_est_accept(smf, s, c->msg, c->out);
 	if (!rc)
-		rc = smf_msg_setup_transfer(smf, s, c->out);
+		rc = smf_msg_setup_transfer(smf, s, out);
 	if (rc < 0)
 		return rc;
 	s->up = SMF_UP_PENDING;
 	return SMF_ST_ACTIVE_PENDING;
+}
+
+/* TS 23.502 4.3.2.2.1 steps 3-11: rules installed (downlink buffered until the gNB answers),
+ * then accept and Setup Request Transfer out -- at once for a UPF that installs them as it is
+ * called (in process), after its N4 Session Establishment Response for a PFCP peer (steps
+ * 10a/10b first: N4_PENDING). A second request with the same PTI while we wait is the UE's
+ * retransmission (T3580): answered again with the same session, or (N4) by the accept to come. */
+static int a_est_req(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	struct upf *u;
+	int rc;
+
+	if (s->state == SMF_ST_N4_PENDING)
+		return SMF_ST_N4_PENDING;
+	if (s->state == SMF_ST_INACTIVE) {
+		rc = smf_upf_apply(smf, s);
+		if (rc < 0)
+			return rc;
+		u = smf_sess_upf(smf, s);
+		if (u && upf_session_pending(u, (uint32_t)(s - smf->sess)))
+			return SMF_ST_N4_PENDING;
+	}
+	return est_accept(smf, s, c->out);
+}
+
+/* TS 23.502 4.3.2.2.1 step 10b, accepted: the F-TEID the UPF took (CHOOSE) or ours goes to
+ * the gNB in the Setup Request Transfer (the rule keeps it: smf_upf_apply). */
+static int a_n4_est_ok(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	if (c->n4->ul_teid) {
+		s->teid = c->n4->ul_teid;
+		s->n3_addr = c->n4->n3_addr;
+	}
+	smf->st.est_accepted++;
+	smf_slog(LOGL_INFO, smf, s, "N4 session accepted by the UPF, F-TEID 0x%x on %u.%u.%u.%u: accept sent",
+		 s->teid, ((uint8_t *)&s->n3_addr)[0], ((uint8_t *)&s->n3_addr)[1], ((uint8_t *)&s->n3_addr)[2],
+		 ((uint8_t *)&s->n3_addr)[3]);
+	return est_accept(smf, s, c->out);
+}
+
+/* The UPF refused or did not answer (step 10b): PDU SESSION ESTABLISHMENT REJECT, nothing to
+ * the gNB (step 11 never happens), the session freed. TS 24.501 6.4.1.4.1 / 9.11.4.2 and Annex B:
+ * #26 "insufficient resources" when the UPF has none (PFCP Cause 74 / 75), #38 "network
+ * failure" when it did not answer (an error situation in the network), #31 "request rejected,
+ * unspecified" for any other refusal (one the UE cannot act on). */
+static uint8_t n4_reject_cause(const struct upf_est_result *r)
+{
+	switch (r->status) {
+	case UPF_EST_NO_RESOURCES:
+		return NAS_5GSM_INSUFFICIENT_RESOURCES;
+	case UPF_EST_TIMEOUT:
+		return NAS_5GSM_NETWORK_FAILURE;
+	default:
+		return NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED;
+	}
+}
+
+static int est_reject(struct smf *smf, struct smf_sess *s, struct smf_out *out, uint8_t cause)
+{
+	int rc = smf_msg_est_reject(out, s->psi, s->pti, cause);
+
+	if (rc < 0)
+		return rc;
+	smf->st.est_rejected++;
+	smf->st.est_rej_cause[cause < SMF_CAUSE_SLOTS ? cause : 0]++;
+	return SMF_ST_INACTIVE;
+}
+
+static int a_n4_est_fail(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
+{
+	uint8_t cause = n4_reject_cause(c->n4);
+
+	smf_slog(LOGL_WARN, smf, s, "pti=%u the UPF %s the N4 session (PFCP cause %u): establishment rejected #%u %s",
+		 s->pti, c->n4->status == UPF_EST_TIMEOUT ? "did not answer" : "refused", c->n4->cause, cause,
+		 nas_5gsm_cause_name(cause));
+	smf->st.upf_est_failed++;
+	return est_reject(smf, s, c->out, cause);
 }
 
 /* TS 23.502 4.3.2.2.1 step 15 / 4.2.3.2 step 12: the gNB's DL tunnel; downlink active. */
@@ -202,9 +284,14 @@ static int a_rel_req(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 	return start_release(smf, s, c->out, c->msg->pti);
 }
 
-/* TS 24.501 6.3.3.2: network-requested release, PTI 0. */
+/* TS 24.501 6.3.3.2: network-requested release, PTI 0. Before the accept (N4_PENDING) the UE
+ * has no session to release: its establishment is rejected instead (6.4.1.4.1), #39 (the UPF
+ * was lost, TS 23.527 4.4) as #38 "network failure", the establishment reject's cause for it. */
 static int a_net_rel(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 {
+	if (s->state == SMF_ST_N4_PENDING)
+		return est_reject(smf, s, c->out,
+				  c->cause == NAS_5GSM_REACTIVATION_REQUESTED ? NAS_5GSM_NETWORK_FAILURE : c->cause);
 	timer_stop(smf, s);
 	s->rel_cause = c->cause;
 	s->rel_net = 1;
@@ -453,6 +540,8 @@ static const smf_action actions[SMF_EV__MAX] = {
 	[SMF_EV_N2_HO_NOTIFY] = smf_a_ho_notify,
 	[SMF_EV_HO_CANCEL] = smf_a_ho_cancel,
 	[SMF_EV_HO_FWD_END] = smf_a_ho_fwd_end,
+	[SMF_EV_N4_EST_OK] = a_n4_est_ok,
+	[SMF_EV_N4_EST_FAIL] = a_n4_est_fail,
 };
 
 /* Returns the new state, -EPROTO when the state does not take the event, or the

@@ -79,6 +79,9 @@ enum smf_event {
 	SMF_EV_N2_HO_NOTIFY,       /* HANDOVER NOTIFY: the downlink moves to the target */
 	SMF_EV_HO_CANCEL,          /* cancelled / failed / not admitted before the notify */
 	SMF_EV_HO_FWD_END,         /* source released (smf_ho_end) or the forwarding guard expired */
+	/* N4 (issue 32, TS 23.502 4.3.2.2.1 step 10b): the UPF's Session Establishment Response */
+	SMF_EV_N4_EST_OK,          /* accepted: the F-TEID in c->n4 */
+	SMF_EV_N4_EST_FAIL,        /* refused or unanswered (c->n4) */
 	SMF_EV__MAX
 };
 
@@ -112,7 +115,12 @@ struct smf_sess {
 	uint8_t pfx6[8];           /* IPv6 / IPv4v6: the session's /64 (TS 23.501 5.8.2.2.1) */
 	uint8_t iid[8];            /* ... and the interface identifier we gave (9.11.4.10) */
 	uint8_t nat;               /* its DNN's nat at establishment: fixed for its life */
-	uint32_t teid;             /* ours: slot + 1 */
+	/* What the accept answers of the request (SMF_EST_*, smf_msg_est_flags): kept for an accept
+	 * sent after the N4 answer (SMF_ST_N4_PENDING) */
+	uint8_t est_flags;
+	uint32_t teid;             /* the UL F-TEID on the UPF: slot + 1 in process, the one the N4
+				    * answer gave over PFCP (CHOOSE or upf_n4c_cp_teid) */
+	uint32_t n3_addr;          /* ... its IPv4 (network order); 0: the UPF's (smf_sess_n3) */
 	uint32_t gnb_addr, gnb_teid; /* network order / host order */
 	uint8_t gnb_addr6[16];     /* gnb_addr 0: the gNB's N3 end is IPv6 (smf_tunnel_gnb) */
 	uint64_t ambr_ul, ambr_dl, new_ambr_ul, new_ambr_dl;
@@ -184,6 +192,7 @@ struct smf_ev_ctx {
 };
 
 int smf_fsm_dispatch(struct smf *smf, struct smf_sess *s, enum smf_event ev, struct smf_ev_ctx *c);
+	const struct upf_est_result *n4; /* SMF_EV_N4_EST_*: the UPF's answer */
 const char *smf_event_name(unsigned ev);
 void smf_timer_cb(struct ev_loop *loop, struct ev_timer *t);
 /* Action of SMF_EV_N2_PATH_SWITCH (smf_mob.c). */
@@ -242,7 +251,10 @@ void smf_slog(enum log_level lvl, const struct smf *smf, const struct smf_sess *
 
 /* ---- messages (smf_msg.c) ---- */
 /* Encode into out->n1 / out->n2; each 0 or -ENOSPC / -EINVAL. */
-int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, const struct nas_msg *req, struct smf_out *out);
+/* What of the request the accept answers (always-on, ePCO DNS / MTU): into s->est_flags. */
+enum { SMF_EST_ALWAYS_ON = 1, SMF_EST_DNS4 = 2, SMF_EST_DNS6 = 4, SMF_EST_MTU = 8 };
+uint8_t smf_msg_est_flags(const struct nas_msg *req);
+int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, struct smf_out *out);
 int smf_msg_est_reject(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);
 int smf_msg_setup_transfer(struct smf *smf, const struct smf_sess *s, struct smf_out *out);
 int smf_msg_rel_command(const struct smf_sess *s, uint8_t pti, struct smf_out *out);

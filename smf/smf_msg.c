@@ -108,29 +108,44 @@ int smf_msg_status(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause)
 	return gsm_simple(out, NAS_5GSM_STATUS, psi, pti, cause);
 }
 
-/* ePCO answer (TS 24.008 10.5.6.3): the DNS servers and the MTU, each only when asked. */
-static int epco_answer(struct smf *smf, const struct smf_sess *s, const struct nas_msg *req,
-		       uint8_t *buf, size_t cap)
+/* What the accept answers of the request, kept in the session (s->est_flags) so that an accept
+ * sent after the N4 answer (TS 23.502 4.3.2.2.1 step 11) needs no copy of the request. */
+uint8_t smf_msg_est_flags(const struct nas_msg *req)
 {
 	const struct nas_pdu_session_establishment_request *r = &req->pdu_est_req;
-	struct nas_pco in, outp = { .octet3 = 0x80 };
-	uint8_t mtu[2];
+	struct nas_pco in;
 	struct nas_err err;
 
 	if (!r->has_epco || nas_pco_dec(r->epco.p, r->epco.len, &in, &err) < 0)
-		return 0;
-	if (s->pdu_type != NAS_PDU_IPV6 && nas_pco_find(&in, NAS_PCO_DNS_IPV4))
+		return f;
+	if (nas_pco_find(&in, NAS_PCO_DNS_IPV4))
+		f |= SMF_EST_DNS4;
+	if (nas_pco_find(&in, NAS_PCO_DNS_IPV6))
+		f |= SMF_EST_DNS6;
+	if (nas_pco_find(&in, NAS_PCO_IPV4_LINK_MTU))
+		f |= SMF_EST_MTU;
+	return f;
+}
+
+/* ePCO answer (TS 24.008 10.5.6.3): the DNS servers and the MTU, each only when asked. */
+static int epco_answer(struct smf *smf, const struct smf_sess *s, uint8_t *buf, size_t cap)
+{
+	struct nas_pco outp = { .octet3 = 0x80 };
+	uint8_t mtu[2];
+
+	if (s->pdu_type != NAS_PDU_IPV6 && (s->est_flags & SMF_EST_DNS4))
 		for (unsigned i = 0; i < smf->n_dns[s->dnn]; i++)
 			nas_pco_add(&outp, NAS_PCO_DNS_IPV4, (const uint8_t *)&smf->dns[s->dnn][i], 4);
 	/* 0003H, DNS Server IPv6 Address: for the sessions that have IPv6 */
-	if (s->pdu_type != NAS_PDU_IPV4 && nas_pco_find(&in, NAS_PCO_DNS_IPV6))
+	if (s->pdu_type != NAS_PDU_IPV4 && (s->est_flags & SMF_EST_DNS6))
 		for (unsigned i = 0; i < smf->n_dns6[s->dnn]; i++)
 			nas_pco_add(&outp, NAS_PCO_DNS_IPV6, smf->dns6[s->dnn][i], 16);
-	if (nas_pco_find(&in, NAS_PCO_IPV4_LINK_MTU)) {
+	if (s->est_flags & SMF_EST_MTU) {
 		uint32_t v = smf->dnns[s->dnn].mtu;
 		mtu[0] = (uint8_t)(v >> 8);
 		mtu[1] = (uint8_t)v;
 		nas_pco_add(&outp, NAS_PCO_IPV4_LINK_MTU, mtu, 2);
+	uint8_t f = r->has_always_on_requested ? SMF_EST_ALWAYS_ON : 0;
 	}
 	if (!outp.n)
 		return 0;
@@ -149,7 +164,7 @@ static void to_nas_snssai(const struct ngap_snssai *in, struct nas_snssai *o)
 
 /* TS 24.501 8.3.2 with the default QoS rule (9.11.4.13: match-all packet filter)
  * and the default QoS flow description (9.11.4.12: 5QI). */
-int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, const struct nas_msg *req, struct smf_out *out)
+int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, struct smf_out *out)
 {
 	static const uint8_t match_all[] = { 0x01 };   /* packet filter component: match-all */
 	struct nas_msg m;
@@ -212,11 +227,11 @@ int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, const struct n
 
 	/* TS 24.501 6.4.1.3: a UE asking for an always-on session gets an answer;
 	 * we have no URLLC flows, so: not allowed (9.11.4.3, APSI = 0). */
-	if (req->pdu_est_req.has_always_on_requested) {
+	if (s->est_flags & SMF_EST_ALWAYS_ON) {
 		a->has_always_on = true;
 		a->always_on = 0;
 	}
-	n = epco_answer(smf, s, req, epco_buf, sizeof(epco_buf));
+	n = epco_answer(smf, s, epco_buf, sizeof(epco_buf));
 	if (n < 0)
 		return n;
 	if (n > 0) {

@@ -319,6 +319,7 @@ static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m
 		smf_sess_free(smf, s);
 		out->n1_len = out->n2_len = 0;
 		out->n2_proc = SMF_N2_NONE;
+	s->est_flags = smf_msg_est_flags(m);
 		if (rc == -ENOSPC)
 			return rc;
 		reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
@@ -330,6 +331,12 @@ static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m
 		char a6[INET6_ADDRSTRLEN] = "-";
 
 		memcpy(p16, s->pfx6, 8);
+	if (rc == SMF_ST_N4_PENDING) {
+		/* TS 23.502 4.3.2.2.1 steps 10a/10b: the UE hears from us once the UPF answered
+		 * (smf_upf_est_done) */
+		smf_slog(LOGL_DEBUG, smf, s, "N4 Session Establishment sent, its answer awaited");
+		return 0;
+	}
 		if (type != NAS_PDU_IPV4)
 			inet_ntop(AF_INET6, p16, a6, sizeof(a6));
 		smf_slog(LOGL_INFO, smf, s, "established dnn=%s addr=%u.%u.%u.%u prefix6=%s%s teid=%u%s",
@@ -359,8 +366,9 @@ static int est_request(struct smf *smf, struct smf_ue *ue, const struct nas_ul_n
 	}
 	s = smf_sess_get(smf, ue, m->psi);
 	if (s) {
-		if (s->state == SMF_ST_ACTIVE_PENDING && s->pti == m->pti) {
-			/* the UE's retransmission (T3580): same answer, same session */
+		if ((s->state == SMF_ST_ACTIVE_PENDING || s->state == SMF_ST_N4_PENDING) && s->pti == m->pti) {
+			/* the UE's retransmission (T3580): same answer, same session (none yet while the
+			 * UPF has not answered: the accept follows its answer) */
 			struct smf_ev_ctx c = { .out = out, .msg = m };
 
 			rc = smf_fsm_dispatch(smf, s, SMF_EV_EST_REQ, &c);

@@ -53,6 +53,8 @@ struct upf *smf_sess_upf(const struct smf *smf, const struct smf_sess *s)
 
 uint32_t smf_sess_n3(const struct smf *smf, const struct smf_sess *s)
 {
+	if (s->n3_addr)   /* the F-TEID's address of the N4 answer (a CHOOSE: the UPF's pick) */
+		return s->n3_addr;
 	return smf->n_upfs ? upf_n3_addr(smf->upfs[s->upf].u) : smf->p.n3_addr;
 }
 

@@ -260,14 +260,24 @@ int upf_fwd_remove(struct upf *u, uint32_t id);
  * Stamp (TS 23.007 19A), has lost our sessions: on_session_lost(id, UPF_LOST_PEER) for
  * each, the association is set up again.
  *
- * Sessions are asynchronous underneath and synchronous above: the call checks the rule,
- * records it and sends the request; it returns 0 (or the in-process error codes for a bad
- * argument, and -ENOTCONN while the peer has no association). The F-TEID is the SMF's
- * (ul_teid on the peer's n3_addr; CP allocation, 29.244 5.5.3.1) and so is the UE address,
- * so nothing waits for the answer. At most one request per session is in flight; changes
- * made meanwhile are coalesced into one Session Modification sent when the answer comes.
- * A refusal (a Cause other than 1) or no answer after n1 retransmissions ->
- * on_session_lost(id, UPF_LOST_REFUSED / UPF_LOST_TIMEOUT): the SMF releases the session.
+ * Sessions are asynchronous underneath: the call checks the rule, records it and sends the
+ * request; it returns 0 (or the in-process error codes for a bad argument, and -ENOTCONN
+ * while the peer has no association). The establishment is answered later through
+ * on_est_done (issue 32: TS 23.502 4.3.2.2.1 steps 10a/10b come before the N1N2 transfer of
+ * step 11, so the SMF accepts the session towards the UE only then): accepted with the
+ * uplink F-TEID, refused (a Cause other than 1) or not answered after n1 retransmissions;
+ * upf_session_pending() says whether that answer is still to come. The F-TEID: when the UPF
+ * advertises FTUP in its Association Setup (UP Function Features, 8.2.25) the request asks
+ * it to choose one (CHOOSE, with a CHOOSE ID, 8.2.3) and on_est_done gives the one of its
+ * Created PDR (7.5.3.2); otherwise it is the CP's (5.5.3.1): ul_teid on the peer's n3_addr,
+ * with upf_n4c_params.node_id in its high bits so that two SMF nodes on one UPF never
+ * collide (upf_n4c_cp_teid). The UE address is the SMF's. Without on_est_done (tests,
+ * tools) the old contract holds: nothing to wait for, a refused or unanswered establishment
+ * -> on_session_lost. At most one request per session is in flight; changes made meanwhile
+ * are coalesced into one Session Modification sent when the answer comes; a modification
+ * keeps the F-TEID of the establishment (ul_teid must be the one on_est_done gave).
+ * A refused or unanswered modification -> on_session_lost(id, UPF_LOST_REFUSED /
+ * UPF_LOST_TIMEOUT): the SMF releases the session.
  * Downlink data for a buffering session (Session Report Request, Downlink Data Report) ->
  * on_dl_data(id), as in process. upf_session_stats gives the volumes of the last Usage
  * Report (deletion / report); upf_fwd_create / _remove are -EOPNOTSUPP over N4 for now. */
@@ -289,6 +299,22 @@ struct upf_n4c_params {
 	uint32_t t1_ms;              /* 0: 3000 */
 	uint8_t n1;                  /* 0: 3 */
 	uint32_t recovery_ts;        /* our Recovery Time Stamp, NTP seconds; 0: now */
+/* The answer to a Session Establishment Request (upf_n4c_peer.on_est_done). */
+enum upf_est_status {
+	UPF_EST_OK = 0,          /* Cause 1 "Request accepted": ul_teid / n3_addr are the F-TEID */
+	UPF_EST_NO_RESOURCES,    /* refused for want of resources (Cause 74 "PFCP entity in
+				  * congestion", 75 "No resources available", TS 29.244 8.2.1) */
+	UPF_EST_REFUSED,         /* refused with another Cause, or accepted without the UP F-SEID
+				  * (7.5.3.1) or without the Created PDR a CHOOSE asked for (7.5.3.2) */
+	UPF_EST_TIMEOUT,         /* no answer after T1 x N1 (6.4) */
+};
+struct upf_est_result {
+	enum upf_est_status status;
+	uint8_t cause;           /* the PFCP Cause received; 0 without an answer */
+	uint32_t ul_teid;        /* UPF_EST_OK: the uplink F-TEID, host order ... */
+	uint32_t n3_addr;        /* ... on this IPv4 (network order) */
+};
+
 	/* A peer whose heartbeats go unanswered is unreachable, not restarted: its sessions are
 	 * kept this long (ms) before they are released (TS 23.007 19A; upf.n4_path_release_timer);
 	 * 0: 60000 */
@@ -300,6 +326,9 @@ struct upf_n4c_params {
 	void *send_arg;
 };
 
+	/* This SMF node (the cluster's node id, conf cluster.node_id; 0: none): the high bits of
+	 * the TEIDs we allocate for a UPF without FTUP (upf_n4c_cp_teid). */
+	uint64_t node_id;
 struct upf_n4c_peer {
 	const char *name;            /* for logs and metrics ("upf1") */
 	uint32_t addr;               /* the UPF's N4 IPv4 (network order) */
@@ -318,6 +347,14 @@ struct upf_n4c_peer {
 
 #define UPF_N4C_PEER_MAX 16
 
+	/* The Session Establishment of session_id was answered, or not answered after T1 x N1
+	 * (issue 32): r says how and, accepted, with which uplink F-TEID. Once per
+	 * upf_session_create, never from inside it; not for a session removed meanwhile (a late
+	 * answer is matched to its request by sequence number and to the session by the CP SEID's
+	 * generation, and then only its PFCP session is deleted). A refused or unanswered one
+	 * counts as removed by the client: the SMF still calls upf_session_remove. May be NULL
+	 * (see above). */
+	void (*on_est_done)(void *arg, uint32_t session_id, const struct upf_est_result *r);
 /* 0, -EINVAL, -ENOMEM, or the socket's -errno. */
 int upf_n4c_open(const struct upf_n4c_params *p, struct upf_n4c **out);
 /* Releases the associations (best effort, no wait) and frees every peer's struct upf:
@@ -341,6 +378,15 @@ enum upf_n4c_counter {
 	UPF_N4C_RETX, UPF_N4C_TIMEOUT,
 	UPF_N4C_EST, UPF_N4C_MOD, UPF_N4C_DEL, UPF_N4C_REFUSED,
 	UPF_N4C_EST_OK, UPF_N4C_DEL_OK,   /* ... answered with Cause 1 */
+/* After upf_session_create(u, id) returned 0: is its establishment still to be answered
+ * through on_est_done (a PFCP peer with that callback)? false in process: the rules are in. */
+bool upf_session_pending(const struct upf *u, uint32_t id);
+/* The TEID the client puts in the F-TEID for a UPF without FTUP (TS 29.244 5.5.3.1): the
+ * rule's ul_teid (the SMF's: session id + 1, at most max_sessions) in the low bits, node_id's
+ * low bits above them (ul_teid itself with node_id 0). Two SMF nodes on one UPF collide only
+ * if their node ids agree in those high bits (max_sessions 65,536: 17 low bits, node ids
+ * equal modulo 32,768). */
+uint32_t upf_n4c_cp_teid(const struct upf_n4c *c, uint32_t ul_teid);
 	UPF_N4C_REPORT, UPF_N4C_DL_DATA, UPF_N4C_ASSOC_UP, UPF_N4C_PEER_LOST,
 	UPF_N4C_SESS_LOST,      /* on_session_lost calls */
 	UPF_N4C_PEER_RESUMED,   /* an unreachable peer answered again, same Recovery Time Stamp */

@@ -284,6 +284,7 @@ static enum n4c_as_state act_up(struct upf_n4c *c, struct upf_n4c_p *p)
 	n4c_txn_free(c, p->setup_txn);   /* theirs came first: ours is not needed */
 	p->setup_txn = N4C_NONE;
 	p->recovery = c->in.node.recovery;
+	n4c_sess_features(c, p);   /* FTUP: CHOOSE from now on (issue 32) */
 	c->cnt[UPF_N4C_ASSOC_UP]++;
 	log_info(N4C_MOD, "%s: PFCP association up, recovery time stamp %u", peer_str(p, b, sizeof(b)),
 		 p->recovery);

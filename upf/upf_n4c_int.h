@@ -36,6 +36,8 @@ struct n4c_sess {
 	bool want;               /* between upf_session_create and _remove */
 	bool have;               /* established on the peer (up_seid valid) */
 	bool lost;               /* on_session_lost called for this generation */
+	bool est_wait;           /* on_est_done owed for this generation (upf_session_pending) */
+	bool choose;             /* the establishment sent asks the UPF for the F-TEID (CH) */
 	/* a modification went unanswered while the peer was unreachable: it may or may not hold
 	 * it, so it is sent again (the same Update FAR / QER, idempotent) when the peer is back */
 	bool resync;
@@ -62,6 +64,7 @@ struct upf_n4c_p {
 	uint8_t idx;
 	enum n4c_as_state st;    /* written by n4c_as_dispatch() only */
 	uint32_t recovery;       /* the peer's Recovery Time Stamp of this association */
+	bool ftup;               /* it advertised FTUP (8.2.25): it allocates F-TEIDs (CHOOSE) */
 	uint32_t hb_txn;         /* heartbeat in flight, N4C_NONE: none */
 	uint32_t setup_txn;      /* our Association Setup Request in flight */
 	const char *why;         /* of the last AE_LOST / AE_RESTART, for the log */
@@ -125,6 +128,9 @@ void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool 
 void n4c_sess_report(struct upf_n4c *c, struct upf_n4c_p *p);
 /* Peer p lost its sessions (or is being removed: notify false): forget them. */
 void n4c_sess_peer_lost(struct upf_n4c *c, struct upf_n4c_p *p, bool notify);
+/* The UP Function Features of the Association Setup (c->in, request or response) of peer p:
+ * FTUP, TS 29.244 8.2.25 (n4c_sess_build asks for CHOOSE then). */
+void n4c_sess_features(struct upf_n4c *c, struct upf_n4c_p *p);
 /* Peer p is up again after a re-setup, or reachable again (same Recovery Time Stamp): send
  * what was held meanwhile (establishments, modifications, deletions). */
 void n4c_sess_peer_resume(struct upf_n4c *c, struct upf_n4c_p *p);

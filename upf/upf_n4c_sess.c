@@ -14,10 +14,12 @@
  * and any standard UPF take, in the shape Open5GS's SMF sends (issue 32: Open5GS's UPF binds
  * the UE address only with the PDN Type, and buffers the uplink without the interface types):
  *   PDN Type IPv4 / IPv6 / IPv4v6 from the session's addresses (7.5.2.1: C, a PDU session)
- *   PDR 1  uplink: Source Access + Source Interface Type N3 3GPP Access (8.2.118), F-TEID
- *          {ul_teid, the peer's N3 address} (CP allocation, 5.5.3.1), Network Instance (the
- *          DNN), UE IP address (source), Outer Header Removal GTP-U/UDP/IPv4, FAR 1, QER 1,
- *          URR 1
+ *   PDR 1  uplink: Source Access + Source Interface Type N3 3GPP Access (8.2.118), F-TEID:
+ *          CHOOSE (V4, CH, CHID 1: 8.2.3; the UPF allocates, 5.5.3.1) when the peer advertised
+ *          FTUP (8.2.25) and the SMF takes the answer (on_est_done), the one allocated read
+ *          from the Created PDR (7.5.3.2); else {upf_n4c_cp_teid, the peer's N3 address} (CP
+ *          allocation), Network Instance (the DNN), UE IP address (source), Outer Header
+ *          Removal GTP-U/UDP/IPv4, FAR 1, QER 1, URR 1
  *   PDR 2  downlink: Source Core + Source Interface Type N6, Network Instance (the DNN), UE
  *          IP address (destination), FAR 2, QER 1, URR 1
  *          (the UE IP address: IPv4 and / or the session's /64, 8.2.62)
@@ -40,6 +42,9 @@
 #include "upf/upf_n4c_int.h"
 
 enum { PDR_UL = 1, PDR_DL = 2, FAR_UL = 1, FAR_DL = 2, QER_1 = 1, URR_1 = 1 };
+/* The CHOOSE ID of the uplink PDR (8.2.3: any value; one F-TEID for the PDRs that share it, as
+ * Open5GS's SMF sends it) */
+enum { CHOOSE_ID_UL = 1 };
 
 int n4c_sess_init(struct upf_n4c *c)
 {
@@ -61,6 +66,7 @@ static void lost(struct upf_n4c *c, uint32_t id, enum upf_lost_reason why)
 	if (!s->want || s->lost)
 		return;
 	s->lost = true;
+	s->est_wait = false;   /* the SMF learns it here: no on_est_done after this */
 	c->cnt[UPF_N4C_SESS_LOST]++;
 	p->pp.on_session_lost(p->pp.cb_arg, id, why);
 }
@@ -119,6 +125,8 @@ static void sess_sync(struct upf_n4c *c, uint32_t id)
 		}
 		s->sent = s->r;
 		s->have_peer = s->peer;
+		/* CHOOSE only when the SMF hears which F-TEID the UPF took (on_est_done) */
+		s->choose = c->peers[s->peer].ftup && s->est_wait && s->r.ul_teid;
 		send_req(c, id, TXN_EST, s->peer);
 	} else if (s->have && (s->resync || !rule_eq(&s->sent, &s->r))) {
 		if (c->peers[s->peer].st == AS_UNREACH)
@@ -259,7 +267,8 @@ static uint8_t pdn_type(const struct upf_session_rule *r)
 	return r->ue_addr ? PFCP_PDN_IPV4 : PFCP_PDN_IPV6;
 }
 
-static void build_est(struct upf_n4c *c, const struct upf_n4c_p *p, const struct upf_session_rule *r, uint64_t seid)
+static void build_est(struct upf_n4c *c, const struct upf_n4c_p *p, const struct upf_session_rule *r, uint64_t seid,
+		      bool choose)
 {
 	struct pfcp_sess_est_req *e = &c->out.est;
 	struct pfcp_buf ni;
@@ -285,9 +294,14 @@ static void build_est(struct upf_n4c *c, const struct upf_n4c_p *p, const struct
 		d->has |= PFCP_PDR_OHR;
 		d->ohr.desc = PFCP_OHR_GTPU_UDP_IPV4;
 		d->pdi.has |= PFCP_PDI_F_TEID;
-		d->pdi.fteid.flags = PFCP_FTEID_V4;
-		d->pdi.fteid.teid = r->ul_teid;
-		ipv4(d->pdi.fteid.ipv4, p->pp.n3_addr);
+		if (choose) {   /* 8.2.3: V4 with CH, no TEID nor address: the UPF picks both */
+			d->pdi.fteid.flags = PFCP_FTEID_V4 | PFCP_FTEID_CH | PFCP_FTEID_CHID;
+			d->pdi.fteid.choose_id = CHOOSE_ID_UL;
+		} else {
+			d->pdi.fteid.flags = PFCP_FTEID_V4;
+			d->pdi.fteid.teid = upf_n4c_cp_teid(c, r->ul_teid);
+			ipv4(d->pdi.fteid.ipv4, p->pp.n3_addr);
+		}
 		d->pdi.has |= PFCP_PDI_UE_IP;
 		ue_ip(&d->pdi.ue_ip, r, false);
 		if (has_ni) {
@@ -323,7 +337,7 @@ int n4c_sess_build(struct upf_n4c *c, const struct n4c_txn *t)
 	memset(&c->out.h, 0, sizeof(c->out.h));
 	switch (t->kind) {
 	case TXN_EST:
-		build_est(c, &c->peers[t->peer], &s->sent, cp_seid(t->gen, t->sess));
+		build_est(c, &c->peers[t->peer], &s->sent, cp_seid(t->gen, t->sess), s->choose);
 		return 0;
 	case TXN_MOD:   /* 7.5.4 */
 		c->out.h.type = PFCP_SESS_MOD_REQ;
@@ -357,6 +371,61 @@ static void usage(struct n4c_sess *s, const struct pfcp_usage_report *ur, unsign
 	}
 }
 
+/* 7.5.3.2: the F-TEID the UPF allocated for our CHOOSE, from the Created PDR of the uplink
+ * PDR (IPv4: the SMF's N3 side of a PFCP peer is IPv4). false when there is none. */
+static bool created_fteid(const struct pfcp_sess_rsp *r, uint32_t *teid, uint32_t *addr)
+{
+	for (unsigned k = 0; k < r->n_created && (r->has & PFCP_SRSP_CREATED_PDR); k++) {
+		const struct pfcp_created_pdr *cp = &r->created[k];
+
+		if (cp->pdr_id != PDR_UL || !(cp->has & PFCP_CPDR_F_TEID) || (cp->fteid.flags & PFCP_FTEID_CH) ||
+		    !(cp->fteid.flags & PFCP_FTEID_V4) || !cp->fteid.teid)
+			continue;
+		*teid = cp->fteid.teid;
+		memcpy(addr, cp->fteid.ipv4, 4);
+		return *addr != 0;
+	}
+	return false;
+}
+
+/* The establishment of t (its session's current generation) is answered (c->in) or not: tell
+ * the SMF (on_est_done), or as before issue 32 without one (on_session_lost when it failed).
+ * Accepted, the F-TEID is the one of the Created PDR (CHOOSE) or ours; from now on the rule's
+ * ul_teid is that one (upf_n4c_sess_modify compares against it). */
+static void est_answered(struct upf_n4c *c, const struct n4c_txn *t, enum upf_est_status st)
+{
+	struct n4c_sess *s = &c->sess[t->sess];
+	struct upf_n4c_p *p = &c->peers[t->peer];
+	struct upf_est_result res = { .status = st, .cause = c->in.rsp.cause };
+	char a[INET_ADDRSTRLEN];
+
+	if (st == UPF_EST_TIMEOUT)
+		res.cause = 0;
+	if (!s->est_wait) {
+		if (st != UPF_EST_OK)
+			lost(c, t->sess, st == UPF_EST_TIMEOUT ? UPF_LOST_TIMEOUT : UPF_LOST_REFUSED);
+		return;
+	}
+	if (st == UPF_EST_OK && s->sent.ul_teid) {
+		if (!s->choose) {
+			res.ul_teid = upf_n4c_cp_teid(c, s->sent.ul_teid);
+			res.n3_addr = p->pp.n3_addr;
+		} else if (!created_fteid(&c->in.rsp, &res.ul_teid, &res.n3_addr)) {
+			/* 7.5.3.2: a UP function that allocated an F-TEID returns it in a Created PDR */
+			inet_ntop(AF_INET, &p->pp.addr, a, sizeof(a));
+			log_rl(LOGL_WARN, N4C_MOD, NULL, "%s (%s): establishment accepted without the uplink PDR's "
+			       "F-TEID in a Created PDR (CHOOSE asked): refused, the session deleted", p->name, a);
+			res.status = UPF_EST_REFUSED;
+		}
+		if (res.status == UPF_EST_OK)
+			s->r.ul_teid = s->sent.ul_teid = res.ul_teid;
+	}
+	s->est_wait = false;
+	if (res.status != UPF_EST_OK)
+		s->lost = true;   /* never sent again: the SMF removes it (upf.h on_est_done) */
+	p->pp.on_est_done(p->pp.cb_arg, t->sess, &res);
+}
+
 void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool rsp)
 {
 	struct n4c_sess *s = &c->sess[t->sess];
@@ -383,14 +452,18 @@ void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool 
 			s->have = true;
 			s->have_gen = t->gen;
 			s->up_seid = r->up_fseid.seid;
+			if (current)
+				est_answered(c, t, UPF_EST_OK);
 		} else if (ok) {   /* 7.5.3.1: the UP F-SEID is mandatory when accepted */
 			inet_ntop(AF_INET, &c->peers[t->peer].pp.addr, a, sizeof(a));
 			log_rl(LOGL_WARN, N4C_MOD, NULL, "%s: accepted establishment without UP F-SEID", a);
 			if (current)
-				lost(c, t->sess, UPF_LOST_REFUSED);
+				est_answered(c, t, UPF_EST_REFUSED);
 		} else if (current) {
 			/* no answer: the UPF may hold it, but without its SEID we cannot delete it */
-			lost(c, t->sess, rsp ? UPF_LOST_REFUSED : UPF_LOST_TIMEOUT);
+			est_answered(c, t, !rsp ? UPF_EST_TIMEOUT :
+					   r->cause == PFCP_CAUSE_NO_RESOURCES || r->cause == PFCP_CAUSE_CONGESTION ?
+					   UPF_EST_NO_RESOURCES : UPF_EST_REFUSED);
 		}
 		break;
 	case TXN_MOD:
@@ -530,6 +603,32 @@ void n4c_sess_peer_expire(struct upf_n4c *c, struct upf_n4c_p *p)
 
 /* ---- the calls of upf.h ---- */
 
+void n4c_sess_features(struct upf_n4c *c, struct upf_n4c_p *p)
+{
+	const struct pfcp_buf *f = &c->in.node.up_features;
+
+	/* 8.2.25: octet 5 bit 5, the first octet of the bit string */
+	p->ftup = (c->in.node.has & PFCP_N_UP_FEATURES) && f->len >= 1 && (f->p[0] & 0x10);
+}
+
+uint32_t upf_n4c_cp_teid(const struct upf_n4c *c, uint32_t ul_teid)
+{
+	unsigned bits = 32 - (unsigned)__builtin_clz(c->p.max_sessions);   /* id + 1 <= max_sessions */
+
+	return bits >= 32 ? ul_teid : (uint32_t)(c->p.node_id << bits) | ul_teid;
+}
+
+bool upf_session_pending(const struct upf *u, uint32_t id)
+{
+	const struct upf_n4c_p *p = u ? u->remote : NULL;
+	const struct n4c_sess *s;
+
+	if (!p || id >= p->c->p.max_sessions)
+		return false;
+	s = &p->c->sess[id];
+	return s->want && s->peer == p->idx && s->est_wait;
+}
+
 /* The slot of id, its rule checked (r non-NULL): 0 when it is this peer's session, -ENOENT
  * when not (*out set either way), -ERANGE / -EINVAL for a bad argument. */
 static int slot_of(struct upf *u, uint32_t id, const struct upf_session_rule *r, struct n4c_sess **out)
@@ -566,6 +665,7 @@ int upf_n4c_sess_create(struct upf *u, uint32_t id, const struct upf_session_rul
 		return -ENOTCONN;
 	s->want = true;
 	s->lost = false;
+	s->est_wait = p->pp.on_est_done != NULL;
 	s->peer = p->idx;
 	s->gen = s->gen == UINT32_MAX ? 1 : s->gen + 1;
 	s->r = *r;
@@ -600,6 +700,7 @@ int upf_n4c_sess_remove(struct upf *u, uint32_t id)
 		return rc;
 	s->want = false;
 	s->lost = false;
+	s->est_wait = false;   /* a late answer is not the SMF's any more */
 	u->remote->nsess--;
 	sess_sync(u->remote->c, id);
 	return 0;
