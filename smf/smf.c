@@ -75,6 +75,7 @@ struct smf *smf_new(const struct smf_params *p, int *err)
 	smf->t3592_ms = p->t3592_ms ? p->t3592_ms : cf->timers.t3592 * 1000u;
 	smf->max_retx = p->max_retx ? p->max_retx : 4;
 	smf->ho_fwd_guard_ms = p->ho_fwd_guard_ms ? p->ho_fwd_guard_ms : SMF_HO_FWD_GUARD_MS;
+	smf->no_upf_backoff_s = cf->upf.no_upf_backoff;
 	if (!smf->n_sess || !smf->n_ues || smf->n_sess >= SMF_NONE || smf->n_ues >= SMF_NONE)
 		goto fail;
 	for (unsigned d = 0; d < smf->n_dnns; d++) {

@@ -159,6 +159,10 @@ struct smf {
 		uint8_t n_slices;          /* 0: every slice */
 	} upfs[SMF_UPF_MAX];
 	uint8_t n_upfs, upf_rr;
+	/* TS 24.501 6.4.1.4.2: the T3396 value (s) sent with #26 when no ready UPF serves an
+	 * establishment (conf upf.no_upf_backoff; 0: no Back-off timer value IE), so a UE whose
+	 * session the UPF's loss released does not try again at once (issue 32) */
+	uint32_t no_upf_backoff_s;
 	struct smf_pool pools[CONF_MAX_DNNS];
 	struct smf_pool pools6[CONF_MAX_DNNS];     /* size 0: the DNN has no pool6 */
 	uint32_t dns[CONF_MAX_DNNS][CONF_MAX_DNS]; /* network order, IPv4 ones */
@@ -256,6 +260,9 @@ enum { SMF_EST_ALWAYS_ON = 1, SMF_EST_DNS4 = 2, SMF_EST_DNS6 = 4, SMF_EST_MTU = 
 uint8_t smf_msg_est_flags(const struct nas_msg *req);
 int smf_msg_est_accept(struct smf *smf, const struct smf_sess *s, struct smf_out *out);
 int smf_msg_est_reject(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);
+/* ... with the Back-off timer value IE (TS 24.501 8.3.3.1, 9.11.2.5 GPRS timer 3): T3396 of
+ * backoff_s seconds (6.4.1.4.2) */
+int smf_msg_est_reject_backoff(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause, uint32_t backoff_s);
 int smf_msg_setup_transfer(struct smf *smf, const struct smf_sess *s, struct smf_out *out);
 int smf_msg_rel_command(const struct smf_sess *s, uint8_t pti, struct smf_out *out);
 int smf_msg_rel_reject(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause);

@@ -93,6 +93,21 @@ int smf_msg_est_reject(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t ca
 	return gsm_simple(out, NAS_PDU_SESSION_ESTABLISHMENT_REJECT, psi, pti, cause);
 }
 
+int smf_msg_est_reject_backoff(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause, uint32_t backoff_s)
+{
+	struct nas_msg m;
+
+	memset(&m, 0, offsetof(struct nas_msg, pdu_est_acc));
+	memset(&m.pdu_est_rej, 0, sizeof(m.pdu_est_rej));
+	m.type = NAS_PDU_SESSION_ESTABLISHMENT_REJECT;
+	m.psi = psi;
+	m.pti = pti;
+	m.pdu_est_rej.cause = cause;
+	m.pdu_est_rej.has_backoff_timer = true;
+	m.pdu_est_rej.backoff_timer = nas_gprs_timer3_enc(backoff_s);
+	return put_n1(out, &m);
+}
+
 int smf_msg_rel_reject(struct smf_out *out, uint8_t psi, uint8_t pti, uint8_t cause)
 {
 	return gsm_simple(out, NAS_PDU_SESSION_RELEASE_REJECT, psi, pti, cause);

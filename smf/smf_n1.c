@@ -276,9 +276,15 @@ static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m
 
 		if (u < 0) {
 			smf->st.upf_none_ready++;
-			smf_slog(LOGL_WARN, smf, s, "no ready UPF serves dnn %s: #26", smf->dnns[dnn].name);
+			smf_slog(LOGL_WARN, smf, s, "no ready UPF serves dnn %s: #26, back-off %u s", smf->dnns[dnn].name,
+				 smf->no_upf_backoff_s);
 			smf_sess_free(smf, s);
 			reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
+			/* TS 24.501 6.4.1.4.2: #26 with T3396, the UE waits before it asks again (a UPF
+			 * being lost or restarting is not over in a few ms: no establishment loop) */
+			if (smf->no_upf_backoff_s)
+				smf_msg_est_reject_backoff(out, m->psi, m->pti, NAS_5GSM_INSUFFICIENT_RESOURCES,
+							   smf->no_upf_backoff_s);
 			return 0;
 		}
 		s->upf = (uint8_t)u;

@@ -222,6 +222,10 @@ static void t_place(void **state)
 	assert_int_equal(fx_est(F, F->ue1, &o), 0);   /* nothing associated yet */
 	fx_dec_n1(F, &m, NAS_PDU_SESSION_ESTABLISHMENT_REJECT);
 	assert_int_equal(m.pdu_est_rej.cause, NAS_5GSM_INSUFFICIENT_RESOURCES);
+	/* issue 32, TS 24.501 6.4.1.4.2: with T3396 (upf.no_upf_backoff, 30 s by default), so the
+	 * UE does not ask again at once while no UPF is ready */
+	assert_true(m.pdu_est_rej.has_backoff_timer);
+	assert_int_equal(nas_gprs_timer3_secs(m.pdu_est_rej.backoff_timer), 30);
 	pump(5);
 	assert_true(upf_ready(P[0]) && upf_ready(P[1]));
 	establish(F->ue1, 1, "internet", 0);
