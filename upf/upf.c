@@ -275,7 +275,7 @@ static int params_check(struct upf_params *p)
 	return upf_nat_params(p);
 }
 
-static void *map_mmap(struct bpf_map *m, size_t n, size_t esz, size_t *len)
+void *upf_map_mmap(struct bpf_map *m, size_t n, size_t esz, size_t *len)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	void *a;
@@ -336,6 +336,8 @@ static int load_program(struct upf *u)
 	    (rc = bpf_map__set_max_entries(u->skel->maps.exc_ring, u->p.exc_ring_bytes)))
 		return rc < 0 ? rc : -EINVAL;
 	rc = upf_nat_setup(u);
+	if (!rc)
+		rc = upf_ulx_setup(u);
 	if (rc)
 		return rc;
 	rc = upf_bpf__load(u->skel);
@@ -345,11 +347,11 @@ static int load_program(struct upf *u)
 		return rc < 0 ? rc : -EINVAL;
 	}
 	u->prog_fd = bpf_program__fd(u->skel->progs.upf_xdp);
-	u->ul = map_mmap(u->skel->maps.ul_rules, u->ul_n, sizeof(*u->ul), &u->ul_map_len);
-	u->dl = map_mmap(u->skel->maps.dl_rules, u->dl_n, sizeof(*u->dl), &u->dl_map_len);
-	u->fwd = map_mmap(u->skel->maps.fwd_rules, u->p.max_sessions, sizeof(*u->fwd), &u->fwd_map_len);
+	u->ul = upf_map_mmap(u->skel->maps.ul_rules, u->ul_n + u->ulx_n, sizeof(*u->ul), &u->ul_map_len);
+	u->dl = upf_map_mmap(u->skel->maps.dl_rules, u->dl_n, sizeof(*u->dl), &u->dl_map_len);
+	u->fwd = upf_map_mmap(u->skel->maps.fwd_rules, u->p.max_sessions, sizeof(*u->fwd), &u->fwd_map_len);
 	if (u->dl6_n)
-		u->dl6 = map_mmap(u->skel->maps.dl6_rules, u->dl6_n, sizeof(*u->dl6), &u->dl6_map_len);
+		u->dl6 = upf_map_mmap(u->skel->maps.dl6_rules, u->dl6_n, sizeof(*u->dl6), &u->dl6_map_len);
 	if (!u->ul || !u->dl || !u->fwd || (u->dl6_n && !u->dl6)) {
 		rc = -errno;
 		log_error(MOD, "mmap of the rule maps failed: %s", strerror(-rc));
@@ -358,6 +360,8 @@ static int load_program(struct upf *u)
 	rc = upf_nat_mapped(u);
 	if (rc)
 		log_error(MOD, "mmap of the NAT quota map failed: %s", strerror(-rc));
+	if (!rc && (rc = upf_ulx_mapped(u)))
+		log_error(MOD, "ul_teids: %s", strerror(-rc));
 	return rc;
 }
 
@@ -376,6 +380,7 @@ int upf_open(const struct upf_params *params, struct upf **out)
 	u->raw = -1;
 	u->ring_fd = -1;
 	u->prog_fd = -1;
+	u->teids_fd = -1;
 	u->notify_head = UPF_NONE;
 	ev_timer_init(&u->nh_timer, nh_timer_cb, u);
 	rc = params_check(&u->p);
@@ -436,6 +441,7 @@ void upf_close(struct upf *u)
 		munmap(u->dl6, u->dl6_map_len);
 	if (u->fwd)
 		munmap(u->fwd, u->fwd_map_len);
+	upf_ulx_free(u);
 	upf_bpf__destroy(u->skel);
 	upf_nat_free(u);
 	free(u->bufs);
@@ -513,7 +519,9 @@ static void dl_publish(struct upf_dl_rule *e, const struct upf_dl_slot *v)
 
 /* The current version of a rule, as the program would pick it (only the
  * control thread writes, so no race with ourselves). */
-static const struct upf_ul_slot *ul_cur(const struct upf_ul_rule *e)
+static void dir_stats_take(struct upf_dir_stats *st, uint64_t base[3]);
+
+const struct upf_ul_slot *upf_ul_cur(const struct upf_ul_rule *e)
 {
 	return (int32_t)(e->s[0].seq - e->s[1].seq) >= 0 ? &e->s[0] : &e->s[1];
 }
@@ -525,15 +533,28 @@ static const struct upf_dl_slot *dl_cur(const struct upf_dl_rule *e)
 
 bool upf_ul_valid(const struct upf *u, uint32_t teid)
 {
-	return teid < u->ul_n && (ul_cur(&u->ul[teid])->flags & UPF_RULE_VALID);
+	uint32_t x;
+
+	if (teid < u->ul_n)
+		return upf_ul_cur(&u->ul[teid])->flags & UPF_RULE_VALID;
+	return !upf_ulx_find(u, teid, &x) && (upf_ul_cur(&u->ulx[x])->flags & UPF_RULE_VALID);
 }
 
-static void ul_clear(struct upf *u, uint32_t teid)
+/* The uplink rule of TEID teid goes (x1: its ulx entry past max_teid, returned to the free
+ * list); its counters are added to base (NULL: dropped). The hash first: a packet that finds
+ * no entry is an unknown TEID, one that found it just before reads the cleared rule. */
+static void ul_clear(struct upf *u, uint32_t teid, uint32_t x1, uint64_t base[3])
 {
 	struct upf_ul_slot z = { 0 };
+	struct upf_ul_rule *e = upf_ul_entry(u, teid, x1);
 
-	if (teid && teid < u->ul_n)
-		ul_publish(&u->ul[teid], &z);
+	if (!e)
+		return;
+	upf_ulx_unlink(u, teid);
+	ul_publish(e, &z);
+	if (base)
+		dir_stats_take(&e->st, base);
+	upf_ulx_put(u, teid < u->ul_n ? 0 : x1);
 }
 
 static void dl_clear(struct upf *u, uint32_t ue_addr)
@@ -630,7 +651,8 @@ static int rule_check(const struct upf *u, uint32_t id, const struct upf_session
 
 	if (!r->ue_addr && !v6)
 		return -EINVAL;
-	if (r->ul_teid >= u->ul_n)
+	/* Past max_teid through ul_teids (upf_ulx.c); the forwarding TEIDs are not uplink ones. */
+	if (upf_teid_fwd(u, r->ul_teid))
 		return -ERANGE;
 	if (r->ue_addr && (uint32_t)(ntohl(r->ue_addr) - u->ue_base) >= u->dl_n)
 		return -ERANGE;
@@ -646,12 +668,8 @@ static int rule_check(const struct upf *u, uint32_t id, const struct upf_session
 	if (r->nat && !u->p.nat_addr)
 		return -EINVAL;
 	/* Another session must not own the TEID or the address. */
-	if (r->ul_teid) {
-		const struct upf_ul_slot *e = ul_cur(&u->ul[r->ul_teid]);
-
-		if ((e->flags & UPF_RULE_VALID) && e->sess_id != id)
-			return -EADDRINUSE;
-	}
+	if (r->ul_teid && upf_teid_taken(u, r->ul_teid, id))
+		return -EADDRINUSE;
 	if (r->ue_addr) {
 		const struct upf_dl_slot *d = dl_cur(&u->dl[ntohl(r->ue_addr) - u->ue_base]);
 
@@ -703,7 +721,7 @@ static void rules_write(struct upf *u, uint32_t id, const struct upf_session_rul
 	if (e6)
 		dl_publish(e6, &d);
 	if (r->ul_teid)
-		ul_publish(&u->ul[r->ul_teid], &ul);
+		ul_publish(upf_ul_entry(u, r->ul_teid, u->sess[id].ulx), &ul);
 }
 
 static void dir_stats_take(struct upf_dir_stats *st, uint64_t base[3])
@@ -751,6 +769,11 @@ int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule
 		return rc;
 	if (u->sess[id].used)
 		return -EEXIST;
+	uint32_t x1 = 0;
+
+	/* A TEID past max_teid takes one of the entries ul_teids points at (upf_ulx.c). */
+	if (r->ul_teid >= u->ul_n && (rc = upf_ulx_take(u, &x1)))
+		return rc;
 	struct upf_sess *s = &u->sess[id];
 	/* A removed session may still sit in the notification list (removed
 	 * from inside on_dl_data): keep its link so the list stays whole. */
@@ -763,14 +786,20 @@ int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule
 	s->buf_head = s->buf_tail = UPF_NONE;
 	s->notify_queued = queued;
 	s->notify_next = queued ? next : UPF_NONE;
+	s->ulx = x1;
 	/* Counters start at zero before any rule points at them. */
 	if (r->ul_teid)
-		dir_stats_take(&u->ul[r->ul_teid].st, NULL);
+		dir_stats_take(&upf_ul_entry(u, r->ul_teid, x1)->st, NULL);
 	if (r->ue_addr)
 		dir_stats_take(&dl_entry(u, r->ue_addr)->st, NULL);
 	if (dl6_entry(u, r->ue_prefix6))
 		dir_stats_take(&dl6_entry(u, r->ue_prefix6)->st, NULL);
 	rules_write(u, id, r);
+	/* The hash entry last: a packet that finds it finds the whole rule. */
+	if (x1 && (rc = upf_ulx_link(u, r->ul_teid, x1))) {
+		upf_session_remove(u, id);
+		return rc;
+	}
 	return 0;
 }
 
@@ -795,9 +824,14 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 	if (rc)
 		return rc;
 	old = u->sess[id].r;
+	uint32_t ox1 = u->sess[id].ulx, nx1 = ox1;
+
 	if (r->ul_teid != old.ul_teid) {
+		nx1 = 0;
+		if (r->ul_teid >= u->ul_n && (rc = upf_ulx_take(u, &nx1)))
+			return rc;
 		if (r->ul_teid)
-			dir_stats_take(&u->ul[r->ul_teid].st, NULL);
+			dir_stats_take(&upf_ul_entry(u, r->ul_teid, nx1)->st, NULL);
 	}
 	if (r->ue_addr != old.ue_addr && r->ue_addr)
 		dir_stats_take(&dl_entry(u, r->ue_addr)->st, NULL);
@@ -810,13 +844,20 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 		u->sess[id].notified = false;
 	}
 	u->sess[id].r = *r;
+	u->sess[id].ulx = nx1;
 	/* New rules are valid before the old indexes are cleared, so traffic
 	 * on either never meets a gap in the middle of a move. */
 	rules_write(u, id, r);
-	if (old.ul_teid && old.ul_teid != r->ul_teid) {
-		ul_clear(u, old.ul_teid);
-		dir_stats_take(&u->ul[old.ul_teid].st, u->sess[id].base[0]);
+	if (nx1 != ox1 && nx1 && (rc = upf_ulx_link(u, r->ul_teid, nx1))) {
+		/* No hash entry for the new TEID (out of kernel memory): back to the old rule. */
+		ul_clear(u, r->ul_teid, nx1, NULL);
+		u->sess[id].r = old;
+		u->sess[id].ulx = ox1;
+		rules_write(u, id, &old);
+		return rc;
 	}
+	if (old.ul_teid && old.ul_teid != r->ul_teid)
+		ul_clear(u, old.ul_teid, ox1, u->sess[id].base[0]);
 	if (old.ue_addr && old.ue_addr != r->ue_addr) {
 		dl_clear(u, old.ue_addr);
 		dir_stats_take(&dl_entry(u, old.ue_addr)->st, u->sess[id].base[1]);
@@ -842,7 +883,8 @@ int upf_session_remove(struct upf *u, uint32_t id)
 		return -ERANGE;
 	if (!u->sess[id].used)
 		return -ENOENT;
-	ul_clear(u, u->sess[id].r.ul_teid);
+	ul_clear(u, u->sess[id].r.ul_teid, u->sess[id].ulx, NULL);
+	u->sess[id].ulx = 0;
 	dl_clear(u, u->sess[id].r.ue_addr);
 	dl6_clear(u, u->sess[id].r.ue_prefix6);
 	/* After the rules: no new connection of this session can appear while we delete. */
@@ -871,7 +913,7 @@ int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out)
 	dl = s->r.ue_addr ? &dl_entry(u, s->r.ue_addr)->st : NULL;
 	e6 = dl6_entry(u, s->r.ue_prefix6);
 	dl6 = e6 ? &e6->st : NULL;
-	ul = s->r.ul_teid ? &u->ul[s->r.ul_teid].st : NULL;
+	ul = s->r.ul_teid ? &upf_ul_entry(u, s->r.ul_teid, s->ulx)->st : NULL;
 	memset(out, 0, sizeof(*out));
 	out->ul_pkts = s->base[0][0] + (ul ? __atomic_load_n(&ul->pkts, __ATOMIC_RELAXED) : 0);
 	out->ul_bytes = s->base[0][1] + (ul ? __atomic_load_n(&ul->bytes, __ATOMIC_RELAXED) : 0);

@@ -123,6 +123,11 @@ struct upf_params {
 	uint32_t nat_conns_per_remote;
 	uint32_t max_sessions;       /* session ids 0..max_sessions-1; default 65536 */
 	uint32_t max_teid;           /* uplink TEIDs 1..max_teid; 0: max_sessions */
+	/* Sessions at once whose uplink TEID lies outside 1..max_teid (a PFCP CP chose it: TS
+	 * 29.244 5.5.3.1, any 32-bit value but the forwarding TEIDs): a BPF hash map TEID -> entry
+	 * of a second rule array, looked up only for TEIDs past max_teid (128 bytes per entry).
+	 * 0: max_sessions, at most 65,536. */
+	uint32_t max_cp_teids;
 	uint32_t buffer_per_session; /* downlink packets buffered per idle session; default 16 */
 	uint32_t buffer_total;       /* packets buffered over all sessions; default 1024 */
 	uint32_t err_ind_per_s;      /* Error Indication rate limit; default 100 */
@@ -158,7 +163,9 @@ enum upf_dl_state {
 };
 
 struct upf_session_rule {
-	uint32_t ul_teid;        /* local uplink TEID (1..max_teid); 0: no uplink rule */
+	/* Local uplink TEID; 0: no uplink rule. 1..max_teid index the rule array directly; any
+	 * other but UPF_FWD_TEID(0..max_sessions-1) goes through the hash (max_cp_teids). */
+	uint32_t ul_teid;
 	uint32_t ue_addr;        /* UE IPv4, network order, inside the pool; 0: none (IPv6 only) */
 	/* The session's /64 (its first 8 octets, network order) inside ue_pool6: downlink to any
 	 * address in it goes to this session, uplink must come from one (anti-spoofing), a Router
@@ -212,6 +219,10 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 int upf_session_remove(struct upf *u, uint32_t id);
 /* Counters of one session, summed over CPUs. */
 int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out);
+/* Can no session take this uplink TEID: held by one (a session other than id; UINT32_MAX: any),
+ * or never an uplink TEID (0, a forwarding TEID, UPF_FWD_TEID)? For a CP-chosen F-TEID
+ * (TS 29.244 5.5.3.1) before installing it. Over PFCP: false. */
+bool upf_teid_taken(const struct upf *u, uint32_t teid, uint32_t id);
 
 /* ---- indirect data forwarding (TS 23.502 4.9.1.3.2 steps 9-11, 4.9.1.3.3; TS 29.281) ----
  * One DL forwarding tunnel per session id (0..max_sessions-1): GTP-U packets, G-PDUs and End

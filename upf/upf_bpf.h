@@ -10,6 +10,10 @@
  *   dl6_rules[/64 index in pool6]   downlink IPv6: bits plen..63 of the destination, i.e. the
  *                                   session's /64 inside ue_pool6 (TS 23.501 5.8.2.2: one /64
  *                                   per PDU session); a placeholder of one entry without pool6
+ *   ul_rules[ul_teids{TEID}]        uplink of a TEID past max_teid (one a PFCP CP chose: TS
+ *                                   29.244 5.5.3.1 lets it pick any 32-bit value): the hash map
+ *                                   ul_teids (TEID -> an index past max_teid) is looked up only
+ *                                   for such a TEID, so the direct path pays one compare
  * (128 bytes each: the rule line, then the session's counters for that direction).
  * A rule element holds two slots. User space rewrites the older slot, bracketed
  * by its sequence number (odd while being written, then the next even number,

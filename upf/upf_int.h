@@ -25,6 +25,7 @@ struct upf_sess {
 	bool ra_pending;        /* an RS came while the downlink was not active: RA on activation */
 	/* Counters carried over from rule entries the session moved away from. */
 	uint64_t base[2][3];   /* [ul, dl][pkts, bytes, drops]; dl: both families */
+	uint32_t ulx;          /* r.ul_teid past max_teid: its ulx entry + 1 (upf_ulx.c); 0: none */
 };
 
 struct upf_bpf;
@@ -51,6 +52,11 @@ struct upf {
 	struct upf_dl_rule *dl6;    /* mmap of dl6_rules; NULL without ue_pool6 */
 	size_t dl6_n, dl6_map_len;
 	uint64_t ue6_base;          /* first 64 bits of ue_pool6, host order, host bits cleared */
+	struct upf_ul_rule *ulx;    /* ul + ul_n: the entries of TEIDs past max_teid (ul_teids) */
+	size_t ulx_n;
+	uint32_t *ulx_next;         /* free list of ulx entries */
+	uint32_t ulx_free;
+	int teids_fd;               /* ul_teids: TEID -> ulx index */
 	struct upf_fwd_rule *fwd;   /* mmap of fwd_rules, max_sessions entries */
 	size_t fwd_map_len;
 
@@ -103,6 +109,28 @@ bool upf_ul_valid(const struct upf *u, uint32_t teid);
 /* upf_fwd.c: the forwarding tunnel of TEID UPF_FWD_TEID(id), as one atomic copy. 0, or
  * -ENOENT (none, or not a forwarding TEID). */
 int upf_fwd_lookup(const struct upf *u, uint32_t teid, struct upf_fwd_rule *out);
+
+/* upf.c: mmap an array map of n entries of esz bytes; NULL with errno. */
+struct bpf_map;
+void *upf_map_mmap(struct bpf_map *m, size_t n, size_t esz, size_t *len);
+/* upf.c: the current version of an uplink rule, as the program would pick it. */
+const struct upf_ul_slot *upf_ul_cur(const struct upf_ul_rule *e);
+
+/* upf_ulx.c: uplink rules of TEIDs past max_teid (ul_teids -> ul_rules past max_teid,
+ * upf/upf_bpf.h). x1 is an index into those entries + 1 (0: none), as upf_sess.ulx holds it. */
+int upf_ulx_setup(struct upf *u);            /* before load: sizes, free list */
+int upf_ulx_mapped(struct upf *u);           /* after load: the mmap */
+void upf_ulx_free(struct upf *u);
+/* A forwarding TEID (UPF_FWD_TEID of a session id in range)? */
+bool upf_teid_fwd(const struct upf *u, uint32_t teid);
+/* The ulx index (not + 1) ul_teids holds for teid. 0 or -ENOENT. */
+int upf_ulx_find(const struct upf *u, uint32_t teid, uint32_t *x);
+/* The uplink entry of teid: ul_rules[teid], or the x1 - 1th past max_teid; NULL: none. */
+struct upf_ul_rule *upf_ul_entry(struct upf *u, uint32_t teid, uint32_t x1);
+int upf_ulx_take(struct upf *u, uint32_t *x1);        /* 0 or -ENOSPC */
+int upf_ulx_link(struct upf *u, uint32_t teid, uint32_t x1);   /* ul_teids insert: 0 or -errno */
+void upf_ulx_unlink(struct upf *u, uint32_t teid);
+void upf_ulx_put(struct upf *u, uint32_t x1);
 
 /* upf.c: monotonic clock in ns. */
 uint64_t upf_mono_ns(void);

@@ -6,8 +6,10 @@
  *   uplink PDR    Source Interface Access; F-TEID with CH (we allocate on the
  *                 families asked that we have: V4 and V6 together are answered
  *                 with V4 only without upf.n3_address6, 8.2.3; CHID accepted) or
- *                 an F-TEID on our N3 address(es) with a TEID in 1..max_teid (71
- *                 otherwise); Outer Header Removal GTP-U/UDP/IPv4, /IPv6 (with
+ *                 an F-TEID on our N3 address(es) with any non-zero TEID (71 for
+ *                 0 or another address; 73 + Offending IE F-TEID for one a session
+ *                 holds or one we keep: cp2up, forwarding tunnels); Outer
+ *                 Header Removal GTP-U/UDP/IPv4, /IPv6 (with
  *                 upf.n3_address6) or /IP; at most one QFI; no SDF filter or a
  *                 match-all one; a UE IP Address (source) if any equal to the
  *                 downlink PDR's
@@ -197,6 +199,14 @@ static uint8_t choose_families(const struct upf_n4 *n, uint8_t flags)
 	return want & (PFCP_FTEID_V4 | (n3v6(n) ? PFCP_FTEID_V6 : 0));
 }
 
+/* A TEID the UP function keeps for itself: the cp2up PDRs' (n4_cp2up_teid) and the indirect
+ * forwarding tunnels' (upf.h UPF_FWD_TEID) */
+static bool teid_reserved(const struct upf_n4 *n, uint32_t t)
+{
+	return (t > n->p.max_teid && t - n->p.max_teid <= n->p.max_sessions) ||
+	       ((t & UPF_FWD_TEID_BIT) && (t & ~UPF_FWD_TEID_BIT) < n->p.max_sessions);
+}
+
 static int pdr_ul(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, bool *choose, uint16_t *off)
 {
 	const struct pfcp_fteid *f = &d->pdi.fteid;
@@ -218,12 +228,18 @@ static int pdr_ul(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s,
 		if (f->flags & PFCP_FTEID_V4)
 			memcpy(&a4, f->ipv4, 4);
 		if (((f->flags & PFCP_FTEID_V4) && a4 != n->p.n3_addr) ||
-		    ((f->flags & PFCP_FTEID_V6) && memcmp(f->ipv6, n->p.n3_addr6, 16)) || !f->teid ||
-		    f->teid > n->p.max_teid) {
+		    ((f->flags & PFCP_FTEID_V6) && memcmp(f->ipv6, n->p.n3_addr6, 16)) || !f->teid) {
 			*off = PFCP_IE_F_TEID;
 			log_rl(LOGL_WARN, N4_MOD, NULL, "uplink F-TEID %08x/0x%x not ours", ntohl(a4), f->teid);
 			return PFCP_CAUSE_INVALID_FTEID_ALLOC;   /* 8.2.1 cause 71 */
 		}
+		/* 5.5.3.1: the CP allocates; any 32-bit TEID (past max_teid the data path's hash,
+		 * upf.h) but one a session holds or one we keep for ourselves: cause 73 (8.2.1, the
+		 * rule cannot be created), Offending IE F-TEID; the session's own (an Update PDR
+		 * that keeps it, s->r.ul_teid) is no clash */
+		if (f->teid != s->r.ul_teid &&
+		    (teid_reserved(n, f->teid) || (n->p.upf && upf_teid_taken(n->p.upf, f->teid, UINT32_MAX))))
+			return unsupported(PFCP_IE_F_TEID, off, "uplink PDR %u: TEID 0x%x in use", d->pdr_id, f->teid);
 		s->r.ul_teid = f->teid;
 	}
 	/* 8.2.64: GTP-U/UDP/IPv6 removal means the gNB sends over IPv6: our n3_addr6 */

@@ -10,7 +10,9 @@
  * session never reaches the session that reuses its slot (the tag differs). The
  * uplink TEID we allocate for CHOOSE (5.5.3) is random in 1..max_teid, the index
  * of the data path's uplink rule array (upf.h), and not held by another of our
- * sessions (a bitmap of the TEIDs in use; retried on collision). Each association
+ * sessions (a bitmap of the TEIDs in use, CP-chosen ones in that range included;
+ * retried on collision). A CP-chosen TEID past max_teid is the data path's hash's
+ * (upf.h ul_teid), never one we choose. Each association
  * holds at most sessions_per_peer sessions (cause 75 beyond, 8.2.1).
  * Session messages carry our SEID in the header; the response carries the
  * CP's (7.2.2.4.2), or 0 when the session is unknown.
@@ -50,13 +52,17 @@ static uint64_t up_seid(const struct upf_n4 *n, uint32_t id)
 	return (uint64_t)n->sess[id].tag << 32 | (id + 1);
 }
 
+/* The bitmap covers 1..max_teid, the TEIDs we choose; a CP-chosen TEID past it lives in the
+ * data path's hash (upf.h), which pdr_ul asks (upf_teid_taken). */
 static bool teid_held(const struct upf_n4 *n, uint32_t t)
 {
-	return n->teid_used[t / 64] >> (t % 64) & 1;
+	return t <= n->p.max_teid && (n->teid_used[t / 64] >> (t % 64) & 1);
 }
 
 static void teid_mark(struct upf_n4 *n, uint32_t t, bool on)
 {
+	if (t > n->p.max_teid)
+		return;
 	if (on)
 		n->teid_used[t / 64] |= 1ull << (t % 64);
 	else
@@ -151,6 +157,9 @@ static uint8_t upf_cause(int rc, uint16_t *off)
 	case -EINVAL:
 		*off = PFCP_IE_CREATE_FAR;
 		return PFCP_CAUSE_RULE_FAILURE;
+	case -ENOSPC:       /* no entry left for a CP-chosen TEID past max_teid (upf.h max_cp_teids) */
+		*off = PFCP_IE_F_TEID;
+		return PFCP_CAUSE_NO_RESOURCES;
 	default:
 		return PFCP_CAUSE_SYSTEM_FAILURE;
 	}

@@ -731,8 +731,8 @@ static void t_gbr(void **state)
 
 /* Issue 32 "CP-chosen TEIDs": a CP-chosen TEID held by one session never blocks CHOOSE for the
  * others (the TEID bitmap of upf_n4_sess.c skips it): every other TEID of 1..max_teid is
- * handed out; beyond max_teid a CP-chosen TEID is cause 71 (the data path indexes its uplink
- * rules by TEID, upf.h). */
+ * handed out; right beyond max_teid (the cp2up TEIDs) a CP-chosen TEID is cause 73, Offending
+ * IE F-TEID (TS 29.244 8.2.1). */
 static void t_cp_teid(void **state)
 {
 	uint32_t seq = 3;
@@ -759,9 +759,10 @@ static void t_cp_teid(void **state)
 	teardown(state);
 	assert_int_equal(setup(state), 0);
 	associate();
+	/* right past max_teid: the cp2up TEIDs, ours (test_upf_pdr has the rest of 32 bits) */
 	free5gc_est(2, 0x8100, MAX_SESS + 1, 1000000, 1000000);
 	xchg();
-	assert_int_equal(R.rsp.cause, PFCP_CAUSE_INVALID_FTEID_ALLOC);
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
 	assert_int_equal(R.rsp.offending_ie, PFCP_IE_F_TEID);
 }
 

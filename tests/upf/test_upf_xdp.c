@@ -796,8 +796,16 @@ static void t_api_errors(void **state)
 	r2.ue_addr = ip("10.0.0.1");
 	assert_int_equal(upf_session_create(f->u, 2, &r2), -ERANGE);       /* outside the pool */
 	r2.ue_addr = ip("172.16.0.4");
+	/* Issue 32: past max_teid a TEID goes through the ul_teids hash (a CP-chosen F-TEID, TS
+	 * 29.244 5.5.3.1); the forwarding TEIDs UPF_FWD_TEID(id) are never uplink ones. */
+	r2.ul_teid = UPF_FWD_TEID(5);
+	assert_int_equal(upf_session_create(f->u, 2, &r2), -ERANGE);
 	r2.ul_teid = 1025;
-	assert_int_equal(upf_session_create(f->u, 2, &r2), -ERANGE);       /* beyond max_teid */
+	assert_int_equal(upf_session_create(f->u, 2, &r2), 0);
+	r2.ue_addr = ip("172.16.0.6");
+	assert_int_equal(upf_session_create(f->u, 3, &r2), -EADDRINUSE);   /* hash TEID taken */
+	assert_int_equal(upf_session_remove(f->u, 2), 0);
+	r2.ue_addr = ip("172.16.0.4");
 	r2.ul_teid = 3;
 	r2.gnb_addr = 0;
 	assert_int_equal(upf_session_create(f->u, 2, &r2), -EINVAL);       /* active without a tunnel */

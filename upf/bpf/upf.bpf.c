@@ -3,7 +3,8 @@
  * upf.bpf.c - the solocore user plane in XDP, one program for N3 and N6.
  *
  *   uplink   Eth/IPv4/UDP 2152/GTP-U G-PDU [ext headers] / inner IPv4
- *            -> rule = ul_rules[TEID]; inner source == UE; AMBR; strip;
+ *            -> rule = ul_rules[TEID] (past max_teid: ul_rules[ul_teids{TEID}], a TEID a
+ *               PFCP CP chose); inner source == UE; AMBR; strip;
  *               next hop (cache, else bpf_fib_lookup) + bpf_redirect (toward N6)
  *   forward  Eth/IPv4/UDP 2152/GTP-U G-PDU or End Marker, TEID with bit 31 (UPF_FWD_TEID)
  *            -> fwd_rules[TEID & ~bit]; new outer IPv4/UDP from N3 to the target gNB, its
@@ -71,6 +72,11 @@ const volatile __u32 cfg_ue6_shift = 0;
 /* Our N3 IPv6 (upf_params.n3_addr6) as on the wire; cfg_n3_6_on 0: no outer IPv6, pruned. */
 const volatile __u32 cfg_n3_addr6[4] = { 0 };
 const volatile __u32 cfg_n3_6_on = 0;
+/* Forwarding TEIDs are UPF_FWD_TEID_BIT | id with id below this (max_sessions); any other TEID
+ * with bit 31 is an uplink one (a CP may choose it). */
+const volatile __u32 cfg_fwd_n = 0;
+/* TEIDs 1..cfg_max_teid index ul_rules directly; the entries past it are ul_teids' */
+const volatile __u32 cfg_max_teid = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -87,6 +93,20 @@ struct {
 	__type(value, struct upf_dl_rule);
 	__uint(max_entries, 1);
 } dl_rules SEC(".maps");
+
+/* Uplink rules of TEIDs past max_teid (a CP-chosen TEID anywhere in 32 bits, TS 29.244 5.5.3.1):
+ * ul_teids maps the TEID to an entry of ul_rules past max_teid (upf_params.max_cp_teids of
+ * them), same layout and sequence lock. Looked up only for a TEID past cfg_max_teid; one
+ * array for both keeps the verifier's states mergeable (a rule pointer from two maps would
+ * double the paths after the lookup). Not preallocated: a deleted element is freed after an
+ * RCU grace period, never reused under a reader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);          /* upf_params.max_cp_teids */
+} ul_teids SEC(".maps");
 
 /* IPv6 downlink rules by /64 index inside pool6 (upf_bpf.h); one placeholder entry without pool6
  * (the program references the map either way; the branch to it is dead then). */
@@ -679,7 +699,8 @@ static __always_inline int uplink(struct xdp_md *ctx, void *l3, __u32 l3len, __u
 		return count(UPF_CNT_DROP_MALFORMED, XDP_DROP);
 	/* TS 23.502 4.9.1.3.3: data and End Markers on an indirect forwarding tunnel. */
 	if ((gtp->teid & bpf_htonl(UPF_FWD_TEID_BIT)) &&
-	    (gtp->type == UPF_GTP_GPDU || gtp->type == UPF_GTP_END_MARKER)) {
+	    (gtp->type == UPF_GTP_GPDU || gtp->type == UPF_GTP_END_MARKER) &&
+	    (bpf_ntohl(gtp->teid) & ~UPF_FWD_TEID_BIT) < cfg_fwd_n) {
 		/* The forwarding tunnels are IPv4: one reached over IPv6 is relayed by the socket. */
 		if (l3len != sizeof(struct iphdr))
 			return count(UPF_CNT_FWD_KERNEL, XDP_PASS);
@@ -724,6 +745,14 @@ static __always_inline int uplink(struct xdp_md *ctx, void *l3, __u32 l3len, __u
 	hdr_len = off - sizeof(struct ethhdr);
 
 	key = bpf_ntohl(gtp->teid);
+	if (key > cfg_max_teid) {
+		/* Past max_teid: a CP-chosen TEID (ul_teids -> its entry), or unknown. */
+		__u32 *x = bpf_map_lookup_elem(&ul_teids, &key);
+
+		if (!x)
+			return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
+		key = *x;
+	}
 	rule = bpf_map_lookup_elem(&ul_rules, &key);
 	if (!rule)
 		return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
