@@ -422,7 +422,6 @@ void smf_upf_err_ind(void *arg, const struct upf_err_ind *ei)
 	smf_fsm_dispatch(smf, s, SMF_EV_UP_DEACT, &c);
 }
 
-/* ---- N2 ---- */
 /* TS 23.502 4.3.2.2.1 step 10b -> 11 (issue 32): the N4 answer decides what the UE hears. The
  * accept (and the N2 Setup Request) or the reject goes through ops.send; an accept the AMF
  * cannot deliver now (the UE lost its N2 connection meanwhile) ends the session locally: the UE
@@ -464,6 +463,7 @@ void smf_upf_est_done(void *arg, uint32_t session_id, const struct upf_est_resul
 	}
 }
 
+/* ---- N2 ---- */
 
 /* The gNB answered the Setup Request of an establishment (not a reactivation: those
  * run in ACTIVE). ok: TS 23.502 4.3.2.2.1 step 15 done, the setup latency observed. */

@@ -192,11 +192,11 @@ struct smf_ev_ctx {
 	const struct nas_msg *msg; /* the 5GSM message, when there is one */
 	uint8_t cause;
 	const void *n2;            /* decoded transfer */
+	const struct upf_est_result *n4; /* SMF_EV_N4_EST_*: the UPF's answer */
 	int rc;                    /* result of the action for the caller */
 };
 
 int smf_fsm_dispatch(struct smf *smf, struct smf_sess *s, enum smf_event ev, struct smf_ev_ctx *c);
-	const struct upf_est_result *n4; /* SMF_EV_N4_EST_*: the UPF's answer */
 const char *smf_event_name(unsigned ev);
 void smf_timer_cb(struct ev_loop *loop, struct ev_timer *t);
 /* Action of SMF_EV_N2_PATH_SWITCH (smf_mob.c). */

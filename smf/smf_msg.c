@@ -130,6 +130,7 @@ uint8_t smf_msg_est_flags(const struct nas_msg *req)
 	const struct nas_pdu_session_establishment_request *r = &req->pdu_est_req;
 	struct nas_pco in;
 	struct nas_err err;
+	uint8_t f = r->has_always_on_requested ? SMF_EST_ALWAYS_ON : 0;
 
 	if (!r->has_epco || nas_pco_dec(r->epco.p, r->epco.len, &in, &err) < 0)
 		return f;
@@ -160,7 +161,6 @@ static int epco_answer(struct smf *smf, const struct smf_sess *s, uint8_t *buf, 
 		mtu[0] = (uint8_t)(v >> 8);
 		mtu[1] = (uint8_t)v;
 		nas_pco_add(&outp, NAS_PCO_IPV4_LINK_MTU, mtu, 2);
-	uint8_t f = r->has_always_on_requested ? SMF_EST_ALWAYS_ON : 0;
 	}
 	if (!outp.n)
 		return 0;

@@ -319,16 +319,22 @@ static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m
 	s->arp = v->arp;
 	s->ambr_ul = v->ambr_ul;
 	s->ambr_dl = v->ambr_dl;
+	s->est_flags = smf_msg_est_flags(m);
 	rc = smf_fsm_dispatch(smf, s, SMF_EV_EST_REQ, &c);
 	if (rc < 0) {
 		/* rules refused by the UPF, or an encoding failure: nothing was sent */
 		smf_sess_free(smf, s);
 		out->n1_len = out->n2_len = 0;
 		out->n2_proc = SMF_N2_NONE;
-	s->est_flags = smf_msg_est_flags(m);
 		if (rc == -ENOSPC)
 			return rc;
 		reject(smf, ue, out, m, NAS_5GSM_INSUFFICIENT_RESOURCES);
+		return 0;
+	}
+	if (rc == SMF_ST_N4_PENDING) {
+		/* TS 23.502 4.3.2.2.1 steps 10a/10b: the UE hears from us once the UPF answered
+		 * (smf_upf_est_done) */
+		smf_slog(LOGL_DEBUG, smf, s, "N4 Session Establishment sent, its answer awaited");
 		return 0;
 	}
 	smf->st.est_accepted++;
@@ -337,12 +343,6 @@ static int est_start(struct smf *smf, struct smf_ue *ue, const struct nas_msg *m
 		char a6[INET6_ADDRSTRLEN] = "-";
 
 		memcpy(p16, s->pfx6, 8);
-	if (rc == SMF_ST_N4_PENDING) {
-		/* TS 23.502 4.3.2.2.1 steps 10a/10b: the UE hears from us once the UPF answered
-		 * (smf_upf_est_done) */
-		smf_slog(LOGL_DEBUG, smf, s, "N4 Session Establishment sent, its answer awaited");
-		return 0;
-	}
 		if (type != NAS_PDU_IPV4)
 			inet_ntop(AF_INET6, p16, a6, sizeof(a6));
 		smf_slog(LOGL_INFO, smf, s, "established dnn=%s addr=%u.%u.%u.%u prefix6=%s%s teid=%u%s",

@@ -299,17 +299,6 @@ enum upf_lost_reason {
 				 * association, or stayed unreachable path_release_ms */
 };
 
-struct upf_n4c;
-
-struct upf_n4c_params {
-	struct ev_loop *loop;        /* required: socket, retransmission and heartbeat timers */
-	uint32_t addr;               /* our N4 IPv4 (network order): bound (port 8805) and our Node ID */
-	uint16_t port;               /* host order; 0: 8805 */
-	uint32_t max_sessions;       /* session ids 0..max_sessions-1, shared by every peer */
-	uint32_t heartbeat_ms;       /* 0: 5000 */
-	uint32_t t1_ms;              /* 0: 3000 */
-	uint8_t n1;                  /* 0: 3 */
-	uint32_t recovery_ts;        /* our Recovery Time Stamp, NTP seconds; 0: now */
 /* The answer to a Session Establishment Request (upf_n4c_peer.on_est_done). */
 enum upf_est_status {
 	UPF_EST_OK = 0,          /* Cause 1 "Request accepted": ul_teid / n3_addr are the F-TEID */
@@ -326,6 +315,20 @@ struct upf_est_result {
 	uint32_t n3_addr;        /* ... on this IPv4 (network order) */
 };
 
+struct upf_n4c;
+
+struct upf_n4c_params {
+	struct ev_loop *loop;        /* required: socket, retransmission and heartbeat timers */
+	uint32_t addr;               /* our N4 IPv4 (network order): bound (port 8805) and our Node ID */
+	uint16_t port;               /* host order; 0: 8805 */
+	uint32_t max_sessions;       /* session ids 0..max_sessions-1, shared by every peer */
+	uint32_t heartbeat_ms;       /* 0: 5000 */
+	uint32_t t1_ms;              /* 0: 3000 */
+	uint8_t n1;                  /* 0: 3 */
+	uint32_t recovery_ts;        /* our Recovery Time Stamp, NTP seconds; 0: now */
+	/* This SMF node (the cluster's node id, conf cluster.node_id; 0: none): the high bits of
+	 * the TEIDs we allocate for a UPF without FTUP (upf_n4c_cp_teid). */
+	uint64_t node_id;
 	/* A peer whose heartbeats go unanswered is unreachable, not restarted: its sessions are
 	 * kept this long (ms) before they are released (TS 23.007 19A; upf.n4_path_release_timer);
 	 * 0: 60000 */
@@ -337,9 +340,6 @@ struct upf_est_result {
 	void *send_arg;
 };
 
-	/* This SMF node (the cluster's node id, conf cluster.node_id; 0: none): the high bits of
-	 * the TEIDs we allocate for a UPF without FTUP (upf_n4c_cp_teid). */
-	uint64_t node_id;
 struct upf_n4c_peer {
 	const char *name;            /* for logs and metrics ("upf1") */
 	uint32_t addr;               /* the UPF's N4 IPv4 (network order) */
@@ -347,6 +347,14 @@ struct upf_n4c_peer {
 	uint32_t n3_addr;            /* the UPF's N3 IPv4: the address of our F-TEIDs */
 	void (*on_dl_data)(void *arg, uint32_t session_id);
 	void (*on_session_lost)(void *arg, uint32_t session_id, enum upf_lost_reason why);
+	/* The Session Establishment of session_id was answered, or not answered after T1 x N1
+	 * (issue 32): r says how and, accepted, with which uplink F-TEID. Once per
+	 * upf_session_create, never from inside it; not for a session removed meanwhile (a late
+	 * answer is matched to its request by sequence number and to the session by the CP SEID's
+	 * generation, and then only its PFCP session is deleted). A refused or unanswered one
+	 * counts as removed by the client: the SMF still calls upf_session_remove. May be NULL
+	 * (see above). */
+	void (*on_est_done)(void *arg, uint32_t session_id, const struct upf_est_result *r);
 	/* A Session Report Request with an Error Indication Report (TS 29.244 7.5.8.4, Report
 	 * Type ERIR) for one of our sessions: ei as in process (upf_params.on_err_ind), the
 	 * first Remote F-TEID. Called after the Report Response went. May be NULL. */
@@ -358,14 +366,6 @@ struct upf_n4c_peer {
 
 #define UPF_N4C_PEER_MAX 16
 
-	/* The Session Establishment of session_id was answered, or not answered after T1 x N1
-	 * (issue 32): r says how and, accepted, with which uplink F-TEID. Once per
-	 * upf_session_create, never from inside it; not for a session removed meanwhile (a late
-	 * answer is matched to its request by sequence number and to the session by the CP SEID's
-	 * generation, and then only its PFCP session is deleted). A refused or unanswered one
-	 * counts as removed by the client: the SMF still calls upf_session_remove. May be NULL
-	 * (see above). */
-	void (*on_est_done)(void *arg, uint32_t session_id, const struct upf_est_result *r);
 /* 0, -EINVAL, -ENOMEM, or the socket's -errno. */
 int upf_n4c_open(const struct upf_n4c_params *p, struct upf_n4c **out);
 /* Releases the associations (best effort, no wait) and frees every peer's struct upf:
@@ -378,6 +378,15 @@ int upf_n4c_peer_add(struct upf_n4c *c, const struct upf_n4c_peer *pp, struct up
 /* One datagram from addr:port as if it came from the socket (no_socket mode, tests). */
 void upf_n4c_input(struct upf_n4c *c, uint32_t addr, uint16_t port, const uint8_t *buf, size_t len);
 int upf_n4c_fd(const struct upf_n4c *c);
+/* After upf_session_create(u, id) returned 0: is its establishment still to be answered
+ * through on_est_done (a PFCP peer with that callback)? false in process: the rules are in. */
+bool upf_session_pending(const struct upf *u, uint32_t id);
+/* The TEID the client puts in the F-TEID for a UPF without FTUP (TS 29.244 5.5.3.1): the
+ * rule's ul_teid (the SMF's: session id + 1, at most max_sessions) in the low bits, node_id's
+ * low bits above them (ul_teid itself with node_id 0). Two SMF nodes on one UPF collide only
+ * if their node ids agree in those high bits (max_sessions 65,536: 17 low bits, node ids
+ * equal modulo 32,768). */
+uint32_t upf_n4c_cp_teid(const struct upf_n4c *c, uint32_t ul_teid);
 
 /* The endpoint's own counters (enum upf_n4c_counter, summed over peers). upf_counters() on a
  * peer's struct upf gives the in-process counters, all 0 over N4: the UPF's data-path counters
@@ -389,15 +398,6 @@ enum upf_n4c_counter {
 	UPF_N4C_RETX, UPF_N4C_TIMEOUT,
 	UPF_N4C_EST, UPF_N4C_MOD, UPF_N4C_DEL, UPF_N4C_REFUSED,
 	UPF_N4C_EST_OK, UPF_N4C_DEL_OK,   /* ... answered with Cause 1 */
-/* After upf_session_create(u, id) returned 0: is its establishment still to be answered
- * through on_est_done (a PFCP peer with that callback)? false in process: the rules are in. */
-bool upf_session_pending(const struct upf *u, uint32_t id);
-/* The TEID the client puts in the F-TEID for a UPF without FTUP (TS 29.244 5.5.3.1): the
- * rule's ul_teid (the SMF's: session id + 1, at most max_sessions) in the low bits, node_id's
- * low bits above them (ul_teid itself with node_id 0). Two SMF nodes on one UPF collide only
- * if their node ids agree in those high bits (max_sessions 65,536: 17 low bits, node ids
- * equal modulo 32,768). */
-uint32_t upf_n4c_cp_teid(const struct upf_n4c *c, uint32_t ul_teid);
 	UPF_N4C_REPORT, UPF_N4C_DL_DATA, UPF_N4C_ASSOC_UP, UPF_N4C_PEER_LOST,
 	UPF_N4C_SESS_LOST,      /* on_session_lost calls */
 	UPF_N4C_PEER_RESUMED,   /* an unreachable peer answered again, same Recovery Time Stamp */
