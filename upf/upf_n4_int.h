@@ -19,6 +19,8 @@
 #define N4_TXN_RSP_MAX 512         /* longest response kept for duplicates */
 #define N4_OUT_MAX 2048            /* our longest message (a deletion response with reports) */
 #define N4_REPORT_MAX 64           /* Session Report Requests awaiting their response */
+#define N4_REPORT_BYTES 512        /* a Session Report Request with N4_URR_MAX usage reports */
+#define N4_URR_SWEEP 4096          /* session slots the N4 tick looks at for URR reports (5.2.2) */
 #define N4_T1_MS 3000              /* TS 29.244 6.4: T1 and N1 are operator settings; the usual values */
 #define N4_N1 3
 #define N4_HEARTBEAT_MS 10000
@@ -81,10 +83,23 @@ struct n4_qer {
 	uint8_t qfi;               /* 0: the QER carries none */
 };
 
-/* A URR: volume measured from the data path's counters of the PDRs that carry it */
+/* A URR (TS 29.244 5.2.2, upf_n4_urr.c): volume and / or duration measured from the data
+ * path's per-session counters of the PDRs that carry it; the current measurement started at
+ * start_ns (its Start Time start_ntp, 8.2.83) with the counters at base[] */
+enum { N4_B_ULB, N4_B_DLB, N4_B_ULP, N4_B_DLP, N4_B__MAX };
 struct n4_urr {
 	uint32_t id;
 	uint8_t pdrs;              /* N4_UL | N4_DL */
+	uint8_t method;            /* PFCP_MM_VOLUM | PFCP_MM_DURAT (8.2.40) */
+	uint8_t thresh_flags;      /* PFCP_VOL_TOVOL / ULVOL / DLVOL of the Volume Threshold (8.2.13) */
+	uint32_t triggers;         /* PFCP_RT_* (8.2.19) */
+	uint32_t period_s;         /* Measurement Period (8.2.18, PERIO); 0: none */
+	uint32_t time_thresh_s;    /* Time Threshold (8.2.14, TIMTH); 0: none */
+	uint32_t start_ntp;
+	uint64_t start_ns;         /* CLOCK_MONOTONIC */
+	uint64_t next_perio_ns;    /* the next periodic report; 0: none */
+	uint64_t thresh[3];        /* total, UL, DL octets, as thresh_flags says */
+	uint64_t base[N4_B__MAX];  /* the session's counters when this measurement started */
 };
 
 /* One PFCP session = one data path session (same id) */
@@ -109,6 +124,9 @@ struct n4_sess {
 	uint32_t ur_seqn;          /* UR-SEQN of the next usage report (8.2.54) */
 	uint64_t cp_seid;
 	uint32_t cp_addr;          /* CP F-SEID IPv4 (network order) */
+	/* A refusal names the rule it failed on (8.2.80 Failed Rule ID, with cause 73) */
+	bool failed;
+	struct pfcp_rule_id fail;
 	struct upf_session_rule r;
 };
 
@@ -119,6 +137,10 @@ struct n4_report {
 	uint64_t cp_seid;          /* the session it reports on (the slot may be reused) */
 	uint64_t at_ns;            /* last sent */
 	uint8_t tries;             /* retransmissions so far */
+	/* A usage report (USAR, 7.5.8.3): the request's bytes, re-sent as they were (6.4); 0: a
+	 * Downlink Data Report, rebuilt from the session */
+	uint16_t len;
+	uint8_t bytes[N4_REPORT_BYTES];
 };
 
 struct upf_n4 {
@@ -138,6 +160,9 @@ struct upf_n4 {
 	struct n4_report reports[N4_REPORT_MAX];
 	struct ev_timer retx_timer;   /* with a loop: upf_n4_tick every T1 / 4 */
 	uint64_t *teid_used;       /* bitmap of uplink TEIDs 0..max_teid our sessions hold */
+	uint32_t urr_cursor;       /* where the URR sweep goes on (upf_n4_urr.c) */
+	uint32_t ntp0;             /* NTP seconds at mono0_ns: Start / End Times (8.2.83 / 8.2.84) */
+	uint64_t mono0_ns;
 	uint32_t rnd[N4_RND_BATCH];
 	unsigned rnd_left;
 	struct upf_n4_prefix allow[UPF_N4_ALLOW_MAX];
@@ -192,5 +217,28 @@ int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struc
 uint32_t n4_cp2up_teid(const struct upf_n4 *n, uint32_t id);
 int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s,
 		    uint16_t *offending);
+/* Name the rule a refusal is about (8.2.80) */
+void n4_fail_rule(struct n4_sess *s, uint8_t type, uint32_t id);
+
+/* upf_n4_urr.c: URRs (5.2.2). Take a Create URR (create) or an Update URR into u: 0, or cause 73
+ * with *off set. */
+int n4_urr_take(struct upf_n4 *n, const struct pfcp_urr *c, struct n4_urr *u, bool create, uint16_t *off);
+/* Start measuring every URR of session id (established now) */
+void n4_urr_start(struct upf_n4 *n, struct n4_sess *s, uint32_t id);
+/* Create / Update / Remove / Query URR of a modification (7.5.4.4, 7.5.4.9, 7.5.4.10) onto t:
+ * 0 or cause 73 with *off and t's failed rule set */
+int n4_urr_mod(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *t, uint16_t *off);
+/* The Usage Reports of a modification's response (7.5.5.2): every URR queried (Query URR, or
+ * all with QAURR: IMMER), every URR removed (TERMR), from s (before) and t (after) */
+void n4_urr_mod_reports(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s,
+			struct n4_sess *t, uint32_t id);
+/* The final report of each URR in the deletion response (7.5.7.2, TERMR) */
+void n4_urr_final(struct upf_n4 *n, struct n4_sess *s, uint32_t id);
+/* The threshold and periodic reports that are due (from upf_n4_tick): Session Report Requests
+ * (7.5.8, USAR); the number sent */
+int n4_urr_tick(struct upf_n4 *n, uint64_t now_ns);
+/* upf_n4_sess.c: send n->out (a Session Report Request for session id) with sequence number
+ * seq and keep its bytes for retransmission (6.4) */
+int n4_report_track(struct upf_n4 *n, struct n4_sess *s, uint32_t id, uint32_t seq, bool keep);
 
 #endif

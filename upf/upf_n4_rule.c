@@ -405,7 +405,7 @@ static int qers_apply(struct n4_sess *s, uint16_t *off)
 			ul = tighter(ul, q->mbr_ul_kbps * 1000ull);
 		if (q->pdrs & N4_DL)
 			dl = tighter(dl, q->mbr_dl_kbps * 1000ull);
-		if (q->qfi && qfi && q->qfi != qfi)
+		if (q->qfi && qfi && q->qfi != qfi && (n4_fail_rule(s, PFCP_RULE_QER, q->id), 1))
 			return unsupported(PFCP_IE_CREATE_QER, off, "QER %u: QFI %u where another QER says %u",
 					   q->id, q->qfi, qfi);
 		if (q->qfi)
@@ -426,20 +426,13 @@ static struct n4_qer *qer_of(struct n4_sess *s, uint32_t id)
 	return NULL;
 }
 
-/* ---- URRs (7.5.2.4) ---- */
-
-/* 5.2.2: volume is measured from the data path's per-session counters; a Volume Threshold
- * (VOLTH) and a Measurement Period (PERIO) are accepted and the volume keeps being measured,
- * but only the final report (deletion, 7.5.7.2, TERMR) is sent (upf/README.md). A quota
- * (the UP must stop forwarding, 5.2.2.2) or time measurement is not done here: refused. */
-static int urr_check(const struct pfcp_urr *u, uint16_t *off)
+void n4_fail_rule(struct n4_sess *s, uint8_t type, uint32_t id)
 {
-	if (u->method != PFCP_MM_VOLUM ||
-	    (u->has & (PFCP_URR_VOL_QUOTA | PFCP_URR_TIME_THRESH | PFCP_URR_TIME_QUOTA)))
-		return unsupported(PFCP_IE_CREATE_URR, off, "URR %u: only volume measurement, no quota "
-				   "or time", u->urr_id);
-	return 0;
+	s->failed = true;
+	s->fail = (struct pfcp_rule_id){ type, id };
 }
+
+/* ---- URRs (7.5.2.4): taken by upf_n4_urr.c ---- */
 
 static const struct pfcp_far *far_find(const struct pfcp_far *f, unsigned nf, uint32_t id)
 {
@@ -455,6 +448,7 @@ static int pdr_refs(const struct pfcp_pdr *d, uint8_t dir, struct n4_sess *s, ui
 	for (unsigned i = 0; i < d->n_qer; i++) {
 		struct n4_qer *q = qer_of(s, d->qer_id[i]);
 
+		n4_fail_rule(s, PFCP_RULE_QER, d->qer_id[i]);
 		if (!q) {
 			if (s->n_qer == N4_QER_MAX)
 				return unsupported(PFCP_IE_CREATE_QER, off, "more than %u QERs", N4_QER_MAX);
@@ -468,6 +462,7 @@ static int pdr_refs(const struct pfcp_pdr *d, uint8_t dir, struct n4_sess *s, ui
 
 		for (k = 0; k < s->n_urr && s->urrs[k].id != d->urr_id[i]; k++)
 			;
+		n4_fail_rule(s, PFCP_RULE_URR, d->urr_id[i]);
 		if (k == s->n_urr) {
 			if (s->n_urr == N4_URR_MAX)
 				return unsupported(PFCP_IE_CREATE_URR, off, "more than %u URRs", N4_URR_MAX);
@@ -565,6 +560,7 @@ static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct 
 	for (unsigned i = 0; i < e->n_pdr; i++) {
 		const struct pfcp_pdr *d = &e->pdr[i];
 
+		n4_fail_rule(s, PFCP_RULE_PDR, d->pdr_id);
 		rc = pdr_common(d, off);
 		if (rc)
 			return rc;
@@ -609,13 +605,14 @@ static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct 
 
 /* Every Create QER / URR the data path PDRs name, taken; those no PDR names (or only an
  * auxiliary one) are checked and otherwise unused */
-static int est_qers_urrs(const struct pfcp_sess_est_req *e, struct n4_sess *s, uint16_t *off)
+static int est_qers_urrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s, uint16_t *off)
 {
 	int rc;
 
 	for (unsigned i = 0; i < s->n_qer; i++) {
 		unsigned k;
 
+		n4_fail_rule(s, PFCP_RULE_QER, s->qers[i].id);
 		for (k = 0; k < e->n_qer && e->qer[k].qer_id != s->qers[i].id; k++)
 			;
 		if (k == e->n_qer)
@@ -626,20 +623,28 @@ static int est_qers_urrs(const struct pfcp_sess_est_req *e, struct n4_sess *s, u
 	for (unsigned k = 0; k < e->n_qer; k++) {
 		struct n4_qer scratch = { 0 };
 
+		n4_fail_rule(s, PFCP_RULE_QER, e->qer[k].qer_id);
 		if (!qer_of(s, e->qer[k].qer_id) && (rc = qer_take(&e->qer[k], &scratch, off)))
 			return rc;
 	}
 	for (unsigned i = 0; i < s->n_urr; i++) {
 		unsigned k;
 
+		n4_fail_rule(s, PFCP_RULE_URR, s->urrs[i].id);
 		for (k = 0; k < e->n_urr && e->urr[k].urr_id != s->urrs[i].id; k++)
 			;
 		if (k == e->n_urr)
 			return unsupported(PFCP_IE_CREATE_PDR, off, "URR %u not created", s->urrs[i].id);
-	}
-	for (unsigned k = 0; k < e->n_urr; k++)
-		if ((rc = urr_check(&e->urr[k], off)))
+		if ((rc = n4_urr_take(n, &e->urr[k], &s->urrs[i], true, off)))
 			return rc;
+	}
+	for (unsigned k = 0; k < e->n_urr; k++) {   /* those no PDR names: checked */
+		struct n4_urr scratch = { 0 };
+
+		n4_fail_rule(s, PFCP_RULE_URR, e->urr[k].urr_id);
+		if ((rc = n4_urr_take(n, &e->urr[k], &scratch, true, off)))
+			return rc;
+	}
 	return qers_apply(s, off);
 }
 
@@ -654,11 +659,13 @@ int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struc
 	if (rc)
 		return rc;
 	if (s->ul_pdr) {
+		n4_fail_rule(s, PFCP_RULE_FAR, s->ul_far);
 		f = far_find(e->far, e->n_far, s->ul_far);
 		rc = f ? far_ul(f, off) : unsupported(PFCP_IE_CREATE_PDR, off, "FAR %u not created", s->ul_far);
 		if (rc)
 			return rc;
 	}
+	n4_fail_rule(s, PFCP_RULE_FAR, s->dl_far);
 	f = far_find(e->far, e->n_far, s->dl_far);
 	if (!f || !(f->has & PFCP_FAR_APPLY))
 		return unsupported(PFCP_IE_CREATE_PDR, off, "FAR %u not created", s->dl_far);
@@ -666,7 +673,10 @@ int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struc
 	rc = far_dl(n, f, s, off);
 	if (rc)
 		return rc;
-	return est_qers_urrs(e, s, off);
+	if ((rc = est_qers_urrs(n, e, s, off)))
+		return rc;
+	s->failed = false;
+	return 0;
 }
 
 /* Whether the QER (or URR) IDs an Update PDR names are exactly the ones on that direction */
@@ -690,12 +700,42 @@ static bool same_refs(const uint32_t *ids, unsigned n_ids, const struct n4_sess 
 	return true;
 }
 
+/* The QER (qer) or URR IDs of Update PDR u replace those of its direction dir: every one
+ * must be the session's (created before or in this modification) */
+static int upd_refs(const struct pfcp_pdr *u, uint8_t dir, struct n4_sess *s, bool qer, uint16_t *off)
+{
+	unsigned n = qer ? s->n_qer : s->n_urr, n_ids = qer ? u->n_qer : u->n_urr;
+	const uint32_t *ids = qer ? u->qer_id : u->urr_id;
+
+	for (unsigned k = 0; k < n_ids; k++) {
+		bool found = false;
+
+		for (unsigned i = 0; i < n && !found; i++)
+			found = (qer ? s->qers[i].id : s->urrs[i].id) == ids[k];
+		if (!found) {
+			n4_fail_rule(s, PFCP_RULE_PDR, u->pdr_id);
+			return unsupported(PFCP_IE_UPDATE_PDR, off, "PDR %u: %s %u not created", u->pdr_id,
+					   qer ? "QER" : "URR", ids[k]);
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *pdrs = qer ? &s->qers[i].pdrs : &s->urrs[i].pdrs;
+		uint32_t id = qer ? s->qers[i].id : s->urrs[i].id;
+
+		*pdrs &= (uint8_t)~dir;
+		for (unsigned k = 0; k < n_ids; k++)
+			if (ids[k] == id)
+				*pdrs |= dir;
+	}
+	return 0;
+}
+
 /* 7.5.4.2 Update PDR: free5GC sends one for the downlink PDR, unchanged but for its FAR's new
  * tunnel, with the Update FAR of the PDU Session Resource Setup Response (its
  * pdu_session.go, DLPDR.State = RULE_UPDATE). Accepted when what it carries (a PDI replaces
  * the old one whole) gives the same installed rule, FAR, QERs and URRs; any real change of
  * a PDR is refused (the data path's rule is fixed for the session's life, upf.h). */
-static int upd_pdr(struct upf_n4 *n, const struct pfcp_pdr *u, const struct n4_sess *s, uint16_t *off)
+static int upd_pdr(struct upf_n4 *n, const struct pfcp_pdr *u, struct n4_sess *s, uint16_t *off)
 {
 	struct n4_sess t = *s;
 	uint8_t dir = u->pdr_id == s->ul_pdr ? N4_UL : u->pdr_id == s->dl_pdr ? N4_DL : 0;
@@ -709,9 +749,14 @@ static int upd_pdr(struct upf_n4 *n, const struct pfcp_pdr *u, const struct n4_s
 		return unsupported(PFCP_IE_UPDATE_PDR, off, "PDR %u: another FAR", u->pdr_id);
 	if (!dir)
 		return 0;   /* nothing installed for the auxiliary PDRs */
-	if (((u->has & PFCP_PDR_QER_ID) && !same_refs(u->qer_id, u->n_qer, s, dir, true)) ||
-	    ((u->has & PFCP_PDR_URR_ID) && !same_refs(u->urr_id, u->n_urr, s, dir, false)))
-		return unsupported(PFCP_IE_UPDATE_PDR, off, "PDR %u: other QERs or URRs", u->pdr_id);
+	/* 7.5.4.2: QER IDs / URR IDs present replace the PDR's (a QER or URR created in this
+	 * modification, or one the session has) */
+	if ((u->has & PFCP_PDR_QER_ID) && !same_refs(u->qer_id, u->n_qer, s, dir, true) &&
+	    (rc = upd_refs(u, dir, s, true, off)))
+		return rc;
+	if ((u->has & PFCP_PDR_URR_ID) && !same_refs(u->urr_id, u->n_urr, s, dir, false) &&
+	    (rc = upd_refs(u, dir, s, false, off)))
+		return rc;
 	if (u->has & PFCP_PDR_PDI) {
 		struct pfcp_pdr d = *u;
 
@@ -738,28 +783,68 @@ static int upd_pdr(struct upf_n4 *n, const struct pfcp_pdr *u, const struct n4_s
 	return 0;
 }
 
-/* Session Modification: Update FAR (the downlink tunnel or BUFF <-> FORW: the
- * service request, AN release and handover paths, TS 23.502 4.2.3.2, 4.2.6,
- * 4.9.1), Update QER, and Update PDR that changes nothing installed (upd_pdr);
- * other changes of the rule set are refused. */
+/* 7.5.4.8 Remove QER and 7.5.4.5 Create QER: policed once a PDR names it (Update PDR) */
+static int mod_qers(const struct pfcp_sess_mod_req *m, struct n4_sess *s, uint16_t *off)
+{
+	int rc;
+
+	for (unsigned i = 0; i < m->n_rm_qer; i++) {
+		struct n4_qer *q = qer_of(s, m->rm_qer[i].id);
+
+		n4_fail_rule(s, PFCP_RULE_QER, m->rm_qer[i].id);
+		if (!q)
+			return unsupported(PFCP_IE_REMOVE_QER, off, "QER %u unknown", m->rm_qer[i].id);
+		*q = s->qers[--s->n_qer];
+	}
+	for (unsigned i = 0; i < m->n_qer; i++) {
+		struct n4_qer *q;
+
+		n4_fail_rule(s, PFCP_RULE_QER, m->qer[i].qer_id);
+		if (qer_of(s, m->qer[i].qer_id))
+			return unsupported(PFCP_IE_CREATE_QER, off, "QER %u exists already", m->qer[i].qer_id);
+		if (s->n_qer == N4_QER_MAX)
+			return unsupported(PFCP_IE_CREATE_QER, off, "more than %u QERs", N4_QER_MAX);
+		q = &s->qers[s->n_qer++];
+		*q = (struct n4_qer){ .id = m->qer[i].qer_id };
+		if ((rc = qer_take(&m->qer[i], q, off)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Session Modification (7.5.4) on a copy of the session (the caller keeps it only when all
+ * is accepted: nothing changes on a refusal): Create / Remove / Update QER and URR, Query URR;
+ * Update PDR that changes its QERs / URRs, or nothing installed (upd_pdr); Update FAR (the
+ * downlink tunnel or BUFF <-> FORW: the service request, AN release and handover paths, TS
+ * 23.502 4.2.3.2, 4.2.6, 4.9.1). Create / Remove PDR and FAR are refused (cause 73, Failed
+ * Rule ID): the data path's rule of a session is one UL and one DL PDR for its life (upf.h). */
 int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s, uint16_t *off)
 {
 	int rc;
 
-	if (m->n_rm_pdr || m->n_rm_far || m->n_rm_urr || m->n_rm_qer || m->n_pdr || m->n_far || m->n_urr ||
-	    m->n_qer || m->n_upd_urr) {
-		uint16_t ie = m->n_pdr ? PFCP_IE_CREATE_PDR : m->n_far ? PFCP_IE_CREATE_FAR :
-			      m->n_rm_pdr ? PFCP_IE_REMOVE_PDR :
-			      m->n_upd_urr ? PFCP_IE_UPDATE_URR : PFCP_IE_REMOVE_FAR;
-
-		return unsupported(ie, off, "modification other than Update FAR / QER / PDR");
+	if (m->n_rm_pdr || m->n_pdr) {
+		n4_fail_rule(s, PFCP_RULE_PDR, m->n_rm_pdr ? m->rm_pdr[0].id : m->pdr[0].pdr_id);
+		return unsupported(m->n_rm_pdr ? PFCP_IE_REMOVE_PDR : PFCP_IE_CREATE_PDR, off,
+				   "PDR %u: a PDR created or removed in a modification",
+				   m->n_rm_pdr ? m->rm_pdr[0].id : m->pdr[0].pdr_id);
 	}
-	for (unsigned i = 0; i < m->n_upd_pdr; i++)
+	if (m->n_rm_far || m->n_far) {
+		n4_fail_rule(s, PFCP_RULE_FAR, m->n_rm_far ? m->rm_far[0].id : m->far[0].far_id);
+		return unsupported(m->n_rm_far ? PFCP_IE_REMOVE_FAR : PFCP_IE_CREATE_FAR, off,
+				   "FAR %u: a FAR created or removed in a modification",
+				   m->n_rm_far ? m->rm_far[0].id : m->far[0].far_id);
+	}
+	if ((rc = mod_qers(m, s, off)) || (rc = n4_urr_mod(n, m, s, off)))
+		return rc;
+	for (unsigned i = 0; i < m->n_upd_pdr; i++) {
+		n4_fail_rule(s, PFCP_RULE_PDR, m->upd_pdr[i].pdr_id);
 		if ((rc = upd_pdr(n, &m->upd_pdr[i], s, off)))
 			return rc;
+	}
 	for (unsigned i = 0; i < m->n_upd_far; i++) {
 		const struct pfcp_far *f = &m->upd_far[i];
 
+		n4_fail_rule(s, PFCP_RULE_FAR, f->far_id);
 		if (f->far_id == s->dl_far)
 			rc = far_dl(n, f, s, off);
 		else if (f->far_id == s->ul_far && s->ul_pdr)
@@ -774,11 +859,15 @@ int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct 
 	for (unsigned i = 0; i < m->n_upd_qer; i++) {
 		struct n4_qer *q = qer_of(s, m->upd_qer[i].qer_id);
 
+		n4_fail_rule(s, PFCP_RULE_QER, m->upd_qer[i].qer_id);
 		if (!q)
 			return unsupported(PFCP_IE_UPDATE_QER, off, "QER %u unknown", m->upd_qer[i].qer_id);
 		rc = qer_take(&m->upd_qer[i], q, off);
 		if (rc)
 			return rc;
 	}
-	return m->n_upd_qer ? qers_apply(s, off) : 0;
+	if ((rc = qers_apply(s, off)))
+		return rc;
+	s->failed = false;
+	return 0;
 }

@@ -132,6 +132,19 @@ static void sess_free(struct upf_n4 *n, uint32_t id)
 	n->free_head = id;
 }
 
+static void sess_rsp(struct upf_n4 *n, uint64_t seid, uint8_t cause, uint16_t offending);
+
+/* A refusal of a rule: 7.5.3.1 / 7.5.5.1, the Failed Rule ID with cause 73 (8.2.80) */
+static void sess_rsp_rule(struct upf_n4 *n, uint64_t seid, uint8_t cause, uint16_t offending,
+			  const struct n4_sess *t)
+{
+	sess_rsp(n, seid, cause, offending);
+	if (cause == PFCP_CAUSE_RULE_FAILURE && t->failed) {
+		n->out.rsp.has |= PFCP_SRSP_FAILED_RULE;
+		n->out.rsp.failed_rule = t->fail;
+	}
+}
+
 static void sess_rsp(struct upf_n4 *n, uint64_t seid, uint8_t cause, uint16_t offending)
 {
 	n4_rsp_init(n, n->in.h.type + 1, seid);
@@ -248,8 +261,13 @@ static void sess_est(struct upf_n4 *n, int peer)
 		rc = upf_cause(rc, &off);
 	}
 	if (rc) {
+		struct n4_sess t = *s;
+
+		if (off == PFCP_IE_CREATE_PDR && !t.failed)   /* the data path's refusal: TEID or UE address */
+			n4_fail_rule(&t, PFCP_RULE_PDR, rc == PFCP_CAUSE_RULE_FAILURE && s->r.ul_teid &&
+				     teid_held(n, s->r.ul_teid) ? s->ul_pdr : s->dl_pdr);
 		sess_free(n, id);
-		sess_rsp(n, cp_seid, (uint8_t)rc, off);
+		sess_rsp_rule(n, cp_seid, (uint8_t)rc, off, &t);
 		return;
 	}
 	s->used = true;
@@ -260,6 +278,7 @@ static void sess_est(struct upf_n4 *n, int peer)
 	memcpy(&s->cp_addr, e->cp_fseid.ipv4, 4);
 	n->peers[peer].n_sess++;
 	n->n_sess++;
+	n4_urr_start(n, s, id);
 	est_accept(n, id, choose);
 }
 
@@ -278,52 +297,23 @@ static void sess_mod(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 		off = off ? PFCP_IE_UPDATE_FAR : 0;
 	}
 	if (rc) {
-		sess_rsp(n, s->cp_seid, (uint8_t)rc, off);
+		sess_rsp_rule(n, s->cp_seid, (uint8_t)rc, off, &t);
 		return;
 	}
 	if (n->in.mod.has & PFCP_SMR_F_SEID)   /* 7.5.4.1: the CP's new F-SEID */
 		t.cp_seid = n->in.mod.cp_fseid.seid;
+	t.failed = false;
+	sess_rsp(n, t.cp_seid, PFCP_CAUSE_ACCEPTED, 0);
+	/* 7.5.5.2: Usage Reports of the URRs queried or removed */
+	n4_urr_mod_reports(n, &n->in.mod, s, &t, id);
 	*s = t;
 	n->cnt[UPF_N4_SESS_MOD]++;
-	sess_rsp(n, s->cp_seid, PFCP_CAUSE_ACCEPTED, 0);
-}
-
-/* The final usage report of each URR (7.5.7.2, 8.2.41 TERMR): the volume of the PDRs that carry
- * it, from the data path's counters of the session (two URRs on the same PDRs, as free5GC
- * sends, read the same counters) */
-static void usage_final(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
-{
-	struct upf_session_stats st = { 0 };
-
-	if (!s->n_urr)
-		return;
-	if (n->p.upf && upf_session_stats(n->p.upf, id, &st) < 0)
-		return;
-	for (unsigned i = 0; i < s->n_urr && i < PFCP_USAGE_MAX; i++) {
-		struct pfcp_usage_report *u = &n->out.rsp.usage[i];
-		bool ul = s->urrs[i].pdrs & N4_UL, dl = s->urrs[i].pdrs & N4_DL;
-
-		u->has = PFCP_UR_URR_ID | PFCP_UR_SEQN | PFCP_UR_TRIGGER | PFCP_UR_VOLUME;
-		u->urr_id = s->urrs[i].id;
-		u->seqn = s->ur_seqn++;
-		u->trigger = PFCP_URT_TERMR;
-		u->volume.flags = PFCP_VOL_TOVOL | PFCP_VOL_ULVOL | PFCP_VOL_DLVOL | PFCP_VOL_TONOP |
-				  PFCP_VOL_ULNOP | PFCP_VOL_DLNOP;
-		u->volume.ul = ul ? st.ul_bytes : 0;
-		u->volume.dl = dl ? st.dl_bytes : 0;
-		u->volume.total = u->volume.ul + u->volume.dl;
-		u->volume.ul_pkts = ul ? st.ul_pkts : 0;
-		u->volume.dl_pkts = dl ? st.dl_pkts : 0;
-		u->volume.total_pkts = u->volume.ul_pkts + u->volume.dl_pkts;
-		n->out.rsp.n_usage = (uint8_t)(i + 1);
-		n->out.rsp.has |= PFCP_SRSP_USAGE;
-	}
 }
 
 static void sess_del(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 {
 	sess_rsp(n, s->cp_seid, PFCP_CAUSE_ACCEPTED, 0);
-	usage_final(n, s, id);
+	n4_urr_final(n, s, id);   /* 7.5.7.2, TERMR */
 	if (n->p.upf)
 		upf_session_remove(n->p.upf, id);
 	sess_free(n, id);
@@ -391,6 +381,36 @@ static int report_send(struct upf_n4 *n, const struct n4_sess *s, uint32_t seq)
 	return n4_send_out(n, n->peers[s->peer].addr, PFCP_PORT);
 }
 
+/* n->out.rep is a Session Report Request on session id: header, send, and track it for the
+ * retransmissions of 6.4 (keep: its bytes, re-sent as they were) */
+int n4_report_track(struct upf_n4 *n, struct n4_sess *s, uint32_t id, uint32_t seq, bool keep)
+{
+	struct n4_report *q;
+	int len;
+
+	memset(&n->out.h, 0, sizeof(n->out.h));
+	n->out.h.type = PFCP_SESS_REPORT_REQ;
+	n->out.h.seid = s->cp_seid;
+	n->out.h.seq = seq;
+	len = n4_send_out(n, n->peers[s->peer].addr, PFCP_PORT);   /* 4.2.2: to port 8805 */
+	if (len < 0)
+		return len;
+	q = &n->reports[seq % N4_REPORT_MAX];
+	q->seq = seq;
+	q->sess = id;
+	q->addr = n->peers[s->peer].addr;
+	q->cp_seid = s->cp_seid;
+	q->at_ns = n4_now_ns(n);
+	q->tries = 0;
+	q->len = 0;
+	if (keep && (size_t)len <= sizeof(q->bytes)) {
+		memcpy(q->bytes, n->obuf, (size_t)len);
+		q->len = (uint16_t)len;
+	}
+	n->cnt[UPF_N4_REPORT_SENT]++;
+	return len;
+}
+
 void upf_n4_dl_data(struct upf_n4 *n, uint32_t id)
 {
 	struct n4_sess *s;
@@ -414,6 +434,7 @@ void upf_n4_dl_data(struct upf_n4 *n, uint32_t id)
 	q->cp_seid = s->cp_seid;
 	q->at_ns = n4_now_ns(n);
 	q->tries = 0;
+	q->len = 0;
 	s->reported = true;
 	n->cnt[UPF_N4_REPORT_SENT]++;
 }
@@ -443,17 +464,23 @@ int upf_n4_tick(struct upf_n4 *n, uint64_t now_ns)
 			       q->sess, q->seq, q->tries);
 			n->cnt[UPF_N4_REPORT_TIMEOUT]++;
 			/* a later buffering period may report again (the data path notifies once per period) */
-			s->reported = false;
+			if (!q->len)
+				s->reported = false;
 			q->seq = 0;
 			continue;
 		}
-		if (report_send(n, s, q->seq) < 0)
+		if (q->len ? (pfcp_decode(q->bytes, q->len, &n->out, NULL) < 0 ||
+			      n4_send_out(n, q->addr, PFCP_PORT) < 0) :
+			     report_send(n, s, q->seq) < 0)
 			continue;   /* counted as tx_failed; tried again at the next tick */
 		q->tries++;
 		q->at_ns = now_ns;
 		n->cnt[UPF_N4_REPORT_RETX]++;
 		sent++;
 	}
+	/* 5.2.2: threshold and periodic usage reports (after the retransmissions: a report sent
+	 * now is not due again at once) */
+	sent += n4_urr_tick(n, now_ns);
 	return sent;
 }
 

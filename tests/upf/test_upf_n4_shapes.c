@@ -675,7 +675,7 @@ static void t_free5gc_mod(void **state)
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
 	assert_int_equal(R.rsp.offending_ie, PFCP_IE_UPDATE_PDR);
 	free5gc_mod(5, seid, 0x99);
-	Q.mod.upd_pdr[0].n_urr = 1;
+	Q.mod.upd_pdr[0].urr_id[1] = 7;   /* a URR the session does not have (7.5.4.2) */
 	xchg();
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
 	assert_int_equal(R.rsp.offending_ie, PFCP_IE_UPDATE_PDR);

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * Usage reporting (TS 29.244 5.2.2, 7.5.2.4, 7.5.4.4, 7.5.4.9, 7.5.4.10, 7.5.8.3).
+ *
+ * A URR measures the PDRs that carry it from the data path's per-session counters (upf.h
+ * upf_session_stats: forwarded inner IP bytes and packets per direction); the program counts
+ * per packet, user space never sees a packet. Measurement methods VOLUM and DURAT (8.2.40).
+ * A measurement runs from its Start Time to the report that ends it; the next one starts
+ * there (5.2.2.3.1: the volume of a report is what was measured since the previous one).
+ *
+ * Reports: Query URR and QAURR in a modification (IMMER, in its response), Remove URR (TERMR,
+ * in its response), deletion (TERMR); and, from the N4 tick (upf_n4_tick: every T1 / 4), a
+ * sweep of at most N4_URR_SWEEP session slots per tick that reads the counters of the sessions
+ * with a Volume Threshold (VOLTH, 8.2.13), Time Threshold (TIMTH, 8.2.14) or Measurement
+ * Period (PERIO, 8.2.18) and sends the reports due in a Session Report Request (USAR) to the
+ * session's CP, retransmitted per 6.4 (upf_n4_sess.c). A threshold is seen at the sweep after
+ * it was crossed: a report comes at most T1 / 4 (and one sweep round) late, with the volume
+ * measured then. Not done: quotas (Volume / Time Quota: the data path has no per-session drop
+ * action; refused with cause 73), EVENT measurement, Linked URRs, Inactivity Detection Time.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "upf/upf_n4_int.h"
+
+static int urr_refuse(struct n4_sess *s, uint16_t ie, uint32_t id, uint16_t *off, const char *why)
+{
+	log_rl(LOGL_WARN, N4_MOD, NULL, "URR %u not supported (cause 73, offending %s): %s", id,
+	       pfcp_ie_name(ie), why);
+	if (s)
+		n4_fail_rule(s, PFCP_RULE_URR, id);
+	*off = ie;
+	return PFCP_CAUSE_RULE_FAILURE;
+}
+
+/* NTP seconds (8.2.83 / 8.2.84) of a CLOCK_MONOTONIC instant: the wall clock read once */
+static uint32_t ntp_at(struct upf_n4 *n, uint64_t now_ns)
+{
+	if (!n->ntp0) {
+		n->ntp0 = (uint32_t)(time(NULL) + NTP_UNIX_OFFSET);
+		n->mono0_ns = now_ns;
+	}
+	return n->ntp0 + (uint32_t)(((int64_t)now_ns - (int64_t)n->mono0_ns) / 1000000000);
+}
+
+int n4_urr_take(struct upf_n4 *n, const struct pfcp_urr *c, struct n4_urr *u, bool create, uint16_t *off)
+{
+	uint16_t ie = create ? PFCP_IE_CREATE_URR : PFCP_IE_UPDATE_URR;
+
+	(void)n;
+	if ((c->has & PFCP_URR_METHOD) && (!c->method || (c->method & PFCP_MM_EVENT)))
+		return urr_refuse(NULL, ie, c->urr_id, off,
+				  "only volume and duration measurement (8.2.40)");
+	if (c->has & (PFCP_URR_VOL_QUOTA | PFCP_URR_TIME_QUOTA))
+		return urr_refuse(NULL, ie, c->urr_id, off, "no Volume / Time Quota: the data path has no "
+				  "per-session drop action");
+	if ((c->has & PFCP_URR_TRIGGERS) &&
+	    (c->triggers & ~(uint32_t)(PFCP_RT_PERIO | PFCP_RT_VOLTH | PFCP_RT_TIMTH | PFCP_RT_VOLQU |
+				      PFCP_RT_TIMQU | PFCP_RT_LIUSA)))
+		return urr_refuse(NULL, ie, c->urr_id, off,
+				  "a reporting trigger other than PERIO / VOLTH / TIMTH");
+	if ((c->has & PFCP_URR_PERIOD) && !c->period)
+		return urr_refuse(NULL, ie, c->urr_id, off, "Measurement Period 0");
+	if (c->has & PFCP_URR_METHOD)
+		u->method = c->method;
+	if (c->has & PFCP_URR_TRIGGERS)
+		u->triggers = c->triggers;
+	if (c->has & PFCP_URR_PERIOD) {
+		u->period_s = c->period;
+		/* 5.2.2.2.1: a new period restarts the periodic reports from now */
+		u->next_perio_ns = 0;
+	}
+	if (c->has & PFCP_URR_TIME_THRESH)
+		u->time_thresh_s = c->time_thresh;
+	if (c->has & PFCP_URR_VOL_THRESH) {
+		u->thresh_flags = c->vol_thresh.flags & (PFCP_VOL_TOVOL | PFCP_VOL_ULVOL | PFCP_VOL_DLVOL);
+		u->thresh[0] = c->vol_thresh.total;
+		u->thresh[1] = c->vol_thresh.ul;
+		u->thresh[2] = c->vol_thresh.dl;
+	}
+	return 0;
+}
+
+static int stats(struct upf_n4 *n, uint32_t id, struct upf_session_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return n->p.upf ? upf_session_stats(n->p.upf, id, st) : 0;
+}
+
+static void cur_of(const struct upf_session_stats *st, uint64_t c[N4_B__MAX])
+{
+	c[N4_B_ULB] = st->ul_bytes;
+	c[N4_B_DLB] = st->dl_bytes;
+	c[N4_B_ULP] = st->ul_pkts;
+	c[N4_B_DLP] = st->dl_pkts;
+}
+
+static void measure_start(struct upf_n4 *n, struct n4_urr *u, const uint64_t c[N4_B__MAX], uint64_t now_ns)
+{
+	memcpy(u->base, c, sizeof(u->base));
+	u->start_ns = now_ns;
+	u->start_ntp = ntp_at(n, now_ns);
+	if (u->period_s && (u->triggers & PFCP_RT_PERIO) && !u->next_perio_ns)
+		u->next_perio_ns = now_ns + (uint64_t)u->period_s * 1000000000u;
+}
+
+void n4_urr_start(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
+{
+	struct upf_session_stats st;
+	uint64_t c[N4_B__MAX], now = n4_now_ns(n);
+
+	if (!s->n_urr || stats(n, id, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	cur_of(&st, c);
+	for (unsigned i = 0; i < s->n_urr; i++)
+		measure_start(n, &s->urrs[i], c, now);
+}
+
+/* The measurement of u since its start (the PDRs that carry it), as a Usage Report (8.2.41
+ * trigger, 8.2.83 / 8.2.84 Start / End Time, 8.2.44 Volume Measurement, 8.2.45 Duration
+ * Measurement, 8.2.54 UR-SEQN); the next measurement starts now */
+static void report_fill(struct upf_n4 *n, struct n4_sess *s, struct n4_urr *u, uint32_t trigger,
+			const uint64_t c[N4_B__MAX], uint64_t now_ns, struct pfcp_usage_report *r)
+{
+	bool ul = u->pdrs & N4_UL, dl = u->pdrs & N4_DL;
+
+	memset(r, 0, sizeof(*r));
+	r->has = PFCP_UR_URR_ID | PFCP_UR_SEQN | PFCP_UR_TRIGGER | PFCP_UR_START | PFCP_UR_END;
+	r->urr_id = u->id;
+	r->seqn = s->ur_seqn++;
+	r->trigger = trigger;
+	r->start = u->start_ntp;
+	r->end = ntp_at(n, now_ns);
+	if (!u->method || (u->method & PFCP_MM_VOLUM)) {
+		r->has |= PFCP_UR_VOLUME;
+		r->volume.flags = PFCP_VOL_TOVOL | PFCP_VOL_ULVOL | PFCP_VOL_DLVOL | PFCP_VOL_TONOP |
+				  PFCP_VOL_ULNOP | PFCP_VOL_DLNOP;
+		r->volume.ul = ul ? c[N4_B_ULB] - u->base[N4_B_ULB] : 0;
+		r->volume.dl = dl ? c[N4_B_DLB] - u->base[N4_B_DLB] : 0;
+		r->volume.total = r->volume.ul + r->volume.dl;
+		r->volume.ul_pkts = ul ? c[N4_B_ULP] - u->base[N4_B_ULP] : 0;
+		r->volume.dl_pkts = dl ? c[N4_B_DLP] - u->base[N4_B_DLP] : 0;
+		r->volume.total_pkts = r->volume.ul_pkts + r->volume.dl_pkts;
+	}
+	if (u->method & PFCP_MM_DURAT) {
+		r->has |= PFCP_UR_DURATION;
+		r->duration = (uint32_t)((now_ns - u->start_ns) / 1000000000u);
+	}
+	measure_start(n, u, c, now_ns);
+}
+
+static void rsp_report(struct upf_n4 *n, struct n4_sess *s, struct n4_urr *u, uint32_t trigger,
+		       const uint64_t c[N4_B__MAX], uint64_t now_ns)
+{
+	struct pfcp_sess_rsp *r = &n->out.rsp;
+
+	if (r->n_usage >= PFCP_USAGE_MAX)
+		return;
+	report_fill(n, s, u, trigger, c, now_ns, &r->usage[r->n_usage++]);
+	r->has |= PFCP_SRSP_USAGE;
+}
+
+void n4_urr_final(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
+{
+	struct upf_session_stats st;
+	uint64_t c[N4_B__MAX], now = n4_now_ns(n);
+
+	if (!s->n_urr || stats(n, id, &st) < 0)
+		return;
+	cur_of(&st, c);
+	for (unsigned i = 0; i < s->n_urr; i++)
+		rsp_report(n, s, &s->urrs[i], PFCP_URT_TERMR, c, now);
+}
+
+static struct n4_urr *urr_of(struct n4_sess *s, uint32_t id)
+{
+	for (unsigned i = 0; i < s->n_urr; i++)
+		if (s->urrs[i].id == id)
+			return &s->urrs[i];
+	return NULL;
+}
+
+int n4_urr_mod(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *t, uint16_t *off)
+{
+	int rc;
+
+	/* 7.5.4.9 Remove URR: the PDRs that named it no longer do (the references are the URR's) */
+	for (unsigned i = 0; i < m->n_rm_urr; i++) {
+		struct n4_urr *u = urr_of(t, m->rm_urr[i].id);
+
+		if (!u)
+			return urr_refuse(t, PFCP_IE_REMOVE_URR, m->rm_urr[i].id, off, "unknown");
+		*u = t->urrs[--t->n_urr];
+	}
+	/* 7.5.4.4 Create URR: measured once a PDR names it (Update PDR) */
+	for (unsigned i = 0; i < m->n_urr; i++) {
+		struct n4_urr *u;
+
+		if (urr_of(t, m->urr[i].urr_id))
+			return urr_refuse(t, PFCP_IE_CREATE_URR, m->urr[i].urr_id, off, "exists already");
+		if (t->n_urr == N4_URR_MAX)
+			return urr_refuse(t, PFCP_IE_CREATE_URR, m->urr[i].urr_id, off, "more than 2 URRs");
+		u = &t->urrs[t->n_urr++];
+		memset(u, 0, sizeof(*u));
+		u->id = m->urr[i].urr_id;
+		if ((rc = n4_urr_take(n, &m->urr[i], u, true, off))) {
+			n4_fail_rule(t, PFCP_RULE_URR, u->id);
+			return rc;
+		}
+		u->start_ns = UINT64_MAX;   /* started by n4_urr_mod_reports once accepted */
+	}
+	for (unsigned i = 0; i < m->n_upd_urr; i++) {
+		struct n4_urr *u = urr_of(t, m->upd_urr[i].urr_id);
+
+		if (!u)
+			return urr_refuse(t, PFCP_IE_UPDATE_URR, m->upd_urr[i].urr_id, off, "unknown");
+		if ((rc = n4_urr_take(n, &m->upd_urr[i], u, false, off))) {
+			n4_fail_rule(t, PFCP_RULE_URR, u->id);
+			return rc;
+		}
+	}
+	for (unsigned i = 0; i < m->n_query_urr; i++)
+		if (!urr_of(t, m->query_urr[i].id))
+			return urr_refuse(t, PFCP_IE_QUERY_URR, m->query_urr[i].id, off, "unknown");
+	return 0;
+}
+
+void n4_urr_mod_reports(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s,
+			struct n4_sess *t, uint32_t id)
+{
+	struct upf_session_stats st;
+	uint64_t c[N4_B__MAX], now = n4_now_ns(n);
+
+	if ((!s->n_urr && !t->n_urr) || stats(n, id, &st) < 0)
+		return;
+	cur_of(&st, c);
+	/* removed: the last report of each (TERMR, 8.2.41), from the state before */
+	for (unsigned i = 0; i < s->n_urr; i++)
+		if (!urr_of(t, s->urrs[i].id))
+			rsp_report(n, s, &s->urrs[i], PFCP_URT_TERMR, c, now);
+	t->ur_seqn = s->ur_seqn;
+	for (unsigned i = 0; i < t->n_urr; i++) {
+		struct n4_urr *u = &t->urrs[i];
+		bool q = (m->has & PFCP_SMR_FLAGS) && (m->flags & PFCP_SMF_QAURR);
+
+		if (u->start_ns == UINT64_MAX) {   /* created now */
+			measure_start(n, u, c, now);
+			continue;
+		}
+		/* an update that set a new period: periodic reports from now (measure_start) */
+		if (u->period_s && (u->triggers & PFCP_RT_PERIO) && !u->next_perio_ns)
+			u->next_perio_ns = now + (uint64_t)u->period_s * 1000000000u;
+		for (unsigned k = 0; k < m->n_query_urr && !q; k++)
+			q = m->query_urr[k].id == u->id;
+		if (q)   /* 7.5.4.10: an immediate report of the measurement so far */
+			rsp_report(n, t, u, PFCP_URT_IMMER, c, now);
+	}
+}
+
+/* ---- threshold and periodic reports (the N4 tick) ---- */
+
+/* What u must report now (8.2.41 bits), 0: nothing */
+static uint32_t due(const struct n4_urr *u, const uint64_t c[N4_B__MAX], uint64_t now_ns)
+{
+	uint32_t t = 0;
+
+	if ((u->triggers & PFCP_RT_PERIO) && u->next_perio_ns && now_ns >= u->next_perio_ns)
+		t |= PFCP_URT_PERIO;
+	if ((u->triggers & PFCP_RT_VOLTH) && u->thresh_flags) {
+		uint64_t ul = (u->pdrs & N4_UL) ? c[N4_B_ULB] - u->base[N4_B_ULB] : 0;
+		uint64_t dl = (u->pdrs & N4_DL) ? c[N4_B_DLB] - u->base[N4_B_DLB] : 0;
+
+		if (((u->thresh_flags & PFCP_VOL_TOVOL) && u->thresh[0] && ul + dl >= u->thresh[0]) ||
+		    ((u->thresh_flags & PFCP_VOL_ULVOL) && u->thresh[1] && ul >= u->thresh[1]) ||
+		    ((u->thresh_flags & PFCP_VOL_DLVOL) && u->thresh[2] && dl >= u->thresh[2]))
+			t |= PFCP_URT_VOLTH;
+	}
+	if ((u->triggers & PFCP_RT_TIMTH) && u->time_thresh_s &&
+	    now_ns - u->start_ns >= (uint64_t)u->time_thresh_s * 1000000000u)
+		t |= PFCP_URT_TIMTH;
+	return t;
+}
+
+static bool watched(const struct n4_sess *s)
+{
+	for (unsigned i = 0; i < s->n_urr; i++)
+		if (s->urrs[i].triggers & (PFCP_RT_PERIO | PFCP_RT_VOLTH | PFCP_RT_TIMTH))
+			return true;
+	return false;
+}
+
+/* A Session Report Request (7.5.8.1, Report Type USAR) with the reports due of session id */
+static int sess_sweep(struct upf_n4 *n, struct n4_sess *s, uint32_t id, uint64_t now_ns)
+{
+	struct upf_session_stats st;
+	uint64_t c[N4_B__MAX];
+	struct pfcp_sess_report_req *rep = &n->out.rep;
+	uint32_t seq;
+
+	if (stats(n, id, &st) < 0)
+		return 0;
+	cur_of(&st, c);
+	memset(rep, 0, sizeof(*rep));
+	for (unsigned i = 0; i < s->n_urr; i++) {
+		struct n4_urr *u = &s->urrs[i];
+		uint32_t t = due(u, c, now_ns);
+
+		if (!t)
+			continue;
+		if (t & PFCP_URT_PERIO)   /* the next period from the one due, not from now: no drift */
+			while (u->next_perio_ns <= now_ns)
+				u->next_perio_ns += (uint64_t)u->period_s * 1000000000u;
+		report_fill(n, s, u, t, c, now_ns, &rep->usage[rep->n_usage++]);
+	}
+	if (!rep->n_usage)
+		return 0;
+	rep->has = PFCP_SRR_TYPE | PFCP_SRR_USAGE;
+	rep->type = PFCP_RPT_USAR;
+	seq = n->next_seq;
+	n->next_seq = n->next_seq >= PFCP_SEQ_MAX ? 1 : n->next_seq + 1;
+	return n4_report_track(n, s, id, seq, true) < 0 ? 0 : 1;
+}
+
+int n4_urr_tick(struct upf_n4 *n, uint64_t now_ns)
+{
+	uint32_t max = n->fresh, k, sent = 0;
+
+	if (!n->n_sess || !max)
+		return 0;
+	for (k = 0; k < N4_URR_SWEEP && k < max; k++) {
+		uint32_t id = n->urr_cursor++ % max;
+		struct n4_sess *s = &n->sess[id];
+
+		if (s->used && watched(s))
+			sent += (uint32_t)sess_sweep(n, s, id, now_ns);
+	}
+	n->urr_cursor %= max;
+	return (int)sent;
+}
