@@ -246,9 +246,22 @@ cycle)
 	# the SMF set the association up (6.2.6.2.1: the CP's Node ID in the request)
 	[ "$(pfcp_count 1 'pfcp.msg_type == 5 && ip.src == 10.38.72.1')" -ge 1 ] || fail "upf1: the association setup did not come from the SMF"
 	[ "$(ntype 1 1)" -ge 1 ] && [ "$(ntype 1 2)" -ge 1 ] || fail "upf1: no heartbeat request/response"
-	# the F-TEID and UE address of each establishment: the uplink PDR on upf1's N3 address
-	_f=$(tshark -r "$TMP/n4-1.pcapng" -Y "pfcp.msg_type == 50" -T fields -e pfcp.f_teid.ipv4_addr 2>>"$TMP/tshark.log" | tr ',' '\n' | sort -u)
-	[ "$_f" = 10.38.73.1 ] || fail "upf1: establishment F-TEID addresses '$_f', 10.38.73.1 expected"
+	# issue 32: solocore upf advertises FTUP (TS 29.244 8.2.25), so every establishment asks it
+	# to choose the uplink F-TEID (CH + CHID, 8.2.3) and every accepted answer carries it in a
+	# Created PDR (7.5.3.2, IE type 8) on upf1's N3 address -- the one the gNB got over N2
+	[ "$(ntype 1 6)" = "$(pfcp_count 1 'pfcp.msg_type == 6 && pfcp.up_function_features.ftup == 1')" ] ||
+		fail "upf1: an Association Setup Response without FTUP"
+	[ "$(pfcp_count 1 'pfcp.msg_type == 50 && pfcp.f_teid_flags.ch == 1 && pfcp.f_teid_flags.ch_id == 1')" = "$e" ] ||
+		fail "upf1: not every Session Establishment Request asks CHOOSE (CH, CHID)"
+	[ "$(pfcp_count 1 'pfcp.msg_type == 50 && pfcp.f_teid.teid')" = 0 ] || fail "upf1: a CP-chosen TEID sent to a UPF with FTUP"
+	[ "$(pfcp_count 1 'pfcp.msg_type == 51 && pfcp.ie_type == 8 && pfcp.f_teid.teid')" = "$e" ] ||
+		fail "upf1: not every Session Establishment Response has a Created PDR with the F-TEID"
+	_f=$(tshark -r "$TMP/n4-1.pcapng" -Y "pfcp.msg_type == 51" -T fields -e pfcp.f_teid.ipv4_addr 2>>"$TMP/tshark.log" | tr ',' '\n' | sort -u)
+	[ "$_f" = 10.38.73.1 ] || fail "upf1: Created PDR F-TEID addresses '$_f', 10.38.73.1 expected"
+	# TS 23.502 4.3.2.2.1 steps 10-11: the SMF waited for each answer (its log names the F-TEID
+	# the UPF chose, once per session, before the accept)
+	_a=$(grep -c 'N4 session accepted by the UPF, F-TEID 0x[0-9a-f]* on 10.38.73.1: accept sent' "$TMP/core.log")
+	[ "$_a" = "$e" ] || fail "the SMF logged $_a accepts after an N4 answer, $e establishments"
 	# upf2 serves only ims: associated, no session
 	pfcp_clean 2
 	[ "$(ntype 2 50)" = 0 ] || fail "upf2 (ims only) got $(ntype 2 50) sessions of internet"
@@ -287,6 +300,11 @@ traffic)
 	stop_core
 	stop_capture
 	pfcp_clean 1
+	# issue 32: the uplink F-TEIDs are upf1's choice (CHOOSE, TS 29.244 8.2.3; Created PDR,
+	# 7.5.3.2): the traffic above went to the TEIDs the SMF read from the Created PDRs
+	_ch=$(pfcp_count 1 'pfcp.msg_type == 50 && pfcp.f_teid_flags.ch == 1')
+	_cr=$(pfcp_count 1 'pfcp.msg_type == 51 && pfcp.cause == 1 && pfcp.ie_type == 8 && pfcp.f_teid.ipv4_addr == 10.38.73.1')
+	[ "$_ch" = "$UES" ] && [ "$_cr" = "$UES" ] || fail "upf1: $_ch CHOOSE establishments, $_cr Created PDRs on 10.38.73.1, $UES expected"
 	echo "traffic through solocore upf over PFCP: $UES UEs, ul_packets $ul dl_packets $dl (PPS $PPS, ${SECS}s)"
 	;;
 failover)
@@ -383,10 +401,10 @@ EOT
 	echo "recover: 2 x $UES UEs, upf1's association released behind the SMF, set up again after Cause 72"
 	;;
 ipv6)
-	# 9 s: a UE whose first Router Solicitation reached upf1 before its PFCP session (our SMF
-	# sends the N2 request without waiting for the N4 answer, unlike TS 23.502 4.3.2.2.1
-	# steps 10-11: a known defect) sends it again after RTR_SOLICITATION_INTERVAL, 4 s
-	# (RFC 4861 6.3.7), as a real UE does; the test then still needs one RA per UE.
+	# 9 s: a UE whose first Router Solicitation is lost sends it again after
+	# RTR_SOLICITATION_INTERVAL, 4 s (RFC 4861 6.3.7), as a real UE does; the test then still
+	# needs one RA per UE. (Since issue 32 the N2 request waits for the N4 answer, TS 23.502
+	# 4.3.2.2.1 steps 10-11, so the session is on upf1 before the UE's first RS.)
 	UES=${UES:-10} PPS=${PPS:-1000} SECS=${SECS:-9} SIZE=${SIZE:-100}
 	need_capture
 	UPF_DNNS='  - { name: "internet", pool: "10.45.0.0/16", pool6: "2001:db8:45::/48" }
