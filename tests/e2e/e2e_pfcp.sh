@@ -22,9 +22,15 @@
 #   traffic   solocore-load sessions --traffic through upf1: every G-PDU's echo back from
 #             the DN host, which sees the UE addresses (no NAT).
 #   failover  UES UEs with sessions and traffic spread over upf1 and upf2 (both serve
-#             internet); upf1 is killed (SIGKILL): the SMF's heartbeats go unanswered, every
-#             session on upf1 is released with 5GSM #39 "reactivation requested" (TS 24.501
-#             6.3.3, TS 23.527 4.4) and re-established by its UE on upf2; traffic flows again.
+#             internet); upf1 is killed (SIGKILL): the SMF's heartbeats go unanswered (a path
+#             failure: upf1 unreachable, its sessions kept), n4_path_release_timer (1 s here)
+#             later every session on upf1 is released with 5GSM #39 "reactivation requested"
+#             (TS 24.501 6.3.3, TS 23.527 4.4) and re-established by its UE on upf2; traffic
+#             flows again.
+#   pathfail  (issue 32) upf1 stopped 4 s (SIGSTOP) under traffic: unreachable, sessions kept
+#             and traffic forwarded; back with the same Recovery Time Stamp: nothing released.
+#   restart   (issue 32) upf1 killed and started again: released #39 once on its new Recovery
+#             Time Stamp, every re-establishment held during the association setup, none #26.
 #   ipv6      IPv4v6 sessions (DNN internet, pool6 2001:db8:45::/48) through upf1 over PFCP:
 #             the /64 in the UE IP Address of both PDRs (TS 29.244 8.2.62, checked in the N4
 #             capture by tshark), every UE's Router Solicitation answered by upf1 with an RA
@@ -146,9 +152,11 @@ upf:
   peers:
     - { name: "upf1", address: "$N4_1", n3_address: "10.38.73.1", dnns: [ "internet" ] }
     - { name: "upf2", address: "$N4_2", n3_address: "10.38.75.1", dnns: [ $2 ] }
+$CORE_MORE
 web: { listen: "127.0.0.1", port: 5000 }
 EOF
 }
+CORE_MORE=
 
 # capture I: dumpcap on the core's N4 veth of UPF I (CAP<I>).
 capture() {
@@ -320,6 +328,9 @@ failover)
 	dn_echo_ns E1_PID "$NS_D1" 10.38.79.2 "$TMP/echo1.ready"
 	dn_echo_ns E2_PID "$NS_D2" 10.38.79.2 "$TMP/echo2.ready"
 	capture 1; capture 2
+	# issue 32: heartbeat loss is a path failure, the sessions kept n4_path_release_timer
+	# (TS 23.007 19A), then released (#39) and re-established on upf2
+	CORE_MORE='  n4_path_release_timer: 1000'
 	mk_core_config "$TMP/core.yaml" '"internet", "ims"'
 	SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
 	sleep 1
@@ -336,7 +347,8 @@ failover)
 	echo "failover: $UES UEs, pdu_net_released_39 ${rel39:-0}, pdu_reestablished ${reest:-0}"
 	[ -n "$rel39" ] && [ "$rel39" -gt 0 ] || fail "no session released with #39 after upf1 was killed"
 	[ "${rel39:-0}" = "${reest:-x}" ] || fail "$rel39 sessions released with #39, $reest re-established"
-	grep -q "upf1.*lost\|lost.*upf1" "$TMP/core.log" || fail "the core did not log the loss of upf1"
+	grep -q "upf1.*unreachable for 1000 ms: its [0-9]* sessions released" "$TMP/core.log" ||
+		fail "the core did not log the loss of upf1 (unreachable past n4_path_release_timer)"
 	stop_echo E2_PID "$TMP/echo2.ready"
 	# after the failover, upf2 carries every UE
 	_s=$(wc -l <"$TMP/echo2.ready.srcs" 2>/dev/null)
@@ -399,6 +411,99 @@ EOT
 	echo "load2: pdu_net_released_39 $(v load2 pdu_net_released_39) pdu_reestablished $(v load2 pdu_reestablished)"
 	[ "$(v load2 pdu_net_released_39)" = "$(v load2 pdu_reestablished)" ] || fail "load2: sessions released with #39 not all re-established"
 	echo "recover: 2 x $UES UEs, upf1's association released behind the SMF, set up again after Cause 72"
+	;;
+pathfail)
+	# Issue 32: a path failure is not a restart (TS 29.244 6.2.2, TS 23.007 19A). upf1 (the only
+	# UPF of internet) is stopped (SIGSTOP) for 4 s while UES UEs have sessions with traffic:
+	# the SMF's heartbeats go unanswered (500 ms + 3 x 300 ms: unreachable after 1.4 s), then
+	# it answers again (SIGCONT) with the same Recovery Time Stamp. Its XDP program forwards all
+	# along (the kernel's); the sessions are kept: no #39, no second establishment, traffic
+	# echoed. Before: every session released with #39 at 1.4 s, re-established #26-rejected.
+	UES=${UES:-10} PPS=${PPS:-500} SECS=${SECS:-9} SIZE=${SIZE:-100}
+	start_upf 1; start_upf 2
+	dn_echo_ns E1_PID "$NS_D1" 10.38.74.2 "$TMP/echo1.ready"
+	capture 1
+	mk_core_config "$TMP/core.yaml" '"ims"'
+	SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+	_i=0
+	while [ "$(grep -c 'association up' "$TMP/core.log")" -lt 2 ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	$NSR "$LOAD" sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
+		--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress \
+		--gnb-n3 10.38.73.2 --traffic "$PPS" --traffic-size "$SIZE" --traffic-dst 10.38.74.2 --traffic-port 7 \
+		>"$TMP/load.out" 2>"$TMP/load.log" &
+	RS_PID=$!
+	sleep 2
+	kill -STOP "$U1_PID"
+	sleep 4
+	kill -CONT "$U1_PID"
+	wait "$RS_PID"; RS_RC=$?; RS_PID=
+	v() { grep "^$2 " "$TMP/$1.out" | head -n 1 | cut -d' ' -f2; }
+	[ "$RS_RC" = 0 ] || fail "solocore-load exited $RS_RC"
+	ul=$(v load ul_packets) dl=$(v load dl_packets)
+	echo "pathfail: $UES UEs, pdu_net_released_39 $(v load pdu_net_released_39), ul $ul dl $dl"
+	expect load ue_runs_failed 0   # a rejected establishment fails its UE
+	expect load completed "$UES"
+	expect load pdu_net_released_39 0
+	[ -n "$dl" ] && [ "$dl" -gt 0 ] || fail "no downlink G-PDU came back through upf1"
+	[ -n "$dl" ] && [ -n "$ul" ] && [ $((ul - dl)) -le $((PPS / 5 + UES)) ] || fail "uplink $ul, downlink $dl: lost during the outage"
+	grep -q "upf1.*unreachable (no heartbeat answer): $UES sessions kept" "$TMP/core.log" || fail "the core did not log upf1 unreachable with its sessions kept"
+	grep -q "upf1.*reachable again, same recovery time stamp" "$TMP/core.log" || fail "the core did not log upf1 back"
+	[ "$(pfcp_metric peer_resumed)" = 1 ] || fail "solocore_pfcp_events_total{event=peer_resumed} is not 1"
+	[ "$(pfcp_metric sess_lost)" = 0 ] || fail "sessions lost: $(pfcp_metric sess_lost)"
+	stop_echo E1_PID "$TMP/echo1.ready"
+	stop_core
+	stop_capture
+	pfcp_clean 1
+	# one establishment and one deletion per UE (at the end of its run), no second one
+	[ "$(ntype 1 50)" = "$UES" ] || fail "upf1: $(ntype 1 50) establishments, $UES expected"
+	# the SMF's heartbeat requests went unanswered for a while: sent again with their sequence
+	# number (TS 29.244 6.4), as tshark reads them
+	[ -n "$(tshark -r "$TMP/n4-1.pcapng" -Y 'pfcp.msg_type == 1 && ip.src == 10.38.72.1' -T fields -e pfcp.seqno \
+		2>>"$TMP/tshark.log" | sort | uniq -d)" ] || fail "upf1: no retransmitted heartbeat request of the SMF in the capture"
+	;;
+restart)
+	# Issue 32: the only UPF of internet restarts (SIGKILL, started again 2 s later: another
+	# Recovery Time Stamp, TS 29.244 6.2.2). The SMF finds it unreachable first (sessions kept),
+	# then its heartbeat answer with the new stamp: it lost them, so they are released with #39
+	# (TS 23.527 4.3.2) and the UEs re-establish at once, while the SMF's Association Setup
+	# Request to the restarted UPF may still be unanswered: those are held and sent once it is
+	# (not #26), so every UE gets its session back, one release and one re-establishment each
+	# (bounded: no loop). Before: released at 1.4 s, each re-establishment rejected #26.
+	UES=${UES:-10} SECS=${SECS:-8}
+	start_upf 1; start_upf 2
+	capture 1
+	mk_core_config "$TMP/core.yaml" '"ims"'
+	SOLOCORE_WEB_TOKEN=$TOKEN start_solocore "$TMP/core.yaml" "$TMP/core.log" || { fail "solocore run $SOLOCORE_WHY"; show_logs; exit 1; }
+	_i=0
+	while [ "$(grep -c 'association up' "$TMP/core.log")" -lt 2 ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	$NSR "$LOAD" sessions --sims "$TMP/sims.toml" --addr "$AMF" --backend usrsctp --encap raw \
+		--ues "$UES" --concurrency "$UES" --duration "$SECS" --no-progress --gnb-n3 10.38.73.2 \
+		>"$TMP/load.out" 2>"$TMP/load.log" &
+	RS_PID=$!
+	sleep 2
+	kill -KILL "$U1_PID"; wait "$U1_PID" 2>/dev/null; U1_PID=
+	sleep 2
+	start_upf 1
+	wait "$RS_PID"; RS_RC=$?; RS_PID=
+	v() { grep "^$2 " "$TMP/$1.out" | head -n 1 | cut -d' ' -f2; }
+	rel39=$(v load pdu_net_released_39) reest=$(v load pdu_reestablished)
+	echo "restart: $UES UEs, pdu_net_released_39 ${rel39:-?}, pdu_reestablished ${reest:-?}, ue_runs_failed $(v load ue_runs_failed)"
+	[ "$RS_RC" = 0 ] || fail "solocore-load exited $RS_RC"
+	expect load ue_runs_failed 0   # a rejected re-establishment (#26) fails its UE
+	expect load pdu_net_released_39 "$UES"
+	expect load pdu_reestablished "$UES"
+	grep -q "upf1.*unreachable (no heartbeat answer)" "$TMP/core.log" || fail "the core did not log upf1 unreachable"
+	# no re-establishment refused for want of a ready UPF (#26), none released twice
+	[ "$(grep -c 'no ready UPF' "$TMP/core.log")" = 0 ] || fail "$(grep -c 'no ready UPF' "$TMP/core.log") establishments refused #26 (no ready UPF)"
+	grep -q "upf1.*lost (restarted: new recovery time stamp), $UES sessions released" "$TMP/core.log" ||
+		fail "the core did not release upf1's sessions on its new recovery time stamp"
+	stop_core
+	stop_capture
+	pfcp_clean 1
+	# both lives of upf1: one accepted establishment per UE and life, no more
+	[ "$(pfcp_count 1 'pfcp.msg_type == 51 && pfcp.cause == 1')" = $((2 * UES)) ] ||
+		fail "upf1 accepted $(pfcp_count 1 'pfcp.msg_type == 51 && pfcp.cause == 1') establishments, $((2 * UES)) expected"
+	[ "$(pfcp_count 1 'pfcp.msg_type == 6 && pfcp.cause == 1')" = 2 ] || fail "upf1: not two accepted association setups"
 	;;
 ipv6)
 	# 9 s: a UE whose first Router Solicitation is lost sends it again after
