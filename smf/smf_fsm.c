@@ -192,12 +192,20 @@ static int est_reject(struct smf *smf, struct smf_sess *s, struct smf_out *out, 
 static int a_n4_est_fail(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 {
 	uint8_t cause = n4_reject_cause(c->n4);
+	int rc;
 
 	smf_slog(LOGL_WARN, smf, s, "pti=%u the UPF %s the N4 session (PFCP cause %u): establishment rejected #%u %s",
 		 s->pti, c->n4->status == UPF_EST_TIMEOUT ? "did not answer" : "refused", c->n4->cause, cause,
 		 nas_5gsm_cause_name(cause));
 	smf->st.upf_est_failed++;
-	return est_reject(smf, s, c->out, cause);
+	rc = est_reject(smf, s, c->out, cause);
+	/* TS 24.501 6.4.1.4.3: the same reject with T3396 (upf.no_upf_backoff) when the UPF did not
+	 * answer, so the UE does not ask again at once of a UPF that does not answer (issue 32:
+	 * before, a timeout on a live UPF released the session #39 and the UE came back at once,
+	 * without bound) */
+	if (rc >= 0 && c->n4->status == UPF_EST_TIMEOUT && smf->no_upf_backoff_s)
+		smf_msg_est_reject_backoff(c->out, s->psi, s->pti, cause, smf->no_upf_backoff_s);
+	return rc;
 }
 
 /* TS 23.502 4.3.2.2.1 step 15 / 4.2.3.2 step 12: the gNB's DL tunnel; downlink active. */

@@ -436,6 +436,14 @@ static void t_timeout(void **state)
 	request(F->ue1, 4, 11);
 	assert_true(fx_run_until(F, sent_one, 2000));
 	sent_reject(4, 11, NAS_5GSM_NETWORK_FAILURE);
+	{   /* issue 32, TS 24.501 6.4.1.4.3: with T3396 (upf.no_upf_backoff, 30 s by default) */
+		struct nas_msg m;
+		struct nas_err err;
+
+		assert_int_equal(nas_decode(F->s_n1, F->s_n1_len, &m, &err), 0);
+		assert_true(m.pdu_est_rej.has_backoff_timer);
+		assert_int_equal(nas_gprs_timer3_secs(m.pdu_est_rej.backoff_timer), 30);
+	}
 	assert_int_equal(U.n_est, 1 + N1);   /* sent, then N1 retransmissions */
 	nothing_left();
 }
