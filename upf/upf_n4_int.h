@@ -215,8 +215,25 @@ int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struc
 		      bool *choose, uint16_t *offending);
 /* The cp2up PDR's TEID of session id: above max_teid, never in the data path's uplink array */
 uint32_t n4_cp2up_teid(const struct upf_n4 *n, uint32_t id);
-int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s,
+/* upf_n4_mod.c: a Session Modification's rule changes onto s (a copy); *choose: a created
+ * uplink PDR asks for a TEID (CHOOSE) */
+int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s, bool *choose,
 		    uint16_t *offending);
+/* The checks of one rule, shared by the establishment and the modification (upf_n4_mod.c):
+ * 0, or the cause with *off set to the Offending IE. n4_unsupported logs the reason and gives
+ * cause 73. */
+int n4_unsupported(uint16_t ie, uint16_t *off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int n4_pdr_common(const struct pfcp_pdr *d, uint16_t *off);
+int n4_pdr_ul(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, bool *choose, uint16_t *off);
+int n4_pdr_dl(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, uint16_t *off);
+int n4_ul_ue_ip(const struct pfcp_ue_ip *ip, const struct n4_sess *s, uint16_t *off);
+int n4_far_ul(const struct pfcp_far *f, uint16_t *off);
+int n4_far_dl(const struct upf_n4 *n, const struct pfcp_far *f, struct n4_sess *s, uint16_t *off);
+int n4_qer_take(const struct pfcp_qer *c, struct n4_qer *q, uint16_t *off);
+int n4_qers_apply(struct n4_sess *s, uint16_t *off);
+struct n4_qer *n4_qer_of(struct n4_sess *s, uint32_t id);
+/* The QER and URR IDs of a data path PDR (dir N4_UL / N4_DL) into the session's sets */
+int n4_pdr_refs(const struct pfcp_pdr *d, uint8_t dir, struct n4_sess *s, uint16_t *off);
 /* Name the rule a refusal is about (8.2.80) */
 void n4_fail_rule(struct n4_sess *s, uint8_t type, uint32_t id);
 
@@ -232,6 +249,9 @@ int n4_urr_mod(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_se
  * all with QAURR: IMMER), every URR removed (TERMR), from s (before) and t (after) */
 void n4_urr_mod_reports(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s,
 			struct n4_sess *t, uint32_t id);
+/* The data path session was rebuilt: its counters went from before to after; the URRs'
+ * measurements go on */
+void n4_urr_rebase(struct n4_sess *s, const struct upf_session_stats *before, const struct upf_session_stats *after);
 /* The final report of each URR in the deletion response (7.5.7.2, TERMR) */
 void n4_urr_final(struct upf_n4 *n, struct n4_sess *s, uint32_t id);
 /* The threshold and periodic reports that are due (from upf_n4_tick): Session Report Requests

@@ -58,10 +58,7 @@
 #include "upf/upf_bpf.h"
 #include "upf/upf_n4_int.h"
 
-static int unsupported(uint16_t ie, uint16_t *off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int unsupported(uint16_t ie, uint16_t *off, const char *fmt, ...)
+int n4_unsupported(uint16_t ie, uint16_t *off, const char *fmt, ...)
 {
 	char what[160];
 	va_list ap;
@@ -178,12 +175,12 @@ static bool dnn_nat(const struct upf_n4 *n, const struct pfcp_pdi *pdi, uint32_t
 }
 
 /* What every PDR must satisfy */
-static int pdr_common(const struct pfcp_pdr *d, uint16_t *off)
+int n4_pdr_common(const struct pfcp_pdr *d, uint16_t *off)
 {
 	if (d->pdi.n_qfi > 1)
-		return unsupported(PFCP_IE_QFI, off, "PDR %u: %u QFIs", d->pdr_id, d->pdi.n_qfi);
+		return n4_unsupported(PFCP_IE_QFI, off, "PDR %u: %u QFIs", d->pdr_id, d->pdi.n_qfi);
 	if (!(d->has & PFCP_PDR_FAR_ID))
-		return unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u without a FAR", d->pdr_id);
+		return n4_unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u without a FAR", d->pdr_id);
 	return 0;
 }
 
@@ -207,24 +204,24 @@ static bool teid_reserved(const struct upf_n4 *n, uint32_t t)
 	       ((t & UPF_FWD_TEID_BIT) && (t & ~UPF_FWD_TEID_BIT) < n->p.max_sessions);
 }
 
-static int pdr_ul(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, bool *choose, uint16_t *off)
+int n4_pdr_ul(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, bool *choose, uint16_t *off)
 {
 	const struct pfcp_fteid *f = &d->pdi.fteid;
 	uint32_t a4 = 0;
 
 	if (!sdf_match_all(&d->pdi))
-		return unsupported(PFCP_IE_SDF_FILTER, off, "PDR %u: SDF filter other than match-all", d->pdr_id);
+		return n4_unsupported(PFCP_IE_SDF_FILTER, off, "PDR %u: SDF filter other than match-all", d->pdr_id);
 	if (!(d->pdi.has & PFCP_PDI_F_TEID))
-		return unsupported(PFCP_IE_CREATE_PDR, off, "uplink PDR %u without F-TEID", d->pdr_id);
+		return n4_unsupported(PFCP_IE_CREATE_PDR, off, "uplink PDR %u without F-TEID", d->pdr_id);
 	if (f->flags & PFCP_FTEID_CH) {
 		/* 5.5.3, 8.2.3: the UP allocates (upf_n4_sess.c) on the families it has */
 		*choose = true;
 		s->fteid_flags = choose_families(n, f->flags);
 		if (!s->fteid_flags)
-			return unsupported(PFCP_IE_F_TEID, off, "uplink F-TEID CHOOSE IPv6 only: no upf.n3_address6 here");
+			return n4_unsupported(PFCP_IE_F_TEID, off, "uplink F-TEID CHOOSE IPv6 only: no upf.n3_address6 here");
 	} else {
 		if ((f->flags & PFCP_FTEID_V6) && !n3v6(n))
-			return unsupported(PFCP_IE_F_TEID, off, "uplink F-TEID with IPv6: no upf.n3_address6 here");
+			return n4_unsupported(PFCP_IE_F_TEID, off, "uplink F-TEID with IPv6: no upf.n3_address6 here");
 		if (f->flags & PFCP_FTEID_V4)
 			memcpy(&a4, f->ipv4, 4);
 		if (((f->flags & PFCP_FTEID_V4) && a4 != n->p.n3_addr) ||
@@ -239,14 +236,14 @@ static int pdr_ul(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s,
 		 * that keeps it, s->r.ul_teid) is no clash */
 		if (f->teid != s->r.ul_teid &&
 		    (teid_reserved(n, f->teid) || (n->p.upf && upf_teid_taken(n->p.upf, f->teid, UINT32_MAX))))
-			return unsupported(PFCP_IE_F_TEID, off, "uplink PDR %u: TEID 0x%x in use", d->pdr_id, f->teid);
+			return n4_unsupported(PFCP_IE_F_TEID, off, "uplink PDR %u: TEID 0x%x in use", d->pdr_id, f->teid);
 		s->r.ul_teid = f->teid;
 	}
 	/* 8.2.64: GTP-U/UDP/IPv6 removal means the gNB sends over IPv6: our n3_addr6 */
 	if (!(d->has & PFCP_PDR_OHR) ||
 	    (d->ohr.desc != PFCP_OHR_GTPU_UDP_IPV4 && d->ohr.desc != PFCP_OHR_GTPU_UDP_IP &&
 	     (d->ohr.desc != PFCP_OHR_GTPU_UDP_IPV6 || !n3v6(n))))
-		return unsupported(PFCP_IE_OUTER_HDR_REMOVAL, off, "uplink PDR %u: no GTP-U/UDP/IPv4%s removal",
+		return n4_unsupported(PFCP_IE_OUTER_HDR_REMOVAL, off, "uplink PDR %u: no GTP-U/UDP/IPv4%s removal",
 				   d->pdr_id, n3v6(n) ? " or /IPv6" : "");
 	if (d->pdi.n_qfi)
 		s->r.qfi = d->pdi.qfi[0];
@@ -255,21 +252,21 @@ static int pdr_ul(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s,
 	return 0;
 }
 
-static int pdr_dl(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, uint16_t *off)
+int n4_pdr_dl(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, uint16_t *off)
 {
 	const struct pfcp_ue_ip *ip = &d->pdi.ue_ip;
 
 	if (!sdf_match_all(&d->pdi))
-		return unsupported(PFCP_IE_SDF_FILTER, off, "PDR %u: SDF filter other than match-all", d->pdr_id);
+		return n4_unsupported(PFCP_IE_SDF_FILTER, off, "PDR %u: SDF filter other than match-all", d->pdr_id);
 	if (!(d->pdi.has & PFCP_PDI_UE_IP) || (ip->flags & (PFCP_UEIP_CHV4 | PFCP_UEIP_CHV6)))
-		return unsupported(PFCP_IE_UE_IP_ADDRESS, off, "downlink PDR %u: no UE IPv4 (UP allocation not "
+		return n4_unsupported(PFCP_IE_UE_IP_ADDRESS, off, "downlink PDR %u: no UE IPv4 (UP allocation not "
 				   "supported)", d->pdr_id);
 	if (!(ip->flags & (PFCP_UEIP_V4 | PFCP_UEIP_V6)))
-		return unsupported(PFCP_IE_UE_IP_ADDRESS, off, "downlink PDR %u: no UE address", d->pdr_id);
+		return n4_unsupported(PFCP_IE_UE_IP_ADDRESS, off, "downlink PDR %u: no UE address", d->pdr_id);
 	if (ip->flags & PFCP_UEIP_V4) {
 		memcpy(&s->r.ue_addr, ip->ipv4, 4);
 		if (!in_pool(n, s->r.ue_addr))
-			return unsupported(PFCP_IE_UE_IP_ADDRESS, off, "UE address %08x outside the pool",
+			return n4_unsupported(PFCP_IE_UE_IP_ADDRESS, off, "UE address %08x outside the pool",
 					   ntohl(s->r.ue_addr));
 	}
 	if (ip->flags & PFCP_UEIP_V6) {
@@ -278,16 +275,16 @@ static int pdr_dl(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s,
 		 * lengths (a shorter delegated prefix, a /128) are not what the data path indexes. */
 		if (((ip->flags & PFCP_UEIP_V6D) && ip->v6d_bits) ||
 		    ((ip->flags & PFCP_UEIP_V6PL) && ip->v6_prefix_len != 64))
-			return unsupported(PFCP_IE_UE_IP_ADDRESS, off, "downlink PDR %u: IPv6 prefix other than /64",
+			return n4_unsupported(PFCP_IE_UE_IP_ADDRESS, off, "downlink PDR %u: IPv6 prefix other than /64",
 					   d->pdr_id);
 		if (!in_pool6(n, ip->ipv6))
-			return unsupported(PFCP_IE_UE_IP_ADDRESS, off, "downlink PDR %u: IPv6 prefix %s", d->pdr_id,
+			return n4_unsupported(PFCP_IE_UE_IP_ADDRESS, off, "downlink PDR %u: IPv6 prefix %s", d->pdr_id,
 					   n->p.ue_pool6_plen ? "outside pool6" : "but no pool6 here");
 		memcpy(s->r.ue_prefix6, ip->ipv6, 8);
 	}
 	s->r.nat = dnn_nat(n, &d->pdi, s->r.ue_addr);
 	if ((d->pdi.has & PFCP_PDI_F_TEID) || (d->has & PFCP_PDR_OHR))
-		return unsupported(PFCP_IE_CREATE_PDR, off, "downlink PDR %u with a tunnel (N9)", d->pdr_id);
+		return n4_unsupported(PFCP_IE_CREATE_PDR, off, "downlink PDR %u with a tunnel (N9)", d->pdr_id);
 	s->dl_pdr = d->pdr_id;
 	s->dl_far = d->far_id;
 	return 0;
@@ -295,7 +292,7 @@ static int pdr_dl(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s,
 
 /* 8.2.62: the uplink PDR's UE IP Address is the source (S/D 0) the session sends from: the
  * same address and /64 as the downlink PDR's (anti-spoofing checks those). */
-static int ul_ue_ip(const struct pfcp_ue_ip *ip, const struct n4_sess *s, uint16_t *off)
+int n4_ul_ue_ip(const struct pfcp_ue_ip *ip, const struct n4_sess *s, uint16_t *off)
 {
 	uint32_t a4 = 0;
 
@@ -305,32 +302,32 @@ static int ul_ue_ip(const struct pfcp_ue_ip *ip, const struct n4_sess *s, uint16
 	    !!(ip->flags & PFCP_UEIP_V4) != !!s->r.ue_addr || a4 != s->r.ue_addr ||
 	    !!(ip->flags & PFCP_UEIP_V6) != !zero(s->r.ue_prefix6, 8) ||
 	    ((ip->flags & PFCP_UEIP_V6) && memcmp(ip->ipv6, s->r.ue_prefix6, 8)))
-		return unsupported(PFCP_IE_UE_IP_ADDRESS, off, "uplink PDR: UE IP Address other than the "
+		return n4_unsupported(PFCP_IE_UE_IP_ADDRESS, off, "uplink PDR: UE IP Address other than the "
 				   "downlink PDR's (as source)");
 	return 0;
 }
 
-static int far_ul(const struct pfcp_far *f, uint16_t *off)
+int n4_far_ul(const struct pfcp_far *f, uint16_t *off)
 {
 	if ((f->has & PFCP_FAR_APPLY) && f->apply != PFCP_AA_FORW)
-		return unsupported(PFCP_IE_APPLY_ACTION, off, "uplink FAR %u: apply action 0x%x", f->far_id,
+		return n4_unsupported(PFCP_IE_APPLY_ACTION, off, "uplink FAR %u: apply action 0x%x", f->far_id,
 				   f->apply);
 	if ((f->fwd.has & PFCP_FWD_OHC) ||
 	    ((f->fwd.has & PFCP_FWD_DEST_IF) && f->fwd.dest_if != PFCP_IF_CORE && f->fwd.dest_if != PFCP_IF_SGI_LAN))
-		return unsupported(PFCP_IE_FWD_PARAMS, off, "uplink FAR %u: not plain forwarding to Core",
+		return n4_unsupported(PFCP_IE_FWD_PARAMS, off, "uplink FAR %u: not plain forwarding to Core",
 				   f->far_id);
 	return 0;
 }
 
 /* The downlink FAR's action and tunnel into r (Create FAR or Update FAR: the
  * fields not present keep their value). */
-static int far_dl(const struct upf_n4 *n, const struct pfcp_far *f, struct n4_sess *s, uint16_t *off)
+int n4_far_dl(const struct upf_n4 *n, const struct pfcp_far *f, struct n4_sess *s, uint16_t *off)
 {
 	uint32_t aa = (f->has & PFCP_FAR_APPLY) ? f->apply : 0;
 
 	if (aa & ~(uint32_t)(PFCP_AA_FORW | PFCP_AA_BUFF | PFCP_AA_NOCP) ||
 	    (aa & (PFCP_AA_FORW | PFCP_AA_BUFF)) == (PFCP_AA_FORW | PFCP_AA_BUFF))
-		return unsupported(PFCP_IE_APPLY_ACTION, off, "downlink FAR %u: apply action 0x%x", f->far_id, aa);
+		return n4_unsupported(PFCP_IE_APPLY_ACTION, off, "downlink FAR %u: apply action 0x%x", f->far_id, aa);
 	if (f->has & PFCP_FAR_FWD && f->fwd.has & PFCP_FWD_OHC) {
 		const struct pfcp_ohc *o = &f->fwd.ohc;
 
@@ -338,10 +335,10 @@ static int far_dl(const struct upf_n4 *n, const struct pfcp_far *f, struct n4_se
 		 * source); both set (a dual-stack gNB): IPv4 */
 		if (!o->desc || (o->desc & ~(PFCP_OHC_GTPU4 | PFCP_OHC_GTPU6)) ||
 		    (o->desc == PFCP_OHC_GTPU6 && (!n3v6(n) || zero(o->ipv6, 16))))
-			return unsupported(PFCP_IE_OUTER_HDR_CREATION, off, "downlink FAR %u: outer header 0x%x%s",
+			return n4_unsupported(PFCP_IE_OUTER_HDR_CREATION, off, "downlink FAR %u: outer header 0x%x%s",
 					   f->far_id, o->desc, o->desc == PFCP_OHC_GTPU6 ? " (no upf.n3_address6)" : "");
 		if ((f->fwd.has & PFCP_FWD_DEST_IF) && f->fwd.dest_if != PFCP_IF_ACCESS)
-			return unsupported(PFCP_IE_DEST_IF, off, "downlink FAR %u: destination %u", f->far_id,
+			return n4_unsupported(PFCP_IE_DEST_IF, off, "downlink FAR %u: destination %u", f->far_id,
 					   f->fwd.dest_if);
 		s->r.gnb_addr = 0;
 		memset(s->r.gnb_addr6, 0, 16);
@@ -368,17 +365,17 @@ static int far_dl(const struct upf_n4 *n, const struct pfcp_far *f, struct n4_se
 /* One QER's values into q (Create QER, or Update QER: absent fields keep theirs). 5.4 / 8.2.8:
  * the MBR is what the UP function polices; a GBR (8.2.9) is the bit rate reserved for the flow,
  * which a UPF without admission control of its own has nothing to do with: accepted, not policed. */
-static int qer_take(const struct pfcp_qer *c, struct n4_qer *q, uint16_t *off)
+int n4_qer_take(const struct pfcp_qer *c, struct n4_qer *q, uint16_t *off)
 {
 	if ((c->has & PFCP_QER_GATE) && c->gate != 0)
-		return unsupported(PFCP_IE_GATE_STATUS, off, "QER %u: gate closed", c->qer_id);
+		return n4_unsupported(PFCP_IE_GATE_STATUS, off, "QER %u: gate closed", c->qer_id);
 	if (c->has & PFCP_QER_MBR) {
 		q->mbr_ul_kbps = c->mbr.ul > UINT32_MAX ? UINT32_MAX : (uint32_t)c->mbr.ul;   /* 8.2.8: kbps */
 		q->mbr_dl_kbps = c->mbr.dl > UINT32_MAX ? UINT32_MAX : (uint32_t)c->mbr.dl;
 	}
 	if (c->has & PFCP_QER_QFI) {
 		if (c->qfi > 63)
-			return unsupported(PFCP_IE_QFI, off, "QER %u: QFI %u", c->qer_id, c->qfi);
+			return n4_unsupported(PFCP_IE_QFI, off, "QER %u: QFI %u", c->qer_id, c->qfi);
 		q->qfi = c->qfi;
 	}
 	return 0;
@@ -393,7 +390,7 @@ static uint64_t tighter(uint64_t a, uint64_t b)
  * packets of that PDR, so a packet under a flow QER and the session-AMBR QER (free5GC) must
  * stay within both MBRs: the smaller one per direction is the one that binds. The QFI comes
  * from the QER carrying one; two different QFIs for one session's flow are refused. */
-static int qers_apply(struct n4_sess *s, uint16_t *off)
+int n4_qers_apply(struct n4_sess *s, uint16_t *off)
 {
 	uint64_t ul = 0, dl = 0;
 	uint8_t qfi = 0;
@@ -406,7 +403,7 @@ static int qers_apply(struct n4_sess *s, uint16_t *off)
 		if (q->pdrs & N4_DL)
 			dl = tighter(dl, q->mbr_dl_kbps * 1000ull);
 		if (q->qfi && qfi && q->qfi != qfi && (n4_fail_rule(s, PFCP_RULE_QER, q->id), 1))
-			return unsupported(PFCP_IE_CREATE_QER, off, "QER %u: QFI %u where another QER says %u",
+			return n4_unsupported(PFCP_IE_CREATE_QER, off, "QER %u: QFI %u where another QER says %u",
 					   q->id, q->qfi, qfi);
 		if (q->qfi)
 			qfi = q->qfi;
@@ -418,7 +415,7 @@ static int qers_apply(struct n4_sess *s, uint16_t *off)
 	return 0;
 }
 
-static struct n4_qer *qer_of(struct n4_sess *s, uint32_t id)
+struct n4_qer *n4_qer_of(struct n4_sess *s, uint32_t id)
 {
 	for (unsigned i = 0; i < s->n_qer; i++)
 		if (s->qers[i].id == id)
@@ -443,15 +440,15 @@ static const struct pfcp_far *far_find(const struct pfcp_far *f, unsigned nf, ui
 }
 
 /* The QER and URR IDs a data path PDR names, into the session's sets (dir N4_UL / N4_DL) */
-static int pdr_refs(const struct pfcp_pdr *d, uint8_t dir, struct n4_sess *s, uint16_t *off)
+int n4_pdr_refs(const struct pfcp_pdr *d, uint8_t dir, struct n4_sess *s, uint16_t *off)
 {
 	for (unsigned i = 0; i < d->n_qer; i++) {
-		struct n4_qer *q = qer_of(s, d->qer_id[i]);
+		struct n4_qer *q = n4_qer_of(s, d->qer_id[i]);
 
 		n4_fail_rule(s, PFCP_RULE_QER, d->qer_id[i]);
 		if (!q) {
 			if (s->n_qer == N4_QER_MAX)
-				return unsupported(PFCP_IE_CREATE_QER, off, "more than %u QERs", N4_QER_MAX);
+				return n4_unsupported(PFCP_IE_CREATE_QER, off, "more than %u QERs", N4_QER_MAX);
 			q = &s->qers[s->n_qer++];
 			q->id = d->qer_id[i];
 		}
@@ -465,7 +462,7 @@ static int pdr_refs(const struct pfcp_pdr *d, uint8_t dir, struct n4_sess *s, ui
 		n4_fail_rule(s, PFCP_RULE_URR, d->urr_id[i]);
 		if (k == s->n_urr) {
 			if (s->n_urr == N4_URR_MAX)
-				return unsupported(PFCP_IE_CREATE_URR, off, "more than %u URRs", N4_URR_MAX);
+				return n4_unsupported(PFCP_IE_CREATE_URR, off, "more than %u URRs", N4_URR_MAX);
 			s->urrs[s->n_urr++].id = d->urr_id[i];
 		}
 		s->urrs[k].pdrs |= dir;
@@ -503,14 +500,14 @@ static int up2cp_check(const struct pfcp_pdr *ul, const struct pfcp_pdr *d, uint
 	bool same;
 
 	if (!(d->pdi.has & PFCP_PDI_F_TEID))
-		return unsupported(PFCP_IE_CREATE_PDR, off, "up2cp PDR %u without F-TEID", d->pdr_id);
+		return n4_unsupported(PFCP_IE_CREATE_PDR, off, "up2cp PDR %u without F-TEID", d->pdr_id);
 	if (a->flags & PFCP_FTEID_CH)
 		same = (a->flags & b->flags & PFCP_FTEID_CHID) && (b->flags & PFCP_FTEID_CH) &&
 		       a->choose_id == b->choose_id;
 	else
 		same = !(b->flags & PFCP_FTEID_CH) && b->teid == a->teid;
 	if (!same)
-		return unsupported(PFCP_IE_F_TEID, off, "PDR %u: an Access PDR on another TEID than uplink PDR "
+		return n4_unsupported(PFCP_IE_F_TEID, off, "PDR %u: an Access PDR on another TEID than uplink PDR "
 				   "%u's", d->pdr_id, ul->pdr_id);
 	return 0;
 }
@@ -520,11 +517,11 @@ static int up2cp_far_check(const struct pfcp_sess_est_req *e, uint32_t id, uint1
 	const struct pfcp_far *f = far_find(e->far, e->n_far, id);
 
 	if (!f)
-		return unsupported(PFCP_IE_CREATE_PDR, off, "FAR %u not created", id);
+		return n4_unsupported(PFCP_IE_CREATE_PDR, off, "FAR %u not created", id);
 	if (!(f->has & PFCP_FAR_APPLY) || f->apply != PFCP_AA_FORW || !(f->has & PFCP_FAR_FWD) ||
 	    !(f->fwd.has & PFCP_FWD_DEST_IF) || f->fwd.dest_if != PFCP_IF_CP || !(f->fwd.has & PFCP_FWD_OHC) ||
 	    !(f->fwd.ohc.desc & (PFCP_OHC_GTPU4 | PFCP_OHC_GTPU6)))
-		return unsupported(PFCP_IE_FWD_PARAMS, off, "up2cp FAR %u: not FORW to CP-function in GTP-U", id);
+		return n4_unsupported(PFCP_IE_FWD_PARAMS, off, "up2cp FAR %u: not FORW to CP-function in GTP-U", id);
 	return 0;
 }
 
@@ -532,14 +529,14 @@ static int cp2up_take(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess
 {
 	if (!(d->pdi.has & PFCP_PDI_F_TEID) || !(d->pdi.fteid.flags & PFCP_FTEID_CH) ||
 	    !sdf_match_all(&d->pdi))
-		return unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u from CP-function: only with F-TEID CHOOSE "
+		return n4_unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u from CP-function: only with F-TEID CHOOSE "
 				   "and no filter", d->pdr_id);
 	/* below bit 31: TEIDs with it are the indirect forwarding tunnels' (upf.h UPF_FWD_TEID) */
 	if ((uint64_t)n->p.max_teid + n->p.max_sessions >= UPF_FWD_TEID_BIT)
-		return unsupported(PFCP_IE_F_TEID, off, "PDR %u from CP-function: no TEID left", d->pdr_id);
+		return n4_unsupported(PFCP_IE_F_TEID, off, "PDR %u from CP-function: no TEID left", d->pdr_id);
 	s->cp2up_families = choose_families(n, d->pdi.fteid.flags);
 	if (!s->cp2up_families)
-		return unsupported(PFCP_IE_F_TEID, off, "PDR %u from CP-function: CHOOSE IPv6 only, no "
+		return n4_unsupported(PFCP_IE_F_TEID, off, "PDR %u from CP-function: CHOOSE IPv6 only, no "
 				   "upf.n3_address6 here", d->pdr_id);
 	s->cp2up_pdr = d->pdr_id;
 	return 0;
@@ -561,7 +558,7 @@ static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct 
 		const struct pfcp_pdr *d = &e->pdr[i];
 
 		n4_fail_rule(s, PFCP_RULE_PDR, d->pdr_id);
-		rc = pdr_common(d, off);
+		rc = n4_pdr_common(d, off);
 		if (rc)
 			return rc;
 		if (is_up2cp(d) && !up2cp) {
@@ -571,26 +568,26 @@ static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct 
 			rc = cp2up_take(n, d, s, off);
 		} else if (d->pdi.src_if == PFCP_IF_ACCESS && !ulp) {
 			ulp = d;
-			rc = pdr_ul(n, d, s, choose, off);
+			rc = n4_pdr_ul(n, d, s, choose, off);
 			if (!rc)
-				rc = pdr_refs(d, N4_UL, s, off);
+				rc = n4_pdr_refs(d, N4_UL, s, off);
 		} else if (d->pdi.src_if == PFCP_IF_CORE && !dlp) {
 			dlp = d;
-			rc = pdr_dl(n, d, s, off);
+			rc = n4_pdr_dl(n, d, s, off);
 			if (!rc)
-				rc = pdr_refs(d, N4_DL, s, off);
+				rc = n4_pdr_refs(d, N4_DL, s, off);
 		} else {
-			rc = unsupported(d->pdi.n_sdf ? PFCP_IE_SDF_FILTER : PFCP_IE_CREATE_PDR, off,
+			rc = n4_unsupported(d->pdi.n_sdf ? PFCP_IE_SDF_FILTER : PFCP_IE_CREATE_PDR, off,
 					 "PDR %u: a second PDR of source interface %u", d->pdr_id, d->pdi.src_if);
 		}
 		if (rc)
 			return rc;
 	}
 	if (!dlp)
-		return unsupported(PFCP_IE_CREATE_PDR, off, "no downlink PDR (Source Interface Core)");
+		return n4_unsupported(PFCP_IE_CREATE_PDR, off, "no downlink PDR (Source Interface Core)");
 	if (up2cp) {
 		if (!ulp)
-			return unsupported(PFCP_IE_SDF_FILTER, off, "PDR %u: an SDF filter that selects without an "
+			return n4_unsupported(PFCP_IE_SDF_FILTER, off, "PDR %u: an SDF filter that selects without an "
 					   "uplink PDR", up2cp->pdr_id);
 		if ((rc = up2cp_check(ulp, up2cp, off)) || (rc = up2cp_far_check(e, up2cp->far_id, off)))
 			return rc;
@@ -598,9 +595,9 @@ static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct 
 		s->up2cp_far = up2cp->far_id;
 	}
 	if (cp2up && cp2up->far_id != dlp->far_id)
-		return unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u from CP-function: FAR %u is not the downlink "
+		return n4_unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u from CP-function: FAR %u is not the downlink "
 				   "FAR", cp2up->pdr_id, cp2up->far_id);
-	return ulp && (ulp->pdi.has & PFCP_PDI_UE_IP) ? ul_ue_ip(&ulp->pdi.ue_ip, s, off) : 0;
+	return ulp && (ulp->pdi.has & PFCP_PDI_UE_IP) ? n4_ul_ue_ip(&ulp->pdi.ue_ip, s, off) : 0;
 }
 
 /* Every Create QER / URR the data path PDRs name, taken; those no PDR names (or only an
@@ -616,15 +613,15 @@ static int est_qers_urrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, st
 		for (k = 0; k < e->n_qer && e->qer[k].qer_id != s->qers[i].id; k++)
 			;
 		if (k == e->n_qer)
-			return unsupported(PFCP_IE_CREATE_PDR, off, "QER %u not created", s->qers[i].id);
-		if ((rc = qer_take(&e->qer[k], &s->qers[i], off)))
+			return n4_unsupported(PFCP_IE_CREATE_PDR, off, "QER %u not created", s->qers[i].id);
+		if ((rc = n4_qer_take(&e->qer[k], &s->qers[i], off)))
 			return rc;
 	}
 	for (unsigned k = 0; k < e->n_qer; k++) {
 		struct n4_qer scratch = { 0 };
 
 		n4_fail_rule(s, PFCP_RULE_QER, e->qer[k].qer_id);
-		if (!qer_of(s, e->qer[k].qer_id) && (rc = qer_take(&e->qer[k], &scratch, off)))
+		if (!n4_qer_of(s, e->qer[k].qer_id) && (rc = n4_qer_take(&e->qer[k], &scratch, off)))
 			return rc;
 	}
 	for (unsigned i = 0; i < s->n_urr; i++) {
@@ -634,7 +631,7 @@ static int est_qers_urrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, st
 		for (k = 0; k < e->n_urr && e->urr[k].urr_id != s->urrs[i].id; k++)
 			;
 		if (k == e->n_urr)
-			return unsupported(PFCP_IE_CREATE_PDR, off, "URR %u not created", s->urrs[i].id);
+			return n4_unsupported(PFCP_IE_CREATE_PDR, off, "URR %u not created", s->urrs[i].id);
 		if ((rc = n4_urr_take(n, &e->urr[k], &s->urrs[i], true, off)))
 			return rc;
 	}
@@ -645,7 +642,7 @@ static int est_qers_urrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, st
 		if ((rc = n4_urr_take(n, &e->urr[k], &scratch, true, off)))
 			return rc;
 	}
-	return qers_apply(s, off);
+	return n4_qers_apply(s, off);
 }
 
 int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s,
@@ -661,212 +658,19 @@ int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struc
 	if (s->ul_pdr) {
 		n4_fail_rule(s, PFCP_RULE_FAR, s->ul_far);
 		f = far_find(e->far, e->n_far, s->ul_far);
-		rc = f ? far_ul(f, off) : unsupported(PFCP_IE_CREATE_PDR, off, "FAR %u not created", s->ul_far);
+		rc = f ? n4_far_ul(f, off) : n4_unsupported(PFCP_IE_CREATE_PDR, off, "FAR %u not created", s->ul_far);
 		if (rc)
 			return rc;
 	}
 	n4_fail_rule(s, PFCP_RULE_FAR, s->dl_far);
 	f = far_find(e->far, e->n_far, s->dl_far);
 	if (!f || !(f->has & PFCP_FAR_APPLY))
-		return unsupported(PFCP_IE_CREATE_PDR, off, "FAR %u not created", s->dl_far);
+		return n4_unsupported(PFCP_IE_CREATE_PDR, off, "FAR %u not created", s->dl_far);
 	s->r.dl_state = UPF_DL_BUFFER;
-	rc = far_dl(n, f, s, off);
+	rc = n4_far_dl(n, f, s, off);
 	if (rc)
 		return rc;
 	if ((rc = est_qers_urrs(n, e, s, off)))
-		return rc;
-	s->failed = false;
-	return 0;
-}
-
-/* Whether the QER (or URR) IDs an Update PDR names are exactly the ones on that direction */
-static bool same_refs(const uint32_t *ids, unsigned n_ids, const struct n4_sess *s, uint8_t dir, bool qer)
-{
-	unsigned have = 0, n = qer ? s->n_qer : s->n_urr;
-
-	for (unsigned i = 0; i < n; i++)
-		have += !!((qer ? s->qers[i].pdrs : s->urrs[i].pdrs) & dir);
-	if (n_ids != have)
-		return false;
-	for (unsigned k = 0; k < n_ids; k++) {
-		bool found = false;
-
-		for (unsigned i = 0; i < n && !found; i++)
-			found = (qer ? s->qers[i].id : s->urrs[i].id) == ids[k] &&
-				((qer ? s->qers[i].pdrs : s->urrs[i].pdrs) & dir);
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
-/* The QER (qer) or URR IDs of Update PDR u replace those of its direction dir: every one
- * must be the session's (created before or in this modification) */
-static int upd_refs(const struct pfcp_pdr *u, uint8_t dir, struct n4_sess *s, bool qer, uint16_t *off)
-{
-	unsigned n = qer ? s->n_qer : s->n_urr, n_ids = qer ? u->n_qer : u->n_urr;
-	const uint32_t *ids = qer ? u->qer_id : u->urr_id;
-
-	for (unsigned k = 0; k < n_ids; k++) {
-		bool found = false;
-
-		for (unsigned i = 0; i < n && !found; i++)
-			found = (qer ? s->qers[i].id : s->urrs[i].id) == ids[k];
-		if (!found) {
-			n4_fail_rule(s, PFCP_RULE_PDR, u->pdr_id);
-			return unsupported(PFCP_IE_UPDATE_PDR, off, "PDR %u: %s %u not created", u->pdr_id,
-					   qer ? "QER" : "URR", ids[k]);
-		}
-	}
-	for (unsigned i = 0; i < n; i++) {
-		uint8_t *pdrs = qer ? &s->qers[i].pdrs : &s->urrs[i].pdrs;
-		uint32_t id = qer ? s->qers[i].id : s->urrs[i].id;
-
-		*pdrs &= (uint8_t)~dir;
-		for (unsigned k = 0; k < n_ids; k++)
-			if (ids[k] == id)
-				*pdrs |= dir;
-	}
-	return 0;
-}
-
-/* 7.5.4.2 Update PDR: free5GC sends one for the downlink PDR, unchanged but for its FAR's new
- * tunnel, with the Update FAR of the PDU Session Resource Setup Response (its
- * pdu_session.go, DLPDR.State = RULE_UPDATE). Accepted when what it carries (a PDI replaces
- * the old one whole) gives the same installed rule, FAR, QERs and URRs; any real change of
- * a PDR is refused (the data path's rule is fixed for the session's life, upf.h). */
-static int upd_pdr(struct upf_n4 *n, const struct pfcp_pdr *u, struct n4_sess *s, uint16_t *off)
-{
-	struct n4_sess t = *s;
-	uint8_t dir = u->pdr_id == s->ul_pdr ? N4_UL : u->pdr_id == s->dl_pdr ? N4_DL : 0;
-	uint32_t far = dir == N4_UL ? s->ul_far : dir == N4_DL ? s->dl_far : s->up2cp_far;
-	bool choose = false;
-	int rc = 0;
-
-	if (!dir && (!u->pdr_id || (u->pdr_id != s->up2cp_pdr && u->pdr_id != s->cp2up_pdr)))
-		return unsupported(PFCP_IE_UPDATE_PDR, off, "PDR %u unknown", u->pdr_id);
-	if ((u->has & PFCP_PDR_FAR_ID) && u->far_id != far && (dir || u->pdr_id == s->up2cp_pdr))
-		return unsupported(PFCP_IE_UPDATE_PDR, off, "PDR %u: another FAR", u->pdr_id);
-	if (!dir)
-		return 0;   /* nothing installed for the auxiliary PDRs */
-	/* 7.5.4.2: QER IDs / URR IDs present replace the PDR's (a QER or URR created in this
-	 * modification, or one the session has) */
-	if ((u->has & PFCP_PDR_QER_ID) && !same_refs(u->qer_id, u->n_qer, s, dir, true) &&
-	    (rc = upd_refs(u, dir, s, true, off)))
-		return rc;
-	if ((u->has & PFCP_PDR_URR_ID) && !same_refs(u->urr_id, u->n_urr, s, dir, false) &&
-	    (rc = upd_refs(u, dir, s, false, off)))
-		return rc;
-	if (u->has & PFCP_PDR_PDI) {
-		struct pfcp_pdr d = *u;
-
-		d.has |= PFCP_PDR_FAR_ID;
-		d.far_id = far;
-		if (dir == N4_UL && !(d.has & PFCP_PDR_OHR)) {   /* absent: unchanged */
-			d.has |= PFCP_PDR_OHR;
-			d.ohr.desc = PFCP_OHR_GTPU_UDP_IP;
-		}
-		rc = pdr_common(&d, off);
-		if (!rc && d.pdi.src_if != (dir == N4_UL ? PFCP_IF_ACCESS : PFCP_IF_CORE))
-			rc = unsupported(PFCP_IE_SOURCE_IF, off, "PDR %u: another source interface", u->pdr_id);
-		if (!rc)
-			rc = dir == N4_UL ? pdr_ul(n, &d, &t, &choose, off) : pdr_dl(n, &d, &t, off);
-		if (!rc && dir == N4_UL && (d.pdi.has & PFCP_PDI_UE_IP))
-			rc = ul_ue_ip(&d.pdi.ue_ip, s, off);
-		if (rc)
-			return rc;
-		if (choose || t.r.ul_teid != s->r.ul_teid || t.r.ue_addr != s->r.ue_addr || t.r.nat != s->r.nat ||
-		    t.r.qfi != s->r.qfi || memcmp(t.r.ue_prefix6, s->r.ue_prefix6, 8))
-			return unsupported(PFCP_IE_UPDATE_PDR, off, "PDR %u: its PDI changes the installed rule",
-					   u->pdr_id);
-	}
-	return 0;
-}
-
-/* 7.5.4.8 Remove QER and 7.5.4.5 Create QER: policed once a PDR names it (Update PDR) */
-static int mod_qers(const struct pfcp_sess_mod_req *m, struct n4_sess *s, uint16_t *off)
-{
-	int rc;
-
-	for (unsigned i = 0; i < m->n_rm_qer; i++) {
-		struct n4_qer *q = qer_of(s, m->rm_qer[i].id);
-
-		n4_fail_rule(s, PFCP_RULE_QER, m->rm_qer[i].id);
-		if (!q)
-			return unsupported(PFCP_IE_REMOVE_QER, off, "QER %u unknown", m->rm_qer[i].id);
-		*q = s->qers[--s->n_qer];
-	}
-	for (unsigned i = 0; i < m->n_qer; i++) {
-		struct n4_qer *q;
-
-		n4_fail_rule(s, PFCP_RULE_QER, m->qer[i].qer_id);
-		if (qer_of(s, m->qer[i].qer_id))
-			return unsupported(PFCP_IE_CREATE_QER, off, "QER %u exists already", m->qer[i].qer_id);
-		if (s->n_qer == N4_QER_MAX)
-			return unsupported(PFCP_IE_CREATE_QER, off, "more than %u QERs", N4_QER_MAX);
-		q = &s->qers[s->n_qer++];
-		*q = (struct n4_qer){ .id = m->qer[i].qer_id };
-		if ((rc = qer_take(&m->qer[i], q, off)))
-			return rc;
-	}
-	return 0;
-}
-
-/* Session Modification (7.5.4) on a copy of the session (the caller keeps it only when all
- * is accepted: nothing changes on a refusal): Create / Remove / Update QER and URR, Query URR;
- * Update PDR that changes its QERs / URRs, or nothing installed (upd_pdr); Update FAR (the
- * downlink tunnel or BUFF <-> FORW: the service request, AN release and handover paths, TS
- * 23.502 4.2.3.2, 4.2.6, 4.9.1). Create / Remove PDR and FAR are refused (cause 73, Failed
- * Rule ID): the data path's rule of a session is one UL and one DL PDR for its life (upf.h). */
-int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *s, uint16_t *off)
-{
-	int rc;
-
-	if (m->n_rm_pdr || m->n_pdr) {
-		n4_fail_rule(s, PFCP_RULE_PDR, m->n_rm_pdr ? m->rm_pdr[0].id : m->pdr[0].pdr_id);
-		return unsupported(m->n_rm_pdr ? PFCP_IE_REMOVE_PDR : PFCP_IE_CREATE_PDR, off,
-				   "PDR %u: a PDR created or removed in a modification",
-				   m->n_rm_pdr ? m->rm_pdr[0].id : m->pdr[0].pdr_id);
-	}
-	if (m->n_rm_far || m->n_far) {
-		n4_fail_rule(s, PFCP_RULE_FAR, m->n_rm_far ? m->rm_far[0].id : m->far[0].far_id);
-		return unsupported(m->n_rm_far ? PFCP_IE_REMOVE_FAR : PFCP_IE_CREATE_FAR, off,
-				   "FAR %u: a FAR created or removed in a modification",
-				   m->n_rm_far ? m->rm_far[0].id : m->far[0].far_id);
-	}
-	if ((rc = mod_qers(m, s, off)) || (rc = n4_urr_mod(n, m, s, off)))
-		return rc;
-	for (unsigned i = 0; i < m->n_upd_pdr; i++) {
-		n4_fail_rule(s, PFCP_RULE_PDR, m->upd_pdr[i].pdr_id);
-		if ((rc = upd_pdr(n, &m->upd_pdr[i], s, off)))
-			return rc;
-	}
-	for (unsigned i = 0; i < m->n_upd_far; i++) {
-		const struct pfcp_far *f = &m->upd_far[i];
-
-		n4_fail_rule(s, PFCP_RULE_FAR, f->far_id);
-		if (f->far_id == s->dl_far)
-			rc = far_dl(n, f, s, off);
-		else if (f->far_id == s->ul_far && s->ul_pdr)
-			rc = (f->has & PFCP_FAR_APPLY) || (f->has & PFCP_FAR_FWD) ? far_ul(f, off) : 0;
-		else if (f->far_id == s->up2cp_far && s->up2cp_pdr)
-			rc = 0;   /* nothing installed for it (above) */
-		else
-			rc = unsupported(PFCP_IE_UPDATE_FAR, off, "FAR %u unknown", f->far_id);
-		if (rc)
-			return rc;
-	}
-	for (unsigned i = 0; i < m->n_upd_qer; i++) {
-		struct n4_qer *q = qer_of(s, m->upd_qer[i].qer_id);
-
-		n4_fail_rule(s, PFCP_RULE_QER, m->upd_qer[i].qer_id);
-		if (!q)
-			return unsupported(PFCP_IE_UPDATE_QER, off, "QER %u unknown", m->upd_qer[i].qer_id);
-		rc = qer_take(&m->upd_qer[i], q, off);
-		if (rc)
-			return rc;
-	}
-	if ((rc = qers_apply(s, off)))
 		return rc;
 	s->failed = false;
 	return 0;

@@ -282,28 +282,82 @@ static void sess_est(struct upf_n4 *n, int peer)
 	est_accept(n, id, choose);
 }
 
-/* TS 29.244 7.5.4: Update FAR / QER; the data path sends the End Marker
- * when an active downlink tunnel moves (TS 23.501 5.8.2.9). */
+/* The data path's rule of session id from s->r to t->r. TEID, UE address, /64 and NAT are fixed
+ * for a data path session's life (upf.h), and only its removal drops what it buffered: a
+ * modification that changes those (Remove / Create PDR) or drops the buffer (DROBU, 8.2.31,
+ * on leaving BUFF) rebuilds it, the old one put back if the new one is refused. A rebuilt
+ * session's counters start again: the URRs' measurements are carried over (n4_urr_rebase). */
+static int dp_modify(struct upf_n4 *n, uint32_t id, struct n4_sess *s, struct n4_sess *t)
+{
+	const struct upf_session_rule *a = &s->r, *b = &t->r;
+	bool drobu = (n->in.mod.has & PFCP_SMR_FLAGS) && (n->in.mod.flags & PFCP_SMF_DROBU) &&
+		     a->dl_state == UPF_DL_BUFFER && b->dl_state == UPF_DL_ACTIVE;
+	struct upf_session_stats before, after;
+	int rc;
+
+	if (!n->p.upf || !memcmp(a, b, sizeof(*a)))
+		return 0;
+	if (!drobu && a->ul_teid == b->ul_teid && a->ue_addr == b->ue_addr && a->nat == b->nat &&
+	    !memcmp(a->ue_prefix6, b->ue_prefix6, 8))
+		return upf_session_modify(n->p.upf, id, b);
+	if (upf_session_stats(n->p.upf, id, &before) < 0)
+		memset(&before, 0, sizeof(before));
+	upf_session_remove(n->p.upf, id);
+	rc = upf_session_create(n->p.upf, id, b);
+	if (rc < 0) {
+		if (upf_session_create(n->p.upf, id, a) < 0)
+			log_rl(LOGL_ERROR, N4_MOD, NULL, "session %u: its old rule could not be put back", id);
+		if (upf_session_stats(n->p.upf, id, &after) < 0)
+			memset(&after, 0, sizeof(after));
+		n4_urr_rebase(s, &before, &after);
+		return rc;
+	}
+	if (upf_session_stats(n->p.upf, id, &after) < 0)
+		memset(&after, 0, sizeof(after));
+	n4_urr_rebase(s, &before, &after);
+	n4_urr_rebase(t, &before, &after);
+	return 0;
+}
+
+/* TS 29.244 7.5.4: the rule changes on a copy of the session (upf_n4_mod.c), then the data
+ * path (dp_modify; it sends the End Marker when an active downlink tunnel moves, TS 23.501
+ * 5.8.2.9, TS 29.281 7.3.2: with SNDEM, 8.2.31, and without); kept only if all was accepted. */
 static void sess_mod(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 {
 	struct n4_sess t = *s;
 	uint16_t off = 0;
-	int rc = n4_rules_update(n, &n->in.mod, &t, &off);
+	bool choose;
+	int rc = n4_rules_update(n, &n->in.mod, &t, &choose, &off);
 
-	if (!rc && n->p.upf && memcmp(&t.r, &s->r, sizeof(t.r)) &&
-	    (rc = upf_session_modify(n->p.upf, id, &t.r)) < 0) {
+	if (!rc && choose && !(t.r.ul_teid = teid_choose(n)))
+		rc = PFCP_CAUSE_NO_RESOURCES;
+	if (!rc && !choose && t.r.ul_teid && t.r.ul_teid != s->r.ul_teid && teid_held(n, t.r.ul_teid)) {
+		log_rl(LOGL_WARN, N4_MOD, NULL, "session modification: uplink TEID 0x%x in use", t.r.ul_teid);
+		n4_fail_rule(&t, PFCP_RULE_PDR, t.ul_pdr);
+		rc = PFCP_CAUSE_RULE_FAILURE;
+		off = PFCP_IE_CREATE_PDR;
+	}
+	if (!rc && (rc = dp_modify(n, id, s, &t)) < 0) {
 		log_rl(LOGL_WARN, N4_MOD, NULL, "session modification: data path refused: %s", strerror(-rc));
 		rc = upf_cause(rc, &off);
-		off = off ? PFCP_IE_UPDATE_FAR : 0;
+		off = off ? (n->in.mod.n_pdr ? PFCP_IE_CREATE_PDR : PFCP_IE_UPDATE_FAR) : 0;
 	}
 	if (rc) {
 		sess_rsp_rule(n, s->cp_seid, (uint8_t)rc, off, &t);
 		return;
 	}
+	if (t.r.ul_teid != s->r.ul_teid) {
+		if (s->r.ul_teid)
+			teid_mark(n, s->r.ul_teid, false);
+		if (t.r.ul_teid)
+			teid_mark(n, t.r.ul_teid, true);
+	}
 	if (n->in.mod.has & PFCP_SMR_F_SEID)   /* 7.5.4.1: the CP's new F-SEID */
 		t.cp_seid = n->in.mod.cp_fseid.seid;
 	t.failed = false;
 	sess_rsp(n, t.cp_seid, PFCP_CAUSE_ACCEPTED, 0);
+	if (choose)   /* 7.5.5.1: Created PDR, the F-TEID we allocated */
+		created(n, t.ul_pdr, t.fteid_flags, t.r.ul_teid);
 	/* 7.5.5.2: Usage Reports of the URRs queried or removed */
 	n4_urr_mod_reports(n, &n->in.mod, s, &t, id);
 	*s = t;

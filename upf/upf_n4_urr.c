@@ -174,6 +174,17 @@ void n4_urr_final(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 		rsp_report(n, s, &s->urrs[i], PFCP_URT_TERMR, c, now);
 }
 
+void n4_urr_rebase(struct n4_sess *s, const struct upf_session_stats *before, const struct upf_session_stats *after)
+{
+	uint64_t b[N4_B__MAX], a[N4_B__MAX];
+
+	cur_of(before, b);
+	cur_of(after, a);
+	for (unsigned i = 0; i < s->n_urr; i++)
+		for (unsigned k = 0; k < N4_B__MAX; k++)   /* modulo 2^64: what was measured stays */
+			s->urrs[i].base[k] = s->urrs[i].base[k] - b[k] + a[k];
+}
+
 static struct n4_urr *urr_of(struct n4_sess *s, uint32_t id)
 {
 	for (unsigned i = 0; i < s->n_urr; i++)

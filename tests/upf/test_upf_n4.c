@@ -837,11 +837,12 @@ static void t_unsupported(void **state)
 	xchg();
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
 	assert_int_equal(upf_n4_sessions(N), 1);
-	/* modification other than Update FAR / QER: refused, the rule unchanged */
+	/* the downlink PDR removed with none created (a session keeps one, TS 29.244 7.5.4.6 is
+	 * supported otherwise: upf_n4_urr t_pdr_far): refused, the rule unchanged */
 	sess_req(PFCP_SESS_MOD_REQ, 11, seid);
 	Q.mod.has = PFCP_SMR_RM_PDR;
 	Q.mod.n_rm_pdr = 1;
-	Q.mod.rm_pdr[0] = (struct pfcp_rm){ .has = PFCP_RM_ID, .id = 1 };
+	Q.mod.rm_pdr[0] = (struct pfcp_rm){ .has = PFCP_RM_ID, .id = 2 };
 	xchg();
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
 	assert_int_equal(R.rsp.offending_ie, PFCP_IE_REMOVE_PDR);

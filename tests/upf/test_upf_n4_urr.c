@@ -559,12 +559,12 @@ static void t_refused(void **state)
 	sess_req(PFCP_SESS_MOD_REQ, 6, seid);
 	Q.mod.has = PFCP_SMR_RM_PDR;
 	Q.mod.n_rm_pdr = 1;
-	Q.mod.rm_pdr[0] = (struct pfcp_rm){ PFCP_RM_ID, 1 };
+	Q.mod.rm_pdr[0] = (struct pfcp_rm){ PFCP_RM_ID, 2 };   /* the downlink PDR, none created */
 	xchg();
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
 	assert_int_equal(R.rsp.offending_ie, PFCP_IE_REMOVE_PDR);
 	assert_int_equal(R.rsp.failed_rule.type, PFCP_RULE_PDR);
-	assert_int_equal(R.rsp.failed_rule.id, 1);
+	assert_int_equal(R.rsp.failed_rule.id, 2);
 	/* the session unchanged: one URR, measuring; the uplink not policed */
 	assert_int_equal(ul_burst(3, 0), 0);
 	sess_req(PFCP_SESS_MOD_REQ, 7, seid);
@@ -683,6 +683,163 @@ static void t_free5gc_reports(void **state)
 	assert_int_equal(got, 1);
 }
 
+/* A Create FAR (id) of the modification in Q toward the gNB's TEID, or BUFF|NOCP (teid 0) */
+static void mod_far(uint32_t id, uint32_t teid)
+{
+	struct pfcp_far *f = &Q.mod.far[Q.mod.n_far++];
+
+	Q.mod.has |= PFCP_SMR_FAR;
+	if (teid) {
+		far_gnb(f, id, teid);
+		return;
+	}
+	*f = (struct pfcp_far){ .has = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD, .far_id = id,
+				.apply = PFCP_AA_BUFF | PFCP_AA_NOCP,
+				.fwd = { .has = PFCP_FWD_DEST_IF, .dest_if = PFCP_IF_ACCESS } };
+}
+
+static void mod_upd_pdr_far(uint16_t pdr, uint32_t far)
+{
+	struct pfcp_pdr *d = &Q.mod.upd_pdr[Q.mod.n_upd_pdr++];
+
+	Q.mod.has |= PFCP_SMR_UPD_PDR;
+	d->has = PFCP_PDR_ID | PFCP_PDR_FAR_ID;
+	d->pdr_id = pdr;
+	d->far_id = far;
+}
+
+static void mod_rm(struct pfcp_rm *a, uint8_t *n, uint32_t bit, uint32_t id)
+{
+	Q.mod.has |= bit;
+	a[(*n)++] = (struct pfcp_rm){ PFCP_RM_ID, id };
+}
+
+/* TS 29.244 7.5.4.6 Remove PDR + 7.5.2.2 Create PDR in a modification: the uplink PDR re-created
+ * with CHOOSE (a new TEID in the Created PDR, 7.5.5.1; the old TEID no longer forwards; the URR's
+ * measurement goes on across the rebuilt data path rule), the downlink PDR re-created; 7.5.4.3
+ * Create FAR + Update PDR to it + 7.5.4.7 Remove FAR: a FAR replaced (FORW to a new Outer Header
+ * Creation with SNDEM, 8.2.31: an End Marker on the old tunnel, TS 29.281 7.3.2; FORW -> BUFF ->
+ * FORW with DROBU: what was buffered dropped, not sent); a second uplink PDR and the removal of a
+ * FAR a PDR still names refused with their Failed Rule ID, nothing changed. All cause 73 before. */
+static void t_pdr_far(void **state)
+{
+	static const uint32_t one[] = { 1 };
+	struct pfcp_pdr *d, ulp;
+	uint32_t got, teid;
+	uint64_t em, rel;
+
+	(void)state;
+	associate();
+	uint64_t seid = est(2, &VOLUM);
+
+	traffic(2, 1000);
+	/* the uplink PDR re-created with CHOOSE */
+	sess_req(PFCP_SESS_MOD_REQ, 3, seid);
+	mod_rm(Q.mod.rm_pdr, &Q.mod.n_rm_pdr, PFCP_SMR_RM_PDR, 1);
+	Q.mod.has |= PFCP_SMR_PDR;
+	d = &Q.mod.pdr[Q.mod.n_pdr++];
+	d->has = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID | PFCP_PDR_OHR;
+	d->pdr_id = 11;
+	d->precedence = 255;
+	d->pdi.has = PFCP_PDI_SRC_IF | PFCP_PDI_F_TEID;
+	d->pdi.src_if = PFCP_IF_ACCESS;
+	d->pdi.fteid.flags = PFCP_FTEID_V4 | PFCP_FTEID_CH;
+	d->ohr.desc = PFCP_OHR_GTPU_UDP_IPV4;
+	d->far_id = 1;
+	refs(d, 1, one, 1, one);
+	ulp = *d;
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(R.rsp.n_created, 1);
+	assert_int_equal(R.rsp.created[0].pdr_id, 11);
+	teid = R.rsp.created[0].fteid.teid;
+	assert_true(teid != 0 && teid != 3);
+	assert_int_not_equal(ul(3, 0, 1000), XDP_REDIRECT);
+	assert_int_equal(ul(teid, 0, 1000), XDP_REDIRECT);
+	/* Query URR 1: 3000 octets uplink, across the rebuilt rule */
+	sess_req(PFCP_SESS_MOD_REQ, 4, seid);
+	mod_rm(Q.mod.query_urr, &Q.mod.n_query_urr, PFCP_SMR_QUERY_URR, 1);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(R.rsp.usage[0].volume.ul, 3000);
+	assert_int_equal(R.rsp.usage[0].volume.dl, 160);
+	/* FAR 2 replaced by FAR 3 toward TEID 0x99, SNDEM: an End Marker on the old tunnel */
+	em = upcnt(UPF_STAT_END_MARKER_SENT);
+	sess_req(PFCP_SESS_MOD_REQ, 5, seid);
+	mod_far(3, 0x99);
+	mod_upd_pdr_far(2, 3);
+	mod_rm(Q.mod.rm_far, &Q.mod.n_rm_far, PFCP_SMR_RM_FAR, 2);
+	Q.mod.has |= PFCP_SMR_FLAGS;
+	Q.mod.flags = PFCP_SMF_SNDEM;
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(dl(&got), XDP_REDIRECT);
+	assert_int_equal(got, 0x99);
+	assert_int_equal(upcnt(UPF_STAT_END_MARKER_SENT), em + 1);
+	/* refused: a second uplink PDR; removing FAR 3 that PDR 2 names. Nothing changed. */
+	sess_req(PFCP_SESS_MOD_REQ, 6, seid);
+	Q.mod.has = PFCP_SMR_PDR;
+	Q.mod.pdr[Q.mod.n_pdr++] = ulp;
+	Q.mod.pdr[0].pdr_id = 12;
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+	assert_int_equal(R.rsp.offending_ie, PFCP_IE_CREATE_PDR);
+	assert_int_equal(R.rsp.failed_rule.type, PFCP_RULE_PDR);
+	assert_int_equal(R.rsp.failed_rule.id, 12);
+	sess_req(PFCP_SESS_MOD_REQ, 7, seid);
+	mod_rm(Q.mod.rm_far, &Q.mod.n_rm_far, PFCP_SMR_RM_FAR, 3);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+	assert_int_equal(R.rsp.offending_ie, PFCP_IE_REMOVE_FAR);
+	assert_int_equal(R.rsp.failed_rule.type, PFCP_RULE_FAR);
+	assert_int_equal(R.rsp.failed_rule.id, 3);
+	assert_int_equal(dl(&got), XDP_REDIRECT);
+	assert_int_equal(got, 0x99);
+	assert_int_equal(ul(teid, 0, 100), XDP_REDIRECT);
+	/* FAR 3 replaced by FAR 4, BUFF: the downlink held */
+	sess_req(PFCP_SESS_MOD_REQ, 8, seid);
+	mod_far(4, 0);
+	mod_upd_pdr_far(2, 4);
+	mod_rm(Q.mod.rm_far, &Q.mod.n_rm_far, PFCP_SMR_RM_FAR, 3);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_not_equal(dl(&got), XDP_REDIRECT);
+	upf_process(U);
+	(void)report_rx();   /* its Downlink Data Report (NOCP) */
+	report_answer();
+	/* FAR 4 to FORW, TEID 0xaa, with DROBU: the held packet dropped, not sent */
+	rel = upcnt(UPF_STAT_BUF_RELEASED);
+	sess_req(PFCP_SESS_MOD_REQ, 9, seid);
+	Q.mod.has = PFCP_SMR_UPD_FAR | PFCP_SMR_FLAGS;
+	Q.mod.flags = PFCP_SMF_DROBU;
+	Q.mod.n_upd_far = 1;
+	far_gnb(&Q.mod.upd_far[0], 4, 0xaa);
+	Q.mod.upd_far[0].fwd.has &= ~(uint32_t)PFCP_FWD_DEST_IF;
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(upcnt(UPF_STAT_BUF_RELEASED), rel);
+	assert_int_equal(dl(&got), XDP_REDIRECT);
+	assert_int_equal(got, 0xaa);
+	assert_int_equal(ul(teid, 0, 100), XDP_REDIRECT);
+	/* the downlink PDR re-created (same UE address, FAR 4) */
+	sess_req(PFCP_SESS_MOD_REQ, 10, seid);
+	mod_rm(Q.mod.rm_pdr, &Q.mod.n_rm_pdr, PFCP_SMR_RM_PDR, 2);
+	Q.mod.has |= PFCP_SMR_PDR;
+	d = &Q.mod.pdr[Q.mod.n_pdr++];
+	d->has = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID;
+	d->pdr_id = 12;
+	d->precedence = 255;
+	d->pdi.has = PFCP_PDI_SRC_IF;
+	d->pdi.src_if = PFCP_IF_CORE;
+	ue_ip(d, true);
+	d->far_id = 4;
+	refs(d, 1, one, 1, one);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(dl(&got), XDP_REDIRECT);
+	assert_int_equal(got, 0xaa);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -704,6 +861,10 @@ static int group_teardown(void **state)
 		"pfcp.msg_type == 56 && pfcp.start_time && pfcp.end_time",
 		"pfcp.msg_type == 52 && pfcp.smreq_flags.qaurr == 1",
 		"pfcp.msg_type == 57 && pfcp.cause == 1",
+		"pfcp.msg_type == 53 && pfcp.cause == 1 && pfcp.pdr_id == 11 && pfcp.f_teid.teid",   /* Created PDR */
+		"pfcp.msg_type == 52 && pfcp.smreq_flags.sndem == 1 && pfcp.outer_hdr_creation.teid == 0x99",
+		"pfcp.msg_type == 52 && pfcp.smreq_flags.drobu == 1",
+		"pfcp.msg_type == 53 && pfcp.cause == 73 && pfcp.far_id == 3",
 	};
 
 	(void)state;
@@ -751,6 +912,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_reports, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_free5gc_reports, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_pdr_far, setup, teardown),
 	};
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown_checked);
