@@ -92,6 +92,14 @@ static void on_dl_data(void *arg, uint32_t session_id)
 	upf_n4_dl_data(alone.n4, session_id);
 }
 
+/* A gNB's Error Indication naming a session's downlink tunnel: the N4 server reports it (TS
+ * 29.244 5.10, 7.5.8.4) */
+static void on_err_ind(void *arg, const struct upf_err_ind *ei)
+{
+	(void)arg;
+	upf_n4_err_ind(alone.n4, ei);
+}
+
 static int dp_start(struct ev_loop *loop, const struct conf *c)
 {
 	struct upf_params p = { 0 };
@@ -117,6 +125,7 @@ static int dp_start(struct ev_loop *loop, const struct conf *c)
 	p.max_teid = c->upf.max_sessions;
 	p.loop = loop;
 	p.on_dl_data = on_dl_data;
+	p.on_err_ind = on_err_ind;
 	rc = upf_open(&p, &alone.upf);
 	if (rc < 0) {
 		log_error("upf", "cannot attach to %s: %s", c->upf.n3_interface, strerror(-rc));

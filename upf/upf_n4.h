@@ -152,6 +152,12 @@ void upf_n4_input(struct upf_n4 *n, uint32_t addr, uint16_t port, const uint8_t 
  * Request with a Downlink Data Report (7.5.8) for a buffering session whose
  * downlink FAR asked for it (BUFF with NOCP, 8.2.26). */
 void upf_n4_dl_data(struct upf_n4 *n, uint32_t session_id);
+/* The data path's on_err_ind (upf_params.on_err_ind): a gNB's Error Indication about the
+ * session's downlink tunnel becomes a Session Report Request with an Error Indication Report
+ * (Report Type ERIR, Remote F-TEID; TS 29.244 5.10, 7.5.8.4) to the session's CP function,
+ * retransmitted like the other reports; the rules are left as they are (the CP decides). */
+struct upf_err_ind;
+void upf_n4_err_ind(struct upf_n4 *n, const struct upf_err_ind *ei);
 /* Retransmit our requests that are due at now_ns (CLOCK_MONOTONIC) and give up on
  * those sent n1 + 1 times: a report the CP never answered is counted
  * (UPF_N4_REPORT_TIMEOUT); the session reports again in its next buffering period

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -187,6 +189,29 @@ static void on_up_dl(void *arg, uint32_t id)
 	upf_n4_dl_data(N, id);
 }
 
+/* Error Indications (issue 32): the data path's report to the server, the client's to the SMF */
+static int ei_events;
+static struct upf_err_ind last_ei;
+
+static void on_up_ei(void *arg, const struct upf_err_ind *ei)
+{
+	(void)arg;
+	upf_n4_err_ind(N, ei);
+}
+
+static struct upf_session_rule rule(unsigned k, enum upf_dl_state st);
+
+static void on_ei(void *arg, const struct upf_err_ind *ei)
+{
+	struct upf_session_rule r = rule(ei->session_id, UPF_DL_BUFFER);
+
+	(void)arg;
+	ei_events++;
+	last_ei = *ei;
+	/* as the SMF does (TS 23.527 5.3): the session's user plane deactivated, DL to BUFF / NOCP */
+	assert_int_equal(upf_session_modify(P, ei->session_id, &r), 0);
+}
+
 static void on_dl(void *arg, uint32_t id)
 {
 	(void)arg;
@@ -218,7 +243,7 @@ static void upf_open_fresh(void)
 	struct upf_params p = {
 		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip(N3), .ue_pool_addr = ip("172.16.0.0"),
 		.ue_pool_plen = 16, .ue_pool6_plen = 48, .max_sessions = MAX_SESS, .err_ind_per_s = 100,
-		.on_dl_data = on_up_dl,
+		.on_dl_data = on_up_dl, .on_err_ind = on_up_ei,
 	};
 
 	assert_int_equal(pkt_in6(POOL6, p.ue_pool6), 0);
@@ -248,7 +273,7 @@ static void client_open(void)
 	};
 	struct upf_n4c_peer pp = {
 		.name = "upf1", .addr = ip(UPF_ADDR), .n3_addr = ip(N3), .on_dl_data = on_dl,
-		.on_session_lost = on_lost, .on_state = on_state,
+		.on_session_lost = on_lost, .on_state = on_state, .on_err_ind = on_ei,
 	};
 
 	assert_int_equal(upf_n4c_open(&cp, &C), 0);
@@ -263,7 +288,7 @@ static int setup(void **state)
 	qn = 0;
 	n_side = n_est = 0;
 	drop_to_server = drop_to_client = 0;
-	up_events = down_events = dl_events = 0;
+	up_events = down_events = dl_events = ei_events = 0;
 	memset(lost_events, 0, sizeof(lost_events));
 	L = ev_loop_new(&err);
 	if (!L)
@@ -488,6 +513,74 @@ static void t_dl_report(void **state)
 	assert_int_equal(scnt(UPF_N4_REPORT_RETX), 1);
 	assert_int_equal(scnt(UPF_N4_REPORT_RSP), 2);
 	assert_int_equal(scnt(UPF_N4_REPORT_TIMEOUT), 0);
+}
+
+static struct pfcp_msg tm;   /* decoded in the tests below (16 KB: not on the stack) */
+static uint8_t tb[2048];
+
+/* Issue 32, TS 29.281 7.3.1 / TS 29.244 5.10, 7.5.8.4: the gNB holding session 6's downlink
+ * tunnel (here 127.0.0.3, a local address, so a real UDP socket can be it) sends an Error
+ * Indication to the UPF's N3 socket: the server sends a Session Report Request (ERIR, Remote
+ * F-TEID) to the client, retransmitted while unanswered (6.4), without touching the session's
+ * rules itself; the client answers cause 1, tells the SMF once (on_err_ind), and the SMF's
+ * Session Modification (BUFF / NOCP) follows. A report with ERIR but no Error Indication Report
+ * is answered cause 67 (7.5.8.1) and changes nothing. tshark decodes the report. */
+static void t_err_ind(void **state)
+{
+	struct upf_session_rule r = rule(6, UPF_DL_ACTIVE);
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(2152), .sin_addr.s_addr = ip(N3) };
+	/* TS 29.281 7.3.1: TEID 0, S; TEID Data I 0x1006; GTP-U Peer Address 127.0.0.3 */
+	const uint8_t ei[] = { 0x32, 26, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0,
+			       16, 0x00, 0x00, 0x10, 0x06, 133, 0, 4, 127, 0, 0, 3 };
+	uint64_t mods;
+	struct dgram rep;
+	int fds[UPF_MAX_FDS], gnb, n;
+
+	(void)state;
+	r.gnb_addr = ip("127.0.0.3");
+	associate();
+	assert_int_equal(upf_session_create(P, 6, &r), 0);
+	pump(5);
+	assert_int_equal(upf_n4_sessions(N), 1);
+	mods = scnt(UPF_N4_SESS_MOD);
+	gnb = tn_udp_bind(ip("127.0.0.3"), 2152);
+	assert_true(gnb >= 0);
+	assert_int_equal(sendto(gnb, ei, sizeof(ei), 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)sizeof(ei));
+	upf_fds(U, fds);
+	assert_true(tn_wait_readable(fds[0], 2000));
+	upf_process(U);
+	close(gnb);
+	/* the report is queued toward the client; its first copy lost */
+	assert_int_equal(qn, 1);
+	rep = q[0];
+	assert_int_equal(scnt(UPF_N4_REPORT_SENT), 1);
+	assert_int_equal(scnt(UPF_N4_SESS_MOD), mods);    /* the UPF changed nothing itself */
+	drop_to_client = 1;
+	deliver();
+	drop_to_client = 0;
+	pump(2 * T1_MS);   /* 6.4: sent again, answered, the SMF told once and its modification done */
+	assert_true(scnt(UPF_N4_REPORT_RETX) >= 1);
+	assert_int_equal(scnt(UPF_N4_REPORT_RSP), 1);
+	assert_int_equal(ei_events, 1);
+	assert_int_equal(last_ei.session_id, 6);
+	assert_int_equal(last_ei.teid, 0x1006);
+	assert_int_equal(last_ei.addr, ip("127.0.0.3"));
+	assert_int_equal(scnt(UPF_N4_SESS_MOD), mods + 1);
+	/* a report with ERIR but no Error Indication Report: cause 67, Offending IE 99, no call */
+	assert_int_equal(pfcp_decode(rep.b, rep.len, &tm, NULL), (int)rep.len);
+	assert_true(tm.rep.has & PFCP_SRR_ERR_IND);
+	tm.rep.has &= ~(uint32_t)PFCP_SRR_ERR_IND;
+	tm.h.seq += 100;
+	n = pfcp_encode(&tm, tb, sizeof(tb));
+	assert_true(n > 0);
+	upf_n4c_input(C, ip(UPF_ADDR), PFCP_PORT, tb, (size_t)n);
+	assert_true(qn >= 1);
+	assert_int_equal(pfcp_decode(q[qn - 1].b, q[qn - 1].len, &tm, NULL), (int)q[qn - 1].len);
+	assert_int_equal(tm.h.type, PFCP_SESS_REPORT_RSP);
+	assert_int_equal(tm.rep_rsp.cause, PFCP_CAUSE_CONDITIONAL_IE_MISSING);
+	assert_int_equal(tm.rep_rsp.offending_ie, PFCP_IE_ERR_IND_REPORT);
+	pump(5);
+	assert_int_equal(ei_events, 1);
 }
 
 /* A rule the UPF refuses (a UE address outside its pool, 8.2.1 cause): on_session_lost
@@ -817,8 +910,6 @@ static void t_ipv6(void **state)
 			 lost_events[UPF_LOST_PEER], 0);
 }
 
-static struct pfcp_msg tm;   /* decoded in the tests below (16 KB: not on the stack) */
-static uint8_t tb[2048];
 
 static const struct pfcp_pdr *find_pdr(const struct pfcp_sess_est_req *e, uint8_t src_if)
 {
@@ -1043,6 +1134,14 @@ static int group_teardown(void **state)
 		return -1;
 	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 52 && pfcp.apply_action.nocp == 1'", NULL) < 1)
 		return -1;
+	/* issue 32 (t_err_ind): the Session Report Request with ERIR and the Remote F-TEID of the
+	 * gNB's tunnel (TEID 0x1006 at 127.0.0.3; its lost first copy is not in the capture); the
+	 * answer with cause 67 */
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 56 && pfcp.report_type.erir == 1 && "
+			 "pfcp.f_teid.teid == 0x1006 && pfcp.f_teid.ipv4_addr == 127.0.0.3'", NULL) < 1)
+		return -1;
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 57 && pfcp.cause == 67'", NULL) < 1)
+		return -1;
 	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 57 && pfcp.cause == 65'", NULL) != 1)
 		return -1;
 	/* t_ipv6 (8.2.62): the UE IP Address with V6 and the /64 in the uplink PDR (source, SD 0)
@@ -1101,6 +1200,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_remove_in_flight, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_dl_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_err_ind, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_restart, setup, teardown),
