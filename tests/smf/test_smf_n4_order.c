@@ -13,7 +13,9 @@
  *   - TS 29.244 8.2.25 FTUP -> the UL PDR's F-TEID with CH + CHID (8.2.3), the UPF's TEID read
  *     from the Created PDR (7.5.3.2) into the N2 UL NG-U UP TNL Information (t_choose); without
  *     FTUP the CP's TEID with the SMF node id in its high bits (5.5.3.1, t_cp_node).
- *   - a release or deregistration while waiting, a late answer for a freed session (t_cancel).
+ *   - a release or deregistration while waiting, a late answer for a freed session (t_cancel),
+ *     the UE's own release request while waiting (t_ue_release); an accept the AMF cannot deliver
+ *     (t_unreachable); a CHOOSE accepted without its Created PDR (t_no_created).
  * Every datagram goes into a pcap that tshark's PFCP dissector reads at the end (the CH flag in
  * the request, the Created PDR in the response, nothing malformed). argv: tshark, build dir.
  */
@@ -43,7 +45,7 @@
 #define UPF_N4 "127.3.2.2"
 #define UPF_N3 "192.0.2.10"      /* the configured N3 address of the peer */
 #define UPF_N3_CHOSEN "192.0.2.77" /* the address the UPF gives in its Created PDR */
-#define T1_MS 20
+#define T1_MS 50   /* margin for a loaded CI host: the held answer must beat T1 x N1 */
 #define N1 2
 #define MAX_SESS 64
 
@@ -62,6 +64,7 @@ static struct {
 	bool ftup;
 	enum est_mode mode;
 	uint8_t cause;               /* EST_REJECT */
+	bool no_created;             /* accept a CHOOSE without its Created PDR (a broken UPF) */
 	uint32_t chosen_teid;        /* next TEID it allocates (CHOOSE) */
 	int n_est, n_mod, n_del, n_assoc;
 	struct pfcp_msg held;        /* the last establishment request (EST_HOLD: unanswered) */
@@ -144,7 +147,7 @@ static void est_rsp(const struct pfcp_msg *m, uint8_t cause)
 			const struct pfcp_pdr *d = &m->est.pdr[i];
 			struct pfcp_created_pdr *cp;
 
-			if (!(d->pdi.has & PFCP_PDI_F_TEID) || !(d->pdi.fteid.flags & PFCP_FTEID_CH))
+			if (!(d->pdi.has & PFCP_PDI_F_TEID) || !(d->pdi.fteid.flags & PFCP_FTEID_CH) || U.no_created)
 				continue;
 			cp = &out.rsp.created[out.rsp.n_created++];
 			out.rsp.has |= PFCP_SRSP_CREATED_PDR;
@@ -536,6 +539,87 @@ static void t_cancel(void **state)
 	assert_int_equal(st.est_accepted, 0);
 }
 
+/* The UPF accepts a CHOOSE but gives no F-TEID (7.5.3.2 says it shall, in a Created PDR): the
+ * SMF has no uplink tunnel to give the gNB -> reject #31, the PFCP session deleted */
+static void t_no_created(void **state)
+{
+	(void)state;
+	start(true, EST_ANSWER, 0);
+	U.no_created = true;
+	sends_before = F->sends;
+	request(F->ue1, 1, 3);
+	assert_true(fx_run_until(F, sent_one, 2000));
+	sent_reject(1, 3, NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED);
+	nothing_left();
+	fx_run_until(F, never, 30);
+	assert_int_equal(U.n_del, 1);
+	assert_int_equal(U.last_del_seid, 1);
+}
+
+/* The answer comes while the AMF cannot reach the UE (its N2 connection went meanwhile): the
+ * accept is not deliverable, the session is released locally (the UE asks again, T3580) and its
+ * PFCP session deleted */
+static void t_unreachable(void **state)
+{
+	struct smf_stats st;
+
+	(void)state;
+	start(true, EST_HOLD, 0);
+	request(F->ue1, 1, 3);
+	F->send_rc = -EAGAIN;
+	sends_before = F->sends;
+	est_rsp(&U.held, PFCP_CAUSE_ACCEPTED);
+	assert_true(fx_run_until(F, sent_one, 2000));
+	nothing_left();
+	smf_get_stats(F->smf, &st);
+	assert_int_equal(st.rel_local, 1);
+	fx_run_until(F, never, 30);
+	assert_int_equal(U.n_del, 1);
+}
+
+/* The UE's own PDU SESSION RELEASE REQUEST while waiting: a release command (its PTI, #36, N1
+ * only: the gNB has nothing); the answer that comes then is not an accept; the release complete
+ * frees the session and the PFCP session is deleted */
+/* The client took an accepted establishment answer (its est_ok counter) */
+static bool answer_taken(struct fx *f)
+{
+	uint64_t cnt[UPF_N4C__MAX];
+
+	(void)f;
+	assert_int_equal(upf_n4c_counters_get(C, cnt, UPF_N4C__MAX), 0);
+	return cnt[UPF_N4C_EST_OK] >= 1;
+}
+
+static void t_ue_release(void **state)
+{
+	struct smf_stats st;
+	struct nas_msg m;
+	struct nas_err err;
+
+	(void)state;
+	start(true, EST_HOLD, 0);
+	request(F->ue1, 1, 3);
+	assert_int_equal(fx_gsm(F, F->ue1, NAS_PDU_SESSION_RELEASE_REQUEST, 1, 4, 0), 0);
+	assert_int_equal(nas_decode(F->out.n1, F->out.n1_len, &m, &err), 0);
+	assert_int_equal(m.type, NAS_PDU_SESSION_RELEASE_COMMAND);
+	assert_int_equal(m.pti, 4);
+	assert_int_equal(m.pdu_rel_cmd.cause, NAS_5GSM_REGULAR_DEACTIVATION);
+	assert_int_equal(F->out.n2_proc, SMF_N2_NONE);
+	state_is(F->ue1, 1, SMF_ST_INACTIVE_PENDING);
+	est_rsp(&U.held, PFCP_CAUSE_ACCEPTED);
+	assert_true(fx_run_until(F, answer_taken, 2000));
+	/* what went meanwhile is the release command again (T3592), never an accept */
+	assert_true(F->sends == 0 || (F->s_proc == SMF_N2_NONE && nas_decode(F->s_n1, F->s_n1_len, &m, &err) == 0 &&
+				      m.type == NAS_PDU_SESSION_RELEASE_COMMAND));
+	smf_get_stats(F->smf, &st);
+	assert_int_equal(st.est_accepted, 0);
+	/* the fixture's T3592 is a few ms: the session may have been released locally already */
+	assert_int_equal(fx_gsm(F, F->ue1, NAS_PDU_SESSION_RELEASE_COMPLETE, 1, 4, 0), 0);
+	nothing_left();
+	fx_run_until(F, never, 30);
+	assert_int_equal(U.n_del, 1);
+}
+
 /* tshark reads the N4 of all the cases: no malformed frame; CHOOSE in requests; Created PDR
  * with the UPF's F-TEID in responses; CP F-TEIDs without CH */
 static int tshark_check(void)
@@ -569,6 +653,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_choose, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_cp_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_no_created, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_unreachable, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_ue_release, setup, teardown),
 	};
 	int rc;
 
