@@ -117,6 +117,25 @@ int n4c_send_out(struct upf_n4c *c, const struct upf_n4c_p *p);
  * source address and port (TS 29.244 4.2.2), c->from_addr / c->from_port */
 int n4c_send_reply(struct upf_n4c *c);
 
+/* A string naming peer p for logs: "name (address)" in b */
+const char *n4c_peer_str(const struct upf_n4c_p *p, char *b, size_t n);
+
+/* upf_n4c_assoc.c: the association of each peer (TS 29.244 6.2.6) as one state table */
+enum n4c_as_event {
+	AE_START, AE_SETUP_OK, AE_SETUP_FAIL,
+	AE_PATH_FAIL,        /* heartbeat unanswered after N1 retransmissions (6.2.2) */
+	AE_RESUME,           /* a heartbeat (request or answer) with this association's stamp */
+	AE_PATH_EXPIRED,     /* unreachable for path_release_ms */
+	AE_NO_ASSOC,         /* Cause 72 to a session request (6.2.6.1) */
+	AE_RESTART,          /* another Recovery Time Stamp (TS 23.007 19A) */
+	AE_RELEASED, AE_THEIR_SETUP, AE__N
+};
+/* The one writer of p->st: runs the action of (p->st, ev), nothing when there is none (a late
+ * answer, a timer of an earlier state). */
+void n4c_as_dispatch(struct upf_n4c *c, struct upf_n4c_p *p, enum n4c_as_event ev);
+/* A new peer's timers (heartbeat / setup retry, path release), then its association setup. */
+void n4c_as_init(struct upf_n4c_p *p);
+
 /* upf_n4c_sess.c */
 int n4c_sess_init(struct upf_n4c *c);
 /* Fill c->out with the session request of transaction t. 0 or -ENOENT (nothing to send). */
