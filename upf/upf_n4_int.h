@@ -96,6 +96,7 @@ struct n4_urr {
 	uint32_t period_s;         /* Measurement Period (8.2.18, PERIO); 0: none */
 	uint32_t time_thresh_s;    /* Time Threshold (8.2.14, TIMTH); 0: none */
 	uint32_t start_ntp;
+	uint32_t seqn;             /* UR-SEQN of its next report (8.2.54) */
 	uint64_t start_ns;         /* CLOCK_MONOTONIC */
 	uint64_t next_perio_ns;    /* the next periodic report; 0: none */
 	uint64_t thresh[3];        /* total, UL, DL octets, as thresh_flags says */
@@ -121,7 +122,6 @@ struct n4_sess {
 	struct n4_urr urrs[N4_URR_MAX];
 	uint32_t tag;              /* random at each use, never 0: the UP SEID's high half (5.2) */
 	uint32_t next_free;
-	uint32_t ur_seqn;          /* UR-SEQN of the next usage report (8.2.54) */
 	uint64_t cp_seid;
 	uint32_t cp_addr;          /* CP F-SEID IPv4 (network order) */
 	/* A refusal names the rule it failed on (8.2.80 Failed Rule ID, with cause 73) */

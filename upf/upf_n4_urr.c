@@ -121,7 +121,7 @@ void n4_urr_start(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 /* The measurement of u since its start (the PDRs that carry it), as a Usage Report (8.2.41
  * trigger, 8.2.83 / 8.2.84 Start / End Time, 8.2.44 Volume Measurement, 8.2.45 Duration
  * Measurement, 8.2.54 UR-SEQN); the next measurement starts now */
-static void report_fill(struct upf_n4 *n, struct n4_sess *s, struct n4_urr *u, uint32_t trigger,
+static void report_fill(struct upf_n4 *n, struct n4_urr *u, uint32_t trigger,
 			const uint64_t c[N4_B__MAX], uint64_t now_ns, struct pfcp_usage_report *r)
 {
 	bool ul = u->pdrs & N4_UL, dl = u->pdrs & N4_DL;
@@ -129,7 +129,7 @@ static void report_fill(struct upf_n4 *n, struct n4_sess *s, struct n4_urr *u, u
 	memset(r, 0, sizeof(*r));
 	r->has = PFCP_UR_URR_ID | PFCP_UR_SEQN | PFCP_UR_TRIGGER | PFCP_UR_START | PFCP_UR_END;
 	r->urr_id = u->id;
-	r->seqn = s->ur_seqn++;
+	r->seqn = u->seqn++;   /* 8.2.54: the order of the reports of this URR */
 	r->trigger = trigger;
 	r->start = u->start_ntp;
 	r->end = ntp_at(n, now_ns);
@@ -151,14 +151,14 @@ static void report_fill(struct upf_n4 *n, struct n4_sess *s, struct n4_urr *u, u
 	measure_start(n, u, c, now_ns);
 }
 
-static void rsp_report(struct upf_n4 *n, struct n4_sess *s, struct n4_urr *u, uint32_t trigger,
+static void rsp_report(struct upf_n4 *n, struct n4_urr *u, uint32_t trigger,
 		       const uint64_t c[N4_B__MAX], uint64_t now_ns)
 {
 	struct pfcp_sess_rsp *r = &n->out.rsp;
 
 	if (r->n_usage >= PFCP_USAGE_MAX)
 		return;
-	report_fill(n, s, u, trigger, c, now_ns, &r->usage[r->n_usage++]);
+	report_fill(n, u, trigger, c, now_ns, &r->usage[r->n_usage++]);
 	r->has |= PFCP_SRSP_USAGE;
 }
 
@@ -171,7 +171,7 @@ void n4_urr_final(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 		return;
 	cur_of(&st, c);
 	for (unsigned i = 0; i < s->n_urr; i++)
-		rsp_report(n, s, &s->urrs[i], PFCP_URT_TERMR, c, now);
+		rsp_report(n, &s->urrs[i], PFCP_URT_TERMR, c, now);
 }
 
 void n4_urr_rebase(struct n4_sess *s, const struct upf_session_stats *before, const struct upf_session_stats *after)
@@ -250,8 +250,7 @@ void n4_urr_mod_reports(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, str
 	/* removed: the last report of each (TERMR, 8.2.41), from the state before */
 	for (unsigned i = 0; i < s->n_urr; i++)
 		if (!urr_of(t, s->urrs[i].id))
-			rsp_report(n, s, &s->urrs[i], PFCP_URT_TERMR, c, now);
-	t->ur_seqn = s->ur_seqn;
+			rsp_report(n, &s->urrs[i], PFCP_URT_TERMR, c, now);
 	for (unsigned i = 0; i < t->n_urr; i++) {
 		struct n4_urr *u = &t->urrs[i];
 		bool q = (m->has & PFCP_SMR_FLAGS) && (m->flags & PFCP_SMF_QAURR);
@@ -266,7 +265,7 @@ void n4_urr_mod_reports(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, str
 		for (unsigned k = 0; k < m->n_query_urr && !q; k++)
 			q = m->query_urr[k].id == u->id;
 		if (q)   /* 7.5.4.10: an immediate report of the measurement so far */
-			rsp_report(n, t, u, PFCP_URT_IMMER, c, now);
+			rsp_report(n, u, PFCP_URT_IMMER, c, now);
 	}
 }
 
@@ -323,7 +322,7 @@ static int sess_sweep(struct upf_n4 *n, struct n4_sess *s, uint32_t id, uint64_t
 		if (t & PFCP_URT_PERIO)   /* the next period from the one due, not from now: no drift */
 			while (u->next_perio_ns <= now_ns)
 				u->next_perio_ns += (uint64_t)u->period_s * 1000000000u;
-		report_fill(n, s, u, t, c, now_ns, &rep->usage[rep->n_usage++]);
+		report_fill(n, u, t, c, now_ns, &rep->usage[rep->n_usage++]);
 	}
 	if (!rep->n_usage)
 		return 0;
