@@ -58,6 +58,8 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_CNT_UL6_FWD] = "ul6_fwd",
 	[UPF_CNT_DL6_FWD] = "dl6_fwd",
 	[UPF_CNT_DROP_BAD_SRC6] = "drop_bad_src6",
+	[UPF_CNT_DROP_SDF] = "drop_sdf",
+	[UPF_CNT_UL_TO_CP] = "ul_to_cp",
 	[UPF_CNT_DROP_FAMILY] = "drop_family",
 	[UPF_CNT_DROP_NO_SESSION6] = "drop_no_session6",
 	[UPF_CNT_UL_RS] = "ul_rs",
@@ -338,6 +340,8 @@ static int load_program(struct upf *u)
 	rc = upf_nat_setup(u);
 	if (!rc)
 		rc = upf_ulx_setup(u);
+	if (!rc)
+		rc = upf_sdf_setup(u);
 	if (rc)
 		return rc;
 	rc = upf_bpf__load(u->skel);
@@ -362,6 +366,7 @@ static int load_program(struct upf *u)
 		log_error(MOD, "mmap of the NAT quota map failed: %s", strerror(-rc));
 	if (!rc && (rc = upf_ulx_mapped(u)))
 		log_error(MOD, "ul_teids: %s", strerror(-rc));
+	upf_sdf_mapped(u);
 	return rc;
 }
 
@@ -381,6 +386,7 @@ int upf_open(const struct upf_params *params, struct upf **out)
 	u->ring_fd = -1;
 	u->prog_fd = -1;
 	u->teids_fd = -1;
+	u->pdrs_fd = -1;
 	u->notify_head = UPF_NONE;
 	ev_timer_init(&u->nh_timer, nh_timer_cb, u);
 	rc = params_check(&u->p);
@@ -704,7 +710,7 @@ static void rules_write(struct upf *u, uint32_t id, const struct upf_session_rul
 	struct upf_dl_rule *e6 = dl6_entry(u, r->ue_prefix6);
 	struct upf_ul_slot ul = {
 		.flags = UPF_RULE_VALID | (r->ue_addr ? UPF_RULE_V4 : 0) | (e6 ? UPF_RULE_V6 : 0) |
-			 (r->nat && r->ue_addr ? UPF_RULE_NAT : 0),
+			 (r->nat && r->ue_addr ? UPF_RULE_NAT : 0) | (u->sess[id].sdf ? UPF_RULE_SDF : 0),
 		.sess_id = id,
 		.ue_addr = r->ue_addr,
 		.qfi = r->qfi,
@@ -722,6 +728,11 @@ static void rules_write(struct upf *u, uint32_t id, const struct upf_session_rul
 		dl_publish(e6, &d);
 	if (r->ul_teid)
 		ul_publish(upf_ul_entry(u, r->ul_teid, u->sess[id].ulx), &ul);
+}
+
+void upf_ul_republish(struct upf *u, uint32_t id)
+{
+	rules_write(u, id, &u->sess[id].r);
 }
 
 static void dir_stats_take(struct upf_dir_stats *st, uint64_t base[3])
@@ -883,6 +894,7 @@ int upf_session_remove(struct upf *u, uint32_t id)
 		return -ERANGE;
 	if (!u->sess[id].used)
 		return -ENOENT;
+	upf_sdf_gone(u, id);
 	ul_clear(u, u->sess[id].r.ul_teid, u->sess[id].ulx, NULL);
 	u->sess[id].ulx = 0;
 	dl_clear(u, u->sess[id].r.ue_addr);

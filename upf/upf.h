@@ -219,6 +219,46 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 int upf_session_remove(struct upf *u, uint32_t id);
 /* Counters of one session, summed over CPUs. */
 int upf_session_stats(struct upf *u, uint32_t id, struct upf_session_stats *out);
+/* ---- uplink PDRs with selecting SDF filters (issue 32; TS 29.244 5.2.1, 8.2.5) ----
+ * A session of the common shape (one uplink rule, its UE address as the only filter) needs
+ * none of this and keeps the direct path. A session with more uplink PDRs gets them here: the
+ * program matches them, in precedence order and with the session's own uplink PDR among them
+ * (main_precedence; its filter is the UE's address and /64), before the direct path; the first
+ * whose filter matches decides (UPF_PDR_FORW and the session's own: the direct path; DROP:
+ * dropped, counted drop_sdf; TO_CP: sent on in a G-PDU to cp_addr:2152, TEID cp_teid,
+ * counted ul_to_cp). None matching: the direct path's own checks decide. At most UPF_PDR_MAX
+ * entries with the session's own (one per family it has). */
+struct upf_ul_pdr {
+	uint32_t precedence;     /* 8.2.11: the lowest value first */
+	uint8_t action;          /* UPF_PDR_FORW, UPF_PDR_DROP, UPF_PDR_TO_CP (upf/upf_bpf.h) */
+	/* Flow Description, an IPFilterRule (TS 29.212 5.4.2): "permit out PROTO from A [PORTS] to
+	 * B [PORTS]", PROTO "ip" or a number, A / B "any", "assigned" or an address[/length],
+	 * PORTS one port or lo-hi; as for downlink (the UE is "to"). NULL: any packet. */
+	const char *flow;
+	size_t flow_len;
+	bool has_tos;            /* ToS / Traffic Class (8.2.5 TTC): value under mask */
+	uint8_t tos, tos_mask;
+	bool has_flow_label;     /* IPv6 Flow Label (8.2.5 FL), 20 bits: IPv6 packets only */
+	uint32_t flow_label;
+	uint32_t cp_addr;        /* UPF_PDR_TO_CP: the CP function's GTP-U IPv4 (network order) */
+	uint32_t cp_teid;        /* ... and TEID (host order) */
+};
+/* Install (replace) session id's list; n 0 removes it (back to the direct path alone). 0,
+ * -ENOENT (no such session), -ERANGE, -E2BIG (more than UPF_PDR_MAX entries), -EINVAL (a flow
+ * description not understood: negation, a port list, options; an action), -EOPNOTSUPP over
+ * PFCP. Removed with the session. */
+int upf_session_pdrs(struct upf *u, uint32_t id, uint32_t main_precedence, const struct upf_ul_pdr *pdrs,
+		     unsigned n);
+
+/* The CP function's packets for the UE (a PDR of Source Interface CP-function with the
+ * downlink FAR, Open5GS's cp2up: the SMF's Router Advertisement answering the RS its up2cp PDR
+ * brought): G-PDUs from cp_addr (network order; 0: off) to TEID upf_cp2up_teid(u, id) go down
+ * the session's downlink tunnel (when active; else dropped). They reach user space (a TEID
+ * past max_teid no session holds), rare by nature. 0, -ENOENT, -ERANGE, -EOPNOTSUPP (PFCP). */
+int upf_session_cp2up(struct upf *u, uint32_t id, uint32_t cp_addr);
+/* max_teid + 1 + id: never an uplink TEID the UPF chooses (1..max_teid). */
+uint32_t upf_cp2up_teid(const struct upf *u, uint32_t id);
+
 /* Can no session take this uplink TEID: held by one (a session other than id; UINT32_MAX: any),
  * or never an uplink TEID (0, a forwarding TEID, UPF_FWD_TEID)? For a CP-chosen F-TEID
  * (TS 29.244 5.5.3.1) before installing it. Over PFCP: false. */

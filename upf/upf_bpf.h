@@ -55,6 +55,9 @@
 /* Downlink: the gNB's N3 end is IPv6 (gnb_addr6): outer IPv6 from cfg_n3_addr6 (TS 29.281 4.4.2,
  * TS 38.414 5.1); without it gnb_addr, outer IPv4. */
 #define UPF_RULE_GNB6 0x20u
+/* Uplink: the session has PDRs with selecting SDF filters (TS 29.244 8.2.5): the packet is
+ * matched against its PDR list (ul_pdrs{sess_id}, precedence order) before anything else. */
+#define UPF_RULE_SDF 0x40u
 
 /* Session-AMBR (TS 23.501 5.7.1.8) as GCRA: cost_q8 is the cost of one byte
  * in ns << 8 (0: not policed), tau_us the burst tolerance. */
@@ -119,6 +122,45 @@ struct upf_dl_rule {
 	__u64 tat_ns;
 	struct upf_dir_stats st;
 	__u64 pad[2];
+};
+
+/* ul_pdrs{session id}: the uplink PDRs of a session with selecting SDF filters (TS 29.244 5.2.1,
+ * 8.2.5), one entry per SDF filter, in precedence order (the lowest value first); the first
+ * whose filter matches decides, UPF_PDR_MAIN being the session's own uplink PDR (its UE IP
+ * Address as the source filter). None matches: the usual checks of the direct path decide.
+ * A BPF hash map (not preallocated): a list is replaced whole, under RCU. */
+#define UPF_PDR_MAX 8
+enum {
+	UPF_PDR_MAIN = 0,      /* the session's uplink PDR: the direct path */
+	UPF_PDR_FORW,          /* another PDR whose FAR forwards to Core: the direct path too */
+	UPF_PDR_DROP,          /* FAR DROP (8.2.26): dropped, counted */
+	UPF_PDR_TO_CP,         /* FAR FORW to CP-function with Outer Header Creation GTP-U/UDP/IPv4
+				* (Open5GS's up2cp): to user space, sent on to cp_addr / cp_teid */
+};
+/* Which packets a filter applies to, and which of its fields are set */
+#define UPF_SDF_V4 0x1
+#define UPF_SDF_V6 0x2
+#define UPF_SDF_TOS 0x4        /* ToS / Traffic Class under tos_mask (8.2.5 TTC) */
+#define UPF_SDF_FL 0x8         /* IPv6 Flow Label (8.2.5 FL) */
+#define UPF_SDF_PORTS 0x10     /* port ranges (TCP, UDP, SCTP) */
+struct upf_pdr {
+	__u8 action;           /* UPF_PDR_* */
+	__u8 flags;            /* UPF_SDF_* */
+	__u8 proto;            /* IP protocol / IPv6 next header; 0: any */
+	__u8 tos, tos_mask;
+	__u8 pad[3];
+	/* The packet's ports, host order, inclusive; an uplink filter's "to" side is the packet's
+	 * source (TS 29.212 5.4.2: IPFilterRule is written as downlink, swapped for uplink). */
+	__u16 sport_lo, sport_hi, dport_lo, dport_hi;
+	__u32 fl;              /* flow label, host order */
+	__be32 cp_addr, cp_teid;
+	/* Source and destination with masks, as on the wire (IPv4 in word 0) */
+	__u32 src[4], smask[4], dst[4], dmask[4];
+};
+struct upf_pdr_list {
+	__u32 n;
+	__u32 pad;
+	struct upf_pdr p[UPF_PDR_MAX];
 };
 
 /* Next-hop cache entry (per CPU), see route() in upf.bpf.c. */
@@ -229,6 +271,9 @@ enum upf_counter {
 	/* NAT shares (issue 31 point 5, upf/README.md "NAT"). */
 	UPF_CNT_NAT_REMOTE_SHARE,  /* new connection of a session at its nat_conns_per_remote toward that
 				    * remote endpoint: dropped */
+	/* Uplink PDRs with SDF filters (issue 32, ul_pdrs). */
+	UPF_CNT_DROP_SDF,          /* matched a PDR whose FAR drops */
+	UPF_CNT_UL_TO_CP,          /* matched a PDR whose FAR forwards to the CP function: to user space */
 	UPF_CNT__MAX
 };
 
@@ -306,8 +351,8 @@ struct upf_nat_hval {
 struct upf_exc_hdr {
 	__u32 sess_id;
 	__u32 len;        /* bytes of data[] */
-	__be32 ue_addr;   /* IPv4 downlink: the destination; 0 for IPv6 */
-	__u32 reason;     /* UPF_CNT_DL_BUFFERED, UPF_CNT_DL_NEXTHOP, UPF_CNT_UL_RS or
+	__be32 ue_addr;   /* IPv4 downlink: the destination; 0 for IPv6; UPF_CNT_UL_TO_CP: PDR index */
+	__u32 reason;     /* UPF_CNT_DL_BUFFERED, UPF_CNT_DL_NEXTHOP, UPF_CNT_UL_RS, UPF_CNT_UL_TO_CP or
 			   * UPF_CNT_NAT_ICMP_ERR (an IPv4 ICMP error to nat_addr, untranslated) */
 };
 

@@ -447,6 +447,10 @@ static int on_ring(void *ctx, void *data, size_t size)
 		upf_exc_rs(u, h->sess_id, pkt, h->len);
 		return 0;
 	}
+	if (h->reason == UPF_CNT_UL_TO_CP) {   /* a PDR whose FAR goes to the CP (upf_sdf.c) */
+		upf_sdf_to_cp(u, h->sess_id, h->ue_addr, pkt, h->len);
+		return 0;
+	}
 	if (h->reason == UPF_CNT_NAT_ICMP_ERR) {
 		nat_icmp_err(u, pkt, h->len);
 		return 0;
@@ -758,6 +762,9 @@ static int sock_rx(struct upf *u, int fd)
 				UPF_USTAT(u, UPF_STAT_SOCK_BAD)++;
 				break;
 			}
+			/* A session's cp2up TEID (upf_sdf.c): the CP's packet for the UE */
+			if (upf_sdf_cp2up(u, teid, buf, (size_t)len, from.v4))
+				break;
 			log_rl(LOGL_INFO, MOD, NULL, "G-PDU with unknown teid=0x%x", teid);
 			error_indication(u, buf, &from);
 			break;

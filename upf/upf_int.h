@@ -26,6 +26,8 @@ struct upf_sess {
 	/* Counters carried over from rule entries the session moved away from. */
 	uint64_t base[2][3];   /* [ul, dl][pkts, bytes, drops]; dl: both families */
 	uint32_t ulx;          /* r.ul_teid past max_teid: its ulx entry + 1 (upf_ulx.c); 0: none */
+	bool sdf;              /* a PDR list in ul_pdrs (upf_sdf.c), UPF_RULE_SDF in the uplink rule */
+	uint32_t cp2up_from;   /* upf_session_cp2up: the CP's GTP-U IPv4 (network order); 0: none */
 };
 
 struct upf_bpf;
@@ -57,6 +59,7 @@ struct upf {
 	uint32_t *ulx_next;         /* free list of ulx entries */
 	uint32_t ulx_free;
 	int teids_fd;               /* ul_teids: TEID -> ulx index */
+	int pdrs_fd;                /* ul_pdrs: session id -> its uplink PDR list (upf_sdf.c) */
 	struct upf_fwd_rule *fwd;   /* mmap of fwd_rules, max_sessions entries */
 	size_t fwd_map_len;
 
@@ -131,6 +134,22 @@ int upf_ulx_take(struct upf *u, uint32_t *x1);        /* 0 or -ENOSPC */
 int upf_ulx_link(struct upf *u, uint32_t teid, uint32_t x1);   /* ul_teids insert: 0 or -errno */
 void upf_ulx_unlink(struct upf *u, uint32_t teid);
 void upf_ulx_put(struct upf *u, uint32_t x1);
+
+/* upf.c: the session's uplink rule written again (its UPF_RULE_SDF flag changed). */
+void upf_ul_republish(struct upf *u, uint32_t id);
+
+/* upf_sdf.c: uplink PDRs with SDF filters (ul_pdrs, upf/upf_bpf.h). */
+int upf_sdf_setup(struct upf *u);             /* before load */
+void upf_sdf_mapped(struct upf *u);           /* after load */
+/* IPFilterRule text (TS 29.212 5.4.2) -> an uplink entry; 0 or -EINVAL. */
+int upf_sdf_parse(const char *text, size_t len, struct upf_pdr *out);
+/* Session id's list goes (before its rules are cleared, or n 0 in upf_session_pdrs). */
+void upf_sdf_gone(struct upf *u, uint32_t id);
+/* A G-PDU (m, len bytes, checked GTP-U header) from from_v4 to teid that reached the socket:
+ * true if it was a session's cp2up TEID (upf_session_cp2up), handled. */
+bool upf_sdf_cp2up(struct upf *u, uint32_t teid, const uint8_t *m, size_t len, uint32_t from_v4);
+/* A packet that matched entry idx (UPF_PDR_TO_CP) of session id's list, from the ring. */
+void upf_sdf_to_cp(struct upf *u, uint32_t id, uint32_t idx, const uint8_t *pkt, size_t len);
 
 /* upf.c: monotonic clock in ns. */
 uint64_t upf_mono_ns(void);

@@ -213,6 +213,13 @@ uint64_t n4_sess_cp_seid(struct upf_n4 *n, uint64_t seid);
  * cause with *offending set to the IE type. */
 int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s,
 		      bool *choose, uint16_t *offending);
+/* upf_n4_sdf.c: further uplink PDRs with selecting SDF filters (issue 32). Check one (used:
+ * the data path entries taken so far), 0 or the cause with *offending; install those of the
+ * request for session id once created in the data path, 0 or the cause. */
+int n4_sdf_check(const struct pfcp_sess_est_req *e, const struct pfcp_pdr *d, unsigned *used,
+		 uint16_t *offending);
+int n4_sdf_install(struct upf_n4 *n, const struct pfcp_sess_est_req *e, const struct n4_sess *s, uint32_t id,
+		   uint16_t *offending);
 /* The cp2up PDR's TEID of session id: above max_teid, never in the data path's uplink array */
 uint32_t n4_cp2up_teid(const struct upf_n4 *n, uint32_t id);
 /* upf_n4_mod.c: a Session Modification's rule changes onto s (a copy); *choose: a created

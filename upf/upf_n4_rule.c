@@ -18,9 +18,10 @@
  *                 delegation bits or 0, prefix length absent or 64); its
  *                 Network Instance (8.2.4) names the DNN (NAT, below);
  *                 no F-TEID, no outer header removal; SDF as above
- *   up2cp, cp2up  Open5GS's two auxiliary PDRs (at est_pdrs below): accepted
- *                 and answered, nothing installed; the UE's Router Solicitations
- *                 are answered by our own RA (upf_exc.c)
+ *   further UL    Access PDRs on the uplink PDR's F-TEID with selecting SDF
+ *                 filters (issue 32): checked and installed by upf_n4_sdf.c, the
+ *                 data path's PDR list; Open5GS's up2cp is one of them (the UE's RS
+ *                 to the SMF), its cp2up gets our cp2up TEID (the SMF's answer down)
  *   uplink FAR    FORW to Core (or SGi-LAN), no Outer Header Creation
  *   downlink FAR  FORW with Outer Header Creation GTP-U/UDP/IPv4 or
  *                 GTP-U/UDP/IPv6 (with upf.n3_address6) to Access
@@ -41,8 +42,8 @@
  *                 no threshold or periodic report is sent yet; no quota, no time
  *   BAR           accepted; the data path's own buffer bounds apply
  *
- * Anything else -- a second uplink or downlink PDR, an SDF filter that
- * selects traffic (but the up2cp one), DUPL / DROP, IPv6 without pool6 /
+ * Anything else -- a second downlink PDR, a second uplink PDR without a
+ * selecting SDF filter, what upf_n4_sdf.c refuses, DUPL, IPv6 without pool6 /
  * n3_address6, a prefix other than a /64, Ethernet, N9 / N6 tunnels, UE
  * address allocation in the UP (CHV4) -- is Cause 73 "Rule creation/
  * modification failure" (8.2.1) with the Offending IE, and one log line naming it.
@@ -551,7 +552,8 @@ uint32_t n4_cp2up_teid(const struct upf_n4 *n, uint32_t id)
 static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct n4_sess *s, bool *choose,
 		    uint16_t *off)
 {
-	const struct pfcp_pdr *ulp = NULL, *dlp = NULL, *up2cp = NULL, *cp2up = NULL;
+	const struct pfcp_pdr *ulp = NULL, *dlp = NULL, *up2cp = NULL, *cp2up = NULL, *xs[UPF_PDR_MAX];
+	unsigned n_x = 0, used = 0;
 	int rc;
 
 	for (unsigned i = 0; i < e->n_pdr; i++) {
@@ -563,6 +565,13 @@ static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct 
 			return rc;
 		if (is_up2cp(d) && !up2cp) {
 			up2cp = d;
+		} else if (d->pdi.src_if == PFCP_IF_ACCESS && !sdf_match_all(&d->pdi)) {
+			/* issue 32: another uplink PDR, its SDF filters select (upf_n4_sdf.c), checked
+			 * once the uplink PDR is known */
+			rc = n_x < UPF_PDR_MAX ? 0 : n4_unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u: too many "
+								  "uplink PDRs", d->pdr_id);
+			if (!rc)
+				xs[n_x++] = d;
 		} else if (d->pdi.src_if == PFCP_IF_CP && !cp2up) {
 			cp2up = d;
 			rc = cp2up_take(n, d, s, off);
@@ -593,6 +602,16 @@ static int est_pdrs(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struct 
 			return rc;
 		s->up2cp_pdr = up2cp->pdr_id;
 		s->up2cp_far = up2cp->far_id;
+		if (n_x < UPF_PDR_MAX)
+			xs[n_x++] = up2cp;
+	}
+	for (unsigned i = 0; i < n_x; i++) {   /* on the uplink PDR's F-TEID, filters we take */
+		n4_fail_rule(s, PFCP_RULE_PDR, xs[i]->pdr_id);
+		if (!ulp)
+			return n4_unsupported(PFCP_IE_SDF_FILTER, off, "PDR %u: an SDF filter that selects without an "
+					   "uplink PDR", xs[i]->pdr_id);
+		if ((rc = up2cp_check(ulp, xs[i], off)) || (rc = n4_sdf_check(e, xs[i], &used, off)))
+			return rc;
 	}
 	if (cp2up && cp2up->far_id != dlp->far_id)
 		return n4_unsupported(PFCP_IE_CREATE_PDR, off, "PDR %u from CP-function: FAR %u is not the downlink "

@@ -260,6 +260,9 @@ static void sess_est(struct upf_n4 *n, int peer)
 		log_rl(LOGL_WARN, N4_MOD, NULL, "session establishment: data path refused: %s", strerror(-rc));
 		rc = upf_cause(rc, &off);
 	}
+	/* issue 32: the uplink PDRs with selecting SDF filters (upf_n4_sdf.c) */
+	if (!rc && n->p.upf && (rc = n4_sdf_install(n, e, s, id, &off)))
+		upf_session_remove(n->p.upf, id);
 	if (rc) {
 		struct n4_sess t = *s;
 

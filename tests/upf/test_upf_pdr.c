@@ -5,6 +5,10 @@
  *     does not ask CHOOSE), past max_teid through the data path's hash (upf.h ul_teid), with no
  *     clash with the TEIDs the UPF chooses (5.5.3.1, 8.2.3) and a clash refused with cause 73
  *     and Offending IE F-TEID (8.2.1, 7.5.3.1), no entry left for one with cause 75;
+ *   - several uplink PDRs matched by precedence (5.2.1), SDF filters (8.2.5, TS 29.212 5.4.2),
+ *     FAR FORW / DROP / FORW to CP-function with Outer Header Creation (Open5GS's up2cp: the
+ *     UE's Router Solicitation to the SMF's GTP-U address in a G-PDU) and Open5GS's cp2up (the
+ *     SMF's packet for the UE on our cp2up TEID, down the gNB tunnel);
  * replayed into the standalone UPF's PFCP server (upf/upf_n4.h) over real UDP on loopback with
  * the real XDP program (BPF_PROG_TEST_RUN in a private network namespace, tests/upf/netns.h)
  * carrying traffic through what was installed. Every datagram goes into a pcap that tshark's
@@ -43,6 +47,8 @@ static const uint8_t GNB_MAC[6] = { 2, 0, 0, 0, 3, 2 };
 #define SMF_ADDR "127.0.0.2"
 #define MAX_SESS 16
 #define BIG_TEID 0xfffffff0u       /* bit 31 set, past every range of ours */
+#define SMF_GTPU "127.0.0.2"
+#define RS_FILTER "permit out 58 from ff02::2/128 to assigned"
 
 static const char *tshark_path;
 static int teardown_failed;
@@ -56,6 +62,7 @@ static int cli = -1;
 static struct pfcp_msg Q, R;
 static uint8_t buf[4096];
 static uint32_t seq = 1;
+static uint32_t gnb_addr;          /* the downlink tunnel's end est() names; 0: GNB */
 
 static uint32_t ip(const char *s)
 {
@@ -196,7 +203,32 @@ static void est(uint64_t cp_seid, uint32_t teid, unsigned ue)
 				.apply = PFCP_AA_FORW,
 				.fwd = { .has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC, .dest_if = PFCP_IF_ACCESS,
 					 .ohc = { .desc = PFCP_OHC_GTPU4, .teid = 0x77 } } };
-	memcpy(f->fwd.ohc.ipv4, &(uint32_t){ ip(GNB) }, 4);
+	memcpy(f->fwd.ohc.ipv4, &(uint32_t){ gnb_addr ? gnb_addr : ip(GNB) }, 4);
+}
+
+/* One more uplink PDR on the same CP-chosen TEID: precedence prec, one SDF filter with flow
+ * description flow, FAR far */
+static struct pfcp_pdr *add_ul_sdf(uint16_t id, uint32_t prec, const char *flow, uint32_t far)
+{
+	struct pfcp_pdr *d = &Q.est.pdr[Q.est.n_pdr++];
+
+	*d = Q.est.pdr[0];
+	d->pdr_id = id;
+	d->precedence = prec;
+	d->far_id = far;
+	d->has &= ~(uint32_t)(PFCP_PDR_QER_ID | PFCP_PDR_URR_ID);
+	d->pdi.has = (d->pdi.has & ~(uint32_t)PFCP_PDI_UE_IP) | PFCP_PDI_SDF;
+	d->pdi.n_sdf = 1;
+	d->pdi.sdf[0] = (struct pfcp_sdf){ .flags = PFCP_SDF_FD, .flow = { (const uint8_t *)flow, strlen(flow) } };
+	return d;
+}
+
+static void add_far(uint32_t id, uint32_t apply, uint8_t dest_if)
+{
+	Q.est.far[Q.est.n_far++] = (struct pfcp_far){ .has = PFCP_FAR_ID | PFCP_FAR_APPLY | (apply == PFCP_AA_FORW ?
+										      PFCP_FAR_FWD : 0),
+						      .far_id = id, .apply = apply,
+						      .fwd = { .has = PFCP_FWD_DEST_IF, .dest_if = dest_if } };
 }
 
 static void del(uint64_t seid)
@@ -237,6 +269,25 @@ static int ul(uint32_t teid, unsigned ue, uint16_t dport)
 	fl = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB), ip(N3), gtp, gl);
 	xdp(n3_if, frame, fl, &r);
 	return r.verdict;
+}
+
+static uint64_t upcnt(unsigned idx)
+{
+	uint64_t c[UPF_STAT__MAX];
+
+	assert_int_equal(upf_counters(U, c, UPF_STAT__MAX), 0);
+	return c[idx];
+}
+
+/* A GTP-U datagram on the wire for the pcap (tshark decodes the G-PDU and what it carries) */
+static void record_gtpu(uint32_t src, uint32_t dst, const uint8_t *b, size_t len)
+{
+	uint8_t pkt[2200];
+
+	pkt_ipv4(pkt, src, dst, 17, PKT_UDP + len);
+	pkt_udp(pkt + PKT_IP, 2152, 2152, len);
+	memcpy(pkt + PKT_IP + PKT_UDP, b, len);
+	assert_int_equal(pcapw_upper(W, "ip", pkt, PKT_IP + PKT_UDP + len), 0);
 }
 
 static uint64_t ul_pkts(uint32_t id)
@@ -359,6 +410,188 @@ static void t_cp_teid_clash(void **state)
 	assert_int_equal(ul(0x22222222, 3, 9), XDP_REDIRECT);
 }
 
+/* ---- several uplink PDRs (issue 32 item 2) ---- */
+
+/* TS 29.244 5.2.1: the uplink PDRs of a session matched in precedence order, the first whose
+ * PDI matches applies its FAR. On one CP-chosen TEID: PDR 1 (precedence 255, the UE's address,
+ * FAR 1 to Core), PDR 3 (precedence 10, UDP to port 5000, FAR 3 DROP), PDR 4 (precedence 20,
+ * UDP to ports 6000-6010, FAR 1), PDR 5 (precedence 300, UDP to port 7000, FAR 3: behind PDR 1,
+ * never reached). Port 5000 dropped in XDP (drop_sdf, the session's drop counter), 6005, 7000
+ * and 9 forwarded. Before issue 32: cause 73, Offending IE SDF Filter. */
+static void t_sdf_two_ul(void **state)
+{
+	uint64_t seid, drops;
+	struct upf_session_stats st;
+
+	(void)state;
+	associate();
+	est(0x400, 5, 0);
+	add_ul_sdf(3, 10, "permit out 17 from any 5000 to assigned", 3);
+	add_ul_sdf(4, 20, "permit out 17 from 198.51.100.0/24 6000-6010 to assigned", 1);
+	add_ul_sdf(5, 300, "permit out 17 from any 7000 to assigned", 3);
+	add_far(3, PFCP_AA_DROP, 0);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	seid = R.rsp.up_fseid.seid;
+	drops = upcnt(UPF_CNT_DROP_SDF);
+	assert_int_equal(ul(5, 0, 5000), XDP_DROP);
+	assert_int_equal(upcnt(UPF_CNT_DROP_SDF), drops + 1);
+	assert_int_equal(ul(5, 0, 6005), XDP_REDIRECT);
+	assert_int_equal(ul(5, 0, 7000), XDP_REDIRECT);
+	assert_int_equal(ul(5, 0, 9), XDP_REDIRECT);
+	assert_int_equal(upf_session_stats(U, (uint32_t)seid - 1, &st), 0);
+	assert_int_equal(st.ul_pkts, 3);
+	assert_int_equal(st.ul_drops, 1);
+	/* a session of the common shape next to it: no list, port 5000 forwarded */
+	est(0x401, 6, 1);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(ul(6, 1, 5000), XDP_REDIRECT);
+	/* the session gone, its list with it: a new session on the same slot has none */
+	del(seid);
+	est(0x402, 5, 0);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(ul(5, 0, 5000), XDP_REDIRECT);
+}
+
+/* What the data path cannot take stays refused with cause 73 and the Offending IE (8.2.1): a
+ * port list, a negated address, options after the rule, a Security Parameter Index filter, a
+ * FAR that buffers the uplink, more PDRs than the list holds; nothing installed. */
+static void t_sdf_refused(void **state)
+{
+	static const char *const bad[] = {
+		"permit out 17 from any 80,443 to assigned", "permit out ip from !10.0.0.0/8 to assigned",
+		"permit out 6 from any to assigned established", "deny out ip from any to assigned",
+		"permit out 1 from any 80 to assigned",
+	};
+
+	(void)state;
+	associate();
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		est(0x500 + i, 5, 0);
+		add_ul_sdf(3, 10, bad[i], 1);
+		xchg();
+		assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+		assert_int_equal(R.rsp.offending_ie, PFCP_IE_SDF_FILTER);
+	}
+	est(0x510, 5, 0);
+	add_ul_sdf(3, 10, "permit out 17 from any 53 to assigned", 1)->pdi.sdf[0].flags |= PFCP_SDF_SPI;
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+	assert_int_equal(R.rsp.offending_ie, PFCP_IE_SDF_FILTER);
+	est(0x511, 5, 0);
+	add_ul_sdf(3, 10, "permit out 17 from any 53 to assigned", 3);
+	add_far(3, PFCP_AA_BUFF, 0);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+	assert_int_equal(R.rsp.offending_ie, PFCP_IE_CREATE_FAR);
+	est(0x512, 5, 0);
+	for (unsigned i = 0; i < 7; i++)
+		add_ul_sdf((uint16_t)(3 + i), 10 + i, "permit out 17 from any 53 to assigned", 1);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+	assert_int_equal(R.rsp.offending_ie, PFCP_IE_CREATE_PDR);
+	assert_int_equal(upf_n4_sessions(N), 0);
+}
+
+/* Open5GS's up2cp and cp2up PDRs (its src/smf/context.c): the UE's Router Solicitation (RFC 4861
+ * 4.1) on the uplink TEID matches the up2cp PDR (precedence 1000, SDF "permit out 58 from
+ * ff02::2/128 to assigned") and its FAR (FORW to CP-function, Outer Header Creation toward the
+ * SMF's GTP-U address, TEID 7): the SMF receives it in a G-PDU (TS 29.281). The SMF's answer on
+ * our cp2up TEID goes down the gNB tunnel; the same G-PDU from another address is an unknown
+ * TEID's (Error Indication, TS 29.281 7.3.1), not forwarded. Before issue 32 the RS was answered
+ * by our own RA and the SMF's packet on cp2up got an Error Indication. */
+static void t_up2cp_rs(void **state)
+{
+	uint8_t rs[64], gtp[160], frame[256], got[512], ll[16];
+	uint32_t cp2up = 0;
+	size_t rl, gl, fl;
+	struct pfcp_pdr *d;
+	struct pfcp_far *f;
+	struct run r;
+	int smf, gnb, other;
+	ssize_t n;
+
+	(void)state;
+	smf = tn_udp_bind(ip(SMF_GTPU), 2152);
+	gnb = tn_udp_bind(ip("127.0.0.3"), 2152);
+	other = tn_udp_bind(ip("127.0.0.4"), 2152);
+	assert_true(smf >= 0 && gnb >= 0 && other >= 0);
+	gnb_addr = ip("127.0.0.3");
+	associate();
+	est(0x600, 5, 0);
+	gnb_addr = 0;
+	d = add_ul_sdf(4, 1000, RS_FILTER, 3);   /* up2cp: the UL PDR's TEID */
+	d = &Q.est.pdr[Q.est.n_pdr++];           /* cp2up: Source Interface CP-function, the DL FAR */
+	d->has = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID | PFCP_PDR_OHR;
+	d->pdr_id = 3;
+	d->precedence = 1000;
+	d->far_id = 2;
+	d->ohr.desc = PFCP_OHR_GTPU_UDP_IPV4;
+	d->pdi.has = PFCP_PDI_SRC_IF | PFCP_PDI_F_TEID;
+	d->pdi.src_if = PFCP_IF_CP;
+	d->pdi.fteid.flags = PFCP_FTEID_V4 | PFCP_FTEID_CH;
+	f = &Q.est.far[Q.est.n_far++];
+	*f = (struct pfcp_far){ .has = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD, .far_id = 3, .apply = PFCP_AA_FORW,
+				.fwd = { .has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC, .dest_if = PFCP_IF_CP,
+					 .ohc = { .desc = PFCP_OHC_GTPU4, .teid = 7 } } };
+	memcpy(f->fwd.ohc.ipv4, &(uint32_t){ ip(SMF_GTPU) }, 4);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	for (unsigned i = 0; i < R.rsp.n_created; i++)
+		if (R.rsp.created[i].pdr_id == 3)
+			cp2up = R.rsp.created[i].fteid.teid;
+	assert_true(cp2up > MAX_SESS);
+
+	/* the UE's RS up the N3 tunnel: to the SMF */
+	assert_int_equal(pkt_in6("fe80::abcd", ll), 0);
+	rl = pkt_rs6(rs, ll);
+	gl = pkt_gpdu(gtp, 5, 1, 1, rs, rl);
+	fl = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB), ip(N3), gtp, gl);
+	record_gtpu(ip(GNB), ip(N3), gtp, gl);
+	xdp(n3_if, frame, fl, &r);
+	assert_int_equal(r.verdict, XDP_DROP);   /* copied to user space */
+	assert_int_equal(upcnt(UPF_CNT_UL_TO_CP), 1);
+	assert_int_equal(upcnt(UPF_STAT_RA_SENT), 0);
+	assert_true(upf_process(U) >= 1);
+	assert_true(tn_wait_readable(smf, 2000));
+	n = recv(smf, got, sizeof(got), MSG_DONTWAIT);
+	assert_true(n > (ssize_t)rl);
+	record_gtpu(ip(N3), ip(SMF_GTPU), got, (size_t)n);
+	assert_int_equal(got[1], 255);                 /* G-PDU */
+	assert_int_equal(pkt_rd32(got + 4), 7);        /* the FAR's TEID */
+	assert_memory_equal(got + n - rl, rs, rl);     /* the RS as the UE sent it */
+
+	/* the SMF's answer on cp2up: down the gNB tunnel (TEID 0x77) */
+	gl = pkt_gpdu(gtp, cp2up, -1, 0, rs, rl);      /* any IPv6 packet for the UE */
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(2152), .sin_addr.s_addr = ip(N3) };
+	int fd[UPF_MAX_FDS];
+
+	upf_fds(U, fd);
+	assert_int_equal(sendto(smf, gtp, gl, 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)gl);
+	record_gtpu(ip(SMF_GTPU), ip(N3), gtp, gl);
+	assert_true(tn_wait_readable(fd[0], 2000));
+	upf_process(U);
+	assert_true(tn_wait_readable(gnb, 2000));
+	n = recv(gnb, got, sizeof(got), MSG_DONTWAIT);
+	assert_true(n > (ssize_t)rl);
+	record_gtpu(ip(N3), ip("127.0.0.3"), got, (size_t)n);
+	assert_int_equal(pkt_rd32(got + 4), 0x77);
+	assert_memory_equal(got + n - rl, rs, rl);
+	/* from another address: not the session's CP, an unknown TEID */
+	assert_int_equal(sendto(other, gtp, gl, 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)gl);
+	assert_true(tn_wait_readable(fd[0], 2000));
+	upf_process(U);
+	assert_true(tn_wait_readable(other, 2000));
+	n = recv(other, got, sizeof(got), MSG_DONTWAIT);
+	assert_int_equal(got[1], 26);                  /* Error Indication */
+	assert_int_equal(tn_wait_readable(gnb, 200), 0);
+	close(smf);
+	close(gnb);
+	close(other);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -375,6 +608,9 @@ static int group_teardown(void **state)
 		"pfcp.msg_type == 50 && pfcp.f_teid.teid == 0xfffffff0",
 		"pfcp.msg_type == 51 && pfcp.cause == 73 && pfcp.offending_ie == 21",
 		"pfcp.msg_type == 51 && pfcp.cause == 1 && pfcp.f_teid.teid <= 16",
+		"pfcp.msg_type == 50 && pfcp.flow_desc == \"permit out 17 from any 5000 to assigned\"",
+		"pfcp.msg_type == 51 && pfcp.cause == 73 && pfcp.offending_ie == 23",
+		"gtp.teid == 7 && icmpv6.type == 133",
 	};
 
 	(void)state;
@@ -421,6 +657,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_cp_teid_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_cp_teid_ours, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_cp_teid_clash, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_sdf_two_ul, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_sdf_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_up2cp_rs, setup, teardown),
 	};
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown_checked);

@@ -108,6 +108,15 @@ struct {
 	__uint(max_entries, 1);          /* upf_params.max_cp_teids */
 } ul_teids SEC(".maps");
 
+/* Uplink PDR lists of the sessions with selecting SDF filters (UPF_RULE_SDF), upf_bpf.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct upf_pdr_list);
+	__uint(max_entries, 1);          /* upf_params.max_sdf_sessions */
+} ul_pdrs SEC(".maps");
+
 /* IPv6 downlink rules by /64 index inside pool6 (upf_bpf.h); one placeholder entry without pool6
  * (the program references the map either way; the branch to it is dead then). */
 struct {
@@ -512,6 +521,92 @@ static __always_inline int fwd_relay(struct xdp_md *ctx, __u32 udp_len, __be32 t
 	return bpf_redirect(nh.oif, 0);
 }
 
+/* The uplink PDRs of session sess (ul_pdrs) against the inner packet at off (TS 29.244 5.2.1:
+ * in precedence order, the first match wins; 8.2.5 / TS 29.212 5.4.2 filters: protocol,
+ * addresses under masks, port ranges, ToS / Traffic Class, Flow Label). UPF_PDR_* | the entry's
+ * index << 8, or -1: none matches (or no list). A function of its own (not inlined): its loop
+ * is verified once at its one call site, whose result is dead after the caller's two tests,
+ * so the states after it merge. Not global: 6.1's verifier takes a global function's ctx
+ * argument for plain memory. */
+static __attribute__((noinline)) int upf_sdf_match(struct xdp_md *ctx, __u32 sess, __u32 off)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct upf_pdr_list *l = bpf_map_lookup_elem(&ul_pdrs, &sess);
+	struct ipv6hdr *ip6 = NULL;
+	__u32 sa = 0, da = 0, fl = 0, fam, sp = 0, dp = 0, ports = 0;
+	__u8 proto, tos, *v, *l4;
+
+	/* Scalars and packet pointers only: the caller's stack is nearly all of the 512 bytes. */
+	if (!l)
+		return -1;
+	off &= 0x1ff;
+	v = data + off;
+	if ((void *)(v + 1) > end)
+		return -1;
+	if (*v >> 4 == 4) {
+		struct iphdr *ip = (void *)v;
+
+		if ((void *)(ip + 1) > end)
+			return -1;
+		fam = UPF_SDF_V4;
+		proto = ip->protocol;
+		tos = ip->tos;
+		sa = ip->saddr;
+		da = ip->daddr;
+		/* Ports only in a first fragment (RFC 791: later ones carry none). */
+		l4 = (ip->frag_off & bpf_htons(0x1fff)) ? NULL : (void *)v + (((__u32)ip->ihl * 4) & 0x3c);
+	} else if (*v >> 4 == 6) {
+		__u32 w;
+
+		ip6 = (void *)v;
+		if ((void *)(ip6 + 1) > end)
+			return -1;
+		fam = UPF_SDF_V6;
+		w = bpf_ntohl(*(__be32 *)ip6);
+		tos = (w >> 20) & 0xff;
+		fl = w & 0xfffff;
+		proto = ip6->nexthdr;
+		l4 = (void *)(ip6 + 1);   /* extension headers are not walked: no ports behind them */
+	} else {
+		return -1;
+	}
+	if (l4 && (proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == 132) && (void *)(l4 + 4) <= end) {
+		sp = ((__u32)l4[0] << 8) | l4[1];
+		dp = ((__u32)l4[2] << 8) | l4[3];
+		ports = 1;
+	}
+	for (int i = 0; i < UPF_PDR_MAX; i++) {
+		struct upf_pdr *p;
+
+		if (i >= (int)l->n)
+			break;
+		p = &l->p[i];
+		if (!(p->flags & fam) || (p->proto && p->proto != proto))
+			continue;
+		if (ip6) {
+			__u32 *s6 = (__u32 *)&ip6->saddr, *d6 = (__u32 *)&ip6->daddr;
+
+			if (((s6[0] ^ p->src[0]) & p->smask[0]) | ((s6[1] ^ p->src[1]) & p->smask[1]) |
+			    ((s6[2] ^ p->src[2]) & p->smask[2]) | ((s6[3] ^ p->src[3]) & p->smask[3]) |
+			    ((d6[0] ^ p->dst[0]) & p->dmask[0]) | ((d6[1] ^ p->dst[1]) & p->dmask[1]) |
+			    ((d6[2] ^ p->dst[2]) & p->dmask[2]) | ((d6[3] ^ p->dst[3]) & p->dmask[3]))
+				continue;
+		} else if (((sa ^ p->src[0]) & p->smask[0]) | ((da ^ p->dst[0]) & p->dmask[0])) {
+			continue;
+		}
+		if ((p->flags & UPF_SDF_TOS) && (tos & p->tos_mask) != p->tos)
+			continue;
+		if ((p->flags & UPF_SDF_FL) && fl != p->fl)
+			continue;
+		if ((p->flags & UPF_SDF_PORTS) &&
+		    (!ports || sp < p->sport_lo || sp > p->sport_hi || dp < p->dport_lo || dp > p->dport_hi))
+			continue;
+		return p->action | i << 8;
+	}
+	return -1;
+}
+
 /* The GTP-U exceptions: signalling goes to the UDP socket in user space. */
 static __always_inline int gtp_signalling(__u8 type)
 {
@@ -760,6 +855,19 @@ static __always_inline int uplink(struct xdp_md *ctx, void *l3, __u32 l3len, __u
 		return count(UPF_CNT_DROP_RULE_BUSY, XDP_DROP);
 	if (!(r.flags & UPF_RULE_VALID))
 		return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
+	/* A session with selecting SDF filters (issue 32): its PDRs first; the common shape pays
+	 * this one flag test. */
+	if (r.flags & UPF_RULE_SDF) {
+		int m = upf_sdf_match(ctx, r.sess_id, off);
+
+		if (m >= 0 && (m & 0xff) == UPF_PDR_DROP) {
+			__sync_fetch_and_add(&rule->st.drops, 1);
+			return count(UPF_CNT_DROP_SDF, XDP_DROP);
+		}
+		if (m >= 0 && (m & 0xff) == UPF_PDR_TO_CP)
+			return to_user_at(ctx, off, udp_len - sizeof(*udp) - (hdr_len - l3len - sizeof(*udp)),
+					  r.sess_id, (__u32)m >> 8, UPF_CNT_UL_TO_CP);
+	}
 
 	iip = data + off;
 	if ((void *)(iip + 1) > end)
