@@ -447,6 +447,23 @@ void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool 
 		c->cnt[UPF_N4C_REFUSED]++;
 	switch (t->kind) {
 	case TXN_EST:
+		/* 7.2.2.4.2: the answer's header SEID is our CP SEID (0 only when the UPF could not
+		 * read it); another is not this session's answer: a refusal, and what the UPF holds
+		 * under it is deleted (the sequence number alone matched it, rx_rsp) */
+		if (rsp && c->in.h.seid && c->in.h.seid != cp_seid(t->gen, t->sess)) {
+			log_rl(LOGL_WARN, N4C_MOD, NULL, "%s: session %u establishment answered with SEID 0x%llx, "
+			       "ours is 0x%llx: taken as a refusal", c->peers[t->peer].name, t->sess,
+			       (unsigned long long)c->in.h.seid, (unsigned long long)cp_seid(t->gen, t->sess));
+			c->cnt[UPF_N4C_REFUSED]++;
+			if (ok && (r->has & PFCP_SRSP_F_SEID)) {
+				s->have = true;
+				s->have_gen = t->gen;
+				s->up_seid = r->up_fseid.seid;
+			}
+			if (current)
+				est_answered(c, t, UPF_EST_REFUSED);
+			break;
+		}
 		if (ok && (r->has & PFCP_SRSP_F_SEID)) {
 			c->cnt[UPF_N4C_EST_OK]++;
 			s->have = true;

@@ -15,7 +15,8 @@
  *     FTUP the CP's TEID with the SMF node id in its high bits (5.5.3.1, t_cp_node).
  *   - a release or deregistration while waiting, a late answer for a freed session (t_cancel),
  *     the UE's own release request while waiting (t_ue_release); an accept the AMF cannot deliver
- *     (t_unreachable); a CHOOSE accepted without its Created PDR (t_no_created).
+ *     (t_unreachable); a CHOOSE accepted without its Created PDR (t_no_created), an answer under
+ *     another SEID than the request's (t_seid).
  * Every datagram goes into a pcap that tshark's PFCP dissector reads at the end (the CH flag in
  * the request, the Created PDR in the response, nothing malformed). argv: tshark, build dir.
  */
@@ -65,6 +66,7 @@ static struct {
 	enum est_mode mode;
 	uint8_t cause;               /* EST_REJECT */
 	bool no_created;             /* accept a CHOOSE without its Created PDR (a broken UPF) */
+	uint64_t seid_xor;           /* answers an establishment under another header SEID */
 	uint32_t chosen_teid;        /* next TEID it allocates (CHOOSE) */
 	int n_est, n_mod, n_del, n_assoc;
 	struct pfcp_msg held;        /* the last establishment request (EST_HOLD: unanswered) */
@@ -133,7 +135,7 @@ static void est_rsp(const struct pfcp_msg *m, uint8_t cause)
 	memset(&out, 0, sizeof(out));
 	out.h.type = PFCP_SESS_EST_RSP;
 	out.h.seq = m->h.seq;
-	out.h.seid = m->est.cp_fseid.seid;   /* 7.2.2.4.2: the CP's SEID */
+	out.h.seid = m->est.cp_fseid.seid ^ U.seid_xor;   /* 7.2.2.4.2: the CP's SEID */
 	out.rsp.has = PFCP_SRSP_NODE_ID | PFCP_SRSP_CAUSE;
 	out.rsp.node_id.type = PFCP_NODE_IPV4;
 	memcpy(out.rsp.node_id.addr, &(uint32_t){ fx_ip(UPF_N4) }, 4);
@@ -556,6 +558,23 @@ static void t_no_created(void **state)
 	assert_int_equal(U.last_del_seid, 1);
 }
 
+/* TS 29.244 7.2.2.4.2: an answer under another header SEID than the request's CP SEID is not
+ * this session's (its sequence number matched): a refusal, #31, what the UPF made deleted */
+static void t_seid(void **state)
+{
+	(void)state;
+	start(true, EST_ANSWER, 0);
+	U.seid_xor = 0x100000000ull;   /* another generation of the same slot */
+	sends_before = F->sends;
+	request(F->ue1, 1, 3);
+	assert_true(fx_run_until(F, sent_one, 2000));
+	sent_reject(1, 3, NAS_5GSM_REQUEST_REJECTED_UNSPECIFIED);
+	nothing_left();
+	fx_run_until(F, never, 30);
+	assert_int_equal(U.n_del, 1);
+	assert_int_equal(U.last_del_seid, 1);
+}
+
 /* The answer comes while the AMF cannot reach the UE (its N2 connection went meanwhile): the
  * accept is not deliverable, the session is released locally (the UE asks again, T3580) and its
  * PFCP session deleted */
@@ -654,6 +673,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_cp_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_no_created, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_seid, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_unreachable, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_ue_release, setup, teardown),
 	};
