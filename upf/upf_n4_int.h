@@ -20,7 +20,7 @@
 #define N4_OUT_MAX 2048            /* our longest message (a deletion response with reports) */
 #define N4_REPORT_MAX 64           /* Session Report Requests awaiting their response */
 #define N4_REPORT_BYTES 512        /* a Session Report Request with N4_URR_MAX usage reports */
-#define N4_URR_SWEEP 4096          /* session slots the N4 tick looks at for URR reports (5.2.2) */
+#define N4_URR_SWEEP 4096          /* sessions the N4 tick reads the counters of for URR reports (5.2.2) */
 #define N4_T1_MS 3000              /* TS 29.244 6.4: T1 and N1 are operator settings; the usual values */
 #define N4_N1 3
 #define N4_HEARTBEAT_MS 10000
@@ -124,6 +124,9 @@ struct n4_sess {
 	uint32_t next_free;
 	uint64_t cp_seid;
 	uint32_t cp_addr;          /* CP F-SEID IPv4 (network order) */
+	/* On the list of sessions whose URRs the N4 tick looks at (upf_n4_urr.c) */
+	bool watched;
+	uint32_t w_next, w_prev;
 	/* A refusal names the rule it failed on (8.2.80 Failed Rule ID, with cause 73) */
 	bool failed;
 	struct pfcp_rule_id fail;
@@ -160,7 +163,9 @@ struct upf_n4 {
 	struct n4_report reports[N4_REPORT_MAX];
 	struct ev_timer retx_timer;   /* with a loop: upf_n4_tick every T1 / 4 */
 	uint64_t *teid_used;       /* bitmap of uplink TEIDs 0..max_teid our sessions hold */
-	uint32_t urr_cursor;       /* where the URR sweep goes on (upf_n4_urr.c) */
+	/* The sessions with a URR that reports on its own (PERIO / VOLTH / TIMTH), linked through
+	 * their slots, and where the sweep goes on (upf_n4_urr.c) */
+	uint32_t w_head, w_cursor, n_watch;
 	uint32_t ntp0;             /* NTP seconds at mono0_ns: Start / End Times (8.2.83 / 8.2.84) */
 	uint64_t mono0_ns;
 	uint32_t rnd[N4_RND_BATCH];
@@ -261,6 +266,10 @@ void n4_urr_mod_reports(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, str
 void n4_urr_rebase(struct n4_sess *s, const struct upf_session_stats *before, const struct upf_session_stats *after);
 /* The final report of each URR in the deletion response (7.5.7.2, TERMR) */
 void n4_urr_final(struct upf_n4 *n, struct n4_sess *s, uint32_t id);
+/* Session id on the sweep's list when one of its URRs reports on its own, off it otherwise;
+ * n4_urr_unwatch: off it (the session goes) */
+void n4_urr_watch(struct upf_n4 *n, uint32_t id);
+void n4_urr_unwatch(struct upf_n4 *n, uint32_t id);
 /* The threshold and periodic reports that are due (from upf_n4_tick): Session Report Requests
  * (7.5.8, USAR); the number sent */
 int n4_urr_tick(struct upf_n4 *n, uint64_t now_ns);

@@ -32,6 +32,7 @@ int n4_sess_init(struct upf_n4 *n)
 		return -ENOMEM;
 	n->free_head = N4_NONE;
 	n->fresh = 0;
+	n->w_head = n->w_cursor = N4_NONE;
 	return 0;
 }
 
@@ -126,6 +127,7 @@ static void sess_free(struct upf_n4 *n, uint32_t id)
 		if (s->r.ul_teid)
 			teid_mark(n, s->r.ul_teid, false);
 	}
+	n4_urr_unwatch(n, id);
 	memset(s, 0, sizeof(*s));
 	s->tag = tag;
 	s->next_free = n->free_head;
@@ -282,6 +284,7 @@ static void sess_est(struct upf_n4 *n, int peer)
 	n->peers[peer].n_sess++;
 	n->n_sess++;
 	n4_urr_start(n, s, id);
+	n4_urr_watch(n, id);
 	est_accept(n, id, choose);
 }
 
@@ -363,7 +366,11 @@ static void sess_mod(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 		created(n, t.ul_pdr, t.fteid_flags, t.r.ul_teid);
 	/* 7.5.5.2: Usage Reports of the URRs queried or removed */
 	n4_urr_mod_reports(n, &n->in.mod, s, &t, id);
+	t.watched = s->watched;   /* the list's links are the slot's, not the copy's */
+	t.w_next = s->w_next;
+	t.w_prev = s->w_prev;
 	*s = t;
+	n4_urr_watch(n, id);
 	n->cnt[UPF_N4_SESS_MOD]++;
 }
 

@@ -10,12 +10,12 @@
  *
  * Reports: Query URR and QAURR in a modification (IMMER, in its response), Remove URR (TERMR,
  * in its response), deletion (TERMR); and, from the N4 tick (upf_n4_tick: every T1 / 4), a
- * sweep of at most N4_URR_SWEEP session slots per tick that reads the counters of the sessions
- * with a Volume Threshold (VOLTH, 8.2.13), Time Threshold (TIMTH, 8.2.14) or Measurement
- * Period (PERIO, 8.2.18) and sends the reports due in a Session Report Request (USAR) to the
- * session's CP, retransmitted per 6.4 (upf_n4_sess.c). A threshold is seen at the sweep after
- * it was crossed: a report comes at most T1 / 4 (and one sweep round) late, with the volume
- * measured then. Not done: quotas (Volume / Time Quota: the data path has no per-session drop
+ * sweep over the sessions with a Volume Threshold (VOLTH, 8.2.13), Time Threshold (TIMTH,
+ * 8.2.14) or Measurement Period (PERIO, 8.2.18) only (a list through their slots), at most
+ * N4_URR_SWEEP of them per tick, that reads their counters and sends the reports due in a
+ * Session Report Request (USAR) to the session's CP, retransmitted per 6.4 (upf_n4_sess.c).
+ * A round over W such sessions takes ceil(W / 4096) ticks: a threshold or period is reported
+ * at the first sweep of the session after it passed, with the volume measured then. Not done: quotas (Volume / Time Quota: the data path has no per-session drop
  * action; refused with cause 73), EVENT measurement, Linked URRs, Inactivity Detection Time.
  */
 #include <errno.h>
@@ -293,12 +293,49 @@ static uint32_t due(const struct n4_urr *u, const uint64_t c[N4_B__MAX], uint64_
 	return t;
 }
 
-static bool watched(const struct n4_sess *s)
+static bool reports_alone(const struct n4_sess *s)
 {
 	for (unsigned i = 0; i < s->n_urr; i++)
 		if (s->urrs[i].triggers & (PFCP_RT_PERIO | PFCP_RT_VOLTH | PFCP_RT_TIMTH))
 			return true;
 	return false;
+}
+
+void n4_urr_unwatch(struct upf_n4 *n, uint32_t id)
+{
+	struct n4_sess *s = &n->sess[id];
+
+	if (!s->watched)
+		return;
+	if (n->w_cursor == id)
+		n->w_cursor = s->w_next;
+	if (s->w_prev != N4_NONE)
+		n->sess[s->w_prev].w_next = s->w_next;
+	else
+		n->w_head = s->w_next;
+	if (s->w_next != N4_NONE)
+		n->sess[s->w_next].w_prev = s->w_prev;
+	s->watched = false;
+	n->n_watch--;
+}
+
+void n4_urr_watch(struct upf_n4 *n, uint32_t id)
+{
+	struct n4_sess *s = &n->sess[id];
+
+	if (!s->used || !reports_alone(s)) {
+		n4_urr_unwatch(n, id);
+		return;
+	}
+	if (s->watched)
+		return;
+	s->w_prev = N4_NONE;
+	s->w_next = n->w_head;
+	if (n->w_head != N4_NONE)
+		n->sess[n->w_head].w_prev = id;
+	n->w_head = id;
+	s->watched = true;
+	n->n_watch++;
 }
 
 /* A Session Report Request (7.5.8.1, Report Type USAR) with the reports due of session id */
@@ -335,17 +372,14 @@ static int sess_sweep(struct upf_n4 *n, struct n4_sess *s, uint32_t id, uint64_t
 
 int n4_urr_tick(struct upf_n4 *n, uint64_t now_ns)
 {
-	uint32_t max = n->fresh, k, sent = 0;
+	uint32_t k, sent = 0;
 
-	if (!n->n_sess || !max)
-		return 0;
-	for (k = 0; k < N4_URR_SWEEP && k < max; k++) {
-		uint32_t id = n->urr_cursor++ % max;
-		struct n4_sess *s = &n->sess[id];
+	/* round robin over the watched sessions only, at most N4_URR_SWEEP per tick */
+	for (k = 0; k < N4_URR_SWEEP && k < n->n_watch; k++) {
+		uint32_t id = n->w_cursor != N4_NONE ? n->w_cursor : n->w_head;
 
-		if (s->used && watched(s))
-			sent += (uint32_t)sess_sweep(n, s, id, now_ns);
+		n->w_cursor = n->sess[id].w_next;
+		sent += (uint32_t)sess_sweep(n, &n->sess[id], id, now_ns);
 	}
-	n->urr_cursor %= max;
 	return (int)sent;
 }

@@ -614,7 +614,7 @@ static void t_refused(void **state)
 static void t_reports(void **state)
 {
 	struct pfcp_urr u = VOLUM;
-	uint64_t t0;
+	uint64_t t0, seid;
 	uint32_t seq, seqn;
 
 	(void)state;
@@ -624,7 +624,7 @@ static void t_reports(void **state)
 	u.period = 60;
 	u.vol_thresh = (struct pfcp_volume){ .flags = PFCP_VOL_ULVOL, .ul = 3000 };
 	t0 = mono_ns();
-	est(2, &u);
+	seid = est(2, &u);
 	traffic(2, 1000);
 	upf_n4_tick(N, t0 + 1000000000ull);   /* 2000 < 3000 */
 	assert_false(report_rx());
@@ -656,6 +656,13 @@ static void t_reports(void **state)
 	assert_true(R.rep.usage[0].seqn > seqn);
 	assert_true(R.rep.usage[0].end - R.rep.usage[0].start >= 58 && R.rep.usage[0].end - R.rep.usage[0].start <= 60);
 	report_answer();
+	/* deleted (7.5.7.2: its last report, TERMR): no report after that */
+	sess_req(PFCP_SESS_DEL_REQ, 3, seid);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(R.rsp.usage[0].trigger, PFCP_URT_TERMR);
+	upf_n4_tick(N, t0 + 200000000000ull);
+	assert_false(report_rx());
 }
 
 /* Issue 32, free5GC's shape (upf_n4_shapes t_free5gc): URR 1 with a Measurement Period of 100 s,
