@@ -851,6 +851,54 @@ static void t_pdr_far(void **state)
 	assert_int_equal(got, 0xaa);
 }
 
+/* TS 29.244 8.2.40 DURAT and 8.2.14 Time Threshold (TIMTH): a report when the measurement has
+ * lasted the threshold, with its Duration Measurement (8.2.45); the refusals of what is not
+ * measured here (EVENT, a trigger such as START, a Measurement Period 0) in an Update URR:
+ * cause 73 with the URR as Failed Rule ID, the URR unchanged (it reports on). DURAT and TIMTH
+ * were refused before. */
+static void t_duration(void **state)
+{
+	struct pfcp_urr u = VOLUM;
+	uint64_t t0, seid;
+	static const struct { uint32_t has; uint8_t method; uint32_t triggers; uint32_t period; } bad[] = {
+		{ PFCP_URR_METHOD, PFCP_MM_EVENT, 0, 0 },
+		{ PFCP_URR_TRIGGERS, 0, PFCP_RT_START, 0 },
+		{ PFCP_URR_PERIOD, 0, 0, 0 },
+	};
+
+	(void)state;
+	associate();
+	u.method = PFCP_MM_VOLUM | PFCP_MM_DURAT;
+	u.has |= PFCP_URR_TIME_THRESH;
+	u.triggers = PFCP_RT_TIMTH;
+	u.time_thresh = 10;
+	t0 = mono_ns();
+	seid = est(2, &u);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sess_req(PFCP_SESS_MOD_REQ, 3 + i, seid);
+		Q.mod.has = PFCP_SMR_UPD_URR;
+		Q.mod.n_upd_urr = 1;
+		Q.mod.upd_urr[0] = (struct pfcp_urr){ .has = PFCP_URR_ID | bad[i].has, .urr_id = 1,
+						      .method = bad[i].method, .triggers = bad[i].triggers,
+						      .period = bad[i].period };
+		xchg();
+		assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+		assert_int_equal(R.rsp.offending_ie, PFCP_IE_UPDATE_URR);
+		assert_int_equal(R.rsp.failed_rule.type, PFCP_RULE_URR);
+		assert_int_equal(R.rsp.failed_rule.id, 1);
+	}
+	traffic(1, 300);
+	upf_n4_tick(N, t0 + 5000000000ull);
+	assert_false(report_rx());
+	upf_n4_tick(N, t0 + 11000000000ull);
+	assert_true(report_rx());
+	assert_int_equal(R.rep.usage[0].trigger, PFCP_URT_TIMTH);
+	assert_true(R.rep.usage[0].has & PFCP_UR_DURATION);
+	assert_true(R.rep.usage[0].duration >= 10 && R.rep.usage[0].duration <= 11);
+	assert_int_equal(R.rep.usage[0].volume.ul, 300);
+	report_answer();
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -875,6 +923,7 @@ static int group_teardown(void **state)
 		"pfcp.msg_type == 53 && pfcp.cause == 1 && pfcp.pdr_id == 11 && pfcp.f_teid.teid",   /* Created PDR */
 		"pfcp.msg_type == 52 && pfcp.smreq_flags.sndem == 1 && pfcp.outer_hdr_creation.teid == 0x99",
 		"pfcp.msg_type == 52 && pfcp.smreq_flags.drobu == 1",
+		"pfcp.msg_type == 56 && pfcp.usage_report_trigger_flags.timth == 1 && pfcp.duration_measurement == 10",
 		"pfcp.msg_type == 53 && pfcp.cause == 73 && pfcp.far_id == 3",
 	};
 
@@ -924,6 +973,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_reports, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_free5gc_reports, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_pdr_far, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_duration, setup, teardown),
 	};
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown_checked);
