@@ -27,8 +27,9 @@
 #             later every session on upf1 is released with 5GSM #39 "reactivation requested"
 #             (TS 24.501 6.3.3, TS 23.527 4.4) and re-established by its UE on upf2; traffic
 #             flows again.
-#   pathfail  (issue 32) upf1 stopped 4 s (SIGSTOP) under traffic: unreachable, sessions kept
-#             and traffic forwarded; back with the same Recovery Time Stamp: nothing released.
+#   pathfail  (issue 32) upf1 stopped ~4 s (SIGSTOP) under traffic: unreachable, sessions kept
+#             and traffic forwarded; 3 UEs that come meanwhile get #26 with T3396 once each;
+#             back with the same Recovery Time Stamp: nothing released.
 #   restart   (issue 32) upf1 killed and started again: released #39 once on its new Recovery
 #             Time Stamp, every re-establishment held during the association setup, none #26.
 #   ipv6      IPv4v6 sessions (DNN internet, pool6 2001:db8:45::/48) through upf1 over PFCP:
@@ -414,7 +415,7 @@ EOT
 	;;
 pathfail)
 	# Issue 32: a path failure is not a restart (TS 29.244 6.2.2, TS 23.007 19A). upf1 (the only
-	# UPF of internet) is stopped (SIGSTOP) for 4 s while UES UEs have sessions with traffic:
+	# UPF of internet) is stopped (SIGSTOP) for ~4 s while UES UEs have sessions with traffic:
 	# the SMF's heartbeats go unanswered (500 ms + 3 x 300 ms: unreachable after 1.4 s), then
 	# it answers again (SIGCONT) with the same Recovery Time Stamp. Its XDP program forwards all
 	# along (the kernel's); the sessions are kept: no #39, no second establishment, traffic
@@ -432,11 +433,21 @@ pathfail)
 		--gnb-n3 10.38.73.2 --traffic "$PPS" --traffic-size "$SIZE" --traffic-dst 10.38.74.2 --traffic-port 7 \
 		>"$TMP/load.out" 2>"$TMP/load.log" &
 	RS_PID=$!
+	LD_PID=$RS_PID
 	sleep 2
 	kill -STOP "$U1_PID"
-	sleep 4
+	sleep 2
+	# 3 UEs more while upf1 is unreachable: each establishment answered once, #26 with T3396
+	# (no ready UPF, TS 24.501 6.4.1.4.2), not placed on upf1, no loop
+	# (their gNB on an N3 address of its own: 10.38.73.2:2152 is the first one's GTP-U socket)
+	ip -n "$NS_R" addr add 10.38.73.3/24 dev "${T}g1" || exit 1
+	RANSIM=$LOAD run_ransim late sessions --sims "$TMP/sims.toml" --sim-offset 100 --gnb-id-base 0x200 \
+		--addr "$AMF" --backend usrsctp --encap raw --ues 3 --concurrency 3 --duration 1 --no-progress \
+		--gnb-n3 10.38.73.3
+	RS_PID=$LD_PID   # run_ransim took RS_PID (the trap kills it)
+	sleep 1
 	kill -CONT "$U1_PID"
-	wait "$RS_PID"; RS_RC=$?; RS_PID=
+	wait "$LD_PID"; RS_RC=$?; RS_PID=
 	v() { grep "^$2 " "$TMP/$1.out" | head -n 1 | cut -d' ' -f2; }
 	[ "$RS_RC" = 0 ] || fail "solocore-load exited $RS_RC"
 	ul=$(v load ul_packets) dl=$(v load dl_packets)
@@ -450,6 +461,8 @@ pathfail)
 	grep -q "upf1.*reachable again, same recovery time stamp" "$TMP/core.log" || fail "the core did not log upf1 back"
 	[ "$(pfcp_metric peer_resumed)" = 1 ] || fail "solocore_pfcp_events_total{event=peer_resumed} is not 1"
 	[ "$(pfcp_metric sess_lost)" = 0 ] || fail "sessions lost: $(pfcp_metric sess_lost)"
+	[ "$(grep -c 'no ready UPF serves dnn internet: #26, back-off 30 s' "$TMP/core.log")" = 3 ] ||
+		fail "$(grep -c 'no ready UPF serves dnn internet: #26' "$TMP/core.log") #26 rejects with back-off during the outage, 3 expected (one per late UE)"
 	stop_echo E1_PID "$TMP/echo1.ready"
 	stop_core
 	stop_capture
