@@ -793,6 +793,8 @@ int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule
 
 	memset(s, 0, sizeof(*s));
 	s->used = true;
+	if (id >= u->sess_hwm)
+		u->sess_hwm = id + 1;   /* the Error Indication lookup scans 0..sess_hwm-1 (upf_exc.c) */
 	s->r = *r;
 	s->buf_head = s->buf_tail = UPF_NONE;
 	s->notify_queued = queued;

@@ -592,11 +592,11 @@ static void error_indication(struct upf *u, const uint8_t *gpdu, const struct gt
 }
 
 /* The session whose active downlink tunnel is (addr / addr6, teid), or -ENOENT. A scan of the
- * session table (no index by the gNB's TEID, which the gNB chooses): bounded by the caller's
- * rate limit. */
+ * session ids used so far (no index by the gNB's TEID, which the gNB chooses; the SMF and the
+ * N4 server hand out low ids first): bounded by the caller's rate limit. */
 static int sess_by_dl_tunnel(const struct upf *u, uint32_t addr, const uint8_t addr6[16], uint32_t teid)
 {
-	for (uint32_t id = 0; id < u->p.max_sessions; id++) {
+	for (uint32_t id = 0; id < u->sess_hwm && id < u->p.max_sessions; id++) {
 		const struct upf_sess *s = &u->sess[id];
 
 		if (!s->used || s->r.gnb_teid != teid || s->r.dl_state != UPF_DL_ACTIVE)

@@ -64,6 +64,7 @@ struct upf {
 	size_t fwd_map_len;
 
 	struct upf_sess *sess;      /* max_sessions */
+	uint32_t sess_hwm;          /* ids 0..sess_hwm-1 have been used (never lowered) */
 	struct upf_buf *bufs;       /* buffer_total */
 	uint32_t buf_free;
 
