@@ -346,6 +346,10 @@ static int sess_sweep(struct upf_n4 *n, struct n4_sess *s, uint32_t id, uint64_t
 	struct pfcp_sess_report_req *rep = &n->out.rep;
 	uint32_t seq;
 
+	/* 6.4: at most N4_REPORT_MAX requests in flight; a report that would take the place of
+	 * one not answered yet waits for the next tick (its URR stays due) */
+	if (n->reports[n->next_seq % N4_REPORT_MAX].seq)
+		return -EBUSY;
 	if (stats(n, id, &st) < 0)
 		return 0;
 	cur_of(&st, c);
@@ -377,9 +381,16 @@ int n4_urr_tick(struct upf_n4 *n, uint64_t now_ns)
 	/* round robin over the watched sessions only, at most N4_URR_SWEEP per tick */
 	for (k = 0; k < N4_URR_SWEEP && k < n->n_watch; k++) {
 		uint32_t id = n->w_cursor != N4_NONE ? n->w_cursor : n->w_head;
+		int rc = sess_sweep(n, &n->sess[id], id, now_ns);
 
+		if (rc < 0) {   /* no room for another report in flight: from here next tick */
+			log_rl(LOGL_INFO, N4_MOD, NULL, "usage reports wait: %u Session Report Requests unanswered",
+			       N4_REPORT_MAX);
+			n->w_cursor = id;
+			break;
+		}
 		n->w_cursor = n->sess[id].w_next;
-		sent += (uint32_t)sess_sweep(n, &n->sess[id], id, now_ns);
+		sent += (uint32_t)rc;
 	}
 	return (int)sent;
 }

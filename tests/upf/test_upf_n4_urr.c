@@ -346,7 +346,7 @@ static uint64_t mono_ns(void)
 
 /* A session of the common shape: UL PDR 1 (CP TEID 3, FAR 1), DL PDR 2 (FAR 2 to the gNB),
  * QER 1 (MBR 1 Gbit/s) and URR 1 on both; the URR as given. Its UP SEID. */
-static uint64_t est(uint32_t seq, const struct pfcp_urr *u)
+static uint64_t est_k(uint32_t seq, const struct pfcp_urr *u, uint8_t k)
 {
 	static const uint32_t one[] = { 1 };
 	struct pfcp_sess_est_req *e = &Q.est;
@@ -356,13 +356,14 @@ static uint64_t est(uint32_t seq, const struct pfcp_urr *u)
 	d = add_pdr(1, 255, PFCP_IF_ACCESS, 1);
 	d->pdi.has |= PFCP_PDI_F_TEID;
 	d->pdi.fteid.flags = PFCP_FTEID_V4;
-	d->pdi.fteid.teid = 3;
+	d->pdi.fteid.teid = (2u + k) % MAX_SESS + 1;   /* 3 for k 0; in 1..max_teid */
 	memcpy(d->pdi.fteid.ipv4, &(uint32_t){ ip(N3) }, 4);
 	d->has |= PFCP_PDR_OHR;
 	d->ohr.desc = PFCP_OHR_GTPU_UDP_IPV4;
 	refs(d, 1, one, 1, one);
 	d = add_pdr(2, 255, PFCP_IF_CORE, 2);
 	ue_ip(d, true);
+	d->pdi.ue_ip.ipv4[3] = (uint8_t)(d->pdi.ue_ip.ipv4[3] + k);
 	refs(d, 1, one, 1, one);
 	far_core(1);
 	far_gnb(&e->far[e->n_far++], 2, 0x77);
@@ -374,6 +375,12 @@ static uint64_t est(uint32_t seq, const struct pfcp_urr *u)
 	xchg();
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
 	return R.rsp.up_fseid.seid;
+}
+
+/* The session of the common shape (est_k: the k-th, another TEID and UE address) */
+static uint64_t est(uint32_t seq, const struct pfcp_urr *u)
+{
+	return est_k(seq, u, 0);
 }
 
 static const struct pfcp_urr VOLUM = { .has = PFCP_URR_ID | PFCP_URR_METHOD | PFCP_URR_TRIGGERS, .urr_id = 1,
@@ -899,6 +906,54 @@ static void t_duration(void **state)
 	report_answer();
 }
 
+/* The Session Report Requests the server sent since the last call, counting those with a
+ * sequence number not seen before (retransmissions are not new) */
+static unsigned reports_new(uint8_t *seen, size_t n_seen)
+{
+	unsigned fresh = 0;
+
+	while (report_rx()) {
+		assert_true(R.h.seq < n_seen);
+		fresh += !seen[R.h.seq];
+		seen[R.h.seq] = 1;
+	}
+	return fresh;
+}
+
+/* TS 29.244 6.4: our requests in flight are bounded (64 Session Report Requests awaiting their
+ * response); with 15 sessions reporting every second and a CP that answers nothing, the 5th
+ * second finds 4 places left: 4 reports go, the other 11 wait (their URRs stay due), none is
+ * lost; once the CP answers, all 15 go at the next tick. */
+static void t_reports_bounded(void **state)
+{
+	static uint8_t seen[4096];
+	struct pfcp_urr u = VOLUM;
+	uint64_t t0 = mono_ns();
+
+	(void)state;
+	memset(seen, 0, sizeof(seen));
+	associate();
+	u.has |= PFCP_URR_PERIOD;
+	u.triggers = PFCP_RT_PERIO;
+	u.period = 1;
+	for (uint8_t k = 0; k < 15; k++)
+		est_k(2u + k, &u, k);
+	for (int i = 1; i <= 4; i++) {
+		upf_n4_tick(N, t0 + (uint64_t)i * 1000000000ull + 100000000ull);
+		assert_int_equal(reports_new(seen, sizeof(seen)), 15);
+	}
+	upf_n4_tick(N, t0 + 5100000000ull);
+	assert_int_equal(reports_new(seen, sizeof(seen)), 4);
+	for (size_t q = 1; q < sizeof(seen); q++) {   /* the CP answers them all now */
+		if (!seen[q])
+			continue;
+		R.h.seq = (uint32_t)q;
+		report_answer();
+	}
+	upf_n4_tick(N, t0 + 6100000000ull);
+	assert_int_equal(reports_new(seen, sizeof(seen)), 15);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -974,6 +1029,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_free5gc_reports, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_pdr_far, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_duration, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_reports_bounded, setup, teardown),
 	};
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown_checked);
