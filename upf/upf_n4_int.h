@@ -85,20 +85,21 @@ struct n4_qer {
 
 /* A URR (TS 29.244 5.2.2, upf_n4_urr.c): volume and / or duration measured from the data
  * path's per-session counters of the PDRs that carry it; the current measurement started at
- * start_ns (its Start Time start_ntp, 8.2.83) with the counters at base[] */
+ * start_ntp (its Start Time, 8.2.83; NTP seconds from the monotonic clock, upf_n4_urr.c
+ * ntp_at) with the counters at base[] */
 enum { N4_B_ULB, N4_B_DLB, N4_B_ULP, N4_B_DLP, N4_B__MAX };
 struct n4_urr {
 	uint32_t id;
 	uint8_t pdrs;              /* N4_UL | N4_DL */
 	uint8_t method;            /* PFCP_MM_VOLUM | PFCP_MM_DURAT (8.2.40) */
 	uint8_t thresh_flags;      /* PFCP_VOL_TOVOL / ULVOL / DLVOL of the Volume Threshold (8.2.13) */
+	bool fresh;                /* created in the modification being handled: starts once accepted */
 	uint32_t triggers;         /* PFCP_RT_* (8.2.19) */
 	uint32_t period_s;         /* Measurement Period (8.2.18, PERIO); 0: none */
 	uint32_t time_thresh_s;    /* Time Threshold (8.2.14, TIMTH); 0: none */
 	uint32_t start_ntp;
 	uint32_t seqn;             /* UR-SEQN of its next report (8.2.54) */
-	uint64_t start_ns;         /* CLOCK_MONOTONIC */
-	uint64_t next_perio_ns;    /* the next periodic report; 0: none */
+	uint32_t next_perio;       /* NTP seconds of the next periodic report; 0: none */
 	uint64_t thresh[3];        /* total, UL, DL octets, as thresh_flags says */
 	uint64_t base[N4_B__MAX];  /* the session's counters when this measurement started */
 };
@@ -108,6 +109,8 @@ struct n4_sess {
 	bool used;
 	bool nocp;                 /* downlink FAR BUFF + NOCP: report downlink data (8.2.26) */
 	bool reported;             /* a report was sent since the last BUFF */
+	bool watched;              /* on the list of sessions the URR sweep reads (upf_n4_urr.c) */
+	bool failed;               /* fail names the rule a refusal is about (8.2.80, with cause 73) */
 	uint8_t fteid_flags;       /* CHOOSE: the families of the F-TEID we allocated (8.2.3 V4 / V6) */
 	uint8_t cp2up_families;    /* the same for the cp2up PDR's */
 	uint8_t peer;
@@ -124,11 +127,7 @@ struct n4_sess {
 	uint32_t next_free;
 	uint64_t cp_seid;
 	uint32_t cp_addr;          /* CP F-SEID IPv4 (network order) */
-	/* On the list of sessions whose URRs the N4 tick looks at (upf_n4_urr.c) */
-	bool watched;
-	uint32_t w_next, w_prev;
-	/* A refusal names the rule it failed on (8.2.80 Failed Rule ID, with cause 73) */
-	bool failed;
+	uint32_t w_next, w_prev;   /* that list's links */
 	struct pfcp_rule_id fail;
 	struct upf_session_rule r;
 };

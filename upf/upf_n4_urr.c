@@ -70,7 +70,7 @@ int n4_urr_take(struct upf_n4 *n, const struct pfcp_urr *c, struct n4_urr *u, bo
 	if (c->has & PFCP_URR_PERIOD) {
 		u->period_s = c->period;
 		/* 5.2.2.2.1: a new period restarts the periodic reports from now */
-		u->next_perio_ns = 0;
+		u->next_perio = 0;
 	}
 	if (c->has & PFCP_URR_TIME_THRESH)
 		u->time_thresh_s = c->time_thresh;
@@ -100,10 +100,9 @@ static void cur_of(const struct upf_session_stats *st, uint64_t c[N4_B__MAX])
 static void measure_start(struct upf_n4 *n, struct n4_urr *u, const uint64_t c[N4_B__MAX], uint64_t now_ns)
 {
 	memcpy(u->base, c, sizeof(u->base));
-	u->start_ns = now_ns;
 	u->start_ntp = ntp_at(n, now_ns);
-	if (u->period_s && (u->triggers & PFCP_RT_PERIO) && !u->next_perio_ns)
-		u->next_perio_ns = now_ns + (uint64_t)u->period_s * 1000000000u;
+	if (u->period_s && (u->triggers & PFCP_RT_PERIO) && !u->next_perio)
+		u->next_perio = u->start_ntp + u->period_s;
 }
 
 void n4_urr_start(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
@@ -146,7 +145,7 @@ static void report_fill(struct upf_n4 *n, struct n4_urr *u, uint32_t trigger,
 	}
 	if (u->method & PFCP_MM_DURAT) {
 		r->has |= PFCP_UR_DURATION;
-		r->duration = (uint32_t)((now_ns - u->start_ns) / 1000000000u);
+		r->duration = r->end - u->start_ntp;
 	}
 	measure_start(n, u, c, now_ns);
 }
@@ -220,7 +219,7 @@ int n4_urr_mod(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_se
 			n4_fail_rule(t, PFCP_RULE_URR, u->id);
 			return rc;
 		}
-		u->start_ns = UINT64_MAX;   /* started by n4_urr_mod_reports once accepted */
+		u->fresh = true;   /* started by n4_urr_mod_reports once accepted */
 	}
 	for (unsigned i = 0; i < m->n_upd_urr; i++) {
 		struct n4_urr *u = urr_of(t, m->upd_urr[i].urr_id);
@@ -255,13 +254,14 @@ void n4_urr_mod_reports(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, str
 		struct n4_urr *u = &t->urrs[i];
 		bool q = (m->has & PFCP_SMR_FLAGS) && (m->flags & PFCP_SMF_QAURR);
 
-		if (u->start_ns == UINT64_MAX) {   /* created now */
+		if (u->fresh) {   /* created now */
+			u->fresh = false;
 			measure_start(n, u, c, now);
 			continue;
 		}
 		/* an update that set a new period: periodic reports from now (measure_start) */
-		if (u->period_s && (u->triggers & PFCP_RT_PERIO) && !u->next_perio_ns)
-			u->next_perio_ns = now + (uint64_t)u->period_s * 1000000000u;
+		if (u->period_s && (u->triggers & PFCP_RT_PERIO) && !u->next_perio)
+			u->next_perio = ntp_at(n, now) + u->period_s;
 		for (unsigned k = 0; k < m->n_query_urr && !q; k++)
 			q = m->query_urr[k].id == u->id;
 		if (q)   /* 7.5.4.10: an immediate report of the measurement so far */
@@ -272,11 +272,11 @@ void n4_urr_mod_reports(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, str
 /* ---- threshold and periodic reports (the N4 tick) ---- */
 
 /* What u must report now (8.2.41 bits), 0: nothing */
-static uint32_t due(const struct n4_urr *u, const uint64_t c[N4_B__MAX], uint64_t now_ns)
+static uint32_t due(const struct n4_urr *u, const uint64_t c[N4_B__MAX], uint32_t now_s)
 {
 	uint32_t t = 0;
 
-	if ((u->triggers & PFCP_RT_PERIO) && u->next_perio_ns && now_ns >= u->next_perio_ns)
+	if ((u->triggers & PFCP_RT_PERIO) && u->next_perio && now_s >= u->next_perio)
 		t |= PFCP_URT_PERIO;
 	if ((u->triggers & PFCP_RT_VOLTH) && u->thresh_flags) {
 		uint64_t ul = (u->pdrs & N4_UL) ? c[N4_B_ULB] - u->base[N4_B_ULB] : 0;
@@ -288,7 +288,7 @@ static uint32_t due(const struct n4_urr *u, const uint64_t c[N4_B__MAX], uint64_
 			t |= PFCP_URT_VOLTH;
 	}
 	if ((u->triggers & PFCP_RT_TIMTH) && u->time_thresh_s &&
-	    now_ns - u->start_ns >= (uint64_t)u->time_thresh_s * 1000000000u)
+	    now_s - u->start_ntp >= u->time_thresh_s)
 		t |= PFCP_URT_TIMTH;
 	return t;
 }
@@ -344,7 +344,7 @@ static int sess_sweep(struct upf_n4 *n, struct n4_sess *s, uint32_t id, uint64_t
 	struct upf_session_stats st;
 	uint64_t c[N4_B__MAX];
 	struct pfcp_sess_report_req *rep = &n->out.rep;
-	uint32_t seq;
+	uint32_t seq, now_s = ntp_at(n, now_ns);
 
 	/* 6.4: at most N4_REPORT_MAX requests in flight; a report that would take the place of
 	 * one not answered yet waits for the next tick (its URR stays due) */
@@ -356,13 +356,13 @@ static int sess_sweep(struct upf_n4 *n, struct n4_sess *s, uint32_t id, uint64_t
 	memset(rep, 0, sizeof(*rep));
 	for (unsigned i = 0; i < s->n_urr; i++) {
 		struct n4_urr *u = &s->urrs[i];
-		uint32_t t = due(u, c, now_ns);
+		uint32_t t = due(u, c, now_s);
 
 		if (!t)
 			continue;
 		if (t & PFCP_URT_PERIO)   /* the next period from the one due, not from now: no drift */
-			while (u->next_perio_ns <= now_ns)
-				u->next_perio_ns += (uint64_t)u->period_s * 1000000000u;
+			while (u->next_perio <= now_s)
+				u->next_perio += u->period_s;
 		report_fill(n, u, t, c, now_ns, &rep->usage[rep->n_usage++]);
 	}
 	if (!rep->n_usage)
