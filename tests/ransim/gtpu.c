@@ -805,7 +805,8 @@ void rs_gtpu_drain(struct rs_gtpu *g, uint32_t quiet_ms, uint32_t max_ms)
 	end = now + (uint64_t)max_ms * 1000000ull;
 	quiet_until = now + (uint64_t)quiet_ms * 1000000ull;
 	seen = g->st.dl_packets + g->st.dl_unknown_teid + g->st.dl_bad_inner + g->st.dl_other + g->st.dl_err_ind;
-	while (now < end && now < quiet_until) {
+	/* Every uplink answered (the DN echoes): nothing is in flight any more. */
+	while (now < end && now < quiet_until && g->st.dl_packets < g->st.ul_packets) {
 		uint64_t n;
 
 		ev_run_once(loop, 10);

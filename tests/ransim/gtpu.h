@@ -79,8 +79,9 @@ struct rs_gtpu_stats {
 struct rs_gtpu *rs_gtpu_new(struct ransim *rs, const struct rs_gtpu_cfg *cfg, int *err);
 /* No more uplink; downlink still counted until rs_gtpu_free(). */
 void rs_gtpu_stop(struct rs_gtpu *g);
-/* Stop, then run rs's loop until no downlink G-PDU came for quiet_ms (at most max_ms): the
- * answers to the last uplink are counted while the sessions still exist. Accepts NULL. */
+/* Stop, then run rs's loop until every uplink G-PDU was answered (as many downlink as uplink
+ * G-PDUs) or no downlink G-PDU came for quiet_ms (at most max_ms): the answers to the last
+ * uplink are counted while the sessions still exist. Accepts NULL. */
 void rs_gtpu_drain(struct rs_gtpu *g, uint32_t quiet_ms, uint32_t max_ms);
 void rs_gtpu_get_stats(const struct rs_gtpu *g, struct rs_gtpu_stats *out);
 /* Before ransim_free(). Accepts NULL. */
