@@ -14,7 +14,7 @@
  * 8.2.14) or Measurement Period (PERIO, 8.2.18) only (a list through their slots), at most
  * N4_URR_SWEEP of them per tick, that reads their counters and sends the reports due in a
  * Session Report Request (USAR) to the session's CP, retransmitted per 6.4 (upf_n4_sess.c).
- * A round over W such sessions takes ceil(W / 4096) ticks: a threshold or period is reported
+ * A round over W such sessions takes ceil(W / 65536) ticks: a threshold or period is reported
  * at the first sweep of the session after it passed, with the volume measured then. Not done: quotas (Volume / Time Quota: the data path has no per-session drop
  * action; refused with cause 73), EVENT measurement, Linked URRs, Inactivity Detection Time.
  */

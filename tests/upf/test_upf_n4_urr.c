@@ -920,10 +920,28 @@ static unsigned reports_new(uint8_t *seen, size_t n_seen)
 	return fresh;
 }
 
-/* TS 29.244 6.4: our requests in flight are bounded (64 Session Report Requests awaiting their
- * response); with 15 sessions reporting every second and a CP that answers nothing, the 5th
- * second finds 4 places left: 4 reports go, the other 11 wait (their URRs stay due), none is
- * lost; once the CP answers, all 15 go at the next tick. */
+/* As setup, with a T1 of 1000 s: nothing we send is given up on during the test */
+static int setup_slow_t1(void **state)
+{
+	struct upf_params p = {
+		.xdp_mode = UPF_XDP_NONE, .n3_addr = ip(N3), .ue_pool_addr = ip("172.16.0.0"),
+		.ue_pool_plen = 16, .max_sessions = MAX_SESS, .err_ind_per_s = 100,
+	};
+	struct upf_n4_params np = {
+		.addr = ip(UPF_N4_ADDR), .n3_addr = ip(N3), .ue_pool_addr = ip("172.16.0.0"),
+		.ue_pool_plen = 16, .max_sessions = MAX_SESS, .max_teid = MAX_SESS, .recovery_ts = 3900000000u,
+		.sessions_per_peer = MAX_SESS, .t1_ms = 1000000,
+	};
+
+	(void)state;
+	return open_upf(&p, &np);
+}
+
+/* TS 29.244 6.4: our requests in flight are bounded (1,024 Session Report Requests awaiting
+ * their response, each kept for its retransmission); with 15 sessions reporting every second
+ * and a CP that answers nothing, the 69th second finds 4 places left: 4 reports go, the other
+ * 11 wait (their URRs stay due), none is lost or overwritten; once the CP answers, all 15 go
+ * at the next tick. */
 static void t_reports_bounded(void **state)
 {
 	static uint8_t seen[4096];
@@ -938,19 +956,19 @@ static void t_reports_bounded(void **state)
 	u.period = 1;
 	for (uint8_t k = 0; k < 15; k++)
 		est_k(2u + k, &u, k);
-	for (int i = 1; i <= 4; i++) {
+	for (int i = 1; i <= 1024 / 15; i++) {
 		upf_n4_tick(N, t0 + (uint64_t)i * 1000000000ull + 100000000ull);
 		assert_int_equal(reports_new(seen, sizeof(seen)), 15);
 	}
-	upf_n4_tick(N, t0 + 5100000000ull);
-	assert_int_equal(reports_new(seen, sizeof(seen)), 4);
+	upf_n4_tick(N, t0 + (1024 / 15 + 1) * 1000000000ull + 100000000ull);
+	assert_int_equal(reports_new(seen, sizeof(seen)), 1024 % 15);
 	for (size_t q = 1; q < sizeof(seen); q++) {   /* the CP answers them all now */
 		if (!seen[q])
 			continue;
 		R.h.seq = (uint32_t)q;
 		report_answer();
 	}
-	upf_n4_tick(N, t0 + 6100000000ull);
+	upf_n4_tick(N, t0 + (1024 / 15 + 2) * 1000000000ull + 100000000ull);
 	assert_int_equal(reports_new(seen, sizeof(seen)), 15);
 }
 
@@ -1029,7 +1047,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_free5gc_reports, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_pdr_far, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_duration, setup, teardown),
-		cmocka_unit_test_setup_teardown(t_reports_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_reports_bounded, setup_slow_t1, teardown),
 	};
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown_checked);
