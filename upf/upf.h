@@ -246,7 +246,8 @@ struct upf_ul_pdr {
 /* Install (replace) session id's list; n 0 removes it (back to the direct path alone). 0,
  * -ENOENT (no such session), -ERANGE, -E2BIG (more than UPF_PDR_MAX entries), -EINVAL (a flow
  * description not understood: negation, a port list, options; an action), -EOPNOTSUPP over
- * PFCP. Removed with the session. */
+ * PFCP. Removed with the session. The session's own entries are built from its rule as it is
+ * now: after an upf_session_modify that changes ue_addr, install the list again. */
 int upf_session_pdrs(struct upf *u, uint32_t id, uint32_t main_precedence, const struct upf_ul_pdr *pdrs,
 		     unsigned n);
 

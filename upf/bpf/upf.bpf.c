@@ -853,11 +853,11 @@ static __always_inline int uplink(struct xdp_md *ctx, void *l3, __u32 l3len, __u
 		return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
 	if (ul_read(rule, &r))
 		return count(UPF_CNT_DROP_RULE_BUSY, XDP_DROP);
-	if (!(r.flags & UPF_RULE_VALID))
-		return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
-	/* A session with selecting SDF filters (issue 32): its PDRs first; the common shape pays
-	 * this one flag test. */
-	if (r.flags & UPF_RULE_SDF) {
+	/* Not valid, or a session with selecting SDF filters (issue 32: its PDRs first): one test
+	 * for both, so the common shape pays nothing for the second. */
+	if ((r.flags & (UPF_RULE_VALID | UPF_RULE_SDF)) != UPF_RULE_VALID) {
+		if (!(r.flags & UPF_RULE_VALID))
+			return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
 		int m = upf_sdf_match(ctx, r.sess_id, off);
 
 		if (m >= 0 && (m & 0xff) == UPF_PDR_DROP) {

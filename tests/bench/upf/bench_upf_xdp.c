@@ -23,6 +23,11 @@
  * Every timed run is checked: verdict XDP_REDIRECT (XDP_TX forward), the forward counter grew
  * by exactly the number of repetitions, output length (and bytes when hot).
  *
+ * Issue 32 (BENCH_PDR=1: these rows only): the common-shape session through today's program and
+ * through upf_prev.bpf.c (the program before the data path took several PDRs and CP-chosen
+ * TEIDs), loaded on the same rule maps, in the same run; a session with a PDR list of SDF
+ * filters (upf_session_pdrs); sessions on CP-chosen TEIDs past max_teid (the ul_teids hash).
+ *
  * Usage: bench_upf_xdp [repetitions per run, default 1000000] [max sessions, default 1000000]
  * Needs root (BPF); exits 77 with a message otherwise.
  */
@@ -40,10 +45,12 @@
 #include <linux/bpf.h>
 
 #include "upf/upf.h"
-#include "upf/upf_int.h"   /* upf_nat_sweep(), timed below */
+#include "upf/upf_int.h"   /* upf_nat_sweep(), timed below; the skeleton for BENCH_PDR */
+#include "upf/upf.skel.h"
 #include "pkt.h"
 #include "netns.h"
 #include "bench.skel.h"
+#include "upf_prev.skel.h"
 
 #define RUNS 31
 #define POOL "10.48.0.0"
@@ -708,6 +715,170 @@ static int n3v6_rows(void)
 	return 0;
 }
 
+/* ---- issue 32: before / after, PDR lists, CP-chosen TEIDs (BENCH_PDR=1) ---- */
+
+#define HASH_N 32768u              /* sessions on CP-chosen TEIDs past max_teid */
+#define HASH_TEID 0x90000000u      /* their first TEID: bit 31, past the forwarding ones */
+
+static struct upf_prev_bpf *P;
+
+/* The previous program on today's rule maps, with today's load-time constants. */
+static int prev_open(void)
+{
+	struct upf_bpf *sk = U->skel;
+
+	P = upf_prev_bpf__open();
+	if (!P)
+		return -1;
+	P->rodata->cfg_n3_addr = sk->rodata->cfg_n3_addr;
+	memcpy((void *)P->rodata->cfg_n3_addr6, (const void *)sk->rodata->cfg_n3_addr6, 16);
+	P->rodata->cfg_n3_6_on = sk->rodata->cfg_n3_6_on;
+	P->rodata->cfg_ue_base = sk->rodata->cfg_ue_base;
+	P->rodata->cfg_nh_cache = sk->rodata->cfg_nh_cache;
+	P->rodata->cfg_ue6_on = sk->rodata->cfg_ue6_on;
+	P->rodata->cfg_ue6_base = sk->rodata->cfg_ue6_base;
+	P->rodata->cfg_ue6_shift = sk->rodata->cfg_ue6_shift;
+	if (bpf_map__reuse_fd(P->maps.ul_rules, bpf_map__fd(sk->maps.ul_rules)) ||
+	    bpf_map__reuse_fd(P->maps.dl_rules, bpf_map__fd(sk->maps.dl_rules)) ||
+	    bpf_map__reuse_fd(P->maps.dl6_rules, bpf_map__fd(sk->maps.dl6_rules)) ||
+	    bpf_map__reuse_fd(P->maps.fwd_rules, bpf_map__fd(sk->maps.fwd_rules)) ||
+	    bpf_map__reuse_fd(P->maps.counters, bpf_map__fd(sk->maps.counters)) ||
+	    upf_prev_bpf__load(P))
+		return -1;
+	return 0;
+}
+
+/* An uplink row: UE index ue0 (UDP to port dport) on teid0, cycling over n sessions with step
+ * (TEID and UE address advance together), through program prog. Checked as row() does. */
+static int ul_row(const char *prog_name, int prog, const char *what, uint32_t teid0, uint32_t ue0, uint32_t n,
+		  uint32_t step, uint16_t dport)
+{
+	static struct run_out o;
+	struct bench_cfg c = { 0 };
+	uint8_t inner[64], gtp[200], want[200];
+	uint32_t ue = htonl(ntohl(ip(POOL)) + ue0);
+	size_t gl, want_len;
+	int key = 0;
+
+	pkt_inner_udp(inner, ue, ip("198.51.100.2"), sizeof(inner));
+	inner[PKT_IP + 2] = (uint8_t)(dport >> 8);
+	inner[PKT_IP + 3] = (uint8_t)dport;
+	gl = pkt_gpdu(gtp, teid0, 9, 1, inner, sizeof(inner));
+	c.len = (uint32_t)pkt_gtpu_frame(c.frame, N3_MAC, GNB_MAC, ip("192.0.2.2"), ip("192.0.2.1"), gtp, gl);
+	c.teid_off = PKT_ETH + PKT_IP + PKT_UDP + 4;
+	c.teid_base = teid0;
+	c.ue_off = PKT_ETH + PKT_IP + PKT_UDP + 16 + 12;
+	c.ue_base = ntohl(ue);
+	c.n = n;
+	c.step = step % n ? step % n : 1;
+	c.idx = n - c.step;   /* the first repetition lands on session 0 */
+	want_len = pkt_ip_frame(want, DN_MAC, N6_MAC, inner, sizeof(inner));
+	if (bpf_map_update_elem(bpf_map__fd(B->maps.cfg), &key, &c, BPF_ANY))
+		return -1;
+
+	double base = measure(empty_fd, n3_if, c.frame, c.len, &o);
+	uint64_t before = counter(UPF_CNT_UL_FWD);
+	double tot = measure(prog, n3_if, c.frame, c.len, &o);
+	uint64_t done = counter(UPF_CNT_UL_FWD) - before;
+
+	if (base < 0 || tot < 0)
+		return -1;
+	printf("| %-5s | %-34s | %9u | %-14s | %6.0f | %6.0f | %6.0f |\n", prog_name, what, n,
+	       n == 1 ? "hot" : step == 1 ? "cold-in-order" : "cold-scattered", tot - base, tot, base);
+	fflush(stdout);
+	if (o.ret != XDP_REDIRECT || done != (uint64_t)reps * RUNS || o.len != want_len ||
+	    memcmp(o.out, want, 12) != 0 || (n == 1 && memcmp(o.out, want, want_len) != 0)) {
+		fprintf(stderr, "CHECK FAILED: %s %s: verdict %u, forwarded %llu of %llu, len %u (want %zu)\n",
+			prog_name, what, o.ret, (unsigned long long)done, (unsigned long long)reps * RUNS, o.len,
+			want_len);
+		return -1;
+	}
+	return 0;
+}
+
+/* Three SDF filters that do not select the bench packet (UDP to 198.51.100.2:9) ahead of the
+ * session's own uplink PDR, and one that does (port 6000, FORW) first. */
+static int pdr_lists(uint32_t n)
+{
+	static const struct upf_ul_pdr l[] = {
+		{ .precedence = 10, .action = UPF_PDR_FORW, .flow = "permit out 17 from any 6000 to assigned" },
+		{ .precedence = 20, .action = UPF_PDR_DROP, .flow = "permit out 17 from any 5000-5999 to assigned" },
+		{ .precedence = 30, .action = UPF_PDR_DROP, .flow = "permit out 6 from 198.51.100.0/24 to assigned" },
+		{ .precedence = 40, .action = UPF_PDR_DROP, .flow = "permit out ip from 10.0.0.0/8 to assigned" },
+	};
+	struct upf_ul_pdr m[4];
+
+	memcpy(m, l, sizeof(m));
+	for (unsigned i = 0; i < 4; i++)
+		m[i].flow_len = strlen(m[i].flow);
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = upf_session_pdrs(U, i, 255, m, 4);
+
+		if (rc) {
+			fprintf(stderr, "session %u: PDR list: %s\n", i, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int hash_sessions(uint32_t first)
+{
+	uint32_t base = ntohl(ip(POOL));
+
+	for (uint32_t i = 0; i < HASH_N; i++) {
+		struct upf_session_rule r = {
+			.ul_teid = HASH_TEID + i, .ue_addr = htonl(base + first + i), .gnb_addr = ip("192.0.2.2"),
+			.gnb_teid = 0x10000 + first + i, .qfi = 9,
+		};
+		int rc = upf_session_create(U, first + i, &r);
+
+		if (rc) {
+			fprintf(stderr, "session %u on TEID 0x%x: %s\n", first + i, r.ul_teid, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int pdr_mode(uint32_t max_sess)
+{
+	int prev_fd, rc = 0;
+	double t0 = now_ns();
+
+	if (install(0, max_sess) || hash_sessions(max_sess) || prev_open()) {
+		fprintf(stderr, "setup failed\n");
+		return 1;
+	}
+	fprintf(stderr, "installed %u + %u sessions in %.2f s\n", max_sess, HASH_N, (now_ns() - t0) / 1e9);
+	prev_fd = bpf_program__fd(P->progs.upf_xdp);
+	printf("issue 32: uplink, 64 B inner, %u repetitions x %d runs (fastest), ns per packet\n", reps, RUNS);
+	printf("| prog  | session                            | sessions  | mode           | upf ns | total ns | wrapper ns |\n");
+	printf("|-------|------------------------------------|-----------|----------------|--------|----------|------------|\n");
+	/* (a) the common shape, before and after, alternating so drift hits both (BENCH_PDR=N:
+	 * N rounds) */
+	int rounds = atoi(getenv("BENCH_PDR")) > 1 ? atoi(getenv("BENCH_PDR")) : 2;
+
+	for (int k = 0; k < rounds && !rc; k++) {
+		rc = rc || ul_row("prev", prev_fd, "common shape", 1, 0, 1, 1, 9);
+		rc = rc || ul_row("new", upf_fd, "common shape", 1, 0, 1, 1, 9);
+		rc = rc || ul_row("prev", prev_fd, "common shape", 1, 0, max_sess, 65537, 9);
+		rc = rc || ul_row("new", upf_fd, "common shape", 1, 0, max_sess, 65537, 9);
+	}
+	/* (c) CP-chosen TEIDs past max_teid (ul_teids hash), next to direct TEIDs at the same count */
+	rc = rc || ul_row("new", upf_fd, "CP-chosen TEID (hash)", HASH_TEID, max_sess, 1, 1, 9);
+	rc = rc || ul_row("new", upf_fd, "CP-chosen TEID (hash)", HASH_TEID, max_sess, HASH_N, 7919, 9);
+	rc = rc || ul_row("new", upf_fd, "common shape, same count", 1, 0, HASH_N, 7919, 9);
+	/* (b) PDR lists on the first HASH_N sessions: 4 filters + the session's own PDR */
+	rc = rc || pdr_lists(HASH_N);
+	rc = rc || ul_row("new", upf_fd, "PDR list: 1st filter matches", 1, 0, 1, 1, 6000);
+	rc = rc || ul_row("new", upf_fd, "PDR list: own PDR after 4 filters", 1, 0, 1, 1, 9);
+	rc = rc || ul_row("new", upf_fd, "PDR list: own PDR after 4 filters", 1, 0, HASH_N, 7919, 9);
+	rc = rc || ul_row("prev", prev_fd, "(prev ignores the list)", 1, 0, HASH_N, 7919, 9);
+	upf_prev_bpf__destroy(P);
+	return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t max_sess = 1000000, steps[3] = { 1, 100000, 1000000 }, have = 0;
@@ -737,6 +908,10 @@ int main(int argc, char **argv)
 	};
 
 	pkt_in6(POOL6, p.ue_pool6);
+	if (getenv("BENCH_PDR")) {
+		p.max_sessions = max_sess + HASH_N;
+		p.max_cp_teids = HASH_N;
+	}
 	rc = upf_open(&p, &U);
 	if (rc) {
 		fprintf(stderr, "upf_open: %s\n", strerror(-rc));
@@ -749,6 +924,8 @@ int main(int argc, char **argv)
 	}
 	upf_fd = upf_prog_fd(U);
 	empty_fd = bpf_program__fd(B->progs.bench_empty);
+	if (getenv("BENCH_PDR"))
+		return pdr_mode(max_sess);
 	printf("upf XDP, BPF_PROG_TEST_RUN, %u repetitions x %d runs (fastest), ns per packet\n", reps, RUNS);
 	printf("| dir       | inner B | sessions | mode           | upf ns | total ns | wrapper ns |\n");
 	printf("|-----------|---------|----------|----------------|--------|----------|------------|\n");
