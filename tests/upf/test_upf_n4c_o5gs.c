@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: AGPL-3.0-or-later */
+/*
+ * Issue 32, "What to build" item 4 (our SMF against real UPFs): the SMF's N4 client
+ * (upf/upf.h, a UPF over PFCP) with its real UDP socket against a PFCP peer that behaves like
+ * Open5GS's UPF v2.8.0 (tests/upf/o5gs_upf_peer.h) on two real UDP sockets on loopback: 8805
+ * for the SMF's requests, an ephemeral port for its own (Heartbeat, Session Report).
+ *
+ * One PDU session life for 10 UEs, as the SMF drives it:
+ *   association (the peer advertises FTUP, EMPU, FRRT, MNOP, VTIME), heartbeats both ways
+ *   (the peer's from its ephemeral port, answered to that port: TS 29.244 4.2.2);
+ *   10 establishments (no gNB tunnel yet: downlink BUFF|NOCP), each accepted toward the UE only
+ *   after the answer (TS 23.502 4.3.2.2.1 steps 10-11), with the F-TEID the peer chose for the
+ *   CHOOSE (8.2.3, 7.5.3.2), each carrying what Open5GS needs: PDN Type (7.5.2.1), Source
+ *   Interface Type N3 on the Access PDR and N6 on the Core PDR, Destination Interface Type N6
+ *   on the uplink FAR (8.2.118), Network Instance (8.2.4), Apply Action in 2 octets and
+ *   Reporting Triggers in 3 (8.2.26, 8.2.19: a Release 15 size and v2.8.0 drops the request);
+ *   modification to the gNB tunnel (FORW + OHC), AN release (BUFF|NOCP, TS 23.502 4.2.6),
+ *   a Downlink Data Report from the ephemeral port answered to that port (7.5.8.2), the
+ *   reactivation (FORW to the new tunnel), the deletions (answered with Usage Reports),
+ *   association release.
+ * Every check that fails is printed as "CAUGHT:" and the test fails at the end, so a run
+ * against an older client lists all it gets wrong. The exchange, with the real ports, goes into
+ * a pcap that tshark decodes at the end (no malformed field; the IEs above present).
+ * Built with -DO5GS_OLD_CLIENT, it compiles against the client of 0ebdf3d (no on_est_done: the
+ * session counts as accepted when upf_session_create returns). argv: tshark, build directory.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/ev.h"
+#include "upf/upf.h"
+#include "testlib.h"
+#include "pkt.h"
+#include "o5gs_upf_peer.h"
+
+#define SMF_ADDR "127.0.33.2"
+#define UPF_ADDR "127.0.33.3"
+#define N3 "192.0.2.1"
+#define GNB "192.0.2.2"
+#define NUE 10
+#define MAX_SESS 16
+#define T1_MS 30
+#define N1 2
+#define HB_MS 60
+
+static const char *tshark_path;
+static char pcap_path[512];
+static struct pcapw *W;
+static struct ev_loop *L;
+static struct upf_n4c *C;
+static struct upf *P;
+static struct o5p O;
+
+static unsigned caught;
+static int up_events, dl_events[NUE], lost_events;
+static bool accepted[NUE], accepted_early[NUE];
+static uint32_t ul_teid[NUE];
+
+#define CHECK(cond, ...) do { if (!(cond)) { caught++; printf("CAUGHT: " __VA_ARGS__); printf("\n"); } } while (0)
+
+static uint32_t ip(const char *s)
+{
+	struct in_addr a;
+
+	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
+	return a.s_addr;
+}
+
+static uint32_t ue(unsigned k)
+{
+	return htonl(ntohl(ip("10.45.0.10")) + k);
+}
+
+static void record(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, const uint8_t *b, size_t n)
+{
+	uint8_t pkt[4200];
+
+	assert_true(n <= 4096);
+	pkt_ipv4(pkt, src, dst, 17, PKT_UDP + n);
+	pkt_udp(pkt + PKT_IP, sport, dport, n);
+	memcpy(pkt + PKT_IP + PKT_UDP, b, n);
+	assert_int_equal(pcapw_upper(W, "ip", pkt, PKT_IP + PKT_UDP + n), 0);
+}
+
+static void pump(int ms)
+{
+	uint64_t end = ev_update_now(L) + (uint64_t)ms * 1000000u;
+
+	while (ev_update_now(L) < end) {
+		ev_run_once(L, 1);
+		o5p_poll(&O);
+	}
+}
+
+static void on_dl(void *arg, uint32_t id)
+{
+	(void)arg;
+	if (id < NUE)
+		dl_events[id]++;
+}
+
+static void on_lost(void *arg, uint32_t id, enum upf_lost_reason why)
+{
+	(void)arg;
+	printf("session %u lost (reason %d)\n", id, (int)why);
+	lost_events++;
+}
+
+static void on_state(void *arg, bool up)
+{
+	(void)arg;
+	up_events += up;
+}
+
+#ifndef O5GS_OLD_CLIENT
+/* The SMF's accept toward the UE happens here: the peer must hold the session by now */
+static void on_est(void *arg, uint32_t id, const struct upf_est_result *r)
+{
+	struct o5p_sess *s;
+
+	(void)arg;
+	if (id >= NUE)
+		return;
+	s = o5p_find_ue(&O, ue(id));
+	accepted[id] = r->status == UPF_EST_OK;
+	CHECK(r->status == UPF_EST_OK, "session %u: establishment status %d cause %u", id, (int)r->status, r->cause);
+	CHECK(s != NULL, "session %u accepted before the UPF held it", id);
+	if (s && r->status == UPF_EST_OK) {
+		CHECK(r->ul_teid == s->ul_teid, "session %u: F-TEID 0x%x, the UPF's Created PDR 0x%x", id, r->ul_teid,
+		      s->ul_teid);
+		CHECK(r->n3_addr == ip(N3), "session %u: F-TEID address not the UPF's N3", id);
+	}
+	ul_teid[id] = r->ul_teid;
+}
+#endif
+
+static struct upf_session_rule rule(unsigned k, uint32_t gnb_teid, enum upf_dl_state st)
+{
+	return (struct upf_session_rule){
+		.ul_teid = ul_teid[k], .ue_addr = ue(k), .dnn = "internet",
+		.gnb_addr = gnb_teid ? ip(GNB) : 0, .gnb_teid = gnb_teid, .qfi = 9,
+		.ambr_ul_bps = 50000000, .ambr_dl_bps = 100000000, .dl_state = st,
+	};
+}
+
+static void open_all(void)
+{
+	struct upf_n4c_params cp = {
+		.loop = L, .addr = ip(SMF_ADDR), .max_sessions = MAX_SESS, .heartbeat_ms = HB_MS,
+		.t1_ms = T1_MS, .n1 = N1, .recovery_ts = 3900000100u,
+	};
+	struct upf_n4c_peer pp = {
+		.name = "open5gs-upf", .addr = ip(UPF_ADDR), .n3_addr = ip(N3), .on_dl_data = on_dl,
+		.on_session_lost = on_lost, .on_state = on_state,
+#ifndef O5GS_OLD_CLIENT
+		.on_est_done = on_est,
+#endif
+	};
+
+	O.record = record;
+	assert_int_equal(o5p_open(&O, ip(UPF_ADDR), ip(N3), 3900000000u), 0);
+	assert_int_equal(upf_n4c_open(&cp, &C), 0);
+	assert_int_equal(upf_n4c_peer_add(C, &pp, &P), 0);
+}
+
+/* Every session's downlink FAR on the peer */
+static void check_dl(const char *step, uint8_t apply, uint32_t teid_base)
+{
+	for (unsigned k = 0; k < NUE; k++) {
+		struct o5p_sess *s = o5p_find_ue(&O, ue(k));
+
+		if (!s)
+			continue;
+		CHECK(s->dl_apply == apply, "%s: session %u downlink Apply Action 0x%02x, want 0x%02x", step, k,
+		      s->dl_apply, apply);
+		if (teid_base)
+			CHECK(s->dl_teid == teid_base + k && s->dl_gnb == ip(GNB),
+			      "%s: session %u downlink OHC TEID 0x%x, want 0x%x", step, k, s->dl_teid, teid_base + k);
+	}
+}
+
+static void modify_all(uint32_t teid_base, enum upf_dl_state st)
+{
+	for (unsigned k = 0; k < NUE; k++) {
+		struct upf_session_rule r = rule(k, teid_base ? teid_base + k : 0, st);
+		int rc = upf_session_modify(P, k, &r);
+
+		CHECK(rc == 0, "session %u: upf_session_modify %d", k, rc);
+	}
+	pump(4 * T1_MS);
+}
+
+static void t_o5gs_life(void **state)
+{
+	unsigned mod0;
+
+	(void)state;
+	open_all();
+	/* association: our setup, its features */
+	pump(20);
+	CHECK(up_events == 1 && upf_ready(P), "association not up");
+	CHECK(O.rx[5] == 1, "%u Association Setup Requests", O.rx[5]);
+	/* heartbeats both ways: ours to 8805, its from the ephemeral port answered to that port */
+	pump(3 * HB_MS);
+	CHECK(O.rx[1] >= 2, "%u Heartbeat Requests from the SMF in 3 periods", O.rx[1]);
+	assert_int_equal(o5p_heartbeat(&O), 0);
+	pump(20);
+	CHECK(O.hb_answered == 1, "the UPF's Heartbeat Request from port %u not answered to that port (%u answers "
+	      "to 8805)", O.eport, O.answers_wrong_port);
+
+	/* 10 establishments, as the SMF makes them before the gNB's tunnel is known */
+	for (unsigned k = 0; k < NUE; k++) {
+		struct upf_session_rule r;
+		int rc;
+
+		ul_teid[k] = k + 1;   /* the SMF's own TEID, used only for a UPF without FTUP */
+		r = rule(k, 0, UPF_DL_BUFFER);
+		rc = upf_session_create(P, k, &r);
+		CHECK(rc == 0, "session %u: upf_session_create %d", k, rc);
+#ifdef O5GS_OLD_CLIENT
+		/* no answer to wait for: the SMF accepts the session toward the UE now */
+		accepted[k] = rc == 0;
+		accepted_early[k] = rc == 0 && !o5p_find_ue(&O, ue(k));
+#else
+		accepted_early[k] = accepted[k];
+		CHECK(rc != 0 || upf_session_pending(P, k), "session %u not pending its N4 answer", k);
+#endif
+		CHECK(!accepted_early[k], "session %u accepted toward the UE before the N4 answer (TS 23.502 "
+		      "4.3.2.2.1)", k);
+	}
+	pump(6 * T1_MS);
+	CHECK(O.rx[50] == NUE, "%u Session Establishment Requests for %d sessions", O.rx[50], NUE);
+	CHECK(o5p_sessions(&O) == NUE, "the UPF holds %u sessions of %d (%u requests dropped unanswered)",
+	      o5p_sessions(&O), NUE, O.dropped[50]);
+	CHECK(lost_events == 0, "%d sessions lost", lost_events);
+	for (unsigned k = 0; k < NUE; k++) {
+		struct o5p_sess *s = o5p_find_ue(&O, ue(k));
+
+		CHECK(accepted[k], "session %u never accepted", k);
+		if (!s)
+			continue;
+		CHECK(s->ue_bound, "session %u: UE address not bound (no PDN Type): no downlink", k);
+		CHECK(s->ul_fwd, "session %u: uplink buffered (no N3 / N6 interface types)", k);
+		CHECK(s->chose, "session %u: F-TEID not chosen by the UPF although it advertises FTUP", k);
+		CHECK(s->n_urr == 1, "session %u: %u URRs", k, s->n_urr);
+	}
+	check_dl("establishment", 0x0c, 0);
+
+	/* the gNB's tunnel (N2 PDU Session Resource Setup Response) */
+	mod0 = O.rx[52];
+	modify_all(0x5000, UPF_DL_ACTIVE);
+	CHECK(O.rx[52] - mod0 == NUE, "%u Session Modification Requests for the gNB tunnels", O.rx[52] - mod0);
+	check_dl("gNB tunnel", 0x02, 0x5000);
+	/* AN release: buffer and notify */
+	modify_all(0, UPF_DL_BUFFER);
+	check_dl("AN release", 0x0c, 0);
+	/* downlink data for UE 3: the peer's report from its ephemeral port */
+	{
+		struct o5p_sess *s = o5p_find_ue(&O, ue(3));
+
+		CHECK(s != NULL, "no session 3 on the UPF to report on");
+		if (s) {
+			assert_int_equal(o5p_report_dldr(&O, s, 2), 0);
+			pump(20);
+		}
+		CHECK(O.rep_answered == 1 && O.rep_cause == 1, "the Session Report Request from port %u: %u answers "
+		      "there (cause %u), %u to 8805", O.eport, O.rep_answered, O.rep_cause, O.answers_wrong_port);
+		CHECK(dl_events[3] == 1, "no on_dl_data for session 3 (%d)", dl_events[3]);
+	}
+	/* service request: the user plane reactivated on new tunnels */
+	modify_all(0x6000, UPF_DL_ACTIVE);
+	check_dl("reactivation", 0x02, 0x6000);
+
+	/* deletions, answered with the Usage Report of the URR */
+	for (unsigned k = 0; k < NUE; k++)
+		CHECK(upf_session_remove(P, k) == 0, "session %u: upf_session_remove", k);
+	pump(4 * T1_MS);
+	CHECK(O.rx[54] == NUE, "%u Session Deletion Requests", O.rx[54]);
+	CHECK(o5p_sessions(&O) == 0, "the UPF still holds %u sessions", o5p_sessions(&O));
+	CHECK(lost_events == 0, "%d sessions lost", lost_events);
+
+	/* association release (upf_n4c_close: best effort, no wait) */
+	upf_n4c_close(C);
+	C = NULL;
+	o5p_poll(&O);
+	CHECK(O.rx[9] == 1, "%u Association Release Requests", O.rx[9]);
+
+	for (unsigned f = 0; f < O5P__MAX; f++)
+		CHECK(O.findings[f] == 0, "%u x %s", O.findings[f], o5p_finding_name(f));
+	printf("o5gs peer: %u checks failed\n", caught);
+	assert_int_equal(caught, 0);
+}
+
+static int setup(void **state)
+{
+	int err;
+
+	(void)state;
+	L = ev_loop_new(&err);
+	W = pcapw_open(pcap_path, PCAPW_EXPORTED_PDU);
+	return L && W ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	upf_n4c_close(C);
+	C = NULL;
+	o5p_close(&O);
+	ev_loop_free(L);
+	return pcapw_close(W) ? -1 : 0;
+}
+
+/* What tshark must find in the exchange (each at least n frames) */
+static const struct { const char *filter; int n; } must[] = {
+	{ "pfcp.msg_type == 6 && pfcp.up_function_features.ftup == 1 && pfcp.up_function_features.empu == 1 && "
+	  "pfcp.up_function_features.frrt == 1 && pfcp.up_function_features.mnop == 1", 1 },
+	{ "pfcp.msg_type == 1 && udp.srcport == 8805", 2 },          /* ours */
+	{ "pfcp.msg_type == 2 && udp.dstport != 8805", 1 },          /* the answer to its own */
+	{ "pfcp.msg_type == 50 && pfcp.pdn_type == 1", NUE },
+	{ "pfcp.msg_type == 50 && pfcp.tgpp_interface_type == 11 && pfcp.tgpp_interface_type == 17", NUE },
+	{ "pfcp.msg_type == 50 && pfcp.network_instance", NUE },
+	{ "pfcp.msg_type == 50 && pfcp.f_teid_flags.ch == 1 && pfcp.f_teid_flags.ch_id == 1", NUE },
+	{ "pfcp.msg_type == 51 && pfcp.ie_type == 8", NUE },         /* Created PDR */
+	{ "pfcp.msg_type == 52 && pfcp.apply_action.buff == 1 && pfcp.apply_action.nocp == 1", NUE },
+	{ "pfcp.msg_type == 56 && pfcp.report_type.dldr == 1 && udp.srcport != 8805", 1 },
+	{ "pfcp.msg_type == 57 && udp.dstport != 8805", 1 },
+	{ "pfcp.msg_type == 55 && pfcp.usage_report_trigger.term == 1 && pfcp.volume_measurement.dlvol", NUE },
+	{ "pfcp.msg_type == 9", 1 },
+};
+
+static int tshark_checks(void)
+{
+	int bad = 0;
+
+	if (tshark_expert(tshark_path, pcap_path, NULL) != 0)
+		bad++;
+	if (tshark_lines(tshark_path, pcap_path, "-Y _ws.malformed", NULL) != 0) {
+		fprintf(stderr, "CAUGHT: malformed PFCP in %s\n", pcap_path);
+		bad++;
+	}
+	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++) {
+		char f[512];
+		int n;
+
+		snprintf(f, sizeof(f), "-Y '%s'", must[i].filter);
+		n = tshark_lines(tshark_path, pcap_path, f, NULL);
+		if (n < must[i].n) {
+			fprintf(stderr, "CAUGHT: tshark: %d frames of %s (want %d)\n", n, must[i].filter, must[i].n);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	tshark_path = argc > 1 ? argv[1] : "tshark";
+	rc = tshark_require(tshark_path, "check the N4 exchange");
+	if (rc)
+		return rc;
+	snprintf(pcap_path, sizeof(pcap_path), "%s/upf_n4c_o5gs.pcap", argc > 2 ? argv[2] : ".");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(t_o5gs_life, setup, teardown),
+	};
+
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	return tshark_checks() ? 1 : rc;
+}
