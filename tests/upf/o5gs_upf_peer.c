@@ -433,8 +433,10 @@ static void request(struct o5p *p, const uint8_t *b, size_t n, const struct sock
 	p->rx[type & 63]++;
 	if (!sizes_ok(body, bn)) {   /* v2.8.0 cannot parse it: no answer */
 		p->findings[O5P_BAD_SIZE]++;
-		p->dropped[type & 63]++;
-		return;
+		if (!p->lax_sizes) {
+			p->dropped[type & 63]++;
+			return;
+		}
 	}
 	if (sflag && type != M_EST_REQ)
 		s = by_up(p, be64(b + 4));

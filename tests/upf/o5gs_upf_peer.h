@@ -18,6 +18,7 @@
  *     never bound (upf_sess_set_ue_ip only with it): no downlink; without Source Interface
  *     Type N3 on the Access PDR or Destination Interface Type N6 on its FAR (8.2.118) the
  *     uplink is never forwarded (Open5GS >= 2.7.7's checks in gtp-path.c);
+ *     (lax_sizes: as v2.7.7, which took them, reading past the IE's end: counted, answered);
  *   - CHOOSE (CH, CHID) with FTUP: it allocates the F-TEID, one per CHOOSE ID, and returns it
  *     in a Created PDR (7.5.3.2); a CP-chosen F-TEID is taken as given;
  *   - modifications: Update FAR (Apply Action, Update Forwarding Parameters' OHC) applied,
@@ -67,6 +68,7 @@ struct o5p {
 	uint16_t eport;            /* host order */
 	uint32_t addr, n3, recovery;
 	uint32_t seq;
+	bool lax_sizes;            /* v2.7.7: a Release 15 size counted (O5P_BAD_SIZE), not dropped */
 	bool assoc;
 	uint32_t smf_addr;         /* the associated SMF (network order) */
 	uint32_t next_teid;

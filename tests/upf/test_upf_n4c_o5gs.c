@@ -5,7 +5,8 @@
  * Open5GS's UPF v2.8.0 (tests/upf/o5gs_upf_peer.h) on two real UDP sockets on loopback: 8805
  * for the SMF's requests, an ephemeral port for its own (Heartbeat, Session Report).
  *
- * One PDU session life for 10 UEs, as the SMF drives it:
+ * One PDU session life for 10 UEs, as the SMF drives it, against the peer as v2.8.0 (t_o5gs_v280)
+ * and as v2.7.7 (t_o5gs_v277: the Release 15 sizes taken, so what else it needs shows too):
  *   association (the peer advertises FTUP, EMPU, FRRT, MNOP, VTIME), heartbeats both ways
  *   (the peer's from its ephemeral port, answered to that port: TS 29.244 4.2.2);
  *   10 establishments (no gNB tunnel yet: downlink BUFF|NOCP), each accepted toward the UE only
@@ -153,7 +154,7 @@ static struct upf_session_rule rule(unsigned k, uint32_t gnb_teid, enum upf_dl_s
 	};
 }
 
-static void open_all(void)
+static void open_all(bool lax)
 {
 	struct upf_n4c_params cp = {
 		.loop = L, .addr = ip(SMF_ADDR), .max_sessions = MAX_SESS, .heartbeat_ms = HB_MS,
@@ -169,6 +170,7 @@ static void open_all(void)
 
 	O.record = record;
 	assert_int_equal(o5p_open(&O, ip(UPF_ADDR), ip(N3), 3900000000u), 0);
+	O.lax_sizes = lax;
 	assert_int_equal(upf_n4c_open(&cp, &C), 0);
 	assert_int_equal(upf_n4c_peer_add(C, &pp, &P), 0);
 }
@@ -200,12 +202,11 @@ static void modify_all(uint32_t teid_base, enum upf_dl_state st)
 	pump(4 * T1_MS);
 }
 
-static void t_o5gs_life(void **state)
+static void life(bool lax)
 {
 	unsigned mod0;
 
-	(void)state;
-	open_all();
+	open_all(lax);
 	/* association: our setup, its features */
 	pump(20);
 	CHECK(up_events == 1 && upf_ready(P), "association not up");
@@ -297,8 +298,23 @@ static void t_o5gs_life(void **state)
 
 	for (unsigned f = 0; f < O5P__MAX; f++)
 		CHECK(O.findings[f] == 0, "%u x %s", O.findings[f], o5p_finding_name(f));
-	printf("o5gs peer: %u checks failed\n", caught);
+	printf("o5gs peer (%s): %u checks failed\n", lax ? "v2.7.7 sizes" : "v2.8.0", caught);
 	assert_int_equal(caught, 0);
+}
+
+/* v2.8.0: a request with a Release 15 IE size is dropped */
+static void t_o5gs_v280(void **state)
+{
+	(void)state;
+	life(false);
+}
+
+/* v2.7.7 took those sizes: what it then needs (PDN Type, interface types, CHOOSE) shows even
+ * behind a size bug */
+static void t_o5gs_v277(void **state)
+{
+	(void)state;
+	life(true);
 }
 
 static int setup(void **state)
@@ -306,9 +322,14 @@ static int setup(void **state)
 	int err;
 
 	(void)state;
+	caught = 0;
+	up_events = lost_events = 0;
+	memset(dl_events, 0, sizeof(dl_events));
+	memset(accepted, 0, sizeof(accepted));
+	memset(accepted_early, 0, sizeof(accepted_early));
+	memset(ul_teid, 0, sizeof(ul_teid));
 	L = ev_loop_new(&err);
-	W = pcapw_open(pcap_path, PCAPW_EXPORTED_PDU);
-	return L && W ? 0 : -1;
+	return L ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -318,7 +339,7 @@ static int teardown(void **state)
 	C = NULL;
 	o5p_close(&O);
 	ev_loop_free(L);
-	return pcapw_close(W) ? -1 : 0;
+	return 0;
 }
 
 /* What tshark must find in the exchange (each at least n frames) */
@@ -373,9 +394,15 @@ int main(int argc, char **argv)
 		return rc;
 	snprintf(pcap_path, sizeof(pcap_path), "%s/upf_n4c_o5gs.pcap", argc > 2 ? argv[2] : ".");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(t_o5gs_life, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_o5gs_v280, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_o5gs_v277, setup, teardown),
 	};
 
+	W = pcapw_open(pcap_path, PCAPW_EXPORTED_PDU);
+	if (!W)
+		return 1;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (pcapw_close(W))
+		return 1;
 	return tshark_checks() ? 1 : rc;
 }
