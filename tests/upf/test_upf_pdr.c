@@ -495,6 +495,64 @@ static void t_sdf_refused(void **state)
 	assert_int_equal(upf_n4_sessions(N), 0);
 }
 
+/* The in-process API (upf.h upf_session_pdrs), as the built-in UPF would use it: a ToS / Traffic
+ * Class filter (8.2.5 TTC, value under mask) dropping DSCP 46 while other packets pass; a list
+ * with the session's own PDR first shadows everything behind it; the refusals: no such session
+ * (-ENOENT), an unknown action or flow label past 20 bits or a flow not understood (-EINVAL),
+ * more than UPF_PDR_MAX entries (-E2BIG); n 0 takes the list away. */
+static void t_sdf_api(void **state)
+{
+	struct upf_session_rule r = { .ul_teid = 3, .ue_addr = ue_addr(0), .gnb_addr = ip(GNB), .gnb_teid = 9 };
+	struct upf_ul_pdr d = { .precedence = 10, .action = UPF_PDR_DROP, .has_tos = true, .tos = 0xb8,
+				.tos_mask = 0xfc };
+	struct upf_ul_pdr many[UPF_PDR_MAX];
+	uint8_t inner[100], gtp[200], frame[300];
+	size_t gl, fl;
+	struct run rr;
+
+	(void)state;
+	assert_int_equal(upf_session_create(U, 0, &r), 0);
+	assert_int_equal(upf_session_pdrs(U, 0, 255, &d, 1), 0);
+	pkt_inner_udp(inner, ue_addr(0), ip(DN), sizeof(inner));
+	inner[1] = 0xb8;   /* DSCP 46 (EF); the header checksum is not the program's concern */
+	gl = pkt_gpdu(gtp, 3, 1, 1, inner, sizeof(inner));
+	fl = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB), ip(N3), gtp, gl);
+	xdp(n3_if, frame, fl, &rr);
+	assert_int_equal(rr.verdict, XDP_DROP);
+	assert_int_equal(ul(3, 0, 9), XDP_REDIRECT);   /* ToS 0 */
+	/* the session's own PDR before it (precedence 5 < 10): the filter is never reached */
+	assert_int_equal(upf_session_pdrs(U, 0, 5, &d, 1), 0);
+	xdp(n3_if, frame, fl, &rr);
+	assert_int_equal(rr.verdict, XDP_REDIRECT);
+	assert_int_equal(upf_session_pdrs(U, 1, 255, &d, 1), -ENOENT);
+	d.action = 9;
+	assert_int_equal(upf_session_pdrs(U, 0, 255, &d, 1), -EINVAL);
+	d.action = UPF_PDR_TO_CP;   /* without the CP's address */
+	assert_int_equal(upf_session_pdrs(U, 0, 255, &d, 1), -EINVAL);
+	d.action = UPF_PDR_DROP;
+	d.has_flow_label = true;
+	d.flow_label = 0x100000;
+	assert_int_equal(upf_session_pdrs(U, 0, 255, &d, 1), -EINVAL);
+	d.has_flow_label = false;
+	d.flow = "permit out ip from 10.0.0.0/33 to assigned";
+	d.flow_len = strlen(d.flow);
+	assert_int_equal(upf_session_pdrs(U, 0, 255, &d, 1), -EINVAL);
+	for (unsigned i = 0; i < UPF_PDR_MAX; i++)
+		many[i] = (struct upf_ul_pdr){ .precedence = i, .action = UPF_PDR_DROP };
+	assert_int_equal(upf_session_pdrs(U, 0, 255, many, UPF_PDR_MAX), -E2BIG);
+	/* the list from before the refusals is still in: DSCP 46 passes (own PDR first) */
+	xdp(n3_if, frame, fl, &rr);
+	assert_int_equal(rr.verdict, XDP_REDIRECT);
+	d.flow = NULL;
+	assert_int_equal(upf_session_pdrs(U, 0, 255, &d, 1), 0);
+	xdp(n3_if, frame, fl, &rr);
+	assert_int_equal(rr.verdict, XDP_DROP);
+	assert_int_equal(upf_session_pdrs(U, 0, 255, NULL, 0), 0);
+	xdp(n3_if, frame, fl, &rr);
+	assert_int_equal(rr.verdict, XDP_REDIRECT);
+	assert_int_equal(upf_session_remove(U, 0), 0);
+}
+
 /* Open5GS's up2cp and cp2up PDRs (its src/smf/context.c): the UE's Router Solicitation (RFC 4861
  * 4.1) on the uplink TEID matches the up2cp PDR (precedence 1000, SDF "permit out 58 from
  * ff02::2/128 to assigned") and its FAR (FORW to CP-function, Outer Header Creation toward the
@@ -660,6 +718,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_sdf_two_ul, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_sdf_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_up2cp_rs, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_sdf_api, setup, teardown),
 	};
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown_checked);
