@@ -41,6 +41,9 @@ struct n4c_sess {
 	/* a modification went unanswered while the peer was unreachable: it may or may not hold
 	 * it, so it is sent again (the same Update FAR / QER, idempotent) when the peer is back */
 	bool resync;
+	/* the modification being sent moves an active downlink tunnel: PFCPSMReq-Flags SNDEM
+	 * (TS 29.244 8.2.31, 7.5.4.1), the UPF ends the old path with End Markers */
+	bool sndem;
 	uint32_t busy;           /* transaction index + 1 in flight; 0: none */
 	uint32_t gen;            /* generation of want, bumped by each create */
 	uint32_t have_gen;       /* generation the peer's session was established for */

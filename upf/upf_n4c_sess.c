@@ -27,8 +27,10 @@
  *          to the gNB (GTP-U/UDP/IPv4, or /IPv6 for a gNB reached over IPv6), Destination
  *          Interface Type N3 3GPP Access, or BUFF | NOCP
  *   QER 1  gates open, MBR = session-AMBR (kbps), QFI;  URR 1  volume measurement
- * A modification updates FAR 2 and QER 1 (the tunnel, the state, the AMBR, the QFI); a change
- * of TEID or UE address is refused (-EOPNOTSUPP): the SMF keeps both for a session's life.
+ * A modification updates FAR 2 and QER 1 (the tunnel, the state, the AMBR, the QFI), with
+ * PFCPSMReq-Flags SNDEM when an active downlink moves to another gNB tunnel (8.2.31: End
+ * Markers on the old one, TS 23.502 4.9.1.2.2 / 4.9.1.3.3); a change of TEID or UE address is
+ * refused (-EOPNOTSUPP): the SMF keeps both for a session's life.
  *
  * CP SEID = generation << 32 | (id + 1): a report names its slot directly, and one for an
  * earlier session of the same slot is told apart.
@@ -99,6 +101,16 @@ static bool rule_eq(const struct upf_session_rule *a, const struct upf_session_r
 	       a->ambr_dl_bps == b->ambr_dl_bps && a->dl_state == b->dl_state;
 }
 
+/* TS 23.502 4.9.1.2.2 step 2 / 4.9.1.3.3 step 7 (and 4.9.1.2.3 for a new gNB on the same UPF):
+ * an active downlink that goes to another gNB F-TEID. The UPF sends End Markers on the old
+ * tunnel right after switching (TS 23.501 5.8.2.9, TS 29.281 7.3.2) when asked with SNDEM. From
+ * or to BUFF there is no old path to end (the AN release already ended it). */
+static bool tunnel_moved(const struct upf_session_rule *a, const struct upf_session_rule *b)
+{
+	return a->dl_state == UPF_DL_ACTIVE && b->dl_state == UPF_DL_ACTIVE &&
+	       (a->gnb_teid != b->gnb_teid || a->gnb_addr != b->gnb_addr || memcmp(a->gnb_addr6, b->gnb_addr6, 16));
+}
+
 static void sess_sync(struct upf_n4c *c, uint32_t id)
 {
 	struct n4c_sess *s = &c->sess[id];
@@ -131,6 +143,9 @@ static void sess_sync(struct upf_n4c *c, uint32_t id)
 	} else if (s->have && (s->resync || !rule_eq(&s->sent, &s->r))) {
 		if (c->peers[s->peer].st == AS_UNREACH)
 			return;   /* held until it answers again (n4c_sess_peer_resume) */
+		/* a resync sends again what went unanswered: its SNDEM with it (the UPF may not
+		 * have switched yet) */
+		s->sndem = tunnel_moved(&s->sent, &s->r) || (s->resync && s->sndem);
 		s->resync = false;
 		s->sent = s->r;
 		send_req(c, id, TXN_MOD, s->peer);
@@ -348,6 +363,10 @@ int n4c_sess_build(struct upf_n4c *c, const struct n4c_txn *t)
 		far_dl(&c->out.mod.upd_far[0], &s->sent);
 		c->out.mod.n_upd_qer = 1;
 		qer(&c->out.mod.upd_qer[0], &s->sent);
+		if (s->sndem) {   /* 7.5.4.1 PFCPSMReq-Flags, 8.2.31 SNDEM */
+			c->out.mod.has |= PFCP_SMR_FLAGS;
+			c->out.mod.flags = PFCP_SMF_SNDEM;
+		}
 		return 0;
 	case TXN_DEL:   /* 7.5.6: no IE */
 		c->out.h.type = PFCP_SESS_DEL_REQ;

@@ -106,6 +106,10 @@ static unsigned n_side;
 #define EST_MAX 4
 static struct dgram est_raw[EST_MAX];
 static unsigned n_est;
+/* The Session Modification Requests the client sent, as sent (t_sndem) */
+#define MOD_MAX 8
+static struct dgram mod_raw[MOD_MAX];
+static unsigned n_mod;
 
 static void c_send(void *arg, uint32_t addr, uint16_t port, const uint8_t *b, size_t len)
 {
@@ -117,6 +121,10 @@ static void c_send(void *arg, uint32_t addr, uint16_t port, const uint8_t *b, si
 		side[n_side].len = (uint16_t)len;
 		memcpy(side[n_side++].b, b, len);
 		return;
+	}
+	if (len > 1 && b[1] == PFCP_SESS_MOD_REQ && n_mod < MOD_MAX) {
+		mod_raw[n_mod].len = (uint16_t)len;
+		memcpy(mod_raw[n_mod++].b, b, len);
 	}
 	if (len > 1 && b[1] == PFCP_SESS_EST_REQ && n_est < EST_MAX) {
 		est_raw[n_est].len = (uint16_t)len;
@@ -286,7 +294,7 @@ static int setup(void **state)
 
 	(void)state;
 	qn = 0;
-	n_side = n_est = 0;
+	n_side = n_est = n_mod = 0;
 	drop_to_server = drop_to_client = 0;
 	up_events = down_events = dl_events = ei_events = 0;
 	memset(lost_events, 0, sizeof(lost_events));
@@ -442,6 +450,65 @@ static void t_sessions(void **state)
 	assert_int_equal(ccnt(UPF_N4C_REFUSED), 0);
 	assert_int_equal(lost_events[UPF_LOST_REFUSED] + lost_events[UPF_LOST_TIMEOUT] +
 			 lost_events[UPF_LOST_PEER], 0);
+}
+
+/* End Markers the data path sent on an old downlink path (or tried: its socket may refuse) */
+static uint64_t end_markers(void)
+{
+	uint64_t c[UPF_STAT__MAX];
+
+	assert_int_equal(upf_counters(U, c, UPF_STAT__MAX), 0);
+	return c[UPF_STAT_END_MARKER_SENT] + c[UPF_STAT_END_MARKER_FAILED];
+}
+
+/* Modification k the client sent: its PFCPSMReq-Flags (0: none) */
+static uint8_t mod_flags(unsigned k)
+{
+	static struct pfcp_msg m;
+
+	assert_true(k < n_mod);
+	assert_int_equal(pfcp_decode(mod_raw[k].b, mod_raw[k].len, &m, NULL), (int)mod_raw[k].len);
+	assert_int_equal(m.h.type, PFCP_SESS_MOD_REQ);
+	return (m.mod.has & PFCP_SMR_FLAGS) ? m.mod.flags : 0;
+}
+
+/* Issue 32 (SNDEM on tunnel moves): an active downlink that moves to another gNB F-TEID (a
+ * path switch, TS 23.502 4.9.1.2.2 step 2; the N2 handover's, 4.9.1.3.3 step 7) is sent with
+ * PFCPSMReq-Flags SNDEM (TS 29.244 7.5.4.1, 8.2.31), and the UPF sends the End Marker on the
+ * old tunnel (TS 29.281 7.3.2); no SNDEM for a change that moves no active path (AMBR, AN
+ * release to BUFF, back to ACTIVE). tshark reads the flag in the group teardown. */
+static void t_sndem(void **state)
+{
+	struct upf_session_rule r = rule(5, UPF_DL_ACTIVE);
+	uint64_t em0;
+
+	(void)state;
+	associate();
+	assert_int_equal(upf_session_create(P, 5, &r), 0);
+	pump(5);
+	em0 = end_markers();
+	r.gnb_teid = 0x5005;   /* the target gNB's tunnel */
+	assert_int_equal(upf_session_modify(P, 5, &r), 0);
+	pump(5);
+	assert_int_equal(n_mod, 1);
+	assert_int_equal(mod_flags(0), PFCP_SMF_SNDEM);
+	assert_int_equal(dl_teid(r.ue_addr), 0x5005);
+	assert_int_equal(end_markers() - em0, 1);
+	r.ambr_dl_bps = 30000000;
+	assert_int_equal(upf_session_modify(P, 5, &r), 0);
+	pump(5);
+	r = rule(5, UPF_DL_BUFFER);
+	assert_int_equal(upf_session_modify(P, 5, &r), 0);
+	pump(5);
+	r = rule(5, UPF_DL_ACTIVE);
+	r.gnb_teid = 0x6006;
+	assert_int_equal(upf_session_modify(P, 5, &r), 0);
+	pump(5);
+	assert_int_equal(n_mod, 4);
+	for (unsigned k = 1; k < 4; k++)
+		assert_int_equal(mod_flags(k), 0);
+	assert_int_equal(end_markers() - em0, 1);
+	assert_int_equal(ccnt(UPF_N4C_REFUSED), 0);
 }
 
 /* Removed while its establishment is in flight: deleted once answered. Created again at
@@ -1170,6 +1237,13 @@ static int group_teardown(void **state)
 	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 52 && pfcp.outer_hdr_creation.ipv6 == " GNB6 "'",
 			 NULL) != 1)
 		return -1;
+	/* issue 32 (t_sndem, TS 29.244 8.2.31): SNDEM in the modification that moves the tunnel
+	 * to the target's TEID 0x5005, not in the one from BUFF to 0x6006 (no old path) */
+	if (tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 52 && pfcp.smreq_flags.sndem == 1 && "
+			 "pfcp.outer_hdr_creation.teid == 0x5005'", NULL) != 1 ||
+	    tshark_lines(tshark_path, pcap_path, "-Y 'pfcp.msg_type == 52 && pfcp.outer_hdr_creation.teid == 0x6006 && "
+			 "!pfcp.smreq_flags.sndem'", NULL) != 1)
+		return -1;
 	return 0;
 }
 
@@ -1210,6 +1284,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_ipv6, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_est_shape, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_ports, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_sndem, setup, teardown),
 	};
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown_checked);
