@@ -229,6 +229,8 @@ int n4_sdf_check(const struct pfcp_sess_est_req *e, const struct pfcp_pdr *d, un
 		 uint16_t *offending);
 int n4_sdf_install(struct upf_n4 *n, const struct pfcp_sess_est_req *e, const struct n4_sess *s, uint32_t id,
 		   uint16_t *offending);
+/* Is d a further uplink PDR of s asking CHOOSE (its Created PDR carries the uplink TEID)? */
+bool n4_sdf_chooses(const struct n4_sess *s, const struct pfcp_pdr *d);
 /* The cp2up PDR's TEID of session id: above max_teid, never in the data path's uplink array */
 uint32_t n4_cp2up_teid(const struct upf_n4 *n, uint32_t id);
 /* upf_n4_mod.c: a Session Modification's rule changes onto s (a copy); *choose: a created

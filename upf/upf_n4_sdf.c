@@ -103,6 +103,12 @@ static bool is_extra(const struct n4_sess *s, const struct pfcp_pdr *d)
 	return d->pdi.src_if == PFCP_IF_ACCESS && d->pdr_id != s->ul_pdr && d->pdi.n_sdf;
 }
 
+bool n4_sdf_chooses(const struct n4_sess *s, const struct pfcp_pdr *d)
+{
+	return is_extra(s, d) && d->pdr_id != s->up2cp_pdr && (d->pdi.has & PFCP_PDI_F_TEID) &&
+	       (d->pdi.fteid.flags & PFCP_FTEID_CH);
+}
+
 int n4_sdf_install(struct upf_n4 *n, const struct pfcp_sess_est_req *e, const struct n4_sess *s, uint32_t id,
 		   uint16_t *off)
 {

@@ -211,6 +211,10 @@ static void est_accept(struct upf_n4 *n, uint32_t id, bool choose)
 		created(n, s->ul_pdr, s->fteid_flags, s->r.ul_teid);
 		if (s->up2cp_pdr)
 			created(n, s->up2cp_pdr, s->fteid_flags, s->r.ul_teid);
+		/* issue 32: the further uplink PDRs on that CHOOSE ID (upf_n4_sdf.c) too */
+		for (unsigned i = 0; i < n->in.est.n_pdr; i++)
+			if (n4_sdf_chooses(s, &n->in.est.pdr[i]))
+				created(n, n->in.est.pdr[i].pdr_id, s->fteid_flags, s->r.ul_teid);
 	}
 	if (s->cp2up_pdr)
 		created(n, s->cp2up_pdr, s->cp2up_families, n4_cp2up_teid(n, id));

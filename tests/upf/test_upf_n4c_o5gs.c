@@ -63,6 +63,7 @@ static struct upf *P;
 static struct o5p O;
 
 static unsigned caught;
+static int nframes;   /* written to the pcap */
 static int up_events, dl_events[NUE], lost_events;
 static bool accepted[NUE], accepted_early[NUE];
 static uint32_t ul_teid[NUE];
@@ -91,6 +92,7 @@ static void record(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, c
 	pkt_udp(pkt + PKT_IP, sport, dport, n);
 	memcpy(pkt + PKT_IP + PKT_UDP, b, n);
 	assert_int_equal(pcapw_upper(W, "ip", pkt, PKT_IP + PKT_UDP + n), 0);
+	nframes++;
 }
 
 static void pump(int ms)
@@ -342,45 +344,87 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* What tshark must find in the exchange (each at least n frames) */
-static const struct { const char *filter; int n; } must[] = {
-	{ "pfcp.msg_type == 6 && pfcp.up_function_features.ftup == 1 && pfcp.up_function_features.empu == 1 && "
-	  "pfcp.up_function_features.frrt == 1 && pfcp.up_function_features.mnop == 1", 1 },
-	{ "pfcp.msg_type == 1 && udp.srcport == 8805", 2 },          /* ours */
-	{ "pfcp.msg_type == 2 && udp.dstport != 8805", 1 },          /* the answer to its own */
-	{ "pfcp.msg_type == 50 && pfcp.pdn_type == 1", NUE },
-	{ "pfcp.msg_type == 50 && pfcp.tgpp_interface_type == 11 && pfcp.tgpp_interface_type == 17", NUE },
-	{ "pfcp.msg_type == 50 && pfcp.network_instance", NUE },
-	{ "pfcp.msg_type == 50 && pfcp.f_teid_flags.ch == 1 && pfcp.f_teid_flags.ch_id == 1", NUE },
-	{ "pfcp.msg_type == 51 && pfcp.ie_type == 8", NUE },         /* Created PDR */
-	{ "pfcp.msg_type == 52 && pfcp.apply_action.buff == 1 && pfcp.apply_action.nocp == 1", NUE },
-	{ "pfcp.msg_type == 56 && pfcp.report_type.dldr == 1 && udp.srcport != 8805", 1 },
-	{ "pfcp.msg_type == 57 && udp.dstport != 8805", 1 },
-	{ "pfcp.msg_type == 55 && pfcp.usage_report_trigger.term == 1 && pfcp.volume_measurement.dlvol", NUE },
-	{ "pfcp.msg_type == 9", 1 },
+/* One tshark run over the whole exchange (tshark_fields: nothing malformed, no expert error),
+ * each frame's fields counted against what must be there */
+static const char *const tf[] = {
+	"pfcp.msg_type", "udp.srcport", "udp.dstport", "pfcp.up_function_features.ftup",
+	"pfcp.up_function_features.empu", "pfcp.up_function_features.frrt", "pfcp.up_function_features.mnop",
+	"pfcp.up_function_features.vtime", "pfcp.pdn_type", "pfcp.tgpp_interface_type", "pfcp.network_instance",
+	"pfcp.f_teid_flags.ch", "pfcp.f_teid_flags.ch_id", "pfcp.ie_type", "pfcp.apply_action.buff",
+	"pfcp.apply_action.nocp", "pfcp.report_type.dldr", "pfcp.usage_report_trigger.term",
+	"pfcp.volume_measurement.dlvol",
 };
+enum {
+	F_TYPE, F_SPORT, F_DPORT, F_FTUP, F_EMPU, F_FRRT, F_MNOP, F_VTIME, F_PDN, F_IFT, F_NI, F_CH, F_CHID,
+	F_IE, F_BUFF, F_NOCP, F_DLDR, F_TERM, F_DLVOL, F__N
+};
+enum {
+	C_FEAT, C_HB_OURS, C_HB_ANS, C_PDN, C_IFT, C_NI, C_CHOOSE, C_CREATED, C_BUFF, C_DLDR, C_DLDR_ANS,
+	C_UR, C_REL, C__N
+};
+static const struct { const char *what; int n; } must[C__N] = {
+	[C_FEAT] = { "Association Setup Response with FTUP, EMPU, FRRT, MNOP, VTIME", 2 },
+	[C_HB_OURS] = { "our Heartbeat Requests from 8805", 4 },
+	[C_HB_ANS] = { "Heartbeat Responses to the peer's ephemeral port", 2 },
+	[C_PDN] = { "Establishment Requests with PDN Type IPv4", 2 * NUE },
+	[C_IFT] = { "Establishment Requests with Interface Types N3 once, N6 twice", 2 * NUE },
+	[C_NI] = { "Establishment Requests with Network Instance on both PDRs", 2 * NUE },
+	[C_CHOOSE] = { "Establishment Requests with CH and CHID", 2 * NUE },
+	[C_CREATED] = { "Establishment Responses with a Created PDR", 2 * NUE },
+	[C_BUFF] = { "Modification Requests with BUFF and NOCP", 2 * NUE },
+	[C_DLDR] = { "DLDR Session Report Requests from the ephemeral port", 2 },
+	[C_DLDR_ANS] = { "Session Report Responses to the ephemeral port", 2 },
+	[C_UR] = { "Deletion Responses with a TERMR Usage Report", 2 * NUE },
+	[C_REL] = { "Association Release Requests", 2 },
+};
+static int cnt[C__N];
+
+static unsigned occ(const char *list, const char *v)
+{
+	unsigned n = 0;
+	size_t l = strlen(v);
+
+	for (const char *p = list; *p; p++)
+		if ((p == list || p[-1] == ',') && !strncmp(p, v, l) && (p[l] == ',' || !p[l]))
+			n++;
+	return n;
+}
+
+static int row(void *ctx, int frame, char **f)
+{
+	int t = atoi(f[F_TYPE]), sp = atoi(f[F_SPORT]), dp = atoi(f[F_DPORT]);
+
+	(void)ctx;
+	(void)frame;
+	cnt[C_FEAT] += t == 6 && !strcmp(f[F_FTUP], "1") && !strcmp(f[F_EMPU], "1") && !strcmp(f[F_FRRT], "1") &&
+		       !strcmp(f[F_MNOP], "1") && !strcmp(f[F_VTIME], "1");
+	cnt[C_HB_OURS] += t == 1 && sp == 8805;
+	cnt[C_HB_ANS] += t == 2 && dp != 8805;
+	cnt[C_PDN] += t == 50 && !strcmp(f[F_PDN], "1");
+	cnt[C_IFT] += t == 50 && occ(f[F_IFT], "11") == 1 && occ(f[F_IFT], "17") == 2;
+	cnt[C_NI] += t == 50 && occ(f[F_NI], "internet") == 2;
+	cnt[C_CHOOSE] += t == 50 && !strcmp(f[F_CH], "1") && !strcmp(f[F_CHID], "1");
+	cnt[C_CREATED] += t == 51 && occ(f[F_IE], "8") == 1;
+	cnt[C_BUFF] += t == 52 && !strcmp(f[F_BUFF], "1") && !strcmp(f[F_NOCP], "1");
+	cnt[C_DLDR] += t == 56 && !strcmp(f[F_DLDR], "1") && sp != 8805;
+	cnt[C_DLDR_ANS] += t == 57 && dp != 8805;
+	cnt[C_UR] += t == 55 && !strcmp(f[F_TERM], "1") && f[F_DLVOL][0];
+	cnt[C_REL] += t == 9;
+	return 0;
+}
 
 static int tshark_checks(void)
 {
-	int bad = 0;
+	const struct tshark_fields q = { .fields = tf, .nfields = F__N, .nframes = nframes, .row = row };
+	int bad = tshark_fields(tshark_path, pcap_path, &q);
 
-	if (tshark_expert(tshark_path, pcap_path, NULL) != 0)
-		bad++;
-	if (tshark_lines(tshark_path, pcap_path, "-Y _ws.malformed", NULL) != 0) {
-		fprintf(stderr, "CAUGHT: malformed PFCP in %s\n", pcap_path);
-		bad++;
-	}
-	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++) {
-		char f[512];
-		int n;
-
-		snprintf(f, sizeof(f), "-Y '%s'", must[i].filter);
-		n = tshark_lines(tshark_path, pcap_path, f, NULL);
-		if (n < must[i].n) {
-			fprintf(stderr, "CAUGHT: tshark: %d frames of %s (want %d)\n", n, must[i].filter, must[i].n);
+	if (bad)
+		fprintf(stderr, "CAUGHT: tshark: %d problems in %s\n", bad, pcap_path);
+	for (unsigned i = 0; i < C__N; i++)
+		if (cnt[i] < must[i].n) {
+			fprintf(stderr, "CAUGHT: tshark: %d %s (want %d)\n", cnt[i], must[i].what, must[i].n);
 			bad++;
 		}
-	}
 	return bad;
 }
 

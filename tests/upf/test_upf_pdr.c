@@ -495,6 +495,37 @@ static void t_sdf_refused(void **state)
 	assert_int_equal(upf_n4_sessions(N), 0);
 }
 
+/* TS 29.244 7.5.3.2 / 8.2.3: an uplink PDR and a further one (an SDF filter, FAR DROP) both
+ * asking CHOOSE with the same CHOOSE ID get one TEID, each its Created PDR; the filter applies
+ * on it. Before: cause 73 (Offending IE SDF Filter). */
+static void t_sdf_choose(void **state)
+{
+	uint32_t t1 = 0, t3 = 0;
+	struct pfcp_pdr *d;
+
+	(void)state;
+	associate();
+	est(0x700, 0, 0);
+	Q.est.pdr[0].pdi.fteid.flags |= PFCP_FTEID_CHID;
+	Q.est.pdr[0].pdi.fteid.choose_id = 9;
+	d = add_ul_sdf(3, 10, "permit out 17 from any 5000 to assigned", 3);
+	add_far(3, PFCP_AA_DROP, 0);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(d->pdi.fteid.choose_id, 9);
+	assert_int_equal(R.rsp.n_created, 2);
+	for (unsigned i = 0; i < R.rsp.n_created; i++) {
+		if (R.rsp.created[i].pdr_id == 1)
+			t1 = R.rsp.created[i].fteid.teid;
+		if (R.rsp.created[i].pdr_id == 3)
+			t3 = R.rsp.created[i].fteid.teid;
+	}
+	assert_int_not_equal(t1, 0);
+	assert_int_equal(t3, t1);
+	assert_int_equal(ul(t1, 0, 5000), XDP_DROP);
+	assert_int_equal(ul(t1, 0, 9), XDP_REDIRECT);
+}
+
 /* The in-process API (upf.h upf_session_pdrs), as the built-in UPF would use it: a ToS / Traffic
  * Class filter (8.2.5 TTC, value under mask) dropping DSCP 46 while other packets pass; a list
  * with the session's own PDR first shadows everything behind it; the refusals: no such session
@@ -719,6 +750,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_sdf_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_up2cp_rs, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_sdf_api, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_sdf_choose, setup, teardown),
 	};
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown_checked);
