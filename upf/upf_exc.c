@@ -756,7 +756,7 @@ static int sock_rx(struct upf *u, int fd)
 
 			if (fwd_sock(u, buf, &from))
 				break;
-			if (teid && teid < u->ul_n && upf_ul_valid(u, teid)) {
+			if (teid && upf_ul_valid(u, teid)) {   /* direct or ul_teids (upf_ulx.c) */
 				/* A known TEID reaches the socket only as a
 				 * reassembled outer fragment: not forwarded. */
 				UPF_USTAT(u, UPF_STAT_SOCK_BAD)++;

@@ -330,6 +330,28 @@ static void t_cp_teid_big(void **state)
 	assert_int_equal(ul(chosen, 2, 9), XDP_REDIRECT);
 	/* a TEID nobody holds: the exception path (Error Indication, TS 29.281 7.3.1) */
 	assert_int_equal(ul(BIG_TEID - 1, 0, 9), XDP_PASS);
+	/* a G-PDU on the held hash TEID that reaches the GTP-U socket (what the kernel hands it: a
+	 * reassembled outer fragment) is known there too: counted, no Error Indication */
+	{
+		uint8_t inner[100], gtp[200], got[64];
+		struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(2152),
+					  .sin_addr.s_addr = ip(N3) };
+		int g = tn_udp_bind(ip("127.0.0.5"), 2152), fd[UPF_MAX_FDS];
+		uint64_t bad = upcnt(UPF_STAT_SOCK_BAD);
+		size_t gl;
+
+		assert_true(g >= 0);
+		pkt_inner_udp(inner, ue_addr(0), ip(DN), sizeof(inner));
+		gl = pkt_gpdu(gtp, BIG_TEID, 1, 1, inner, sizeof(inner));
+		upf_fds(U, fd);
+		assert_int_equal(sendto(g, gtp, gl, 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)gl);
+		assert_true(tn_wait_readable(fd[0], 2000));
+		upf_process(U);
+		assert_int_equal(upcnt(UPF_STAT_SOCK_BAD), bad + 1);
+		assert_int_equal(tn_wait_readable(g, 200), 0);
+		assert_true(recv(g, got, sizeof(got), MSG_DONTWAIT) < 0);
+		close(g);
+	}
 	/* the session gone, so is its hash entry: the TEID is unknown, then free again */
 	del(seid);
 	assert_int_equal(ul(BIG_TEID, 0, 9), XDP_PASS);
