@@ -430,6 +430,18 @@ static void request(struct o5p *p, const uint8_t *b, size_t n, const struct sock
 	size_t bn = n - h;
 	struct o5p_sess *s = NULL;
 
+	for (unsigned i = 0; i < sizeof(p->txn) / sizeof(p->txn[0]); i++) {
+		struct o5p_txn *t = &p->txn[i];
+
+		if (t->len && t->addr == from->sin_addr.s_addr && t->port == ntohs(from->sin_port) && t->seq == seq &&
+		    t->type == type) {
+			p->dups++;
+			if (p->record)
+				p->record(p->addr, PORT, t->addr, t->port, t->b, t->len);
+			(void)sendto(p->fd, t->b, t->len, 0, (const struct sockaddr *)from, sizeof(*from));
+			return;
+		}
+	}
 	p->rx[type & 63]++;
 	if (!sizes_ok(body, bn)) {   /* v2.8.0 cannot parse it: no answer */
 		p->findings[O5P_BAD_SIZE]++;
@@ -480,6 +492,13 @@ static void request(struct o5p *p, const uint8_t *b, size_t n, const struct sock
 		return;
 	}
 	send_to(p, p->fd, from->sin_addr.s_addr, ntohs(from->sin_port), &w);
+	if (w.n <= sizeof(p->txn[0].b)) {
+		struct o5p_txn *t = &p->txn[p->txn_next++ % (sizeof(p->txn) / sizeof(p->txn[0]))];
+
+		*t = (struct o5p_txn){ .addr = from->sin_addr.s_addr, .port = ntohs(from->sin_port), .seq = seq,
+				       .type = type, .len = (uint16_t)w.n };
+		memcpy(t->b, w.b, w.n);
+	}
 }
 
 static void answer(struct o5p *p, const uint8_t *b, size_t n, bool on_efd)

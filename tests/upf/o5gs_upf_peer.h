@@ -21,6 +21,8 @@
  *     (lax_sizes: as v2.7.7, which took them, reading past the IE's end: counted, answered);
  *   - CHOOSE (CH, CHID) with FTUP: it allocates the F-TEID, one per CHOOSE ID, and returns it
  *     in a Created PDR (7.5.3.2); a CP-chosen F-TEID is taken as given;
+ *   - a retransmitted request (same address, port, sequence number) gets the same answer again
+ *     (6.4; Open5GS's transaction layer), never a second session;
  *   - modifications: Update FAR (Apply Action, Update Forwarding Parameters' OHC) applied,
  *     answered with Cause 1; deletion answered with a Usage Report per URR (TERMR, 7.5.7.2).
  * Every finding that Open5GS would act on is counted (enum o5p_finding), so a test can say what
@@ -73,13 +75,21 @@ struct o5p {
 	uint32_t smf_addr;         /* the associated SMF (network order) */
 	uint32_t next_teid;
 	uint64_t next_seid;
-	unsigned rx[64];           /* requests received by message type ... */
+	unsigned rx[64];           /* requests received by message type (not counting duplicates) ... */
 	unsigned dropped[64];      /* ... dropped unanswered */
 	unsigned findings[O5P__MAX];
 	unsigned hb_sent, hb_answered, rep_sent, rep_answered;
 	uint8_t rep_cause;         /* the Cause of the last Session Report Response */
 	unsigned answers_wrong_port;   /* an answer to our request that came to 8805 */
+	unsigned dups;             /* retransmitted requests, answered again from the cache (6.4) */
 	struct o5p_sess s[O5P_SESS_MAX];
+	struct o5p_txn {           /* the answers sent, for the SMF's retransmissions (6.4) */
+		uint32_t addr, seq;
+		uint16_t port, len;
+		uint8_t type;
+		uint8_t b[2048];
+	} txn[32];
+	unsigned txn_next;
 	/* every datagram both ways (addresses network order, ports host order) */
 	void (*record)(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, const uint8_t *b, size_t n);
 };
