@@ -22,6 +22,7 @@
  * Every check that fails is printed as "CAUGHT:" and the test fails at the end, so a run
  * against an older client lists all it gets wrong. The exchange, with the real ports, goes into
  * a pcap that tshark decodes at the end (no malformed field; the IEs above present).
+ * t_peer_sizes checks the peer's own size rule on raw bytes first.
  * Built with -DO5GS_OLD_CLIENT, it compiles against the client of 0ebdf3d (no on_est_done: the
  * session counts as accepted when upf_session_create returns). argv: tshark, build directory.
  */
@@ -34,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -319,6 +321,77 @@ static void t_o5gs_v277(void **state)
 	life(true);
 }
 
+/* The peer's own size rule, on raw bytes (the client of main never sends a Release 15 size):
+ * a Session Establishment Request whose Create FAR's Apply Action has 1 octet, or whose Create
+ * URR's Reporting Triggers have 2, gets no answer from v2.8.0; v2.7.7 answers it (Cause 1) */
+static size_t raw_est(uint8_t *b, uint32_t seq, unsigned aa_len, unsigned rt_len)
+{
+	static const uint8_t head[] = {
+		0x21, 50, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* S, SEID 0, seq, spare */
+		0, 60, 0, 5, 0, 127, 0, 33, 2,                        /* Node ID IPv4 */
+		0, 57, 0, 13, 0x02, 0, 0, 0, 0, 0, 0, 0, 7, 127, 0, 33, 2,   /* F-SEID V4, SEID 7 */
+		0, 113, 0, 1, 1,                                      /* PDN Type IPv4 */
+	};
+	size_t n = sizeof(head), far;
+
+	memcpy(b, head, n);
+	b[12] = (uint8_t)(seq >> 16), b[13] = (uint8_t)(seq >> 8), b[14] = (uint8_t)seq;
+	far = n;   /* Create FAR { FAR ID 2, Apply Action FORW } */
+	memcpy(b + n, (uint8_t[]){ 0, 3, 0, 0, 0, 108, 0, 4, 0, 0, 0, 2, 0, 44, 0, (uint8_t)aa_len, 0x02, 0 },
+	       12 + 4 + aa_len);
+	n += 12 + 4 + aa_len;
+	b[far + 3] = (uint8_t)(n - far - 4);
+	far = n;   /* Create URR { URR ID 1, Measurement Method VOLUM, Reporting Triggers 0 } */
+	memcpy(b + n, (uint8_t[]){ 0, 6, 0, 0, 0, 81, 0, 4, 0, 0, 0, 1, 0, 62, 0, 1, 0x02, 0, 37, 0,
+				   (uint8_t)rt_len, 0, 0, 0 }, 21 + rt_len);
+	n += 21 + rt_len;
+	b[far + 3] = (uint8_t)(n - far - 4);
+	b[2] = (uint8_t)((n - 4) >> 8), b[3] = (uint8_t)(n - 4);
+	return n;
+}
+
+static int sent_answered(int fd, const uint8_t *b, size_t n)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(8805), .sin_addr.s_addr = ip(UPF_ADDR) };
+	uint8_t r[2048];
+	ssize_t got;
+
+	unsigned before = O.rx[50];
+
+	assert_int_equal(sendto(fd, b, n, 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)n);
+	for (int i = 0; i < 2000 && O.rx[50] == before; i++) {   /* until the peer has taken it */
+		usleep(500);
+		o5p_poll(&O);
+	}
+	assert_int_equal(O.rx[50], before + 1);
+	/* its answer, if any, went out before o5p_poll returned: on loopback it is queued now */
+	got = recv(fd, r, sizeof(r), MSG_DONTWAIT);
+	return got > 16 && r[1] == 51;
+}
+
+static void t_peer_sizes(void **state)
+{
+	struct sockaddr_in me = { .sin_family = AF_INET, .sin_addr.s_addr = ip(SMF_ADDR) };
+	uint8_t b[256];
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	(void)state;
+	O.record = record;
+	assert_int_equal(o5p_open(&O, ip(UPF_ADDR), ip(N3), 3900000000u), 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0);
+	assert_true(sent_answered(fd, b, raw_est(b, 1, 2, 3)));        /* Release 16 sizes */
+	assert_false(sent_answered(fd, b, raw_est(b, 2, 1, 3)));       /* Apply Action 1 octet */
+	assert_false(sent_answered(fd, b, raw_est(b, 3, 2, 2)));       /* Reporting Triggers 2 */
+	assert_int_equal(O.dropped[50], 2);
+	assert_int_equal(O.findings[O5P_BAD_SIZE], 2);
+	O.lax_sizes = true;                                              /* v2.7.7 */
+	assert_true(sent_answered(fd, b, raw_est(b, 4, 1, 2)));
+	assert_int_equal(O.findings[O5P_BAD_SIZE], 3);
+	assert_int_equal(o5p_sessions(&O), 2);
+	close(fd);
+}
+
 static int setup(void **state)
 {
 	int err;
@@ -438,6 +511,7 @@ int main(int argc, char **argv)
 		return rc;
 	snprintf(pcap_path, sizeof(pcap_path), "%s/upf_n4c_o5gs.pcap", argc > 2 ? argv[2] : ".");
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(t_peer_sizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_o5gs_v280, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_o5gs_v277, setup, teardown),
 	};
