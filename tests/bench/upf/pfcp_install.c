@@ -12,10 +12,18 @@
  *
  *   pfcp-install --upf ADDR --local ADDR --n3 ADDR --sessions N [--window 256]
  *       [--ue-pool 10.45.0.0] [--gnb 192.0.2.2] [--gnb-teid 65536] [--teid-base 1]
- *       [--list FILE] [--delete] [--hold] [--t1 MS] [--n1 N]
+ *       [--list FILE] [--modify] [--choose] [--delete] [--hold] [--t1 MS] [--n1 N]
  *
+ * --choose: take each establishment's answer as the SMF does (on_est_done, issue 32): with a
+ * UPF that advertises FTUP the request asks it to CHOOSE the F-TEID (TS 29.244 8.2.3) and the
+ * Created PDR gives it (7.5.3.2); --list then writes the chosen TEIDs. --modify: after the
+ * establishments, two Session Modifications per session, the pair a live network sends most:
+ * the downlink to buffering (AN release, TS 23.502 4.2.6: FAR Apply Action BUFF) and back to
+ * the gNB tunnel (Service Request, 4.2.3.2: FORW), each pass with at most --window in flight.
  * Prints "key value" lines: sessions, established, refused (lost or refused), elapsed_s,
- * est_per_s, retransmissions; with --delete also deleted, del_elapsed_s, del_per_s. --hold
+ * est_per_s, retransmissions, est_cpu_us (this process's CPU time per establishment); with
+ * --modify also modified, mod_elapsed_s, mod_per_s, mod_cpu_us; with --delete also deleted,
+ * del_elapsed_s, del_per_s, del_cpu_us. --hold
  * keeps the association (and so the sessions) until SIGINT / SIGTERM; otherwise it releases
  * the association at the end, which makes the UPF purge every session (6.2.8).
  * Exit 0 when every session was established (and deleted with --delete), 1 otherwise, 2 on
@@ -28,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "common/ev.h"
 #include "common/log.h"
@@ -36,6 +45,7 @@
 static uint64_t lost;
 static volatile sig_atomic_t stop;
 static struct upf *P;
+static uint32_t *chosen;   /* --choose: the uplink TEID of each session's Created PDR */
 
 static void on_dl(void *arg, uint32_t id)
 {
@@ -49,6 +59,17 @@ static void on_lost(void *arg, uint32_t id, enum upf_lost_reason why)
 	(void)why;
 	lost++;
 	upf_session_remove(P, id);   /* refused or not answered: gone */
+}
+
+static void on_est(void *arg, uint32_t id, const struct upf_est_result *r)
+{
+	(void)arg;
+	if (r->status == UPF_EST_OK) {
+		chosen[id] = r->ul_teid;
+		return;
+	}
+	lost++;   /* counted as removed by the client (upf.h): removed here as well */
+	upf_session_remove(P, id);
 }
 
 static void on_sig(int sig)
@@ -79,7 +100,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: pfcp-install --upf ADDR --local ADDR --n3 ADDR --sessions N [--window W]\n"
 			"  [--ue-pool A.B.C.D] [--gnb ADDR] [--gnb-teid N] [--teid-base N] [--list FILE]\n"
-			"  [--delete] [--hold] [--t1 MS] [--n1 N]\n");
+			"  [--modify] [--choose] [--delete] [--hold] [--t1 MS] [--n1 N]\n");
 	exit(2);
 }
 
@@ -96,6 +117,55 @@ static int run_until(struct ev_loop *L, bool (*cond)(void *), void *arg, uint64_
 	return cond(arg) ? 0 : -EINTR;
 }
 
+/* Session i's rule: ACTIVE toward the gNB tunnel or BUFFER (--modify's first pass). */
+static struct upf_session_rule rule_of(uint32_t i, uint32_t teid_base, uint32_t pool, uint32_t gnb, uint32_t gnb_teid,
+				       enum upf_dl_state dl)
+{
+	return (struct upf_session_rule){
+		.ul_teid = chosen && chosen[i] ? chosen[i] : teid_base + i,
+		.ue_addr = htonl(ntohl(pool) + 1 + i), .gnb_addr = gnb,
+		.gnb_teid = gnb_teid + i, .qfi = 9, .dl_state = dl,
+	};
+}
+
+/* One pass of Session Modifications, every session to dl, at most window unanswered. The
+ * client counts no accepted modification; the responses it received (rx) less the other
+ * messages (heartbeats: at most a few a second) stand for them, so the pass may end with a
+ * heartbeat's worth still in flight. Returns the modifications sent. */
+static uint64_t mod_pass(struct ev_loop *L, struct upf_n4c *C, uint32_t n, uint32_t window, uint32_t teid_base,
+			 uint32_t pool, uint32_t gnb, uint32_t gnb_teid, enum upf_dl_state dl)
+{
+	uint64_t mod0 = cnt(C, UPF_N4C_MOD), rx0 = cnt(C, UPF_N4C_RX), lost0 = lost;
+	uint32_t i = 0;
+
+	while (!stop && upf_ready(P)) {
+		uint64_t sent = cnt(C, UPF_N4C_MOD) - mod0, done = cnt(C, UPF_N4C_RX) - rx0 + (lost - lost0);
+
+		if (i >= n && done >= sent)
+			break;
+		while (i < n && sent - (done < sent ? done : sent) < window) {
+			struct upf_session_rule r = rule_of(i, teid_base, pool, gnb, gnb_teid, dl);
+
+			i++;
+			if (upf_session_modify(P, i - 1, &r) == 0)
+				sent = cnt(C, UPF_N4C_MOD) - mod0;
+		}
+		ev_run_once(L, 10);
+	}
+	return cnt(C, UPF_N4C_MOD) - mod0;
+}
+
+/* This process's CPU time (user + system), microseconds: the cost per message, which a
+ * loaded host leaves steadier than the rate. */
+static uint64_t cpu_us(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 static bool ready(void *arg)
 {
 	(void)arg;
@@ -108,17 +178,18 @@ int main(int argc, char **argv)
 		{ "upf", 1, 0, 'u' }, { "local", 1, 0, 'l' }, { "n3", 1, 0, '3' }, { "sessions", 1, 0, 'n' },
 		{ "window", 1, 0, 'w' }, { "ue-pool", 1, 0, 'p' }, { "gnb", 1, 0, 'g' }, { "gnb-teid", 1, 0, 'G' },
 		{ "teid-base", 1, 0, 't' }, { "list", 1, 0, 'L' }, { "delete", 0, 0, 'd' }, { "hold", 0, 0, 'h' },
-		{ "t1", 1, 0, 'T' }, { "n1", 1, 0, 'N' }, { 0, 0, 0, 0 },
+		{ "t1", 1, 0, 'T' }, { "n1", 1, 0, 'N' }, { "modify", 0, 0, 'm' }, { "choose", 0, 0, 'c' },
+		{ 0, 0, 0, 0 },
 	};
 	uint32_t upf = 0, local = 0, n3 = 0, pool = htonl(0x0a2d0000), gnb = htonl(0xc0000202);
 	uint32_t n = 0, window = 256, gnb_teid = 65536, teid_base = 1, t1 = 0, n1 = 0;
 	const char *list = NULL;
-	bool del = false, hold = false;
+	bool del = false, hold = false, modify = false, choose = false;
 	struct upf_n4c_params cp = { 0 };
 	struct upf_n4c_peer pp = { .name = "upf", .on_dl_data = on_dl, .on_session_lost = on_lost };
 	struct ev_loop *L;
 	struct upf_n4c *C;
-	uint64_t t0, t_est, created = 0, ok;
+	uint64_t t0, t_est, created = 0, ok, c0;
 	int o, err, rc = 0;
 
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -137,6 +208,8 @@ int main(int argc, char **argv)
 		case 'L': list = optarg; break;
 		case 'd': del = true; break;
 		case 'h': hold = true; break;
+		case 'm': modify = true; break;
+		case 'c': choose = true; break;
 		default: usage();
 		}
 	}
@@ -156,6 +229,12 @@ int main(int argc, char **argv)
 	}
 	pp.addr = upf;
 	pp.n3_addr = n3;
+	if (choose) {
+		chosen = calloc(n, sizeof(*chosen));
+		if (!chosen)
+			return 1;
+		pp.on_est_done = on_est;
+	}
 	if ((err = upf_n4c_peer_add(C, &pp, &P)) < 0) {
 		fprintf(stderr, "pfcp-install: peer: %s\n", strerror(-err));
 		return 1;
@@ -166,6 +245,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t0 = ev_update_now(L);
+	c0 = cpu_us();
 	while (!stop) {
 		ok = cnt(C, UPF_N4C_EST_OK);
 		if (ok + lost >= n)
@@ -173,11 +253,8 @@ int main(int argc, char **argv)
 		/* TS 29.244 6.4: a bounded window, as a PFCP simulator keeps, so the UPF's socket
 		 * buffer is not what is measured */
 		while (created < n && cnt(C, UPF_N4C_EST) - cnt(C, UPF_N4C_EST_OK) - lost < window) {
-			struct upf_session_rule r = {
-				.ul_teid = teid_base + (uint32_t)created,
-				.ue_addr = htonl(ntohl(pool) + 1 + (uint32_t)created), .gnb_addr = gnb,
-				.gnb_teid = gnb_teid + (uint32_t)created, .qfi = 9, .dl_state = UPF_DL_ACTIVE,
-			};
+			struct upf_session_rule r = rule_of((uint32_t)created, teid_base, pool, gnb, gnb_teid,
+							    UPF_DL_ACTIVE);
 
 			if (upf_session_create(P, (uint32_t)created, &r) < 0)
 				break;
@@ -195,6 +272,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)ok, (unsigned long long)lost, (double)(t_est - t0) / 1e9,
 	       t_est > t0 ? (double)ok * 1e9 / (double)(t_est - t0) : 0.0,
 	       (unsigned long long)cnt(C, UPF_N4C_RETX));
+	printf("est_cpu_us %.2f\n", ok ? (double)(cpu_us() - c0) / (double)ok : 0.0);
 	if (ok != n)
 		rc = 1;
 	if (list) {
@@ -206,13 +284,25 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(f, "# id ul_teid ue_addr gnb_teid (N3 %s)\n", inet_ntoa((struct in_addr){ n3 }));
 			for (uint32_t i = 0; i < n; i++)
-				fprintf(f, "%u %u %s %u\n", i, teid_base + i,
+				fprintf(f, "%u %u %s %u\n", i, chosen ? chosen[i] : teid_base + i,
 					inet_ntoa((struct in_addr){ htonl(ntohl(pool) + 1 + i) }), gnb_teid + i);
 			fclose(f);
 		}
 	}
+	if (modify && !stop && ok == n) {
+		uint64_t t2 = ev_update_now(L), t3, m, c2 = cpu_us();
+
+		m = mod_pass(L, C, n, window, teid_base, pool, gnb, gnb_teid, UPF_DL_BUFFER);
+		m += mod_pass(L, C, n, window, teid_base, pool, gnb, gnb_teid, UPF_DL_ACTIVE);
+		t3 = ev_update_now(L);
+		printf("modified %llu\nmod_elapsed_s %.3f\nmod_per_s %.0f\n", (unsigned long long)m,
+		       (double)(t3 - t2) / 1e9, t3 > t2 ? (double)m * 1e9 / (double)(t3 - t2) : 0.0);
+		printf("mod_cpu_us %.2f\n", m ? (double)(cpu_us() - c2) / (double)m : 0.0);
+		if (m != 2ull * n || lost)
+			rc = 1;
+	}
 	if (del && !stop) {
-		uint64_t t2 = ev_update_now(L), t3, dok, removed = 0;
+		uint64_t t2 = ev_update_now(L), t3, dok, removed = 0, c2 = cpu_us();
 
 		while (!stop && upf_ready(P)) {
 			dok = cnt(C, UPF_N4C_DEL_OK);
@@ -228,6 +318,7 @@ int main(int argc, char **argv)
 		dok = cnt(C, UPF_N4C_DEL_OK);
 		printf("deleted %llu\ndel_elapsed_s %.3f\ndel_per_s %.0f\n", (unsigned long long)dok,
 		       (double)(t3 - t2) / 1e9, t3 > t2 ? (double)dok * 1e9 / (double)(t3 - t2) : 0.0);
+		printf("del_cpu_us %.2f\n", dok ? (double)(cpu_us() - c2) / (double)dok : 0.0);
 		if (dok != ok)
 			rc = 1;
 	}
@@ -236,5 +327,6 @@ int main(int argc, char **argv)
 		ev_run_once(L, 100);
 	upf_n4c_close(C);
 	ev_loop_free(L);
+	free(chosen);
 	return rc;
 }
