@@ -51,18 +51,34 @@ static void timer_stop(struct smf *smf, struct smf_sess *s)
 }
 
 /* TS 23.502 4.9.1.3.2 step 9-11 (indirect forwarding): the UPF relays what the source sends to
- * UPF_FWD_TEID(slot) on to the target's DL forwarding tunnel. No UPF: counted, never pretended. */
-static int fwd_open(struct smf *smf, struct smf_sess *s, uint32_t addr, uint32_t teid)
+ * its forwarding tunnel (*up_addr / *up_teid: UPF_FWD_TEID(slot) on our N3 in process; over
+ * PFCP the F-TEID the UPF chose for the tunnel asked at the preparation, upf_fwd_prepare) on to
+ * the target's DL forwarding tunnel. No UPF: counted, never pretended. */
+static int fwd_open(struct smf *smf, struct smf_sess *s, uint32_t addr, uint32_t teid, uint32_t *up_addr,
+		    uint32_t *up_teid)
 {
+	struct upf *u = smf_sess_upf(smf, s);
 	int rc;
 
-	if (!smf_sess_upf(smf, s)) {
+	*up_addr = smf_sess_n3(smf, s);
+	*up_teid = UPF_FWD_TEID(slot_of(smf, s));
+	if (!u) {
 		smf->st.upf_skipped++;
 	} else {
-		rc = upf_fwd_create(smf_sess_upf(smf, s), slot_of(smf, s), addr, teid);
+		rc = upf_fwd_create(u, slot_of(smf, s), addr, teid);
 		if (rc < 0) {
 			smf->st.upf_errors++;
 			smf_slog(LOGL_ERROR, smf, s, "forwarding tunnel create failed: %d", rc);
+			return rc;
+		}
+		rc = upf_fwd_tunnel(u, slot_of(smf, s), up_addr, up_teid);
+		if (rc < 0) {
+			/* the UPF has not answered the preparation's Create PDR yet (-EINPROGRESS) or
+			 * refused it: the handover goes on without forwarding */
+			smf->st.upf_errors++;
+			smf_slog(LOGL_ERROR, smf, s, "forwarding tunnel's F-TEID not known (%d): no forwarding", rc);
+			upf_fwd_remove(u, slot_of(smf, s));
+			s->ho_fwd_prep = 0;
 			return rc;
 		}
 	}
@@ -71,11 +87,34 @@ static int fwd_open(struct smf *smf, struct smf_sess *s, uint32_t addr, uint32_t
 	return 0;
 }
 
+/* TS 23.502 4.9.1.3.2 steps 9-10 over PFCP: the UPF chooses the forwarding tunnel's F-TEID
+ * (CHOOSE, answered later), and the Handover Command must carry it at once (step 11): it is
+ * asked at the Handover Required of a handover without a direct path, its FAR DROP until
+ * the target is known (fwd_open). In process a no-op. */
+static void fwd_prepare(struct smf *smf, struct smf_sess *s)
+{
+	struct upf *u = smf_sess_upf(smf, s);
+	int rc;
+
+	if (!u || s->ho_direct)
+		return;
+	rc = upf_fwd_prepare(u, slot_of(smf, s));
+	if (rc < 0) {
+		smf->st.upf_errors++;
+		smf_slog(LOGL_ERROR, smf, s, "forwarding tunnel not asked for: %d", rc);
+		return;
+	}
+	s->ho_fwd_prep = 1;
+}
+
 static void fwd_close(struct smf *smf, struct smf_sess *s)
 {
 	int rc;
 
 	timer_stop(smf, s);
+	if (s->ho_fwd_prep && !s->ho_fwd && smf_sess_upf(smf, s))
+		upf_fwd_remove(smf_sess_upf(smf, s), slot_of(smf, s));   /* asked, never used */
+	s->ho_fwd_prep = 0;
 	if (!s->ho_fwd)
 		return;
 	if (!smf_sess_upf(smf, s)) {
@@ -128,6 +167,7 @@ int smf_a_ho_prep(struct smf *smf, struct smf_sess *s, struct smf_ev_ctx *c)
 	c->out->n2_proc = SMF_N2_HO_REQUEST;
 	s->ho = SMF_HO_PREPARING;
 	s->ho_direct = c->cause ? 1 : 0;
+	fwd_prepare(smf, s);
 	smf->st.ho_prepared++;
 	smf_slog(LOGL_INFO, smf, s, "handover preparing (%s forwarding path)", s->ho_direct ? "direct" : "no direct");
 	return s->state;
@@ -148,7 +188,7 @@ static int fwd_plan(struct smf *smf, struct smf_sess *s, const struct ngap_ho_re
 		    struct ngap_ho_command_transfer *cmd)
 {
 	const struct ngap_gtp_tunnel *fw = &t->dl_forwarding;
-	uint32_t addr;
+	uint32_t addr, up_addr, up_teid;
 	int rc;
 
 	memset(cmd, 0, sizeof(*cmd));
@@ -157,6 +197,7 @@ static int fwd_plan(struct smf *smf, struct smf_sess *s, const struct ngap_ho_re
 			cmd->qfis[cmd->n_flows++] = t->flows[i].qfi;
 	if (!t->has_dl_forwarding || !cmd->n_flows || !tunnel_ipv4(fw)) {
 		cmd->n_flows = 0;   /* no data forwarding (9.3.4.11: the target offered none we can use) */
+		fwd_close(smf, s);  /* a tunnel asked at the preparation goes unused */
 		return 0;
 	}
 	if (s->ho_direct) {
@@ -167,14 +208,14 @@ static int fwd_plan(struct smf *smf, struct smf_sess *s, const struct ngap_ho_re
 		return 0;
 	}
 	memcpy(&addr, fw->addr, 4);
-	rc = fwd_open(smf, s, addr, smf_tunnel_teid(fw));
+	rc = fwd_open(smf, s, addr, smf_tunnel_teid(fw), &up_addr, &up_teid);
 	if (rc < 0) {
 		cmd->n_flows = 0;   /* the handover goes on without forwarding */
 		return rc;
 	}
 	cmd->has_dl_forwarding = true;
 	/* IPv4 only: the UPF's forwarding tunnels are IPv4 (upf_fwd_create). */
-	smf_msg_tunnel(&cmd->dl_forwarding, smf_sess_n3(smf, s), NULL, UPF_FWD_TEID(slot_of(smf, s)));
+	smf_msg_tunnel(&cmd->dl_forwarding, up_addr, NULL, up_teid);
 	return 0;
 }
 

@@ -108,6 +108,7 @@ struct smf_sess {
 	uint8_t ho;                /* enum smf_ho_state */
 	uint8_t ho_direct;         /* direct forwarding path available (Handover Required) */
 	uint8_t ho_fwd;            /* an indirect forwarding tunnel UPF_FWD_TEID(slot) is in place */
+	uint8_t ho_fwd_prep;       /* its F-TEID asked of the UPF at the preparation (upf_fwd_prepare) */
 	uint32_t ho_gnb_addr, ho_gnb_teid; /* the target's DL tunnel (network / host order) until the notify */
 	uint8_t ho_gnb_addr6[16];  /* ... its IPv6 when ho_gnb_addr is 0 */
 	struct ngap_snssai snssai;

@@ -297,6 +297,16 @@ bool upf_teid_taken(const struct upf *u, uint32_t teid, uint32_t id);
 #define UPF_FWD_TEID(id) (UPF_FWD_TEID_BIT | (uint32_t)(id))
 int upf_fwd_create(struct upf *u, uint32_t id, uint32_t peer_addr, uint32_t peer_teid);
 int upf_fwd_remove(struct upf *u, uint32_t id);
+/* The tunnel's own F-TEID, the one the source gNB forwards to (TS 38.413 9.3.4.10): in process
+ * fixed, our N3 address and UPF_FWD_TEID(id). A UPF over PFCP (issue 32) allocates it when it
+ * advertised FTUP (a CHOOSE in a Create PDR, answered later): upf_fwd_prepare asks for it ahead
+ * of the target (the SMF at the Handover Required, its FAR DROP until upf_fwd_create names the
+ * target), upf_fwd_tunnel gives it once answered. upf_fwd_create without a prepare asks at
+ * once. Prepare: 0, -EEXIST (one already), -ERANGE, -ENOENT (no such session over PFCP),
+ * -ENOTCONN. Tunnel: 0 with *addr (network order) / *teid (host order), -ENOENT (none asked),
+ * -EINPROGRESS (asked, not answered yet), -ERANGE. upf_fwd_remove removes a prepared one too. */
+int upf_fwd_prepare(struct upf *u, uint32_t id);
+int upf_fwd_tunnel(struct upf *u, uint32_t id, uint32_t *addr, uint32_t *teid);
 
 /* ---- a UPF driven over PFCP (N4, TS 29.244): `upf.mode: pfcp` (issue 18 item 3) ----
  * The SMF drives a remote UPF (`solocore upf` or any standard one) through the very same
@@ -332,7 +342,9 @@ int upf_fwd_remove(struct upf *u, uint32_t id);
  * UPF_LOST_TIMEOUT): the SMF releases the session.
  * Downlink data for a buffering session (Session Report Request, Downlink Data Report) ->
  * on_dl_data(id), as in process. upf_session_stats gives the volumes of the last Usage
- * Report (deletion / report); upf_fwd_create / _remove are -EOPNOTSUPP over N4 for now. */
+ * Report (deletion / report). The forwarding tunnel (upf_fwd_*) is PDR 3 / FAR 3 in Session
+ * Modifications (upf_n4c_sess.c); a refused one is dropped (upf_fwd_tunnel -ENOENT), the
+ * session kept. A modification that moves an active downlink carries SNDEM (8.2.31). */
 enum upf_lost_reason {
 	UPF_LOST_REFUSED = 1,   /* the UPF refused the establishment / modification */
 	UPF_LOST_TIMEOUT,       /* no answer to a session request after n1 retransmissions */

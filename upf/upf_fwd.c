@@ -17,6 +17,7 @@
 
 #include "common/log.h"
 #include "upf/upf_int.h"
+#include "upf/upf_n4c_int.h"
 
 #define MOD "upf"
 
@@ -42,8 +43,8 @@ int upf_fwd_create(struct upf *u, uint32_t id, uint32_t peer_addr, uint32_t peer
 {
 	struct upf_fwd_rule r = { .peer_addr = peer_addr, .peer_teid = htonl(peer_teid) };
 
-	if (u->remote)
-		return -EOPNOTSUPP;   /* over N4: a Create PDR/FAR pair, not built yet */
+	if (u->remote)   /* over N4: a Create PDR / FAR pair (upf_n4c_sess.c) */
+		return upf_n4c_fwd_create(u, id, peer_addr, peer_teid);
 	if (id >= u->p.max_sessions)
 		return -ERANGE;
 	/* The target gNB's DL forwarding F-TEID (TS 38.413 9.3.4.2, DL Forwarding UP TNL
@@ -67,13 +68,31 @@ int upf_fwd_remove(struct upf *u, uint32_t id)
 	static const struct upf_fwd_rule none;
 
 	if (u->remote)
-		return -EOPNOTSUPP;
+		return upf_n4c_fwd_remove(u, id);
 	if (id >= u->p.max_sessions)
 		return -ERANGE;
 	if (!fwd_read(&u->fwd[id]).peer_addr)
 		return -ENOENT;
 	fwd_publish(&u->fwd[id], &none);
 	log_info(MOD, "session=%u: forwarding tunnel removed", id);
+	return 0;
+}
+
+int upf_fwd_prepare(struct upf *u, uint32_t id)
+{
+	if (u->remote)
+		return upf_n4c_fwd_prepare(u, id);
+	return id < u->p.max_sessions ? 0 : -ERANGE;   /* the tunnel's TEID is fixed: nothing to ask */
+}
+
+int upf_fwd_tunnel(struct upf *u, uint32_t id, uint32_t *addr, uint32_t *teid)
+{
+	if (u->remote)
+		return upf_n4c_fwd_tunnel(u, id, addr, teid);
+	if (id >= u->p.max_sessions)
+		return -ERANGE;
+	*addr = u->p.n3_addr;
+	*teid = UPF_FWD_TEID(id);
 	return 0;
 }
 

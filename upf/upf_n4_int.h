@@ -126,6 +126,11 @@ struct n4_sess {
 	uint16_t up2cp_pdr, cp2up_pdr;
 	uint32_t up2cp_far;
 	uint32_t ul_far, dl_far;   /* rule IDs (0: none) */
+	/* the indirect forwarding tunnel (upf_n4_fwd.c): its PDR and FAR IDs (0: none), its
+	 * target (the data path's tunnel, upf_fwd_create; 0: none, DROP) */
+	uint16_t fwd_pdr;
+	uint32_t fwd_far;
+	uint32_t fwd_addr, fwd_teid;
 	struct n4_qer qers[N4_QER_MAX];
 	struct n4_urr urrs[N4_URR_MAX];
 	uint32_t tag;              /* random at each use, never 0: the UP SEID's high half (5.2) */
@@ -254,6 +259,15 @@ struct n4_qer *n4_qer_of(struct n4_sess *s, uint32_t id);
 int n4_pdr_refs(const struct pfcp_pdr *d, uint8_t dir, struct n4_sess *s, uint16_t *off);
 /* Name the rule a refusal is about (8.2.80) */
 void n4_fail_rule(struct n4_sess *s, uint8_t type, uint32_t id);
+
+/* upf_n4_fwd.c: the indirect forwarding tunnel of a Session Modification (TS 23.502
+ * 4.9.1.3.2-3): its Create / Update / Remove PDR and FAR taken out of m onto t (a copy of
+ * session id), *choose when its F-TEID is ours to choose (a Created PDR, UPF_FWD_TEID(id));
+ * 0 or cause 73 with *off. Then, once the rest is accepted, n4_fwd_apply puts the change from
+ * s to t into the data path (upf_fwd_create / _remove): 0 or -errno. */
+int n4_fwd_take(struct upf_n4 *n, struct pfcp_sess_mod_req *m, uint32_t id, struct n4_sess *t, bool *choose,
+		uint16_t *off);
+int n4_fwd_apply(struct upf_n4 *n, uint32_t id, const struct n4_sess *s, const struct n4_sess *t);
 
 /* upf_n4_urr.c: URRs (5.2.2). Take a Create URR (create) or an Update URR into u: 0, or cause 73
  * with *off set. */

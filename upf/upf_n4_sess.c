@@ -336,8 +336,12 @@ static void sess_mod(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 {
 	struct n4_sess t = *s;
 	uint16_t off = 0;
-	bool choose;
-	int rc = n4_rules_update(n, &n->in.mod, &t, &choose, &off);
+	bool choose = false, fwd_choose;
+	/* the forwarding tunnel's rules first, taken out of the message (upf_n4_fwd.c) */
+	int rc = n4_fwd_take(n, &n->in.mod, id, &t, &fwd_choose, &off);
+
+	if (!rc)
+		rc = n4_rules_update(n, &n->in.mod, &t, &choose, &off);
 
 	if (!rc && choose && !(t.r.ul_teid = teid_choose(n)))
 		rc = PFCP_CAUSE_NO_RESOURCES;
@@ -351,6 +355,11 @@ static void sess_mod(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 		log_rl(LOGL_WARN, N4_MOD, NULL, "session modification: data path refused: %s", strerror(-rc));
 		rc = upf_cause(rc, &off);
 		off = off ? (n->in.mod.n_pdr ? PFCP_IE_CREATE_PDR : PFCP_IE_UPDATE_FAR) : 0;
+	}
+	/* checked by n4_fwd_take (target, one per session): not refused here in practice */
+	if (!rc && n4_fwd_apply(n, id, s, &t) < 0) {
+		rc = PFCP_CAUSE_RULE_FAILURE;
+		off = PFCP_IE_CREATE_FAR;
 	}
 	if (rc) {
 		sess_rsp_rule(n, s->cp_seid, (uint8_t)rc, off, &t);
@@ -368,6 +377,8 @@ static void sess_mod(struct upf_n4 *n, struct n4_sess *s, uint32_t id)
 	sess_rsp(n, t.cp_seid, PFCP_CAUSE_ACCEPTED, 0);
 	if (choose)   /* 7.5.5.1: Created PDR, the F-TEID we allocated */
 		created(n, t.ul_pdr, t.fteid_flags, t.r.ul_teid);
+	if (fwd_choose)   /* ... and the forwarding tunnel's */
+		created(n, t.fwd_pdr, PFCP_FTEID_V4, UPF_FWD_TEID(id));
 	/* 7.5.5.2: Usage Reports of the URRs queried or removed */
 	n4_urr_mod_reports(n, &n->in.mod, s, &t, id);
 	t.watched = s->watched;   /* the list's links are the slot's, not the copy's */

@@ -44,6 +44,16 @@ struct n4c_sess {
 	/* the modification being sent moves an active downlink tunnel: PFCPSMReq-Flags SNDEM
 	 * (TS 29.244 8.2.31, 7.5.4.1), the UPF ends the old path with End Markers */
 	bool sndem;
+	/* The indirect forwarding tunnel (TS 23.502 4.9.1.3.2 steps 9-10, 4.9.1.3.3 step 21a):
+	 * fwd_want between upf_fwd_prepare / _create and _remove, its target (fwd_addr / fwd_teid,
+	 * the target gNB's DL forwarding F-TEID; addr 0: not known yet, the FAR DROPs); fwd_have
+	 * and fwd_sent_*: what the peer has or is being sent; fwd_op: what the modification in
+	 * flight does with it (N4C_FWD_*, for its retransmissions); fwd_up_*: its F-TEID on the
+	 * UPF (the Created PDR's after a CHOOSE, or ours; teid valid when fwd_up_addr != 0). */
+	bool fwd_want, fwd_have;
+	uint8_t fwd_op;
+	uint32_t fwd_addr, fwd_teid, fwd_sent_addr, fwd_sent_teid;
+	uint32_t fwd_up_addr, fwd_up_teid;
 	uint32_t busy;           /* transaction index + 1 in flight; 0: none */
 	uint32_t gen;            /* generation of want, bumped by each create */
 	uint32_t have_gen;       /* generation the peer's session was established for */
@@ -104,6 +114,14 @@ struct upf_n4c {
 	uint16_t from_port;
 	uint64_t cnt[UPF_N4C__MAX];
 };
+
+enum { N4C_FWD_NONE = 0, N4C_FWD_CREATE, N4C_FWD_UPDATE, N4C_FWD_REMOVE };
+
+/* upf_n4c_sess.c: upf.h's forwarding tunnel calls for a PFCP peer (upf_fwd.c) */
+int upf_n4c_fwd_prepare(struct upf *u, uint32_t id);
+int upf_n4c_fwd_create(struct upf *u, uint32_t id, uint32_t peer_addr, uint32_t peer_teid);
+int upf_n4c_fwd_remove(struct upf *u, uint32_t id);
+int upf_n4c_fwd_tunnel(struct upf *u, uint32_t id, uint32_t *addr, uint32_t *teid);
 
 /* upf_n4c.c */
 uint64_t n4c_now_ns(const struct upf_n4c *c);

@@ -39,14 +39,18 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "common/log.h"
 #include "upf/upf_n4c_int.h"
 
 enum { PDR_UL = 1, PDR_DL = 2, FAR_UL = 1, FAR_DL = 2, QER_1 = 1, URR_1 = 1 };
+/* The indirect forwarding tunnel's rules (TS 23.502 4.9.1.3.2 steps 9-10) */
+enum { PDR_FWD = 3, FAR_FWD = 3 };
 /* The CHOOSE ID of the uplink PDR (8.2.3: any value; one F-TEID for the PDRs that share it, as
- * Open5GS's SMF sends it) */
-enum { CHOOSE_ID_UL = 1 };
+ * Open5GS's SMF sends it), and of the forwarding PDR (its own F-TEID) */
+enum { CHOOSE_ID_UL = 1, CHOOSE_ID_FWD = 2 };
 
 int n4c_sess_init(struct upf_n4c *c)
 {
@@ -111,6 +115,18 @@ static bool tunnel_moved(const struct upf_session_rule *a, const struct upf_sess
 	       (a->gnb_teid != b->gnb_teid || a->gnb_addr != b->gnb_addr || memcmp(a->gnb_addr6, b->gnb_addr6, 16));
 }
 
+/* What the next modification does with the forwarding tunnel (N4C_FWD_*) */
+static uint8_t fwd_op_of(const struct n4c_sess *s)
+{
+	if (s->fwd_want && !s->fwd_have)
+		return N4C_FWD_CREATE;
+	if (!s->fwd_want && s->fwd_have)
+		return N4C_FWD_REMOVE;
+	if (s->fwd_want && (s->fwd_addr != s->fwd_sent_addr || s->fwd_teid != s->fwd_sent_teid))
+		return N4C_FWD_UPDATE;
+	return N4C_FWD_NONE;
+}
+
 static void sess_sync(struct upf_n4c *c, uint32_t id)
 {
 	struct n4c_sess *s = &c->sess[id];
@@ -137,15 +153,22 @@ static void sess_sync(struct upf_n4c *c, uint32_t id)
 		}
 		s->sent = s->r;
 		s->have_peer = s->peer;
+		s->fwd_have = false;   /* a new session: a forwarding tunnel follows in a modification */
+		s->fwd_sent_addr = s->fwd_sent_teid = 0;
 		/* CHOOSE only when the SMF hears which F-TEID the UPF took (on_est_done) */
 		s->choose = c->peers[s->peer].ftup && s->est_wait && s->r.ul_teid;
 		send_req(c, id, TXN_EST, s->peer);
-	} else if (s->have && (s->resync || !rule_eq(&s->sent, &s->r))) {
+	} else if (s->have && (s->resync || !rule_eq(&s->sent, &s->r) || fwd_op_of(s))) {
 		if (c->peers[s->peer].st == AS_UNREACH)
 			return;   /* held until it answers again (n4c_sess_peer_resume) */
 		/* a resync sends again what went unanswered: its SNDEM with it (the UPF may not
 		 * have switched yet) */
 		s->sndem = tunnel_moved(&s->sent, &s->r) || (s->resync && s->sndem);
+		/* ... and what it did with the forwarding tunnel */
+		s->fwd_op = fwd_op_of(s) ? fwd_op_of(s) : s->resync ? s->fwd_op : N4C_FWD_NONE;
+		s->fwd_have = s->fwd_want;
+		s->fwd_sent_addr = s->fwd_addr;
+		s->fwd_sent_teid = s->fwd_teid;
 		s->resync = false;
 		s->sent = s->r;
 		send_req(c, id, TXN_MOD, s->peer);
@@ -345,6 +368,72 @@ static void build_est(struct upf_n4c *c, const struct upf_n4c_p *p, const struct
 				       .urr_id = URR_1, .method = PFCP_MM_VOLUM };
 }
 
+/* FAR 3, the forwarding tunnel's: FORW to the target gNB's DL forwarding F-TEID (TS 38.413
+ * 9.3.4.11), Destination Interface Access, Type N3 for data forwarding (8.2.118); DROP while
+ * the target is not known yet (the F-TEID asked for at the preparation, upf.h) */
+static void far_fwd(struct pfcp_far *f, const struct n4c_sess *s)
+{
+	memset(f, 0, sizeof(*f));
+	f->has = PFCP_FAR_ID | PFCP_FAR_APPLY;
+	f->far_id = FAR_FWD;
+	if (!s->fwd_sent_addr) {
+		f->apply = PFCP_AA_DROP;
+		return;
+	}
+	f->apply = PFCP_AA_FORW;
+	f->has |= PFCP_FAR_FWD;
+	f->fwd.has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC | PFCP_FWD_DEST_IF_TYPE;
+	f->fwd.dest_if = PFCP_IF_ACCESS;
+	f->fwd.dest_if_type = PFCP_IFT_N3_FWD;
+	f->fwd.ohc.desc = PFCP_OHC_GTPU4;
+	f->fwd.ohc.teid = s->fwd_sent_teid;
+	ipv4(f->fwd.ohc.ipv4, s->fwd_sent_addr);
+}
+
+/* TS 23.502 4.9.1.3.2 steps 9-10 / 4.9.1.3.3 step 21a: the indirect forwarding tunnel in the
+ * modification: PDR 3 (Source Access, Type N3 for data forwarding, its own F-TEID: CHOOSE with
+ * CHOOSE ID 2 when the UPF allocates, else ours; Outer Header Removal GTP-U/UDP/IPv4) with
+ * FAR 3 created, FAR 3 updated to the target, or both removed. */
+static void fwd_build(struct upf_n4c *c, const struct n4c_sess *s)
+{
+	struct pfcp_sess_mod_req *m = &c->out.mod;
+	struct pfcp_pdr *d;
+
+	switch (s->fwd_op) {
+	case N4C_FWD_CREATE:
+		d = &m->pdr[m->n_pdr++];
+		memset(d, 0, sizeof(*d));
+		d->has = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID | PFCP_PDR_OHR;
+		d->pdr_id = PDR_FWD;
+		d->precedence = 255;
+		d->pdi.has = PFCP_PDI_SRC_IF | PFCP_PDI_SRC_IF_TYPE | PFCP_PDI_F_TEID;
+		d->pdi.src_if = PFCP_IF_ACCESS;
+		d->pdi.src_if_type = PFCP_IFT_N3_FWD;
+		if (!s->fwd_up_addr) {   /* 8.2.3: the UPF picks; answered in a Created PDR */
+			d->pdi.fteid.flags = PFCP_FTEID_V4 | PFCP_FTEID_CH | PFCP_FTEID_CHID;
+			d->pdi.fteid.choose_id = CHOOSE_ID_FWD;
+		} else {
+			d->pdi.fteid.flags = PFCP_FTEID_V4;
+			d->pdi.fteid.teid = s->fwd_up_teid;
+			ipv4(d->pdi.fteid.ipv4, s->fwd_up_addr);
+		}
+		d->ohr.desc = PFCP_OHR_GTPU_UDP_IPV4;
+		d->far_id = FAR_FWD;
+		m->has |= PFCP_SMR_PDR | PFCP_SMR_FAR;
+		far_fwd(&m->far[m->n_far++], s);
+		break;
+	case N4C_FWD_UPDATE:
+		m->has |= PFCP_SMR_UPD_FAR;
+		far_fwd(&m->upd_far[m->n_upd_far++], s);
+		break;
+	case N4C_FWD_REMOVE:
+		m->has |= PFCP_SMR_RM_PDR | PFCP_SMR_RM_FAR;
+		m->rm_pdr[m->n_rm_pdr++] = (struct pfcp_rm){ .has = PFCP_RM_ID, .id = PDR_FWD };
+		m->rm_far[m->n_rm_far++] = (struct pfcp_rm){ .has = PFCP_RM_ID, .id = FAR_FWD };
+		break;
+	}
+}
+
 int n4c_sess_build(struct upf_n4c *c, const struct n4c_txn *t)
 {
 	const struct n4c_sess *s = &c->sess[t->sess];
@@ -367,6 +456,7 @@ int n4c_sess_build(struct upf_n4c *c, const struct n4c_txn *t)
 			c->out.mod.has |= PFCP_SMR_FLAGS;
 			c->out.mod.flags = PFCP_SMF_SNDEM;
 		}
+		fwd_build(c, s);
 		return 0;
 	case TXN_DEL:   /* 7.5.6: no IE */
 		c->out.h.type = PFCP_SESS_DEL_REQ;
@@ -392,12 +482,12 @@ static void usage(struct n4c_sess *s, const struct pfcp_usage_report *ur, unsign
 
 /* 7.5.3.2: the F-TEID the UPF allocated for our CHOOSE, from the Created PDR of the uplink
  * PDR (IPv4: the SMF's N3 side of a PFCP peer is IPv4). false when there is none. */
-static bool created_fteid(const struct pfcp_sess_rsp *r, uint32_t *teid, uint32_t *addr)
+static bool created_fteid(const struct pfcp_sess_rsp *r, uint16_t pdr, uint32_t *teid, uint32_t *addr)
 {
 	for (unsigned k = 0; k < r->n_created && (r->has & PFCP_SRSP_CREATED_PDR); k++) {
 		const struct pfcp_created_pdr *cp = &r->created[k];
 
-		if (cp->pdr_id != PDR_UL || !(cp->has & PFCP_CPDR_F_TEID) || (cp->fteid.flags & PFCP_FTEID_CH) ||
+		if (cp->pdr_id != pdr || !(cp->has & PFCP_CPDR_F_TEID) || (cp->fteid.flags & PFCP_FTEID_CH) ||
 		    !(cp->fteid.flags & PFCP_FTEID_V4) || !cp->fteid.teid)
 			continue;
 		*teid = cp->fteid.teid;
@@ -429,7 +519,7 @@ static void est_answered(struct upf_n4c *c, const struct n4c_txn *t, enum upf_es
 		if (!s->choose) {
 			res.ul_teid = upf_n4c_cp_teid(c, s->sent.ul_teid);
 			res.n3_addr = p->pp.n3_addr;
-		} else if (!created_fteid(&c->in.rsp, &res.ul_teid, &res.n3_addr)) {
+		} else if (!created_fteid(&c->in.rsp, PDR_UL, &res.ul_teid, &res.n3_addr)) {
 			/* 7.5.3.2: a UP function that allocated an F-TEID returns it in a Created PDR */
 			inet_ntop(AF_INET, &p->pp.addr, a, sizeof(a));
 			log_rl(LOGL_WARN, N4C_MOD, NULL, "%s (%s): establishment accepted without the uplink PDR's "
@@ -443,6 +533,22 @@ static void est_answered(struct upf_n4c *c, const struct n4c_txn *t, enum upf_es
 	if (res.status != UPF_EST_OK)
 		s->lost = true;   /* never sent again: the SMF removes it (upf.h on_est_done) */
 	p->pp.on_est_done(p->pp.cb_arg, t->sess, &res);
+}
+
+/* The accepted modification's forwarding tunnel: the F-TEID the UPF chose (7.5.5.1 Created
+ * PDR); one accepted without it is not usable: removed again, the handover goes without. */
+static void fwd_answered(struct upf_n4c *c, const struct n4c_txn *t, struct n4c_sess *s)
+{
+	if (s->fwd_op == N4C_FWD_REMOVE && !s->fwd_want)
+		s->fwd_up_addr = s->fwd_up_teid = 0;
+	if (s->fwd_op == N4C_FWD_CREATE && !s->fwd_up_addr && s->fwd_want &&
+	    !created_fteid(&c->in.rsp, PDR_FWD, &s->fwd_up_teid, &s->fwd_up_addr)) {
+		log_rl(LOGL_WARN, N4C_MOD, NULL, "%s: session %u: forwarding PDR accepted without its F-TEID in a "
+		       "Created PDR (CHOOSE asked): removed", c->peers[t->peer].name, t->sess);
+		s->fwd_want = false;
+		s->fwd_addr = s->fwd_teid = 0;
+	}
+	s->fwd_op = N4C_FWD_NONE;
 }
 
 void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool rsp)
@@ -505,6 +611,18 @@ void n4c_sess_done(struct upf_n4c *c, const struct n4c_txn *t, uint32_t i, bool 
 	case TXN_MOD:
 		if (ok) {
 			usage(s, r->usage, r->n_usage);
+			fwd_answered(c, t, s);
+			break;
+		}
+		if (rsp && s->fwd_op != N4C_FWD_NONE && r->cause != PFCP_CAUSE_SESSION_NOT_FOUND) {
+			/* 7.5.5: refused, the UPF keeps the earlier rules: the handover goes on without
+			 * forwarding (smf_ho.c), the session stays; its rules are sent again */
+			log_rl(LOGL_WARN, N4C_MOD, NULL, "%s: session %u: forwarding tunnel refused, none used",
+			       c->peers[t->peer].name, t->sess);
+			s->fwd_want = s->fwd_have = false;
+			s->fwd_addr = s->fwd_teid = s->fwd_up_addr = s->fwd_up_teid = 0;
+			s->fwd_op = N4C_FWD_NONE;
+			s->resync = true;
 			break;
 		}
 		if (!rsp && c->peers[t->peer].st == AS_UNREACH) {
@@ -706,6 +824,8 @@ int upf_n4c_sess_create(struct upf *u, uint32_t id, const struct upf_session_rul
 	s->gen = s->gen == UINT32_MAX ? 1 : s->gen + 1;
 	s->r = *r;
 	memset(&s->st, 0, sizeof(s->st));
+	s->fwd_want = false;
+	s->fwd_addr = s->fwd_teid = s->fwd_up_addr = s->fwd_up_teid = 0;
 	p->nsess++;
 	sess_sync(p->c, id);
 	return 0;
@@ -750,5 +870,133 @@ int upf_n4c_sess_stats(struct upf *u, uint32_t id, struct upf_session_stats *out
 	if (rc)
 		return rc;
 	*out = s->st;
+	return 0;
+}
+
+/* ---- the indirect forwarding tunnel (upf.h upf_fwd_*) ---- */
+
+int upf_n4c_fwd_prepare(struct upf *u, uint32_t id)
+{
+	struct upf_n4c_p *p = u->remote;
+	struct n4c_sess *s;
+	int rc = slot_of(u, id, NULL, &s);
+
+	if (rc)
+		return rc;
+	if (s->lost)
+		return -ENOTCONN;
+	if (s->fwd_want)
+		return -EEXIST;
+	s->fwd_want = true;
+	s->fwd_addr = s->fwd_teid = 0;
+	s->fwd_up_addr = s->fwd_up_teid = 0;
+	if (!p->ftup) {   /* 5.5.3.1: ours to allocate, unique per SMF node as the uplink's */
+		s->fwd_up_teid = UPF_FWD_TEID_BIT | upf_n4c_cp_teid(p->c, id + 1);
+		s->fwd_up_addr = p->pp.n3_addr;
+	}
+	sess_sync(p->c, id);
+	return 0;
+}
+
+int upf_n4c_fwd_create(struct upf *u, uint32_t id, uint32_t peer_addr, uint32_t peer_teid)
+{
+	struct upf_n4c_p *p = u->remote;
+	struct n4c_sess *s;
+	int rc = slot_of(u, id, NULL, &s);
+
+	if (rc)
+		return rc;
+	if (!peer_addr || peer_addr == p->pp.n3_addr)
+		return -EINVAL;   /* as in process: no target, or a relay to itself */
+	if (s->fwd_want && s->fwd_addr)
+		return -EEXIST;
+	if (!s->fwd_want && (rc = upf_n4c_fwd_prepare(u, id)))
+		return rc;
+	s->fwd_addr = peer_addr;
+	s->fwd_teid = peer_teid;
+	sess_sync(p->c, id);
+	return 0;
+}
+
+int upf_n4c_fwd_remove(struct upf *u, uint32_t id)
+{
+	struct n4c_sess *s;
+	int rc = slot_of(u, id, NULL, &s);
+
+	if (rc)
+		return rc;
+	if (!s->fwd_want)
+		return -ENOENT;
+	s->fwd_want = false;
+	s->fwd_addr = s->fwd_teid = 0;
+	sess_sync(u->remote->c, id);
+	return 0;
+}
+
+/* A Session Modification Response with Cause 1 (TS 29.244 7.2.2, 7.5.5: the header, then
+ * TLV IEs; a bounded walk, nothing decoded beyond the Cause) */
+static bool mod_accepted(const uint8_t *b, size_t n)
+{
+	size_t end, off = 16;   /* 7.2.2.1: version, S set (a SEID), type, length, SEID, sequence */
+
+	if (n < 16 || b[0] >> 5 != 1 || !(b[0] & 1) || b[1] != PFCP_SESS_MOD_RSP)
+		return false;
+	end = 4 + ((size_t)b[2] << 8 | b[3]);
+	if (end > n)
+		return false;
+	while (off + 4 <= end) {
+		uint16_t type = (uint16_t)(b[off] << 8 | b[off + 1]), len = (uint16_t)(b[off + 2] << 8 | b[off + 3]);
+
+		if (off + 4 + len > end)
+			return false;
+		if (type == PFCP_IE_CAUSE)
+			return len >= 1 && b[off + 4] == PFCP_CAUSE_ACCEPTED;
+		off += 4 + (size_t)len;
+	}
+	return false;
+}
+
+/* The Session Modification Responses with Cause 1 already in the socket, taken now in arrival
+ * order up to the first datagram that is anything else (left to the loop). The SMF asks for
+ * the forwarding tunnel's F-TEID at the Handover Required and needs it when it handles the
+ * target's acknowledge (upf.h upf_fwd_prepare); measured in e2e pfcp-ho-n2-indirect, the
+ * UPF's answer (0.1-0.5 ms) is often in the socket already then but behind the acknowledge in
+ * the same loop turn. An accepted modification's answer calls nothing of the SMF (n4c_sess_done:
+ * usage, the forwarding F-TEID, the next request), so this is safe inside an SMF action.
+ * Never waits. */
+static void take_mod_answers(struct upf_n4c *c)
+{
+	static uint8_t b[PFCP_MSG_MAX_LEN];   /* the control thread's only */
+
+	for (int k = 0; c->fd >= 0 && k < 64; k++) {
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(c->fd, b, sizeof(b), MSG_PEEK | MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+
+		if (n < 0 || !mod_accepted(b, (size_t)n))
+			return;
+		fl = sizeof(from);
+		n = recvfrom(c->fd, b, sizeof(b), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+		if (n < 0)
+			return;
+		upf_n4c_input(c, from.sin_addr.s_addr, ntohs(from.sin_port), b, (size_t)n);
+	}
+}
+
+int upf_n4c_fwd_tunnel(struct upf *u, uint32_t id, uint32_t *addr, uint32_t *teid)
+{
+	struct n4c_sess *s;
+	int rc = slot_of(u, id, NULL, &s);
+
+	if (rc)
+		return rc;
+	if (!s->fwd_want)
+		return -ENOENT;
+	if (!s->fwd_up_addr)
+		take_mod_answers(u->remote->c);
+	if (!s->fwd_up_addr)
+		return -EINPROGRESS;   /* CHOOSE asked, not answered yet */
+	*addr = s->fwd_up_addr;
+	*teid = s->fwd_up_teid;
 	return 0;
 }

@@ -146,7 +146,7 @@ enum pfcp_iface { PFCP_IF_ACCESS = 0, PFCP_IF_CORE = 1, PFCP_IF_SGI_LAN = 2, PFC
 
 /* TS 29.244 8.2.118 3GPP Interface Type (Source Interface Type in a PDI, Destination
  * Interface Type in Forwarding Parameters): 6 bits */
-enum { PFCP_IFT_N3_3GPP = 11, PFCP_IFT_N9 = 15, PFCP_IFT_SGI = 16, PFCP_IFT_N6 = 17 };
+enum { PFCP_IFT_N3_3GPP = 11, PFCP_IFT_N3_FWD = 14, PFCP_IFT_N9 = 15, PFCP_IFT_SGI = 16, PFCP_IFT_N6 = 17 };
 /* TS 29.244 8.2.79 PDN Type (3 bits) */
 enum { PFCP_PDN_IPV4 = 1, PFCP_PDN_IPV6 = 2, PFCP_PDN_IPV4V6 = 3, PFCP_PDN_NON_IP = 4, PFCP_PDN_ETHERNET = 5 };
 

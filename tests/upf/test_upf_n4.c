@@ -849,6 +849,145 @@ static void t_unsupported(void **state)
 	dl(0x99);
 }
 
+/* A forwarding G-PDU from the source gNB to teid: where the data path sends it (the TEID it
+ * carries on, 0 when it is not relayed) */
+static uint32_t fwd_relay(uint32_t teid)
+{
+	uint8_t inner[100], gtp[200], frame[300];
+	size_t gl, fl;
+	struct run r;
+
+	pkt_inner_udp(inner, ip("198.51.100.2"), ip(UE), sizeof(inner));
+	gl = pkt_gpdu(gtp, teid, 5, 0, inner, sizeof(inner));
+	fl = pkt_gtpu_frame(frame, N3_MAC, GNB_MAC, ip(GNB), ip(N3), gtp, gl);
+	xdp(n3_if, frame, fl, &r);
+	if (r.verdict != XDP_TX && r.verdict != XDP_REDIRECT)
+		return 0;
+	return pkt_rd32(r.out + PKT_ETH + PKT_IP + PKT_UDP + 4);
+}
+
+/* Modification seq on seid with the forwarding PDR 3 (Source Access, Type 14 N3 for data
+ * forwarding, F-TEID CHOOSE, OHR) and its FAR 3 to the target tunnel (teid; on GNB's address,
+ * the one neighbour the data path knows here) */
+static void fwd_req(uint32_t seq, uint64_t seid, uint32_t teid)
+{
+	struct pfcp_pdr *d = &Q.mod.pdr[0];
+	struct pfcp_far *f = &Q.mod.far[0];
+
+	sess_req(PFCP_SESS_MOD_REQ, seq, seid);
+	Q.mod.has = PFCP_SMR_PDR | PFCP_SMR_FAR;
+	Q.mod.n_pdr = Q.mod.n_far = 1;
+	d->has = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID | PFCP_PDR_OHR;
+	d->pdr_id = 3;
+	d->precedence = 255;
+	d->pdi.has = PFCP_PDI_SRC_IF | PFCP_PDI_SRC_IF_TYPE | PFCP_PDI_F_TEID;
+	d->pdi.src_if = PFCP_IF_ACCESS;
+	d->pdi.src_if_type = PFCP_IFT_N3_FWD;
+	d->pdi.fteid.flags = PFCP_FTEID_V4 | PFCP_FTEID_CH;
+	d->ohr.desc = PFCP_OHR_GTPU_UDP_IPV4;
+	d->far_id = 3;
+	f->has = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD;
+	f->far_id = 3;
+	f->apply = PFCP_AA_FORW;
+	f->fwd.has = PFCP_FWD_DEST_IF | PFCP_FWD_OHC;
+	f->fwd.dest_if = PFCP_IF_ACCESS;
+	f->fwd.ohc.desc = PFCP_OHC_GTPU4;
+	f->fwd.ohc.teid = teid;
+	memcpy(f->fwd.ohc.ipv4, &(uint32_t){ ip(GNB) }, 4);
+}
+
+static void fwd_refused(uint16_t offending, uint8_t rule_type, uint32_t rule_id)
+{
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
+	assert_true(R.rsp.has & PFCP_SRSP_OFFENDING);
+	assert_int_equal(R.rsp.offending_ie, offending);
+	assert_true(R.rsp.has & PFCP_SRSP_FAILED_RULE);   /* 8.2.80 */
+	assert_int_equal(R.rsp.failed_rule.type, rule_type);
+	assert_int_equal(R.rsp.failed_rule.id, rule_id);
+}
+
+/* Issue 32 (indirect forwarding over N4, TS 23.502 4.9.1.3.2 steps 9-10 / 4.9.1.3.3 step 21a):
+ * a forwarding PDR + FAR in a Session Modification becomes the data path's forwarding tunnel
+ * (UPF_FWD_TEID(id), answered in a Created PDR for CHOOSE, TS 29.244 7.5.5.1), its FAR
+ * updated to another target, DROP, then removed (7.5.4.6-7); what it cannot do is cause 73 +
+ * Offending IE + Failed Rule ID, the session unchanged. */
+static void t_fwd(void **state)
+{
+	uint32_t teid, ft;
+	uint64_t seid;
+
+	(void)state;
+	associate(1, CP_RECOVERY);
+	seid = establish(2, 0xf00, UE, 0, &teid);
+	fwd_req(3, seid, 0x2001);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(R.rsp.n_created, 1);
+	assert_int_equal(R.rsp.created[0].pdr_id, 3);
+	ft = R.rsp.created[0].fteid.teid;
+	assert_int_equal(ft, UPF_FWD_TEID(0));
+	assert_memory_equal(R.rsp.created[0].fteid.ipv4, &(uint32_t){ ip(N3) }, 4);
+	assert_int_equal(fwd_relay(ft), 0x2001);
+	ul_ok(teid);   /* the session's own rules unchanged */
+	dl(0x99);
+	/* refused, each changing nothing: a second forwarding PDR */
+	fwd_req(4, seid, 0x2002);
+	Q.mod.pdr[0].pdr_id = 4;
+	Q.mod.pdr[0].far_id = Q.mod.far[0].far_id = 4;
+	fwd_refused(PFCP_IE_CREATE_PDR, PFCP_RULE_PDR, 4);
+	/* FAR 3 removed while PDR 3 names it */
+	sess_req(PFCP_SESS_MOD_REQ, 5, seid);
+	Q.mod.has = PFCP_SMR_RM_FAR;
+	Q.mod.n_rm_far = 1;
+	Q.mod.rm_far[0] = (struct pfcp_rm){ .has = PFCP_RM_ID, .id = 3 };
+	fwd_refused(PFCP_IE_REMOVE_FAR, PFCP_RULE_FAR, 3);
+	/* the target over IPv6, or on our own N3 address (a relay loop): Update FAR refused */
+	mod_far(6, seid, 0x2003, 0);
+	Q.mod.upd_far[0].far_id = 3;
+	Q.mod.upd_far[0].fwd.ohc.desc = PFCP_OHC_GTPU6;
+	fwd_refused(PFCP_IE_UPDATE_FAR, PFCP_RULE_FAR, 3);
+	mod_far(7, seid, 0x2003, 0);
+	Q.mod.upd_far[0].far_id = 3;
+	memcpy(Q.mod.upd_far[0].fwd.ohc.ipv4, &(uint32_t){ ip(N3) }, 4);
+	fwd_refused(PFCP_IE_UPDATE_FAR, PFCP_RULE_FAR, 3);
+	assert_int_equal(fwd_relay(ft), 0x2001);
+	/* to another target: the tunnel follows */
+	mod_far(8, seid, 0x2004, 0);
+	Q.mod.upd_far[0].far_id = 3;
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(fwd_relay(ft), 0x2004);
+	/* the end of forwarding: Remove PDR 3 + Remove FAR 3; the session's rules as before */
+	sess_req(PFCP_SESS_MOD_REQ, 9, seid);
+	Q.mod.has = PFCP_SMR_RM_PDR | PFCP_SMR_RM_FAR;
+	Q.mod.n_rm_pdr = Q.mod.n_rm_far = 1;
+	Q.mod.rm_pdr[0] = (struct pfcp_rm){ .has = PFCP_RM_ID, .id = 3 };
+	Q.mod.rm_far[0] = (struct pfcp_rm){ .has = PFCP_RM_ID, .id = 3 };
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(fwd_relay(ft), 0);
+	ul_ok(teid);
+	dl(0x99);
+	/* a CP-chosen forwarding F-TEID: only the one the data path has for the session */
+	fwd_req(10, seid, 0x2005);
+	Q.mod.pdr[0].pdi.fteid.flags = PFCP_FTEID_V4;
+	Q.mod.pdr[0].pdi.fteid.teid = UPF_FWD_TEID(1);
+	memcpy(Q.mod.pdr[0].pdi.fteid.ipv4, &(uint32_t){ ip(N3) }, 4);
+	fwd_refused(PFCP_IE_F_TEID, PFCP_RULE_PDR, 3);
+	Q.mod.pdr[0].pdi.fteid.teid = UPF_FWD_TEID(0);
+	Q.h.seq = 11;
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(R.rsp.n_created, 0);
+	assert_int_equal(fwd_relay(ft), 0x2005);
+	/* deleted with the session */
+	sess_req(PFCP_SESS_DEL_REQ, 12, seid);
+	xchg();
+	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(fwd_relay(ft), 0);
+}
+
 /* TS 29.244 7.6 and 6.4: garbage, truncated, wrong-version and stale input is
  * answered as the spec says or dropped, counted, and changes nothing. */
 static void t_garbage(void **state)
@@ -1436,6 +1575,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_ipv6_refused, setup6, teardown),
 		cmocka_unit_test_setup_teardown(t_ipv6_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_nat, setup6, teardown),
+		cmocka_unit_test_setup_teardown(t_fwd, setup, teardown),
 		cmocka_unit_test(t_open_errors),
 	};
 

@@ -511,6 +511,76 @@ static void t_sndem(void **state)
 	assert_int_equal(ccnt(UPF_N4C_REFUSED), 0);
 }
 
+/* A G-PDU from the source gNB to the forwarding tunnel teid: the TEID the data path relays it
+ * with (to the target), 0 when it does not */
+static uint32_t fwd_relay(uint32_t teid)
+{
+	static const uint8_t n3_mac[6] = { 2, 0, 0, 0, 3, 1 };
+	uint8_t inner[100], gtp[200], frame[300], out[2048];
+	uint32_t len = sizeof(out);
+	size_t gl, fl;
+	int v;
+
+	pkt_inner_udp(inner, ip("198.51.100.2"), ip("172.16.0.17"), sizeof(inner));
+	gl = pkt_gpdu(gtp, teid, 9, 0, inner, sizeof(inner));
+	fl = pkt_gtpu_frame(frame, n3_mac, GNB_MAC, ip(GNB), ip(N3), gtp, gl);
+	v = tn_xdp_run(upf_prog_fd(U), n3_if, frame, fl, out, &len);
+	assert_true(v >= 0);
+	if (v != XDP_TX && v != XDP_REDIRECT)
+		return 0;
+	return pkt_rd32(out + PKT_ETH + PKT_IP + PKT_UDP + 4);
+}
+
+/* Issue 32 (indirect forwarding over N4, TS 23.502 4.9.1.3.2 steps 9-10, 4.9.1.3.3 step 21a):
+ * upf_fwd_prepare asks the UPF (FTUP) for the forwarding tunnel's F-TEID (Create PDR 3 with
+ * CHOOSE, FAR 3 DROP), upf_fwd_tunnel gives it once answered (7.5.5.1 Created PDR),
+ * upf_fwd_create points FAR 3 at the target (the data path relays), upf_fwd_remove removes
+ * PDR 3 and FAR 3 (relay gone, the session as before). A refused one is dropped, the session
+ * kept. */
+static void t_fwd(void **state)
+{
+	struct upf_session_rule r = rule(7, UPF_DL_ACTIVE);
+	uint32_t a = 0, t = 0;
+
+	(void)state;
+	associate();
+	assert_int_equal(upf_fwd_prepare(P, 7), -ENOENT);   /* no session */
+	assert_int_equal(upf_session_create(P, 7, &r), 0);
+	pump(5);
+	assert_int_equal(upf_fwd_tunnel(P, 7, &a, &t), -ENOENT);
+	assert_int_equal(upf_fwd_prepare(P, 7), 0);
+	assert_int_equal(upf_fwd_prepare(P, 7), -EEXIST);
+	assert_int_equal(upf_fwd_tunnel(P, 7, &a, &t), -EINPROGRESS);
+	pump(5);
+	assert_int_equal(upf_fwd_tunnel(P, 7, &a, &t), 0);
+	assert_int_equal(a, ip(N3));
+	assert_int_equal(t, UPF_FWD_TEID(0));   /* the server's session 0 */
+	assert_int_equal(fwd_relay(t), 0);      /* DROP: no target yet */
+	assert_int_equal(upf_fwd_create(P, 7, ip(N3), 0x2007), -EINVAL);   /* a relay to itself */
+	assert_int_equal(upf_fwd_create(P, 7, 0, 0x2007), -EINVAL);
+	assert_int_equal(upf_fwd_create(P, 7, ip(GNB), 0x2007), 0);
+	assert_int_equal(upf_fwd_create(P, 7, ip(GNB), 0x2008), -EEXIST);
+	pump(5);
+	assert_int_equal(fwd_relay(t), 0x2007);
+	assert_int_equal(dl_teid(r.ue_addr), r.gnb_teid);
+	assert_int_equal(upf_fwd_remove(P, 7), 0);
+	assert_int_equal(upf_fwd_remove(P, 7), -ENOENT);
+	pump(5);
+	assert_int_equal(fwd_relay(t), 0);
+	assert_int_equal(upf_fwd_tunnel(P, 7, &a, &t), -ENOENT);
+	assert_int_equal(n_mod, 3);
+	/* refused by the UPF (its data path's tunnel of that session taken: cause 73): dropped,
+	 * the session kept and its rules sent again */
+	assert_int_equal(upf_fwd_create(U, 0, ip(GNB), 0x3000), 0);
+	assert_int_equal(upf_fwd_create(P, 7, ip(GNB), 0x2009), 0);
+	pump(5);
+	assert_int_equal(ccnt(UPF_N4C_REFUSED), 1);
+	assert_int_equal(upf_fwd_tunnel(P, 7, &a, &t), -ENOENT);
+	assert_int_equal(lost_events[UPF_LOST_REFUSED] + lost_events[UPF_LOST_TIMEOUT], 0);
+	assert_int_equal(dl_teid(r.ue_addr), r.gnb_teid);
+	assert_int_equal(upf_n4_sessions(N), 1);
+}
+
 /* Removed while its establishment is in flight: deleted once answered. Created again at
  * once on the same id: its establishment follows that deletion (one SEID each). */
 static void t_remove_in_flight(void **state)
@@ -886,7 +956,7 @@ static void t_api(void **state)
 	assert_int_equal(upf_session_create(P, 0, &r), -EINVAL);
 	assert_int_equal(modify(P, 0, 0), -ENOENT);
 	assert_int_equal(upf_session_remove(P, 0), -ENOENT);
-	assert_int_equal(upf_fwd_create(P, 0, ip(GNB), 1), -EOPNOTSUPP);
+	assert_int_equal(upf_fwd_create(P, 0, ip(GNB), 1), -ENOENT);   /* no such session (t_fwd) */
 	/* NAT is the UPF's decision over N4 (upf_n4_rule.c): a rule asking for it is refused,
 	 * not silently lost */
 	r = rule(0, UPF_DL_ACTIVE);
@@ -1285,6 +1355,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_est_shape, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_ports, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_sndem, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_fwd, setup, teardown),
 	};
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown_checked);
