@@ -60,6 +60,7 @@ static const char *const counter_names[UPF_STAT__MAX] = {
 	[UPF_CNT_DROP_BAD_SRC6] = "drop_bad_src6",
 	[UPF_CNT_DROP_SDF] = "drop_sdf",
 	[UPF_CNT_UL_TO_CP] = "ul_to_cp",
+	[UPF_CNT_DROP_FAR] = "drop_far",
 	[UPF_CNT_DROP_FAMILY] = "drop_family",
 	[UPF_CNT_DROP_NO_SESSION6] = "drop_no_session6",
 	[UPF_CNT_UL_RS] = "ul_rs",
@@ -695,7 +696,8 @@ static int rule_check(const struct upf *u, uint32_t id, const struct upf_session
 static void rules_write(struct upf *u, uint32_t id, const struct upf_session_rule *r)
 {
 	struct upf_dl_slot d = {
-		.flags = UPF_RULE_VALID | (r->dl_state == UPF_DL_BUFFER ? UPF_RULE_BUFFER : 0),
+		.flags = UPF_RULE_VALID | (r->dl_state == UPF_DL_BUFFER ? UPF_RULE_BUFFER : 0) |
+			 (r->dl_drop ? UPF_RULE_DROP : 0),
 		.sess_id = id,
 		.gnb_teid = htonl(r->gnb_teid),
 		.qfi = r->qfi,
@@ -710,7 +712,8 @@ static void rules_write(struct upf *u, uint32_t id, const struct upf_session_rul
 	struct upf_dl_rule *e6 = dl6_entry(u, r->ue_prefix6);
 	struct upf_ul_slot ul = {
 		.flags = UPF_RULE_VALID | (r->ue_addr ? UPF_RULE_V4 : 0) | (e6 ? UPF_RULE_V6 : 0) |
-			 (r->nat && r->ue_addr ? UPF_RULE_NAT : 0) | (u->sess[id].sdf ? UPF_RULE_SDF : 0),
+			 (r->nat && r->ue_addr ? UPF_RULE_NAT : 0) | (u->sess[id].sdf ? UPF_RULE_SDF : 0) |
+			 (r->ul_drop ? UPF_RULE_DROP : 0),
 		.sess_id = id,
 		.ue_addr = r->ue_addr,
 		.qfi = r->qfi,

@@ -187,6 +187,10 @@ struct upf_session_rule {
 	uint64_t ambr_ul_bps;    /* session-AMBR, bits/s; 0 = not policed */
 	uint64_t ambr_dl_bps;
 	enum upf_dl_state dl_state;
+	/* Drop the session's uplink / downlink in the data path, counted per session (ul_drops /
+	 * dl_drops) and drop_far: a FAR with Apply Action DROP (TS 29.244 8.2.26, 5.2.1), or a URR
+	 * at its Volume / Time Quota (5.2.2.2). dl_drop wins over UPF_DL_BUFFER (nothing buffered). */
+	bool ul_drop, dl_drop;
 };
 
 struct upf_session_stats {

@@ -58,6 +58,11 @@
 /* Uplink: the session has PDRs with selecting SDF filters (TS 29.244 8.2.5): the packet is
  * matched against its PDR list (ul_pdrs{sess_id}, precedence order) before anything else. */
 #define UPF_RULE_SDF 0x40u
+/* Either direction: the session's PDR in that direction has a FAR with Apply Action DROP (TS
+ * 29.244 8.2.26, 5.2.1), or one of its URRs has reached its Volume / Time Quota (5.2.2.2):
+ * the packet is dropped and counted (st.drops, drop_far). Tested in the same mask as VALID /
+ * SDF (uplink) and BUFFER (downlink): no further test on the forwarding path. */
+#define UPF_RULE_DROP 0x80u
 
 /* Session-AMBR (TS 23.501 5.7.1.8) as GCRA: cost_q8 is the cost of one byte
  * in ns << 8 (0: not policed), tau_us the burst tolerance. */
@@ -274,6 +279,7 @@ enum upf_counter {
 	/* Uplink PDRs with SDF filters (issue 32, ul_pdrs). */
 	UPF_CNT_DROP_SDF,          /* matched a PDR whose FAR drops */
 	UPF_CNT_UL_TO_CP,          /* matched a PDR whose FAR forwards to the CP function: to user space */
+	UPF_CNT_DROP_FAR,          /* the session's UL / DL rule says drop (UPF_RULE_DROP: FAR DROP, quota) */
 	UPF_CNT__MAX
 };
 

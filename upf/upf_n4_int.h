@@ -107,6 +107,16 @@ struct n4_urr {
 	uint32_t next_perio;       /* NTP seconds of the next periodic report; 0: none */
 	uint64_t thresh[3];        /* total, UL, DL octets, as thresh_flags says */
 	uint64_t base[N4_B__MAX];  /* the session's counters when this measurement started */
+	/* Volume Quota (8.2.50) / Time Quota (8.2.51), 5.2.2.2: measured from when it was
+	 * provisioned (qbase: UL, DL octets then; qstart_ntp), not from the last report; at the
+	 * quota the PDRs carrying it drop (quota_hit, n4_sess.quota_drop) until a new quota */
+	uint8_t quota_flags;       /* PFCP_VOL_TOVOL / ULVOL / DLVOL of the Volume Quota; 0: none */
+	bool quota_hit;
+	bool quota_new;            /* provisioned in the modification being handled: starts once accepted */
+	uint32_t time_quota_s;     /* 0: none */
+	uint32_t qstart_ntp;
+	uint64_t quota[3];
+	uint64_t qbase[2];
 };
 
 /* One PFCP session = one data path session (same id) */
@@ -120,6 +130,9 @@ struct n4_sess {
 	uint8_t cp2up_families;    /* the same for the cp2up PDR's */
 	uint8_t peer;
 	uint8_t n_qer, n_urr;
+	/* N4_UL | N4_DL: the direction's FAR is DROP (8.2.26) / a URR of its PDR reached its
+	 * quota (5.2.2.2); either sets r.ul_drop / r.dl_drop (n4_drop_sync) */
+	uint8_t far_drop, quota_drop;
 	uint16_t ul_pdr, dl_pdr;   /* PDR IDs (0: none) */
 	/* Open5GS's auxiliary PDRs (upf_n4_rule.c): up2cp (Access, the UL PDR's TEID, the RS
 	 * filter) and cp2up (Source Interface CP-function, TEID n4_cp2up_teid()); 0: none */
@@ -141,6 +154,13 @@ struct n4_sess {
 	struct pfcp_rule_id fail;
 	struct upf_session_rule r;
 };
+
+/* The data path's drop of each direction: its FAR DROP or a quota reached (upf.h ul_drop) */
+static inline void n4_drop_sync(struct n4_sess *s)
+{
+	s->r.ul_drop = ((s->far_drop | s->quota_drop) & N4_UL) != 0;
+	s->r.dl_drop = ((s->far_drop | s->quota_drop) & N4_DL) != 0;
+}
 
 struct n4_report {
 	uint32_t seq;              /* 0: free (we never use 0) */
@@ -250,7 +270,7 @@ int n4_pdr_common(const struct pfcp_pdr *d, uint16_t *off);
 int n4_pdr_ul(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, bool *choose, uint16_t *off);
 int n4_pdr_dl(struct upf_n4 *n, const struct pfcp_pdr *d, struct n4_sess *s, uint16_t *off);
 int n4_ul_ue_ip(const struct pfcp_ue_ip *ip, const struct n4_sess *s, uint16_t *off);
-int n4_far_ul(const struct pfcp_far *f, uint16_t *off);
+int n4_far_ul(const struct pfcp_far *f, struct n4_sess *s, uint16_t *off);
 int n4_far_dl(const struct upf_n4 *n, const struct pfcp_far *f, struct n4_sess *s, uint16_t *off);
 int n4_qer_take(const struct pfcp_qer *c, struct n4_qer *q, uint16_t *off);
 int n4_qers_apply(struct n4_sess *s, uint16_t *off);
@@ -274,6 +294,8 @@ int n4_fwd_apply(struct upf_n4 *n, uint32_t id, const struct n4_sess *s, const s
 int n4_urr_take(struct upf_n4 *n, const struct pfcp_urr *c, struct n4_urr *u, bool create, uint16_t *off);
 /* Start measuring every URR of session id (established now) */
 void n4_urr_start(struct upf_n4 *n, struct n4_sess *s, uint32_t id);
+/* 5.2.2.2: quota_drop (and r.ul_drop / dl_drop) from the URRs at their quota */
+void n4_urr_quota_sync(struct n4_sess *s);
 /* Create / Update / Remove / Query URR of a modification (7.5.4.4, 7.5.4.9, 7.5.4.10) onto t:
  * 0 or cause 73 with *off and t's failed rule set */
 int n4_urr_mod(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct n4_sess *t, uint16_t *off);

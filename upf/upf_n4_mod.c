@@ -79,7 +79,7 @@ static int far_take(struct upf_n4 *n, const struct pfcp_far *f, uint8_t dir, str
 
 	n4_fail_rule(s, PFCP_RULE_FAR, f->far_id);
 	if (dir == N4_UL) {
-		rc = n4_far_ul(f, off);
+		rc = n4_far_ul(f, s, off);
 		s->ul_far = f->far_id;
 	} else {
 		s->r.dl_state = UPF_DL_BUFFER;   /* a new FAR: its own action and tunnel only */
@@ -205,7 +205,7 @@ static int far_refs_check(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, c
 			removed |= m->rm_far[k].id == f->far_id;
 		if (far_of(o, f->far_id) && !removed)
 			return n4_unsupported(PFCP_IE_CREATE_FAR, off, "FAR %u exists already", f->far_id);
-		if ((rc = dl ? n4_far_dl(n, f, &scratch, off) : n4_far_ul(f, off)))
+		if ((rc = dl ? n4_far_dl(n, f, &scratch, off) : n4_far_ul(f, &scratch, off)))
 			return rc;
 	}
 	return 0;
@@ -343,7 +343,7 @@ int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct 
 		if (f->far_id == s->dl_far)
 			rc = n4_far_dl(n, f, s, off);
 		else if (f->far_id == s->ul_far && s->ul_pdr)
-			rc = (f->has & PFCP_FAR_APPLY) || (f->has & PFCP_FAR_FWD) ? n4_far_ul(f, off) : 0;
+			rc = (f->has & PFCP_FAR_APPLY) || (f->has & PFCP_FAR_FWD) ? n4_far_ul(f, s, off) : 0;
 		else if (f->far_id == s->up2cp_far && s->up2cp_pdr)
 			rc = 0;   /* nothing installed for it (above) */
 		else
@@ -363,6 +363,7 @@ int n4_rules_update(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, struct 
 	}
 	if ((rc = n4_qers_apply(s, off)))
 		return rc;
+	n4_urr_quota_sync(s);   /* 5.2.2.2: a new quota, a removed URR or PDR lifts its drop */
 	s->failed = false;
 	return 0;
 }

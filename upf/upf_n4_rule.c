@@ -308,11 +308,17 @@ int n4_ul_ue_ip(const struct pfcp_ue_ip *ip, const struct n4_sess *s, uint16_t *
 	return 0;
 }
 
-int n4_far_ul(const struct pfcp_far *f, uint16_t *off)
+/* The uplink FAR: FORW to Core, or DROP (8.2.26; 5.2.1: the packets of its PDR are dropped,
+ * UPF_RULE_DROP in the uplink rule). Apply Action absent (an Update FAR): unchanged. */
+int n4_far_ul(const struct pfcp_far *f, struct n4_sess *s, uint16_t *off)
 {
-	if ((f->has & PFCP_FAR_APPLY) && f->apply != PFCP_AA_FORW)
+	if ((f->has & PFCP_FAR_APPLY) && f->apply != PFCP_AA_FORW && f->apply != PFCP_AA_DROP)
 		return n4_unsupported(PFCP_IE_APPLY_ACTION, off, "uplink FAR %u: apply action 0x%x", f->far_id,
 				   f->apply);
+	if (f->has & PFCP_FAR_APPLY) {
+		s->far_drop = (uint8_t)((s->far_drop & ~N4_UL) | (f->apply == PFCP_AA_DROP ? N4_UL : 0));
+		n4_drop_sync(s);
+	}
 	if ((f->fwd.has & PFCP_FWD_OHC) ||
 	    ((f->fwd.has & PFCP_FWD_DEST_IF) && f->fwd.dest_if != PFCP_IF_CORE && f->fwd.dest_if != PFCP_IF_SGI_LAN))
 		return n4_unsupported(PFCP_IE_FWD_PARAMS, off, "uplink FAR %u: not plain forwarding to Core",
@@ -326,9 +332,15 @@ int n4_far_dl(const struct upf_n4 *n, const struct pfcp_far *f, struct n4_sess *
 {
 	uint32_t aa = (f->has & PFCP_FAR_APPLY) ? f->apply : 0;
 
-	if (aa & ~(uint32_t)(PFCP_AA_FORW | PFCP_AA_BUFF | PFCP_AA_NOCP) ||
+	/* 8.2.26: one of DROP, FORW, BUFF; NOCP only with BUFF */
+	if ((aa & ~(uint32_t)(PFCP_AA_FORW | PFCP_AA_BUFF | PFCP_AA_NOCP | PFCP_AA_DROP)) ||
+	    ((aa & PFCP_AA_DROP) && aa != PFCP_AA_DROP) ||
 	    (aa & (PFCP_AA_FORW | PFCP_AA_BUFF)) == (PFCP_AA_FORW | PFCP_AA_BUFF))
 		return n4_unsupported(PFCP_IE_APPLY_ACTION, off, "downlink FAR %u: apply action 0x%x", f->far_id, aa);
+	if (aa) {   /* 5.2.1: DROP drops the PDR's packets (UPF_RULE_DROP in the downlink rule) */
+		s->far_drop = (uint8_t)((s->far_drop & ~N4_DL) | (aa == PFCP_AA_DROP ? N4_DL : 0));
+		n4_drop_sync(s);
+	}
 	if (f->has & PFCP_FAR_FWD && f->fwd.has & PFCP_FWD_OHC) {
 		const struct pfcp_ohc *o = &f->fwd.ohc;
 
@@ -677,7 +689,7 @@ int n4_rules_from_est(struct upf_n4 *n, const struct pfcp_sess_est_req *e, struc
 	if (s->ul_pdr) {
 		n4_fail_rule(s, PFCP_RULE_FAR, s->ul_far);
 		f = far_find(e->far, e->n_far, s->ul_far);
-		rc = f ? n4_far_ul(f, off) : n4_unsupported(PFCP_IE_CREATE_PDR, off, "FAR %u not created", s->ul_far);
+		rc = f ? n4_far_ul(f, s, off) : n4_unsupported(PFCP_IE_CREATE_PDR, off, "FAR %u not created", s->ul_far);
 		if (rc)
 			return rc;
 	}

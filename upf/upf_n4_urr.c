@@ -15,8 +15,16 @@
  * N4_URR_SWEEP of them per tick, that reads their counters and sends the reports due in a
  * Session Report Request (USAR) to the session's CP, retransmitted per 6.4 (upf_n4_sess.c).
  * A round over W such sessions takes ceil(W / 65536) ticks: a threshold or period is reported
- * at the first sweep of the session after it passed, with the volume measured then. Not done: quotas (Volume / Time Quota: the data path has no per-session drop
- * action; refused with cause 73), EVENT measurement, Linked URRs, Inactivity Detection Time.
+ * at the first sweep of the session after it passed, with the volume measured then.
+ *
+ * Quotas (5.2.2.2; Volume Quota 8.2.50, Time Quota 8.2.51): counted from when the quota was
+ * provisioned; the sweep that finds one reached sets UPF_RULE_DROP on the data path rules of
+ * the PDRs carrying the URR (upf.h ul_drop / dl_drop: the same drop as a FAR DROP, 8.2.26) and
+ * reports VOLQU / TIMQU (8.2.41) when the Reporting Triggers ask for it (8.2.19). An Update URR
+ * with a new quota (or a zero one: no quota) lifts the drop. What passes beyond the quota is
+ * at most what the PDRs carry between two sweeps of the session (upf/README.md). The Time
+ * Quota is wall time since it was provisioned (as DURAT here); no Quota Holding Time.
+ * Not done: EVENT measurement, Linked URRs, Inactivity Detection Time, Quota Holding Time.
  */
 #include <errno.h>
 #include <string.h>
@@ -53,9 +61,6 @@ int n4_urr_take(struct upf_n4 *n, const struct pfcp_urr *c, struct n4_urr *u, bo
 	if ((c->has & PFCP_URR_METHOD) && (!c->method || (c->method & PFCP_MM_EVENT)))
 		return urr_refuse(NULL, ie, c->urr_id, off,
 				  "only volume and duration measurement (8.2.40)");
-	if (c->has & (PFCP_URR_VOL_QUOTA | PFCP_URR_TIME_QUOTA))
-		return urr_refuse(NULL, ie, c->urr_id, off, "no Volume / Time Quota: the data path has no "
-				  "per-session drop action");
 	if ((c->has & PFCP_URR_TRIGGERS) &&
 	    (c->triggers & ~(uint32_t)(PFCP_RT_PERIO | PFCP_RT_VOLTH | PFCP_RT_TIMTH | PFCP_RT_VOLQU |
 				      PFCP_RT_TIMQU | PFCP_RT_LIUSA)))
@@ -80,7 +85,33 @@ int n4_urr_take(struct upf_n4 *n, const struct pfcp_urr *c, struct n4_urr *u, bo
 		u->thresh[1] = c->vol_thresh.ul;
 		u->thresh[2] = c->vol_thresh.dl;
 	}
+	/* 5.2.2.2: a quota provisioned (again) is counted from now (n4_urr_mod_reports /
+	 * n4_urr_start set qbase) and lifts the drop of an exhausted one; 0 (or no flag): none */
+	if (c->has & PFCP_URR_VOL_QUOTA) {
+		u->quota_flags = c->vol_quota.flags & (PFCP_VOL_TOVOL | PFCP_VOL_ULVOL | PFCP_VOL_DLVOL);
+		u->quota[0] = c->vol_quota.total;
+		u->quota[1] = c->vol_quota.ul;
+		u->quota[2] = c->vol_quota.dl;
+	}
+	if (c->has & PFCP_URR_TIME_QUOTA)
+		u->time_quota_s = c->time_quota;
+	if (c->has & (PFCP_URR_VOL_QUOTA | PFCP_URR_TIME_QUOTA)) {
+		u->quota_hit = false;
+		u->quota_new = true;
+	}
 	return 0;
+}
+
+/* 5.2.2.2: the directions that drop because a URR carried there reached its quota */
+void n4_urr_quota_sync(struct n4_sess *s)
+{
+	uint8_t d = 0;
+
+	for (unsigned i = 0; i < s->n_urr; i++)
+		if (s->urrs[i].quota_hit)
+			d |= s->urrs[i].pdrs;
+	s->quota_drop = d;
+	n4_drop_sync(s);
 }
 
 static int stats(struct upf_n4 *n, uint32_t id, struct upf_session_stats *st)
@@ -101,6 +132,12 @@ static void measure_start(struct upf_n4 *n, struct n4_urr *u, const uint64_t c[N
 {
 	memcpy(u->base, c, sizeof(u->base));
 	u->start_ntp = ntp_at(n, now_ns);
+	if (u->quota_new) {   /* the quota counts from here */
+		u->quota_new = false;
+		u->qbase[0] = c[N4_B_ULB];
+		u->qbase[1] = c[N4_B_DLB];
+		u->qstart_ntp = u->start_ntp;
+	}
 	if (u->period_s && (u->triggers & PFCP_RT_PERIO) && !u->next_perio)
 		u->next_perio = u->start_ntp + u->period_s;
 }
@@ -179,9 +216,12 @@ void n4_urr_rebase(struct n4_sess *s, const struct upf_session_stats *before, co
 
 	cur_of(before, b);
 	cur_of(after, a);
-	for (unsigned i = 0; i < s->n_urr; i++)
+	for (unsigned i = 0; i < s->n_urr; i++) {
 		for (unsigned k = 0; k < N4_B__MAX; k++)   /* modulo 2^64: what was measured stays */
 			s->urrs[i].base[k] = s->urrs[i].base[k] - b[k] + a[k];
+		s->urrs[i].qbase[0] = s->urrs[i].qbase[0] - b[N4_B_ULB] + a[N4_B_ULB];
+		s->urrs[i].qbase[1] = s->urrs[i].qbase[1] - b[N4_B_DLB] + a[N4_B_DLB];
+	}
 }
 
 static struct n4_urr *urr_of(struct n4_sess *s, uint32_t id)
@@ -259,6 +299,12 @@ void n4_urr_mod_reports(struct upf_n4 *n, const struct pfcp_sess_mod_req *m, str
 			measure_start(n, u, c, now);
 			continue;
 		}
+		if (u->quota_new) {   /* a new quota (Update URR): counted from now */
+			u->quota_new = false;
+			u->qbase[0] = c[N4_B_ULB];
+			u->qbase[1] = c[N4_B_DLB];
+			u->qstart_ntp = ntp_at(n, now);
+		}
 		/* an update that set a new period: periodic reports from now (measure_start) */
 		if (u->period_s && (u->triggers & PFCP_RT_PERIO) && !u->next_perio)
 			u->next_perio = ntp_at(n, now) + u->period_s;
@@ -290,13 +336,28 @@ static uint32_t due(const struct n4_urr *u, const uint64_t c[N4_B__MAX], uint32_
 	if ((u->triggers & PFCP_RT_TIMTH) && u->time_thresh_s &&
 	    now_s - u->start_ntp >= u->time_thresh_s)
 		t |= PFCP_URT_TIMTH;
+	if (u->quota_hit)
+		return t;
+	/* 5.2.2.2: the quotas, since they were provisioned */
+	if (u->quota_flags) {
+		uint64_t ul = (u->pdrs & N4_UL) ? c[N4_B_ULB] - u->qbase[0] : 0;
+		uint64_t dl = (u->pdrs & N4_DL) ? c[N4_B_DLB] - u->qbase[1] : 0;
+
+		if (((u->quota_flags & PFCP_VOL_TOVOL) && ul + dl >= u->quota[0]) ||
+		    ((u->quota_flags & PFCP_VOL_ULVOL) && ul >= u->quota[1]) ||
+		    ((u->quota_flags & PFCP_VOL_DLVOL) && dl >= u->quota[2]))
+			t |= PFCP_URT_VOLQU;
+	}
+	if (u->time_quota_s && now_s - u->qstart_ntp >= u->time_quota_s)
+		t |= PFCP_URT_TIMQU;
 	return t;
 }
 
 static bool reports_alone(const struct n4_sess *s)
 {
 	for (unsigned i = 0; i < s->n_urr; i++)
-		if (s->urrs[i].triggers & (PFCP_RT_PERIO | PFCP_RT_VOLTH | PFCP_RT_TIMTH))
+		if ((s->urrs[i].triggers & (PFCP_RT_PERIO | PFCP_RT_VOLTH | PFCP_RT_TIMTH)) ||
+		    ((s->urrs[i].quota_flags || s->urrs[i].time_quota_s) && !s->urrs[i].quota_hit))
 			return true;
 	return false;
 }
@@ -358,6 +419,15 @@ static int sess_sweep(struct upf_n4 *n, struct n4_sess *s, uint32_t id, uint64_t
 		struct n4_urr *u = &s->urrs[i];
 		uint32_t t = due(u, c, now_s);
 
+		if (t & (PFCP_URT_VOLQU | PFCP_URT_TIMQU)) {
+			/* 5.2.2.2: the PDRs carrying it stop forwarding (the data path's drop) */
+			u->quota_hit = true;
+			n4_urr_quota_sync(s);
+			if (n->p.upf && upf_session_modify(n->p.upf, id, &s->r) < 0)
+				log_rl(LOGL_WARN, N4_MOD, NULL, "session %u: quota reached, drop not installed", id);
+			/* reported when the Reporting Triggers ask (8.2.19 VOLQU / TIMQU) */
+			t &= ~((PFCP_URT_VOLQU | PFCP_URT_TIMQU) & ~(u->triggers & (PFCP_RT_VOLQU | PFCP_RT_TIMQU)));
+		}
 		if (!t)
 			continue;
 		if (t & PFCP_URT_PERIO)   /* the next period from the one due, not from now: no drift */

@@ -817,9 +817,8 @@ static void t_unsupported(void **state)
 	est_req(5, 1, UE, 0);                       /* IPv6 UE address */
 	Q.est.pdr[1].pdi.ue_ip.flags = PFCP_UEIP_V6 | PFCP_UEIP_SD;
 	refused(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS);
-	est_req(6, 1, UE, 0);                       /* a volume quota (a threshold is accepted, issue 32) */
-	Q.est.urr[0].has |= PFCP_URR_VOL_QUOTA;
-	Q.est.urr[0].vol_quota = (struct pfcp_volume){ .flags = PFCP_VOL_TOVOL, .total = 1000 };
+	est_req(6, 1, UE, 0);                       /* event measurement (a quota is accepted, issue 32) */
+	Q.est.urr[0].method = PFCP_MM_EVENT;
 	refused(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_URR);
 	est_req(7, 1, UE, 0);                       /* a UE address outside the pool */
 	memcpy(Q.est.pdr[1].pdi.ue_ip.ipv4, &(uint32_t){ ip("10.9.9.9") }, 4);

@@ -156,15 +156,14 @@ static void t_refused(void **state)
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_ACCEPTED);
 	assert_int_equal(R.rsp.n_usage, 1);
 	assert_int_equal(R.rsp.usage[0].volume.ul_pkts, 50);
-	/* an establishment: a Volume Quota (not supported) names its URR */
+	/* an establishment: event measurement (not supported) names its URR */
 	est_head(8, 0x7008);
 	Q.est.n_pdr = 0;
 	{
 		struct pfcp_urr u = VOLUM;
 
 		u.urr_id = 5;
-		u.has |= PFCP_URR_VOL_QUOTA;
-		u.vol_quota = (struct pfcp_volume){ .flags = PFCP_VOL_TOVOL, .total = 1000 };
+		u.method = PFCP_MM_EVENT;
 		memset(&Q, 0, sizeof(Q));
 		est_head(8, 0x7008);
 		struct pfcp_pdr *d = add_pdr(2, 255, PFCP_IF_CORE, 2);

@@ -583,8 +583,7 @@ static void t_open5gs_refused(void **state)
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
 	assert_int_equal(R.rsp.offending_ie, PFCP_IE_FWD_PARAMS);
 	open5gs_est(5, 0x5005);
-	Q.est.urr[0].has |= PFCP_URR_VOL_QUOTA;
-	Q.est.urr[0].vol_quota = (struct pfcp_volume){ .flags = PFCP_VOL_TOVOL, .total = 1000 };
+	Q.est.urr[0].method = PFCP_MM_EVENT;   /* (a Volume Quota is accepted, issue 32) */
 	xchg();
 	assert_int_equal(R.rsp.cause, PFCP_CAUSE_RULE_FAILURE);
 	assert_int_equal(R.rsp.offending_ie, PFCP_IE_CREATE_URR);

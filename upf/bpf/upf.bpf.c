@@ -853,20 +853,30 @@ static __always_inline int uplink(struct xdp_md *ctx, void *l3, __u32 l3len, __u
 		return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
 	if (ul_read(rule, &r))
 		return count(UPF_CNT_DROP_RULE_BUSY, XDP_DROP);
-	/* Not valid, or a session with selecting SDF filters (issue 32: its PDRs first): one test
-	 * for both, so the common shape pays nothing for the second. */
-	if ((r.flags & (UPF_RULE_VALID | UPF_RULE_SDF)) != UPF_RULE_VALID) {
+	/* Not valid, a session with selecting SDF filters (issue 32: its PDRs first), or one whose
+	 * uplink is dropped (FAR DROP or a quota reached, TS 29.244 8.2.26, 5.2.2.2): one test for
+	 * all three, so the common shape pays nothing for the others. */
+	if ((r.flags & (UPF_RULE_VALID | UPF_RULE_SDF | UPF_RULE_DROP)) != UPF_RULE_VALID) {
 		if (!(r.flags & UPF_RULE_VALID))
 			return count(UPF_CNT_UNKNOWN_TEID, XDP_PASS);
-		int m = upf_sdf_match(ctx, r.sess_id, off);
+		int m = -1;
 
-		if (m >= 0 && (m & 0xff) == UPF_PDR_DROP) {
-			__sync_fetch_and_add(&rule->st.drops, 1);
-			return count(UPF_CNT_DROP_SDF, XDP_DROP);
+		if (r.flags & UPF_RULE_SDF) {
+			m = upf_sdf_match(ctx, r.sess_id, off);
+			if (m >= 0 && (m & 0xff) == UPF_PDR_DROP) {
+				__sync_fetch_and_add(&rule->st.drops, 1);
+				return count(UPF_CNT_DROP_SDF, XDP_DROP);
+			}
+			if (m >= 0 && (m & 0xff) == UPF_PDR_TO_CP)
+				return to_user_at(ctx, off, udp_len - sizeof(*udp) - (hdr_len - l3len - sizeof(*udp)),
+						  r.sess_id, (__u32)m >> 8, UPF_CNT_UL_TO_CP);
 		}
-		if (m >= 0 && (m & 0xff) == UPF_PDR_TO_CP)
-			return to_user_at(ctx, off, udp_len - sizeof(*udp) - (hdr_len - l3len - sizeof(*udp)),
-					  r.sess_id, (__u32)m >> 8, UPF_CNT_UL_TO_CP);
+		/* The session's own uplink PDR's FAR (or its quota) drops; a further PDR with a
+		 * forwarding FAR of its own that matched is not the session's PDR. */
+		if ((r.flags & UPF_RULE_DROP) && !(m >= 0 && (m & 0xff) == UPF_PDR_FORW)) {
+			__sync_fetch_and_add(&rule->st.drops, 1);
+			return count(UPF_CNT_DROP_FAR, XDP_DROP);
+		}
 	}
 
 	iip = data + off;
@@ -1215,8 +1225,15 @@ static __always_inline int dl_out(struct xdp_md *ctx, struct upf_dl_rule *rule, 
 	if (l3 + ilen < end &&
 	    bpf_xdp_adjust_tail(ctx, -(int)(end - (l3 + ilen))))
 		return count(UPF_CNT_DROP_HEADROOM, XDP_DROP);
-	if (r.flags & UPF_RULE_BUFFER)
+	/* Idle (buffered in user space) or dropped (FAR DROP or a quota reached, TS 29.244
+	 * 8.2.26, 5.2.2.2; DROP wins): one test for both on the forwarding path. */
+	if (r.flags & (UPF_RULE_BUFFER | UPF_RULE_DROP)) {
+		if (r.flags & UPF_RULE_DROP) {
+			__sync_fetch_and_add(&rule->st.drops, 1);
+			return count(UPF_CNT_DROP_FAR, XDP_DROP);
+		}
 		return to_user(ctx, r.sess_id, ue, UPF_CNT_DL_BUFFERED);
+	}
 	if (!ambr_ok(&rule->tat_ns, r.cost_q8, r.tau_us, ilen)) {
 		__sync_fetch_and_add(&rule->st.drops, 1);
 		return count(UPF_CNT_DROP_AMBR_DL, XDP_DROP);
