@@ -300,7 +300,7 @@ static int alloc_tables(struct upf *u)
 	u->pcpu = calloc((size_t)u->ncpus, sizeof(uint64_t));
 	u->sess = calloc(u->p.max_sessions, sizeof(*u->sess));
 	u->bufs = calloc(u->p.buffer_total, sizeof(*u->bufs));
-	if (!u->pcpu || !u->sess || !u->bufs)
+	if (!u->pcpu || !u->sess || !u->bufs || upf_tidx_setup(u))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < u->p.buffer_total; i++)
 		u->bufs[i].next = i + 1 < u->p.buffer_total ? i + 1 : UPF_NONE;
@@ -453,6 +453,7 @@ void upf_close(struct upf *u)
 	upf_nat_free(u);
 	free(u->bufs);
 	free(u->sess);
+	free(u->tidx);
 	free(u->pcpu);
 	free(u);
 }
@@ -796,9 +797,8 @@ int upf_session_create(struct upf *u, uint32_t id, const struct upf_session_rule
 
 	memset(s, 0, sizeof(*s));
 	s->used = true;
-	if (id >= u->sess_hwm)
-		u->sess_hwm = id + 1;   /* the Error Indication lookup scans 0..sess_hwm-1 (upf_exc.c) */
 	s->r = *r;
+	upf_tidx_add(u, id);   /* the Error Indication lookup's index (upf_tidx.c) */
 	s->buf_head = s->buf_tail = UPF_NONE;
 	s->notify_queued = queued;
 	s->notify_next = queued ? next : UPF_NONE;
@@ -851,6 +851,8 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 	}
 	if (r->ue_addr != old.ue_addr && r->ue_addr)
 		dir_stats_take(&dl_entry(u, r->ue_addr)->st, NULL);
+	/* The index entry is keyed by the tunnel in sess[id].r: out before it changes (upf_tidx.c) */
+	upf_tidx_del(u, id);
 	if (old.dl_state == UPF_DL_BUFFER && r->dl_state == UPF_DL_ACTIVE) {
 		/* Collect what is still in the ring, send the buffer in order,
 		 * then let the program forward directly. */
@@ -861,14 +863,17 @@ int upf_session_modify(struct upf *u, uint32_t id, const struct upf_session_rule
 	}
 	u->sess[id].r = *r;
 	u->sess[id].ulx = nx1;
+	upf_tidx_add(u, id);
 	/* New rules are valid before the old indexes are cleared, so traffic
 	 * on either never meets a gap in the middle of a move. */
 	rules_write(u, id, r);
 	if (nx1 != ox1 && nx1 && (rc = upf_ulx_link(u, r->ul_teid, nx1))) {
 		/* No hash entry for the new TEID (out of kernel memory): back to the old rule. */
 		ul_clear(u, r->ul_teid, nx1, NULL);
+		upf_tidx_del(u, id);
 		u->sess[id].r = old;
 		u->sess[id].ulx = ox1;
+		upf_tidx_add(u, id);
 		rules_write(u, id, &old);
 		return rc;
 	}
@@ -900,6 +905,7 @@ int upf_session_remove(struct upf *u, uint32_t id)
 	if (!u->sess[id].used)
 		return -ENOENT;
 	upf_sdf_gone(u, id);
+	upf_tidx_del(u, id);
 	ul_clear(u, u->sess[id].r.ul_teid, u->sess[id].ulx, NULL);
 	u->sess[id].ulx = 0;
 	dl_clear(u, u->sess[id].r.ue_addr);

@@ -591,23 +591,6 @@ static void error_indication(struct upf *u, const uint8_t *gpdu, const struct gt
 		UPF_USTAT(u, UPF_STAT_ERR_IND_SENT)++;
 }
 
-/* The session whose active downlink tunnel is (addr / addr6, teid), or -ENOENT. A scan of the
- * session ids used so far (no index by the gNB's TEID, which the gNB chooses; the SMF and the
- * N4 server hand out low ids first): bounded by the caller's rate limit. */
-static int sess_by_dl_tunnel(const struct upf *u, uint32_t addr, const uint8_t addr6[16], uint32_t teid)
-{
-	for (uint32_t id = 0; id < u->sess_hwm && id < u->p.max_sessions; id++) {
-		const struct upf_sess *s = &u->sess[id];
-
-		if (!s->used || s->r.gnb_teid != teid || s->r.dl_state != UPF_DL_ACTIVE)
-			continue;
-		if (addr ? s->r.gnb_addr == addr
-			 : !s->r.gnb_addr && memcmp(s->r.gnb_addr6, addr6, 16) == 0)
-			return (int)id;
-	}
-	return -ENOENT;
-}
-
 /* TS 29.281 7.3.1: a gNB does not know the TEID we sent to. Both IEs are mandatory (7.3.1
  * Table 7.3.1-1): TEID Data I (8.3) and GTP-U Peer Address (8.4, 4 or 16 octets), which name
  * the tunnel the G-PDU that caused it was sent on (its TEID and destination address): one of
@@ -693,7 +676,7 @@ static void err_ind_rx(struct upf *u, const uint8_t *m, size_t len, const struct
 		UPF_USTAT(u, UPF_STAT_SOCK_BAD)++;
 		return;
 	}
-	/* the sender must be the address the IE names (the tunnel's gNB): checked before the scan */
+	/* the sender must be the address the IE names (the tunnel's gNB): checked before the lookup */
 	if (ei.addr ? from->v4 != ei.addr : (from->v4 || memcmp(from->v6, ei.addr6, 16) != 0)) {
 		UPF_USTAT(u, UPF_STAT_ERR_IND_IGNORED)++;
 		log_rl(LOGL_INFO, MOD, NULL, "Error Indication for teid=0x%x ignored: not from the tunnel's peer", ei.teid);
@@ -703,7 +686,7 @@ static void err_ind_rx(struct upf *u, const uint8_t *m, size_t len, const struct
 		UPF_USTAT(u, UPF_STAT_ERR_IND_RX_LIMITED)++;
 		return;
 	}
-	id = sess_by_dl_tunnel(u, ei.addr, ei.addr6, ei.teid);
+	id = upf_tidx_find(u, ei.addr, ei.addr6, ei.teid);   /* the index (upf_tidx.c) */
 	if (id < 0) {
 		UPF_USTAT(u, UPF_STAT_ERR_IND_IGNORED)++;
 		log_rl(LOGL_INFO, MOD, NULL, "Error Indication for teid=0x%x ignored: no active downlink tunnel of ours", ei.teid);

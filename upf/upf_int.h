@@ -64,7 +64,9 @@ struct upf {
 	size_t fwd_map_len;
 
 	struct upf_sess *sess;      /* max_sessions */
-	uint32_t sess_hwm;          /* ids 0..sess_hwm-1 have been used (never lowered) */
+	uint32_t *tidx;             /* (gNB address, TEID) -> session id + 1 (upf_tidx.c) */
+	uint32_t tidx_mask;
+	uint64_t tidx_seed;
 	struct upf_buf *bufs;       /* buffer_total */
 	uint32_t buf_free;
 
@@ -106,6 +108,15 @@ uint64_t upf_prefix6_hi(const uint8_t p[8]);
 bool upf_addr6_set(const uint8_t a[16]);
 /* upf.c: the rule names the gNB's N3 end, IPv4 or IPv6. */
 bool upf_rule_has_gnb(const struct upf_session_rule *r);
+
+/* upf_tidx.c: the index of the sessions' downlink tunnels (gNB address / address6, gNB TEID)
+ * for the Error Indication lookup. setup: at upf_open (0 or -ENOMEM); add / del: a session's
+ * entry from its rule as it is in sess[id].r (del before the rule changes, add after); find:
+ * the session whose ACTIVE downlink is that tunnel, or -ENOENT. */
+int upf_tidx_setup(struct upf *u);
+void upf_tidx_add(struct upf *u, uint32_t id);
+void upf_tidx_del(struct upf *u, uint32_t id);
+int upf_tidx_find(const struct upf *u, uint32_t addr, const uint8_t addr6[16], uint32_t teid);
 
 /* upf.c: is an uplink rule installed for this TEID? */
 bool upf_ul_valid(const struct upf *u, uint32_t teid);

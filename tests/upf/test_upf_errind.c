@@ -202,8 +202,66 @@ static void t_forged(void **state)
 	assert_int_equal(f->last.session_id, 7);
 }
 
+/* Issue 32 (Error Indication index): the lookup is an index by (gNB address, TEID) kept where
+ * the downlink rule is written (upf_session_create / _modify / _remove), no longer a scan. It
+ * must match exactly what the scan matched: after 300 sessions, 150 of them removed (entries
+ * shifted back in the table), one tunnel moved to another TEID, one to another gNB, one
+ * deactivated and one reactivated, each Error Indication finds its session or none. */
+static void t_index(void **state)
+{
+	struct fx *f = *state;
+	uint8_t m[64];
+	int want = 0;
+
+	for (uint32_t id = 0; id < 300; id++)
+		session(f, id, GNB_ADDR, 0x5000 + id, UPF_DL_ACTIVE);
+	for (uint32_t id = 0; id < 300; id += 2)
+		assert_int_equal(upf_session_remove(f->u, id), 0);
+	struct upf_session_rule r = {
+		.ul_teid = 52, .ue_addr = htonl(0x0a2d0000u + 52), .gnb_addr = ip(GNB_ADDR),
+		.gnb_teid = 0x9051, .qfi = 1, .dl_state = UPF_DL_ACTIVE,
+	};
+	assert_int_equal(upf_session_modify(f->u, 51, &r), 0);            /* another TEID */
+	r.ul_teid = 54, r.ue_addr = htonl(0x0a2d0000u + 54), r.gnb_teid = 0x5000 + 53;
+	r.dl_state = UPF_DL_BUFFER;
+	assert_int_equal(upf_session_modify(f->u, 53, &r), 0);            /* deactivated */
+	r.ul_teid = 56, r.ue_addr = htonl(0x0a2d0000u + 56), r.gnb_teid = 0x5000 + 55;
+	r.gnb_addr = ip(EVIL_ADDR), r.dl_state = UPF_DL_ACTIVE;
+	assert_int_equal(upf_session_modify(f->u, 55, &r), 0);            /* another gNB */
+	r.ul_teid = 58, r.ue_addr = htonl(0x0a2d0000u + 58), r.gnb_teid = 0x5000 + 57;
+	r.gnb_addr = ip(GNB_ADDR), r.dl_state = UPF_DL_BUFFER;
+	assert_int_equal(upf_session_modify(f->u, 57, &r), 0);
+	r.dl_state = UPF_DL_ACTIVE;
+	assert_int_equal(upf_session_modify(f->u, 57, &r), 0);            /* active again */
+	for (uint32_t id = 101; id < 300; id += 10) {
+		send_ei(f, f->gnb, m, errind(m, 0x5000 + id, GNB_ADDR));
+		assert_int_equal(f->ei, ++want);
+		assert_int_equal(f->last.session_id, id);
+	}
+	send_ei(f, f->gnb, m, errind(m, 0x5000 + 100, GNB_ADDR));       /* removed */
+	send_ei(f, f->gnb, m, errind(m, 0x5000 + 51, GNB_ADDR));        /* its old TEID */
+	send_ei(f, f->gnb, m, errind(m, 0x5000 + 53, GNB_ADDR));             /* not active */
+	send_ei(f, f->gnb, m, errind(m, 0x5000 + 55, GNB_ADDR));             /* now another gNB's */
+	assert_int_equal(f->ei, want);
+	assert_int_equal(cnt(f, UPF_STAT_ERR_IND_IGNORED), 4);
+	send_ei(f, f->gnb, m, errind(m, 0x9051, GNB_ADDR));
+	assert_int_equal(f->ei, ++want);
+	assert_int_equal(f->last.session_id, 51);
+	send_ei(f, f->evil, m, errind(m, 0x5000 + 55, EVIL_ADDR));
+	assert_int_equal(f->ei, ++want);
+	assert_int_equal(f->last.session_id, 55);
+	send_ei(f, f->gnb, m, errind(m, 0x5000 + 57, GNB_ADDR));
+	assert_int_equal(f->ei, ++want);
+	assert_int_equal(f->last.session_id, 57);
+	/* all removed: nothing found, the table empty again */
+	for (uint32_t id = 1; id < 300; id += 2)
+		assert_int_equal(upf_session_remove(f->u, id), 0);
+	send_ei(f, f->gnb, m, errind(m, 0x5000 + 101, GNB_ADDR));
+	assert_int_equal(f->ei, want);
+}
+
 /* A flood of Error Indications from the gNB's address is looked up at most err_ind_per_s a
- * second (each lookup scans the session table): the rest counted, none reported. */
+ * second: the rest counted, none reported. */
 static void t_rate(void **state)
 {
 	struct fx *f = *state;
@@ -232,6 +290,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t_reported, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(t_forged, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(t_rate, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(t_index, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
