@@ -152,7 +152,7 @@ struct upf_params {
 	 * N3 sender that is not the tunnel's gNB cannot tear it down). The data path itself
 	 * changes nothing either: the control plane decides (TS 29.244 5.10, TS 23.527 5.3),
 	 * normally deactivating the session's user plane. Called on the control thread, at most
-	 * err_ind_per_s times a second (the lookup scans the session table). May be NULL. */
+	 * err_ind_per_s times a second (an index lookup, upf_tidx.c). May be NULL. */
 	void (*on_err_ind)(void *arg, const struct upf_err_ind *ei);
 	void *cb_arg;
 };

@@ -95,7 +95,7 @@ struct upf {
 
 	double ei_tokens;           /* Error Indication rate limit */
 	uint64_t ei_last_ns;
-	double ei_rx_tokens;        /* the same for the Error Indications we look up (a table scan) */
+	double ei_rx_tokens;        /* the same for the Error Indications we look up (upf_tidx.c) */
 	uint64_t ei_rx_last_ns;
 
 	uint64_t ustat[UPF_STAT__MAX - UPF_CNT__MAX];
