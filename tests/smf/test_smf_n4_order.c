@@ -75,6 +75,7 @@ static struct {
 	uint64_t up_seid_next;
 	struct pfcp_fteid req_fteid; /* the UL PDR's F-TEID of the last establishment request */
 	uint32_t req_seq;
+	int n_fwd_create, n_fwd_target, n_fwd_remove;   /* forwarding PDR 3 / FAR 3 (t_ho_fwd) */
 } U;
 static struct pfcp_msg in, out;
 
@@ -220,6 +221,22 @@ static void on_upf_rx(struct ev_loop *loop, int fd, uint32_t events, void *arg)
 			out.h.seid = 0x7000;   /* not checked by the client: it matches by sequence number */
 			out.rsp.has = PFCP_SRSP_CAUSE;
 			out.rsp.cause = PFCP_CAUSE_ACCEPTED;
+			/* t_ho_fwd: the forwarding PDR's CHOOSE answered in a Created PDR (7.5.5.1) */
+			for (unsigned i = 0; in.h.type == PFCP_SESS_MOD_REQ && i < in.mod.n_pdr; i++) {
+				struct pfcp_created_pdr *cp = &out.rsp.created[out.rsp.n_created++];
+
+				U.n_fwd_create++;
+				out.rsp.has |= PFCP_SRSP_CREATED_PDR;
+				cp->has = PFCP_CPDR_ID | PFCP_CPDR_F_TEID;
+				cp->pdr_id = in.mod.pdr[i].pdr_id;
+				cp->fteid.flags = PFCP_FTEID_V4;
+				cp->fteid.teid = 0x80000abc;
+				memcpy(cp->fteid.ipv4, &(uint32_t){ fx_ip(UPF_N3_CHOSEN) }, 4);
+			}
+			for (unsigned i = 0; in.h.type == PFCP_SESS_MOD_REQ && i < in.mod.n_upd_far; i++)
+				U.n_fwd_target += in.mod.upd_far[i].far_id == 3 && in.mod.upd_far[i].apply == PFCP_AA_FORW;
+			if (in.h.type == PFCP_SESS_MOD_REQ)
+				U.n_fwd_remove += in.mod.n_rm_pdr;
 			upf_send();
 			break;
 		default:
@@ -488,6 +505,98 @@ static void t_choose(void **state)
 	assert_int_equal(U.last_del_seid, 1);
 }
 
+/* An N2 handover without a direct path: Handover Required (prepare), the target's acknowledge
+ * with its DL forwarding tunnel 192.0.2.91 / 0x7000BB02 (admit); *cmd the Handover Command
+ * Transfer the SMF answers */
+static void ho_prepare_admit(void (*between)(void), struct ngap_ho_command_transfer *cmd)
+{
+	struct ngap_ho_required_transfer rq = { .has_direct_forwarding = false };
+	struct ngap_ho_request_ack_transfer ak;
+	uint8_t b[256];
+	uint32_t a;
+	int n = ngap_enc_ho_required_transfer(&rq, b, sizeof(b));
+
+	assert_true(n > 0);
+	assert_int_equal(smf_ho_prepare(F->smf, F->ue1, 1, b, (size_t)n, false, &F->out), 0);
+	assert_int_equal(F->out.n2_proc, SMF_N2_HO_REQUEST);
+	if (between)
+		between();
+	memset(&ak, 0, sizeof(ak));
+	a = fx_ip("192.0.2.90");
+	memcpy(ak.dl_tunnel.addr, &a, 4);
+	ak.dl_tunnel.addr_bits = 32;
+	memcpy(ak.dl_tunnel.teid, (uint8_t[]){ 0x70, 0, 0xaa, 1 }, 4);
+	ak.has_dl_forwarding = true;
+	a = fx_ip("192.0.2.91");
+	memcpy(ak.dl_forwarding.addr, &a, 4);
+	ak.dl_forwarding.addr_bits = 32;
+	memcpy(ak.dl_forwarding.teid, (uint8_t[]){ 0x70, 0, 0xbb, 2 }, 4);
+	ak.n_flows = 1;
+	ak.flows[0].qfi = 1;
+	ak.flows[0].forwarding_accepted = true;
+	n = ngap_enc_ho_request_ack_transfer(&ak, b, sizeof(b));
+	assert_true(n > 0);
+	assert_int_equal(smf_ho_admitted(F->smf, F->ue1, 1, b, (size_t)n, &F->out), 0);
+	assert_int_equal(F->out.n2_proc, SMF_N2_HO_COMMAND);
+	assert_int_equal(ngap_dec_ho_command_transfer(F->out.n2, F->out.n2_len, cmd, NULL), 0);
+}
+
+/* the UPF reads the client's request and answers at once: the answer waits in the client's socket */
+static void upf_answers_now(void)
+{
+	on_upf_rx(F->loop, U.fd, 0, NULL);
+}
+
+/* Issue 32 (indirect forwarding over N4, TS 23.502 4.9.1.3.2 steps 9-11, 4.9.1.3.3 step 21a):
+ * the UPF (FTUP) chooses the forwarding tunnel's F-TEID, asked at the Handover Required (Create
+ * PDR 3 with CHOOSE); its answer, in the socket when the acknowledge is handled, is taken then
+ * and its F-TEID (0x80000abc on 192.0.2.77) goes in the Handover Command, FAR 3 to the target,
+ * removed at the end. An answer not there yet: that handover goes without forwarding
+ * (upf_errors), the tunnel removed; the handover itself completes. */
+static void t_ho_fwd(void **state)
+{
+	struct ngap_ho_command_transfer cmd;
+	struct smf_stats st;
+	uint32_t teid, addr;
+
+	(void)state;
+	start(true, EST_ANSWER, 0);
+	sends_before = F->sends;
+	request(F->ue1, 1, 3);
+	assert_true(fx_run_until(F, sent_one, 2000));
+	sent_accept(1, &teid, &addr);
+	assert_int_equal(fx_setup_rsp(F, F->ue1, 1, 0x100), 0);
+	fx_run_until(F, never, 20);
+	ho_prepare_admit(upf_answers_now, &cmd);
+	assert_true(cmd.has_dl_forwarding);
+	assert_int_equal(cmd.dl_forwarding.addr_bits, 32);
+	memcpy(&addr, cmd.dl_forwarding.addr, 4);
+	assert_int_equal(addr, fx_ip(UPF_N3_CHOSEN));
+	assert_memory_equal(cmd.dl_forwarding.teid, ((uint8_t[]){ 0x80, 0, 0x0a, 0xbc }), 4);
+	fx_run_until(F, never, 20);
+	assert_int_equal(U.n_fwd_create, 1);
+	assert_int_equal(U.n_fwd_target, 1);
+	assert_int_equal(smf_ho_complete(F->smf, F->ue1, 1), 0);
+	assert_int_equal(smf_ho_end(F->smf, F->ue1, 1), 0);
+	fx_run_until(F, never, 20);
+	assert_int_equal(U.n_fwd_remove, 1);
+	smf_get_stats(F->smf, &st);
+	assert_int_equal(st.upf_errors, 0);
+	assert_int_equal(st.fwd_created, 1);
+	/* the UPF's answer not there at the acknowledge */
+	ho_prepare_admit(NULL, &cmd);
+	assert_false(cmd.has_dl_forwarding);
+	smf_get_stats(F->smf, &st);
+	assert_int_equal(st.upf_errors, 1);
+	assert_int_equal(st.fwd_created, 1);
+	fx_run_until(F, never, 20);
+	assert_int_equal(U.n_fwd_create, 2);
+	assert_int_equal(U.n_fwd_target, 1);
+	assert_int_equal(U.n_fwd_remove, 2);
+	assert_int_equal(smf_ho_complete(F->smf, F->ue1, 1), 0);
+	state_is(F->ue1, 1, SMF_ST_ACTIVE);
+}
+
 /* No FTUP: the CP's TEID, node id 5 above the slot bits (max 64 sessions: 7 bits) */
 static void t_cp_node(void **state)
 {
@@ -676,6 +785,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(t_seid, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_unreachable, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_ue_release, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_ho_fwd, setup, teardown),
 	};
 	int rc;
 
